@@ -1,0 +1,40 @@
+// Package session is a store of typed slices keyed by Go type.
+//
+// A Store holds two kinds of slices:
+//
+//   - logs, opened with [LogOf], are append-only sequences such as the
+//     record of every tool call;
+//   - values, opened with [ValueOf], hold one replace-latest value such as
+//     the current budget or the latest assessment.
+//
+// A slice is identified by its Go type, so one store holds at most one log
+// and one value per type, and the call site names what it wants:
+//
+//	calls := session.LogOf[observer.ToolCallRecord](store)
+//	calls.Append(rec)
+//	last := calls.Last(10)
+//
+// Every operation is O(1) or proportional to what it returns: the last N
+// entries, the entries since a time, and iteration never copy the whole log.
+// A log can be bounded by a retention count; memory stays bounded while
+// [Log.Total] still counts every entry ever appended.
+//
+// [Store.Snapshot] captures every slice as JSON with a schema version and
+// [Store.Restore] replaces the store's state with one. Restoring is all or
+// nothing: a snapshot that names a slice the store has not opened, or that
+// comes from a newer version, returns an error and leaves the store as it
+// was.
+//
+// All types in this package are safe for concurrent use.
+//
+// # Pitfalls
+//
+//   - Open every slice (LogOf, ValueOf) before calling Restore. A snapshot is
+//     decoded into the Go types the store knows; an unknown name is an error,
+//     not a silent drop.
+//   - Values returned by Latest, Last and Since share memory with the store
+//     when T holds maps, slices or pointers. Treat them as read-only and
+//     replace, rather than mutate, what you store.
+//   - Opening the same type as both a log and a value is a programming error
+//     and panics.
+package session

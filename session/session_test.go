@@ -1,0 +1,304 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/session"
+)
+
+type call struct {
+	Name  string `json:"name"`
+	Index int64  `json:"index"`
+}
+
+type counter struct {
+	N     int       `json:"n"`
+	Since time.Time `json:"since"`
+}
+
+// fakeClock advances by step on every reading.
+type fakeClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.t
+	c.t = c.t.Add(c.step)
+	return now
+}
+
+var t0 = time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
+
+func TestLogAppendAndRead(t *testing.T) {
+	s := session.New(nil)
+	log := session.LogOf[call](s)
+	for i := range 5 {
+		assert.Equal(t, int64(i), log.Append(call{Name: fmt.Sprint("c", i)}))
+	}
+	assert.Equal(t, 5, log.Len())
+	assert.Equal(t, int64(5), log.Total())
+	assert.Equal(t, []call{{Name: "c3"}, {Name: "c4"}}, log.Last(2))
+	assert.Len(t, log.Last(50), 5)
+	assert.Nil(t, log.Last(0))
+	latest, ok := log.Latest()
+	require.True(t, ok)
+	assert.Equal(t, "c4", latest.Name)
+	got, ok := log.At(2)
+	require.True(t, ok)
+	assert.Equal(t, "c2", got.Name)
+	_, ok = log.At(5)
+	assert.False(t, ok)
+
+	var names []string
+	for pos, c := range log.All() {
+		names = append(names, fmt.Sprint(pos, c.Name))
+	}
+	assert.Equal(t, []string{"0c0", "1c1", "2c2", "3c3", "4c4"}, names)
+
+	names = names[:0]
+	for _, c := range log.Backward() {
+		names = append(names, c.Name)
+		if len(names) == 2 {
+			break
+		}
+	}
+	assert.Equal(t, []string{"c4", "c3"}, names)
+}
+
+func TestLogOfReturnsTheSameSliceForTheSameType(t *testing.T) {
+	s := session.New(nil)
+	session.LogOf[call](s).Append(call{Name: "a"})
+	assert.Equal(t, int64(1), session.LogOf[call](s).Total())
+}
+
+func TestOpeningATypeAsBothKindsPanics(t *testing.T) {
+	s := session.New(nil)
+	session.LogOf[call](s)
+	assert.Panics(t, func() { session.ValueOf[call](s) })
+	session.ValueOf[counter](s)
+	assert.Panics(t, func() { session.LogOf[counter](s) })
+}
+
+func TestSinceReturnsEntriesAppendedAtOrAfterATime(t *testing.T) {
+	clock := &fakeClock{t: t0, step: time.Second}
+	s := session.New(&session.Options{Now: clock.Now})
+	log := session.LogOf[call](s)
+	for i := range 10 {
+		log.Append(call{Index: int64(i)})
+	}
+	got := log.Since(t0.Add(7 * time.Second))
+	assert.Equal(t, []call{{Index: 7}, {Index: 8}, {Index: 9}}, got)
+	assert.Nil(t, log.Since(t0.Add(time.Hour)))
+	assert.Len(t, log.Since(t0.Add(-time.Hour)), 10)
+}
+
+func TestRetentionBoundsMemoryButTotalStaysExact(t *testing.T) {
+	s := session.New(&session.Options{Retention: 100})
+	log := session.LogOf[call](s)
+	for i := range 10_000 {
+		log.Append(call{Index: int64(i)})
+	}
+	assert.Equal(t, 100, log.Len())
+	assert.Equal(t, int64(10_000), log.Total())
+	first, ok := log.At(9_900)
+	require.True(t, ok)
+	assert.Equal(t, int64(9_900), first.Index)
+	_, ok = log.At(9_899)
+	assert.False(t, ok, "dropped entries are gone")
+	for pos, c := range log.All() {
+		require.Equal(t, pos, c.Index)
+	}
+
+	log.SetRetention(10)
+	assert.Equal(t, 10, log.Len())
+	assert.Equal(t, []call{{Index: 9_998}, {Index: 9_999}}, log.Last(2))
+}
+
+func TestAppendFuncAssignsDenseUniquePositionsUnderConcurrency(t *testing.T) {
+	const goroutines, each = 64, 1_000
+	s := session.New(nil)
+	log := session.LogOf[call](s)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				log.AppendFunc(func(pos int64) call { return call{Name: fmt.Sprint(g), Index: pos} })
+				log.Last(3) // readers run alongside writers
+			}
+		}()
+	}
+	wg.Wait()
+	seen := make([]bool, goroutines*each)
+	for pos, c := range log.All() {
+		require.Equal(t, pos, c.Index)
+		require.False(t, seen[c.Index], "index %d twice", c.Index)
+		seen[c.Index] = true
+	}
+	for i, ok := range seen {
+		require.True(t, ok, "index %d missing", i)
+	}
+}
+
+func TestValueSeedLatestUpdateClear(t *testing.T) {
+	s := session.New(nil)
+	v := session.ValueOf[counter](s)
+	_, ok := v.Latest()
+	assert.False(t, ok)
+	v.Seed(counter{N: 1})
+	got := v.Update(func(c counter, set bool) counter {
+		assert.True(t, set)
+		c.N++
+		return c
+	})
+	assert.Equal(t, 2, got.N)
+	v.Clear()
+	_, ok = v.Latest()
+	assert.False(t, ok)
+}
+
+func populated(t *testing.T) *session.Store {
+	t.Helper()
+	clock := &fakeClock{t: t0, step: time.Second}
+	s := session.New(&session.Options{Now: clock.Now, Retention: 3})
+	log := session.LogOf[call](s)
+	for i := range 5 {
+		log.Append(call{Name: "read", Index: int64(i)})
+	}
+	session.ValueOf[counter](s).Seed(counter{N: 7, Since: t0})
+	session.ValueOf[string](s) // opened, never seeded
+	return s
+}
+
+func fresh() *session.Store {
+	s := session.New(&session.Options{Retention: 3})
+	session.LogOf[call](s)
+	session.ValueOf[counter](s)
+	session.ValueOf[string](s)
+	return s
+}
+
+func TestSnapshotRoundTripsByteForByte(t *testing.T) {
+	first, err := populated(t).Snapshot()
+	require.NoError(t, err)
+
+	restored := fresh()
+	require.NoError(t, restored.Restore(first))
+	second, err := restored.Snapshot()
+	require.NoError(t, err)
+	assert.Equal(t, string(first), string(second))
+
+	log := session.LogOf[call](restored)
+	assert.Equal(t, int64(5), log.Total(), "the count of dropped entries survives")
+	assert.Equal(t, 3, log.Len())
+	assert.Len(t, log.Since(t0.Add(3*time.Second)), 2, "append times survive")
+}
+
+func TestRestoreReplacesState(t *testing.T) {
+	snap, err := fresh().Snapshot()
+	require.NoError(t, err)
+	s := populated(t)
+	require.NoError(t, s.Restore(snap))
+	assert.Equal(t, int64(0), session.LogOf[call](s).Total())
+	_, ok := session.ValueOf[counter](s).Latest()
+	assert.False(t, ok)
+}
+
+func TestRestoreRejectsBadSnapshotsAndLeavesTheStoreUntouched(t *testing.T) {
+	good, err := populated(t).Snapshot()
+	require.NoError(t, err)
+	var snap session.Snapshot
+	require.NoError(t, json.Unmarshal(good, &snap))
+
+	mutate := func(f func(*session.Snapshot)) []byte {
+		var c session.Snapshot
+		require.NoError(t, json.Unmarshal(good, &c))
+		f(&c)
+		b, err := json.Marshal(c)
+		require.NoError(t, err)
+		return b
+	}
+	tests := []struct {
+		name string
+		data []byte
+		is   error
+	}{
+		{"a newer schema version", mutate(func(s *session.Snapshot) { s.SchemaVersion = session.SchemaVersion + 1 }), session.ErrNewerVersion},
+		{"an unknown slice name", mutate(func(s *session.Snapshot) { s.Slices[0].Name = "log:example.com/other.Type" }), session.ErrUnknownSlice},
+		{"a kind that disagrees", mutate(func(s *session.Snapshot) { s.Slices[0].Kind = "value" }), session.ErrCorruptSnapshot},
+		{"an entry of the wrong type", mutate(func(s *session.Snapshot) { s.Slices[0].Entries[0].Value = json.RawMessage(`"text"`) }), session.ErrCorruptSnapshot},
+		{"a total below the entries kept", mutate(func(s *session.Snapshot) { s.Slices[0].Total = 1 }), session.ErrCorruptSnapshot},
+		{"bytes that are not JSON", []byte("{not json"), session.ErrCorruptSnapshot},
+	}
+	for _, tt := range tests {
+		t.Run("it rejects "+tt.name, func(t *testing.T) {
+			s := populated(t)
+			before, err := s.Snapshot()
+			require.NoError(t, err)
+			err = s.Restore(tt.data)
+			require.ErrorIs(t, err, tt.is)
+			after, err := s.Snapshot()
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after), "the store is untouched")
+		})
+	}
+}
+
+func TestNewerVersionErrorSaysWhatToDo(t *testing.T) {
+	err := session.New(nil).Restore([]byte(`{"schema_version": 99, "slices": []}`))
+	var ve *session.VersionError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, 99, ve.Got)
+	assert.Contains(t, err.Error(), "newer than the supported version 1")
+}
+
+func TestMissingVersionReadsAsZeroAndIsAccepted(t *testing.T) {
+	s := fresh()
+	require.NoError(t, s.Restore([]byte(`{"slices": []}`)))
+}
+
+func TestContextCarriesTheStore(t *testing.T) {
+	s := session.New(nil)
+	got, ok := session.FromContext(session.NewContext(context.Background(), s))
+	require.True(t, ok)
+	assert.Same(t, s, got)
+	_, ok = session.FromContext(context.Background())
+	assert.False(t, ok)
+}
+
+func FuzzRestore(f *testing.F) {
+	good, err := populated(&testing.T{}).Snapshot()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"schema_version":1,"slices":[{"name":"value:string","kind":"value","value":null}]}`))
+	f.Add([]byte(`{"slices":[{"name":"log:github.com/lookout-go/lookout/session_test.call","kind":"log","total":-1}]}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := fresh()
+		if err := s.Restore(data); err != nil {
+			if !errors.Is(err, session.ErrCorruptSnapshot) && !errors.Is(err, session.ErrUnknownSlice) && !errors.Is(err, session.ErrNewerVersion) {
+				t.Fatalf("unexpected error class: %v", err)
+			}
+			return
+		}
+		if _, err := s.Snapshot(); err != nil {
+			t.Fatalf("snapshot after a successful restore: %v", err)
+		}
+	})
+}

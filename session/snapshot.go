@@ -1,0 +1,193 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SchemaVersion is the version of the snapshot format this package writes.
+// Restore accepts it and every older version.
+const SchemaVersion = 1
+
+const (
+	kindLog   = "log"
+	kindValue = "value"
+)
+
+// Snapshot is the JSON form of a store's state.
+type Snapshot struct {
+	SchemaVersion int             `json:"schema_version"`
+	Slices        []SliceSnapshot `json:"slices"`
+}
+
+// SliceSnapshot is the JSON form of one slice. Logs fill Total and Entries;
+// values fill Value, which is absent when the value was never seeded.
+type SliceSnapshot struct {
+	Name    string          `json:"name"`
+	Kind    string          `json:"kind"`
+	Total   int64           `json:"total,omitempty"`
+	Entries []EntrySnapshot `json:"entries,omitempty"`
+	Value   json.RawMessage `json:"value,omitempty"`
+}
+
+// EntrySnapshot is one log entry and the time it was appended.
+type EntrySnapshot struct {
+	At    time.Time       `json:"at"`
+	Value json.RawMessage `json:"value"`
+}
+
+// Snapshot encodes every open slice as JSON. Slices appear sorted by name,
+// so equal states give equal bytes.
+func (s *Store) Snapshot() ([]byte, error) {
+	s.mu.Lock()
+	all := make([]slice, 0, len(s.byName))
+	for _, sl := range s.byName {
+		all = append(all, sl)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(all, func(a, b slice) int { return strings.Compare(a.sliceName(), b.sliceName()) })
+
+	snap := Snapshot{SchemaVersion: SchemaVersion, Slices: make([]SliceSnapshot, 0, len(all))}
+	for _, sl := range all {
+		ss, err := sl.snapshot()
+		if err != nil {
+			return nil, fmt.Errorf("session: snapshot %s: %w", sl.sliceName(), err)
+		}
+		snap.Slices = append(snap.Slices, ss)
+	}
+	return json.Marshal(snap)
+}
+
+// Restore replaces the state of every open slice with the one in data.
+// Slices the snapshot does not mention are emptied. It fails, leaving the
+// store untouched, if data is not a snapshot, comes from a newer
+// [SchemaVersion] (a [*VersionError]), or names a slice the store has not
+// opened (a [*SliceError] wrapping [ErrUnknownSlice]).
+//
+// Restore is atomic for each slice but not across slices: restore while
+// nothing else writes to the store.
+func (s *Store) Restore(data []byte) error {
+	var snap Snapshot
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorruptSnapshot, err)
+	}
+	if snap.SchemaVersion > SchemaVersion {
+		return &VersionError{Got: snap.SchemaVersion, Supported: SchemaVersion}
+	}
+	if snap.SchemaVersion < 0 {
+		return fmt.Errorf("%w: negative schema version %d", ErrCorruptSnapshot, snap.SchemaVersion)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := make(map[string]bool, len(snap.Slices))
+	commits := make([]func(), 0, len(snap.Slices))
+	var errs []error
+	for _, ss := range snap.Slices {
+		sl, ok := s.byName[ss.Name]
+		switch {
+		case !ok:
+			errs = append(errs, &SliceError{Name: ss.Name, Err: ErrUnknownSlice})
+			continue
+		case seen[ss.Name]:
+			errs = append(errs, &SliceError{Name: ss.Name, Err: fmt.Errorf("%w: slice appears twice", ErrCorruptSnapshot)})
+			continue
+		case ss.Kind != sl.sliceKind():
+			errs = append(errs, &SliceError{Name: ss.Name, Err: fmt.Errorf("%w: kind %q, want %q", ErrCorruptSnapshot, ss.Kind, sl.sliceKind())})
+			continue
+		}
+		seen[ss.Name] = true
+		commit, err := sl.prepare(ss)
+		if err != nil {
+			errs = append(errs, &SliceError{Name: ss.Name, Err: err})
+			continue
+		}
+		commits = append(commits, commit)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, commit := range commits {
+		commit()
+	}
+	for name, sl := range s.byName {
+		if !seen[name] {
+			sl.reset()
+		}
+	}
+	return nil
+}
+
+func (l *Log[T]) snapshot() (SliceSnapshot, error) {
+	l.mu.RLock()
+	items, total := l.items, l.total
+	l.mu.RUnlock()
+	ss := SliceSnapshot{Name: l.name, Kind: kindLog, Total: total}
+	if len(items) > 0 {
+		ss.Entries = make([]EntrySnapshot, len(items))
+	}
+	for i, e := range items {
+		b, err := json.Marshal(e.v)
+		if err != nil {
+			return SliceSnapshot{}, err
+		}
+		ss.Entries[i] = EntrySnapshot{At: e.at, Value: b}
+	}
+	return ss, nil
+}
+
+func (l *Log[T]) prepare(ss SliceSnapshot) (func(), error) {
+	if ss.Total < int64(len(ss.Entries)) {
+		return nil, fmt.Errorf("%w: total %d is less than the %d entries kept", ErrCorruptSnapshot, ss.Total, len(ss.Entries))
+	}
+	items := make([]entry[T], len(ss.Entries))
+	for i, es := range ss.Entries {
+		if len(es.Value) == 0 {
+			return nil, fmt.Errorf("%w: entry %d has no value", ErrCorruptSnapshot, i)
+		}
+		if err := json.Unmarshal(es.Value, &items[i].v); err != nil {
+			return nil, fmt.Errorf("%w: entry %d: %v", ErrCorruptSnapshot, i, err)
+		}
+		items[i].at = es.At
+	}
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.items, l.total = items, ss.Total
+		if l.retention > 0 && len(l.items) > l.retention {
+			l.items = l.items[len(l.items)-l.retention:]
+		}
+	}, nil
+}
+
+func (v *Value[T]) snapshot() (SliceSnapshot, error) {
+	x, set := v.Latest()
+	ss := SliceSnapshot{Name: v.name, Kind: kindValue}
+	if !set {
+		return ss, nil
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return SliceSnapshot{}, err
+	}
+	ss.Value = b
+	return ss, nil
+}
+
+func (v *Value[T]) prepare(ss SliceSnapshot) (func(), error) {
+	if len(ss.Entries) > 0 || ss.Total != 0 {
+		return nil, fmt.Errorf("%w: a value slice has log entries", ErrCorruptSnapshot)
+	}
+	if len(ss.Value) == 0 {
+		return v.Clear, nil
+	}
+	var x T
+	if err := json.Unmarshal(ss.Value, &x); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorruptSnapshot, err)
+	}
+	return func() { v.Seed(x) }, nil
+}

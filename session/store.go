@@ -1,0 +1,135 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Options configures a [Store]. A nil *Options means the defaults.
+type Options struct {
+	// Retention bounds how many entries each log keeps in memory. Older
+	// entries are dropped; [Log.Total] still counts them. Zero keeps every
+	// entry. [Log.SetRetention] overrides it for one log.
+	Retention int
+
+	// Now is the clock used to stamp log entries. Nil means time.Now.
+	Now func() time.Time
+}
+
+// Store holds typed slices keyed by Go type. The zero value is not usable;
+// create one with [New]. A Store is safe for concurrent use.
+type Store struct {
+	mu     sync.Mutex
+	byType map[reflect.Type]slice
+	byName map[string]slice
+	now    func() time.Time
+	retain int
+}
+
+// slice is what a store needs from a log or a value to snapshot and restore
+// it without knowing its type parameter.
+type slice interface {
+	sliceName() string
+	sliceKind() string
+	snapshot() (SliceSnapshot, error)
+	// prepare decodes a snapshot and returns a function that installs it.
+	// It does not change the slice, so a failed restore leaves it intact.
+	prepare(SliceSnapshot) (commit func(), err error)
+	// reset clears the slice, for slices a snapshot does not mention.
+	reset()
+}
+
+// New returns an empty store.
+func New(opts *Options) *Store {
+	s := &Store{
+		byType: make(map[reflect.Type]slice),
+		byName: make(map[string]slice),
+		now:    time.Now,
+	}
+	if opts != nil {
+		if opts.Now != nil {
+			s.now = opts.Now
+		}
+		if opts.Retention > 0 {
+			s.retain = opts.Retention
+		}
+	}
+	return s
+}
+
+// Now returns the store's clock reading.
+func (s *Store) Now() time.Time { return s.now() }
+
+// LogOf returns the append-only log of T in s, creating it on first use.
+// It panics if T is already open as a value in s.
+func LogOf[T any](s *Store) *Log[T] {
+	t := reflect.TypeFor[T]()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if existing, ok := s.byType[t]; ok {
+		l, ok := existing.(*Log[T])
+		if !ok {
+			panic(fmt.Sprintf("session: %s is already open as a %s, not a log", t, existing.sliceKind()))
+		}
+		return l
+	}
+	l := &Log[T]{name: "log:" + typeName(t), now: s.now, retention: s.retain}
+	s.byType[t] = l
+	s.byName[l.name] = l
+	return l
+}
+
+// ValueOf returns the replace-latest value of T in s, creating it on first
+// use. It panics if T is already open as a log in s.
+func ValueOf[T any](s *Store) *Value[T] {
+	t := reflect.TypeFor[T]()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if existing, ok := s.byType[t]; ok {
+		v, ok := existing.(*Value[T])
+		if !ok {
+			panic(fmt.Sprintf("session: %s is already open as a %s, not a value", t, existing.sliceKind()))
+		}
+		return v
+	}
+	v := &Value[T]{name: "value:" + typeName(t)}
+	s.byType[t] = v
+	s.byName[v.name] = v
+	return v
+}
+
+// Names returns the names of the open slices, as they appear in snapshots.
+func (s *Store) Names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.byName))
+	for n := range s.byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func typeName(t reflect.Type) string {
+	if t.PkgPath() != "" && t.Name() != "" {
+		return t.PkgPath() + "." + t.Name()
+	}
+	return t.String()
+}
+
+type storeKey struct{}
+
+// NewContext returns a copy of ctx that carries s.
+func NewContext(ctx context.Context, s *Store) context.Context {
+	return context.WithValue(ctx, storeKey{}, s)
+}
+
+// FromContext returns the store carried by ctx, if any.
+func FromContext(ctx context.Context) (*Store, bool) {
+	s, ok := ctx.Value(storeKey{}).(*Store)
+	return s, ok && s != nil
+}
