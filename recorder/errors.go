@@ -1,0 +1,83 @@
+package recorder
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Typed errors in this package unwrap to one of them, so
+// callers test with errors.Is and read detail with errors.As.
+var (
+	// ErrNewerVersion reports a record written with a schema version newer
+	// than this package supports. See VersionError.
+	ErrNewerVersion = errors.New("recorder: record schema version is newer than supported")
+
+	// ErrMalformed reports a record whose JSON does not have the record
+	// shape: not an object, a missing kind, or a payload that does not fit
+	// its kind.
+	ErrMalformed = errors.New("recorder: malformed record")
+
+	// ErrEncode reports a record that could not be encoded as JSON.
+	ErrEncode = errors.New("recorder: cannot encode record")
+
+	// ErrSinkFailed reports that a sink did not accept a record. See
+	// SinkError.
+	ErrSinkFailed = errors.New("recorder: sink failed")
+
+	// ErrClosed is returned by a sink's Write and Flush after Close.
+	ErrClosed = errors.New("recorder: sink closed")
+
+	// ErrQueueFull is returned by a non-blocking FileSink whose queue is
+	// full; the record is dropped and counted.
+	ErrQueueFull = errors.New("recorder: sink queue full, record dropped")
+
+	// ErrLineTooLong reports a JSONL line longer than the reader accepts.
+	ErrLineTooLong = errors.New("recorder: line too long")
+)
+
+// VersionError reports a record whose schema version is newer than
+// SchemaVersion. It unwraps to ErrNewerVersion.
+type VersionError struct {
+	Seen      int // the record's schema_version
+	Supported int // the newest version this package reads (SchemaVersion)
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("recorder: record schema version %d is newer than supported version %d; upgrade the reader", e.Seen, e.Supported)
+}
+
+// Unwrap returns ErrNewerVersion.
+func (e *VersionError) Unwrap() error { return ErrNewerVersion }
+
+// SinkError reports a record that a sink did not accept. It unwraps to both
+// ErrSinkFailed and the sink's own error, so errors.Is holds for either.
+type SinkError struct {
+	RunID string
+	Seq   uint64
+	Kind  Kind
+	Err   error // the sink's error
+}
+
+func (e *SinkError) Error() string {
+	return fmt.Sprintf("recorder: sink failed on run %s seq %d (%s): %v", e.RunID, e.Seq, e.Kind, e.Err)
+}
+
+// Unwrap returns ErrSinkFailed and the sink's error.
+func (e *SinkError) Unwrap() []error { return []error{ErrSinkFailed, e.Err} }
+
+// LineError reports a JSONL line the reader could not decode. Line is
+// 1-based; Offset is the byte offset where the line starts. It unwraps to
+// the decoding error (ErrMalformed, ErrNewerVersion, ErrLineTooLong, or a
+// *json.SyntaxError).
+type LineError struct {
+	Line   int
+	Offset int64
+	Err    error
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("recorder: line %d (offset %d): %v", e.Line, e.Offset, e.Err)
+}
+
+// Unwrap returns the decoding error.
+func (e *LineError) Unwrap() error { return e.Err }

@@ -1,0 +1,248 @@
+package recorder
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// Kind names what a record describes. It is written as the record's "kind"
+// field. Kinds this package does not know decode as *Unknown.
+type Kind string
+
+// The kinds this version writes.
+const (
+	KindRunStarted    Kind = "run_started"
+	KindRunEnded      Kind = "run_ended"
+	KindModelRequest  Kind = "model_request"
+	KindModelResponse Kind = "model_response"
+	KindMessage       Kind = "message"
+	KindToolStarted   Kind = "tool_started"
+	KindToolEnded     Kind = "tool_ended"
+	KindAssessment    Kind = "assessment"
+	KindBudget        Kind = "budget"
+	KindExtension     Kind = "extension"
+)
+
+// Payload is the kind-specific body of a record. The implementations are
+// the pointer types in this file (*RunStarted, *ToolEnded, ...) plus
+// *Unknown, so a type switch on Record.Payload covers every case.
+//
+// A payload is treated as immutable once it is part of a written record:
+// sinks may hold it, and the recorder copies what it changes (redaction,
+// truncation) rather than editing the caller's values.
+type Payload interface {
+	Kind() Kind
+}
+
+// Limits are the run's limits as recorded in run_started. A zero field
+// means "no limit".
+type Limits struct {
+	Timeout       time.Duration `json:"timeout_ns,omitempty"`
+	Deadline      time.Time     `json:"deadline,omitzero"`
+	MaxTokens     int64         `json:"max_tokens,omitempty"`
+	MaxToolCalls  int64         `json:"max_tool_calls,omitempty"`
+	MaxModelCalls int64         `json:"max_model_calls,omitempty"`
+}
+
+// RunStarted is the first record of a run.
+type RunStarted struct {
+	AgentName string            `json:"agent_name,omitempty"`
+	Limits    Limits            `json:"limits"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+}
+
+// Outcome is how a run ended.
+type Outcome string
+
+// Run outcomes.
+const (
+	OutcomeCompleted      Outcome = "completed"
+	OutcomeError          Outcome = "error"
+	OutcomeBudgetExceeded Outcome = "budget_exceeded"
+	OutcomeCancelled      Outcome = "cancelled"
+)
+
+// RunUsage is what a run consumed in total.
+type RunUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+	ToolCalls        int64 `json:"tool_calls"`
+	ModelCalls       int64 `json:"model_calls"`
+}
+
+// RunEnded is the last record of a run.
+type RunEnded struct {
+	Outcome    Outcome  `json:"outcome"`
+	Error      string   `json:"error,omitempty"`
+	StopReason string   `json:"stop_reason,omitempty"`
+	Usage      RunUsage `json:"usage"`
+}
+
+// ModelRequest describes one model call as it is sent.
+type ModelRequest struct {
+	Model         string   `json:"model,omitempty"`
+	MessageCount  int      `json:"message_count"`
+	Tools         []string `json:"tools,omitempty"`          // names of the tools offered
+	ToolsWithheld bool     `json:"tools_withheld,omitempty"` // tools were removed, e.g. for a wrap-up turn
+}
+
+// TokenUsage is one model call's token usage.
+type TokenUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+}
+
+// ModelResponse is one model call's answer. UsageReported tells "the
+// provider reported zero tokens" (true, zero Usage) from "the provider
+// reported nothing" (false).
+type ModelResponse struct {
+	Message       *schema.Message `json:"message,omitempty"`
+	Usage         TokenUsage      `json:"usage"`
+	UsageReported bool            `json:"usage_reported"`
+	FinishReason  string          `json:"finish_reason,omitempty"`
+	Latency       time.Duration   `json:"latency_ns,omitempty"`
+}
+
+// Message records a user or system message entering the conversation.
+type Message struct {
+	Message *schema.Message `json:"message,omitempty"`
+}
+
+// ToolStarted records a tool call about to run. Arguments longer than the
+// recorder's limit are cut; ArgumentsBytes keeps the full size.
+type ToolStarted struct {
+	CallID             string `json:"call_id,omitempty"`
+	Name               string `json:"name"`
+	Arguments          string `json:"arguments,omitempty"`
+	ArgumentsBytes     int    `json:"arguments_bytes,omitempty"`
+	ArgumentsTruncated bool   `json:"arguments_truncated,omitempty"`
+	CallIndex          int    `json:"call_index"`
+}
+
+// ToolEnded records a tool call's result. Results longer than the
+// recorder's limit are cut; ResultBytes keeps the full size.
+type ToolEnded struct {
+	CallID      string        `json:"call_id,omitempty"`
+	Name        string        `json:"name"`
+	Result      string        `json:"result,omitempty"`
+	ResultBytes int           `json:"result_bytes,omitempty"`
+	Truncated   bool          `json:"truncated,omitempty"`
+	IsError     bool          `json:"is_error,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	Duration    time.Duration `json:"duration_ns,omitempty"`
+	CallIndex   int           `json:"call_index"`
+}
+
+// ObserverNote is one observer's part in an assessment.
+type ObserverNote struct {
+	Name     string `json:"name"`
+	Severity string `json:"severity,omitempty"`
+}
+
+// Assessment records the block of observations shown to the model.
+type Assessment struct {
+	Markdown       string         `json:"markdown"`
+	AfterCallIndex int            `json:"after_call_index"`
+	Observers      []ObserverNote `json:"observers,omitempty"`
+}
+
+// BudgetEvent says what happened to a budget.
+type BudgetEvent string
+
+// Budget events.
+const (
+	BudgetCharged  BudgetEvent = "charged"
+	BudgetExceeded BudgetEvent = "exceeded"
+)
+
+// Budget records a charge against a limit, or a limit being exceeded.
+// Resource names what is counted ("tokens", "tool_calls", "model_calls",
+// "time"); time amounts are nanoseconds.
+type Budget struct {
+	Event    BudgetEvent `json:"event"`
+	Resource string      `json:"resource"`
+	Amount   int64       `json:"amount"`
+	Used     int64       `json:"used"`
+	Limit    int64       `json:"limit"`
+}
+
+// Extension is a user-defined record. Body must be valid JSON (or empty,
+// which is written as null).
+type Extension struct {
+	Name string          `json:"name"`
+	Body json.RawMessage `json:"body,omitempty"`
+}
+
+// Unknown holds a record of a kind this version does not know, written by
+// a newer writer. Body is the payload exactly as read, and is written back
+// byte for byte, so unknown records survive a read-write cycle.
+type Unknown struct {
+	Name Kind
+	Body json.RawMessage
+}
+
+// Kind returns KindRunStarted.
+func (*RunStarted) Kind() Kind { return KindRunStarted }
+
+// Kind returns KindRunEnded.
+func (*RunEnded) Kind() Kind { return KindRunEnded }
+
+// Kind returns KindModelRequest.
+func (*ModelRequest) Kind() Kind { return KindModelRequest }
+
+// Kind returns KindModelResponse.
+func (*ModelResponse) Kind() Kind { return KindModelResponse }
+
+// Kind returns KindMessage.
+func (*Message) Kind() Kind { return KindMessage }
+
+// Kind returns KindToolStarted.
+func (*ToolStarted) Kind() Kind { return KindToolStarted }
+
+// Kind returns KindToolEnded.
+func (*ToolEnded) Kind() Kind { return KindToolEnded }
+
+// Kind returns KindAssessment.
+func (*Assessment) Kind() Kind { return KindAssessment }
+
+// Kind returns KindBudget.
+func (*Budget) Kind() Kind { return KindBudget }
+
+// Kind returns KindExtension.
+func (*Extension) Kind() Kind { return KindExtension }
+
+// Kind returns the kind as it was read.
+func (u *Unknown) Kind() Kind { return u.Name }
+
+// newPayload returns an empty payload for a known kind, or nil.
+func newPayload(k Kind) Payload {
+	switch k {
+	case KindRunStarted:
+		return new(RunStarted)
+	case KindRunEnded:
+		return new(RunEnded)
+	case KindModelRequest:
+		return new(ModelRequest)
+	case KindModelResponse:
+		return new(ModelResponse)
+	case KindMessage:
+		return new(Message)
+	case KindToolStarted:
+		return new(ToolStarted)
+	case KindToolEnded:
+		return new(ToolEnded)
+	case KindAssessment:
+		return new(Assessment)
+	case KindBudget:
+		return new(Budget)
+	case KindExtension:
+		return new(Extension)
+	}
+	return nil
+}

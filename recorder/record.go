@@ -1,0 +1,232 @@
+package recorder
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// SchemaVersion is the record schema version this package writes, and the
+// newest it reads. Records without a schema_version read as version 0 and
+// are accepted; records with a larger version are rejected with a
+// *VersionError.
+const SchemaVersion = 1
+
+// Record is one entry of a run's trajectory.
+//
+// On disk a record is one JSON object:
+//
+//	{"schema_version":1,"seq":0,"run_id":"…","parent_run_id":"","depth":0,
+//	 "recorded_at":"2025-01-02T03:04:05.000000006Z","kind":"tool_ended","payload":{…}}
+//
+// The payload is nested under "payload" and its shape depends on "kind".
+//
+// A Record is a plain value and is not safe for concurrent mutation; once
+// written to a sink it is treated as immutable. The zero Record has no
+// payload and encodes with an empty kind, which readers reject.
+type Record struct {
+	SchemaVersion int       // version the record was written with; 0 means "written before versioning"
+	Seq           uint64    // position in its run, dense from 0
+	RunID         string    // the run the record belongs to
+	ParentRunID   string    // the run that started this one, or ""
+	Depth         int       // 0 for a top-level run, parent depth + 1 for a child
+	RecordedAt    time.Time // when the recorder stamped it (encoded in UTC)
+	Payload       Payload   // kind-specific body; see Kind
+}
+
+// Kind returns the kind of the record's payload, or "" when it has none.
+func (r *Record) Kind() Kind {
+	if r.Payload == nil {
+		return ""
+	}
+	return r.Payload.Kind()
+}
+
+// MarshalJSON encodes the record as one JSON object with no trailing
+// newline. It is AppendJSON into a fresh slice.
+func (r Record) MarshalJSON() ([]byte, error) {
+	return r.AppendJSON(nil)
+}
+
+// AppendJSON appends the record's JSON encoding to b and returns the
+// extended slice. The encoding has no trailing newline and does not escape
+// HTML characters, so markdown and XML-ish tags stay readable. It fails
+// with an error wrapping ErrEncode when the payload cannot be encoded; b is
+// then returned unchanged.
+func (r *Record) AppendJSON(b []byte) (out []byte, err error) {
+	start := len(b)
+	defer func() {
+		// A payload's MarshalJSON (for example inside a message's Extra
+		// map) may panic; encoding must not take the caller down.
+		if p := recover(); p != nil {
+			out, err = b[:start], fmt.Errorf("%w: panic while encoding: %v", ErrEncode, p)
+		}
+	}()
+	kind := r.Kind()
+	if kind == "" {
+		return b, fmt.Errorf("%w: record has no payload", ErrEncode)
+	}
+	b = append(b, `{"schema_version":`...)
+	b = strconv.AppendInt(b, int64(r.SchemaVersion), 10)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, r.Seq, 10)
+	b = append(b, `,"run_id":`...)
+	b = appendString(b, r.RunID)
+	b = append(b, `,"parent_run_id":`...)
+	b = appendString(b, r.ParentRunID)
+	b = append(b, `,"depth":`...)
+	b = strconv.AppendInt(b, int64(r.Depth), 10)
+	b = append(b, `,"recorded_at":"`...)
+	b = r.RecordedAt.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","kind":`...)
+	b = appendString(b, string(kind))
+	if u, ok := r.Payload.(*Unknown); ok {
+		if len(u.Body) == 0 {
+			return append(b, '}'), nil
+		}
+		if !json.Valid(u.Body) {
+			return b[:start], fmt.Errorf("%w: unknown %q payload is not valid JSON", ErrEncode, kind)
+		}
+		b = append(b, `,"payload":`...)
+		b = append(b, u.Body...)
+		return append(b, '}'), nil
+	}
+	b = append(b, `,"payload":`...)
+	b, err = appendPayload(b, r.Payload)
+	if err != nil {
+		return b[:start], fmt.Errorf("%w: %s payload: %w", ErrEncode, kind, err)
+	}
+	return append(b, '}'), nil
+}
+
+// payloadEncoder reuses an encoder and its buffer across records.
+type payloadEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var payloadEncoders = sync.Pool{New: func() any {
+	e := new(payloadEncoder)
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+func appendPayload(b []byte, p Payload) ([]byte, error) {
+	e := payloadEncoders.Get().(*payloadEncoder)
+	defer payloadEncoders.Put(e)
+	e.buf.Reset()
+	if err := e.enc.Encode(p); err != nil {
+		return b, err
+	}
+	// Encode ends with a newline that the record must not carry.
+	return append(b, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...), nil
+}
+
+// wireRecord is the decoding shape of a record.
+type wireRecord struct {
+	SchemaVersion int             `json:"schema_version"`
+	Seq           uint64          `json:"seq"`
+	RunID         string          `json:"run_id"`
+	ParentRunID   string          `json:"parent_run_id"`
+	Depth         int             `json:"depth"`
+	RecordedAt    time.Time       `json:"recorded_at"`
+	Kind          Kind            `json:"kind"`
+	Payload       json.RawMessage `json:"payload"`
+}
+
+// UnmarshalJSON decodes one record. A missing schema_version reads as 0. A
+// version newer than SchemaVersion fails with a *VersionError; a missing
+// kind or a payload that does not fit its kind fails with an error wrapping
+// ErrMalformed. An unknown kind decodes as *Unknown holding the payload
+// bytes unchanged.
+func (r *Record) UnmarshalJSON(data []byte) error {
+	var w wireRecord
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if w.SchemaVersion > SchemaVersion {
+		return &VersionError{Seen: w.SchemaVersion, Supported: SchemaVersion}
+	}
+	if w.SchemaVersion < 0 {
+		return fmt.Errorf("%w: negative schema_version %d", ErrMalformed, w.SchemaVersion)
+	}
+	if w.Kind == "" {
+		return fmt.Errorf("%w: missing kind", ErrMalformed)
+	}
+	p := newPayload(w.Kind)
+	if p == nil {
+		p = &Unknown{Name: w.Kind, Body: w.Payload}
+	} else if len(w.Payload) > 0 && !bytes.Equal(w.Payload, []byte("null")) {
+		if err := json.Unmarshal(w.Payload, p); err != nil {
+			return fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
+		}
+	}
+	*r = Record{
+		SchemaVersion: w.SchemaVersion,
+		Seq:           w.Seq,
+		RunID:         w.RunID,
+		ParentRunID:   w.ParentRunID,
+		Depth:         w.Depth,
+		RecordedAt:    w.RecordedAt,
+		Payload:       p,
+	}
+	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. It escapes what JSON requires
+// plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
+// with U+FFFD, and leaves HTML characters alone.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
