@@ -1,0 +1,138 @@
+package budget
+
+import "time"
+
+// Budget is the session slice holding a run's limits and its usage. A zero
+// limit field means unlimited. Budget is a plain value; store and replace it
+// through a [Tracker] or a session.Value.
+type Budget struct {
+	// StartedAt is when the run started; elapsed time is measured from it.
+	StartedAt time.Time `json:"started_at"`
+	// Deadline is when time runs out; zero means no deadline.
+	Deadline time.Time `json:"deadline,omitzero"`
+
+	// MaxTokens caps TokensUsed; zero means unlimited.
+	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// TokensUsed is the total charged: prompt plus completion tokens, or a
+	// provider's own total when it reports more.
+	TokensUsed       int64 `json:"tokens_used"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+
+	// MaxToolCalls caps ToolCalls; zero means unlimited.
+	MaxToolCalls int64 `json:"max_tool_calls,omitempty"`
+	// ToolCalls counts tool calls that were allowed to run.
+	ToolCalls int64 `json:"tool_calls"`
+
+	// ModelCalls counts every model call attempt charged.
+	ModelCalls int64 `json:"model_calls"`
+	// ModelCallsWithoutUsage counts attempts whose provider reported no
+	// usage. When it is non-zero the token figures are a lower bound.
+	ModelCallsWithoutUsage int64 `json:"model_calls_without_usage"`
+}
+
+// New returns the budget of a run that starts at start under limits.
+func New(limits Limits, start time.Time) Budget {
+	return Budget{
+		StartedAt:    start,
+		Deadline:     limits.DeadlineFrom(start),
+		MaxTokens:    limits.MaxTokens,
+		MaxToolCalls: limits.MaxToolCalls,
+	}
+}
+
+// Elapsed returns the time since the run started.
+func (b Budget) Elapsed(now time.Time) time.Duration {
+	if b.StartedAt.IsZero() {
+		return 0
+	}
+	return now.Sub(b.StartedAt)
+}
+
+// TimeRemaining returns the time left before the deadline, which is
+// negative once it has passed, and whether there is a deadline.
+func (b Budget) TimeRemaining(now time.Time) (time.Duration, bool) {
+	if b.Deadline.IsZero() {
+		return 0, false
+	}
+	return b.Deadline.Sub(now), true
+}
+
+// TokensRemaining returns the tokens left, negative after an overrun, and
+// whether tokens are limited.
+func (b Budget) TokensRemaining() (int64, bool) {
+	if b.MaxTokens <= 0 {
+		return 0, false
+	}
+	return b.MaxTokens - b.TokensUsed, true
+}
+
+// ToolCallsRemaining returns the tool calls left and whether they are
+// limited.
+func (b Budget) ToolCallsRemaining() (int64, bool) {
+	if b.MaxToolCalls <= 0 {
+		return 0, false
+	}
+	return b.MaxToolCalls - b.ToolCalls, true
+}
+
+// FractionRemaining returns the share of resource r still available, from
+// 1 (untouched) to 0 (exhausted; never negative), and whether r is limited.
+func (b Budget) FractionRemaining(r Resource, now time.Time) (float64, bool) {
+	var left, total float64
+	switch r {
+	case Time:
+		if b.Deadline.IsZero() {
+			return 0, false
+		}
+		left, total = float64(b.Deadline.Sub(now)), float64(b.Deadline.Sub(b.StartedAt))
+	case Tokens:
+		if b.MaxTokens <= 0 {
+			return 0, false
+		}
+		left, total = float64(b.MaxTokens-b.TokensUsed), float64(b.MaxTokens)
+	case ToolCalls:
+		if b.MaxToolCalls <= 0 {
+			return 0, false
+		}
+		left, total = float64(b.MaxToolCalls-b.ToolCalls), float64(b.MaxToolCalls)
+	default:
+		return 0, false
+	}
+	if total <= 0 || left <= 0 {
+		return 0, true
+	}
+	return min(left/total, 1), true
+}
+
+// Exceeded returns an [*ExceededError] for the first of rs that is
+// exhausted at now, in the order given, or nil. With no rs it checks time,
+// tokens and tool calls, in that order. A resource is exhausted when nothing
+// of it is left: the deadline has come, or the count used has reached the
+// limit.
+func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
+	if len(rs) == 0 {
+		rs = allResources
+	}
+	for _, r := range rs {
+		switch r {
+		case Time:
+			if !b.Deadline.IsZero() && !now.Before(b.Deadline) {
+				return &ExceededError{Resource: Time,
+					Limit: b.Deadline.Sub(b.StartedAt).Milliseconds(),
+					Used:  now.Sub(b.StartedAt).Milliseconds()}
+			}
+		case Tokens:
+			if b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens {
+				return &ExceededError{Resource: Tokens, Limit: b.MaxTokens, Used: b.TokensUsed}
+			}
+		case ToolCalls:
+			if b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls {
+				return &ExceededError{Resource: ToolCalls, Limit: b.MaxToolCalls, Used: b.ToolCalls}
+			}
+		}
+	}
+	return nil
+}
+
+var allResources = []Resource{Time, Tokens, ToolCalls}

@@ -1,0 +1,217 @@
+package budget_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/session"
+)
+
+var t0 = time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newTracker(t *testing.T, l budget.Limits) (*budget.Tracker, *clock) {
+	t.Helper()
+	c := &clock{t: t0}
+	tr, err := budget.NewTracker(session.New(&session.Options{Now: c.Now}), l, nil)
+	require.NoError(t, err)
+	return tr, c
+}
+
+func TestZeroLimitsAreUnlimited(t *testing.T) {
+	tr, c := newTracker(t, budget.Limits{})
+	for range 1000 {
+		require.NoError(t, tr.ReserveToolCall())
+		tr.ChargeModelCall(&budget.Usage{PromptTokens: 1e6})
+	}
+	c.Advance(1000 * time.Hour)
+	assert.NoError(t, tr.Check())
+	r := tr.Remaining()
+	assert.False(t, r.HasTime || r.HasTokens || r.HasToolCalls)
+}
+
+func TestLimitsValidate(t *testing.T) {
+	for name, l := range map[string]budget.Limits{
+		"a negative timeout":      {Timeout: -time.Second},
+		"negative max tokens":     {MaxTokens: -1},
+		"negative max tool calls": {MaxToolCalls: -1},
+	} {
+		t.Run("it rejects "+name, func(t *testing.T) {
+			_, err := budget.NewTracker(session.New(nil), l, nil)
+			assert.ErrorIs(t, err, budget.ErrInvalidLimits)
+		})
+	}
+}
+
+func TestDeadlineIsTheEarlierOfTimeoutAndDeadline(t *testing.T) {
+	l := budget.Limits{Timeout: time.Hour, Deadline: t0.Add(30 * time.Minute)}
+	assert.Equal(t, t0.Add(30*time.Minute), l.DeadlineFrom(t0))
+	l.Deadline = t0.Add(2 * time.Hour)
+	assert.Equal(t, t0.Add(time.Hour), l.DeadlineFrom(t0))
+	assert.True(t, budget.Limits{}.DeadlineFrom(t0).IsZero())
+}
+
+func TestChargeModelCallTellsAbsentUsageFromZero(t *testing.T) {
+	tr, _ := newTracker(t, budget.Limits{MaxTokens: 100})
+	tr.ChargeModelCall(&budget.Usage{PromptTokens: 30, CompletionTokens: 10})
+	tr.ChargeModelCall(&budget.Usage{})
+	tr.ChargeModelCall(nil)
+	tr.ChargeModelCall(&budget.Usage{PromptTokens: 5, CompletionTokens: 5, TotalTokens: 12})
+	b := tr.Budget()
+	assert.Equal(t, int64(4), b.ModelCalls)
+	assert.Equal(t, int64(1), b.ModelCallsWithoutUsage)
+	assert.Equal(t, int64(35), b.PromptTokens)
+	assert.Equal(t, int64(15), b.CompletionTokens)
+	assert.Equal(t, int64(52), b.TokensUsed, "a provider total larger than the sum wins")
+}
+
+func TestCheckReturnsATypedErrorPerResource(t *testing.T) {
+	t.Run("tokens", func(t *testing.T) {
+		tr, _ := newTracker(t, budget.Limits{MaxTokens: 100})
+		tr.ChargeModelCall(&budget.Usage{PromptTokens: 99})
+		require.NoError(t, tr.Check())
+		tr.ChargeModelCall(&budget.Usage{CompletionTokens: 5})
+		err := tr.Check()
+		require.ErrorIs(t, err, budget.ErrExceeded)
+		var ex *budget.ExceededError
+		require.ErrorAs(t, err, &ex)
+		assert.Equal(t, budget.ExceededError{Resource: budget.Tokens, Limit: 100, Used: 104}, *ex)
+		assert.Equal(t, "budget exceeded: tokens: 104 of 100 used", err.Error())
+	})
+	t.Run("time", func(t *testing.T) {
+		tr, c := newTracker(t, budget.Limits{Timeout: time.Minute})
+		c.Advance(59 * time.Second)
+		require.NoError(t, tr.Check())
+		c.Advance(2 * time.Second)
+		var ex *budget.ExceededError
+		require.ErrorAs(t, tr.Check(), &ex)
+		assert.Equal(t, budget.Time, ex.Resource)
+		assert.Equal(t, "budget exceeded: time: 1m0s allowed, 1m1s used", ex.Error())
+	})
+	t.Run("only the resources asked for", func(t *testing.T) {
+		tr, _ := newTracker(t, budget.Limits{MaxToolCalls: 1, MaxTokens: 10})
+		require.NoError(t, tr.ReserveToolCall())
+		assert.NoError(t, tr.Check(budget.Tokens, budget.Time))
+		assert.ErrorIs(t, tr.Check(budget.ToolCalls), budget.ErrExceeded)
+	})
+}
+
+func TestReserveToolCallRefusesPastTheLimitUnderConcurrency(t *testing.T) {
+	tr, _ := newTracker(t, budget.Limits{MaxToolCalls: 100})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	allowed, refused := 0, 0
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				err := tr.ReserveToolCall()
+				mu.Lock()
+				if err == nil {
+					allowed++
+				} else {
+					refused++
+					var ex *budget.ExceededError
+					if !errors.As(err, &ex) || ex.Resource != budget.ToolCalls {
+						t.Errorf("unexpected error %v", err)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 100, allowed)
+	assert.Equal(t, 220, refused)
+	assert.Equal(t, int64(100), tr.Budget().ToolCalls)
+}
+
+func TestTrackersOnOneStoreShareTheBudget(t *testing.T) {
+	store := session.New(nil)
+	parent, err := budget.NewTracker(store, budget.Limits{MaxTokens: 100}, nil)
+	require.NoError(t, err)
+	child, err := budget.NewTracker(store, budget.Limits{MaxTokens: 5}, nil)
+	require.NoError(t, err)
+	child.ChargeModelCall(&budget.Usage{PromptTokens: 60})
+	assert.Equal(t, int64(60), parent.Budget().TokensUsed)
+	assert.Equal(t, int64(100), child.Budget().MaxTokens, "the existing budget is kept")
+}
+
+func TestFractionRemaining(t *testing.T) {
+	b := budget.New(budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 1000, MaxToolCalls: 10}, t0)
+	b.TokensUsed, b.ToolCalls = 700, 11
+	f, ok := b.FractionRemaining(budget.Time, t0.Add(9*time.Minute))
+	assert.True(t, ok)
+	assert.InDelta(t, 0.1, f, 1e-9)
+	f, _ = b.FractionRemaining(budget.Tokens, t0)
+	assert.InDelta(t, 0.3, f, 1e-9)
+	f, _ = b.FractionRemaining(budget.ToolCalls, t0)
+	assert.Equal(t, 0.0, f, "an overrun is never negative")
+	_, ok = budget.Budget{}.FractionRemaining(budget.Tokens, t0)
+	assert.False(t, ok)
+}
+
+func TestPaceProjectsExhaustion(t *testing.T) {
+	b := budget.New(budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100}, t0)
+	b.TokensUsed, b.ToolCalls = 20_000, 10
+	p := budget.Project(b, t0.Add(10*time.Minute))
+
+	assert.InDelta(t, 2000, p.Tokens.PerMinute, 1e-9)
+	assert.InDelta(t, 2000, p.Tokens.PerToolCall, 1e-9)
+	assert.True(t, p.Tokens.Projected)
+	assert.Equal(t, 15*time.Minute, p.Tokens.RunsOutIn)
+	assert.Equal(t, int64(15), p.Tokens.CallsLeft)
+	assert.Equal(t, int64(25), p.Tokens.RunsOutAtCall)
+	assert.Equal(t, 90*time.Minute, p.ToolCalls.RunsOutIn)
+
+	assert.Equal(t, []budget.Shortfall{{Resource: budget.Tokens, Before: budget.Time, In: 15 * time.Minute, Calls: 15}}, p.Shortfalls())
+}
+
+func TestPaceShortfalls(t *testing.T) {
+	tests := []struct {
+		name   string
+		limits budget.Limits
+		tokens int64
+		calls  int64
+		want   []budget.Shortfall
+	}{
+		{"nothing when the pace fits", budget.Limits{Timeout: time.Hour, MaxTokens: 100_000, MaxToolCalls: 1000}, 1000, 10, nil},
+		{"tokens before the tool-call limit without a deadline", budget.Limits{MaxTokens: 10_000, MaxToolCalls: 100}, 5000, 10, []budget.Shortfall{{Resource: budget.Tokens, Before: budget.ToolCalls, In: 10 * time.Minute, Calls: 10}}},
+		{"tool calls before the deadline", budget.Limits{Timeout: time.Hour, MaxToolCalls: 20}, 0, 10, []budget.Shortfall{{Resource: budget.ToolCalls, Before: budget.Time, In: 10 * time.Minute, Calls: 10}}},
+		{"nothing without consumption", budget.Limits{Timeout: time.Hour, MaxTokens: 10}, 0, 0, nil},
+		{"nothing once exhausted", budget.Limits{Timeout: time.Hour, MaxTokens: 10}, 10, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := budget.New(tt.limits, t0)
+			b.TokensUsed, b.ToolCalls = tt.tokens, tt.calls
+			assert.Equal(t, tt.want, budget.Project(b, t0.Add(10*time.Minute)).Shortfalls())
+		})
+	}
+}
+
+func TestPaceWithoutElapsedTimeProjectsNothing(t *testing.T) {
+	b := budget.New(budget.Limits{MaxTokens: 10}, t0)
+	b.TokensUsed = 5
+	p := budget.Project(b, t0)
+	assert.False(t, p.Tokens.Projected)
+	assert.False(t, p.ToolCalls.Limited)
+}

@@ -1,0 +1,59 @@
+package budget
+
+import (
+	"fmt"
+	"time"
+)
+
+// Resource names a limited resource.
+type Resource string
+
+// The resources a budget limits.
+const (
+	Time      Resource = "time"
+	Tokens    Resource = "tokens"
+	ToolCalls Resource = "tool_calls"
+)
+
+// Limits says how much a run may spend. Each zero field means unlimited, so
+// the zero value is an unlimited run.
+type Limits struct {
+	// Timeout is the time allowed from the run's start.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Deadline is an absolute deadline. With Timeout also set, the earlier
+	// of the two applies.
+	Deadline time.Time `json:"deadline,omitzero"`
+	// MaxTokens caps prompt plus completion tokens over all model calls.
+	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// MaxToolCalls caps the number of tool calls that run.
+	MaxToolCalls int64 `json:"max_tool_calls,omitempty"`
+}
+
+// Validate reports limits that cannot be enforced.
+func (l Limits) Validate() error {
+	switch {
+	case l.Timeout < 0:
+		return fmt.Errorf("%w: Timeout %v is negative", ErrInvalidLimits, l.Timeout)
+	case l.MaxTokens < 0:
+		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidLimits, l.MaxTokens)
+	case l.MaxToolCalls < 0:
+		return fmt.Errorf("%w: MaxToolCalls %d is negative", ErrInvalidLimits, l.MaxToolCalls)
+	}
+	return nil
+}
+
+// IsZero reports whether the limits are unlimited.
+func (l Limits) IsZero() bool { return l == Limits{} }
+
+// DeadlineFrom returns the deadline for a run that starts at start, or the
+// zero time when there is none.
+func (l Limits) DeadlineFrom(start time.Time) time.Time {
+	d := l.Deadline
+	if l.Timeout > 0 {
+		t := start.Add(l.Timeout)
+		if d.IsZero() || t.Before(d) {
+			d = t
+		}
+	}
+	return d
+}

@@ -1,0 +1,134 @@
+package budget
+
+import (
+	"time"
+
+	"github.com/lookout-go/lookout/session"
+)
+
+// Usage is what one model call reported. Total may exceed Prompt plus
+// Completion when a provider counts more (reasoning, for example); zero
+// Total means "Prompt plus Completion".
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+// Total returns the tokens to charge for u.
+func (u Usage) Total() int64 {
+	return max(u.TotalTokens, u.PromptTokens+u.CompletionTokens)
+}
+
+// TrackerOptions configures a [Tracker]. A nil *TrackerOptions means the
+// defaults.
+type TrackerOptions struct {
+	// Now is the clock. Nil means the store's clock.
+	Now func() time.Time
+}
+
+// Tracker charges the [Budget] kept in a session store and reports what
+// remains. It keeps no state of its own, so every tracker on one store
+// shares one budget. A Tracker is safe for concurrent use.
+type Tracker struct {
+	v   *session.Value[Budget]
+	now func() time.Time
+}
+
+// NewTracker returns a tracker for the budget in store. When the store has
+// no budget yet, it seeds one from limits with the run starting now; when it
+// has one (a shared or restored session), it keeps it and ignores limits.
+func NewTracker(store *session.Store, limits Limits, opts *TrackerOptions) (*Tracker, error) {
+	if err := limits.Validate(); err != nil {
+		return nil, err
+	}
+	t := &Tracker{v: session.ValueOf[Budget](store), now: store.Now}
+	if opts != nil && opts.Now != nil {
+		t.now = opts.Now
+	}
+	t.v.Update(func(b Budget, set bool) Budget {
+		if set {
+			return b
+		}
+		return New(limits, t.now())
+	})
+	return t, nil
+}
+
+// Now returns the tracker's clock reading.
+func (t *Tracker) Now() time.Time { return t.now() }
+
+// Budget returns the current budget.
+func (t *Tracker) Budget() Budget {
+	b, _ := t.v.Latest()
+	return b
+}
+
+// ChargeModelCall charges one model call attempt. A nil u records a call
+// whose provider reported no usage; a zero Usage records one that reported
+// zero tokens.
+func (t *Tracker) ChargeModelCall(u *Usage) Budget {
+	return t.v.Update(func(b Budget, _ bool) Budget {
+		b.ModelCalls++
+		if u == nil {
+			b.ModelCallsWithoutUsage++
+			return b
+		}
+		b.PromptTokens += u.PromptTokens
+		b.CompletionTokens += u.CompletionTokens
+		b.TokensUsed += u.Total()
+		return b
+	})
+}
+
+// ReserveToolCall counts one tool call if the limit allows it. When the
+// tool-call budget is spent it counts nothing and returns an
+// [*ExceededError]; the call should not run.
+func (t *Tracker) ReserveToolCall() error {
+	var refused *ExceededError
+	t.v.Update(func(b Budget, _ bool) Budget {
+		if b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls {
+			refused = &ExceededError{Resource: ToolCalls, Limit: b.MaxToolCalls, Used: b.ToolCalls}
+			return b
+		}
+		b.ToolCalls++
+		return b
+	})
+	if refused != nil {
+		return refused
+	}
+	return nil
+}
+
+// Check returns an [*ExceededError] for the first of rs that is exhausted
+// now, or nil. With no rs it checks time, tokens and tool calls.
+func (t *Tracker) Check(rs ...Resource) error {
+	if e := t.Budget().Exceeded(t.now(), rs...); e != nil {
+		return e
+	}
+	return nil
+}
+
+// Remaining returns what is left of each limited resource now.
+func (t *Tracker) Remaining() Remaining {
+	b, now := t.Budget(), t.now()
+	var r Remaining
+	r.Time, r.HasTime = b.TimeRemaining(now)
+	r.Tokens, r.HasTokens = b.TokensRemaining()
+	r.ToolCalls, r.HasToolCalls = b.ToolCallsRemaining()
+	return r
+}
+
+// Pace projects when each resource runs out at the rate seen so far.
+func (t *Tracker) Pace() Pace { return Project(t.Budget(), t.now()) }
+
+// Remaining is what is left of each resource. A Has field is false when the
+// resource is unlimited.
+type Remaining struct {
+	Time         time.Duration
+	HasTime      bool
+	Tokens       int64
+	HasTokens    bool
+	ToolCalls    int64
+	HasToolCalls bool
+}
