@@ -1,0 +1,210 @@
+package scripted
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+)
+
+// maxRequestBytes bounds the request body the OpenAI handler reads.
+const maxRequestBytes = 32 << 20
+
+// OpenAIServer is a loopback HTTP server that answers OpenAI chat
+// completion requests from a [Model]. Point any OpenAI-compatible client at
+// [OpenAIServer.BaseURL]. It is safe for concurrent use; requests share the
+// model's script like concurrent Generate calls do.
+type OpenAIServer struct {
+	srv *httptest.Server
+}
+
+// NewOpenAIServer starts a server on 127.0.0.1 that serves
+// POST /v1/chat/completions from m. Close it when done.
+func NewOpenAIServer(m *Model) *OpenAIServer {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/chat/completions", OpenAIHandler(m))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "no route for "+r.URL.Path)
+	})
+	return &OpenAIServer{srv: httptest.NewServer(mux)}
+}
+
+// URL is the server root, like http://127.0.0.1:port.
+func (s *OpenAIServer) URL() string { return s.srv.URL }
+
+// BaseURL is URL()+"/v1", the base URL OpenAI clients expect, for example
+// openai.ChatModelConfig.BaseURL in eino-ext.
+func (s *OpenAIServer) BaseURL() string { return s.srv.URL + "/v1" }
+
+// Close shuts the server down and blocks until every request has finished.
+func (s *OpenAIServer) Close() { s.srv.Close() }
+
+// OpenAIHandler serves OpenAI chat completion requests (the body of
+// POST /v1/chat/completions) from m, for mounting on a server of your own.
+//
+// It decodes messages (system, user, assistant with tool calls, tool with
+// tool_call_id), tools (name and description), tool_choice, model, stream
+// and stream_options.include_usage, runs m, and answers with a completion
+// or an SSE stream. An error from m becomes a 500 with an OpenAI-style
+// error body; a request it cannot decode becomes a 400.
+func OpenAIHandler(m *Model) http.Handler {
+	return &openaiHandler{m: m}
+}
+
+type openaiHandler struct {
+	m   *Model
+	ids atomic.Int64
+}
+
+func (h *openaiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "use POST")
+		return
+	}
+	var req chatRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	if err := dec.Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "cannot decode request: "+err.Error())
+		return
+	}
+	input, opts, err := req.toEino()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	id := "chatcmpl-" + strconv.FormatInt(h.ids.Add(1), 10)
+	if req.Stream {
+		h.stream(w, r, &req, id, input, opts)
+		return
+	}
+	msg, err := h.m.Generate(r.Context(), input, opts...)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "server_error", err.Error())
+		return
+	}
+	resp := chatResponse{
+		ID:     id,
+		Object: "chat.completion",
+		Model:  req.Model,
+		Choices: []chatChoice{{
+			Message:      fromEino(msg),
+			FinishReason: finishReason(msg),
+		}},
+		Usage: wireUsage(msg),
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (h *openaiHandler) stream(w http.ResponseWriter, r *http.Request, req *chatRequest, id string, input []*schema.Message, opts []model.Option) {
+	sr, err := h.m.Stream(r.Context(), input, opts...)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "server_error", err.Error())
+		return
+	}
+	defer sr.Close()
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	send := func(v any) bool {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		_ = rc.Flush()
+		return true
+	}
+
+	var usage *wireTokenUsage
+	first := true
+	for {
+		chunk, err := sr.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			send(errorBody{Error: wireError{Message: err.Error(), Type: "server_error"}})
+			return
+		}
+		if u := wireUsage(chunk); u != nil {
+			usage = u
+		}
+		delta := streamDelta{Content: chunk.Content, ReasoningContent: chunk.ReasoningContent}
+		if first {
+			delta.Role = string(schema.Assistant)
+			first = false
+		}
+		for i, c := range chunk.ToolCalls {
+			index := i
+			if c.Index != nil {
+				index = *c.Index
+			}
+			delta.ToolCalls = append(delta.ToolCalls, wireToolCall{
+				Index:    &index,
+				ID:       c.ID,
+				Type:     c.Type,
+				Function: wireFunction{Name: c.Function.Name, Arguments: c.Function.Arguments},
+			})
+		}
+		reason := finishReason(chunk)
+		if delta.empty() && reason == nil {
+			continue
+		}
+		if !send(streamChunk{
+			ID: id, Object: "chat.completion.chunk", Model: req.Model,
+			Choices: []streamChoice{{Delta: delta, FinishReason: reason}},
+		}) {
+			return
+		}
+	}
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage && usage != nil {
+		if !send(streamChunk{ID: id, Object: "chat.completion.chunk", Model: req.Model, Choices: []streamChoice{}, Usage: usage}) {
+			return
+		}
+	}
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	_ = rc.Flush()
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"message":"cannot encode response","type":"server_error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	writeJSON(w, status, errorBody{Error: wireError{Message: msg, Type: typ}})
+}
+
+func finishReason(msg *schema.Message) *string {
+	if msg.ResponseMeta == nil || msg.ResponseMeta.FinishReason == "" {
+		return nil
+	}
+	r := msg.ResponseMeta.FinishReason
+	return &r
+}
+
+func wireUsage(msg *schema.Message) *wireTokenUsage {
+	if msg.ResponseMeta == nil || msg.ResponseMeta.Usage == nil {
+		return nil
+	}
+	u := msg.ResponseMeta.Usage
+	return &wireTokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+}
