@@ -215,3 +215,11 @@ func TestPaceWithoutElapsedTimeProjectsNothing(t *testing.T) {
 	assert.False(t, p.Tokens.Projected)
 	assert.False(t, p.ToolCalls.Limited)
 }
+
+func TestTokensThatOutlastTheDeadlineAreNoShortfall(t *testing.T) {
+	b := budget.New(budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100}, t0)
+	b.TokensUsed, b.ToolCalls = 35_000, 47
+	// Tokens would last 9.4 more minutes and 20 more calls, but the
+	// deadline comes in 8: it binds first, whatever the tool-call limit.
+	assert.Empty(t, budget.Project(b, t0.Add(22*time.Minute)).Shortfalls())
+}

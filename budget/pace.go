@@ -111,16 +111,19 @@ type Shortfall struct {
 	Calls int64
 }
 
-// Shortfalls lists the resources projected to run out before the deadline
-// or before another limit: tokens before the deadline or before the
-// tool-call limit, and tool calls before the deadline. Each resource
-// appears at most once, naming the nearest limit it beats.
+// Shortfalls lists the resources projected to run out before the limit
+// that would otherwise end the run first. Tokens are compared with the
+// deadline when there is one, and otherwise with the tool-call limit; tool
+// calls are compared with the deadline. A resource that runs out only after
+// the deadline is no shortfall: the deadline binds first.
 func (p Pace) Shortfalls() []Shortfall {
 	var out []Shortfall
 	if t := p.Tokens; t.Projected && t.Remaining > 0 {
 		switch {
-		case !p.Deadline.IsZero() && t.RunsOutAt.Before(p.Deadline):
-			out = append(out, Shortfall{Resource: Tokens, Before: Time, In: t.RunsOutIn, Calls: t.CallsLeft})
+		case !p.Deadline.IsZero():
+			if t.RunsOutAt.Before(p.Deadline) {
+				out = append(out, Shortfall{Resource: Tokens, Before: Time, In: t.RunsOutIn, Calls: t.CallsLeft})
+			}
 		case p.ToolCalls.Limited && t.CallsLeft >= 0 && t.CallsLeft < p.ToolCalls.Remaining:
 			out = append(out, Shortfall{Resource: Tokens, Before: ToolCalls, In: t.RunsOutIn, Calls: t.CallsLeft})
 		}

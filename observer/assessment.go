@@ -1,0 +1,177 @@
+package observer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Severity grades an assessment: [Info] < [Caution] < [Warning].
+type Severity int
+
+// The severities, in increasing order.
+const (
+	Info Severity = iota
+	Caution
+	Warning
+)
+
+// String returns "info", "caution" or "warning".
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Caution:
+		return "caution"
+	case Warning:
+		return "warning"
+	}
+	return "severity(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText encodes the severity as its name.
+func (s Severity) MarshalText() ([]byte, error) {
+	if s < Info || s > Warning {
+		return nil, fmt.Errorf("observer: unknown severity %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText decodes a severity name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// ParseSeverity parses "info", "caution" or "warning".
+func ParseSeverity(name string) (Severity, error) {
+	switch name {
+	case "info":
+		return Info, nil
+	case "caution":
+		return Caution, nil
+	case "warning":
+		return Warning, nil
+	}
+	return Info, fmt.Errorf("observer: unknown severity %q", name)
+}
+
+// raise returns s one level higher, capped at Warning.
+func (s Severity) raise() Severity { return min(s+1, Warning) }
+
+// Category of the observation that stands in for a failed observer.
+const CategoryObserverError = "observer_error"
+
+// Observation is one evidence-backed finding.
+type Observation struct {
+	// Category is a short machine-friendly label: "loop", "error_rate",
+	// "drift", "stall", "observer_error" and so on.
+	Category    string `json:"category"`
+	Description string `json:"description"`
+	// Evidence cites the calls or patterns behind the finding. It is
+	// rendered in a fenced block; empty means none.
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// Assessment is what one observer says after looking at the trajectory.
+type Assessment struct {
+	Observer     string        `json:"observer"`
+	Summary      string        `json:"summary"`
+	Observations []Observation `json:"observations,omitempty"`
+	Suggestions  []string      `json:"suggestions,omitempty"`
+	Severity     Severity      `json:"severity"`
+	Timestamp    time.Time     `json:"timestamp"`
+}
+
+// Render returns the assessment as markdown for the model: a
+// "### Name [severity]" heading, the summary, each observation as
+// "**category**: description" with its evidence fenced, and the
+// suggestions as a bulleted list.
+func (a Assessment) Render() string {
+	var b strings.Builder
+	a.render(&b)
+	return b.String()
+}
+
+func (a Assessment) render(b *strings.Builder) {
+	b.WriteString("### ")
+	b.WriteString(a.Observer)
+	b.WriteString(" [")
+	b.WriteString(a.Severity.String())
+	b.WriteString("]\n\n")
+	b.WriteString(a.Summary)
+	if len(a.Observations) > 0 {
+		b.WriteString("\n")
+		for _, o := range a.Observations {
+			b.WriteString("\n**")
+			b.WriteString(o.Category)
+			b.WriteString("**: ")
+			b.WriteString(o.Description)
+			if o.Evidence != "" {
+				b.WriteString("\n```\n")
+				b.WriteString(o.Evidence)
+				b.WriteString("\n```")
+			}
+		}
+	}
+	if len(a.Suggestions) > 0 {
+		b.WriteString("\n\n**Suggestions**:")
+		for _, s := range a.Suggestions {
+			b.WriteString("\n- ")
+			b.WriteString(s)
+		}
+	}
+}
+
+// CurrentAssessment is the session slice holding the latest merged
+// assessment, the one injected before the next model call.
+type CurrentAssessment struct {
+	Assessments []Assessment `json:"assessments"`
+	GeneratedAt time.Time    `json:"generated_at"`
+	// CallIndex is the tool call after which it was generated.
+	CallIndex int64 `json:"call_index"`
+}
+
+// Render returns the block injected into the model's context: a
+// "## Trajectory Assessment" heading, the "_Generated after tool call #N_"
+// line, and each assessment. It returns "" when there are no assessments.
+func (c CurrentAssessment) Render() string {
+	if len(c.Assessments) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Trajectory Assessment\n\n_Generated after tool call #")
+	b.WriteString(strconv.FormatInt(c.CallIndex, 10))
+	b.WriteString("_\n\n")
+	for _, a := range c.Assessments {
+		a.render(&b)
+		b.WriteString("\n\n")
+	}
+	// Each assessment is followed by a blank line; the block ends with a
+	// single newline after the last one.
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// IsStale reports whether the assessment is more than maxAgeCalls tool
+// calls older than currentCallIndex, the index of the latest call. A
+// non-positive maxAgeCalls means [DefaultMaxAgeCalls].
+func (c CurrentAssessment) IsStale(currentCallIndex int64, maxAgeCalls int) bool {
+	if maxAgeCalls <= 0 {
+		maxAgeCalls = DefaultMaxAgeCalls
+	}
+	return currentCallIndex-c.CallIndex > int64(maxAgeCalls)
+}
+
+// Severity returns the highest severity among the assessments, or Info.
+func (c CurrentAssessment) Severity() Severity {
+	s := Info
+	for _, a := range c.Assessments {
+		s = max(s, a.Severity)
+	}
+	return s
+}

@@ -1,0 +1,93 @@
+package observer
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Observer looks at the trajectory and says what it sees. Implementations
+// are called inline after tool calls, under the pipeline's lock, so they
+// never run concurrently with themselves for one pipeline; they should be
+// quick.
+type Observer interface {
+	// Name identifies the observer; it heads its section of the rendered
+	// block and keys its trigger state. It must be unique in a pipeline.
+	Name() string
+	// ShouldRun lets an observer decline a run its trigger allowed, for
+	// instance when it has nothing new to say.
+	ShouldRun(ctx context.Context, oc *Context) bool
+	// Observe analyses the trajectory and returns an assessment. An error
+	// is isolated: it becomes an observer_error observation in the block.
+	Observe(ctx context.Context, oc *Context) (Assessment, error)
+}
+
+// Trigger says when an observer is asked to run. Its conditions are OR'd:
+// the observer runs when any one holds. Each observer keeps its own trigger
+// state, so one observer running never delays another.
+//
+// The zero Trigger never fires and is rejected by [NewPipeline].
+type Trigger struct {
+	// EveryNCalls fires when N tool calls have completed since this
+	// observer last ran (or since the start).
+	EveryNCalls int
+	// AfterConsecutiveErrors fires when the last N tool calls all failed
+	// and at least N calls have completed since this observer last ran, so
+	// a long failure streak fires it every N calls rather than every call.
+	AfterConsecutiveErrors int
+	// EveryInterval fires when this much time has passed since this
+	// observer last ran (or since the pipeline started). It is checked
+	// after each tool call; no timer runs in between.
+	EveryInterval time.Duration
+	// OnEveryCall fires after every tool call; the observer decides in
+	// ShouldRun.
+	OnEveryCall bool
+}
+
+// Validate reports a trigger with negative values or one that never fires.
+func (t Trigger) Validate() error {
+	switch {
+	case t.EveryNCalls < 0:
+		return fmt.Errorf("EveryNCalls %d is negative", t.EveryNCalls)
+	case t.AfterConsecutiveErrors < 0:
+		return fmt.Errorf("AfterConsecutiveErrors %d is negative", t.AfterConsecutiveErrors)
+	case t.EveryInterval < 0:
+		return fmt.Errorf("EveryInterval %v is negative", t.EveryInterval)
+	case t == Trigger{}:
+		return fmt.Errorf("the trigger sets no condition, so it never fires")
+	}
+	return nil
+}
+
+// Fires reports whether t fires for an observer in state st, after the tool
+// call with index callIndex, when the last consecutiveErrors calls failed,
+// at time now. start is when the pipeline started, the reference for
+// EveryInterval before the observer's first run. It is a pure function.
+func (t Trigger) Fires(st ObserverState, callIndex, consecutiveErrors int64, now, start time.Time) bool {
+	if t.OnEveryCall {
+		return true
+	}
+	since := callIndex - st.LastAssessmentCallIndex
+	if t.EveryNCalls > 0 && since >= int64(t.EveryNCalls) {
+		return true
+	}
+	if n := int64(t.AfterConsecutiveErrors); n > 0 && consecutiveErrors >= n && since >= n {
+		return true
+	}
+	if t.EveryInterval > 0 {
+		last := st.LastAssessmentTime
+		if last.IsZero() {
+			last = start
+		}
+		if now.Sub(last) >= t.EveryInterval {
+			return true
+		}
+	}
+	return false
+}
+
+// Config pairs an observer with its trigger.
+type Config struct {
+	Observer Observer
+	Trigger  Trigger
+}

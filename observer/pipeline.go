@@ -1,0 +1,220 @@
+package observer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/lookout-go/lookout/session"
+)
+
+// PipelineOptions configures a [Pipeline]. A nil *PipelineOptions means the
+// defaults.
+type PipelineOptions struct {
+	// Now is the clock. Nil means the store's clock.
+	Now func() time.Time
+	// OnError receives observer failures and panics (as [*Error]). Nil
+	// logs them with log/slog at warning level.
+	OnError func(ctx context.Context, err error)
+}
+
+// Pipeline runs the configured observers after each tool call and keeps
+// their state in a session store. Create one per session with
+// [NewPipeline]. A Pipeline is safe for concurrent use: calls made in
+// parallel are recorded and observed one at a time.
+type Pipeline struct {
+	configs []Config
+	names   []string
+	now     func() time.Time
+	onError func(context.Context, error)
+	start   time.Time
+
+	store   *session.Store
+	calls   *session.Log[ToolCallRecord]
+	tally   *session.Value[Tally]
+	states  *session.Value[ObserverStates]
+	current *session.Value[CurrentAssessment]
+
+	mu sync.Mutex
+	// fired is scratch space for the observers whose trigger fired on the
+	// current call; reused under mu so the quiet path does not allocate.
+	fired []int
+}
+
+// NewPipeline returns a pipeline that runs configs, in order, against the
+// slices of store. It opens the session slices it uses: the
+// [ToolCallRecord] log and the [Tally], [ObserverStates] and
+// [CurrentAssessment] values.
+func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) (*Pipeline, error) {
+	if store == nil {
+		return nil, fmt.Errorf("%w: nil session store", ErrInvalidConfig)
+	}
+	p := &Pipeline{
+		configs: append([]Config(nil), configs...),
+		names:   make([]string, len(configs)),
+		now:     store.Now,
+		onError: logError,
+		store:   store,
+		calls:   session.LogOf[ToolCallRecord](store),
+		tally:   session.ValueOf[Tally](store),
+		states:  session.ValueOf[ObserverStates](store),
+		current: session.ValueOf[CurrentAssessment](store),
+		fired:   make([]int, 0, len(configs)),
+	}
+	if opts != nil {
+		if opts.Now != nil {
+			p.now = opts.Now
+		}
+		if opts.OnError != nil {
+			p.onError = opts.OnError
+		}
+	}
+	seen := make(map[string]bool, len(configs))
+	var errs []error
+	for i, c := range configs {
+		if c.Observer == nil {
+			errs = append(errs, fmt.Errorf("%w: config %d: nil observer", ErrInvalidConfig, i))
+			continue
+		}
+		name := c.Observer.Name()
+		switch {
+		case name == "":
+			errs = append(errs, fmt.Errorf("%w: config %d: observer has an empty name", ErrInvalidConfig, i))
+		case seen[name]:
+			errs = append(errs, fmt.Errorf("%w: config %d: observer name %q is used twice", ErrInvalidConfig, i, name))
+		}
+		if err := c.Trigger.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
+		}
+		seen[name] = true
+		p.names[i] = name
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	p.start = p.now()
+	return p, nil
+}
+
+// Store returns the pipeline's session store.
+func (p *Pipeline) Store() *session.Store { return p.store }
+
+// AfterToolCall records a completed tool call and runs every observer whose
+// trigger fires. rec.CallIndex is assigned here; a zero rec.Timestamp is
+// set to now. It returns the recorded call and, when at least one observer
+// ran, the new [CurrentAssessment], which has replaced the previous one in
+// the session. It never fails: observer errors and panics are isolated.
+func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolCallRecord, *CurrentAssessment) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+
+	now := p.now()
+	if rec.Timestamp.IsZero() {
+		rec.Timestamp = now
+	}
+	rec = p.calls.AppendFunc(func(pos int64) ToolCallRecord {
+		rec.CallIndex = pos + 1
+		return rec
+	})
+	tally := p.tally.Update(func(t Tally, _ bool) Tally {
+		t.Calls++
+		if rec.Success {
+			t.ConsecutiveErrors = 0
+		} else {
+			t.Failures++
+			t.ConsecutiveErrors++
+		}
+		return t
+	})
+
+	states, _ := p.states.Latest()
+	p.fired = p.fired[:0]
+	for i, c := range p.configs {
+		if c.Trigger.Fires(states[p.names[i]], rec.CallIndex, tally.ConsecutiveErrors, now, p.start) {
+			p.fired = append(p.fired, i)
+		}
+	}
+	if len(p.fired) == 0 {
+		return rec, nil
+	}
+	return rec, p.observe(ctx, rec, tally, states, now)
+}
+
+// observe runs the observers in p.fired and stores what they produce.
+func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, states ObserverStates, now time.Time) *CurrentAssessment {
+	var produced []Assessment
+	var next ObserverStates
+	for _, i := range p.fired {
+		name := p.names[i]
+		oc := &Context{Now: now, CallIndex: rec.CallIndex, State: states[name], Tally: tally, Store: p.store, calls: p.calls}
+		a, ran := p.runOne(ctx, p.configs[i].Observer, name, oc)
+		if !ran {
+			continue
+		}
+		if next == nil {
+			next = make(ObserverStates, len(states)+len(p.fired))
+			maps.Copy(next, states)
+		}
+		st := states[name]
+		st.LastAssessmentCallIndex = rec.CallIndex
+		st.LastAssessmentTime = now
+		st.TotalAssessments++
+		next[name] = st
+		produced = append(produced, a)
+	}
+	if next == nil {
+		return nil
+	}
+	p.states.Seed(next)
+	current := CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
+	p.current.Seed(current)
+	return &current
+}
+
+// runOne asks one observer, isolating errors and panics. It reports whether
+// the observer ran, in which case a holds its assessment or a stand-in
+// for its failure.
+func (p *Pipeline) runOne(ctx context.Context, o Observer, name string, oc *Context) (a Assessment, ran bool) {
+	phase := "should_run"
+	defer func() {
+		if r := recover(); r != nil {
+			a, ran = p.failed(ctx, name, phase, fmt.Errorf("%w: %v", ErrPanicked, r), oc.Now), true
+		}
+	}()
+	if !o.ShouldRun(ctx, oc) {
+		return Assessment{}, false
+	}
+	phase = "observe"
+	a, err := o.Observe(ctx, oc)
+	if err != nil {
+		return p.failed(ctx, name, phase, err, oc.Now), true
+	}
+	a.Observer = name
+	if a.Timestamp.IsZero() {
+		a.Timestamp = oc.Now
+	}
+	return a, true
+}
+
+func (p *Pipeline) failed(ctx context.Context, name, phase string, err error, now time.Time) Assessment {
+	oe := &Error{Observer: name, Phase: phase, Err: err}
+	p.onError(ctx, oe)
+	return Assessment{
+		Observer: name,
+		Summary:  "This observer failed; its view of the run is missing from this assessment.",
+		Observations: []Observation{{
+			Category:    CategoryObserverError,
+			Description: oe.Error(),
+		}},
+		Severity:  Info,
+		Timestamp: now,
+	}
+}
+
+func logError(ctx context.Context, err error) {
+	slog.WarnContext(ctx, "lookout: observer failed", "error", err)
+}
