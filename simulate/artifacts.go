@@ -1,0 +1,200 @@
+package simulate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Artifact file names inside a run's folder.
+const (
+	ConversationFile = "conversation.jsonl"
+	TracesFile       = "stepTraces.json"
+	MetaFile         = "trajectory.meta.json"
+)
+
+// maxNameLen bounds a sanitised folder name.
+const maxNameLen = 120
+
+// SafeName turns any string into a single safe path element: letters,
+// digits, '-', '_' and '.' are kept, everything else becomes '_', a leading
+// dot becomes '_' (so "." and ".." cannot result), and the length is capped.
+// The empty string becomes "_".
+func SafeName(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if b.Len() >= maxNameLen {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		case r == '.' && i > 0:
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+// WriteArtifacts writes the run's artifacts into a folder named after its
+// conversation id (sanitised with SafeName) under root, and returns the
+// folder. Files are created 0600 and folders 0700; each file is written to
+// a temporary name and renamed, so a reader never sees half a file.
+//
+//   - conversation.jsonl: the dataset lines (see Line)
+//   - stepTraces.json: every StepTrace, as a JSON array
+//   - trajectory.meta.json: the scenario definition, final step states and End
+func WriteArtifacts(root string, r *Result) (string, error) {
+	dir, err := childDir(root, r.ConversationID)
+	if err != nil {
+		return "", err
+	}
+	return dir, writeArtifactsIn(dir, r)
+}
+
+// childDir joins a sanitised name under root and checks it stays there.
+func childDir(root, name string) (string, error) {
+	n := SafeName(name)
+	if !filepath.IsLocal(n) {
+		return "", fmt.Errorf("%w: %q", ErrUnsafePath, name)
+	}
+	return filepath.Join(root, n), nil
+}
+
+func writeArtifactsIn(dir string, r *Result) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	var conv bytes.Buffer
+	if err := r.WriteJSONL(&conv); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(dir, ConversationFile, conv.Bytes()); err != nil {
+		return err
+	}
+	traces := r.Traces
+	if traces == nil {
+		traces = []StepTrace{}
+	}
+	if err := writeJSON(dir, TracesFile, traces); err != nil {
+		return err
+	}
+	return writeJSON(dir, MetaFile, newMeta(r))
+}
+
+func writeJSON(dir, name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(dir, name, append(b, '\n'))
+}
+
+// writeFileAtomic writes data to dir/name through a 0600 temporary file
+// and a rename.
+func writeFileAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// Meta is the content of trajectory.meta.json: the scenario as declared
+// (functions appear as labels), the final step states and how the run ended.
+type Meta struct {
+	ConversationID string         `json:"conversationId"`
+	Name           string         `json:"name,omitempty"`
+	Goal           string         `json:"goal"`
+	Persona        Persona        `json:"persona"`
+	Graph          *GraphMeta     `json:"steps,omitempty"`
+	MaxTurns       int            `json:"maxTurns"`
+	LoopLimit      int            `json:"loopLimit"`
+	Goals          []string       `json:"goals,omitempty"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
+	StepStates     []StepState    `json:"stepStates,omitempty"`
+	End            End            `json:"end"`
+}
+
+// GraphMeta describes a step graph in trajectory.meta.json.
+type GraphMeta struct {
+	Steps     []StepMeta `json:"steps"`
+	Start     string     `json:"start,omitempty"`
+	Terminals []string   `json:"terminals,omitempty"`
+}
+
+// StepMeta describes one step. Satisfaction is "custom" or "default".
+type StepMeta struct {
+	ID            string             `json:"id"`
+	Instruction   string             `json:"instruction"`
+	Hints         []string           `json:"hints,omitempty"`
+	Preconditions []PreconditionMeta `json:"preconditions,omitempty"`
+	MaxAttempts   int                `json:"maxAttempts,omitempty"`
+	TimeoutMs     int64              `json:"timeoutMs,omitempty"`
+	Satisfaction  string             `json:"satisfaction"`
+}
+
+// PreconditionMeta describes a precondition: Type is "stepSatisfied" (with
+// StepID) or "custom" (with Name).
+type PreconditionMeta struct {
+	Type   string `json:"type"`
+	StepID string `json:"stepId,omitempty"`
+	Name   string `json:"name,omitempty"`
+}
+
+func newMeta(r *Result) Meta {
+	m := Meta{ConversationID: r.ConversationID, StepStates: r.Steps, End: r.End}
+	sc := r.Scenario
+	if sc == nil {
+		return m
+	}
+	m.Name, m.Goal, m.Persona, m.Metadata = sc.Name, sc.Goal, sc.Persona, sc.Metadata
+	m.MaxTurns, m.LoopLimit = sc.maxTurns(), sc.loopLimit()
+	for _, g := range sc.Goals {
+		m.Goals = append(m.Goals, g.Name)
+	}
+	if sc.Graph != nil {
+		g := &GraphMeta{Start: sc.Graph.Start, Terminals: sc.Graph.Terminals, Steps: []StepMeta{}}
+		for _, st := range sc.Graph.Steps {
+			sm := StepMeta{
+				ID: st.ID, Instruction: st.Instruction, Hints: st.Hints,
+				MaxAttempts: st.MaxAttempts, TimeoutMs: st.Timeout.Milliseconds(), Satisfaction: "default",
+			}
+			if st.Satisfied != nil {
+				sm.Satisfaction = "custom"
+			}
+			for _, p := range st.Preconditions {
+				if p.Step != "" {
+					sm.Preconditions = append(sm.Preconditions, PreconditionMeta{Type: "stepSatisfied", StepID: p.Step})
+				} else {
+					sm.Preconditions = append(sm.Preconditions, PreconditionMeta{Type: "custom", Name: p.Name})
+				}
+			}
+			g.Steps = append(g.Steps, sm)
+		}
+		m.Graph = g
+	}
+	return m
+}

@@ -1,0 +1,307 @@
+package simulate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// DoneFile is the marker written last, atomically, into a run's folder once
+// the run has finished without error. A batch skips runs that have it.
+const DoneFile = "done.json"
+
+// Job is one run of a batch: a scenario and a repetition. Index is the
+// run's position in the whole batch (scenario index × Repetitions +
+// repetition), the same on every machine, so shards never overlap. ID is the
+// run's conversation id and the name of its folder.
+type Job struct {
+	Index         int
+	ScenarioIndex int
+	Repetition    int
+	ID            string
+	Scenario      *Scenario // a copy whose ConversationID is ID
+}
+
+// JobResult is the outcome of one job. Skipped means a previous batch had
+// completed it. End is nil when the job was skipped or never ran.
+type JobResult struct {
+	Job     Job
+	Dir     string
+	Skipped bool
+	End     *End
+	Err     error
+}
+
+// Report summarises a batch: the jobs of this shard that were run or
+// skipped, in index order, and counts. Failed counts jobs with an error.
+type Report struct {
+	Jobs    []JobResult
+	Ran     int
+	Skipped int
+	Failed  int
+}
+
+// Batch runs many scenarios, each several times, with bounded concurrency.
+//
+// Every job gets its Runner and Target from Setup when it is set (use it
+// when models or targets keep per-conversation state, like scripted ones),
+// otherwise the shared Runner and Target, which must then be safe for
+// concurrent use.
+//
+// Zero values: Repetitions 0 means 1; Concurrency 0 means 1; Shards 0 means
+// one shard holding every job. Shard is zero-based: job Index belongs to
+// shard Index % Shards. OutDir "" keeps artifacts off disk, which also
+// disables resuming. Progress nil means os.Stdout.
+//
+// Progress is drawn as one updating line when the writer is a terminal or
+// is not an *os.File at all; a regular file or pipe stays quiet.
+//
+// OnResult, when set, sees every finished run's full result; it is called
+// from worker goroutines, concurrently.
+//
+// A Batch must not be modified while Run is running. Run starts its workers
+// and waits for all of them before returning.
+type Batch struct {
+	Scenarios   []*Scenario
+	Repetitions int
+	Concurrency int
+	Shard       int
+	Shards      int
+	OutDir      string
+	Runner      *Runner
+	Target      Target
+	Setup       func(ctx context.Context, j Job) (*Runner, Target, error)
+	Progress    io.Writer
+	OnResult    func(j Job, r *Result, err error)
+}
+
+// Jobs lists the jobs of this shard, in index order.
+func (b *Batch) Jobs() ([]Job, error) {
+	shards := max(b.Shards, 1)
+	if b.Shards < 0 || b.Shard < 0 || b.Shard >= shards {
+		return nil, fmt.Errorf("%w: shard %d of %d", ErrInvalidBatch, b.Shard, b.Shards)
+	}
+	if b.Repetitions < 0 || b.Concurrency < 0 {
+		return nil, fmt.Errorf("%w: negative repetitions or concurrency", ErrInvalidBatch)
+	}
+	if len(b.Scenarios) == 0 {
+		return nil, fmt.Errorf("%w: no scenarios", ErrInvalidBatch)
+	}
+	reps := max(b.Repetitions, 1)
+	seen := make(map[string]int)
+	var jobs []Job
+	for si, sc := range b.Scenarios {
+		if err := sc.Validate(); err != nil {
+			return nil, fmt.Errorf("scenario %d: %w", si, err)
+		}
+		base := sc.ConversationID
+		if base == "" {
+			base = sc.Name
+		}
+		if base == "" {
+			base = fmt.Sprintf("scenario-%d", si)
+		}
+		for rep := 0; rep < reps; rep++ {
+			id := SafeName(fmt.Sprintf("%s-r%d", base, rep))
+			if prev, dup := seen[id]; dup {
+				return nil, fmt.Errorf("%w: scenarios %d and %d both run as %q", ErrInvalidBatch, prev, si, id)
+			}
+			seen[id] = si
+			idx := si*reps + rep
+			if idx%shards != b.Shard {
+				continue
+			}
+			cp := *sc
+			cp.ConversationID = id
+			jobs = append(jobs, Job{Index: idx, ScenarioIndex: si, Repetition: rep, ID: id, Scenario: &cp})
+		}
+	}
+	return jobs, nil
+}
+
+// Run runs this shard's jobs and reports on them. Jobs whose folder under
+// OutDir holds DoneFile are skipped, so running a batch again resumes it.
+// A run that stopped with an error gets no marker and runs again next time.
+//
+// The error is non-nil for an invalid batch, or when ctx ends before every
+// job ran (the report then covers the jobs that did). Failures of single
+// runs are in the report, not in the error.
+func (b *Batch) Run(ctx context.Context) (*Report, error) {
+	jobs, err := b.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	if b.Setup == nil && (b.Runner == nil || b.Target == nil) {
+		return nil, fmt.Errorf("%w: need Setup, or both Runner and Target", ErrInvalidBatch)
+	}
+	results := make([]JobResult, len(jobs))
+	ran := make([]bool, len(jobs))
+	prog := newProgress(b.Progress, len(jobs))
+
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(max(b.Concurrency, 1), len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i] = b.runJob(ctx, jobs[i])
+				ran[i] = true
+				prog.add(results[i])
+			}
+		}()
+	}
+	var cancelled error
+feed:
+	for i := range jobs {
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			cancelled = ctx.Err()
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	prog.finish()
+
+	rep := &Report{}
+	for i := range results {
+		if !ran[i] {
+			continue
+		}
+		r := results[i]
+		rep.Jobs = append(rep.Jobs, r)
+		switch {
+		case r.Skipped:
+			rep.Skipped++
+		case r.Err != nil:
+			rep.Failed++
+			rep.Ran++
+		default:
+			rep.Ran++
+		}
+	}
+	sort.Slice(rep.Jobs, func(i, j int) bool { return rep.Jobs[i].Job.Index < rep.Jobs[j].Job.Index })
+	if cancelled == nil {
+		cancelled = ctx.Err()
+	}
+	return rep, cancelled
+}
+
+type doneMarker struct {
+	ConversationID string     `json:"conversationId"`
+	Reason         StopReason `json:"reason"`
+	Completed      bool       `json:"completed"`
+}
+
+func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult) {
+	jr.Job = j
+	if b.OutDir != "" {
+		dir, err := childDir(b.OutDir, j.ID)
+		if err != nil {
+			jr.Err = err
+			return jr
+		}
+		jr.Dir = dir
+		if _, err := os.Stat(filepath.Join(dir, DoneFile)); err == nil {
+			jr.Skipped = true
+			return jr
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		jr.Err = err
+		return jr
+	}
+	runner, target := b.Runner, b.Target
+	if b.Setup != nil {
+		var err error
+		if runner, target, err = b.Setup(ctx, j); err != nil {
+			jr.Err = fmt.Errorf("setup %s: %w", j.ID, err)
+			return jr
+		}
+	}
+	res, err := runner.Run(ctx, j.Scenario, target)
+	jr.Err = err
+	if res == nil {
+		return jr
+	}
+	end := res.End
+	jr.End = &end
+	if b.OnResult != nil {
+		b.OnResult(j, res, err)
+	}
+	if jr.Dir == "" {
+		return jr
+	}
+	if werr := writeArtifactsIn(jr.Dir, res); werr != nil {
+		jr.Err = errors.Join(jr.Err, werr)
+		return jr
+	}
+	if err != nil {
+		return jr
+	}
+	marker, _ := json.Marshal(doneMarker{ConversationID: res.ConversationID, Reason: end.Reason, Completed: end.Completed})
+	if werr := writeFileAtomic(jr.Dir, DoneFile, append(marker, '\n')); werr != nil {
+		jr.Err = werr
+	}
+	return jr
+}
+
+// progress draws "simulate: 12/200 runs (3 skipped, 1 failed)" on one line.
+type progress struct {
+	mu                    sync.Mutex
+	w                     io.Writer
+	total, n, skip, fails int
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	if w == nil {
+		w = os.Stdout
+	}
+	if !showProgress(w) {
+		w = nil
+	}
+	return &progress{w: w, total: total}
+}
+
+// showProgress reports whether progress should be drawn on w: always for a
+// writer that is not a file, and for a file only when it is a terminal.
+func showProgress(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return true
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *progress) add(r JobResult) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if r.Skipped {
+		p.skip++
+	} else if r.Err != nil {
+		p.fails++
+	}
+	fmt.Fprintf(p.w, "\rsimulate: %d/%d runs (%d skipped, %d failed)", p.n, p.total, p.skip, p.fails)
+}
+
+func (p *progress) finish() {
+	if p.w == nil || p.n == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w)
+}

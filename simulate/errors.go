@@ -1,0 +1,100 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Typed errors in this package unwrap to one of them, so
+// callers branch with errors.Is and read details with errors.As.
+var (
+	// ErrInvalidScenario reports a scenario that cannot be run: no goal,
+	// duplicate or unknown step ids, a precondition with no check.
+	ErrInvalidScenario = errors.New("simulate: invalid scenario")
+
+	// ErrNoUserModel reports a Runner without a UserModel.
+	ErrNoUserModel = errors.New("simulate: runner has no user model")
+
+	// ErrNoTarget reports a run or batch without an agent to talk to.
+	ErrNoTarget = errors.New("simulate: no target")
+
+	// ErrAgent marks a run that ended because the agent under test failed.
+	ErrAgent = errors.New("simulate: agent failed")
+
+	// ErrSimulator marks a run that ended because the simulation itself
+	// failed: the user model, a ranker-independent check, a policy, or a
+	// cancelled context.
+	ErrSimulator = errors.New("simulate: simulator failed")
+
+	// ErrEmptyUserMessage reports a user model that answered with no text.
+	ErrEmptyUserMessage = errors.New("simulate: user model returned an empty message")
+
+	// ErrPanicked reports a panic recovered from user code: a check, goal,
+	// policy, ranker, user model or target. The run ends with StopError
+	// instead of crashing the process.
+	ErrPanicked = errors.New("simulate: check panicked")
+
+	// ErrBadRanking reports ranker output that could not be read as scores.
+	// The runner treats it as "no ranking" and continues without a step.
+	ErrBadRanking = errors.New("simulate: ranker output not understood")
+
+	// ErrUnsafePath reports an artifact name that would leave its output
+	// directory.
+	ErrUnsafePath = errors.New("simulate: unsafe artifact path")
+
+	// ErrMalformedLine reports a conversation JSONL line that does not decode.
+	ErrMalformedLine = errors.New("simulate: malformed conversation line")
+
+	// ErrInvalidBatch reports a batch that cannot run: bad shard numbers,
+	// duplicate run names, no scenarios.
+	ErrInvalidBatch = errors.New("simulate: invalid batch")
+)
+
+// Side says which party a run error belongs to.
+type Side string
+
+const (
+	// SideSimulator blames the simulation: the user model, a check or policy,
+	// or the caller cancelling the run's context.
+	SideSimulator Side = "simulator"
+	// SideAgent blames the agent under test: its Target returned an error.
+	SideAgent Side = "agent"
+)
+
+// RunError is returned by Runner.Run when a run stops with reason
+// StopError. It unwraps both to ErrAgent or ErrSimulator (by Side) and to
+// the underlying cause, so errors.Is(err, ErrAgent) and
+// errors.Is(err, context.Canceled) both work.
+type RunError struct {
+	Side Side   // who failed
+	Turn int    // zero-based turn being played when it failed
+	Op   string // what was being done: "user", "respond", "precondition", ...
+	Err  error  // the cause
+}
+
+func (e *RunError) Error() string {
+	return fmt.Sprintf("simulate: %s failed in turn %d (%s): %v", e.Side, e.Turn, e.Op, e.Err)
+}
+
+// Unwrap returns the side's sentinel and the cause.
+func (e *RunError) Unwrap() []error {
+	s := ErrSimulator
+	if e.Side == SideAgent {
+		s = ErrAgent
+	}
+	return []error{s, e.Err}
+}
+
+// ScenarioError describes what is wrong with a scenario. It unwraps to
+// ErrInvalidScenario.
+type ScenarioError struct {
+	Field  string // e.g. "Goal", "Graph.Steps[2].ID"
+	Reason string
+}
+
+func (e *ScenarioError) Error() string {
+	return fmt.Sprintf("simulate: invalid scenario: %s: %s", e.Field, e.Reason)
+}
+
+// Unwrap returns ErrInvalidScenario.
+func (e *ScenarioError) Unwrap() error { return ErrInvalidScenario }

@@ -1,0 +1,121 @@
+package simulate
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// ToolCall is one tool call the agent made, with the result its tool
+// returned. Answered is false when no tool message with the call's id came
+// back (the turn ended or failed before the result).
+type ToolCall struct {
+	Turn      int    `json:"turn"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Result    string `json:"result,omitempty"`
+	Answered  bool   `json:"answered"`
+}
+
+// Args decodes the call's JSON arguments into v.
+func (c ToolCall) Args(v any) error { return json.Unmarshal([]byte(c.Arguments), v) }
+
+// Evidence is what the agent did so far: its tool calls in order, and the
+// turns. Goals are judged on it. Treat it as read-only.
+type Evidence struct {
+	ToolCalls []ToolCall
+	Traces    []StepTrace
+}
+
+// Calls returns the calls to the named tool, in order.
+func (e Evidence) Calls(name string) []ToolCall {
+	var out []ToolCall
+	for _, c := range e.ToolCalls {
+		if c.Name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Goal is a checkable end: a predicate over what the agent actually did.
+// When a scenario declares goals, the goal is reached only once every one is
+// met, whatever the user model claims; and the run stops as soon as they
+// are, rather than playing out the turns that remain. A goal stays met once
+// it has been met.
+type Goal struct {
+	Name string
+	Met  func(ctx context.Context, e Evidence) (bool, error)
+}
+
+// GoalResult is the outcome of one goal. Turn is the turn in which it was
+// first met, or -1.
+type GoalResult struct {
+	Name  string `json:"name"`
+	Met   bool   `json:"met"`
+	Turn  int    `json:"turn"`
+	Error string `json:"error,omitempty"`
+}
+
+// ToolCalled is a goal met once the agent has called the named tool and got
+// a result back.
+func ToolCalled(name string) Goal {
+	return ToolCalledWith(name, nil)
+}
+
+// ToolCalledWith is a goal met once the agent has called the named tool, got
+// a result back, and match (when not nil) accepts the call. Use ToolCall.Args
+// to read the arguments.
+func ToolCalledWith(name string, match func(ToolCall) bool) Goal {
+	return Goal{
+		Name: "called " + name,
+		Met: func(_ context.Context, e Evidence) (bool, error) {
+			for _, c := range e.ToolCalls {
+				if c.Name == name && c.Answered && (match == nil || match(c)) {
+					return true, nil
+				}
+			}
+			return false, nil
+		},
+	}
+}
+
+// appendToolCalls adds the calls made in one turn's agent messages, pairing
+// each with its tool message by call id.
+func appendToolCalls(calls []ToolCall, turn int, msgs []*schema.Message) []ToolCall {
+	start := len(calls)
+	for _, m := range msgs {
+		if m == nil {
+			continue
+		}
+		switch m.Role {
+		case schema.Assistant:
+			for _, tc := range m.ToolCalls {
+				calls = append(calls, ToolCall{Turn: turn, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+			}
+		case schema.Tool:
+			if i := unanswered(calls[start:], m); i >= 0 {
+				c := &calls[start+i]
+				c.Result = messageText(m)
+				c.Answered = true
+			}
+		}
+	}
+	return calls
+}
+
+// unanswered finds the first call without a result that the tool message
+// answers: by call id, or by tool name when the message carries no id.
+func unanswered(calls []ToolCall, m *schema.Message) int {
+	for i, c := range calls {
+		if c.Answered {
+			continue
+		}
+		if m.ToolCallID != "" && c.ID == m.ToolCallID || m.ToolCallID == "" && c.Name == m.ToolName {
+			return i
+		}
+	}
+	return -1
+}

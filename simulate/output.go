@@ -1,0 +1,160 @@
+package simulate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// OpenAIMessage is a chat message in the OpenAI chat-completions shape, the
+// form conversation datasets are written in.
+type OpenAIMessage struct {
+	Role       string           `json:"role"`
+	Content    string           `json:"content"`
+	Name       string           `json:"name,omitempty"`
+	ToolCalls  []OpenAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+// OpenAIToolCall is a tool call in the OpenAI shape.
+type OpenAIToolCall struct {
+	ID       string         `json:"id"`
+	Type     string         `json:"type"`
+	Function OpenAIFunction `json:"function"`
+}
+
+// OpenAIFunction names the called function and carries its JSON arguments.
+type OpenAIFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToOpenAI converts an Eino message. Multimodal text parts are joined into
+// Content; other media are left out. A tool message's tool name goes into
+// Name.
+func ToOpenAI(m *schema.Message) OpenAIMessage {
+	if m == nil {
+		return OpenAIMessage{}
+	}
+	o := OpenAIMessage{Role: string(m.Role), Content: messageText(m), Name: m.Name, ToolCallID: m.ToolCallID}
+	if m.Role == schema.Tool && o.Name == "" {
+		o.Name = m.ToolName
+	}
+	for _, tc := range m.ToolCalls {
+		typ := tc.Type
+		if typ == "" {
+			typ = "function"
+		}
+		o.ToolCalls = append(o.ToolCalls, OpenAIToolCall{
+			ID: tc.ID, Type: typ,
+			Function: OpenAIFunction{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+		})
+	}
+	return o
+}
+
+// Message converts back to an Eino message.
+func (o OpenAIMessage) Message() *schema.Message {
+	m := &schema.Message{Role: schema.RoleType(o.Role), Content: o.Content, ToolCallID: o.ToolCallID}
+	if o.Role == string(schema.Tool) {
+		m.ToolName = o.Name
+	} else {
+		m.Name = o.Name
+	}
+	for _, tc := range o.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, schema.ToolCall{
+			ID: tc.ID, Type: tc.Type,
+			Function: schema.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+		})
+	}
+	return m
+}
+
+// Line is one turn of a conversation dataset: the user's input and the
+// agent's output messages. Metadata holds "stepId" (when a step was
+// selected), "selection" (the method), "scenario" (the scenario's
+// metadata, when any) and, on the last line, "end" (the End).
+type Line struct {
+	ConversationID string          `json:"conversationId"`
+	StepIndex      int             `json:"stepIndex"`
+	Input          OpenAIMessage   `json:"input"`
+	Output         []OpenAIMessage `json:"output"`
+	Timestamp      time.Time       `json:"timestamp"`
+	Metadata       map[string]any  `json:"metadata,omitempty"`
+}
+
+// Lines converts the result to dataset lines, one per turn.
+func (r *Result) Lines() []Line {
+	out := make([]Line, len(r.Traces))
+	for i, t := range r.Traces {
+		l := Line{
+			ConversationID: r.ConversationID,
+			StepIndex:      t.Turn,
+			Input:          ToOpenAI(t.User),
+			Output:         make([]OpenAIMessage, len(t.Agent)),
+			Timestamp:      t.Timestamp,
+			Metadata:       map[string]any{"selection": t.Selection.Method},
+		}
+		for j, m := range t.Agent {
+			l.Output[j] = ToOpenAI(m)
+		}
+		if t.StepID != "" {
+			l.Metadata["stepId"] = t.StepID
+		}
+		if r.Scenario != nil && len(r.Scenario.Metadata) > 0 {
+			l.Metadata["scenario"] = r.Scenario.Metadata
+		}
+		if t.End != nil {
+			l.Metadata["end"] = t.End
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// WriteJSONL writes the result's lines to w, one JSON object per line.
+func (r *Result) WriteJSONL(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, l := range r.Lines() {
+		if err := enc.Encode(l); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// maxLine bounds one dataset line when reading.
+const maxLine = 64 << 20
+
+// ReadJSONL reads dataset lines, such as several conversation.jsonl files
+// concatenated. Blank lines are skipped. A line that does not decode yields
+// an error wrapping ErrMalformedLine, with every line read before it.
+func ReadJSONL(r io.Reader) ([]Line, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var out []Line
+	n := 0
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var l Line
+		if err := json.Unmarshal(b, &l); err != nil {
+			return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, err)
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n+1, err)
+	}
+	return out, nil
+}

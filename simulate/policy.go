@@ -1,0 +1,42 @@
+package simulate
+
+import "context"
+
+// Verdict is a policy's decision after a turn. The zero Verdict continues the
+// run. To stop, set Stop and a Reason; Note, if set, is added to the run's
+// summary (say which rule was broken).
+type Verdict struct {
+	Stop   bool
+	Reason StopReason
+	Note   string
+}
+
+// Policy decides after every turn whether the run goes on. Whatever the
+// policy says, the runner never plays more than the scenario's MaxTurns.
+// Implementations must be safe for concurrent use when the Runner is shared.
+type Policy interface {
+	Evaluate(ctx context.Context, s State) (Verdict, error)
+}
+
+// PolicyFunc adapts a function to Policy.
+type PolicyFunc func(ctx context.Context, s State) (Verdict, error)
+
+// Evaluate calls f.
+func (f PolicyFunc) Evaluate(ctx context.Context, s State) (Verdict, error) { return f(ctx, s) }
+
+// DefaultPolicy stops with StopGoalReached when State.GoalReached reports
+// true, and with StopMaxTurns once the scenario's MaxTurns turns have been
+// played. It is stateless and safe for concurrent use. Wrap it in a
+// PolicyFunc to add rules of your own.
+type DefaultPolicy struct{}
+
+// Evaluate applies the default rules.
+func (DefaultPolicy) Evaluate(_ context.Context, s State) (Verdict, error) {
+	if s.GoalReached() {
+		return Verdict{Stop: true, Reason: StopGoalReached}, nil
+	}
+	if s.Scenario != nil && len(s.Traces) >= s.Scenario.maxTurns() {
+		return Verdict{Stop: true, Reason: StopMaxTurns}, nil
+	}
+	return Verdict{}, nil
+}

@@ -1,0 +1,228 @@
+package simulate
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+)
+
+// RankThreshold is the confidence a ranked step must exceed to be selected.
+// Scores at or below it are recorded but dropped.
+const RankThreshold = 0.5
+
+// RankInput is what a ranker sees: the goal and persona, the eligible steps
+// in graph order, and the most recent turns (tool messages included).
+type RankInput struct {
+	Goal    string
+	Persona Persona
+	Steps   []Step
+	Traces  []StepTrace
+}
+
+// Ranker scores eligible steps in [0, 1] for how well each fits as the
+// user's next move. It may omit steps. An error means "no ranking": the
+// runner records it and the turn goes on without a step.
+type Ranker interface {
+	Rank(ctx context.Context, in RankInput) ([]Candidate, error)
+}
+
+// RankerFunc adapts a function to Ranker.
+type RankerFunc func(ctx context.Context, in RankInput) ([]Candidate, error)
+
+// Rank calls f.
+func (f RankerFunc) Rank(ctx context.Context, in RankInput) ([]Candidate, error) { return f(ctx, in) }
+
+// NewRanker returns the default ranker: it asks m for JSON scores and reads
+// the answer leniently (code fences, prose around the JSON, a bare array, an
+// object keyed by step id, scores as strings or percentages). Steps it does
+// not know are ignored. Output with no usable score yields an error that
+// wraps ErrBadRanking, never a panic.
+//
+// The ranker is safe for concurrent use when m is.
+func NewRanker(m model.BaseChatModel) Ranker { return &llmRanker{model: m} }
+
+type llmRanker struct{ model model.BaseChatModel }
+
+const rankSystemPrompt = `You help a simulated user decide what to do next in a conversation with an AI assistant.
+You get the user's goal, the latest exchange and a list of candidate steps.
+Score every candidate from 0 to 1: how clearly it is the right next move for the user now.
+Answer with JSON only, in this shape:
+{"scores":[{"stepId":"<id>","score":0.0,"reasons":["<short reason>"]}]}`
+
+func (r *llmRanker) Rank(ctx context.Context, in RankInput) ([]Candidate, error) {
+	if len(in.Steps) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	b.WriteString("Goal: ")
+	b.WriteString(in.Goal)
+	b.WriteString("\n\nLatest exchange:\n")
+	if len(in.Traces) == 0 {
+		b.WriteString("(none yet)\n")
+	}
+	formatTraces(&b, in.Traces, 0)
+	b.WriteString("\nCandidate steps:\n")
+	ids := make(map[string]bool, len(in.Steps))
+	for _, st := range in.Steps {
+		ids[st.ID] = true
+		fmt.Fprintf(&b, "- %s: %s\n", st.ID, st.Instruction)
+	}
+	msg, err := r.model.Generate(ctx, []*schema.Message{
+		schema.SystemMessage(rankSystemPrompt),
+		schema.UserMessage(b.String()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return parseScores(messageText(msg), ids)
+}
+
+// maxJSONStarts bounds how many '{' or '[' positions parseScores tries, so
+// hostile output costs linear time.
+const maxJSONStarts = 16
+
+// parseScores extracts candidate scores for known step ids from free text.
+func parseScores(text string, known map[string]bool) ([]Candidate, error) {
+	tries := 0
+	for i := 0; i < len(text) && tries < maxJSONStarts; i++ {
+		if text[i] != '{' && text[i] != '[' {
+			continue
+		}
+		tries++
+		dec := json.NewDecoder(strings.NewReader(text[i:]))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			continue
+		}
+		if cs := candidates(v, known); len(cs) > 0 {
+			return cs, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %q", ErrBadRanking, truncate(text, 200))
+}
+
+var listKeys = []string{"scores", "candidates", "rankings", "ranking", "steps", "results"}
+
+func candidates(v any, known map[string]bool) []Candidate {
+	var out []Candidate
+	add := func(c Candidate, ok bool) {
+		if !ok || !known[c.StepID] {
+			return
+		}
+		for i := range out {
+			if out[i].StepID == c.StepID {
+				if c.Score > out[i].Score {
+					out[i] = c
+				}
+				return
+			}
+		}
+		out = append(out, c)
+	}
+	switch v := v.(type) {
+	case []any:
+		for _, it := range v {
+			add(item(it))
+		}
+	case map[string]any:
+		for _, k := range listKeys {
+			if list, ok := v[k].([]any); ok {
+				for _, it := range list {
+					add(item(it))
+				}
+				return out
+			}
+		}
+		if c, ok := item(v); ok {
+			add(c, ok)
+			return out
+		}
+		// {"step_a": 0.9, "step_b": 0.2}
+		for id, s := range v {
+			if f, ok := number(s); ok {
+				add(Candidate{StepID: id, Score: f}, true)
+			}
+		}
+		// Map order is random; sort so the record is deterministic.
+		slices.SortFunc(out, func(a, b Candidate) int { return cmp.Compare(a.StepID, b.StepID) })
+	}
+	return out
+}
+
+func item(v any) (Candidate, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return Candidate{}, false
+	}
+	var c Candidate
+	for _, k := range []string{"stepId", "step_id", "id", "step", "name"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			c.StepID = s
+			break
+		}
+	}
+	found := false
+	for _, k := range []string{"score", "confidence", "relevance"} {
+		if f, ok := number(m[k]); ok {
+			c.Score, found = f, true
+			break
+		}
+	}
+	if c.StepID == "" || !found {
+		return Candidate{}, false
+	}
+	switch r := m["reasons"].(type) {
+	case []any:
+		for _, x := range r {
+			if s, ok := x.(string); ok {
+				c.Reasons = append(c.Reasons, s)
+			}
+		}
+	case string:
+		c.Reasons = []string{r}
+	}
+	if s, ok := m["reason"].(string); ok && len(c.Reasons) == 0 {
+		c.Reasons = []string{s}
+	}
+	return c, true
+}
+
+// number reads a score: a JSON number or a numeric string, with values in
+// (1, 100] taken as percentages. Anything else is rejected.
+func number(v any) (float64, bool) {
+	var f float64
+	switch v := v.(type) {
+	case json.Number:
+		x, err := v.Float64()
+		if err != nil {
+			return 0, false
+		}
+		f = x
+	case float64:
+		f = v
+	case string:
+		x, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
+		if err != nil {
+			return 0, false
+		}
+		f = x
+	default:
+		return 0, false
+	}
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 100:
+		return 0, false
+	case f > 1:
+		f /= 100
+	}
+	return f, true
+}

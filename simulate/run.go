@@ -1,0 +1,561 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+	"github.com/google/uuid"
+)
+
+// Runner plays scenarios against targets.
+//
+// UserModel plays the user and is required. Ranker nil means NewRanker on
+// UserModel, so a scripted user model also receives ranking requests; set a
+// Ranker of its own to keep scripts simple. Policy nil means DefaultPolicy.
+// Clock nil means time.Now. UserContextTurns (default 2) and
+// RankContextTurns (default 1) say how many recent turns the user model and
+// the ranker see.
+//
+// A Runner is safe for concurrent use when its models, ranker and policy
+// are: Run keeps all per-run state on its own stack.
+type Runner struct {
+	UserModel        model.BaseChatModel
+	Ranker           Ranker
+	Policy           Policy
+	Clock            func() time.Time
+	UserContextTurns int
+	RankContextTurns int
+}
+
+func (r *Runner) userContextTurns() int {
+	if r.UserContextTurns > 0 {
+		return r.UserContextTurns
+	}
+	return 2
+}
+
+func (r *Runner) rankContextTurns() int {
+	if r.RankContextTurns > 0 {
+		return r.RankContextTurns
+	}
+	return 1
+}
+
+// Run plays sc against target until a stop, and returns the result.
+//
+// Each turn: select a step (start, then preconditions in graph order, then
+// the ranker, else none), stop with StopAgentLoop if that step would be
+// chosen more than LoopLimit times in a row, generate the user message, let
+// the target respond, update step states and goals, then ask the policy.
+//
+// Invalid input returns a nil Result and an error (ErrInvalidScenario,
+// ErrNoUserModel, ErrNoTarget). Otherwise the Result is always non-nil; the
+// error is non-nil only when the run stopped with StopError, and is then a
+// *RunError saying whether the agent or the simulator failed.
+func (r *Runner) Run(ctx context.Context, sc *Scenario, target Target) (*Result, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	if r == nil || r.UserModel == nil {
+		return nil, ErrNoUserModel
+	}
+	if target == nil {
+		return nil, ErrNoTarget
+	}
+	ru := newRun(r, sc, target)
+	return ru.play(ctx)
+}
+
+type run struct {
+	r       *Runner
+	sc      *Scenario
+	target  Target
+	ranker  Ranker
+	policy  Policy
+	now     func() time.Time
+	res     *Result
+	steps   []StepState // graph order
+	index   map[string]int
+	started []time.Time // first attempt per step
+	history []*schema.Message
+	goals   []GoalResult
+}
+
+func newRun(r *Runner, sc *Scenario, target Target) *run {
+	ru := &run{r: r, sc: sc, target: target, ranker: r.Ranker, policy: r.Policy, now: r.Clock}
+	if ru.ranker == nil {
+		ru.ranker = NewRanker(r.UserModel)
+	}
+	if ru.policy == nil {
+		ru.policy = DefaultPolicy{}
+	}
+	if ru.now == nil {
+		ru.now = time.Now
+	}
+	id := sc.ConversationID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	ru.res = &Result{ConversationID: id, Scenario: sc}
+	steps := sc.steps()
+	t0 := ru.now()
+	ru.steps = make([]StepState, len(steps))
+	ru.started = make([]time.Time, len(steps))
+	ru.index = make(map[string]int, len(steps))
+	for i, st := range steps {
+		ru.steps[i] = StepState{StepID: st.ID, Status: StatusIdle, UpdatedAt: t0}
+		ru.index[st.ID] = i
+	}
+	ru.goals = make([]GoalResult, len(sc.Goals))
+	for i, g := range sc.Goals {
+		ru.goals[i] = GoalResult{Name: g.Name, Turn: -1}
+	}
+	return ru
+}
+
+// state snapshots the run for checks and policies.
+func (ru *run) state() State {
+	m := make(map[string]StepState, len(ru.steps))
+	for _, s := range ru.steps {
+		m[s.StepID] = s
+	}
+	return State{Scenario: ru.sc, Traces: ru.res.Traces, Steps: m, Goals: ru.goals}
+}
+
+func (ru *run) play(ctx context.Context) (*Result, error) {
+	for turn := 0; ; turn++ {
+		if err := ctx.Err(); err != nil {
+			return ru.fail(SideSimulator, turn, "run", err)
+		}
+		sel, step, err := ru.selectStep(ctx, turn)
+		if err != nil {
+			return ru.fail(SideSimulator, turn, "precondition", err)
+		}
+		if step != nil && ru.looping(step.ID) {
+			return ru.stop(StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
+		}
+		stepID := ""
+		if step != nil {
+			stepID = step.ID
+			ru.attempt(step.ID)
+		}
+		ts := ru.now()
+		user, err := ru.r.nextUserMessage(ctx, ru.sc, step, ru.res.Traces)
+		if err != nil {
+			return ru.fail(SideSimulator, turn, "user", err)
+		}
+		hist := append(ru.history, user)
+		out, err := respond(ctx, ru.target, hist[:len(hist):len(hist)])
+		out = compact(out)
+		ru.res.Traces = append(ru.res.Traces, StepTrace{
+			Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel,
+		})
+		ru.res.ToolCalls = appendToolCalls(ru.res.ToolCalls, turn, out)
+		if err != nil {
+			// A cancelled run is the caller's doing, not the agent's.
+			if cerr := ctx.Err(); cerr != nil {
+				if !errors.Is(err, cerr) {
+					err = fmt.Errorf("%w: %w", cerr, err)
+				}
+				return ru.fail(SideSimulator, turn, "respond", err)
+			}
+			return ru.fail(SideAgent, turn, "respond", err)
+		}
+		ru.history = append(hist, out...)
+
+		if err := ru.settle(ctx, step); err != nil {
+			return ru.fail(SideSimulator, turn, "satisfaction", err)
+		}
+		if err := ru.checkGoals(ctx, turn); err != nil {
+			return ru.fail(SideSimulator, turn, "goal", err)
+		}
+		v, err := evaluate(ctx, ru.policy, ru.state())
+		if err != nil {
+			return ru.fail(SideSimulator, turn, "policy", err)
+		}
+		if v.Stop {
+			reason := v.Reason
+			if reason == "" {
+				reason = StopPolicyViolation
+			}
+			return ru.stop(reason, v.Note)
+		}
+		if len(ru.res.Traces) >= ru.sc.maxTurns() {
+			return ru.stop(StopMaxTurns, "")
+		}
+	}
+}
+
+// compact drops nil messages a target may return.
+func compact(msgs []*schema.Message) []*schema.Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// looping reports whether choosing id again would make it the choice of
+// more than LoopLimit consecutive turns.
+func (ru *run) looping(id string) bool {
+	n := 0
+	for i := len(ru.res.Traces) - 1; i >= 0 && ru.res.Traces[i].StepID == id; i-- {
+		n++
+	}
+	return n >= ru.sc.loopLimit()
+}
+
+func (ru *run) attempt(id string) {
+	i := ru.index[id]
+	now := ru.now()
+	s := &ru.steps[i]
+	s.Attempts++
+	s.Status = StatusInProgress
+	s.UpdatedAt = now
+	if ru.started[i].IsZero() {
+		ru.started[i] = now
+	}
+}
+
+func (ru *run) setStatus(i int, st Status) {
+	if ru.steps[i].Status != st {
+		ru.steps[i].Status = st
+		ru.steps[i].UpdatedAt = ru.now()
+	}
+}
+
+// selectStep chooses the step for this turn.
+func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, error) {
+	steps := ru.sc.steps()
+	if len(steps) == 0 {
+		return Selection{Method: MethodNone}, nil, nil
+	}
+	eligible, err := ru.eligible(ctx, ru.state())
+	if err != nil {
+		return Selection{}, nil, err
+	}
+	if start := ru.sc.Graph.Start; turn == 0 && start != "" && eligible[ru.index[start]] {
+		return Selection{Method: MethodStart}, &steps[ru.index[start]], nil
+	}
+	var cands []Step
+	for i := range steps {
+		if !eligible[i] {
+			continue
+		}
+		if len(steps[i].Preconditions) > 0 {
+			return Selection{Method: MethodPreconditions}, &steps[i], nil
+		}
+		cands = append(cands, steps[i])
+	}
+	if len(cands) == 0 {
+		return Selection{Method: MethodNone}, nil, nil
+	}
+	traces := ru.res.Traces
+	if n := ru.r.rankContextTurns(); len(traces) > n {
+		traces = traces[len(traces)-n:]
+	}
+	ranked, err := rank(ctx, ru.ranker, RankInput{Goal: ru.sc.Goal, Persona: ru.sc.Persona, Steps: cands, Traces: traces})
+	sel := Selection{Method: MethodNone, Candidates: ranked}
+	if err != nil {
+		sel.RankError = err.Error()
+		return sel, nil, nil
+	}
+	best, bestScore := -1, RankThreshold
+	for i := range steps {
+		if !eligible[i] {
+			continue
+		}
+		for _, c := range ranked {
+			if c.StepID == steps[i].ID && c.Score > bestScore {
+				best, bestScore = i, c.Score
+			}
+		}
+	}
+	if best < 0 {
+		return sel, nil, nil
+	}
+	sel.Method = MethodRanked
+	return sel, &steps[best], nil
+}
+
+// eligible evaluates preconditions of every unfinished step and reports
+// which steps may be selected. Custom checks run in parallel; a step whose
+// step-satisfied preconditions already fail skips its custom ones.
+func (ru *run) eligible(ctx context.Context, st State) ([]bool, error) {
+	steps := ru.sc.steps()
+	ok := make([]bool, len(steps))
+	type check struct {
+		step int
+		name string
+		fn   CheckFunc
+	}
+	var checks []check
+	for i, s := range steps {
+		if ru.steps[i].Status.finished() {
+			continue
+		}
+		ok[i] = true
+		for _, p := range s.Preconditions {
+			if p.Step != "" && !st.Satisfied(p.Step) {
+				ok[i] = false
+				break
+			}
+		}
+		if !ok[i] {
+			continue
+		}
+		for _, p := range s.Preconditions {
+			if p.Check != nil {
+				checks = append(checks, check{step: i, name: p.Name, fn: p.Check})
+			}
+		}
+	}
+	if len(checks) > 0 {
+		results := make([]bool, len(checks))
+		errs := make([]error, len(checks))
+		cctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		for k, c := range checks {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[k], errs[k] = safeCheck(cctx, c.fn, st)
+				if errs[k] != nil {
+					cancel()
+				}
+			}()
+		}
+		wg.Wait()
+		cancel()
+		var all []error
+		for k, c := range checks {
+			if errs[k] != nil {
+				all = append(all, fmt.Errorf("step %q precondition %q: %w", steps[c.step].ID, c.name, errs[k]))
+			}
+			if !results[k] {
+				ok[c.step] = false
+			}
+		}
+		if err := errors.Join(all...); err != nil {
+			return nil, err
+		}
+	}
+	for i := range steps {
+		switch s := ru.steps[i].Status; {
+		case s.finished() || s == StatusInProgress:
+		case ok[i]:
+			ru.setStatus(i, StatusIdle)
+		default:
+			ru.setStatus(i, StatusBlocked)
+		}
+	}
+	return ok, nil
+}
+
+// settle updates step states after a turn: the attempted step is checked
+// with its own check or the default heuristic; other unfinished steps with
+// a custom check are checked too, since an agent may do more than asked.
+// Steps out of attempts or time are failed.
+func (ru *run) settle(ctx context.Context, attempted *Step) error {
+	st := ru.state()
+	steps := ru.sc.steps()
+	now := ru.now()
+	for i := range steps {
+		s := &steps[i]
+		if ru.steps[i].Status.finished() {
+			continue
+		}
+		isAttempted := attempted != nil && attempted.ID == s.ID
+		var done bool
+		switch {
+		case s.Satisfied != nil:
+			ok, err := safeCheck(ctx, s.Satisfied, st)
+			if err != nil {
+				return fmt.Errorf("step %q: %w", s.ID, err)
+			}
+			done = ok
+		case isAttempted:
+			done = answered(st.Traces[len(st.Traces)-1])
+		}
+		if done {
+			ru.setStatus(i, StatusSatisfied)
+			continue
+		}
+		if ru.steps[i].Status != StatusInProgress {
+			continue
+		}
+		if s.MaxAttempts > 0 && ru.steps[i].Attempts >= s.MaxAttempts {
+			ru.setStatus(i, StatusFailed)
+		} else if s.Timeout > 0 && now.Sub(ru.started[i]) >= s.Timeout {
+			ru.setStatus(i, StatusFailed)
+		}
+	}
+	return nil
+}
+
+// answered is the default satisfaction heuristic: the agent's last message
+// in the turn is an assistant message with text and no pending tool calls.
+func answered(t StepTrace) bool {
+	if len(t.Agent) == 0 {
+		return false
+	}
+	last := t.Agent[len(t.Agent)-1]
+	return last.Role == schema.Assistant && len(last.ToolCalls) == 0 && strings.TrimSpace(messageText(last)) != ""
+}
+
+func (ru *run) checkGoals(ctx context.Context, turn int) error {
+	if len(ru.goals) == 0 {
+		return nil
+	}
+	ev := Evidence{ToolCalls: ru.res.ToolCalls, Traces: ru.res.Traces}
+	for i, g := range ru.sc.Goals {
+		if ru.goals[i].Met {
+			continue
+		}
+		ok, err := safeGoal(ctx, g, ev)
+		if err != nil {
+			ru.goals[i].Error = err.Error()
+			return fmt.Errorf("goal %q: %w", g.Name, err)
+		}
+		if ok {
+			ru.goals[i].Met, ru.goals[i].Turn = true, turn
+		}
+	}
+	return nil
+}
+
+func (ru *run) stop(reason StopReason, note string) (*Result, error) {
+	ru.end(End{Reason: reason}, note)
+	return ru.res, nil
+}
+
+func (ru *run) fail(side Side, turn int, op string, err error) (*Result, error) {
+	re := &RunError{Side: side, Turn: turn, Op: op, Err: err}
+	ru.end(End{Reason: StopError, Error: err.Error(), ErrorSide: side}, "")
+	return ru.res, re
+}
+
+// end finishes the run: never-attempted steps are skipped, and the End is
+// stored on the result and on the last trace.
+func (ru *run) end(e End, note string) {
+	for i := range ru.steps {
+		if s := ru.steps[i].Status; s == StatusIdle || s == StatusBlocked {
+			ru.setStatus(i, StatusSkipped)
+		}
+	}
+	st := ru.state()
+	e.Completed = st.GoalReached()
+	e.Turns = len(ru.res.Traces)
+	e.Goals = append([]GoalResult(nil), ru.goals...)
+	ru.res.Steps = append([]StepState(nil), ru.steps...)
+	e.Summary = summarize(ru.res.ConversationID, e, ru.res.Steps, note)
+	ru.res.End = e
+	if n := len(ru.res.Traces); n > 0 {
+		last := e
+		ru.res.Traces[n-1].End = &last
+	}
+}
+
+func summarize(id string, e End, steps []StepState, note string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: stopped with %s after %d turn", id, e.Reason, e.Turns)
+	if e.Turns != 1 {
+		b.WriteByte('s')
+	}
+	if e.Completed {
+		b.WriteString("; goal completed.")
+	} else {
+		b.WriteString("; goal not completed.")
+	}
+	if e.Error != "" {
+		fmt.Fprintf(&b, " The %s failed: %s.", e.ErrorSide, e.Error)
+	}
+	if note != "" {
+		fmt.Fprintf(&b, " %s.", strings.TrimSuffix(note, "."))
+	}
+	if len(steps) > 0 {
+		b.WriteString("\nSteps: ")
+		for i, s := range steps {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s %s", s.StepID, s.Status)
+			if s.Attempts > 0 {
+				fmt.Fprintf(&b, " (%d attempt", s.Attempts)
+				if s.Attempts != 1 {
+					b.WriteByte('s')
+				}
+				b.WriteByte(')')
+			}
+		}
+		b.WriteByte('.')
+	}
+	if len(e.Goals) > 0 {
+		b.WriteString("\nGoals: ")
+		for i, g := range e.Goals {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if g.Met {
+				fmt.Fprintf(&b, "%s met in turn %d", g.Name, g.Turn)
+			} else {
+				fmt.Fprintf(&b, "%s not met", g.Name)
+			}
+		}
+		b.WriteByte('.')
+	}
+	return b.String()
+}
+
+func safeCheck(ctx context.Context, fn CheckFunc, st State) (ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok, err = false, fmt.Errorf("%w: %v", ErrPanicked, p)
+		}
+	}()
+	return fn(ctx, st)
+}
+
+func safeGoal(ctx context.Context, g Goal, ev Evidence) (ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok, err = false, fmt.Errorf("%w: %v", ErrPanicked, p)
+		}
+	}()
+	return g.Met(ctx, ev)
+}
+
+func evaluate(ctx context.Context, p Policy, st State) (v Verdict, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = Verdict{}, fmt.Errorf("%w: policy: %v", ErrPanicked, r)
+		}
+	}()
+	return p.Evaluate(ctx, st)
+}
+
+func rank(ctx context.Context, r Ranker, in RankInput) (cs []Candidate, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			cs, err = nil, fmt.Errorf("%w: ranker panicked: %v", ErrBadRanking, p)
+		}
+	}()
+	return r.Rank(ctx, in)
+}
+
+func respond(ctx context.Context, t Target, history []*schema.Message) (out []*schema.Message, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("%w: target: %v", ErrPanicked, p)
+		}
+	}()
+	return t.Respond(ctx, history)
+}

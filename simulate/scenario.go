@@ -1,0 +1,183 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Defaults used when the matching Scenario field is zero.
+const (
+	DefaultMaxTurns  = 10
+	DefaultLoopLimit = 3
+)
+
+// Persona is who the simulated user is. Guardrails are rules the user must
+// keep to; they are written into the user model's system prompt.
+//
+// A Persona is a plain value, safe to share between concurrent runs.
+type Persona struct {
+	Name        string   `json:"name,omitempty"`
+	Description string   `json:"description"`
+	Guardrails  []string `json:"guardrails,omitempty"`
+}
+
+// CheckFunc decides something about the run so far. Preconditions and
+// satisfaction checks have this shape. It gets a read-only snapshot and must
+// not modify it; preconditions of different steps run concurrently.
+type CheckFunc func(ctx context.Context, s State) (bool, error)
+
+// Precondition gates a step. Set exactly one of Step (the named step must be
+// satisfied) or Check (a custom test, labelled by Name). Build them with
+// After and When.
+type Precondition struct {
+	Step  string
+	Name  string
+	Check CheckFunc
+}
+
+// After is a precondition that holds once the step with the given id is
+// satisfied.
+func After(stepID string) Precondition { return Precondition{Step: stepID} }
+
+// When is a custom precondition. All custom preconditions of a turn are
+// evaluated in parallel.
+func When(name string, check CheckFunc) Precondition {
+	return Precondition{Name: name, Check: check}
+}
+
+// Step is one milestone the simulated user works toward.
+//
+// MaxAttempts caps how many turns may be spent on the step; 0 means no cap.
+// Timeout caps, on the runner's clock, how long the step may stay
+// unsatisfied after its first attempt; 0 means no limit. A step that runs out
+// of either is marked failed and is not selected again.
+//
+// Satisfied decides whether the step is done after a turn. When nil, the
+// default heuristic applies: the step is satisfied by a turn that attempted
+// it and in which the agent's last message is an assistant message with
+// text. See the package documentation.
+//
+// A Step is safe to share between concurrent runs when its functions are.
+type Step struct {
+	ID            string
+	Instruction   string
+	Hints         []string
+	Preconditions []Precondition
+	MaxAttempts   int
+	Timeout       time.Duration
+	Satisfied     CheckFunc
+}
+
+// Graph is an optional plan: steps in graph order, a start step chosen on the
+// first turn, and terminal steps whose satisfaction reaches the goal. With no
+// Terminals, the goal is reached when every step is satisfied.
+type Graph struct {
+	Steps     []Step
+	Start     string
+	Terminals []string
+}
+
+// Scenario is one conversation to simulate.
+//
+// The zero value is not runnable: Goal is required. Zero MaxTurns means
+// DefaultMaxTurns; zero LoopLimit means DefaultLoopLimit; an empty
+// ConversationID is replaced by a random UUID. Goals, when present, decide
+// whether the goal is reached (see Goal).
+//
+// Runner.Run does not modify the scenario, so one Scenario may be run many
+// times concurrently when its functions are safe for that.
+type Scenario struct {
+	Name           string
+	Goal           string
+	Persona        Persona
+	Graph          *Graph
+	MaxTurns       int
+	LoopLimit      int
+	ConversationID string
+	Metadata       map[string]any
+	Goals          []Goal
+}
+
+func (sc *Scenario) maxTurns() int {
+	if sc.MaxTurns > 0 {
+		return sc.MaxTurns
+	}
+	return DefaultMaxTurns
+}
+
+func (sc *Scenario) loopLimit() int {
+	if sc.LoopLimit > 0 {
+		return sc.LoopLimit
+	}
+	return DefaultLoopLimit
+}
+
+func (sc *Scenario) steps() []Step {
+	if sc.Graph == nil {
+		return nil
+	}
+	return sc.Graph.Steps
+}
+
+// Validate reports the first problem that would stop the scenario from
+// running, as a *ScenarioError.
+func (sc *Scenario) Validate() error {
+	if sc == nil {
+		return &ScenarioError{Field: "Scenario", Reason: "nil"}
+	}
+	if sc.Goal == "" {
+		return &ScenarioError{Field: "Goal", Reason: "empty"}
+	}
+	if sc.MaxTurns < 0 {
+		return &ScenarioError{Field: "MaxTurns", Reason: "negative"}
+	}
+	if sc.LoopLimit < 0 {
+		return &ScenarioError{Field: "LoopLimit", Reason: "negative"}
+	}
+	for i, g := range sc.Goals {
+		if g.Met == nil {
+			return &ScenarioError{Field: fmt.Sprintf("Goals[%d]", i), Reason: "no Met function"}
+		}
+	}
+	if sc.Graph == nil {
+		return nil
+	}
+	ids := make(map[string]bool, len(sc.Graph.Steps))
+	for i, st := range sc.Graph.Steps {
+		f := fmt.Sprintf("Graph.Steps[%d]", i)
+		switch {
+		case st.ID == "":
+			return &ScenarioError{Field: f + ".ID", Reason: "empty"}
+		case ids[st.ID]:
+			return &ScenarioError{Field: f + ".ID", Reason: fmt.Sprintf("duplicate id %q", st.ID)}
+		case st.MaxAttempts < 0:
+			return &ScenarioError{Field: f + ".MaxAttempts", Reason: "negative"}
+		case st.Timeout < 0:
+			return &ScenarioError{Field: f + ".Timeout", Reason: "negative"}
+		}
+		ids[st.ID] = true
+	}
+	for i, st := range sc.Graph.Steps {
+		for j, p := range st.Preconditions {
+			f := fmt.Sprintf("Graph.Steps[%d].Preconditions[%d]", i, j)
+			switch {
+			case p.Step != "" && p.Check != nil:
+				return &ScenarioError{Field: f, Reason: "both Step and Check set"}
+			case p.Step == "" && p.Check == nil:
+				return &ScenarioError{Field: f, Reason: "neither Step nor Check set"}
+			case p.Step != "" && !ids[p.Step]:
+				return &ScenarioError{Field: f, Reason: fmt.Sprintf("unknown step %q", p.Step)}
+			}
+		}
+	}
+	if s := sc.Graph.Start; s != "" && !ids[s] {
+		return &ScenarioError{Field: "Graph.Start", Reason: fmt.Sprintf("unknown step %q", s)}
+	}
+	for i, t := range sc.Graph.Terminals {
+		if !ids[t] {
+			return &ScenarioError{Field: fmt.Sprintf("Graph.Terminals[%d]", i), Reason: fmt.Sprintf("unknown step %q", t)}
+		}
+	}
+	return nil
+}

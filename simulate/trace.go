@@ -1,0 +1,106 @@
+package simulate
+
+import (
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// Method says how a turn's step was chosen.
+type Method string
+
+// Selection methods, in the order the runner tries them.
+const (
+	MethodStart         Method = "start"                 // the graph's start step, on the first turn
+	MethodPreconditions Method = "preconditions-ordered" // first eligible step with preconditions, in graph order
+	MethodRanked        Method = "llm-ranked"            // best ranker score above RankThreshold
+	MethodNone          Method = "none"                  // no step; the user continues toward the goal
+)
+
+// Candidate is a step scored by the ranker, in [0, 1].
+type Candidate struct {
+	StepID  string   `json:"stepId"`
+	Score   float64  `json:"score"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Selection records how a turn's step was chosen. Candidates holds every
+// score the ranker gave, including those at or below RankThreshold that were
+// dropped. RankError is set when the ranker failed; the turn then went on
+// without a step.
+type Selection struct {
+	Method     Method      `json:"method"`
+	Candidates []Candidate `json:"candidates,omitempty"`
+	RankError  string      `json:"rankError,omitempty"`
+}
+
+// StopReason says why a run ended.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopGoalReached     StopReason = "goal-reached"     // the goal check passed (see State.GoalReached)
+	StopMaxTurns        StopReason = "max-turns"        // the scenario's turn limit was used up
+	StopPolicyViolation StopReason = "policy-violation" // a policy stopped the run
+	StopAgentLoop       StopReason = "agent-loop"       // the same step was chosen more than LoopLimit times in a row
+	StopError           StopReason = "error"            // the agent or the simulator failed
+)
+
+// End describes how a run ended. Completed says whether the goal was reached
+// by the scenario's own criteria (State.GoalReached), whatever the reason.
+// Error and ErrorSide are set when Reason is StopError.
+type End struct {
+	Reason    StopReason   `json:"reason"`
+	Completed bool         `json:"completed"`
+	Summary   string       `json:"summary,omitempty"`
+	Turns     int          `json:"turns"`
+	Goals     []GoalResult `json:"goals,omitempty"`
+	Error     string       `json:"error,omitempty"`
+	ErrorSide Side         `json:"errorSide,omitempty"`
+}
+
+// StepTrace is one turn: the simulated user's message, everything the agent
+// answered (assistant and tool messages, in order), and the step it served.
+// StepID is empty when no step was selected. End is set on the last trace
+// only.
+type StepTrace struct {
+	Turn      int               `json:"turnIndex"`
+	User      *schema.Message   `json:"userMessage"`
+	Agent     []*schema.Message `json:"agentMessages"`
+	Timestamp time.Time         `json:"timestamp"`
+	StepID    string            `json:"stepId,omitempty"`
+	Selection Selection         `json:"selection"`
+	End       *End              `json:"end,omitempty"`
+}
+
+// Result is a finished run. Traces are the source of truth; the other
+// fields are derived from them and kept for convenience. A Result is not
+// modified after Run returns and may then be read concurrently.
+type Result struct {
+	ConversationID string      `json:"conversationId"`
+	Scenario       *Scenario   `json:"-"`
+	Traces         []StepTrace `json:"steps"`
+	Steps          []StepState `json:"stepStates,omitempty"`
+	ToolCalls      []ToolCall  `json:"toolCalls,omitempty"`
+	End            End         `json:"end"`
+}
+
+// Conversation returns the whole conversation in order: each user message
+// followed by the agent's messages of that turn.
+func (r *Result) Conversation() []*schema.Message {
+	n := 0
+	for _, t := range r.Traces {
+		n += 1 + len(t.Agent)
+	}
+	out := make([]*schema.Message, 0, n)
+	for _, t := range r.Traces {
+		if t.User != nil {
+			out = append(out, t.User)
+		}
+		out = append(out, t.Agent...)
+	}
+	return out
+}
+
+// Summary returns a short human-readable account of the run.
+func (r *Result) Summary() string { return r.End.Summary }
