@@ -6,18 +6,26 @@ import (
 	"time"
 )
 
+// chunkSize is the number of entries per storage chunk. Appends fill a
+// chunk in place and allocate a new one only when it is full, so the cost
+// of an append does not depend on the length of the log.
+const chunkSize = 256
+
 // Log is an append-only slice of T. Obtain one with [LogOf]. A Log is safe
 // for concurrent use.
 //
 // Entries are never modified once appended. Readers take a view of the
-// backing array under a short lock and read it without one, so iteration
-// never copies the log and never blocks writers.
+// storage under a short lock and read it without one, so iteration never
+// copies the log and never blocks writers.
 type Log[T any] struct {
 	name string
 	now  func() time.Time
 
-	mu        sync.RWMutex
-	items     []entry[T]
+	mu sync.RWMutex
+	// chunks hold the entries; each has length chunkSize, all but the last
+	// are full. chunks[0][0] is at position first.
+	chunks    [][]entry[T]
+	first     int64
 	total     int64 // entries ever appended, retained or not
 	retention int
 }
@@ -26,6 +34,21 @@ type entry[T any] struct {
 	v  T
 	at time.Time
 }
+
+// view is a reader's snapshot of the storage: the chunks, the position of
+// the first chunk's first slot, and the retained range [start, end).
+type view[T any] struct {
+	chunks     [][]entry[T]
+	first      int64
+	start, end int64
+}
+
+func (v view[T]) at(pos int64) *entry[T] {
+	off := pos - v.first
+	return &v.chunks[off/chunkSize][off%chunkSize]
+}
+
+func (v view[T]) len() int { return int(v.end - v.start) }
 
 // Append adds v to the log and returns its position: the number of entries
 // appended before it.
@@ -51,41 +74,57 @@ func (l *Log[T]) AppendFunc(build func(pos int64) T) T {
 	return v
 }
 
-// push appends under l.mu. With a retention bound the head is dropped by
-// reslicing, which also shrinks the capacity, so append soon moves the
-// retained entries to a fresh array and memory stays within a small
-// multiple of the retention. Dropped slots are not zeroed: a reader may
-// still be iterating over them.
+// push appends under l.mu. Slots are written once, at positions no reader
+// has seen yet, so readers holding an older view never race with it.
 func (l *Log[T]) push(e entry[T]) {
-	l.items = append(l.items, e)
-	l.total++
-	if l.retention > 0 && len(l.items) > l.retention {
-		l.items = l.items[len(l.items)-l.retention:]
+	off := l.total - l.first
+	if off == int64(len(l.chunks))*chunkSize {
+		l.chunks = append(l.chunks, make([]entry[T], chunkSize))
 	}
+	l.chunks[off/chunkSize][off%chunkSize] = e
+	l.total++
+	l.trim()
+}
+
+// trim drops whole chunks that hold only entries beyond the retention.
+// The backing array is not cleared: a reader may still hold a view of it.
+// Reslicing shrinks its capacity, so a later append moves the remaining
+// chunk headers to a new array and the dropped chunks become garbage.
+func (l *Log[T]) trim() {
+	if l.retention <= 0 {
+		return
+	}
+	for len(l.chunks) > 1 && l.first+chunkSize <= l.total-int64(l.retention) {
+		l.chunks = l.chunks[1:]
+		l.first += chunkSize
+	}
+}
+
+func (l *Log[T]) viewLocked() view[T] {
+	start := l.first
+	if l.retention > 0 && l.total-int64(l.retention) > start {
+		start = l.total - int64(l.retention)
+	}
+	return view[T]{chunks: l.chunks, first: l.first, start: start, end: l.total}
+}
+
+func (l *Log[T]) view() view[T] {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.viewLocked()
 }
 
 // SetRetention bounds the number of retained entries; zero keeps all.
 // Entries beyond the new bound are dropped at once.
 func (l *Log[T]) SetRetention(n int) {
-	if n < 0 {
-		n = 0
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.retention = n
-	if n > 0 && len(l.items) > n {
-		kept := make([]entry[T], n, n+n/2+1)
-		copy(kept, l.items[len(l.items)-n:])
-		l.items = kept
-	}
+	l.retention = max(n, 0)
+	l.trim()
 }
 
 // Len returns the number of retained entries.
-func (l *Log[T]) Len() int {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return len(l.items)
-}
+func (l *Log[T]) Len() int { return l.view().len() }
 
 // Total returns the number of entries ever appended, including those
 // dropped by retention.
@@ -95,47 +134,36 @@ func (l *Log[T]) Total() int64 {
 	return l.total
 }
 
-// view returns the retained entries and the position of the first one.
-func (l *Log[T]) view() ([]entry[T], int64) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.items, l.total - int64(len(l.items))
-}
-
 // Latest returns the most recently appended entry.
 func (l *Log[T]) Latest() (T, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if len(l.items) == 0 {
+	v := l.view()
+	if v.len() == 0 {
 		var zero T
 		return zero, false
 	}
-	return l.items[len(l.items)-1].v, true
+	return v.at(v.end - 1).v, true
 }
 
 // At returns the entry at position pos, if it is still retained.
 func (l *Log[T]) At(pos int64) (T, bool) {
-	items, first := l.view()
-	i := pos - first
-	if pos < 0 || i < 0 || i >= int64(len(items)) {
+	v := l.view()
+	if pos < v.start || pos >= v.end {
 		var zero T
 		return zero, false
 	}
-	return items[i].v, true
+	return v.at(pos).v, true
 }
 
 // Last returns a new slice with the last n retained entries, oldest first.
 func (l *Log[T]) Last(n int) []T {
-	items, _ := l.view()
-	if n > len(items) {
-		n = len(items)
-	}
+	v := l.view()
+	n = min(n, v.len())
 	if n <= 0 {
 		return nil
 	}
 	out := make([]T, n)
-	for i, e := range items[len(items)-n:] {
-		out[i] = e.v
+	for i := range out {
+		out[i] = v.at(v.end - int64(n) + int64(i)).v
 	}
 	return out
 }
@@ -143,17 +171,17 @@ func (l *Log[T]) Last(n int) []T {
 // Since returns the retained entries appended at or after t, oldest first.
 // It reads back from the newest entry, so it costs what it returns.
 func (l *Log[T]) Since(t time.Time) []T {
-	items, _ := l.view()
-	i := len(items)
-	for i > 0 && !items[i-1].at.Before(t) {
-		i--
+	v := l.view()
+	pos := v.end
+	for pos > v.start && !v.at(pos-1).at.Before(t) {
+		pos--
 	}
-	if i == len(items) {
+	if pos == v.end {
 		return nil
 	}
-	out := make([]T, len(items)-i)
-	for j, e := range items[i:] {
-		out[j] = e.v
+	out := make([]T, v.end-pos)
+	for i := range out {
+		out[i] = v.at(pos + int64(i)).v
 	}
 	return out
 }
@@ -162,9 +190,9 @@ func (l *Log[T]) Since(t time.Time) []T {
 // positions. Entries appended during iteration are not visited.
 func (l *Log[T]) All() iter.Seq2[int64, T] {
 	return func(yield func(int64, T) bool) {
-		items, first := l.view()
-		for i, e := range items {
-			if !yield(first+int64(i), e.v) {
+		v := l.view()
+		for pos := v.start; pos < v.end; pos++ {
+			if !yield(pos, v.at(pos).v) {
 				return
 			}
 		}
@@ -175,21 +203,38 @@ func (l *Log[T]) All() iter.Seq2[int64, T] {
 // positions. Stop early to pay only for the entries visited.
 func (l *Log[T]) Backward() iter.Seq2[int64, T] {
 	return func(yield func(int64, T) bool) {
-		items, first := l.view()
-		for i := len(items) - 1; i >= 0; i-- {
-			if !yield(first+int64(i), items[i].v) {
+		v := l.view()
+		for pos := v.end - 1; pos >= v.start; pos-- {
+			if !yield(pos, v.at(pos).v) {
 				return
 			}
 		}
 	}
 }
 
+// entries returns the retained entries, for snapshots.
+func (l *Log[T]) entries() ([]entry[T], int64) {
+	v := l.view()
+	out := make([]entry[T], 0, v.len())
+	for pos := v.start; pos < v.end; pos++ {
+		out = append(out, *v.at(pos))
+	}
+	return out, v.end
+}
+
+// load replaces the contents with items, the last of total entries.
+func (l *Log[T]) load(items []entry[T], total int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.chunks = nil
+	l.first = total - int64(len(items))
+	l.total = l.first
+	for _, e := range items {
+		l.push(e)
+	}
+}
+
 func (l *Log[T]) sliceName() string { return l.name }
 func (l *Log[T]) sliceKind() string { return kindLog }
 
-func (l *Log[T]) reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.items = nil
-	l.total = 0
-}
+func (l *Log[T]) reset() { l.load(nil, 0) }

@@ -302,3 +302,32 @@ func FuzzRestore(f *testing.F) {
 		}
 	})
 }
+
+func TestReadersRunAlongsideRetentionWithoutRaces(t *testing.T) {
+	s := session.New(&session.Options{Retention: 300})
+	log := session.LogOf[call](s)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range 5_000 {
+			log.Append(call{Index: int64(i)})
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range 200 {
+			prev := int64(-1)
+			for pos, c := range log.All() {
+				if pos != c.Index || pos <= prev {
+					t.Errorf("position %d holds %d after %d", pos, c.Index, prev)
+					return
+				}
+				prev = pos
+			}
+			log.Since(t0)
+		}
+	}()
+	wg.Wait()
+	assert.Equal(t, 300, log.Len())
+}

@@ -123,9 +123,7 @@ func (s *Store) Restore(data []byte) error {
 }
 
 func (l *Log[T]) snapshot() (SliceSnapshot, error) {
-	l.mu.RLock()
-	items, total := l.items, l.total
-	l.mu.RUnlock()
+	items, total := l.entries()
 	ss := SliceSnapshot{Name: l.name, Kind: kindLog, Total: total}
 	if len(items) > 0 {
 		ss.Entries = make([]EntrySnapshot, len(items))
@@ -154,14 +152,7 @@ func (l *Log[T]) prepare(ss SliceSnapshot) (func(), error) {
 		}
 		items[i].at = es.At
 	}
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.items, l.total = items, ss.Total
-		if l.retention > 0 && len(l.items) > l.retention {
-			l.items = l.items[len(l.items)-l.retention:]
-		}
-	}, nil
+	return func() { l.load(items, ss.Total) }, nil
 }
 
 func (v *Value[T]) snapshot() (SliceSnapshot, error) {

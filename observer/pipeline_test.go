@@ -1,0 +1,373 @@
+package observer_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+// counting is an observer that records the calls it ran after.
+type counting struct {
+	name    string
+	ranAt   []int64
+	decline bool
+}
+
+func (c *counting) Name() string { return c.name }
+func (c *counting) ShouldRun(context.Context, *observer.Context) bool {
+	return !c.decline
+}
+func (c *counting) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
+	c.ranAt = append(c.ranAt, oc.CallIndex)
+	return observer.Assessment{Summary: "seen"}, nil
+}
+
+type clock struct{ t time.Time }
+
+func (c *clock) Now() time.Time          { return c.t }
+func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func newPipeline(t *testing.T, configs ...observer.Config) (*observer.Pipeline, *clock) {
+	t.Helper()
+	c := &clock{t: start}
+	store := session.New(&session.Options{Now: c.Now})
+	p, err := observer.NewPipeline(store, configs, &observer.PipelineOptions{
+		OnError: func(context.Context, error) {},
+	})
+	require.NoError(t, err)
+	return p, c
+}
+
+func ok() observer.ToolCallRecord { return observer.ToolCallRecord{ToolName: "read", Success: true} }
+func fail() observer.ToolCallRecord {
+	return observer.ToolCallRecord{ToolName: "write", ErrorMessage: "denied"}
+}
+
+func TestEachTriggerAloneAndOred(t *testing.T) {
+	// Each case feeds a sequence of calls: 'o' succeeds, 'x' fails, and
+	// '+' advances the clock a minute before the next call.
+	tests := []struct {
+		name    string
+		trigger observer.Trigger
+		calls   string
+		want    []int64
+	}{
+		{"every 3 calls", observer.Trigger{EveryNCalls: 3}, "oooooooo", []int64{3, 6}},
+		{"every call", observer.Trigger{OnEveryCall: true}, "oxo", []int64{1, 2, 3}},
+		{"after 3 consecutive errors", observer.Trigger{AfterConsecutiveErrors: 3}, "xxoxxxo", []int64{6}},
+		{"a long failure streak fires every N", observer.Trigger{AfterConsecutiveErrors: 2}, "xxxxxxx", []int64{2, 4, 6}},
+		{"every interval", observer.Trigger{EveryInterval: 2 * time.Minute}, "o+o+o+o+oo", []int64{3, 5}},
+		{"every 4 calls OR after 2 errors", observer.Trigger{EveryNCalls: 4, AfterConsecutiveErrors: 2}, "oxxoooooo", []int64{3, 7}},
+		{"every 5 calls OR every 2 minutes", observer.Trigger{EveryNCalls: 5, EveryInterval: 2 * time.Minute}, "o+o+oooooo", []int64{3, 8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &counting{name: "probe"}
+			p, c := newPipeline(t, observer.Config{Observer: o, Trigger: tt.trigger})
+			for _, ch := range tt.calls {
+				switch ch {
+				case '+':
+					c.Advance(time.Minute)
+				case 'o':
+					p.AfterToolCall(context.Background(), ok())
+				case 'x':
+					p.AfterToolCall(context.Background(), fail())
+				}
+			}
+			assert.Equal(t, tt.want, o.ranAt)
+		})
+	}
+}
+
+func TestTriggerStateIsPerObserver(t *testing.T) {
+	every15 := &counting{name: "every-15"}
+	every1 := &counting{name: "every-1"}
+	p, _ := newPipeline(t,
+		observer.Config{Observer: every15, Trigger: observer.Trigger{EveryNCalls: 15}},
+		observer.Config{Observer: every1, Trigger: observer.Trigger{EveryNCalls: 1}},
+	)
+	for range 60 {
+		p.AfterToolCall(context.Background(), ok())
+	}
+	assert.Equal(t, []int64{15, 30, 45, 60}, every15.ranAt)
+	assert.Len(t, every1.ranAt, 60)
+}
+
+func TestADecliningObserverIsAskedAgainNextCall(t *testing.T) {
+	o := &counting{name: "shy", decline: true}
+	p, _ := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryNCalls: 2}})
+	for range 3 {
+		_, current := p.AfterToolCall(context.Background(), ok())
+		assert.Nil(t, current)
+	}
+	o.decline = false
+	p.AfterToolCall(context.Background(), ok())
+	assert.Equal(t, []int64{4}, o.ranAt)
+}
+
+func TestAssessmentsOfOneCallAreMergedInConfigOrder(t *testing.T) {
+	p, _ := newPipeline(t,
+		observer.Config{Observer: &counting{name: "first"}, Trigger: observer.Trigger{EveryNCalls: 2}},
+		observer.Config{Observer: &counting{name: "second"}, Trigger: observer.Trigger{OnEveryCall: true}},
+	)
+	_, current := p.AfterToolCall(context.Background(), ok())
+	require.NotNil(t, current)
+	assert.Equal(t, []string{"second"}, observerNames(current))
+	_, current = p.AfterToolCall(context.Background(), ok())
+	assert.Equal(t, []string{"first", "second"}, observerNames(current))
+	assert.Equal(t, int64(2), current.CallIndex)
+
+	latest, _ := session.ValueOf[observer.CurrentAssessment](p.Store()).Latest()
+	assert.Equal(t, *current, latest, "the new assessment replaces the old in the session")
+}
+
+func observerNames(c *observer.CurrentAssessment) []string {
+	var names []string
+	for _, a := range c.Assessments {
+		names = append(names, a.Observer)
+	}
+	return names
+}
+
+func TestStalenessIsMeasuredAgainstTheCurrentCallIndex(t *testing.T) {
+	o := &counting{name: "once"}
+	p, _ := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryNCalls: 1000}})
+	current := observer.CurrentAssessment{Assessments: []observer.Assessment{{Observer: "once", Summary: "hi"}}, CallIndex: 5}
+	session.ValueOf[observer.CurrentAssessment](p.Store()).Seed(current)
+
+	tests := []struct {
+		name   string
+		calls  int
+		maxAge int
+		fresh  bool
+	}{
+		{"fresh right after it was made", 5, 3, true},
+		{"fresh at exactly max age", 8, 3, true},
+		{"stale one call past max age", 9, 3, false},
+		{"the default max age is 20 calls", 25, 0, true},
+		{"stale past the default", 26, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for p.Store() != nil && session.LogOf[observer.ToolCallRecord](p.Store()).Total() < int64(tt.calls) {
+				p.AfterToolCall(context.Background(), ok())
+			}
+			block := observer.BuildContext(p.Store(), tt.maxAge)
+			assert.Equal(t, tt.fresh, block != "", "block: %q", block)
+			assert.Equal(t, !tt.fresh, current.IsStale(int64(tt.calls), tt.maxAge))
+		})
+	}
+}
+
+type panicking struct{ in string }
+
+func (p panicking) Name() string { return "Fragile" }
+func (p panicking) ShouldRun(context.Context, *observer.Context) bool {
+	if p.in == "should_run" {
+		panic("nil map")
+	}
+	return true
+}
+func (p panicking) Observe(context.Context, *observer.Context) (observer.Assessment, error) {
+	switch p.in {
+	case "observe":
+		panic("index out of range")
+	case "error":
+		return observer.Assessment{}, errors.New("database unavailable")
+	}
+	return observer.Assessment{}, nil
+}
+
+func TestAFailingObserverIsIsolated(t *testing.T) {
+	for _, in := range []string{"should_run", "observe", "error"} {
+		t.Run("it survives a failure in "+in, func(t *testing.T) {
+			var reported []error
+			store := session.New(&session.Options{Now: (&clock{t: start}).Now})
+			healthy := &counting{name: "Healthy"}
+			p, err := observer.NewPipeline(store, []observer.Config{
+				{Observer: panicking{in: in}, Trigger: observer.Trigger{OnEveryCall: true}},
+				{Observer: healthy, Trigger: observer.Trigger{OnEveryCall: true}},
+			}, &observer.PipelineOptions{OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
+			require.NoError(t, err)
+
+			_, current := p.AfterToolCall(context.Background(), ok())
+			require.NotNil(t, current)
+			require.Len(t, current.Assessments, 2, "the other observer still ran")
+			failed := current.Assessments[0]
+			assert.Equal(t, "Fragile", failed.Observer)
+			require.Len(t, failed.Observations, 1)
+			assert.Equal(t, observer.CategoryObserverError, failed.Observations[0].Category)
+			assert.Equal(t, []int64{1}, healthy.ranAt)
+
+			require.Len(t, reported, 1)
+			var oe *observer.Error
+			require.ErrorAs(t, reported[0], &oe)
+			assert.Equal(t, "Fragile", oe.Observer)
+			if in != "error" {
+				assert.ErrorIs(t, reported[0], observer.ErrPanicked)
+			}
+			assert.Contains(t, current.Render(), "**observer_error**: observer \"Fragile\"")
+		})
+	}
+}
+
+func TestConcurrentCallsGetDenseUniqueIndices(t *testing.T) {
+	const goroutines, each = 64, 1_000
+	o := &counting{name: "every-100"}
+	p, _ := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryNCalls: 100}})
+	var wg sync.WaitGroup
+	indices := make([][]int64, goroutines)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				rec := ok()
+				if i%7 == 0 {
+					rec = fail()
+				}
+				got, _ := p.AfterToolCall(context.Background(), rec)
+				indices[g] = append(indices[g], got.CallIndex)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := make([]bool, goroutines*each+1)
+	for _, list := range indices {
+		for _, idx := range list {
+			require.True(t, idx >= 1 && idx <= goroutines*each, "index %d out of range", idx)
+			require.False(t, seen[idx], "index %d assigned twice", idx)
+			seen[idx] = true
+		}
+	}
+	for idx := 1; idx <= goroutines*each; idx++ {
+		require.True(t, seen[idx], "index %d missing", idx)
+	}
+	assert.Len(t, o.ranAt, goroutines*each/100)
+	tally, _ := session.ValueOf[observer.Tally](p.Store()).Latest()
+	assert.Equal(t, int64(goroutines*each), tally.Calls)
+	assert.Equal(t, int64(goroutines*143), tally.Failures)
+}
+
+func TestNewPipelineRejectsBadConfigs(t *testing.T) {
+	tests := []struct {
+		name    string
+		configs []observer.Config
+		msg     string
+	}{
+		{"a nil observer", []observer.Config{{Trigger: observer.Trigger{OnEveryCall: true}}}, "nil observer"},
+		{"a trigger that never fires", []observer.Config{{Observer: &counting{name: "a"}}}, "never fires"},
+		{"a negative trigger", []observer.Config{{Observer: &counting{name: "a"}, Trigger: observer.Trigger{EveryNCalls: -1}}}, "negative"},
+		{"an empty name", []observer.Config{{Observer: &counting{}, Trigger: observer.Trigger{OnEveryCall: true}}}, "empty name"},
+		{"a duplicate name", []observer.Config{
+			{Observer: &counting{name: "a"}, Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: &counting{name: "a"}, Trigger: observer.Trigger{OnEveryCall: true}},
+		}, "used twice"},
+	}
+	for _, tt := range tests {
+		t.Run("it rejects "+tt.name, func(t *testing.T) {
+			_, err := observer.NewPipeline(session.New(nil), tt.configs, nil)
+			require.ErrorIs(t, err, observer.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.msg)
+		})
+	}
+	_, err := observer.NewPipeline(nil, nil, nil)
+	assert.ErrorIs(t, err, observer.ErrInvalidConfig)
+}
+
+func TestContextHelpers(t *testing.T) {
+	var seen *observer.Context
+	probe := observerFunc(func(oc *observer.Context) { seen = oc })
+	p, c := newPipeline(t, observer.Config{Observer: probe, Trigger: observer.Trigger{EveryNCalls: 6}})
+	for i, ch := range "ooxoxx" {
+		if i == 3 {
+			c.Advance(time.Minute)
+		}
+		if ch == 'o' {
+			p.AfterToolCall(context.Background(), ok())
+		} else {
+			p.AfterToolCall(context.Background(), fail())
+		}
+	}
+	require.NotNil(t, seen)
+	assert.Equal(t, int64(6), seen.CallIndex)
+	assert.Equal(t, int64(2), seen.ConsecutiveErrors())
+	assert.InDelta(t, 0.75, seen.ErrorRate(4), 1e-9)
+	assert.InDelta(t, 0.5, seen.ErrorRate(100), 1e-9)
+	assert.Len(t, seen.RecentCalls(2), 2)
+	assert.Len(t, seen.CallsSince(start.Add(time.Minute)), 3)
+	_, hasBudget := seen.Budget()
+	assert.False(t, hasBudget)
+}
+
+type observerFunc func(*observer.Context)
+
+func (f observerFunc) Name() string                                      { return "func" }
+func (f observerFunc) ShouldRun(context.Context, *observer.Context) bool { return true }
+func (f observerFunc) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
+	f(oc)
+	return observer.Assessment{}, nil
+}
+
+func TestSeverityText(t *testing.T) {
+	for _, s := range []observer.Severity{observer.Info, observer.Caution, observer.Warning} {
+		b, err := s.MarshalText()
+		require.NoError(t, err)
+		var back observer.Severity
+		require.NoError(t, back.UnmarshalText(b))
+		assert.Equal(t, s, back)
+	}
+	assert.True(t, observer.Info < observer.Caution && observer.Caution < observer.Warning)
+	_, err := observer.ParseSeverity("fatal")
+	assert.Error(t, err)
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Second:            "1 second",
+		45 * time.Second:       "45 seconds",
+		time.Minute:            "1 minute",
+		59 * time.Minute:       "59 minutes",
+		90 * time.Minute:       "1.5 hours",
+		36 * time.Hour:         "1.5 days",
+		500 * time.Millisecond: "0 seconds",
+	} {
+		assert.Equal(t, want, observer.FormatDuration(d))
+	}
+}
+
+func TestResourceExhaustedStatements(t *testing.T) {
+	r := observer.NewResource()
+	now := start.Add(time.Hour)
+	b := budgetAt(30*time.Minute, 1000, 10)
+	b.TokensUsed, b.ToolCalls = 1000, 10
+	a := r.Assess(b, now)
+	assert.Equal(t, observer.Warning, a.Severity)
+	assert.Equal(t, "You have reached the time deadline. You have exhausted your token budget. You have exhausted your tool call budget.", a.Summary)
+	assert.True(t, strings.HasPrefix(a.Suggestions[0], "Prioritize"))
+}
+
+func TestResourceThresholdsAreConfigurable(t *testing.T) {
+	b := budgetAt(0, 1000, 0)
+	b.TokensUsed = 500
+	assert.Equal(t, observer.Info, observer.NewResource().Assess(b, start).Severity)
+	assert.Equal(t, observer.Caution, (&observer.Resource{CautionAt: 0.5}).Assess(b, start).Severity)
+	assert.Equal(t, observer.Warning, (&observer.Resource{WarningAt: 0.5}).Assess(b, start).Severity)
+}
+
+func TestPaceCanBeTurnedOff(t *testing.T) {
+	b := budgetAt(time.Hour, 50_000, 0)
+	b.TokensUsed, b.ToolCalls = 20_000, 20
+	a := (&observer.Resource{MinPaceCalls: -1}).Assess(b, start.Add(10*time.Minute))
+	assert.Equal(t, observer.Info, a.Severity)
+	assert.NotContains(t, a.Summary, "pace")
+}
