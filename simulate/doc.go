@@ -1,0 +1,123 @@
+// Package simulate drives a conversational agent through multi-turn
+// scenarios with a simulated user, and turns every run into a dataset.
+//
+// A language model plays the user. It has a goal, a persona and, optionally,
+// a plan of steps; the agent under test answers each message. The package
+// works on Eino's own types: messages are *schema.Message and the user model
+// is any model.BaseChatModel. The agent sits behind the small Target
+// interface; TargetFunc adapts a function, and the adapters/simtarget package
+// adapts adk.Runner, react agents and compose runnables.
+//
+// # Concepts
+//
+// A Scenario holds the Goal, the Persona (name, description, guardrails), an
+// optional Graph of Steps with a Start and Terminals, MaxTurns, LoopLimit, a
+// ConversationID, Metadata, and optional Goals. A Step has an instruction and
+// hints for the user model, Preconditions (After another step, or a custom
+// When check), MaxAttempts, a Timeout and a Satisfied check. Each step also
+// has runtime state (StepState): idle, in_progress, satisfied, blocked,
+// failed or skipped, with its attempts and when it last changed, on the
+// Runner's Clock.
+//
+// A Runner holds the user model, the ranker, the policy and the clock, and
+// plays one scenario with Run. A Batch plays many scenarios, each several
+// times, with bounded concurrency, resumable and shardable.
+//
+// # One turn
+//
+//  1. Preconditions of all unfinished steps are evaluated; custom ones run in
+//     parallel and see the same read-only State.
+//  2. A step is selected: the Start step on the first turn; otherwise the
+//     first eligible step that has preconditions, in graph order; otherwise
+//     the Ranker scores the eligible steps from the most recent turn (tool
+//     messages included) and the best score above RankThreshold (0.5) wins;
+//     otherwise no step. Every StepTrace records its Selection method and the
+//     candidates the ranker scored.
+//  3. Loop detection: if the step would be chosen more than LoopLimit times in
+//     a row, the run stops with StopAgentLoop.
+//  4. The user model writes the next message. Its system prompt holds the
+//     persona, the goal and the guardrails, as rules to follow in every
+//     message; its user prompt holds the last UserContextTurns turns (tool
+//     calls and results included) and the selected step's instruction and
+//     hints, or an invitation to continue toward the goal.
+//  5. The Target answers with the whole history; its assistant and tool
+//     messages are kept in order.
+//  6. Step states are updated, goals are checked, and the Policy decides
+//     whether to stop.
+//
+// # Satisfaction
+//
+// A step with a Satisfied check is satisfied when the check says so; the
+// check runs after every turn, whether or not the step was selected, because
+// an agent may do more than it was asked. A step without one uses the default
+// heuristic: it is satisfied by a turn that attempted it in which the
+// agent's last message is an assistant message with text and no pending tool
+// calls, that is, the agent answered. The heuristic is optimistic: an answer
+// is not proof that the work was done. Use a custom check or Goals when that
+// matters.
+//
+// A step that is not satisfied after MaxAttempts attempts, or that is still
+// unsatisfied Timeout after its first attempt (on the Runner's Clock), is
+// failed and never selected again. Steps never attempted by the end of the
+// run are marked skipped.
+//
+// # Stops
+//
+// DefaultPolicy stops with StopGoalReached when State.GoalReached reports
+// true and with StopMaxTurns when the turns run out. Custom policies may stop
+// for any reason, typically StopPolicyViolation; whatever a policy says, no
+// run exceeds MaxTurns. StopAgentLoop comes from loop detection and
+// StopError from a failure. The last StepTrace (and Result.End) records the
+// reason, whether the goal was completed, and a short summary.
+//
+// On StopError, Run returns a *RunError whose Side says who failed: the
+// agent (its Target returned an error or panicked) or the simulator (the user
+// model, a check, a goal, the policy, or the caller cancelling ctx). It
+// unwraps to ErrAgent or ErrSimulator and to the cause.
+//
+// # Checkable ends
+//
+// Simulated users are known to declare success too early (the user model says
+// thanks before anything was booked) or too late (the run goes on after the
+// agent has finished). Goals fix both: each Goal is a predicate over what the
+// agent actually did, its tool calls with their arguments and results
+// (Evidence). When a scenario declares goals, the goal is reached exactly
+// when all of them are met: a terminal step reached without them does not
+// end the run, and the run ends as soon as they are met. ToolCalled and
+// ToolCalledWith cover the common cases.
+//
+// # Outputs
+//
+// Result.Traces is the source of truth. Result.Conversation returns the
+// messages in order, Result.Lines and Result.WriteJSONL the dataset (one
+// line per turn: {conversationId, stepIndex, input, output[], timestamp,
+// metadata}, messages in the OpenAI chat shape), Result.Summary a short text.
+// WriteArtifacts writes conversation.jsonl, stepTraces.json and
+// trajectory.meta.json into a folder named after the conversation id,
+// sanitised with SafeName; files are 0600.
+//
+// # Batches
+//
+// Batch.Run gives each job (scenario × repetition) a folder under OutDir
+// named by its ID and writes DoneFile there last, atomically, once the run
+// ended without error. Running the batch again skips those jobs, so an
+// interrupted batch resumes. Shard i of Shards takes the jobs whose global
+// Index % Shards == i, so machines can split a batch and their outputs merge
+// by concatenation (for example, of every conversation.jsonl).
+//
+// # Common pitfalls
+//
+//   - With Ranker nil, ranking requests go to the UserModel. A scripted user
+//     model then receives them too; give the Runner its own Ranker (a
+//     RankerFunc or NewRanker on another model) to keep scripts simple.
+//   - Models and targets that keep per-conversation state (scripted ones) must
+//     not be shared between concurrent runs: use Batch.Setup to build them
+//     per job.
+//   - Checks, goals and policies get shared snapshots; they must not modify
+//     State or Evidence. Custom preconditions run concurrently.
+//   - A scenario with neither Goals nor a Graph only ends on MaxTurns or a
+//     custom policy, and Completed is then always false.
+//   - LoopLimit counts consecutive turns on one step; a step that needs many
+//     attempts also needs a LoopLimit above its MaxAttempts.
+//   - Without OutDir a batch writes nothing and cannot resume.
+package simulate
