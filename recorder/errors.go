@@ -24,6 +24,10 @@ var (
 	// SinkError.
 	ErrSinkFailed = errors.New("recorder: sink failed")
 
+	// ErrSinkPanicked reports a sink whose Write panicked. The recorder
+	// recovers the panic and treats it as a failed write.
+	ErrSinkPanicked = errors.New("recorder: sink panicked")
+
 	// ErrClosed is returned by a sink's Write and Flush after Close.
 	ErrClosed = errors.New("recorder: sink closed")
 

@@ -218,7 +218,12 @@ func (*Budget) Kind() Kind { return KindBudget }
 func (*Extension) Kind() Kind { return KindExtension }
 
 // Kind returns the kind as it was read.
-func (u *Unknown) Kind() Kind { return u.Name }
+func (u *Unknown) Kind() Kind {
+	if u == nil {
+		return ""
+	}
+	return u.Name
+}
 
 // newPayload returns an empty payload for a known kind, or nil.
 func newPayload(k Kind) Payload {
@@ -245,4 +250,35 @@ func newPayload(k Kind) Payload {
 		return new(Extension)
 	}
 	return nil
+}
+
+// isNilPayload reports a nil interface or a typed nil pointer.
+func isNilPayload(p Payload) bool {
+	switch t := p.(type) {
+	case nil:
+		return true
+	case *RunStarted:
+		return t == nil
+	case *RunEnded:
+		return t == nil
+	case *ModelRequest:
+		return t == nil
+	case *ModelResponse:
+		return t == nil
+	case *Message:
+		return t == nil
+	case *ToolStarted:
+		return t == nil
+	case *ToolEnded:
+		return t == nil
+	case *Assessment:
+		return t == nil
+	case *Budget:
+		return t == nil
+	case *Extension:
+		return t == nil
+	case *Unknown:
+		return t == nil
+	}
+	return false
 }

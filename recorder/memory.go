@@ -1,0 +1,65 @@
+package recorder
+
+import (
+	"context"
+	"sync"
+)
+
+// MemorySink keeps records in memory. It is meant for tests and examples:
+// it grows without bound and loses everything when the process ends.
+//
+// The zero MemorySink is empty and ready to use. It is safe for concurrent
+// use. It implements Flusher (a no-op) and Closer (after Close, Write and
+// Flush return ErrClosed; the records stay readable).
+type MemorySink struct {
+	mu      sync.Mutex
+	records []Record
+	closed  bool
+}
+
+// NewMemorySink returns an empty MemorySink.
+func NewMemorySink() *MemorySink { return new(MemorySink) }
+
+// Write appends a copy of r.
+func (m *MemorySink) Write(_ context.Context, r *Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	m.records = append(m.records, *r)
+	return nil
+}
+
+// Records returns a copy of the records written so far, in write order.
+func (m *MemorySink) Records() []Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Record(nil), m.records...)
+}
+
+// Len returns how many records have been written.
+func (m *MemorySink) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.records)
+}
+
+// Flush does nothing: a MemorySink holds no buffer. After Close it returns
+// ErrClosed.
+func (m *MemorySink) Flush(context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Close stops the sink from accepting records. It is idempotent.
+func (m *MemorySink) Close(context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	return nil
+}

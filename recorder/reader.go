@@ -1,0 +1,173 @@
+package recorder
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+)
+
+// MaxLineBytes is the longest JSONL line a Reader accepts. Longer lines
+// fail with a *LineError wrapping ErrLineTooLong and are skipped.
+const MaxLineBytes = 64 << 20
+
+// Tear describes an unfinished last line: the file does not end with a
+// newline and its last line is not valid JSON, which is what a crash in
+// the middle of a write leaves behind. Every record before it is intact.
+type Tear struct {
+	Line   int   // 1-based line number of the torn line
+	Offset int64 // byte offset where the torn line starts
+	Bytes  int   // length of the torn line
+}
+
+// Reader reads records from JSON Lines. Blank lines are skipped. It is not
+// safe for concurrent use.
+type Reader struct {
+	br      *bufio.Reader
+	line    int
+	offset  int64
+	maxLine int
+	tear    *Tear
+	err     error // sticky: io.EOF or the underlying reader's error
+	buf     []byte
+}
+
+// NewReader returns a Reader reading JSON Lines from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10), maxLine: MaxLineBytes}
+}
+
+// Next returns the next record. At the end it returns io.EOF; if the last
+// line is torn it also returns io.EOF, and Tear reports the tear. A line
+// that cannot be decoded gives a *LineError (unwrapping to ErrMalformed,
+// ErrNewerVersion or ErrLineTooLong); Next can be called again to go on
+// with the following line. An error from the underlying reader is returned
+// as is, and again by every later call.
+func (r *Reader) Next() (Record, error) {
+	for {
+		if r.err != nil {
+			return Record{}, r.err
+		}
+		line, start, terminated, tooLong, err := r.readLine()
+		if err != nil && !errors.Is(err, io.EOF) {
+			r.err = err
+			return Record{}, err
+		}
+		if err != nil && len(line) == 0 && !tooLong {
+			r.err = io.EOF
+			return Record{}, io.EOF
+		}
+		if err != nil {
+			r.err = io.EOF // the line read is the last one
+		}
+		r.line++
+		if tooLong {
+			return Record{}, &LineError{Line: r.line, Offset: start, Err: ErrLineTooLong}
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec Record
+		// UnmarshalJSON directly: json.Unmarshal would validate the line
+		// once more before calling it.
+		if derr := rec.UnmarshalJSON(line); derr != nil {
+			if !terminated && !json.Valid(line) {
+				r.tear = &Tear{Line: r.line, Offset: start, Bytes: len(line)}
+				return Record{}, io.EOF
+			}
+			if !errors.Is(derr, ErrMalformed) && !errors.Is(derr, ErrNewerVersion) {
+				derr = fmt.Errorf("%w: %w", ErrMalformed, derr)
+			}
+			return Record{}, &LineError{Line: r.line, Offset: start, Err: derr}
+		}
+		return rec, nil
+	}
+}
+
+// readLine reads one line without its newline. terminated reports whether
+// it ended with a newline. A line longer than the limit is consumed and
+// reported with tooLong, without keeping its bytes.
+func (r *Reader) readLine() (line []byte, start int64, terminated, tooLong bool, err error) {
+	start = r.offset
+	r.buf = r.buf[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		r.offset += int64(len(chunk))
+		if !tooLong {
+			if len(r.buf)+len(chunk) > r.maxLine+1 {
+				tooLong, r.buf = true, r.buf[:0]
+			} else {
+				r.buf = append(r.buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == nil {
+			if tooLong {
+				return nil, start, true, true, nil
+			}
+			return r.buf[:len(r.buf)-1], start, true, false, nil
+		}
+		return r.buf, start, false, tooLong, err
+	}
+}
+
+// Tear returns the torn last line once Next has returned io.EOF, or nil if
+// the input ended cleanly.
+func (r *Reader) Tear() *Tear { return r.tear }
+
+// All returns an iterator over the remaining records. A *LineError is
+// yielded with a zero Record and iteration goes on; an error from the
+// underlying reader is yielded last. A torn last line ends iteration
+// quietly; check Tear afterwards.
+func (r *Reader) All() iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if !yield(rec, err) {
+				return
+			}
+			var le *LineError
+			if err != nil && !errors.As(err, &le) {
+				return
+			}
+		}
+	}
+}
+
+// ReadAll reads every record from r. It stops at the first error and
+// returns the records read before it with the error. A torn last line is
+// not an error: the records before it are returned with the tear.
+func ReadAll(r io.Reader) ([]Record, *Tear, error) {
+	rd := NewReader(r)
+	var out []Record
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return out, rd.Tear(), nil
+		}
+		if err != nil {
+			return out, nil, err
+		}
+		out = append(out, rec)
+	}
+}
+
+// ReadFile reads every record of the JSON Lines file at path, like
+// ReadAll.
+func ReadFile(path string) ([]Record, *Tear, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return ReadAll(f)
+}

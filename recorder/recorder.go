@@ -1,0 +1,399 @@
+package recorder
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/schema"
+	"github.com/google/uuid"
+)
+
+// Policy decides what a failed sink write does to the caller.
+type Policy int
+
+const (
+	// Drop counts the failed record, reports the error to the error
+	// handler and returns nil, so the run goes on. It is the default.
+	Drop Policy = iota
+	// Escalate returns a *SinkError to the caller, which wraps both
+	// ErrSinkFailed and the sink's error, so the caller can end the run.
+	// The error handler is not called.
+	Escalate
+)
+
+// DefaultMaxFieldBytes is the default cut-off for tool arguments and
+// results.
+const DefaultMaxFieldBytes = 4 << 10
+
+// Options configure a Recorder. A nil *Options means the defaults, and so
+// does the zero value of every field.
+type Options struct {
+	// Policy is what a failed write does: Drop (default) or Escalate.
+	Policy Policy
+
+	// ErrorHandler receives failed writes under the Drop policy. The
+	// default logs them with log/slog at warning level. It may be called
+	// from many goroutines at once.
+	ErrorHandler func(error)
+
+	// Clock stamps RecordedAt. The default is time.Now.
+	Clock func() time.Time
+
+	// NewRunID makes ids for runs started without one. The default makes
+	// random (version 4) UUIDs.
+	NewRunID func() string
+
+	// MaxFieldBytes cuts tool arguments and results longer than this many
+	// bytes (at a UTF-8 boundary), keeping their full size and a truncated
+	// flag. Zero means DefaultMaxFieldBytes; a negative value keeps them
+	// whole.
+	MaxFieldBytes int
+
+	// Redactors run, in order, on every free-text field of every record
+	// before the sink sees it. They run after the built-in Secrets
+	// redactor.
+	Redactors []Redactor
+
+	// KeepSecrets turns off the built-in Secrets redactor. Redactors still
+	// run.
+	KeepSecrets bool
+}
+
+// Recorder stamps records with their run's next seq and time, redacts
+// them, and writes them to a sink. Records of one run reach the sink one at
+// a time in seq order; different runs proceed in parallel.
+//
+// A Recorder is safe for concurrent use. Create it with New; the zero
+// Recorder discards every record and uses the default options.
+type Recorder struct {
+	sink      Sink
+	policy    Policy
+	onError   func(error)
+	clock     func() time.Time
+	newRunID  func() string
+	maxField  int
+	redaction redaction
+	dropped   atomic.Uint64
+}
+
+// New returns a Recorder writing to sink. A nil sink discards records; a
+// nil opts means the defaults.
+func New(sink Sink, opts *Options) *Recorder {
+	if opts == nil {
+		opts = &Options{}
+	}
+	r := &Recorder{
+		sink:     sink,
+		policy:   opts.Policy,
+		onError:  opts.ErrorHandler,
+		clock:    opts.Clock,
+		newRunID: opts.NewRunID,
+		maxField: opts.MaxFieldBytes,
+	}
+	if !opts.KeepSecrets {
+		r.redaction = append(r.redaction, Secrets())
+	}
+	r.redaction = append(r.redaction, opts.Redactors...)
+	if r.maxField == 0 {
+		r.maxField = DefaultMaxFieldBytes
+	}
+	return r
+}
+
+// Dropped returns how many records failed to reach the sink, over all
+// runs. Under the Escalate policy failures are returned instead and
+// Dropped stays zero.
+func (r *Recorder) Dropped() uint64 { return r.dropped.Load() }
+
+// RunInfo identifies a run and describes how it starts.
+type RunInfo struct {
+	RunID       string // empty: a new id from Options.NewRunID
+	ParentRunID string // the run that started this one, if any
+	Depth       int    // 0 for a top-level run
+	AgentName   string
+	Limits      Limits
+	Metadata    map[string]string
+}
+
+// StartRun begins a run and writes its run_started record. It always
+// returns a usable *Run; the error is that of the run_started write (nil
+// under the Drop policy).
+func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
+	id := info.RunID
+	if id == "" {
+		id = r.runID()
+	}
+	run := &Run{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth}
+	err := run.emit(ctx, &RunStarted{AgentName: info.AgentName, Limits: info.Limits, Metadata: info.Metadata}, true)
+	return run, err
+}
+
+// ResumeRun continues a run recorded earlier, for example after an agent
+// resumes from a checkpoint: records get seqs from next on, and no
+// run_started record is written. Store Run.ID and Run.Next to resume.
+// An empty info.RunID gets a new id, as in StartRun.
+func (r *Recorder) ResumeRun(info RunInfo, next uint64) *Run {
+	id := info.RunID
+	if id == "" {
+		id = r.runID()
+	}
+	return &Run{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth, next: next}
+}
+
+func (r *Recorder) runID() string {
+	if r.newRunID != nil {
+		return r.newRunID()
+	}
+	return uuid.NewString()
+}
+
+// Run records one run's trajectory. Each record gets the next seq of the
+// run, from 0 with no gaps; a record whose write fails keeps its seq, so a
+// gap in a stored trajectory marks a lost record (and Dropped counts it).
+//
+// A Run is safe for concurrent use: concurrent calls are serialized, and
+// each record is written before the next seq is handed out, so a consumer
+// that sees seq N has seen every earlier record the sink accepted. A nil
+// *Run ignores every call, so recording can be switched off by passing nil.
+type Run struct {
+	rec     *Recorder
+	id      string
+	parent  string
+	depth   int
+	mu      sync.Mutex
+	next    uint64
+	dropped atomic.Uint64
+}
+
+// ID returns the run's id.
+func (r *Run) ID() string {
+	if r == nil {
+		return ""
+	}
+	return r.id
+}
+
+// ParentID returns the id of the run that started this one, or "".
+func (r *Run) ParentID() string {
+	if r == nil {
+		return ""
+	}
+	return r.parent
+}
+
+// Depth returns 0 for a top-level run and parent depth + 1 for a child.
+func (r *Run) Depth() int {
+	if r == nil {
+		return 0
+	}
+	return r.depth
+}
+
+// Next returns the seq the run's next record will get, which is also how
+// many records the run has stamped so far (for a run that was not resumed).
+func (r *Run) Next() uint64 {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next
+}
+
+// Dropped returns how many of this run's records failed to reach the sink.
+func (r *Run) Dropped() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.dropped.Load()
+}
+
+// StartChild begins a run started by this one (a sub-agent): its parent id
+// is r's id and its depth r's depth + 1, whatever info says. It has its
+// own seq from 0.
+func (r *Run) StartChild(ctx context.Context, info RunInfo) (*Run, error) {
+	if r == nil {
+		return nil, nil
+	}
+	info.ParentRunID = r.id
+	info.Depth = r.depth + 1
+	return r.rec.StartRun(ctx, info)
+}
+
+// Message records a user or system message.
+func (r *Run) Message(ctx context.Context, m *schema.Message) error {
+	return r.emit(ctx, &Message{Message: m}, true)
+}
+
+// ModelRequest records a model call as it is sent.
+func (r *Run) ModelRequest(ctx context.Context, p ModelRequest) error {
+	return r.emit(ctx, &p, true)
+}
+
+// ModelResponse records a model call's answer.
+func (r *Run) ModelResponse(ctx context.Context, p ModelResponse) error {
+	return r.emit(ctx, &p, true)
+}
+
+// ToolStarted records a tool call about to run.
+func (r *Run) ToolStarted(ctx context.Context, p ToolStarted) error {
+	return r.emit(ctx, &p, true)
+}
+
+// ToolEnded records a tool call's result.
+func (r *Run) ToolEnded(ctx context.Context, p ToolEnded) error {
+	return r.emit(ctx, &p, true)
+}
+
+// Assessment records the observations shown to the model.
+func (r *Run) Assessment(ctx context.Context, p Assessment) error {
+	return r.emit(ctx, &p, true)
+}
+
+// Budget records a budget charge or a limit being exceeded.
+func (r *Run) Budget(ctx context.Context, p Budget) error {
+	return r.emit(ctx, &p, true)
+}
+
+// Extension records a user-defined record. body must be valid JSON (or
+// empty); otherwise nothing is written and an error wrapping ErrEncode is
+// returned, whatever the policy.
+func (r *Run) Extension(ctx context.Context, name string, body json.RawMessage) error {
+	if len(body) > 0 && !json.Valid(body) {
+		return fmt.Errorf("%w: extension %q body is not valid JSON", ErrEncode, name)
+	}
+	return r.emit(ctx, &Extension{Name: name, Body: body}, true)
+}
+
+// End records the run_ended record. It writes even when ctx is already
+// cancelled (a cancelled run still deserves its last record), but keeps
+// ctx's values.
+func (r *Run) End(ctx context.Context, p RunEnded) error {
+	return r.emit(context.WithoutCancel(ctx), &p, true)
+}
+
+// Emit records any payload, including *Unknown for kinds of your own
+// making. The typed methods are shorthands for it. The payload is not
+// edited: truncation and redaction work on copies.
+func (r *Run) Emit(ctx context.Context, p Payload) error {
+	return r.emit(ctx, p, false)
+}
+
+func (r *Run) emit(ctx context.Context, p Payload, owned bool) error {
+	if r == nil || isNilPayload(p) {
+		return nil
+	}
+	p = r.rec.prepare(p, owned)
+	sink := r.rec.sink
+	r.mu.Lock()
+	rec := Record{
+		SchemaVersion: SchemaVersion,
+		Seq:           r.next,
+		RunID:         r.id,
+		ParentRunID:   r.parent,
+		Depth:         r.depth,
+		RecordedAt:    r.rec.now(),
+		Payload:       p,
+	}
+	r.next++
+	var err error
+	if sink != nil {
+		err = safeWrite(ctx, sink, &rec)
+	}
+	r.mu.Unlock()
+	if err == nil {
+		return nil
+	}
+	return r.rec.failed(r, &rec, err)
+}
+
+func (r *Recorder) now() time.Time {
+	if r.clock != nil {
+		return r.clock()
+	}
+	return time.Now()
+}
+
+func (r *Recorder) failed(run *Run, rec *Record, err error) error {
+	se := &SinkError{RunID: rec.RunID, Seq: rec.Seq, Kind: rec.Kind(), Err: err}
+	if r.policy == Escalate {
+		return se
+	}
+	r.dropped.Add(1)
+	run.dropped.Add(1)
+	if r.onError != nil {
+		r.onError(se)
+	} else {
+		slog.Warn("lookout recorder: record dropped", "run_id", se.RunID, "seq", se.Seq, "kind", string(se.Kind), "err", err)
+	}
+	return nil
+}
+
+// prepare fills in sizes, truncates long tool fields and redacts text.
+// When owned is false p belongs to the caller and is copied, not edited.
+func (r *Recorder) prepare(p Payload, owned bool) Payload {
+	limit := r.maxField
+	if limit == 0 {
+		limit = DefaultMaxFieldBytes
+	}
+	switch t := p.(type) {
+	case *ToolStarted:
+		full := max(t.ArgumentsBytes, len(t.Arguments))
+		over := limit > 0 && len(t.Arguments) > limit
+		if over || t.ArgumentsBytes != full {
+			if !owned {
+				c := *t
+				t, p = &c, &c
+			}
+			t.ArgumentsBytes = full
+			if over {
+				t.Arguments = r.cut(t.Arguments, limit)
+				t.ArgumentsTruncated = true
+			}
+		}
+	case *ToolEnded:
+		full := max(t.ResultBytes, len(t.Result))
+		over := limit > 0 && len(t.Result) > limit
+		if over || t.ResultBytes != full {
+			if !owned {
+				c := *t
+				t, p = &c, &c
+			}
+			t.ResultBytes = full
+			if over {
+				t.Result = r.cut(t.Result, limit)
+				t.Truncated = true
+			}
+		}
+	}
+	if len(r.redaction) == 0 {
+		return p
+	}
+	return r.redaction.payload(p)
+}
+
+// redactMargin is how much text past the cut-off is redacted along with
+// the kept part, so a secret straddling the cut is still recognised.
+const redactMargin = 256
+
+// cut redacts and truncates s to at most limit bytes at a UTF-8 boundary.
+func (r *Recorder) cut(s string, limit int) string {
+	if len(s) > limit+redactMargin {
+		s = s[:limit+redactMargin]
+	}
+	s = r.redaction.text(s)
+	if len(s) <= limit {
+		return s
+	}
+	end := limit
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end]
+}

@@ -1,0 +1,402 @@
+package recorder_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+func fixedClock() time.Time { return t0 }
+
+func newMem(opts *recorder.Options) (*recorder.Recorder, *recorder.MemorySink) {
+	sink := recorder.NewMemorySink()
+	if opts == nil {
+		opts = &recorder.Options{}
+	}
+	if opts.Clock == nil {
+		opts.Clock = fixedClock
+	}
+	return recorder.New(sink, opts), sink
+}
+
+func TestStartRunWritesRunStartedAtSeqZero(t *testing.T) {
+	rec, sink := newMem(nil)
+	limits := recorder.Limits{Timeout: time.Minute, MaxTokens: 100, MaxToolCalls: 5}
+	run, err := rec.StartRun(context.Background(), recorder.RunInfo{RunID: "r1", AgentName: "coder", Limits: limits, Metadata: map[string]string{"team": "infra"}})
+	require.NoError(t, err)
+	assert.Equal(t, "r1", run.ID())
+	assert.Equal(t, uint64(1), run.Next())
+
+	recs := sink.Records()
+	require.Len(t, recs, 1)
+	r := recs[0]
+	assert.Equal(t, recorder.SchemaVersion, r.SchemaVersion)
+	assert.Equal(t, uint64(0), r.Seq)
+	assert.Equal(t, "r1", r.RunID)
+	assert.Equal(t, "", r.ParentRunID)
+	assert.Equal(t, 0, r.Depth)
+	assert.Equal(t, t0, r.RecordedAt, "the injected clock stamps records")
+	assert.Equal(t, &recorder.RunStarted{AgentName: "coder", Limits: limits, Metadata: map[string]string{"team": "infra"}}, r.Payload)
+}
+
+func TestRunIDsDefaultToUUIDs(t *testing.T) {
+	rec, _ := newMem(nil)
+	run, err := rec.StartRun(context.Background(), recorder.RunInfo{})
+	require.NoError(t, err)
+	_, perr := uuid.Parse(run.ID())
+	assert.NoError(t, perr)
+	other, _ := rec.StartRun(context.Background(), recorder.RunInfo{})
+	assert.NotEqual(t, run.ID(), other.ID())
+}
+
+func TestNewRunIDOptionNamesRuns(t *testing.T) {
+	var n atomic.Int32
+	rec, _ := newMem(&recorder.Options{NewRunID: func() string { return "run-" + string(rune('a'+n.Add(1)-1)) }})
+	a, _ := rec.StartRun(context.Background(), recorder.RunInfo{})
+	b := rec.ResumeRun(recorder.RunInfo{}, 0)
+	assert.Equal(t, "run-a", a.ID())
+	assert.Equal(t, "run-b", b.ID())
+}
+
+func TestChildRunsLinkToTheirParentAndCountTheirOwnSeq(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(nil)
+	parent, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "p"})
+	require.NoError(t, parent.Message(ctx, nil))
+	child, _ := parent.StartChild(ctx, recorder.RunInfo{RunID: "c", ParentRunID: "ignored", Depth: 9})
+	grandchild, _ := child.StartChild(ctx, recorder.RunInfo{RunID: "g"})
+	require.NoError(t, child.Budget(ctx, recorder.Budget{Resource: "tokens"}))
+	require.NoError(t, parent.Budget(ctx, recorder.Budget{Resource: "tokens"}))
+
+	assert.Equal(t, "p", child.ParentID())
+	assert.Equal(t, 1, child.Depth())
+	assert.Equal(t, 2, grandchild.Depth())
+	type key struct {
+		run, parent string
+		depth       int
+		seq         uint64
+	}
+	var got []key
+	for _, r := range sink.Records() {
+		got = append(got, key{r.RunID, r.ParentRunID, r.Depth, r.Seq})
+	}
+	assert.Equal(t, []key{
+		{"p", "", 0, 0}, {"p", "", 0, 1},
+		{"c", "p", 1, 0},
+		{"g", "c", 2, 0},
+		{"c", "p", 1, 1},
+		{"p", "", 0, 2},
+	}, got)
+}
+
+func TestResumeRunContinuesSeqWithoutRunStarted(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(nil)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r", ParentRunID: "p", Depth: 1}, 41)
+	require.NoError(t, run.Budget(ctx, recorder.Budget{Resource: "tokens"}))
+	recs := sink.Records()
+	require.Len(t, recs, 1)
+	assert.Equal(t, uint64(41), recs[0].Seq)
+	assert.Equal(t, recorder.KindBudget, recs[0].Kind())
+	assert.Equal(t, "p", recs[0].ParentRunID)
+}
+
+func TestTypedMethodsWriteTheirKinds(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(nil)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Message(ctx, nil))
+	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{}))
+	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{}))
+	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{}))
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{}))
+	require.NoError(t, run.Assessment(ctx, recorder.Assessment{}))
+	require.NoError(t, run.Budget(ctx, recorder.Budget{}))
+	require.NoError(t, run.Extension(ctx, "x", nil))
+	require.NoError(t, run.Emit(ctx, &recorder.Unknown{Name: "mine"}))
+	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
+	var kinds []recorder.Kind
+	for i, r := range sink.Records() {
+		assert.Equal(t, uint64(i), r.Seq)
+		kinds = append(kinds, r.Kind())
+	}
+	assert.Equal(t, []recorder.Kind{
+		recorder.KindMessage, recorder.KindModelRequest, recorder.KindModelResponse, recorder.KindToolStarted,
+		recorder.KindToolEnded, recorder.KindAssessment, recorder.KindBudget, recorder.KindExtension, "mine", recorder.KindRunEnded,
+	}, kinds)
+}
+
+func TestNilPayloadsWriteNothing(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(nil)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Emit(ctx, nil))
+	require.NoError(t, run.Emit(ctx, (*recorder.ToolEnded)(nil)))
+	require.NoError(t, run.Emit(ctx, (*recorder.Unknown)(nil)))
+	assert.Zero(t, sink.Len())
+	assert.Zero(t, run.Next())
+}
+
+func TestANilRunIgnoresEveryCall(t *testing.T) {
+	ctx := context.Background()
+	var run *recorder.Run
+	assert.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "x"}))
+	assert.NoError(t, run.End(ctx, recorder.RunEnded{}))
+	child, err := run.StartChild(ctx, recorder.RunInfo{})
+	assert.NoError(t, err)
+	assert.Nil(t, child)
+	assert.Equal(t, "", run.ID())
+	assert.Equal(t, "", run.ParentID())
+	assert.Zero(t, run.Depth())
+	assert.Zero(t, run.Next())
+	assert.Zero(t, run.Dropped())
+}
+
+func TestANilSinkDiscardsRecords(t *testing.T) {
+	rec := recorder.New(nil, nil)
+	run, err := rec.StartRun(context.Background(), recorder.RunInfo{})
+	require.NoError(t, err)
+	require.NoError(t, run.Budget(context.Background(), recorder.Budget{}))
+	assert.Equal(t, uint64(2), run.Next())
+	assert.Zero(t, rec.Dropped())
+}
+
+func TestTheZeroRecorderDiscardsRecords(t *testing.T) {
+	var rec recorder.Recorder
+	run, err := rec.StartRun(context.Background(), recorder.RunInfo{})
+	require.NoError(t, err)
+	require.NoError(t, run.ToolEnded(context.Background(), recorder.ToolEnded{Result: strings.Repeat("x", 10_000)}))
+	assert.NotEmpty(t, run.ID())
+}
+
+func TestInvalidExtensionBodyIsRejectedBeforeWriting(t *testing.T) {
+	rec, sink := newMem(&recorder.Options{Policy: recorder.Drop})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	err := run.Extension(context.Background(), "x", json.RawMessage(`{nope`))
+	require.ErrorIs(t, err, recorder.ErrEncode)
+	assert.Zero(t, sink.Len())
+	assert.Zero(t, run.Next(), "no seq is used up")
+}
+
+// failingSink fails every write whose 1-based number is a multiple of
+// every, or every write when every is 1.
+type failingSink struct {
+	inner  recorder.MemorySink
+	every  int
+	n      atomic.Int64
+	err    error
+	panics bool
+}
+
+func (f *failingSink) Write(ctx context.Context, r *recorder.Record) error {
+	if n := f.n.Add(1); n%int64(f.every) == 0 {
+		if f.panics {
+			panic("sink exploded")
+		}
+		return f.err
+	}
+	return f.inner.Write(ctx, r)
+}
+
+func TestDropPolicyCountsEveryFailedWriteExactly(t *testing.T) {
+	ctx := context.Background()
+	errDisk := errors.New("disk full")
+	sink := &failingSink{every: 3, err: errDisk}
+	var handled []error
+	var mu sync.Mutex
+	rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		handled = append(handled, err)
+	}})
+	run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "r"})
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				assert.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "t", CallIndex: g*100 + i}), "the drop policy never fails the run")
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
+
+	const total = 1 + 800 + 1
+	wantDropped := uint64(total / 3)
+	assert.Equal(t, wantDropped, rec.Dropped())
+	assert.Equal(t, wantDropped, run.Dropped())
+	require.Len(t, handled, int(wantDropped))
+	for _, err := range handled {
+		assert.ErrorIs(t, err, errDisk)
+		assert.ErrorIs(t, err, recorder.ErrSinkFailed)
+		var se *recorder.SinkError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, "r", se.RunID)
+	}
+
+	// Each dropped record leaves exactly one gap in the stored seqs.
+	kept := sink.inner.Records()
+	assert.Len(t, kept, total-int(wantDropped))
+	seen := map[uint64]bool{}
+	for _, r := range kept {
+		seen[r.Seq] = true
+	}
+	var gaps uint64
+	for s := uint64(0); s < total; s++ {
+		if !seen[s] {
+			gaps++
+		}
+	}
+	assert.Equal(t, wantDropped, gaps)
+}
+
+func TestEscalatePolicyReturnsAnErrorWrappingTheSinks(t *testing.T) {
+	ctx := context.Background()
+	errDisk := errors.New("disk full")
+	called := false
+	rec := recorder.New(&failingSink{every: 2, err: errDisk}, &recorder.Options{Policy: recorder.Escalate, ErrorHandler: func(error) { called = true }})
+	run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "r"})
+	require.NoError(t, err)
+	err = run.ToolEnded(ctx, recorder.ToolEnded{Name: "t"})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, errDisk)
+	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
+	var se *recorder.SinkError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, uint64(1), se.Seq)
+	assert.Equal(t, recorder.KindToolEnded, se.Kind)
+	assert.Zero(t, rec.Dropped(), "escalated failures are returned, not counted")
+	assert.False(t, called, "escalated failures do not go to the error handler")
+}
+
+func TestEscalatePolicyFailsStartRunButStillReturnsARun(t *testing.T) {
+	rec := recorder.New(&failingSink{every: 1, err: errors.New("down")}, &recorder.Options{Policy: recorder.Escalate})
+	run, err := rec.StartRun(context.Background(), recorder.RunInfo{RunID: "r"})
+	require.ErrorIs(t, err, recorder.ErrSinkFailed)
+	require.NotNil(t, run)
+	assert.Equal(t, "r", run.ID())
+}
+
+func TestAPanickingSinkIsContained(t *testing.T) {
+	var handled error
+	rec := recorder.New(&failingSink{every: 1, panics: true}, &recorder.Options{ErrorHandler: func(err error) { handled = err }})
+	run, err := rec.StartRun(context.Background(), recorder.RunInfo{})
+	require.NoError(t, err)
+	assert.ErrorIs(t, handled, recorder.ErrSinkPanicked)
+	assert.Equal(t, uint64(1), rec.Dropped())
+	_ = run
+}
+
+// ctxSink fails writes whose context is done, as a blocking sink would.
+type ctxSink struct{ recorder.MemorySink }
+
+func (c *ctxSink) Write(ctx context.Context, r *recorder.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.MemorySink.Write(ctx, r)
+}
+
+func TestEndIsRecordedEvenWhenTheContextIsCancelled(t *testing.T) {
+	sink := &ctxSink{}
+	rec := recorder.New(sink, &recorder.Options{Policy: recorder.Escalate})
+	ctx, cancel := context.WithCancel(context.Background())
+	run, err := rec.StartRun(ctx, recorder.RunInfo{})
+	require.NoError(t, err)
+	cancel()
+	assert.ErrorIs(t, run.Budget(ctx, recorder.Budget{}), context.Canceled, "ordinary records honour the context")
+	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCancelled}))
+	recs := sink.Records()
+	require.Len(t, recs, 2)
+	assert.Equal(t, recorder.KindRunEnded, recs[1].Kind())
+	assert.Equal(t, uint64(2), recs[1].Seq, "the failed budget record kept seq 1")
+}
+
+func TestLongToolResultsAreTruncatedKeepingTheirSize(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(nil)
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	long := strings.Repeat("é", 3000) // 6000 bytes, two per rune
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "cat", Result: long + "x"}))
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "cat", Result: "short"}))
+	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{Name: "write", Arguments: long}))
+
+	recs := sink.Records()
+	cut := recs[0].Payload.(*recorder.ToolEnded)
+	assert.True(t, cut.Truncated)
+	assert.Equal(t, 6001, cut.ResultBytes)
+	assert.LessOrEqual(t, len(cut.Result), recorder.DefaultMaxFieldBytes)
+	assert.GreaterOrEqual(t, len(cut.Result), recorder.DefaultMaxFieldBytes-1)
+	assert.True(t, utf8.ValidString(cut.Result), "cut at a rune boundary")
+
+	whole := recs[1].Payload.(*recorder.ToolEnded)
+	assert.False(t, whole.Truncated)
+	assert.Equal(t, 5, whole.ResultBytes)
+	assert.Equal(t, "short", whole.Result)
+
+	args := recs[2].Payload.(*recorder.ToolStarted)
+	assert.True(t, args.ArgumentsTruncated)
+	assert.Equal(t, 6000, args.ArgumentsBytes)
+	assert.LessOrEqual(t, len(args.Arguments), recorder.DefaultMaxFieldBytes)
+}
+
+func TestMaxFieldBytesSetsOrRemovesTheLimit(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		limit int
+		want  int
+	}{
+		{"a small limit cuts early", 10, 10},
+		{"a negative limit keeps results whole", -1, 10_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, sink := newMem(&recorder.Options{MaxFieldBytes: tc.limit})
+			run := rec.ResumeRun(recorder.RunInfo{}, 0)
+			require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: strings.Repeat("a", 10_000)}))
+			got := sink.Records()[0].Payload.(*recorder.ToolEnded)
+			assert.Len(t, got.Result, tc.want)
+			assert.Equal(t, 10_000, got.ResultBytes)
+		})
+	}
+}
+
+func TestEmitDoesNotEditTheCallersPayload(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(&recorder.Options{MaxFieldBytes: 8})
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	p := &recorder.ToolEnded{Name: "t", Result: "token=abcdefgh and more text", Error: "api_key=xyz"}
+	before := *p
+	require.NoError(t, run.Emit(ctx, p))
+	assert.Equal(t, before, *p)
+	got := sink.Records()[0].Payload.(*recorder.ToolEnded)
+	assert.NotSame(t, p, got)
+	assert.True(t, got.Truncated)
+	assert.Equal(t, "api_key="+recorder.Redacted, got.Error)
+}
+
+func TestASecretStraddlingTheCutIsStillRedacted(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(&recorder.Options{MaxFieldBytes: 20})
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "0123456789 sk-abcdefghijklmnopqrstuvwxyz0123"}))
+	got := sink.Records()[0].Payload.(*recorder.ToolEnded).Result
+	assert.NotContains(t, got, "sk-abc")
+	assert.Equal(t, "0123456789 [REDACTED]"[:20], got)
+}

@@ -1,0 +1,105 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Sink receives records. It is where records go; when and how they are
+// stamped, redacted and ordered is the Recorder's business.
+//
+// Implementations must be safe for concurrent use. Write must not keep r
+// after it returns (copy the Record value if it needs keeping; the payload
+// it points to is immutable and may be kept). A Recorder calls Write for
+// the records of one run one at a time, in seq order, so a sink that
+// preserves the order of Write calls preserves each run's order.
+//
+// A sink that buffers implements Flusher; one that holds resources
+// implements Closer. Both are checked at run time, like http.Flusher.
+type Sink interface {
+	Write(ctx context.Context, r *Record) error
+}
+
+// Flusher is implemented by sinks that buffer. Flush returns once every
+// record written before the call is handed to the underlying storage, or
+// with ctx's error if ctx ends first. Calling it again is harmless.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
+// Closer is implemented by sinks that hold resources. Close flushes and
+// releases them; afterwards Write and Flush return ErrClosed. Close is
+// idempotent and returns ctx's error if ctx ends before it is done.
+type Closer interface {
+	Close(ctx context.Context) error
+}
+
+// Flush flushes s if it is a Flusher, and does nothing otherwise.
+func Flush(ctx context.Context, s Sink) error {
+	if f, ok := s.(Flusher); ok {
+		return f.Flush(ctx)
+	}
+	return nil
+}
+
+// Close closes s if it is a Closer, flushes it if it is only a Flusher,
+// and does nothing otherwise.
+func Close(ctx context.Context, s Sink) error {
+	if c, ok := s.(Closer); ok {
+		return c.Close(ctx)
+	}
+	return Flush(ctx, s)
+}
+
+// FanOut returns a sink that writes each record to every one of sinks in
+// order. A sink that fails (or panics) does not stop the others; their
+// errors are joined with errors.Join. The returned sink is a Flusher and a
+// Closer that forward to those of sinks that are. It is safe for
+// concurrent use when sinks are.
+func FanOut(sinks ...Sink) Sink {
+	return fanOut(append([]Sink(nil), sinks...))
+}
+
+type fanOut []Sink
+
+func (f fanOut) Write(ctx context.Context, r *Record) error {
+	var errs []error
+	for _, s := range f {
+		if err := safeWrite(ctx, s, r); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (f fanOut) Flush(ctx context.Context) error {
+	var errs []error
+	for _, s := range f {
+		if err := Flush(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (f fanOut) Close(ctx context.Context) error {
+	var errs []error
+	for _, s := range f {
+		if err := Close(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// safeWrite calls s.Write and turns a panic into an error, so a broken sink
+// cannot take down the agent that records through it.
+func safeWrite(ctx context.Context, s Sink, r *Record) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrSinkPanicked, p)
+		}
+	}()
+	return s.Write(ctx, r)
+}

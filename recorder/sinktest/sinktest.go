@@ -1,0 +1,360 @@
+// Package sinktest checks that a recorder.Sink keeps the promises the
+// recorder relies on. Run it from a test of your sink:
+//
+//	func TestMySink(t *testing.T) {
+//		sinktest.Run(t, func(t *testing.T) (recorder.Sink, sinktest.ReadBack) {
+//			s := mysink.New(t.TempDir())
+//			return s, s.ReadAll
+//		})
+//	}
+//
+// The kit writes through a recorder.Recorder with the Escalate policy, so
+// any failed write fails the test: a sink that drops records under load
+// (such as a FileSink without Block) must be configured not to.
+//
+// Common pitfalls: the read-back function is called after the sink is
+// closed, so it must read the stored data, not the sink's buffers; and
+// every case gets a fresh sink from the factory.
+package sinktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// ReadBack returns every record a sink has stored, in stored order.
+type ReadBack func() ([]recorder.Record, error)
+
+// Factory returns a fresh, empty sink and a way to read back what it
+// stored. Use t for temporary directories and cleanup.
+type Factory func(t *testing.T) (recorder.Sink, ReadBack)
+
+// Goroutines and PerGoroutine size the concurrency case: Goroutines
+// goroutines each record PerGoroutine records into one run.
+const (
+	Goroutines   = 64
+	PerGoroutine = 1000
+)
+
+// stuckTimeout bounds how long a case waits for a sink call that should
+// return promptly, so a hanging sink fails instead of stalling the suite.
+const stuckTimeout = 30 * time.Second
+
+type check struct {
+	name string
+	fn   func(s recorder.Sink, read ReadBack) error
+}
+
+var checks = []check{
+	{"keeps write order", checkOrder},
+	{"keeps every kind intact", checkKinds},
+	{"keeps seq dense and ordered under 64 goroutines", checkConcurrentRun},
+	{"keeps each run ordered when runs interleave", checkInterleavedRuns},
+	{"flush is idempotent", checkFlushTwice},
+	{"close is idempotent", checkCloseTwice},
+	{"write and flush after close return ErrClosed", checkAfterClose},
+	{"cancelled context returns promptly", checkCancelled},
+}
+
+// Run runs every check as a subtest, each on a fresh sink.
+func Run(t *testing.T, newSink Factory) {
+	t.Helper()
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			s, read := newSink(t)
+			if err := c.fn(s, read); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+var fixedTime = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func newRecorder(s recorder.Sink) *recorder.Recorder {
+	return recorder.New(s, &recorder.Options{
+		Policy: recorder.Escalate,
+		Clock:  func() time.Time { return fixedTime },
+	})
+}
+
+// closeSink closes s (if it is a Closer) and fails if that hangs.
+func closeSink(s recorder.Sink) error {
+	return within(func() error { return recorder.Close(context.Background(), s) })
+}
+
+func within(fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	timer := time.NewTimer(stuckTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return fmt.Errorf("sink call did not return within %v", stuckTimeout)
+	}
+}
+
+func closeAndRead(s recorder.Sink, read ReadBack) ([]recorder.Record, error) {
+	if err := closeSink(s); err != nil {
+		return nil, fmt.Errorf("close: %w", err)
+	}
+	recs, err := read()
+	if err != nil {
+		return nil, fmt.Errorf("read back: %w", err)
+	}
+	return recs, nil
+}
+
+func checkOrder(s recorder.Sink, read ReadBack) error {
+	ctx := context.Background()
+	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "order"}, 0)
+	const n = 300
+	for i := range n {
+		if err := run.Budget(ctx, recorder.Budget{Event: recorder.BudgetCharged, Resource: "tokens", Amount: int64(i)}); err != nil {
+			return fmt.Errorf("write %d: %w", i, err)
+		}
+	}
+	recs, err := closeAndRead(s, read)
+	if err != nil {
+		return err
+	}
+	if len(recs) != n {
+		return fmt.Errorf("read back %d records, want %d", len(recs), n)
+	}
+	for i, r := range recs {
+		b, ok := r.Payload.(*recorder.Budget)
+		if r.Seq != uint64(i) || r.RunID != "order" || !ok || b.Amount != int64(i) {
+			return fmt.Errorf("record %d is seq %d run %q payload %#v; want seq %d in write order", i, r.Seq, r.RunID, r.Payload, i)
+		}
+	}
+	return nil
+}
+
+func samplePayloads() []recorder.Payload {
+	return []recorder.Payload{
+		&recorder.RunStarted{AgentName: "agent", Limits: recorder.Limits{Timeout: time.Minute, MaxTokens: 1000, MaxToolCalls: 10}, Metadata: map[string]string{"k": "v"}},
+		&recorder.Message{Message: schema.UserMessage("migrate <billing> & report")},
+		&recorder.ModelRequest{Model: "m", MessageCount: 2, Tools: []string{"ls"}},
+		&recorder.ModelResponse{Message: schema.AssistantMessage("", []schema.ToolCall{{ID: "c1", Type: "function", Function: schema.FunctionCall{Name: "ls", Arguments: `{"dir":"."}`}}}), Usage: recorder.TokenUsage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7}, UsageReported: true, Latency: time.Second},
+		&recorder.ToolStarted{CallID: "c1", Name: "ls", Arguments: `{"dir":"."}`, ArgumentsBytes: 11},
+		&recorder.ToolEnded{CallID: "c1", Name: "ls", Result: "a\nb\n", ResultBytes: 4, Duration: time.Millisecond},
+		&recorder.Assessment{Markdown: "## Status\n- fine", AfterCallIndex: 0, Observers: []recorder.ObserverNote{{Name: "resource", Severity: "info"}}},
+		&recorder.Budget{Event: recorder.BudgetExceeded, Resource: "tool_calls", Amount: 1, Used: 11, Limit: 10},
+		&recorder.Extension{Name: "custom", Body: []byte(`{"a":1}`)},
+		&recorder.Unknown{Name: "from_the_future", Body: []byte(`{"x": [1, 2]}`)},
+		&recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{TotalTokens: 7, ToolCalls: 1, ModelCalls: 1}},
+	}
+}
+
+func checkKinds(s recorder.Sink, read ReadBack) error {
+	ctx := context.Background()
+	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "kinds", ParentRunID: "parent", Depth: 2}, 0)
+	var want [][]byte
+	for _, p := range samplePayloads() {
+		if err := run.Emit(ctx, p); err != nil {
+			return fmt.Errorf("write %s: %w", p.Kind(), err)
+		}
+		r := recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: uint64(len(want)), RunID: "kinds", ParentRunID: "parent", Depth: 2, RecordedAt: fixedTime, Payload: p}
+		b, err := r.AppendJSON(nil)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", p.Kind(), err)
+		}
+		want = append(want, b)
+	}
+	recs, err := closeAndRead(s, read)
+	if err != nil {
+		return err
+	}
+	if len(recs) != len(want) {
+		return fmt.Errorf("read back %d records, want %d", len(recs), len(want))
+	}
+	for i := range recs {
+		got, err := recs[i].AppendJSON(nil)
+		if err != nil {
+			return fmt.Errorf("re-encode record %d: %w", i, err)
+		}
+		if string(got) != string(want[i]) {
+			return fmt.Errorf("record %d changed in the sink:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+	return nil
+}
+
+func checkConcurrentRun(s recorder.Sink, read ReadBack) error {
+	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "crowd"}, 0)
+	if err := hammer([]*recorder.Run{run}, Goroutines, PerGoroutine); err != nil {
+		return err
+	}
+	recs, err := closeAndRead(s, read)
+	if err != nil {
+		return err
+	}
+	return denseAndOrdered(recs, map[string]int{"crowd": Goroutines * PerGoroutine})
+}
+
+func checkInterleavedRuns(s recorder.Sink, read ReadBack) error {
+	rec := newRecorder(s)
+	const runs, perRun = 8, 8
+	var rs []*recorder.Run
+	want := map[string]int{}
+	for i := range runs {
+		id := fmt.Sprintf("run-%d", i)
+		rs = append(rs, rec.ResumeRun(recorder.RunInfo{RunID: id}, 0))
+		want[id] = perRun * 250
+	}
+	if err := hammer(rs, perRun, 250); err != nil {
+		return err
+	}
+	recs, err := closeAndRead(s, read)
+	if err != nil {
+		return err
+	}
+	return denseAndOrdered(recs, want)
+}
+
+// hammer records from goroutines goroutines per run, each writing n
+// records, and returns the first error.
+func hammer(runs []*recorder.Run, goroutines, n int) error {
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(runs)*goroutines)
+	for _, run := range runs {
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range n {
+					if err := run.ToolEnded(ctx, recorder.ToolEnded{Name: "t", Result: "ok", CallIndex: g*n + i}); err != nil {
+						errs <- fmt.Errorf("goroutine %d write %d: %w", g, i, err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// denseAndOrdered checks that each run has seq 0..want-1 exactly once, in
+// increasing order in the stored sequence.
+func denseAndOrdered(recs []recorder.Record, want map[string]int) error {
+	next := map[string]uint64{}
+	for i, r := range recs {
+		if _, ok := want[r.RunID]; !ok {
+			return fmt.Errorf("record %d has unexpected run id %q", i, r.RunID)
+		}
+		if r.Seq != next[r.RunID] {
+			return fmt.Errorf("record %d of run %q has seq %d, want %d (seq must be dense and in order)", i, r.RunID, r.Seq, next[r.RunID])
+		}
+		next[r.RunID]++
+	}
+	for id, n := range want {
+		if next[id] != uint64(n) {
+			return fmt.Errorf("run %q: read back %d records, want %d", id, next[id], n)
+		}
+	}
+	return nil
+}
+
+func checkFlushTwice(s recorder.Sink, read ReadBack) error {
+	ctx := context.Background()
+	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "flush"}, 0)
+	if err := run.Budget(ctx, recorder.Budget{Resource: "tokens"}); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	for i := range 2 {
+		if err := within(func() error { return recorder.Flush(ctx, s) }); err != nil {
+			return fmt.Errorf("flush %d: %w", i+1, err)
+		}
+	}
+	recs, err := closeAndRead(s, read)
+	if err != nil {
+		return err
+	}
+	if len(recs) != 1 {
+		return fmt.Errorf("read back %d records after two flushes, want 1", len(recs))
+	}
+	return nil
+}
+
+func checkCloseTwice(s recorder.Sink, read ReadBack) error {
+	ctx := context.Background()
+	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "close"}, 0)
+	if err := run.Budget(ctx, recorder.Budget{Resource: "tokens"}); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	for i := range 2 {
+		if err := closeSink(s); err != nil {
+			return fmt.Errorf("close %d: %w", i+1, err)
+		}
+	}
+	recs, err := read()
+	if err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	if len(recs) != 1 {
+		return fmt.Errorf("read back %d records after two closes, want 1", len(recs))
+	}
+	return nil
+}
+
+func checkAfterClose(s recorder.Sink, _ ReadBack) error {
+	if _, ok := s.(recorder.Closer); !ok {
+		return nil
+	}
+	ctx := context.Background()
+	if err := closeSink(s); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	r := recorder.Record{SchemaVersion: recorder.SchemaVersion, RunID: "late", RecordedAt: fixedTime, Payload: &recorder.Budget{}}
+	if err := within(func() error { return s.Write(ctx, &r) }); !errors.Is(err, recorder.ErrClosed) {
+		return fmt.Errorf("write after close returned %v, want ErrClosed", err)
+	}
+	if _, ok := s.(recorder.Flusher); ok {
+		if err := within(func() error { return recorder.Flush(ctx, s) }); !errors.Is(err, recorder.ErrClosed) {
+			return fmt.Errorf("flush after close returned %v, want ErrClosed", err)
+		}
+	}
+	return nil
+}
+
+func checkCancelled(s recorder.Sink, read ReadBack) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	okOrCancelled := func(what string, err error) error {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("%s with a cancelled context returned %v, want nil or context.Canceled", what, err)
+		}
+		return nil
+	}
+	r := recorder.Record{SchemaVersion: recorder.SchemaVersion, RunID: "cancelled", RecordedAt: fixedTime, Payload: &recorder.Budget{}}
+	if err := okOrCancelled("write", within(func() error { return s.Write(ctx, &r) })); err != nil {
+		return err
+	}
+	if err := okOrCancelled("flush", within(func() error { return recorder.Flush(ctx, s) })); err != nil {
+		return err
+	}
+	if err := okOrCancelled("close", within(func() error { return recorder.Close(ctx, s) })); err != nil {
+		return err
+	}
+	// A close that gave up on its context can be finished with another.
+	if err := closeSink(s); err != nil {
+		return fmt.Errorf("close after a cancelled close: %w", err)
+	}
+	if _, err := read(); err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	return nil
+}
