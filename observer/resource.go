@@ -147,7 +147,12 @@ func paceStatement(s budget.Shortfall) string {
 	}
 	var when string
 	switch {
-	case s.Resource == budget.Tokens && s.Calls >= 0:
+	case s.Resource == budget.Tokens && s.Calls == 0:
+		when = "less than one call"
+		if s.Before == budget.Time {
+			when += " (about " + FormatDuration(s.In) + ")"
+		}
+	case s.Resource == budget.Tokens && s.Calls > 0:
 		when = "about " + plural(s.Calls, "call", "calls")
 		if s.Before == budget.Time {
 			when += " (about " + FormatDuration(s.In) + ")"
