@@ -15,7 +15,8 @@ var ErrScriptExhausted = errors.New("scripted: script exhausted")
 var ErrInvalidTurn = errors.New("scripted: invalid turn")
 
 // ExhaustedError reports which call overran the script.
-// It unwraps to [ErrScriptExhausted].
+// It unwraps to [ErrScriptExhausted]. It is a plain value, safe to share
+// once returned.
 type ExhaustedError struct {
 	// Call is the 1-based number of the call that found no turn left,
 	// counting every Generate and Stream on the model and its copies.

@@ -20,13 +20,15 @@ const maxRequestBytes = 32 << 20
 // OpenAIServer is a loopback HTTP server that answers OpenAI chat
 // completion requests from a [Model]. Point any OpenAI-compatible client at
 // [OpenAIServer.BaseURL]. It is safe for concurrent use; requests share the
-// model's script like concurrent Generate calls do.
+// model's script like concurrent Generate calls do. The zero OpenAIServer
+// is not serving: its URLs are empty and Close does nothing.
 type OpenAIServer struct {
 	srv *httptest.Server
 }
 
 // NewOpenAIServer starts a server on 127.0.0.1 that serves
-// POST /v1/chat/completions from m. Close it when done.
+// POST /v1/chat/completions from m. Close it when done. A nil m serves an
+// empty script, so every request fails with a 500.
 func NewOpenAIServer(m *Model) *OpenAIServer {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/chat/completions", OpenAIHandler(m))
@@ -37,14 +39,28 @@ func NewOpenAIServer(m *Model) *OpenAIServer {
 }
 
 // URL is the server root, like http://127.0.0.1:port.
-func (s *OpenAIServer) URL() string { return s.srv.URL }
+func (s *OpenAIServer) URL() string {
+	if s.srv == nil {
+		return ""
+	}
+	return s.srv.URL
+}
 
 // BaseURL is URL()+"/v1", the base URL OpenAI clients expect, for example
 // openai.ChatModelConfig.BaseURL in eino-ext.
-func (s *OpenAIServer) BaseURL() string { return s.srv.URL + "/v1" }
+func (s *OpenAIServer) BaseURL() string {
+	if s.srv == nil {
+		return ""
+	}
+	return s.srv.URL + "/v1"
+}
 
 // Close shuts the server down and blocks until every request has finished.
-func (s *OpenAIServer) Close() { s.srv.Close() }
+func (s *OpenAIServer) Close() {
+	if s.srv != nil {
+		s.srv.Close()
+	}
+}
 
 // OpenAIHandler serves OpenAI chat completion requests (the body of
 // POST /v1/chat/completions) from m, for mounting on a server of your own.
@@ -53,8 +69,12 @@ func (s *OpenAIServer) Close() { s.srv.Close() }
 // tool_call_id), tools (name and description), tool_choice, model, stream
 // and stream_options.include_usage, runs m, and answers with a completion
 // or an SSE stream. An error from m becomes a 500 with an OpenAI-style
-// error body; a request it cannot decode becomes a 400.
+// error body; a request it cannot decode becomes a 400. A nil m serves an
+// empty script. The handler is safe for concurrent use.
 func OpenAIHandler(m *Model) http.Handler {
+	if m == nil {
+		m = &Model{}
+	}
 	return &openaiHandler{m: m}
 }
 

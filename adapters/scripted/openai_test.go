@@ -352,3 +352,22 @@ func FuzzOpenAIHandler(f *testing.F) {
 		}
 	})
 }
+
+func TestOpenAIClientReadsMissingUsageAsZeroInGenerate(t *testing.T) {
+	m := scripted.New(scripted.Reply("no usage here").WithoutUsage())
+	msg, err := newClient(t, newServer(t, m)).Generate(ctx, user("q"))
+	require.NoError(t, err)
+	assert.Equal(t, &schema.TokenUsage{}, msg.ResponseMeta.Usage,
+		"eino-ext turns an absent usage field into zero usage; only streams keep it absent")
+}
+
+func TestOpenAIServerZeroValueAndNilModel(t *testing.T) {
+	var zero scripted.OpenAIServer
+	assert.Empty(t, zero.URL())
+	assert.Empty(t, zero.BaseURL())
+	zero.Close()
+
+	resp, body := post(t, newServer(t, nil), `{"messages":[]}`)
+	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	assert.Contains(t, string(body), "script exhausted")
+}

@@ -10,8 +10,8 @@ import (
 
 // Request is what the model received on one call. Messages and Tools are
 // copies taken when the call arrived, so later changes made by the caller
-// do not show up here. A Request is a value; reading it from several
-// goroutines is safe.
+// do not show up here. The zero Request has no messages and no tools. A
+// Request is a value; reading it from several goroutines is safe.
 type Request struct {
 	// Messages is the input, in order.
 	Messages []*schema.Message
@@ -92,19 +92,23 @@ func AssertRequest(t TB, m *Model, i int, check func(Request) error) bool {
 	return true
 }
 
+// captureMessages copies the messages and the slices and maps they hold,
+// into one backing array so a long history costs two allocations.
 func captureMessages(in []*schema.Message) []*schema.Message {
 	out := make([]*schema.Message, len(in))
+	copies := make([]schema.Message, len(in))
 	for i, m := range in {
 		if m == nil {
 			continue
 		}
-		c := *m
+		c := &copies[i]
+		*c = *m
 		c.ToolCalls = slices.Clone(m.ToolCalls)
 		c.UserInputMultiContent = slices.Clone(m.UserInputMultiContent)
 		c.AssistantGenMultiContent = slices.Clone(m.AssistantGenMultiContent)
 		c.MultiContent = slices.Clone(m.MultiContent)
 		c.Extra = maps.Clone(m.Extra)
-		out[i] = &c
+		out[i] = c
 	}
 	return out
 }

@@ -10,11 +10,15 @@ import (
 
 // ReplyFunc computes a reply from the request. It receives the caller's
 // input and the resolved options (tools bound with WithTools appear in
-// opts.Tools unless the call overrides them).
+// opts.Tools unless the call overrides them). It runs outside the model's
+// lock, so concurrent calls may run it concurrently; it must not modify
+// input.
 type ReplyFunc func(ctx context.Context, input []*schema.Message, opts *model.Options) (*schema.Message, error)
 
 // ToolCall is one tool call in a scripted reply. An empty ID is filled with
-// the next generated ID (call_1, call_2, ...) when the turn is played.
+// the next generated ID (call_1, call_2, ...) when the turn is played; the
+// zero ToolCall calls a tool with an empty name and no arguments. It is a
+// plain value, safe to copy and share.
 type ToolCall struct {
 	ID        string
 	Name      string
