@@ -1,0 +1,31 @@
+// Package simtarget puts Eino agents behind simulate.Target, so a simulated
+// user can drive them through multi-turn scenarios.
+//
+//   - Runner and Agent adapt an ADK agent through adk.Runner;
+//   - React adapts a flow/agent/react agent;
+//   - Runnable adapts a compiled compose graph or chain from messages to a
+//     message.
+//
+// A plain function needs no adapter: use simulate.TargetFunc.
+//
+// # Multi-turn
+//
+// Eino agents keep no conversation between calls, so every Respond hands the
+// agent the whole history: each earlier user message followed by the
+// agent's own assistant and tool messages, then the new user message. The
+// simulate runner accumulates that history; these targets only run the
+// agent on it and return what the turn produced, in order.
+//
+// # Common pitfalls
+//
+//   - Runnable sees only the graph's final reply, not its tool calls, so
+//     goals over tool calls (simulate.ToolCalled) can never be met through
+//     it. Use React or an ADK agent for those.
+//   - An ADK run that ends in an interrupt fails the turn with
+//     ErrInterrupted: a simulated user cannot answer adk's interrupt.
+//   - In a batch with concurrency above one, a shared target must be safe for
+//     concurrent use; agents built on stateful fakes (scripted models) are
+//     not, so build one per job in simulate.Batch.Setup.
+//   - The agent's Instruction becomes a system message on every run; the
+//     simulate history holds only user, assistant and tool messages.
+package simtarget
