@@ -1,0 +1,135 @@
+// Command simulate drives a travel-planner agent with a simulated user
+// through a four-step plan, prints the conversation and how it ended, and
+// writes the run's artifacts.
+//
+// By default both sides are scripted and the program runs offline. With
+// OPENAI_API_KEY set (and optionally OPENAI_BASE_URL and OPENAI_MODEL), the
+// agent, the user and the step ranker all use that model instead.
+//
+//	go run ./examples/simulate            # artifacts go to a new temporary folder
+//	go run ./examples/simulate -out runs  # artifacts go to runs/lisbon-trip
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cloudwego/eino-ext/components/model/openai"
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/adapters/simtarget"
+	"github.com/lookout-go/lookout/simulate"
+)
+
+func main() {
+	out := flag.String("out", "", "folder for the run's artifacts (default: a new temporary folder)")
+	flag.Parse()
+	ctx := context.Background()
+	m, err := modelsFromEnv(ctx, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := run(ctx, os.Stdout, *out, m); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// models are the three model roles of a simulation.
+type models struct {
+	name   string
+	agent  model.ToolCallingChatModel
+	user   model.BaseChatModel
+	ranker simulate.Ranker
+}
+
+// modelsFromEnv picks a real OpenAI-compatible model when OPENAI_API_KEY is
+// set, and the scripted models otherwise.
+func modelsFromEnv(ctx context.Context, getenv func(string) string) (*models, error) {
+	key := getenv("OPENAI_API_KEY")
+	if key == "" {
+		return scriptedModels(), nil
+	}
+	name := getenv("OPENAI_MODEL")
+	if name == "" {
+		name = "gpt-4o-mini"
+	}
+	cm, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{APIKey: key, BaseURL: getenv("OPENAI_BASE_URL"), Model: name})
+	if err != nil {
+		return nil, fmt.Errorf("openai model: %w", err)
+	}
+	return &models{name: name, agent: cm, user: cm, ranker: simulate.NewRanker(cm)}, nil
+}
+
+// run plays the travel scenario and reports on w. An empty outDir means a
+// new temporary folder.
+func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
+	tools, err := travelTools()
+	if err != nil {
+		return err
+	}
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name:        "travel-planner",
+		Description: "plans and books trips",
+		Instruction: agentInstruction,
+		Model:       m.agent,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+	})
+	if err != nil {
+		return err
+	}
+	runner := &simulate.Runner{UserModel: m.user, Ranker: m.ranker}
+	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, agent))
+	if res == nil {
+		return runErr
+	}
+
+	fmt.Fprintf(w, "Simulated conversation (%s models)\n", m.name)
+	for _, t := range res.Traces {
+		step := t.StepID
+		if step == "" {
+			step = "-"
+		}
+		fmt.Fprintf(w, "\n[turn %d · step %s · %s]\n", t.Turn, step, t.Selection.Method)
+		fmt.Fprintf(w, "  user: %s\n", t.User.Content)
+		for _, msg := range t.Agent {
+			printMessage(w, msg)
+		}
+	}
+	fmt.Fprintf(w, "\nStop reason: %s (completed: %v)\n%s\n", res.End.Reason, res.End.Completed, res.Summary())
+
+	if outDir == "" {
+		if outDir, err = os.MkdirTemp("", "lookout-simulate-"); err != nil {
+			return err
+		}
+	}
+	dir, err := simulate.WriteArtifacts(outDir, res)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Artifacts: %s\n", dir)
+	return runErr
+}
+
+func printMessage(w io.Writer, msg *schema.Message) {
+	switch {
+	case msg.Role == schema.Tool:
+		fmt.Fprintf(w, "  tool %s: %s\n", msg.ToolName, oneLine(msg.Content))
+	case len(msg.ToolCalls) > 0:
+		for _, tc := range msg.ToolCalls {
+			fmt.Fprintf(w, "  agent calls %s %s\n", tc.Function.Name, tc.Function.Arguments)
+		}
+	default:
+		fmt.Fprintf(w, "  agent: %s\n", oneLine(msg.Content))
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
