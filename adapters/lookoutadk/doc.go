@@ -1,0 +1,52 @@
+// Package lookoutadk attaches Lookout to Eino ADK agents: one middleware
+// gives a ChatModelAgent observers, injected assessments and an enforced
+// budget.
+//
+//	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
+//		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
+//	})
+//	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+//		Model: chatModel, ToolsConfig: tools,
+//		Handlers: []adk.ChatModelAgentMiddleware{mw},
+//	})
+//
+// What it does, hook by hook:
+//
+//   - BeforeAgent starts the run's state: a session (the one on ctx, see
+//     session.NewContext, or a new one), a budget tracker and an observer
+//     pipeline. A sub-agent finds its parent's state on ctx and shares it,
+//     so one budget covers the whole tree. The deadline is set on the
+//     run's ctx with a *budget.ExceededError as its cause.
+//   - Every tool call, of all four kinds, is admitted by the budget (a call
+//     over the tool-call limit is not run; the model gets a message saying
+//     why), recorded with a dense, unique call index, and followed by the
+//     observer pipeline, even when calls run in parallel. A tool error
+//     becomes a message the model can read, unless ToolErrors says abort.
+//   - BeforeModelRewriteState ends the run with a *budget.ExceededError
+//     once tokens or time are spent, removes the previous injected block
+//     and injects the current assessment if it is not stale, and, when
+//     tokens or time are nearly spent, gives one wrap-up turn: tools
+//     withheld and a reminder to summarise.
+//   - WrapModel charges every model call attempt, streaming ones included,
+//     telling a call that reported no usage from one that reported zero.
+//
+// # The overrun bound
+//
+// The token limit is checked before each model call, so a run overruns it
+// by at most one model response: the call that started under the limit.
+// Sub-agents running at the same time each may overrun by one response.
+//
+// # Pitfalls
+//
+//   - Register the middleware on every agent, sub-agents included; an
+//     agent without it does not charge the shared budget.
+//   - The deadline set on the ctx runs on real time; when Eino notices it
+//     between hooks the run ends with context.DeadlineExceeded, whose
+//     cause (context.Cause) is the budget error. Lookout's own hooks end
+//     the run with the budget error itself.
+//   - Eino calls AfterAgent only on success. Runs that end with an error
+//     are still recorded by the trajectory recorder, which watches Eino's
+//     agent callbacks as well.
+//   - The session travels in Eino checkpoints as a gob-encoded run-local
+//     value registered under the name "lookout_session_checkpoint".
+package lookoutadk

@@ -1,0 +1,144 @@
+package lookoutadk_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
+	"github.com/lookout-go/lookout/session"
+)
+
+var t0 = time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
+
+// clock is a fake clock that tests advance explicitly.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: t0} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// fnTool is an invokable tool backed by a function.
+type fnTool struct {
+	name string
+	fn   func(ctx context.Context, args string) (string, error)
+}
+
+func (t fnTool) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: t.name, Desc: "test tool " + t.name}, nil
+}
+
+func (t fnTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
+	return t.fn(ctx, args)
+}
+
+func echo(name string) fnTool {
+	return fnTool{name: name, fn: func(_ context.Context, args string) (string, error) { return name + " ok " + args, nil }}
+}
+
+func failing(name, msg string) fnTool {
+	return fnTool{name: name, fn: func(context.Context, string) (string, error) { return "", errors.New(msg) }}
+}
+
+type agentSpec struct {
+	name      string
+	model     model.ToolCallingChatModel
+	tools     []tool.BaseTool
+	cfg       *lookoutadk.Config
+	bare      bool // no middleware
+	maxIter   int
+	streaming bool
+	store     compose.CheckPointStore
+}
+
+func newAgent(t testing.TB, s agentSpec) adk.Agent {
+	t.Helper()
+	ctx := context.Background()
+	name := s.name
+	if name == "" {
+		name = "worker"
+	}
+	cfg := &adk.ChatModelAgentConfig{
+		Name: name, Description: "test agent " + name, Instruction: "You are a test agent.",
+		Model:         s.model,
+		MaxIterations: s.maxIter,
+		ToolsConfig:   adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: s.tools}},
+	}
+	if !s.bare {
+		mw, err := lookoutadk.New(ctx, s.cfg)
+		require.NoError(t, err)
+		cfg.Handlers = []adk.ChatModelAgentMiddleware{mw}
+	}
+	agent, err := adk.NewChatModelAgent(ctx, cfg)
+	require.NoError(t, err)
+	return agent
+}
+
+// outcome is what a run produced.
+type outcome struct {
+	messages []*schema.Message
+	err      error
+	events   []*adk.AgentEvent
+}
+
+func (o outcome) toolMessages() []*schema.Message {
+	var out []*schema.Message
+	for _, m := range o.messages {
+		if m.Role == schema.Tool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func drain(iter *adk.AsyncIterator[*adk.AgentEvent]) outcome {
+	var o outcome
+	for {
+		ev, ok := iter.Next()
+		if !ok {
+			return o
+		}
+		o.events = append(o.events, ev)
+		if ev.Err != nil {
+			o.err = ev.Err
+			continue
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			if msg, err := ev.Output.MessageOutput.GetMessage(); err == nil && msg != nil {
+				o.messages = append(o.messages, msg)
+			}
+		}
+	}
+}
+
+// runAgent runs agent on a query with store on the ctx and returns what
+// happened.
+func runAgent(t testing.TB, agent adk.Agent, store *session.Store, streaming bool, opts ...adk.AgentRunOption) outcome {
+	t.Helper()
+	ctx := context.Background()
+	if store != nil {
+		ctx = session.NewContext(ctx, store)
+	}
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming})
+	return drain(runner.Query(ctx, "do the task", opts...))
+}
+
+func callArgs(i int) string { return fmt.Sprintf(`{"n":%d}`, i) }
