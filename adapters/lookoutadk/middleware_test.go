@@ -395,4 +395,3 @@ func TestInjectedRecognisesLookoutMessages(t *testing.T) {
 	_, ok = lookoutadk.Injected(schema.UserMessage("hi"))
 	assert.False(t, ok)
 }
-
