@@ -1,13 +1,3 @@
-// Command simulate drives a travel-planner agent with a simulated user
-// through a four-step plan, prints the conversation and how it ended, and
-// writes the run's artifacts.
-//
-// By default both sides are scripted and the program runs offline. With
-// OPENAI_API_KEY set (and optionally OPENAI_BASE_URL and OPENAI_MODEL), the
-// agent, the user and the step ranker all use that model instead.
-//
-//	go run ./examples/simulate            # artifacts go to a new temporary folder
-//	go run ./examples/simulate -out runs  # artifacts go to runs/lisbon-trip
 package main
 
 import (

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,4 +121,50 @@ func TestModelsFromEnvDefaultsToScripted(t *testing.T) {
 	m, err := modelsFromEnv(context.Background(), func(string) string { return "" })
 	require.NoError(t, err)
 	assert.Equal(t, "scripted", m.name)
+}
+
+func Example() {
+	var buf bytes.Buffer
+	dir, _ := os.MkdirTemp("", "simulate-example")
+	defer os.RemoveAll(dir)
+	if err := run(context.Background(), &buf, dir, scriptedModels()); err != nil {
+		fmt.Println(err)
+	}
+	// The artifacts folder changes from run to run; print the rest.
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if !strings.HasPrefix(line, "Artifacts: ") {
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// Simulated conversation (scripted models)
+	//
+	// [turn 0 · step flights · start]
+	//   user: Hi! Any flights from Amsterdam to Lisbon on 12 May?
+	//   agent calls search_flights {"from":"AMS","to":"LIS","date":"2025-05-12"}
+	//   tool search_flights: AMS→LIS 2025-05-12: TP663 09:40 €142; KL1693 14:05 €171
+	//   agent: TP663 leaves at 09:40 for €142; KL1693 at 14:05 for €171. Shall I look for a hotel?
+	//
+	// [turn 1 · step hotels · llm-ranked]
+	//   user: Great. I also need a hotel in central Lisbon for 3 nights, Baixa if possible.
+	//   agent calls search_hotels {"city":"Lisbon","area":"Baixa","nights":3}
+	//   tool search_hotels: Lisbon, 3 nights: Baixa Sol €95/night; Alfama Rio €120/night
+	//   agent: Baixa Sol is €95 a night, Alfama Rio €120. Which one?
+	//
+	// [turn 2 · step book · preconditions-ordered]
+	//   user: Please book TP663 and Baixa Sol.
+	//   agent calls book {"flight":"TP663","hotel":"Baixa Sol"}
+	//   tool book: booked TP663 and Baixa Sol, confirmation LX-4821
+	//   agent: Done: TP663 and Baixa Sol are booked, confirmation LX-4821.
+	//
+	// [turn 3 · step itinerary · preconditions-ordered]
+	//   user: Thanks! Can you email me the itinerary? ana@example.com
+	//   agent calls send_itinerary {"email":"ana@example.com"}
+	//   tool send_itinerary: itinerary LX-4821 sent to ana@example.com
+	//   agent: Sent the itinerary LX-4821 to ana@example.com. Have a great trip!
+	//
+	// Stop reason: goal-reached (completed: true)
+	// lisbon-trip: stopped with goal-reached after 4 turns; goal completed.
+	// Steps: flights satisfied (1 attempt), hotels satisfied (1 attempt), book satisfied (1 attempt), itinerary satisfied (1 attempt).
+	// Goals: called book met in turn 2, called send_itinerary met in turn 3.
 }
