@@ -98,6 +98,25 @@ func (c *checkpoint) GobDecode(b []byte) error {
 	return nil
 }
 
+// MarshalJSON snapshots the session. Eino's checkpoint serializer encodes
+// values that implement json.Marshaler with it rather than with gob.
+func (c *checkpoint) MarshalJSON() ([]byte, error) {
+	b, err := c.GobEncode()
+	if len(b) == 0 && err == nil {
+		return []byte("null"), nil
+	}
+	return b, err
+}
+
+// UnmarshalJSON keeps the snapshot for the resumed run to restore.
+func (c *checkpoint) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		c.data = nil
+		return nil
+	}
+	return c.GobDecode(b)
+}
+
 // ensure runs once per run inside the agent's graph: it restores the
 // session from a checkpoint when the run is a resume, and registers the
 // session for future checkpoints.

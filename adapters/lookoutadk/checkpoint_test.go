@@ -1,0 +1,89 @@
+package lookoutadk_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
+	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+// memStore is an in-memory adk CheckPointStore.
+type memStore struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *memStore) Get(_ context.Context, id string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[id]
+	return b, ok, nil
+}
+
+func (s *memStore) Set(_ context.Context, id string, b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string][]byte{}
+	}
+	s.m[id] = append([]byte(nil), b...)
+	return nil
+}
+
+func TestResumeKeepsTheSessionSlices(t *testing.T) {
+	m := scripted.New(
+		scripted.Call("prep", `{"step":1}`).WithUsage(100, 10),
+		scripted.Call("approve", `{"change":"deploy"}`).WithUsage(200, 20),
+		scripted.Reply("deployed").WithUsage(300, 30),
+	)
+	var resumed *session.Store
+	approve := fnTool{name: "approve", fn: func(ctx context.Context, _ string) (string, error) {
+		if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
+			return "", tool.Interrupt(ctx, "needs a human")
+		}
+		resumed, _ = lookoutadk.Session(ctx)
+		return "approved", nil
+	}}
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), approve}, cfg: &lookoutadk.Config{
+		Limits:    budget.Limits{MaxTokens: 10_000},
+		Observers: everyCall(),
+		OnError:   func(_ context.Context, err error) { t.Errorf("lookout error: %v", err) },
+	}})
+	ctx := context.Background()
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
+
+	first := drain(runner.Query(ctx, "deploy it", adk.WithCheckPointID("c1")))
+	require.NoError(t, first.err)
+	last := first.events[len(first.events)-1]
+	require.NotNil(t, last.Action, "the run stopped at the interrupt")
+	require.NotNil(t, last.Action.Interrupted)
+
+	// Resume on a fresh ctx: the session must come back from the
+	// checkpoint, not from anything kept in memory.
+	iter, err := runner.Resume(context.Background(), "c1")
+	require.NoError(t, err)
+	second := drain(iter)
+	require.NoError(t, second.err)
+	require.NotNil(t, resumed)
+
+	var tools []string
+	for _, rec := range session.LogOf[observer.ToolCallRecord](resumed).All() {
+		tools = append(tools, rec.ToolName)
+	}
+	assert.Equal(t, []string{"prep", "approve"}, tools, "the call made before the interrupt survived")
+	b, _ := session.ValueOf[budget.Budget](resumed).Latest()
+	assert.Equal(t, int64(3), b.ModelCalls, "usage from before the interrupt survived")
+	assert.Equal(t, int64(100+10+200+20+300+30), b.TokensUsed)
+	_, ok := session.ValueOf[observer.CurrentAssessment](resumed).Latest()
+	assert.True(t, ok)
+}
