@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // SyncPolicy says when a FileSink asks the operating system to make its
@@ -358,7 +359,8 @@ func (s *FileSink) writeOut(sync bool) error {
 	s.pending = 0
 	if sync && s.syncer != nil {
 		s.sinceSync = 0
-		if err := s.syncer.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		// Pipes and terminals cannot be synced (EINVAL); that is no failure.
+		if err := s.syncer.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, os.ErrInvalid) {
 			return s.fail(fmt.Errorf("recorder: sync trajectory: %w", err))
 		}
 	}

@@ -145,37 +145,7 @@ type wireRecord struct {
 // ErrMalformed. An unknown kind decodes as *Unknown holding the payload
 // bytes unchanged.
 func (r *Record) UnmarshalJSON(data []byte) error {
-	var w wireRecord
-	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if w.SchemaVersion > SchemaVersion {
-		return &VersionError{Seen: w.SchemaVersion, Supported: SchemaVersion}
-	}
-	if w.SchemaVersion < 0 {
-		return fmt.Errorf("%w: negative schema_version %d", ErrMalformed, w.SchemaVersion)
-	}
-	if w.Kind == "" {
-		return fmt.Errorf("%w: missing kind", ErrMalformed)
-	}
-	p := newPayload(w.Kind)
-	if p == nil {
-		p = &Unknown{Name: w.Kind, Body: w.Payload}
-	} else if len(w.Payload) > 0 && !bytes.Equal(w.Payload, []byte("null")) {
-		if err := json.Unmarshal(w.Payload, p); err != nil {
-			return fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
-		}
-	}
-	*r = Record{
-		SchemaVersion: w.SchemaVersion,
-		Seq:           w.Seq,
-		RunID:         w.RunID,
-		ParentRunID:   w.ParentRunID,
-		Depth:         w.Depth,
-		RecordedAt:    w.RecordedAt,
-		Payload:       p,
-	}
-	return nil
+	return decodeRecord(data, r)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -190,3 +190,42 @@ func TestErrorsUnwrapToTheirSentinels(t *testing.T) {
 	assert.ErrorIs(t, le, recorder.ErrMalformed)
 	assert.Contains(t, le.Error(), "line 3")
 }
+
+func TestTheEnvelopeScannerHandlesWhatThisPackageWrites(t *testing.T) {
+	for _, p := range everyKind() {
+		r := recorder.Record{SchemaVersion: 1, Seq: 9, RunID: "r", ParentRunID: "p", Depth: 3, RecordedAt: t0, Payload: p}
+		line, err := r.AppendJSON(nil)
+		require.NoError(t, err)
+		assert.True(t, recorder.ScanEnvelope(line), "kind %s", p.Kind())
+	}
+}
+
+func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
+	for _, p := range everyKind() {
+		r := recorder.Record{SchemaVersion: 1, Seq: 9, RunID: "r", ParentRunID: "p", Depth: 3, RecordedAt: t0, Payload: p}
+		line, err := r.AppendJSON(nil)
+		require.NoError(f, err)
+		f.Add(line)
+	}
+	f.Add([]byte(`{"seq":01,"kind":"x"}`))
+	f.Add([]byte(`{"seq":1e3,"kind":"x","payload":[1,2}`))
+	f.Add([]byte(` {"kind":"x","run_id":"\u00e9","recorded_at":"2025-01-02T03:04:05+01:00"} `))
+	f.Add([]byte(`{"kind":"budget","payload":{"amount":1},"kind":"message"}`))
+	f.Add([]byte(`{"kind":"00000000000","payload":}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast, slow recorder.Record
+		errFast := fast.UnmarshalJSON(data)
+		errSlow := recorder.DecodeWithEncodingJSON(data, &slow)
+		if (errFast == nil) != (errSlow == nil) {
+			t.Fatalf("scanner and encoding/json disagree on %q: %v vs %v", data, errFast, errSlow)
+		}
+		if errFast != nil {
+			return
+		}
+		a, errA := fast.AppendJSON(nil)
+		b, errB := slow.AppendJSON(nil)
+		if (errA == nil) != (errB == nil) || string(a) != string(b) {
+			t.Fatalf("scanner and encoding/json decode %q differently:\n%s\n%s", data, a, b)
+		}
+	})
+}

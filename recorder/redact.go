@@ -254,7 +254,7 @@ func findPairs(s string, spans []span, sep byte) []span {
 		case quotedKey:
 			continue // a JSON number, boolean or null
 		default:
-			end = runEnd(s, v, func(c byte) bool { return strings.IndexByte(" \t\r\n,;&}])\"'<", c) < 0 })
+			end = runEnd(s, v, func(c byte) bool { return strings.IndexByte(" \t\r\n,;&}])\"'<\\", c) < 0 })
 		}
 		if end == v || strings.HasPrefix(s[v:], Redacted) {
 			continue

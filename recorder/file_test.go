@@ -1,0 +1,323 @@
+package recorder_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// testWriter is a destination whose writes can be held, failed and
+// watched.
+type testWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	entered chan struct{} // gets a value each time Write starts
+	gate    chan struct{} // when non-nil, Write waits for it to close
+	err     error
+	syncs   int
+	syncErr error
+	closed  bool
+}
+
+func newTestWriter() *testWriter {
+	return &testWriter{entered: make(chan struct{}, 1024)}
+}
+
+func (w *testWriter) hold() { w.gate = make(chan struct{}) }
+
+func (w *testWriter) release() { close(w.gate) }
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.entered <- struct{}{}
+	if w.gate != nil {
+		<-w.gate
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return 0, w.err
+	}
+	return w.buf.Write(p)
+}
+
+func (w *testWriter) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.syncs++
+	return w.syncErr
+}
+
+func (w *testWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	return nil
+}
+
+func (w *testWriter) records(t *testing.T) []recorder.Record {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	recs, tear, err := recorder.ReadAll(bytes.NewReader(w.buf.Bytes()))
+	require.NoError(t, err)
+	require.Nil(t, tear)
+	return recs
+}
+
+func (w *testWriter) syncCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.syncs
+}
+
+func budgetRecord(seq uint64) *recorder.Record {
+	return &recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: seq, RunID: "r", RecordedAt: t0, Payload: &recorder.Budget{Resource: "tokens", Amount: int64(seq)}}
+}
+
+func seqs(recs []recorder.Record) []uint64 {
+	var out []uint64
+	for _, r := range recs {
+		out = append(out, r.Seq)
+	}
+	return out
+}
+
+func TestFileSinkCreatesPrivateFilesAndDirectories(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs", "today")
+	path := filepath.Join(dir, "run.jsonl")
+	s, err := recorder.NewFileSink(path, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Write(context.Background(), budgetRecord(0)))
+	require.NoError(t, s.Close(context.Background()))
+
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	di, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), di.Mode().Perm())
+	recs, tear, err := recorder.ReadFile(path)
+	require.NoError(t, err)
+	assert.Nil(t, tear)
+	assert.Len(t, recs, 1)
+}
+
+func TestFileSinkAppendsUnlessToldToTruncate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	write := func(opts *recorder.FileOptions, seq uint64) {
+		s, err := recorder.NewFileSink(path, opts)
+		require.NoError(t, err)
+		require.NoError(t, s.Write(ctx, budgetRecord(seq)))
+		require.NoError(t, s.Close(ctx))
+	}
+	write(nil, 0)
+	write(nil, 1)
+	recs, _, err := recorder.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{0, 1}, seqs(recs))
+
+	write(&recorder.FileOptions{Truncate: true}, 7)
+	recs, _, err = recorder.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{7}, seqs(recs))
+}
+
+func TestFileSinkFailsToOpenAnUnwritablePath(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	_, err := recorder.NewFileSink(filepath.Join(file, "run.jsonl"), nil)
+	assert.Error(t, err, "a file cannot be a directory")
+}
+
+func TestFileSinkDropsAndCountsWhenTheQueueIsFull(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	w.hold()
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 2})
+	require.NoError(t, s.Write(ctx, budgetRecord(0)))
+	<-w.entered // the goroutine is now stuck writing record 0
+
+	require.NoError(t, s.Write(ctx, budgetRecord(1)))
+	require.NoError(t, s.Write(ctx, budgetRecord(2)))
+	assert.ErrorIs(t, s.Write(ctx, budgetRecord(3)), recorder.ErrQueueFull)
+	assert.ErrorIs(t, s.Write(ctx, budgetRecord(4)), recorder.ErrQueueFull)
+	assert.Equal(t, uint64(2), s.Dropped())
+
+	w.release()
+	require.NoError(t, s.Close(ctx))
+	assert.Equal(t, []uint64{0, 1, 2}, seqs(w.records(t)))
+}
+
+func TestBlockingFileSinkWaitsForRoomUntilTheContextEnds(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	w.hold()
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 1, Block: true})
+	require.NoError(t, s.Write(ctx, budgetRecord(0)))
+	<-w.entered
+	require.NoError(t, s.Write(ctx, budgetRecord(1))) // fills the queue
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, s.Write(cancelled, budgetRecord(2)), context.Canceled)
+
+	done := make(chan error)
+	go func() { done <- s.Write(ctx, budgetRecord(3)) }()
+	w.release()
+	require.NoError(t, <-done, "a blocked write goes through once there is room")
+	require.NoError(t, s.Close(ctx))
+	assert.Equal(t, []uint64{0, 1, 3}, seqs(w.records(t)))
+	assert.Zero(t, s.Dropped())
+}
+
+func TestCloseWakesBlockedWritersWithErrClosed(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	w.hold()
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 1, Block: true})
+	require.NoError(t, s.Write(ctx, budgetRecord(0)))
+	<-w.entered
+	require.NoError(t, s.Write(ctx, budgetRecord(1)))
+
+	blocked := make(chan error)
+	go func() { blocked <- s.Write(ctx, budgetRecord(2)) }()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, s.Close(cancelled), context.Canceled, "close gives up while the writer is stuck")
+	assert.ErrorIs(t, <-blocked, recorder.ErrClosed)
+
+	w.release()
+	require.NoError(t, s.Close(ctx), "a second close waits for the shutdown")
+	assert.Equal(t, []uint64{0, 1}, seqs(w.records(t)))
+}
+
+func TestFlushHonoursItsContext(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	w.hold()
+	s := recorder.NewWriterSink(w, nil)
+	require.NoError(t, s.Write(ctx, budgetRecord(0)))
+	<-w.entered
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, s.Flush(cancelled), context.Canceled)
+
+	w.release()
+	require.NoError(t, s.Flush(ctx))
+	require.NoError(t, s.Close(ctx))
+}
+
+func TestFileSinkWritesOutWithoutAFlush(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	s := recorder.NewWriterSink(w, nil)
+	defer s.Close(ctx)
+	require.NoError(t, s.Write(ctx, budgetRecord(5)))
+	<-w.entered // written to the destination once the queue ran empty
+	assert.Equal(t, []uint64{5}, seqs(w.records(t)))
+}
+
+func TestWriterSinkDoesNotCloseItsWriter(t *testing.T) {
+	w := newTestWriter()
+	s := recorder.NewWriterSink(w, nil)
+	require.NoError(t, s.Close(context.Background()))
+	assert.False(t, w.closed)
+}
+
+func TestFileSinkReportsIOErrorsAndFailsLaterWrites(t *testing.T) {
+	ctx := context.Background()
+	errBoom := errors.New("boom")
+	w := newTestWriter()
+	w.err = errBoom
+	var handled []error
+	var mu sync.Mutex
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{ErrorHandler: func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		handled = append(handled, err)
+	}})
+	require.NoError(t, s.Write(ctx, budgetRecord(0)), "the failure happens later, in the goroutine")
+	assert.ErrorIs(t, s.Flush(ctx), errBoom)
+	assert.ErrorIs(t, s.Write(ctx, budgetRecord(1)), errBoom, "the sink stays failed")
+	assert.ErrorIs(t, s.Close(ctx), errBoom)
+	assert.Equal(t, uint64(1), s.Dropped())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, handled, 1)
+	assert.ErrorIs(t, handled[0], errBoom)
+}
+
+func TestFileSinkWithDropPolicyKeepsTheRunGoing(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	w.err = errors.New("disk gone")
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{ErrorHandler: func(error) {}})
+	rec := recorder.New(s, &recorder.Options{ErrorHandler: func(error) {}})
+	run, err := rec.StartRun(ctx, recorder.RunInfo{})
+	require.NoError(t, err)
+	require.Error(t, s.Flush(ctx))
+	for range 10 {
+		require.NoError(t, run.Budget(ctx, recorder.Budget{}))
+	}
+	assert.Equal(t, uint64(10), rec.Dropped(), "every write after the failure is counted")
+	assert.Error(t, s.Close(ctx))
+}
+
+func TestFileSinkReturnsEncodingErrors(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	s := recorder.NewWriterSink(w, nil)
+	bad := &recorder.Record{Payload: &recorder.Unknown{Name: "x", Body: []byte("{oops")}}
+	assert.ErrorIs(t, s.Write(ctx, bad), recorder.ErrEncode)
+	require.NoError(t, s.Close(ctx))
+	assert.Empty(t, w.records(t))
+}
+
+func TestFileSinkSyncPolicies(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		opts      recorder.FileOptions
+		wantFlush int // syncs after 7 writes and a flush
+		wantClose int // syncs after close
+	}{
+		{"never syncs by default", recorder.FileOptions{}, 0, 0},
+		{"syncs on flush and close", recorder.FileOptions{Sync: recorder.SyncOnFlush}, 1, 2},
+		{"syncs every N records and on flush and close", recorder.FileOptions{Sync: recorder.SyncPeriodic, SyncEvery: 3}, 3, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newTestWriter()
+			tc.opts.Block = true
+			s := recorder.NewWriterSink(w, &tc.opts)
+			for i := range 7 {
+				require.NoError(t, s.Write(ctx, budgetRecord(uint64(i))))
+			}
+			require.NoError(t, s.Flush(ctx))
+			assert.Equal(t, tc.wantFlush, w.syncCount())
+			require.NoError(t, s.Close(ctx))
+			assert.Equal(t, tc.wantClose, w.syncCount())
+		})
+	}
+}
+
+func TestSyncOnAnUnsyncableDestinationIsNotAnError(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	w.syncErr = &os.PathError{Op: "sync", Path: "/dev/stdout", Err: syscall.EINVAL}
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{Sync: recorder.SyncOnFlush})
+	require.NoError(t, s.Write(ctx, budgetRecord(0)))
+	require.NoError(t, s.Flush(ctx))
+	require.NoError(t, s.Close(ctx))
+}

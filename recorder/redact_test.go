@@ -1,0 +1,212 @@
+package recorder_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+func TestSecretsRedactsCommonSecretShapes(t *testing.T) {
+	r := recorder.Secrets()
+	for _, tc := range []struct{ name, in, want string }{
+		{"an OpenAI key", "key is sk-abcdefghijklmnop0123 ok", "key is [REDACTED] ok"},
+		{"an OpenAI project key", "sk-proj-AbC_dEf-0123456789xyz", "[REDACTED]"},
+		{"a bearer header", "Authorization: Bearer eyJhbGciOi.JIUzI1.NiJ9", "Authorization: Bearer [REDACTED]"},
+		{"a lower-case bearer", "bearer abcdefgh12345", "bearer [REDACTED]"},
+		{"an AWS access key id", "aws AKIAIOSFODNN7EXAMPLE done", "aws [REDACTED] done"},
+		{"an AWS session key id", "ASIAIOSFODNN7EXAMPLE", "[REDACTED]"},
+		{"a GitHub token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"},
+		{"a GitHub app token", "token ghs_abcdefghijklmnopqrst1234", "token [REDACTED]"},
+		{"a fine-grained GitHub token", "github_pat_11ABCDEFG0123456789_abcdefghij", "[REDACTED]"},
+		{"a query parameter", "GET /v1?api_key=abc123&page=2", "GET /v1?api_key=[REDACTED]&page=2"},
+		{"a JSON password", `{"user":"ann","password": "hunter2"}`, `{"user":"ann","password": "[REDACTED]"}`},
+		{"a JSON password with escapes", `{"password":"a\"b\\c","x":1}`, `{"password":"[REDACTED]","x":1}`},
+		{"an escaped JSON secret inside a string", `{"cmd":"login {\"client_secret\": \"s3cr3t\"}"}`, `{"cmd":"login {\"client_secret\": \"[REDACTED]\"}"}`},
+		{"a YAML token", "auth_token: abc.def\nuser: x", "auth_token: [REDACTED]\nuser: x"},
+		{"an upper-case env var", "export GITHUB_TOKEN=abcd", "export GITHUB_TOKEN=[REDACTED]"},
+		{"a single-quoted value", "{'passwd': 'pw'}", "{'passwd': '[REDACTED]'}"},
+		{"an api-key header", "X-Api-Key: 1234", "X-Api-Key: [REDACTED]"},
+		{"several secrets", "sk-aaaaaaaaaaaaaaaaaaaa and AKIAIOSFODNN7EXAMPLE", "[REDACTED] and [REDACTED]"},
+		{"overlapping matches", "password=sk-abcdefghijklmnop0123", "password=[REDACTED]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, r.Redact(tc.in))
+		})
+	}
+}
+
+func TestSecretsLeavesLookalikesAlone(t *testing.T) {
+	r := recorder.Secrets()
+	for _, in := range []string{
+		"",
+		"plain words with no secrets",
+		"task-list and desk-lamp",
+		"sk-short",
+		"the bearer of bad news",
+		"AKIA is a prefix; AKIAshort",
+		"xAKIAIOSFODNN7EXAMPLE",
+		"ghp_short",
+		`{"max_tokens": 100, "total_tokens": 5}`,
+		`{"password": null, "token": 42, "secret": true}`,
+		"password=",
+		"password: [REDACTED]",
+		"https://example.com:8080/path",
+	} {
+		t.Run(in, func(t *testing.T) {
+			assert.Equal(t, in, r.Redact(in))
+		})
+	}
+}
+
+func TestSecretsIsIdempotent(t *testing.T) {
+	r := recorder.Secrets()
+	for _, in := range []string{
+		"api_key=abc&x", `{"password":"p"}`, "Bearer abcdefghijk", "sk-abcdefghijklmnopqrst", "token: 'x'",
+	} {
+		once := r.Redact(in)
+		assert.Equal(t, once, r.Redact(once), in)
+	}
+}
+
+func TestSecretsKeepsJSONValid(t *testing.T) {
+	in := `{"headers":{"Authorization":"Bearer abcdefghijkl"},"api_key":"k-123","nested":{"password":"p\"w"},"n":{"token":null},"list":["sk-abcdefghijklmnopqrstu"]}`
+	out := recorder.Secrets().Redact(in)
+	assert.True(t, json.Valid([]byte(out)), out)
+	assert.NotContains(t, out, "abcdefghijkl")
+	assert.NotContains(t, out, "k-123")
+	assert.NotContains(t, out, `p\"w`)
+}
+
+func TestSecretsDoesNotAllocateOnCleanText(t *testing.T) {
+	r := recorder.Secrets()
+	clean := strings.Repeat(`{"name":"ls","dir":"/tmp/some-dir_x","ok":true} `, 20)
+	allocs := testing.AllocsPerRun(100, func() { _ = r.Redact(clean) })
+	assert.Zero(t, allocs)
+}
+
+func TestRecorderRedactsEveryFreeTextField(t *testing.T) {
+	ctx := context.Background()
+	const secret = "sk-abcdefghijklmnopqrstuvwx"
+	rec, sink := newMem(nil)
+	run, err := rec.StartRun(ctx, recorder.RunInfo{Metadata: map[string]string{"note": "key " + secret, "plain": "x"}})
+	require.NoError(t, err)
+
+	userMsg := &schema.Message{
+		Role: schema.User, Content: "my key is " + secret,
+		UserInputMultiContent: []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeText, Text: "part " + secret}},
+	}
+	assistant := &schema.Message{
+		Role: schema.Assistant, Content: "using " + secret, ReasoningContent: "the key " + secret,
+		ToolCalls:                []schema.ToolCall{{ID: "c1", Function: schema.FunctionCall{Name: "curl", Arguments: `{"h":"Bearer abcdefghijklmnop"}`}}},
+		AssistantGenMultiContent: []schema.MessageOutputPart{{Type: schema.ChatMessagePartTypeText, Text: "out " + secret}},
+	}
+	userBefore, _ := json.Marshal(userMsg)
+	assistantBefore, _ := json.Marshal(assistant)
+
+	require.NoError(t, run.Message(ctx, userMsg))
+	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{Message: assistant}))
+	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{Name: "curl", Arguments: `{"token":"abc"}`}))
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "curl", Result: "got " + secret, Error: "failed with " + secret}))
+	require.NoError(t, run.Assessment(ctx, recorder.Assessment{Markdown: "- saw " + secret}))
+	require.NoError(t, run.Extension(ctx, "x", json.RawMessage(`{"password":"pw","k":"`+secret+`"}`)))
+	require.NoError(t, run.Emit(ctx, &recorder.Unknown{Name: "new", Body: json.RawMessage(`"` + secret + `"`)}))
+	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeError, Error: "auth failed: " + secret}))
+
+	for _, r := range sink.Records() {
+		line, err := r.AppendJSON(nil)
+		require.NoError(t, err)
+		assert.NotContains(t, string(line), "abcdefghijklmnop", "kind %s: %s", r.Kind(), line)
+		assert.NotContains(t, string(line), `"pw"`, "kind %s", r.Kind())
+		assert.NotContains(t, string(line), `"abc"`, "kind %s", r.Kind())
+	}
+	assert.Equal(t, "x", sink.Records()[0].Payload.(*recorder.RunStarted).Metadata["plain"])
+
+	userAfter, _ := json.Marshal(userMsg)
+	assistantAfter, _ := json.Marshal(assistant)
+	assert.Equal(t, string(userBefore), string(userAfter), "the agent's message is not edited")
+	assert.Equal(t, string(assistantBefore), string(assistantAfter), "the agent's message is not edited")
+}
+
+func TestRedactedExtensionBodyThatStopsBeingJSONIsKeptAsAString(t *testing.T) {
+	ctx := context.Background()
+	breakJSON := recorder.RedactFunc(func(s string) string { return strings.ReplaceAll(s, "secret", `"`) })
+	rec, sink := newMem(&recorder.Options{Redactors: []recorder.Redactor{breakJSON}})
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	require.NoError(t, run.Extension(ctx, "x", json.RawMessage(`{"a":"secret"}`)))
+	body := sink.Records()[0].Payload.(*recorder.Extension).Body
+	require.True(t, json.Valid(body))
+	var s string
+	require.NoError(t, json.Unmarshal(body, &s))
+	assert.Equal(t, `{"a":"""}`, s)
+}
+
+func TestUserRedactorsRunAfterTheBuiltIn(t *testing.T) {
+	ctx := context.Background()
+	var seen []string
+	custom := recorder.RedactFunc(func(s string) string {
+		seen = append(seen, s)
+		return strings.ReplaceAll(s, "ACME-42", "[CUSTOMER]")
+	})
+	rec, sink := newMem(&recorder.Options{Redactors: []recorder.Redactor{custom}})
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "ACME-42 sk-abcdefghijklmnopqrstu"}))
+	assert.Equal(t, "[CUSTOMER] [REDACTED]", sink.Records()[0].Payload.(*recorder.ToolEnded).Result)
+	assert.Contains(t, seen, "ACME-42 [REDACTED]", "the custom redactor sees already redacted text")
+}
+
+func TestKeepSecretsTurnsOffTheBuiltInRedactor(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(&recorder.Options{KeepSecrets: true})
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "sk-abcdefghijklmnopqrstu"}))
+	assert.Equal(t, "sk-abcdefghijklmnopqrstu", sink.Records()[0].Payload.(*recorder.ToolEnded).Result)
+}
+
+func FuzzSecrets(f *testing.F) {
+	for _, s := range []string{
+		`{"password":"a\"b","api_key":"k","n":{"token":null}}`,
+		`{"cmd":"x {\"client_secret\": \"s\\\"3\"} api_key=v\"w"}`,
+		"Bearer abcdefghij sk-abcdefghijklmnopqrst AKIAIOSFODNN7EXAMPLE ghp_abcdefghijklmnopqrstu",
+		"token: 'x' passwd=\\\"y",
+	} {
+		f.Add(s)
+	}
+	r := recorder.Secrets()
+	f.Fuzz(func(t *testing.T, in string) {
+		out := r.Redact(in)
+		if json.Valid([]byte(in)) && !json.Valid([]byte(out)) {
+			t.Fatalf("redaction broke valid JSON:\n in %s\nout %s", in, out)
+		}
+		if out != in && !strings.Contains(out, recorder.Redacted) {
+			t.Fatalf("text changed without a redaction marker:\n in %q\nout %q", in, out)
+		}
+	})
+}
+
+func FuzzSecretsInJSON(f *testing.F) {
+	f.Add(uint8(0), "hunter2")
+	f.Add(uint8(1), `a"b\c`)
+	f.Add(uint8(2), "\\\"\u2028é")
+	keys := []string{"password", "api_key", "client_secret", "X-Api-Key", "GITHUB_TOKEN", "name"}
+	r := recorder.Secrets()
+	f.Fuzz(func(t *testing.T, k uint8, value string) {
+		key := keys[int(k)%len(keys)]
+		inner, err := json.Marshal(map[string]string{key: value})
+		require.NoError(t, err)
+		outer, err := json.Marshal(map[string]string{"cmd": "send " + string(inner)})
+		require.NoError(t, err)
+		for _, in := range [][]byte{inner, outer} {
+			out := r.Redact(string(in))
+			if !json.Valid([]byte(out)) {
+				t.Fatalf("redaction broke valid JSON:\n in %s\nout %s", in, out)
+			}
+		}
+	})
+}
