@@ -124,6 +124,8 @@ func writeFileAtomic(dir, name string, data []byte) error {
 
 // Meta is the content of trajectory.meta.json: the scenario as declared
 // (functions appear as labels), the final step states and how the run ended.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Meta struct {
 	ConversationID string         `json:"conversationId"`
 	Name           string         `json:"name,omitempty"`
@@ -139,6 +141,8 @@ type Meta struct {
 }
 
 // GraphMeta describes a step graph in trajectory.meta.json.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type GraphMeta struct {
 	Steps     []StepMeta `json:"steps"`
 	Start     string     `json:"start,omitempty"`
@@ -146,6 +150,8 @@ type GraphMeta struct {
 }
 
 // StepMeta describes one step. Satisfaction is "custom" or "default".
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type StepMeta struct {
 	ID            string             `json:"id"`
 	Instruction   string             `json:"instruction"`
@@ -158,6 +164,8 @@ type StepMeta struct {
 
 // PreconditionMeta describes a precondition: Type is "stepSatisfied" (with
 // StepID) or "custom" (with Name).
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type PreconditionMeta struct {
 	Type   string `json:"type"`
 	StepID string `json:"stepId,omitempty"`

@@ -20,6 +20,8 @@ const DoneFile = "done.json"
 // run's position in the whole batch (scenario index × Repetitions +
 // repetition), the same on every machine, so shards never overlap. ID is the
 // run's conversation id and the name of its folder.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Job struct {
 	Index         int
 	ScenarioIndex int
@@ -30,6 +32,8 @@ type Job struct {
 
 // JobResult is the outcome of one job. Skipped means a previous batch had
 // completed it. End is nil when the job was skipped or never ran.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type JobResult struct {
 	Job     Job
 	Dir     string
@@ -40,6 +44,8 @@ type JobResult struct {
 
 // Report summarises a batch: the jobs of this shard that were run or
 // skipped, in index order, and counts. Failed counts jobs with an error.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Report struct {
 	Jobs    []JobResult
 	Ran     int

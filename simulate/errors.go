@@ -51,6 +51,8 @@ var (
 )
 
 // Side says which party a run error belongs to.
+//
+// A Side is an immutable string, safe for concurrent use.
 type Side string
 
 const (
@@ -65,6 +67,9 @@ const (
 // StopError. It unwraps both to ErrAgent or ErrSimulator (by Side) and to
 // the underlying cause, so errors.Is(err, ErrAgent) and
 // errors.Is(err, context.Canceled) both work.
+//
+// A RunError is not modified after it is returned and is safe for
+// concurrent reads.
 type RunError struct {
 	Side Side   // who failed
 	Turn int    // zero-based turn being played when it failed
@@ -87,6 +92,9 @@ func (e *RunError) Unwrap() []error {
 
 // ScenarioError describes what is wrong with a scenario. It unwraps to
 // ErrInvalidScenario.
+//
+// A ScenarioError is not modified after it is returned and is safe for
+// concurrent reads.
 type ScenarioError struct {
 	Field  string // e.g. "Goal", "Graph.Steps[2].ID"
 	Reason string

@@ -10,6 +10,8 @@ import (
 // ToolCall is one tool call the agent made, with the result its tool
 // returned. Answered is false when no tool message with the call's id came
 // back (the turn ended or failed before the result).
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type ToolCall struct {
 	Turn      int    `json:"turn"`
 	ID        string `json:"id"`
@@ -24,6 +26,9 @@ func (c ToolCall) Args(v any) error { return json.Unmarshal([]byte(c.Arguments),
 
 // Evidence is what the agent did so far: its tool calls in order, and the
 // turns. Goals are judged on it. Treat it as read-only.
+//
+// Evidence is shared by the goals of a turn; it is safe for concurrent
+// reads only.
 type Evidence struct {
 	ToolCalls []ToolCall
 	Traces    []StepTrace
@@ -45,6 +50,8 @@ func (e Evidence) Calls(name string) []ToolCall {
 // met, whatever the user model claims; and the run stops as soon as they
 // are, rather than playing out the turns that remain. A goal stays met once
 // it has been met.
+//
+// A Goal is safe for concurrent use by several runs when Met is.
 type Goal struct {
 	Name string
 	Met  func(ctx context.Context, e Evidence) (bool, error)
@@ -52,6 +59,8 @@ type Goal struct {
 
 // GoalResult is the outcome of one goal. Turn is the turn in which it was
 // first met, or -1.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type GoalResult struct {
 	Name  string `json:"name"`
 	Met   bool   `json:"met"`

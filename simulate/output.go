@@ -13,6 +13,8 @@ import (
 
 // OpenAIMessage is a chat message in the OpenAI chat-completions shape, the
 // form conversation datasets are written in.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type OpenAIMessage struct {
 	Role       string           `json:"role"`
 	Content    string           `json:"content"`
@@ -22,6 +24,8 @@ type OpenAIMessage struct {
 }
 
 // OpenAIToolCall is a tool call in the OpenAI shape.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type OpenAIToolCall struct {
 	ID       string         `json:"id"`
 	Type     string         `json:"type"`
@@ -29,6 +33,8 @@ type OpenAIToolCall struct {
 }
 
 // OpenAIFunction names the called function and carries its JSON arguments.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type OpenAIFunction struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
@@ -79,6 +85,8 @@ func (o OpenAIMessage) Message() *schema.Message {
 // agent's output messages. Metadata holds "stepId" (when a step was
 // selected), "selection" (the method), "scenario" (the scenario's
 // metadata, when any) and, on the last line, "end" (the End).
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Line struct {
 	ConversationID string          `json:"conversationId"`
 	StepIndex      int             `json:"stepIndex"`

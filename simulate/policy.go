@@ -5,6 +5,8 @@ import "context"
 // Verdict is a policy's decision after a turn. The zero Verdict continues the
 // run. To stop, set Stop and a Reason; Note, if set, is added to the run's
 // summary (say which rule was broken).
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Verdict struct {
 	Stop   bool
 	Reason StopReason
@@ -19,6 +21,8 @@ type Policy interface {
 }
 
 // PolicyFunc adapts a function to Policy.
+//
+// It is as safe for concurrent use as the function is.
 type PolicyFunc func(ctx context.Context, s State) (Verdict, error)
 
 // Evaluate calls f.

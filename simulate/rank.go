@@ -20,6 +20,10 @@ const RankThreshold = 0.5
 
 // RankInput is what a ranker sees: the goal and persona, the eligible steps
 // in graph order, and the most recent turns (tool messages included).
+//
+// The runner builds a fresh RankInput per call, safe for concurrent reads;
+// the Steps and Traces it points to are shared and must be treated as
+// read-only.
 type RankInput struct {
 	Goal    string
 	Persona Persona
@@ -30,11 +34,16 @@ type RankInput struct {
 // Ranker scores eligible steps in [0, 1] for how well each fits as the
 // user's next move. It may omit steps. An error means "no ranking": the
 // runner records it and the turn goes on without a step.
+//
+// Implementations must be safe for concurrent use when the Runner that
+// holds them is shared.
 type Ranker interface {
 	Rank(ctx context.Context, in RankInput) ([]Candidate, error)
 }
 
 // RankerFunc adapts a function to Ranker.
+//
+// It is as safe for concurrent use as the function is.
 type RankerFunc func(ctx context.Context, in RankInput) ([]Candidate, error)
 
 // Rank calls f.

@@ -30,6 +30,8 @@ type CheckFunc func(ctx context.Context, s State) (bool, error)
 // Precondition gates a step. Set exactly one of Step (the named step must be
 // satisfied) or Check (a custom test, labelled by Name). Build them with
 // After and When.
+//
+// A Precondition is safe for concurrent use when its Check is.
 type Precondition struct {
 	Step  string
 	Name  string
@@ -72,6 +74,9 @@ type Step struct {
 // Graph is an optional plan: steps in graph order, a start step chosen on the
 // first turn, and terminal steps whose satisfaction reaches the goal. With no
 // Terminals, the goal is reached when every step is satisfied.
+//
+// A Graph is not modified by runs and is safe to share between concurrent
+// runs when its steps are.
 type Graph struct {
 	Steps     []Step
 	Start     string

@@ -3,6 +3,8 @@ package simulate
 import "time"
 
 // Status is where a step stands.
+//
+// A Status is an immutable string, safe for concurrent use.
 type Status string
 
 // Step statuses.
@@ -22,6 +24,8 @@ func (s Status) finished() bool {
 
 // StepState is the runtime state of one step. UpdatedAt is when Status last
 // changed (or Attempts last grew), on the runner's clock.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type StepState struct {
 	StepID    string    `json:"stepId"`
 	Status    Status    `json:"status"`

@@ -7,6 +7,8 @@ import (
 )
 
 // Method says how a turn's step was chosen.
+//
+// A Method is an immutable string, safe for concurrent use.
 type Method string
 
 // Selection methods, in the order the runner tries them.
@@ -18,6 +20,8 @@ const (
 )
 
 // Candidate is a step scored by the ranker, in [0, 1].
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Candidate struct {
 	StepID  string   `json:"stepId"`
 	Score   float64  `json:"score"`
@@ -28,6 +32,8 @@ type Candidate struct {
 // score the ranker gave, including those at or below RankThreshold that were
 // dropped. RankError is set when the ranker failed; the turn then went on
 // without a step.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Selection struct {
 	Method     Method      `json:"method"`
 	Candidates []Candidate `json:"candidates,omitempty"`
@@ -35,6 +41,8 @@ type Selection struct {
 }
 
 // StopReason says why a run ended.
+//
+// A StopReason is an immutable string, safe for concurrent use.
 type StopReason string
 
 // Stop reasons.
@@ -49,6 +57,8 @@ const (
 // End describes how a run ended. Completed says whether the goal was reached
 // by the scenario's own criteria (State.GoalReached), whatever the reason.
 // Error and ErrorSide are set when Reason is StopError.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
 type End struct {
 	Reason    StopReason   `json:"reason"`
 	Completed bool         `json:"completed"`
@@ -63,6 +73,9 @@ type End struct {
 // answered (assistant and tool messages, in order), and the step it served.
 // StepID is empty when no step was selected. End is set on the last trace
 // only.
+//
+// A StepTrace is not modified after its run ends; it is then safe for
+// concurrent reads.
 type StepTrace struct {
 	Turn      int               `json:"turnIndex"`
 	User      *schema.Message   `json:"userMessage"`
