@@ -92,7 +92,7 @@ type StepTrace struct {
 type Result struct {
 	ConversationID string      `json:"conversationId"`
 	Scenario       *Scenario   `json:"-"`
-	Traces         []StepTrace `json:"steps"`
+	Traces         []StepTrace `json:"traces"`
 	Steps          []StepState `json:"stepStates,omitempty"`
 	ToolCalls      []ToolCall  `json:"toolCalls,omitempty"`
 	End            End         `json:"end"`
