@@ -22,6 +22,10 @@ var (
 	// ErrNoRootRun reports records that hold no run without a parent, so
 	// there is nothing to export as the root trajectory.
 	ErrNoRootRun = errors.New("atif: no root run in records")
+
+	// ErrAmbiguousRoot reports records holding several runs without a
+	// parent when no run was picked. Returned as *AmbiguousRootError.
+	ErrAmbiguousRoot = errors.New("atif: several root runs in records")
 )
 
 // ValidationError carries every problem found in one document. It unwraps
@@ -61,3 +65,16 @@ func (e *PathError) Error() string {
 }
 
 func (e *PathError) Unwrap() error { return ErrUnsafePath }
+
+// AmbiguousRootError lists the root runs found when the caller did not
+// pick one. It unwraps to ErrAmbiguousRoot.
+type AmbiguousRootError struct {
+	RunIDs []string
+}
+
+func (e *AmbiguousRootError) Error() string {
+	return fmt.Sprintf("atif: %d root runs in records (%s); pick one with Options.RunID",
+		len(e.RunIDs), strings.Join(e.RunIDs, ", "))
+}
+
+func (e *AmbiguousRootError) Unwrap() error { return ErrAmbiguousRoot }

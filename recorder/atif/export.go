@@ -1,0 +1,649 @@
+package atif
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// ParentToolCallKey is the run_started metadata key under which a child
+// run names the parent's tool call that started it. FromRecords uses it
+// to hang the child's trajectory off that call; ToRecords sets it.
+const ParentToolCallKey = "parent_tool_call_id"
+
+// ExtraKey is the key under which exports keep what Lookout knows beyond
+// the ATIF fields, in the extra object of a trajectory, step, tool call or
+// observation result. ToRecords reads it back.
+const ExtraKey = "lookout"
+
+// timestampLayout writes UTC with microseconds, which every Python
+// version's datetime.fromisoformat reads once "Z" is replaced.
+const timestampLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// Options tune FromRecords. A nil *Options and the zero value mean the
+// defaults.
+type Options struct {
+	// RunID picks the root run. Empty means the only run without a parent
+	// in the records; with several such runs FromRecords fails with
+	// ErrAmbiguousRoot.
+	RunID string
+
+	// AgentVersion is written as agent.version. Empty means the version of
+	// the Lookout module in the program's build info, or "devel".
+	AgentVersion string
+
+	// Redactor, if set, rewrites every free-text field on its way into
+	// the trajectory: messages, reasoning, tool arguments and results,
+	// errors and assessments. The recorder already redacts before its
+	// sink; this is for records that were written without it.
+	Redactor recorder.Redactor
+
+	// OmitAssessments leaves assessment records out. By default each one
+	// becomes a system step.
+	OmitAssessments bool
+}
+
+// RootRuns returns the ids of the runs in records that have no parent in
+// records, in order of first appearance.
+func RootRuns(records []recorder.Record) []string {
+	runs := groupRuns(records)
+	var roots []string
+	for _, r := range runs.order {
+		if r.isRoot(runs) {
+			roots = append(roots, r.id)
+		}
+	}
+	return roots
+}
+
+// FromRecords builds the ATIF trajectory of one root run from recorded
+// records, which may hold several runs in any interleaving.
+//
+// The root run becomes the trajectory, with session_id set to its run id.
+// Every run below it (agents used as tools, transfers) becomes an entry
+// of the root's subagent_trajectories, flat however deep it ran, with
+// trajectory_id set to its run id and its own steps numbered from 1. The
+// step that delegated carries a subagent_trajectory_ref to it; see the
+// package documentation for how a child run is matched to a tool call.
+//
+// User and system messages become user and system steps; each model
+// response becomes one agent step, and the results of its tool calls
+// become that step's observation results, linked by source_call_id, so
+// parallel calls share one step. Assessments become system steps.
+// Records of unknown kinds, budgets and model requests add no steps.
+//
+// It fails with ErrNoRootRun when there is nothing to export and with
+// ErrAmbiguousRoot when several root runs are present and Options.RunID
+// does not pick one.
+func FromRecords(records []recorder.Record, opts *Options) (*Trajectory, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.AgentVersion == "" {
+		o.AgentVersion = lookoutVersion()
+	}
+	runs := groupRuns(records)
+	root, err := runs.root(o.RunID)
+	if err != nil {
+		return nil, err
+	}
+	x := &exporter{opts: o, runs: runs, seen: map[string]bool{}}
+	t := x.trajectory(root)
+	t.SchemaVersion = Version
+	t.SessionID = root.id
+	t.SubagentTrajectories = x.subagents
+	return t, nil
+}
+
+// run is one run's records, in seq order, with what FromRecords learns
+// from its run_started record.
+type run struct {
+	id, parent string
+	records    []recorder.Record
+	started    time.Time
+	agentName  string
+	metadata   map[string]string
+	children   []*run
+}
+
+func (r *run) isRoot(runs *runSet) bool {
+	return r.parent == "" || runs.byID[r.parent] == nil
+}
+
+type runSet struct {
+	byID  map[string]*run
+	order []*run
+}
+
+func groupRuns(records []recorder.Record) *runSet {
+	s := &runSet{byID: map[string]*run{}}
+	for _, rec := range records {
+		r := s.byID[rec.RunID]
+		if r == nil {
+			r = &run{id: rec.RunID, parent: rec.ParentRunID, started: rec.RecordedAt}
+			s.byID[rec.RunID] = r
+			s.order = append(s.order, r)
+		}
+		if r.parent == "" {
+			r.parent = rec.ParentRunID
+		}
+		r.records = append(r.records, rec)
+		if p, ok := rec.Payload.(*recorder.RunStarted); ok {
+			r.started = rec.RecordedAt
+			r.agentName = p.AgentName
+			r.metadata = p.Metadata
+		}
+	}
+	for _, r := range s.order {
+		sort.SliceStable(r.records, func(i, j int) bool { return r.records[i].Seq < r.records[j].Seq })
+		if r.parent == r.id {
+			r.parent = ""
+		}
+		if p := s.byID[r.parent]; p != nil && !r.isRoot(s) {
+			p.children = append(p.children, r)
+		}
+	}
+	for _, r := range s.order {
+		sort.SliceStable(r.children, func(i, j int) bool { return r.children[i].started.Before(r.children[j].started) })
+	}
+	return s
+}
+
+func (s *runSet) root(id string) (*run, error) {
+	if id != "" {
+		r := s.byID[id]
+		if r == nil {
+			return nil, fmt.Errorf("%w: run %q is not in the records", ErrNoRootRun, id)
+		}
+		return r, nil
+	}
+	var roots []*run
+	for _, r := range s.order {
+		if r.isRoot(s) {
+			roots = append(roots, r)
+		}
+	}
+	switch len(roots) {
+	case 0:
+		return nil, ErrNoRootRun
+	case 1:
+		return roots[0], nil
+	}
+	ids := make([]string, len(roots))
+	for i, r := range roots {
+		ids[i] = r.id
+	}
+	return nil, &AmbiguousRootError{RunIDs: ids}
+}
+
+type exporter struct {
+	opts      Options
+	runs      *runSet
+	subagents []Trajectory
+	seen      map[string]bool // runs already exported, so a cycle cannot loop
+}
+
+// pending is a step under construction. results lines up with the step's
+// tool calls so that parallel results come out in call order whatever
+// order they finished in.
+type pending struct {
+	step    Step
+	at      time.Time
+	results []*ObservationResult
+	others  []ObservationResult
+}
+
+// callSpan is where a tool call sits in the run: its step and position
+// there, the order it was made in, and when it started and ended.
+type callSpan struct {
+	step          *pending
+	index, order  int
+	name          string
+	start, end    time.Time
+	started, done bool
+}
+
+func (x *exporter) redact(s string) string {
+	if x.opts.Redactor == nil || s == "" {
+		return s
+	}
+	return x.opts.Redactor.Redact(s)
+}
+
+// trajectory exports one run and, depth first, the runs below it.
+func (x *exporter) trajectory(r *run) *Trajectory {
+	x.seen[r.id] = true
+	var (
+		steps []*pending
+		calls = map[string]*callSpan{}
+		model string
+		first string
+		ended *recorder.RunEnded
+	)
+	for _, rec := range r.records {
+		switch p := rec.Payload.(type) {
+		case *recorder.ModelRequest:
+			model = p.Model
+			if first == "" {
+				first = p.Model
+			}
+		case *recorder.Message:
+			if p.Message != nil {
+				steps = append(steps, x.messageStep(p.Message, rec.RecordedAt))
+			}
+		case *recorder.ModelResponse:
+			steps = append(steps, x.agentStep(p, model, rec.RecordedAt))
+			last := steps[len(steps)-1]
+			for i, c := range last.step.ToolCalls {
+				calls[c.ID] = &callSpan{step: last, index: i, order: len(calls), name: c.FunctionName}
+			}
+		case *recorder.ToolStarted:
+			if c := calls[p.CallID]; c != nil && p.CallID != "" {
+				c.start, c.started = rec.RecordedAt, true
+			}
+		case *recorder.ToolEnded:
+			result := x.toolResult(p)
+			if c := calls[p.CallID]; c != nil && p.CallID != "" {
+				c.end, c.done = rec.RecordedAt, true
+				result.SourceCallID = p.CallID
+				c.step.results[c.index] = result
+				continue
+			}
+			info, _ := result.Extra[ExtraKey].(map[string]any)
+			if info == nil {
+				info = map[string]any{}
+			}
+			info["call_id"], info["tool_name"] = p.CallID, p.Name
+			result.Extra = map[string]any{ExtraKey: info}
+			steps = append(steps, carrierStep(rec.RecordedAt, *result))
+		case *recorder.Assessment:
+			if !x.opts.OmitAssessments {
+				steps = append(steps, x.assessmentStep(p, rec.RecordedAt))
+			}
+		case *recorder.RunEnded:
+			ended = p
+		}
+	}
+
+	// subagent_trajectories lists runs depth first: each child right
+	// after the runs above it, its own children right after it.
+	for _, child := range r.children {
+		if x.seen[child.id] {
+			continue
+		}
+		steps = x.link(steps, calls, child)
+		slot := len(x.subagents)
+		x.subagents = append(x.subagents, Trajectory{})
+		sub := x.trajectory(child)
+		sub.SchemaVersion = Version
+		sub.TrajectoryID = child.id
+		x.subagents[slot] = *sub
+	}
+
+	if len(steps) == 0 {
+		// ATIF needs a step; a run that recorded none gets an empty one.
+		steps = append(steps, carrierStep(time.Time{}))
+	}
+	t := &Trajectory{
+		Agent: Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: first},
+		Steps: finish(steps),
+	}
+	if t.Agent.Name == "" {
+		t.Agent.Name = "agent"
+	}
+	t.FinalMetrics = totals(t.Steps)
+	info := map[string]any{"run_id": r.id}
+	if ended != nil {
+		x.runEnded(info, ended)
+	}
+	t.Extra = map[string]any{ExtraKey: info}
+	return t
+}
+
+// link attaches a child run to the step that delegated to it. The rule,
+// first match wins:
+//
+//  1. the tool call named by the child's run_started metadata under
+//     ParentToolCallKey; when that key is present but names no call of
+//     the parent (or is empty), rule 2 is skipped;
+//  2. a tool call of the parent that was running when the child started
+//     (started at or before it, not ended before it), preferring a call
+//     whose tool name is the child's agent name, then the latest started;
+//  3. the last agent step that began at or before the child started, as
+//     an observation result with no source_call_id;
+//  4. a new system step at the child's start time.
+func (x *exporter) link(steps []*pending, calls map[string]*callSpan, child *run) []*pending {
+	ref := SubagentTrajectoryRef{TrajectoryID: child.id}
+	callID, named := child.metadata[ParentToolCallKey]
+	if c := calls[callID]; named && c != nil {
+		attachToCall(c, ref)
+		return steps
+	}
+	var best *callSpan
+	for _, c := range calls {
+		if named {
+			break
+		}
+		open := c.started && !c.start.After(child.started) && (!c.done || !c.end.Before(child.started))
+		if !open {
+			continue
+		}
+		if best == nil || better(c, best, child.agentName) {
+			best = c
+		}
+	}
+	if best != nil {
+		attachToCall(best, ref)
+		return steps
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i].step.Source == SourceAgent && !steps[i].at.After(child.started) {
+			steps[i].others = append(steps[i].others, ObservationResult{SubagentTrajectoryRef: []SubagentTrajectoryRef{ref}})
+			return steps
+		}
+	}
+	carrier := carrierStep(child.started, ObservationResult{SubagentTrajectoryRef: []SubagentTrajectoryRef{ref}})
+	at := sort.Search(len(steps), func(i int) bool { return steps[i].at.After(child.started) })
+	return slices.Insert(steps, at, carrier)
+}
+
+// better reports whether call a is a better parent for a child than b.
+func better(a, b *callSpan, agent string) bool {
+	if (a.name == agent) != (b.name == agent) {
+		return a.name == agent
+	}
+	if !a.start.Equal(b.start) {
+		return a.start.After(b.start)
+	}
+	return a.order > b.order
+}
+
+func attachToCall(c *callSpan, ref SubagentTrajectoryRef) {
+	p := c.step
+	res := p.results[c.index]
+	if res == nil {
+		res = &ObservationResult{SourceCallID: p.step.ToolCalls[c.index].ID}
+		p.results[c.index] = res
+	}
+	res.SubagentTrajectoryRef = append(res.SubagentTrajectoryRef, ref)
+}
+
+func (x *exporter) messageStep(m *schema.Message, at time.Time) *pending {
+	step := Step{Source: SourceUser, Message: x.messageContent(m)}
+	switch m.Role {
+	case schema.System:
+		step.Source = SourceSystem
+	case schema.Assistant:
+		step.Source = SourceAgent
+		step.ReasoningContent = x.redact(m.ReasoningContent)
+		step.Extra = map[string]any{ExtraKey: map[string]any{"role": string(schema.Assistant)}}
+	case schema.Tool:
+		step.Source = SourceSystem
+		step.Extra = map[string]any{ExtraKey: map[string]any{"role": string(schema.Tool), "tool_call_id": m.ToolCallID}}
+	}
+	return &pending{step: step, at: at}
+}
+
+// messageContent is a message's text, or its parts when it has
+// multimodal user input. Media ATIF cannot point at (inline data, video,
+// files) is replaced by a short text part saying what was left out.
+func (x *exporter) messageContent(m *schema.Message) Content {
+	if len(m.UserInputMultiContent) == 0 {
+		return Text(x.redact(m.Content))
+	}
+	parts := make([]ContentPart, 0, len(m.UserInputMultiContent))
+	for _, in := range m.UserInputMultiContent {
+		switch {
+		case in.Type == schema.ChatMessagePartTypeText:
+			parts = append(parts, ContentPart{Type: PartText, Text: x.redact(in.Text)})
+		case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && mediaURL(in.Image.MessagePartCommon, imageMediaTypes):
+			parts = append(parts, ContentPart{Type: PartImage, Source: &MediaSource{MediaType: in.Image.MIMEType, Path: *in.Image.URL}})
+		case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && mediaURL(in.Audio.MessagePartCommon, audioMediaTypes):
+			parts = append(parts, ContentPart{Type: PartAudio, Source: &MediaSource{MediaType: normalizeAudioType(in.Audio.MIMEType), Path: *in.Audio.URL}})
+		default:
+			parts = append(parts, ContentPart{Type: PartText, Text: fmt.Sprintf("[%s omitted]", in.Type)})
+		}
+	}
+	return Parts(parts...)
+}
+
+// mediaURL reports whether a part points at media by a URL (not inline
+// data) with a media type ATIF accepts.
+func mediaURL(c schema.MessagePartCommon, allowed []string) bool {
+	return c.URL != nil && *c.URL != "" && !strings.HasPrefix(*c.URL, "data:") &&
+		(slices.Contains(allowed, c.MIMEType) || slices.Contains(allowed, normalizeAudioType(c.MIMEType)))
+}
+
+func (x *exporter) agentStep(p *recorder.ModelResponse, model string, at time.Time) *pending {
+	one := 1
+	step := Step{Source: SourceAgent, ModelName: model, LLMCallCount: &one}
+	if m := p.Message; m != nil {
+		step.Message = Text(x.redact(m.Content))
+		step.ReasoningContent = x.redact(m.ReasoningContent)
+		for _, c := range m.ToolCalls {
+			step.ToolCalls = append(step.ToolCalls, x.toolCall(c))
+		}
+	}
+	if p.UsageReported {
+		step.Metrics = metrics(p.Usage)
+	}
+	extra := map[string]any{}
+	if p.FinishReason != "" {
+		extra["finish_reason"] = p.FinishReason
+	}
+	if p.Latency != 0 {
+		extra["latency_ms"] = millis(p.Latency)
+	}
+	if len(extra) > 0 {
+		step.Extra = map[string]any{ExtraKey: extra}
+	}
+	return &pending{step: step, at: at, results: make([]*ObservationResult, len(step.ToolCalls))}
+}
+
+// toolCall converts a model's tool call. Arguments that are not a JSON
+// object are kept as text in extra.lookout.raw_arguments, with {} as the
+// arguments.
+func (x *exporter) toolCall(c schema.ToolCall) ToolCall {
+	args := x.redact(c.Function.Arguments)
+	call := ToolCall{ID: c.ID, FunctionName: c.Function.Name}
+	if obj, ok := jsonObject(args); ok {
+		call.Arguments = obj
+	} else {
+		call.Arguments = json.RawMessage("{}")
+		call.Extra = map[string]any{ExtraKey: map[string]any{"raw_arguments": args}}
+	}
+	return call
+}
+
+// jsonObject returns s compacted when it is one JSON object.
+func jsonObject(s string) (json.RawMessage, bool) {
+	trimmed := strings.TrimSpace(s)
+	if !strings.HasPrefix(trimmed, "{") {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(trimmed)); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+func metrics(u recorder.TokenUsage) *Metrics {
+	prompt, completion := int(u.PromptTokens), int(u.CompletionTokens)
+	m := &Metrics{PromptTokens: &prompt, CompletionTokens: &completion}
+	if u.CachedTokens > 0 {
+		cached := int(u.CachedTokens)
+		m.CachedTokens = &cached
+	}
+	if u.ReasoningTokens > 0 {
+		m.Extra = map[string]any{"reasoning_tokens": u.ReasoningTokens}
+	}
+	return m
+}
+
+// toolResult is a tool_ended record as an observation result. Content is
+// always set, even when empty: it is how ToRecords tells an ended call from
+// one that only delegated.
+func (x *exporter) toolResult(p *recorder.ToolEnded) *ObservationResult {
+	text := p.Result
+	if text == "" && p.IsError {
+		text = p.Error
+	}
+	content := Text(x.redact(text))
+	info := map[string]any{}
+	if p.IsError {
+		info["is_error"] = true
+	}
+	if p.Error != "" {
+		info["error"] = x.redact(p.Error)
+	}
+	if p.Truncated {
+		info["truncated"] = true
+		info["result_bytes"] = p.ResultBytes
+	}
+	if p.Duration != 0 {
+		info["duration_ms"] = millis(p.Duration)
+	}
+	result := &ObservationResult{Content: &content}
+	if len(info) > 0 {
+		result.Extra = map[string]any{ExtraKey: info}
+	}
+	return result
+}
+
+func (x *exporter) assessmentStep(p *recorder.Assessment, at time.Time) *pending {
+	info := map[string]any{"after_call_index": p.AfterCallIndex}
+	if len(p.Observers) > 0 {
+		observers := make([]any, len(p.Observers))
+		for i, o := range p.Observers {
+			note := map[string]any{"name": o.Name}
+			if o.Severity != "" {
+				note["severity"] = o.Severity
+			}
+			observers[i] = note
+		}
+		info["observers"] = observers
+	}
+	return &pending{
+		step: Step{Source: SourceSystem, Message: Text(x.redact(p.Markdown)), Extra: map[string]any{ExtraKey: map[string]any{"assessment": info}}},
+		at:   at,
+	}
+}
+
+// carrierStep is a system step that exists only to carry an observation
+// result: a tool result or a subagent whose call could not be found. A
+// run with no steps at all gets one with no result, since ATIF needs a
+// step.
+func carrierStep(at time.Time, results ...ObservationResult) *pending {
+	return &pending{
+		step: Step{Source: SourceSystem, Extra: map[string]any{ExtraKey: map[string]any{"carrier": true}}},
+		at:   at, others: results,
+	}
+}
+
+func (x *exporter) runEnded(info map[string]any, p *recorder.RunEnded) {
+	info["outcome"] = string(p.Outcome)
+	if p.Error != "" {
+		info["error"] = x.redact(p.Error)
+	}
+	if p.StopReason != "" {
+		info["stop_reason"] = p.StopReason
+	}
+}
+
+// finish numbers the steps, stamps their times and assembles their
+// observations.
+func finish(steps []*pending) []Step {
+	out := make([]Step, len(steps))
+	for i, p := range steps {
+		s := p.step
+		s.StepID = i + 1
+		if !p.at.IsZero() {
+			s.Timestamp = p.at.UTC().Format(timestampLayout)
+		}
+		var results []ObservationResult
+		for _, r := range p.results {
+			if r != nil {
+				results = append(results, *r)
+			}
+		}
+		results = append(results, p.others...)
+		if len(results) > 0 {
+			s.Observation = &Observation{Results: results}
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func totals(steps []Step) *FinalMetrics {
+	n := len(steps)
+	fm := &FinalMetrics{TotalSteps: &n}
+	var prompt, completion, cached int
+	var known, cachedKnown bool
+	for _, s := range steps {
+		if s.Metrics == nil {
+			continue
+		}
+		known = true
+		prompt += deref(s.Metrics.PromptTokens)
+		completion += deref(s.Metrics.CompletionTokens)
+		if s.Metrics.CachedTokens != nil {
+			cachedKnown = true
+			cached += *s.Metrics.CachedTokens
+		}
+	}
+	if known {
+		fm.TotalPromptTokens, fm.TotalCompletionTokens = &prompt, &completion
+	}
+	if cachedKnown {
+		fm.TotalCachedTokens = &cached
+	}
+	return fm
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// millis is a duration in milliseconds, to the microsecond.
+func millis(d time.Duration) float64 {
+	return math.Round(float64(d)/1e3) / 1e3
+}
+
+// lookoutVersion is the version of this module in the build, or "devel".
+var lookoutVersion = sync.OnceValue(func() string {
+	const module = "github.com/lookout-go/lookout"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	version := ""
+	if info.Main.Path == module {
+		version = info.Main.Version
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == module {
+			version = dep.Version
+		}
+	}
+	if version == "" || version == "(devel)" {
+		return "devel"
+	}
+	return version
+})

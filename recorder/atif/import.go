@@ -1,0 +1,398 @@
+package atif
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+	"github.com/google/uuid"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// ToRecords turns a trajectory into records, as if the run had been
+// recorded: the trajectory becomes a run whose id is its session_id (or
+// trajectory_id, or a new UUID), and each embedded subagent trajectory a
+// child run whose id is its trajectory_id.
+//
+//   - user and system steps become message records; assessment steps
+//     written by FromRecords become assessment records again;
+//   - an agent step becomes a model_request (when a model name is known),
+//     a model_response with its message, reasoning, tool calls and usage,
+//     and for each tool call a tool_started and, when the observation has
+//     content for it, a tool_ended;
+//   - a subagent ref with a trajectory_id that names an embedded entry
+//     starts that child run, with the delegating call's id (empty when
+//     the ref is not on a call's result) in its run_started metadata under
+//     ParentToolCallKey; embedded entries no step refers to become
+//     children of the root;
+//   - a run_ended closes each run, unless the trajectory came from
+//     FromRecords and the run had not ended.
+//
+// Record times come from step timestamps (RFC 3339); a step without a
+// readable timestamp takes the time of the step before it. What records
+// cannot hold is dropped: costs, token ids, logprobs, reasoning effort,
+// copied-context flags, file-form subagent refs and continuation refs.
+// Exporting the records again gives back a trajectory from FromRecords
+// unchanged.
+func ToRecords(t *Trajectory) ([]recorder.Record, error) {
+	if t == nil {
+		return nil, errors.New("atif: ToRecords: nil trajectory")
+	}
+	im := &importer{subs: map[string]*Trajectory{}, order: map[string]int{}, used: map[string]bool{}}
+	for i := range t.SubagentTrajectories {
+		sub := &t.SubagentTrajectories[i]
+		if sub.TrajectoryID != "" && im.subs[sub.TrajectoryID] == nil {
+			im.subs[sub.TrajectoryID] = sub
+			im.order[sub.TrajectoryID] = i
+		}
+	}
+	id := t.SessionID
+	if id == "" {
+		id = t.TrajectoryID
+	}
+	if id == "" {
+		id = uuid.NewString()
+	}
+	im.used[id] = true
+	root := im.run(t, id, "", 0, "", time.Time{})
+	// Subagents no step referred to still belong to the run.
+	for i := range t.SubagentTrajectories {
+		sub := &t.SubagentTrajectories[i]
+		if sub.TrajectoryID == "" || im.used[sub.TrajectoryID] || im.subs[sub.TrajectoryID] != sub {
+			continue
+		}
+		im.used[sub.TrajectoryID] = true
+		im.run(sub, sub.TrajectoryID, id, 1, "", root.at)
+	}
+	root.end(t)
+	return im.out, nil
+}
+
+type importer struct {
+	subs  map[string]*Trajectory // embedded subagents by trajectory_id
+	order map[string]int         // their position in subagent_trajectories
+	used  map[string]bool        // run ids already imported
+	out   []recorder.Record
+}
+
+// runWriter appends one run's records with dense seqs.
+type runWriter struct {
+	im         *importer
+	id, parent string
+	depth      int
+	seq        uint64
+	at         time.Time
+	calls      int
+	usage      recorder.RunUsage
+}
+
+func (w *runWriter) add(p recorder.Payload) {
+	w.im.out = append(w.im.out, recorder.Record{
+		SchemaVersion: recorder.SchemaVersion,
+		Seq:           w.seq,
+		RunID:         w.id,
+		ParentRunID:   w.parent,
+		Depth:         w.depth,
+		RecordedAt:    w.at,
+		Payload:       p,
+	})
+	w.seq++
+}
+
+// run writes a trajectory's records up to, not including, its run_ended;
+// the caller ends it once any trailing children are written.
+func (im *importer) run(t *Trajectory, id, parent string, depth int, parentCall string, start time.Time) *runWriter {
+	w := &runWriter{im: im, id: id, parent: parent, depth: depth, at: start}
+	if start.IsZero() && len(t.Steps) > 0 {
+		w.at, _ = parseTimestamp(t.Steps[0].Timestamp)
+	}
+	started := &recorder.RunStarted{AgentName: t.Agent.Name}
+	if parent != "" {
+		// An empty value says the child was not started by a tool call,
+		// so FromRecords does not guess one from the times.
+		started.Metadata = map[string]string{ParentToolCallKey: parentCall}
+	}
+	w.add(started)
+	for i := range t.Steps {
+		w.step(t, &t.Steps[i])
+	}
+	if parent != "" {
+		w.end(t)
+	}
+	return w
+}
+
+func (w *runWriter) end(t *Trajectory) {
+	info := lookoutExtra(t.Extra)
+	outcome, _ := info["outcome"].(string)
+	if info != nil && outcome == "" {
+		return // exported from a run that had not ended
+	}
+	if outcome == "" {
+		outcome = string(recorder.OutcomeCompleted)
+	}
+	ended := &recorder.RunEnded{Outcome: recorder.Outcome(outcome), Usage: w.usage}
+	ended.Error, _ = info["error"].(string)
+	ended.StopReason, _ = info["stop_reason"].(string)
+	ended.Usage.TotalTokens = ended.Usage.PromptTokens + ended.Usage.CompletionTokens
+	w.add(ended)
+}
+
+func (w *runWriter) step(t *Trajectory, s *Step) {
+	if ts, ok := parseTimestamp(s.Timestamp); ok {
+		w.at = ts
+	}
+	info := lookoutExtra(s.Extra)
+	role, _ := info["role"].(string)
+	var calls []ToolCall
+	switch {
+	case info["carrier"] == true:
+	case s.Source == SourceAgent && role != string(schema.Assistant):
+		w.modelResponse(t, s, info)
+		calls = s.ToolCalls
+	case info["assessment"] != nil && s.Source == SourceSystem:
+		w.assessment(s, info["assessment"])
+	default:
+		w.message(s, role, info)
+	}
+	w.results(s, calls)
+}
+
+func (w *runWriter) message(s *Step, role string, info map[string]any) {
+	m := &schema.Message{Role: schema.User, Content: s.Message.PlainText()}
+	switch {
+	case role == string(schema.Tool):
+		m.Role = schema.Tool
+		m.ToolCallID, _ = info["tool_call_id"].(string)
+	case s.Source == SourceSystem:
+		m.Role = schema.System
+	case s.Source == SourceAgent:
+		m.Role = schema.Assistant
+		m.ReasoningContent = s.ReasoningContent
+	}
+	if s.Message.IsParts() && m.Role == schema.User {
+		m.Content = ""
+		m.UserInputMultiContent = inputParts(s.Message.Parts)
+	}
+	w.add(&recorder.Message{Message: m})
+}
+
+func inputParts(parts []ContentPart) []schema.MessageInputPart {
+	out := make([]schema.MessageInputPart, 0, len(parts))
+	for _, p := range parts {
+		switch {
+		case p.Type == PartImage && p.Source != nil:
+			url := p.Source.Path
+			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeImageURL,
+				Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.Source.MediaType}}})
+		case p.Type == PartAudio && p.Source != nil:
+			url := p.Source.Path
+			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeAudioURL,
+				Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.Source.MediaType}}})
+		default:
+			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeText, Text: p.Text})
+		}
+	}
+	return out
+}
+
+func (w *runWriter) assessment(s *Step, raw any) {
+	info, _ := raw.(map[string]any)
+	a := &recorder.Assessment{Markdown: s.Message.PlainText()}
+	if n, ok := number(info["after_call_index"]); ok {
+		a.AfterCallIndex = int(n)
+	}
+	observers, _ := info["observers"].([]any)
+	for _, o := range observers {
+		note, _ := o.(map[string]any)
+		name, _ := note["name"].(string)
+		severity, _ := note["severity"].(string)
+		a.Observers = append(a.Observers, recorder.ObserverNote{Name: name, Severity: severity})
+	}
+	w.add(a)
+}
+
+func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any) {
+	model := s.ModelName
+	if model == "" {
+		model = t.Agent.ModelName
+	}
+	if model != "" {
+		w.add(&recorder.ModelRequest{Model: model})
+	}
+	m := &schema.Message{Role: schema.Assistant, Content: s.Message.PlainText(), ReasoningContent: s.ReasoningContent}
+	for _, c := range s.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, schema.ToolCall{
+			ID:       c.ID,
+			Type:     "function",
+			Function: schema.FunctionCall{Name: c.FunctionName, Arguments: argumentsText(c)},
+		})
+	}
+	resp := &recorder.ModelResponse{Message: m, UsageReported: s.Metrics != nil}
+	if s.Metrics != nil {
+		resp.Usage = tokenUsage(s.Metrics)
+		w.usage.PromptTokens += resp.Usage.PromptTokens
+		w.usage.CompletionTokens += resp.Usage.CompletionTokens
+	}
+	resp.FinishReason, _ = info["finish_reason"].(string)
+	if ms, ok := number(info["latency_ms"]); ok {
+		resp.Latency = fromMillis(ms)
+	}
+	w.usage.ModelCalls++
+	w.add(resp)
+}
+
+// argumentsText is the call's arguments as the model sent them: the raw
+// text FromRecords kept for arguments that were not a JSON object, or the
+// object itself.
+func argumentsText(c ToolCall) string {
+	if raw, ok := lookoutExtra(c.Extra)["raw_arguments"].(string); ok {
+		return raw
+	}
+	if len(c.Arguments) == 0 {
+		return "{}"
+	}
+	return string(c.Arguments)
+}
+
+func tokenUsage(m *Metrics) recorder.TokenUsage {
+	u := recorder.TokenUsage{
+		PromptTokens:     int64(deref(m.PromptTokens)),
+		CompletionTokens: int64(deref(m.CompletionTokens)),
+		CachedTokens:     int64(deref(m.CachedTokens)),
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	if n, ok := number(m.Extra["reasoning_tokens"]); ok {
+		u.ReasoningTokens = int64(n)
+	}
+	return u
+}
+
+// results writes the tool calls of a step and what its observation says
+// about them: every call starts, then the subagents the results refer to
+// run (in their subagent_trajectories order, the order they started in),
+// then the calls with a result end, followed by results no call claims.
+func (w *runWriter) results(s *Step, calls []ToolCall) {
+	var results []ObservationResult
+	if s.Observation != nil {
+		results = s.Observation.Results
+	}
+	owner := make([]int, len(results)) // index into calls, or -1
+	for i := range owner {
+		owner[i] = -1
+	}
+	indexes := make([]int, len(calls))
+	for j, c := range calls {
+		indexes[j] = w.calls
+		w.calls++
+		w.usage.ToolCalls++
+		args := argumentsText(c)
+		w.add(&recorder.ToolStarted{CallID: c.ID, Name: c.FunctionName, Arguments: args, ArgumentsBytes: len(args), CallIndex: indexes[j]})
+		for i := range results {
+			if owner[i] < 0 && results[i].SourceCallID == c.ID {
+				owner[i] = j
+				break
+			}
+		}
+	}
+
+	type child struct {
+		id, callID string
+	}
+	var children []child
+	for i, r := range results {
+		callID := ""
+		if owner[i] >= 0 {
+			callID = calls[owner[i]].ID
+		}
+		for _, ref := range r.SubagentTrajectoryRef {
+			if w.im.subs[ref.TrajectoryID] != nil && !w.im.used[ref.TrajectoryID] {
+				w.im.used[ref.TrajectoryID] = true
+				children = append(children, child{ref.TrajectoryID, callID})
+			}
+		}
+	}
+	slices.SortStableFunc(children, func(a, b child) int { return w.im.order[a.id] - w.im.order[b.id] })
+	for _, c := range children {
+		w.im.run(w.im.subs[c.id], c.id, w.id, w.depth+1, c.callID, w.at)
+	}
+
+	for j, c := range calls {
+		for i, r := range results {
+			if owner[i] == j && r.Content != nil {
+				w.toolEnded(r, c.ID, c.FunctionName, indexes[j])
+			}
+		}
+	}
+	for i, r := range results {
+		if owner[i] >= 0 || r.Content == nil {
+			continue
+		}
+		info := lookoutExtra(r.Extra)
+		callID, _ := info["call_id"].(string)
+		name, _ := info["tool_name"].(string)
+		index := w.calls
+		w.calls++
+		w.toolEnded(r, callID, name, index)
+	}
+}
+
+func (w *runWriter) toolEnded(r ObservationResult, callID, name string, index int) {
+	info := lookoutExtra(r.Extra)
+	e := &recorder.ToolEnded{CallID: callID, Name: name, Result: r.Content.PlainText(), CallIndex: index}
+	e.IsError, _ = info["is_error"].(bool)
+	e.Error, _ = info["error"].(string)
+	e.Truncated, _ = info["truncated"].(bool)
+	e.ResultBytes = len(e.Result)
+	if n, ok := number(info["result_bytes"]); ok && e.Truncated {
+		e.ResultBytes = int(n)
+	}
+	if ms, ok := number(info["duration_ms"]); ok {
+		e.Duration = fromMillis(ms)
+	}
+	w.add(e)
+}
+
+// lookoutExtra returns extra[ExtraKey] when it is an object.
+func lookoutExtra(extra map[string]any) map[string]any {
+	info, _ := extra[ExtraKey].(map[string]any)
+	return info
+}
+
+// number reads a JSON number however it was decoded or built.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func fromMillis(ms float64) time.Duration {
+	ns := math.Round(ms*1e3) * 1e3
+	if math.IsNaN(ns) || ns > math.MaxInt64 || ns < math.MinInt64 {
+		return 0
+	}
+	return time.Duration(ns)
+}
+
+// parseTimestamp reads an RFC 3339 timestamp, the form exports write.
+func parseTimestamp(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	return t, err == nil
+}
