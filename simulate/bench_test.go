@@ -42,8 +42,11 @@ func BenchmarkBatch(b *testing.B) {
 					batch.OutDir = b.TempDir()
 				}
 				rep, err := batch.Run(context.Background())
-				if err != nil || rep.Ran != conversations || rep.Failed != 0 {
-					b.Fatalf("ran %d failed %d: %v", rep.Ran, rep.Failed, err)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Ran != conversations || rep.Failed != 0 {
+					b.Fatalf("ran %d, failed %d", rep.Ran, rep.Failed)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*conversations*turns), "ns/turn")
