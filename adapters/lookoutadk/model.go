@@ -50,20 +50,50 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	}
 
 	ns := *state
-	ns.Messages = slices.DeleteFunc(slices.Clone(state.Messages), func(msg *schema.Message) bool {
-		_, ok := Injected(msg)
-		return ok
-	})
+	var add []*schema.Message
 	if block := observer.BuildContext(r.store, r.cfg.MaxAgeCalls); block != "" {
-		ns.Messages = append(ns.Messages, r.message(block, TagAssessment))
+		add = append(add, r.message(block, TagAssessment))
 	}
 	if reason := r.nearlySpent(); reason != "" {
 		r.wrapUp.Store(true)
-		ns.Messages = append(ns.Messages, r.message(wrapUpText(reason), TagWrapUp))
+		add = append(add, r.message(wrapUpText(reason), TagWrapUp))
 		ns.ToolInfos = nil
 		ns.DeferredToolInfos = nil
 	}
+	ns.Messages = r.reinject(state.Messages, add)
 	return ctx, &ns, nil
+}
+
+// reinject returns a copy of msgs without the messages this run injected
+// before, followed by add. The messages it injected are remembered by
+// pointer, so the common case costs one pass of pointer comparisons; the
+// first call of a run, or one after a resume, also drops tagged messages
+// it does not know.
+func (r *run) reinject(msgs, add []*schema.Message) []*schema.Message {
+	r.mu.Lock()
+	old, first := r.injected, !r.scanned
+	r.injected, r.scanned = add, true
+	r.mu.Unlock()
+
+	// Copy the history in runs between the messages to drop: one memmove
+	// per run rather than a test and an append per message.
+	out := make([]*schema.Message, 0, len(msgs)+len(add))
+	found, from := 0, 0
+	for i, msg := range msgs {
+		if len(old) > 0 && slices.Contains(old, msg) {
+			out = append(out, msgs[from:i]...)
+			from = i + 1
+			found++
+		}
+	}
+	out = append(out, msgs[from:]...)
+	if first || found < len(old) {
+		out = slices.DeleteFunc(out, func(msg *schema.Message) bool {
+			_, ok := Injected(msg)
+			return ok
+		})
+	}
+	return append(out, add...)
 }
 
 func (r *run) message(content, kind string) *schema.Message {

@@ -36,6 +36,14 @@ type run struct {
 	wrapUp atomic.Bool
 	// cancel releases the deadline set on the run's ctx, if any.
 	cancel context.CancelFunc
+
+	mu sync.Mutex
+	// injected holds the messages injected before the last model call, to
+	// be replaced before the next.
+	injected []*schema.Message
+	// scanned is set once the history has been searched for injected
+	// messages this run does not know about, such as after a resume.
+	scanned bool
 }
 
 type runKey struct{}
