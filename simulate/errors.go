@@ -22,8 +22,9 @@ var (
 	ErrAgent = errors.New("simulate: agent failed")
 
 	// ErrSimulator marks a run that ended because the simulation itself
-	// failed: the user model, a ranker-independent check, a policy, or a
-	// cancelled context.
+	// failed: the user model, a precondition, a satisfaction check, a goal,
+	// the policy, or a cancelled context. Ranker failures are not errors: the
+	// turn goes on without a step.
 	ErrSimulator = errors.New("simulate: simulator failed")
 
 	// ErrEmptyUserMessage reports a user model that answered with no text.
