@@ -1,6 +1,7 @@
 package atif
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,9 +11,22 @@ import (
 // the module root. Without it the test is skipped locally and fails in CI.
 func fixtureDir(t testing.TB) string {
 	t.Helper()
+	fixtures, err := findFixtures()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("ATIF fixtures missing in CI: %v", err)
+		}
+		t.Skipf("ATIF fixtures not found at %s", fixtures)
+	}
+	return fixtures
+}
+
+// findFixtures walks up to the module root (the folder with go.mod) and
+// returns ../shared/fixtures/atif from there, if it exists.
+func findFixtures() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -20,18 +34,13 @@ func fixtureDir(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("module root (go.mod) not found above the test directory")
+			return "", errors.New("module root (go.mod) not found above the test directory")
 		}
 		dir = parent
 	}
 	fixtures := filepath.Join(dir, "..", "shared", "fixtures", "atif")
-	if _, err := os.Stat(fixtures); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("ATIF fixtures missing in CI: %v", err)
-		}
-		t.Skipf("ATIF fixtures not found at %s", fixtures)
-	}
-	return fixtures
+	_, err = os.Stat(fixtures)
+	return fixtures, err
 }
 
 // fixtureFiles lists every .json file in the fixtures folder.

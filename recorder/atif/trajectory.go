@@ -23,7 +23,8 @@ func KnownVersion(v string) bool { return slices.Contains(versions, v) }
 // Trajectory is one ATIF document: an agent, its ordered steps and, from
 // v1.7, the trajectories of the subagents it delegated to.
 //
-// Optional strings are omitted when empty, optional numbers are pointers
+// Optional strings are omitted when empty (an empty SchemaVersion too,
+// which readers take as the latest version), optional numbers are pointers
 // so that an explicit 0 survives a round trip, and Extra maps are omitted
 // only when nil (an empty map is written as {}). The zero value is not a
 // valid document: it needs an agent and at least one step.
@@ -31,7 +32,7 @@ func KnownVersion(v string) bool { return slices.Contains(versions, v) }
 // A Trajectory is plain data: safe for concurrent reads, not for a write
 // concurrent with anything else.
 type Trajectory struct {
-	SchemaVersion          string         `json:"schema_version"`
+	SchemaVersion          string         `json:"schema_version,omitempty"`
 	SessionID              string         `json:"session_id,omitempty"`
 	TrajectoryID           string         `json:"trajectory_id,omitempty"`
 	Agent                  Agent          `json:"agent"`

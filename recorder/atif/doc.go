@@ -1,0 +1,66 @@
+// Package atif reads, writes, validates and converts trajectories in
+// Harbor's Agent Trajectory Interchange Format (ATIF), versions v1.0 to
+// v1.8.
+//
+// # Documents
+//
+// Trajectory and the types under it mirror the ATIF schema field by field.
+// Decode reads a document (numbers inside free-form maps stay exact as
+// json.Number), Encode writes it indented, and ReadFile and WriteFile do
+// the same on disk. Message and observation bodies are Content, which is
+// either a string or a list of ContentPart; Text and Parts build them.
+//
+// # Validation
+//
+// Validate checks raw JSON against the rules of Harbor's validator and
+// returns every Problem with its JSON path and Rule: unknown keys and
+// wrong types anywhere, empty steps, step ids that are not 1..N,
+// agent-only fields on user or system steps, timestamps that are not ISO
+// 8601, a source_call_id that is not among its step's tool_call_ids, a
+// subagent ref with neither trajectory_id nor trajectory_path, embedded
+// subagents without a unique trajectory_id, llm_call_count 0 together with
+// metrics or reasoning, unknown schema versions, and content parts whose
+// type disagrees with their text or source. ValidateFile also checks that
+// local image and audio files exist next to the document.
+// Trajectory.Validate checks a value before it is written.
+//
+// # Export and import
+//
+// FromRecords turns recorded runs (package recorder) into one trajectory:
+// messages become user and system steps, each model response an agent
+// step whose tool results are its observation (parallel calls share the
+// step), assessments system steps, and runs started under the root
+// embedded subagent trajectories referenced from the step that delegated
+// to them. A child run names that step's tool call in its run_started
+// metadata under ParentToolCallKey; without it the call is found from
+// the times of the records. What ATIF has no field for (tool errors,
+// truncation, durations, finish reasons, the run's outcome) goes in the
+// extra objects under ExtraKey. ToRecords goes the other way, so that
+// records → ATIF → records → ATIF gives back the same document.
+//
+// # Common pitfalls
+//
+//   - Records holding several top-level runs (one per Runner.Run, say)
+//     make FromRecords fail with ErrAmbiguousRoot: list them with RootRuns
+//     and export each with Options.RunID.
+//   - The recorder redacts before its sink. Options.Redactor is for
+//     records written without that, not a second line of defence to rely
+//     on.
+//   - Validate never looks at the file system; a document that refers to
+//     local images passes Validate and may still fail ValidateFile.
+//   - This validator is slightly stricter than Harbor's in three places:
+//     integers must be written as integers (3, not 3.0), embedded subagent
+//     trajectory ids must not be empty, and media files are checked in
+//     embedded subagents too. Everything it accepts, Decode reads.
+//   - Encoding drops what Go cannot tell from absent: optional strings
+//     that are empty and is_copied_context set to false.
+//   - ToolCall.Arguments is raw JSON and must be an object; FromRecords
+//     keeps arguments that are not one as text in extra.
+//   - WriteFile refuses names that leave its directory, including through
+//     symbolic links, but does not write atomically.
+//   - ToRecords keeps only what records can hold: costs, token ids,
+//     logprobs, reasoning effort and file-form subagent refs are dropped.
+//
+// The functions of this package are safe for concurrent use; the
+// document types are plain data, safe for concurrent reads only.
+package atif
