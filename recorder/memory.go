@@ -12,10 +12,15 @@ import (
 // use. It implements Flusher (a no-op) and Closer (after Close, Write and
 // Flush return ErrClosed; the records stay readable).
 type MemorySink struct {
-	mu      sync.Mutex
-	records []Record
-	closed  bool
+	mu     sync.Mutex
+	chunks [][]Record // full chunks of memoryChunk records, then the open one
+	n      int
+	closed bool
 }
+
+// memoryChunk is how many records share one allocation. Growing by chunks
+// means a write never copies the records already held.
+const memoryChunk = 1024
 
 // NewMemorySink returns an empty MemorySink.
 func NewMemorySink() *MemorySink { return new(MemorySink) }
@@ -27,7 +32,12 @@ func (m *MemorySink) Write(_ context.Context, r *Record) error {
 	if m.closed {
 		return ErrClosed
 	}
-	m.records = append(m.records, *r)
+	if len(m.chunks) == 0 || len(m.chunks[len(m.chunks)-1]) == memoryChunk {
+		m.chunks = append(m.chunks, make([]Record, 0, memoryChunk))
+	}
+	last := &m.chunks[len(m.chunks)-1]
+	*last = append(*last, *r)
+	m.n++
 	return nil
 }
 
@@ -35,14 +45,18 @@ func (m *MemorySink) Write(_ context.Context, r *Record) error {
 func (m *MemorySink) Records() []Record {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]Record(nil), m.records...)
+	out := make([]Record, 0, m.n)
+	for _, c := range m.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 // Len returns how many records have been written.
 func (m *MemorySink) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.records)
+	return m.n
 }
 
 // Flush does nothing: a MemorySink holds no buffer. After Close it returns

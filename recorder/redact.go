@@ -54,8 +54,9 @@ func redactSecrets(s string) string {
 	spans = findGitHubTokens(s, spans)
 	spans = findAWSKeys(s, spans, "AKIA")
 	spans = findAWSKeys(s, spans, "ASIA")
-	spans = findBearer(s, spans, "earer")
-	spans = findBearer(s, spans, "EARER")
+	spans = findBearer(s, spans, "Bearer")
+	spans = findBearer(s, spans, "bearer")
+	spans = findBearer(s, spans, "BEARER")
 	spans = findPairs(s, spans, ':')
 	spans = findPairs(s, spans, '=')
 	if len(spans) == 0 {
@@ -167,17 +168,16 @@ func isTokenByte(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("-._~+/=", c) >= 0
 }
 
-// findBearer finds "Bearer <token>" given the tail of the word ("earer" or
-// "EARER"); the byte before the tail must be a B or b.
-func findBearer(s string, spans []span, tail string) []span {
+// findBearer finds the token after word ("Bearer", "bearer" or "BEARER").
+func findBearer(s string, spans []span, word string) []span {
 	for i := 0; ; {
-		j := strings.Index(s[i:], tail)
+		j := strings.Index(s[i:], word)
 		if j < 0 {
 			return spans
 		}
 		p := i + j
-		i = p + len(tail)
-		if p < 1 || (s[p-1] != 'B' && s[p-1] != 'b') || !boundaryBefore(s, p-1) {
+		i = p + len(word)
+		if !boundaryBefore(s, p) {
 			continue
 		}
 		tok := runEnd(s, i, func(c byte) bool { return c == ' ' || c == '\t' })

@@ -1,0 +1,172 @@
+package recorder_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// smallResult is a typical short tool result: a little JSON, no secrets.
+const smallResult = `{"files":["main.go","go.mod","README.md"],"count":3,"dir":"/src/billing-service"}`
+
+// largeResult is a 4 KiB tool result, the default truncation size.
+var largeResult = strings.Repeat(`{"line":"2025-06-01 INFO request served path=/v1/items status=200"}`+"\n", 4096/68)
+
+// runLength is how many records a benchmarked run holds before the
+// benchmark starts a new one with an empty memory sink.
+const runLength = 10_000
+
+func reportRate(b *testing.B) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+func BenchmarkRecorderMemorySink(b *testing.B) {
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name   string
+		opts   recorder.Options
+		result string
+	}{
+		{"no redaction", recorder.Options{KeepSecrets: true, Clock: fixedClock}, smallResult},
+		{"default redaction", recorder.Options{Clock: fixedClock}, smallResult},
+		{"default redaction 4KiB result", recorder.Options{Clock: fixedClock}, largeResult},
+		{"real clock default redaction", recorder.Options{}, smallResult},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var run *recorder.Run
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if i%runLength == 0 {
+					// A fresh sink per run of runLength records, so the
+					// numbers show the recorder, not the garbage collector
+					// scanning millions of records kept alive.
+					b.StopTimer()
+					run = recorder.New(recorder.NewMemorySink(), &bc.opts).ResumeRun(recorder.RunInfo{RunID: "bench"}, 0)
+					b.StartTimer()
+				}
+				if err := run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c1", Name: "ls", Result: bc.result, CallIndex: i}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkRecorderMemorySinkParallelRuns(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		var run *recorder.Run
+		for i := 0; pb.Next(); i++ {
+			if i%runLength == 0 {
+				run = recorder.New(recorder.NewMemorySink(), &recorder.Options{Clock: fixedClock}).ResumeRun(recorder.RunInfo{}, 0)
+			}
+			if err := run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c1", Name: "ls", Result: smallResult, CallIndex: i}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkFileSink(b *testing.B) {
+	ctx := context.Background()
+	b.Run("sink write", func(b *testing.B) {
+		s, err := recorder.NewFileSink(filepath.Join(b.TempDir(), "run.jsonl"), &recorder.FileOptions{Block: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := recorder.Record{SchemaVersion: 1, RunID: "0b6f3d0e-5a5e-4c1b-9d51-2f7f9b1d2c3a", RecordedAt: t0}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			r.Seq = uint64(i)
+			r.Payload = &recorder.ToolEnded{CallID: "c1", Name: "ls", Result: smallResult, ResultBytes: len(smallResult), CallIndex: i}
+			if err := s.Write(ctx, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Close(ctx); err != nil { // the rate includes writing everything out
+			b.Fatal(err)
+		}
+		reportRate(b)
+	})
+	b.Run("through recorder", func(b *testing.B) {
+		s, err := recorder.NewFileSink(filepath.Join(b.TempDir(), "run.jsonl"), &recorder.FileOptions{Block: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		run := recorder.New(s, nil).ResumeRun(recorder.RunInfo{}, 0)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if err := run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c1", Name: "ls", Result: smallResult, CallIndex: i}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+		reportRate(b)
+	})
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	r := recorder.Record{SchemaVersion: 1, RunID: "0b6f3d0e-5a5e-4c1b-9d51-2f7f9b1d2c3a", RecordedAt: t0,
+		Payload: &recorder.ToolEnded{CallID: "c1", Name: "ls", Result: smallResult, ResultBytes: len(smallResult)}}
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = r.AppendJSON(buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReader(b *testing.B) {
+	r := recorder.Record{SchemaVersion: 1, RunID: "0b6f3d0e-5a5e-4c1b-9d51-2f7f9b1d2c3a", RecordedAt: t0,
+		Payload: &recorder.ToolEnded{CallID: "c1", Name: "ls", Result: smallResult, ResultBytes: len(smallResult)}}
+	var data []byte
+	for i := range 1000 {
+		r.Seq = uint64(i)
+		data, _ = r.AppendJSON(data)
+		data = append(data, '\n')
+	}
+	b.SetBytes(int64(len(data)) / 1000)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if n%1000 == 0 {
+			b.StopTimer()
+			rd := bytes.NewReader(data)
+			b.StartTimer()
+			recs, _, err := recorder.ReadAll(rd)
+			if err != nil || len(recs) != 1000 {
+				b.Fatal(err)
+			}
+		}
+		n++
+	}
+	reportRate(b)
+}
+
+func BenchmarkSecrets(b *testing.B) {
+	withSecret := largeResult[:2000] + " api_key=abcdef0123456789 " + largeResult[2000:]
+	for _, bc := range []struct{ name, in string }{
+		{"small clean", smallResult},
+		{"4KiB clean", largeResult},
+		{"4KiB one secret", withSecret},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := recorder.Secrets()
+			b.SetBytes(int64(len(bc.in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = r.Redact(bc.in)
+			}
+		})
+	}
+}
