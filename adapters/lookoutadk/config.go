@@ -1,153 +1,43 @@
 package lookoutadk
 
-import (
-	"context"
-	"fmt"
-	"time"
+import "github.com/lookout-go/lookout/adapters/internal/engine"
 
-	"github.com/cloudwego/eino/schema"
+// Config configures the middleware: limits, observers, the injection role,
+// the staleness limit, which resources are enforced, the wrap-up
+// threshold, what tool errors do, the clock and the error handler. A nil
+// *Config, and every zero field, means the defaults; the field docs say
+// what they are.
+type Config = engine.Config
 
-	"github.com/lookout-go/lookout/budget"
-	"github.com/lookout-go/lookout/observer"
+// ToolErrors says what happens when a tool returns an error.
+type ToolErrors = engine.ToolErrors
+
+// What a tool error does.
+const (
+	// ToolErrorsAsMessages turns a tool's error into a tool message the
+	// model can read ("Error: ..."), counted as a failure. The default.
+	ToolErrorsAsMessages = engine.ToolErrorsAsMessages
+	// ToolErrorsAbort keeps Eino's behaviour: the error ends the run, after
+	// the call is recorded as a failure.
+	ToolErrorsAbort = engine.ToolErrorsAbort
 )
 
 // Defaults used when a [Config] field is zero.
 const (
-	DefaultWrapUpAt       = 0.10
-	DefaultRetention      = 10_000
-	DefaultMaxRecordBytes = 1024
+	DefaultWrapUpAt       = engine.DefaultWrapUpAt
+	DefaultRetention      = engine.DefaultRetention
+	DefaultMaxRecordBytes = engine.DefaultMaxRecordBytes
 )
 
-// ToolErrors says what happens when a tool returns an error.
-type ToolErrors int
+// Tag is the key Lookout sets in the Extra of every message it injects.
+// Its value says what the message is: [TagAssessment] or [TagWrapUp].
+const Tag = engine.Tag
 
+// The values of [Tag].
 const (
-	// ToolErrorsAsMessages turns a tool's error into a tool message the
-	// model can read ("Error: ..."), counted as a failure by the observers.
-	// It is the default.
-	ToolErrorsAsMessages ToolErrors = iota
-	// ToolErrorsAbort keeps Eino's behaviour: the error ends the run. The
-	// call is still recorded as a failure first.
-	ToolErrorsAbort
+	TagAssessment = engine.TagAssessment
+	TagWrapUp     = engine.TagWrapUp
 )
 
-// Config configures the middleware. A nil *Config, and every zero field,
-// means the defaults.
-type Config struct {
-	// Limits are the run's budget. The zero value is unlimited.
-	Limits budget.Limits
-
-	// Observers run after each tool call. Nil means one Resource observer
-	// that runs every 10 calls or after 3 consecutive errors. An empty,
-	// non-nil slice means no observers.
-	Observers []observer.Config
-
-	// InjectAs is the role of the injected assessment message:
-	// schema.User (the default) or schema.System.
-	InjectAs schema.RoleType
-
-	// MaxAgeCalls is how many tool calls an assessment stays fresh for.
-	// Zero means observer.DefaultMaxAgeCalls.
-	MaxAgeCalls int
-
-	// Advisory lists resources that are reported to the model but not
-	// enforced. Every other limited resource is enforced: a tool call over
-	// the tool-call limit is refused, and a model call after tokens or time
-	// ran out ends the run with a *budget.ExceededError.
-	Advisory []budget.Resource
-
-	// WrapUpAt is the fraction of tokens or time remaining at or below
-	// which the model gets a wrap-up turn: tools are withheld and it is
-	// asked to summarise its progress. Zero means DefaultWrapUpAt;
-	// negative turns wrap-up turns off.
-	WrapUpAt float64
-
-	// ToolErrors says what a tool's error does. The zero value turns it
-	// into a message the model can read.
-	ToolErrors ToolErrors
-
-	// Retention bounds the tool calls kept in memory per session; counts
-	// stay exact. Zero means DefaultRetention; negative keeps all.
-	Retention int
-
-	// MaxRecordBytes bounds the arguments and result kept per tool call for
-	// the observers. Zero means DefaultMaxRecordBytes.
-	MaxRecordBytes int
-
-	// Now is the clock. Nil means time.Now.
-	Now func() time.Time
-
-	// OnError receives failures of observers and of Lookout itself, which
-	// never stop the run. Nil logs them with log/slog.
-	OnError func(ctx context.Context, err error)
-}
-
-// normalized returns a copy of c with defaults filled in, or an error.
-func (c *Config) normalized() (Config, error) {
-	var n Config
-	if c != nil {
-		n = *c
-	}
-	if err := n.Limits.Validate(); err != nil {
-		return n, fmt.Errorf("%w: Limits: %v", ErrInvalidConfig, err)
-	}
-	if n.Observers == nil {
-		n.Observers = []observer.Config{{
-			Observer: observer.NewResource(),
-			Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
-		}}
-	}
-	switch n.InjectAs {
-	case "":
-		n.InjectAs = schema.User
-	case schema.User, schema.System:
-	default:
-		return n, fmt.Errorf("%w: InjectAs must be schema.User or schema.System, not %q", ErrInvalidConfig, n.InjectAs)
-	}
-	if n.MaxAgeCalls < 0 {
-		return n, fmt.Errorf("%w: MaxAgeCalls %d is negative", ErrInvalidConfig, n.MaxAgeCalls)
-	}
-	for _, r := range n.Advisory {
-		switch r {
-		case budget.Time, budget.Tokens, budget.ToolCalls:
-		default:
-			return n, fmt.Errorf("%w: Advisory: unknown resource %q", ErrInvalidConfig, r)
-		}
-	}
-	if n.WrapUpAt == 0 {
-		n.WrapUpAt = DefaultWrapUpAt
-	}
-	if n.WrapUpAt >= 1 {
-		return n, fmt.Errorf("%w: WrapUpAt %v must be below 1", ErrInvalidConfig, n.WrapUpAt)
-	}
-	switch n.ToolErrors {
-	case ToolErrorsAsMessages, ToolErrorsAbort:
-	default:
-		return n, fmt.Errorf("%w: unknown ToolErrors %d", ErrInvalidConfig, n.ToolErrors)
-	}
-	switch {
-	case n.Retention == 0:
-		n.Retention = DefaultRetention
-	case n.Retention < 0:
-		n.Retention = 0
-	}
-	if n.MaxRecordBytes <= 0 {
-		n.MaxRecordBytes = DefaultMaxRecordBytes
-	}
-	if n.Now == nil {
-		n.Now = time.Now
-	}
-	if n.OnError == nil {
-		n.OnError = logError
-	}
-	return n, nil
-}
-
-func (c *Config) enforced(r budget.Resource) bool {
-	for _, a := range c.Advisory {
-		if a == r {
-			return false
-		}
-	}
-	return true
-}
+// Injected reports whether msg was injected by Lookout, and what it is.
+var Injected = engine.Injected

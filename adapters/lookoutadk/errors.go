@@ -1,7 +1,7 @@
 package lookoutadk
 
-import "errors"
+import "github.com/lookout-go/lookout/adapters/internal/engine"
 
 // ErrInvalidConfig is returned by [New] for a configuration that cannot
 // work. The error names the field.
-var ErrInvalidConfig = errors.New("lookoutadk: invalid config")
+var ErrInvalidConfig = engine.ErrInvalidConfig

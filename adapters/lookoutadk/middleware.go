@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 
+	"github.com/lookout-go/lookout/adapters/internal/engine"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/session"
 )
@@ -14,21 +15,22 @@ import (
 // only configuration; each run's state lives on the run's ctx.
 type middleware struct {
 	*adk.BaseChatModelAgentMiddleware
-	cfg Config
+	cfg engine.Config
 }
 
 // New returns a middleware that gives an ADK ChatModelAgent observers,
 // injected assessments and an enforced budget. Add it to the agent's
 // Handlers (and to every sub-agent's, so they share the budget). A nil cfg
-// means the defaults. ctx is unused and reserved.
+// means the defaults: a Resource observer every 10 calls or after 3
+// consecutive errors, and no limits. ctx is unused and reserved.
 func New(_ context.Context, cfg *Config) (adk.ChatModelAgentMiddleware, error) {
-	n, err := cfg.normalized()
+	n, err := cfg.Normalized()
 	if err != nil {
 		return nil, err
 	}
 	// Build a throwaway run to validate the observers now, not at the
 	// first agent run.
-	if _, err := newRun(&n, session.New(nil)); err != nil {
+	if _, err := engine.NewRun(&n, session.New(nil)); err != nil {
 		return nil, err
 	}
 	return &middleware{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}, cfg: n}, nil
@@ -39,32 +41,32 @@ func New(_ context.Context, cfg *Config) (adk.ChatModelAgentMiddleware, error) {
 // is the one on ctx (see session.NewContext), so several Runner runs can
 // share one session and one budget, or a new one.
 func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
-	if parent := runFrom(ctx); parent != nil {
-		shared := &run{cfg: parent.cfg, store: parent.store, tracker: parent.tracker, pipeline: parent.pipeline}
-		return context.WithValue(ctx, runKey{}, shared), rc, nil
+	if parent := engine.FromContext(ctx); parent != nil {
+		return engine.WithRun(ctx, parent.Child()), rc, nil
 	}
 	store, ok := session.FromContext(ctx)
 	if !ok {
 		store = session.New(&session.Options{Now: m.cfg.Now, Retention: m.cfg.Retention})
 		ctx = session.NewContext(ctx, store)
 	}
-	r, err := newRun(&m.cfg, store)
+	r, err := engine.NewRun(&m.cfg, store)
 	if err != nil {
-		// The config was validated in New; this cannot fail but must not
-		// break the run if it does.
+		// The config was validated in New, so this should not happen; if it
+		// does, the agent runs without Lookout rather than failing.
 		m.cfg.OnError(ctx, err)
 		return ctx, rc, nil
 	}
-	ctx = context.WithValue(ctx, runKey{}, r)
-	if m.cfg.enforced(budget.Time) {
-		if err := r.tracker.Check(budget.Time); err != nil {
+	ctx = engine.WithRun(ctx, r)
+	if m.cfg.Enforced(budget.Time) {
+		if err := r.Tracker.Check(budget.Time); err != nil {
 			return ctx, rc, err
 		}
-		if deadline := r.tracker.Budget().Deadline; !deadline.IsZero() {
+		b := r.Tracker.Budget()
+		if !b.Deadline.IsZero() {
 			// The budget's clock may be injected; the ctx runs on real time.
-			left := deadline.Sub(m.cfg.Now())
-			allowed := deadline.Sub(r.tracker.Budget().StartedAt).Milliseconds()
-			ctx, r.cancel = context.WithDeadlineCause(ctx, time.Now().Add(left), &budget.ExceededError{
+			left := b.Deadline.Sub(m.cfg.Now())
+			allowed := b.Deadline.Sub(b.StartedAt).Milliseconds()
+			ctx, r.Cancel = context.WithDeadlineCause(ctx, time.Now().Add(left), &budget.ExceededError{
 				Resource: budget.Time, Limit: allowed, Used: allowed,
 			})
 		}
@@ -76,8 +78,8 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 // run succeeds; after an error the timer is released when the deadline
 // passes.
 func (m *middleware) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
-	if r := runFrom(ctx); r != nil && r.cancel != nil {
-		r.cancel()
+	if r := engine.FromContext(ctx); r != nil && r.Cancel != nil {
+		r.Cancel()
 	}
 	return ctx, nil
 }

@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+// Run is the state of one agent run. Sub-agents share its session, tracker
+// and pipeline through [Run.Child]. A Run is safe for concurrent use.
+type Run struct {
+	Cfg      *Config
+	Store    *session.Store
+	Tracker  *budget.Tracker
+	Pipeline *observer.Pipeline
+
+	// Root is true for the run that created the state; its children share
+	// it.
+	Root bool
+
+	// Cancel releases the deadline set on the run's ctx, if any.
+	Cancel context.CancelFunc
+
+	// Setup guards work an adapter does once per run, inside the runtime,
+	// such as restoring a checkpointed session.
+	Setup sync.Once
+
+	wrapUp atomic.Bool
+
+	mu sync.Mutex
+	// injected holds the messages injected before the last model call, to
+	// be replaced before the next.
+	injected []*schema.Message
+	// scanned is set once the history has been searched for injected
+	// messages this run does not know about, such as after a resume.
+	scanned bool
+}
+
+// NewRun builds the state of a run on store, which may carry a budget and
+// tool calls from earlier runs.
+func NewRun(cfg *Config, store *session.Store) (*Run, error) {
+	tracker, err := budget.NewTracker(store, cfg.Limits, &budget.TrackerOptions{Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	pipeline, err := observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{Now: cfg.Now, OnError: cfg.OnError})
+	if err != nil {
+		return nil, err
+	}
+	return &Run{Cfg: cfg, Store: store, Tracker: tracker, Pipeline: pipeline, Root: true}, nil
+}
+
+// Child returns the state of a sub-agent run: the same session, tracker
+// and pipeline, with its own record of injected messages.
+func (r *Run) Child() *Run {
+	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline}
+}
+
+type runKey struct{}
+
+// WithRun returns a copy of ctx carrying r.
+func WithRun(ctx context.Context, r *Run) context.Context {
+	return context.WithValue(ctx, runKey{}, r)
+}
+
+// FromContext returns the run carried by ctx, or nil.
+func FromContext(ctx context.Context) *Run {
+	r, _ := ctx.Value(runKey{}).(*Run)
+	return r
+}
+
+// Exceeded returns the error that ends the run before a model call: the
+// ctx's budget cause, or an enforced resource already spent.
+func (r *Run) Exceeded(ctx context.Context) error {
+	if ctx.Err() != nil {
+		var ex *budget.ExceededError
+		if cause := context.Cause(ctx); errors.As(cause, &ex) {
+			return cause
+		}
+		return ctx.Err()
+	}
+	var check []budget.Resource
+	for _, res := range []budget.Resource{budget.Time, budget.Tokens} {
+		if r.Cfg.Enforced(res) {
+			check = append(check, res)
+		}
+	}
+	if len(check) == 0 {
+		return nil
+	}
+	return r.Tracker.Check(check...)
+}
+
+// NearlySpent says which of tokens and time has WrapUpAt or less left, or
+// "" when neither has.
+func (r *Run) NearlySpent() string {
+	if r.Cfg.WrapUpAt <= 0 {
+		return ""
+	}
+	b, now := r.Tracker.Budget(), r.Tracker.Now()
+	if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.Cfg.WrapUpAt {
+		return "tokens: " + strconv.FormatInt(b.TokensUsed, 10) + " of " + strconv.FormatInt(b.MaxTokens, 10) + " used"
+	}
+	if left, ok := b.TimeRemaining(now); ok {
+		if f, _ := b.FractionRemaining(budget.Time, now); f <= r.Cfg.WrapUpAt {
+			return "time: " + observer.FormatDuration(max(left, 0)) + " left before the deadline"
+		}
+	}
+	return ""
+}
+
+// Turn is what to add to the next model input.
+type Turn struct {
+	// Messages are the injected messages, tagged.
+	Messages []*schema.Message
+	// WrapUp is true when tools must be withheld from this call.
+	WrapUp bool
+}
+
+// NextTurn builds the messages to inject before a model call: the current
+// assessment when it is fresh, and the wrap-up reminder when the budget is
+// nearly spent.
+func (r *Run) NextTurn() Turn {
+	var t Turn
+	if block := observer.BuildContext(r.Store, r.Cfg.MaxAgeCalls); block != "" {
+		t.Messages = append(t.Messages, r.message(block, TagAssessment))
+	}
+	if reason := r.NearlySpent(); reason != "" {
+		r.wrapUp.Store(true)
+		t.WrapUp = true
+		t.Messages = append(t.Messages, r.message(WrapUpText(reason), TagWrapUp))
+	}
+	return t
+}
+
+// WrappingUp reports whether the run has been given a wrap-up turn.
+func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
+
+// Reinject returns a copy of msgs without the messages this run injected
+// before, followed by add. Injected messages are remembered by pointer, so
+// the common case costs one pass of pointer comparisons and a copy; the
+// first call of a run, or one after a resume, also drops tagged messages it
+// does not know.
+func (r *Run) Reinject(msgs, add []*schema.Message) []*schema.Message {
+	r.mu.Lock()
+	old, first := r.injected, !r.scanned
+	r.injected, r.scanned = add, true
+	r.mu.Unlock()
+
+	// Copy the history in runs between the messages to drop: one memmove
+	// per run rather than a test and an append per message.
+	out := make([]*schema.Message, 0, len(msgs)+len(add))
+	found, from := 0, 0
+	for i, msg := range msgs {
+		if len(old) > 0 && slices.Contains(old, msg) {
+			out = append(out, msgs[from:i]...)
+			from = i + 1
+			found++
+		}
+	}
+	out = append(out, msgs[from:]...)
+	if first || found < len(old) {
+		out = slices.DeleteFunc(out, func(msg *schema.Message) bool {
+			_, ok := Injected(msg)
+			return ok
+		})
+	}
+	return append(out, add...)
+}
+
+func (r *Run) message(content, kind string) *schema.Message {
+	return &schema.Message{Role: r.Cfg.InjectAs, Content: content, Extra: map[string]any{Tag: kind}}
+}
+
+// Tag is the key Lookout sets in the Extra of every message it injects.
+// Its value says what the message is: [TagAssessment] or [TagWrapUp].
+const Tag = "lookout"
+
+// The values of [Tag].
+const (
+	TagAssessment = "assessment"
+	TagWrapUp     = "wrap_up"
+)
+
+// Injected reports whether msg was injected by Lookout, and what it is.
+func Injected(msg *schema.Message) (kind string, ok bool) {
+	if msg == nil || msg.Extra == nil {
+		return "", false
+	}
+	kind, ok = msg.Extra[Tag].(string)
+	return kind, ok
+}
+
+// WrapUpText is the reminder of the wrap-up turn.
+func WrapUpText(reason string) string {
+	return "## Budget nearly spent\n\n" +
+		"Your budget is nearly spent (" + reason + "). Tools are withheld from this turn. " +
+		"Write your final answer now: summarise what you have done, what you found, and what remains to be done."
+}

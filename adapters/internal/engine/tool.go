@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/compose"
+
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+)
+
+// Call is one tool call in flight.
+type Call struct {
+	run     *Run
+	name    string
+	id      string
+	args    string
+	started time.Time
+}
+
+// Begin admits a tool call. When the budget does not allow it, it returns
+// nil and a refusal for the model; the call must then not run.
+func (r *Run) Begin(name, callID, args string) (*Call, string) {
+	if r.Cfg.Enforced(budget.Time) {
+		if err := r.Tracker.Check(budget.Time); err != nil {
+			return nil, Refusal(err)
+		}
+	}
+	if err := r.Tracker.ReserveToolCall(); err != nil && r.Cfg.Enforced(budget.ToolCalls) {
+		return nil, Refusal(err)
+	}
+	return &Call{run: r, name: name, id: callID, args: args, started: r.Cfg.Now()}, ""
+}
+
+// Refusal is the tool message for a call the budget did not allow.
+func Refusal(err error) string {
+	var ex *budget.ExceededError
+	if errors.As(err, &ex) && ex.Resource == budget.ToolCalls {
+		return "Tool call refused: the tool-call budget is spent (" + err.Error() + "). " +
+			"Do not call more tools; finish with what you have."
+	}
+	return "Tool call refused: " + err.Error() + ". Finish with what you have."
+}
+
+// End records the call's outcome and runs the observers. It returns what
+// to hand back to the runtime: a tool error becomes the message
+// "Error: ..." and a nil error, unless ToolErrors says abort, the error is
+// the budget's, or the error is an interrupt.
+func (c *Call) End(ctx context.Context, result string, err error) (string, error) {
+	recorded, err := c.Record(ctx, result, err)
+	if err == nil {
+		return result, nil
+	}
+	var ex *budget.ExceededError
+	if !recorded || c.run.Cfg.ToolErrors == ToolErrorsAbort || errors.As(err, &ex) {
+		return result, err
+	}
+	return "Error: " + err.Error(), nil
+}
+
+// Record writes the call to the session and runs the observers. It returns
+// whether the call was recorded, and its error, replaced by the run's
+// budget error when the deadline cut the call short. An interrupt is
+// control flow, not an outcome, and is not recorded.
+func (c *Call) Record(ctx context.Context, result string, err error) (bool, error) {
+	r := c.run
+	if err != nil {
+		if _, interrupt := compose.IsInterruptRerunError(err); interrupt {
+			return false, err
+		}
+		var ex *budget.ExceededError
+		if ctx.Err() != nil && errors.As(context.Cause(ctx), &ex) {
+			err = context.Cause(ctx)
+		}
+	}
+	rec := observer.ToolCallRecord{
+		CallID:        c.id,
+		ToolName:      c.name,
+		ParamsSummary: Summarize(c.args, 120),
+		Arguments:     Truncate(c.args, r.Cfg.MaxRecordBytes),
+		Result:        Truncate(result, r.Cfg.MaxRecordBytes),
+		Success:       err == nil,
+		Duration:      r.Cfg.Now().Sub(c.started),
+	}
+	if err != nil {
+		rec.ErrorMessage = Truncate(err.Error(), r.Cfg.MaxRecordBytes)
+	}
+	r.Pipeline.AfterToolCall(ctx, rec)
+	return true, err
+}
+
+// Truncate cuts s to at most n bytes on a rune boundary.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Summarize abbreviates arguments for evidence lines: white space folded,
+// cut to n bytes with an ellipsis.
+func Summarize(args string, n int) string {
+	s := strings.Join(strings.Fields(args), " ")
+	if len(s) <= n {
+		return s
+	}
+	return Truncate(s, n-3) + "..."
+}
