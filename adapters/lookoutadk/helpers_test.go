@@ -59,14 +59,12 @@ func failing(name, msg string) fnTool {
 }
 
 type agentSpec struct {
-	name      string
-	model     model.ToolCallingChatModel
-	tools     []tool.BaseTool
-	cfg       *lookoutadk.Config
-	bare      bool // no middleware
-	maxIter   int
-	streaming bool
-	store     compose.CheckPointStore
+	name    string
+	model   model.ToolCallingChatModel
+	tools   []tool.BaseTool
+	cfg     *lookoutadk.Config
+	bare    bool // no middleware
+	maxIter int
 }
 
 func newAgent(t testing.TB, s agentSpec) adk.Agent {
