@@ -21,7 +21,11 @@ type Context struct {
 	// Store is the session, for observers that keep slices of their own.
 	Store *session.Store
 
-	calls *session.Log[ToolCallRecord]
+	calls   *session.Log[ToolCallRecord]
+	history *session.Log[PastAssessment]
+	// scratch is the observer's working state for this pipeline, for the
+	// built-in detectors.
+	scratch *any
 }
 
 // Calls returns the session's tool-call log, for iteration.
@@ -67,4 +71,58 @@ func (c *Context) Budget() (budget.Budget, bool) {
 func (c *Context) Pace() budget.Pace {
 	b, _ := c.Budget()
 	return budget.Project(b, c.Now)
+}
+
+// History returns up to n of the most recent past assessments, oldest
+// first. They are the assessments produced before this call; the one this
+// run contributes to is not among them.
+func (c *Context) History(n int) []PastAssessment {
+	if c.history == nil {
+		return nil
+	}
+	return c.history.Last(n)
+}
+
+// Trend compares the severity of the named observer's latest past
+// assessment with the one before it: [Escalating] when it rose, [Easing]
+// when it fell, [Steady] when it held or when the history holds fewer than
+// two of its assessments.
+func (c *Context) Trend(observer string) Trend {
+	return c.trend(func(p PastAssessment) (Severity, bool) { return p.severityOf(observer) })
+}
+
+// OverallTrend compares the highest severity of the latest past
+// assessment with that of the one before it, as [Context.Trend] does for
+// one observer.
+func (c *Context) OverallTrend() Trend {
+	return c.trend(func(p PastAssessment) (Severity, bool) { return p.Severity(), true })
+}
+
+func (c *Context) trend(severity func(PastAssessment) (Severity, bool)) Trend {
+	if c.history == nil {
+		return Steady
+	}
+	var latest Severity
+	seen := 0
+	for _, p := range c.history.Backward() {
+		s, ok := severity(p)
+		if !ok {
+			continue
+		}
+		if seen == 1 {
+			return trendOf(latest, s)
+		}
+		latest, seen = s, 1
+	}
+	return Steady
+}
+
+// Efficacy returns how the agent reacted, so far, to the named observer's
+// assessments; see [Efficacy].
+func (c *Context) Efficacy(observer string) EfficacyCounts {
+	if c.Store == nil {
+		return EfficacyCounts{}
+	}
+	e, _ := session.ValueOf[Efficacy](c.Store).Latest()
+	return e.ByObserver[observer]
 }

@@ -20,6 +20,18 @@ type PipelineOptions struct {
 	// OnError receives observer failures and panics (as [*Error]). Nil
 	// logs them with log/slog at warning level.
 	OnError func(ctx context.Context, err error)
+	// HistorySize is how many past assessments the session keeps in its
+	// [PastAssessment] log. Zero means [DefaultHistorySize]; negative
+	// keeps none.
+	HistorySize int
+	// OnEfficacy receives the agent's reaction to each observer's part of
+	// an assessment shown to the model, once it is classified; see
+	// [Pipeline.Injected]. It runs under the pipeline's lock: keep it
+	// quick and do not call back into the pipeline. Nil means none.
+	OnEfficacy func(ctx context.Context, e EfficacyEvent)
+	// Normalizer decides when a call repeats the last one, for feedback
+	// efficacy. Nil means the zero Normalizer.
+	Normalizer *Normalizer
 }
 
 // Pipeline runs the configured observers after each tool call and keeps
@@ -27,44 +39,67 @@ type PipelineOptions struct {
 // [NewPipeline]. A Pipeline is safe for concurrent use: calls made in
 // parallel are recorded and observed one at a time.
 type Pipeline struct {
-	configs []Config
-	names   []string
-	now     func() time.Time
-	onError func(context.Context, error)
-	start   time.Time
+	configs     []Config
+	names       []string
+	now         func() time.Time
+	onError     func(context.Context, error)
+	onEfficacy  func(context.Context, EfficacyEvent)
+	start       time.Time
+	historySize int
 
-	store   *session.Store
-	calls   *session.Log[ToolCallRecord]
-	tally   *session.Value[Tally]
-	states  *session.Value[ObserverStates]
-	current *session.Value[CurrentAssessment]
+	store    *session.Store
+	calls    *session.Log[ToolCallRecord]
+	tally    *session.Value[Tally]
+	states   *session.Value[ObserverStates]
+	current  *session.Value[CurrentAssessment]
+	history  *session.Log[PastAssessment]
+	efficacy *session.Value[Efficacy]
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the
 	// current call; reused under mu so the quiet path does not allocate.
 	fired []int
+	// scratch holds each observer's working state for this session, for
+	// the built-in detectors; used under mu.
+	scratch []any
+	// canon canonicalizes arguments for feedback efficacy; used under mu.
+	canon *canon
+}
+
+// validator is implemented by observers that can check their own
+// configuration; [NewPipeline] calls it.
+type validator interface {
+	Validate() error
 }
 
 // NewPipeline returns a pipeline that runs configs, in order, against the
-// slices of store. It opens the session slices it uses: the
-// [ToolCallRecord] log and the [Tally], [ObserverStates] and
-// [CurrentAssessment] values.
+// slices of store. It opens the session slices it uses, so that a snapshot
+// of the store holds them and a restore finds them: the [ToolCallRecord]
+// and [PastAssessment] logs and the [Tally], [ObserverStates],
+// [CurrentAssessment], [Efficacy] and [Task] values. An observer that has
+// a Validate() error method is validated.
 func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) (*Pipeline, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil session store", ErrInvalidConfig)
 	}
 	p := &Pipeline{
-		configs: append([]Config(nil), configs...),
-		names:   make([]string, len(configs)),
-		now:     store.Now,
-		onError: logError,
-		store:   store,
-		calls:   session.LogOf[ToolCallRecord](store),
-		tally:   session.ValueOf[Tally](store),
-		states:  session.ValueOf[ObserverStates](store),
-		current: session.ValueOf[CurrentAssessment](store),
-		fired:   make([]int, 0, len(configs)),
+		configs:     append([]Config(nil), configs...),
+		names:       make([]string, len(configs)),
+		now:         store.Now,
+		onError:     logError,
+		historySize: DefaultHistorySize,
+		store:       store,
+		calls:       session.LogOf[ToolCallRecord](store),
+		tally:       session.ValueOf[Tally](store),
+		states:      session.ValueOf[ObserverStates](store),
+		current:     session.ValueOf[CurrentAssessment](store),
+		history:     session.LogOf[PastAssessment](store),
+		efficacy:    session.ValueOf[Efficacy](store),
+		fired:       make([]int, 0, len(configs)),
+		scratch:     make([]any, len(configs)),
 	}
+	session.ValueOf[Task](store)
+	var normalizer *Normalizer
 	if opts != nil {
 		if opts.Now != nil {
 			p.now = opts.Now
@@ -72,6 +107,15 @@ func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) 
 		if opts.OnError != nil {
 			p.onError = opts.OnError
 		}
+		if opts.HistorySize != 0 {
+			p.historySize = opts.HistorySize
+		}
+		p.onEfficacy = opts.OnEfficacy
+		normalizer = opts.Normalizer
+	}
+	p.canon = normalizer.compile()
+	if p.historySize > 0 {
+		p.history.SetRetention(p.historySize)
 	}
 	seen := make(map[string]bool, len(configs))
 	var errs []error
@@ -90,6 +134,11 @@ func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) 
 		if err := c.Trigger.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
 		}
+		if v, ok := c.Observer.(validator); ok {
+			if err := v.Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
+			}
+		}
 		seen[name] = true
 		p.names[i] = name
 	}
@@ -107,7 +156,10 @@ func (p *Pipeline) Store() *session.Store { return p.store }
 // trigger fires. rec.CallIndex is assigned here; a zero rec.Timestamp is
 // set to now. It returns the recorded call and, when at least one observer
 // ran, the new [CurrentAssessment], which has replaced the previous one in
-// the session. It never fails: observer errors and panics are isolated.
+// the session and been appended to the [PastAssessment] history. When an
+// assessment shown to the model awaits the agent's reaction, the call
+// settles it (see [Pipeline.ModelResponded]) before the observers run. It
+// never fails: observer errors and panics are isolated.
 func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolCallRecord, *CurrentAssessment) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -130,6 +182,9 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		}
 		return t
 	})
+	if eff, _ := p.efficacy.Latest(); eff.Pending != nil {
+		p.guard(ctx, func() { p.react(ctx, rec) })
+	}
 
 	states, _ := p.states.Latest()
 	p.fired = p.fired[:0]
@@ -150,7 +205,8 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 	var next ObserverStates
 	for _, i := range p.fired {
 		name := p.names[i]
-		oc := &Context{Now: now, CallIndex: rec.CallIndex, State: states[name], Tally: tally, Store: p.store, calls: p.calls}
+		oc := &Context{Now: now, CallIndex: rec.CallIndex, State: states[name], Tally: tally, Store: p.store,
+			calls: p.calls, history: p.history, scratch: &p.scratch[i]}
 		a, ran := p.runOne(ctx, p.configs[i].Observer, name, oc)
 		if !ran {
 			continue
@@ -172,6 +228,9 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 	p.states.Seed(next)
 	current := CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
 	p.current.Seed(current)
+	if p.historySize > 0 {
+		p.history.Append(PastAssessment{current})
+	}
 	return &current
 }
 

@@ -1,0 +1,492 @@
+package observer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrorCascade defaults.
+const (
+	// DefaultConsecutiveErrors is how many failures in a row make a
+	// cascade.
+	DefaultConsecutiveErrors = 3
+	// DefaultErrorWindow is how many recent calls the error rate is
+	// measured over.
+	DefaultErrorWindow = 10
+	// DefaultErrorRate is the share of failures in the window that makes a
+	// cascade.
+	DefaultErrorRate = 0.6
+	// DefaultErrorWarningAfter is how many failures in a row raise the
+	// severity to warning.
+	DefaultErrorWarningAfter = 6
+)
+
+// DefaultErrorRules returns the rules [ErrorCascade] applies to error
+// messages so that messages with one cause group together, in the order
+// they are tried:
+//
+//   - url: absolute URLs (https://api.example.com/v1/x);
+//   - uuid and time: as in [DefaultRules];
+//   - addr: IPv4 addresses with an optional port (10.0.0.7:5432);
+//   - path: words starting with /, ~/, ./, ../ or a drive (C:\), and
+//     words with a slash whose last part has an extension (src/main.go);
+//   - id: hexadecimal words of 8 or more characters with letters and
+//     digits, and words of 16 or more letters and digits with at least 4
+//     digits;
+//   - n: numbers (42, 3.14, 1,024, 0x1f), with a unit of up to three
+//     letters (30s, 512MB).
+//
+// So "open /var/data/users.db: permission denied" and "open
+// /var/data/orders.db: permission denied" both read "open <path>:
+// permission denied". The slice is new on each call: append to it to
+// extend the defaults.
+func DefaultErrorRules() []Rule {
+	return []Rule{
+		{Name: "url", Starts: letters, Match: matchURL},
+		{Name: "uuid", Starts: hexDigits, Match: matchUUID},
+		{Name: "time", Starts: digits, Match: matchTime},
+		{Name: "addr", Starts: digits, Match: matchIPv4},
+		{Name: "path", Starts: `/\~.` + letters + digits, Match: matchPath},
+		{Name: "id", Starts: letters + digits, Match: matchID},
+		{Name: "n", Starts: digits, Match: matchNumber},
+	}
+}
+
+// ErrorCascade notices failures piling up. It reports when the latest
+// call failed and either the last Consecutive calls all failed, or at
+// least Rate of the last Window calls did (once Window calls have been
+// made). It groups the failures by their error message with numbers,
+// paths, ids and the like normalized by the Rules, so that it can name a
+// common cause: "7 of the last 10 calls failed with `permission denied:
+// <path>`". It suggests reassessing the approach.
+//
+// The error message of a call is its ErrorMessage, or its Result when that
+// is empty. The severity is caution, and warning once WarningAfter calls
+// in a row have failed. Configure it with [Trigger]{OnEveryCall: true}.
+//
+// The zero value uses the defaults; a negative Consecutive or Rate turns
+// that condition off. An ErrorCascade is safe for concurrent use as long
+// as its fields are not changed once it is in use.
+type ErrorCascade struct {
+	// Consecutive is how many failures in a row make a cascade. Zero means
+	// [DefaultConsecutiveErrors].
+	Consecutive int
+	// Window is how many recent calls the error rate is measured over.
+	// Zero means [DefaultErrorWindow].
+	Window int
+	// Rate is the share of failed calls in the window, from 0 to 1, at or
+	// above which it reports. Zero means [DefaultErrorRate].
+	Rate float64
+	// WarningAfter is how many failures in a row raise the severity to
+	// warning. Zero means [DefaultErrorWarningAfter].
+	WarningAfter int
+	// Rules normalize error messages for grouping. Nil means
+	// [DefaultErrorRules].
+	Rules []Rule
+}
+
+// NewErrorCascade returns an ErrorCascade with the default thresholds.
+func NewErrorCascade() *ErrorCascade { return &ErrorCascade{} }
+
+// Name returns "Errors".
+func (e *ErrorCascade) Name() string { return "Errors" }
+
+// Validate reports a rate above 1, or a window or streak too small to
+// mean anything. [NewPipeline] calls it.
+func (e *ErrorCascade) Validate() error {
+	switch {
+	case e.Rate > 1:
+		return fmt.Errorf("error cascade Rate %v is more than 1", e.Rate)
+	case e.Window < 0 || e.Window == 1:
+		return fmt.Errorf("error cascade Window %d is less than 2", e.Window)
+	case e.Consecutive == 1:
+		return fmt.Errorf("error cascade Consecutive 1 would report every failure; use 2 or more")
+	}
+	return nil
+}
+
+// ShouldRun reports whether failures are piling up and the latest call is
+// one of them.
+func (e *ErrorCascade) ShouldRun(_ context.Context, oc *Context) bool {
+	_, found := e.state(oc).check(oc)
+	return found
+}
+
+// Observe describes the failures and their common cause, or says there is
+// no cascade.
+func (e *ErrorCascade) Observe(_ context.Context, oc *Context) (Assessment, error) {
+	st := e.state(oc)
+	f, found := st.check(oc)
+	if !found {
+		return Assessment{Summary: "Failures are not piling up.", Severity: Info, Timestamp: oc.Now}, nil
+	}
+	a := st.assess(f)
+	a.Timestamp = oc.Now
+	return a, nil
+}
+
+func (e *ErrorCascade) state(oc *Context) *cascadeState { return scratchOf(oc, e.newState) }
+
+func (e *ErrorCascade) newState() *cascadeState {
+	rate := e.Rate
+	if rate == 0 {
+		rate = DefaultErrorRate
+	}
+	rules := e.Rules
+	if rules == nil {
+		rules = DefaultErrorRules()
+	}
+	window := max(pick(e.Window, DefaultErrorWindow), 2)
+	return &cascadeState{
+		consecutive:  atLeast(pick(e.Consecutive, DefaultConsecutiveErrors), 2),
+		window:       window,
+		rate:         rate,
+		warningAfter: pick(e.WarningAfter, DefaultErrorWarningAfter),
+		rules:        newRuleSet(rules),
+		calls:        newRing[cascadeCall](window),
+	}
+}
+
+// cascadeCall is what ErrorCascade keeps of one call.
+type cascadeCall struct {
+	index               int64
+	tool, summary, args string
+	success             bool
+	errMsg, result      string
+	template            string
+	templateDone        bool
+}
+
+// cascadeState is one session's working state for an ErrorCascade.
+type cascadeState struct {
+	consecutive, window, warningAfter int
+	rate                              float64
+	rules                             ruleSet
+	buf                               []byte
+
+	cur   cursor
+	calls ring[cascadeCall]
+
+	checked int64
+	found   bool
+	finding cascadeFinding
+}
+
+type cascadeFinding struct {
+	consecutive   int64 // failures in a row, run-wide
+	failed, total int   // failures among the calls kept, and their number
+	byStreak      bool  // reported for the streak rather than the rate
+	severity      Severity
+}
+
+func (st *cascadeState) check(oc *Context) (cascadeFinding, bool) {
+	if oc.calls == nil {
+		return cascadeFinding{}, false
+	}
+	from, reset := st.cur.next(oc.calls, oc.CallIndex, st.window)
+	if reset {
+		st.calls.clear()
+	}
+	if from == oc.CallIndex && !reset && st.checked == oc.CallIndex {
+		return st.finding, st.found
+	}
+	for pos := from; pos < oc.CallIndex; pos++ {
+		rec, ok := oc.calls.At(pos)
+		if !ok {
+			continue
+		}
+		*st.calls.push() = cascadeCall{
+			index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
+			success: rec.Success, errMsg: rec.ErrorMessage, result: rec.Result,
+		}
+		st.cur.mark(&rec)
+	}
+	st.checked = oc.CallIndex
+	st.finding, st.found = st.detect(oc)
+	return st.finding, st.found
+}
+
+func (st *cascadeState) detect(oc *Context) (cascadeFinding, bool) {
+	n := st.calls.len()
+	if n == 0 {
+		return cascadeFinding{}, false
+	}
+	newest := st.calls.back(0)
+	if newest.index != oc.CallIndex || newest.success {
+		return cascadeFinding{}, false
+	}
+	failed, streak := 0, 0
+	for i := range n {
+		if !st.calls.back(i).success {
+			failed++
+			if streak == i {
+				streak++
+			}
+		}
+	}
+	f := cascadeFinding{consecutive: max(oc.Tally.ConsecutiveErrors, int64(streak)), failed: failed, total: n}
+	f.byStreak = st.consecutive > 0 && f.consecutive >= int64(st.consecutive)
+	byRate := st.rate > 0 && n >= st.window && float64(failed) >= st.rate*float64(n)
+	if !f.byStreak && !byRate {
+		return cascadeFinding{}, false
+	}
+	f.severity = Caution
+	if st.warningAfter > 0 && f.consecutive >= int64(st.warningAfter) {
+		f.severity = Warning
+	}
+	return f, true
+}
+
+// maxTemplateLen bounds a normalized error message.
+const maxTemplateLen = 100
+
+// templateOf returns a failed call's error message, normalized.
+func (st *cascadeState) templateOf(c *cascadeCall) string {
+	if !c.templateDone {
+		msg := c.errMsg
+		if strings.TrimSpace(msg) == "" {
+			msg = c.result
+		}
+		msg = strings.TrimSpace(prefixOf(msg, 4*maxTemplateLen))
+		if msg == "" {
+			c.template = "no error message"
+		} else {
+			st.buf = st.rules.apply(st.buf[:0], msg)
+			c.template = clip(oneLine(string(st.buf)), maxTemplateLen)
+		}
+		c.templateDone = true
+	}
+	return c.template
+}
+
+// errorGroup is the failures sharing one normalized message.
+type errorGroup struct {
+	template string
+	calls    []*cascadeCall
+}
+
+// groups sorts the failures among the newest n kept calls by message,
+// largest group first, ties in order of first appearance.
+func (st *cascadeState) groups(n int) []errorGroup {
+	var gs []errorGroup
+	for i := n - 1; i >= 0; i-- {
+		c := st.calls.back(i)
+		if c.success {
+			continue
+		}
+		t := st.templateOf(c)
+		k := 0
+		for k < len(gs) && gs[k].template != t {
+			k++
+		}
+		if k == len(gs) {
+			gs = append(gs, errorGroup{template: t})
+		}
+		gs[k].calls = append(gs[k].calls, c)
+	}
+	for a := 1; a < len(gs); a++ {
+		for b := a; b > 0 && len(gs[b].calls) > len(gs[b-1].calls); b-- {
+			gs[b], gs[b-1] = gs[b-1], gs[b]
+		}
+	}
+	return gs
+}
+
+// Limits of the grouped evidence.
+const (
+	maxGroupsShown     = 3
+	maxGroupCallsShown = 3
+)
+
+func (st *cascadeState) assess(f cascadeFinding) Assessment {
+	// The failures considered: the streak, or every failure kept.
+	n := f.total
+	if f.byStreak {
+		n = int(min(f.consecutive, int64(f.total)))
+	}
+	gs := st.groups(n)
+	covered := 0
+	for _, g := range gs {
+		covered += len(g.calls)
+	}
+	top := gs[0]
+	cause := "`" + top.template + "`"
+
+	var head string
+	claimed := f.failed
+	if f.byStreak {
+		head = "The last " + strconv.FormatInt(f.consecutive, 10) + " calls all failed"
+		claimed = int(f.consecutive)
+	} else {
+		head = strconv.Itoa(f.failed) + " of the last " + strconv.Itoa(f.total) + " calls failed"
+	}
+	common := len(top.calls) >= 2
+	var summary, description string
+	switch {
+	case len(gs) == 1 && common && covered == claimed:
+		summary = head + " with " + cause + "."
+		description = "The failures share one cause, so retrying the same way is unlikely to succeed."
+	case len(gs) == 1 && common:
+		summary = head + "; the last " + strconv.Itoa(covered) + " with " + cause + "."
+		description = "The failures share one cause, so retrying the same way is unlikely to succeed."
+	case common:
+		summary = head + "; " + strconv.Itoa(len(top.calls)) + " of them with " + cause + "."
+		description = "The most common cause is " + cause + " (" + strconv.Itoa(len(top.calls)) + " of " +
+			strconv.Itoa(covered) + " failures); " + strconv.Itoa(len(gs)) + " different errors in all."
+	default:
+		summary = head + ", each with a different error."
+		description = "The failures have " + strconv.Itoa(len(gs)) + " different causes: the approach itself may be wrong."
+	}
+
+	var evidence strings.Builder
+	for k, g := range gs[:min(len(gs), maxGroupsShown)] {
+		if k > 0 {
+			evidence.WriteByte('\n')
+		}
+		evidence.WriteString(g.template)
+		evidence.WriteString(" (")
+		evidence.WriteString(plural(int64(len(g.calls)), "call", "calls"))
+		evidence.WriteString(")")
+		shown := g.calls[max(len(g.calls)-maxGroupCallsShown, 0):]
+		if more := len(g.calls) - len(shown); more > 0 {
+			evidence.WriteString("\n  … " + plural(int64(more), "earlier call", "earlier calls"))
+		}
+		for _, c := range shown {
+			evidence.WriteString("\n  ")
+			evidenceLine(&evidence, c.index, callLabel(c.tool, c.summary, c.args), true, "")
+		}
+	}
+	if more := len(gs) - maxGroupsShown; more > 0 {
+		evidence.WriteString("\n… and " + plural(int64(more), "other error", "other errors"))
+	}
+
+	category := "error_rate"
+	if f.byStreak {
+		category = "error_cascade"
+	}
+	a := Assessment{
+		Summary:      summary,
+		Severity:     f.severity,
+		Observations: []Observation{{Category: category, Description: description, Evidence: evidence.String()}},
+		Suggestions:  []string{"Stop and reassess your approach before the next call."},
+	}
+	if common {
+		a.Suggestions = append(a.Suggestions, "Deal with the cause ("+cause+") first, or find a way around it.")
+	}
+	if f.severity == Warning {
+		a.Suggestions = append(a.Suggestions, "If the approach cannot work, stop and report what is blocking you.")
+	}
+	return a
+}
+
+// matchURL matches an absolute URL up to the next space or quote, without
+// trailing punctuation.
+func matchURL(s string) int {
+	k := runOf(s, func(b byte) bool { return isLetter(b) || isDigit(b) || b == '+' || b == '-' || b == '.' })
+	if k == 0 || k > 16 || !strings.HasPrefix(s[k:], "://") {
+		return 0
+	}
+	n := k + 3 + runOf(s[k+3:], func(b byte) bool {
+		return b > ' ' && b != '"' && b != '\'' && b != '`' && b != '<' && b != '>' && b != ')'
+	})
+	for n > k+3 && strings.IndexByte(".,;:", s[n-1]) >= 0 {
+		n--
+	}
+	if n == k+3 {
+		return 0
+	}
+	return n
+}
+
+// matchIPv4 matches a dotted IPv4 address with an optional port.
+func matchIPv4(s string) int {
+	i := 0
+	for part := range 4 {
+		if part > 0 {
+			if i >= len(s) || s[i] != '.' {
+				return 0
+			}
+			i++
+		}
+		d := runOf(s[i:], isDigit)
+		if d == 0 || d > 3 {
+			return 0
+		}
+		i += d
+	}
+	if i+1 < len(s) && s[i] == ':' && isDigit(s[i+1]) {
+		i += 1 + runOf(s[i+1:], isDigit)
+	}
+	return i
+}
+
+func isPathChar(b byte) bool {
+	return isWordByte(b) || b == '/' || b == '\\' || b == '.' || b == '_' || b == '-' || b == '~' || b == '@' || b == '+' || b == '%'
+}
+
+// matchPath matches a file system path.
+func matchPath(s string) int {
+	start := 0
+	if len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/') {
+		start = 2
+	}
+	n := start + runOf(s[start:], isPathChar)
+	for n > start && s[n-1] == '.' {
+		n--
+	}
+	w := s[:n]
+	if n < 2 || strings.IndexFunc(w, func(r rune) bool { return r < 0x80 && isWordByte(byte(r)) }) < 0 {
+		return 0
+	}
+	switch {
+	case start > 0, w[0] == '/', w[0] == '\\', strings.HasPrefix(w, "~/"), strings.HasPrefix(w, "./"), strings.HasPrefix(w, "../"):
+		return n
+	}
+	slash := strings.LastIndexAny(w, `/\`)
+	if slash <= 0 {
+		return 0
+	}
+	if dot := strings.LastIndexByte(w[slash+1:], '.'); dot > 0 && slash+1+dot < n-1 {
+		return n
+	}
+	return 0
+}
+
+// matchID matches a hexadecimal word of 8 or more characters with letters
+// and digits, or a long id as in [DefaultRules].
+func matchID(s string) int {
+	n, letter, digit := 0, false, false
+	for n < len(s) && isHex(s[n]) {
+		if isDigit(s[n]) {
+			digit = true
+		} else {
+			letter = true
+		}
+		n++
+	}
+	if n >= 8 && letter && digit && (n == len(s) || !isWordByte(s[n])) {
+		return n
+	}
+	return matchLongID(s)
+}
+
+// matchNumber matches a number with an optional unit of up to three
+// letters.
+func matchNumber(s string) int {
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isHex(s[2]) {
+		return 2 + runOf(s[2:], isHex)
+	}
+	n := runOf(s, isDigit)
+	if n == 0 {
+		return 0
+	}
+	for n+1 < len(s) && strings.IndexByte(".,:_", s[n]) >= 0 && isDigit(s[n+1]) {
+		n += 1 + runOf(s[n+1:], isDigit)
+	}
+	if u := runOf(s[n:], isLetter); u > 0 && u <= 3 {
+		n += u
+	}
+	return n
+}

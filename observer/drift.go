@@ -1,0 +1,417 @@
+package observer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lookout-go/lookout/session"
+)
+
+// Task is the session value describing what the run was asked to do. The
+// adapter seeds it from the first user message:
+//
+//	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: firstUserMessage})
+//
+// Because it lives in the session it survives snapshots, and a sub-agent
+// sharing the session sees the same task. [Drift] reads it to know the
+// task's scope. The zero Task means no task is known.
+type Task struct {
+	// Prompt is the first user message.
+	Prompt string `json:"prompt,omitempty"`
+	// Scope lists the paths, hosts and resource names the task is about,
+	// such as "services/billing", "api.stripe.com" or "billing-db". When
+	// it is set it is the whole scope; when it is empty the scope is taken
+	// from Prompt and the run's first calls.
+	Scope []string `json:"scope,omitempty"`
+}
+
+// Drift defaults.
+const (
+	// DefaultDriftWindow is how many recent calls naming a target Drift
+	// looks at.
+	DefaultDriftWindow = 10
+	// DefaultDriftMinCalls is how many of them there must be before it
+	// judges.
+	DefaultDriftMinCalls = 4
+	// DefaultDriftShare is the share of them outside the scope that makes
+	// a drift.
+	DefaultDriftShare = 0.6
+	// DefaultInitialCalls is how many of the run's first calls add their
+	// targets to a scope that was not declared.
+	DefaultInitialCalls = 5
+)
+
+// defaultDriftEscalation is Drift's escalation when none is configured.
+var defaultDriftEscalation = Escalation{CautionAfter: 5, WarningAfter: 15}
+
+// Drift notices the agent's work moving away from its task. It compares
+// the targets of recent calls (the paths, hosts and resource names in
+// their arguments) with the task's scope, and reports when at least Share
+// of the last Window calls that named a target (and at least MinCalls of
+// them) lie outside it, and the latest call does too.
+//
+// The scope is the [Task]'s Scope when it is declared. Otherwise it is
+// taken from the Task's Prompt (URLs give their host, paths and file names
+// their directory, words in backticks are taken as resource names) and
+// from the targets of the run's first InitialCalls calls (again a file
+// gives its directory). With no scope at all, Drift stays quiet.
+//
+// Targets are read from string values anywhere in the JSON arguments:
+// URLs give their host; words that look like paths (with a slash, or a
+// file name with an extension) are paths; values under the ResourceKeys
+// are resource names whatever they look like; longer strings, such as
+// shell commands, are searched word by word; values under keys that hold
+// contents (content, text, body, patch, query and the like) are skipped.
+// A target is in scope when it equals a scope entry, lies under it as a
+// directory, contains it as whole path components (so services/billing
+// covers /repo/services/billing/x.go), or is a subdomain of it. Matching
+// ignores case. A call is outside the scope when none of its targets is in
+// it.
+//
+// A drift is reported at info; its severity rises with the Escalation
+// while it lasts (by default caution 5 calls later and warning 15 calls
+// later). Configure it with [Trigger]{OnEveryCall: true}.
+//
+// The zero value uses the defaults. A Drift is safe for concurrent use as
+// long as its fields are not changed once it is in use.
+type Drift struct {
+	// Window is how many recent calls naming a target are compared with
+	// the scope. Zero means [DefaultDriftWindow].
+	Window int
+	// MinCalls is how many such calls the window must hold before Drift
+	// judges. Zero means [DefaultDriftMinCalls].
+	MinCalls int
+	// Share is the fraction of them outside the scope, from 0 to 1, at or
+	// above which Drift reports. Zero means [DefaultDriftShare].
+	Share float64
+	// InitialCalls is how many of the run's first calls add their targets
+	// to an undeclared scope. Zero means [DefaultInitialCalls]; negative
+	// means none.
+	InitialCalls int
+	// Escalation raises the severity while the drift lasts. The zero value
+	// means caution after 5 more calls and warning after 15.
+	Escalation Escalation
+	// ResourceKeys lists argument keys whose values are resource names.
+	// Nil means [DefaultResourceKeys].
+	ResourceKeys []string
+}
+
+// NewDrift returns a Drift with the default thresholds.
+func NewDrift() *Drift { return &Drift{} }
+
+// Name returns "Drift".
+func (d *Drift) Name() string { return "Drift" }
+
+// Validate reports a share outside [0, 1], a negative window or minimum,
+// or a minimum larger than the window. [NewPipeline] calls it.
+func (d *Drift) Validate() error {
+	switch {
+	case d.Share < 0 || d.Share > 1:
+		return fmt.Errorf("drift Share %v is outside [0, 1]", d.Share)
+	case d.Window < 0:
+		return fmt.Errorf("drift Window %d is negative", d.Window)
+	case d.MinCalls < 0:
+		return fmt.Errorf("drift MinCalls %d is negative", d.MinCalls)
+	case pick(d.MinCalls, DefaultDriftMinCalls) > pick(d.Window, DefaultDriftWindow):
+		return fmt.Errorf("drift MinCalls %d is more than the window of %d calls", pick(d.MinCalls, DefaultDriftMinCalls), pick(d.Window, DefaultDriftWindow))
+	}
+	return nil
+}
+
+// ShouldRun reports whether recent work has drifted from the task's scope
+// and the latest call is part of it.
+func (d *Drift) ShouldRun(_ context.Context, oc *Context) bool {
+	_, found := d.state(oc).check(oc)
+	return found
+}
+
+// Observe describes the drift, or says there is none.
+func (d *Drift) Observe(_ context.Context, oc *Context) (Assessment, error) {
+	st := d.state(oc)
+	f, found := st.check(oc)
+	if !found {
+		summary := "Recent work is within the task's scope."
+		if len(st.scope) == 0 {
+			summary = "The task's scope is not known: no task scope was declared or found."
+		}
+		return Assessment{Summary: summary, Severity: Info, Timestamp: oc.Now}, nil
+	}
+	a := st.assess(f)
+	a.Timestamp = oc.Now
+	return a, nil
+}
+
+func (d *Drift) state(oc *Context) *driftState { return scratchOf(oc, d.newState) }
+
+func (d *Drift) newState() *driftState {
+	share := d.Share
+	if share == 0 {
+		share = DefaultDriftShare
+	}
+	window := max(pick(d.Window, DefaultDriftWindow), 1)
+	return &driftState{
+		window:     window,
+		minCalls:   min(max(pick(d.MinCalls, DefaultDriftMinCalls), 1), window),
+		share:      share,
+		initial:    pick(d.InitialCalls, DefaultInitialCalls),
+		escalation: d.Escalation.or(defaultDriftEscalation),
+		finder:     newTargetFinder(d.ResourceKeys),
+		calls:      newRing[driftCall](window),
+	}
+}
+
+// driftCall is what Drift keeps of a call that named a target.
+type driftCall struct {
+	index               int64
+	tool, summary, args string
+	targets             []string
+	outside             bool
+	version             int // scope version outside was computed for
+}
+
+// driftState is one session's working state for a Drift.
+type driftState struct {
+	window, minCalls, initial int
+	share                     float64
+	escalation                Escalation
+	finder                    *targetFinder
+
+	cur     cursor
+	calls   ring[driftCall]
+	targets []string
+
+	store      *session.Store
+	task       *session.Value[Task]
+	taskSeen   bool
+	taskPrompt string
+	taskScope  []string
+
+	declared    []string // from Task.Scope
+	fromPrompt  []string // from Task.Prompt
+	learned     []string // from the first calls
+	learnedUpTo int64
+	scope       []string
+	version     int
+
+	episode int64 // call at which the current drift began; 0 when none
+
+	checked int64
+	found   bool
+	finding driftFinding
+}
+
+type driftFinding struct {
+	outside, total int
+	severity       Severity
+}
+
+// check brings the state up to date and reports a drift the latest call
+// is part of.
+func (st *driftState) check(oc *Context) (driftFinding, bool) {
+	if oc.calls == nil {
+		return driftFinding{}, false
+	}
+	changed := st.syncTask(oc.Store)
+	from, reset := st.cur.next(oc.calls, oc.CallIndex, 4*st.window)
+	if reset {
+		st.calls.clear()
+		st.learned, st.learnedUpTo = st.learned[:0], 0
+		st.relearn(oc.calls, oc.CallIndex)
+		changed = true
+	}
+	if !changed && from == oc.CallIndex && st.checked == oc.CallIndex {
+		return st.finding, st.found
+	}
+	for pos := from; pos < oc.CallIndex; pos++ {
+		rec, ok := oc.calls.At(pos)
+		if !ok {
+			continue
+		}
+		st.add(&rec)
+		st.cur.mark(&rec)
+	}
+	if changed {
+		st.rebuildScope()
+	}
+	st.checked = oc.CallIndex
+	st.finding, st.found = st.detect(oc.CallIndex)
+	return st.finding, st.found
+}
+
+// syncTask reads the session's Task and reports whether it changed.
+func (st *driftState) syncTask(store *session.Store) bool {
+	if store == nil {
+		return false
+	}
+	if store != st.store {
+		st.store, st.task = store, session.ValueOf[Task](store)
+	}
+	t, _ := st.task.Latest()
+	if st.taskSeen && t.Prompt == st.taskPrompt && slices.Equal(t.Scope, st.taskScope) {
+		return false
+	}
+	st.taskSeen, st.taskPrompt, st.taskScope = true, t.Prompt, t.Scope
+	st.fromPrompt = promptScope(t.Prompt)
+	st.declared = st.declared[:0]
+	for _, e := range t.Scope {
+		if host, ok := urlHost(e); ok {
+			st.declared = append(st.declared, host)
+		} else if e = cleanTarget(e); e != "" && e != "." {
+			st.declared = append(st.declared, e)
+		}
+	}
+	return true
+}
+
+// relearn reads the run's first calls again after a reset.
+func (st *driftState) relearn(calls *session.Log[ToolCallRecord], upto int64) {
+	for pos := int64(0); pos < min(int64(st.initial), upto); pos++ {
+		if rec, ok := calls.At(pos); ok {
+			st.learn(&rec)
+		}
+	}
+}
+
+// learn adds the targets of one of the run's first calls to the learned
+// scope.
+func (st *driftState) learn(rec *ToolCallRecord) bool {
+	if rec.CallIndex > int64(st.initial) || rec.CallIndex <= st.learnedUpTo {
+		return false
+	}
+	st.learnedUpTo = rec.CallIndex
+	st.targets = st.finder.find(st.targets[:0], rec.Arguments)
+	added := false
+	for _, t := range st.targets {
+		if e := scopeOf(t); !slices.Contains(st.learned, e) {
+			st.learned = append(st.learned, e)
+			added = true
+		}
+	}
+	return added
+}
+
+func (st *driftState) rebuildScope() {
+	st.version++
+	st.scope = st.scope[:0]
+	if len(st.declared) > 0 {
+		st.scope = append(st.scope, st.declared...)
+		return
+	}
+	for _, e := range slices.Concat(st.fromPrompt, st.learned) {
+		if !slices.Contains(st.scope, e) {
+			st.scope = append(st.scope, e)
+		}
+	}
+}
+
+// add records a call that names a target.
+func (st *driftState) add(rec *ToolCallRecord) {
+	if st.learn(rec) && len(st.declared) == 0 {
+		st.rebuildScope()
+	}
+	st.targets = st.finder.find(st.targets[:0], rec.Arguments)
+	if len(st.targets) == 0 {
+		return
+	}
+	slot := st.calls.push()
+	*slot = driftCall{
+		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
+		targets: append(slot.targets[:0], st.targets...),
+		version: -1,
+	}
+}
+
+func (st *driftState) outside(c *driftCall) bool {
+	if c.version != st.version {
+		c.outside, c.version = true, st.version
+		for _, t := range c.targets {
+			if slices.ContainsFunc(st.scope, func(e string) bool { return inScope(e, t) }) {
+				c.outside = false
+				break
+			}
+		}
+	}
+	return c.outside
+}
+
+// detect reports a drift that the call at index is part of.
+func (st *driftState) detect(index int64) (driftFinding, bool) {
+	n := st.calls.len()
+	if len(st.scope) == 0 || n < st.minCalls {
+		st.episode = 0
+		return driftFinding{}, false
+	}
+	out := 0
+	for i := range n {
+		if st.outside(st.calls.back(i)) {
+			out++
+		}
+	}
+	if float64(out) < st.share*float64(n) {
+		st.episode = 0
+		return driftFinding{}, false
+	}
+	if st.episode == 0 {
+		st.episode = index
+	}
+	newest := st.calls.back(0)
+	if newest.index != index || !newest.outside {
+		return driftFinding{}, false
+	}
+	return driftFinding{outside: out, total: n, severity: st.escalation.severity(int(index - st.episode))}, true
+}
+
+// maxScopeShown is how many scope entries a drift report lists.
+const maxScopeShown = 5
+
+func (st *driftState) assess(f driftFinding) Assessment {
+	var lines []string
+	for i := st.calls.len() - 1; i >= 0; i-- {
+		c := st.calls.back(i)
+		if c.outside {
+			var b strings.Builder
+			evidenceLine(&b, c.index, callLabel(c.tool, c.summary, c.args), true, "")
+			lines = append(lines, b.String())
+		}
+	}
+	var evidence strings.Builder
+	listCalls(&evidence, lines, len(lines), lines[0])
+
+	shown := st.scope[:min(len(st.scope), maxScopeShown)]
+	scope := strings.Join(shown, ", ")
+	if more := len(st.scope) - len(shown); more > 0 {
+		scope += " and " + strconv.Itoa(more) + " more"
+	}
+	source := "the scope taken from the task"
+	if len(st.declared) > 0 {
+		source = "the declared scope"
+	}
+	a := Assessment{
+		Summary:  "Most of your recent work is outside the task's scope.",
+		Severity: f.severity,
+		Observations: []Observation{{
+			Category: "drift",
+			Description: strconv.Itoa(f.outside) + " of the last " + strconv.Itoa(f.total) +
+				" calls that named a file, host or resource were outside " + source + " (" + oneLine(scope) + ").",
+			Evidence: evidence.String(),
+		}},
+	}
+	if task := firstLine(st.taskPrompt); task != "" {
+		a.Suggestions = append(a.Suggestions, "Check that this work serves the task: \""+strings.TrimRight(clip(task, 120), ".")+"\".")
+	}
+	a.Suggestions = append(a.Suggestions, "If it does not, return to the task; if it does, say why before going further.")
+	return a
+}
+
+// firstLine returns the first non-blank line of s, trimmed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			return oneLine(line)
+		}
+	}
+	return ""
+}

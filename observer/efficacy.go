@@ -1,0 +1,316 @@
+package observer
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+)
+
+// Reaction is what the agent did after it was shown an assessment.
+type Reaction int
+
+// The reactions. The zero value means none has been classified.
+const (
+	// ChangedCourse: the agent's next tool call used a different tool, or
+	// the same tool with different normalized arguments, than the last
+	// call before it was shown the assessment.
+	ChangedCourse Reaction = iota + 1
+	// WrappedUp: the model answered without calling a tool.
+	WrappedUp
+	// CarriedOn: the agent repeated the last call before it was shown the
+	// assessment: same tool, same normalized arguments.
+	CarriedOn
+)
+
+// String returns "changed_course", "wrapped_up", "carried_on", or "none"
+// for the zero value.
+func (r Reaction) String() string {
+	switch r {
+	case 0:
+		return "none"
+	case ChangedCourse:
+		return "changed_course"
+	case WrappedUp:
+		return "wrapped_up"
+	case CarriedOn:
+		return "carried_on"
+	}
+	return "reaction(" + strconv.Itoa(int(r)) + ")"
+}
+
+// MarshalText encodes the reaction as its name.
+func (r Reaction) MarshalText() ([]byte, error) {
+	if r < 0 || r > CarriedOn {
+		return nil, fmt.Errorf("observer: unknown reaction %d", int(r))
+	}
+	return []byte(r.String()), nil
+}
+
+// UnmarshalText decodes a reaction name.
+func (r *Reaction) UnmarshalText(b []byte) error {
+	for _, v := range []Reaction{0, ChangedCourse, WrappedUp, CarriedOn} {
+		if v.String() == string(b) {
+			*r = v
+			return nil
+		}
+	}
+	return fmt.Errorf("observer: unknown reaction %q", b)
+}
+
+// EfficacyCounts counts one observer's assessments shown to the model and
+// what the agent did next. An assessment is counted once, however many
+// model calls it is injected into, and its reaction is the first one
+// after it was first shown.
+type EfficacyCounts struct {
+	Shown         int64 `json:"shown"`
+	ChangedCourse int64 `json:"changed_course"`
+	WrappedUp     int64 `json:"wrapped_up"`
+	CarriedOn     int64 `json:"carried_on"`
+}
+
+// Followed returns how many shown assessments the agent acted on: it
+// changed course or wrapped up.
+func (c EfficacyCounts) Followed() int64 { return c.ChangedCourse + c.WrappedUp }
+
+// Unclassified returns how many shown assessments have no reaction yet,
+// or never got one (the run ended first).
+func (c EfficacyCounts) Unclassified() int64 {
+	return c.Shown - c.ChangedCourse - c.WrappedUp - c.CarriedOn
+}
+
+func (c *EfficacyCounts) add(r Reaction) {
+	switch r {
+	case ChangedCourse:
+		c.ChangedCourse++
+	case WrappedUp:
+		c.WrappedUp++
+	case CarriedOn:
+		c.CarriedOn++
+	}
+}
+
+// Efficacy is the session value of feedback efficacy: per observer, how
+// many of its assessments were shown to the model and how the agent
+// reacted. The pipeline keeps it; it survives snapshots. It is replaced,
+// never mutated in place.
+type Efficacy struct {
+	ByObserver map[string]EfficacyCounts `json:"by_observer,omitempty"`
+	// LastShown is the call index of the latest assessment counted as
+	// shown, so that injecting it again is not counted twice.
+	LastShown int64 `json:"last_shown,omitempty"`
+	// Pending is the shown assessment whose reaction is not known yet.
+	Pending *PendingReaction `json:"pending,omitempty"`
+}
+
+// PendingReaction is an assessment shown to the model, waiting for the
+// agent's reaction.
+type PendingReaction struct {
+	// AssessmentCallIndex identifies the assessment: the call after which
+	// it was produced.
+	AssessmentCallIndex int64              `json:"assessment_call_index"`
+	Observers           []ObserverSeverity `json:"observers"`
+	// LastTool and LastArguments describe the last call before the
+	// assessment was shown, the arguments in canonical form.
+	LastTool      string `json:"last_tool,omitempty"`
+	LastArguments string `json:"last_arguments,omitempty"`
+	// Awaiting is how many tool calls of the model's response are still
+	// to complete; 0 means the next call settles the reaction.
+	Awaiting int `json:"awaiting,omitempty"`
+	// Seen counts the calls of the response completed so far.
+	Seen int `json:"seen,omitempty"`
+	// Repeated is set when one of them repeated the last call.
+	Repeated bool `json:"repeated,omitempty"`
+}
+
+// ObserverSeverity names an observer and the severity of its assessment.
+type ObserverSeverity struct {
+	Observer string   `json:"observer"`
+	Severity Severity `json:"severity"`
+}
+
+// EfficacyEvent reports the agent's reaction to one observer's part of an
+// assessment. The pipeline hands one to [PipelineOptions].OnEfficacy per
+// observer whenever a reaction is classified; an adapter writes it to the
+// trajectory so a run's analytics can say how often each observer's
+// feedback was followed.
+type EfficacyEvent struct {
+	Observer string   `json:"observer"`
+	Severity Severity `json:"severity"`
+	// AssessmentCallIndex identifies the assessment: the call after which
+	// it was produced.
+	AssessmentCallIndex int64    `json:"assessment_call_index"`
+	Reaction            Reaction `json:"reaction"`
+	// CallIndex is the tool call that settled the reaction; 0 when the
+	// agent wrapped up.
+	CallIndex int64 `json:"call_index,omitempty"`
+	// Counts are the observer's counts including this reaction.
+	Counts EfficacyCounts `json:"counts"`
+}
+
+// Inject returns the block to put into the model input before the next
+// model call, as [BuildContext] does, and records that the model was shown
+// it, for feedback efficacy. It returns "" when there is no assessment or
+// it is stale. A non-positive maxAgeCalls means [DefaultMaxAgeCalls].
+func (p *Pipeline) Inject(ctx context.Context, maxAgeCalls int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	current, ok := p.current.Latest()
+	if !ok || current.IsStale(p.calls.Total(), maxAgeCalls) {
+		return ""
+	}
+	block := current.Render()
+	if block != "" {
+		p.guard(ctx, func() { p.injected(ctx, current) })
+	}
+	return block
+}
+
+// Injected records that current was put into the model input. Call it
+// each time the block is injected; an assessment already counted is not
+// counted again. The agent's reaction is classified on the next tool call
+// ([Pipeline.AfterToolCall]) or model response ([Pipeline.ModelResponded]).
+func (p *Pipeline) Injected(ctx context.Context, current CurrentAssessment) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.guard(ctx, func() { p.injected(ctx, current) })
+}
+
+// ModelResponded tells the pipeline that the model answered with
+// toolCalls tool calls. With none, the agent's reaction to a pending
+// assessment is [WrappedUp]. With some, the reaction is settled when that
+// many calls have completed: [CarriedOn] if any of them repeated the last
+// call before the assessment was shown, [ChangedCourse] otherwise. An
+// adapter that does not call it gets the reaction from the first call
+// alone. A negative toolCalls is ignored.
+func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
+	if toolCalls < 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.guard(ctx, func() {
+		eff, _ := p.efficacy.Latest()
+		pend := eff.Pending
+		switch {
+		case pend == nil:
+		case pend.Seen > 0:
+			// A previous response's calls did not all complete; what
+			// was seen of them is the reaction.
+			p.settle(ctx, eff, pend.reaction(), 0)
+		case toolCalls == 0:
+			p.settle(ctx, eff, WrappedUp, 0)
+		default:
+			next := *pend
+			next.Awaiting = toolCalls
+			eff.Pending = &next
+			p.efficacy.Seed(eff)
+		}
+	})
+}
+
+// Efficacy returns the feedback efficacy counted so far.
+func (p *Pipeline) Efficacy() Efficacy {
+	eff, _ := p.efficacy.Latest()
+	return eff
+}
+
+func (pend *PendingReaction) reaction() Reaction {
+	if pend.Repeated {
+		return CarriedOn
+	}
+	return ChangedCourse
+}
+
+// injected counts current as shown and makes it the pending assessment.
+// It runs under p.mu.
+func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
+	if len(current.Assessments) == 0 {
+		return
+	}
+	eff, _ := p.efficacy.Latest()
+	if current.CallIndex <= eff.LastShown {
+		return
+	}
+	if eff.Pending != nil && eff.Pending.Seen > 0 {
+		eff = p.settle(ctx, eff, eff.Pending.reaction(), 0)
+	}
+	counts := make(map[string]EfficacyCounts, len(eff.ByObserver)+len(current.Assessments))
+	maps.Copy(counts, eff.ByObserver)
+	pend := &PendingReaction{
+		AssessmentCallIndex: current.CallIndex,
+		Observers:           make([]ObserverSeverity, 0, len(current.Assessments)),
+	}
+	for _, a := range current.Assessments {
+		c := counts[a.Observer]
+		c.Shown++
+		counts[a.Observer] = c
+		pend.Observers = append(pend.Observers, ObserverSeverity{Observer: a.Observer, Severity: a.Severity})
+	}
+	if last, ok := p.calls.Latest(); ok {
+		pend.LastTool = last.ToolName
+		pend.LastArguments = string(p.canon.canonical(last.Arguments))
+	}
+	p.efficacy.Seed(Efficacy{ByObserver: counts, LastShown: current.CallIndex, Pending: pend})
+}
+
+// react classifies the agent's reaction to a pending assessment from a
+// completed call. It runs under p.mu.
+func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
+	eff, ok := p.efficacy.Latest()
+	if !ok || eff.Pending == nil {
+		return
+	}
+	next := *eff.Pending
+	next.Seen++
+	if !next.Repeated && rec.ToolName == next.LastTool && string(p.canon.canonical(rec.Arguments)) == next.LastArguments {
+		next.Repeated = true
+	}
+	if next.Awaiting > 1 {
+		next.Awaiting--
+		eff.Pending = &next
+		p.efficacy.Seed(eff)
+		return
+	}
+	p.settle(ctx, eff, next.reaction(), rec.CallIndex)
+}
+
+// settle records reaction r to the pending assessment of eff, reports it
+// to OnEfficacy, and returns the new value. It runs under p.mu.
+func (p *Pipeline) settle(ctx context.Context, eff Efficacy, r Reaction, callIndex int64) Efficacy {
+	pend := eff.Pending
+	counts := make(map[string]EfficacyCounts, len(eff.ByObserver))
+	maps.Copy(counts, eff.ByObserver)
+	for _, o := range pend.Observers {
+		c := counts[o.Observer]
+		c.add(r)
+		counts[o.Observer] = c
+	}
+	next := Efficacy{ByObserver: counts, LastShown: eff.LastShown}
+	p.efficacy.Seed(next)
+	if p.onEfficacy != nil {
+		for _, o := range pend.Observers {
+			p.onEfficacy(ctx, EfficacyEvent{
+				Observer:            o.Observer,
+				Severity:            o.Severity,
+				AssessmentCallIndex: pend.AssessmentCallIndex,
+				Reaction:            r,
+				CallIndex:           callIndex,
+				Counts:              counts[o.Observer],
+			})
+		}
+	}
+	return next
+}
+
+// guard runs fn, turning a panic (from a user's normalizer rule or
+// efficacy hook) into an error for the error handler: efficacy tracking
+// never breaks the run.
+func (p *Pipeline) guard(ctx context.Context, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.onError(ctx, fmt.Errorf("observer: efficacy tracking: %w: %v", ErrPanicked, r))
+		}
+	}()
+	fn()
+}

@@ -1,0 +1,640 @@
+package observer
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Rule recognises one kind of volatile value inside text, such as a UUID or
+// a timestamp, so that two calls that differ only in it compare equal. The
+// matched text is replaced by "<Name>".
+//
+// A Rule is a plain value; it is safe for concurrent use when Match is.
+type Rule struct {
+	// Name is written in place of what the rule matches, as "<Name>".
+	Name string
+	// Starts lists the bytes a match can begin with; empty means any byte.
+	// It lets the scanner skip most positions without calling Match.
+	Starts string
+	// Match returns the length of the volatile value at the start of s, or
+	// 0 when there is none. It is tried only where a word starts: at the
+	// start of the text or after a byte that is not a letter or digit. A
+	// match that ends in the middle of a word is ignored.
+	Match func(s string) int
+}
+
+// PatternRule returns a rule that matches the regular expression pattern at
+// the start of a word. It is the easy way to extend a [Normalizer] or an
+// [ErrorCascade]; hand-written Match functions are faster.
+func PatternRule(name, pattern string) (Rule, error) {
+	re, err := regexp.Compile(`^(?:` + pattern + `)`)
+	if err != nil {
+		return Rule{}, fmt.Errorf("%w: rule %q: %v", ErrInvalidConfig, name, err)
+	}
+	return Rule{Name: name, Match: func(s string) int {
+		loc := re.FindStringIndex(s)
+		if loc == nil {
+			return 0
+		}
+		return loc[1]
+	}}, nil
+}
+
+// DefaultVolatileKeys returns the JSON keys whose values [Normalizer]
+// ignores by default: request_id, trace_id, span_id, correlation_id,
+// idempotency_key, nonce, timestamp, ts, created_at, updated_at, sent_at
+// and cache_buster. Keys are compared case-insensitively with '_' and '-'
+// removed, so requestId and Request-ID match request_id. The slice is
+// new on each call: append to it to extend the defaults.
+func DefaultVolatileKeys() []string {
+	return []string{
+		"request_id", "trace_id", "span_id", "correlation_id", "idempotency_key",
+		"nonce", "timestamp", "ts", "created_at", "updated_at", "sent_at", "cache_buster",
+	}
+}
+
+// DefaultRules returns the rules [Normalizer] applies by default to string
+// values in arguments and to tool results, in the order they are tried:
+//
+//   - uuid: 8-4-4-4-12 hexadecimal UUIDs;
+//   - time: ISO 8601 dates with an optional time and zone
+//     (2026-01-15, 2026-01-15T14:03:07.123Z), and times of day with
+//     seconds (14:03:07);
+//   - epoch: Unix times in seconds or milliseconds (10 or 13 digits
+//     starting with 1);
+//   - tmp: a temporary directory (/tmp/, /var/tmp/, /dev/shm/,
+//     /var/folders/…/T/, …\Temp\) and the random-looking directory
+//     after it, one that contains a digit or starts with "tmp", so
+//     /tmp/tmp8x2k/out.json becomes <tmp>/out.json;
+//   - id: words of 16 or more letters and digits with at least 4 digits,
+//     such as request ids and hashes.
+//
+// Numbers in general are kept: page=2 and page=3 are different calls. The
+// slice is new on each call: append to it to extend the defaults.
+func DefaultRules() []Rule {
+	return []Rule{
+		{Name: "uuid", Starts: hexDigits, Match: matchUUID},
+		{Name: "time", Starts: digits, Match: matchTime},
+		{Name: "epoch", Starts: "1", Match: matchEpoch},
+		{Name: "tmp", Starts: "/" + letters, Match: matchTempDir},
+		{Name: "id", Starts: letters + digits, Match: matchLongID},
+	}
+}
+
+// Normalizer turns tool arguments and results into a canonical form, so
+// that calls which differ only in volatile values compare equal. Arguments
+// that are JSON are compared as JSON: whitespace and the order of object
+// keys do not matter, members whose key is volatile are dropped wherever
+// they appear, and each string value has the rules applied. Arguments that
+// are not valid JSON (for instance because they were truncated) and tool
+// results are compared as text with the rules applied.
+//
+// The zero value uses [DefaultVolatileKeys] and [DefaultRules]. A
+// Normalizer is safe for concurrent use as long as its fields are not
+// changed while it is in use.
+type Normalizer struct {
+	// VolatileKeys lists the JSON object keys whose values are ignored. Nil
+	// means [DefaultVolatileKeys]; an empty, non-nil slice means none.
+	VolatileKeys []string
+	// Rules rewrites volatile values inside strings. Nil means
+	// [DefaultRules]; an empty, non-nil slice means none.
+	Rules []Rule
+}
+
+// Normalize returns the canonical form of tool arguments: for JSON, the
+// value re-encoded compactly with object keys sorted, volatile members
+// dropped and rules applied to strings; otherwise the trimmed text with
+// the rules applied, prefixed with "~".
+func (n *Normalizer) Normalize(args string) string {
+	c := n.compile()
+	return string(c.canonical(args))
+}
+
+// NormalizeText returns text with the rules applied, as tool results are
+// compared.
+func (n *Normalizer) NormalizeText(text string) string {
+	c := n.compile()
+	return string(c.text(c.buf[:0], text))
+}
+
+// compile prepares n for repeated use by one owner.
+func (n *Normalizer) compile() *canon {
+	var keys, rules = DefaultVolatileKeys(), DefaultRules()
+	if n != nil {
+		if n.VolatileKeys != nil {
+			keys = n.VolatileKeys
+		}
+		if n.Rules != nil {
+			rules = n.Rules
+		}
+	}
+	c := &canon{keys: make(map[string]struct{}, len(keys))}
+	var kb []byte
+	for _, k := range keys {
+		kb = foldKey(kb[:0], k)
+		c.keys[string(kb)] = struct{}{}
+	}
+	c.rules = newRuleSet(rules)
+	return c
+}
+
+// ruleSet is a list of rules with a table of the bytes that can start one.
+type ruleSet struct {
+	rules  []Rule
+	starts [256]bool
+}
+
+func newRuleSet(rules []Rule) ruleSet {
+	rs := ruleSet{}
+	for _, r := range rules {
+		if r.Match == nil {
+			continue
+		}
+		rs.rules = append(rs.rules, r)
+		if r.Starts == "" {
+			for i := range rs.starts {
+				rs.starts[i] = true
+			}
+			continue
+		}
+		for i := 0; i < len(r.Starts); i++ {
+			rs.starts[r.Starts[i]] = true
+		}
+	}
+	return rs
+}
+
+// apply appends s to dst with every rule match replaced by its placeholder.
+func (rs *ruleSet) apply(dst []byte, s string) []byte {
+	if len(rs.rules) == 0 {
+		return append(dst, s...)
+	}
+	last := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if !rs.starts[c] || (i > 0 && isWordByte(s[i-1])) {
+			i++
+			continue
+		}
+		k, n := rs.match(s[i:])
+		if n == 0 {
+			i++
+			continue
+		}
+		dst = append(dst, s[last:i]...)
+		dst = append(dst, '<')
+		dst = append(dst, rs.rules[k].Name...)
+		dst = append(dst, '>')
+		i += n
+		last = i
+	}
+	return append(dst, s[last:]...)
+}
+
+// match returns the index of the first rule matching at the start of s
+// and the length it matches, or a zero length.
+func (rs *ruleSet) match(s string) (int, int) {
+	for k := range rs.rules {
+		if n := rs.lengthOf(k, s); n > 0 {
+			return k, n
+		}
+	}
+	return 0, 0
+}
+
+// lengthOf returns the length rule k matches at the start of s, or 0 when
+// it does not or when the match would end inside a word.
+func (rs *ruleSet) lengthOf(k int, s string) int {
+	r := rs.rules[k]
+	if r.Starts != "" && strings.IndexByte(r.Starts, s[0]) < 0 {
+		return 0
+	}
+	n := r.Match(s)
+	if n <= 0 || n > len(s) {
+		return 0
+	}
+	if n < len(s) && isWordByte(s[n-1]) && isWordByte(s[n]) {
+		return 0
+	}
+	return n
+}
+
+// canon is a compiled Normalizer with reusable buffers. It is owned by one
+// detector state or pipeline and used under its lock.
+type canon struct {
+	keys  map[string]struct{}
+	rules ruleSet
+	buf   []byte
+	tmp   []byte
+	spans []member
+	key   []byte
+}
+
+// member is one object member written to canon.buf.
+type member struct {
+	start, keyEnd, end int
+}
+
+// maxDepth bounds the nesting canon follows before treating the input as
+// text.
+const maxDepth = 32
+
+// canonical returns the canonical form of args in c.buf. The result is
+// valid until the next use of c.
+func (c *canon) canonical(args string) []byte {
+	c.buf = c.buf[:0]
+	c.spans = c.spans[:0]
+	i := skipSpace(args, 0)
+	if i < len(args) && (args[i] == '{' || args[i] == '[') {
+		if next, ok := c.value(args, i, 0); ok && skipSpace(args, next) == len(args) {
+			return c.buf
+		}
+	}
+	c.buf = append(c.buf[:0], '~')
+	c.buf = c.text(c.buf, strings.TrimSpace(args))
+	return c.buf
+}
+
+// text appends s with the rules applied.
+func (c *canon) text(dst []byte, s string) []byte { return c.rules.apply(dst, s) }
+
+// value appends the canonical form of the JSON value at s[i:] and returns
+// the index after it.
+func (c *canon) value(s string, i, depth int) (int, bool) {
+	i = skipSpace(s, i)
+	if i >= len(s) || depth > maxDepth {
+		return i, false
+	}
+	switch s[i] {
+	case '{':
+		return c.object(s, i, depth)
+	case '[':
+		c.buf = append(c.buf, '[')
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == ']' {
+			c.buf = append(c.buf, ']')
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = c.value(s, i, depth+1); !ok {
+				return i, false
+			}
+			i = skipSpace(s, i)
+			if i >= len(s) {
+				return i, false
+			}
+			if s[i] == ']' {
+				c.buf = append(c.buf, ']')
+				return i + 1, true
+			}
+			if s[i] != ',' {
+				return i, false
+			}
+			c.buf = append(c.buf, ',')
+			i++
+		}
+	case '"':
+		end, ok := stringEnd(s, i)
+		if !ok {
+			return i, false
+		}
+		c.buf = append(c.buf, '"')
+		c.buf = c.rules.apply(c.buf, s[i+1:end-1])
+		c.buf = append(c.buf, '"')
+		return end, true
+	default:
+		j := i
+		for j < len(s) && isLiteralByte(s[j]) {
+			j++
+		}
+		if j == i {
+			return i, false
+		}
+		c.buf = append(c.buf, s[i:j]...)
+		return j, true
+	}
+}
+
+// object appends a JSON object with its members sorted by key and its
+// volatile members dropped.
+func (c *canon) object(s string, i, depth int) (int, bool) {
+	base := len(c.spans)
+	defer func() { c.spans = c.spans[:base] }()
+	open := len(c.buf)
+	c.buf = append(c.buf, '{')
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		c.buf = append(c.buf, '}')
+		return i + 1, true
+	}
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != '"' {
+			return i, false
+		}
+		end, ok := stringEnd(s, i)
+		if !ok {
+			return i, false
+		}
+		key := s[i+1 : end-1]
+		i = skipSpace(s, end)
+		if i >= len(s) || s[i] != ':' {
+			return i, false
+		}
+		start := len(c.buf)
+		c.buf = append(c.buf, '"')
+		c.buf = append(c.buf, key...)
+		c.buf = append(c.buf, '"')
+		keyEnd := len(c.buf)
+		c.buf = append(c.buf, ':')
+		if i, ok = c.value(s, i+1, depth+1); !ok {
+			return i, false
+		}
+		if c.volatile(key) {
+			c.buf = c.buf[:start]
+		} else {
+			c.spans = append(c.spans, member{start: start, keyEnd: keyEnd, end: len(c.buf)})
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, false
+		}
+		if s[i] == '}' {
+			i++
+			break
+		}
+		if s[i] != ',' {
+			return i, false
+		}
+		i++
+	}
+	c.sortMembers(open, c.spans[base:])
+	return i, true
+}
+
+// sortMembers rewrites the members written after buf[open] ('{') in key
+// order, comma-separated, and closes the object.
+func (c *canon) sortMembers(open int, ms []member) {
+	// Insertion sort: objects in tool arguments are small, and it needs no
+	// allocation.
+	for a := 1; a < len(ms); a++ {
+		for b := a; b > 0 && string(c.buf[ms[b].start:ms[b].keyEnd]) < string(c.buf[ms[b-1].start:ms[b-1].keyEnd]); b-- {
+			ms[b], ms[b-1] = ms[b-1], ms[b]
+		}
+	}
+	c.tmp = append(c.tmp[:0], c.buf[open+1:]...)
+	c.buf = c.buf[:open+1]
+	for k, m := range ms {
+		if k > 0 {
+			c.buf = append(c.buf, ',')
+		}
+		c.buf = append(c.buf, c.tmp[m.start-open-1:m.end-open-1]...)
+	}
+	c.buf = append(c.buf, '}')
+}
+
+func (c *canon) volatile(key string) bool {
+	if len(c.keys) == 0 {
+		return false
+	}
+	c.key = foldKey(c.key[:0], key)
+	_, ok := c.keys[string(c.key)]
+	return ok
+}
+
+// foldKey appends key lower-cased with '_' and '-' removed.
+func foldKey(dst []byte, key string) []byte {
+	for i := 0; i < len(key); i++ {
+		b := key[i]
+		switch {
+		case b == '_' || b == '-':
+			continue
+		case 'A' <= b && b <= 'Z':
+			b += 'a' - 'A'
+		}
+		dst = append(dst, b)
+	}
+	return dst
+}
+
+// stringEnd returns the index after the closing quote of the JSON string
+// starting at s[i].
+func stringEnd(s string, i int) (int, bool) {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return len(s), false
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func isLiteralByte(b byte) bool {
+	return isWordByte(b) || b == '-' || b == '+' || b == '.'
+}
+
+const (
+	digits    = "0123456789"
+	hexDigits = "0123456789abcdefABCDEF"
+	letters   = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+func isDigit(b byte) bool  { return '0' <= b && b <= '9' }
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+func isHex(b byte) bool    { return isDigit(b) || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F' }
+
+// isWordByte reports letters and digits, the bytes that make up a word for
+// the rules. Bytes of multi-byte UTF-8 characters count as word bytes, so
+// rules never start or stop in the middle of a character.
+func isWordByte(b byte) bool { return isDigit(b) || isLetter(b) || b >= 0x80 }
+
+// runOf returns how many bytes at the start of s satisfy ok.
+func runOf(s string, ok func(byte) bool) int {
+	n := 0
+	for n < len(s) && ok(s[n]) {
+		n++
+	}
+	return n
+}
+
+func matchUUID(s string) int {
+	groups := [...]int{8, 4, 4, 4, 12}
+	i := 0
+	for g, n := range groups {
+		if g > 0 {
+			if i >= len(s) || s[i] != '-' {
+				return 0
+			}
+			i++
+		}
+		if runOf(s[i:], isHex) < n {
+			return 0
+		}
+		i += n
+	}
+	return i
+}
+
+// matchTime matches an ISO 8601 date with an optional time, or a time of
+// day with seconds.
+func matchTime(s string) int {
+	if n := matchClock(s, true); n > 0 {
+		return n
+	}
+	if !fixedDigits(s, 0, 4) || len(s) < 10 || s[4] != '-' || !fixedDigits(s, 5, 2) || s[7] != '-' || !fixedDigits(s, 8, 2) {
+		return 0
+	}
+	i := 10
+	if i+1 < len(s) && (s[i] == 'T' || s[i] == ' ') {
+		if n := matchClock(s[i+1:], false); n > 0 {
+			i += 1 + n
+			i += matchZone(s[i:])
+		}
+	}
+	return i
+}
+
+// matchClock matches HH:MM[:SS[.frac]]; with needSeconds, the seconds are
+// required.
+func matchClock(s string, needSeconds bool) int {
+	if !fixedDigits(s, 0, 2) || len(s) < 5 || s[2] != ':' || !fixedDigits(s, 3, 2) {
+		return 0
+	}
+	i := 5
+	if len(s) >= 8 && s[5] == ':' && fixedDigits(s, 6, 2) {
+		i = 8
+		if i+1 < len(s) && (s[i] == '.' || s[i] == ',') && isDigit(s[i+1]) {
+			i += 1 + runOf(s[i+1:], isDigit)
+		}
+	} else if needSeconds {
+		return 0
+	}
+	return i
+}
+
+func matchZone(s string) int {
+	if s == "" {
+		return 0
+	}
+	if s[0] == 'Z' {
+		return 1
+	}
+	if (s[0] == '+' || s[0] == '-') && fixedDigits(s, 1, 2) {
+		if len(s) >= 6 && s[3] == ':' && fixedDigits(s, 4, 2) {
+			return 6
+		}
+		if fixedDigits(s, 3, 2) {
+			return 5
+		}
+		return 3
+	}
+	return 0
+}
+
+func fixedDigits(s string, at, n int) bool {
+	if at+n > len(s) {
+		return false
+	}
+	for i := at; i < at+n; i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func matchEpoch(s string) int {
+	n := runOf(s, isDigit)
+	if (n == 10 || n == 13) && s[0] == '1' {
+		return n
+	}
+	return 0
+}
+
+// tempRoots are the prefixes of temporary directories, compared
+// case-insensitively.
+var tempRoots = [...]string{"/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/", "/var/folders/", "/private/var/folders/"}
+
+func matchTempDir(s string) int {
+	i := 0
+	for _, root := range tempRoots {
+		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
+			i = len(root)
+			if strings.HasSuffix(root, "folders/") {
+				// macOS: /var/folders/xy/<random>/T/
+				if k := strings.Index(s[i:], "/T/"); k >= 0 && k < 64 {
+					i += k + 3
+				}
+			}
+			break
+		}
+	}
+	if i == 0 {
+		i = windowsTemp(s)
+		if i == 0 {
+			return 0
+		}
+	}
+	// The random-looking directory right after the temporary root.
+	n := runOf(s[i:], func(b byte) bool { return isWordByte(b) || b == '_' || b == '-' || b == '.' })
+	if n > 0 && i+n < len(s) && (s[i+n] == '/' || s[i+n] == '\\') {
+		comp := s[i : i+n]
+		if strings.ContainsAny(comp, digits) || strings.HasPrefix(strings.ToLower(comp), "tmp") {
+			return i + n
+		}
+	}
+	return i - 1
+}
+
+// windowsTemp returns the length of a Windows path prefix up to and
+// including a component named Temp, as in C:\Users\me\AppData\Local\Temp\,
+// or 0.
+func windowsTemp(s string) int {
+	if len(s) < 3 || !isLetter(s[0]) || s[1] != ':' || s[2] != '\\' {
+		return 0
+	}
+	start := 3
+	for i := 3; i < len(s) && i < 256; i++ {
+		switch {
+		case s[i] == '\\':
+			if strings.EqualFold(s[start:i], "temp") {
+				return i + 1
+			}
+			start = i + 1
+		case !isPathByte(s[i]):
+			return 0
+		}
+	}
+	return 0
+}
+
+func isPathByte(b byte) bool {
+	return isWordByte(b) || b == '.' || b == '_' || b == '-' || b == '~' || b == '@' || b == '+' || b == ' '
+}
+
+// matchLongID matches a word of 16 or more letters and digits with at
+// least 4 digits.
+func matchLongID(s string) int {
+	n, d := 0, 0
+	for n < len(s) && (isDigit(s[n]) || isLetter(s[n])) {
+		if isDigit(s[n]) {
+			d++
+		}
+		n++
+	}
+	if n >= 16 && d >= 4 {
+		return n
+	}
+	return 0
+}

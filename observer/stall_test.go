@@ -1,0 +1,354 @@
+package observer_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+func TestStallFiresOnFourIdenticalActionObservationPairs(t *testing.T) {
+	h := newHarness(t, detectors()...)
+	h.run(times(4, readFile("go.mod", "module example.com/app"))...)
+
+	assert.Equal(t, []string{"Stall@4"}, h.firings(), "quiet for the first three, then only Stall")
+	a := h.mustAt(4, "Stall")
+	assert.Equal(t, observer.Info, a.Severity, "the first report is a nudge")
+	require.Len(t, a.Observations, 1)
+	assert.Equal(t, "repeat", a.Observations[0].Category)
+	assert.Contains(t, a.Observations[0].Description, "`read_file` was called 4 times")
+	assert.Contains(t, a.Observations[0].Description, "(calls #1 to #4)")
+	assert.Equal(t, []string{
+		"#1 read_file path=go.mod",
+		"#2 read_file path=go.mod",
+		"#3 read_file path=go.mod",
+		"#4 read_file path=go.mod",
+	}, evidenceLines(a))
+}
+
+func TestStallAndErrorsFireOnThreeIdenticalFailingActions(t *testing.T) {
+	h := newHarness(t, detectors()...)
+	h.run(times(3, failed("write_file", `{"path":"/etc/app.conf","content":"x"}`, "open /etc/app.conf: permission denied"))...)
+
+	assert.Equal(t, []string{"Stall@3", "Errors@3"}, h.firings())
+	stall := h.mustAt(3, "Stall")
+	assert.Contains(t, stall.Summary, "keeps failing the same way")
+	assert.Contains(t, stall.Observations[0].Description, "`write_file` was called 3 times")
+	assert.Equal(t, "#3 write_file path=/etc/app.conf content=x (failed: open /etc/app.conf: permission denied)", evidenceLines(stall)[2])
+
+	errs := h.mustAt(3, "Errors")
+	assert.Equal(t, "The last 3 calls all failed with `open <path>: permission denied`.", errs.Summary)
+}
+
+func TestStallFiresOnABAlternationOverSixCalls(t *testing.T) {
+	a := readFile("internal/pay/pay.go", "package pay")
+	b := succeeded("run_tests", `{"package":"./internal/pay"}`, "FAIL: TestRound (0.00s)")
+	h := newHarness(t, detectors()...)
+	h.run(a, b, a, b, a, b)
+
+	assert.Equal(t, []string{"Stall@6"}, h.firings())
+	got := h.mustAt(6, "Stall")
+	assert.Equal(t, "oscillation", got.Observations[0].Category)
+	assert.Equal(t, "The last 6 calls alternated between `read_file path=internal/pay/pay.go` and "+
+		"`run_tests package=./internal/pay`, with the same results each time.", got.Observations[0].Description)
+	assert.Equal(t, []string{
+		"#1 read_file path=internal/pay/pay.go",
+		"#2 run_tests package=./internal/pay",
+		"#3 read_file path=internal/pay/pay.go",
+		"#4 run_tests package=./internal/pay",
+		"#5 read_file path=internal/pay/pay.go",
+		"#6 run_tests package=./internal/pay",
+	}, evidenceLines(got))
+}
+
+func TestStallFiresThroughoutFiftyIdenticalReadsAndEscalates(t *testing.T) {
+	h := newHarness(t, detectors()...)
+	h.run(times(50, readFile("config.yaml", "port: 8080"))...)
+
+	severities := map[int]observer.Severity{}
+	for i := 4; i <= 50; i++ {
+		severities[i] = h.mustAt(i, "Stall").Severity
+	}
+	assert.Equal(t, observer.Info, severities[4])
+	assert.Equal(t, observer.Info, severities[5])
+	assert.Equal(t, observer.Caution, severities[6], "caution 2 calls after the first report")
+	assert.Equal(t, observer.Caution, severities[9])
+	assert.Equal(t, observer.Warning, severities[10], "warning 6 calls after the first report")
+	assert.Equal(t, observer.Warning, severities[50])
+
+	last := h.mustAt(50, "Stall")
+	assert.Contains(t, last.Observations[0].Description, "was called 50 times")
+	assert.Contains(t, last.Observations[0].Description, "(calls #1 to #50)")
+	assert.Equal(t, []string{
+		"#1 read_file path=config.yaml",
+		"… 46 more calls …",
+		"#48 read_file path=config.yaml",
+		"#49 read_file path=config.yaml",
+		"#50 read_file path=config.yaml",
+	}, evidenceLines(last))
+	assert.Contains(t, last.Suggestions, "If you cannot make progress this way, stop and report what is blocking you.")
+}
+
+func TestStallWriteBack(t *testing.T) {
+	t.Run("it fires when a write repeats an earlier write of the cycle", func(t *testing.T) {
+		h := newHarness(t, observer.NewStall())
+		h.run(
+			readFile("config.yaml", "port: 80"),
+			writeFile("config.yaml", "port: 8080"),
+			readFile("config.yaml", "port: 80"),
+			writeFile("config.yaml", "port: 8080"),
+		)
+		assert.Equal(t, []string{"Stall@4"}, h.firings())
+		a := h.mustAt(4, "Stall")
+		assert.Equal(t, "write_back", a.Observations[0].Category)
+		assert.Equal(t, "You keep reading and rewriting `config.yaml` without making progress.", a.Summary)
+		assert.Equal(t, []string{
+			"#1 read_file path=config.yaml",
+			"#2 write_file path=config.yaml content=port: 8080",
+			"#3 read_file path=config.yaml",
+			"#4 write_file path=config.yaml content=port: 8080",
+		}, evidenceLines(a))
+	})
+	t.Run("it fires when a toggle brings back content read before", func(t *testing.T) {
+		h := newHarness(t, observer.NewStall())
+		h.run(
+			readFile("flags.json", "on"),
+			writeFile("flags.json", "off"),
+			readFile("flags.json", "off"),
+			writeFile("flags.json", "on"),
+			readFile("flags.json", "on"),
+		)
+		assert.Equal(t, []string{"Stall@5"}, h.firings())
+		assert.Equal(t, "write_back", h.mustAt(5, "Stall").Observations[0].Category)
+	})
+	t.Run("it stays quiet while each edit changes the file", func(t *testing.T) {
+		h := newHarness(t, observer.NewStall())
+		for i := range 6 {
+			h.run(readFile("main.go", fmt.Sprintf("version %d", i)), writeFile("main.go", fmt.Sprintf("version %d", i+1)))
+		}
+		assert.Empty(t, h.firings())
+	})
+	t.Run("it classifies tools named in ReadTools and WriteTools", func(t *testing.T) {
+		h := newHarness(t, &observer.Stall{ReadTools: []string{"peek"}, WriteTools: []string{"poke"}})
+		peek := succeeded("peek", `{"key":"a"}`, "1")
+		poke := succeeded("poke", `{"key":"a","value":"2"}`, "ok")
+		h.run(peek, poke, peek, poke)
+		assert.Equal(t, "write_back", h.mustAt(4, "Stall").Observations[0].Category)
+	})
+	t.Run("it reads access from the words of a tool's name", func(t *testing.T) {
+		h := newHarness(t, observer.NewStall())
+		read := succeeded("FileViewer", `{"file_path":"a.txt"}`, "1")
+		write := succeeded("str_replace_editor", `{"file_path":"a.txt","old":"1","new":"2"}`, "ok")
+		h.run(read, write, read, write)
+		assert.Equal(t, "write_back", h.mustAt(4, "Stall").Observations[0].Category)
+	})
+}
+
+func TestStallIgnoresVolatileFields(t *testing.T) {
+	h := newHarness(t, observer.NewStall())
+	for i := range 4 {
+		args := fmt.Sprintf(`{"url":"https://api.example.com/v1/orders","request_id":"req-%d","timestamp":"2026-01-15T14:0%d:00Z"}`, i, i)
+		result := fmt.Sprintf(`{"orders":[],"fetched_at":"2026-01-15T14:0%d:00Z","trace":"%08x-aaaa-bbbb-cccc-1234567890ab"}`, i, i)
+		h.run(succeeded("http_get", args, result))
+	}
+	assert.Equal(t, []string{"Stall@4"}, h.firings())
+}
+
+func TestStallTreatsReorderedJSONKeysAsTheSameCall(t *testing.T) {
+	h := newHarness(t, observer.NewStall())
+	h.run(
+		succeeded("search", `{"q":"rounding","limit":10}`, "no results"),
+		succeeded("search", `{"limit":10,"q":"rounding"}`, "no results"),
+		succeeded("search", `{ "limit": 10, "q": "rounding" }`, "no results"),
+		succeeded("search", `{"q":"rounding","limit":10}`, "no results"),
+	)
+	assert.Equal(t, []string{"Stall@4"}, h.firings())
+}
+
+func TestStallStaysQuietWhenResultsKeepChanging(t *testing.T) {
+	h := newHarness(t, observer.NewStall())
+	for i := range 10 {
+		h.run(succeeded("job_status", `{"id":"build-7"}`, fmt.Sprintf("running: %d%% done", i*10)))
+	}
+	assert.Empty(t, h.firings())
+}
+
+func TestStallNeverCountsPollingTools(t *testing.T) {
+	poll := succeeded("job_status", `{"id":"build-7"}`, "running")
+	t.Run("a declared polling tool is quiet", func(t *testing.T) {
+		h := newHarness(t, &observer.Stall{PollingTools: []string{"job_status"}})
+		h.run(times(12, poll)...)
+		assert.Empty(t, h.firings())
+	})
+	t.Run("the same calls to an undeclared tool fire", func(t *testing.T) {
+		h := newHarness(t, observer.NewStall())
+		h.run(times(4, poll)...)
+		assert.Equal(t, []string{"Stall@4"}, h.firings())
+	})
+	t.Run("a polling tool in an alternation is quiet", func(t *testing.T) {
+		h := newHarness(t, &observer.Stall{PollingTools: []string{"job_status"}})
+		wait := succeeded("sleep", `{"seconds":5}`, "slept")
+		h.run(concat(times(1, wait), times(1, poll), times(1, wait), times(1, poll), times(1, wait), times(1, poll))...)
+		assert.Empty(t, h.firings())
+	})
+}
+
+func TestStallGoesQuietOnceTheAgentMovesOn(t *testing.T) {
+	h := newHarness(t, observer.NewStall())
+	h.run(times(4, readFile("go.mod", "module x"))...)
+	for i := range 5 {
+		h.run(readFile(fmt.Sprintf("pkg/file%d.go", i), "package pkg"))
+	}
+	assert.Equal(t, []string{"Stall@4"}, h.firings())
+}
+
+func TestStallPrefersOscillationOverTheRepeatsInIt(t *testing.T) {
+	a := readFile("a.go", "A")
+	b := readFile("b.go", "B")
+	h := newHarness(t, observer.NewStall())
+	h.run(a, b, a, b, a, b, a, b)
+	got := h.mustAt(8, "Stall")
+	assert.Equal(t, "oscillation", got.Observations[0].Category, "a.go was read 4 times, but the alternation says more")
+	assert.Equal(t, observer.Caution, got.Severity)
+}
+
+func TestStallThresholdsAreConfigurable(t *testing.T) {
+	read := readFile("go.mod", "module x")
+	tests := []struct {
+		name  string
+		stall *observer.Stall
+		calls []observer.ToolCallRecord
+		want  []string
+	}{
+		{"two repeats", &observer.Stall{Repeats: 2}, times(2, read), []string{"Stall@2"}},
+		{"repeats turned off", &observer.Stall{Repeats: -1}, times(8, read), nil},
+		{"five failed repeats", &observer.Stall{FailedRepeats: 5}, times(5, failed("x", `{}`, "boom")), []string{"Stall@5"}},
+		{"a window too short for four repeats", &observer.Stall{Window: 3}, concat(times(1, read), times(1, readFile("a", "1")), times(1, readFile("b", "2")), times(3, read)), nil},
+		{"oscillation over four calls", &observer.Stall{Oscillation: 4}, []observer.ToolCallRecord{read, readFile("a", "1"), read, readFile("a", "1")}, []string{"Stall@4"}},
+		{"oscillation turned off", &observer.Stall{Oscillation: -1, Repeats: -1}, concat(times(1, read), times(1, readFile("a", "1")), times(1, read), times(1, readFile("a", "1")), times(1, read), times(1, readFile("a", "1"))), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.stall)
+			h.run(tt.calls...)
+			assert.Equal(t, tt.want, h.firings())
+		})
+	}
+}
+
+func TestStallEscalationIsConfigurable(t *testing.T) {
+	h := newHarness(t, &observer.Stall{Escalation: observer.Escalation{CautionAfter: 0, WarningAfter: 1}})
+	h.run(times(5, readFile("go.mod", "module x"))...)
+	assert.Equal(t, observer.Caution, h.mustAt(4, "Stall").Severity, "caution from the first report")
+	assert.Equal(t, observer.Warning, h.mustAt(5, "Stall").Severity)
+
+	never := newHarness(t, &observer.Stall{Escalation: observer.Escalation{CautionAfter: -1, WarningAfter: -1}})
+	never.run(times(30, readFile("go.mod", "module x"))...)
+	assert.Equal(t, observer.Info, never.mustAt(30, "Stall").Severity)
+}
+
+func TestStallValidate(t *testing.T) {
+	for _, s := range []*observer.Stall{{Window: 1}, {Window: -1}, {Repeats: 1}, {FailedRepeats: 1}, {Oscillation: 2}, {WriteBack: 2}} {
+		_, err := observer.NewPipeline(session.New(nil), []observer.Config{{Observer: s, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "%+v", *s)
+	}
+	assert.NoError(t, observer.NewStall().Validate())
+}
+
+func TestStallRebuildsItsWindowAfterARestore(t *testing.T) {
+	read := readFile("go.mod", "module x")
+	h := newHarness(t, observer.NewStall())
+	h.run(times(3, read)...)
+	snap, err := h.store.Snapshot()
+	require.NoError(t, err)
+
+	t.Run("in a new pipeline, as after a checkpoint resume", func(t *testing.T) {
+		resumed := newHarness(t, observer.NewStall())
+		require.NoError(t, resumed.store.Restore(snap))
+		resumed.run(read)
+		assert.Equal(t, "repeat", resumed.mustAt(1, "Stall").Observations[0].Category,
+			"the fourth identical call, counting the three restored ones")
+	})
+	t.Run("in the same pipeline, rolled back to different calls", func(t *testing.T) {
+		other := newHarness(t, observer.NewStall())
+		other.run(readFile("a", "1"), readFile("b", "2"), readFile("c", "3"))
+		otherSnap, err := other.store.Snapshot()
+		require.NoError(t, err)
+
+		h.run(read) // the fourth identical call here
+		assert.NotNil(t, h.produced[3])
+		require.NoError(t, h.store.Restore(otherSnap))
+		h.run(read)
+		assert.Nil(t, h.produced[4], "after the restore, go.mod was read once")
+	})
+}
+
+func TestOneStallServesConcurrentSessions(t *testing.T) {
+	stall := observer.NewStall()
+	var wg sync.WaitGroup
+	results := make([][]string, 8)
+	for s := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			store := session.New(&session.Options{Now: (&clock{t: start}).Now})
+			p, err := observer.NewPipeline(store, []observer.Config{{Observer: stall, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+			if err != nil {
+				panic(err)
+			}
+			for i := range 40 {
+				rec := readFile(fmt.Sprintf("s%d/f%d.go", s, i), "x")
+				if s%2 == 0 && i >= 30 {
+					rec = readFile("same.go", "x")
+				}
+				if _, current := p.AfterToolCall(context.Background(), rec); current != nil {
+					results[s] = append(results[s], fmt.Sprint(current.CallIndex))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for s, got := range results {
+		if s%2 == 0 {
+			assert.Len(t, got, 7, "session %d: calls 34 to 40 repeat", s)
+		} else {
+			assert.Empty(t, got, "session %d never repeats", s)
+		}
+	}
+}
+
+func TestDetectorsWithoutAPipelineSeeNothing(t *testing.T) {
+	ctx := context.Background()
+	oc := &observer.Context{Now: start, CallIndex: 3}
+	for _, o := range detectors() {
+		assert.False(t, o.ShouldRun(ctx, oc), o.Name())
+		a, err := o.Observe(ctx, oc)
+		require.NoError(t, err)
+		assert.Equal(t, observer.Info, a.Severity)
+		assert.NotEmpty(t, a.Summary)
+	}
+}
+
+func TestDetectorsCatchUpWhenTheirTriggerIsSparse(t *testing.T) {
+	stall := observer.NewStall()
+	store := session.New(&session.Options{Now: (&clock{t: start}).Now})
+	p, err := observer.NewPipeline(store, []observer.Config{{Observer: stall, Trigger: observer.Trigger{EveryNCalls: 5}}}, nil)
+	require.NoError(t, err)
+	var fired []int64
+	for i := range 10 {
+		rec := readFile(fmt.Sprintf("f%d.go", i), "x")
+		if i >= 6 {
+			rec = readFile("same.go", "x")
+		}
+		if _, current := p.AfterToolCall(context.Background(), rec); current != nil {
+			fired = append(fired, current.CallIndex)
+		}
+	}
+	assert.Equal(t, []int64{10}, fired, "calls 7 to 10 repeat; the run at call 10 saw the calls it was not asked about")
+}

@@ -1,0 +1,458 @@
+package observer
+
+import (
+	"path"
+	"strings"
+)
+
+// eachMember calls fn for each member of the JSON object args, with its
+// key and value: a string's raw content without quotes, or the raw text of
+// any other value. It stops when fn returns false. It reports whether args
+// is a JSON object; fn may have been called for members before a problem.
+func eachMember(args string, fn func(key, val string, isString bool) bool) bool {
+	i := skipSpace(args, 0)
+	if i >= len(args) || args[i] != '{' {
+		return false
+	}
+	i = skipSpace(args, i+1)
+	if i < len(args) && args[i] == '}' {
+		return skipSpace(args, i+1) == len(args)
+	}
+	for {
+		if i >= len(args) || args[i] != '"' {
+			return false
+		}
+		end, ok := stringEnd(args, i)
+		if !ok {
+			return false
+		}
+		key := args[i+1 : end-1]
+		i = skipSpace(args, end)
+		if i >= len(args) || args[i] != ':' {
+			return false
+		}
+		i = skipSpace(args, i+1)
+		vend, ok := skipValue(args, i, 0)
+		if !ok {
+			return false
+		}
+		val, isString := args[i:vend], false
+		if vend-i >= 2 && args[i] == '"' {
+			val, isString = args[i+1:vend-1], true
+		}
+		if !fn(key, val, isString) {
+			return true
+		}
+		i = skipSpace(args, vend)
+		if i >= len(args) {
+			return false
+		}
+		if args[i] == '}' {
+			return skipSpace(args, i+1) == len(args)
+		}
+		if args[i] != ',' {
+			return false
+		}
+		i = skipSpace(args, i+1)
+	}
+}
+
+// skipValue returns the index after the JSON value at s[i].
+func skipValue(s string, i, depth int) (int, bool) {
+	if i >= len(s) || depth > maxDepth {
+		return i, false
+	}
+	switch s[i] {
+	case '"':
+		return stringEnd(s, i)
+	case '{', '[':
+		closing := byte('}')
+		if s[i] == '[' {
+			closing = ']'
+		}
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == closing {
+			return i + 1, true
+		}
+		for {
+			if closing == '}' {
+				if i >= len(s) || s[i] != '"' {
+					return i, false
+				}
+				end, ok := stringEnd(s, i)
+				if !ok {
+					return i, false
+				}
+				i = skipSpace(s, end)
+				if i >= len(s) || s[i] != ':' {
+					return i, false
+				}
+				i = skipSpace(s, i+1)
+			}
+			var ok bool
+			if i, ok = skipValue(s, i, depth+1); !ok {
+				return i, false
+			}
+			i = skipSpace(s, i)
+			if i >= len(s) {
+				return i, false
+			}
+			if s[i] == closing {
+				return i + 1, true
+			}
+			if s[i] != ',' {
+				return i, false
+			}
+			i = skipSpace(s, i+1)
+		}
+	default:
+		j := i
+		for j < len(s) && isLiteralByte(s[j]) {
+			j++
+		}
+		return j, j > i
+	}
+}
+
+// walkStrings calls fn for every string value in the JSON value args, at
+// any depth, with the key of the object member it belongs to ("" at the
+// top level; array elements take their array's key). It reports whether
+// args is valid JSON as far as it was read.
+func walkStrings(args string, fn func(key, val string)) bool {
+	i := skipSpace(args, 0)
+	end, ok := walkValue(args, i, "", 0, fn)
+	return ok && skipSpace(args, end) == len(args)
+}
+
+func walkValue(s string, i int, key string, depth int, fn func(key, val string)) (int, bool) {
+	if i >= len(s) || depth > maxDepth {
+		return i, false
+	}
+	switch s[i] {
+	case '"':
+		end, ok := stringEnd(s, i)
+		if ok {
+			fn(key, s[i+1:end-1])
+		}
+		return end, ok
+	case '{', '[':
+		closing := byte('}')
+		if s[i] == '[' {
+			closing = ']'
+		}
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == closing {
+			return i + 1, true
+		}
+		for {
+			k := key
+			if closing == '}' {
+				if i >= len(s) || s[i] != '"' {
+					return i, false
+				}
+				end, ok := stringEnd(s, i)
+				if !ok {
+					return i, false
+				}
+				k = s[i+1 : end-1]
+				i = skipSpace(s, end)
+				if i >= len(s) || s[i] != ':' {
+					return i, false
+				}
+				i = skipSpace(s, i+1)
+			}
+			var ok bool
+			if i, ok = walkValue(s, i, k, depth+1, fn); !ok {
+				return i, false
+			}
+			i = skipSpace(s, i)
+			if i >= len(s) {
+				return i, false
+			}
+			if s[i] == closing {
+				return i + 1, true
+			}
+			if s[i] != ',' {
+				return i, false
+			}
+			i = skipSpace(s, i+1)
+		}
+	default:
+		return skipValue(s, i, depth)
+	}
+}
+
+// DefaultResourceKeys returns the argument keys whose string values
+// [Drift] takes as resource names whatever they look like: bucket, table,
+// database, db, repo, repository, service, namespace, project, cluster,
+// queue, topic, index, host, hostname and domain. The slice is new on each
+// call: append to it to extend the defaults.
+func DefaultResourceKeys() []string {
+	return []string{
+		"bucket", "table", "database", "db", "repo", "repository", "service", "namespace",
+		"project", "cluster", "queue", "topic", "index", "host", "hostname", "domain",
+	}
+}
+
+// contentKeys hold file contents, patches and free text, which name no
+// target of their own.
+var contentKeys = map[string]bool{
+	"content": true, "contents": true, "text": true, "body": true, "data": true, "patch": true,
+	"diff": true, "message": true, "prompt": true, "query": true, "code": true, "input": true,
+	"oldstring": true, "newstring": true, "oldstr": true, "newstr": true, "replacement": true,
+	"description": true, "comment": true,
+}
+
+// Limits on what target extraction reads.
+const (
+	maxTargetLen     = 256
+	maxCommandLen    = 512
+	maxTargetsPerArg = 4
+)
+
+// targetFinder extracts the paths, hosts and resource names a call's
+// arguments name.
+type targetFinder struct {
+	resourceKeys map[string]bool
+	key          []byte
+	out          []string
+}
+
+func newTargetFinder(resourceKeys []string) *targetFinder {
+	if resourceKeys == nil {
+		resourceKeys = DefaultResourceKeys()
+	}
+	f := &targetFinder{resourceKeys: make(map[string]bool, len(resourceKeys))}
+	for _, k := range resourceKeys {
+		f.resourceKeys[string(foldKey(nil, k))] = true
+	}
+	return f
+}
+
+// find appends to dst the targets named in args, normalized, at most
+// maxTargetsPerArg of them.
+func (f *targetFinder) find(dst []string, args string) []string {
+	f.out = dst
+	if !walkStrings(args, f.visit) {
+		f.out = f.out[:len(dst)]
+		f.words(args)
+	}
+	return f.out
+}
+
+func (f *targetFinder) visit(key, val string) {
+	if len(f.out) >= maxTargetsPerArg || val == "" {
+		return
+	}
+	f.key = foldKey(f.key[:0], key)
+	switch {
+	case contentKeys[string(f.key)]:
+	case f.resourceKeys[string(f.key)]:
+		if len(val) <= maxTargetLen {
+			if host, ok := urlHost(val); ok {
+				f.add(host)
+			} else {
+				f.add(cleanTarget(val))
+			}
+		}
+	case len(val) <= maxTargetLen && !strings.ContainsAny(val, " \t\n"):
+		f.word(val)
+	case len(val) <= maxCommandLen:
+		f.words(val)
+	}
+}
+
+// words looks for targets among the space-separated words of s, as in a
+// shell command.
+func (f *targetFinder) words(s string) {
+	for w := range strings.FieldsSeq(prefixOf(s, maxCommandLen)) {
+		if len(f.out) >= maxTargetsPerArg {
+			return
+		}
+		if w[0] == '-' {
+			continue
+		}
+		f.word(trimWord(w))
+	}
+}
+
+// word adds w if it is a URL (its host) or looks like a path.
+func (f *targetFinder) word(w string) {
+	if host, ok := urlHost(w); ok {
+		f.add(host)
+		return
+	}
+	if looksLikePath(w) {
+		f.add(cleanTarget(w))
+	}
+}
+
+func (f *targetFinder) add(t string) {
+	if t == "" || t == "." || t == "/" {
+		return
+	}
+	for _, have := range f.out {
+		if have == t {
+			return
+		}
+	}
+	f.out = append(f.out, t)
+}
+
+// trimWord strips the quotes and punctuation that surround a word in
+// prose or a command.
+func trimWord(w string) string {
+	w = strings.Trim(w, "\"'`()[]{}<>,;!?")
+	return strings.TrimRight(w, ".:")
+}
+
+// urlHost returns the lower-cased host of an absolute URL.
+func urlHost(s string) (string, bool) {
+	k := strings.Index(s, "://")
+	if k <= 0 || k > 16 {
+		return "", false
+	}
+	for i := 0; i < k; i++ {
+		if !isLetter(s[i]) && !(i > 0 && (isDigit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
+			return "", false
+		}
+	}
+	host := s[k+3:]
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		host = host[:i]
+	}
+	if host == "" {
+		return "", false
+	}
+	return strings.ToLower(host), true
+}
+
+// looksLikePath reports a word that names a file or directory: one with a
+// slash, one starting with "./" or "~/", or a file name with an
+// extension, such as main.go.
+func looksLikePath(w string) bool {
+	if w == "" || len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") {
+		return false
+	}
+	if strings.ContainsAny(w, `/\`) {
+		return strings.IndexFunc(w, func(r rune) bool { return r < 0x80 && isWordByte(byte(r)) }) >= 0
+	}
+	dot := strings.LastIndexByte(w, '.')
+	if dot <= 0 || dot == len(w)-1 || len(w)-dot > 9 {
+		return false
+	}
+	ext := w[dot+1:]
+	return strings.IndexFunc(ext, func(r rune) bool { return r < 0x80 && isLetter(byte(r)) }) >= 0 &&
+		strings.IndexFunc(ext, func(r rune) bool { return r >= 0x80 || !isWordByte(byte(r)) }) < 0
+}
+
+// cleanTarget normalizes a path, host or name for scope matching: forward
+// slashes, no "./" or trailing slash, lower case.
+func cleanTarget(t string) string {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return ""
+	}
+	if strings.Contains(t, `\`) {
+		t = strings.ReplaceAll(t, `\`, "/")
+	}
+	if strings.Contains(t, "/") || strings.HasPrefix(t, ".") {
+		t = path.Clean(t)
+	} else if i := strings.LastIndexByte(t, ':'); i > 0 && i < len(t)-1 && runOf(t[i+1:], isDigit) == len(t)-i-1 {
+		t = t[:i] // a host's port
+	}
+	return strings.ToLower(t)
+}
+
+// scopeOf returns the scope entry a target implies: the directory of a
+// file path, so that its neighbours are in scope too, or the target
+// itself.
+func scopeOf(t string) string {
+	slash := strings.LastIndexByte(t, '/')
+	if slash <= 0 {
+		return t
+	}
+	if strings.Contains(t[slash+1:], ".") {
+		return t[:slash]
+	}
+	return t
+}
+
+// inScope reports whether target t lies within scope entry e: it is e, is
+// under e as a directory, contains e as whole path components (so the
+// relative entry services/billing matches /repo/services/billing/x.go), or
+// is a subdomain of e.
+func inScope(e, t string) bool {
+	if e == "" {
+		return false
+	}
+	if t == e {
+		return true
+	}
+	if len(t) > len(e) && strings.HasPrefix(t, e) && (t[len(e)] == '/' || e[len(e)-1] == '/') {
+		return true
+	}
+	if len(t) > len(e) && strings.HasSuffix(t, e) && t[len(t)-len(e)-1] == '.' {
+		return true
+	}
+	if e[0] == '/' {
+		return false
+	}
+	for from := 0; from < len(t); {
+		k := strings.Index(t[from:], e)
+		if k < 0 {
+			return false
+		}
+		at := from + k
+		end := at + len(e)
+		if at > 0 && t[at-1] == '/' && (end == len(t) || t[end] == '/') {
+			return true
+		}
+		from = at + 1
+	}
+	return false
+}
+
+// promptScope returns the scope entries a task's prompt names: URLs (their
+// hosts), paths and file names (their directories, when they have one),
+// and words in backticks, taken as resource names.
+func promptScope(prompt string) []string {
+	f := &targetFinder{}
+	rest := prompt
+	for {
+		open := strings.IndexByte(rest, '`')
+		if open < 0 {
+			break
+		}
+		closing := strings.IndexByte(rest[open+1:], '`')
+		if closing < 0 {
+			break
+		}
+		if w := rest[open+1 : open+1+closing]; w != "" && len(w) <= maxTargetLen && !strings.ContainsAny(w, " \t\n") {
+			if host, ok := urlHost(w); ok {
+				f.add(host)
+			} else {
+				f.add(cleanTarget(w))
+			}
+		}
+		rest = rest[open+2+closing:]
+	}
+	for w := range strings.FieldsSeq(prompt) {
+		w = trimWord(w)
+		if host, ok := urlHost(w); ok {
+			f.add(host)
+		} else if looksLikePath(w) {
+			f.add(cleanTarget(w))
+		}
+	}
+	for i, t := range f.out {
+		f.out[i] = scopeOf(t)
+	}
+	return f.out
+}

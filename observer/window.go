@@ -1,0 +1,234 @@
+package observer
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lookout-go/lookout/session"
+)
+
+// cursor follows the session's call log for one detector, so that each
+// call is processed once. It remembers the last call processed, to notice
+// when the log was restored from a snapshot or rolled back underneath it.
+type cursor struct {
+	index int64 // CallIndex of the last call processed; 0 before any
+	at    time.Time
+	tool  string
+}
+
+// next returns the log position of the first call to process for a log
+// whose newest call has index upto, keeping at most keep calls, and
+// whether what the detector derived so far must be dropped first.
+func (c *cursor) next(calls *session.Log[ToolCallRecord], upto int64, keep int) (from int64, reset bool) {
+	from = c.index // positions are CallIndex-1, so the next one is c.index
+	if c.index > 0 {
+		rec, ok := calls.At(c.index - 1)
+		if c.index > upto || !ok || rec.CallIndex != c.index || !rec.Timestamp.Equal(c.at) || rec.ToolName != c.tool {
+			from, reset = 0, true
+		}
+	}
+	if upto-from > int64(keep) {
+		from, reset = upto-int64(keep), true
+	}
+	return from, reset
+}
+
+func (c *cursor) mark(rec *ToolCallRecord) {
+	c.index, c.at, c.tool = rec.CallIndex, rec.Timestamp, rec.ToolName
+}
+
+// ring keeps the last len(buf) items, overwriting the oldest.
+type ring[T any] struct {
+	buf  []T
+	head int // position of the oldest item
+	n    int
+}
+
+func newRing[T any](size int) ring[T] { return ring[T]{buf: make([]T, max(size, 1))} }
+
+func (r *ring[T]) len() int { return r.n }
+
+// push makes room for a new item and returns it for the caller to fill. It
+// holds whatever the overwritten slot held.
+func (r *ring[T]) push() *T {
+	if r.n < len(r.buf) {
+		r.n++
+		return &r.buf[(r.head+r.n-1)%len(r.buf)]
+	}
+	slot := &r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	return slot
+}
+
+// back returns the i-th newest item: back(0) is the newest.
+func (r *ring[T]) back(i int) *T { return &r.buf[(r.head+r.n-1-i)%len(r.buf)] }
+
+func (r *ring[T]) clear() { r.head, r.n = 0, 0 }
+
+// pick returns v, or def when v is zero.
+func pick(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Escalation says how the severity of a detected pattern rises while the
+// pattern persists: it is first reported at info (a nudge), raised to
+// caution once the pattern has gone on for CautionAfter more calls, and to
+// warning after WarningAfter more calls. A negative field means never.
+//
+// The zero Escalation means the detector's default; any other value is
+// taken as it is, so Escalation{WarningAfter: 4} reports at caution from
+// the start and at warning after 4 more calls.
+type Escalation struct {
+	CautionAfter int
+	WarningAfter int
+}
+
+// severity grades a pattern that has gone on for over calls past the point
+// where it is first reported.
+func (e Escalation) severity(over int) Severity {
+	switch {
+	case e.WarningAfter >= 0 && over >= e.WarningAfter:
+		return Warning
+	case e.CautionAfter >= 0 && over >= e.CautionAfter:
+		return Caution
+	}
+	return Info
+}
+
+// or returns e, or def when e is zero.
+func (e Escalation) or(def Escalation) Escalation {
+	if e == (Escalation{}) {
+		return def
+	}
+	return e
+}
+
+// Lengths of the pieces of evidence lines.
+const (
+	maxSummaryLen = 80
+	maxErrorLen   = 80
+	maxEvidence   = 6
+)
+
+// callLabel names a call for the model: its tool and summarized
+// arguments, as "read_file path=go.mod".
+func callLabel(tool, paramsSummary, args string) string {
+	s := paramsSummary
+	if s == "" {
+		s = summarizeArgs(args)
+	}
+	s = clip(oneLine(s), maxSummaryLen)
+	if s == "" {
+		return oneLine(tool)
+	}
+	return oneLine(tool) + " " + s
+}
+
+// evidenceLine cites one call: "#12 read_file path=go.mod", with
+// " (failed: reason)" for a failure.
+func evidenceLine(b *strings.Builder, index int64, label string, success bool, errMsg string) {
+	b.WriteByte('#')
+	b.WriteString(strconv.FormatInt(index, 10))
+	b.WriteByte(' ')
+	b.WriteString(label)
+	if !success {
+		b.WriteString(" (failed")
+		if msg := clip(oneLine(errMsg), maxErrorLen); msg != "" {
+			b.WriteString(": ")
+			b.WriteString(msg)
+		}
+		b.WriteByte(')')
+	}
+}
+
+// summarizeArgs abbreviates JSON object arguments as "key=value" pairs,
+// strings unquoted, and other arguments as their trimmed text.
+func summarizeArgs(args string) string {
+	var b strings.Builder
+	ok := eachMember(args, func(key, val string, isString bool) bool {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(key)
+		b.WriteByte('=')
+		b.WriteString(val)
+		return b.Len() < 2*maxSummaryLen
+	})
+	if ok {
+		return b.String()
+	}
+	return strings.TrimSpace(prefixOf(args, 4*maxSummaryLen))
+}
+
+// oneLine makes s safe for one line of a fenced block: newlines and tabs
+// become spaces and backticks become quotes.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t`") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\n', '\r', '\t':
+			return ' '
+		case '`':
+			return '\''
+		}
+		return r
+	}, s)
+}
+
+// clip shortens s to at most n bytes, cutting at a rune boundary and
+// marking the cut with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func prefixOf(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// listCalls writes the evidence lines for a pattern of total calls whose
+// retained occurrences are lines (oldest first): all of them when they fit,
+// otherwise the first, a line saying how many are left out, and the most
+// recent ones. firstLine cites the pattern's first call, for when that
+// call is no longer among lines.
+func listCalls(b *strings.Builder, lines []string, total int, firstLine string) {
+	if total <= len(lines) && len(lines) <= maxEvidence {
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(l)
+		}
+		return
+	}
+	const tail = maxEvidence - 3
+	recent := lines[max(len(lines)-tail, 0):]
+	head := firstLine
+	if total == len(lines) {
+		head = lines[0]
+	}
+	b.WriteString(head)
+	b.WriteString("\n… ")
+	b.WriteString(plural(int64(total-1-len(recent)), "more call", "more calls"))
+	b.WriteString(" …")
+	for _, l := range recent {
+		b.WriteByte('\n')
+		b.WriteString(l)
+	}
+}
