@@ -50,9 +50,9 @@ func (c Content) PlainText() string {
 // MarshalJSON writes the string or the list.
 func (c Content) MarshalJSON() ([]byte, error) {
 	if c.Parts != nil {
-		return json.Marshal(c.Parts)
+		return marshal(c.Parts)
 	}
-	return json.Marshal(c.Text)
+	return marshal(c.Text)
 }
 
 // UnmarshalJSON reads a string or a list of parts.
@@ -98,9 +98,9 @@ type ContentPart struct {
 func (p ContentPart) MarshalJSON() ([]byte, error) {
 	type plain ContentPart
 	if p.Type != PartText {
-		return json.Marshal(plain(p))
+		return marshal(plain(p))
 	}
-	return json.Marshal(struct {
+	return marshal(struct {
 		Type   PartType     `json:"type"`
 		Text   string       `json:"text"`
 		Source *MediaSource `json:"source,omitempty"`

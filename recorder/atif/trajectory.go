@@ -101,7 +101,7 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 	if len(bytes.TrimSpace(c.Arguments)) == 0 {
 		c.Arguments = json.RawMessage("{}")
 	}
-	return json.Marshal(plain(c))
+	return marshal(plain(c))
 }
 
 // Observation is the environment's feedback on a step. Results is
@@ -116,7 +116,7 @@ func (o Observation) MarshalJSON() ([]byte, error) {
 	if o.Results == nil {
 		o.Results = []ObservationResult{}
 	}
-	return json.Marshal(plain(o))
+	return marshal(plain(o))
 }
 
 // ObservationResult is one piece of feedback. SourceCallID links it to a
@@ -182,7 +182,7 @@ func (e Effort) MarshalJSON() ([]byte, error) {
 	if e.Numeric {
 		return json.Marshal(e.Amount)
 	}
-	return json.Marshal(e.Label)
+	return marshal(e.Label)
 }
 
 // UnmarshalJSON reads a string or a number.
@@ -216,7 +216,27 @@ func Decode(data []byte) (*Trajectory, error) {
 	return &t, nil
 }
 
-// Encode writes t as indented JSON, the form WriteFile puts on disk.
+// Encode writes t as indented JSON, the form WriteFile puts on disk. HTML
+// characters are not escaped, so markdown and tags stay readable.
 func Encode(t *Trajectory) ([]byte, error) {
-	return json.MarshalIndent(t, "", "  ")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(t); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// marshal is json.Marshal without HTML escaping, for the types whose
+// MarshalJSON would otherwise escape text that Encode leaves alone.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -137,5 +138,23 @@ func TestNilCollectionsEncodeAsRequired(t *testing.T) {
 	want := `{"step_id":1,"source":"agent","message":"","tool_calls":[{"tool_call_id":"c","function_name":"f","arguments":{}}],"observation":{"results":[]}}`
 	if string(out) != want {
 		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
+func TestEncodeLeavesHTMLCharactersAlone(t *testing.T) {
+	tr := &Trajectory{
+		SchemaVersion: Version,
+		Agent:         Agent{Name: "a & b", Version: "1"},
+		Steps: []Step{{StepID: 1, Source: SourceAgent, Message: Text("<b>bold</b> & more"), ReasoningContent: "x < y",
+			ToolCalls: []ToolCall{{ID: "c", FunctionName: "f", Arguments: json.RawMessage(`{"q":"<tag>"}`)}}}},
+	}
+	out, err := Encode(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"a & b"`, `"<b>bold</b> & more"`, `"x < y"`, `"<tag>"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("%s not written as is:\n%s", want, out)
+		}
 	}
 }

@@ -1,0 +1,288 @@
+package messages
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// Options tune FromRecords. A nil *Options and the zero value mean the
+// defaults.
+type Options struct {
+	// RunID picks the run to export. Empty means the only run without a
+	// parent in the records; with several, FromRecords fails with
+	// ErrAmbiguousRoot. Child runs (agents used as tools) are separate
+	// conversations: pick them by id.
+	RunID string
+
+	// Reasoning adds each model response's reasoning as
+	// "reasoning_content" on its assistant message.
+	Reasoning bool
+
+	// Assessments adds each assessment as a system message where it was
+	// recorded. By default they are left out: the model saw only the
+	// latest one, injected into its input, never a message of its own.
+	Assessments bool
+
+	// Redactor, if set, rewrites message text, reasoning, tool arguments
+	// and tool results on their way out.
+	Redactor recorder.Redactor
+}
+
+// FromRecords returns the conversation of one run as chat messages, in
+// the order they happened: user and system messages as recorded, each
+// model response as an assistant message with its tool calls, and each
+// tool result as a tool message right after the assistant message that
+// asked for it, in the order of its tool calls (not the order the calls
+// finished in). A result for a call no response made stays where it was
+// recorded. Records of other runs, and records that are not part of the
+// conversation (model requests, budgets, run start and end, extensions),
+// are skipped.
+func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	run, err := pickRun(records, o.RunID)
+	if err != nil {
+		return nil, err
+	}
+	var mine []recorder.Record
+	for _, r := range records {
+		if r.RunID == run {
+			mine = append(mine, r)
+		}
+	}
+	sort.SliceStable(mine, func(i, j int) bool { return mine[i].Seq < mine[j].Seq })
+
+	x := exporter{opts: o}
+	// Each entry is a message and, for an assistant message, one slot per
+	// tool call for its result.
+	type entry struct {
+		msg     Message
+		results []*Message
+	}
+	var (
+		entries []entry
+		calls   = map[string][2]int{} // call id → entry, slot
+	)
+	for _, r := range mine {
+		switch p := r.Payload.(type) {
+		case *recorder.Message:
+			if p.Message != nil {
+				entries = append(entries, entry{msg: x.message(p.Message)})
+			}
+		case *recorder.ModelResponse:
+			m := x.response(p)
+			entries = append(entries, entry{msg: m, results: make([]*Message, len(m.ToolCalls))})
+			for i, c := range m.ToolCalls {
+				calls[c.ID] = [2]int{len(entries) - 1, i}
+			}
+		case *recorder.ToolEnded:
+			m := x.toolResult(p)
+			if where, ok := calls[p.CallID]; ok && p.CallID != "" && entries[where[0]].results[where[1]] == nil {
+				entries[where[0]].results[where[1]] = &m
+				continue
+			}
+			entries = append(entries, entry{msg: m})
+		case *recorder.Assessment:
+			if o.Assessments {
+				entries = append(entries, entry{msg: Message{Role: RoleSystem, Content: Content{Text: x.redact(p.Markdown)}}})
+			}
+		}
+	}
+	out := make([]Message, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.msg)
+		for _, m := range e.results {
+			if m != nil {
+				out = append(out, *m)
+			}
+		}
+	}
+	return out, nil
+}
+
+// pickRun returns the run to export.
+func pickRun(records []recorder.Record, id string) (string, error) {
+	present := map[string]bool{}
+	for _, r := range records {
+		present[r.RunID] = true
+	}
+	if id != "" {
+		if !present[id] {
+			return "", fmt.Errorf("%w: %q", ErrNoRootRun, id)
+		}
+		return id, nil
+	}
+	var roots []string
+	seen := map[string]bool{}
+	for _, r := range records {
+		if seen[r.RunID] {
+			continue
+		}
+		seen[r.RunID] = true
+		if r.ParentRunID == "" || r.ParentRunID == r.RunID || !present[r.ParentRunID] {
+			roots = append(roots, r.RunID)
+		}
+	}
+	switch len(roots) {
+	case 0:
+		return "", ErrNoRootRun
+	case 1:
+		return roots[0], nil
+	}
+	return "", &AmbiguousRootError{RunIDs: roots}
+}
+
+type exporter struct{ opts Options }
+
+func (x exporter) redact(s string) string {
+	if x.opts.Redactor == nil || s == "" {
+		return s
+	}
+	return x.opts.Redactor.Redact(s)
+}
+
+func (x exporter) message(m *schema.Message) Message {
+	out := Message{Role: RoleUser, Content: x.content(m), Name: m.Name}
+	switch m.Role {
+	case schema.System:
+		out.Role = RoleSystem
+	case schema.Assistant:
+		out.Role = RoleAssistant
+		out.ToolCalls = x.toolCalls(m.ToolCalls)
+		if x.opts.Reasoning {
+			out.ReasoningContent = x.redact(m.ReasoningContent)
+		}
+	case schema.Tool:
+		out.Role = RoleTool
+		out.ToolCallID = m.ToolCallID
+	}
+	return out
+}
+
+// content is the message text, or parts for multimodal user input. Media
+// other than images is replaced by a text part saying what was left out.
+func (x exporter) content(m *schema.Message) Content {
+	if len(m.UserInputMultiContent) == 0 {
+		return Content{Text: x.redact(m.Content)}
+	}
+	parts := make([]Part, 0, len(m.UserInputMultiContent))
+	for _, in := range m.UserInputMultiContent {
+		switch {
+		case in.Type == schema.ChatMessagePartTypeText:
+			parts = append(parts, Part{Type: "text", Text: x.redact(in.Text)})
+		case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && imageURL(in.Image) != "":
+			parts = append(parts, Part{Type: "image_url", ImageURL: &ImageURL{URL: imageURL(in.Image), Detail: string(in.Image.Detail)}})
+		default:
+			parts = append(parts, Part{Type: "text", Text: fmt.Sprintf("[%s omitted]", in.Type)})
+		}
+	}
+	return Content{Parts: parts}
+}
+
+// imageURL is the image's URL, or a data: URL built from inline data.
+func imageURL(img *schema.MessageInputImage) string {
+	if img.URL != nil && *img.URL != "" {
+		return *img.URL
+	}
+	if img.Base64Data != nil && *img.Base64Data != "" && img.MIMEType != "" {
+		return "data:" + img.MIMEType + ";base64," + *img.Base64Data
+	}
+	return ""
+}
+
+func (x exporter) response(p *recorder.ModelResponse) Message {
+	out := Message{Role: RoleAssistant}
+	if p.Message != nil {
+		out.Content = Content{Text: x.redact(p.Message.Content)}
+		out.ToolCalls = x.toolCalls(p.Message.ToolCalls)
+		if x.opts.Reasoning {
+			out.ReasoningContent = x.redact(p.Message.ReasoningContent)
+		}
+	}
+	return out
+}
+
+func (x exporter) toolCalls(calls []schema.ToolCall) []ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ToolCall, len(calls))
+	for i, c := range calls {
+		args := x.redact(c.Function.Arguments)
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		out[i] = ToolCall{ID: c.ID, Type: "function", Function: Function{Name: c.Function.Name, Arguments: args}}
+	}
+	return out
+}
+
+// toolResult is a tool message: the result, or the error text when the
+// call failed with no result.
+func (x exporter) toolResult(p *recorder.ToolEnded) Message {
+	text := p.Result
+	if text == "" && p.IsError {
+		text = p.Error
+	}
+	return Message{Role: RoleTool, Content: Content{Text: x.redact(text)}, ToolCallID: p.CallID}
+}
+
+// Write writes messages as JSON Lines: one message per line, each line
+// ending in a newline. HTML characters are not escaped.
+func Write(w io.Writer, msgs []Message) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i := range msgs {
+		if err := enc.Encode(&msgs[i]); err != nil {
+			return fmt.Errorf("messages: write: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("messages: write: %w", err)
+	}
+	return nil
+}
+
+// maxLine bounds one JSONL line when reading.
+const maxLine = 64 << 20
+
+// Read reads messages written by Write, one per line. Blank lines are
+// skipped. A line that is not a message with a known role stops the read
+// with a *LineError; the messages before it are returned with it.
+func Read(r io.Reader) ([]Message, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var out []Message
+	for line := 1; sc.Scan(); line++ {
+		data := bytes.TrimSpace(sc.Bytes())
+		if len(data) == 0 {
+			continue
+		}
+		var m Message
+		if err := json.Unmarshal(data, &m); err != nil {
+			return out, &LineError{Line: line, Err: err}
+		}
+		switch m.Role {
+		case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		default:
+			return out, &LineError{Line: line, Err: fmt.Errorf("unknown role %q", m.Role)}
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("messages: read: %w", err)
+	}
+	return out, nil
+}
