@@ -223,3 +223,10 @@ func TestTokensThatOutlastTheDeadlineAreNoShortfall(t *testing.T) {
 	// deadline comes in 8: it binds first, whatever the tool-call limit.
 	assert.Empty(t, budget.Project(b, t0.Add(22*time.Minute)).Shortfalls())
 }
+
+func TestPaceNeedsAMinuteOfHistory(t *testing.T) {
+	b := budget.New(budget.Limits{Timeout: time.Hour, MaxTokens: 10_000}, t0)
+	b.TokensUsed, b.ToolCalls = 5_000, 5
+	assert.False(t, budget.Project(b, t0.Add(59*time.Second)).Tokens.Projected)
+	assert.True(t, budget.Project(b, t0.Add(time.Minute)).Tokens.Projected)
+}

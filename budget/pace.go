@@ -32,7 +32,8 @@ type ResourcePace struct {
 	PerToolCall float64
 
 	// Projected is true when there was enough consumption to project from:
-	// some time has elapsed and some of the resource was used.
+	// at least [MinProjectionElapsed] has elapsed and some of the resource
+	// was used.
 	Projected bool
 	// RunsOutIn is the projected time until the resource is exhausted.
 	RunsOutIn time.Duration
@@ -46,6 +47,11 @@ type ResourcePace struct {
 	// unknown.
 	RunsOutAtCall int64
 }
+
+// MinProjectionElapsed is the least run time a projection is made from.
+// Rates measured over a few seconds swing too much to say when anything
+// runs out.
+const MinProjectionElapsed = time.Minute
 
 // Project returns the pace of b at now. It is a pure function of its
 // arguments.
@@ -69,7 +75,7 @@ func project(r Resource, limit, used, calls int64, elapsed time.Duration, now ti
 	if calls > 0 {
 		rp.PerToolCall = float64(used) / float64(calls)
 	}
-	if elapsed <= 0 || used <= 0 {
+	if elapsed < MinProjectionElapsed || used <= 0 {
 		return rp
 	}
 	rp.Projected = true
