@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -19,10 +20,12 @@ func decodeRecord(data []byte, r *Record) error {
 			return fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 	}
-	return w.record(r)
+	return w.record(r, true)
 }
 
-func (w *wireRecord) record(r *Record) error {
+// record turns the envelope into a Record, decoding the payload. With fast
+// set, common payloads are tried without reflection first.
+func (w *wireRecord) record(r *Record, fast bool) error {
 	if w.SchemaVersion > SchemaVersion {
 		return &VersionError{Seen: w.SchemaVersion, Supported: SchemaVersion}
 	}
@@ -37,10 +40,13 @@ func (w *wireRecord) record(r *Record) error {
 		if len(w.Payload) > 0 && !json.Valid(w.Payload) {
 			return fmt.Errorf("%w: %s payload is not valid JSON", ErrMalformed, w.Kind)
 		}
-		p = &Unknown{Name: w.Kind, Body: w.Payload}
+		p = &Unknown{Name: w.Kind, Body: append(json.RawMessage(nil), w.Payload...)}
 	} else if len(w.Payload) > 0 && !bytes.Equal(w.Payload, []byte("null")) {
-		if err := json.Unmarshal(w.Payload, p); err != nil {
-			return fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
+		if !fast || !decodeFlatPayload(w.Payload, p) {
+			p = newPayload(w.Kind) // drop anything the fast path half-filled
+			if err := json.Unmarshal(w.Payload, p); err != nil {
+				return fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
+			}
 		}
 	}
 	*r = Record{
@@ -57,8 +63,8 @@ func (w *wireRecord) record(r *Record) error {
 
 // scanEnvelope fills w from data when data is an object whose fields are
 // all envelope fields with plain values. It reports false, leaving w in
-// any state, when the slow path must decide. The payload is captured as
-// raw bytes (a copy) and validated later by whoever decodes it.
+// any state, when the slow path must decide. The payload is captured as a
+// slice of data and validated later by whoever decodes it.
 func scanEnvelope(data []byte, w *wireRecord) bool {
 	s := scanner{data: data}
 	s.ws()
@@ -131,7 +137,7 @@ func scanEnvelope(data []byte, w *wireRecord) bool {
 			if !s.skipValue(0) {
 				return false
 			}
-			w.Payload = append(json.RawMessage(nil), s.data[start:s.i]...)
+			w.Payload = s.data[start:s.i] // copied later if kept
 		default:
 			return false
 		}
@@ -289,4 +295,211 @@ func (s *scanner) skipValue(depth int) bool {
 		}
 		return s.i > start
 	}
+}
+
+// decodeFlatPayload decodes the payloads that make up most of a trajectory
+// (tool calls and budget events) without reflection. It reports false,
+// leaving p in any state, when the payload has anything it does not expect;
+// encoding/json then decodes it from scratch.
+func decodeFlatPayload(data []byte, p Payload) bool {
+	var set func(key []byte, s *scanner) bool
+	switch t := p.(type) {
+	case *ToolStarted:
+		set = func(key []byte, s *scanner) bool {
+			switch string(key) {
+			case "call_id":
+				return s.str(&t.CallID)
+			case "name":
+				return s.str(&t.Name)
+			case "arguments":
+				return s.str(&t.Arguments)
+			case "arguments_bytes":
+				return s.intField(&t.ArgumentsBytes)
+			case "arguments_truncated":
+				return s.boolean(&t.ArgumentsTruncated)
+			case "call_index":
+				return s.intField(&t.CallIndex)
+			}
+			return false
+		}
+	case *ToolEnded:
+		set = func(key []byte, s *scanner) bool {
+			switch string(key) {
+			case "call_id":
+				return s.str(&t.CallID)
+			case "name":
+				return s.str(&t.Name)
+			case "result":
+				return s.str(&t.Result)
+			case "result_bytes":
+				return s.intField(&t.ResultBytes)
+			case "truncated":
+				return s.boolean(&t.Truncated)
+			case "is_error":
+				return s.boolean(&t.IsError)
+			case "error":
+				return s.str(&t.Error)
+			case "duration_ns":
+				n, ok := s.int()
+				t.Duration = time.Duration(n)
+				return ok
+			case "call_index":
+				return s.intField(&t.CallIndex)
+			}
+			return false
+		}
+	case *Budget:
+		set = func(key []byte, s *scanner) bool {
+			switch string(key) {
+			case "event":
+				var v string
+				ok := s.str(&v)
+				t.Event = BudgetEvent(v)
+				return ok
+			case "resource":
+				return s.str(&t.Resource)
+			case "amount":
+				n, ok := s.int()
+				t.Amount = n
+				return ok
+			case "used":
+				n, ok := s.int()
+				t.Used = n
+				return ok
+			case "limit":
+				n, ok := s.int()
+				t.Limit = n
+				return ok
+			}
+			return false
+		}
+	default:
+		return false
+	}
+	s := scanner{data: data}
+	s.ws()
+	if !s.byte('{') {
+		return false
+	}
+	s.ws()
+	if s.byte('}') {
+		return s.end()
+	}
+	for {
+		s.ws()
+		key, ok := s.plainString()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if !s.byte(':') {
+			return false
+		}
+		s.ws()
+		if !set(key, &s) {
+			return false
+		}
+		s.ws()
+		if s.byte('}') {
+			return s.end()
+		}
+		if !s.byte(',') {
+			return false
+		}
+	}
+}
+
+func (s *scanner) intField(dst *int) bool {
+	n, ok := s.int()
+	if !ok || n > 1<<31 || n < -(1<<31) {
+		return false
+	}
+	*dst = int(n)
+	return true
+}
+
+func (s *scanner) boolean(dst *bool) bool {
+	rest := s.data[s.i:]
+	switch {
+	case bytes.HasPrefix(rest, []byte("true")):
+		*dst = true
+		s.i += 4
+	case bytes.HasPrefix(rest, []byte("false")):
+		*dst = false
+		s.i += 5
+	default:
+		return false
+	}
+	// A literal must end here, as in "true}" but not "truex".
+	return s.i == len(s.data) || !isAlnum(s.data[s.i])
+}
+
+// str reads a JSON string, unescaping it as encoding/json does. Strings
+// with \u escapes are left to encoding/json.
+func (s *scanner) str(dst *string) bool {
+	if !s.byte('"') {
+		return false
+	}
+	start := s.i
+	// The common case: nothing to unescape.
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		if c == '"' {
+			v := s.data[start:s.i]
+			if !utf8.Valid(v) {
+				return false
+			}
+			*dst = string(v)
+			s.i++
+			return true
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return false
+		}
+		s.i++
+	}
+	buf := make([]byte, 0, s.i-start+16)
+	buf = append(buf, s.data[start:s.i]...)
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		switch {
+		case c == '"':
+			if !utf8.Valid(buf) {
+				return false
+			}
+			*dst = string(buf)
+			s.i++
+			return true
+		case c < 0x20:
+			return false
+		case c != '\\':
+			buf = append(buf, c)
+			s.i++
+			continue
+		}
+		if s.i+1 >= len(s.data) {
+			return false
+		}
+		switch s.data[s.i+1] {
+		case '"', '\\', '/':
+			buf = append(buf, s.data[s.i+1])
+		case 'n':
+			buf = append(buf, '\n')
+		case 't':
+			buf = append(buf, '\t')
+		case 'r':
+			buf = append(buf, '\r')
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		default:
+			return false
+		}
+		s.i += 2
+	}
+	return false
 }

@@ -15,7 +15,7 @@ func DecodeWithEncodingJSON(data []byte, r *Record) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	return w.record(r)
+	return w.record(r, false)
 }
 
 // ScanEnvelope reports whether the fast envelope scanner accepts data.

@@ -117,6 +117,9 @@ var payloadEncoders = sync.Pool{New: func() any {
 }}
 
 func appendPayload(b []byte, p Payload) ([]byte, error) {
+	if out, ok := appendFlatPayload(b, p); ok {
+		return out, nil
+	}
 	e := payloadEncoders.Get().(*payloadEncoder)
 	defer payloadEncoders.Put(e)
 	e.buf.Reset()
@@ -125,6 +128,85 @@ func appendPayload(b []byte, p Payload) ([]byte, error) {
 	}
 	// Encode ends with a newline that the record must not carry.
 	return append(b, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...), nil
+}
+
+// appendFlatPayload encodes the payloads that make up most of a trajectory
+// (tool calls and budget events) without reflection, byte for byte as
+// encoding/json would with their struct tags. It reports false for other
+// payloads.
+func appendFlatPayload(b []byte, p Payload) ([]byte, bool) {
+	switch t := p.(type) {
+	case *ToolStarted:
+		b = append(b, '{')
+		if t.CallID != "" {
+			b = append(b, `"call_id":`...)
+			b = appendString(b, t.CallID)
+			b = append(b, ',')
+		}
+		b = append(b, `"name":`...)
+		b = appendString(b, t.Name)
+		if t.Arguments != "" {
+			b = append(b, `,"arguments":`...)
+			b = appendString(b, t.Arguments)
+		}
+		if t.ArgumentsBytes != 0 {
+			b = append(b, `,"arguments_bytes":`...)
+			b = strconv.AppendInt(b, int64(t.ArgumentsBytes), 10)
+		}
+		if t.ArgumentsTruncated {
+			b = append(b, `,"arguments_truncated":true`...)
+		}
+		b = append(b, `,"call_index":`...)
+		b = strconv.AppendInt(b, int64(t.CallIndex), 10)
+		return append(b, '}'), true
+	case *ToolEnded:
+		b = append(b, '{')
+		if t.CallID != "" {
+			b = append(b, `"call_id":`...)
+			b = appendString(b, t.CallID)
+			b = append(b, ',')
+		}
+		b = append(b, `"name":`...)
+		b = appendString(b, t.Name)
+		if t.Result != "" {
+			b = append(b, `,"result":`...)
+			b = appendString(b, t.Result)
+		}
+		if t.ResultBytes != 0 {
+			b = append(b, `,"result_bytes":`...)
+			b = strconv.AppendInt(b, int64(t.ResultBytes), 10)
+		}
+		if t.Truncated {
+			b = append(b, `,"truncated":true`...)
+		}
+		if t.IsError {
+			b = append(b, `,"is_error":true`...)
+		}
+		if t.Error != "" {
+			b = append(b, `,"error":`...)
+			b = appendString(b, t.Error)
+		}
+		if t.Duration != 0 {
+			b = append(b, `,"duration_ns":`...)
+			b = strconv.AppendInt(b, int64(t.Duration), 10)
+		}
+		b = append(b, `,"call_index":`...)
+		b = strconv.AppendInt(b, int64(t.CallIndex), 10)
+		return append(b, '}'), true
+	case *Budget:
+		b = append(b, `{"event":`...)
+		b = appendString(b, string(t.Event))
+		b = append(b, `,"resource":`...)
+		b = appendString(b, t.Resource)
+		b = append(b, `,"amount":`...)
+		b = strconv.AppendInt(b, t.Amount, 10)
+		b = append(b, `,"used":`...)
+		b = strconv.AppendInt(b, t.Used, 10)
+		b = append(b, `,"limit":`...)
+		b = strconv.AppendInt(b, t.Limit, 10)
+		return append(b, '}'), true
+	}
+	return b, false
 }
 
 // wireRecord is the decoding shape of a record.
@@ -167,6 +249,10 @@ func appendString(b []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			case '\n':
 				b = append(b, '\\', 'n')
 			case '\r':

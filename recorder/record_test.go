@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,6 +213,9 @@ func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
 	f.Add([]byte(` {"kind":"x","run_id":"\u00e9","recorded_at":"2025-01-02T03:04:05+01:00"} `))
 	f.Add([]byte(`{"kind":"budget","payload":{"amount":1},"kind":"message"}`))
 	f.Add([]byte(`{"kind":"00000000000","payload":}`))
+	f.Add([]byte(`{"kind":"tool_ended","payload":{"name":"a\"b\\c\/d\n\t\r\b\f","result":"\u00e9\ud83d\ude00","is_error":true,"duration_ns":-5,"call_index":2147483648}}`))
+	f.Add([]byte(`{"kind":"tool_started","payload":{"name":"x","arguments":"\x","arguments_truncated":falsey,"Name":"y"}}`))
+	f.Add([]byte(`{"kind":"budget","payload":{"event":"charged","amount":1.5,"used":null,"limit":-0}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast, slow recorder.Record
 		errFast := fast.UnmarshalJSON(data)
@@ -226,6 +230,32 @@ func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
 		b, errB := slow.AppendJSON(nil)
 		if (errA == nil) != (errB == nil) || string(a) != string(b) {
 			t.Fatalf("scanner and encoding/json decode %q differently:\n%s\n%s", data, a, b)
+		}
+	})
+}
+
+func FuzzFlatPayloadsEncodeLikeEncodingJSON(f *testing.F) {
+	f.Add("c1", "ls", `{"dir":"/"}`, "exit \b\f\x01 \u2028 <&>", int64(-3), true)
+	f.Add("", "", "", "\xff", int64(0), false)
+	f.Fuzz(func(t *testing.T, id, name, text, errText string, n int64, flag bool) {
+		payloads := []recorder.Payload{
+			&recorder.ToolStarted{CallID: id, Name: name, Arguments: text, ArgumentsBytes: int(int32(n)), ArgumentsTruncated: flag, CallIndex: int(int32(n))},
+			&recorder.ToolEnded{CallID: id, Name: name, Result: text, ResultBytes: int(int32(n)), Truncated: flag, IsError: !flag, Error: errText, Duration: time.Duration(n), CallIndex: int(int32(n))},
+			&recorder.Budget{Event: recorder.BudgetEvent(id), Resource: name, Amount: n, Used: -n, Limit: n / 2},
+		}
+		for _, p := range payloads {
+			r := recorder.Record{Payload: p}
+			line, err := r.AppendJSON(nil)
+			require.NoError(t, err)
+			var buf strings.Builder
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			require.NoError(t, enc.Encode(p))
+			want := strings.TrimSuffix(buf.String(), "\n")
+			got := string(line[strings.Index(string(line), `"payload":`)+len(`"payload":`) : len(line)-1])
+			if got != want {
+				t.Fatalf("%s payload encodes as\n%s\nencoding/json gives\n%s", p.Kind(), got, want)
+			}
 		}
 	})
 }
