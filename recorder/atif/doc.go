@@ -59,7 +59,8 @@
 //   - WriteFile refuses names that leave its directory, including through
 //     symbolic links, but does not write atomically.
 //   - ToRecords keeps only what records can hold: costs, token ids,
-//     logprobs, reasoning effort and file-form subagent refs are dropped.
+//     logprobs, reasoning effort, file-form subagent refs and subagent
+//     trajectories nested inside an embedded one are dropped.
 //
 // The functions of this package are safe for concurrent use; the
 // document types are plain data, safe for concurrent reads only.

@@ -2,6 +2,7 @@ package atif
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -74,8 +75,18 @@ func RootRuns(records []recorder.Record) []string {
 // Every run below it (agents used as tools, transfers) becomes an entry
 // of the root's subagent_trajectories, flat however deep it ran, with
 // trajectory_id set to its run id and its own steps numbered from 1. The
-// step that delegated carries a subagent_trajectory_ref to it; see the
-// package documentation for how a child run is matched to a tool call.
+// step that delegated carries a subagent_trajectory_ref to it, on the
+// first match of:
+//
+//  1. the tool call named in the child's run_started metadata under
+//     ParentToolCallKey (when the key is present but names no call of the
+//     parent, or is empty, rule 2 is skipped);
+//  2. a call of the parent that had started and not ended when the child
+//     started, preferring one whose tool name is the child's agent name,
+//     then the latest started;
+//  3. the last agent step that began at or before the child started, as a
+//     result with no source_call_id;
+//  4. a new system step at the child's start time.
 //
 // User and system messages become user and system steps; each model
 // response becomes one agent step, and the results of its tool calls
@@ -99,7 +110,7 @@ func FromRecords(records []recorder.Record, opts *Options) (*Trajectory, error) 
 	if err != nil {
 		return nil, err
 	}
-	x := &exporter{opts: o, runs: runs, seen: map[string]bool{}}
+	x := &exporter{opts: o, seen: map[string]bool{}}
 	t := x.trajectory(root)
 	t.SchemaVersion = Version
 	t.SessionID = root.id
@@ -147,7 +158,10 @@ func groupRuns(records []recorder.Record) *runSet {
 		}
 	}
 	for _, r := range s.order {
-		sort.SliceStable(r.records, func(i, j int) bool { return r.records[i].Seq < r.records[j].Seq })
+		bySeq := func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) }
+		if !slices.IsSortedFunc(r.records, bySeq) {
+			slices.SortStableFunc(r.records, bySeq)
+		}
 		if r.parent == r.id {
 			r.parent = ""
 		}
@@ -190,7 +204,6 @@ func (s *runSet) root(id string) (*run, error) {
 
 type exporter struct {
 	opts      Options
-	runs      *runSet
 	subagents []Trajectory
 	seen      map[string]bool // runs already exported, so a cycle cannot loop
 }
@@ -312,18 +325,8 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 	return t
 }
 
-// link attaches a child run to the step that delegated to it. The rule,
-// first match wins:
-//
-//  1. the tool call named by the child's run_started metadata under
-//     ParentToolCallKey; when that key is present but names no call of
-//     the parent (or is empty), rule 2 is skipped;
-//  2. a tool call of the parent that was running when the child started
-//     (started at or before it, not ended before it), preferring a call
-//     whose tool name is the child's agent name, then the latest started;
-//  3. the last agent step that began at or before the child started, as
-//     an observation result with no source_call_id;
-//  4. a new system step at the child's start time.
+// link attaches a child run to the step that delegated to it, by the
+// rules in the FromRecords documentation.
 func (x *exporter) link(steps []*pending, calls map[string]*callSpan, child *run) []*pending {
 	ref := SubagentTrajectoryRef{TrajectoryID: child.id}
 	callID, named := child.metadata[ParentToolCallKey]

@@ -36,7 +36,9 @@ import (
 // Record times come from step timestamps (RFC 3339); a step without a
 // readable timestamp takes the time of the step before it. What records
 // cannot hold is dropped: costs, token ids, logprobs, reasoning effort,
-// copied-context flags, file-form subagent refs and continuation refs.
+// copied-context flags, file-form subagent refs, continuation refs, and
+// subagent trajectories nested inside an embedded one (refs resolve
+// against the root's list only).
 // Exporting the records again gives back a trajectory from FromRecords
 // unchanged.
 func ToRecords(t *Trajectory) ([]recorder.Record, error) {

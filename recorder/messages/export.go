@@ -3,10 +3,11 @@ package messages
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
@@ -61,7 +62,10 @@ func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
 			mine = append(mine, r)
 		}
 	}
-	sort.SliceStable(mine, func(i, j int) bool { return mine[i].Seq < mine[j].Seq })
+	bySeq := func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) }
+	if !slices.IsSortedFunc(mine, bySeq) {
+		slices.SortStableFunc(mine, bySeq)
+	}
 
 	x := exporter{opts: o}
 	// Each entry is a message and, for an assistant message, one slot per
