@@ -41,6 +41,8 @@ var (
 
 // VersionError reports a record whose schema version is newer than
 // SchemaVersion. It unwraps to ErrNewerVersion.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type VersionError struct {
 	Seen      int // the record's schema_version
 	Supported int // the newest version this package reads (SchemaVersion)
@@ -55,6 +57,8 @@ func (e *VersionError) Unwrap() error { return ErrNewerVersion }
 
 // SinkError reports a record that a sink did not accept. It unwraps to both
 // ErrSinkFailed and the sink's own error, so errors.Is holds for either.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type SinkError struct {
 	RunID string
 	Seq   uint64
@@ -71,8 +75,10 @@ func (e *SinkError) Unwrap() []error { return []error{ErrSinkFailed, e.Err} }
 
 // LineError reports a JSONL line the reader could not decode. Line is
 // 1-based; Offset is the byte offset where the line starts. It unwraps to
-// the decoding error (ErrMalformed, ErrNewerVersion, ErrLineTooLong, or a
-// *json.SyntaxError).
+// the decoding error, which matches ErrMalformed, ErrNewerVersion or
+// ErrLineTooLong.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type LineError struct {
 	Line   int
 	Offset int64

@@ -15,7 +15,8 @@ import (
 )
 
 // SyncPolicy says when a FileSink asks the operating system to make its
-// data durable (fsync).
+// data durable (fsync). The zero SyncPolicy is SyncNever. It is a plain
+// value and safe for concurrent use.
 type SyncPolicy int
 
 const (
@@ -37,7 +38,8 @@ const (
 )
 
 // FileOptions configure a FileSink. A nil *FileOptions means the defaults,
-// and so does the zero value of every field.
+// and so does the zero value of every field. The sink reads it once when
+// it is created.
 type FileOptions struct {
 	// QueueSize is how many records may wait for the writer goroutine.
 	// Zero means DefaultQueueSize.
@@ -77,8 +79,10 @@ type FileOptions struct {
 // error is reported to the error handler, returned by the next Flush or
 // Close, and makes every later Write fail with it.
 //
-// A FileSink is safe for concurrent use. Close stops its goroutine; call
-// it (or Close(ctx, sink)) when done, or the goroutine and file leak.
+// A FileSink is safe for concurrent use. Create it with NewFileSink or
+// NewWriterSink; the zero FileSink has no destination and is not usable.
+// Close stops its goroutine; call it (or Close(ctx, sink)) when done, or
+// the goroutine and file leak.
 type FileSink struct {
 	w       io.Writer
 	file    io.Closer // closed by Close; nil for NewWriterSink
@@ -172,7 +176,7 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 // or because an I/O error may have lost them after Write accepted them.
 func (s *FileSink) Dropped() uint64 { return s.dropped.Load() }
 
-// linePools recycles encoding buffers between Write and the goroutine.
+// linePool recycles encoding buffers between Write and the goroutine.
 var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // maxPooledLine keeps a few huge records from pinning memory in the pool.

@@ -8,7 +8,8 @@ import (
 )
 
 // Kind names what a record describes. It is written as the record's "kind"
-// field. Kinds this package does not know decode as *Unknown.
+// field. Kinds this package does not know decode as *Unknown. Kind is a
+// string value and safe for concurrent use.
 type Kind string
 
 // The kinds this version writes.
@@ -37,7 +38,9 @@ type Payload interface {
 }
 
 // Limits are the run's limits as recorded in run_started. A zero field
-// means "no limit".
+// means "no limit", so the zero Limits is unlimited.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type Limits struct {
 	Timeout       time.Duration `json:"timeout_ns,omitempty"`
 	Deadline      time.Time     `json:"deadline,omitzero"`
@@ -47,13 +50,16 @@ type Limits struct {
 }
 
 // RunStarted is the first record of a run.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type RunStarted struct {
 	AgentName string            `json:"agent_name,omitempty"`
 	Limits    Limits            `json:"limits"`
 	Metadata  map[string]string `json:"metadata,omitempty"`
 }
 
-// Outcome is how a run ended.
+// Outcome is how a run ended. It is a string value and safe for
+// concurrent use.
 type Outcome string
 
 // Run outcomes.
@@ -65,6 +71,8 @@ const (
 )
 
 // RunUsage is what a run consumed in total.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type RunUsage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
@@ -74,6 +82,8 @@ type RunUsage struct {
 }
 
 // RunEnded is the last record of a run.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type RunEnded struct {
 	Outcome    Outcome  `json:"outcome"`
 	Error      string   `json:"error,omitempty"`
@@ -82,6 +92,8 @@ type RunEnded struct {
 }
 
 // ModelRequest describes one model call as it is sent.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type ModelRequest struct {
 	Model         string   `json:"model,omitempty"`
 	MessageCount  int      `json:"message_count"`
@@ -90,6 +102,8 @@ type ModelRequest struct {
 }
 
 // TokenUsage is one model call's token usage.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type TokenUsage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
@@ -101,6 +115,8 @@ type TokenUsage struct {
 // ModelResponse is one model call's answer. UsageReported tells "the
 // provider reported zero tokens" (true, zero Usage) from "the provider
 // reported nothing" (false).
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type ModelResponse struct {
 	Message       *schema.Message `json:"message,omitempty"`
 	Usage         TokenUsage      `json:"usage"`
@@ -110,12 +126,16 @@ type ModelResponse struct {
 }
 
 // Message records a user or system message entering the conversation.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type Message struct {
 	Message *schema.Message `json:"message,omitempty"`
 }
 
 // ToolStarted records a tool call about to run. Arguments longer than the
 // recorder's limit are cut; ArgumentsBytes keeps the full size.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type ToolStarted struct {
 	CallID             string `json:"call_id,omitempty"`
 	Name               string `json:"name"`
@@ -127,6 +147,8 @@ type ToolStarted struct {
 
 // ToolEnded records a tool call's result. Results longer than the
 // recorder's limit are cut; ResultBytes keeps the full size.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type ToolEnded struct {
 	CallID      string        `json:"call_id,omitempty"`
 	Name        string        `json:"name"`
@@ -140,19 +162,24 @@ type ToolEnded struct {
 }
 
 // ObserverNote is one observer's part in an assessment.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type ObserverNote struct {
 	Name     string `json:"name"`
 	Severity string `json:"severity,omitempty"`
 }
 
 // Assessment records the block of observations shown to the model.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type Assessment struct {
 	Markdown       string         `json:"markdown"`
 	AfterCallIndex int            `json:"after_call_index"`
 	Observers      []ObserverNote `json:"observers,omitempty"`
 }
 
-// BudgetEvent says what happened to a budget.
+// BudgetEvent says what happened to a budget. It is a string value and
+// safe for concurrent use.
 type BudgetEvent string
 
 // Budget events.
@@ -164,6 +191,8 @@ const (
 // Budget records a charge against a limit, or a limit being exceeded.
 // Resource names what is counted ("tokens", "tool_calls", "model_calls",
 // "time"); time amounts are nanoseconds.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type Budget struct {
 	Event    BudgetEvent `json:"event"`
 	Resource string      `json:"resource"`
@@ -174,6 +203,8 @@ type Budget struct {
 
 // Extension is a user-defined record. Body must be valid JSON (or empty,
 // which is written as null).
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type Extension struct {
 	Name string          `json:"name"`
 	Body json.RawMessage `json:"body,omitempty"`
@@ -182,6 +213,8 @@ type Extension struct {
 // Unknown holds a record of a kind this version does not know, written by
 // a newer writer. Body is the payload exactly as read, and is written back
 // byte for byte, so unknown records survive a read-write cycle.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type Unknown struct {
 	Name Kind
 	Body json.RawMessage

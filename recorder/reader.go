@@ -18,13 +18,16 @@ const MaxLineBytes = 64 << 20
 // Tear describes an unfinished last line: the file does not end with a
 // newline and its last line is not valid JSON, which is what a crash in
 // the middle of a write leaves behind. Every record before it is intact.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type Tear struct {
 	Line   int   // 1-based line number of the torn line
 	Offset int64 // byte offset where the torn line starts
 	Bytes  int   // length of the torn line
 }
 
-// Reader reads records from JSON Lines. Blank lines are skipped. It is not
+// Reader reads records from JSON Lines. Blank lines are skipped. Create it
+// with NewReader; the zero Reader has no input and is not usable. It is not
 // safe for concurrent use.
 type Reader struct {
 	br      *bufio.Reader

@@ -14,7 +14,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Policy decides what a failed sink write does to the caller.
+// Policy decides what a failed sink write does to the caller. The zero
+// Policy is Drop. It is a plain value and safe for concurrent use.
 type Policy int
 
 const (
@@ -32,7 +33,8 @@ const (
 const DefaultMaxFieldBytes = 4 << 10
 
 // Options configure a Recorder. A nil *Options means the defaults, and so
-// does the zero value of every field.
+// does the zero value of every field. New reads it once; changing it
+// afterwards has no effect.
 type Options struct {
 	// Policy is what a failed write does: Drop (default) or Escalate.
 	Policy Policy
@@ -111,7 +113,10 @@ func New(sink Sink, opts *Options) *Recorder {
 // Dropped stays zero.
 func (r *Recorder) Dropped() uint64 { return r.dropped.Load() }
 
-// RunInfo identifies a run and describes how it starts.
+// RunInfo identifies a run and describes how it starts. The zero RunInfo
+// starts a top-level run with a generated id and no limits.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
 type RunInfo struct {
 	RunID       string // empty: a new id from Options.NewRunID
 	ParentRunID string // the run that started this one, if any

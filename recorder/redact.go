@@ -21,7 +21,8 @@ type Redactor interface {
 	Redact(s string) string
 }
 
-// RedactFunc adapts a function to a Redactor.
+// RedactFunc adapts a function to a Redactor. It is as safe for
+// concurrent use as the function is.
 type RedactFunc func(s string) string
 
 // Redact returns f(s).

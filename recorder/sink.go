@@ -24,6 +24,7 @@ type Sink interface {
 // Flusher is implemented by sinks that buffer. Flush returns once every
 // record written before the call is handed to the underlying storage, or
 // with ctx's error if ctx ends first. Calling it again is harmless.
+// Implementations must be safe for concurrent use.
 type Flusher interface {
 	Flush(ctx context.Context) error
 }
@@ -31,6 +32,7 @@ type Flusher interface {
 // Closer is implemented by sinks that hold resources. Close flushes and
 // releases them; afterwards Write and Flush return ErrClosed. Close is
 // idempotent and returns ctx's error if ctx ends before it is done.
+// Implementations must be safe for concurrent use.
 type Closer interface {
 	Close(ctx context.Context) error
 }

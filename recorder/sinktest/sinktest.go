@@ -30,11 +30,13 @@ import (
 	"github.com/lookout-go/lookout/recorder"
 )
 
-// ReadBack returns every record a sink has stored, in stored order.
+// ReadBack returns every record a sink has stored, in stored order. The kit
+// calls it from the test's goroutine only.
 type ReadBack func() ([]recorder.Record, error)
 
 // Factory returns a fresh, empty sink and a way to read back what it
-// stored. Use t for temporary directories and cleanup.
+// stored. Use t for temporary directories and cleanup. The kit calls it
+// from the test's goroutine only.
 type Factory func(t *testing.T) (recorder.Sink, ReadBack)
 
 // Goroutines and PerGoroutine size the concurrency case: Goroutines
