@@ -29,7 +29,9 @@ var (
 )
 
 // ValidationError carries every problem found in one document. It unwraps
-// to ErrInvalid, so errors.Is(err, atif.ErrInvalid) holds.
+// to ErrInvalid, so errors.Is(err, atif.ErrInvalid) holds. Like the other
+// error types here it is immutable once returned and safe for concurrent
+// use.
 type ValidationError struct {
 	Problems []Problem
 }

@@ -33,7 +33,8 @@ const ExtraKey = "lookout"
 const timestampLayout = "2006-01-02T15:04:05.000000Z07:00"
 
 // Options tune FromRecords. A nil *Options and the zero value mean the
-// defaults.
+// defaults. FromRecords only reads them, so one value may be shared by
+// concurrent exports if its Redactor is safe for concurrent use.
 type Options struct {
 	// RunID picks the root run. Empty means the only run without a parent
 	// in the records; with several such runs FromRecords fails with

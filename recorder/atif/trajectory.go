@@ -170,7 +170,8 @@ type FinalMetrics struct {
 
 // Effort is a step's reasoning effort, which ATIF allows to be a label
 // ("low", "medium") or a number. When Numeric is set the effort is Amount,
-// otherwise it is Label. Safe for concurrent reads.
+// otherwise it is Label; the zero value is the empty label. Safe for
+// concurrent reads.
 type Effort struct {
 	Label   string
 	Amount  float64

@@ -40,6 +40,7 @@ const (
 // path of the offending value, such as
 // "steps[3].observation.results[0].source_call_id"; it is empty for the
 // document as a whole. Problem implements error and unwraps to ErrInvalid.
+// It is a plain value, safe for concurrent use.
 type Problem struct {
 	Path    string
 	Rule    Rule
@@ -72,6 +73,7 @@ func Validate(data []byte) []Problem {
 }
 
 // FileOptions tune ValidateFile. The zero value (and nil) checks media.
+// ValidateFile only reads them, so one value may be shared.
 type FileOptions struct {
 	// SkipMedia turns off the check that local image and audio files
 	// exist.

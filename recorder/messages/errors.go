@@ -21,7 +21,8 @@ var (
 )
 
 // AmbiguousRootError lists the root runs found when the caller did not
-// pick one. It unwraps to ErrAmbiguousRoot.
+// pick one. It unwraps to ErrAmbiguousRoot. Like LineError it is
+// immutable once returned and safe for concurrent use.
 type AmbiguousRootError struct {
 	RunIDs []string
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // Options tune FromRecords. A nil *Options and the zero value mean the
-// defaults.
+// defaults. FromRecords only reads them, so one value may be shared by
+// concurrent exports if its Redactor is safe for concurrent use.
 type Options struct {
 	// RunID picks the run to export. Empty means the only run without a
 	// parent in the records; with several, FromRecords fails with

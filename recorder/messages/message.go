@@ -66,7 +66,8 @@ type Part struct {
 	ImageURL *ImageURL `json:"image_url,omitempty"`
 }
 
-// ImageURL points at an image by URL, which may be a data: URL.
+// ImageURL points at an image by URL, which may be a data: URL. Safe for
+// concurrent reads.
 type ImageURL struct {
 	URL    string `json:"url"`
 	Detail string `json:"detail,omitempty"`
