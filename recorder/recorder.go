@@ -173,6 +173,7 @@ type Run struct {
 	depth   int
 	mu      sync.Mutex
 	next    uint64
+	scratch Record // the record being written; guarded by mu
 	dropped atomic.Uint64
 }
 
@@ -297,25 +298,29 @@ func (r *Run) emit(ctx context.Context, p Payload, owned bool) error {
 	p = r.rec.prepare(p, owned)
 	sink := r.rec.sink
 	r.mu.Lock()
-	rec := Record{
-		SchemaVersion: SchemaVersion,
-		Seq:           r.next,
-		RunID:         r.id,
-		ParentRunID:   r.parent,
-		Depth:         r.depth,
-		RecordedAt:    r.rec.now(),
-		Payload:       p,
-	}
+	seq := r.next
 	r.next++
 	var err error
 	if sink != nil {
-		err = safeWrite(ctx, sink, &rec)
+		// The record lives in the run, not on the heap: sinks must not
+		// keep the pointer, and the lock keeps it to one writer at a time.
+		r.scratch = Record{
+			SchemaVersion: SchemaVersion,
+			Seq:           seq,
+			RunID:         r.id,
+			ParentRunID:   r.parent,
+			Depth:         r.depth,
+			RecordedAt:    r.rec.now(),
+			Payload:       p,
+		}
+		err = safeWrite(ctx, sink, &r.scratch)
+		r.scratch = Record{}
 	}
 	r.mu.Unlock()
 	if err == nil {
 		return nil
 	}
-	return r.rec.failed(r, &rec, err)
+	return r.rec.failed(r, &SinkError{RunID: r.id, Seq: seq, Kind: p.Kind(), Err: err})
 }
 
 func (r *Recorder) now() time.Time {
@@ -325,8 +330,7 @@ func (r *Recorder) now() time.Time {
 	return time.Now()
 }
 
-func (r *Recorder) failed(run *Run, rec *Record, err error) error {
-	se := &SinkError{RunID: rec.RunID, Seq: rec.Seq, Kind: rec.Kind(), Err: err}
+func (r *Recorder) failed(run *Run, se *SinkError) error {
 	if r.policy == Escalate {
 		return se
 	}
@@ -335,7 +339,7 @@ func (r *Recorder) failed(run *Run, rec *Record, err error) error {
 	if r.onError != nil {
 		r.onError(se)
 	} else {
-		slog.Warn("lookout recorder: record dropped", "run_id", se.RunID, "seq", se.Seq, "kind", string(se.Kind), "err", err)
+		slog.Warn("lookout recorder: record dropped", "run_id", se.RunID, "seq", se.Seq, "kind", string(se.Kind), "err", se.Err)
 	}
 	return nil
 }

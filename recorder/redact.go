@@ -226,6 +226,10 @@ func findPairs(s string, spans []span, sep byte) []span {
 				k--
 			}
 		}
+		// Every sensitive key ends in d, t, n or y: a cheap first filter.
+		if k == 0 || strings.IndexByte("dtnyDTNY", s[k-1]) < 0 {
+			continue
+		}
 		keyEnd := k
 		for k > 0 && isKeyByte(s[k-1]) {
 			k--
