@@ -56,8 +56,11 @@ var defaultDriftEscalation = Escalation{CautionAfter: 5, WarningAfter: 15}
 // The scope is the [Task]'s Scope when it is declared. Otherwise it is
 // taken from the Task's Prompt (URLs give their host, paths and file names
 // their directory, words in backticks are taken as resource names) and
-// from the targets of the run's first InitialCalls calls (again a file
-// gives its directory). With no scope at all, Drift stays quiet.
+// from the targets of the run's first InitialCalls calls (a file gives its
+// directory). When the prompt names nothing, the first calls alone are
+// weak evidence and give a broader scope: a relative path gives its top
+// directory. With no scope at all, Drift stays quiet. Declare the scope
+// when the prompt does not name it and the first calls may not show it.
 //
 // Targets are read from string values anywhere in the JSON arguments:
 // URLs give their host; words that look like paths (with a slash, or a
@@ -67,8 +70,8 @@ var defaultDriftEscalation = Escalation{CautionAfter: 5, WarningAfter: 15}
 // contents (content, text, body, patch, query and the like) are skipped.
 // A target is in scope when it equals a scope entry, lies under it as a
 // directory, contains it as whole path components (so services/billing
-// covers /repo/services/billing/x.go), or is a subdomain of it. Matching
-// ignores case. A call is outside the scope when none of its targets is in
+// covers /repo/services/billing/x.go), is a file named after a bare entry
+// (orders.csv for orders), or is a subdomain of it. Matching ignores case. A call is outside the scope when none of its targets is in
 // it.
 //
 // A drift is reported at info; its severity rises with the Escalation
@@ -191,7 +194,7 @@ type driftState struct {
 
 	declared    []string // from Task.Scope
 	fromPrompt  []string // from Task.Prompt
-	learned     []string // from the first calls
+	learned     []string // targets of the first calls
 	learnedUpTo int64
 	scope       []string
 	version     int
@@ -285,12 +288,30 @@ func (st *driftState) learn(rec *ToolCallRecord) bool {
 	st.targets = st.finder.find(st.targets[:0], rec.Arguments)
 	added := false
 	for _, t := range st.targets {
-		if e := scopeOf(t); !slices.Contains(st.learned, e) {
-			st.learned = append(st.learned, e)
+		if !slices.Contains(st.learned, t) {
+			st.learned = append(st.learned, t)
 			added = true
 		}
 	}
 	return added
+}
+
+// broadScopeOf returns the scope entry a target of one of the run's first
+// calls implies when the prompt names no scope: a first call alone is weak
+// evidence, so it gives the top directory of a relative path
+// (internal/pay/pay.go gives internal), the directory of an absolute one,
+// or the target itself.
+func broadScopeOf(t string) string {
+	if t == "" || t[0] == '/' || (len(t) > 2 && t[1] == ':') {
+		return scopeOf(t)
+	}
+	if slash := strings.IndexByte(t, '/'); slash > 0 {
+		if t[:slash] == ".." {
+			return scopeOf(t)
+		}
+		return t[:slash]
+	}
+	return t
 }
 
 func (st *driftState) rebuildScope() {
@@ -300,8 +321,19 @@ func (st *driftState) rebuildScope() {
 		st.scope = append(st.scope, st.declared...)
 		return
 	}
-	for _, e := range slices.Concat(st.fromPrompt, st.learned) {
-		if !slices.Contains(st.scope, e) {
+	entries := slices.Clone(st.fromPrompt)
+	for _, t := range st.learned {
+		if len(st.fromPrompt) > 0 {
+			entries = append(entries, scopeOf(t))
+		} else {
+			entries = append(entries, broadScopeOf(t))
+		}
+	}
+	// Keep each entry once, and none that another entry covers.
+	for i, e := range entries {
+		covered := slices.ContainsFunc(entries, func(o string) bool { return o != e && inScope(o, e) }) ||
+			slices.Contains(entries[:i], e)
+		if !covered {
 			st.scope = append(st.scope, e)
 		}
 	}

@@ -586,12 +586,17 @@ func matchTempDir(s string) int {
 			return 0
 		}
 	}
-	// The random-looking directory right after the temporary root.
-	n := runOf(s[i:], func(b byte) bool { return isWordByte(b) || b == '_' || b == '-' || b == '.' })
-	if n > 0 && i+n < len(s) && (s[i+n] == '/' || s[i+n] == '\\') {
-		comp := s[i : i+n]
+	// The random-looking directory right after the temporary root. In raw
+	// JSON a Windows separator is an escaped, doubled backslash.
+	j := i
+	for j < len(s) && s[j] == '\\' {
+		j++
+	}
+	n := runOf(s[j:], func(b byte) bool { return isWordByte(b) || b == '_' || b == '-' || b == '.' })
+	if n > 0 && j+n < len(s) && (s[j+n] == '/' || s[j+n] == '\\') {
+		comp := s[j : j+n]
 		if strings.ContainsAny(comp, digits) || strings.HasPrefix(strings.ToLower(comp), "tmp") {
-			return i + n
+			return j + n
 		}
 	}
 	return i - 1

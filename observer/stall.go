@@ -31,7 +31,10 @@ var defaultStallEscalation = Escalation{CautionAfter: 2, WarningAfter: 6}
 //
 //   - repeat: the same tool with the same normalized arguments got the
 //     same result Repeats times (FailedRepeats times when it failed) within
-//     the last Window calls;
+//     the last Window calls, with nothing new in between: a call that had
+//     not been made before in the window, or a polling call, restarts the
+//     count, so running the same tests after each of several different
+//     edits is not a repeat;
 //   - oscillation: the last Oscillation calls alternated between two
 //     calls, A-B-A-B, each getting the same result as the time before;
 //   - write-back: the last WriteBack accesses to one target alternated
@@ -319,6 +322,7 @@ type stallCall struct {
 	sig                 uint64 // tool and normalized arguments
 	obs                 uint64 // normalized result, once obsDone
 	obsDone             bool
+	seen                bool  // an identical call precedes it in the window
 	repeatRun           int   // identical calls in the chain ending here
 	repeatFirst         int64 // index of the chain's first call
 	oscRun              int   // calls in the alternation ending here
@@ -441,13 +445,24 @@ func (st *stallState) add(rec *ToolCallRecord) {
 	// outside the window that ends with this call.
 	prior := min(n, st.window-1)
 
+	// A repeat continues the chain of its identical predecessor unless
+	// something new happened in between: a call not seen before in the
+	// window, or a polling call, whose result may have moved on. Running
+	// the same tests after each of several different edits is progress.
 	e.repeatRun, e.repeatFirst = 1, e.index
 	if !e.exempt {
+		novel := false
 		for i := range prior {
 			p := st.calls.back(i)
 			if p.sig == e.sig && !p.exempt && st.sameObservation(p, &e) {
-				e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
+				e.seen = true
+				if !novel {
+					e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
+				}
 				break
+			}
+			if p.exempt || !p.seen {
+				novel = true
 			}
 		}
 	}
@@ -542,16 +557,21 @@ func (st *stallState) detect(index int64) (stallFinding, bool) {
 	return best, found
 }
 
-// repeatsInWindow counts the kept calls identical to e, e included.
+// repeatsInWindow counts the kept calls of e's chain, e included.
 func (st *stallState) repeatsInWindow(e *stallCall) int {
 	n := 0
 	for i := range st.calls.len() {
-		p := st.calls.back(i)
-		if p.sig == e.sig && !p.exempt && st.sameObservation(p, e) {
+		if st.inChain(st.calls.back(i), e) {
 			n++
 		}
 	}
 	return n
+}
+
+// inChain reports whether p belongs to the chain of repeats ending at e:
+// every identical call since the chain's first one does.
+func (st *stallState) inChain(p, e *stallCall) bool {
+	return p.index >= e.repeatFirst && p.sig == e.sig && !p.exempt && st.sameObservation(p, e)
 }
 
 func (st *stallState) labelOf(c *stallCall) string {
@@ -577,7 +597,7 @@ func (st *stallState) assess(f stallFinding) Assessment {
 	case repeatPattern:
 		var lines []string
 		for i := st.calls.len() - 1; i >= 0; i-- {
-			if p := st.calls.back(i); p.sig == e.sig && !p.exempt && st.sameObservation(p, e) {
+			if p := st.calls.back(i); st.inChain(p, e) {
 				lines = append(lines, st.line(p))
 			}
 		}

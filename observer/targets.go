@@ -386,8 +386,9 @@ func scopeOf(t string) string {
 
 // inScope reports whether target t lies within scope entry e: it is e, is
 // under e as a directory, contains e as whole path components (so the
-// relative entry services/billing matches /repo/services/billing/x.go), or
-// is a subdomain of e.
+// relative entry services/billing matches /repo/services/billing/x.go), is
+// a file named after a bare entry (orders.csv for orders), or is a
+// subdomain of e.
 func inScope(e, t string) bool {
 	if e == "" {
 		return false
@@ -404,6 +405,7 @@ func inScope(e, t string) bool {
 	if e[0] == '/' {
 		return false
 	}
+	bare := !strings.ContainsAny(e, "./")
 	for from := 0; from < len(t); {
 		k := strings.Index(t[from:], e)
 		if k < 0 {
@@ -411,23 +413,32 @@ func inScope(e, t string) bool {
 		}
 		at := from + k
 		end := at + len(e)
-		if at > 0 && t[at-1] == '/' && (end == len(t) || t[end] == '/') {
-			return true
+		if at == 0 || t[at-1] == '/' {
+			switch {
+			case end == len(t) || t[end] == '/':
+				return true
+			case bare && t[end] == '.' && !strings.Contains(t[end:], "/"):
+				return true // a file named after the entry: orders.csv for orders
+			}
 		}
 		from = at + 1
 	}
 	return false
 }
 
+// maxPromptScope bounds the scope entries taken from a prompt.
+const maxPromptScope = 64
+
 // promptScope returns the scope entries a task's prompt names: URLs (their
 // hosts), paths and file names (their directories, when they have one),
-// and words in backticks, taken as resource names.
+// and words in backticks, taken as resource names; at most maxPromptScope
+// of them.
 func promptScope(prompt string) []string {
 	f := &targetFinder{}
 	rest := prompt
 	for {
 		open := strings.IndexByte(rest, '`')
-		if open < 0 {
+		if open < 0 || len(f.out) >= maxPromptScope {
 			break
 		}
 		closing := strings.IndexByte(rest[open+1:], '`')
@@ -444,6 +455,9 @@ func promptScope(prompt string) []string {
 		rest = rest[open+2+closing:]
 	}
 	for w := range strings.FieldsSeq(prompt) {
+		if len(f.out) >= maxPromptScope {
+			break
+		}
 		w = trimWord(w)
 		if host, ok := urlHost(w); ok {
 			f.add(host)
