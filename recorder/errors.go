@@ -28,6 +28,10 @@ var (
 	// recovers the panic and treats it as a failed write.
 	ErrSinkPanicked = errors.New("recorder: sink panicked")
 
+	// ErrRedactorPanicked reports a Redactor that panicked. The record is
+	// dropped rather than written unredacted.
+	ErrRedactorPanicked = errors.New("recorder: redactor panicked")
+
 	// ErrClosed is returned by a sink's Write and Flush after Close.
 	ErrClosed = errors.New("recorder: sink closed")
 
@@ -55,15 +59,16 @@ func (e *VersionError) Error() string {
 // Unwrap returns ErrNewerVersion.
 func (e *VersionError) Unwrap() error { return ErrNewerVersion }
 
-// SinkError reports a record that a sink did not accept. It unwraps to both
-// ErrSinkFailed and the sink's own error, so errors.Is holds for either.
+// SinkError reports a record that did not reach the sink: the sink failed
+// (or panicked), or a Redactor panicked. It unwraps to both ErrSinkFailed
+// and the underlying error, so errors.Is holds for either.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type SinkError struct {
 	RunID string
 	Seq   uint64
 	Kind  Kind
-	Err   error // the sink's error
+	Err   error // the sink's error, or ErrRedactorPanicked
 }
 
 func (e *SinkError) Error() string {

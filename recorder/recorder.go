@@ -295,13 +295,15 @@ func (r *Run) emit(ctx context.Context, p Payload, owned bool) error {
 	if r == nil || isNilPayload(p) {
 		return nil
 	}
-	p = r.rec.prepare(p, owned)
+	kind := p.Kind()
+	p, err := r.rec.safePrepare(p, owned)
 	sink := r.rec.sink
 	r.mu.Lock()
 	seq := r.next
 	r.next++
-	var err error
-	if sink != nil {
+	// A record whose redaction failed still uses up its seq, so that, as
+	// for failed writes, every lost record leaves a gap.
+	if err == nil && sink != nil {
 		// The record lives in the run, not on the heap: sinks must not
 		// keep the pointer, and the lock keeps it to one writer at a time.
 		r.scratch = Record{
@@ -320,7 +322,18 @@ func (r *Run) emit(ctx context.Context, p Payload, owned bool) error {
 	if err == nil {
 		return nil
 	}
-	return r.rec.failed(r, &SinkError{RunID: r.id, Seq: seq, Kind: p.Kind(), Err: err})
+	return r.rec.failed(r, &SinkError{RunID: r.id, Seq: seq, Kind: kind, Err: err})
+}
+
+// safePrepare is prepare, turning a panicking Redactor into an error: the
+// record is then dropped rather than written unredacted.
+func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = nil, fmt.Errorf("%w: %v", ErrRedactorPanicked, v)
+		}
+	}()
+	return r.prepare(p, owned), nil
 }
 
 func (r *Recorder) now() time.Time {

@@ -210,3 +210,29 @@ func FuzzSecretsInJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestAPanickingRedactorDropsTheRecordInsteadOfLeakingIt(t *testing.T) {
+	ctx := context.Background()
+	boom := recorder.RedactFunc(func(s string) string {
+		if strings.Contains(s, "boom") {
+			panic("redactor bug")
+		}
+		return s
+	})
+	var handled error
+	rec, sink := newMem(&recorder.Options{Redactors: []recorder.Redactor{boom}, ErrorHandler: func(err error) { handled = err }})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "boom"}))
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "fine"}))
+
+	assert.ErrorIs(t, handled, recorder.ErrRedactorPanicked)
+	assert.Equal(t, uint64(1), rec.Dropped())
+	recs := sink.Records()
+	require.Len(t, recs, 1)
+	assert.Equal(t, uint64(1), recs[0].Seq, "the dropped record left a gap")
+
+	strict := recorder.New(recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate, Redactors: []recorder.Redactor{boom}})
+	err := strict.ResumeRun(recorder.RunInfo{}, 0).Assessment(ctx, recorder.Assessment{Markdown: "boom"})
+	assert.ErrorIs(t, err, recorder.ErrRedactorPanicked)
+	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
+}
