@@ -100,6 +100,7 @@ type FileSink struct {
 	exited  chan struct{}
 	once    sync.Once
 
+	lines    sync.Pool // encoding buffers passed from Write to the goroutine
 	dropped  atomic.Uint64
 	failure  atomic.Pointer[error] // first I/O error; sticky
 	closeErr error                 // set by the goroutine before exited closes
@@ -176,16 +177,21 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 // or because an I/O error may have lost them after Write accepted them.
 func (s *FileSink) Dropped() uint64 { return s.dropped.Load() }
 
-// linePool recycles encoding buffers between Write and the goroutine.
-var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
-
 // maxPooledLine keeps a few huge records from pinning memory in the pool.
 const maxPooledLine = 64 << 10
 
-func putLine(b *[]byte) {
+func (s *FileSink) getLine() *[]byte {
+	if b, ok := s.lines.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 512)
+	return &b
+}
+
+func (s *FileSink) putLine(b *[]byte) {
 	if cap(*b) <= maxPooledLine {
 		*b = (*b)[:0]
-		linePool.Put(b)
+		s.lines.Put(b)
 	}
 }
 
@@ -194,13 +200,18 @@ func putLine(b *[]byte) {
 // queue is full and Block is off, ctx's error if Block is on and ctx ends
 // first, ErrClosed after Close, and the first I/O error once one happened.
 func (s *FileSink) Write(ctx context.Context, r *Record) error {
+	select {
+	case <-s.closing:
+		return ErrClosed
+	default:
+	}
 	if err := s.failure.Load(); err != nil {
 		return *err
 	}
-	bp := linePool.Get().(*[]byte)
+	bp := s.getLine()
 	b, err := r.AppendJSON(*bp)
 	if err != nil {
-		putLine(bp)
+		s.putLine(bp)
 		return err
 	}
 	*bp = append(b, '\n')
@@ -210,7 +221,7 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	defer s.mu.RUnlock()
 	select {
 	case <-s.closing:
-		putLine(bp)
+		s.putLine(bp)
 		return ErrClosed
 	default:
 	}
@@ -219,10 +230,10 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 		case s.queue <- it:
 			return nil
 		case <-s.closing:
-			putLine(bp)
+			s.putLine(bp)
 			return ErrClosed
 		case <-ctx.Done():
-			putLine(bp)
+			s.putLine(bp)
 			return ctx.Err()
 		}
 	}
@@ -230,7 +241,7 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	case s.queue <- it:
 		return nil
 	default:
-		putLine(bp)
+		s.putLine(bp)
 		s.dropped.Add(1)
 		return ErrQueueFull
 	}
@@ -333,12 +344,12 @@ func (s *FileSink) handle(it fileItem) {
 	}
 	if s.failure.Load() != nil {
 		s.dropped.Add(1)
-		putLine(it.line)
+		s.putLine(it.line)
 		return
 	}
 	s.pending++
 	_, err := s.bw.Write(*it.line)
-	putLine(it.line)
+	s.putLine(it.line)
 	if err != nil {
 		s.lose(fmt.Errorf("recorder: write trajectory: %w", err))
 		return

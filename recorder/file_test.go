@@ -252,6 +252,7 @@ func TestFileSinkReportsIOErrorsAndFailsLaterWrites(t *testing.T) {
 	assert.ErrorIs(t, s.Flush(ctx), errBoom)
 	assert.ErrorIs(t, s.Write(ctx, budgetRecord(1)), errBoom, "the sink stays failed")
 	assert.ErrorIs(t, s.Close(ctx), errBoom)
+	assert.ErrorIs(t, s.Write(ctx, budgetRecord(2)), recorder.ErrClosed, "closed wins over failed")
 	assert.Equal(t, uint64(1), s.Dropped())
 	mu.Lock()
 	defer mu.Unlock()
