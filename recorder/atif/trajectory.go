@@ -202,9 +202,38 @@ func (e *Effort) UnmarshalJSON(data []byte) error {
 
 // Decode reads one ATIF document. Numbers inside free-form maps (Extra,
 // tool definitions) decode as json.Number so large integers keep their
-// precision. Decode checks JSON types only; run Validate on the same bytes
+// precision. A key given twice in one object takes its last value, as in
+// Python. Decode checks JSON types only; run Validate on the same bytes
 // for the ATIF rules. Errors wrap ErrMalformed.
 func Decode(data []byte) (*Trajectory, error) {
+	t, err := decodeStrict(data)
+	if err == nil {
+		return t, nil
+	}
+	// Go's decoder reports a type error for an earlier duplicate even when
+	// the last value fits. Retry with duplicates resolved through a
+	// generic value; this loses the key order inside tool arguments, so it
+	// is only the fallback.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var generic any
+	if dec.Decode(&generic) != nil {
+		return nil, err
+	}
+	if _, terr := dec.Token(); terr != io.EOF {
+		return nil, err
+	}
+	canonical, merr := json.Marshal(generic)
+	if merr != nil {
+		return nil, err
+	}
+	if t, cerr := decodeStrict(canonical); cerr == nil {
+		return t, nil
+	}
+	return nil, err
+}
+
+func decodeStrict(data []byte) (*Trajectory, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var t Trajectory

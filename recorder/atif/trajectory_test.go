@@ -158,3 +158,17 @@ func TestEncodeLeavesHTMLCharactersAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeTakesTheLastOfDuplicateKeys(t *testing.T) {
+	doc := `{"agent":{"name":"a","version":"1"},"steps":[{"step_id":"one","step_id":1,"source":"user","message":7,"message":"hi"}]}`
+	if p := Validate([]byte(doc)); p != nil {
+		t.Fatalf("Validate: %v", p)
+	}
+	tr, err := Decode([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Steps[0].StepID != 1 || tr.Steps[0].Message.Text != "hi" {
+		t.Errorf("step = %+v", tr.Steps[0])
+	}
+}

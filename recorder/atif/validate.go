@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,7 +130,7 @@ func (v *validator) document(data []byte) {
 		v.add("", RuleSyntax, "not valid JSON: %v", err)
 		return
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		v.add("", RuleSyntax, "trailing data after the document")
 		return
 	}

@@ -263,7 +263,7 @@ func TestValidateAcceptsWhatUpstreamAccepts(t *testing.T) {
 }
 
 func TestValidateRejectsInputThatIsNotADocument(t *testing.T) {
-	for _, input := range []string{"", "{", "[]", `"hi"`, "null", `{} {}`} {
+	for _, input := range []string{"", "{", "[]", `"hi"`, "null", `{} {}`, `{}A`, `{}]`} {
 		problems := Validate([]byte(input))
 		if len(problems) != 1 || problems[0].Rule != RuleSyntax {
 			t.Errorf("Validate(%q) = %v, want one syntax problem", input, problems)
