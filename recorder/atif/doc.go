@@ -48,10 +48,12 @@
 //     on.
 //   - Validate never looks at the file system; a document that refers to
 //     local images passes Validate and may still fail ValidateFile.
-//   - This validator is slightly stricter than Harbor's in three places:
+//   - This validator is slightly stricter than Harbor's in four places:
 //     integers must be written as integers (3, not 3.0), embedded subagent
-//     trajectory ids must not be empty, and media files are checked in
-//     embedded subagents too. Everything it accepts, Decode reads.
+//     trajectory ids must not be empty, a subagent ref needs a non-empty
+//     trajectory_id or trajectory_path, and media files are checked in
+//     embedded subagents too. Everything it accepts, Decode reads and
+//     Encode writes back valid.
 //   - Encoding drops what Go cannot tell from absent: optional strings
 //     that are empty and is_copied_context set to false.
 //   - ToolCall.Arguments is raw JSON and must be an object; FromRecords

@@ -386,10 +386,12 @@ func (v *validator) ref(path string, val any) {
 		v.str(path, m, k, false)
 	}
 	v.dict(path, m, "extra", false)
-	_, idSet := present(m, "trajectory_id")
-	_, pathSet := present(m, "trajectory_path")
-	if !idSet && !pathSet {
-		v.add(path, RuleUnresolvableRef, "a subagent trajectory ref needs trajectory_id or trajectory_path; session_id alone does not resolve")
+	// An empty string resolves nothing either; treating it as unset keeps
+	// every accepted document valid after Encode, which omits it.
+	id, idSet := present(m, "trajectory_id")
+	file, pathSet := present(m, "trajectory_path")
+	if (!idSet || id == "") && (!pathSet || file == "") {
+		v.add(path, RuleUnresolvableRef, "a subagent trajectory ref needs a non-empty trajectory_id or trajectory_path; session_id alone does not resolve")
 	}
 }
 

@@ -144,6 +144,9 @@ func TestValidateRejectsEachRule(t *testing.T) {
 		{"a session_id-only subagent ref", func(d map[string]any) {
 			result(d)["subagent_trajectory_ref"] = raw(`[{"session_id":"child"}]`)
 		}, RuleUnresolvableRef, "steps[1].observation.results[0].subagent_trajectory_ref[0]"},
+		{"a subagent ref with empty ids", func(d map[string]any) {
+			result(d)["subagent_trajectory_ref"] = raw(`[{"trajectory_id":"","trajectory_path":""}]`)
+		}, RuleUnresolvableRef, "steps[1].observation.results[0].subagent_trajectory_ref[0]"},
 		{"an embedded subagent without trajectory_id", func(d map[string]any) { d["subagent_trajectories"] = []any{subagent("")} }, RuleSubagentID, "subagent_trajectories[0].trajectory_id"},
 		{"an embedded subagent with an empty trajectory_id", func(d map[string]any) {
 			sub := subagent("")
