@@ -1,0 +1,44 @@
+package lookoutreact
+
+import "github.com/lookout-go/lookout/adapters/internal/engine"
+
+// Config configures a [Lookout]: limits, observers, the injection role,
+// the staleness limit, which resources are enforced, the wrap-up
+// threshold, what tool errors do, the clock and the error handler. A nil
+// *Config, and every zero field, means the defaults; the field docs say
+// what they are. It is the same type as lookoutadk.Config, so one value
+// configures both adapters.
+type Config = engine.Config
+
+// ToolErrors says what happens when a tool returns an error.
+type ToolErrors = engine.ToolErrors
+
+// What a tool error does.
+const (
+	// ToolErrorsAsMessages turns a tool's error into a tool message the
+	// model can read ("Error: ..."), counted as a failure. The default.
+	ToolErrorsAsMessages = engine.ToolErrorsAsMessages
+	// ToolErrorsAbort keeps Eino's behaviour: the error ends the run, after
+	// the call is recorded as a failure.
+	ToolErrorsAbort = engine.ToolErrorsAbort
+)
+
+// Defaults used when a [Config] field is zero.
+const (
+	DefaultWrapUpAt       = engine.DefaultWrapUpAt
+	DefaultRetention      = engine.DefaultRetention
+	DefaultMaxRecordBytes = engine.DefaultMaxRecordBytes
+)
+
+// Tag is the key Lookout sets in the Extra of every message it injects.
+// Its value says what the message is: [TagAssessment] or [TagWrapUp].
+const Tag = engine.Tag
+
+// The values of [Tag].
+const (
+	TagAssessment = engine.TagAssessment
+	TagWrapUp     = engine.TagWrapUp
+)
+
+// Injected reports whether msg was injected by Lookout, and what it is.
+var Injected = engine.Injected

@@ -1,0 +1,95 @@
+// Package lookoutreact attaches Lookout to Eino react agents
+// (flow/agent/react) and to compose graphs built by hand: the same
+// observers, injected assessments and enforced budget that lookoutadk
+// gives ADK agents.
+//
+//	l, err := lookoutreact.New(&lookoutreact.Config{
+//		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
+//	})
+//	agent, err := react.NewAgent(ctx, &react.AgentConfig{
+//		ToolCallingModel: l.WrapModel(chatModel),
+//		ToolsConfig: compose.ToolsNodeConfig{
+//			Tools:               tools,
+//			ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()},
+//		},
+//		MessageModifier: l.MessageModifier(nil),
+//	})
+//	out, err := agent.Generate(ctx, msgs, l.AgentOption())
+//
+// What each piece does:
+//
+//   - [Lookout.AgentOption] (for compose runnables, [Lookout.ComposeOption])
+//     registers a callbacks handler whose OnStart, when the outermost graph
+//     starts, builds the run's state: a session (the one on ctx, see
+//     session.NewContext, or a new one), a budget tracker and an observer
+//     pipeline. Eino runs every node of the graph with the ctx that OnStart
+//     returns, so the hooks below find the state there. A graph run inside
+//     a tool of another (a nested agent) finds its parent's state and
+//     shares it, so one budget covers both. The deadline, if any, is set on
+//     the run's ctx with a *budget.ExceededError as its cause.
+//   - [Lookout.ToolMiddleware] admits every tool call, of all four kinds,
+//     through the budget (a call over the tool-call limit is not run; the
+//     model gets a tool message saying why), records it with a dense,
+//     unique call index even when calls run in parallel, and runs the
+//     observers after it. A tool error becomes a message the model can
+//     read, unless ToolErrors says abort.
+//   - [Lookout.MessageModifier] (for compose graphs, [Lookout.Inject])
+//     adds the current assessment to the model input when it is not stale,
+//     and, when tokens or time are nearly spent, a wrap-up reminder. react
+//     does not keep what the modifier returns, so the model input holds at
+//     most one assessment block.
+//   - [Lookout.WrapModel] ends the run with a *budget.ExceededError before
+//     a model call once tokens or time are spent, forbids tool calls on the
+//     wrap-up turn, and charges every call's token usage, streaming ones
+//     included, telling a call that reported no usage from one that
+//     reported zero.
+//
+// Token usage is charged by the model wrapper, from the reply's
+// ResponseMeta.Usage, and never by the callbacks handler, so a model that
+// fires its own callbacks (model.CallbackOutput.TokenUsage) is not charged
+// twice.
+//
+// # The overrun bound
+//
+// The token limit is checked before each model call, so a run overruns it
+// by at most one model response: the call that started under the limit.
+// Nested agents running at the same time each may overrun by one response.
+//
+// # Pitfalls
+//
+//   - Pass [Lookout.AgentOption] to every Generate and Stream call. Without
+//     it the hooks find no run: they let every call through unobserved and
+//     unlimited, and report a [*NoRunError] to Config.OnError once per
+//     Lookout.
+//   - The handler must see the whole graph. Do not register it with
+//     DesignateNode: a run started by a node's callbacks would end with that
+//     node.
+//   - Wrap the model given to react as ToolCallingModel. react's older
+//     Model field (a model.ChatModel bound with BindTools) is not wrapped,
+//     and its calls are not charged.
+//   - The wrap-up turn forbids tool calls through the tool choice
+//     (schema.ToolChoiceForbidden, "none" for OpenAI) and keeps the tools
+//     described, which the history of tool calls needs. A model that
+//     ignores the tool choice can still call tools; those calls are still
+//     admitted by the tool-call budget, and the next model call after the
+//     tokens run out ends the run.
+//   - A streamed reply is charged when its stream ends. With agent.Stream,
+//     read the returned stream to its end (or the last reply is not
+//     charged).
+//   - react's default StreamToolCallChecker decides from the first chunk
+//     whether a streamed reply calls tools; a model that writes text before
+//     its tool calls ends the run there. That is react's behaviour, with or
+//     without Lookout; give the agent a checker that reads further.
+//   - The deadline set on the ctx runs on real time. When Eino notices it
+//     between nodes, the run ends with an error that wraps
+//     context.DeadlineExceeded; Lookout's own hooks end the run with the
+//     budget error itself. A deadline already past when the run starts is
+//     left to the hooks, so the run ends with the budget error.
+//   - The deadline's timer is released when the graph ends. A streamed run
+//     ends, for Eino, before its output has been read, and releasing the
+//     timer then would cut the model's stream, so a streamed run's timer is
+//     released when the deadline passes.
+//   - The session is not part of Eino's checkpoints. To keep the budget
+//     and the trajectory across an interrupt and its resume, put the same
+//     session on the ctx of both calls with session.NewContext.
+package lookoutreact

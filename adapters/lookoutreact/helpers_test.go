@@ -1,0 +1,266 @@
+package lookoutreact_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent"
+	"github.com/cloudwego/eino/flow/agent/react"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/lookout-go/lookout/adapters/lookoutreact"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+var t0 = time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
+
+// clock is a fake clock that tests advance explicitly.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: t0} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// fnTool is an invokable tool backed by a function.
+type fnTool struct {
+	name string
+	fn   func(ctx context.Context, args string) (string, error)
+}
+
+func (t fnTool) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: t.name, Desc: "test tool " + t.name}, nil
+}
+
+func (t fnTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
+	return t.fn(ctx, args)
+}
+
+func echo(name string) fnTool {
+	return fnTool{name: name, fn: func(_ context.Context, args string) (string, error) { return name + " ok " + args, nil }}
+}
+
+func failing(name, msg string) fnTool {
+	return fnTool{name: name, fn: func(context.Context, string) (string, error) { return "", errors.New(msg) }}
+}
+
+// streamTool is a streaming tool that sends its chunks, or fails after
+// them when err is set.
+type streamTool struct {
+	name   string
+	chunks []string
+	err    error
+}
+
+func (t streamTool) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: t.name, Desc: "streaming tool " + t.name}, nil
+}
+
+func (t streamTool) StreamableRun(context.Context, string, ...tool.Option) (*schema.StreamReader[string], error) {
+	sr, sw := schema.Pipe[string](len(t.chunks) + 1)
+	for _, c := range t.chunks {
+		sw.Send(c, nil)
+	}
+	if t.err != nil {
+		sw.Send("", t.err)
+	}
+	sw.Close()
+	return sr, nil
+}
+
+// richTool is an enhanced (multimodal) invokable tool.
+type richTool struct {
+	name string
+	text string
+	err  error
+}
+
+func (t richTool) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: t.name, Desc: "multimodal tool " + t.name}, nil
+}
+
+func (t richTool) InvokableRun(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.ToolResult, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: t.text}}}, nil
+}
+
+// richStreamTool is an enhanced (multimodal) streaming tool.
+type richStreamTool struct {
+	name   string
+	chunks []string
+}
+
+func (t richStreamTool) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: t.name, Desc: "multimodal streaming tool " + t.name}, nil
+}
+
+func (t richStreamTool) StreamableRun(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
+	parts := make([]*schema.ToolResult, len(t.chunks))
+	for i, c := range t.chunks {
+		parts[i] = &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: c}}}
+	}
+	return schema.StreamReaderFromArray(parts), nil
+}
+
+type agentSpec struct {
+	model    model.ToolCallingChatModel
+	tools    []tool.BaseTool
+	cfg      *lookoutreact.Config
+	lookout  *lookoutreact.Lookout // used instead of cfg when set
+	bare     bool                  // no Lookout at all
+	modifier react.MessageModifier
+	maxStep  int
+	// readWholeStream replaces react's default stream tool-call checker,
+	// which decides from the first chunk, so replies with text before
+	// their tool calls work when streaming.
+	readWholeStream bool
+}
+
+// reactAgent is a react agent and the Lookout wired into it.
+type reactAgent struct {
+	*react.Agent
+	lookout *lookoutreact.Lookout
+}
+
+func newAgent(t testing.TB, s agentSpec) reactAgent {
+	t.Helper()
+	ctx := context.Background()
+	cfg := &react.AgentConfig{
+		ToolCallingModel: s.model,
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: s.tools},
+		MessageModifier:  s.modifier,
+		MaxStep:          s.maxStep,
+	}
+	if s.readWholeStream {
+		cfg.StreamToolCallChecker = func(_ context.Context, sr *schema.StreamReader[*schema.Message]) (bool, error) {
+			msg, err := concat(sr)
+			return err == nil && len(msg.ToolCalls) > 0, err
+		}
+	}
+	if cfg.MaxStep == 0 {
+		cfg.MaxStep = 40
+	}
+	l := s.lookout
+	if !s.bare {
+		if l == nil {
+			var err error
+			l, err = lookoutreact.New(s.cfg)
+			require.NoError(t, err)
+		}
+		cfg.ToolCallingModel = l.WrapModel(s.model)
+		cfg.ToolsConfig.ToolCallMiddlewares = []compose.ToolMiddleware{l.ToolMiddleware()}
+		cfg.MessageModifier = l.MessageModifier(s.modifier)
+	}
+	a, err := react.NewAgent(ctx, cfg)
+	require.NoError(t, err)
+	return reactAgent{Agent: a, lookout: l}
+}
+
+// outcome is what a run produced.
+type outcome struct {
+	out *schema.Message
+	err error
+}
+
+// run runs the agent on one user message with store (if any) on the ctx,
+// through Generate or, when streaming, through Stream read to its end.
+func (a reactAgent) run(t testing.TB, store *session.Store, streaming bool, opts ...agent.AgentOption) outcome {
+	t.Helper()
+	ctx := context.Background()
+	if store != nil {
+		ctx = session.NewContext(ctx, store)
+	}
+	return a.runCtx(ctx, streaming, opts...)
+}
+
+func (a reactAgent) runCtx(ctx context.Context, streaming bool, opts ...agent.AgentOption) outcome {
+	if a.lookout != nil {
+		opts = append([]agent.AgentOption{a.lookout.AgentOption()}, opts...)
+	}
+	input := []*schema.Message{schema.UserMessage("do the task")}
+	if !streaming {
+		out, err := a.Generate(ctx, input, opts...)
+		return outcome{out: out, err: err}
+	}
+	sr, err := a.Stream(ctx, input, opts...)
+	if err != nil {
+		return outcome{err: err}
+	}
+	out, err := concat(sr)
+	return outcome{out: out, err: err}
+}
+
+func concat(sr *schema.StreamReader[*schema.Message]) (*schema.Message, error) {
+	defer sr.Close()
+	var chunks []*schema.Message
+	for {
+		c, err := sr.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, c)
+	}
+	return schema.ConcatMessages(chunks)
+}
+
+// toolMessages returns the tool messages the model received on a call.
+func toolMessages(msgs []*schema.Message) []*schema.Message {
+	var out []*schema.Message
+	for _, m := range msgs {
+		if m.Role == schema.Tool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func everyCall() []observer.Config {
+	return []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
+}
+
+func callArgs(i int) string { return fmt.Sprintf(`{"n":%d}`, i) }
+
+// errorLog collects the errors given to Config.OnError.
+type errorLog struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (e *errorLog) OnError(_ context.Context, err error) {
+	e.mu.Lock()
+	e.errs = append(e.errs, err)
+	e.mu.Unlock()
+}
+
+func (e *errorLog) all() []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]error(nil), e.errs...)
+}
