@@ -41,8 +41,18 @@ func New(_ context.Context, cfg *Config) (adk.ChatModelAgentMiddleware, error) {
 // is the one on ctx (see session.NewContext), so several Runner runs can
 // share one session and one budget, or a new one.
 func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	name := ""
+	w := watchFrom(ctx)
+	if w != nil {
+		name = w.name
+	}
 	if parent := engine.FromContext(ctx); parent != nil {
-		return engine.WithRun(ctx, parent.Child()), rc, nil
+		child := parent.Child()
+		child.StartRecording(ctx, name, parent, engine.ToolCallFrom(ctx))
+		if w != nil {
+			w.set(child)
+		}
+		return engine.WithRun(ctx, child), rc, child.Failure()
 	}
 	store, ok := session.FromContext(ctx)
 	if !ok {
@@ -57,8 +67,17 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 		return ctx, rc, nil
 	}
 	ctx = engine.WithRun(ctx, r)
+	r.StartRecording(ctx, name, nil, "")
+	if w != nil {
+		w.set(r)
+	}
+	if err := r.Failure(); err != nil {
+		return ctx, rc, err
+	}
 	if m.cfg.Enforced(budget.Time) {
 		if err := r.Tracker.Check(budget.Time); err != nil {
+			r.RecordExceeded(ctx, err)
+			r.End(ctx, err)
 			return ctx, rc, err
 		}
 		b := r.Tracker.Budget()
@@ -78,8 +97,13 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 // run succeeds; after an error the timer is released when the deadline
 // passes.
 func (m *middleware) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
-	if r := engine.FromContext(ctx); r != nil && r.Cancel != nil {
+	r := engine.FromContext(ctx)
+	if r == nil {
+		return ctx, nil
+	}
+	if r.Cancel != nil {
 		r.Cancel()
 	}
-	return ctx, nil
+	r.End(ctx, nil)
+	return ctx, r.Failure()
 }

@@ -19,7 +19,10 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 		return ctx, state, nil
 	}
 	ensure(ctx, r)
+	r.RecordInput(ctx, state.Messages)
 	if err := r.Exceeded(ctx); err != nil {
+		r.RecordExceeded(ctx, err)
+		r.End(ctx, err)
 		return ctx, nil, err
 	}
 	ns := *state

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/adapters/internal/engine"
@@ -24,12 +25,13 @@ func (m *middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 			return next(ctx, args, opts...)
 		}
 		ensure(ctx, r)
-		c, refused := r.Begin(tc.Name, tc.CallID, args)
-		if c == nil {
-			return refused, nil
+		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, args)
+		if c == nil || err != nil {
+			return refused, ended(ctx, r, err)
 		}
-		out, err := next(ctx, args, opts...)
-		return c.End(ctx, out, err)
+		out, err := next(engine.WithToolCall(ctx, tc.CallID), args, opts...)
+		out, err = c.End(ctx, out, err)
+		return out, ended(ctx, r, err)
 	}, nil
 }
 
@@ -45,15 +47,18 @@ func (m *middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 			return next(ctx, args, opts...)
 		}
 		ensure(ctx, r)
-		c, refused := r.Begin(tc.Name, tc.CallID, args)
+		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, args)
+		if err != nil {
+			return nil, ended(ctx, r, err)
+		}
 		if c == nil {
 			return schema.StreamReaderFromArray([]string{refused}), nil
 		}
-		sr, err := next(ctx, args, opts...)
+		sr, err := next(engine.WithToolCall(ctx, tc.CallID), args, opts...)
 		if err != nil {
 			msg, err := c.End(ctx, "", err)
 			if err != nil {
-				return nil, err
+				return nil, ended(ctx, r, err)
 			}
 			return schema.StreamReaderFromArray([]string{msg}), nil
 		}
@@ -73,14 +78,17 @@ func (m *middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 			return next(ctx, arg, opts...)
 		}
 		ensure(ctx, r)
-		c, refused := r.Begin(tc.Name, tc.CallID, argText(arg))
+		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, argText(arg))
+		if err != nil {
+			return nil, ended(ctx, r, err)
+		}
 		if c == nil {
 			return textResult(refused), nil
 		}
-		res, err := next(ctx, arg, opts...)
+		res, err := next(engine.WithToolCall(ctx, tc.CallID), arg, opts...)
 		msg, err := c.End(ctx, resultText(res), err)
 		if err != nil {
-			return res, err
+			return res, ended(ctx, r, err)
 		}
 		if res == nil || msg != resultText(res) {
 			return textResult(msg), nil
@@ -101,15 +109,18 @@ func (m *middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 			return next(ctx, arg, opts...)
 		}
 		ensure(ctx, r)
-		c, refused := r.Begin(tc.Name, tc.CallID, argText(arg))
+		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, argText(arg))
+		if err != nil {
+			return nil, ended(ctx, r, err)
+		}
 		if c == nil {
 			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)}), nil
 		}
-		sr, err := next(ctx, arg, opts...)
+		sr, err := next(engine.WithToolCall(ctx, tc.CallID), arg, opts...)
 		if err != nil {
 			msg, err := c.End(ctx, "", err)
 			if err != nil {
-				return nil, err
+				return nil, ended(ctx, r, err)
 			}
 			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(msg)}), nil
 		}
@@ -163,4 +174,16 @@ func resultText(r *schema.ToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// ended records the end of the run when a tool call ends it with err, and
+// returns err. Interrupts pause the run rather than end it.
+func ended(ctx context.Context, r *engine.Run, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, interrupt := compose.IsInterruptRerunError(err); !interrupt {
+		r.End(ctx, err)
+	}
+	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // Defaults used when a [Config] field is zero.
@@ -82,6 +83,18 @@ type Config struct {
 	// OnError receives failures of observers and of Lookout itself, which
 	// never stop the run. Nil logs them with log/slog.
 	OnError func(ctx context.Context, err error)
+
+	// Sink receives the run's trajectory: run_started, messages, model
+	// requests and responses, tool calls, assessments, budget events and
+	// run_ended records. Nil records nothing, unless Recorder is set.
+	Sink recorder.Sink
+	// RecorderOptions configure the recorder built on Sink: the failure
+	// policy (drop and count, or escalate and end the run), redaction,
+	// field limits, the clock. Nil means the defaults.
+	RecorderOptions *recorder.Options
+	// Recorder, when set, is used instead of one built from Sink, so
+	// several agents can share one.
+	Recorder *recorder.Recorder
 }
 
 // Normalized returns a copy of c with defaults filled in, or an error
@@ -142,6 +155,9 @@ func (c *Config) Normalized() (Config, error) {
 	}
 	if n.OnError == nil {
 		n.OnError = LogError
+	}
+	if n.Recorder == nil && n.Sink != nil {
+		n.Recorder = recorder.New(n.Sink, n.RecorderOptions)
 	}
 	return n, nil
 }

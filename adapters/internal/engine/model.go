@@ -20,31 +20,57 @@ type ChargingModel struct {
 
 // Generate calls the inner model and charges its usage.
 func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	if err := c.Run.Failure(); err != nil {
+		return nil, err
+	}
+	c.Run.recordRequest(ctx, input, opts)
+	start := c.Run.Cfg.Now()
 	out, err := c.Inner.Generate(ctx, input, opts...)
 	if err != nil {
 		return out, err
 	}
-	c.Run.Tracker.ChargeModelCall(UsageOf(out))
-	return out, nil
+	u := UsageOf(out)
+	c.Run.Tracker.ChargeModelCall(u)
+	c.Run.recordResponse(ctx, out, u, c.Run.Cfg.Now().Sub(start))
+	return out, c.Run.Failure()
 }
 
 // Stream calls the inner model and charges its usage at the end of the
 // stream.
 func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	if err := c.Run.Failure(); err != nil {
+		return nil, err
+	}
+	c.Run.recordRequest(ctx, input, opts)
+	start := c.Run.Cfg.Now()
 	sr, err := c.Inner.Stream(ctx, input, opts...)
 	if err != nil {
 		return sr, err
 	}
 	var last *budget.Usage
+	var chunks []*schema.Message
 	return schema.StreamReaderWithConvert(sr,
 		func(chunk *schema.Message) (*schema.Message, error) {
 			if u := UsageOf(chunk); u != nil {
 				last = u
 			}
+			if c.Run.trace.rec != nil {
+				chunks = append(chunks, chunk)
+			}
 			return chunk, nil
 		},
 		schema.WithOnEOF(func() (any, error) {
 			c.Run.Tracker.ChargeModelCall(last)
+			if c.Run.trace.rec != nil {
+				msg, err := schema.ConcatMessages(chunks)
+				if err != nil {
+					c.Run.Cfg.OnError(ctx, err)
+				}
+				c.Run.recordResponse(ctx, msg, last, c.Run.Cfg.Now().Sub(start))
+			}
+			if err := c.Run.Failure(); err != nil {
+				return nil, err
+			}
 			return nil, io.EOF
 		}),
 	), nil

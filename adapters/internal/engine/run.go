@@ -35,6 +35,7 @@ type Run struct {
 	Setup sync.Once
 
 	wrapUp atomic.Bool
+	trace  recording
 
 	mu sync.Mutex
 	// injected holds the messages injected before the last model call, to
@@ -67,6 +68,20 @@ func (r *Run) Child() *Run {
 
 type runKey struct{}
 
+type toolCallKey struct{}
+
+// WithToolCall returns a copy of ctx that says it runs inside tool call id,
+// so a sub-agent started by the call can name it.
+func WithToolCall(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, toolCallKey{}, id)
+}
+
+// ToolCallFrom returns the tool call ctx runs inside, if any.
+func ToolCallFrom(ctx context.Context) string {
+	id, _ := ctx.Value(toolCallKey{}).(string)
+	return id
+}
+
 // WithRun returns a copy of ctx carrying r.
 func WithRun(ctx context.Context, r *Run) context.Context {
 	return context.WithValue(ctx, runKey{}, r)
@@ -81,6 +96,9 @@ func FromContext(ctx context.Context) *Run {
 // Exceeded returns the error that ends the run before a model call: the
 // ctx's budget cause, or an enforced resource already spent.
 func (r *Run) Exceeded(ctx context.Context) error {
+	if err := r.Failure(); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
 		var ex *budget.ExceededError
 		if cause := context.Cause(ctx); errors.As(cause, &ex) {

@@ -22,18 +22,32 @@ type Call struct {
 	started time.Time
 }
 
-// Begin admits a tool call. When the budget does not allow it, it returns
-// nil and a refusal for the model; the call must then not run.
+// Begin admits a tool call, like Admit, without a ctx for recording.
 func (r *Run) Begin(name, callID, args string) (*Call, string) {
+	c, refusal, _ := r.Admit(context.Background(), name, callID, args)
+	return c, refusal
+}
+
+// Admit admits a tool call. When the budget does not allow it, it returns
+// nil and a refusal for the model; the call must then not run. A recording
+// failure that must end the run is returned as an error.
+func (r *Run) Admit(ctx context.Context, name, callID, args string) (*Call, string, error) {
+	if err := r.Failure(); err != nil {
+		return nil, "", err
+	}
 	if r.Cfg.Enforced(budget.Time) {
 		if err := r.Tracker.Check(budget.Time); err != nil {
-			return nil, Refusal(err)
+			r.RecordExceeded(ctx, err)
+			return nil, Refusal(err), r.Failure()
 		}
 	}
 	if err := r.Tracker.ReserveToolCall(); err != nil && r.Cfg.Enforced(budget.ToolCalls) {
-		return nil, Refusal(err)
+		r.RecordExceeded(ctx, err)
+		return nil, Refusal(err), r.Failure()
 	}
-	return &Call{run: r, name: name, id: callID, args: args, started: r.Cfg.Now()}, ""
+	c := &Call{run: r, name: name, id: callID, args: args, started: r.Cfg.Now()}
+	c.recordStart(ctx)
+	return c, "", r.Failure()
 }
 
 // Refusal is the tool message for a call the budget did not allow.
@@ -52,6 +66,9 @@ func Refusal(err error) string {
 // the budget's, or the error is an interrupt.
 func (c *Call) End(ctx context.Context, result string, err error) (string, error) {
 	recorded, err := c.Record(ctx, result, err)
+	if failure := c.run.Failure(); failure != nil {
+		return result, failure
+	}
 	if err == nil {
 		return result, nil
 	}
@@ -89,7 +106,9 @@ func (c *Call) Record(ctx context.Context, result string, err error) (bool, erro
 	if err != nil {
 		rec.ErrorMessage = Truncate(err.Error(), r.Cfg.MaxRecordBytes)
 	}
-	r.Pipeline.AfterToolCall(ctx, rec)
+	rec, current := r.Pipeline.AfterToolCall(ctx, rec)
+	c.recordEnd(ctx, rec, result, err, rec.Duration)
+	r.RecordAssessment(ctx, current)
 	return true, err
 }
 

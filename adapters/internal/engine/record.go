@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
+)
+
+// recording is the trajectory side of a run. Its zero value records
+// nothing.
+type recording struct {
+	rec    *recorder.Run
+	input  atomic.Bool
+	ended  atomic.Bool
+	failed atomic.Pointer[error]
+}
+
+// StartRecording writes the run's run_started record, as a child of
+// parent's recording when parent is not nil. callID is the parent's tool
+// call that started this run, if any.
+func (r *Run) StartRecording(ctx context.Context, agentName string, parent *Run, callID string) {
+	if r.Cfg.Recorder == nil {
+		return
+	}
+	b := r.Tracker.Budget()
+	info := recorder.RunInfo{
+		AgentName: agentName,
+		Limits: recorder.Limits{
+			Timeout:      r.Cfg.Limits.Timeout,
+			Deadline:     b.Deadline,
+			MaxTokens:    b.MaxTokens,
+			MaxToolCalls: b.MaxToolCalls,
+		},
+	}
+	if callID != "" {
+		info.Metadata = map[string]string{atif.ParentToolCallKey: callID}
+	}
+	var err error
+	if parent != nil && parent.trace.rec != nil {
+		r.trace.rec, err = parent.trace.rec.StartChild(ctx, info)
+	} else {
+		r.trace.rec, err = r.Cfg.Recorder.StartRun(ctx, info)
+	}
+	r.note(err)
+}
+
+// RunID returns the recorded run's id, or "" when nothing is recorded.
+func (r *Run) RunID() string { return r.trace.rec.ID() }
+
+// note keeps the first recording error. Under the recorder's Escalate
+// policy such an error must end the run; under Drop it never happens.
+func (r *Run) note(err error) {
+	if err != nil {
+		r.trace.failed.CompareAndSwap(nil, &err)
+	}
+}
+
+// Failure returns the recording error that must end the run, if any.
+func (r *Run) Failure() error {
+	if p := r.trace.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// RecordInput records the system and user messages of the run's input,
+// skipping what Lookout injected.
+// Only the first call of a run records; later calls return at once.
+func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
+	if r.trace.rec == nil || !r.trace.input.CompareAndSwap(false, true) {
+		return
+	}
+	for _, m := range msgs {
+		if _, injected := Injected(m); injected {
+			continue
+		}
+		if m.Role == schema.User || m.Role == schema.System {
+			r.note(r.trace.rec.Message(ctx, m))
+		}
+	}
+}
+
+// RecordAssessment records a new assessment block.
+func (r *Run) RecordAssessment(ctx context.Context, a *observer.CurrentAssessment) {
+	if r.trace.rec == nil || a == nil {
+		return
+	}
+	notes := make([]recorder.ObserverNote, len(a.Assessments))
+	for i, x := range a.Assessments {
+		notes[i] = recorder.ObserverNote{Name: x.Observer, Severity: x.Severity.String()}
+	}
+	r.note(r.trace.rec.Assessment(ctx, recorder.Assessment{
+		Markdown: a.Render(), AfterCallIndex: int(a.CallIndex), Observers: notes,
+	}))
+}
+
+// RecordExceeded records a budget stop or refusal.
+func (r *Run) RecordExceeded(ctx context.Context, err error) {
+	var ex *budget.ExceededError
+	if r.trace.rec == nil || !errors.As(err, &ex) {
+		return
+	}
+	r.note(r.trace.rec.Budget(ctx, recorder.Budget{
+		Event: recorder.BudgetExceeded, Resource: string(ex.Resource), Used: ex.Used, Limit: ex.Limit,
+	}))
+}
+
+// End records how the run ended, once. A nil err means it completed.
+func (r *Run) End(ctx context.Context, err error) {
+	if r.trace.rec == nil || !r.trace.ended.CompareAndSwap(false, true) {
+		return
+	}
+	b := r.Tracker.Budget()
+	end := recorder.RunEnded{
+		Outcome: recorder.OutcomeCompleted,
+		Usage: recorder.RunUsage{
+			PromptTokens: b.PromptTokens, CompletionTokens: b.CompletionTokens, TotalTokens: b.TokensUsed,
+			ToolCalls: b.ToolCalls, ModelCalls: b.ModelCalls,
+		},
+	}
+	if err != nil {
+		end.Error = err.Error()
+		var ex *budget.ExceededError
+		switch {
+		case errors.As(err, &ex):
+			end.Outcome, end.StopReason = recorder.OutcomeBudgetExceeded, string(ex.Resource)+" budget exceeded"
+		case errors.Is(err, context.Canceled):
+			end.Outcome, end.StopReason = recorder.OutcomeCancelled, "cancelled"
+		case errors.Is(err, context.DeadlineExceeded):
+			end.Outcome, end.StopReason = recorder.OutcomeBudgetExceeded, "deadline"
+		default:
+			end.Outcome, end.StopReason = recorder.OutcomeError, "error"
+		}
+	} else if r.WrappingUp() {
+		end.StopReason = "wrapped up near the budget"
+	} else {
+		end.StopReason = "final answer"
+	}
+	r.note(r.trace.rec.End(ctx, end))
+}
+
+// Ended reports whether the run's end has been recorded.
+func (r *Run) Ended() bool { return r.trace.ended.Load() }
+
+// recordRequest records a model call about to be made.
+func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts []model.Option) {
+	if r.trace.rec == nil {
+		return
+	}
+	o := model.GetCommonOptions(&model.Options{}, opts...)
+	req := recorder.ModelRequest{MessageCount: len(input)}
+	if o.Model != nil {
+		req.Model = *o.Model
+	}
+	for _, t := range o.Tools {
+		req.Tools = append(req.Tools, t.Name)
+	}
+	req.ToolsWithheld = len(req.Tools) == 0 && r.WrappingUp()
+	r.note(r.trace.rec.ModelRequest(ctx, req))
+}
+
+// recordResponse records a model call's reply and the tokens charged.
+func (r *Run) recordResponse(ctx context.Context, msg *schema.Message, u *budget.Usage, latency time.Duration) {
+	if r.trace.rec == nil {
+		return
+	}
+	resp := recorder.ModelResponse{Message: msg, Latency: latency, UsageReported: u != nil}
+	if u != nil {
+		resp.Usage = recorder.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.Total()}
+	}
+	if msg != nil && msg.ResponseMeta != nil {
+		resp.FinishReason = msg.ResponseMeta.FinishReason
+	}
+	r.note(r.trace.rec.ModelResponse(ctx, resp))
+	if u != nil {
+		b := r.Tracker.Budget()
+		r.note(r.trace.rec.Budget(ctx, recorder.Budget{
+			Event: recorder.BudgetCharged, Resource: string(budget.Tokens), Amount: u.Total(), Used: b.TokensUsed, Limit: b.MaxTokens,
+		}))
+	}
+}
+
+func (c *Call) recordStart(ctx context.Context) {
+	if c.run.trace.rec == nil {
+		return
+	}
+	c.run.note(c.run.trace.rec.ToolStarted(ctx, recorder.ToolStarted{CallID: c.id, Name: c.name, Arguments: c.args}))
+}
+
+func (c *Call) recordEnd(ctx context.Context, rec observer.ToolCallRecord, result string, err error, took time.Duration) {
+	if c.run.trace.rec == nil {
+		return
+	}
+	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: took, CallIndex: int(rec.CallIndex)}
+	if err != nil {
+		te.Error = err.Error()
+	}
+	c.run.note(c.run.trace.rec.ToolEnded(ctx, te))
+}
+

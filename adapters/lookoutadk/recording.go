@@ -1,0 +1,87 @@
+package lookoutadk
+
+import (
+	"context"
+	"sync"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/callbacks"
+	ucb "github.com/cloudwego/eino/utils/callbacks"
+
+	"github.com/lookout-go/lookout/adapters/internal/engine"
+)
+
+// RunOption returns the run option that lets Lookout see how every agent
+// run ends, errors included, and each agent's name. Pass it to
+// Runner.Run, Runner.Query or Runner.Resume:
+//
+//	iter := runner.Query(ctx, "migrate the billing service", lookoutadk.RunOption())
+//
+// Without it, a recorded run that Eino ends with an error (a model
+// failure, a cancelled ctx) gets no run_ended record, because no
+// middleware hook sees such ends; runs that succeed, and runs Lookout
+// itself stops, are recorded either way.
+func RunOption() adk.AgentRunOption { return adk.WithCallbacks(endWatcher) }
+
+// watch connects an agent callback to the run BeforeAgent starts.
+type watch struct {
+	name string
+	mu   sync.Mutex
+	run  *engine.Run
+}
+
+type watchKey struct{}
+
+func (w *watch) set(r *engine.Run) {
+	w.mu.Lock()
+	w.run = r
+	w.mu.Unlock()
+}
+
+func (w *watch) get() *engine.Run {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.run
+}
+
+func watchFrom(ctx context.Context) *watch {
+	w, _ := ctx.Value(watchKey{}).(*watch)
+	return w
+}
+
+var endWatcher = ucb.NewHandlerHelper().Agent(&ucb.AgentCallbackHandler{
+	OnStart: func(ctx context.Context, info *callbacks.RunInfo, _ *adk.AgentCallbackInput) context.Context {
+		name := ""
+		if info != nil {
+			name = info.Name
+		}
+		return context.WithValue(ctx, watchKey{}, &watch{name: name})
+	},
+	OnEnd: func(ctx context.Context, _ *callbacks.RunInfo, out *adk.AgentCallbackOutput) context.Context {
+		w := watchFrom(ctx)
+		if out == nil || out.Events == nil {
+			return ctx
+		}
+		// Eino hands the events over when the run starts; they are read on
+		// a goroutine that ends with the run.
+		go func() {
+			var last error
+			for {
+				ev, ok := out.Events.Next()
+				if !ok {
+					break
+				}
+				if ev != nil && ev.Err != nil {
+					last = ev.Err
+				}
+			}
+			if w == nil {
+				return
+			}
+			if r := w.get(); r != nil {
+				r.End(context.WithoutCancel(ctx), last)
+			}
+		}()
+		return ctx
+	},
+}).Handler()
