@@ -206,4 +206,3 @@ func (c *Call) recordEnd(ctx context.Context, rec observer.ToolCallRecord, resul
 	}
 	c.run.note(c.run.trace.rec.ToolEnded(ctx, te))
 }
-
