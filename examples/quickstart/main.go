@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,23 +33,45 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
 const task = "Migrate the billing service to the new payments API, make the tests pass, and report what you changed."
 
 func main() {
+	out := flag.String("out", "", "write the run's trajectory to `DIR`/trajectory.jsonl")
 	flag.Parse()
 	ctx := context.Background()
+	if err := start(ctx, os.Stdout, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+// start picks the model, opens the trajectory file when dir is set, and
+// runs the agent.
+func start(ctx context.Context, w io.Writer, dir string) error {
 	chat, name, err := chatModel(ctx)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
+		return err
 	}
-	if err := run(ctx, os.Stdout, chat, name); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
+	var sink recorder.Sink
+	if dir != "" {
+		path := filepath.Join(dir, "trajectory.jsonl")
+		file, err := recorder.NewFileSink(path, nil)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := file.Close(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "quickstart: close trajectory:", err)
+			}
+			fmt.Fprintf(w, "Trajectory written to %s\n", path)
+		}()
+		sink = file
 	}
+	return run(ctx, w, chat, name, sink)
 }
 
 // chatModel returns a real OpenAI-compatible model when OPENAI_API_KEY is
@@ -122,8 +145,9 @@ func tools() []tool.BaseTool {
 	}
 }
 
-func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, modelName string) error {
+func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, modelName string, sink recorder.Sink) error {
 	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
+		Sink: sink, // nil records nothing
 		Limits: budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
 		Observers: []observer.Config{{
 			Observer: observer.NewResource(),
@@ -151,7 +175,7 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 	ctx = session.NewContext(ctx, store)
 
 	fmt.Fprintf(w, "Lookout quickstart: an unattended agent on %s.\nTask: %s\n\n", modelName, task)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, task)
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, task, lookoutadk.RunOption())
 	var final string
 	var runErr error
 	for {

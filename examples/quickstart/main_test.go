@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
 )
 
 func TestQuickstartOffline(t *testing.T) {
 	var out strings.Builder
-	if err := run(context.Background(), &out, script(), "a scripted model"); err != nil {
+	if err := run(context.Background(), &out, script(), "a scripted model", nil); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -46,12 +50,44 @@ func TestQuickstartWithAnOpenAIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	if err := run(ctx, &out, chat, name); err != nil {
+	if err := run(ctx, &out, chat, name, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"an unattended agent on gpt-test", "## Trajectory Assessment", "Run ended: completed."} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+func TestQuickstartWritesATrajectory(t *testing.T) {
+	dir := t.TempDir()
+	var out strings.Builder
+	if err := start(context.Background(), &out, dir); err != nil {
+		t.Fatal(err)
+	}
+	records, tear, err := recorder.ReadFile(filepath.Join(dir, "trajectory.jsonl"))
+	if err != nil || tear != nil {
+		t.Fatalf("read trajectory: %v %v", err, tear)
+	}
+	if len(records) < 20 {
+		t.Fatalf("only %d records", len(records))
+	}
+	if _, ok := records[len(records)-1].Payload.(*recorder.RunEnded); !ok {
+		t.Errorf("the last record is %s, not run_ended", records[len(records)-1].Kind())
+	}
+	traj, err := atif.FromRecords(records, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := json.Marshal(traj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := atif.Validate(doc); len(problems) > 0 {
+		t.Errorf("the ATIF export is invalid: %v", problems)
+	}
+	if !strings.Contains(out.String(), "Trajectory written to") {
+		t.Errorf("output lacks the trajectory path:\n%s", out.String())
 	}
 }
