@@ -147,7 +147,7 @@ func tools() []tool.BaseTool {
 
 func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, modelName string, sink recorder.Sink) error {
 	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
-		Sink: sink, // nil records nothing
+		Sink:   sink, // nil records nothing
 		Limits: budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
 		Observers: []observer.Config{{
 			Observer: observer.NewResource(),
