@@ -8,11 +8,13 @@
 // consecutive errors, every interval, or on every call, OR'd together),
 // then the observer's ShouldRun, then Observe. The assessments produced on
 // that call are merged, in configuration order, into one
-// [CurrentAssessment] that replaces the previous one in the session.
+// [CurrentAssessment] that replaces the previous one in the session and is
+// appended to the [PastAssessment] history.
 //
-// Before the next model call, [BuildContext] renders the current assessment
-// for injection, unless it is stale: older than a number of tool calls
-// (default 20) measured against the current call index.
+// Before the next model call, [BuildContext] or [Pipeline.Inject] renders
+// the current assessment for injection, unless it is stale: older than a
+// number of tool calls (default 20) measured against the current call
+// index.
 //
 // A rendered block looks like this:
 //
@@ -27,14 +29,50 @@
 //	**Suggestions**:
 //	- Be mindful of remaining resources when planning next steps.
 //
+// # Built-in observers
+//
+//   - [Resource] reports the remaining time, tokens and tool calls, and
+//     whether the pace so far will exhaust one before the deadline.
+//   - [Stall] notices the agent going round in circles: the same call with
+//     the same result again and again, A-B-A-B alternation, or reading and
+//     rewriting one target without progress. A [Normalizer] makes calls
+//     that differ only in timestamps, request ids or temporary paths
+//     compare equal; polling tools and changing results are not stalls.
+//   - [ErrorCascade] notices failures piling up (in a row, or at a high
+//     rate) and names their common cause by grouping normalized error
+//     messages.
+//   - [Drift] notices recent work moving outside the task's scope, taken
+//     from the [Task] session value the adapter seeds from the first user
+//     message.
+//
+// Run the three detectors with [Trigger]{OnEveryCall: true}: their
+// ShouldRun is cheap and declines unless the latest call continues a
+// pattern, and their severity rises from info to caution to warning as the
+// pattern persists. They keep their working state with the pipeline, one
+// per session, so one detector value can serve many sessions at once.
+//
+// # History, trends and feedback efficacy
+//
+// The pipeline keeps the last [PipelineOptions].HistorySize assessments;
+// an observer reads them with [Context.History] and whether severity is
+// escalating or easing with [Context.Trend]. When the adapter tells the
+// pipeline that an assessment was shown to the model ([Pipeline.Inject] or
+// [Pipeline.Injected]) it classifies what the agent did next, on the next
+// tool call or model response ([Pipeline.ModelResponded]): it changed
+// course, wrapped up, or carried on as before. The counts per observer
+// live in the [Efficacy] session value, and [PipelineOptions].OnEfficacy
+// reports each reaction so the adapter can record it.
+//
 // # Writing an observer
 //
 // Implement [Observer]: a unique Name, ShouldRun to decline a run the
 // trigger allowed, and Observe to return an [Assessment]. The [Context]
 // gives the recent calls, the calls since a time, the error rate over a
-// window, the consecutive errors and the budget. Observers run inline,
-// under the pipeline's lock, so keep them quick and do not call back into
-// the pipeline.
+// window, the consecutive errors, the budget and its pace, the assessment
+// history and trends, and feedback efficacy. Observers run inline, under
+// the pipeline's lock, so keep them quick and do not call back into the
+// pipeline. An observer with a Validate() error method is validated by
+// [NewPipeline].
 //
 // # Pitfalls
 //
@@ -48,4 +86,16 @@
 //     number calls correctly but evaluate triggers independently.
 //   - A zero Trigger never fires; NewPipeline rejects it rather than
 //     letting an observer sit silent.
+//   - An assessment stays in the block until another replaces it or it
+//     goes stale: a detector that goes quiet because the agent moved on
+//     does not withdraw what it said.
+//   - The detectors judge the latest call. With a sparse trigger (every N
+//     calls) they still see every call, but report only a pattern that
+//     the call they run after continues.
+//   - Drift needs a scope. Seed the [Task] before the first tool call, and
+//     declare Task.Scope when the prompt names no paths, hosts or
+//     resources.
+//   - Feedback efficacy counts an assessment once, however many model
+//     calls it is injected into; call Injected (or Inject) on every
+//     injection and let the pipeline tell repeats apart.
 package observer

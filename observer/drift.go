@@ -400,17 +400,18 @@ func (st *driftState) detect(index int64) (driftFinding, bool) {
 const maxScopeShown = 5
 
 func (st *driftState) assess(f driftFinding) Assessment {
-	var lines []string
+	var outside []*driftCall
 	for i := st.calls.len() - 1; i >= 0; i-- {
-		c := st.calls.back(i)
-		if c.outside {
-			var b strings.Builder
-			evidenceLine(&b, c.index, callLabel(c.tool, c.summary, c.args), true, "")
-			lines = append(lines, b.String())
+		if c := st.calls.back(i); c.outside {
+			outside = append(outside, c)
 		}
 	}
 	var evidence strings.Builder
-	listCalls(&evidence, lines, len(lines), lines[0])
+	line := func(b *strings.Builder, i int) {
+		c := outside[i]
+		evidenceLine(b, c.index, callLabel(c.tool, c.summary, c.args), true, "")
+	}
+	listCalls(&evidence, len(outside), len(outside), line, func(b *strings.Builder) { line(b, 0) })
 
 	shown := st.scope[:min(len(st.scope), maxScopeShown)]
 	scope := strings.Join(shown, ", ")

@@ -349,6 +349,7 @@ type stallState struct {
 	checked int64
 	found   bool
 	finding stallFinding
+	picked  []*stallCall // scratch for evidence
 }
 
 type stallKind uint8
@@ -581,10 +582,27 @@ func (st *stallState) labelOf(c *stallCall) string {
 	return c.label
 }
 
-func (st *stallState) line(c *stallCall) string {
-	var b strings.Builder
-	evidenceLine(&b, c.index, st.labelOf(c), c.success, c.errMsg)
-	return b.String()
+// list writes the evidence for a pattern of total calls whose kept calls
+// are st.picked, oldest first; firstIndex and firstOf give the pattern's
+// first call and a kept call identical to it.
+func (st *stallState) list(b *strings.Builder, total int, firstIndex int64, firstOf *stallCall) {
+	listCalls(b, len(st.picked), total, func(b *strings.Builder, i int) {
+		c := st.picked[i]
+		evidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
+	}, func(b *strings.Builder) {
+		evidenceLine(b, firstIndex, st.labelOf(firstOf), firstOf.success, firstOf.errMsg)
+	})
+}
+
+// pick gathers the kept calls that keep returns true for, oldest first,
+// into st.picked.
+func (st *stallState) pick(keep func(*stallCall) bool) {
+	st.picked = st.picked[:0]
+	for i := st.calls.len() - 1; i >= 0; i-- {
+		if c := st.calls.back(i); keep(c) {
+			st.picked = append(st.picked, c)
+		}
+	}
 }
 
 // assess turns a finding into an assessment.
@@ -595,16 +613,9 @@ func (st *stallState) assess(f stallFinding) Assessment {
 	var o Observation
 	switch f.kind {
 	case repeatPattern:
-		var lines []string
-		for i := st.calls.len() - 1; i >= 0; i-- {
-			if p := st.calls.back(i); st.inChain(p, e) {
-				lines = append(lines, st.line(p))
-			}
-		}
+		st.pick(func(c *stallCall) bool { return st.inChain(c, e) })
 		first := e.repeatFirst
-		var fb strings.Builder
-		evidenceLine(&fb, first, st.labelOf(e), e.success, e.errMsg)
-		listCalls(&evidence, lines, f.length, fb.String())
+		st.list(&evidence, f.length, first, e)
 		span := "calls #" + strconv.FormatInt(first, 10) + " to #" + strconv.FormatInt(e.index, 10)
 		o.Category = "repeat"
 		if e.success {
@@ -624,19 +635,14 @@ func (st *stallState) assess(f stallFinding) Assessment {
 			}
 		}
 	case oscillationPattern:
-		n := min(f.length, st.calls.len())
-		lines := make([]string, 0, n)
-		for i := n - 1; i >= 0; i-- {
-			lines = append(lines, st.line(st.calls.back(i)))
-		}
+		first := e.index - int64(f.length) + 1
+		st.pick(func(c *stallCall) bool { return c.index >= first })
 		other := st.calls.back(1)
 		firstOf := e
 		if (f.length-1)%2 == 1 {
 			firstOf = other
 		}
-		var fb strings.Builder
-		evidenceLine(&fb, e.index-int64(f.length)+1, st.labelOf(firstOf), firstOf.success, firstOf.errMsg)
-		listCalls(&evidence, lines, f.length, fb.String())
+		st.list(&evidence, f.length, first, firstOf)
 		o.Category = "oscillation"
 		a.Summary = "You are alternating between two calls that keep giving the same results."
 		o.Description = "The last " + strconv.Itoa(f.length) + " calls alternated between " +
@@ -645,20 +651,8 @@ func (st *stallState) assess(f stallFinding) Assessment {
 			"Decide what you need from these two calls and move on: switching between them is not making progress.",
 		}
 	case writeBackPattern:
-		var lines []string
-		var oldest *stallCall
-		for i := st.calls.len() - 1; i >= 0; i-- {
-			p := st.calls.back(i)
-			if p.index >= e.wbFirst && p.wbRun > 0 && p.target == e.target {
-				lines = append(lines, st.line(p))
-				if oldest == nil {
-					oldest = p
-				}
-			}
-		}
-		var fb strings.Builder
-		evidenceLine(&fb, e.wbFirst, st.labelOf(oldest), true, "")
-		listCalls(&evidence, lines, f.length, fb.String())
+		st.pick(func(c *stallCall) bool { return c.index >= e.wbFirst && c.wbRun > 0 && c.target == e.target })
+		st.list(&evidence, f.length, e.wbFirst, st.picked[0])
 		o.Category = "write_back"
 		target := quoteTool(e.target)
 		a.Summary = "You keep reading and rewriting " + target + " without making progress."

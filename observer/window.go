@@ -202,33 +202,34 @@ func prefixOf(s string, n int) string {
 	return s
 }
 
-// listCalls writes the evidence lines for a pattern of total calls whose
-// retained occurrences are lines (oldest first): all of them when they fit,
-// otherwise the first, a line saying how many are left out, and the most
-// recent ones. firstLine cites the pattern's first call, for when that
-// call is no longer among lines.
-func listCalls(b *strings.Builder, lines []string, total int, firstLine string) {
-	if total <= len(lines) && len(lines) <= maxEvidence {
-		for i, l := range lines {
+// listCalls writes the evidence lines for a pattern of total calls, of
+// which the n most recent are kept: all of them when they fit, otherwise
+// the first, a line saying how many are left out, and the most recent
+// ones. line(b, i) writes the line of the i-th kept call, oldest first;
+// first(b) writes the line of the pattern's first call when it is no
+// longer kept. Only the lines shown are formatted.
+func listCalls(b *strings.Builder, n, total int, line func(b *strings.Builder, i int), first func(b *strings.Builder)) {
+	if total <= n && n <= maxEvidence {
+		for i := range n {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(l)
+			line(b, i)
 		}
 		return
 	}
 	const tail = maxEvidence - 3
-	recent := lines[max(len(lines)-tail, 0):]
-	head := firstLine
-	if total == len(lines) {
-		head = lines[0]
+	from := max(n-tail, 0)
+	if total == n {
+		line(b, 0)
+	} else {
+		first(b)
 	}
-	b.WriteString(head)
 	b.WriteString("\n… ")
-	b.WriteString(plural(int64(total-1-len(recent)), "more call", "more calls"))
+	b.WriteString(plural(int64(total-1-(n-from)), "more call", "more calls"))
 	b.WriteString(" …")
-	for _, l := range recent {
+	for i := from; i < n; i++ {
 		b.WriteByte('\n')
-		b.WriteString(l)
+		line(b, i)
 	}
 }

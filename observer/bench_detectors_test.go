@@ -1,0 +1,118 @@
+package observer_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+// benchResult is a 1 KiB tool output, the size the adapters keep.
+var benchResult = strings.Repeat("func Round(x float64) float64 { return math.Round(x*100) / 100 }\n", 16)[:1024]
+
+// benchTraces returns, for one detector, a trace on which it stays quiet
+// and one on which it fires on every call, 1,024 calls each, replayed in a
+// loop.
+func benchTraces(name string) (quiet, firing []observer.ToolCallRecord) {
+	for i := range 1024 {
+		path := fmt.Sprintf("services/billing/pkg%d/file%d.go", i%7, i)
+		switch name {
+		case "Stall":
+			quiet = append(quiet, succeeded("read_file", `{"path":"`+path+`","offset":0,"limit":4000}`, benchResult[:1000]+fmt.Sprint(i)))
+			firing = append(firing, succeeded("read_file", `{"path":"services/billing/invoice.go","offset":0,"limit":4000}`, benchResult))
+		case "Errors":
+			rec := succeeded("read_file", `{"path":"`+path+`"}`, benchResult)
+			if i%4 == 0 {
+				rec = failed("run_tests", `{"package":"./services/billing"}`, fmt.Sprintf("--- FAIL: TestRound (0.0%ds): got 2.4%d", i%9, i%10))
+			}
+			quiet = append(quiet, rec)
+			firing = append(firing, failed("write_file", `{"path":"/etc/billing/`+fmt.Sprint(i)+`.conf","content":"x"}`,
+				fmt.Sprintf("open /etc/billing/%d.conf: permission denied", i)))
+		case "Drift":
+			quiet = append(quiet, succeeded("read_file", `{"path":"`+path+`"}`, benchResult))
+			firing = append(firing, succeeded("read_file", fmt.Sprintf(`{"path":"web/marketing/page%d.tsx"}`, i), benchResult))
+		}
+	}
+	return quiet, firing
+}
+
+func benchDetector(name string) observer.Observer {
+	switch name {
+	case "Stall":
+		return &observer.Stall{Window: 20}
+	case "Errors":
+		return &observer.ErrorCascade{Window: 20}
+	}
+	return &observer.Drift{Window: 20, InitialCalls: -1}
+}
+
+// BenchmarkDetector measures one detector, run on every call with a
+// window of 20 calls, per tool call through the pipeline: on a trace where
+// it stays quiet, and on one where it fires and renders on every call.
+func BenchmarkDetector(b *testing.B) {
+	for _, name := range []string{"Stall", "Errors", "Drift"} {
+		quiet, firing := benchTraces(name)
+		for _, trace := range []struct {
+			kind  string
+			calls []observer.ToolCallRecord
+		}{{"quiet", quiet}, {"firing", firing}} {
+			b.Run(name+"/"+trace.kind, func(b *testing.B) {
+				now := start
+				store := session.New(&session.Options{Now: func() time.Time { return now }, Retention: 10_000})
+				session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
+				p, err := observer.NewPipeline(store, []observer.Config{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				for _, rec := range trace.calls[:100] {
+					p.AfterToolCall(ctx, rec)
+				}
+				wantFiring := trace.kind == "firing"
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := range b.N {
+					_, current := p.AfterToolCall(ctx, trace.calls[(100+i)%len(trace.calls)])
+					if (current != nil) != wantFiring {
+						b.Fatalf("call %d: fired %v, want %v", i, current != nil, wantFiring)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkAllDetectorsQuiet measures the pipeline with the Resource
+// observer every 10 calls and the three detectors on every call, on a
+// trace of progress where none of them fires, per tool call.
+func BenchmarkAllDetectorsQuiet(b *testing.B) {
+	now := start
+	store := session.New(&session.Options{Now: func() time.Time { return now }, Retention: 10_000})
+	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
+	every := observer.Trigger{OnEveryCall: true}
+	p, err := observer.NewPipeline(store, []observer.Config{
+		{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
+		{Observer: observer.NewStall(), Trigger: every},
+		{Observer: observer.NewErrorCascade(), Trigger: every},
+		{Observer: observer.NewDrift(), Trigger: every},
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	quiet, _ := benchTraces("Drift")
+	ctx := context.Background()
+	for _, rec := range quiet[:100] {
+		p.AfterToolCall(ctx, rec)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, current := p.AfterToolCall(ctx, quiet[(100+i)%len(quiet)]); current != nil {
+			b.Fatalf("call %d: a detector fired:\n%s", i, current.Render())
+		}
+	}
+}
