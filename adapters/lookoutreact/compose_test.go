@@ -1,0 +1,164 @@
+package lookoutreact_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/adapters/lookoutreact"
+	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+// loopState is the history of a hand-built tool loop.
+type loopState struct {
+	Messages []*schema.Message
+}
+
+// toolLoop builds the graph a compose user writes instead of react: a
+// ChatModel node and a ToolsNode in a loop, with the history in the
+// graph's state. Lookout goes in through the same three hooks.
+func toolLoop(t testing.TB, l *lookoutreact.Lookout, m model.ToolCallingChatModel, tools []tool.BaseTool) compose.Runnable[[]*schema.Message, *schema.Message] {
+	t.Helper()
+	ctx := context.Background()
+	infos := make([]*schema.ToolInfo, len(tools))
+	for i, tl := range tools {
+		info, err := tl.Info(ctx)
+		require.NoError(t, err)
+		infos[i] = info
+	}
+	bound, err := l.WrapModel(m).WithTools(infos)
+	require.NoError(t, err)
+	toolsNode, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{
+		Tools:               tools,
+		ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()},
+	})
+	require.NoError(t, err)
+
+	g := compose.NewGraph[[]*schema.Message, *schema.Message](compose.WithGenLocalState(func(context.Context) *loopState {
+		return &loopState{}
+	}))
+	require.NoError(t, g.AddChatModelNode("model", bound, compose.WithStatePreHandler(
+		func(ctx context.Context, in []*schema.Message, st *loopState) ([]*schema.Message, error) {
+			st.Messages = append(st.Messages, in...)
+			// The injected block goes to this call only, not to the state.
+			return l.Inject(ctx, st.Messages), nil
+		})))
+	require.NoError(t, g.AddToolsNode("tools", toolsNode, compose.WithStatePreHandler(
+		func(_ context.Context, in *schema.Message, st *loopState) (*schema.Message, error) {
+			st.Messages = append(st.Messages, in)
+			return in, nil
+		})))
+	require.NoError(t, g.AddEdge(compose.START, "model"))
+	require.NoError(t, g.AddBranch("model", compose.NewGraphBranch(func(_ context.Context, msg *schema.Message) (string, error) {
+		if len(msg.ToolCalls) > 0 {
+			return "tools", nil
+		}
+		return compose.END, nil
+	}, map[string]bool{"tools": true, compose.END: true})))
+	require.NoError(t, g.AddEdge("tools", "model"))
+	r, err := g.Compile(ctx, compose.WithMaxRunSteps(40), compose.WithGraphName("ToolLoop"))
+	require.NoError(t, err)
+	return r
+}
+
+func TestAComposeGraphGetsTheSameHooks(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		l, err := lookoutreact.New(&lookoutreact.Config{
+			Limits:    budget.Limits{MaxToolCalls: 9, MaxTokens: 10_000},
+			Observers: everyCall(),
+		})
+		require.NoError(t, err)
+		var calls []scripted.ToolCall
+		for i := range 10 {
+			calls = append(calls, scripted.ToolCall{Name: "work", Arguments: callArgs(i)})
+		}
+		m := scripted.New(
+			scripted.Calls(calls...).WithUsage(8000, 100),
+			scripted.Call("work", `{"n":10}`).WithUsage(40, 10),
+			scripted.Reply("Summary: nine done, one refused.").WithUsage(1000, 50),
+		)
+		r := toolLoop(t, l, m, []tool.BaseTool{echo("work")})
+
+		store := session.New(nil)
+		ctx := session.NewContext(context.Background(), store)
+		input := []*schema.Message{schema.UserMessage("do ten things")}
+		var out *schema.Message
+		if streaming {
+			sr, err := r.Stream(ctx, input, l.ComposeOption())
+			require.NoError(t, err)
+			out, err = concat(sr)
+			require.NoError(t, err)
+		} else {
+			out, err = r.Invoke(ctx, input, l.ComposeOption())
+			require.NoError(t, err)
+		}
+		assert.Equal(t, "Summary: nine done, one refused.", out.Content)
+
+		// Ten parallel calls under a limit of nine: dense indices 1..9, one
+		// refusal the model can read.
+		var indices []int64
+		for _, rec := range session.LogOf[observer.ToolCallRecord](store).All() {
+			indices = append(indices, rec.CallIndex)
+		}
+		slices.Sort(indices)
+		assert.Equal(t, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}, indices, "streaming=%v", streaming)
+
+		reqs := m.Requests()
+		require.Len(t, reqs, 3)
+		refused := 0
+		for _, msg := range toolMessages(reqs[1].Messages) {
+			if strings.HasPrefix(msg.Content, "Tool call refused") {
+				refused++
+			}
+		}
+		assert.Equal(t, 1, refused)
+		assert.True(t, strings.HasPrefix(toolMessages(reqs[2].Messages)[10].Content, "Tool call refused"), "the eleventh call too")
+
+		// Each model input holds one assessment block: the graph's state
+		// never kept the one injected before.
+		assert.Equal(t, 1, reqs[1].CountContaining("## Trajectory Assessment"))
+		assert.Equal(t, 1, reqs[2].CountContaining("## Trajectory Assessment"))
+		assert.False(t, reqs[2].ToolsWithheld(), "with 18 percent of the tokens left there is no wrap-up yet")
+
+		b, _ := session.ValueOf[budget.Budget](store).Latest()
+		assert.Equal(t, int64(8100+50+1050), b.TokensUsed)
+		assert.Equal(t, int64(3), b.ModelCalls)
+		assert.Equal(t, int64(9), b.ToolCalls)
+	}
+}
+
+func TestAComposeGraphWrapsUpAndEndsWithTheTypedError(t *testing.T) {
+	l, err := lookoutreact.New(&lookoutreact.Config{Limits: budget.Limits{MaxTokens: 1000}})
+	require.NoError(t, err)
+	// The model ignores the wrap-up turn and calls a tool anyway; the next
+	// call finds the tokens spent.
+	m := scripted.New(
+		scripted.Call("search", `{}`).WithUsage(950, 0),
+		scripted.Call("search", `{}`).WithUsage(100, 0),
+		scripted.Reply("never reached"),
+	)
+	r := toolLoop(t, l, m, []tool.BaseTool{echo("search")})
+	store := session.New(nil)
+	_, err = r.Invoke(session.NewContext(context.Background(), store), []*schema.Message{schema.UserMessage("go")}, l.ComposeOption())
+	require.ErrorIs(t, err, budget.ErrExceeded)
+	var ex *budget.ExceededError
+	require.ErrorAs(t, err, &ex)
+	assert.Equal(t, budget.Tokens, ex.Resource)
+
+	reqs := m.Requests()
+	require.Len(t, reqs, 2, "the third call was not made")
+	assert.True(t, reqs[1].ToolsWithheld())
+	assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
+	assert.Equal(t, lookoutreact.TagWrapUp, func() string { k, _ := lookoutreact.Injected(reqs[1].Last()); return k }())
+}
