@@ -1,0 +1,653 @@
+package summary
+
+import (
+	"cmp"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// EfficacyExtension is the extension record name under which feedback
+// efficacy events are written: one per observer whenever the agent's
+// reaction to an assessment is known. The body is the JSON of
+// observer.EfficacyEvent:
+//
+//	{"observer":"stall","severity":"warning","assessment_call_index":7,
+//	 "reaction":"changed_course","call_index":8,
+//	 "counts":{"shown":2,"changed_course":1,"wrapped_up":0,"carried_on":1}}
+//
+// Analyze counts the reactions per observer. A body that does not have
+// this shape is counted in Stats.MalformedEfficacy.
+const EfficacyExtension = "lookout.efficacy"
+
+// UnspecifiedSeverity stands in for an observer note recorded without a
+// severity.
+const UnspecifiedSeverity = "unspecified"
+
+// Unfinished is the outcome reported for a run without a run_ended record:
+// still running when the file was read, or cut off by a crash.
+const Unfinished = "unfinished"
+
+// MaxFailures is how many failed tool calls a Run lists in Failures; the
+// count in Stats.ToolErrors stays exact.
+const MaxFailures = 10
+
+// maxFailureText cuts the error text kept for a listed failure.
+const maxFailureText = 200
+
+// Tokens counts model tokens as the provider reported them.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently. The zero value is no tokens.
+type Tokens struct {
+	Prompt     int64 `json:"prompt"`
+	Completion int64 `json:"completion"`
+	Total      int64 `json:"total"`
+	Cached     int64 `json:"cached,omitempty"`
+	Reasoning  int64 `json:"reasoning,omitempty"`
+}
+
+func (t *Tokens) add(u Tokens) {
+	t.Prompt += u.Prompt
+	t.Completion += u.Completion
+	t.Total += u.Total
+	t.Cached += u.Cached
+	t.Reasoning += u.Reasoning
+}
+
+// Tool is one tool's use. A call is one tool_started record, or a
+// tool_ended record that no tool_started announced; the two are paired by
+// call id (or call index when the id is empty).
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Tool struct {
+	Name       string        `json:"name"`
+	Calls      int           `json:"calls"`
+	Errors     int           `json:"errors"`
+	Unfinished int           `json:"unfinished,omitempty"` // started and never ended
+	Duration   time.Duration `json:"duration_ns"`          // summed over ended calls
+}
+
+// ErrorRate returns Errors / Calls, or 0 without calls.
+func (t Tool) ErrorRate() float64 { return rate(t.Errors, t.Calls) }
+
+// ObserverAssessments counts one observer's parts in assessments by
+// severity.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type ObserverAssessments struct {
+	Observer   string         `json:"observer"`
+	Count      int            `json:"count"`
+	BySeverity map[string]int `json:"by_severity"`
+}
+
+// Assessments counts assessment records and the observer notes in them.
+// Severities are as recorded; a note without one counts as
+// UnspecifiedSeverity.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently. The zero value is no assessments.
+type Assessments struct {
+	Count      int                   `json:"count"`                 // assessment records
+	BySeverity map[string]int        `json:"by_severity,omitempty"` // observer notes by severity
+	Observers  []ObserverAssessments `json:"observers,omitempty"`   // sorted by observer name
+}
+
+// Efficacy counts one observer's feedback efficacy events (see
+// EfficacyExtension): how the agent reacted after being shown its
+// assessments.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Efficacy struct {
+	Observer      string `json:"observer"`
+	Reactions     int    `json:"reactions"`
+	ChangedCourse int    `json:"changed_course"`
+	WrappedUp     int    `json:"wrapped_up"`
+	CarriedOn     int    `json:"carried_on"`
+	// Shown is how many of the observer's assessments the model was shown,
+	// from the cumulative counts in the events: the largest in a run,
+	// summed over runs. It can exceed Reactions when a run ended before
+	// the agent reacted.
+	Shown int64 `json:"shown"`
+}
+
+// Followed returns how many reactions followed the feedback: the agent
+// changed course or wrapped up.
+func (e Efficacy) Followed() int { return e.ChangedCourse + e.WrappedUp }
+
+// FollowRate returns Followed / Reactions, or 0 without reactions.
+func (e Efficacy) FollowRate() float64 { return rate(e.Followed(), e.Reactions) }
+
+// Stats are the counters kept for one run and, summed, for all runs.
+// Maps are keyed by name and encode in key order; slices are sorted by
+// name.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently. The zero value is an empty trajectory.
+type Stats struct {
+	Records int `json:"records"`
+	// Duration is, for a run, run_started to run_ended, or first to last
+	// record when either is missing; in Totals, the sum over root runs
+	// (child runs overlap their parents).
+	Duration               time.Duration  `json:"duration_ns"`
+	UserMessages           int            `json:"user_messages"`
+	ModelCalls             int            `json:"model_calls"`               // model_response records
+	ModelCallsWithoutUsage int            `json:"model_calls_without_usage"` // responses whose provider reported no usage
+	Tokens                 Tokens         `json:"tokens"`                    // summed over responses that reported usage
+	ToolCalls              int            `json:"tool_calls"`
+	ToolErrors             int            `json:"tool_errors"`
+	ErrorRate              float64        `json:"error_rate"` // ToolErrors / ToolCalls, 0 without calls
+	Tools                  []Tool         `json:"tools,omitempty"`
+	Assessments            Assessments    `json:"assessments"`
+	BudgetExceeded         map[string]int `json:"budget_exceeded,omitempty"` // budget "exceeded" events by resource
+	Efficacy               []Efficacy     `json:"efficacy,omitempty"`
+	MalformedEfficacy      int            `json:"malformed_efficacy,omitempty"` // efficacy extensions whose body did not parse
+	Extensions             map[string]int `json:"extensions,omitempty"`         // extension records by name, efficacy included
+	UnknownKinds           map[string]int `json:"unknown_kinds,omitempty"`      // records of kinds this version does not know
+}
+
+// Exceeded is a budget limit a run went past, from a budget record with
+// event "exceeded".
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Exceeded struct {
+	Seq      uint64 `json:"seq"`
+	Resource string `json:"resource"`
+	Used     int64  `json:"used"`
+	Limit    int64  `json:"limit"`
+}
+
+// Failure is a failed tool call, with its error text cut to 200 bytes.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Failure struct {
+	Seq    uint64 `json:"seq"` // of the tool_ended record
+	Tool   string `json:"tool"`
+	CallID string `json:"call_id,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Run is the analysis of one run.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Run struct {
+	RunID       string   `json:"run_id"`
+	ParentRunID string   `json:"parent_run_id,omitempty"`
+	Depth       int      `json:"depth"`
+	AgentName   string   `json:"agent_name,omitempty"`
+	Children    []string `json:"children,omitempty"` // runs in the records whose parent this is, in order of appearance
+
+	// Started and Ended are the times of run_started and run_ended, or
+	// of the first and last record when either is missing.
+	Started time.Time `json:"started,omitzero"`
+	Ended   time.Time `json:"ended,omitzero"`
+
+	Limits     recorder.Limits    `json:"limits"`
+	Outcome    string             `json:"outcome"` // from run_ended, or Unfinished
+	StopReason string             `json:"stop_reason,omitempty"`
+	Error      string             `json:"error,omitempty"`
+	Usage      *recorder.RunUsage `json:"usage,omitempty"` // totals as run_ended reported them; nil without run_ended
+	Exceeded   []Exceeded         `json:"exceeded,omitempty"`
+	Failures   []Failure          `json:"failures,omitempty"` // the first MaxFailures failed tool calls
+
+	Stats
+}
+
+// Totals are the counters of every run together.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Totals struct {
+	Runs        int            `json:"runs"`
+	RootRuns    int            `json:"root_runs"`
+	ChildRuns   int            `json:"child_runs"`
+	Outcomes    map[string]int `json:"outcomes,omitempty"` // by outcome, Unfinished included
+	StopReasons map[string]int `json:"stop_reasons,omitempty"`
+
+	Stats
+}
+
+// Report is the analysis of a set of records: each run, and all of them
+// together. Runs are in order of first appearance; everything else is
+// sorted by name, so the same records always give the same report.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently. The zero Report describes no records.
+type Report struct {
+	Roots []string `json:"roots,omitempty"` // runs whose parent is not in the records
+	Runs  []Run    `json:"runs"`
+	Total Totals   `json:"total"`
+}
+
+// Analyze returns the report of records, which may hold many runs in any
+// interleaving. It is Analyzer.Add over every record, then
+// Analyzer.Report.
+func Analyze(records []recorder.Record) Report {
+	var a Analyzer
+	for i := range records {
+		a.Add(records[i])
+	}
+	return a.Report()
+}
+
+// Analyzer builds a Report one record at a time, so a trajectory can be
+// analyzed while it is read. It keeps counters per run and, per run, only
+// the tool calls started and not yet ended; no record is retained.
+//
+// The zero Analyzer is ready to use. An Analyzer is not safe for
+// concurrent use.
+type Analyzer struct {
+	runs  map[string]*runState
+	order []*runState
+}
+
+type runState struct {
+	run       Run
+	first     time.Time
+	last      time.Time
+	startedAt time.Time
+	endedAt   time.Time
+	open      map[callKey]string // started, not ended: key to tool name
+	tools     map[string]*Tool
+	observers map[string]*ObserverAssessments
+	efficacy  map[string]*Efficacy
+}
+
+// callKey pairs tool_started with tool_ended: by call id, else by index.
+type callKey struct {
+	id    string
+	index int
+}
+
+func keyOf(id string, index int) callKey {
+	if id != "" {
+		return callKey{id: id, index: -1}
+	}
+	return callKey{index: index}
+}
+
+// Add counts one record.
+func (a *Analyzer) Add(rec recorder.Record) {
+	st := a.state(rec)
+	s := &st.run.Stats
+	s.Records++
+	if !rec.RecordedAt.IsZero() {
+		if st.first.IsZero() || rec.RecordedAt.Before(st.first) {
+			st.first = rec.RecordedAt
+		}
+		if rec.RecordedAt.After(st.last) {
+			st.last = rec.RecordedAt
+		}
+	}
+	switch p := rec.Payload.(type) {
+	case *recorder.RunStarted:
+		st.run.AgentName = p.AgentName
+		st.run.Limits = p.Limits
+		st.startedAt = rec.RecordedAt
+	case *recorder.RunEnded:
+		st.run.Outcome = string(p.Outcome)
+		st.run.StopReason = p.StopReason
+		st.run.Error = p.Error
+		usage := p.Usage
+		st.run.Usage = &usage
+		st.endedAt = rec.RecordedAt
+	case *recorder.Message:
+		if p.Message != nil && p.Message.Role == schema.User {
+			s.UserMessages++
+		}
+	case *recorder.ModelResponse:
+		s.ModelCalls++
+		if p.UsageReported {
+			s.Tokens.add(tokensOf(p.Usage))
+		} else {
+			s.ModelCallsWithoutUsage++
+		}
+	case *recorder.ToolStarted:
+		if st.open == nil {
+			st.open = map[callKey]string{}
+		}
+		st.open[keyOf(p.CallID, p.CallIndex)] = p.Name
+		st.tool(p.Name).Calls++
+		s.ToolCalls++
+	case *recorder.ToolEnded:
+		st.toolEnded(rec.Seq, p)
+	case *recorder.Assessment:
+		st.assessment(p)
+	case *recorder.Budget:
+		if p.Event == recorder.BudgetExceeded {
+			s.BudgetExceeded = increment(s.BudgetExceeded, p.Resource)
+			st.run.Exceeded = append(st.run.Exceeded, Exceeded{Seq: rec.Seq, Resource: p.Resource, Used: p.Used, Limit: p.Limit})
+		}
+	case *recorder.Extension:
+		s.Extensions = increment(s.Extensions, p.Name)
+		if p.Name == EfficacyExtension {
+			st.efficacyEvent(p.Body)
+		}
+	case *recorder.Unknown:
+		s.UnknownKinds = increment(s.UnknownKinds, string(p.Name))
+	}
+}
+
+func (a *Analyzer) state(rec recorder.Record) *runState {
+	if st, ok := a.runs[rec.RunID]; ok {
+		return st
+	}
+	if a.runs == nil {
+		a.runs = map[string]*runState{}
+	}
+	st := &runState{run: Run{RunID: rec.RunID, ParentRunID: rec.ParentRunID, Depth: rec.Depth}}
+	a.runs[rec.RunID] = st
+	a.order = append(a.order, st)
+	return st
+}
+
+func tokensOf(u recorder.TokenUsage) Tokens {
+	return Tokens{
+		Prompt:     u.PromptTokens,
+		Completion: u.CompletionTokens,
+		Total:      u.TotalTokens,
+		Cached:     u.CachedTokens,
+		Reasoning:  u.ReasoningTokens,
+	}
+}
+
+func (st *runState) tool(name string) *Tool {
+	if t, ok := st.tools[name]; ok {
+		return t
+	}
+	if st.tools == nil {
+		st.tools = map[string]*Tool{}
+	}
+	t := &Tool{Name: name}
+	st.tools[name] = t
+	return t
+}
+
+func (st *runState) toolEnded(seq uint64, p *recorder.ToolEnded) {
+	s := &st.run.Stats
+	key := keyOf(p.CallID, p.CallIndex)
+	if _, started := st.open[key]; started {
+		delete(st.open, key)
+	} else {
+		// A result with no announced call still is a call.
+		st.tool(p.Name).Calls++
+		s.ToolCalls++
+	}
+	t := st.tool(p.Name)
+	t.Duration += p.Duration
+	if !p.IsError && p.Error == "" {
+		return
+	}
+	t.Errors++
+	s.ToolErrors++
+	if len(st.run.Failures) < MaxFailures {
+		st.run.Failures = append(st.run.Failures, Failure{
+			Seq: seq, Tool: p.Name, CallID: p.CallID, Error: cut(cmp.Or(p.Error, p.Result), maxFailureText),
+		})
+	}
+}
+
+func (st *runState) assessment(p *recorder.Assessment) {
+	a := &st.run.Assessments
+	a.Count++
+	for _, note := range p.Observers {
+		sev := cmp.Or(note.Severity, UnspecifiedSeverity)
+		a.BySeverity = increment(a.BySeverity, sev)
+		o, ok := st.observers[note.Name]
+		if !ok {
+			if st.observers == nil {
+				st.observers = map[string]*ObserverAssessments{}
+			}
+			o = &ObserverAssessments{Observer: note.Name, BySeverity: map[string]int{}}
+			st.observers[note.Name] = o
+		}
+		o.Count++
+		o.BySeverity[sev]++
+	}
+}
+
+// efficacyBody is the part of observer.EfficacyEvent the analysis reads.
+type efficacyBody struct {
+	Observer string `json:"observer"`
+	Reaction string `json:"reaction"`
+	Counts   struct {
+		Shown int64 `json:"shown"`
+	} `json:"counts"`
+}
+
+func (st *runState) efficacyEvent(body json.RawMessage) {
+	var ev efficacyBody
+	if json.Unmarshal(body, &ev) != nil || ev.Observer == "" {
+		st.run.MalformedEfficacy++
+		return
+	}
+	e, ok := st.efficacy[ev.Observer]
+	if !ok {
+		e = &Efficacy{Observer: ev.Observer}
+	}
+	switch ev.Reaction {
+	case "changed_course":
+		e.ChangedCourse++
+	case "wrapped_up":
+		e.WrappedUp++
+	case "carried_on":
+		e.CarriedOn++
+	default:
+		st.run.MalformedEfficacy++
+		return
+	}
+	if !ok {
+		if st.efficacy == nil {
+			st.efficacy = map[string]*Efficacy{}
+		}
+		st.efficacy[ev.Observer] = e
+	}
+	e.Reactions++
+	e.Shown = max(e.Shown, ev.Counts.Shown)
+}
+
+// Report returns the report of the records added so far. The Analyzer
+// can go on adding records afterwards; the report shares no memory with
+// it.
+func (a *Analyzer) Report() Report {
+	rep := Report{Runs: make([]Run, 0, len(a.order))}
+	index := make(map[string]int, len(a.order))
+	for _, st := range a.order {
+		index[st.run.RunID] = len(rep.Runs)
+		rep.Runs = append(rep.Runs, st.snapshot())
+	}
+	t := &rep.Total
+	t.Runs = len(rep.Runs)
+	for i := range rep.Runs {
+		r := &rep.Runs[i]
+		parent, linked := index[r.ParentRunID]
+		linked = linked && r.ParentRunID != "" && r.ParentRunID != r.RunID
+		if linked {
+			p := &rep.Runs[parent]
+			p.Children = append(p.Children, r.RunID)
+			t.ChildRuns++
+		} else {
+			rep.Roots = append(rep.Roots, r.RunID)
+			t.RootRuns++
+			t.Duration += r.Duration
+		}
+		t.Outcomes = increment(t.Outcomes, r.Outcome)
+		if r.StopReason != "" {
+			t.StopReasons = increment(t.StopReasons, r.StopReason)
+		}
+		t.merge(&r.Stats)
+	}
+	t.finish()
+	return rep
+}
+
+// snapshot copies the run's counters into a Run that shares no memory with
+// the state.
+func (st *runState) snapshot() Run {
+	r := st.run
+	r.Outcome = cmp.Or(r.Outcome, Unfinished)
+	r.Started, r.Ended = st.first, st.last
+	if !st.startedAt.IsZero() {
+		r.Started = st.startedAt
+	}
+	if !st.endedAt.IsZero() {
+		r.Ended = st.endedAt
+	}
+	if r.Ended.After(r.Started) {
+		r.Duration = r.Ended.Sub(r.Started)
+	}
+	if r.Usage != nil {
+		u := *r.Usage
+		r.Usage = &u
+	}
+	r.Exceeded = slices.Clone(r.Exceeded)
+	r.Failures = slices.Clone(r.Failures)
+	r.BudgetExceeded = maps.Clone(r.BudgetExceeded)
+	r.Extensions = maps.Clone(r.Extensions)
+	r.UnknownKinds = maps.Clone(r.UnknownKinds)
+	r.Assessments.BySeverity = maps.Clone(r.Assessments.BySeverity)
+
+	unfinished := map[string]int{}
+	for _, name := range st.open {
+		unfinished[name]++
+	}
+	r.Tools = make([]Tool, 0, len(st.tools))
+	for _, t := range st.tools {
+		c := *t
+		c.Unfinished = unfinished[t.Name]
+		r.Tools = append(r.Tools, c)
+	}
+	r.Assessments.Observers = make([]ObserverAssessments, 0, len(st.observers))
+	for _, o := range st.observers {
+		c := *o
+		c.BySeverity = maps.Clone(o.BySeverity)
+		r.Assessments.Observers = append(r.Assessments.Observers, c)
+	}
+	r.Efficacy = make([]Efficacy, 0, len(st.efficacy))
+	for _, e := range st.efficacy {
+		r.Efficacy = append(r.Efficacy, *e)
+	}
+	r.finish()
+	return r
+}
+
+// merge adds o's counters to s. Run-level fields (Duration) are left to
+// the caller.
+func (s *Stats) merge(o *Stats) {
+	s.Records += o.Records
+	s.UserMessages += o.UserMessages
+	s.ModelCalls += o.ModelCalls
+	s.ModelCallsWithoutUsage += o.ModelCallsWithoutUsage
+	s.Tokens.add(o.Tokens)
+	s.ToolCalls += o.ToolCalls
+	s.ToolErrors += o.ToolErrors
+	for _, t := range o.Tools {
+		i := slices.IndexFunc(s.Tools, func(x Tool) bool { return x.Name == t.Name })
+		if i < 0 {
+			s.Tools = append(s.Tools, Tool{Name: t.Name})
+			i = len(s.Tools) - 1
+		}
+		x := &s.Tools[i]
+		x.Calls += t.Calls
+		x.Errors += t.Errors
+		x.Unfinished += t.Unfinished
+		x.Duration += t.Duration
+	}
+	s.Assessments.Count += o.Assessments.Count
+	s.Assessments.BySeverity = addCounts(s.Assessments.BySeverity, o.Assessments.BySeverity)
+	for _, oa := range o.Assessments.Observers {
+		i := slices.IndexFunc(s.Assessments.Observers, func(x ObserverAssessments) bool { return x.Observer == oa.Observer })
+		if i < 0 {
+			s.Assessments.Observers = append(s.Assessments.Observers, ObserverAssessments{Observer: oa.Observer})
+			i = len(s.Assessments.Observers) - 1
+		}
+		x := &s.Assessments.Observers[i]
+		x.Count += oa.Count
+		x.BySeverity = addCounts(x.BySeverity, oa.BySeverity)
+	}
+	s.BudgetExceeded = addCounts(s.BudgetExceeded, o.BudgetExceeded)
+	for _, e := range o.Efficacy {
+		i := slices.IndexFunc(s.Efficacy, func(x Efficacy) bool { return x.Observer == e.Observer })
+		if i < 0 {
+			s.Efficacy = append(s.Efficacy, Efficacy{Observer: e.Observer})
+			i = len(s.Efficacy) - 1
+		}
+		x := &s.Efficacy[i]
+		x.Reactions += e.Reactions
+		x.ChangedCourse += e.ChangedCourse
+		x.WrappedUp += e.WrappedUp
+		x.CarriedOn += e.CarriedOn
+		x.Shown += e.Shown
+	}
+	s.MalformedEfficacy += o.MalformedEfficacy
+	s.Extensions = addCounts(s.Extensions, o.Extensions)
+	s.UnknownKinds = addCounts(s.UnknownKinds, o.UnknownKinds)
+}
+
+// finish sorts the named lists and computes the error rate.
+func (s *Stats) finish() {
+	s.ErrorRate = rate(s.ToolErrors, s.ToolCalls)
+	slices.SortFunc(s.Tools, func(a, b Tool) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Assessments.Observers, func(a, b ObserverAssessments) int { return cmp.Compare(a.Observer, b.Observer) })
+	slices.SortFunc(s.Efficacy, func(a, b Efficacy) int { return cmp.Compare(a.Observer, b.Observer) })
+	if len(s.Tools) == 0 {
+		s.Tools = nil
+	}
+	if len(s.Assessments.Observers) == 0 {
+		s.Assessments.Observers = nil
+	}
+	if len(s.Efficacy) == 0 {
+		s.Efficacy = nil
+	}
+}
+
+func increment(m map[string]int, key string) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[key]++
+	return m
+}
+
+func addCounts(dst, src map[string]int) map[string]int {
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = make(map[string]int, len(src))
+	}
+	for k, v := range src {
+		dst[k] += v
+	}
+	return dst
+}
+
+func rate(part, whole int) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return float64(part) / float64(whole)
+}
+
+// cut returns s cut to at most n bytes at a UTF-8 boundary, with "…"
+// appended when it was cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// itoa is strconv.Itoa, short for the renderers.
+func itoa(n int) string { return strconv.Itoa(n) }

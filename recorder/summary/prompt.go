@@ -1,0 +1,280 @@
+package summary
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// Confidence is how well a trajectory supports the agent's answer, as the
+// summarizing model judged it. It is a string value and safe for
+// concurrent use. The zero value means no level was given or recognised.
+type Confidence string
+
+// Confidence levels.
+const (
+	Low    Confidence = "low"
+	Medium Confidence = "medium"
+	High   Confidence = "high"
+)
+
+// Prompt is what one user prompt led to: the records of its run from its
+// user message up to the next user message of the same run (or the end).
+// Split fills in the counted fields; Summarizer.Summarize also the ones
+// the model writes, or Error.
+//
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Prompt struct {
+	// RunID and Seq name the user message that prompted the work.
+	RunID string    `json:"run_id"`
+	Seq   uint64    `json:"seq"`
+	At    time.Time `json:"at,omitzero"` // when the user message was recorded
+
+	Query    string        `json:"query"`              // the user message's text
+	Response string        `json:"response,omitempty"` // the last non-empty text the model answered with
+	Tools    []string      `json:"tools,omitempty"`    // distinct tools called, sorted
+	Calls    int           `json:"tool_calls"`
+	Errors   int           `json:"tool_errors"`
+	Turns    int           `json:"model_calls"` // model responses: the reasoning steps
+	Tokens   int64         `json:"tokens"`      // total tokens the responses reported
+	Duration time.Duration `json:"duration_ns"` // user message to the last record of the prompt
+
+	Summary    string     `json:"summary,omitempty"`
+	Rationale  string     `json:"tools_rationale,omitempty"` // why the tools were chosen
+	Findings   []string   `json:"key_findings,omitempty"`
+	Confidence Confidence `json:"confidence,omitempty"`
+	// SummarizedAt is when the model's summary arrived; zero when none was
+	// asked for.
+	SummarizedAt time.Time `json:"summarized_at,omitzero"`
+	// Error says why the prompt has no summary, when asking for one
+	// failed. The summary fields are then empty; the counted ones are not.
+	Error string `json:"error,omitempty"`
+}
+
+// segment is a prompt with the records it covers, its user message first.
+type segment struct {
+	prompt  Prompt
+	records []recorder.Record
+}
+
+// Split returns one Prompt per user message in records, with the counted
+// fields filled in: runs in order of first appearance, and within a run in
+// seq order. Records of a run before its first user message (run start,
+// system messages) belong to no prompt. Child runs have prompts of their
+// own; a parent's prompt does not count its children's work.
+func Split(records []recorder.Record) Prompts {
+	segs := split(records)
+	out := make(Prompts, len(segs))
+	for i := range segs {
+		out[i] = segs[i].prompt
+	}
+	return out
+}
+
+func split(records []recorder.Record) []segment {
+	byRun := map[string][]recorder.Record{}
+	var order []string
+	for _, rec := range records {
+		if _, ok := byRun[rec.RunID]; !ok {
+			order = append(order, rec.RunID)
+		}
+		byRun[rec.RunID] = append(byRun[rec.RunID], rec)
+	}
+	var segs []segment
+	for _, id := range order {
+		recs := byRun[id]
+		slices.SortStableFunc(recs, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
+		start := -1
+		for i, rec := range recs {
+			if !isUserMessage(rec) {
+				continue
+			}
+			if start >= 0 {
+				segs = append(segs, newSegment(recs[start:i]))
+			}
+			start = i
+		}
+		if start >= 0 {
+			segs = append(segs, newSegment(recs[start:]))
+		}
+	}
+	return segs
+}
+
+func isUserMessage(rec recorder.Record) bool {
+	m, ok := rec.Payload.(*recorder.Message)
+	return ok && m.Message != nil && m.Message.Role == schema.User
+}
+
+// newSegment counts what the records of one prompt hold; recs[0] is its
+// user message.
+func newSegment(recs []recorder.Record) segment {
+	first := recs[0]
+	p := Prompt{
+		RunID: first.RunID,
+		Seq:   first.Seq,
+		At:    first.RecordedAt,
+		Query: messageText(first.Payload.(*recorder.Message).Message),
+	}
+	tools := map[string]bool{}
+	started := map[callKey]bool{}
+	last := first.RecordedAt
+	for _, rec := range recs[1:] {
+		if rec.RecordedAt.After(last) {
+			last = rec.RecordedAt
+		}
+		switch v := rec.Payload.(type) {
+		case *recorder.ModelResponse:
+			p.Turns++
+			if v.UsageReported {
+				p.Tokens += v.Usage.TotalTokens
+			}
+			if v.Message != nil && strings.TrimSpace(v.Message.Content) != "" {
+				p.Response = v.Message.Content
+			}
+		case *recorder.ToolStarted:
+			started[keyOf(v.CallID, v.CallIndex)] = true
+			tools[v.Name] = true
+			p.Calls++
+		case *recorder.ToolEnded:
+			if !started[keyOf(v.CallID, v.CallIndex)] {
+				p.Calls++
+			}
+			tools[v.Name] = true
+			if v.IsError || v.Error != "" {
+				p.Errors++
+			}
+		}
+	}
+	if last.After(p.At) {
+		p.Duration = last.Sub(p.At)
+	}
+	if len(tools) > 0 {
+		p.Tools = sortedKeys(tools)
+	}
+	return segment{prompt: p, records: recs}
+}
+
+// messageText returns a message's text: its content, or else the text
+// parts of multimodal input joined by newlines.
+func messageText(m *schema.Message) string {
+	if m == nil {
+		return ""
+	}
+	if m.Content != "" {
+		return m.Content
+	}
+	var parts []string
+	for _, part := range m.UserInputMultiContent {
+		if part.Type == schema.ChatMessagePartTypeText && part.Text != "" {
+			parts = append(parts, part.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Prompts is the list Split and Summarize return.
+type Prompts []Prompt
+
+// PromptStats tally a list of prompts: how many were summarized, how
+// confident the summaries are, which tools the prompts used and how many
+// model calls they took.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently. The zero value describes no prompts.
+type PromptStats struct {
+	Prompts    int `json:"prompts"`
+	Summarized int `json:"summarized"`
+	Failed     int `json:"failed"`
+	// Confidence counts summaries by level; a summary without a level
+	// it recognised counts as "unknown".
+	Confidence   map[string]int `json:"confidence,omitempty"`
+	Tools        []string       `json:"tools,omitempty"` // distinct, sorted
+	Turns        int            `json:"model_calls"`
+	AverageTurns float64        `json:"average_model_calls"` // Turns / Prompts, 0 without prompts
+}
+
+// Stats tallies the prompts.
+func (ps Prompts) Stats() PromptStats {
+	s := PromptStats{Prompts: len(ps)}
+	tools := map[string]bool{}
+	for _, p := range ps {
+		s.Turns += p.Turns
+		for _, t := range p.Tools {
+			tools[t] = true
+		}
+		switch {
+		case p.Error != "":
+			s.Failed++
+		case p.Summary != "":
+			s.Summarized++
+			s.Confidence = increment(s.Confidence, string(cmp.Or(p.Confidence, "unknown")))
+		}
+	}
+	if len(tools) > 0 {
+		s.Tools = sortedKeys(tools)
+	}
+	if s.Prompts > 0 {
+		s.AverageTurns = float64(s.Turns) / float64(s.Prompts)
+	}
+	return s
+}
+
+// WriteText writes the prompts for people to read, one block each, then
+// their tally. It returns the first error from w.
+func (ps Prompts) WriteText(w io.Writer) error {
+	p := &printer{w: w}
+	for i := range ps {
+		q := &ps[i]
+		if i > 0 {
+			p.line("", "")
+		}
+		p.line("", "prompt at run %s seq %d: %s", q.RunID, q.Seq, quote(cut(oneLine(q.Query), 120)))
+		const in = "  "
+		tools := "none"
+		if len(q.Tools) > 0 {
+			tools = strings.Join(q.Tools, ", ")
+		}
+		p.line(in, "work: %s, %s (%s), %s, %s", plural(q.Turns, "model call", "model calls"),
+			plural(q.Calls, "tool call", "tool calls"), tools, plural(q.Errors, "error", "errors"), duration(q.Duration))
+		if q.Response != "" {
+			p.line(in, "answer: %s", quote(cut(oneLine(q.Response), 200)))
+		}
+		switch {
+		case q.Error != "":
+			p.line(in, "summary failed: %s", oneLine(q.Error))
+		case q.Summary != "":
+			p.line(in, "confidence: %s", cmp.Or(string(q.Confidence), "unknown"))
+			p.line(in, "summary: %s", oneLine(q.Summary))
+			if q.Rationale != "" {
+				p.line(in, "tools rationale: %s", oneLine(q.Rationale))
+			}
+			if len(q.Findings) > 0 {
+				p.line(in, "key findings:")
+				for _, f := range q.Findings {
+					p.line(in+"  ", "- %s", oneLine(f))
+				}
+			}
+		}
+	}
+	s := ps.Stats()
+	if len(ps) > 0 {
+		p.line("", "")
+	}
+	line := fmt.Sprintf("prompts: %d, %d summarized, %d failed; %.2f model calls per prompt",
+		s.Prompts, s.Summarized, s.Failed, s.AverageTurns)
+	if len(s.Confidence) > 0 {
+		line += "; confidence " + counts(s.Confidence)
+	}
+	p.line("", "%s", line)
+	return p.err
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }

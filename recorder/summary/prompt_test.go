@@ -1,0 +1,92 @@
+package summary_test
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/summary"
+)
+
+func TestSplitCutsARunAtEachUserMessage(t *testing.T) {
+	prompts := summary.Split(twoPrompts().records)
+
+	require.Len(t, prompts, 3)
+	first := prompts[0]
+	assert.Equal(t, summary.Prompt{
+		RunID: "r1", Seq: 1, At: twoPrompts().records[1].RecordedAt,
+		Query: "list the files", Response: "There are two files.",
+		Tools: []string{"ls"}, Calls: 1, Turns: 2, Tokens: 28, Duration: 4 * time.Second,
+	}, first)
+	assert.Equal(t, []string{"rm"}, prompts[1].Tools)
+	assert.Equal(t, 1, prompts[1].Errors)
+	assert.Equal(t, "I could not.", prompts[1].Response)
+	assert.Equal(t, "r2", prompts[2].RunID)
+}
+
+func TestSplitOrdersARunBySeq(t *testing.T) {
+	records := newTape().user("r", "one").reply("r", "a", 1, 1).user("r", "two").records
+	records[0], records[2] = records[2], records[0]
+	prompts := summary.Split(records)
+	require.Len(t, prompts, 2)
+	assert.Equal(t, "one", prompts[0].Query)
+	assert.Equal(t, "a", prompts[0].Response)
+	assert.Equal(t, "two", prompts[1].Query)
+}
+
+func TestSplitReadsMultimodalUserText(t *testing.T) {
+	tp := newTape()
+	tp.add("r", &recorder.Message{Message: &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{
+		{Type: schema.ChatMessagePartTypeText, Text: "what is"},
+		{Type: schema.ChatMessagePartTypeImageURL},
+		{Type: schema.ChatMessagePartTypeText, Text: "in this picture?"},
+	}}})
+	assert.Equal(t, "what is\nin this picture?", summary.Split(tp.records)[0].Query)
+}
+
+func TestPromptStatsTally(t *testing.T) {
+	ps := summary.Prompts{
+		{Tools: []string{"ls"}, Turns: 2, Summary: "s", Confidence: summary.High},
+		{Tools: []string{"ls", "rm"}, Turns: 3, Summary: "s"},
+		{Turns: 1, Error: "boom"},
+		{Turns: 0},
+	}
+	assert.Equal(t, summary.PromptStats{
+		Prompts: 4, Summarized: 2, Failed: 1,
+		Confidence: map[string]int{"high": 1, "unknown": 1},
+		Tools:      []string{"ls", "rm"},
+		Turns:      6, AverageTurns: 1.5,
+	}, ps.Stats())
+	assert.Equal(t, summary.PromptStats{}, summary.Prompts(nil).Stats())
+}
+
+func TestPromptsWriteText(t *testing.T) {
+	ps := summary.Prompts{
+		{RunID: "r1", Seq: 1, Query: "list\nfiles", Response: "two", Tools: []string{"ls"}, Calls: 1, Turns: 2, Duration: time.Second,
+			Summary: "Listed.", Rationale: "ls lists.", Findings: []string{"a", "b"}, Confidence: summary.Medium},
+		{RunID: "r1", Seq: 6, Query: "delete", Turns: 1, Error: "summary: model call failed: 429"},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, ps.WriteText(&buf))
+	assert.Equal(t, `prompt at run r1 seq 1: "list files"
+  work: 2 model calls, 1 tool call (ls), 0 errors, 1s
+  answer: "two"
+  confidence: medium
+  summary: Listed.
+  tools rationale: ls lists.
+  key findings:
+    - a
+    - b
+
+prompt at run r1 seq 6: "delete"
+  work: 1 model call, 0 tool calls (none), 0 errors, 0s
+  summary failed: summary: model call failed: 429
+
+prompts: 2, 1 summarized, 1 failed; 1.50 model calls per prompt; confidence medium 1
+`, buf.String())
+}

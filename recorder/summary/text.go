@@ -1,0 +1,238 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// WriteText writes the report for people to read: the totals, then each
+// run in order of appearance. Names are sorted, so the same report always
+// reads the same. It returns the first error from w.
+func (r Report) WriteText(w io.Writer) error {
+	p := &printer{w: w}
+	t := &r.Total
+	p.line("", "runs: %d (%s, %s)", t.Runs, plural(t.RootRuns, "root", "roots"), plural(t.ChildRuns, "child", "children"))
+	if len(t.Outcomes) > 0 {
+		p.line("", "outcomes: %s", counts(t.Outcomes))
+	}
+	if len(t.StopReasons) > 0 {
+		p.line("", "stop reasons: %s", counts(t.StopReasons))
+	}
+	p.stats("", &t.Stats, true)
+	for i := range r.Runs {
+		p.run(&r.Runs[i])
+	}
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(indent, format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	_, p.err = fmt.Fprintf(p.w, indent+format+"\n", args...)
+}
+
+func (p *printer) run(r *Run) {
+	p.line("", "")
+	var about []string
+	if r.AgentName != "" {
+		about = append(about, "agent "+r.AgentName)
+	}
+	if r.ParentRunID != "" {
+		about = append(about, "child of "+r.ParentRunID)
+	}
+	head := "run " + r.RunID
+	if r.RunID == "" {
+		head = "run (no id)"
+	}
+	if len(about) > 0 {
+		head += " (" + strings.Join(about, ", ") + ")"
+	}
+	p.line("", "%s", head)
+	const in = "  "
+	outcome := r.Outcome
+	if r.StopReason != "" {
+		outcome += " (stop reason: " + r.StopReason + ")"
+	}
+	p.line(in, "outcome: %s", outcome)
+	if r.Error != "" {
+		p.line(in, "error: %s", r.Error)
+	}
+	if !r.Started.IsZero() {
+		p.line(in, "time: %s to %s", r.Started.UTC().Format(time.RFC3339Nano), r.Ended.UTC().Format(time.RFC3339Nano))
+	}
+	if l := limits(r); l != "" {
+		p.line(in, "limits: %s", l)
+	}
+	p.stats(in, &r.Stats, false)
+	for _, e := range r.Exceeded {
+		p.line(in, "budget exceeded: %s, used %d of %d (seq %d)", e.Resource, e.Used, e.Limit, e.Seq)
+	}
+	if len(r.Failures) > 0 {
+		p.line(in, "failures:")
+		for _, f := range r.Failures {
+			call := f.Tool
+			if f.CallID != "" {
+				call += " (" + f.CallID + ")"
+			}
+			p.line(in+"  ", "seq %d %s: %s", f.Seq, call, oneLine(f.Error))
+		}
+	}
+	if len(r.Children) > 0 {
+		p.line(in, "children: %s", strings.Join(r.Children, ", "))
+	}
+}
+
+// stats writes the counters; exceeded says whether to count budget
+// limits exceeded (a run lists them itself).
+func (p *printer) stats(in string, s *Stats, exceeded bool) {
+	p.line(in, "duration: %s", duration(s.Duration))
+	p.line(in, "records: %d", s.Records)
+	turns := plural(s.ModelCalls, "model call", "model calls")
+	if s.ModelCallsWithoutUsage > 0 {
+		turns += fmt.Sprintf(" (%d without usage)", s.ModelCallsWithoutUsage)
+	}
+	p.line(in, "turns: %s, %s", turns, plural(s.UserMessages, "user message", "user messages"))
+	tok := fmt.Sprintf("%d prompt, %d completion, %d total", s.Tokens.Prompt, s.Tokens.Completion, s.Tokens.Total)
+	if s.Tokens.Cached > 0 {
+		tok += fmt.Sprintf(", %d cached", s.Tokens.Cached)
+	}
+	if s.Tokens.Reasoning > 0 {
+		tok += fmt.Sprintf(", %d reasoning", s.Tokens.Reasoning)
+	}
+	p.line(in, "tokens: %s", tok)
+	p.line(in, "tools: %s, %s (%s)", plural(s.ToolCalls, "call", "calls"), plural(s.ToolErrors, "error", "errors"), percent(s.ErrorRate))
+	for _, t := range s.Tools {
+		line := fmt.Sprintf("%s: %s, %s, %s", t.Name, plural(t.Calls, "call", "calls"), plural(t.Errors, "error", "errors"), duration(t.Duration))
+		if t.Unfinished > 0 {
+			line += fmt.Sprintf(", %d unfinished", t.Unfinished)
+		}
+		p.line(in+"  ", "%s", line)
+	}
+	if s.Assessments.Count == 0 {
+		p.line(in, "assessments: none")
+	} else {
+		p.line(in, "assessments: %d (%s)", s.Assessments.Count, counts(s.Assessments.BySeverity))
+		for _, o := range s.Assessments.Observers {
+			p.line(in+"  ", "%s: %s", o.Observer, counts(o.BySeverity))
+		}
+	}
+	if exceeded && len(s.BudgetExceeded) > 0 {
+		p.line(in, "budget exceeded: %s", counts(s.BudgetExceeded))
+	}
+	if len(s.Efficacy) > 0 || s.MalformedEfficacy > 0 {
+		head := "efficacy:"
+		if s.MalformedEfficacy > 0 {
+			head += fmt.Sprintf(" (%d malformed)", s.MalformedEfficacy)
+		}
+		p.line(in, "%s", head)
+		for _, e := range s.Efficacy {
+			p.line(in+"  ", "%s: %d shown, %s, %d followed (%s): changed course %d, wrapped up %d, carried on %d",
+				e.Observer, e.Shown, plural(e.Reactions, "reaction", "reactions"), e.Followed(), percent(e.FollowRate()),
+				e.ChangedCourse, e.WrappedUp, e.CarriedOn)
+		}
+	}
+	if len(s.Extensions) > 0 {
+		p.line(in, "extensions: %s", counts(s.Extensions))
+	}
+	if len(s.UnknownKinds) > 0 {
+		p.line(in, "unknown kinds: %s", counts(s.UnknownKinds))
+	}
+}
+
+func limits(r *Run) string {
+	var parts []string
+	l := r.Limits
+	if l.Timeout > 0 {
+		parts = append(parts, "timeout "+duration(l.Timeout))
+	}
+	if !l.Deadline.IsZero() {
+		parts = append(parts, "deadline "+l.Deadline.UTC().Format(time.RFC3339))
+	}
+	if l.MaxTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", l.MaxTokens))
+	}
+	if l.MaxToolCalls > 0 {
+		parts = append(parts, fmt.Sprintf("%d tool calls", l.MaxToolCalls))
+	}
+	if l.MaxModelCalls > 0 {
+		parts = append(parts, fmt.Sprintf("%d model calls", l.MaxModelCalls))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// counts renders a map as "a 1, b 2" in key order.
+func counts(m map[string]int) string {
+	var b strings.Builder
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k)
+		b.WriteByte(' ')
+		b.WriteString(itoa(m[k]))
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
+}
+
+func percent(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
+
+// duration rounds to the millisecond, which is as fine as people read.
+func duration(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// oneLine folds runs of white space, line breaks included, into single
+// spaces and trims the ends, so that multi-line text stays on its line.
+func oneLine(s string) string {
+	if isOneLine(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isOneLine reports ASCII text with no white space but single spaces
+// between words, which oneLine would return unchanged.
+func isOneLine(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || (c < ' ' && c != 0) || (c == ' ' && s[i+1] == ' ') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,145 @@
+package summary
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// instructions is the system message of every summary request.
+const instructions = `You review what an AI agent did for one user request, from its recorded trajectory.
+Reply with a single JSON object and nothing else, with exactly these keys:
+  "summary": two or three sentences on how the agent went about the request and what came of it;
+  "tools_rationale": why the agent chose the tools it used and what each contributed, or why it needed none;
+  "key_findings": an array of short strings, the facts the agent established;
+  "confidence": "low", "medium" or "high", how well the trajectory supports the agent's final answer.`
+
+// request builds the user message of a summary request: the query, the
+// final answer and the trajectory, each text field cut to maxField bytes
+// and the trajectory cut to maxTotal bytes by leaving out entries from its
+// middle.
+func request(seg segment, maxField, maxTotal int) string {
+	var b strings.Builder
+	b.WriteString("User request:\n")
+	b.WriteString(cut(seg.prompt.Query, maxField))
+	b.WriteString("\n\nFinal answer:\n")
+	if seg.prompt.Response == "" {
+		b.WriteString("(none recorded)")
+	} else {
+		b.WriteString(cut(seg.prompt.Response, maxField))
+	}
+	b.WriteString("\n\nTrajectory, oldest first:\n")
+	entries := trajectory(seg.records[1:], maxField)
+	if len(entries) == 0 {
+		b.WriteString("(no steps recorded)\n")
+	}
+	for _, e := range fit(entries, max(maxTotal-b.Len(), 0)) {
+		b.WriteString(e)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// trajectory renders the records of a prompt as one entry each, skipping
+// those that say nothing about the agent's reasoning.
+func trajectory(recs []recorder.Record, maxField int) []string {
+	announced := map[string]bool{} // call ids the model's responses already show
+	for _, rec := range recs {
+		if p, ok := rec.Payload.(*recorder.ModelResponse); ok && p.Message != nil {
+			for _, c := range p.Message.ToolCalls {
+				if c.ID != "" {
+					announced[c.ID] = true
+				}
+			}
+		}
+	}
+	var out []string
+	add := func(seq uint64, format string, args ...any) {
+		out = append(out, fmt.Sprintf("[%d] ", seq)+fmt.Sprintf(format, args...))
+	}
+	// Cutting first keeps the folding cheap for long outputs.
+	text := func(s string) string { return oneLine(cut(s, maxField)) }
+	for _, rec := range recs {
+		switch p := rec.Payload.(type) {
+		case *recorder.ModelResponse:
+			if p.Message == nil {
+				add(rec.Seq, "model answered nothing")
+				continue
+			}
+			if r := p.Message.ReasoningContent; r != "" {
+				add(rec.Seq, "model reasoning: %s", text(r))
+			}
+			if c := p.Message.Content; strings.TrimSpace(c) != "" {
+				add(rec.Seq, "model says: %s", text(c))
+			}
+			for _, c := range p.Message.ToolCalls {
+				add(rec.Seq, "model calls %s with %s", c.Function.Name, text(c.Function.Arguments))
+			}
+		case *recorder.ToolStarted:
+			if p.CallID == "" || !announced[p.CallID] {
+				add(rec.Seq, "tool %s starts with %s", p.Name, text(p.Arguments))
+			}
+		case *recorder.ToolEnded:
+			switch {
+			case p.IsError || p.Error != "":
+				add(rec.Seq, "tool %s failed: %s; output: %s", p.Name, text(p.Error), text(p.Result))
+			default:
+				add(rec.Seq, "tool %s returned: %s", p.Name, text(p.Result))
+			}
+		case *recorder.Message:
+			if p.Message != nil {
+				add(rec.Seq, "%s message: %s", p.Message.Role, text(messageText(p.Message)))
+			}
+		case *recorder.Assessment:
+			var who []string
+			for _, o := range p.Observers {
+				who = append(who, strings.TrimSpace(o.Name+" "+o.Severity))
+			}
+			add(rec.Seq, "observers (%s) told the model: %s", strings.Join(who, ", "), text(p.Markdown))
+		case *recorder.Budget:
+			if p.Event == recorder.BudgetExceeded {
+				add(rec.Seq, "budget exceeded: %s, used %d of %d", p.Resource, p.Used, p.Limit)
+			}
+		case *recorder.RunEnded:
+			line := "run ended: " + string(p.Outcome)
+			if p.StopReason != "" {
+				line += " (" + p.StopReason + ")"
+			}
+			if p.Error != "" {
+				line += ": " + text(p.Error)
+			}
+			add(rec.Seq, "%s", line)
+		}
+	}
+	return out
+}
+
+// fit returns entries whose lines fit in budget bytes: all of them if they
+// fit, otherwise as many from the start and the end as fit in half the
+// budget each, with a line saying how many were left out between.
+func fit(entries []string, budget int) []string {
+	total := 0
+	for _, e := range entries {
+		total += len(e) + 1
+	}
+	if total <= budget {
+		return entries
+	}
+	const marker = 64 // room for the omission line
+	half := max(budget-marker, 0) / 2
+	head, used := 0, 0
+	for head < len(entries) && used+len(entries[head])+1 <= half {
+		used += len(entries[head]) + 1
+		head++
+	}
+	tail, used := len(entries), 0
+	for tail > head && used+len(entries[tail-1])+1 <= half {
+		tail--
+		used += len(entries[tail]) + 1
+	}
+	out := make([]string, 0, head+1+len(entries)-tail)
+	out = append(out, entries[:head]...)
+	out = append(out, fmt.Sprintf("[… %d entries left out …]", tail-head))
+	return append(out, entries[tail:]...)
+}
