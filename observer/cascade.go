@@ -157,6 +157,7 @@ type cascadeCall struct {
 	errMsg, result      string
 	template            string
 	templateDone        bool
+	label               label
 }
 
 // cascadeState is one session's working state for an ErrorCascade.
@@ -165,6 +166,7 @@ type cascadeState struct {
 	rate                              float64
 	rules                             ruleSet
 	buf                               []byte
+	grouped                           []errorGroup // scratch for groups
 
 	cur   cursor
 	calls ring[cascadeCall]
@@ -269,8 +271,9 @@ type errorGroup struct {
 
 // groups sorts the failures among the newest n kept calls by message,
 // largest group first, ties in order of first appearance.
+// The groups and their slices are reused from call to call.
 func (st *cascadeState) groups(n int) []errorGroup {
-	var gs []errorGroup
+	gs := st.grouped[:0]
 	for i := n - 1; i >= 0; i-- {
 		c := st.calls.back(i)
 		if c.success {
@@ -282,10 +285,16 @@ func (st *cascadeState) groups(n int) []errorGroup {
 			k++
 		}
 		if k == len(gs) {
-			gs = append(gs, errorGroup{template: t})
+			if k < cap(gs) {
+				gs = gs[:k+1]
+				gs[k].template, gs[k].calls = t, gs[k].calls[:0]
+			} else {
+				gs = append(gs, errorGroup{template: t})
+			}
 		}
 		gs[k].calls = append(gs[k].calls, c)
 	}
+	st.grouped = gs
 	for a := 1; a < len(gs); a++ {
 		for b := a; b > 0 && len(gs[b].calls) > len(gs[b-1].calls); b-- {
 			gs[b], gs[b-1] = gs[b-1], gs[b]
@@ -341,6 +350,7 @@ func (st *cascadeState) assess(f cascadeFinding) Assessment {
 	}
 
 	var evidence strings.Builder
+	evidence.Grow(512)
 	for k, g := range gs[:min(len(gs), maxGroupsShown)] {
 		if k > 0 {
 			evidence.WriteByte('\n')
@@ -355,7 +365,7 @@ func (st *cascadeState) assess(f cascadeFinding) Assessment {
 		}
 		for _, c := range shown {
 			evidence.WriteString("\n  ")
-			evidenceLine(&evidence, c.index, callLabel(c.tool, c.summary, c.args), true, "")
+			evidenceLine(&evidence, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
 		}
 	}
 	if more := len(gs) - maxGroupsShown; more > 0 {

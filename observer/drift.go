@@ -173,6 +173,7 @@ type driftCall struct {
 	targets             []string
 	outside             bool
 	version             int // scope version outside was computed for
+	label               label
 }
 
 // driftState is one session's working state for a Drift.
@@ -407,9 +408,10 @@ func (st *driftState) assess(f driftFinding) Assessment {
 		}
 	}
 	var evidence strings.Builder
+	evidence.Grow(512)
 	line := func(b *strings.Builder, i int) {
 		c := outside[i]
-		evidenceLine(b, c.index, callLabel(c.tool, c.summary, c.args), true, "")
+		evidenceLine(b, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
 	}
 	listCalls(&evidence, len(outside), len(outside), line, func(b *strings.Builder) { line(b, 0) })
 

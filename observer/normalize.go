@@ -139,10 +139,12 @@ func (n *Normalizer) compile() *canon {
 	return c
 }
 
-// ruleSet is a list of rules with a table of the bytes that can start one.
+// ruleSet is a list of rules with, for each byte, the set of rules that
+// can start with it: bit k of starts[b] is set when rule k can. Rules past
+// the 64th are tried at every word start.
 type ruleSet struct {
 	rules  []Rule
-	starts [256]bool
+	starts [256]uint64
 }
 
 func newRuleSet(rules []Rule) ruleSet {
@@ -151,15 +153,14 @@ func newRuleSet(rules []Rule) ruleSet {
 		if r.Match == nil {
 			continue
 		}
+		k := len(rs.rules)
 		rs.rules = append(rs.rules, r)
-		if r.Starts == "" {
-			for i := range rs.starts {
-				rs.starts[i] = true
+		for b := range rs.starts {
+			if k >= 64 {
+				rs.starts[b] |= 1 << 63
+			} else if r.Starts == "" || strings.IndexByte(r.Starts, byte(b)) >= 0 {
+				rs.starts[b] |= 1 << k
 			}
-			continue
-		}
-		for i := 0; i < len(r.Starts); i++ {
-			rs.starts[r.Starts[i]] = true
 		}
 	}
 	return rs
@@ -172,8 +173,7 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 	}
 	last := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if !rs.starts[c] || (i > 0 && isWordByte(s[i-1])) {
+		if rs.starts[s[i]] == 0 || (i > 0 && isWordByte(s[i-1])) {
 			i++
 			continue
 		}
@@ -195,7 +195,11 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 // match returns the index of the first rule matching at the start of s
 // and the length it matches, or a zero length.
 func (rs *ruleSet) match(s string) (int, int) {
+	mask := rs.starts[s[0]]
 	for k := range rs.rules {
+		if k < 63 && mask&(1<<k) == 0 {
+			continue
+		}
 		if n := rs.lengthOf(k, s); n > 0 {
 			return k, n
 		}
@@ -208,7 +212,7 @@ func (rs *ruleSet) match(s string) (int, int) {
 func (rs *ruleSet) lengthOf(k int, s string) int {
 	r := rs.rules[k]
 	if r.Starts != "" && strings.IndexByte(r.Starts, s[0]) < 0 {
-		return 0
+		return 0 // a rule past the 64th
 	}
 	n := r.Match(s)
 	if n <= 0 || n > len(s) {
@@ -569,6 +573,9 @@ var tempRoots = [...]string{"/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/", 
 func matchTempDir(s string) int {
 	i := 0
 	for _, root := range tempRoots {
+		if s[0] != '/' {
+			break
+		}
 		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
 			i = len(root)
 			if strings.HasSuffix(root, "folders/") {

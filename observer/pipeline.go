@@ -62,6 +62,9 @@ type Pipeline struct {
 	// scratch holds each observer's working state for this session, for
 	// the built-in detectors; used under mu.
 	scratch []any
+	// contexts holds each observer's Context, reused from call to call
+	// under mu: a Context is valid only during the call it is passed to.
+	contexts []Context
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
 	canon *canon
 }
@@ -97,6 +100,7 @@ func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) 
 		efficacy:    session.ValueOf[Efficacy](store),
 		fired:       make([]int, 0, len(configs)),
 		scratch:     make([]any, len(configs)),
+		contexts:    make([]Context, len(configs)),
 	}
 	session.ValueOf[Task](store)
 	var normalizer *Normalizer
@@ -205,7 +209,8 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 	var next ObserverStates
 	for _, i := range p.fired {
 		name := p.names[i]
-		oc := &Context{Now: now, CallIndex: rec.CallIndex, State: states[name], Tally: tally, Store: p.store,
+		oc := &p.contexts[i]
+		*oc = Context{Now: now, CallIndex: rec.CallIndex, State: states[name], Tally: tally, Store: p.store,
 			calls: p.calls, history: p.history, scratch: &p.scratch[i]}
 		a, ran := p.runOne(ctx, p.configs[i].Observer, name, oc)
 		if !ran {

@@ -291,12 +291,12 @@ func wordAccess(w string) access {
 // name, normalized, or "".
 func primaryTarget(args string) string {
 	best, rank := "", len(targetKeys)
-	var key []byte
+	var buf [16]byte
 	eachMember(args, func(k, val string, isString bool) bool {
-		if !isString || val == "" {
+		if !isString || val == "" || len(k) > len(buf) {
 			return true
 		}
-		key = foldKey(key[:0], k)
+		key := foldKey(buf[:0], k)
 		for r, tk := range targetKeys[:rank] {
 			if string(key) == tk {
 				best, rank = val, r
@@ -329,8 +329,7 @@ type stallCall struct {
 	wbRun               int   // accesses in the read/write cycle ending here
 	wbFirst             int64 // index of the cycle's first access
 	wbStuck             bool  // the cycle repeats itself
-	label               string
-	labelDone           bool
+	label               label
 }
 
 // stallState is one session's working state for a Stall.
@@ -437,11 +436,17 @@ func (st *stallState) add(rec *ToolCallRecord) {
 		result: rec.Result, errMsg: rec.ErrorMessage, success: rec.Success,
 		exempt: st.polling[rec.ToolName],
 	}
-	e.sig = st.signature(rec.ToolName, rec.Arguments)
-	if e.access = st.accessOf(rec.ToolName); e.access != noAccess {
-		e.target = primaryTarget(rec.Arguments)
-	}
 	n := st.calls.len()
+	if same := st.sameCall(&e); same != nil {
+		// A stuck agent sends the very same call again: reuse what was
+		// derived from it.
+		e.sig, e.access, e.target, e.label = same.sig, same.access, same.target, same.label
+	} else {
+		e.sig = st.signature(rec.ToolName, rec.Arguments)
+		if e.access = st.accessOf(rec.ToolName); e.access != noAccess {
+			e.target = primaryTarget(rec.Arguments)
+		}
+	}
 	// The oldest kept call is about to be overwritten and is already
 	// outside the window that ends with this call.
 	prior := min(n, st.window-1)
@@ -499,6 +504,17 @@ func (st *stallState) add(rec *ToolCallRecord) {
 		}
 	}
 	*st.calls.push() = e
+}
+
+// sameCall returns a kept call with exactly e's tool, arguments and
+// summary, or nil.
+func (st *stallState) sameCall(e *stallCall) *stallCall {
+	for i := range st.calls.len() {
+		if c := st.calls.back(i); c.args == e.args && c.tool == e.tool && c.summary == e.summary {
+			return c
+		}
+	}
+	return nil
 }
 
 // cycleRepeats reports whether e repeats an access of its read/write
@@ -575,12 +591,7 @@ func (st *stallState) inChain(p, e *stallCall) bool {
 	return p.index >= e.repeatFirst && p.sig == e.sig && !p.exempt && st.sameObservation(p, e)
 }
 
-func (st *stallState) labelOf(c *stallCall) string {
-	if !c.labelDone {
-		c.label, c.labelDone = callLabel(c.tool, c.summary, c.args), true
-	}
-	return c.label
-}
+func (st *stallState) labelOf(c *stallCall) string { return c.label.of(c.tool, c.summary, c.args) }
 
 // list writes the evidence for a pattern of total calls whose kept calls
 // are st.picked, oldest first; firstIndex and firstOf give the pattern's
@@ -610,6 +621,7 @@ func (st *stallState) assess(f stallFinding) Assessment {
 	e := st.calls.back(0)
 	a := Assessment{Severity: f.severity}
 	var evidence strings.Builder
+	evidence.Grow(512)
 	var o Observation
 	switch f.kind {
 	case repeatPattern:

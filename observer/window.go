@@ -55,7 +55,7 @@ func (r *ring[T]) len() int { return r.n }
 func (r *ring[T]) push() *T {
 	if r.n < len(r.buf) {
 		r.n++
-		return &r.buf[(r.head+r.n-1)%len(r.buf)]
+		return r.back(0)
 	}
 	slot := &r.buf[r.head]
 	r.head = (r.head + 1) % len(r.buf)
@@ -63,7 +63,13 @@ func (r *ring[T]) push() *T {
 }
 
 // back returns the i-th newest item: back(0) is the newest.
-func (r *ring[T]) back(i int) *T { return &r.buf[(r.head+r.n-1-i)%len(r.buf)] }
+func (r *ring[T]) back(i int) *T {
+	at := r.head + r.n - 1 - i
+	if at >= len(r.buf) {
+		at -= len(r.buf)
+	}
+	return &r.buf[at]
+}
 
 func (r *ring[T]) clear() { r.head, r.n = 0, 0 }
 
@@ -114,6 +120,19 @@ const (
 	maxErrorLen   = 80
 	maxEvidence   = 6
 )
+
+// label caches a call's label, computed when first needed.
+type label struct {
+	text string
+	done bool
+}
+
+func (l *label) of(tool, paramsSummary, args string) string {
+	if !l.done {
+		l.text, l.done = callLabel(tool, paramsSummary, args), true
+	}
+	return l.text
+}
 
 // callLabel names a call for the model: its tool and summarized
 // arguments, as "read_file path=go.mod".
