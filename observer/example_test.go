@@ -86,6 +86,20 @@ func ExampleResource_pace() {
 	// - Be mindful of remaining resources when planning next steps.
 }
 
+// Tool calls are being spent faster than the deadline allows.
+func ExampleResource_toolCallPace() {
+	b := budget.New(budget.Limits{Timeout: time.Hour, MaxToolCalls: 100}, start)
+	b.ToolCalls = 40
+	fmt.Println(observer.NewResource().Assess(b, start.Add(10*time.Minute)).Render())
+	// Output:
+	// ### Resources [caution]
+	//
+	// You have 50 minutes remaining before the deadline. You have made 40 of 100 allowed tool calls. 60 calls remaining. At this pace tool calls run out in about 15 minutes, before the deadline.
+	//
+	// **Suggestions**:
+	// - Be mindful of remaining resources when planning next steps.
+}
+
 func ExampleResource_unconstrained() {
 	fmt.Println(observer.NewResource().Assess(budget.Budget{}, start).Render())
 	// Output:
