@@ -24,9 +24,12 @@
 //     session.NewContext, or a new one), a budget tracker and an observer
 //     pipeline. Eino runs every node of the graph with the ctx that OnStart
 //     returns, so the hooks below find the state there. A graph run inside
-//     a tool of another (a nested agent) finds its parent's state and
-//     shares it, so one budget covers both. The deadline, if any, is set on
-//     the run's ctx with a *budget.ExceededError as its cause.
+//     a tool call of another (a nested agent) starts a child run that
+//     shares its parent's session, budget and observers, so one budget
+//     covers both. The deadline, if any, is set on the run's ctx with a
+//     *budget.ExceededError as its cause. When the graph ends (a streamed
+//     graph: when its output stream ends) the handler records the run's
+//     end, errors included, and releases the deadline's timer.
 //   - [Lookout.ToolMiddleware] admits every tool call, of all four kinds,
 //     through the budget (a call over the tool-call limit is not run; the
 //     model gets a tool message saying why), records it with a dense,
@@ -43,6 +46,12 @@
 //     wrap-up turn, and charges every call's token usage, streaming ones
 //     included, telling a call that reported no usage from one that
 //     reported zero.
+//
+// With Config.Sink or Config.Recorder set, the run's trajectory is recorded
+// as a side effect: run_started (named after the graph, "ReActAgent" for a
+// react agent), the input messages, model requests and responses, tool
+// calls, assessments, budget events and run_ended. A nested agent's run is
+// recorded as a sub-run linked to the tool call that started it.
 //
 // Token usage is charged by the model wrapper, from the reply's
 // ResponseMeta.Usage, and never by the callbacks handler, so a model that
@@ -73,9 +82,10 @@
 //     ignores the tool choice can still call tools; those calls are still
 //     admitted by the tool-call budget, and the next model call after the
 //     tokens run out ends the run.
-//   - A streamed reply is charged when its stream ends. With agent.Stream,
-//     read the returned stream to its end (or the last reply is not
-//     charged).
+//   - A streamed model reply is charged when its stream ends. The last
+//     reply of agent.Stream is the run's output stream, which the handler
+//     reads to its end (see below), so it is charged even when the caller
+//     stops reading early; until then the run has not ended.
 //   - react's default StreamToolCallChecker decides from the first chunk
 //     whether a streamed reply calls tools; a model that writes text before
 //     its tool calls ends the run there. That is react's behaviour, with or
@@ -85,10 +95,11 @@
 //     context.DeadlineExceeded; Lookout's own hooks end the run with the
 //     budget error itself. A deadline already past when the run starts is
 //     left to the hooks, so the run ends with the budget error.
-//   - The deadline's timer is released when the graph ends. A streamed run
-//     ends, for Eino, before its output has been read, and releasing the
-//     timer then would cut the model's stream, so a streamed run's timer is
-//     released when the deadline passes.
+//   - Eino calls a streamed graph's end when it hands the output stream
+//     back, before it has been read. The handler reads its own copy of that
+//     stream on a goroutine, which ends with the stream, and ends the run
+//     (records run_ended, releases the deadline's timer) then. A stream the
+//     caller never reads to its end is still read to its end this way.
 //   - The session is not part of Eino's checkpoints. To keep the budget
 //     and the trajectory across an interrupt and its resume, put the same
 //     session on the ctx of both calls with session.NewContext.

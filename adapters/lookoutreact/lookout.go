@@ -2,11 +2,14 @@ package lookoutreact
 
 import (
 	"context"
+	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/schema"
@@ -114,13 +117,27 @@ func (l *Lookout) run(ctx context.Context, hook string) *engine.Run {
 	return nil
 }
 
-// start builds the state of a run that has none yet: a session (the one on
-// ctx, see session.NewContext, or a new one), a budget tracker and an
-// observer pipeline. When time is enforced and the deadline is ahead, the
-// deadline is set on the run's ctx with a *budget.ExceededError as its
-// cause.
-func (l *Lookout) start(ctx context.Context) context.Context {
+// start builds the state of a run when a graph starts. A graph with no
+// run on its ctx starts a root run: a session (the one on ctx, see
+// session.NewContext, or a new one), a budget tracker and an observer
+// pipeline; when time is enforced and the deadline is ahead, the deadline
+// is set on the run's ctx with a *budget.ExceededError as its cause. A
+// graph started inside a tool call of a run (a nested agent) starts a child
+// run that shares the parent's session, budget and observers and is
+// recorded as a linked sub-run.
+func (l *Lookout) start(ctx context.Context, info *callbacks.RunInfo) context.Context {
 	cfg := l.config()
+	name := ""
+	if info != nil {
+		name = info.Name
+	}
+	if parent := engine.FromContext(ctx); parent != nil {
+		callID := engine.ToolCallFrom(ctx)
+		child := parent.Child()
+		child.StartRecording(ctx, name, parent, callID)
+		ctx = engine.WithRun(ctx, child)
+		return context.WithValue(ctx, scopeKey{}, &scope{run: child, addr: compose.GetCurrentAddress(ctx), callID: callID})
+	}
 	store, ok := session.FromContext(ctx)
 	if !ok {
 		store = session.New(&session.Options{Now: cfg.Now, Retention: cfg.Retention})
@@ -134,50 +151,92 @@ func (l *Lookout) start(ctx context.Context) context.Context {
 		return ctx
 	}
 	ctx = engine.WithRun(ctx, r)
-	if !cfg.Enforced(budget.Time) {
-		return ctx
+	r.StartRecording(ctx, name, nil, "")
+	if b := r.Tracker.Budget(); cfg.Enforced(budget.Time) && !b.Deadline.IsZero() {
+		// The budget's clock may be injected; the ctx runs on real time. A
+		// deadline already past is left to the hooks, which end the run
+		// with the budget error itself rather than Eino's context error.
+		if left := b.Deadline.Sub(cfg.Now()); left > 0 {
+			allowed := b.Deadline.Sub(b.StartedAt).Milliseconds()
+			ctx, r.Cancel = context.WithDeadlineCause(ctx, time.Now().Add(left), &budget.ExceededError{
+				Resource: budget.Time, Limit: allowed, Used: allowed,
+			})
+		}
 	}
-	b := r.Tracker.Budget()
-	if b.Deadline.IsZero() {
-		return ctx
-	}
-	// The budget's clock may be injected; the ctx runs on real time. A
-	// deadline already past is left to the hooks, which end the run with
-	// the budget error itself rather than Eino's context error.
-	left := b.Deadline.Sub(cfg.Now())
-	if left <= 0 {
-		return ctx
-	}
-	allowed := b.Deadline.Sub(b.StartedAt).Milliseconds()
-	ctx, r.Cancel = context.WithDeadlineCause(ctx, time.Now().Add(left), &budget.ExceededError{
-		Resource: budget.Time, Limit: allowed, Used: allowed,
-	})
-	return context.WithValue(ctx, ownerKey{}, &owner{run: r, addr: compose.GetCurrentAddress(ctx)})
+	return context.WithValue(ctx, scopeKey{}, &scope{run: r, addr: compose.GetCurrentAddress(ctx)})
 }
 
-// owner marks the graph that started a run with a deadline, so that its
-// end, and not the end of a node inside it, releases the deadline's timer.
-type owner struct {
+// scope marks the graph that started a run, so that its end, and not the
+// end of a node inside it, ends the run.
+type scope struct {
 	run  *engine.Run
 	addr compose.Address
+	// callID is the parent's tool call that started the run; "" for a root.
+	callID string
 }
 
-type ownerKey struct{}
+type scopeKey struct{}
 
-// ownerOf returns the run whose deadline ctx's component must release when
-// it ends, or nil.
-func ownerOf(ctx context.Context) *engine.Run {
-	o, _ := ctx.Value(ownerKey{}).(*owner)
-	if o == nil || !compose.GetCurrentAddress(ctx).Equals(o.addr) {
+func scopeOf(ctx context.Context) *scope {
+	s, _ := ctx.Value(scopeKey{}).(*scope)
+	return s
+}
+
+// ending returns the run that ctx's component started, or nil when the
+// component is not the graph that started a run.
+func ending(ctx context.Context) *engine.Run {
+	s := scopeOf(ctx)
+	if s == nil || !compose.GetCurrentAddress(ctx).Equals(s.addr) {
 		return nil
 	}
-	return o.run
+	return s.run
+}
+
+// starting reports whether a component starting with ctx starts a run: it
+// finds no run, or it is a graph run inside a tool call of the run it
+// finds.
+func starting(ctx context.Context, info *callbacks.RunInfo) bool {
+	if engine.FromContext(ctx) == nil {
+		return true
+	}
+	callID := engine.ToolCallFrom(ctx)
+	if callID == "" || info == nil || !isGraph(info.Component) {
+		return false
+	}
+	s := scopeOf(ctx)
+	return s == nil || s.callID != callID
+}
+
+func isGraph(c components.Component) bool {
+	return c == compose.ComponentOfGraph || c == compose.ComponentOfChain || c == compose.ComponentOfWorkflow
+}
+
+// finish records the end of the run r, once, and releases its deadline's
+// timer. An interrupt pauses the run rather than ends it.
+func finish(ctx context.Context, r *engine.Run, err error) {
+	if !isInterrupt(err) {
+		r.End(context.WithoutCancel(ctx), err)
+	}
+	if r.Cancel != nil {
+		r.Cancel()
+	}
+}
+
+func isInterrupt(err error) bool {
+	if err == nil {
+		return false
+	}
+	if _, ok := compose.IsInterruptRerunError(err); ok {
+		return true
+	}
+	_, ok := compose.ExtractInterruptInfo(err)
+	return ok
 }
 
 // handler is the callbacks.Handler returned by Lookout.Handler. Through
-// Needed it asks Eino for only what it uses: the start of a component that
-// finds no run on its ctx, and the end of the graph that owns a deadline.
-// Every other component of the run costs one ctx lookup.
+// Needed it asks Eino for only what it uses: the start of a graph that
+// starts a run, and the end of that graph. Every other component costs a
+// few ctx lookups.
 type handler struct {
 	l *Lookout
 }
@@ -187,54 +246,70 @@ var (
 	_ callbacks.TimingChecker = (*handler)(nil)
 )
 
-func (h *handler) Needed(ctx context.Context, _ *callbacks.RunInfo, timing callbacks.CallbackTiming) bool {
+func (h *handler) Needed(ctx context.Context, info *callbacks.RunInfo, timing callbacks.CallbackTiming) bool {
 	switch timing {
 	case callbacks.TimingOnStart, callbacks.TimingOnStartWithStreamInput:
-		return engine.FromContext(ctx) == nil
-	case callbacks.TimingOnEnd, callbacks.TimingOnError:
-		return ownerOf(ctx) != nil
+		return starting(ctx, info)
+	case callbacks.TimingOnEnd, callbacks.TimingOnError, callbacks.TimingOnEndWithStreamOutput:
+		return ending(ctx) != nil
 	default:
 		return false
 	}
 }
 
-func (h *handler) OnStart(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
-	if engine.FromContext(ctx) != nil {
+func (h *handler) OnStart(ctx context.Context, info *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
+	if !starting(ctx, info) {
 		return ctx
 	}
-	return h.l.start(ctx)
+	return h.l.start(ctx, info)
 }
 
-func (h *handler) OnStartWithStreamInput(ctx context.Context, _ *callbacks.RunInfo, input *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+func (h *handler) OnStartWithStreamInput(ctx context.Context, info *callbacks.RunInfo, input *schema.StreamReader[callbacks.CallbackInput]) context.Context {
 	input.Close()
-	if engine.FromContext(ctx) != nil {
+	if !starting(ctx, info) {
 		return ctx
 	}
-	return h.l.start(ctx)
+	return h.l.start(ctx, info)
 }
 
-// OnEnd releases the deadline's timer when the graph that set it ends.
-// A graph run as a stream ends, for Eino, when its output stream is handed
-// back, before the caller has read it; releasing the timer then would
-// cancel the model's stream, so stream runs keep it until the deadline
-// passes.
 func (h *handler) OnEnd(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackOutput) context.Context {
-	release(ctx)
-	return ctx
-}
-
-func (h *handler) OnError(ctx context.Context, _ *callbacks.RunInfo, _ error) context.Context {
-	release(ctx)
-	return ctx
-}
-
-func (h *handler) OnEndWithStreamOutput(ctx context.Context, _ *callbacks.RunInfo, output *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
-	output.Close()
-	return ctx
-}
-
-func release(ctx context.Context) {
-	if r := ownerOf(ctx); r != nil && r.Cancel != nil {
-		r.Cancel()
+	if r := ending(ctx); r != nil {
+		finish(ctx, r, nil)
 	}
+	return ctx
+}
+
+func (h *handler) OnError(ctx context.Context, _ *callbacks.RunInfo, err error) context.Context {
+	if r := ending(ctx); r != nil {
+		finish(ctx, r, err)
+	}
+	return ctx
+}
+
+// OnEndWithStreamOutput ends a streamed run when its output stream ends.
+// Eino calls it when the stream is handed back, before the caller has read
+// it, and the last model reply is charged only as the stream is read; so
+// the handler reads its own copy of the stream on a goroutine, which ends
+// with the stream, and ends the run then.
+func (h *handler) OnEndWithStreamOutput(ctx context.Context, _ *callbacks.RunInfo, output *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
+	r := ending(ctx)
+	if r == nil {
+		output.Close()
+		return ctx
+	}
+	go func() {
+		defer output.Close()
+		for {
+			_, err := output.Recv()
+			if errors.Is(err, io.EOF) {
+				finish(ctx, r, nil)
+				return
+			}
+			if err != nil {
+				finish(ctx, r, err)
+				return
+			}
+		}
+	}()
+	return ctx
 }

@@ -51,7 +51,7 @@ func (m *chatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 	if r == nil {
 		return m.inner.Generate(ctx, input, opts...)
 	}
-	opts, err := admit(ctx, r, opts)
+	opts, err := admit(ctx, r, input, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	if r == nil {
 		return m.inner.Stream(ctx, input, opts...)
 	}
-	opts, err := admit(ctx, r, opts)
+	opts, err := admit(ctx, r, input, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -72,16 +72,19 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	return c.Stream(ctx, input, opts...)
 }
 
-// admit enforces the budget before a model call and, on a wrap-up turn,
-// adds the option that forbids tool calls. The caller's options slice is
+// admit records the run's input on its first model call, enforces the
+// budget before each, and, on a wrap-up turn, adds the option that forbids
+// tool calls. The caller's options slice is
 // never written to.
 //
 // Whether a turn wraps up is asked again here rather than passed on from
 // the injection, which cannot reach the model's options: tokens used only
 // grow and time only passes, so the answer given to the injection a moment
 // before still holds.
-func admit(ctx context.Context, r *engine.Run, opts []model.Option) ([]model.Option, error) {
+func admit(ctx context.Context, r *engine.Run, input []*schema.Message, opts []model.Option) ([]model.Option, error) {
+	r.RecordInput(ctx, input)
 	if err := r.Exceeded(ctx); err != nil {
+		r.RecordExceeded(ctx, err)
 		return nil, err
 	}
 	if r.NearlySpent() == "" {

@@ -623,23 +623,34 @@ func TestADeadlineAlreadyPastEndsTheRunWithTheBudgetError(t *testing.T) {
 	assert.Equal(t, 0, m.Calls())
 }
 
-func TestTheDeadlineTimerIsReleasedWhenTheGraphEndsAndNotBefore(t *testing.T) {
+func TestTheDeadlineTimerIsReleasedWhenTheRunEndsAndNotBefore(t *testing.T) {
 	// The tool runs after the model node has ended: its ctx must still be
-	// live. Once Generate returns, the run's ctx is released.
-	var toolCtx context.Context
-	var liveInTool bool
-	look := fnTool{name: "look", fn: func(ctx context.Context, _ string) (string, error) {
-		toolCtx, liveInTool = ctx, ctx.Err() == nil
-		return "ok", nil
-	}}
-	m := scripted.New(scripted.Call("look", `{}`), scripted.Reply("done"))
-	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{look}, cfg: &lookoutreact.Config{
-		Limits: budget.Limits{Timeout: time.Hour},
-	}}).run(t, nil, false)
-	require.NoError(t, o.err)
-	assert.True(t, liveInTool)
-	require.NotNil(t, toolCtx)
-	assert.ErrorIs(t, toolCtx.Err(), context.Canceled, "the timer was released at the end of the run")
+	// live. Once the run is over (for a stream, once its output has been
+	// read), the run's ctx is released.
+	for _, streaming := range []bool{false, true} {
+		var mu sync.Mutex
+		var toolCtx context.Context
+		var liveInTool bool
+		look := fnTool{name: "look", fn: func(ctx context.Context, _ string) (string, error) {
+			mu.Lock()
+			toolCtx, liveInTool = ctx, ctx.Err() == nil
+			mu.Unlock()
+			return "ok", nil
+		}}
+		m := scripted.New(scripted.Call("look", `{}`), scripted.Reply("a long final answer in several words"))
+		o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{look}, cfg: &lookoutreact.Config{
+			Limits: budget.Limits{Timeout: time.Hour},
+		}}).run(t, nil, streaming)
+		require.NoError(t, o.err)
+		assert.Equal(t, "a long final answer in several words", o.out.Content, "the stream was not cut")
+		mu.Lock()
+		assert.True(t, liveInTool)
+		require.NotNil(t, toolCtx)
+		done := toolCtx
+		mu.Unlock()
+		assert.Eventually(t, func() bool { return errors.Is(done.Err(), context.Canceled) }, 5*time.Second, time.Millisecond,
+			"the timer was released at the end of the run, streaming=%v", streaming)
+	}
 }
 
 func TestWithoutTheRunOptionTheHooksPassThroughAndReportOnce(t *testing.T) {

@@ -39,11 +39,14 @@ func (l *Lookout) invokable(next compose.InvokableToolEndpoint) compose.Invokabl
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused := r.Begin(in.Name, in.CallID, in.Arguments)
+		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
+		if err != nil {
+			return nil, err
+		}
 		if c == nil {
 			return &compose.ToolOutput{Result: refused}, nil
 		}
-		out, err := next(ctx, in)
+		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
 		var result string
 		if out != nil {
 			result = out.Result
@@ -65,11 +68,14 @@ func (l *Lookout) streamable(next compose.StreamableToolEndpoint) compose.Stream
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused := r.Begin(in.Name, in.CallID, in.Arguments)
+		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
+		if err != nil {
+			return nil, err
+		}
 		if c == nil {
 			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{refused})}, nil
 		}
-		out, err := next(ctx, in)
+		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
 		if err == nil && (out == nil || out.Result == nil) {
 			msg, err := c.End(ctx, "", nil)
 			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{msg})}, err
@@ -91,11 +97,14 @@ func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) 
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused := r.Begin(in.Name, in.CallID, in.Arguments)
+		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
+		if err != nil {
+			return nil, err
+		}
 		if c == nil {
 			return &compose.EnhancedInvokableToolOutput{Result: textResult(refused)}, nil
 		}
-		out, err := next(ctx, in)
+		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
 		var res *schema.ToolResult
 		if out != nil {
 			res = out.Result
@@ -118,11 +127,14 @@ func (l *Lookout) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused := r.Begin(in.Name, in.CallID, in.Arguments)
+		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
+		if err != nil {
+			return nil, err
+		}
 		if c == nil {
 			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)})}, nil
 		}
-		out, err := next(ctx, in)
+		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
 		if err == nil && (out == nil || out.Result == nil) {
 			msg, err := c.End(ctx, "", nil)
 			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(msg)})}, err
