@@ -1,0 +1,55 @@
+// Command lookout inspects, exports, validates and summarizes the
+// trajectories Lookout records: JSON Lines files of recorder records, one
+// per line. Commands that read records also take an ATIF trajectory file,
+// which they import first.
+//
+// Usage:
+//
+//	lookout <command> [flags] FILE...
+//
+// The commands:
+//
+//	inspect FILE...       runs, outcomes, stop reasons, duration, model calls and
+//	                      tokens, tools with their errors, assessments, budget
+//	                      limits exceeded, feedback efficacy; --json for the report
+//	                      as JSON
+//	export FILE           --format atif or openai; to standard output, or with
+//	                      -o DIR one file per root run (0600, names kept inside
+//	                      DIR); --run ID picks one run. ATIF is validated before
+//	                      it is written.
+//	validate FILE...      checks JSON Lines (every line decodes, schema_version
+//	                      supported, seq dense from 0 per run with no repeats,
+//	                      consistent parent and depth, no torn last line) or an
+//	                      ATIF document (its rules, by JSON path), and names
+//	                      every problem
+//	summarize FILE...     the inspect analytics plus one entry per user prompt;
+//	                      with OPENAI_API_KEY set (and optionally OPENAI_BASE_URL
+//	                      and OPENAI_MODEL), an LLM summary of each prompt with
+//	                      the tools' rationale, key findings and a confidence
+//	                      level; --json, --timeout
+//	help [command]        usage, or a command's flags
+//
+// Flags may come before or after the file names; "--" ends the flags.
+//
+// Exit status: 0 on success; 1 when a file cannot be read, holds invalid
+// data (validate: any problem; inspect, export, summarize: a line that does
+// not decode) or an output cannot be written; 2 for an unknown command, a
+// bad flag or missing arguments, with the usage on standard error.
+//
+// # Common pitfalls
+//
+//   - A last line cut short by a crash is not an error for inspect, export
+//     and summarize: they warn on standard error and use the records before
+//     it. validate reports it as a problem.
+//   - A file holding several top-level runs exports to standard output only
+//     with --run; -o DIR writes them all.
+//   - summarize sends trajectory text (prompts, tool output) to the model
+//     named by the environment. Leave OPENAI_API_KEY unset to keep
+//     everything local.
+//   - A prompt the model fails to summarize does not change the exit
+//     status: its error is in the output and counted on standard error.
+//   - ATIF files are recognised by content (a schema_version starting with
+//     "ATIF-"), not by their name.
+//
+// See docs/cli.md for example output.
+package main

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/recorder/messages"
+)
+
+var exportCmd = &command{
+	name:    "export",
+	args:    "FILE",
+	summary: "convert a trajectory to ATIF JSON or OpenAI-style messages JSONL",
+	details: `Export converts the runs in FILE to another format:
+
+  atif    one ATIF (Agent Trajectory Interchange Format) document per root
+          run, with the runs it started embedded as subagent trajectories.
+          Each document is validated before it is written.
+  openai  one OpenAI-style chat conversation per run, as JSON Lines with one
+          message per line.
+
+Without -o, the one root run in FILE (or the run named by --run) is written
+to standard output. With -o DIR, every root run (or the one named) is
+written to its own file in DIR: <run id>.trajectory.json for ATIF,
+<run id>.messages.jsonl for OpenAI messages. Files are created with mode
+0600 (DIR with 0700 if missing), names never leave DIR, and the paths
+written are printed.`,
+	minArgs: 1,
+	maxArgs: 1,
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
+		var (
+			format = fs.String("format", "", "output format: atif or openai (required)")
+			dir    = fs.String("o", "", "write one file per run into `DIR` instead of standard output")
+			runID  = fs.String("run", "", "export only the run with this `ID`")
+		)
+		return func(_ context.Context, e *env, files []string) int {
+			if *format != "atif" && *format != "openai" {
+				fmt.Fprintf(e.stderr, "lookout export: --format must be atif or openai, not %q\n", *format)
+				return exitUsage
+			}
+			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID}
+			return x.export(files[0])
+		}
+	},
+}
+
+type exporter struct {
+	*env
+	format string
+	dir    string
+	runID  string
+}
+
+func (x *exporter) export(path string) int {
+	records, err := load(x.env, path)
+	if err != nil {
+		return x.fail("%v", err)
+	}
+	runs := atif.RootRuns(records)
+	if x.runID != "" {
+		if !hasRun(records, x.runID) {
+			return x.fail("export %s: no run %q in the file", path, x.runID)
+		}
+		runs = []string{x.runID}
+	}
+	switch {
+	case len(runs) == 0:
+		return x.fail("export %s: no runs to export", path)
+	case x.dir == "" && len(runs) > 1:
+		return x.fail("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
+			path, len(runs), strings.Join(runs, ", "))
+	}
+	for _, id := range runs {
+		if x.dir == "" {
+			data, err := x.encode(records, id)
+			if err != nil {
+				return x.fail("export %s: run %s: %v", path, id, err)
+			}
+			if _, err := x.stdout.Write(data); err != nil {
+				return x.fail("write: %v", err)
+			}
+			continue
+		}
+		written, err := x.write(records, id)
+		if err != nil {
+			return x.fail("export %s: run %s: %v", path, id, err)
+		}
+		fmt.Fprintln(x.stdout, written)
+	}
+	return exitOK
+}
+
+// encode returns the run in the output format, ATIF validated.
+func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) {
+	if x.format == "openai" {
+		msgs, err := messages.FromRecords(records, &messages.Options{RunID: id})
+		if err != nil {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		if err := messages.Write(&buf, msgs); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	t, err := atif.FromRecords(records, &atif.Options{RunID: id})
+	if err != nil {
+		return nil, err
+	}
+	data, err := atif.Encode(t)
+	if err != nil {
+		return nil, err
+	}
+	if problems := atif.Validate(data); problems != nil {
+		return nil, &atif.ValidationError{Problems: problems}
+	}
+	return append(data, '\n'), nil
+}
+
+// write puts one run's output in x.dir and returns the path written. ATIF
+// goes through atif.WriteFile, which validates and checks the path.
+func (x *exporter) write(records []recorder.Record, id string) (string, error) {
+	if x.format == "atif" {
+		t, err := atif.FromRecords(records, &atif.Options{RunID: id})
+		if err != nil {
+			return "", err
+		}
+		return atif.WriteFile(x.dir, fileName(id)+".trajectory.json", t)
+	}
+	data, err := x.encode(records, id)
+	if err != nil {
+		return "", err
+	}
+	return writeInside(x.dir, fileName(id)+".messages.jsonl", data)
+}
+
+// writeInside writes data to the file name inside dir, created 0600 (dir
+// 0700 if missing), through an os.Root so that the write cannot leave dir.
+func writeInside(dir, name string, data []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", err
+	}
+	return filepath.Join(dir, name), f.Close()
+}
+
+// fileName turns a run id into a file name: letters, digits, '.', '-' and
+// '_' are kept, anything else becomes '_', and a name of dots only is
+// prefixed with "run".
+func fileName(id string) string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, id)
+	if strings.Trim(name, ".") == "" {
+		name = "run" + name
+	}
+	return name
+}
+
+func hasRun(records []recorder.Record, id string) bool {
+	for i := range records {
+		if records[i].RunID == id {
+			return true
+		}
+	}
+	return false
+}

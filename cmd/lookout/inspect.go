@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/lookout-go/lookout/recorder/summary"
+)
+
+var inspectCmd = &command{
+	name:    "inspect",
+	args:    "FILE...",
+	summary: "show runs, outcomes, stop reasons, usage, tools, errors and assessments",
+	details: `Inspect reads one or more trajectory files and prints, for all runs together
+and then for each run: how it ended, its duration, model calls and tokens, the
+tools called with their errors, the assessments observers made, budget limits
+exceeded, feedback efficacy and extension records. Child runs are listed
+under their parents.`,
+	minArgs: 1,
+	maxArgs: -1,
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
+		asJSON := fs.Bool("json", false, "print the report as JSON")
+		return func(_ context.Context, e *env, files []string) int {
+			records, err := loadAll(e, files)
+			if err != nil {
+				return e.fail("%v", err)
+			}
+			rep := summary.Analyze(records)
+			if *asJSON {
+				err = writeJSON(e.stdout, rep)
+			} else {
+				err = rep.WriteText(e.stdout)
+			}
+			if err != nil {
+				return e.fail("write: %v", err)
+			}
+			return exitOK
+		}
+	},
+}

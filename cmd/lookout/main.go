@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1 // unreadable or invalid input, a failed write
+	exitUsage   = 2 // unknown command, bad flags, missing arguments
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // the positional arguments, for the usage line
+	summary string
+	details string
+	// flags declares the command's flags on fs; the returned function runs
+	// the command on the positional arguments once they are parsed.
+	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, files []string) int
+	// minArgs and maxArgs bound the positional arguments; maxArgs < 0
+	// means no bound.
+	minArgs, maxArgs int
+}
+
+// env is what a command writes to.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// fail reports a runtime failure and returns exitFailure.
+func (e *env) fail(format string, args ...any) int {
+	fmt.Fprintf(e.stderr, "lookout: "+format+"\n", args...)
+	return exitFailure
+}
+
+// warn reports something the user should know that does not fail the
+// command.
+func (e *env) warn(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "lookout: "+format+"\n", args...)
+}
+
+var commands = []*command{inspectCmd, exportCmd, validateCmd, summarizeCmd}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run is the whole program: it runs the command named by args[0] and
+// returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch name := args[0]; name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && name == "help" {
+			c := lookup(args[1])
+			if c == nil {
+				fmt.Fprintf(stderr, "lookout: unknown command %q\n\n", args[1])
+				usage(stderr)
+				return exitUsage
+			}
+			fs := c.newFlagSet()
+			c.flags(fs)
+			commandUsage(stdout, c, fs)
+			return exitOK
+		}
+		usage(stdout)
+		return exitOK
+	default:
+		c := lookup(name)
+		if c == nil {
+			fmt.Fprintf(stderr, "lookout: unknown command %q\n\n", name)
+			usage(stderr)
+			return exitUsage
+		}
+		return c.run(ctx, e, args[1:])
+	}
+}
+
+func (c *command) newFlagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("lookout "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+func (c *command) run(ctx context.Context, e *env, args []string) int {
+	fs := c.newFlagSet()
+	body := c.flags(fs)
+	files, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		commandUsage(e.stdout, c, fs)
+		return exitOK
+	}
+	if err == nil && len(files) < c.minArgs {
+		err = fmt.Errorf("missing %s", c.args)
+	}
+	if err == nil && c.maxArgs >= 0 && len(files) > c.maxArgs {
+		err = fmt.Errorf("too many arguments: %s", strings.Join(files[c.maxArgs:], " "))
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lookout %s: %v\n\n", c.name, err)
+		commandUsage(e.stderr, c, fs)
+		return exitUsage
+	}
+	return body(ctx, e, files)
+}
+
+// parse parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones. Everything after
+// "--" is positional.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Usage: lookout <command> [flags] FILE...
+
+Inspect, export, validate and summarize recorded agent trajectories: the
+JSON Lines files Lookout's recorder writes. Commands that read records also
+accept an ATIF trajectory file.
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `  help       show this help, or a command's: lookout help <command>
+
+Exit status: 0 on success, 1 when the input cannot be read or is invalid,
+2 on a usage error.
+`)
+}
+
+func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: lookout %s [flags] %s\n\n%s\n", c.name, c.args, c.details)
+	var flags strings.Builder
+	fs.SetOutput(&flags)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if flags.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
+	}
+}

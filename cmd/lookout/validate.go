@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
+)
+
+// maxProblemsShown bounds the problems printed per file; the count stays
+// exact.
+const maxProblemsShown = 100
+
+var validateCmd = &command{
+	name:    "validate",
+	args:    "FILE...",
+	summary: "check a trajectory (JSON Lines records or ATIF) and name every problem",
+	details: `Validate checks each FILE and prints one line per file: valid, or the number
+of problems followed by each problem on its own line.
+
+A file is read as ATIF when its first JSON value is an object whose
+schema_version starts with "ATIF-" (or that has steps and no kind); it is
+then checked against the ATIF rules and problems are named by JSON path,
+such as steps[3].observation.results[0].source_call_id. Local image and
+audio files it refers to must exist next to it.
+
+Any other file is read as JSON Lines of Lookout records. Problems are named
+by line: a line that does not decode, a schema_version newer than this
+build reads, a last line torn by a crash, an empty run_id, a run whose seq
+repeats, does not start at 0 or has gaps (lost records), and a run whose
+records disagree about its parent or depth.
+
+The exit status is 1 when any file is invalid or cannot be read.`,
+	minArgs: 1,
+	maxArgs: -1,
+	flags: func(*flag.FlagSet) func(context.Context, *env, []string) int {
+		return func(_ context.Context, e *env, files []string) int {
+			status := exitOK
+			for _, path := range files {
+				if code := validate(e, path); code != exitOK {
+					status = code
+				}
+			}
+			return status
+		}
+	},
+}
+
+func validate(e *env, path string) int {
+	kind, err := sniff(path)
+	if err != nil {
+		return e.fail("read %s: %v", path, err)
+	}
+	var (
+		verdict  string
+		problems []string
+	)
+	if kind == formatATIF {
+		verdict, problems, err = validateATIF(path)
+	} else {
+		verdict, problems, err = validateJSONL(path)
+	}
+	if err != nil {
+		return e.fail("read %s: %v", path, err)
+	}
+	if len(problems) == 0 {
+		fmt.Fprintf(e.stdout, "%s: valid %s\n", path, verdict)
+		return exitOK
+	}
+	noun := "problems"
+	if len(problems) == 1 {
+		noun = "problem"
+	}
+	fmt.Fprintf(e.stdout, "%s: invalid %s: %d %s\n", path, verdict, len(problems), noun)
+	for i, p := range problems {
+		if i == maxProblemsShown {
+			fmt.Fprintf(e.stdout, "  … and %d more\n", len(problems)-i)
+			break
+		}
+		fmt.Fprintf(e.stdout, "  %s\n", p)
+	}
+	return exitFailure
+}
+
+func validateATIF(path string) (string, []string, error) {
+	found, err := atif.ValidateFile(path, nil)
+	if err != nil {
+		return "", nil, unwrapATIF(err)
+	}
+	if len(found) > 0 {
+		problems := make([]string, len(found))
+		for i, p := range found {
+			problems[i] = p.String()
+		}
+		return "ATIF trajectory", problems, nil
+	}
+	t, err := atif.ReadFile(path)
+	if err != nil {
+		return "", nil, unwrapATIF(err)
+	}
+	return fmt.Sprintf("ATIF trajectory (%s, %d steps, %d subagent trajectories)",
+		versionOf(t), len(t.Steps), len(t.SubagentTrajectories)), nil, nil
+}
+
+// unwrapATIF drops the atif package's prefix from file errors, which the
+// command's own "read FILE:" prefix replaces.
+func unwrapATIF(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return err
+}
+
+func versionOf(t *atif.Trajectory) string {
+	if t.SchemaVersion == "" {
+		return "no schema_version"
+	}
+	return t.SchemaVersion
+}
+
+// runCheck is what validation remembers of one run.
+type runCheck struct {
+	id        string
+	firstLine int
+	parent    string
+	depth     int
+	seqLines  map[uint64]int // seq to the line that holds it
+}
+
+func validateJSONL(path string) (string, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	var (
+		problems []string
+		runs     = map[string]*runCheck{}
+		order    []*runCheck
+		records  int
+	)
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	lines := newLineReader(f)
+	for {
+		text, n, terminated, err := lines.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, recorder.ErrLineTooLong) {
+			add("line %d: %v", n, err)
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		var rec recorder.Record
+		if err := rec.UnmarshalJSON(text); err != nil {
+			if !terminated && !json.Valid(text) {
+				add("line %d: torn last line: %d bytes without a newline that are not a whole record (a write cut short)", n, len(text))
+			} else {
+				add("line %d: %v", n, err)
+			}
+			continue
+		}
+		records++
+		if rec.RunID == "" {
+			add("line %d: empty run_id", n)
+		}
+		rc, ok := runs[rec.RunID]
+		if !ok {
+			rc = &runCheck{id: rec.RunID, firstLine: n, parent: rec.ParentRunID, depth: rec.Depth, seqLines: map[uint64]int{}}
+			runs[rec.RunID] = rc
+			order = append(order, rc)
+		}
+		if rec.ParentRunID != rc.parent {
+			add("line %d: run %s: parent_run_id %q differs from %q on line %d", n, rec.RunID, rec.ParentRunID, rc.parent, rc.firstLine)
+		}
+		if rec.Depth != rc.depth {
+			add("line %d: run %s: depth %d differs from %d on line %d", n, rec.RunID, rec.Depth, rc.depth, rc.firstLine)
+		}
+		if prev, dup := rc.seqLines[rec.Seq]; dup {
+			add("line %d: run %s: seq %d repeats line %d", n, rec.RunID, rec.Seq, prev)
+		} else {
+			rc.seqLines[rec.Seq] = n
+		}
+	}
+	for _, rc := range order {
+		problems = append(problems, seqProblems(rc)...)
+	}
+	if records == 0 && len(problems) == 0 {
+		add("no records")
+	}
+	return fmt.Sprintf("trajectory (%d records, %d runs)", records, len(runs)), problems, nil
+}
+
+// lineReader splits JSON Lines as recorder.Reader does, but tells the
+// caller each line's number, which validation needs for good lines too.
+// Lines longer than recorder.MaxLineBytes are skipped and reported.
+type lineReader struct {
+	br   *bufio.Reader
+	line int
+	buf  []byte
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line without its newline (and without a "\r"
+// before it), its 1-based number, and whether a newline ended it. At the
+// end it returns io.EOF; a line too long returns an error wrapping
+// recorder.ErrLineTooLong.
+func (l *lineReader) next() (text []byte, n int, terminated bool, err error) {
+	l.buf = l.buf[:0]
+	tooLong := false
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		if !tooLong {
+			if len(l.buf)+len(chunk) > recorder.MaxLineBytes+1 {
+				tooLong, l.buf = true, l.buf[:0]
+			} else {
+				l.buf = append(l.buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, l.line, false, err
+		}
+		if err != nil && len(l.buf) == 0 && !tooLong {
+			return nil, l.line, false, io.EOF
+		}
+		l.line++
+		if tooLong {
+			return nil, l.line, err == nil, fmt.Errorf("%w (more than %d bytes)", recorder.ErrLineTooLong, recorder.MaxLineBytes)
+		}
+		terminated = err == nil
+		text = l.buf
+		if terminated {
+			text = text[:len(text)-1]
+		}
+		text = bytes.TrimSuffix(text, []byte{'\r'})
+		return text, l.line, terminated, nil
+	}
+}
+
+// seqProblems checks that a run's seqs are 0, 1, 2, … with no gaps.
+func seqProblems(rc *runCheck) []string {
+	seqs := make([]uint64, 0, len(rc.seqLines))
+	for s := range rc.seqLines {
+		seqs = append(seqs, s)
+	}
+	slices.Sort(seqs)
+	var out []string
+	if len(seqs) > 0 && seqs[0] != 0 {
+		out = append(out, fmt.Sprintf("run %s: seq starts at %d, not 0 (line %d)", rc.id, seqs[0], rc.seqLines[seqs[0]]))
+	}
+	for i := 1; i < len(seqs); i++ {
+		if gap := seqs[i] - seqs[i-1]; gap > 1 {
+			if gap == 2 {
+				out = append(out, fmt.Sprintf("run %s: seq %d is missing (a lost record)", rc.id, seqs[i-1]+1))
+			} else {
+				out = append(out, fmt.Sprintf("run %s: seq %d to %d are missing (%d lost records)", rc.id, seqs[i-1]+1, seqs[i]-1, gap-1))
+			}
+		}
+	}
+	return out
+}
