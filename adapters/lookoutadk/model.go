@@ -2,6 +2,7 @@ package lookoutadk
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
@@ -13,11 +14,19 @@ import (
 // assessment, and gives the wrap-up turn. Eino persists the state returned
 // here, so earlier injected messages are removed before new ones are
 // added: the model input never holds more than one assessment block.
-func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (rctx context.Context, rstate *adk.ChatModelAgentState, err error) {
 	r := engine.FromContext(ctx)
 	if r == nil || state == nil {
 		return ctx, state, nil
 	}
+	// A fault in Lookout must not break the agent: the model call goes
+	// ahead with the state unchanged.
+	defer func() {
+		if p := recover(); p != nil {
+			r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: BeforeModelRewriteState panicked: %v", p))
+			rctx, rstate, err = ctx, state, nil
+		}
+	}()
 	ensure(ctx, r)
 	r.RecordInput(ctx, state.Messages)
 	if err := r.Exceeded(ctx); err != nil {

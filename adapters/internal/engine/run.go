@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -44,6 +45,14 @@ type Run struct {
 	// scanned is set once the history has been searched for injected
 	// messages this run does not know about, such as after a resume.
 	scanned bool
+	// block is the message of the assessment made after call blockIndex
+	// at blockTime.
+	block      *schema.Message
+	blockIndex int64
+	blockTime  time.Time
+
+	calls   *session.Log[observer.ToolCallRecord]
+	current *session.Value[observer.CurrentAssessment]
 }
 
 // NewRun builds the state of a run on store, which may carry a budget and
@@ -57,13 +66,17 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{Cfg: cfg, Store: store, Tracker: tracker, Pipeline: pipeline, Root: true}, nil
+	return &Run{
+		Cfg: cfg, Store: store, Tracker: tracker, Pipeline: pipeline, Root: true,
+		calls:   session.LogOf[observer.ToolCallRecord](store),
+		current: session.ValueOf[observer.CurrentAssessment](store),
+	}, nil
 }
 
 // Child returns the state of a sub-agent run: the same session, tracker
 // and pipeline, with its own record of injected messages.
 func (r *Run) Child() *Run {
-	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline}
+	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current}
 }
 
 type runKey struct{}
@@ -149,8 +162,8 @@ type Turn struct {
 // nearly spent.
 func (r *Run) NextTurn() Turn {
 	var t Turn
-	if block := observer.BuildContext(r.Store, r.Cfg.MaxAgeCalls); block != "" {
-		t.Messages = append(t.Messages, r.message(block, TagAssessment))
+	if msg := r.assessmentMessage(); msg != nil {
+		t.Messages = append(t.Messages, msg)
 	}
 	if reason := r.NearlySpent(); reason != "" {
 		r.wrapUp.Store(true)
@@ -163,36 +176,81 @@ func (r *Run) NextTurn() Turn {
 // WrappingUp reports whether the run has been given a wrap-up turn.
 func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
 
-// Reinject returns a copy of msgs without the messages this run injected
-// before, followed by add. Injected messages are remembered by pointer, so
-// the common case costs one pass of pointer comparisons and a copy; the
-// first call of a run, or one after a resume, also drops tagged messages it
-// does not know.
+// Reinject returns msgs without the messages this run injected before,
+// followed by add.
+//
+// Injected messages are remembered by pointer. In the common case the
+// previous ones sit near the end of the history, followed only by the
+// model's reply and the tool results appended since, and the history is
+// rewritten in place from there: the cost depends on the messages since
+// the last model call, not on the length of the history. Otherwise (the
+// first call of a run, a resume, another middleware having rewritten the
+// history) it builds a new slice, dropping every tagged message.
 func (r *Run) Reinject(msgs, add []*schema.Message) []*schema.Message {
 	r.mu.Lock()
 	old, first := r.injected, !r.scanned
 	r.injected, r.scanned = add, true
 	r.mu.Unlock()
 
-	// Copy the history in runs between the messages to drop: one memmove
-	// per run rather than a test and an append per message.
-	out := make([]*schema.Message, 0, len(msgs)+len(add))
-	found, from := 0, 0
-	for i, msg := range msgs {
-		if len(old) > 0 && slices.Contains(old, msg) {
-			out = append(out, msgs[from:i]...)
-			from = i + 1
-			found++
+	if !first {
+		if out, ok := reinjectInPlace(msgs, old, add); ok {
+			return out
 		}
 	}
-	out = append(out, msgs[from:]...)
-	if first || found < len(old) {
-		out = slices.DeleteFunc(out, func(msg *schema.Message) bool {
-			_, ok := Injected(msg)
-			return ok
-		})
+	out := make([]*schema.Message, 0, len(msgs)+len(add)+len(msgs)/2+8)
+	for _, msg := range msgs {
+		if _, injected := Injected(msg); !injected {
+			out = append(out, msg)
+		}
 	}
 	return append(out, add...)
+}
+
+// reinjectInPlace removes old from the tail of msgs and appends add,
+// reusing msgs' array. It reports false, changing nothing, when an old
+// message is not found or the array is too small.
+func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool) {
+	if len(msgs)-len(old)+len(add) > cap(msgs) {
+		return nil, false
+	}
+	from, found := len(msgs), 0
+	for i := len(msgs) - 1; i >= 0 && found < len(old); i-- {
+		if slices.Contains(old, msgs[i]) {
+			from, found = i, found+1
+		}
+	}
+	if found < len(old) {
+		return nil, false
+	}
+	w := from
+	for _, msg := range msgs[from:] {
+		if !slices.Contains(old, msg) {
+			msgs[w] = msg
+			w++
+		}
+	}
+	out := append(msgs[:w], add...)
+	if len(out) < len(msgs) {
+		clear(msgs[len(out):])
+	}
+	return out, true
+}
+
+// assessmentMessage returns the message for the current assessment, or
+// nil when there is none or it is stale. The message is made once per
+// assessment and reused while the assessment stays current.
+func (r *Run) assessmentMessage() *schema.Message {
+	current, ok := r.current.Latest()
+	if !ok || len(current.Assessments) == 0 || current.IsStale(r.calls.Total(), r.Cfg.MaxAgeCalls) {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.block == nil || r.blockIndex != current.CallIndex || !r.blockTime.Equal(current.GeneratedAt) {
+		r.block = r.message(current.Render(), TagAssessment)
+		r.blockIndex, r.blockTime = current.CallIndex, current.GeneratedAt
+	}
+	return r.block
 }
 
 func (r *Run) message(content, kind string) *schema.Message {

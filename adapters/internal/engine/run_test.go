@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func contents(msgs []*schema.Message) string {
+	var parts []string
+	for _, m := range msgs {
+		parts = append(parts, m.Content)
+	}
+	return strings.Join(parts, " ")
+}
+
+func tagged(content string) *schema.Message {
+	return &schema.Message{Role: schema.User, Content: content, Extra: map[string]any{Tag: TagAssessment}}
+}
+
+func TestReinjectKeepsAtMostTheNewBlocks(t *testing.T) {
+	r := &Run{}
+	sys, user := schema.SystemMessage("sys"), schema.UserMessage("task")
+	stale := tagged("stale") // left by an earlier run, found by the first scan
+	history := []*schema.Message{sys, stale, user}
+
+	b1 := tagged("b1")
+	out := r.Reinject(history, []*schema.Message{b1})
+	assert.Equal(t, "sys task b1", contents(out))
+	assert.Greater(t, cap(out), len(out), "room for the reply and tool results")
+
+	// Eino appends the reply and tool results to the same array.
+	out = append(out, schema.AssistantMessage("r1", nil), schema.ToolMessage("t1", "c1"))
+	b2 := tagged("b2")
+	before := &out[0]
+	out = r.Reinject(out, []*schema.Message{b2})
+	assert.Equal(t, "sys task r1 t1 b2", contents(out))
+	assert.Same(t, before, &out[0], "rewritten in place")
+
+	// Nothing fresh to inject: the old block goes, nothing comes.
+	out = append(out, schema.AssistantMessage("r2", nil))
+	out = r.Reinject(out, nil)
+	assert.Equal(t, "sys task r1 t1 r2", contents(out))
+
+	// An assessment and a wrap-up reminder together.
+	out = append(out, schema.ToolMessage("t2", "c2"))
+	out = r.Reinject(out, []*schema.Message{tagged("b3"), tagged("wrap")})
+	assert.Equal(t, "sys task r1 t1 r2 t2 b3 wrap", contents(out))
+	out = r.Reinject(append(out, schema.AssistantMessage("r3", nil)), []*schema.Message{tagged("b4")})
+	assert.Equal(t, "sys task r1 t1 r2 t2 r3 b4", contents(out))
+}
+
+func TestReinjectCopiesWhenTheHistoryWasRewritten(t *testing.T) {
+	r := &Run{}
+	b1 := tagged("b1")
+	out := r.Reinject([]*schema.Message{schema.UserMessage("task")}, []*schema.Message{b1})
+	require.Equal(t, "task b1", contents(out))
+
+	// Another middleware replaced the history: the remembered block is
+	// gone, and a tagged copy of it must still be dropped.
+	summary := []*schema.Message{schema.UserMessage("summary"), tagged("b1 copy"), schema.AssistantMessage("r", nil)}
+	out = r.Reinject(summary, []*schema.Message{tagged("b2")})
+	assert.Equal(t, "summary r b2", contents(out))
+	assert.Equal(t, "summary b1 copy r", contents(summary), "the caller's slice is untouched")
+}
+
+func TestReinjectInPlaceRefusesWithoutRoom(t *testing.T) {
+	b1 := tagged("b1")
+	full := []*schema.Message{schema.UserMessage("task"), b1}
+	full = full[:2:2]
+	_, ok := reinjectInPlace(full, []*schema.Message{b1}, []*schema.Message{tagged("b2"), tagged("wrap")})
+	assert.False(t, ok)
+	_, ok = reinjectInPlace(full, []*schema.Message{tagged("missing")}, nil)
+	assert.False(t, ok)
+}
