@@ -130,7 +130,7 @@ func ExampleSummarizer_Summarize() {
 
 func ExampleSplit() {
 	for _, p := range summary.Split(recordRun()) {
-		fmt.Printf("run %s seq %d %q: tools %v, %d errors\n", p.RunID, p.Seq, p.Query, p.Tools, p.Errors)
+		fmt.Printf("run %s seq %d %q: tools %v, %d errors\n", p.RunID, p.Seq, p.Query, p.Tools, p.ToolErrors)
 	}
 	// Output:
 	// run run-1 seq 1 "migrate the billing service": tools [read_file shell], 1 errors

@@ -38,14 +38,14 @@ type Prompt struct {
 	Seq   uint64    `json:"seq"`
 	At    time.Time `json:"at,omitzero"` // when the user message was recorded
 
-	Query    string        `json:"query"`              // the user message's text
-	Response string        `json:"response,omitempty"` // the last non-empty text the model answered with
-	Tools    []string      `json:"tools,omitempty"`    // distinct tools called, sorted
-	Calls    int           `json:"tool_calls"`
-	Errors   int           `json:"tool_errors"`
-	Turns    int           `json:"model_calls"` // model responses: the reasoning steps
-	Tokens   int64         `json:"tokens"`      // total tokens the responses reported
-	Duration time.Duration `json:"duration_ns"` // user message to the last record of the prompt
+	Query      string        `json:"query"`              // the user message's text
+	Response   string        `json:"response,omitempty"` // the last non-empty text the model answered with
+	Tools      []string      `json:"tools,omitempty"`    // distinct tools called, sorted
+	ToolCalls  int           `json:"tool_calls"`
+	ToolErrors int           `json:"tool_errors"`
+	ModelCalls int           `json:"model_calls"` // model responses: the reasoning steps
+	Tokens     int64         `json:"tokens"`      // total tokens the responses reported
+	Duration   time.Duration `json:"duration_ns"` // user message to the last record of the prompt
 
 	Summary    string     `json:"summary,omitempty"`
 	Rationale  string     `json:"tools_rationale,omitempty"` // why the tools were chosen
@@ -133,7 +133,7 @@ func newSegment(recs []recorder.Record) segment {
 		}
 		switch v := rec.Payload.(type) {
 		case *recorder.ModelResponse:
-			p.Turns++
+			p.ModelCalls++
 			if v.UsageReported {
 				p.Tokens += v.Usage.TotalTokens
 			}
@@ -143,14 +143,14 @@ func newSegment(recs []recorder.Record) segment {
 		case *recorder.ToolStarted:
 			started[keyOf(v.CallID, v.CallIndex)] = true
 			tools[v.Name] = true
-			p.Calls++
+			p.ToolCalls++
 		case *recorder.ToolEnded:
 			if !started[keyOf(v.CallID, v.CallIndex)] {
-				p.Calls++
+				p.ToolCalls++
 			}
 			tools[v.Name] = true
 			if v.IsError || v.Error != "" {
-				p.Errors++
+				p.ToolErrors++
 			}
 		}
 	}
@@ -195,10 +195,10 @@ type PromptStats struct {
 	Failed     int `json:"failed"`
 	// Confidence counts summaries by level; a summary without a level
 	// it recognised counts as "unknown".
-	Confidence   map[string]int `json:"confidence,omitempty"`
-	Tools        []string       `json:"tools,omitempty"` // distinct, sorted
-	Turns        int            `json:"model_calls"`
-	AverageTurns float64        `json:"average_model_calls"` // Turns / Prompts, 0 without prompts
+	Confidence        map[string]int `json:"confidence,omitempty"`
+	Tools             []string       `json:"tools,omitempty"` // distinct, sorted
+	ModelCalls        int            `json:"model_calls"`
+	AverageModelCalls float64        `json:"average_model_calls"` // ModelCalls / Prompts, 0 without prompts
 }
 
 // Stats tallies the prompts.
@@ -206,7 +206,7 @@ func (ps Prompts) Stats() PromptStats {
 	s := PromptStats{Prompts: len(ps)}
 	tools := map[string]bool{}
 	for _, p := range ps {
-		s.Turns += p.Turns
+		s.ModelCalls += p.ModelCalls
 		for _, t := range p.Tools {
 			tools[t] = true
 		}
@@ -222,7 +222,7 @@ func (ps Prompts) Stats() PromptStats {
 		s.Tools = sortedKeys(tools)
 	}
 	if s.Prompts > 0 {
-		s.AverageTurns = float64(s.Turns) / float64(s.Prompts)
+		s.AverageModelCalls = float64(s.ModelCalls) / float64(s.Prompts)
 	}
 	return s
 }
@@ -242,8 +242,8 @@ func (ps Prompts) WriteText(w io.Writer) error {
 		if len(q.Tools) > 0 {
 			tools = strings.Join(q.Tools, ", ")
 		}
-		p.line(in, "work: %s, %s (%s), %s, %s", plural(q.Turns, "model call", "model calls"),
-			plural(q.Calls, "tool call", "tool calls"), tools, plural(q.Errors, "error", "errors"), duration(q.Duration))
+		p.line(in, "work: %s, %s (%s), %s, %s", plural(q.ModelCalls, "model call", "model calls"),
+			plural(q.ToolCalls, "tool call", "tool calls"), tools, plural(q.ToolErrors, "error", "errors"), duration(q.Duration))
 		if q.Response != "" {
 			p.line(in, "answer: %s", quote(cut(oneLine(q.Response), 200)))
 		}
@@ -269,7 +269,7 @@ func (ps Prompts) WriteText(w io.Writer) error {
 		p.line("", "")
 	}
 	line := fmt.Sprintf("prompts: %d, %d summarized, %d failed; %.2f model calls per prompt",
-		s.Prompts, s.Summarized, s.Failed, s.AverageTurns)
+		s.Prompts, s.Summarized, s.Failed, s.AverageModelCalls)
 	if len(s.Confidence) > 0 {
 		line += "; confidence " + counts(s.Confidence)
 	}

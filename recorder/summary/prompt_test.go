@@ -21,10 +21,10 @@ func TestSplitCutsARunAtEachUserMessage(t *testing.T) {
 	assert.Equal(t, summary.Prompt{
 		RunID: "r1", Seq: 1, At: twoPrompts().records[1].RecordedAt,
 		Query: "list the files", Response: "There are two files.",
-		Tools: []string{"ls"}, Calls: 1, Turns: 2, Tokens: 28, Duration: 4 * time.Second,
+		Tools: []string{"ls"}, ToolCalls: 1, ModelCalls: 2, Tokens: 28, Duration: 4 * time.Second,
 	}, first)
 	assert.Equal(t, []string{"rm"}, prompts[1].Tools)
-	assert.Equal(t, 1, prompts[1].Errors)
+	assert.Equal(t, 1, prompts[1].ToolErrors)
 	assert.Equal(t, "I could not.", prompts[1].Response)
 	assert.Equal(t, "r2", prompts[2].RunID)
 }
@@ -51,25 +51,25 @@ func TestSplitReadsMultimodalUserText(t *testing.T) {
 
 func TestPromptStatsTally(t *testing.T) {
 	ps := summary.Prompts{
-		{Tools: []string{"ls"}, Turns: 2, Summary: "s", Confidence: summary.High},
-		{Tools: []string{"ls", "rm"}, Turns: 3, Summary: "s"},
-		{Turns: 1, Error: "boom"},
-		{Turns: 0},
+		{Tools: []string{"ls"}, ModelCalls: 2, Summary: "s", Confidence: summary.High},
+		{Tools: []string{"ls", "rm"}, ModelCalls: 3, Summary: "s"},
+		{ModelCalls: 1, Error: "boom"},
+		{ModelCalls: 0},
 	}
 	assert.Equal(t, summary.PromptStats{
 		Prompts: 4, Summarized: 2, Failed: 1,
 		Confidence: map[string]int{"high": 1, "unknown": 1},
 		Tools:      []string{"ls", "rm"},
-		Turns:      6, AverageTurns: 1.5,
+		ModelCalls: 6, AverageModelCalls: 1.5,
 	}, ps.Stats())
 	assert.Equal(t, summary.PromptStats{}, summary.Prompts(nil).Stats())
 }
 
 func TestPromptsWriteText(t *testing.T) {
 	ps := summary.Prompts{
-		{RunID: "r1", Seq: 1, Query: "list\nfiles", Response: "two", Tools: []string{"ls"}, Calls: 1, Turns: 2, Duration: time.Second,
+		{RunID: "r1", Seq: 1, Query: "list\nfiles", Response: "two", Tools: []string{"ls"}, ToolCalls: 1, ModelCalls: 2, Duration: time.Second,
 			Summary: "Listed.", Rationale: "ls lists.", Findings: []string{"a", "b"}, Confidence: summary.Medium},
-		{RunID: "r1", Seq: 6, Query: "delete", Turns: 1, Error: "summary: model call failed: 429"},
+		{RunID: "r1", Seq: 6, Query: "delete", ModelCalls: 1, Error: "summary: model call failed: 429"},
 	}
 	var buf bytes.Buffer
 	require.NoError(t, ps.WriteText(&buf))
