@@ -27,7 +27,8 @@ type loopState struct {
 
 // toolLoop builds the graph a compose user writes instead of react: a
 // ChatModel node and a ToolsNode in a loop, with the history in the
-// graph's state. Lookout goes in through the same three hooks.
+// graph's state. Lookout goes in through the same two hooks and run
+// option.
 func toolLoop(t testing.TB, l *lookoutreact.Lookout, m model.ToolCallingChatModel, tools []tool.BaseTool) compose.Runnable[[]*schema.Message, *schema.Message] {
 	t.Helper()
 	ctx := context.Background()
@@ -49,10 +50,9 @@ func toolLoop(t testing.TB, l *lookoutreact.Lookout, m model.ToolCallingChatMode
 		return &loopState{}
 	}))
 	require.NoError(t, g.AddChatModelNode("model", bound, compose.WithStatePreHandler(
-		func(ctx context.Context, in []*schema.Message, st *loopState) ([]*schema.Message, error) {
+		func(_ context.Context, in []*schema.Message, st *loopState) ([]*schema.Message, error) {
 			st.Messages = append(st.Messages, in...)
-			// The injected block goes to this call only, not to the state.
-			return l.Inject(ctx, st.Messages), nil
+			return st.Messages, nil
 		})))
 	require.NoError(t, g.AddToolsNode("tools", toolsNode, compose.WithStatePreHandler(
 		func(_ context.Context, in *schema.Message, st *loopState) (*schema.Message, error) {
@@ -125,8 +125,8 @@ func TestAComposeGraphGetsTheSameHooks(t *testing.T) {
 		assert.Equal(t, 1, refused)
 		assert.True(t, strings.HasPrefix(toolMessages(reqs[2].Messages)[10].Content, "Tool call refused"), "the eleventh call too")
 
-		// Each model input holds one assessment block: the graph's state
-		// never kept the one injected before.
+		// Each model input holds one assessment block: the one injected
+		// before never reached the graph's state.
 		assert.Equal(t, 1, reqs[1].CountContaining("## Trajectory Assessment"))
 		assert.Equal(t, 1, reqs[2].CountContaining("## Trajectory Assessment"))
 		assert.False(t, reqs[2].ToolsWithheld(), "with 18 percent of the tokens left there is no wrap-up yet")

@@ -12,7 +12,6 @@
 //			Tools:               tools,
 //			ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()},
 //		},
-//		MessageModifier: l.MessageModifier(nil),
 //	})
 //	out, err := agent.Generate(ctx, msgs, l.AgentOption())
 //
@@ -36,16 +35,20 @@
 //     unique call index even when calls run in parallel, and runs the
 //     observers after it. A tool error becomes a message the model can
 //     read, unless ToolErrors says abort.
-//   - [Lookout.MessageModifier] (for compose graphs, [Lookout.Inject])
-//     adds the current assessment to the model input when it is not stale,
-//     and, when tokens or time are nearly spent, a wrap-up reminder. react
-//     does not keep what the modifier returns, so the model input holds at
-//     most one assessment block.
 //   - [Lookout.WrapModel] ends the run with a *budget.ExceededError before
-//     a model call once tokens or time are spent, forbids tool calls on the
-//     wrap-up turn, and charges every call's token usage, streaming ones
-//     included, telling a call that reported no usage from one that
-//     reported zero.
+//     a model call once tokens or time are spent; adds the current
+//     assessment to the model's input when it is not stale and, when tokens
+//     or time are nearly spent, a wrap-up reminder, while removing blocks
+//     Lookout added before, so the input holds at most one; forbids tool
+//     calls on the wrap-up turn; and charges every call's token usage,
+//     streaming ones included, telling a call that reported no usage from
+//     one that reported zero. The injected messages go to the model call
+//     only: they never reach react's history or a compose graph's state.
+//
+// In a compose graph built by hand (a ChatModel node and a ToolsNode in a
+// loop), the same three pieces go in the same places: the wrapped model in
+// the ChatModel node, the middleware in the ToolsNodeConfig, and
+// [Lookout.ComposeOption] on each Invoke or Stream.
 //
 // With Config.Sink or Config.Recorder set, the run's trajectory is recorded
 // as a side effect: run_started (named after the graph, "ReActAgent" for a
@@ -64,18 +67,29 @@
 // by at most one model response: the call that started under the limit.
 // Nested agents running at the same time each may overrun by one response.
 //
+// # Cost
+//
+// Registering any callbacks handler makes Eino run its callback machinery
+// around every node, which a graph without handlers skips; Lookout's
+// handler asks for only the timings it uses (see callbacks.TimingChecker).
+// Injecting a block copies the model's input once per model call.
+//
 // # Pitfalls
 //
 //   - Pass [Lookout.AgentOption] to every Generate and Stream call. Without
 //     it the hooks find no run: they let every call through unobserved and
-//     unlimited, and report a [*NoRunError] to Config.OnError once per
-//     Lookout.
+//     unlimited, and report [ErrNoRun] to Config.OnError once per Lookout.
 //   - The handler must see the whole graph. Do not register it with
 //     DesignateNode: a run started by a node's callbacks would end with that
 //     node.
 //   - Wrap the model given to react as ToolCallingModel. react's older
 //     Model field (a model.ChatModel bound with BindTools) is not wrapped,
 //     and its calls are not charged.
+//   - The injection happens inside the model wrapper, so when the wrapped
+//     model does not fire its own callbacks (eino-ext providers do), the
+//     callbacks Eino fires around it see the input without the injected
+//     messages. react's MessageModifier, if set, runs before and sees the
+//     history without them too.
 //   - The wrap-up turn forbids tool calls through the tool choice
 //     (schema.ToolChoiceForbidden, "none" for OpenAI) and keeps the tools
 //     described, which the history of tool calls needs. A model that

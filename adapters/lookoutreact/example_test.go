@@ -47,7 +47,6 @@ func Example() {
 			Tools:               []tool.BaseTool{echo("search")},
 			ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()},
 		},
-		MessageModifier: l.MessageModifier(nil),
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -106,9 +105,9 @@ func Example_compose() {
 
 	type state struct{ history []*schema.Message }
 	g := compose.NewGraph[[]*schema.Message, *schema.Message](compose.WithGenLocalState(func(context.Context) *state { return &state{} }))
-	_ = g.AddChatModelNode("model", model, compose.WithStatePreHandler(func(ctx context.Context, in []*schema.Message, s *state) ([]*schema.Message, error) {
+	_ = g.AddChatModelNode("model", model, compose.WithStatePreHandler(func(_ context.Context, in []*schema.Message, s *state) ([]*schema.Message, error) {
 		s.history = append(s.history, in...)
-		return l.Inject(ctx, s.history), nil // injected for this call only
+		return s.history, nil
 	}))
 	_ = g.AddToolsNode("tools", tools, compose.WithStatePreHandler(func(_ context.Context, in *schema.Message, s *state) (*schema.Message, error) {
 		s.history = append(s.history, in)

@@ -173,7 +173,6 @@ func newAgent(t testing.TB, s agentSpec) reactAgent {
 		}
 		cfg.ToolCallingModel = l.WrapModel(s.model)
 		cfg.ToolsConfig.ToolCallMiddlewares = []compose.ToolMiddleware{l.ToolMiddleware()}
-		cfg.MessageModifier = l.MessageModifier(s.modifier)
 	}
 	a, err := react.NewAgent(ctx, cfg)
 	require.NoError(t, err)

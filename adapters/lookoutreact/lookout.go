@@ -20,11 +20,10 @@ import (
 )
 
 // Lookout gives react agents and compose graphs observers, injected
-// assessments and an enforced budget. Its hooks go in three places: the
-// model ([Lookout.WrapModel]), the tools node ([Lookout.ToolMiddleware])
-// and the model input ([Lookout.MessageModifier] or [Lookout.Inject]); the
-// run option ([Lookout.AgentOption] or [Lookout.ComposeOption]) starts
-// each run's state.
+// assessments and an enforced budget. Its hooks go in two places, the
+// model ([Lookout.WrapModel]) and the tools node
+// ([Lookout.ToolMiddleware]), and the run option ([Lookout.AgentOption] or
+// [Lookout.ComposeOption]) starts and ends each run.
 //
 // A Lookout holds only configuration: each run's session, budget tracker
 // and observer pipeline live on the run's ctx, so one Lookout serves any
@@ -107,12 +106,12 @@ func Session(ctx context.Context) (*session.Store, bool) {
 
 // run returns the run on ctx. A hook that finds none lets its call through
 // and reports ErrNoRun, once per Lookout.
-func (l *Lookout) run(ctx context.Context, hook string) *engine.Run {
+func (l *Lookout) run(ctx context.Context) *engine.Run {
 	if r := engine.FromContext(ctx); r != nil {
 		return r
 	}
 	if !l.warned.Swap(true) {
-		l.config().OnError(ctx, &NoRunError{Hook: hook})
+		l.config().OnError(ctx, ErrNoRun)
 	}
 	return nil
 }

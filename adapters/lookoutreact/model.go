@@ -11,20 +11,24 @@ import (
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
-// WrapModel returns m with the budget around every call:
+// WrapModel returns m with Lookout around every call:
 //
 //   - before the call, once tokens or time are spent, the call is not made
 //     and returns the *budget.ExceededError that ends the run;
-//   - when tokens or time are nearly spent (Config.WrapUpAt), the call is a
-//     wrap-up turn: it gets model.WithToolChoice(schema.ToolChoiceForbidden),
+//   - the input gets the current assessment, when it is not stale, and,
+//     when tokens or time are nearly spent (Config.WrapUpAt), the wrap-up
+//     reminder; messages Lookout injected before are removed from it
+//     first, so the model sees at most one assessment block. The caller's
+//     slice is never written to;
+//   - a wrap-up turn gets model.WithToolChoice(schema.ToolChoiceForbidden),
 //     so the model answers instead of calling tools;
 //   - after the call, its token usage is charged: Generate's at once, a
 //     stream's when the stream ends. A reply without usage is counted as a
 //     call without usage, apart from one that reported zero.
 //
 // The wrapped model binds tools through m's WithTools, and reports m's type
-// and whether m fires its own callbacks, so Eino's callbacks see the same
-// model as without Lookout. A nil m returns nil.
+// and whether m fires its own callbacks, so Eino sees the same model as
+// without Lookout. A nil m returns nil.
 func (l *Lookout) WrapModel(m model.ToolCallingChatModel) model.ToolCallingChatModel {
 	if m == nil {
 		return nil
@@ -47,11 +51,11 @@ var (
 )
 
 func (m *chatModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
-	r := m.l.run(ctx, "model")
+	r := m.l.run(ctx)
 	if r == nil {
 		return m.inner.Generate(ctx, input, opts...)
 	}
-	opts, err := admit(ctx, r, input, opts)
+	input, opts, err := prepare(ctx, r, input, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +64,11 @@ func (m *chatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 }
 
 func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	r := m.l.run(ctx, "model")
+	r := m.l.run(ctx)
 	if r == nil {
 		return m.inner.Stream(ctx, input, opts...)
 	}
-	opts, err := admit(ctx, r, input, opts)
+	input, opts, err := prepare(ctx, r, input, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -72,27 +76,50 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	return c.Stream(ctx, input, opts...)
 }
 
-// admit records the run's input on its first model call, enforces the
-// budget before each, and, on a wrap-up turn, adds the option that forbids
-// tool calls. The caller's options slice is
-// never written to.
-//
-// Whether a turn wraps up is asked again here rather than passed on from
-// the injection, which cannot reach the model's options: tokens used only
-// grow and time only passes, so the answer given to the injection a moment
-// before still holds.
-func admit(ctx context.Context, r *engine.Run, input []*schema.Message, opts []model.Option) ([]model.Option, error) {
+// prepare readies one model call: it records the run's input on its first
+// call, enforces the budget, injects the turn's messages and, on a wrap-up
+// turn, adds the option that forbids tool calls. Neither the caller's
+// input nor its options slice is written to.
+func prepare(ctx context.Context, r *engine.Run, input []*schema.Message, opts []model.Option) ([]*schema.Message, []model.Option, error) {
 	r.RecordInput(ctx, input)
 	if err := r.Exceeded(ctx); err != nil {
 		r.RecordExceeded(ctx, err)
-		return nil, err
+		return nil, nil, err
 	}
-	if r.NearlySpent() == "" {
-		return opts, nil
+	turn := r.NextTurn()
+	input = reinject(input, turn.Messages)
+	if turn.WrapUp {
+		withheld := make([]model.Option, len(opts), len(opts)+1)
+		copy(withheld, opts)
+		opts = append(withheld, model.WithToolChoice(schema.ToolChoiceForbidden))
 	}
-	out := make([]model.Option, len(opts), len(opts)+1)
-	copy(out, opts)
-	return append(out, model.WithToolChoice(schema.ToolChoiceForbidden)), nil
+	return input, opts, nil
+}
+
+// reinject returns msgs without the messages Lookout injected, followed by
+// add. When there is nothing to remove or add, msgs itself is returned;
+// otherwise a new slice, so msgs is never written to.
+func reinject(msgs, add []*schema.Message) []*schema.Message {
+	var out []*schema.Message
+	from := 0
+	for i, m := range msgs {
+		if _, ok := engine.Injected(m); !ok {
+			continue
+		}
+		if out == nil {
+			out = make([]*schema.Message, 0, len(msgs)+len(add))
+		}
+		out = append(out, msgs[from:i]...)
+		from = i + 1
+	}
+	if out == nil {
+		if len(add) == 0 {
+			return msgs
+		}
+		out = make([]*schema.Message, 0, len(msgs)+len(add))
+	}
+	out = append(out, msgs[from:]...)
+	return append(out, add...)
 }
 
 // WithTools binds tools to the inner model and wraps the result.
@@ -105,7 +132,8 @@ func (m *chatModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatMo
 }
 
 // IsCallbacksEnabled reports whether the inner model fires its own
-// callbacks. When it does not, Eino fires them around this wrapper.
+// callbacks. When it does not, Eino fires them around this wrapper, and
+// they see the input before Lookout's injection.
 func (m *chatModel) IsCallbacksEnabled() bool { return components.IsCallbacksEnabled(m.inner) }
 
 // GetType returns the inner model's type, the name Eino shows in RunInfo.

@@ -222,7 +222,7 @@ func TestInjectionReplacesLookoutMessagesAlreadyInTheHistory(t *testing.T) {
 	assert.Equal(t, 0, reqs[1].CountContaining("old"))
 }
 
-func TestTheAgentsOwnModifierRunsFirst(t *testing.T) {
+func TestTheBlockFollowsWhatTheAgentsOwnModifierAdds(t *testing.T) {
 	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
 	persona := func(_ context.Context, in []*schema.Message) []*schema.Message {
 		return append([]*schema.Message{schema.SystemMessage("You are terse.")}, in...)
@@ -286,25 +286,6 @@ func TestTheWrapUpTurnOffersNoTools(t *testing.T) {
 		assert.Contains(t, reqs[1].Last().Content, "Your budget is nearly spent (tokens: 950 of 1000 used)")
 		assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
 	}
-}
-
-func TestTheWrapUpTurnWithholdsToolsWithoutTheModifier(t *testing.T) {
-	// A compose user who does not inject still gets the tools withheld.
-	l, err := lookoutreact.New(&lookoutreact.Config{Limits: budget.Limits{MaxTokens: 1000}})
-	require.NoError(t, err)
-	m := scripted.New(
-		scripted.Call("search", `{}`).WithUsage(950, 0),
-		scripted.Reply("done").WithUsage(10, 0),
-	)
-	a, err := react.NewAgent(context.Background(), &react.AgentConfig{
-		ToolCallingModel: l.WrapModel(m),
-		ToolsConfig:      compose.ToolsNodeConfig{Tools: []tool.BaseTool{echo("search")}},
-	})
-	require.NoError(t, err)
-	_, err = a.Generate(context.Background(), []*schema.Message{schema.UserMessage("go")}, l.AgentOption())
-	require.NoError(t, err)
-	assert.True(t, m.Requests()[1].ToolsWithheld())
-	assert.Equal(t, 0, m.Requests()[1].CountContaining("Budget nearly spent"))
 }
 
 func TestTokenExhaustionEndsTheRunWithTheTypedError(t *testing.T) {
@@ -665,10 +646,8 @@ func TestWithoutTheRunOptionTheHooksPassThroughAndReportOnce(t *testing.T) {
 	errs := log.all()
 	require.Len(t, errs, 1, "reported once, not on every hook")
 	assert.ErrorIs(t, errs[0], lookoutreact.ErrNoRun)
-	var nr *lookoutreact.NoRunError
-	require.ErrorAs(t, errs[0], &nr)
-	assert.Contains(t, []string{"model", "tool", "inject"}, nr.Hook)
-	assert.Contains(t, nr.Error(), "AgentOption")
+	assert.Contains(t, errs[0].Error(), "AgentOption")
+	assert.Len(t, toolMessages(m.Requests()[2].Messages), 2, "the second call was not refused")
 }
 
 func TestSeveralRunsShareTheSessionOnTheCtx(t *testing.T) {
@@ -796,28 +775,38 @@ func (*plainModel) Stream(context.Context, []*schema.Message, ...model.Option) (
 
 func (p *plainModel) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return p, nil }
 
-func TestInjectNeverWritesToItsInput(t *testing.T) {
+func TestInjectionNeverWritesToTheCallersInput(t *testing.T) {
 	l, err := lookoutreact.New(&lookoutreact.Config{Observers: everyCall()})
 	require.NoError(t, err)
-	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
-	var injected, before, after []*schema.Message
-	probe := func(ctx context.Context, in []*schema.Message) []*schema.Message {
-		// Spare capacity that an append would write into.
-		spare := make([]*schema.Message, len(in), len(in)+4)
-		copy(spare, in)
-		before = slices.Clone(spare[:cap(spare)])
-		injected = l.Inject(ctx, spare)
-		after = spare[:cap(spare)]
-		return injected
-	}
-	a, err := react.NewAgent(context.Background(), &react.AgentConfig{
-		ToolCallingModel: l.WrapModel(m),
-		ToolsConfig:      compose.ToolsNodeConfig{Tools: []tool.BaseTool{echo("search")}, ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()}},
-		MessageModifier:  probe,
+	ctx := l.Handler().OnStart(context.Background(), &callbacks.RunInfo{Component: compose.ComponentOfGraph}, nil)
+	call := l.ToolMiddleware().Invokable(func(context.Context, *compose.ToolInput) (*compose.ToolOutput, error) {
+		return &compose.ToolOutput{Result: "ok"}, nil
 	})
+	_, err = call(ctx, &compose.ToolInput{Name: "search", Arguments: "{}", CallID: "c1"})
 	require.NoError(t, err)
-	_, err = a.Generate(context.Background(), []*schema.Message{schema.UserMessage("go")}, l.AgentOption())
-	require.NoError(t, err)
-	assert.Equal(t, before, after, "the input's backing array is untouched")
-	assert.Len(t, injected, 4, "user, assistant, tool, assessment")
+
+	old := &schema.Message{Role: schema.User, Content: "old block", Extra: map[string]any{lookoutreact.Tag: lookoutreact.TagAssessment}}
+	for name, history := range map[string][]*schema.Message{
+		"with nothing to remove": {schema.UserMessage("go")},
+		"with an old block":      {schema.UserMessage("go"), old, schema.UserMessage("more")},
+	} {
+		// Spare capacity that an append would write into.
+		input := make([]*schema.Message, len(history), len(history)+4)
+		copy(input, history)
+		before := slices.Clone(input[:cap(input)])
+		m := scripted.New(scripted.Reply("done"))
+		_, err := l.WrapModel(m).Generate(ctx, input)
+		require.NoError(t, err, name)
+		assert.Equal(t, before, input[:cap(input)], "%s: the input's backing array is untouched", name)
+		req := m.Requests()[0]
+		assert.Equal(t, 1, req.CountContaining("## Trajectory Assessment"), name)
+		assert.Equal(t, 0, req.CountContaining("old block"), name)
+		want := 1 // the new block
+		for _, msg := range history {
+			if _, injected := lookoutreact.Injected(msg); !injected {
+				want++
+			}
+		}
+		assert.Len(t, req.Messages, want, name)
+	}
 }

@@ -156,7 +156,7 @@ func (l *Lookout) toolRun(ctx context.Context, in *compose.ToolInput) *engine.Ru
 	if in == nil {
 		return nil
 	}
-	return l.run(ctx, "tool")
+	return l.run(ctx)
 }
 
 // endWithStream passes a tool's stream through and ends the call when the
