@@ -319,6 +319,8 @@ type stallCall struct {
 	success, exempt     bool
 	access              access
 	target              string
+	targetHash          uint64 // of target, compared before it
+	raw                 uint64 // of tool, summary and raw arguments, compared before them
 	sig                 uint64 // tool and normalized arguments
 	obs                 uint64 // normalized result, once obsDone
 	obsDone             bool
@@ -437,39 +439,48 @@ func (st *stallState) add(rec *ToolCallRecord) {
 		exempt: st.polling[rec.ToolName],
 	}
 	n := st.calls.len()
+	e.raw = maphash.String(st.seed, rec.Arguments) ^ maphash.String(st.seed, rec.ToolName)*31 ^ maphash.String(st.seed, rec.ParamsSummary)*961
 	if same := st.sameCall(&e); same != nil {
 		// A stuck agent sends the very same call again: reuse what was
 		// derived from it.
-		e.sig, e.access, e.target, e.label = same.sig, same.access, same.target, same.label
+		e.sig, e.access, e.target, e.targetHash, e.label = same.sig, same.access, same.target, same.targetHash, same.label
 	} else {
 		e.sig = st.signature(rec.ToolName, rec.Arguments)
 		if e.access = st.accessOf(rec.ToolName); e.access != noAccess {
 			e.target = primaryTarget(rec.Arguments)
+			e.targetHash = maphash.String(st.seed, e.target)
 		}
 	}
 	// The oldest kept call is about to be overwritten and is already
 	// outside the window that ends with this call.
 	prior := min(n, st.window-1)
 
+	// One pass back over the window finds the identical predecessor that a
+	// repeat continues, and the previous access to the same target.
+	//
 	// A repeat continues the chain of its identical predecessor unless
 	// something new happened in between: a call not seen before in the
 	// window, or a polling call, whose result may have moved on. Running
 	// the same tests after each of several different edits is progress.
 	e.repeatRun, e.repeatFirst = 1, e.index
-	if !e.exempt {
-		novel := false
-		for i := range prior {
-			p := st.calls.back(i)
+	wantRepeat := !e.exempt
+	wantAccess := e.access != noAccess && e.target != "" && !e.exempt
+	var lastAccess *stallCall
+	novel := false
+	for i := 0; i < prior && (wantRepeat || wantAccess); i++ {
+		p := st.calls.back(i)
+		if wantRepeat {
 			if p.sig == e.sig && !p.exempt && st.sameObservation(p, &e) {
-				e.seen = true
+				e.seen, wantRepeat = true, false
 				if !novel {
 					e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
 				}
-				break
-			}
-			if p.exempt || !p.seen {
+			} else if p.exempt || !p.seen {
 				novel = true
 			}
+		}
+		if wantAccess && p.wbRun > 0 && p.targetHash == e.targetHash && p.target == e.target {
+			lastAccess, wantAccess = p, false
 		}
 	}
 
@@ -489,18 +500,11 @@ func (st *stallState) add(rec *ToolCallRecord) {
 
 	if e.access != noAccess && e.target != "" && !e.exempt {
 		e.wbRun, e.wbFirst = 1, e.index
-		for i := range prior {
-			p := st.calls.back(i)
-			if p.wbRun == 0 || p.target != e.target {
-				continue
+		if p := lastAccess; p != nil && p.access != e.access {
+			e.wbRun, e.wbFirst, e.wbStuck = p.wbRun+1, p.wbFirst, p.wbStuck
+			if !e.wbStuck {
+				e.wbStuck = st.cycleRepeats(&e, prior)
 			}
-			if p.access != e.access {
-				e.wbRun, e.wbFirst, e.wbStuck = p.wbRun+1, p.wbFirst, p.wbStuck
-				if !e.wbStuck {
-					e.wbStuck = st.cycleRepeats(&e, prior)
-				}
-			}
-			break
 		}
 	}
 	*st.calls.push() = e
@@ -510,7 +514,7 @@ func (st *stallState) add(rec *ToolCallRecord) {
 // summary, or nil.
 func (st *stallState) sameCall(e *stallCall) *stallCall {
 	for i := range st.calls.len() {
-		if c := st.calls.back(i); c.args == e.args && c.tool == e.tool && c.summary == e.summary {
+		if c := st.calls.back(i); c.raw == e.raw && c.args == e.args && c.tool == e.tool && c.summary == e.summary {
 			return c
 		}
 	}
@@ -525,7 +529,7 @@ func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 		if q.index < e.wbFirst {
 			break
 		}
-		if q.wbRun == 0 || q.target != e.target || q.access != e.access {
+		if q.wbRun == 0 || q.targetHash != e.targetHash || q.target != e.target || q.access != e.access {
 			continue
 		}
 		if e.access == writeAccess && q.sig == e.sig {
