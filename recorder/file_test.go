@@ -22,6 +22,7 @@ type testWriter struct {
 	mu      sync.Mutex
 	buf     bytes.Buffer
 	entered chan struct{} // gets a value each time Write starts
+	wrote   chan struct{} // gets a value each time Write has stored its bytes
 	gate    chan struct{} // when non-nil, Write waits for it to close
 	err     error
 	syncs   int
@@ -30,7 +31,7 @@ type testWriter struct {
 }
 
 func newTestWriter() *testWriter {
-	return &testWriter{entered: make(chan struct{}, 1024)}
+	return &testWriter{entered: make(chan struct{}, 1024), wrote: make(chan struct{}, 1024)}
 }
 
 func (w *testWriter) hold() { w.gate = make(chan struct{}) }
@@ -47,7 +48,9 @@ func (w *testWriter) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	return w.buf.Write(p)
+	n, err := w.buf.Write(p)
+	w.wrote <- struct{}{}
+	return n, err
 }
 
 func (w *testWriter) Sync() error {
@@ -225,7 +228,7 @@ func TestFileSinkWritesOutWithoutAFlush(t *testing.T) {
 	s := recorder.NewWriterSink(w, nil)
 	defer s.Close(ctx)
 	require.NoError(t, s.Write(ctx, budgetRecord(5)))
-	<-w.entered // written to the destination once the queue ran empty
+	<-w.wrote // written to the destination once the queue ran empty
 	assert.Equal(t, []uint64{5}, seqs(w.records(t)))
 }
 
