@@ -17,7 +17,8 @@ import (
 //
 // Because it lives in the session it survives snapshots, and a sub-agent
 // sharing the session sees the same task. [Drift] reads it to know the
-// task's scope. The zero Task means no task is known.
+// task's scope. The zero Task means no task is known. It is a plain value;
+// replace it in the session rather than modifying its Scope in place.
 type Task struct {
 	// Prompt is the first user message.
 	Prompt string `json:"prompt,omitempty"`

@@ -7,7 +7,8 @@ import (
 	"strconv"
 )
 
-// Reaction is what the agent did after it was shown an assessment.
+// Reaction is what the agent did after it was shown an assessment. It is
+// a plain value, safe for concurrent use.
 type Reaction int
 
 // The reactions. The zero value means none has been classified.
@@ -61,7 +62,8 @@ func (r *Reaction) UnmarshalText(b []byte) error {
 // EfficacyCounts counts one observer's assessments shown to the model and
 // what the agent did next. An assessment is counted once, however many
 // model calls it is injected into, and its reaction is the first one
-// after it was first shown.
+// after it was first shown. It is a plain value, safe for concurrent use;
+// the zero value counts nothing.
 type EfficacyCounts struct {
 	Shown         int64 `json:"shown"`
 	ChangedCourse int64 `json:"changed_course"`
@@ -93,7 +95,9 @@ func (c *EfficacyCounts) add(r Reaction) {
 // Efficacy is the session value of feedback efficacy: per observer, how
 // many of its assessments were shown to the model and how the agent
 // reacted. The pipeline keeps it; it survives snapshots. It is replaced,
-// never mutated in place.
+// never mutated in place, so a value read from the session is safe to read
+// concurrently and must not be modified. The zero value means nothing has
+// been shown yet.
 type Efficacy struct {
 	ByObserver map[string]EfficacyCounts `json:"by_observer,omitempty"`
 	// LastShown is the call index of the latest assessment counted as
@@ -104,12 +108,13 @@ type Efficacy struct {
 }
 
 // PendingReaction is an assessment shown to the model, waiting for the
-// agent's reaction.
+// agent's reaction. It is part of [Efficacy] and, like it, read-only once
+// stored.
 type PendingReaction struct {
 	// AssessmentCallIndex identifies the assessment: the call after which
 	// it was produced.
-	AssessmentCallIndex int64              `json:"assessment_call_index"`
-	Observers           []ObserverSeverity `json:"observers"`
+	AssessmentCallIndex int64    `json:"assessment_call_index"`
+	Observers           []Rating `json:"observers"`
 	// LastTool and LastArguments describe the last call before the
 	// assessment was shown, the arguments in canonical form.
 	LastTool      string `json:"last_tool,omitempty"`
@@ -123,8 +128,9 @@ type PendingReaction struct {
 	Repeated bool `json:"repeated,omitempty"`
 }
 
-// ObserverSeverity names an observer and the severity of its assessment.
-type ObserverSeverity struct {
+// Rating names an observer and the severity of its assessment. It is a
+// plain value, safe for concurrent use.
+type Rating struct {
 	Observer string   `json:"observer"`
 	Severity Severity `json:"severity"`
 }
@@ -133,7 +139,8 @@ type ObserverSeverity struct {
 // assessment. The pipeline hands one to [PipelineOptions].OnEfficacy per
 // observer whenever a reaction is classified; an adapter writes it to the
 // trajectory so a run's analytics can say how often each observer's
-// feedback was followed.
+// feedback was followed. It is a plain value, safe for concurrent use, and
+// marshals to JSON with reactions and severities as names.
 type EfficacyEvent struct {
 	Observer string   `json:"observer"`
 	Severity Severity `json:"severity"`
@@ -239,13 +246,13 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 	maps.Copy(counts, eff.ByObserver)
 	pend := &PendingReaction{
 		AssessmentCallIndex: current.CallIndex,
-		Observers:           make([]ObserverSeverity, 0, len(current.Assessments)),
+		Observers:           make([]Rating, 0, len(current.Assessments)),
 	}
 	for _, a := range current.Assessments {
 		c := counts[a.Observer]
 		c.Shown++
 		counts[a.Observer] = c
-		pend.Observers = append(pend.Observers, ObserverSeverity{Observer: a.Observer, Severity: a.Severity})
+		pend.Observers = append(pend.Observers, Rating{Observer: a.Observer, Severity: a.Severity})
 	}
 	if last, ok := p.calls.Latest(); ok {
 		pend.LastTool = last.ToolName

@@ -16,12 +16,14 @@ const DefaultHistorySize = 20
 //
 // Read the history with session.LogOf[observer.PastAssessment](store), or
 // from an observer with [Context.History] and [Context.Trend]. It is a
-// plain value; entries in the log must not be modified.
+// plain value, safe to read concurrently; entries in the log must not be
+// modified.
 type PastAssessment struct {
 	CurrentAssessment
 }
 
-// Trend says which way severity is moving across assessments.
+// Trend says which way severity is moving across assessments. It is a
+// plain value, safe for concurrent use.
 type Trend int
 
 // The trends. The zero value is Steady.

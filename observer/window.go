@@ -88,7 +88,8 @@ func pick(v, def int) int {
 //
 // The zero Escalation means the detector's default; any other value is
 // taken as it is, so Escalation{WarningAfter: 4} reports at caution from
-// the start and at warning after 4 more calls.
+// the start and at warning after 4 more calls. It is a plain value, safe
+// for concurrent use.
 type Escalation struct {
 	CautionAfter int
 	WarningAfter int
