@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,8 +17,10 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/session"
 )
 
 func kinds(records []recorder.Record) map[recorder.Kind]int {
@@ -248,4 +251,23 @@ func TestANestedAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, atif.Validate(doc))
 	require.Len(t, traj.SubagentTrajectories, 1)
+}
+
+func TestAnInterruptPausesTheRunWithoutEndingIt(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	approve := fnTool{name: "deploy", fn: func(ctx context.Context, _ string) (string, error) {
+		return "", compose.Interrupt(ctx, "approve the deploy?")
+	}}
+	m := scripted.New(scripted.Call("deploy", `{}`), scripted.Reply("never reached"))
+	store := session.New(nil)
+	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{approve}, cfg: &lookoutreact.Config{Sink: sink}}).run(t, store, false)
+	require.Error(t, o.err)
+	_, interrupted := compose.ExtractInterruptInfo(o.err)
+	require.True(t, interrupted, "the run was interrupted: %v", o.err)
+
+	k := kinds(sink.Records())
+	assert.Equal(t, 1, k[recorder.KindRunStarted])
+	assert.Zero(t, k[recorder.KindRunEnded], "an interrupt is a pause, not an end")
+	assert.Zero(t, k[recorder.KindToolEnded], "the interrupted call has no outcome yet")
+	assert.Zero(t, session.LogOf[observer.ToolCallRecord](store).Total())
 }
