@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -118,4 +121,19 @@ func TestSummarizeOfACorruptFileFails(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "recorder: line 1 (offset 0): recorder: malformed record")
 	assert.Empty(t, r.stdout)
+}
+
+func TestSummarizeGivesUpOnASlowModelAtTheTimeout(t *testing.T) {
+	slow := scripted.Func(func(ctx context.Context, _ []*schema.Message, _ *model.Options) (*schema.Message, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	serve(t, scripted.New(scripted.Forever(slow)))
+
+	r := lookout("summarize", "--timeout", "50ms", trajectoryFile(t))
+
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "lookout: summarize: 2 of 2 prompts could not be summarized")
+	assert.Contains(t, r.stdout, "summary failed: context deadline exceeded")
+	assert.Contains(t, r.stdout, "runs: 2 (1 root, 1 child)")
 }

@@ -147,3 +147,16 @@ func TestValidateReportsEachFile(t *testing.T) {
 	assert.Contains(t, r.stdout, bad+": invalid trajectory")
 	assert.Contains(t, r.stdout, "line 1: recorder: malformed record: missing kind")
 }
+
+func TestValidateReadsATIFWithoutAVersion(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(fixtureDir(t), "hello-world.trajectory.json"))
+	require.NoError(t, err)
+	unversioned := strings.Replace(string(data), `"schema_version": "ATIF-v1.5",`, "", 1)
+	require.NotEqual(t, string(data), unversioned)
+	path := writeFile(t, "plain.json", []byte(unversioned))
+
+	r := lookout("validate", path)
+
+	assert.Equal(t, 0, r.code, r.stdout)
+	assert.Equal(t, path+": valid ATIF trajectory (no schema_version, 6 steps, 0 subagent trajectories)\n", r.stdout)
+}

@@ -181,7 +181,9 @@ func messageText(m *schema.Message) string {
 	return strings.Join(parts, "\n")
 }
 
-// Prompts is the list Split and Summarize return.
+// Prompts is the list Split and Summarize return. Like the Prompt values
+// in it, it is plain data: safe to read from many goroutines, not to
+// modify concurrently. A nil Prompts is an empty list.
 type Prompts []Prompt
 
 // PromptStats tally a list of prompts: how many were summarized, how

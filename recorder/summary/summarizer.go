@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cloudwego/eino/components/model"
@@ -22,7 +23,10 @@ const (
 	DefaultMaxRequestBytes = 24 << 10
 )
 
-// Config configures a Summarizer. New reads it once.
+// Config configures a Summarizer. New reads it once and keeps no
+// reference to it, so a Config may be reused or changed afterwards; it is
+// plain data, not safe for concurrent modification. The zero Config has
+// no model, which New rejects; every other field has a default.
 type Config struct {
 	// Model writes the summaries. It is required.
 	Model model.BaseChatModel
@@ -65,7 +69,7 @@ func New(cfg *Config) (*Summarizer, error) {
 	}
 	s := &Summarizer{
 		model:    cfg.Model,
-		opts:     cfg.Options,
+		opts:     slices.Clone(cfg.Options),
 		clock:    cfg.Clock,
 		maxField: cfg.MaxFieldBytes,
 		maxReq:   cfg.MaxRequestBytes,
