@@ -14,6 +14,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -54,7 +55,9 @@ func TestResumeKeepsTheSessionSlices(t *testing.T) {
 		resumed, _ = lookoutadk.Session(ctx)
 		return "approved", nil
 	}}
+	sink := recorder.NewMemorySink()
 	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), approve}, cfg: &lookoutadk.Config{
+		Sink:      sink,
 		Limits:    budget.Limits{MaxTokens: 10_000},
 		Observers: everyCall(),
 		OnError:   func(_ context.Context, err error) { t.Errorf("lookout error: %v", err) },
@@ -86,4 +89,14 @@ func TestResumeKeepsTheSessionSlices(t *testing.T) {
 	assert.Equal(t, int64(100+10+200+20+300+30), b.TokensUsed)
 	_, ok := session.ValueOf[observer.CurrentAssessment](resumed).Latest()
 	assert.True(t, ok)
+
+	// The recording continues the same run: one run id, dense seqs, one
+	// run_started and one run_ended.
+	records := sink.Records()
+	assertDenseSeq(t, records)
+	assert.Len(t, byRun(records), 1)
+	k := kinds(records)
+	assert.Equal(t, 1, k[recorder.KindRunStarted])
+	assert.Equal(t, 1, k[recorder.KindRunEnded])
+	assert.Equal(t, 3, k[recorder.KindModelResponse])
 }

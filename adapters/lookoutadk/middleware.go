@@ -67,15 +67,15 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 		return ctx, rc, nil
 	}
 	ctx = engine.WithRun(ctx, r)
-	r.StartRecording(ctx, name, nil, "")
+	// The recording starts at the first hook inside the agent's graph,
+	// where a resume can be told from a new run.
+	r.AgentName = name
 	if w != nil {
 		w.set(r)
 	}
-	if err := r.Failure(); err != nil {
-		return ctx, rc, err
-	}
 	if m.cfg.Enforced(budget.Time) {
 		if err := r.Tracker.Check(budget.Time); err != nil {
+			r.StartRecording(ctx, name, nil, "")
 			r.RecordExceeded(ctx, err)
 			r.End(ctx, err)
 			return ctx, rc, err

@@ -2,6 +2,7 @@ package lookoutadk
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/cloudwego/eino/adk"
@@ -24,55 +25,72 @@ func Session(ctx context.Context) (*session.Store, bool) {
 // Eino checkpoints.
 const checkpointKey = "lookout.session"
 
-// checkpoint carries the session through Eino's run state. It snapshots
-// the live store when encoded, so the session is written only when Eino
-// saves a checkpoint, not on every call.
+// checkpoint carries the session, and the position of the run's
+// recording, through Eino's run state. It snapshots the live run when
+// encoded, so nothing is written until Eino saves a checkpoint.
 type checkpoint struct {
-	store *session.Store
-	data  []byte
+	run *engine.Run
+
+	// Decoded from a checkpoint.
+	session []byte
+	runID   string
+	next    uint64
+}
+
+// checkpointJSON is the encoded form.
+type checkpointJSON struct {
+	Session json.RawMessage `json:"session"`
+	RunID   string          `json:"run_id,omitempty"`
+	Next    uint64          `json:"next_seq,omitempty"`
 }
 
 func init() {
 	schema.RegisterName[*checkpoint]("lookout_session_checkpoint")
 }
 
-// GobEncode snapshots the session.
-func (c *checkpoint) GobEncode() ([]byte, error) {
-	if c.store != nil {
-		return c.store.Snapshot()
+// MarshalJSON snapshots the session and the recording's position. Eino's
+// checkpoint serializer encodes values that implement json.Marshaler with
+// it rather than with gob.
+func (c *checkpoint) MarshalJSON() ([]byte, error) {
+	cj := checkpointJSON{Session: c.session, RunID: c.runID, Next: c.next}
+	if c.run != nil {
+		snap, err := c.run.Store.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		cj.Session = snap
+		cj.RunID, cj.Next = c.run.Recording()
 	}
-	return c.data, nil
+	if cj.Session == nil {
+		cj.Session = json.RawMessage("null")
+	}
+	return json.Marshal(cj)
 }
 
-// GobDecode keeps the snapshot for the resumed run to restore.
-func (c *checkpoint) GobDecode(b []byte) error {
-	c.data = append([]byte(nil), b...)
+// UnmarshalJSON keeps what the resumed run restores.
+func (c *checkpoint) UnmarshalJSON(b []byte) error {
+	var cj checkpointJSON
+	if err := json.Unmarshal(b, &cj); err != nil {
+		return err
+	}
+	c.session, c.runID, c.next = nil, cj.RunID, cj.Next
+	if len(cj.Session) > 0 && string(cj.Session) != "null" {
+		c.session = append([]byte(nil), cj.Session...)
+	}
 	return nil
 }
 
-// MarshalJSON snapshots the session. Eino's checkpoint serializer encodes
-// values that implement json.Marshaler with it rather than with gob.
-func (c *checkpoint) MarshalJSON() ([]byte, error) {
-	b, err := c.GobEncode()
-	if len(b) == 0 && err == nil {
-		return []byte("null"), nil
-	}
-	return b, err
-}
+// GobEncode encodes as MarshalJSON does.
+func (c *checkpoint) GobEncode() ([]byte, error) { return c.MarshalJSON() }
 
-// UnmarshalJSON keeps the snapshot for the resumed run to restore.
-func (c *checkpoint) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		c.data = nil
-		return nil
-	}
-	return c.GobDecode(b)
-}
+// GobDecode decodes as UnmarshalJSON does.
+func (c *checkpoint) GobDecode(b []byte) error { return c.UnmarshalJSON(b) }
 
-// ensure runs inside the agent's graph, once per run: it restores the
-// session from a checkpoint when the run is a resume, and registers the
-// session for future checkpoints. Only the root run does this; sub-agents
-// share its session.
+// ensure runs inside the agent's graph, once per run: on a resume it
+// restores the session and continues the recorded run from the checkpoint;
+// otherwise it starts the recording. Either way it registers the run for
+// future checkpoints. Only the root run does this; sub-agents share its
+// session.
 func ensure(ctx context.Context, r *engine.Run) {
 	if !r.Root {
 		return
@@ -83,15 +101,23 @@ func ensure(ctx context.Context, r *engine.Run) {
 func restoreAndRegister(ctx context.Context, r *engine.Run) {
 	v, found, err := adk.GetRunLocalValue(ctx, checkpointKey)
 	if err != nil {
-		r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: read checkpointed session: %w", err))
-		return
+		r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: read checkpoint: %w", err))
 	}
-	if cp, ok := v.(*checkpoint); found && ok && cp.store == nil && len(cp.data) > 0 {
-		if err := r.Store.Restore(cp.data); err != nil {
-			r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: restore checkpointed session: %w", err))
+	cp, _ := v.(*checkpoint)
+	if found && cp != nil && cp.run == nil {
+		if len(cp.session) > 0 {
+			if err := r.Store.Restore(cp.session); err != nil {
+				r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: restore checkpointed session: %w", err))
+			}
+		}
+		if cp.runID != "" {
+			r.ResumeRecording(cp.runID, cp.next)
 		}
 	}
-	if err := adk.SetRunLocalValue(ctx, checkpointKey, &checkpoint{store: r.Store}); err != nil {
+	if !r.Recorded() {
+		r.StartRecording(ctx, r.AgentName, nil, "")
+	}
+	if err := adk.SetRunLocalValue(ctx, checkpointKey, &checkpoint{run: r}); err != nil {
 		r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: register session for checkpoints: %w", err))
 	}
 }

@@ -53,8 +53,23 @@ func (r *Run) StartRecording(ctx context.Context, agentName string, parent *Run,
 	r.note(err)
 }
 
-// RunID returns the recorded run's id, or "" when nothing is recorded.
-func (r *Run) RunID() string { return r.trace.rec.ID() }
+// ResumeRecording continues a run recorded before a checkpoint: records
+// get seqs from next on, and no run_started is written.
+func (r *Run) ResumeRecording(runID string, next uint64) {
+	if r.Cfg.Recorder == nil {
+		return
+	}
+	r.trace.rec = r.Cfg.Recorder.ResumeRun(recorder.RunInfo{RunID: runID}, next)
+}
+
+// Recording returns the recorded run's id and next seq, for a checkpoint;
+// an empty id when nothing is recorded.
+func (r *Run) Recording() (runID string, next uint64) {
+	return r.trace.rec.ID(), r.trace.rec.Next()
+}
+
+// Recorded reports whether the run's recording has started.
+func (r *Run) Recorded() bool { return r.trace.rec != nil }
 
 // note keeps the first recording error. Under the recorder's Escalate
 // policy such an error must end the run; under Drop it never happens.

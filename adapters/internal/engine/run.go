@@ -27,6 +27,8 @@ type Run struct {
 	// Root is true for the run that created the state; its children share
 	// it.
 	Root bool
+	// AgentName names the agent in the recording, when known.
+	AgentName string
 
 	// Cancel releases the deadline set on the run's ctx, if any.
 	Cancel context.CancelFunc
