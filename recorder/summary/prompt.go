@@ -60,9 +60,10 @@ type Prompt struct {
 }
 
 // segment is a prompt with the records it covers, its user message first.
+// The records point into the caller's slice, which is only read.
 type segment struct {
 	prompt  Prompt
-	records []recorder.Record
+	records []*recorder.Record
 }
 
 // Split returns one Prompt per user message in records, with the counted
@@ -80,18 +81,19 @@ func Split(records []recorder.Record) Prompts {
 }
 
 func split(records []recorder.Record) []segment {
-	byRun := map[string][]recorder.Record{}
+	byRun := map[string][]*recorder.Record{}
 	var order []string
-	for _, rec := range records {
-		if _, ok := byRun[rec.RunID]; !ok {
-			order = append(order, rec.RunID)
+	for i := range records {
+		id := records[i].RunID
+		if _, ok := byRun[id]; !ok {
+			order = append(order, id)
 		}
-		byRun[rec.RunID] = append(byRun[rec.RunID], rec)
+		byRun[id] = append(byRun[id], &records[i])
 	}
 	var segs []segment
 	for _, id := range order {
 		recs := byRun[id]
-		slices.SortStableFunc(recs, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
+		slices.SortStableFunc(recs, func(a, b *recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
 		start := -1
 		for i, rec := range recs {
 			if !isUserMessage(rec) {
@@ -109,14 +111,14 @@ func split(records []recorder.Record) []segment {
 	return segs
 }
 
-func isUserMessage(rec recorder.Record) bool {
+func isUserMessage(rec *recorder.Record) bool {
 	m, ok := rec.Payload.(*recorder.Message)
 	return ok && m.Message != nil && m.Message.Role == schema.User
 }
 
 // newSegment counts what the records of one prompt hold; recs[0] is its
 // user message.
-func newSegment(recs []recorder.Record) segment {
+func newSegment(recs []*recorder.Record) segment {
 	first := recs[0]
 	p := Prompt{
 		RunID: first.RunID,

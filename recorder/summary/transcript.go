@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/lookout-go/lookout/recorder"
@@ -43,7 +44,7 @@ func request(seg segment, maxField, maxTotal int) string {
 
 // trajectory renders the records of a prompt as one entry each, skipping
 // those that say nothing about the agent's reasoning.
-func trajectory(recs []recorder.Record, maxField int) []string {
+func trajectory(recs []*recorder.Record, maxField int) []string {
 	announced := map[string]bool{} // call ids the model's responses already show
 	for _, rec := range recs {
 		if p, ok := rec.Payload.(*recorder.ModelResponse); ok && p.Message != nil {
@@ -56,7 +57,7 @@ func trajectory(recs []recorder.Record, maxField int) []string {
 	}
 	var out []string
 	add := func(seq uint64, format string, args ...any) {
-		out = append(out, fmt.Sprintf("[%d] ", seq)+fmt.Sprintf(format, args...))
+		out = append(out, "["+strconv.FormatUint(seq, 10)+"] "+fmt.Sprintf(format, args...))
 	}
 	// Cutting first keeps the folding cheap for long outputs.
 	text := func(s string) string { return oneLine(cut(s, maxField)) }
