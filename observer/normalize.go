@@ -200,6 +200,9 @@ func (rs *ruleSet) match(s string) (int, int) {
 		if k < 63 && mask&(1<<k) == 0 {
 			continue
 		}
+		if k >= 63 && rs.rules[k].Starts != "" && strings.IndexByte(rs.rules[k].Starts, s[0]) < 0 {
+			continue
+		}
 		if n := rs.lengthOf(k, s); n > 0 {
 			return k, n
 		}
@@ -208,13 +211,10 @@ func (rs *ruleSet) match(s string) (int, int) {
 }
 
 // lengthOf returns the length rule k matches at the start of s, or 0 when
-// it does not or when the match would end inside a word.
+// it does not or when the match would end inside a word. The caller has
+// checked that the rule can start with s[0].
 func (rs *ruleSet) lengthOf(k int, s string) int {
-	r := rs.rules[k]
-	if r.Starts != "" && strings.IndexByte(r.Starts, s[0]) < 0 {
-		return 0 // a rule past the 64th
-	}
-	n := r.Match(s)
+	n := rs.rules[k].Match(s)
 	if n <= 0 || n > len(s) {
 		return 0
 	}
