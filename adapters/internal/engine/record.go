@@ -95,7 +95,7 @@ func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
 		return
 	}
 	for _, m := range msgs {
-		if _, injected := Injected(m); injected {
+		if _, injected := Injected(m); injected || m == nil {
 			continue
 		}
 		if m.Role == schema.User || m.Role == schema.System {
