@@ -7,7 +7,8 @@ import "github.com/lookout-go/lookout/adapters/internal/engine"
 // threshold, what tool errors do, the clock and the error handler. A nil
 // *Config, and every zero field, means the defaults; the field docs say
 // what they are. It is the same type as lookoutadk.Config, so one value
-// configures both adapters.
+// configures both adapters. [New] copies it: changing a Config after New
+// returns does not affect the Lookout.
 type Config = engine.Config
 
 // ToolErrors says what happens when a tool returns an error.

@@ -23,9 +23,10 @@
 //     session.NewContext, or a new one), a budget tracker and an observer
 //     pipeline. Eino runs every node of the graph with the ctx that OnStart
 //     returns, so the hooks below find the state there. A graph run inside
-//     a tool call of another (a nested agent) starts a child run that
-//     shares its parent's session, budget and observers, so one budget
-//     covers both. The deadline, if any, is set on the run's ctx with a
+//     a tool call of another with the tool's ctx (a nested agent) starts a
+//     child run that shares its parent's session, budget and observers, so
+//     one budget covers both; it inherits the handler through the ctx, so
+//     the run option is not needed there. The deadline, if any, is set on the run's ctx with a
 //     *budget.ExceededError as its cause. When the graph ends (a streamed
 //     graph: when its output stream ends) the handler records the run's
 //     end, errors included, and releases the deadline's timer.

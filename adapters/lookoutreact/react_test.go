@@ -789,6 +789,7 @@ func TestInjectionNeverWritesToTheCallersInput(t *testing.T) {
 	for name, history := range map[string][]*schema.Message{
 		"with nothing to remove": {schema.UserMessage("go")},
 		"with an old block":      {schema.UserMessage("go"), old, schema.UserMessage("more")},
+		"with a nil message":     {schema.UserMessage("go"), nil, old},
 	} {
 		// Spare capacity that an append would write into.
 		input := make([]*schema.Message, len(history), len(history)+4)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,51 +207,60 @@ func TestAFailingSinkWithTheEscalatePolicyEndsTheRunWithItsError(t *testing.T) {
 }
 
 func TestANestedAgentIsRecordedAsALinkedChildRun(t *testing.T) {
-	sink := recorder.NewMemorySink()
-	l, err := lookoutreact.New(&lookoutreact.Config{Sink: sink})
-	require.NoError(t, err)
-	inner := newAgent(t, agentSpec{model: scripted.New(
-		scripted.Call("lookup", `{"id":1}`), scripted.Reply("inner answer"),
-	), tools: []tool.BaseTool{echo("lookup")}, lookout: l})
-	research := fnTool{name: "research", fn: func(ctx context.Context, args string) (string, error) {
-		out, err := inner.Generate(ctx, []*schema.Message{schema.UserMessage(args)}, l.AgentOption())
-		if err != nil {
-			return "", err
-		}
-		return out.Content, nil
-	}}
-	outer := newAgent(t, agentSpec{model: scripted.New(
-		scripted.Calls(scripted.ToolCall{ID: "call_research", Name: "research", Arguments: `{"request":"find it"}`}),
-		scripted.Reply("outer answer"),
-	), tools: []tool.BaseTool{research}, lookout: l})
-	require.NoError(t, outer.run(t, nil, false).err)
+	// The inner agent inherits the handler from the tool's ctx; passing
+	// the run option again must not start a second child run.
+	for _, withOption := range []bool{false, true} {
+		sink := recorder.NewMemorySink()
+		l, err := lookoutreact.New(&lookoutreact.Config{Sink: sink})
+		require.NoError(t, err)
+		inner := newAgent(t, agentSpec{model: scripted.New(
+			scripted.Call("lookup", `{"id":1}`), scripted.Reply("inner answer"),
+		), tools: []tool.BaseTool{echo("lookup")}, lookout: l})
+		research := fnTool{name: "research", fn: func(ctx context.Context, args string) (string, error) {
+			var opts []agent.AgentOption
+			if withOption {
+				opts = append(opts, l.AgentOption())
+			}
+			out, err := inner.Generate(ctx, []*schema.Message{schema.UserMessage(args)}, opts...)
+			if err != nil {
+				return "", err
+			}
+			return out.Content, nil
+		}}
+		outer := newAgent(t, agentSpec{model: scripted.New(
+			scripted.Calls(scripted.ToolCall{ID: "call_research", Name: "research", Arguments: `{"request":"find it"}`}),
+			scripted.Reply("outer answer"),
+		), tools: []tool.BaseTool{research}, lookout: l})
+		require.NoError(t, outer.run(t, nil, false).err)
 
-	records := ended(t, sink)
-	assertDenseSeq(t, records)
-	runs := byRun(records)
-	require.Len(t, runs, 2)
-	var childStart *recorder.RunStarted
-	var childRecs []recorder.Record
-	for _, recs := range runs {
-		if recs[0].ParentRunID != "" {
-			childRecs = recs
-			childStart = recs[0].Payload.(*recorder.RunStarted)
+		records := ended(t, sink)
+		assertDenseSeq(t, records)
+		runs := byRun(records)
+		require.Len(t, runs, 2, "withOption=%v", withOption)
+		var childStart *recorder.RunStarted
+		var childRecs []recorder.Record
+		for _, recs := range runs {
+			if recs[0].ParentRunID != "" {
+				childRecs = recs
+				childStart = recs[0].Payload.(*recorder.RunStarted)
+			}
 		}
+		require.NotNil(t, childStart)
+		assert.Equal(t, 1, childRecs[0].Depth)
+		assert.Equal(t, "call_research", childStart.Metadata[atif.ParentToolCallKey])
+		childEnd, ok := childRecs[len(childRecs)-1].Payload.(*recorder.RunEnded)
+		require.True(t, ok, "the child run was ended when its graph ended")
+		assert.Equal(t, recorder.OutcomeCompleted, childEnd.Outcome)
+		assert.Equal(t, 1, kinds(childRecs)[recorder.KindRunEnded])
+		assert.Equal(t, 1, kinds(childRecs)[recorder.KindToolEnded], "the child's lookup is in the child run")
+
+		traj, err := atif.FromRecords(records, nil)
+		require.NoError(t, err)
+		doc, err := json.Marshal(traj)
+		require.NoError(t, err)
+		assert.Empty(t, atif.Validate(doc))
+		require.Len(t, traj.SubagentTrajectories, 1)
 	}
-	require.NotNil(t, childStart)
-	assert.Equal(t, 1, childRecs[0].Depth)
-	assert.Equal(t, "call_research", childStart.Metadata[atif.ParentToolCallKey])
-	childEnd, ok := childRecs[len(childRecs)-1].Payload.(*recorder.RunEnded)
-	require.True(t, ok, "the child run was ended when its graph ended")
-	assert.Equal(t, recorder.OutcomeCompleted, childEnd.Outcome)
-	assert.Equal(t, 1, kinds(childRecs)[recorder.KindToolEnded], "the child's lookup is in the child run")
-
-	traj, err := atif.FromRecords(records, nil)
-	require.NoError(t, err)
-	doc, err := json.Marshal(traj)
-	require.NoError(t, err)
-	assert.Empty(t, atif.Validate(doc))
-	require.Len(t, traj.SubagentTrajectories, 1)
 }
 
 func TestAnInterruptPausesTheRunWithoutEndingIt(t *testing.T) {
@@ -270,4 +280,14 @@ func TestAnInterruptPausesTheRunWithoutEndingIt(t *testing.T) {
 	assert.Zero(t, k[recorder.KindRunEnded], "an interrupt is a pause, not an end")
 	assert.Zero(t, k[recorder.KindToolEnded], "the interrupted call has no outcome yet")
 	assert.Zero(t, session.LogOf[observer.ToolCallRecord](store).Total())
+}
+
+func TestANilMessageInTheInputIsHarmless(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
+	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{Sink: sink, Observers: everyCall()}})
+	out, err := a.Generate(context.Background(), []*schema.Message{schema.UserMessage("hi"), nil}, a.lookout.AgentOption())
+	require.NoError(t, err)
+	assert.Equal(t, "done", out.Content)
+	assert.Equal(t, 1, kinds(ended(t, sink))[recorder.KindMessage], "the user's message, not the nil one")
 }
