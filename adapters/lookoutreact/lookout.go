@@ -71,10 +71,14 @@ func (l *Lookout) setup(n engine.Config) {
 	l.handler = &handler{l: l}
 }
 
-// Handler returns the callbacks handler that starts each run's state when
-// the outermost graph starts. It must see the whole graph: register it
-// with compose.WithCallbacks, not on designated nodes. It charges nothing;
-// token usage is charged by [Lookout.WrapModel].
+// Handler returns the callbacks handler behind [Lookout.AgentOption] and
+// [Lookout.ComposeOption]. It starts a run's state when the outermost graph
+// starts (or a child run when a graph starts inside a tool call of a run),
+// and ends the run when that graph ends: it records run_ended and releases
+// the deadline's timer. It must see the whole graph: register it with
+// compose.WithCallbacks, not on designated nodes. It charges nothing; token
+// usage is charged by [Lookout.WrapModel]. The handler is safe for
+// concurrent use.
 func (l *Lookout) Handler() callbacks.Handler {
 	l.config()
 	return l.handler
