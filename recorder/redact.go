@@ -48,7 +48,14 @@ func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
 type span struct{ start, end int }
 
+// minSecretText is the length of the shortest text any shape matches: a
+// five-letter key such as "token", a separator and one byte of value.
+const minSecretText = 7
+
 func redactSecrets(s string) string {
+	if len(s) < minSecretText {
+		return s
+	}
 	var buf [8]span
 	spans := buf[:0]
 	spans = findOpenAIKeys(s, spans)
