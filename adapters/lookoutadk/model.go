@@ -29,13 +29,14 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	}()
 	ensure(ctx, r)
 	r.RecordInput(ctx, state.Messages)
+	r.SeedTask(state.Messages)
 	if err := r.Exceeded(ctx); err != nil {
 		r.RecordExceeded(ctx, err)
 		r.End(ctx, err)
 		return ctx, nil, err
 	}
 	ns := *state
-	turn := r.NextTurn()
+	turn := r.Prepare(ctx)
 	if turn.WrapUp {
 		ns.ToolInfos = nil
 		ns.DeferredToolInfos = nil

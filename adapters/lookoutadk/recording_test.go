@@ -15,8 +15,11 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/recorder/summary"
+	"github.com/lookout-go/lookout/session"
 )
 
 func kinds(records []recorder.Record) map[recorder.Kind]int {
@@ -231,4 +234,32 @@ func TestASubAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, atif.Validate(doc))
 	require.Len(t, traj.SubagentTrajectories, 1)
+}
+
+func TestFeedbackEfficacyIsRecordedAndTheTaskSeeded(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	m := scripted.New(
+		scripted.Call("search", `{"q":"a"}`),
+		scripted.Call("fetch", `{"url":"b"}`), // a different tool after the first assessment
+		scripted.Reply("done"),                // no tools after the second: wrapped up
+	)
+	store := session.New(nil)
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search"), echo("fetch")}, cfg: &lookoutadk.Config{
+		Sink: sink, Observers: everyCall(),
+	}})
+	ctx := session.NewContext(context.Background(), store)
+	require.NoError(t, drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "find the billing owner", lookoutadk.RunOption())).err)
+
+	var reactions []observer.Reaction
+	for _, r := range sink.Records() {
+		if ext, ok := r.Payload.(*recorder.Extension); ok && ext.Name == summary.EfficacyExtension {
+			var ev observer.EfficacyEvent
+			require.NoError(t, json.Unmarshal(ext.Body, &ev))
+			reactions = append(reactions, ev.Reaction)
+		}
+	}
+	assert.Equal(t, []observer.Reaction{observer.ChangedCourse, observer.WrappedUp}, reactions)
+	task, ok := session.ValueOf[observer.Task](store).Latest()
+	require.True(t, ok)
+	assert.Equal(t, "find the billing owner", task.Prompt)
 }

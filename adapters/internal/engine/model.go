@@ -32,6 +32,9 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 	u := UsageOf(out)
 	c.Run.Tracker.ChargeModelCall(u)
 	c.Run.recordResponse(ctx, out, u, c.Run.Cfg.Now().Sub(start))
+	if out != nil {
+		c.Run.Pipeline.ModelResponded(ctx, len(out.ToolCalls))
+	}
 	return out, c.Run.Failure()
 }
 
@@ -54,19 +57,18 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 			if u := UsageOf(chunk); u != nil {
 				last = u
 			}
-			if c.Run.trace.rec != nil {
-				chunks = append(chunks, chunk)
-			}
+			chunks = append(chunks, chunk)
 			return chunk, nil
 		},
 		schema.WithOnEOF(func() (any, error) {
 			c.Run.Tracker.ChargeModelCall(last)
-			if c.Run.trace.rec != nil {
-				msg, err := schema.ConcatMessages(chunks)
-				if err != nil {
-					c.Run.Cfg.OnError(ctx, err)
-				}
-				c.Run.recordResponse(ctx, msg, last, c.Run.Cfg.Now().Sub(start))
+			msg, err := schema.ConcatMessages(chunks)
+			if err != nil {
+				c.Run.Cfg.OnError(ctx, err)
+			}
+			c.Run.recordResponse(ctx, msg, last, c.Run.Cfg.Now().Sub(start))
+			if msg != nil {
+				c.Run.Pipeline.ModelResponded(ctx, len(msg.ToolCalls))
 			}
 			if err := c.Run.Failure(); err != nil {
 				return nil, err

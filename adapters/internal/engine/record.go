@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync/atomic"
 	"time"
@@ -13,12 +14,14 @@ import (
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/recorder/summary"
 )
 
 // recording is the trajectory side of a run. Its zero value records
 // nothing.
 type recording struct {
 	rec    *recorder.Run
+	task   atomic.Bool
 	input  atomic.Bool
 	ended  atomic.Bool
 	failed atomic.Pointer[error]
@@ -161,6 +164,20 @@ func (r *Run) End(ctx context.Context, err error) {
 		end.StopReason = "final answer"
 	}
 	r.note(r.trace.rec.End(ctx, end))
+}
+
+// recordEfficacy writes how the agent reacted to an assessment, as an
+// extension record the analytics read.
+func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
+	if r.trace.rec == nil {
+		return
+	}
+	body, err := json.Marshal(ev)
+	if err != nil {
+		r.Cfg.OnError(ctx, err)
+		return
+	}
+	r.note(r.trace.rec.Extension(ctx, summary.EfficacyExtension, body))
 }
 
 // Ended reports whether the run's end has been recorded.

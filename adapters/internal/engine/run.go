@@ -64,15 +64,18 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	pipeline, err := observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{Now: cfg.Now, OnError: cfg.OnError})
+	r := &Run{
+		Cfg: cfg, Store: store, Tracker: tracker, Root: true,
+		calls:   session.LogOf[observer.ToolCallRecord](store),
+		current: session.ValueOf[observer.CurrentAssessment](store),
+	}
+	r.Pipeline, err = observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{
+		Now: cfg.Now, OnError: cfg.OnError, OnEfficacy: r.recordEfficacy,
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Run{
-		Cfg: cfg, Store: store, Tracker: tracker, Pipeline: pipeline, Root: true,
-		calls:   session.LogOf[observer.ToolCallRecord](store),
-		current: session.ValueOf[observer.CurrentAssessment](store),
-	}, nil
+	return r, nil
 }
 
 // Child returns the state of a sub-agent run: the same session, tracker
@@ -162,10 +165,16 @@ type Turn struct {
 // NextTurn builds the messages to inject before a model call: the current
 // assessment when it is fresh, and the wrap-up reminder when the budget is
 // nearly spent.
-func (r *Run) NextTurn() Turn {
+func (r *Run) NextTurn() Turn { return r.Prepare(context.Background()) }
+
+// Prepare builds the messages to inject before a model call, as NextTurn
+// does, and tells the pipeline which assessment the model is shown, so
+// that what the agent does next can be classified (feedback efficacy).
+func (r *Run) Prepare(ctx context.Context) Turn {
 	var t Turn
-	if msg := r.assessmentMessage(); msg != nil {
+	if msg, current := r.assessmentMessage(); msg != nil {
 		t.Messages = append(t.Messages, msg)
+		r.Pipeline.Injected(ctx, current)
 	}
 	if reason := r.NearlySpent(); reason != "" {
 		r.wrapUp.Store(true)
@@ -241,10 +250,10 @@ func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool)
 // assessmentMessage returns the message for the current assessment, or
 // nil when there is none or it is stale. The message is made once per
 // assessment and reused while the assessment stays current.
-func (r *Run) assessmentMessage() *schema.Message {
+func (r *Run) assessmentMessage() (*schema.Message, observer.CurrentAssessment) {
 	current, ok := r.current.Latest()
 	if !ok || len(current.Assessments) == 0 || current.IsStale(r.calls.Total(), r.Cfg.MaxAgeCalls) {
-		return nil
+		return nil, current
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -252,7 +261,28 @@ func (r *Run) assessmentMessage() *schema.Message {
 		r.block = r.message(current.Render(), TagAssessment)
 		r.blockIndex, r.blockTime = current.CallIndex, current.GeneratedAt
 	}
-	return r.block
+	return r.block, current
+}
+
+// SeedTask gives the Drift observer the task: the first user message in
+// msgs, unless the session already has one (declared by the user, or from
+// an earlier run).
+func (r *Run) SeedTask(msgs []*schema.Message) {
+	if !r.trace.task.CompareAndSwap(false, true) {
+		return
+	}
+	for _, m := range msgs {
+		if _, injected := Injected(m); m.Role == schema.User && !injected {
+			session.ValueOf[observer.Task](r.Store).Update(func(t observer.Task, set bool) observer.Task {
+				if set && (t.Prompt != "" || len(t.Scope) > 0) {
+					return t
+				}
+				t.Prompt = m.Content
+				return t
+			})
+			return
+		}
+	}
 }
 
 func (r *Run) message(content, kind string) *schema.Message {
