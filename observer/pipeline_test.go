@@ -371,3 +371,9 @@ func TestPaceCanBeTurnedOff(t *testing.T) {
 	assert.Equal(t, observer.Info, a.Severity)
 	assert.NotContains(t, a.Summary, "pace")
 }
+
+func TestResourceSaysOneCallInTheSingular(t *testing.T) {
+	b := budgetAt(0, 0, 10)
+	b.ToolCalls = 9
+	assert.Contains(t, observer.NewResource().Assess(b, start).Summary, "You have made 9 of 10 allowed tool calls. 1 call remaining.")
+}

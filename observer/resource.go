@@ -102,7 +102,7 @@ func (r *Resource) Assess(b budget.Budget, now time.Time) Assessment {
 			sev = Warning
 		} else {
 			statements = append(statements, "You have made "+strconv.FormatInt(b.ToolCalls, 10)+" of "+
-				strconv.FormatInt(b.MaxToolCalls, 10)+" allowed tool calls. "+strconv.FormatInt(left, 10)+" calls remaining.")
+				strconv.FormatInt(b.MaxToolCalls, 10)+" allowed tool calls. "+plural(left, "call", "calls")+" remaining.")
 			f, _ := b.FractionRemaining(budget.ToolCalls, now)
 			sev = grade(sev, f)
 		}
