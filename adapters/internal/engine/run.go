@@ -272,7 +272,7 @@ func (r *Run) SeedTask(msgs []*schema.Message) {
 		return
 	}
 	for _, m := range msgs {
-		if _, injected := Injected(m); m.Role == schema.User && !injected {
+		if _, injected := Injected(m); m != nil && m.Role == schema.User && !injected {
 			session.ValueOf[observer.Task](r.Store).Update(func(t observer.Task, set bool) observer.Task {
 				if set && (t.Prompt != "" || len(t.Scope) > 0) {
 					return t
