@@ -22,6 +22,7 @@ func TestQuickstartOffline(t *testing.T) {
 		"## Trajectory Assessment\n\n_Generated after tool call #5_",
 		"_Generated after tool call #8_", // three failing test runs in a row
 		"### Resources [caution]",
+		"### Errors [caution]\n\nThe last 3 calls all failed with",
 		"tool run_tests -> Error: FAIL billing TestCharge",
 		"tool run_tests -> Tool call refused: the tool-call budget is spent",
 		"Lookout injects this wrap_up message",
