@@ -2,6 +2,7 @@ package lookoutreact
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	"github.com/cloudwego/eino/components"
@@ -76,24 +77,36 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	return c.Stream(ctx, input, opts...)
 }
 
-// prepare readies one model call: it records the run's input on its first
-// call, enforces the budget, injects the turn's messages and, on a wrap-up
-// turn, adds the option that forbids tool calls. Neither the caller's
-// input nor its options slice is written to.
-func prepare(ctx context.Context, r *engine.Run, input []*schema.Message, opts []model.Option) ([]*schema.Message, []model.Option, error) {
+// prepare readies one model call: it records the run's input and gives
+// the Drift observer its task on the run's first call, enforces the budget,
+// injects the turn's messages (telling the observers which assessment the
+// model is shown) and, on a wrap-up turn, adds the option that forbids tool
+// calls. Neither the caller's input nor its options slice is written to.
+//
+// A fault in Lookout must not break the agent: after a panic the call goes
+// ahead unchanged and the panic is reported to Config.OnError.
+func prepare(ctx context.Context, r *engine.Run, input []*schema.Message, opts []model.Option) (in []*schema.Message, o []model.Option, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: preparing a model call panicked: %v", p))
+			in, o, err = input, opts, nil
+		}
+	}()
 	r.RecordInput(ctx, input)
+	r.SeedTask(input)
 	if err := r.Exceeded(ctx); err != nil {
 		r.RecordExceeded(ctx, err)
 		return nil, nil, err
 	}
-	turn := r.NextTurn()
-	input = reinject(input, turn.Messages)
+	turn := r.Prepare(ctx)
+	in = reinject(input, turn.Messages)
+	o = opts
 	if turn.WrapUp {
-		withheld := make([]model.Option, len(opts), len(opts)+1)
-		copy(withheld, opts)
-		opts = append(withheld, model.WithToolChoice(schema.ToolChoiceForbidden))
+		o = make([]model.Option, len(opts), len(opts)+1)
+		copy(o, opts)
+		o = append(o, model.WithToolChoice(schema.ToolChoiceForbidden))
 	}
-	return input, opts, nil
+	return in, o, nil
 }
 
 // reinject returns msgs without the messages Lookout injected, followed by

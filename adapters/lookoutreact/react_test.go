@@ -811,3 +811,15 @@ func TestInjectionNeverWritesToTheCallersInput(t *testing.T) {
 		assert.Len(t, req.Messages, want, name)
 	}
 }
+
+func TestTheDriftObserverIsGivenTheTask(t *testing.T) {
+	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
+	store := session.New(nil)
+	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}})
+	history := []*schema.Message{schema.SystemMessage("be brief"), schema.UserMessage("migrate the billing service")}
+	_, err := a.Generate(session.NewContext(context.Background(), store), history, a.lookout.AgentOption())
+	require.NoError(t, err)
+	task, ok := session.ValueOf[observer.Task](store).Latest()
+	require.True(t, ok)
+	assert.Equal(t, "migrate the billing service", task.Prompt)
+}

@@ -2,6 +2,7 @@ package lookoutreact
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -22,7 +23,9 @@ import (
 // dense, unique call index, even when calls run in parallel, and the
 // observers run. A tool error becomes the tool message "Error: ..." unless
 // Config.ToolErrors is ToolErrorsAbort. A streaming tool's call ends when
-// its stream does.
+// its stream does. Should Lookout's own work around a call panic, the
+// panic is reported to Config.OnError and the call goes on as it would
+// without Lookout.
 func (l *Lookout) ToolMiddleware() compose.ToolMiddleware {
 	l.config()
 	return compose.ToolMiddleware{
@@ -39,19 +42,21 @@ func (l *Lookout) invokable(next compose.InvokableToolEndpoint) compose.Invokabl
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
-		if err != nil {
+		c, refused, err := admit(ctx, r, in)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if c == nil {
+		case refused != "":
 			return &compose.ToolOutput{Result: refused}, nil
+		case c == nil:
+			return next(ctx, in)
 		}
 		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
 		var result string
 		if out != nil {
 			result = out.Result
 		}
-		msg, err := c.End(ctx, result, err)
+		msg, err := end(ctx, r, c, result, err)
 		if err != nil {
 			return nil, err
 		}
@@ -68,26 +73,24 @@ func (l *Lookout) streamable(next compose.StreamableToolEndpoint) compose.Stream
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
-		if err != nil {
+		c, refused, err := admit(ctx, r, in)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if c == nil {
+		case refused != "":
 			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{refused})}, nil
+		case c == nil:
+			return next(ctx, in)
 		}
 		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
-		if err == nil && (out == nil || out.Result == nil) {
-			msg, err := c.End(ctx, "", nil)
-			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{msg})}, err
-		}
-		if err != nil {
-			msg, err := c.End(ctx, "", err)
+		if err != nil || out == nil || out.Result == nil {
+			msg, err := end(ctx, r, c, "", err)
 			if err != nil {
 				return nil, err
 			}
 			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{msg})}, nil
 		}
-		return &compose.StreamToolOutput{Result: endWithStream(ctx, c, r.Cfg.MaxRecordBytes, out.Result, identity)}, nil
+		return &compose.StreamToolOutput{Result: endWithStream(ctx, c, r, out.Result, identity)}, nil
 	}
 }
 
@@ -97,12 +100,14 @@ func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) 
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
-		if err != nil {
+		c, refused, err := admit(ctx, r, in)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if c == nil {
+		case refused != "":
 			return &compose.EnhancedInvokableToolOutput{Result: textResult(refused)}, nil
+		case c == nil:
+			return next(ctx, in)
 		}
 		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
 		var res *schema.ToolResult
@@ -110,7 +115,7 @@ func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) 
 			res = out.Result
 		}
 		text := resultText(res)
-		msg, err := c.End(ctx, text, err)
+		msg, err := end(ctx, r, c, text, err)
 		if err != nil {
 			return nil, err
 		}
@@ -127,26 +132,24 @@ func (l *Lookout) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint
 		if r == nil {
 			return next(ctx, in)
 		}
-		c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
-		if err != nil {
+		c, refused, err := admit(ctx, r, in)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if c == nil {
+		case refused != "":
 			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)})}, nil
+		case c == nil:
+			return next(ctx, in)
 		}
 		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
-		if err == nil && (out == nil || out.Result == nil) {
-			msg, err := c.End(ctx, "", nil)
-			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(msg)})}, err
-		}
-		if err != nil {
-			msg, err := c.End(ctx, "", err)
+		if err != nil || out == nil || out.Result == nil {
+			msg, err := end(ctx, r, c, "", err)
 			if err != nil {
 				return nil, err
 			}
 			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(msg)})}, nil
 		}
-		return &compose.EnhancedStreamableToolOutput{Result: endWithStream(ctx, c, r.Cfg.MaxRecordBytes, out.Result, resultText)}, nil
+		return &compose.EnhancedStreamableToolOutput{Result: endWithStream(ctx, c, r, out.Result, resultText)}, nil
 	}
 }
 
@@ -159,11 +162,50 @@ func (l *Lookout) toolRun(ctx context.Context, in *compose.ToolInput) *engine.Ru
 	return l.run(ctx)
 }
 
+// admit asks the budget for a tool call. It returns the call to run, or a
+// refusal for the model, or an error that ends the run; nothing at all
+// when Lookout's own work panicked, and the call is to run unobserved.
+func admit(ctx context.Context, r *engine.Run, in *compose.ToolInput) (c *engine.Call, refused string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: admitting tool call %s panicked: %v", in.CallID, p))
+			c, refused, err = nil, "", nil
+		}
+	}()
+	return r.Admit(ctx, in.Name, in.CallID, in.Arguments)
+}
+
+// end records a tool call's outcome and returns what the model gets (see
+// engine.Call.End). When Lookout's own work panics, the tool's result and
+// error go on unchanged.
+func end(ctx context.Context, r *engine.Run, c *engine.Call, result string, err error) (msg string, out error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: recording a tool call panicked: %v", p))
+			msg, out = result, err
+		}
+	}()
+	return c.End(ctx, result, err)
+}
+
+// record records the end of a streamed tool call; see end.
+func record(ctx context.Context, r *engine.Run, c *engine.Call, result string, err error) (out error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: recording a tool call panicked: %v", p))
+			out = err
+		}
+	}()
+	_, err = c.Record(ctx, result, err)
+	return err
+}
+
 // endWithStream passes a tool's stream through and ends the call when the
 // stream does. An error in mid-stream is recorded as a failure and passed
 // on: part of the output has already reached the model, so it cannot be
 // turned into a message.
-func endWithStream[T any](ctx context.Context, c *engine.Call, limit int, sr *schema.StreamReader[T], text func(T) string) *schema.StreamReader[T] {
+func endWithStream[T any](ctx context.Context, c *engine.Call, r *engine.Run, sr *schema.StreamReader[T], text func(T) string) *schema.StreamReader[T] {
+	limit := r.Cfg.MaxRecordBytes
 	var head strings.Builder
 	return schema.StreamReaderWithConvert(sr,
 		func(chunk T) (T, error) {
@@ -173,12 +215,11 @@ func endWithStream[T any](ctx context.Context, c *engine.Call, limit int, sr *sc
 			return chunk, nil
 		},
 		schema.WithOnEOF(func() (any, error) {
-			c.Record(ctx, head.String(), nil)
+			_ = record(ctx, r, c, head.String(), nil)
 			return nil, io.EOF
 		}),
 		schema.WithErrWrapper(func(err error) error {
-			_, err = c.Record(ctx, head.String(), err)
-			return err
+			return record(ctx, r, c, head.String(), err)
 		}),
 	)
 }
