@@ -57,6 +57,10 @@
 // calls, assessments, budget events and run_ended. A nested agent's run is
 // recorded as a sub-run linked to the tool call that started it.
 //
+// Observing and recording never break the agent: should Lookout's own work
+// around a model or tool call panic, the panic is reported to
+// Config.OnError and the call goes on as it would without Lookout.
+//
 // Token usage is charged by the model wrapper, from the reply's
 // ResponseMeta.Usage, and never by the callbacks handler, so a model that
 // fires its own callbacks (model.CallbackOutput.TokenUsage) is not charged
