@@ -59,12 +59,13 @@ func failing(name, msg string) fnTool {
 }
 
 type agentSpec struct {
-	name    string
-	model   model.ToolCallingChatModel
-	tools   []tool.BaseTool
-	cfg     *lookoutadk.Config
-	bare    bool // no middleware
-	maxIter int
+	name     string
+	model    model.ToolCallingChatModel
+	tools    []tool.BaseTool
+	cfg      *lookoutadk.Config
+	bare     bool // no Lookout middleware
+	handlers []adk.ChatModelAgentMiddleware
+	maxIter  int
 }
 
 func newAgent(t testing.TB, s agentSpec) adk.Agent {
@@ -80,10 +81,11 @@ func newAgent(t testing.TB, s agentSpec) adk.Agent {
 		MaxIterations: s.maxIter,
 		ToolsConfig:   adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: s.tools}},
 	}
+	cfg.Handlers = s.handlers
 	if !s.bare {
 		mw, err := lookoutadk.New(ctx, s.cfg)
 		require.NoError(t, err)
-		cfg.Handlers = []adk.ChatModelAgentMiddleware{mw}
+		cfg.Handlers = append(cfg.Handlers, mw)
 	}
 	agent, err := adk.NewChatModelAgent(ctx, cfg)
 	require.NoError(t, err)

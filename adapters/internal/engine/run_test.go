@@ -76,3 +76,16 @@ func TestReinjectInPlaceRefusesWithoutRoom(t *testing.T) {
 	_, ok = reinjectInPlace(full, []*schema.Message{tagged("missing")}, nil)
 	assert.False(t, ok)
 }
+
+func TestSummarizeFoldsWhiteSpaceAndCuts(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"path":"a.go"}`:            `{"path":"a.go"}`,
+		"{\n  \"path\": \"a.go\"\n}": `{ "path": "a.go" }`,
+		" padded  twice ":            "padded twice",
+		"tab\there":                  "tab here",
+		"non\u00a0breaking":          "non breaking",
+		strings.Repeat("x", 200):     strings.Repeat("x", 17) + "...",
+	} {
+		assert.Equal(t, want, Summarize(in, 20), "Summarize(%q)", in)
+	}
+}

@@ -126,9 +126,27 @@ func Truncate(s string, n int) string {
 // Summarize abbreviates arguments for evidence lines: white space folded,
 // cut to n bytes with an ellipsis.
 func Summarize(args string, n int) string {
-	s := strings.Join(strings.Fields(args), " ")
+	s := args
+	if needsFolding(s) {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	if len(s) <= n {
 		return s
 	}
 	return Truncate(s, n-3) + "..."
+}
+
+// needsFolding reports whether s has white space other than single spaces
+// between words, which Summarize folds. Compact JSON, the usual case, has
+// none, and is then used as it is.
+func needsFolding(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= utf8.RuneSelf:
+			return true
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return true
+		}
+	}
+	return false
 }
