@@ -10,7 +10,9 @@
 //	go run ./examples/simulate -out runs  # artifacts go to runs/lisbon-trip
 //
 // The agent is an ADK ChatModelAgent with four tools (search_flights,
-// search_hotels, book, send_itinerary) behind simtarget.Agent. The plan's
+// search_hotels, book, send_itinerary) behind simtarget.Agent, with
+// Lookout's middleware attached: the artifacts folder also holds the
+// agent's trajectory, trajectory.jsonl, one recorded run per turn. The plan's
 // first step is the start step, the second is chosen by the ranker, and the
 // last two are gated by preconditions. Two goals check that the agent really
 // booked the right flight and hotel and sent the itinerary.

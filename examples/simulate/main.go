@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cloudwego/eino-ext/components/model/openai"
@@ -14,7 +15,11 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/simtarget"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
 	"github.com/lookout-go/lookout/simulate"
 )
 
@@ -66,18 +71,30 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 	if err != nil {
 		return err
 	}
+	// Lookout on the agent records its trajectory; one session on the ctx
+	// gives the conversation's turns one budget.
+	trajectory := recorder.NewMemorySink()
+	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
+		Limits: budget.Limits{MaxToolCalls: 40},
+		Sink:   trajectory,
+	})
+	if err != nil {
+		return err
+	}
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name:        "travel-planner",
 		Description: "plans and books trips",
 		Instruction: agentInstruction,
 		Model:       m.agent,
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+		Handlers:    []adk.ChatModelAgentMiddleware{mw},
 	})
 	if err != nil {
 		return err
 	}
+	ctx = session.NewContext(ctx, session.New(nil))
 	runner := &simulate.Runner{UserModel: m.user, Ranker: m.ranker}
-	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, agent))
+	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, agent, lookoutadk.RunOption()))
 	if res == nil {
 		return runErr
 	}
@@ -105,8 +122,27 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 	if err != nil {
 		return err
 	}
+	if err := writeTrajectory(ctx, filepath.Join(dir, "trajectory.jsonl"), trajectory.Records()); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "Artifacts: %s\n", dir)
 	return runErr
+}
+
+// writeTrajectory writes the agent's recorded runs, one per turn, as JSON
+// Lines next to the conversation.
+func writeTrajectory(ctx context.Context, path string, records []recorder.Record) error {
+	file, err := recorder.NewFileSink(path, &recorder.FileOptions{Block: true, Truncate: true})
+	if err != nil {
+		return err
+	}
+	for i := range records {
+		if err := file.Write(ctx, &records[i]); err != nil {
+			file.Close(ctx)
+			return err
+		}
+	}
+	return file.Close(ctx)
 }
 
 func printMessage(w io.Writer, msg *schema.Message) {

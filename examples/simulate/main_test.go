@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/simulate"
 )
 
@@ -50,6 +51,21 @@ func TestScriptedRunReachesTheGoalAndWritesArtifacts(t *testing.T) {
 	lines, err := simulate.ReadJSONL(bytes.NewReader(data))
 	require.NoError(t, err)
 	assert.Len(t, lines, 4)
+
+	// Lookout recorded the agent: one run per turn, each complete.
+	records, tear, err := recorder.ReadFile(filepath.Join(out, "lisbon-trip", "trajectory.jsonl"))
+	require.NoError(t, err)
+	require.Nil(t, tear)
+	runs := map[string]bool{}
+	ended := 0
+	for _, r := range records {
+		runs[r.RunID] = true
+		if _, ok := r.Payload.(*recorder.RunEnded); ok {
+			ended++
+		}
+	}
+	assert.Len(t, runs, 4)
+	assert.Equal(t, 4, ended)
 
 	// The agent's last model call saw the whole conversation.
 	agent := m.agent.(*scripted.Model)
