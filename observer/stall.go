@@ -351,6 +351,7 @@ type stallState struct {
 	found   bool
 	finding stallFinding
 	picked  []*stallCall // scratch for evidence
+	out     texts        // the texts of the latest assessment
 }
 
 type stallKind uint8
@@ -620,36 +621,52 @@ func (st *stallState) pick(keep func(*stallCall) bool) {
 	}
 }
 
-// assess turns a finding into an assessment.
+// Suggestions of the Stall assessments.
+const (
+	repeatSuggestion      = "Use the result you already have: calling again will not change it."
+	repeatOtherSuggestion = "If it does not answer your question, change the arguments or use a different tool."
+	failedSuggestion      = "Calling it again will not help: read the error, then change the call or try another approach."
+	oscillateSuggestion   = "Decide what you need from these two calls and move on: switching between them is not making progress."
+	stallWarning          = "If you cannot make progress this way, stop and report what is blocking you."
+)
+
+// assess turns a finding into an assessment. Its texts are written one
+// after the other into st.out and share one allocation.
 func (st *stallState) assess(f stallFinding) Assessment {
 	e := st.calls.back(0)
 	a := Assessment{Severity: f.severity}
-	var evidence strings.Builder
-	evidence.Grow(512)
+	suggestions := make([]string, 0, 3)
+	t := &st.out
+	t.start(512)
+	var summary, description, evidence, suggestion piece
 	var o Observation
 	switch f.kind {
 	case repeatPattern:
 		st.pick(func(c *stallCall) bool { return st.inChain(c, e) })
 		first := e.repeatFirst
-		st.list(&evidence, f.length, first, e)
-		span := "calls #" + strconv.FormatInt(first, 10) + " to #" + strconv.FormatInt(e.index, 10)
+		st.list(&t.Builder, f.length, first, e)
+		evidence = t.end()
 		o.Category = "repeat"
 		if e.success {
 			a.Summary = "You are repeating a call that keeps giving the same result."
-			o.Description = quoteTool(e.tool) + " was called " + strconv.Itoa(f.length) +
-				" times with the same arguments and returned the same result each time (" + span + ")."
-			a.Suggestions = []string{
-				"Use the result you already have: calling again will not change it.",
-				"If it does not answer your question, change the arguments or use a different tool.",
-			}
+			suggestions = append(suggestions, repeatSuggestion, repeatOtherSuggestion)
 		} else {
 			a.Summary = "You are repeating a call that keeps failing the same way."
-			o.Description = quoteTool(e.tool) + " was called " + strconv.Itoa(f.length) +
-				" times with the same arguments and failed the same way each time (" + span + ")."
-			a.Suggestions = []string{
-				"Calling it again will not help: read the error, then change the call or try another approach.",
-			}
+			suggestions = append(suggestions, failedSuggestion)
 		}
+		writeQuoted(&t.Builder, e.tool)
+		t.WriteString(" was called ")
+		writeInt(&t.Builder, int64(f.length))
+		if e.success {
+			t.WriteString(" times with the same arguments and returned the same result each time (calls #")
+		} else {
+			t.WriteString(" times with the same arguments and failed the same way each time (calls #")
+		}
+		writeInt(&t.Builder, first)
+		t.WriteString(" to #")
+		writeInt(&t.Builder, e.index)
+		t.WriteString(").")
+		description = t.end()
 	case oscillationPattern:
 		first := e.index - int64(f.length) + 1
 		st.pick(func(c *stallCall) bool { return c.index >= first })
@@ -658,37 +675,65 @@ func (st *stallState) assess(f stallFinding) Assessment {
 		if (f.length-1)%2 == 1 {
 			firstOf = other
 		}
-		st.list(&evidence, f.length, first, firstOf)
+		st.list(&t.Builder, f.length, first, firstOf)
+		evidence = t.end()
 		o.Category = "oscillation"
 		a.Summary = "You are alternating between two calls that keep giving the same results."
-		o.Description = "The last " + strconv.Itoa(f.length) + " calls alternated between " +
-			quoteTool(st.labelOf(other)) + " and " + quoteTool(st.labelOf(e)) + ", with the same results each time."
-		a.Suggestions = []string{
-			"Decide what you need from these two calls and move on: switching between them is not making progress.",
-		}
+		t.WriteString("The last ")
+		writeInt(&t.Builder, int64(f.length))
+		t.WriteString(" calls alternated between ")
+		writeQuoted(&t.Builder, st.labelOf(other))
+		t.WriteString(" and ")
+		writeQuoted(&t.Builder, st.labelOf(e))
+		t.WriteString(", with the same results each time.")
+		description = t.end()
+		suggestions = append(suggestions, oscillateSuggestion)
 	case writeBackPattern:
 		st.pick(func(c *stallCall) bool { return c.index >= e.wbFirst && c.wbRun > 0 && c.target == e.target })
-		st.list(&evidence, f.length, e.wbFirst, st.picked[0])
+		st.list(&t.Builder, f.length, e.wbFirst, st.picked[0])
+		evidence = t.end()
 		o.Category = "write_back"
-		target := quoteTool(e.target)
-		a.Summary = "You keep reading and rewriting " + target + " without making progress."
-		o.Description = target + " was read and written in turn " + strconv.Itoa(f.length) +
-			" times (calls #" + strconv.FormatInt(e.wbFirst, 10) + " to #" + strconv.FormatInt(e.index, 10) +
-			"), and the cycle repeats itself: the same write, or the same content read back."
-		a.Suggestions = []string{
-			"Stop rewriting " + target + ": check what the last write did, then make one deliberate change.",
-		}
+		t.WriteString("You keep reading and rewriting ")
+		writeQuoted(&t.Builder, e.target)
+		t.WriteString(" without making progress.")
+		summary = t.end()
+		writeQuoted(&t.Builder, e.target)
+		t.WriteString(" was read and written in turn ")
+		writeInt(&t.Builder, int64(f.length))
+		t.WriteString(" times (calls #")
+		writeInt(&t.Builder, e.wbFirst)
+		t.WriteString(" to #")
+		writeInt(&t.Builder, e.index)
+		t.WriteString("), and the cycle repeats itself: the same write, or the same content read back.")
+		description = t.end()
+		t.WriteString("Stop rewriting ")
+		writeQuoted(&t.Builder, e.target)
+		t.WriteString(": check what the last write did, then make one deliberate change.")
+		suggestion = t.end()
+	}
+	all := t.String()
+	if summary != (piece{}) {
+		a.Summary = summary.in(all)
+	}
+	if suggestion != (piece{}) {
+		suggestions = append(suggestions, suggestion.in(all))
 	}
 	if f.severity == Warning {
-		a.Suggestions = append(a.Suggestions, "If you cannot make progress this way, stop and report what is blocking you.")
+		suggestions = append(suggestions, stallWarning)
 	}
-	o.Evidence = evidence.String()
+	o.Description = description.in(all)
+	o.Evidence = evidence.in(all)
+	a.Suggestions = suggestions
 	a.Observations = []Observation{o}
 	return a
 }
 
-// quoteTool puts a name in backticks for the markdown block.
-func quoteTool(name string) string { return "`" + oneLine(name) + "`" }
+// writeQuoted writes a name in backticks for the markdown block.
+func writeQuoted(b *strings.Builder, name string) {
+	b.WriteByte('`')
+	b.WriteString(oneLine(name))
+	b.WriteByte('`')
+}
 
 // atLeast returns a positive v raised to low; a non-positive v (a
 // threshold turned off) is returned as it is.

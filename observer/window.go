@@ -153,7 +153,7 @@ func callLabel(tool, paramsSummary, args string) string {
 // " (failed: reason)" for a failure.
 func evidenceLine(b *strings.Builder, index int64, label string, success bool, errMsg string) {
 	b.WriteByte('#')
-	b.WriteString(strconv.FormatInt(index, 10))
+	writeInt(b, index)
 	b.WriteByte(' ')
 	b.WriteString(label)
 	if !success {
@@ -173,6 +173,10 @@ func summarizeArgs(args string) string {
 	ok := eachMember(args, func(key, val string, isString bool) bool {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
+		} else {
+			// The pairs are about as long as the JSON they come from, and
+			// the summary stops soon after 2*maxSummaryLen bytes.
+			b.Grow(min(len(args), 3*maxSummaryLen))
 		}
 		b.WriteString(key)
 		b.WriteByte('=')
@@ -246,10 +250,59 @@ func listCalls(b *strings.Builder, n, total int, line func(b *strings.Builder, i
 		first(b)
 	}
 	b.WriteString("\n… ")
-	b.WriteString(plural(int64(total-1-(n-from)), "more call", "more calls"))
+	writePlural(b, int64(total-1-(n-from)), "more call", "more calls")
 	b.WriteString(" …")
 	for i := from; i < n; i++ {
 		b.WriteByte('\n')
 		line(b, i)
 	}
 }
+
+// writeInt writes n in decimal without allocating.
+func writeInt(b *strings.Builder, n int64) {
+	var digits [20]byte
+	b.Write(strconv.AppendInt(digits[:0], n, 10))
+}
+
+// writePlural writes what [plural] returns.
+func writePlural(b *strings.Builder, n int64, one, many string) {
+	writeInt(b, n)
+	b.WriteByte(' ')
+	if n == 1 {
+		b.WriteString(one)
+	} else {
+		b.WriteString(many)
+	}
+}
+
+// texts builds the texts of an assessment one after the other in one
+// buffer, so that they take a single allocation: each text is a piece of
+// the whole. A detector keeps one in its working state and starts it
+// afresh for each assessment; the strings it returned stay valid.
+type texts struct {
+	strings.Builder
+	from int // where the piece being written starts
+}
+
+// start discards the pieces of the previous assessment and makes room for
+// as much text again, and at least least bytes. The strings of the
+// previous assessment stay valid.
+func (t *texts) start(least int) {
+	size := max(t.Len()+t.Len()/8, least)
+	t.Reset()
+	t.Grow(size)
+	t.from = 0
+}
+
+// piece is a text written into a [texts], as its byte range.
+type piece struct{ from, to int }
+
+// end ends the piece being written and returns it.
+func (t *texts) end() piece {
+	p := piece{t.from, t.Len()}
+	t.from = p.to
+	return p
+}
+
+// in returns the piece's text in all, what the texts' String returned.
+func (p piece) in(all string) string { return all[p.from:p.to] }
