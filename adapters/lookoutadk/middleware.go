@@ -48,7 +48,7 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 	}
 	if parent := engine.FromContext(ctx); parent != nil {
 		child := parent.Child()
-		child.StartRecording(ctx, name, parent, engine.ToolCallFrom(ctx))
+		child.StartRecording(ctx, name, parent, toolCallFrom(ctx))
 		if w != nil {
 			w.set(child)
 		}

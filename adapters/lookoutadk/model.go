@@ -35,14 +35,29 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 		r.End(ctx, err)
 		return ctx, nil, err
 	}
-	ns := *state
 	turn := r.Prepare(ctx)
+	msgs := r.Reinject(state.Messages, turn.Messages)
+	if !turn.WrapUp && sameSlice(msgs, state.Messages) {
+		// The usual case: the block moved to the end in place, or nothing
+		// was injected. The state already says what a copy would.
+		return ctx, state, nil
+	}
+	ns := *state
 	if turn.WrapUp {
 		ns.ToolInfos = nil
 		ns.DeferredToolInfos = nil
 	}
-	ns.Messages = r.Reinject(state.Messages, turn.Messages)
+	ns.Messages = msgs
 	return ctx, &ns, nil
+}
+
+// sameSlice reports whether a and b are the same slice: the same array,
+// length and capacity.
+func sameSlice[T any](a, b []T) bool {
+	if len(a) != len(b) || cap(a) != cap(b) {
+		return false
+	}
+	return cap(a) == 0 || &a[:1][0] == &b[:1][0]
 }
 
 // WrapModel charges the budget for every model call attempt, streaming

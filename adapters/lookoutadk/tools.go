@@ -29,7 +29,7 @@ func (m *middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 		if c == nil || err != nil {
 			return refused, ended(ctx, r, err)
 		}
-		out, err := next(engine.WithToolCall(ctx, tc.CallID), args, opts...)
+		out, err := next(withToolCall(ctx, tc), args, opts...)
 		out, err = c.End(ctx, out, err)
 		return out, ended(ctx, r, err)
 	}, nil
@@ -54,7 +54,7 @@ func (m *middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 		if c == nil {
 			return schema.StreamReaderFromArray([]string{refused}), nil
 		}
-		sr, err := next(engine.WithToolCall(ctx, tc.CallID), args, opts...)
+		sr, err := next(withToolCall(ctx, tc), args, opts...)
 		if err != nil {
 			msg, err := c.End(ctx, "", err)
 			if err != nil {
@@ -85,7 +85,7 @@ func (m *middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 		if c == nil {
 			return textResult(refused), nil
 		}
-		res, err := next(engine.WithToolCall(ctx, tc.CallID), arg, opts...)
+		res, err := next(withToolCall(ctx, tc), arg, opts...)
 		msg, err := c.End(ctx, resultText(res), err)
 		if err != nil {
 			return res, ended(ctx, r, err)
@@ -116,7 +116,7 @@ func (m *middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 		if c == nil {
 			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)}), nil
 		}
-		sr, err := next(engine.WithToolCall(ctx, tc.CallID), arg, opts...)
+		sr, err := next(withToolCall(ctx, tc), arg, opts...)
 		if err != nil {
 			msg, err := c.End(ctx, "", err)
 			if err != nil {
@@ -174,6 +174,26 @@ func resultText(r *schema.ToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// withToolCall returns ctx marked as running inside the tool call tc, for
+// a sub-agent the call starts. Eino's tool node has usually marked it
+// already (compose.GetToolCallID), and then ctx is returned as it is.
+func withToolCall(ctx context.Context, tc *adk.ToolContext) context.Context {
+	if compose.GetToolCallID(ctx) == tc.CallID {
+		return ctx
+	}
+	return engine.WithToolCall(ctx, tc.CallID)
+}
+
+// toolCallFrom returns the tool call ctx runs inside, if any: the one
+// Eino's tool node marked, which is the innermost, or else the one
+// withToolCall marked.
+func toolCallFrom(ctx context.Context) string {
+	if id := compose.GetToolCallID(ctx); id != "" {
+		return id
+	}
+	return engine.ToolCallFrom(ctx)
 }
 
 // ended records the end of the run when a tool call ends it with err, and

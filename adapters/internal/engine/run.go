@@ -52,6 +52,15 @@ type Run struct {
 	block      *schema.Message
 	blockIndex int64
 	blockTime  time.Time
+	// blockTurn is block alone, the usual messages of a turn, made with
+	// block and never written to.
+	blockTurn []*schema.Message
+	// shown is the block the pipeline was last told the model is shown.
+	shown *schema.Message
+
+	// enforced lists which of time and tokens are enforced, checked
+	// before each model call.
+	enforced []budget.Resource
 
 	calls   *session.Log[observer.ToolCallRecord]
 	current *session.Value[observer.CurrentAssessment]
@@ -69,6 +78,7 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 		calls:   session.LogOf[observer.ToolCallRecord](store),
 		current: session.ValueOf[observer.CurrentAssessment](store),
 	}
+	r.enforced = enforcedBeforeModel(cfg)
 	r.Pipeline, err = observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{
 		Now: cfg.Now, OnError: cfg.OnError, OnEfficacy: r.recordEfficacy,
 	})
@@ -81,7 +91,18 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 // Child returns the state of a sub-agent run: the same session, tracker
 // and pipeline, with its own record of injected messages.
 func (r *Run) Child() *Run {
-	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current}
+	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current, enforced: r.enforced}
+}
+
+// enforcedBeforeModel returns which of time and tokens cfg enforces.
+func enforcedBeforeModel(cfg *Config) []budget.Resource {
+	var check []budget.Resource
+	for _, res := range []budget.Resource{budget.Time, budget.Tokens} {
+		if cfg.Enforced(res) {
+			check = append(check, res)
+		}
+	}
+	return check
 }
 
 type runKey struct{}
@@ -124,16 +145,10 @@ func (r *Run) Exceeded(ctx context.Context) error {
 		}
 		return ctx.Err()
 	}
-	var check []budget.Resource
-	for _, res := range []budget.Resource{budget.Time, budget.Tokens} {
-		if r.Cfg.Enforced(res) {
-			check = append(check, res)
-		}
-	}
-	if len(check) == 0 {
+	if len(r.enforced) == 0 {
 		return nil
 	}
-	return r.Tracker.Check(check...)
+	return r.Tracker.Check(r.enforced...)
 }
 
 // NearlySpent says which of tokens and time has WrapUpAt or less left, or
@@ -172,14 +187,17 @@ func (r *Run) NextTurn() Turn { return r.Prepare(context.Background()) }
 // that what the agent does next can be classified (feedback efficacy).
 func (r *Run) Prepare(ctx context.Context) Turn {
 	var t Turn
-	if msg, current := r.assessmentMessage(); msg != nil {
-		t.Messages = append(t.Messages, msg)
-		r.Pipeline.Injected(ctx, current)
+	if msg, turn, report, current := r.assessmentMessage(); msg != nil {
+		t.Messages = turn
+		if report {
+			r.Pipeline.Injected(ctx, current)
+		}
 	}
 	if reason := r.NearlySpent(); reason != "" {
 		r.wrapUp.Store(true)
 		t.WrapUp = true
-		t.Messages = append(t.Messages, r.message(WrapUpText(reason), TagWrapUp))
+		// A fresh slice: the shared one-block turn is never appended to.
+		t.Messages = append(slices.Clip(t.Messages), r.message(WrapUpText(reason), TagWrapUp))
 	}
 	return t
 }
@@ -248,20 +266,25 @@ func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool)
 }
 
 // assessmentMessage returns the message for the current assessment, or
-// nil when there is none or it is stale. The message is made once per
-// assessment and reused while the assessment stays current.
-func (r *Run) assessmentMessage() (*schema.Message, observer.CurrentAssessment) {
+// nil when there is none or it is stale, with a turn holding just that
+// message. The message is made once per assessment and reused while the
+// assessment stays current. report is false when the pipeline has already
+// been told that this run shows it.
+func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, report bool, current observer.CurrentAssessment) {
 	current, ok := r.current.Latest()
 	if !ok || len(current.Assessments) == 0 || current.IsStale(r.calls.Total(), r.Cfg.MaxAgeCalls) {
-		return nil, current
+		return nil, nil, false, current
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.block == nil || r.blockIndex != current.CallIndex || !r.blockTime.Equal(current.GeneratedAt) {
 		r.block = r.message(current.Render(), TagAssessment)
+		r.blockTurn = []*schema.Message{r.block}
 		r.blockIndex, r.blockTime = current.CallIndex, current.GeneratedAt
 	}
-	return r.block, current
+	report = r.shown != r.block
+	r.shown = r.block
+	return r.block, r.blockTurn, report, current
 }
 
 // SeedTask gives the Drift observer the task: the first user message in
