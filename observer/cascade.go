@@ -3,7 +3,6 @@ package observer
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -167,6 +166,7 @@ type cascadeState struct {
 	rules                             ruleSet
 	buf                               []byte
 	grouped                           []errorGroup // scratch for groups
+	out                               texts        // the texts of the latest assessment
 
 	cur   cursor
 	calls ring[cascadeCall]
@@ -309,6 +309,14 @@ const (
 	maxGroupCallsShown = 3
 )
 
+// Suggestions of the ErrorCascade assessments.
+const (
+	reassessSuggestion = "Stop and reassess your approach before the next call."
+	cascadeWarning     = "If the approach cannot work, stop and report what is blocking you."
+)
+
+// assess turns a finding into an assessment. Its texts are written one
+// after the other into st.out and share one allocation.
 func (st *cascadeState) assess(f cascadeFinding) Assessment {
 	// The failures considered: the streak, or every failure kept.
 	n := f.total
@@ -321,74 +329,114 @@ func (st *cascadeState) assess(f cascadeFinding) Assessment {
 		covered += len(g.calls)
 	}
 	top := gs[0]
-	cause := "`" + top.template + "`"
+	t := &st.out
+	t.start(512)
+	cause := func() { writeQuoted(&t.Builder, top.template) }
 
-	var head string
 	claimed := f.failed
 	if f.byStreak {
-		head = "The last " + strconv.FormatInt(f.consecutive, 10) + " calls all failed"
+		t.WriteString("The last ")
+		writeInt(&t.Builder, f.consecutive)
+		t.WriteString(" calls all failed")
 		claimed = int(f.consecutive)
 	} else {
-		head = strconv.Itoa(f.failed) + " of the last " + strconv.Itoa(f.total) + " calls failed"
+		writeInt(&t.Builder, int64(f.failed))
+		t.WriteString(" of the last ")
+		writeInt(&t.Builder, int64(f.total))
+		t.WriteString(" calls failed")
 	}
 	common := len(top.calls) >= 2
-	var summary, description string
 	switch {
 	case len(gs) == 1 && common && covered == claimed:
-		summary = head + " with " + cause + "."
-		description = "The failures share one cause, so retrying the same way is unlikely to succeed."
+		t.WriteString(" with ")
+		cause()
+		t.WriteString(".")
 	case len(gs) == 1 && common:
-		summary = head + "; the last " + strconv.Itoa(covered) + " with " + cause + "."
-		description = "The failures share one cause, so retrying the same way is unlikely to succeed."
+		t.WriteString("; the last ")
+		writeInt(&t.Builder, int64(covered))
+		t.WriteString(" with ")
+		cause()
+		t.WriteString(".")
 	case common:
-		summary = head + "; " + strconv.Itoa(len(top.calls)) + " of them with " + cause + "."
-		description = "The most common cause is " + cause + " (" + strconv.Itoa(len(top.calls)) + " of " +
-			strconv.Itoa(covered) + " failures); " + strconv.Itoa(len(gs)) + " different errors in all."
+		t.WriteString("; ")
+		writeInt(&t.Builder, int64(len(top.calls)))
+		t.WriteString(" of them with ")
+		cause()
+		t.WriteString(".")
 	default:
-		summary = head + ", each with a different error."
-		description = "The failures have " + strconv.Itoa(len(gs)) + " different causes: the approach itself may be wrong."
+		t.WriteString(", each with a different error.")
 	}
+	summary := t.end()
+	switch {
+	case len(gs) == 1 && common:
+		t.WriteString("The failures share one cause, so retrying the same way is unlikely to succeed.")
+	case common:
+		t.WriteString("The most common cause is ")
+		cause()
+		t.WriteString(" (")
+		writeInt(&t.Builder, int64(len(top.calls)))
+		t.WriteString(" of ")
+		writeInt(&t.Builder, int64(covered))
+		t.WriteString(" failures); ")
+		writeInt(&t.Builder, int64(len(gs)))
+		t.WriteString(" different errors in all.")
+	default:
+		t.WriteString("The failures have ")
+		writeInt(&t.Builder, int64(len(gs)))
+		t.WriteString(" different causes: the approach itself may be wrong.")
+	}
+	description := t.end()
 
-	var evidence strings.Builder
-	evidence.Grow(512)
 	for k, g := range gs[:min(len(gs), maxGroupsShown)] {
 		if k > 0 {
-			evidence.WriteByte('\n')
+			t.WriteByte('\n')
 		}
-		evidence.WriteString(g.template)
-		evidence.WriteString(" (")
-		evidence.WriteString(plural(int64(len(g.calls)), "call", "calls"))
-		evidence.WriteString(")")
+		t.WriteString(g.template)
+		t.WriteString(" (")
+		writePlural(&t.Builder, int64(len(g.calls)), "call", "calls")
+		t.WriteString(")")
 		shown := g.calls[max(len(g.calls)-maxGroupCallsShown, 0):]
 		if more := len(g.calls) - len(shown); more > 0 {
-			evidence.WriteString("\n  … " + plural(int64(more), "earlier call", "earlier calls"))
+			t.WriteString("\n  … ")
+			writePlural(&t.Builder, int64(more), "earlier call", "earlier calls")
 		}
 		for _, c := range shown {
-			evidence.WriteString("\n  ")
-			evidenceLine(&evidence, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
+			t.WriteString("\n  ")
+			evidenceLine(&t.Builder, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
 		}
 	}
 	if more := len(gs) - maxGroupsShown; more > 0 {
-		evidence.WriteString("\n… and " + plural(int64(more), "other error", "other errors"))
+		t.WriteString("\n… and ")
+		writePlural(&t.Builder, int64(more), "other error", "other errors")
+	}
+	evidence := t.end()
+	var dealWith piece
+	if common {
+		t.WriteString("Deal with the cause (")
+		cause()
+		t.WriteString(") first, or find a way around it.")
+		dealWith = t.end()
 	}
 
+	all := t.String()
 	category := "error_rate"
 	if f.byStreak {
 		category = "error_cascade"
 	}
-	a := Assessment{
-		Summary:      summary,
-		Severity:     f.severity,
-		Observations: []Observation{{Category: category, Description: description, Evidence: evidence.String()}},
-		Suggestions:  []string{"Stop and reassess your approach before the next call."},
-	}
+	suggestions := make([]string, 1, 3)
+	suggestions[0] = reassessSuggestion
 	if common {
-		a.Suggestions = append(a.Suggestions, "Deal with the cause ("+cause+") first, or find a way around it.")
+		suggestions = append(suggestions, dealWith.in(all))
 	}
 	if f.severity == Warning {
-		a.Suggestions = append(a.Suggestions, "If the approach cannot work, stop and report what is blocking you.")
+		suggestions = append(suggestions, cascadeWarning)
 	}
-	return a
+	return Assessment{
+		Summary:      summary.in(all),
+		Severity:     f.severity,
+		Observations: []Observation{{Category: category, Description: description.in(all), Evidence: evidence.in(all)}},
+		Suggestions:  suggestions,
+	}
 }
 
 // matchURL matches an absolute URL up to the next space or quote, without
