@@ -30,12 +30,12 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	ensure(ctx, r)
 	r.RecordInput(ctx, state.Messages)
 	r.SeedTask(state.Messages)
-	if err := r.Exceeded(ctx); err != nil {
+	turn, err := r.BeforeModel(ctx)
+	if err != nil {
 		r.RecordExceeded(ctx, err)
 		r.End(ctx, err)
 		return ctx, nil, err
 	}
-	turn := r.Prepare(ctx)
 	msgs := r.Reinject(state.Messages, turn.Messages)
 	if !turn.WrapUp && sameSlice(msgs, state.Messages) {
 		// The usual case: the block moved to the end in place, or nothing

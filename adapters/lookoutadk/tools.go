@@ -25,8 +25,8 @@ func (m *middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 			return next(ctx, args, opts...)
 		}
 		ensure(ctx, r)
-		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, args)
-		if c == nil || err != nil {
+		c, ok, refused, err := r.AdmitValue(ctx, tc.Name, tc.CallID, args)
+		if !ok || err != nil {
 			return refused, ended(ctx, r, err)
 		}
 		out, err := next(withToolCall(ctx, tc), args, opts...)

@@ -24,14 +24,14 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 		return nil, err
 	}
 	c.Run.recordRequest(ctx, input, opts)
-	start := c.Run.Cfg.Now()
+	start := c.Run.startLatency()
 	out, err := c.Inner.Generate(ctx, input, opts...)
 	if err != nil {
 		return out, err
 	}
 	u := UsageOf(out)
 	c.Run.Tracker.ChargeModelCall(u)
-	c.Run.recordResponse(ctx, out, u, c.Run.Cfg.Now().Sub(start))
+	c.Run.recordResponse(ctx, out, u, c.Run.latencySince(start))
 	if out != nil {
 		c.Run.Pipeline.ModelResponded(ctx, len(out.ToolCalls))
 	}
@@ -45,7 +45,7 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 		return nil, err
 	}
 	c.Run.recordRequest(ctx, input, opts)
-	start := c.Run.Cfg.Now()
+	start := c.Run.startLatency()
 	sr, err := c.Inner.Stream(ctx, input, opts...)
 	if err != nil {
 		return sr, err
@@ -66,7 +66,7 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 			if err != nil {
 				c.Run.Cfg.OnError(ctx, err)
 			}
-			c.Run.recordResponse(ctx, msg, last, c.Run.Cfg.Now().Sub(start))
+			c.Run.recordResponse(ctx, msg, last, c.Run.latencySince(start))
 			if msg != nil {
 				c.Run.Pipeline.ModelResponded(ctx, len(msg.ToolCalls))
 			}

@@ -78,7 +78,8 @@ func (r *Run) Recorded() bool { return r.trace.rec != nil }
 // policy such an error must end the run; under Drop it never happens.
 func (r *Run) note(err error) {
 	if err != nil {
-		r.trace.failed.CompareAndSwap(nil, &err)
+		first := err // on the heap only when there is an error
+		r.trace.failed.CompareAndSwap(nil, &first)
 	}
 }
 
@@ -198,6 +199,23 @@ func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts [
 	}
 	req.ToolsWithheld = len(req.Tools) == 0 && r.WrappingUp()
 	r.note(r.trace.rec.ModelRequest(ctx, req))
+}
+
+// startLatency reads the clock for a model call's latency, which only the
+// recording needs: without one it returns the zero time.
+func (r *Run) startLatency() time.Time {
+	if r.trace.rec == nil {
+		return time.Time{}
+	}
+	return r.Cfg.Now()
+}
+
+// latencySince returns the time since start, or zero when start is zero.
+func (r *Run) latencySince(start time.Time) time.Duration {
+	if start.IsZero() {
+		return 0
+	}
+	return r.Cfg.Now().Sub(start)
 }
 
 // recordResponse records a model call's reply and the tokens charged.

@@ -145,10 +145,34 @@ func (r *Run) Exceeded(ctx context.Context) error {
 		}
 		return ctx.Err()
 	}
+	return r.exceeded(r.Tracker.Budget(), r.Tracker.Now())
+}
+
+// exceeded is the budget part of Exceeded, on budget b at now.
+func (r *Run) exceeded(b budget.Budget, now time.Time) error {
 	if len(r.enforced) == 0 {
 		return nil
 	}
-	return r.Tracker.Check(r.enforced...)
+	if err := b.Exceeded(now, r.enforced...); err != nil {
+		return err
+	}
+	return nil
+}
+
+// BeforeModel readies a model call: it returns Exceeded's error, or else
+// what Prepare returns, reading the budget and the clock once for both.
+func (r *Run) BeforeModel(ctx context.Context) (Turn, error) {
+	if err := r.Failure(); err != nil {
+		return Turn{}, err
+	}
+	if ctx.Err() != nil {
+		return Turn{}, r.Exceeded(ctx)
+	}
+	b, now := r.Tracker.Budget(), r.Tracker.Now()
+	if err := r.exceeded(b, now); err != nil {
+		return Turn{}, err
+	}
+	return r.prepare(ctx, b, now), nil
 }
 
 // NearlySpent says which of tokens and time has WrapUpAt or less left, or
@@ -157,7 +181,14 @@ func (r *Run) NearlySpent() string {
 	if r.Cfg.WrapUpAt <= 0 {
 		return ""
 	}
-	b, now := r.Tracker.Budget(), r.Tracker.Now()
+	return r.nearlySpent(r.Tracker.Budget(), r.Tracker.Now())
+}
+
+// nearlySpent is NearlySpent on budget b at now.
+func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
+	if r.Cfg.WrapUpAt <= 0 {
+		return ""
+	}
 	if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.Cfg.WrapUpAt {
 		return "tokens: " + strconv.FormatInt(b.TokensUsed, 10) + " of " + strconv.FormatInt(b.MaxTokens, 10) + " used"
 	}
@@ -186,6 +217,11 @@ func (r *Run) NextTurn() Turn { return r.Prepare(context.Background()) }
 // does, and tells the pipeline which assessment the model is shown, so
 // that what the agent does next can be classified (feedback efficacy).
 func (r *Run) Prepare(ctx context.Context) Turn {
+	return r.prepare(ctx, r.Tracker.Budget(), r.Tracker.Now())
+}
+
+// prepare is Prepare on budget b at now.
+func (r *Run) prepare(ctx context.Context, b budget.Budget, now time.Time) Turn {
 	var t Turn
 	if msg, turn, report, current := r.assessmentMessage(); msg != nil {
 		t.Messages = turn
@@ -193,7 +229,7 @@ func (r *Run) Prepare(ctx context.Context) Turn {
 			r.Pipeline.Injected(ctx, current)
 		}
 	}
-	if reason := r.NearlySpent(); reason != "" {
+	if reason := r.nearlySpent(b, now); reason != "" {
 		r.wrapUp.Store(true)
 		t.WrapUp = true
 		// A fresh slice: the shared one-block turn is never appended to.

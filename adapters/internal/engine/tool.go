@@ -32,22 +32,33 @@ func (r *Run) Begin(name, callID, args string) (*Call, string) {
 // nil and a refusal for the model; the call must then not run. A recording
 // failure that must end the run is returned as an error.
 func (r *Run) Admit(ctx context.Context, name, callID, args string) (*Call, string, error) {
+	c, ok, refusal, err := r.AdmitValue(ctx, name, callID, args)
+	if !ok {
+		return nil, refusal, err
+	}
+	return &c, "", err
+}
+
+// AdmitValue is Admit returning the call by value, for a caller that ends
+// the call before it returns, so the call need not be allocated. ok is
+// false when the call must not run; refusal then says why, for the model.
+func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
 	if err := r.Failure(); err != nil {
-		return nil, "", err
+		return Call{}, false, "", err
 	}
 	if r.Cfg.Enforced(budget.Time) {
 		if err := r.Tracker.Check(budget.Time); err != nil {
 			r.RecordExceeded(ctx, err)
-			return nil, Refusal(err), r.Failure()
+			return Call{}, false, Refusal(err), r.Failure()
 		}
 	}
 	if err := r.Tracker.ReserveToolCall(); err != nil && r.Cfg.Enforced(budget.ToolCalls) {
 		r.RecordExceeded(ctx, err)
-		return nil, Refusal(err), r.Failure()
+		return Call{}, false, Refusal(err), r.Failure()
 	}
-	c := &Call{run: r, name: name, id: callID, args: args, started: r.Cfg.Now()}
+	c = Call{run: r, name: name, id: callID, args: args, started: r.Cfg.Now()}
 	c.recordStart(ctx)
-	return c, "", r.Failure()
+	return c, true, "", r.Failure()
 }
 
 // Refusal is the tool message for a call the budget did not allow.
