@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/lookout-go/lookout/session"
@@ -202,6 +201,9 @@ type driftState struct {
 	version     int
 
 	episode int64 // call at which the current drift began; 0 when none
+
+	outsideCalls []*driftCall // scratch for the evidence
+	out          texts        // the texts of the latest assessment
 
 	checked int64
 	found   bool
@@ -401,45 +403,82 @@ func (st *driftState) detect(index int64) (driftFinding, bool) {
 // maxScopeShown is how many scope entries a drift report lists.
 const maxScopeShown = 5
 
+// driftReturn is the Drift assessments' last suggestion.
+const driftReturn = "If it does not, return to the task; if it does, say why before going further."
+
+// assess turns a finding into an assessment. Its texts are written one
+// after the other into st.out and share one allocation.
 func (st *driftState) assess(f driftFinding) Assessment {
-	var outside []*driftCall
+	st.outsideCalls = st.outsideCalls[:0]
 	for i := st.calls.len() - 1; i >= 0; i-- {
 		if c := st.calls.back(i); c.outside {
-			outside = append(outside, c)
+			st.outsideCalls = append(st.outsideCalls, c)
 		}
 	}
-	var evidence strings.Builder
-	evidence.Grow(512)
+	outside := st.outsideCalls
+	t := &st.out
+	t.start(512)
 	line := func(b *strings.Builder, i int) {
 		c := outside[i]
 		evidenceLine(b, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
 	}
-	listCalls(&evidence, len(outside), len(outside), line, func(b *strings.Builder) { line(b, 0) })
+	listCalls(&t.Builder, len(outside), len(outside), line, func(b *strings.Builder) { line(b, 0) })
+	evidence := t.end()
 
-	shown := st.scope[:min(len(st.scope), maxScopeShown)]
-	scope := strings.Join(shown, ", ")
-	if more := len(st.scope) - len(shown); more > 0 {
-		scope += " and " + strconv.Itoa(more) + " more"
-	}
-	source := "the scope taken from the task"
+	writeInt(&t.Builder, int64(f.outside))
+	t.WriteString(" of the last ")
+	writeInt(&t.Builder, int64(f.total))
+	t.WriteString(" calls that named a file, host or resource were outside ")
 	if len(st.declared) > 0 {
-		source = "the declared scope"
+		t.WriteString("the declared scope")
+	} else {
+		t.WriteString("the scope taken from the task")
 	}
-	a := Assessment{
+	t.WriteString(" (")
+	shown := st.scope[:min(len(st.scope), maxScopeShown)]
+	if slices.ContainsFunc(shown, needsOneLine) {
+		// oneLine also replaces the invalid UTF-8 of the other entries.
+		t.WriteString(oneLine(strings.Join(shown, ", ")))
+	} else {
+		for i, e := range shown {
+			if i > 0 {
+				t.WriteString(", ")
+			}
+			t.WriteString(e)
+		}
+	}
+	if more := len(st.scope) - len(shown); more > 0 {
+		t.WriteString(" and ")
+		writeInt(&t.Builder, int64(more))
+		t.WriteString(" more")
+	}
+	t.WriteString(").")
+	description := t.end()
+
+	var check piece
+	task := firstLine(st.taskPrompt)
+	if task != "" {
+		t.WriteString("Check that this work serves the task: \"")
+		t.WriteString(strings.TrimRight(clip(task, 120), "."))
+		t.WriteString("\".")
+		check = t.end()
+	}
+
+	all := t.String()
+	suggestions := make([]string, 0, 2)
+	if task != "" {
+		suggestions = append(suggestions, check.in(all))
+	}
+	return Assessment{
 		Summary:  "Most of your recent work is outside the task's scope.",
 		Severity: f.severity,
 		Observations: []Observation{{
-			Category: "drift",
-			Description: strconv.Itoa(f.outside) + " of the last " + strconv.Itoa(f.total) +
-				" calls that named a file, host or resource were outside " + source + " (" + oneLine(scope) + ").",
-			Evidence: evidence.String(),
+			Category:    "drift",
+			Description: description.in(all),
+			Evidence:    evidence.in(all),
 		}},
+		Suggestions: append(suggestions, driftReturn),
 	}
-	if task := firstLine(st.taskPrompt); task != "" {
-		a.Suggestions = append(a.Suggestions, "Check that this work serves the task: \""+strings.TrimRight(clip(task, 120), ".")+"\".")
-	}
-	a.Suggestions = append(a.Suggestions, "If it does not, return to the task; if it does, say why before going further.")
-	return a
 }
 
 // firstLine returns the first non-blank line of s, trimmed.

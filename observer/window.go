@@ -192,7 +192,7 @@ func summarizeArgs(args string) string {
 // oneLine makes s safe for one line of a fenced block: newlines and tabs
 // become spaces and backticks become quotes.
 func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t`") {
+	if !needsOneLine(s) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
@@ -205,6 +205,9 @@ func oneLine(s string) string {
 		return r
 	}, s)
 }
+
+// needsOneLine reports whether [oneLine] changes s.
+func needsOneLine(s string) bool { return strings.ContainsAny(s, "\n\r\t`") }
 
 // clip shortens s to at most n bytes, cutting at a rune boundary and
 // marking the cut with "…".
