@@ -203,8 +203,16 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 	return rec, p.observe(ctx, rec, tally, states, now)
 }
 
+// assessed is a CurrentAssessment allocated together with room for its
+// first assessment: most often one observer has something to say.
+type assessed struct {
+	current CurrentAssessment
+	first   [1]Assessment
+}
+
 // observe runs the observers in p.fired and stores what they produce.
 func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, states ObserverStates, now time.Time) *CurrentAssessment {
+	var out *assessed
 	var produced []Assessment
 	var next ObserverStates
 	for _, i := range p.fired {
@@ -219,6 +227,8 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 		if next == nil {
 			next = make(ObserverStates, len(states)+len(p.fired))
 			maps.Copy(next, states)
+			out = new(assessed)
+			produced = out.first[:0]
 		}
 		st := states[name]
 		st.LastAssessmentCallIndex = rec.CallIndex
@@ -231,12 +241,13 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 		return nil
 	}
 	p.states.Seed(next)
-	current := CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
-	p.current.Seed(current)
+	current := &out.current
+	*current = CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
+	p.current.Seed(*current)
 	if p.historySize > 0 {
-		p.history.Append(PastAssessment{current})
+		p.history.Append(PastAssessment{*current})
 	}
-	return &current
+	return current
 }
 
 // runOne asks one observer, isolating errors and panics. It reports whether
