@@ -78,11 +78,11 @@ func (m *middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 			return next(ctx, arg, opts...)
 		}
 		ensure(ctx, r)
-		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, argText(arg))
+		c, ok, refused, err := r.AdmitValue(ctx, tc.Name, tc.CallID, argText(arg))
 		if err != nil {
 			return nil, ended(ctx, r, err)
 		}
-		if c == nil {
+		if !ok {
 			return textResult(refused), nil
 		}
 		res, err := next(withToolCall(ctx, tc), arg, opts...)
