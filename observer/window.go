@@ -1,6 +1,7 @@
 package observer
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -140,7 +141,23 @@ func (l *label) of(tool, paramsSummary, args string) string {
 func callLabel(tool, paramsSummary, args string) string {
 	s := paramsSummary
 	if s == "" {
-		s = summarizeArgs(args)
+		// The summary is written on the stack, and copied only into the
+		// label when it needs no other change than clipping.
+		var buf [3 * maxSummaryLen]byte
+		summary, ok := appendSummary(buf[:0], args)
+		switch {
+		case !ok:
+			s = strings.TrimSpace(prefixOf(args, 4*maxSummaryLen))
+		case len(summary) == 0:
+			return oneLine(tool)
+		case bytes.ContainsAny(summary, "\n\r\t`"):
+			s = string(summary)
+		default:
+			if cut := clipLen(summary, maxSummaryLen); cut < len(summary) {
+				return oneLine(tool) + " " + string(summary[:cut]) + "…"
+			}
+			return oneLine(tool) + " " + string(summary)
+		}
 	}
 	s = clip(oneLine(s), maxSummaryLen)
 	if s == "" {
@@ -166,27 +183,20 @@ func evidenceLine(b *strings.Builder, index int64, label string, success bool, e
 	}
 }
 
-// summarizeArgs abbreviates JSON object arguments as "key=value" pairs,
-// strings unquoted, and other arguments as their trimmed text.
-func summarizeArgs(args string) string {
-	var b strings.Builder
+// appendSummary appends to dst the abbreviation of JSON object arguments
+// as "key=value" pairs, strings unquoted. It reports false when args is
+// not a JSON object.
+func appendSummary(dst []byte, args string) ([]byte, bool) {
 	ok := eachMember(args, func(key, val string, isString bool) bool {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		} else {
-			// The pairs are about as long as the JSON they come from, and
-			// the summary stops soon after 2*maxSummaryLen bytes.
-			b.Grow(min(len(args), 3*maxSummaryLen))
+		if len(dst) > 0 {
+			dst = append(dst, ' ')
 		}
-		b.WriteString(key)
-		b.WriteByte('=')
-		b.WriteString(val)
-		return b.Len() < 2*maxSummaryLen
+		dst = append(dst, key...)
+		dst = append(dst, '=')
+		dst = append(dst, val...)
+		return len(dst) < 2*maxSummaryLen
 	})
-	if ok {
-		return b.String()
-	}
-	return strings.TrimSpace(prefixOf(args, 4*maxSummaryLen))
+	return dst, ok
 }
 
 // oneLine makes s safe for one line of a fenced block: newlines and tabs
@@ -212,14 +222,23 @@ func needsOneLine(s string) bool { return strings.ContainsAny(s, "\n\r\t`") }
 // clip shortens s to at most n bytes, cutting at a rune boundary and
 // marking the cut with "…".
 func clip(s string, n int) string {
+	if cut := clipLen(s, n); cut < len(s) {
+		return s[:cut] + "…"
+	}
+	return s
+}
+
+// clipLen returns how many bytes of s [clip] keeps: all of them, or fewer
+// when it cuts.
+func clipLen[T string | []byte](s T, n int) int {
 	if len(s) <= n {
-		return s
+		return len(s)
 	}
 	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…"
+	return cut
 }
 
 func prefixOf(s string, n int) string {
