@@ -2,6 +2,7 @@ package observer
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +127,25 @@ func (a Assessment) render(b *strings.Builder) {
 			b.WriteString(s)
 		}
 	}
+}
+
+// detectorParts is a detector's observation allocated together with its
+// suggestions.
+type detectorParts struct {
+	observations [1]Observation
+	suggestions  [3]string
+}
+
+// observationWith returns o as the only observation of an assessment and
+// a copy of suggestions, both from one allocation when there are at most
+// three suggestions.
+func observationWith(o Observation, suggestions ...string) ([]Observation, []string) {
+	if len(suggestions) > 3 {
+		return []Observation{o}, slices.Clone(suggestions)
+	}
+	p := &detectorParts{observations: [1]Observation{o}}
+	n := copy(p.suggestions[:], suggestions)
+	return p.observations[:], p.suggestions[:n:n]
 }
 
 // CurrentAssessment is the session slice holding the latest merged

@@ -1,6 +1,7 @@
 package observer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -256,11 +257,26 @@ func (st *cascadeState) templateOf(c *cascadeCall) string {
 			c.template = "no error message"
 		} else {
 			st.buf = st.rules.apply(st.buf[:0], msg)
-			c.template = clip(oneLine(string(st.buf)), maxTemplateLen)
+			c.template = st.intern(st.buf)
 		}
 		c.templateDone = true
 	}
 	return c.template
+}
+
+// intern returns the template of the normalized message msg, the string a
+// kept call already has when it is the same: failures piling up often
+// share it.
+func (st *cascadeState) intern(msg []byte) string {
+	if len(msg) > maxTemplateLen || bytes.ContainsAny(msg, "\n\r\t`") {
+		return clip(oneLine(string(msg)), maxTemplateLen)
+	}
+	for i := range st.calls.len() {
+		if c := st.calls.back(i); c.templateDone && c.template == string(msg) {
+			return c.template
+		}
+	}
+	return string(msg)
 }
 
 // errorGroup is the failures sharing one normalized message.
@@ -423,20 +439,19 @@ func (st *cascadeState) assess(f cascadeFinding) Assessment {
 	if f.byStreak {
 		category = "error_cascade"
 	}
-	suggestions := make([]string, 1, 3)
-	suggestions[0] = reassessSuggestion
+	var room [3]string
+	suggestions := append(room[:0], reassessSuggestion)
 	if common {
 		suggestions = append(suggestions, dealWith.in(all))
 	}
 	if f.severity == Warning {
 		suggestions = append(suggestions, cascadeWarning)
 	}
-	return Assessment{
-		Summary:      summary.in(all),
-		Severity:     f.severity,
-		Observations: []Observation{{Category: category, Description: description.in(all), Evidence: evidence.in(all)}},
-		Suggestions:  suggestions,
-	}
+	a := Assessment{Summary: summary.in(all), Severity: f.severity}
+	a.Observations, a.Suggestions = observationWith(
+		Observation{Category: category, Description: description.in(all), Evidence: evidence.in(all)},
+		suggestions...)
+	return a
 }
 
 // matchURL matches an absolute URL up to the next space or quote, without

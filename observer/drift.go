@@ -465,20 +465,18 @@ func (st *driftState) assess(f driftFinding) Assessment {
 	}
 
 	all := t.String()
-	suggestions := make([]string, 0, 2)
+	var room [2]string
+	suggestions := room[:0]
 	if task != "" {
 		suggestions = append(suggestions, check.in(all))
 	}
-	return Assessment{
-		Summary:  "Most of your recent work is outside the task's scope.",
-		Severity: f.severity,
-		Observations: []Observation{{
-			Category:    "drift",
-			Description: description.in(all),
-			Evidence:    evidence.in(all),
-		}},
-		Suggestions: append(suggestions, driftReturn),
-	}
+	a := Assessment{Summary: "Most of your recent work is outside the task's scope.", Severity: f.severity}
+	a.Observations, a.Suggestions = observationWith(Observation{
+		Category:    "drift",
+		Description: description.in(all),
+		Evidence:    evidence.in(all),
+	}, append(suggestions, driftReturn)...)
+	return a
 }
 
 // firstLine returns the first non-blank line of s, trimmed.

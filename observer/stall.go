@@ -635,7 +635,8 @@ const (
 func (st *stallState) assess(f stallFinding) Assessment {
 	e := st.calls.back(0)
 	a := Assessment{Severity: f.severity}
-	suggestions := make([]string, 0, 3)
+	var room [3]string
+	suggestions := room[:0]
 	t := &st.out
 	t.start(512)
 	var summary, description, evidence, suggestion piece
@@ -723,8 +724,7 @@ func (st *stallState) assess(f stallFinding) Assessment {
 	}
 	o.Description = description.in(all)
 	o.Evidence = evidence.in(all)
-	a.Suggestions = suggestions
-	a.Observations = []Observation{o}
+	a.Observations, a.Suggestions = observationWith(o, suggestions...)
 	return a
 }
 
