@@ -351,6 +351,7 @@ type stallState struct {
 	found   bool
 	finding stallFinding
 	picked  []*stallCall // scratch for evidence
+	chain   []*stallCall // the latest call's chain of repeats, when detect looked for one
 	out     texts        // the texts of the latest assessment
 }
 
@@ -573,21 +574,22 @@ func (st *stallState) detect(index int64) (stallFinding, bool) {
 	if !e.success {
 		threshold = st.failed
 	}
-	if threshold > 0 && e.repeatRun >= threshold && st.repeatsInWindow(e) >= threshold {
+	if threshold > 0 && e.repeatRun >= threshold && len(st.chainOf(e)) >= threshold {
 		consider(repeatPattern, e.repeatRun, threshold)
 	}
 	return best, found
 }
 
-// repeatsInWindow counts the kept calls of e's chain, e included.
-func (st *stallState) repeatsInWindow(e *stallCall) int {
-	n := 0
-	for i := range st.calls.len() {
-		if st.inChain(st.calls.back(i), e) {
-			n++
+// chainOf gathers the kept calls of e's chain, e included, oldest first,
+// into st.chain, where assess finds them.
+func (st *stallState) chainOf(e *stallCall) []*stallCall {
+	st.chain = st.chain[:0]
+	for i := st.calls.len() - 1; i >= 0; i-- {
+		if c := st.calls.back(i); st.inChain(c, e) {
+			st.chain = append(st.chain, c)
 		}
 	}
-	return n
+	return st.chain
 }
 
 // inChain reports whether p belongs to the chain of repeats ending at e:
@@ -643,7 +645,8 @@ func (st *stallState) assess(f stallFinding) Assessment {
 	var o Observation
 	switch f.kind {
 	case repeatPattern:
-		st.pick(func(c *stallCall) bool { return st.inChain(c, e) })
+		// detect found the chain's kept calls.
+		st.picked = append(st.picked[:0], st.chain...)
 		first := e.repeatFirst
 		st.list(&t.Builder, f.length, first, e)
 		evidence = t.end()
