@@ -499,6 +499,16 @@ func isPathChar(b byte) bool {
 	return isWordByte(b) || b == '/' || b == '\\' || b == '.' || b == '_' || b == '-' || b == '~' || b == '@' || b == '+' || b == '%'
 }
 
+// hasASCIIWordByte reports whether s holds an ASCII letter or digit.
+func hasASCIIWordByte(s string) bool {
+	for i := range len(s) {
+		if s[i] < 0x80 && isWordByte(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // matchPath matches a file system path.
 func matchPath(s string) int {
 	start := 0
@@ -510,14 +520,17 @@ func matchPath(s string) int {
 		n--
 	}
 	w := s[:n]
-	if n < 2 || strings.IndexFunc(w, func(r rune) bool { return r < 0x80 && isWordByte(byte(r)) }) < 0 {
+	if n < 2 || !hasASCIIWordByte(w) {
 		return 0
 	}
 	switch {
 	case start > 0, w[0] == '/', w[0] == '\\', strings.HasPrefix(w, "~/"), strings.HasPrefix(w, "./"), strings.HasPrefix(w, "../"):
 		return n
 	}
-	slash := strings.LastIndexAny(w, `/\`)
+	slash := len(w) - 1
+	for slash >= 0 && w[slash] != '/' && w[slash] != '\\' {
+		slash--
+	}
 	if slash <= 0 {
 		return 0
 	}
