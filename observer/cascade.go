@@ -1,7 +1,6 @@
 package observer
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -268,7 +267,7 @@ func (st *cascadeState) templateOf(c *cascadeCall) string {
 // kept call already has when it is the same: failures piling up often
 // share it.
 func (st *cascadeState) intern(msg []byte) string {
-	if len(msg) > maxTemplateLen || bytes.ContainsAny(msg, "\n\r\t`") {
+	if len(msg) > maxTemplateLen || needsOneLine(msg) {
 		return clip(oneLine(string(msg)), maxTemplateLen)
 	}
 	for i := range st.calls.len() {

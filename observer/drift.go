@@ -436,7 +436,7 @@ func (st *driftState) assess(f driftFinding) Assessment {
 	}
 	t.WriteString(" (")
 	shown := st.scope[:min(len(st.scope), maxScopeShown)]
-	if slices.ContainsFunc(shown, needsOneLine) {
+	if slices.ContainsFunc(shown, needsOneLine[string]) {
 		// oneLine also replaces the invalid UTF-8 of the other entries.
 		t.WriteString(oneLine(strings.Join(shown, ", ")))
 	} else {

@@ -1,7 +1,6 @@
 package observer
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -150,7 +149,7 @@ func callLabel(tool, paramsSummary, args string) string {
 			s = strings.TrimSpace(prefixOf(args, 4*maxSummaryLen))
 		case len(summary) == 0:
 			return oneLine(tool)
-		case bytes.ContainsAny(summary, "\n\r\t`"):
+		case needsOneLine(summary):
 			s = string(summary)
 		default:
 			if cut := clipLen(summary, maxSummaryLen); cut < len(summary) {
@@ -216,8 +215,17 @@ func oneLine(s string) string {
 	}, s)
 }
 
-// needsOneLine reports whether [oneLine] changes s.
-func needsOneLine(s string) bool { return strings.ContainsAny(s, "\n\r\t`") }
+// needsOneLine reports whether [oneLine] changes s: whether it holds a
+// newline, tab or backtick.
+func needsOneLine[T string | []byte](s T) bool {
+	for i := range len(s) {
+		switch s[i] {
+		case '\n', '\r', '\t', '`':
+			return true
+		}
+	}
+	return false
+}
 
 // clip shortens s to at most n bytes, cutting at a rune boundary and
 // marking the cut with "…".
