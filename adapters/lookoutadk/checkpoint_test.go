@@ -48,7 +48,7 @@ func TestResumeKeepsTheSessionSlices(t *testing.T) {
 		scripted.Reply("deployed").WithUsage(300, 30),
 	)
 	var resumed *session.Store
-	approve := fnTool{name: "approve", fn: func(ctx context.Context, _ string) (string, error) {
+	approve := fnTool{Name: "approve", Fn: func(ctx context.Context, _ string) (string, error) {
 		if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
 			return "", tool.Interrupt(ctx, "needs a human")
 		}

@@ -2,11 +2,8 @@ package lookoutadk_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
@@ -15,48 +12,22 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/session"
 )
 
-var t0 = time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
-
 // clock is a fake clock that tests advance explicitly.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type clock = adaptertest.Clock
 
-func newClock() *clock { return &clock{t: t0} }
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *clock { return adaptertest.NewClock() }
 
 // fnTool is an invokable tool backed by a function.
-type fnTool struct {
-	name string
-	fn   func(ctx context.Context, args string) (string, error)
-}
+type fnTool = adaptertest.Tool
 
-func (t fnTool) Info(context.Context) (*schema.ToolInfo, error) {
-	return &schema.ToolInfo{Name: t.name, Desc: "test tool " + t.name}, nil
-}
+func echo(name string) fnTool { return adaptertest.Echo(name) }
 
-func (t fnTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
-	return t.fn(ctx, args)
-}
-
-func echo(name string) fnTool {
-	return fnTool{name: name, fn: func(_ context.Context, args string) (string, error) { return name + " ok " + args, nil }}
-}
-
-func failing(name, msg string) fnTool {
-	return fnTool{name: name, fn: func(context.Context, string) (string, error) { return "", errors.New(msg) }}
-}
+func failing(name, msg string) fnTool { return adaptertest.Failing(name, msg) }
 
 type agentSpec struct {
 	name     string

@@ -36,7 +36,7 @@ func TestParallelToolCallsGetDenseUniqueIndices(t *testing.T) {
 	var inflight, peak int
 	var mu sync.Mutex
 	release := make(chan struct{})
-	work := fnTool{name: "work", fn: func(_ context.Context, args string) (string, error) {
+	work := fnTool{Name: "work", Fn: func(_ context.Context, args string) (string, error) {
 		mu.Lock()
 		inflight++
 		peak = max(peak, inflight)
@@ -132,7 +132,7 @@ func TestAToolCallOverTheLimitIsRefusedWithAReadableMessage(t *testing.T) {
 	)
 	ran := 0
 	var mu sync.Mutex
-	search := fnTool{name: "search", fn: func(context.Context, string) (string, error) {
+	search := fnTool{Name: "search", Fn: func(context.Context, string) (string, error) {
 		mu.Lock()
 		ran++
 		mu.Unlock()
@@ -219,7 +219,7 @@ func TestADeadlineEndsTheRunWithItsCause(t *testing.T) {
 		scripted.Reply("never reached"),
 	)
 	var sawDeadline bool
-	slow := fnTool{name: "slow", fn: func(ctx context.Context, _ string) (string, error) {
+	slow := fnTool{Name: "slow", Fn: func(ctx context.Context, _ string) (string, error) {
 		_, sawDeadline = ctx.Deadline()
 		c.Advance(31 * time.Minute)
 		return "finally", nil

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -22,29 +23,14 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-func kinds(records []recorder.Record) map[recorder.Kind]int {
-	out := map[recorder.Kind]int{}
-	for _, r := range records {
-		out[r.Kind()]++
-	}
-	return out
-}
-
-func byRun(records []recorder.Record) map[string][]recorder.Record {
-	out := map[string][]recorder.Record{}
-	for _, r := range records {
-		out[r.RunID] = append(out[r.RunID], r)
-	}
-	return out
-}
+var (
+	kinds = adaptertest.Kinds
+	byRun = adaptertest.ByRun
+)
 
 func assertDenseSeq(t *testing.T, records []recorder.Record) {
 	t.Helper()
-	for run, recs := range byRun(records) {
-		for i, r := range recs {
-			require.Equal(t, uint64(i), r.Seq, "run %s: record %d", run, i)
-		}
-	}
+	adaptertest.AssertDenseSeq(t, records)
 }
 
 func runWith(t *testing.T, agent adk.Agent, streaming bool) outcome {

@@ -47,7 +47,7 @@ func TestEinoHandsTheGraphStartCtxToEveryNode(t *testing.T) {
 			}),
 			scripted.Reply("done"),
 		)
-		look := fnTool{name: "look", fn: func(ctx context.Context, _ string) (string, error) {
+		look := fnTool{Name: "look", Fn: func(ctx context.Context, _ string) (string, error) {
 			note("tool", ctx)
 			return "seen", nil
 		}}
@@ -105,7 +105,7 @@ func TestParallelToolCallsGetDenseUniqueIndices(t *testing.T) {
 	var mu sync.Mutex
 	release := make(chan struct{})
 	var store *session.Store
-	work := fnTool{name: "work", fn: func(ctx context.Context, args string) (string, error) {
+	work := fnTool{Name: "work", Fn: func(ctx context.Context, args string) (string, error) {
 		mu.Lock()
 		store, _ = lookoutreact.Session(ctx)
 		inflight++
@@ -242,7 +242,7 @@ func TestAToolCallOverTheLimitIsRefusedWithAReadableMessage(t *testing.T) {
 	)
 	ran := 0
 	var mu sync.Mutex
-	search := fnTool{name: "search", fn: func(context.Context, string) (string, error) {
+	search := fnTool{Name: "search", Fn: func(context.Context, string) (string, error) {
 		mu.Lock()
 		ran++
 		mu.Unlock()
@@ -390,7 +390,7 @@ func TestTwoConcurrentRunsKeepSeparateBudgets(t *testing.T) {
 	var mu sync.Mutex
 	stores := map[*session.Store]bool{}
 	first := map[string]bool{}
-	search := fnTool{name: "search", fn: func(ctx context.Context, _ string) (string, error) {
+	search := fnTool{Name: "search", Fn: func(ctx context.Context, _ string) (string, error) {
 		store, _ := lookoutreact.Session(ctx)
 		mu.Lock()
 		stores[store] = true
@@ -578,7 +578,7 @@ func TestADeadlineEndsTheRunWithItsCause(t *testing.T) {
 		scripted.Reply("never reached"),
 	)
 	var sawDeadline bool
-	slow := fnTool{name: "slow", fn: func(ctx context.Context, _ string) (string, error) {
+	slow := fnTool{Name: "slow", Fn: func(ctx context.Context, _ string) (string, error) {
 		_, sawDeadline = ctx.Deadline()
 		c.Advance(31 * time.Minute)
 		return "finally", nil
@@ -612,7 +612,7 @@ func TestTheDeadlineTimerIsReleasedWhenTheRunEndsAndNotBefore(t *testing.T) {
 		var mu sync.Mutex
 		var toolCtx context.Context
 		var liveInTool bool
-		look := fnTool{name: "look", fn: func(ctx context.Context, _ string) (string, error) {
+		look := fnTool{Name: "look", Fn: func(ctx context.Context, _ string) (string, error) {
 			mu.Lock()
 			toolCtx, liveInTool = ctx, ctx.Err() == nil
 			mu.Unlock()
@@ -672,7 +672,7 @@ func TestANestedAgentSharesTheBudget(t *testing.T) {
 		scripted.Reply("inner answer").WithUsage(200, 20),
 	)
 	inner := newAgent(t, agentSpec{model: innerModel, tools: []tool.BaseTool{echo("lookup")}, lookout: l})
-	research := fnTool{name: "research", fn: func(ctx context.Context, args string) (string, error) {
+	research := fnTool{Name: "research", Fn: func(ctx context.Context, args string) (string, error) {
 		out, err := inner.Generate(ctx, []*schema.Message{schema.UserMessage(args)}, l.AgentOption())
 		if err != nil {
 			return "", err

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -24,29 +25,14 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-func kinds(records []recorder.Record) map[recorder.Kind]int {
-	out := map[recorder.Kind]int{}
-	for _, r := range records {
-		out[r.Kind()]++
-	}
-	return out
-}
-
-func byRun(records []recorder.Record) map[string][]recorder.Record {
-	out := map[string][]recorder.Record{}
-	for _, r := range records {
-		out[r.RunID] = append(out[r.RunID], r)
-	}
-	return out
-}
+var (
+	kinds = adaptertest.Kinds
+	byRun = adaptertest.ByRun
+)
 
 func assertDenseSeq(t *testing.T, records []recorder.Record) {
 	t.Helper()
-	for run, recs := range byRun(records) {
-		for i, r := range recs {
-			require.Equal(t, uint64(i), r.Seq, "run %s: record %d", run, i)
-		}
-	}
+	adaptertest.AssertDenseSeq(t, records)
 }
 
 // ended waits for the run_ended record of a root run and returns the
@@ -216,7 +202,7 @@ func TestANestedAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 		inner := newAgent(t, agentSpec{model: scripted.New(
 			scripted.Call("lookup", `{"id":1}`), scripted.Reply("inner answer"),
 		), tools: []tool.BaseTool{echo("lookup")}, lookout: l})
-		research := fnTool{name: "research", fn: func(ctx context.Context, args string) (string, error) {
+		research := fnTool{Name: "research", Fn: func(ctx context.Context, args string) (string, error) {
 			var opts []agent.AgentOption
 			if withOption {
 				opts = append(opts, l.AgentOption())
@@ -265,7 +251,7 @@ func TestANestedAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 
 func TestAnInterruptPausesTheRunWithoutEndingIt(t *testing.T) {
 	sink := recorder.NewMemorySink()
-	approve := fnTool{name: "deploy", fn: func(ctx context.Context, _ string) (string, error) {
+	approve := fnTool{Name: "deploy", Fn: func(ctx context.Context, _ string) (string, error) {
 		return "", compose.Interrupt(ctx, "approve the deploy?")
 	}}
 	m := scripted.New(scripted.Call("deploy", `{}`), scripted.Reply("never reached"))
