@@ -1,14 +1,3 @@
-// Command quickstart runs an unattended Eino ADK agent with Lookout
-// attached: a Resource observer, limits on time, tokens and tool calls, and
-// a tool that keeps failing. It prints every assessment exactly as the
-// model sees it, then the budget, then how the run ended.
-//
-// It runs offline on a scripted model:
-//
-//	go run ./examples/quickstart
-//
-// With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL and
-// OPENAI_MODEL), the same agent runs on that model instead.
 package main
 
 import (

@@ -1,0 +1,24 @@
+package main
+
+import "os"
+
+func Example_help() {
+	code := run([]string{"help"}, os.Stdout, os.Stdout)
+	_ = code
+	// Output:
+	// Usage: lookout <command> [flags] FILE...
+	//
+	// Inspect, export, validate and summarize recorded agent trajectories: the
+	// JSON Lines files Lookout's recorder writes. Commands that read records also
+	// accept an ATIF trajectory file.
+	//
+	// Commands:
+	//   inspect    show runs, outcomes, stop reasons, usage, tools, errors and assessments
+	//   export     convert a trajectory to ATIF JSON or OpenAI-style messages JSONL
+	//   validate   check a trajectory (JSON Lines records or ATIF) and name every problem
+	//   summarize  analytics, plus a summary of each user prompt when a model is configured
+	//   help       show this help, or a command's: lookout help <command>
+	//
+	// Exit status: 0 on success, 1 when the input cannot be read or is invalid,
+	// 2 on a usage error.
+}

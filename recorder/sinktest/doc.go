@@ -1,0 +1,18 @@
+// Package sinktest checks that a recorder.Sink keeps the promises the
+// recorder relies on. Run it from a test of your sink:
+//
+//	func TestMySink(t *testing.T) {
+//		sinktest.Run(t, func(t *testing.T) (recorder.Sink, sinktest.ReadBack) {
+//			s := mysink.New(t.TempDir())
+//			return s, s.ReadAll
+//		})
+//	}
+//
+// The kit writes through a recorder.Recorder with the Escalate policy, so
+// any failed write fails the test: a sink that drops records under load
+// (such as a FileSink without Block) must be configured not to.
+//
+// Common pitfalls: the read-back function is called after the sink is
+// closed, so it must read the stored data, not the sink's buffers; and
+// every case gets a fresh sink from the factory.
+package sinktest
