@@ -2,8 +2,6 @@ package lookoutadk
 
 import (
 	"context"
-	"io"
-	"strings"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -62,7 +60,7 @@ func (m *middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 			}
 			return schema.StreamReaderFromArray([]string{msg}), nil
 		}
-		return endWithStream(ctx, c, r.Cfg.MaxRecordBytes, sr, func(s string) string { return s }), nil
+		return engine.PassStream(c, sr, func(s string) string { return s }, recorder(ctx, c)), nil
 	}, nil
 }
 
@@ -83,15 +81,15 @@ func (m *middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 			return nil, ended(ctx, r, err)
 		}
 		if !ok {
-			return textResult(refused), nil
+			return engine.TextResult(refused), nil
 		}
 		res, err := next(withToolCall(ctx, tc), arg, opts...)
-		msg, err := c.End(ctx, resultText(res), err)
+		msg, err := c.End(ctx, engine.ResultText(res), err)
 		if err != nil {
 			return res, ended(ctx, r, err)
 		}
-		if res == nil || msg != resultText(res) {
-			return textResult(msg), nil
+		if res == nil || msg != engine.ResultText(res) {
+			return engine.TextResult(msg), nil
 		}
 		return res, nil
 	}, nil
@@ -114,7 +112,7 @@ func (m *middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 			return nil, ended(ctx, r, err)
 		}
 		if c == nil {
-			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)}), nil
+			return schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(refused)}), nil
 		}
 		sr, err := next(withToolCall(ctx, tc), arg, opts...)
 		if err != nil {
@@ -122,34 +120,10 @@ func (m *middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 			if err != nil {
 				return nil, ended(ctx, r, err)
 			}
-			return schema.StreamReaderFromArray([]*schema.ToolResult{textResult(msg)}), nil
+			return schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(msg)}), nil
 		}
-		return endWithStream(ctx, c, r.Cfg.MaxRecordBytes, sr, resultText), nil
+		return engine.PassStream(c, sr, engine.ResultText, recorder(ctx, c)), nil
 	}, nil
-}
-
-// endWithStream passes a tool's stream through and ends the call when the
-// stream does. An error in mid-stream is recorded as a failure and passed
-// on: part of the output has already reached the model, so it cannot be
-// turned into a message.
-func endWithStream[T any](ctx context.Context, c *engine.Call, limit int, sr *schema.StreamReader[T], text func(T) string) *schema.StreamReader[T] {
-	var head strings.Builder
-	return schema.StreamReaderWithConvert(sr,
-		func(chunk T) (T, error) {
-			if head.Len() < limit {
-				head.WriteString(text(chunk))
-			}
-			return chunk, nil
-		},
-		schema.WithOnEOF(func() (any, error) {
-			c.Record(ctx, head.String(), nil)
-			return nil, io.EOF
-		}),
-		schema.WithErrWrapper(func(err error) error {
-			_, err = c.Record(ctx, head.String(), err)
-			return err
-		}),
-	)
 }
 
 func argText(a *schema.ToolArgument) string {
@@ -157,23 +131,6 @@ func argText(a *schema.ToolArgument) string {
 		return ""
 	}
 	return a.Text
-}
-
-func textResult(s string) *schema.ToolResult {
-	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: s}}}
-}
-
-func resultText(r *schema.ToolResult) string {
-	if r == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range r.Parts {
-		if p.Type == schema.ToolPartTypeText {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
 }
 
 // withToolCall returns ctx marked as running inside the tool call tc, for
@@ -206,4 +163,12 @@ func ended(ctx context.Context, r *engine.Run, err error) error {
 		r.End(ctx, err)
 	}
 	return err
+}
+
+// recorder records the end of a streamed call.
+func recorder(ctx context.Context, c *engine.Call) func(result string, err error) error {
+	return func(result string, err error) error {
+		_, err = c.Record(ctx, result, err)
+		return err
+	}
 }

@@ -3,8 +3,6 @@ package lookoutreact
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -90,7 +88,9 @@ func (l *Lookout) streamable(next compose.StreamableToolEndpoint) compose.Stream
 			}
 			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{msg})}, nil
 		}
-		return &compose.StreamToolOutput{Result: endWithStream(ctx, c, r, out.Result, identity)}, nil
+		return &compose.StreamToolOutput{Result: engine.PassStream(c, out.Result, identity, func(result string, err error) error {
+			return record(ctx, r, c, result, err)
+		})}, nil
 	}
 }
 
@@ -105,7 +105,7 @@ func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) 
 		case err != nil:
 			return nil, err
 		case refused != "":
-			return &compose.EnhancedInvokableToolOutput{Result: textResult(refused)}, nil
+			return &compose.EnhancedInvokableToolOutput{Result: engine.TextResult(refused)}, nil
 		case c == nil:
 			return next(ctx, in)
 		}
@@ -114,13 +114,13 @@ func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) 
 		if out != nil {
 			res = out.Result
 		}
-		text := resultText(res)
+		text := engine.ResultText(res)
 		msg, err := end(ctx, r, c, text, err)
 		if err != nil {
 			return nil, err
 		}
 		if res == nil || msg != text {
-			return &compose.EnhancedInvokableToolOutput{Result: textResult(msg)}, nil
+			return &compose.EnhancedInvokableToolOutput{Result: engine.TextResult(msg)}, nil
 		}
 		return out, nil
 	}
@@ -137,7 +137,7 @@ func (l *Lookout) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint
 		case err != nil:
 			return nil, err
 		case refused != "":
-			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(refused)})}, nil
+			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(refused)})}, nil
 		case c == nil:
 			return next(ctx, in)
 		}
@@ -147,9 +147,11 @@ func (l *Lookout) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint
 			if err != nil {
 				return nil, err
 			}
-			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(msg)})}, nil
+			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(msg)})}, nil
 		}
-		return &compose.EnhancedStreamableToolOutput{Result: endWithStream(ctx, c, r, out.Result, resultText)}, nil
+		return &compose.EnhancedStreamableToolOutput{Result: engine.PassStream(c, out.Result, engine.ResultText, func(result string, err error) error {
+			return record(ctx, r, c, result, err)
+		})}, nil
 	}
 }
 
@@ -200,45 +202,4 @@ func record(ctx context.Context, r *engine.Run, c *engine.Call, result string, e
 	return err
 }
 
-// endWithStream passes a tool's stream through and ends the call when the
-// stream does. An error in mid-stream is recorded as a failure and passed
-// on: part of the output has already reached the model, so it cannot be
-// turned into a message.
-func endWithStream[T any](ctx context.Context, c *engine.Call, r *engine.Run, sr *schema.StreamReader[T], text func(T) string) *schema.StreamReader[T] {
-	limit := r.Cfg.MaxRecordBytes
-	var head strings.Builder
-	return schema.StreamReaderWithConvert(sr,
-		func(chunk T) (T, error) {
-			if head.Len() < limit {
-				head.WriteString(text(chunk))
-			}
-			return chunk, nil
-		},
-		schema.WithOnEOF(func() (any, error) {
-			_ = record(ctx, r, c, head.String(), nil)
-			return nil, io.EOF
-		}),
-		schema.WithErrWrapper(func(err error) error {
-			return record(ctx, r, c, head.String(), err)
-		}),
-	)
-}
-
 func identity(s string) string { return s }
-
-func textResult(s string) *schema.ToolResult {
-	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: s}}}
-}
-
-func resultText(r *schema.ToolResult) string {
-	if r == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range r.Parts {
-		if p.Type == schema.ToolPartTypeText {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"io"
+	"strings"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// PassStream passes a tool's stream through and ends the call when the
+// stream does, handing record the start of the output (up to
+// MaxRecordBytes, as text) and the stream's error, if any. An error in
+// mid-stream is passed on as record returns it: part of the output has
+// already reached the model, so it cannot be turned into a message.
+func PassStream[T any](c *Call, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
+	limit := c.run.Cfg.MaxRecordBytes
+	var head strings.Builder
+	return schema.StreamReaderWithConvert(sr,
+		func(chunk T) (T, error) {
+			if head.Len() < limit {
+				head.WriteString(text(chunk))
+			}
+			return chunk, nil
+		},
+		schema.WithOnEOF(func() (any, error) {
+			_ = record(head.String(), nil)
+			return nil, io.EOF
+		}),
+		schema.WithErrWrapper(func(err error) error {
+			return record(head.String(), err)
+		}),
+	)
+}
+
+// TextResult is a multimodal tool result holding only text s.
+func TextResult(s string) *schema.ToolResult {
+	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: s}}}
+}
+
+// ResultText returns the text parts of a multimodal tool result, joined.
+func ResultText(r *schema.ToolResult) string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range r.Parts {
+		if p.Type == schema.ToolPartTypeText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
