@@ -41,65 +41,12 @@ func echo(name string) fnTool { return adaptertest.Echo(name) }
 
 func failing(name, msg string) fnTool { return adaptertest.Failing(name, msg) }
 
-// streamTool is a streaming tool that sends its chunks, or fails after
-// them when err is set.
-type streamTool struct {
-	name   string
-	chunks []string
-	err    error
-}
-
-func (t streamTool) Info(context.Context) (*schema.ToolInfo, error) {
-	return &schema.ToolInfo{Name: t.name, Desc: "streaming tool " + t.name}, nil
-}
-
-func (t streamTool) StreamableRun(context.Context, string, ...tool.Option) (*schema.StreamReader[string], error) {
-	sr, sw := schema.Pipe[string](len(t.chunks) + 1)
-	for _, c := range t.chunks {
-		sw.Send(c, nil)
-	}
-	if t.err != nil {
-		sw.Send("", t.err)
-	}
-	sw.Close()
-	return sr, nil
-}
-
-// richTool is an enhanced (multimodal) invokable tool.
-type richTool struct {
-	name string
-	text string
-	err  error
-}
-
-func (t richTool) Info(context.Context) (*schema.ToolInfo, error) {
-	return &schema.ToolInfo{Name: t.name, Desc: "multimodal tool " + t.name}, nil
-}
-
-func (t richTool) InvokableRun(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.ToolResult, error) {
-	if t.err != nil {
-		return nil, t.err
-	}
-	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: t.text}}}, nil
-}
-
-// richStreamTool is an enhanced (multimodal) streaming tool.
-type richStreamTool struct {
-	name   string
-	chunks []string
-}
-
-func (t richStreamTool) Info(context.Context) (*schema.ToolInfo, error) {
-	return &schema.ToolInfo{Name: t.name, Desc: "multimodal streaming tool " + t.name}, nil
-}
-
-func (t richStreamTool) StreamableRun(context.Context, *schema.ToolArgument, ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
-	parts := make([]*schema.ToolResult, len(t.chunks))
-	for i, c := range t.chunks {
-		parts[i] = &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: c}}}
-	}
-	return schema.StreamReaderFromArray(parts), nil
-}
+// The streaming and multimodal test tools.
+type (
+	streamTool     = adaptertest.StreamTool
+	richTool       = adaptertest.RichTool
+	richStreamTool = adaptertest.RichStreamTool
+)
 
 type agentSpec struct {
 	model    model.ToolCallingChatModel

@@ -474,11 +474,11 @@ func TestToolErrorsCanAbortTheRunAsEinoDoes(t *testing.T) {
 func TestEveryKindOfToolIsRecorded(t *testing.T) {
 	tools := []tool.BaseTool{
 		echo("plain"),
-		streamTool{name: "streamed", chunks: []string{"part one, ", "part two"}},
-		streamTool{name: "broken_stream", chunks: []string{"half"}, err: errors.New("connection reset")},
-		richTool{name: "rich", text: "a picture of a cat"},
-		richTool{name: "rich_failing", err: errors.New("no camera")},
-		richStreamTool{name: "rich_streamed", chunks: []string{"frame 1 ", "frame 2"}},
+		streamTool{Name: "streamed", Chunks: []string{"part one, ", "part two"}},
+		streamTool{Name: "broken_stream", Chunks: []string{"half"}, Err: errors.New("connection reset")},
+		richTool{Name: "rich", Text: "a picture of a cat"},
+		richTool{Name: "rich_failing", Err: errors.New("no camera")},
+		richStreamTool{Name: "rich_streamed", Chunks: []string{"frame 1 ", "frame 2"}},
 	}
 	type want struct {
 		result  string
@@ -529,9 +529,9 @@ func TestEveryKindOfToolIsRecorded(t *testing.T) {
 func TestRefusalsReachTheModelForEveryKindOfTool(t *testing.T) {
 	tools := []tool.BaseTool{
 		echo("plain"),
-		streamTool{name: "streamed", chunks: []string{"streamed ok"}},
-		richTool{name: "rich", text: "rich ok"},
-		richStreamTool{name: "rich_streamed", chunks: []string{"rich_streamed ok"}},
+		streamTool{Name: "streamed", Chunks: []string{"streamed ok"}},
+		richTool{Name: "rich", Text: "rich ok"},
+		richStreamTool{Name: "rich_streamed", Chunks: []string{"rich_streamed ok"}},
 	}
 	for _, streaming := range []bool{false, true} {
 		for _, name := range []string{"plain", "streamed", "rich", "rich_streamed"} {
