@@ -223,6 +223,12 @@ func TestASubAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 }
 
 func TestFeedbackEfficacyIsRecordedAndTheTaskSeeded(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		feedbackEfficacy(t, streaming)
+	}
+}
+
+func feedbackEfficacy(t *testing.T, streaming bool) {
 	sink := recorder.NewMemorySink()
 	m := scripted.New(
 		scripted.Call("search", `{"q":"a"}`),
@@ -234,7 +240,7 @@ func TestFeedbackEfficacyIsRecordedAndTheTaskSeeded(t *testing.T) {
 		Sink: sink, Observers: everyCall(),
 	}})
 	ctx := session.NewContext(context.Background(), store)
-	require.NoError(t, drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "find the billing owner", lookoutadk.RunOption())).err)
+	require.NoError(t, drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming}).Query(ctx, "find the billing owner", lookoutadk.RunOption())).err)
 
 	var reactions []observer.Reaction
 	for _, r := range sink.Records() {
@@ -244,7 +250,7 @@ func TestFeedbackEfficacyIsRecordedAndTheTaskSeeded(t *testing.T) {
 			reactions = append(reactions, ev.Reaction)
 		}
 	}
-	assert.Equal(t, []observer.Reaction{observer.ChangedCourse, observer.WrappedUp}, reactions)
+	assert.Equal(t, []observer.Reaction{observer.ChangedCourse, observer.WrappedUp}, reactions, "streaming=%v", streaming)
 	task, ok := session.ValueOf[observer.Task](store).Latest()
 	require.True(t, ok)
 	assert.Equal(t, "find the billing owner", task.Prompt)

@@ -51,25 +51,30 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 		return sr, err
 	}
 	var last *budget.Usage
-	var chunks []*schema.Message
+	var calls toolCallCount
+	var chunks []*schema.Message // kept only for the recording
+	recording := c.Run.trace.rec != nil
 	return schema.StreamReaderWithConvert(sr,
 		func(chunk *schema.Message) (*schema.Message, error) {
 			if u := UsageOf(chunk); u != nil {
 				last = u
 			}
-			chunks = append(chunks, chunk)
+			calls.add(chunk)
+			if recording {
+				chunks = append(chunks, chunk)
+			}
 			return chunk, nil
 		},
 		schema.WithOnEOF(func() (any, error) {
 			c.Run.Tracker.ChargeModelCall(last)
-			msg, err := schema.ConcatMessages(chunks)
-			if err != nil {
-				c.Run.Cfg.OnError(ctx, err)
+			if recording {
+				msg, err := schema.ConcatMessages(chunks)
+				if err != nil {
+					c.Run.Cfg.OnError(ctx, err)
+				}
+				c.Run.recordResponse(ctx, msg, last, c.Run.latencySince(start))
 			}
-			c.Run.recordResponse(ctx, msg, last, c.Run.latencySince(start))
-			if msg != nil {
-				c.Run.Pipeline.ModelResponded(ctx, len(msg.ToolCalls))
-			}
+			c.Run.Pipeline.ModelResponded(ctx, calls.n())
 			if err := c.Run.Failure(); err != nil {
 				return nil, err
 			}
@@ -77,6 +82,30 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 		}),
 	), nil
 }
+
+// toolCallCount counts the tool calls of a streamed reply from its
+// chunks, without concatenating them: a call's chunks share its Index, or,
+// from providers that send no index, only its first chunk has an ID.
+type toolCallCount struct {
+	maxIndex int
+	ids      int
+}
+
+func (t *toolCallCount) add(chunk *schema.Message) {
+	if chunk == nil {
+		return
+	}
+	for _, tc := range chunk.ToolCalls {
+		switch {
+		case tc.Index != nil:
+			t.maxIndex = max(t.maxIndex, *tc.Index+1)
+		case tc.ID != "":
+			t.ids++
+		}
+	}
+}
+
+func (t *toolCallCount) n() int { return max(t.maxIndex, t.ids) }
 
 // UsageOf converts a reply's usage; nil means the provider reported none.
 func UsageOf(msg *schema.Message) *budget.Usage {

@@ -89,3 +89,31 @@ func TestSummarizeFoldsWhiteSpaceAndCuts(t *testing.T) {
 		assert.Equal(t, want, Summarize(in, 20), "Summarize(%q)", in)
 	}
 }
+
+func TestToolCallCountMatchesConcatenation(t *testing.T) {
+	idx := func(i int) *int { return &i }
+	tests := map[string][]*schema.Message{
+		"indexed chunks": {
+			{ToolCalls: []schema.ToolCall{{Index: idx(0), ID: "a", Function: schema.FunctionCall{Name: "x"}}}},
+			{ToolCalls: []schema.ToolCall{{Index: idx(0), Function: schema.FunctionCall{Arguments: "{}"}}}},
+			{ToolCalls: []schema.ToolCall{{Index: idx(1), ID: "b", Function: schema.FunctionCall{Name: "y"}}}},
+		},
+		"whole calls without an index": {
+			{ToolCalls: []schema.ToolCall{{ID: "a", Function: schema.FunctionCall{Name: "x"}}, {ID: "b", Function: schema.FunctionCall{Name: "y"}}}},
+		},
+		"text only": {{Content: "hello"}, nil, {Content: " world"}},
+	}
+	for name, chunks := range tests {
+		var c toolCallCount
+		var nonNil []*schema.Message
+		for _, ch := range chunks {
+			c.add(ch)
+			if ch != nil {
+				nonNil = append(nonNil, ch)
+			}
+		}
+		msg, err := schema.ConcatMessages(nonNil)
+		require.NoError(t, err, name)
+		assert.Equal(t, len(msg.ToolCalls), c.n(), name)
+	}
+}
