@@ -3,6 +3,7 @@ package budget_test
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,4 +230,48 @@ func TestPaceNeedsAMinuteOfHistory(t *testing.T) {
 	b.TokensUsed, b.ToolCalls = 5_000, 5
 	assert.False(t, budget.Project(b, t0.Add(59*time.Second)).Tokens.Projected)
 	assert.True(t, budget.Project(b, t0.Add(time.Minute)).Tokens.Projected)
+}
+
+func TestReserveToolCallAt(t *testing.T) {
+	t.Run("refuses on the first enforced resource spent, counting nothing", func(t *testing.T) {
+		tr, c := newTracker(t, budget.Limits{Timeout: time.Minute, MaxToolCalls: 1})
+		require.NoError(t, tr.ReserveToolCallAt(c.Now(), budget.Time, budget.ToolCalls))
+		err := tr.ReserveToolCallAt(c.Now(), budget.Time, budget.ToolCalls)
+		var ex *budget.ExceededError
+		require.ErrorAs(t, err, &ex)
+		assert.Equal(t, budget.ToolCalls, ex.Resource)
+		assert.Equal(t, int64(1), tr.Budget().ToolCalls)
+
+		err = tr.ReserveToolCallAt(c.Now().Add(time.Minute), budget.Time, budget.ToolCalls)
+		require.ErrorAs(t, err, &ex)
+		assert.Equal(t, budget.Time, ex.Resource, "time is checked at the instant given, before tool calls")
+		assert.Equal(t, int64(1), tr.Budget().ToolCalls)
+	})
+	t.Run("counts calls past an advisory limit", func(t *testing.T) {
+		tr, c := newTracker(t, budget.Limits{Timeout: time.Minute, MaxToolCalls: 1})
+		for range 3 {
+			require.NoError(t, tr.ReserveToolCallAt(c.Now().Add(time.Hour), budget.Tokens))
+		}
+		assert.Equal(t, int64(3), tr.Budget().ToolCalls)
+		assert.ErrorIs(t, tr.Check(budget.ToolCalls), budget.ErrExceeded)
+	})
+	t.Run("never overruns the limit under concurrency", func(t *testing.T) {
+		tr, c := newTracker(t, budget.Limits{MaxToolCalls: 50})
+		var wg sync.WaitGroup
+		var allowed atomic.Int64
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 20 {
+					if tr.ReserveToolCallAt(c.Now(), budget.ToolCalls) == nil {
+						allowed.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, int64(50), allowed.Load())
+		assert.Equal(t, int64(50), tr.Budget().ToolCalls)
+	})
 }

@@ -100,6 +100,30 @@ func (t *Tracker) ReserveToolCall() error {
 	return nil
 }
 
+// ReserveToolCallAt counts one tool call at now, unless one of enforce is
+// spent at now: then it counts nothing and returns an [*ExceededError] for
+// the first one spent, and the call should not run. The check and the
+// count happen atomically, so concurrent calls never overrun the
+// tool-call limit. Resources not in enforce are advisory: a call past
+// their limit is counted and allowed. With no enforce the call is always
+// counted.
+func (t *Tracker) ReserveToolCallAt(now time.Time, enforce ...Resource) error {
+	var refused *ExceededError
+	t.v.Update(func(b Budget, _ bool) Budget {
+		if len(enforce) > 0 {
+			if refused = b.Exceeded(now, enforce...); refused != nil {
+				return b
+			}
+		}
+		b.ToolCalls++
+		return b
+	})
+	if refused != nil {
+		return refused
+	}
+	return nil
+}
+
 // Check returns an [*ExceededError] for the first of rs that is exhausted
 // now, or nil. With no rs it checks time, tokens and tool calls.
 func (t *Tracker) Check(rs ...Resource) error {

@@ -66,7 +66,13 @@ func (l *Log[T]) Append(v T) int64 {
 // Use it to stamp dense, unique indices under concurrency. build runs under
 // the log's lock and must not touch the log.
 func (l *Log[T]) AppendFunc(build func(pos int64) T) T {
-	at := l.now()
+	return l.AppendFuncAt(l.now(), build)
+}
+
+// AppendFuncAt is AppendFunc for an entry stamped at, for a caller that
+// has already read the clock. Entries stay in time order: an at earlier
+// than the newest entry's time is raised to it.
+func (l *Log[T]) AppendFuncAt(at time.Time, build func(pos int64) T) T {
 	l.mu.Lock()
 	v := build(l.total)
 	l.push(entry[T]{v: v, at: at})
@@ -78,6 +84,12 @@ func (l *Log[T]) AppendFunc(build func(pos int64) T) T {
 // has seen yet, so readers holding an older view never race with it.
 func (l *Log[T]) push(e entry[T]) {
 	off := l.total - l.first
+	if off > 0 {
+		// Clocks read before the lock can arrive out of order.
+		if last := l.viewLocked().at(l.total - 1).at; e.at.Before(last) {
+			e.at = last
+		}
+	}
 	if off == int64(len(l.chunks))*chunkSize {
 		l.chunks = append(l.chunks, make([]entry[T], chunkSize))
 	}

@@ -105,6 +105,20 @@ func TestSinceReturnsEntriesAppendedAtOrAfterATime(t *testing.T) {
 	assert.Len(t, log.Since(t0.Add(-time.Hour)), 10)
 }
 
+func TestAppendFuncAtStampsTheGivenTime(t *testing.T) {
+	clock := &fakeClock{t: t0, step: time.Second}
+	s := session.New(&session.Options{Now: clock.Now})
+	log := session.LogOf[call](s)
+	log.Append(call{Index: 0})
+	got := log.AppendFuncAt(t0.Add(time.Hour), func(pos int64) call { return call{Index: pos} })
+	assert.Equal(t, call{Index: 1}, got)
+	assert.Equal(t, []call{{Index: 1}}, log.Since(t0.Add(time.Hour)), "the entry carries the time given, not the clock's")
+
+	log.Append(call{Index: 2}) // the clock reads t0+1s, before the newest entry
+	assert.Equal(t, []call{{Index: 1}, {Index: 2}}, log.Since(t0.Add(time.Hour)), "entries stay in time order")
+	assert.Nil(t, log.Since(t0.Add(time.Hour+time.Nanosecond)))
+}
+
 func TestRetentionBoundsMemoryButTotalStaysExact(t *testing.T) {
 	s := session.New(&session.Options{Retention: 100})
 	log := session.LogOf[call](s)

@@ -386,6 +386,9 @@ func TestAdvisoryResourcesAreNotEnforced(t *testing.T) {
 	for _, msg := range o.toolMessages() {
 		assert.NotContains(t, msg.Content, "refused")
 	}
+	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	assert.Equal(t, int64(2), b.ToolCalls, "calls past an advisory limit are still counted")
+	assert.Equal(t, int64(1000), b.TokensUsed)
 }
 
 func TestInjectedRecognisesLookoutMessages(t *testing.T) {

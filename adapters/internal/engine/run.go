@@ -59,8 +59,9 @@ type Run struct {
 	shown *schema.Message
 
 	// enforced lists which of time and tokens are enforced, checked
-	// before each model call.
-	enforced []budget.Resource
+	// before each model call; beforeTool which of time and tool calls
+	// are, checked before each tool call.
+	enforced, beforeTool []budget.Resource
 
 	calls   *session.Log[observer.ToolCallRecord]
 	current *session.Value[observer.CurrentAssessment]
@@ -78,7 +79,8 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 		calls:   session.LogOf[observer.ToolCallRecord](store),
 		current: session.ValueOf[observer.CurrentAssessment](store),
 	}
-	r.enforced = enforcedBeforeModel(cfg)
+	r.enforced = enforcedOf(cfg, budget.Time, budget.Tokens)
+	r.beforeTool = enforcedOf(cfg, budget.Time, budget.ToolCalls)
 	r.Pipeline, err = observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{
 		Now: cfg.Now, OnError: cfg.OnError, OnEfficacy: r.recordEfficacy,
 	})
@@ -91,13 +93,14 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 // Child returns the state of a sub-agent run: the same session, tracker
 // and pipeline, with its own record of injected messages.
 func (r *Run) Child() *Run {
-	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current, enforced: r.enforced}
+	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current,
+		enforced: r.enforced, beforeTool: r.beforeTool}
 }
 
-// enforcedBeforeModel returns which of time and tokens cfg enforces.
-func enforcedBeforeModel(cfg *Config) []budget.Resource {
+// enforcedOf returns which of rs cfg enforces.
+func enforcedOf(cfg *Config, rs ...budget.Resource) []budget.Resource {
 	var check []budget.Resource
-	for _, res := range []budget.Resource{budget.Time, budget.Tokens} {
+	for _, res := range rs {
 		if cfg.Enforced(res) {
 			check = append(check, res)
 		}

@@ -46,17 +46,12 @@ func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call
 	if err := r.Failure(); err != nil {
 		return Call{}, false, "", err
 	}
-	if r.Cfg.Enforced(budget.Time) {
-		if err := r.Tracker.Check(budget.Time); err != nil {
-			r.RecordExceeded(ctx, err)
-			return Call{}, false, Refusal(err), r.Failure()
-		}
-	}
-	if err := r.Tracker.ReserveToolCall(); err != nil && r.Cfg.Enforced(budget.ToolCalls) {
+	now := r.Cfg.Now()
+	if err := r.Tracker.ReserveToolCallAt(now, r.beforeTool...); err != nil {
 		r.RecordExceeded(ctx, err)
 		return Call{}, false, Refusal(err), r.Failure()
 	}
-	c = Call{run: r, name: name, id: callID, args: args, started: r.Cfg.Now()}
+	c = Call{run: r, name: name, id: callID, args: args, started: now}
 	c.recordStart(ctx)
 	return c, true, "", r.Failure()
 }
@@ -105,6 +100,7 @@ func (c *Call) Record(ctx context.Context, result string, err error) (bool, erro
 			err = context.Cause(ctx)
 		}
 	}
+	end := r.Cfg.Now()
 	rec := observer.ToolCallRecord{
 		CallID:        c.id,
 		ToolName:      c.name,
@@ -112,7 +108,8 @@ func (c *Call) Record(ctx context.Context, result string, err error) (bool, erro
 		Arguments:     Truncate(c.args, r.Cfg.MaxRecordBytes),
 		Result:        Truncate(result, r.Cfg.MaxRecordBytes),
 		Success:       err == nil,
-		Duration:      r.Cfg.Now().Sub(c.started),
+		Timestamp:     end,
+		Duration:      end.Sub(c.started),
 	}
 	if err != nil {
 		rec.ErrorMessage = Truncate(err.Error(), r.Cfg.MaxRecordBytes)
