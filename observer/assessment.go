@@ -95,8 +95,30 @@ type Assessment struct {
 // suggestions as a bulleted list.
 func (a Assessment) Render() string {
 	var b strings.Builder
+	b.Grow(a.renderLen())
 	a.render(&b)
 	return b.String()
+}
+
+// renderLen returns the length of what render writes.
+func (a Assessment) renderLen() int {
+	n := len("### ") + len(a.Observer) + len(" [") + len(a.Severity.String()) + len("]\n\n") + len(a.Summary)
+	if len(a.Observations) > 0 {
+		n += len("\n")
+		for _, o := range a.Observations {
+			n += len("\n**") + len(o.Category) + len("**: ") + len(o.Description)
+			if o.Evidence != "" {
+				n += len("\n```\n") + len(o.Evidence) + len("\n```")
+			}
+		}
+	}
+	if len(a.Suggestions) > 0 {
+		n += len("\n\n**Suggestions**:")
+		for _, s := range a.Suggestions {
+			n += len("\n- ") + len(s)
+		}
+	}
+	return n
 }
 
 func (a Assessment) render(b *strings.Builder) {
@@ -164,17 +186,28 @@ func (c CurrentAssessment) Render() string {
 	if len(c.Assessments) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("## Trajectory Assessment\n\n_Generated after tool call #")
-	b.WriteString(strconv.FormatInt(c.CallIndex, 10))
-	b.WriteString("_\n\n")
+	const heading = "## Trajectory Assessment\n\n_Generated after tool call #"
+	var digits [20]byte
+	index := strconv.AppendInt(digits[:0], c.CallIndex, 10)
+	// Each assessment is followed by a blank line, except the last, which
+	// ends the block with a single newline.
+	size := len(heading) + len(index) + len("_\n\n") + 2*len(c.Assessments) - 1
 	for _, a := range c.Assessments {
-		a.render(&b)
-		b.WriteString("\n\n")
+		size += a.renderLen()
 	}
-	// Each assessment is followed by a blank line; the block ends with a
-	// single newline after the last one.
-	return strings.TrimSuffix(b.String(), "\n")
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(heading)
+	b.Write(index)
+	b.WriteString("_\n\n")
+	for i, a := range c.Assessments {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		a.render(&b)
+	}
+	b.WriteByte('\n')
+	return b.String()
 }
 
 // IsStale reports whether the assessment is more than maxAgeCalls tool

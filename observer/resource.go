@@ -71,38 +71,63 @@ func (r *Resource) Assess(b budget.Budget, now time.Time) Assessment {
 		return sev
 	}
 
-	var statements []string
+	var text strings.Builder
+	text.Grow(resourceTextSize)
+	// statement starts a sentence, separated from the previous one.
+	statement := func() {
+		if text.Len() > 0 {
+			text.WriteByte(' ')
+		}
+	}
 	sev := Info
 
 	if left, ok := b.TimeRemaining(now); ok {
+		statement()
 		if left <= 0 {
-			statements = append(statements, "You have reached the time deadline.")
+			text.WriteString("You have reached the time deadline.")
 			sev = Warning
 		} else {
-			statements = append(statements, "You have "+FormatDuration(left)+" remaining before the deadline.")
+			text.WriteString("You have ")
+			writeDuration(&text, left)
+			text.WriteString(" remaining before the deadline.")
 			f, _ := b.FractionRemaining(budget.Time, now)
 			sev = grade(sev, f)
 		}
 	}
 	if left, ok := b.TokensRemaining(); ok {
+		statement()
 		if left <= 0 {
-			statements = append(statements, "You have exhausted your token budget.")
+			text.WriteString("You have exhausted your token budget.")
 			sev = Warning
 		} else {
 			used := float64(b.TokensUsed) / float64(b.MaxTokens)
-			statements = append(statements, "You have used "+formatInt(b.TokensUsed)+" of "+formatInt(b.MaxTokens)+
-				" tokens ("+strconv.FormatFloat(used*100, 'f', 0, 64)+"% of budget). "+formatInt(left)+" tokens remaining.")
+			var num [32]byte
+			text.WriteString("You have used ")
+			writeThousands(&text, b.TokensUsed)
+			text.WriteString(" of ")
+			writeThousands(&text, b.MaxTokens)
+			text.WriteString(" tokens (")
+			text.Write(strconv.AppendFloat(num[:0], used*100, 'f', 0, 64))
+			text.WriteString("% of budget). ")
+			writeThousands(&text, left)
+			text.WriteString(" tokens remaining.")
 			f, _ := b.FractionRemaining(budget.Tokens, now)
 			sev = grade(sev, f)
 		}
 	}
 	if left, ok := b.ToolCallsRemaining(); ok {
+		statement()
 		if left <= 0 {
-			statements = append(statements, "You have exhausted your tool call budget.")
+			text.WriteString("You have exhausted your tool call budget.")
 			sev = Warning
 		} else {
-			statements = append(statements, "You have made "+strconv.FormatInt(b.ToolCalls, 10)+" of "+
-				strconv.FormatInt(b.MaxToolCalls, 10)+" allowed tool calls. "+plural(left, "call", "calls")+" remaining.")
+			text.WriteString("You have made ")
+			writeInt(&text, b.ToolCalls)
+			text.WriteString(" of ")
+			writeInt(&text, b.MaxToolCalls)
+			text.WriteString(" allowed tool calls. ")
+			writePlural(&text, left, "call", "calls")
+			text.WriteString(" remaining.")
 			f, _ := b.FractionRemaining(budget.ToolCalls, now)
 			sev = grade(sev, f)
 		}
@@ -115,7 +140,8 @@ func (r *Resource) Assess(b budget.Budget, now time.Time) Assessment {
 	if minCalls > 0 && b.ToolCalls >= int64(minCalls) {
 		shortfalls := budget.Project(b, now).Shortfalls()
 		for _, s := range shortfalls {
-			statements = append(statements, paceStatement(s))
+			statement()
+			writePace(&text, s)
 		}
 		if len(shortfalls) > 0 {
 			sev = sev.raise()
@@ -132,79 +158,98 @@ func (r *Resource) Assess(b budget.Budget, now time.Time) Assessment {
 	case Caution:
 		a.Suggestions = []string{"Be mindful of remaining resources when planning next steps."}
 	}
-	if len(statements) == 0 {
+	if text.Len() == 0 {
 		a.Summary = "No resource constraints configured."
 	} else {
-		a.Summary = strings.Join(statements, " ")
+		a.Summary = text.String()
 	}
 	return a
 }
 
-func paceStatement(s budget.Shortfall) string {
-	what := "tokens"
+// resourceTextSize is room for the summary of a budget with every limit
+// set and a pace statement, so that it is written in one allocation.
+const resourceTextSize = 384
+
+// writePace writes the statement of a projected shortfall.
+func writePace(b *strings.Builder, s budget.Shortfall) {
+	b.WriteString("At this pace ")
 	if s.Resource == budget.ToolCalls {
-		what = "tool calls"
+		b.WriteString("tool calls")
+	} else {
+		b.WriteString("tokens")
 	}
-	var when string
+	b.WriteString(" run out in ")
 	switch {
-	case s.Resource == budget.Tokens && s.Calls == 0:
-		when = "less than one call"
-		if s.Before == budget.Time {
-			when += " (about " + FormatDuration(s.In) + ")"
+	case s.Resource == budget.Tokens && s.Calls >= 0:
+		if s.Calls == 0 {
+			b.WriteString("less than one call")
+		} else {
+			b.WriteString("about ")
+			writePlural(b, s.Calls, "call", "calls")
 		}
-	case s.Resource == budget.Tokens && s.Calls > 0:
-		when = "about " + plural(s.Calls, "call", "calls")
 		if s.Before == budget.Time {
-			when += " (about " + FormatDuration(s.In) + ")"
+			b.WriteString(" (about ")
+			writeDuration(b, s.In)
+			b.WriteByte(')')
 		}
 	default:
-		when = "about " + FormatDuration(s.In)
+		b.WriteString("about ")
+		writeDuration(b, s.In)
 	}
-	before := "the deadline"
 	if s.Before == budget.ToolCalls {
-		before = "the tool-call limit"
+		b.WriteString(", before the tool-call limit.")
+	} else {
+		b.WriteString(", before the deadline.")
 	}
-	return "At this pace " + what + " run out in " + when + ", before " + before + "."
 }
 
 // FormatDuration renders d for the model: whole seconds under a minute,
 // whole minutes under an hour, then hours and days to one decimal.
 func FormatDuration(d time.Duration) string {
+	var b strings.Builder
+	b.Grow(24)
+	writeDuration(&b, d)
+	return b.String()
+}
+
+// writeDuration writes what [FormatDuration] returns.
+func writeDuration(b *strings.Builder, d time.Duration) {
+	var num [32]byte
 	s := d.Seconds()
 	switch {
 	case s < 60:
-		return plural(int64(s), "second", "seconds")
+		writePlural(b, int64(s), "second", "seconds")
 	case s < 3600:
-		return plural(int64(s/60), "minute", "minutes")
+		writePlural(b, int64(s/60), "minute", "minutes")
 	case s < 86400:
-		return strconv.FormatFloat(s/3600, 'f', 1, 64) + " hours"
+		b.Write(strconv.AppendFloat(num[:0], s/3600, 'f', 1, 64))
+		b.WriteString(" hours")
+	default:
+		b.Write(strconv.AppendFloat(num[:0], s/86400, 'f', 1, 64))
+		b.WriteString(" days")
 	}
-	return strconv.FormatFloat(s/86400, 'f', 1, 64) + " days"
 }
 
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.FormatInt(n, 10) + " " + many
+// writeThousands writes n with thousands separators: 50000 → "50,000".
+func writeThousands(b *strings.Builder, n int64) {
+	var num [32]byte
+	b.Write(appendThousands(num[:0], n))
 }
 
-// formatInt renders n with thousands separators: 50000 → "50,000".
-func formatInt(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
+// appendThousands appends n in decimal with a comma between each group
+// of three digits.
+func appendThousands(dst []byte, n int64) []byte {
+	var digits [20]byte
+	s := strconv.AppendInt(digits[:0], n, 10)
+	if s[0] == '-' {
+		dst = append(dst, '-')
 		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
 	}
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		b.WriteRune(c)
+		dst = append(dst, c)
 	}
-	return b.String()
+	return dst
 }

@@ -1,0 +1,41 @@
+package observer_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+)
+
+// The firing path of an observer runs every few calls of an agent's run:
+// its texts are written in one allocation each.
+
+func TestResourceAssessWritesItsSummaryOnce(t *testing.T) {
+	b := budget.New(budget.Limits{Timeout: time.Hour, MaxTokens: 50_000, MaxToolCalls: 100}, start)
+	b.TokensUsed, b.ToolCalls = 20_000, 20
+	r := observer.NewResource()
+	now := start.Add(10 * time.Minute)
+	a := r.Assess(b, now)
+	assert.Contains(t, a.Summary, "At this pace", "the budget is meant to need a pace statement")
+	allocs := testing.AllocsPerRun(100, func() { r.Assess(b, now) })
+	// The summary, the suggestions, and the budget's list of shortfalls,
+	// which takes two; building the summary in pieces took over twenty.
+	assert.LessOrEqual(t, allocs, 4.0)
+}
+
+func TestRenderAllocatesOnce(t *testing.T) {
+	current := observer.CurrentAssessment{CallIndex: 1234, Assessments: []observer.Assessment{
+		{Observer: "Resources", Severity: observer.Caution, Summary: "You have 5 minutes remaining before the deadline.",
+			Suggestions: []string{"Be mindful of remaining resources when planning next steps."}},
+		{Observer: "Errors", Severity: observer.Warning, Summary: "3 calls failed in a row.",
+			Observations: []observer.Observation{{Category: "error_rate", Description: "All failed.", Evidence: "#1 run_tests\n#2 run_tests"}},
+			Suggestions:  []string{"Read the error.", "Try another approach."}},
+	}}
+	want := current.Render()
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { current.Render() }))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { current.Assessments[1].Render() }))
+	assert.Equal(t, want, current.Render())
+}
