@@ -8,6 +8,9 @@
 //		})
 //	}
 //
+// Outside package testing, [Check] runs the same checks and returns an
+// error naming each one the sink failed.
+//
 // The kit writes through a recorder.Recorder with the Escalate policy, so
 // any failed write fails the test: a sink that drops records under load
 // (such as a FileSink without Block) must be configured not to.

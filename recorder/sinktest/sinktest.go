@@ -62,6 +62,22 @@ func Run(t *testing.T, newSink Factory) {
 	}
 }
 
+// Check runs every check, each on a fresh sink from newSink, outside a
+// test: from a program that vets a sink at start-up, or from a test
+// framework other than package testing. It returns nil when the sink
+// passes, or an error naming each failed check, one per line, in the
+// order Run runs them.
+func Check(newSink func() (recorder.Sink, ReadBack)) error {
+	var errs []error
+	for _, c := range checks {
+		s, read := newSink()
+		if err := c.fn(s, read); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 var fixedTime = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func newRecorder(s recorder.Sink) *recorder.Recorder {
