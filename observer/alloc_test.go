@@ -1,10 +1,12 @@
 package observer_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
@@ -38,4 +40,20 @@ func TestRenderAllocatesOnce(t *testing.T) {
 	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { current.Render() }))
 	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { current.Assessments[1].Render() }))
 	assert.Equal(t, want, current.Render())
+}
+
+func TestModelRespondedWithOneCallLeavesThePendingReactionAlone(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, observer.NewStall())
+	read := readFile("go.mod", "module x")
+	h.run(times(4, read)...)
+	require.NotEmpty(t, h.p.Inject(ctx, 0))
+	pending := h.p.Efficacy().Pending
+	require.NotNil(t, pending)
+	// The next call settles the reaction whether or not the model said it
+	// would make one call: nothing is stored anew.
+	assert.Zero(t, testing.AllocsPerRun(10, func() { h.p.ModelResponded(ctx, 1) }))
+	assert.Same(t, pending, h.p.Efficacy().Pending)
+	h.run(read)
+	assert.Equal(t, []string{"Stall:carried_on@5"}, h.reactions())
 }

@@ -82,3 +82,37 @@ func BenchmarkResourceFiring(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEfficacyCycle measures feedback efficacy over one assessment's
+// cycle, as an adapter drives it: the model is shown the assessment, it
+// answers with one tool call, and the call settles the reaction. The
+// Resource observer runs after every call, so each cycle counts a new
+// assessment as shown and classifies the reaction to it.
+func BenchmarkEfficacyCycle(b *testing.B) {
+	now := start
+	store := session.New(&session.Options{Now: func() time.Time { return now }})
+	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000}, nil)
+	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
+	p, err := observer.NewPipeline(store, []observer.Config{
+		{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
+		{Observer: named{observer.NewResource(), "b"}, Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
+		{Observer: named{observer.NewResource(), "c"}, Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
+	}, &observer.PipelineOptions{OnEfficacy: func(context.Context, observer.EfficacyEvent) {}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	rec := observer.ToolCallRecord{ToolName: "read_file", Arguments: `{"path":"go.mod"}`, Success: true}
+	_, current := p.AfterToolCall(ctx, rec)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		p.Injected(ctx, *current)
+		p.ModelResponded(ctx, 1)
+		_, current = p.AfterToolCall(ctx, rec)
+	}
+	b.StopTimer()
+	if shown := p.Efficacy().ByObserver["Resources"].Shown; shown != int64(b.N) {
+		b.Fatalf("%d assessments counted as shown, want %d", shown, b.N)
+	}
+}

@@ -207,6 +207,9 @@ func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
 			p.settle(ctx, eff, pend.reaction(), 0)
 		case toolCalls == 0:
 			p.settle(ctx, eff, WrappedUp, 0)
+		case toolCalls == 1 && pend.Awaiting <= 1:
+			// The next call settles the reaction, as it does already:
+			// the stored value need not change.
 		default:
 			next := *pend
 			next.Awaiting = toolCalls
@@ -244,10 +247,7 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 	}
 	counts := make(map[string]EfficacyCounts, len(eff.ByObserver)+len(current.Assessments))
 	maps.Copy(counts, eff.ByObserver)
-	pend := &PendingReaction{
-		AssessmentCallIndex: current.CallIndex,
-		Observers:           make([]Rating, 0, len(current.Assessments)),
-	}
+	pend := newPending(current.CallIndex, len(current.Assessments))
 	for _, a := range current.Assessments {
 		c := counts[a.Observer]
 		c.Shown++
@@ -259,6 +259,24 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 		pend.LastArguments = string(p.canon.canonical(last.Arguments))
 	}
 	p.efficacy.Seed(Efficacy{ByObserver: counts, LastShown: current.CallIndex, Pending: pend})
+}
+
+// pendingWith is a PendingReaction allocated together with room for the
+// ratings of its first observers: most assessments come from one or two.
+type pendingWith struct {
+	pend  PendingReaction
+	first [2]Rating
+}
+
+// newPending returns a PendingReaction for the assessment after call
+// index, with room for n ratings.
+func newPending(index int64, n int) *PendingReaction {
+	if n > 2 {
+		return &PendingReaction{AssessmentCallIndex: index, Observers: make([]Rating, 0, n)}
+	}
+	p := new(pendingWith)
+	p.pend = PendingReaction{AssessmentCallIndex: index, Observers: p.first[:0:n]}
+	return &p.pend
 }
 
 // react classifies the agent's reaction to a pending assessment from a
