@@ -10,6 +10,7 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
 )
 
 // The firing path of an observer runs every few calls of an agent's run:
@@ -56,4 +57,19 @@ func TestModelRespondedWithOneCallLeavesThePendingReactionAlone(t *testing.T) {
 	assert.Same(t, pending, h.p.Efficacy().Pending)
 	h.run(read)
 	assert.Equal(t, []string{"Stall:carried_on@5"}, h.reactions())
+}
+
+func TestObserverStatesAreReplacedNotChanged(t *testing.T) {
+	h := newHarness(t, observer.NewResource())
+	read := readFile("go.mod", "module x")
+	h.run(read)
+	states := session.ValueOf[observer.ObserverStates](h.store)
+	before, _ := states.Latest()
+	require.Equal(t, int64(1), before["Resources"].TotalAssessments)
+
+	h.run(read)
+	after, _ := states.Latest()
+	assert.Equal(t, int64(2), after["Resources"].TotalAssessments)
+	assert.Equal(t, int64(1), before["Resources"].TotalAssessments, "a map read before is left as it was")
+	assert.Equal(t, int64(1), before["Resources"].LastAssessmentCallIndex)
 }

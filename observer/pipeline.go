@@ -225,8 +225,12 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 			continue
 		}
 		if next == nil {
-			next = make(ObserverStates, len(states)+len(p.fired))
-			maps.Copy(next, states)
+			// The stored map is replaced, never changed: readers may hold
+			// it. Cloning copies its table as it is, without rehashing.
+			next = maps.Clone(states)
+			if next == nil {
+				next = make(ObserverStates, len(p.fired))
+			}
 			out = new(assessed)
 			produced = out.first[:0]
 		}
