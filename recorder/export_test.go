@@ -23,3 +23,19 @@ func ScanEnvelope(data []byte) bool {
 	var w wireRecord
 	return scanEnvelope(data, &w)
 }
+
+// MayHoldSecret is the built-in redactor's one-pass pre-scan.
+func MayHoldSecret(s string) bool { return firstSecret(s) >= 0 }
+
+// SecretsFound reports whether the full detector, without the pre-scan,
+// finds any secret in s.
+func SecretsFound(s string) bool { return len(secretSpans(s, 0, nil)) > 0 }
+
+// RedactFromStart redacts s with the full detector, without the pre-scan
+// and starting at index 0.
+func RedactFromStart(s string) string {
+	if spans := secretSpans(s, 0, nil); len(spans) > 0 {
+		return replaceSpans(s, spans)
+	}
+	return s
+}

@@ -56,21 +56,111 @@ func redactSecrets(s string) string {
 	if len(s) < minSecretText {
 		return s
 	}
-	var buf [8]span
-	spans := buf[:0]
-	spans = findOpenAIKeys(s, spans)
-	spans = findGitHubTokens(s, spans)
-	spans = findAWSKeys(s, spans, "AKIA")
-	spans = findAWSKeys(s, spans, "ASIA")
-	spans = findBearer(s, spans, "Bearer")
-	spans = findBearer(s, spans, "bearer")
-	spans = findBearer(s, spans, "BEARER")
-	spans = findPairs(s, spans, ':')
-	spans = findPairs(s, spans, '=')
-	if len(spans) == 0 {
+	from := firstSecret(s)
+	if from < 0 {
 		return s
 	}
-	return replaceSpans(s, spans)
+	var buf [8]span
+	return replaceSpans(s, secretSpans(s, from, buf[:0]))
+}
+
+// secretSpans appends what every finder finds in s, one pass each,
+// looking at anchors from index from on. It is the full detector;
+// firstSecret tells where it needs to start, if at all.
+func secretSpans(s string, from int, spans []span) []span {
+	spans = findOpenAIKeys(s, from, spans)
+	spans = findGitHubTokens(s, from, spans)
+	spans = findAWSKeys(s, from, spans, "AKIA")
+	spans = findAWSKeys(s, from, spans, "ASIA")
+	spans = findBearer(s, from, spans, "Bearer")
+	spans = findBearer(s, from, spans, "bearer")
+	spans = findBearer(s, from, spans, "BEARER")
+	spans = findPairs(s, from, spans, ':')
+	spans = findPairs(s, from, spans, '=')
+	return spans
+}
+
+// Anchors are the bytes a secret shape is found from: each finder looks
+// for its anchor and then asks its matcher whether a secret is there.
+const (
+	anchorNone   = iota
+	anchorDash   // the '-' of "sk-"
+	anchorUnder  // the '_' of "ghp_" or "github_pat_"
+	anchorAWS    // the 'A' of "AKIA" or "ASIA"
+	anchorBearer // the 'B' or 'b' of "Bearer", "bearer" or "BEARER"
+	anchorPair   // the ':' or '=' of a key/value pair
+)
+
+var anchors = [256]uint8{
+	'-': anchorDash,
+	'_': anchorUnder,
+	'A': anchorAWS,
+	'B': anchorBearer,
+	'b': anchorBearer,
+	':': anchorPair,
+	'=': anchorPair,
+}
+
+// firstSecret returns the first anchor in s at which secretSpans finds a
+// secret, or -1 when it would find none. It makes one pass over s and
+// runs the same matchers as the finders at the same anchors, so its answer
+// is exact: a finder only moves past an anchor whose matcher failed, or
+// past a match. Since no finder matches at an earlier anchor, the finders
+// can start at the one returned and find what they would find from 0.
+func firstSecret(s string) int {
+	p := 0
+	for ; p+4 <= len(s); p += 4 {
+		// Most bytes are no anchor: test four at a time.
+		if anchors[s[p]]|anchors[s[p+1]]|anchors[s[p+2]]|anchors[s[p+3]] == anchorNone {
+			continue
+		}
+		for i := p; i < p+4; i++ {
+			if anchors[s[i]] != anchorNone && secretAt(s, i) {
+				return i
+			}
+		}
+	}
+	for ; p < len(s); p++ {
+		if anchors[s[p]] != anchorNone && secretAt(s, p) {
+			return p
+		}
+	}
+	return -1
+}
+
+// secretAt runs the matcher for the anchor at p, after a cheap look at the
+// bytes next to it that every match needs.
+func secretAt(s string, p int) bool {
+	var ok bool
+	switch anchors[s[p]] {
+	case anchorDash:
+		if p < 2 || s[p-1] != 'k' {
+			return false
+		}
+		_, ok = openAIKeyAt(s, p)
+	case anchorUnder:
+		// The '_' follows "gh" and a letter, or "github".
+		if p < 3 || s[p-2] != 'h' && s[p-1] != 'b' {
+			return false
+		}
+		_, ok = gitHubTokenAt(s, p)
+	case anchorAWS:
+		if len(s)-p < 20 || s[p+2] != 'I' {
+			return false
+		}
+		_, ok = awsKeyAt(s, p)
+	case anchorBearer:
+		if len(s)-p < len("Bearer")+1 || s[p+1]|0x20 != 'e' {
+			return false
+		}
+		_, ok = bearerAt(s, p)
+	case anchorPair:
+		if k, _ := keyEnd(s, p); k == 0 || !sensitiveLast(s[k-1]) {
+			return false
+		}
+		_, ok = pairAt(s, p)
+	}
+	return ok
 }
 
 func replaceSpans(s string, spans []span) string {
@@ -96,8 +186,12 @@ func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
+func isUpperAlnum(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
 // isKeyByte reports characters that make up API keys and identifiers.
 func isKeyByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+
+func isPatByte(c byte) bool { return isAlnum(c) || c == '_' }
 
 // boundaryBefore reports whether position i starts a word.
 func boundaryBefore(s string, i int) bool { return i == 0 || !isKeyByte(s[i-1]) }
@@ -110,65 +204,94 @@ func runEnd(s string, i int, ok func(byte) bool) int {
 	return i
 }
 
-func findOpenAIKeys(s string, spans []span) []span {
-	for i := 0; ; {
+// openAIKeyAt matches an sk-… key whose '-' is at p.
+func openAIKeyAt(s string, p int) (span, bool) {
+	if p < 2 || s[p-2:p] != "sk" || !boundaryBefore(s, p-2) {
+		return span{}, false
+	}
+	end := runEnd(s, p+1, isKeyByte)
+	if end-(p+1) < 16 {
+		return span{}, false
+	}
+	return span{p - 2, end}, true
+}
+
+func findOpenAIKeys(s string, from int, spans []span) []span {
+	for i := from; ; {
 		j := strings.IndexByte(s[i:], '-')
 		if j < 0 {
 			return spans
 		}
 		p := i + j
 		i = p + 1
-		if p < 2 || s[p-2:p] != "sk" || !boundaryBefore(s, p-2) {
-			continue
-		}
-		end := runEnd(s, p+1, isKeyByte)
-		if end-(p+1) >= 16 {
-			spans = append(spans, span{p - 2, end})
-			i = end
+		if m, ok := openAIKeyAt(s, p); ok {
+			spans = append(spans, m)
+			i = m.end
 		}
 	}
 }
 
-func findGitHubTokens(s string, spans []span) []span {
-	for i := 0; ; {
+// gitHubTokenAt matches a GitHub token whose first '_' is at p.
+func gitHubTokenAt(s string, p int) (span, bool) {
+	switch {
+	case p >= 3 && s[p-3:p-1] == "gh" && strings.IndexByte("pousr", s[p-1]) >= 0 && boundaryBefore(s, p-3):
+		end := runEnd(s, p+1, isAlnum)
+		if end-(p+1) >= 20 {
+			return span{p - 3, end}, true
+		}
+	case p >= 6 && s[p-6:p] == "github" && strings.HasPrefix(s[p:], "_pat_") && boundaryBefore(s, p-6):
+		end := runEnd(s, p+5, isPatByte)
+		if end-(p+5) >= 20 {
+			return span{p - 6, end}, true
+		}
+	}
+	return span{}, false
+}
+
+func findGitHubTokens(s string, from int, spans []span) []span {
+	for i := from; ; {
 		j := strings.IndexByte(s[i:], '_')
 		if j < 0 {
 			return spans
 		}
 		p := i + j
 		i = p + 1
-		switch {
-		case p >= 3 && s[p-3:p-1] == "gh" && strings.IndexByte("pousr", s[p-1]) >= 0 && boundaryBefore(s, p-3):
-			end := runEnd(s, p+1, isAlnum)
-			if end-(p+1) >= 20 {
-				spans = append(spans, span{p - 3, end})
-				i = end
-			}
-		case p >= 6 && s[p-6:p] == "github" && strings.HasPrefix(s[p:], "_pat_") && boundaryBefore(s, p-6):
-			end := runEnd(s, p+5, func(c byte) bool { return isAlnum(c) || c == '_' })
-			if end-(p+5) >= 20 {
-				spans = append(spans, span{p - 6, end})
-				i = end
-			}
+		if m, ok := gitHubTokenAt(s, p); ok {
+			spans = append(spans, m)
+			i = m.end
 		}
 	}
 }
 
-func findAWSKeys(s string, spans []span, prefix string) []span {
-	isUpperAlnum := func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
-	for i := 0; ; {
+// awsKeyAt matches an AWS access key id (AKIA… or ASIA…) starting at p.
+func awsKeyAt(s string, p int) (span, bool) {
+	end := p + 20
+	if end > len(s) {
+		return span{}, false
+	}
+	switch s[p : p+4] {
+	case "AKIA", "ASIA":
+	default:
+		return span{}, false
+	}
+	if !boundaryBefore(s, p) || runEnd(s, p+4, isUpperAlnum) < end || (end < len(s) && isAlnum(s[end])) {
+		return span{}, false
+	}
+	return span{p, end}, true
+}
+
+func findAWSKeys(s string, from int, spans []span, prefix string) []span {
+	for i := from; ; {
 		j := strings.Index(s[i:], prefix)
 		if j < 0 {
 			return spans
 		}
 		p := i + j
 		i = p + 1
-		end := p + 20
-		if end > len(s) || !boundaryBefore(s, p) || runEnd(s, p+4, isUpperAlnum) < end || (end < len(s) && isAlnum(s[end])) {
-			continue
+		if m, ok := awsKeyAt(s, p); ok {
+			spans = append(spans, m)
+			i = m.end
 		}
-		spans = append(spans, span{p, end})
-		i = end
 	}
 }
 
@@ -176,103 +299,184 @@ func isTokenByte(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("-._~+/=", c) >= 0
 }
 
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+// bearerAt matches the token after "Bearer", "bearer" or "BEARER" starting
+// at p.
+func bearerAt(s string, p int) (span, bool) {
+	if len(s)-p < len("Bearer") {
+		return span{}, false
+	}
+	switch s[p : p+len("Bearer")] {
+	case "Bearer", "bearer", "BEARER":
+	default:
+		return span{}, false
+	}
+	if !boundaryBefore(s, p) {
+		return span{}, false
+	}
+	i := p + len("Bearer")
+	tok := runEnd(s, i, isBlank)
+	if tok == i {
+		return span{}, false
+	}
+	end := runEnd(s, tok, isTokenByte)
+	if end-tok < 8 {
+		return span{}, false
+	}
+	return span{tok, end}, true
+}
+
 // findBearer finds the token after word ("Bearer", "bearer" or "BEARER").
-func findBearer(s string, spans []span, word string) []span {
-	for i := 0; ; {
+func findBearer(s string, from int, spans []span, word string) []span {
+	for i := from; ; {
 		j := strings.Index(s[i:], word)
 		if j < 0 {
 			return spans
 		}
 		p := i + j
 		i = p + len(word)
-		if !boundaryBefore(s, p) {
-			continue
-		}
-		tok := runEnd(s, i, func(c byte) bool { return c == ' ' || c == '\t' })
-		if tok == i {
-			continue
-		}
-		end := runEnd(s, tok, isTokenByte)
-		if end-tok >= 8 {
-			spans = append(spans, span{tok, end})
-			i = end
+		if m, ok := bearerAt(s, p); ok {
+			spans = append(spans, m)
+			i = m.end
 		}
 	}
 }
 
-var sensitiveKeySuffixes = []string{"password", "passwd", "secret", "token", "api_key", "apikey", "api-key", "access_key", "private_key"}
+// sensitiveKeySuffixes lists, by their last letter, the key endings
+// whose values are secrets.
+var sensitiveKeySuffixes = [...][]string{
+	'd' - 'a': {"password", "passwd"},
+	't' - 'a': {"secret"},
+	'n' - 'a': {"token"},
+	'y' - 'a': {"api_key", "apikey", "api-key", "access_key", "private_key"},
+}
 
+// sensitiveKey reports whether the key k, made of isKeyByte characters,
+// ends in a sensitive suffix, in any case.
 func sensitiveKey(k string) bool {
-	for _, suf := range sensitiveKeySuffixes {
-		if len(k) >= len(suf) && strings.EqualFold(k[len(k)-len(suf):], suf) {
+	if k == "" {
+		return false
+	}
+	last := lower(k[len(k)-1])
+	if last < 'a' || last > 'y' {
+		return false
+	}
+	for _, suf := range sensitiveKeySuffixes[last-'a'] {
+		if len(k) >= len(suf) && equalLower(k[len(k)-len(suf):], suf) {
 			return true
 		}
 	}
 	return false
 }
 
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// equalLower reports whether s equals the lower-case ASCII text low, in
+// any case. Both are ASCII, so this is strings.EqualFold without the
+// Unicode cases.
+func equalLower(s, low string) bool {
+	for i := range len(low) {
+		if lower(s[i]) != low[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isUnquotedValueByte(c byte) bool { return strings.IndexByte(" \t\r\n,;&}])\"'<\\", c) < 0 }
+
+func isSpace(c byte) bool { return c == ' ' }
+
+// keyEnd walks back from the separator at p over spaces and a closing
+// quote (escaped or not) to where a key would end.
+func keyEnd(s string, p int) (k int, quoted bool) {
+	k = p
+	for k > 0 && s[k-1] == ' ' {
+		k--
+	}
+	if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
+		quoted = true
+		k--
+		if k > 0 && s[k-1] == '\\' {
+			k--
+		}
+	}
+	return k, quoted
+}
+
+// sensitiveLast reports whether a key ending in c may be sensitive: every
+// sensitive key ends in d, t, n or y.
+func sensitiveLast(c byte) bool {
+	switch c {
+	case 'd', 't', 'n', 'y', 'D', 'T', 'N', 'Y':
+		return true
+	}
+	return false
+}
+
+// pairAt matches the value of a sensitive key/value pair whose separator
+// (':' or '=') is at p.
+func pairAt(s string, p int) (span, bool) {
+	k, quotedKey := keyEnd(s, p)
+	if k == 0 || !sensitiveLast(s[k-1]) {
+		return span{}, false
+	}
+	last := k
+	for k > 0 && isKeyByte(s[k-1]) {
+		k--
+	}
+	if k == last || !sensitiveKey(s[k:last]) {
+		return span{}, false
+	}
+	// Walk forward over spaces and an opening quote to the value.
+	v := runEnd(s, p+1, isSpace)
+	var end int
+	switch {
+	case strings.HasPrefix(s[v:], `\"`):
+		v += 2
+		end = v + strings.Index(s[v:], `\"`)
+		if end < v {
+			end = len(s)
+		}
+	case v < len(s) && s[v] == '"':
+		v++
+		end = closingQuote(s, v)
+	case v < len(s) && s[v] == '\'':
+		v++
+		end = v + strings.IndexByte(s[v:], '\'')
+		if end < v {
+			end = len(s)
+		}
+	case quotedKey:
+		return span{}, false // a JSON number, boolean or null
+	default:
+		end = runEnd(s, v, isUnquotedValueByte)
+	}
+	if end == v || strings.HasPrefix(s[v:], Redacted) {
+		return span{}, false
+	}
+	return span{v, end}, true
+}
+
 // findPairs finds values of sensitive key/value pairs separated by sep.
-func findPairs(s string, spans []span, sep byte) []span {
-	for i := 0; ; {
+func findPairs(s string, from int, spans []span, sep byte) []span {
+	for i := from; ; {
 		j := strings.IndexByte(s[i:], sep)
 		if j < 0 {
 			return spans
 		}
 		p := i + j
 		i = p + 1
-		// Walk back over spaces and a closing quote to the key.
-		k := p
-		for k > 0 && s[k-1] == ' ' {
-			k--
+		if m, ok := pairAt(s, p); ok {
+			spans = append(spans, m)
+			i = m.end
 		}
-		quotedKey := false
-		if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
-			quotedKey = true
-			k--
-			if k > 0 && s[k-1] == '\\' {
-				k--
-			}
-		}
-		// Every sensitive key ends in d, t, n or y: a cheap first filter.
-		if k == 0 || strings.IndexByte("dtnyDTNY", s[k-1]) < 0 {
-			continue
-		}
-		keyEnd := k
-		for k > 0 && isKeyByte(s[k-1]) {
-			k--
-		}
-		if k == keyEnd || !sensitiveKey(s[k:keyEnd]) {
-			continue
-		}
-		// Walk forward over spaces and an opening quote to the value.
-		v := runEnd(s, p+1, func(c byte) bool { return c == ' ' })
-		var end int
-		switch {
-		case strings.HasPrefix(s[v:], `\"`):
-			v += 2
-			end = v + strings.Index(s[v:], `\"`)
-			if end < v {
-				end = len(s)
-			}
-		case v < len(s) && s[v] == '"':
-			v++
-			end = closingQuote(s, v)
-		case v < len(s) && s[v] == '\'':
-			v++
-			end = v + strings.IndexByte(s[v:], '\'')
-			if end < v {
-				end = len(s)
-			}
-		case quotedKey:
-			continue // a JSON number, boolean or null
-		default:
-			end = runEnd(s, v, func(c byte) bool { return strings.IndexByte(" \t\r\n,;&}])\"'<\\", c) < 0 })
-		}
-		if end == v || strings.HasPrefix(s[v:], Redacted) {
-			continue
-		}
-		spans = append(spans, span{v, end})
-		i = end
 	}
 }
 

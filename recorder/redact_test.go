@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -13,52 +14,60 @@ import (
 	"github.com/lookout-go/lookout/recorder"
 )
 
+// secretCases are secrets in every shape Secrets knows, with the text
+// it should leave.
+var secretCases = []struct{ name, in, want string }{
+	{"an OpenAI key", "key is sk-abcdefghijklmnop0123 ok", "key is [REDACTED] ok"},
+	{"an OpenAI project key", "sk-proj-AbC_dEf-0123456789xyz", "[REDACTED]"},
+	{"a bearer header", "Authorization: Bearer eyJhbGciOi.JIUzI1.NiJ9", "Authorization: Bearer [REDACTED]"},
+	{"a lower-case bearer", "bearer abcdefgh12345", "bearer [REDACTED]"},
+	{"an AWS access key id", "aws AKIAIOSFODNN7EXAMPLE done", "aws [REDACTED] done"},
+	{"an AWS session key id", "ASIAIOSFODNN7EXAMPLE", "[REDACTED]"},
+	{"a GitHub token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"},
+	{"a GitHub app token", "token ghs_abcdefghijklmnopqrst1234", "token [REDACTED]"},
+	{"a fine-grained GitHub token", "github_pat_11ABCDEFG0123456789_abcdefghij", "[REDACTED]"},
+	{"a query parameter", "GET /v1?api_key=abc123&page=2", "GET /v1?api_key=[REDACTED]&page=2"},
+	{"a JSON password", `{"user":"ann","password": "hunter2"}`, `{"user":"ann","password": "[REDACTED]"}`},
+	{"a JSON password with escapes", `{"password":"a\"b\\c","x":1}`, `{"password":"[REDACTED]","x":1}`},
+	{"an escaped JSON secret inside a string", `{"cmd":"login {\"client_secret\": \"s3cr3t\"}"}`, `{"cmd":"login {\"client_secret\": \"[REDACTED]\"}"}`},
+	{"a YAML token", "auth_token: abc.def\nuser: x", "auth_token: [REDACTED]\nuser: x"},
+	{"an upper-case env var", "export GITHUB_TOKEN=abcd", "export GITHUB_TOKEN=[REDACTED]"},
+	{"a single-quoted value", "{'passwd': 'pw'}", "{'passwd': '[REDACTED]'}"},
+	{"an api-key header", "X-Api-Key: 1234", "X-Api-Key: [REDACTED]"},
+	{"several secrets", "sk-aaaaaaaaaaaaaaaaaaaa and AKIAIOSFODNN7EXAMPLE", "[REDACTED] and [REDACTED]"},
+	{"overlapping matches", "password=sk-abcdefghijklmnop0123", "password=[REDACTED]"},
+}
+
 func TestSecretsRedactsCommonSecretShapes(t *testing.T) {
 	r := recorder.Secrets()
-	for _, tc := range []struct{ name, in, want string }{
-		{"an OpenAI key", "key is sk-abcdefghijklmnop0123 ok", "key is [REDACTED] ok"},
-		{"an OpenAI project key", "sk-proj-AbC_dEf-0123456789xyz", "[REDACTED]"},
-		{"a bearer header", "Authorization: Bearer eyJhbGciOi.JIUzI1.NiJ9", "Authorization: Bearer [REDACTED]"},
-		{"a lower-case bearer", "bearer abcdefgh12345", "bearer [REDACTED]"},
-		{"an AWS access key id", "aws AKIAIOSFODNN7EXAMPLE done", "aws [REDACTED] done"},
-		{"an AWS session key id", "ASIAIOSFODNN7EXAMPLE", "[REDACTED]"},
-		{"a GitHub token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"},
-		{"a GitHub app token", "token ghs_abcdefghijklmnopqrst1234", "token [REDACTED]"},
-		{"a fine-grained GitHub token", "github_pat_11ABCDEFG0123456789_abcdefghij", "[REDACTED]"},
-		{"a query parameter", "GET /v1?api_key=abc123&page=2", "GET /v1?api_key=[REDACTED]&page=2"},
-		{"a JSON password", `{"user":"ann","password": "hunter2"}`, `{"user":"ann","password": "[REDACTED]"}`},
-		{"a JSON password with escapes", `{"password":"a\"b\\c","x":1}`, `{"password":"[REDACTED]","x":1}`},
-		{"an escaped JSON secret inside a string", `{"cmd":"login {\"client_secret\": \"s3cr3t\"}"}`, `{"cmd":"login {\"client_secret\": \"[REDACTED]\"}"}`},
-		{"a YAML token", "auth_token: abc.def\nuser: x", "auth_token: [REDACTED]\nuser: x"},
-		{"an upper-case env var", "export GITHUB_TOKEN=abcd", "export GITHUB_TOKEN=[REDACTED]"},
-		{"a single-quoted value", "{'passwd': 'pw'}", "{'passwd': '[REDACTED]'}"},
-		{"an api-key header", "X-Api-Key: 1234", "X-Api-Key: [REDACTED]"},
-		{"several secrets", "sk-aaaaaaaaaaaaaaaaaaaa and AKIAIOSFODNN7EXAMPLE", "[REDACTED] and [REDACTED]"},
-		{"overlapping matches", "password=sk-abcdefghijklmnop0123", "password=[REDACTED]"},
-	} {
+	for _, tc := range secretCases {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, r.Redact(tc.in))
 		})
 	}
 }
 
+// lookalikes resemble secrets but are not, and Secrets leaves them as
+// they are.
+var lookalikes = []string{
+	"",
+	"plain words with no secrets",
+	"task-list and desk-lamp",
+	"sk-short",
+	"the bearer of bad news",
+	"AKIA is a prefix; AKIAshort",
+	"xAKIAIOSFODNN7EXAMPLE",
+	"ghp_short",
+	`{"max_tokens": 100, "total_tokens": 5}`,
+	`{"password": null, "token": 42, "secret": true}`,
+	"password=",
+	"password: [REDACTED]",
+	"https://example.com:8080/path",
+}
+
 func TestSecretsLeavesLookalikesAlone(t *testing.T) {
 	r := recorder.Secrets()
-	for _, in := range []string{
-		"",
-		"plain words with no secrets",
-		"task-list and desk-lamp",
-		"sk-short",
-		"the bearer of bad news",
-		"AKIA is a prefix; AKIAshort",
-		"xAKIAIOSFODNN7EXAMPLE",
-		"ghp_short",
-		`{"max_tokens": 100, "total_tokens": 5}`,
-		`{"password": null, "token": 42, "secret": true}`,
-		"password=",
-		"password: [REDACTED]",
-		"https://example.com:8080/path",
-	} {
+	for _, in := range lookalikes {
 		t.Run(in, func(t *testing.T) {
 			assert.Equal(t, in, r.Redact(in))
 		})
@@ -235,4 +244,83 @@ func TestAPanickingRedactorDropsTheRecordInsteadOfLeakingIt(t *testing.T) {
 	err := strict.ResumeRun(recorder.RunInfo{}, 0).Assessment(ctx, recorder.Assessment{Markdown: "boom"})
 	assert.ErrorIs(t, err, recorder.ErrRedactorPanicked)
 	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
+}
+
+// nearMisses are secrets cut short or spoiled by one byte, next to the
+// real shape, so the pre-scan is checked at every edge of every matcher.
+var nearMisses = []string{
+	"sk-abcdefghijklmno", "sk-abcdefghijklmnop", "xsk-abcdefghijklmnop", "_sk-abcdefghijklmnop", " sk-abcdefghijklmnop",
+	"SK-abcdefghijklmnop", "sk_abcdefghijklmnop", "s-k-abcdefghijklmnop", "sk--------------------",
+	"ghp_abcdefghijklmnopqrs", "ghp_abcdefghijklmnopqrst", "ghx_abcdefghijklmnopqrst", "xghp_abcdefghijklmnopqrst",
+	"gh_abcdefghijklmnopqrst", "ghp__abcdefghijklmnopqrst", "gho_abcdefghijklmnopqrst", "ghr_abcdefghijklmnopqrst",
+	"github_pat_abcdefghijklmnopqrs", "github_pat_abcdefghijklmnopqrst", "github_pa_abcdefghijklmnopqrst",
+	"xgithub_pat_abcdefghijklmnopqrst", "github_pat______________________",
+	"AKIAIOSFODNN7EXAMPL", "AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLEX", "AKIAIOSFODNN7EXAMPLE-", "AKIAiOSFODNN7EXAMPLE",
+	"AKIAIOSFODNN7EXAMPLE_", "ASIAIOSFODNN7EXAMPLE.", "AKIBIOSFODNN7EXAMPLE", "-AKIAIOSFODNN7EXAMPLE", "AAKIAIOSFODNN7EXAMPLE",
+	"Bearer abcdefg", "Bearer abcdefgh", "Bearerabcdefgh", "Bearer\tabcdefgh", "Bearer \t abcdefgh", "xBearer abcdefgh",
+	"BEARER abcdefgh", "BeArEr abcdefgh", "bearer  ", "Bearer", "Bearer ", "bearer ~~~~~~~~", "Bearer Bearer abcdefgh",
+	"password=x", "password =x", "password= x", "password =", "passwor=x", "PASSWORD=x", "my_password=x", "password-=x",
+	"token:x", "token : x", "token:", "token :", "tokens: x", "Token: 'x'", "token: ''", "token: \"\"", "token: \"x",
+	`"token":1`, `"token": "1"`, `'token':1`, `'token': '1'`, `\"token\": \"1\"`, `\"token\":1`, `\\"token\\": 1`,
+	`"secret":"[REDACTED]"`, "secret=[REDACTED]", "secret=[REDACTED", "apikey=1", "api-key=1", "api key=1",
+	"access_key=1", "private_key=1", "passwd=1", "=password", ":token", "token=,", "token=;", "token=}", "token= ",
+	"x: y", "d=1", "t: 2", "n=3", "y: 4", "count: 3", "dir=/tmp", "https://host:443/x?a=b&c=d",
+}
+
+// TestSecretsPreScanAgreesWithTheFullDetector checks that the one-pass
+// pre-scan says "maybe" exactly when the full detector finds a secret, so
+// skipping the detector on its "no" can never let a secret through, and
+// that starting the detector where the pre-scan found the first secret
+// gives the same text as running it from the start.
+func TestSecretsPreScanAgreesWithTheFullDetector(t *testing.T) {
+	var inputs []string
+	for _, tc := range secretCases {
+		inputs = append(inputs, tc.in, tc.want)
+	}
+	inputs = append(inputs, lookalikes...)
+	inputs = append(inputs, nearMisses...)
+	inputs = append(inputs, smallResult, largeResult)
+	for _, in := range inputs {
+		assert.Equal(t, recorder.SecretsFound(in), recorder.MayHoldSecret(in), "%q", in)
+		assert.Equal(t, recorder.RedactFromStart(in), recorder.Secrets().Redact(in), "%q", in)
+	}
+
+	// Random glue of the pieces the matchers look at.
+	pieces := []string{
+		"sk", "-", "_", "gh", "p", "s", "github", "_pat_", "AKIA", "ASIA", "IOSFODNN7EXAMPLE", "Bearer", "bearer", "BEARER",
+		" ", "\t", "\n", ":", "=", `"`, "'", `\`, `\"`, "password", "Token", "api_key", "API-KEY", "secret", "x", "y", "d",
+		"0123456789", "abcdefghij", "ABCDEFGHIJ", recorder.Redacted, "null", ",", "}", "{", "&", "é",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20_000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		in := b.String()
+		if recorder.SecretsFound(in) != recorder.MayHoldSecret(in) {
+			t.Fatalf("pre-scan says %v, full detector says %v, for %q", recorder.MayHoldSecret(in), recorder.SecretsFound(in), in)
+		}
+		if got, want := recorder.Secrets().Redact(in), recorder.RedactFromStart(in); got != want {
+			t.Fatalf("redacted %q as %q, the full detector from the start gives %q", in, got, want)
+		}
+	}
+}
+
+func FuzzSecretsPreScan(f *testing.F) {
+	for _, tc := range secretCases[:4] {
+		f.Add(tc.in)
+	}
+	for _, s := range nearMisses[:8] {
+		f.Add(s)
+	}
+	r := recorder.Secrets()
+	f.Fuzz(func(t *testing.T, in string) {
+		if found, maybe := recorder.SecretsFound(in), recorder.MayHoldSecret(in); found != maybe {
+			t.Fatalf("pre-scan says %v, full detector says %v, for %q", maybe, found, in)
+		}
+		if got, want := r.Redact(in), recorder.RedactFromStart(in); got != want {
+			t.Fatalf("redacted %q as %q, the full detector from the start gives %q", in, got, want)
+		}
+	})
 }
