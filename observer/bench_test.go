@@ -56,7 +56,8 @@ func BenchmarkAfterToolCallQuiet(b *testing.B) {
 }
 
 // BenchmarkResourceFiring measures the Resource observer running and its
-// block being rendered, as happens when its trigger fires.
+// block being rendered, as happens when its trigger fires. Like
+// [BenchmarkDetector], it reports cpu-ns/op besides ns/op.
 func BenchmarkResourceFiring(b *testing.B) {
 	now := start
 	store := session.New(&session.Options{Now: func() time.Time { return now }})
@@ -73,14 +74,17 @@ func BenchmarkResourceFiring(b *testing.B) {
 		p.AfterToolCall(ctx, rec)
 	}
 	now = start.Add(10 * time.Minute)
+	var cpu threadCPU
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu.start()
 	for range b.N {
 		_, current := p.AfterToolCall(ctx, rec)
 		if current == nil || current.Render() == "" {
 			b.Fatal("no block")
 		}
 	}
+	cpu.stop(b)
 }
 
 // BenchmarkEfficacyCycle measures feedback efficacy over one assessment's
@@ -104,13 +108,16 @@ func BenchmarkEfficacyCycle(b *testing.B) {
 	ctx := context.Background()
 	rec := observer.ToolCallRecord{ToolName: "read_file", Arguments: `{"path":"go.mod"}`, Success: true}
 	_, current := p.AfterToolCall(ctx, rec)
+	var cpu threadCPU
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu.start()
 	for range b.N {
 		p.Injected(ctx, *current)
 		p.ModelResponded(ctx, 1)
 		_, current = p.AfterToolCall(ctx, rec)
 	}
+	cpu.stop(b)
 	b.StopTimer()
 	if shown := p.Efficacy().ByObserver["Resources"].Shown; shown != int64(b.N) {
 		b.Fatalf("%d assessments counted as shown, want %d", shown, b.N)

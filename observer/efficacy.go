@@ -245,8 +245,7 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 	if eff.Pending != nil && eff.Pending.Seen > 0 {
 		eff = p.settle(ctx, eff, eff.Pending.reaction(), 0)
 	}
-	counts := make(map[string]EfficacyCounts, len(eff.ByObserver)+len(current.Assessments))
-	maps.Copy(counts, eff.ByObserver)
+	counts := cloneCounts(eff.ByObserver, len(current.Assessments))
 	pend := newPending(current.CallIndex, len(current.Assessments))
 	for _, a := range current.Assessments {
 		c := counts[a.Observer]
@@ -304,8 +303,7 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 // to OnEfficacy, and returns the new value. It runs under p.mu.
 func (p *Pipeline) settle(ctx context.Context, eff Efficacy, r Reaction, callIndex int64) Efficacy {
 	pend := eff.Pending
-	counts := make(map[string]EfficacyCounts, len(eff.ByObserver))
-	maps.Copy(counts, eff.ByObserver)
+	counts := cloneCounts(eff.ByObserver, 0)
 	for _, o := range pend.Observers {
 		c := counts[o.Observer]
 		c.add(r)
@@ -326,6 +324,16 @@ func (p *Pipeline) settle(ctx context.Context, eff Efficacy, r Reaction, callInd
 		}
 	}
 	return next
+}
+
+// cloneCounts returns a copy of counts to change: the stored map is never
+// changed. Cloning copies its table as it is, without rehashing. An empty
+// map becomes a new one with room for extra observers.
+func cloneCounts(counts map[string]EfficacyCounts, extra int) map[string]EfficacyCounts {
+	if len(counts) == 0 {
+		return make(map[string]EfficacyCounts, extra)
+	}
+	return maps.Clone(counts)
 }
 
 // guard runs fn, turning a panic (from a user's normalizer rule or
