@@ -73,3 +73,29 @@ func TestObserverStatesAreReplacedNotChanged(t *testing.T) {
 	assert.Equal(t, int64(1), before["Resources"].TotalAssessments, "a map read before is left as it was")
 	assert.Equal(t, int64(1), before["Resources"].LastAssessmentCallIndex)
 }
+
+func TestEfficacyCycleAllocations(t *testing.T) {
+	ctx := context.Background()
+	c := &clock{t: start}
+	var last observer.EfficacyEvent
+	events := 0
+	p, err := observer.NewPipeline(session.New(&session.Options{Now: c.Now}),
+		[]observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+		&observer.PipelineOptions{OnEfficacy: func(_ context.Context, e observer.EfficacyEvent) { last, events = e, events+1 }})
+	require.NoError(t, err)
+	rec := succeeded("read_file", `{"path":"go.mod"}`, "module x")
+	_, current := p.AfterToolCall(ctx, rec)
+	allocs := testing.AllocsPerRun(100, func() {
+		p.Injected(ctx, *current)
+		p.ModelResponded(ctx, 1)
+		c.Advance(time.Second)
+		_, current = p.AfterToolCall(ctx, rec)
+	})
+	require.Equal(t, 101, events)
+	assert.Equal(t, observer.CarriedOn, last.Reaction)
+	// Per cycle: the assessment, its summary, the new observer states and
+	// two new maps of counts, two allocations each, and the pending
+	// reaction with its ratings. Arguments already in canonical form are
+	// not copied.
+	assert.LessOrEqual(t, allocs, 9.0)
+}

@@ -255,7 +255,7 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 	}
 	if last, ok := p.calls.Latest(); ok {
 		pend.LastTool = last.ToolName
-		pend.LastArguments = string(p.canon.canonical(last.Arguments))
+		pend.LastArguments = sameString(p.canon.canonical(last.Arguments), last.Arguments)
 	}
 	p.efficacy.Seed(Efficacy{ByObserver: counts, LastShown: current.CallIndex, Pending: pend})
 }
@@ -285,18 +285,23 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 	if !ok || eff.Pending == nil {
 		return
 	}
-	next := *eff.Pending
-	next.Seen++
-	if !next.Repeated && rec.ToolName == next.LastTool && string(p.canon.canonical(rec.Arguments)) == next.LastArguments {
-		next.Repeated = true
-	}
-	if next.Awaiting > 1 {
+	pend := eff.Pending
+	repeated := pend.Repeated ||
+		rec.ToolName == pend.LastTool && string(p.canon.canonical(rec.Arguments)) == pend.LastArguments
+	if pend.Awaiting > 1 {
+		next := *pend
+		next.Seen++
+		next.Repeated = repeated
 		next.Awaiting--
 		eff.Pending = &next
 		p.efficacy.Seed(eff)
 		return
 	}
-	p.settle(ctx, eff, next.reaction(), rec.CallIndex)
+	r := ChangedCourse
+	if repeated {
+		r = CarriedOn
+	}
+	p.settle(ctx, eff, r, rec.CallIndex)
 }
 
 // settle records reaction r to the pending assessment of eff, reports it
@@ -324,6 +329,15 @@ func (p *Pipeline) settle(ctx context.Context, eff Efficacy, r Reaction, callInd
 		}
 	}
 	return next
+}
+
+// sameString returns b as a string: s itself when it holds the same bytes,
+// as the canonical form of arguments often does, and otherwise a copy.
+func sameString(b []byte, s string) string {
+	if string(b) == s {
+		return s
+	}
+	return string(b)
 }
 
 // cloneCounts returns a copy of counts to change: the stored map is never
