@@ -42,8 +42,9 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     value, so JSON numbers, booleans and nulls are left alone and JSON
 //     text stays valid.
 //
-// Text with none of the trigger characters is returned unchanged without
-// allocating. The returned Redactor is safe for concurrent use.
+// Text holding none of these is returned unchanged without allocating,
+// after a single pass over its bytes. The returned Redactor is safe for
+// concurrent use.
 func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
 type span struct{ start, end int }
