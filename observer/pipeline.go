@@ -172,7 +172,7 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 	if rec.Timestamp.IsZero() {
 		rec.Timestamp = now
 	}
-	rec = p.calls.AppendFunc(func(pos int64) ToolCallRecord {
+	rec = p.calls.AppendFuncAt(now, func(pos int64) ToolCallRecord {
 		rec.CallIndex = pos + 1
 		return rec
 	})
