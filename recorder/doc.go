@@ -41,7 +41,8 @@
 //
 // Before any sink sees a record, tool arguments and results longer than
 // Options.MaxFieldBytes (4 KiB by default) are cut, keeping their full
-// size, and every free-text field is redacted: the built-in Secrets
+// size, and every free-text field (tool descriptions and parameter schemas
+// included) is redacted: the built-in Secrets
 // redactor (API keys, bearer tokens, AWS key ids, GitHub tokens, password
 // and token values) runs first, then Options.Redactors.
 //

@@ -92,13 +92,37 @@ type RunEnded struct {
 }
 
 // ModelRequest describes one model call as it is sent.
+//
+// Tools always names the tools offered. ToolDefinitions holds their full
+// definitions only when the offered set is new to the run: on the run's
+// first request that offers tools and whenever the set changes. Other
+// requests leave it empty, and a reader takes each named tool's
+// definition from the run's latest request that carried one. Records
+// written before the field existed have no definitions at all.
+//
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ModelRequest struct {
-	Model         string   `json:"model,omitempty"`
-	MessageCount  int      `json:"message_count"`
-	Tools         []string `json:"tools,omitempty"`          // names of the tools offered
-	ToolsWithheld bool     `json:"tools_withheld,omitempty"` // tools were removed, e.g. for a wrap-up turn
+	Model           string           `json:"model,omitempty"`
+	MessageCount    int              `json:"message_count"`
+	Tools           []string         `json:"tools,omitempty"`            // names of the tools offered
+	ToolDefinitions []ToolDefinition `json:"tool_definitions,omitempty"` // full definitions, when the offered set is new to the run
+	ToolsWithheld   bool             `json:"tools_withheld,omitempty"`   // tools were removed, e.g. for a wrap-up turn
+}
+
+// ToolDefinition is a tool as it was offered to the model: its name, the
+// description the model reads and the JSON Schema of its arguments.
+// Parameters is nil for a tool that takes no arguments; otherwise it is
+// the schema exactly as sent, usually an object schema. The recorder's
+// redactors run over Description and Parameters like any other free
+// text. The zero value is a tool with an empty name.
+//
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type ToolDefinition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
 // TokenUsage is one model call's token usage.

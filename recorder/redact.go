@@ -523,6 +523,12 @@ func (rs redaction) payload(p Payload) Payload {
 			c.Error = e
 			return &c
 		}
+	case *ModelRequest:
+		if defs := rs.tools(p.ToolDefinitions); defs != nil {
+			c := *p
+			c.ToolDefinitions = defs
+			return &c
+		}
 	case *ModelResponse:
 		if m := rs.message(p.Message); m != p.Message {
 			c := *p
@@ -562,6 +568,28 @@ func (rs redaction) payload(p Payload) Payload {
 		}
 	}
 	return p
+}
+
+// tools returns a redacted copy of defs, or nil when nothing changes.
+// Descriptions and parameter schemas are written by whoever built the
+// tools, but they are free text all the same and may quote credentials.
+func (rs redaction) tools(defs []ToolDefinition) []ToolDefinition {
+	var out []ToolDefinition
+	for i, d := range defs {
+		desc := rs.text(d.Description)
+		params, changed := rs.json(d.Parameters)
+		if desc == d.Description && !changed {
+			continue
+		}
+		if out == nil {
+			out = append([]ToolDefinition(nil), defs...)
+		}
+		out[i].Description = desc
+		if changed {
+			out[i].Parameters = params
+		}
+	}
+	return out
 }
 
 // metadata returns a redacted copy of md, or nil when nothing changes.
