@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +29,7 @@ type recording struct {
 	input  atomic.Bool
 	ended  atomic.Bool
 	failed atomic.Pointer[error]
+	tools  offeredTools
 }
 
 // StartRecording writes the run's run_started record, as a child of
@@ -184,7 +189,9 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 // Ended reports whether the run's end has been recorded.
 func (r *Run) Ended() bool { return r.trace.ended.Load() }
 
-// recordRequest records a model call about to be made.
+// recordRequest records a model call about to be made. The offered
+// tools' full definitions go with it only when the set is new to the run;
+// see toolDefinitions.
 func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts []model.Option) {
 	if r.trace.rec == nil {
 		return
@@ -195,10 +202,97 @@ func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts [
 		req.Model = *o.Model
 	}
 	for _, t := range o.Tools {
-		req.Tools = append(req.Tools, t.Name)
+		if t != nil {
+			req.Tools = append(req.Tools, t.Name)
+		}
 	}
+	req.ToolDefinitions = r.toolDefinitions(ctx, o.Tools)
 	req.ToolsWithheld = len(req.Tools) == 0 && r.WrappingUp()
 	r.note(r.trace.rec.ModelRequest(ctx, req))
+}
+
+// offeredTools is the tool set a run last recorded definitions for.
+type offeredTools struct {
+	mu    sync.Mutex
+	infos []*schema.ToolInfo        // as last offered, compared by pointer
+	defs  []recorder.ToolDefinition // as last recorded; nil after a failed conversion
+}
+
+// toolDefinitions returns the definitions of the offered tools when the
+// set differs from the one the run last recorded, and nil when it is the
+// same or empty. The same slice of the same *schema.ToolInfo pointers is
+// taken as unchanged without converting anything, which is the common
+// case: the agent offers one set call after call. Anything else is
+// converted and compared by content, so a set rebuilt with equal values is
+// not written again. A conversion error goes to the run's error handler
+// and the request keeps the names only.
+func (r *Run) toolDefinitions(ctx context.Context, tools []*schema.ToolInfo) []recorder.ToolDefinition {
+	if len(tools) == 0 {
+		return nil
+	}
+	s := &r.trace.tools
+	s.mu.Lock()
+	if slices.Equal(s.infos, tools) {
+		s.mu.Unlock()
+		return nil
+	}
+	defs, err := toolDefinitions(tools)
+	s.infos = append(s.infos[:0], tools...)
+	if err != nil || slices.EqualFunc(s.defs, defs, sameDefinition) {
+		if err != nil {
+			s.defs = nil
+		}
+		s.mu.Unlock()
+		if err != nil {
+			r.Cfg.OnError(ctx, err)
+		}
+		return nil
+	}
+	s.defs = defs
+	s.mu.Unlock()
+	return defs
+}
+
+// toolDefinitions converts Eino tool infos to recorded definitions, with
+// the parameters as the JSON Schema the model is sent. Nil infos are
+// skipped, as in the request's names.
+func toolDefinitions(tools []*schema.ToolInfo) (defs []recorder.ToolDefinition, err error) {
+	name := ""
+	defer func() {
+		// A hand-built schema may panic while it is converted or
+		// marshalled; that must not take the run down.
+		if p := recover(); p != nil {
+			defs, err = nil, fmt.Errorf("lookout: recording the definition of tool %q: panic: %v", name, p)
+		}
+	}()
+	defs = make([]recorder.ToolDefinition, 0, len(tools))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		name = t.Name
+		d := recorder.ToolDefinition{Name: t.Name, Description: t.Desc}
+		js, err := t.ToJSONSchema()
+		if err != nil {
+			return nil, fmt.Errorf("lookout: recording the definition of tool %q: %w", t.Name, err)
+		}
+		if js != nil {
+			buf.Reset()
+			if err := enc.Encode(js); err != nil {
+				return nil, fmt.Errorf("lookout: recording the definition of tool %q: %w", t.Name, err)
+			}
+			d.Parameters = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		}
+		defs = append(defs, d)
+	}
+	return defs, nil
+}
+
+func sameDefinition(a, b recorder.ToolDefinition) bool {
+	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
 }
 
 // startLatency reads the clock for a model call's latency, which only the
