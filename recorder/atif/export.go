@@ -47,7 +47,8 @@ type Options struct {
 
 	// Redactor, if set, rewrites every free-text field on its way into
 	// the trajectory: messages, reasoning, tool arguments and results,
-	// errors and assessments. The recorder already redacts before its
+	// errors, assessments, and tool descriptions and parameter schemas.
+	// The recorder already redacts before its
 	// sink; this is for records that were written without it.
 	Redactor recorder.Redactor
 
@@ -93,7 +94,10 @@ func RootRuns(records []recorder.Record) []string {
 // response becomes one agent step, and the results of its tool calls
 // become that step's observation results, linked by source_call_id, so
 // parallel calls share one step. Assessments become system steps.
-// Records of unknown kinds, budgets and model requests add no steps.
+// Records of unknown kinds, budgets and model requests add no steps; the
+// tool definitions that model requests carry become agent.tool_definitions
+// of their run's trajectory (every tool once, in the order first offered,
+// with the last definition recorded for its name).
 //
 // It fails with ErrNoRootRun when there is nothing to export and with
 // ErrAmbiguousRoot when several root runs are present and Options.RunID
@@ -245,6 +249,7 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 		model string
 		first string
 		ended *recorder.RunEnded
+		tools toolSet
 	)
 	for _, rec := range r.records {
 		switch p := rec.Payload.(type) {
@@ -253,6 +258,7 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 			if first == "" {
 				first = p.Model
 			}
+			tools.add(p.ToolDefinitions)
 		case *recorder.Message:
 			if p.Message != nil {
 				steps = append(steps, x.messageStep(p.Message, rec.RecordedAt))
@@ -311,7 +317,7 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 		steps = append(steps, carrierStep(time.Time{}))
 	}
 	t := &Trajectory{
-		Agent: Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: first},
+		Agent: Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: first, ToolDefinitions: x.toolDefinitions(tools.defs)},
 		Steps: finish(steps),
 	}
 	if t.Agent.Name == "" {
@@ -324,6 +330,60 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 	}
 	t.Extra = map[string]any{ExtraKey: info}
 	return t
+}
+
+// toolSet gathers the tool definitions a run recorded: every name once,
+// in the order first seen, with the last definition recorded for it.
+type toolSet struct {
+	defs  []recorder.ToolDefinition
+	index map[string]int
+}
+
+func (s *toolSet) add(defs []recorder.ToolDefinition) {
+	for _, d := range defs {
+		if i, ok := s.index[d.Name]; ok {
+			s.defs[i] = d
+			continue
+		}
+		if s.index == nil {
+			s.index = map[string]int{}
+		}
+		s.index[d.Name] = len(s.defs)
+		s.defs = append(s.defs, d)
+	}
+}
+
+// toolDefinitions writes recorded definitions in the OpenAI shape ATIF
+// uses: {"type":"function","function":{"name","description","parameters"}},
+// without a description or parameters the tool did not have.
+func (x *exporter) toolDefinitions(defs []recorder.ToolDefinition) []map[string]any {
+	if len(defs) == 0 {
+		return nil
+	}
+	out := make([]map[string]any, len(defs))
+	for i, d := range defs {
+		fn := map[string]any{"name": d.Name}
+		if d.Description != "" {
+			fn["description"] = x.redact(d.Description)
+		}
+		if len(d.Parameters) > 0 {
+			fn["parameters"] = x.parameters(d.Parameters)
+		}
+		out[i] = map[string]any{"type": "function", "function": fn}
+	}
+	return out
+}
+
+// parameters is a recorded parameter schema, redacted, as a JSON value.
+// Text that is not JSON (or stops being JSON once redacted) is kept as a
+// JSON string, so the document still encodes.
+func (x *exporter) parameters(raw json.RawMessage) any {
+	text := x.redact(string(raw))
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(text)); err != nil {
+		return text
+	}
+	return json.RawMessage(buf.Bytes())
 }
 
 // link attaches a child run to the step that delegated to it, by the

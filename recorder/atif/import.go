@@ -21,7 +21,11 @@ import (
 //
 //   - user and system steps become message records; assessment steps
 //     written by FromRecords become assessment records again;
-//   - an agent step becomes a model_request (when a model name is known),
+//   - an agent step becomes a model_request (when a model name is known,
+//     and always for the first agent step of a trajectory with tool
+//     definitions, which that request carries; a trajectory with tool
+//     definitions and no agent step gets a model_request of its own, for
+//     the agent's model),
 //     a model_response with its message, reasoning, tool calls and usage,
 //     and for each tool call a tool_started and, when the observation has
 //     content for it, a tool_ended;
@@ -36,9 +40,10 @@ import (
 // Record times come from step timestamps (RFC 3339); a step without a
 // readable timestamp takes the time of the step before it. What records
 // cannot hold is dropped: costs, token ids, logprobs, reasoning effort,
-// copied-context flags, file-form subagent refs, continuation refs, and
+// copied-context flags, file-form subagent refs, continuation refs,
 // subagent trajectories nested inside an embedded one (refs resolve
-// against the root's list only).
+// against the root's list only), and tool definition keys other than the
+// function's name, description and parameters.
 // Exporting the records again gives back a trajectory from FromRecords
 // unchanged.
 func ToRecords(t *Trajectory) ([]recorder.Record, error) {
@@ -75,6 +80,29 @@ func ToRecords(t *Trajectory) ([]recorder.Record, error) {
 	return im.out, nil
 }
 
+// toolDefinitions reads agent.tool_definitions back into records: the
+// name, description and parameters of every OpenAI-style function entry.
+// Entries without a function name are skipped, and other keys are dropped.
+func toolDefinitions(entries []map[string]any) []recorder.ToolDefinition {
+	var defs []recorder.ToolDefinition
+	for _, e := range entries {
+		fn, _ := e["function"].(map[string]any)
+		name, ok := fn["name"].(string)
+		if !ok {
+			continue
+		}
+		d := recorder.ToolDefinition{Name: name}
+		d.Description, _ = fn["description"].(string)
+		if params, ok := fn["parameters"]; ok && params != nil {
+			if raw, err := marshal(params); err == nil {
+				d.Parameters = raw
+			}
+		}
+		defs = append(defs, d)
+	}
+	return defs
+}
+
 type importer struct {
 	subs  map[string]*Trajectory // embedded subagents by trajectory_id
 	order map[string]int         // their position in subagent_trajectories
@@ -91,6 +119,7 @@ type runWriter struct {
 	at         time.Time
 	calls      int
 	usage      recorder.RunUsage
+	tools      []recorder.ToolDefinition // not yet written; they go with the first model request
 }
 
 func (w *runWriter) add(p recorder.Payload) {
@@ -120,8 +149,13 @@ func (im *importer) run(t *Trajectory, id, parent string, depth int, parentCall 
 		started.Metadata = map[string]string{ParentToolCallKey: parentCall}
 	}
 	w.add(started)
+	w.tools = toolDefinitions(t.Agent.ToolDefinitions)
 	for i := range t.Steps {
 		w.step(t, &t.Steps[i])
+	}
+	if len(w.tools) > 0 {
+		// No agent step took them: the run offered tools and got no reply.
+		w.add(w.toolRequest(t.Agent.ModelName))
 	}
 	if parent != "" {
 		w.end(t)
@@ -224,8 +258,8 @@ func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any) {
 	if model == "" {
 		model = t.Agent.ModelName
 	}
-	if model != "" {
-		w.add(&recorder.ModelRequest{Model: model})
+	if model != "" || len(w.tools) > 0 {
+		w.add(w.toolRequest(model))
 	}
 	m := &schema.Message{Role: schema.Assistant, Content: s.Message.PlainText(), ReasoningContent: s.ReasoningContent}
 	for _, c := range s.ToolCalls {
@@ -247,6 +281,20 @@ func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any) {
 	}
 	w.usage.ModelCalls++
 	w.add(resp)
+}
+
+// toolRequest is a model request, carrying the trajectory's tool
+// definitions when they are not yet written.
+func (w *runWriter) toolRequest(model string) *recorder.ModelRequest {
+	req := &recorder.ModelRequest{Model: model}
+	if len(w.tools) > 0 {
+		req.ToolDefinitions = w.tools
+		for _, d := range w.tools {
+			req.Tools = append(req.Tools, d.Name)
+		}
+		w.tools = nil
+	}
+	return req
 }
 
 // argumentsText is the call's arguments as the model sent them: the raw
