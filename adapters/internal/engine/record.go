@@ -201,6 +201,9 @@ func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts [
 	if o.Model != nil {
 		req.Model = *o.Model
 	}
+	if len(o.Tools) > 0 {
+		req.Tools = make([]string, 0, len(o.Tools))
+	}
 	for _, t := range o.Tools {
 		if t != nil {
 			req.Tools = append(req.Tools, t.Name)

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
+)
+
+// discard is a sink that keeps nothing.
+type discard struct{}
+
+func (discard) Write(context.Context, *recorder.Record) error { return nil }
+
+func recordingRun(tb testing.TB, sink recorder.Sink) *Run {
+	tb.Helper()
+	cfg, err := (&Config{Sink: sink, OnError: func(_ context.Context, err error) { tb.Error(err) }}).Normalized()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := NewRun(&cfg, session.New(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r.StartRecording(context.Background(), "bench", nil, "")
+	return r
+}
+
+func someTools() []*schema.ToolInfo {
+	params := schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"q": {Type: schema.String, Required: true}})
+	return []*schema.ToolInfo{
+		{Name: "search", Desc: "Search.", ParamsOneOf: params},
+		{Name: "fetch", Desc: "Fetch a URL.", ParamsOneOf: params},
+		{Name: "clock", Desc: "Tell the time."},
+	}
+}
+
+func TestRecordRequestSkipsANilToolInfo(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	r := recordingRun(t, sink)
+	tools := append(someTools(), nil)
+	r.recordRequest(context.Background(), nil, []model.Option{model.WithTools(tools)})
+	req := sink.Records()[1].Payload.(*recorder.ModelRequest)
+	if len(req.Tools) != 3 || len(req.ToolDefinitions) != 3 {
+		t.Errorf("tools %v, %d definitions; want the three real tools", req.Tools, len(req.ToolDefinitions))
+	}
+}
+
+// BenchmarkRecordRequestSameTools is a model request offering the set the
+// run already recorded, the common case after the first call.
+func BenchmarkRecordRequestSameTools(b *testing.B) {
+	r := recordingRun(b, discard{})
+	ctx := context.Background()
+	opts := []model.Option{model.WithTools(someTools())}
+	input := []*schema.Message{schema.UserMessage("hi")}
+	r.recordRequest(ctx, input, opts)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.recordRequest(ctx, input, opts)
+	}
+}
+
+// BenchmarkRecordRequestChangedTools alternates two sets, so every
+// request converts and writes the definitions.
+func BenchmarkRecordRequestChangedTools(b *testing.B) {
+	r := recordingRun(b, discard{})
+	ctx := context.Background()
+	a, c := someTools(), someTools()[:2]
+	opts := [][]model.Option{{model.WithTools(a)}, {model.WithTools(c)}}
+	input := []*schema.Message{schema.UserMessage("hi")}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.recordRequest(ctx, input, opts[i%2])
+	}
+}
