@@ -11,6 +11,7 @@ func addSeeds(f *testing.F) {
 	f.Add([]byte(`{"schema_version":"ATIF-v1.8","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"user","message":[{"type":"image","source":{"media_type":"image/png","path":"a.png"}}]}],"subagent_trajectories":[{"trajectory_id":"x","agent":{"name":"b","version":"1"},"steps":[{"step_id":1,"source":"agent","message":"","observation":{"results":[{"subagent_trajectory_ref":[{"trajectory_id":"x"}]}]}}]}]}`))
 	f.Add([]byte(`{"steps":[{"step_id":1e3,"timestamp":"2025-W01-1T00Z"}],"agent":null}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"agent":{"name":"a","version":"1","tool_definitions":[{"type":"function","function":{"name":"t","parameters":"x"}},{"function":[]},{"function":{"name":1}}]},"steps":[{"step_id":1,"source":"agent","message":""}]}`))
 	if dir, err := findFixtures(); err == nil {
 		if data, err := os.ReadFile(filepath.Join(dir, "rfc-0001-section-IV-example.json")); err == nil {
 			f.Add(data)
