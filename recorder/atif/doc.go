@@ -33,7 +33,8 @@
 // embedded subagent trajectories referenced from the step that delegated
 // to them. A child run names that step's tool call in its run_started
 // metadata under ParentToolCallKey; without it the call is found from
-// the times of the records. What ATIF has no field for (tool errors,
+// the times of the records. The tool definitions a run's model requests
+// recorded become its agent.tool_definitions. What ATIF has no field for (tool errors,
 // truncation, durations, finish reasons, the run's outcome) goes in the
 // extra objects under ExtraKey. ToRecords goes the other way, so that
 // records → ATIF → records → ATIF gives back the same document.
