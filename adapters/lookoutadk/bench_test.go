@@ -2,6 +2,8 @@ package lookoutadk_test
 
 import (
 	"context"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,9 +20,14 @@ import (
 // 1,000 sequential tool calls, three ways side by side in each iteration so
 // all see the same machine: bare, with a middleware that does nothing (the
 // cost of Eino's handler machinery, which any middleware pays), and with
-// the whole Lookout middleware. It reports Lookout's wall time over the
-// bare agent's ("ratio") and over the do-nothing middleware's
-// ("ratio-vs-noop").
+// the whole Lookout middleware. Each run starts after a garbage collection,
+// so none pays for the garbage of the one before; the order rotates so none
+// always runs first.
+//
+// It reports the median wall time of each and the medians of the
+// per-iteration ratios: Lookout over bare ("ratio") and Lookout over the
+// do-nothing middleware ("ratio-vs-noop"). Pairing the runs of one
+// iteration cancels most of the drift of a shared machine.
 func BenchmarkMiddlewareOverhead(b *testing.B) {
 	const calls = 1000
 	cfg := &lookoutadk.Config{
@@ -46,6 +53,9 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 	once := func(kind int) time.Duration {
 		agent := agentFor(kind)
 		ctx := context.Background()
+		b.StopTimer()
+		runtime.GC()
+		b.StartTimer()
 		start := time.Now()
 		o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
 		elapsed := time.Since(start)
@@ -54,19 +64,33 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 		}
 		return elapsed
 	}
-	var total [3]time.Duration
+	var runs [3][]float64
+	var ratio, ratioNoop []float64
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		// Rotate the order so none always runs on a warmer heap.
+		var took [3]time.Duration
 		for j := range 3 {
 			kind := (i + j) % 3
-			total[kind] += once(kind)
+			took[kind] = once(kind)
+			runs[kind] = append(runs[kind], float64(took[kind].Microseconds())/1e3)
 		}
+		ratio = append(ratio, float64(took[lookoutAgent])/float64(took[bareAgent]))
+		ratioNoop = append(ratioNoop, float64(took[lookoutAgent])/float64(took[noopAgent]))
 	}
-	b.ReportMetric(float64(total[bareAgent].Milliseconds())/float64(b.N), "bare-ms/run")
-	b.ReportMetric(float64(total[noopAgent].Milliseconds())/float64(b.N), "noop-ms/run")
-	b.ReportMetric(float64(total[lookoutAgent].Milliseconds())/float64(b.N), "lookout-ms/run")
-	b.ReportMetric(float64(total[lookoutAgent])/float64(total[bareAgent]), "ratio")
-	b.ReportMetric(float64(total[lookoutAgent])/float64(total[noopAgent]), "ratio-vs-noop")
+	b.ReportMetric(median(runs[bareAgent]), "bare-ms/run")
+	b.ReportMetric(median(runs[noopAgent]), "noop-ms/run")
+	b.ReportMetric(median(runs[lookoutAgent]), "lookout-ms/run")
+	b.ReportMetric(median(ratio), "ratio")
+	b.ReportMetric(median(ratioNoop), "ratio-vs-noop")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
