@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
@@ -93,4 +95,92 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// BenchmarkHooks calls the middleware's hooks for one model call and one
+// tool call, as an agent's iteration does, without Eino or a model: the
+// state rewrite, the charging model wrapper and the tool wrapper, with the
+// Resource observer every 10 calls and limits on time, tokens and tool
+// calls. "warm" runs them back to back, so their code and data stay in the
+// CPU caches; "cold" first walks 8 MiB of memory, as an agent's own work
+// between hooks does, and reports only the hooks' time as hook-ns/op.
+// The gap between the two is the cost of cache misses, which is most of
+// what the middleware adds inside a real agent (BenchmarkMiddlewareOverhead).
+func BenchmarkHooks(b *testing.B) {
+	for _, cold := range []bool{false, true} {
+		name := "warm"
+		if cold {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
+				Limits: budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
+				Observers: []observer.Config{{
+					Observer: observer.NewResource(),
+					Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
+				}},
+				// Outside an agent's graph the session cannot be registered
+				// for checkpoints; that is expected here.
+				OnError: func(context.Context, error) {},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, _, err = mw.BeforeAgent(ctx, &adk.ChatModelAgentContext{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			reply := &schema.Message{Role: schema.Assistant,
+				ToolCalls:    []schema.ToolCall{{ID: "call", Function: schema.FunctionCall{Name: "noop", Arguments: "{}"}}},
+				ResponseMeta: &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: 100, CompletionTokens: 5, TotalTokens: 105}}}
+			result := schema.ToolMessage("{}", "call")
+			model := fixedModel{reply}
+			tc := &adk.ToolContext{Name: "noop", CallID: "call"}
+			run := func(_ context.Context, args string, _ ...tool.Option) (string, error) { return args, nil }
+			state := &adk.ChatModelAgentState{Messages: make([]*schema.Message, 1, 4096)}
+			state.Messages[0] = schema.UserMessage("go")
+			memory := make([]byte, 8<<20)
+			var hooks time.Duration
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if cold {
+					for i := 0; i < len(memory); i += 64 {
+						memory[i]++
+					}
+				}
+				if len(state.Messages) > 4000 {
+					state.Messages = state.Messages[:1]
+				}
+				start := time.Now()
+				_, st, err := mw.BeforeModelRewriteState(ctx, state, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				state = st
+				m, _ := mw.WrapModel(ctx, model, nil)
+				out, _ := m.Generate(ctx, state.Messages)
+				state.Messages = append(state.Messages, out)
+				call, _ := mw.WrapInvokableToolCall(ctx, run, tc)
+				if _, err := call(ctx, "{}"); err != nil {
+					b.Fatal(err)
+				}
+				state.Messages = append(state.Messages, result)
+				hooks += time.Since(start)
+			}
+			b.ReportMetric(float64(hooks.Nanoseconds())/float64(b.N), "hook-ns/op")
+		})
+	}
+}
+
+// fixedModel answers every call with the same message.
+type fixedModel struct{ reply *schema.Message }
+
+func (m fixedModel) Generate(context.Context, []*schema.Message, ...model.Option) (*schema.Message, error) {
+	return m.reply, nil
+}
+
+func (m fixedModel) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return schema.StreamReaderFromArray([]*schema.Message{m.reply}), nil
 }
