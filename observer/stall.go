@@ -593,9 +593,13 @@ func (st *stallState) chainOf(e *stallCall) []*stallCall {
 }
 
 // inChain reports whether p belongs to the chain of repeats ending at e:
-// every identical call since the chain's first one does.
+// every identical call since the chain's first one does. Each call of a
+// chain continues its latest identical predecessor and inherits the
+// chain's first index, and no call outside it has that index as its
+// first, so comparing the first index and the signature is enough: the
+// results need not be compared again.
 func (st *stallState) inChain(p, e *stallCall) bool {
-	return p.index >= e.repeatFirst && p.sig == e.sig && !p.exempt && st.sameObservation(p, e)
+	return p.repeatFirst == e.repeatFirst && p.sig == e.sig && !p.exempt
 }
 
 func (st *stallState) labelOf(c *stallCall) string { return c.label.of(c.tool, c.summary, c.args) }

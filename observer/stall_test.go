@@ -352,3 +352,21 @@ func TestDetectorsCatchUpWhenTheirTriggerIsSparse(t *testing.T) {
 	}
 	assert.Equal(t, []int64{10}, fired, "calls 7 to 10 repeat; the run at call 10 saw the calls it was not asked about")
 }
+
+func TestStallChainCitesOnlyTheCallsWithTheSameResult(t *testing.T) {
+	// The same call alternates between two results: each result makes a
+	// chain of its own, and the evidence of one leaves out the other.
+	h := newHarness(t, observer.NewStall())
+	for i := range 8 {
+		h.run(succeeded("job_status", `{"id":"build-7"}`, []string{"running", "queued"}[i%2]))
+	}
+	assert.Equal(t, []string{"Stall@8"}, h.firings())
+	a := h.mustAt(8, "Stall")
+	assert.Contains(t, a.Observations[0].Description, "(calls #2 to #8)")
+	assert.Equal(t, []string{
+		"#2 job_status id=build-7",
+		"#4 job_status id=build-7",
+		"#6 job_status id=build-7",
+		"#8 job_status id=build-7",
+	}, evidenceLines(a))
+}
