@@ -199,9 +199,11 @@ func (st *cascadeState) check(oc *Context) (cascadeFinding, bool) {
 		if !ok {
 			continue
 		}
-		*st.calls.push() = cascadeCall{
+		slot := st.calls.push()
+		*slot = cascadeCall{
 			index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
 			success: rec.Success, errMsg: rec.ErrorMessage, result: rec.Result,
+			label: slot.label.reuse(),
 		}
 		st.cur.mark(&rec)
 	}

@@ -357,6 +357,7 @@ func (st *driftState) add(rec *ToolCallRecord) {
 		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
 		targets: append(slot.targets[:0], st.targets...),
 		version: -1,
+		label:   slot.label.reuse(),
 	}
 }
 

@@ -442,10 +442,11 @@ func (st *stallState) add(rec *ToolCallRecord) {
 	}
 	n := st.calls.len()
 	e.raw = maphash.String(st.seed, rec.Arguments) ^ maphash.String(st.seed, rec.ToolName)*31 ^ maphash.String(st.seed, rec.ParamsSummary)*961
-	if same := st.sameCall(&e); same != nil {
+	same := st.sameCall(&e)
+	if same != nil {
 		// A stuck agent sends the very same call again: reuse what was
 		// derived from it.
-		e.sig, e.access, e.target, e.targetHash, e.label = same.sig, same.access, same.target, same.targetHash, same.label
+		e.sig, e.access, e.target, e.targetHash = same.sig, same.access, same.target, same.targetHash
 	} else {
 		e.sig = st.signature(rec.ToolName, rec.Arguments)
 		if e.access = st.accessOf(rec.ToolName); e.access != noAccess {
@@ -509,7 +510,14 @@ func (st *stallState) add(rec *ToolCallRecord) {
 			}
 		}
 	}
-	*st.calls.push() = e
+	// The slot's label buffer is kept; the label of an identical call is
+	// copied into it (same may be the slot being replaced).
+	slot := st.calls.push()
+	e.label = slot.label.reuse()
+	if same != nil && same.label.done {
+		e.label.buf, e.label.done = append(e.label.buf, same.label.buf...), true
+	}
+	*slot = e
 }
 
 // sameCall returns a kept call with exactly e's tool, arguments and
@@ -602,7 +610,7 @@ func (st *stallState) inChain(p, e *stallCall) bool {
 	return p.repeatFirst == e.repeatFirst && p.sig == e.sig && !p.exempt
 }
 
-func (st *stallState) labelOf(c *stallCall) string { return c.label.of(c.tool, c.summary, c.args) }
+func (st *stallState) labelOf(c *stallCall) []byte { return c.label.of(c.tool, c.summary, c.args) }
 
 // list writes the evidence for a pattern of total calls whose kept calls
 // are st.picked, oldest first; firstIndex and firstOf give the pattern's
@@ -690,9 +698,9 @@ func (st *stallState) assess(f stallFinding) Assessment {
 		t.WriteString("The last ")
 		writeInt(&t.Builder, int64(f.length))
 		t.WriteString(" calls alternated between ")
-		writeQuoted(&t.Builder, st.labelOf(other))
+		writeQuotedLabel(&t.Builder, st.labelOf(other))
 		t.WriteString(" and ")
-		writeQuoted(&t.Builder, st.labelOf(e))
+		writeQuotedLabel(&t.Builder, st.labelOf(e))
 		t.WriteString(", with the same results each time.")
 		description = t.end()
 		suggestions = append(suggestions, oscillateSuggestion)
@@ -739,6 +747,14 @@ func (st *stallState) assess(f stallFinding) Assessment {
 func writeQuoted(b *strings.Builder, name string) {
 	b.WriteByte('`')
 	b.WriteString(oneLine(name))
+	b.WriteByte('`')
+}
+
+// writeQuotedLabel writes a call's label, already on one line, in
+// backticks.
+func writeQuotedLabel(b *strings.Builder, label []byte) {
+	b.WriteByte('`')
+	b.Write(label)
 	b.WriteByte('`')
 }
 

@@ -122,56 +122,67 @@ const (
 	maxEvidence   = 6
 )
 
-// label caches a call's label, computed when first needed.
+// label caches a call's label, computed when first needed, in a buffer
+// that the call's slot in a ring keeps for the next call it holds.
 type label struct {
-	text string
+	buf  []byte
 	done bool
 }
 
-func (l *label) of(tool, paramsSummary, args string) string {
+func (l *label) of(tool, paramsSummary, args string) []byte {
 	if !l.done {
-		l.text, l.done = callLabel(tool, paramsSummary, args), true
+		l.buf, l.done = appendLabel(l.buf[:0], tool, paramsSummary, args), true
 	}
-	return l.text
+	return l.buf
 }
 
-// callLabel names a call for the model: its tool and summarized
-// arguments, as "read_file path=go.mod".
-func callLabel(tool, paramsSummary, args string) string {
+// reuse returns an empty label that keeps l's buffer, for the call that
+// replaces l's in a ring slot.
+func (l *label) reuse() label { return label{buf: l.buf[:0]} }
+
+// appendLabel appends the name of a call for the model: its tool and
+// summarized arguments, as "read_file path=go.mod".
+func appendLabel(dst []byte, tool, paramsSummary, args string) []byte {
 	s := paramsSummary
 	if s == "" {
-		// The summary is written on the stack, and copied only into the
-		// label when it needs no other change than clipping.
+		// The summary is written on the stack.
 		var buf [3 * maxSummaryLen]byte
 		summary, ok := appendSummary(buf[:0], args)
 		switch {
 		case !ok:
 			s = strings.TrimSpace(prefixOf(args, 4*maxSummaryLen))
 		case len(summary) == 0:
-			return oneLine(tool)
+			return append(dst, oneLine(tool)...)
 		case needsOneLine(summary):
 			s = string(summary)
 		default:
+			dst = append(dst, oneLine(tool)...)
+			dst = append(dst, ' ')
 			if cut := clipLen(summary, maxSummaryLen); cut < len(summary) {
-				return oneLine(tool) + " " + string(summary[:cut]) + "…"
+				return append(append(dst, summary[:cut]...), "…"...)
 			}
-			return oneLine(tool) + " " + string(summary)
+			return append(dst, summary...)
 		}
 	}
-	s = clip(oneLine(s), maxSummaryLen)
+	s = oneLine(s)
+	dst = append(dst, oneLine(tool)...)
 	if s == "" {
-		return oneLine(tool)
+		return dst
 	}
-	return oneLine(tool) + " " + s
+	dst = append(dst, ' ')
+	if cut := clipLen(s, maxSummaryLen); cut < len(s) {
+		return append(append(dst, s[:cut]...), "…"...)
+	}
+	return append(dst, s...)
 }
 
 // evidenceLine cites one call: "#12 read_file path=go.mod", with
 // " (failed: reason)" for a failure.
-func evidenceLine(b *strings.Builder, index int64, label string, success bool, errMsg string) {
+func evidenceLine(b *strings.Builder, index int64, label []byte, success bool, errMsg string) {
 	b.WriteByte('#')
 	writeInt(b, index)
 	b.WriteByte(' ')
-	b.WriteString(label)
+	b.Write(label)
 	if !success {
 		b.WriteString(" (failed")
 		if msg := clip(oneLine(errMsg), maxErrorLen); msg != "" {
