@@ -157,8 +157,9 @@ func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) 
 func (p *Pipeline) Store() *session.Store { return p.store }
 
 // AfterToolCall records a completed tool call and runs every observer whose
-// trigger fires. rec.CallIndex is assigned here; a zero rec.Timestamp is
-// set to now. It returns the recorded call and, when at least one observer
+// trigger fires. rec.CallIndex is assigned here. rec.Timestamp is when the
+// call ended: triggers and observers run as of that time, and a zero
+// rec.Timestamp is set to the pipeline's clock. It returns the recorded call and, when at least one observer
 // ran, the new [CurrentAssessment], which has replaced the previous one in
 // the session and been appended to the [PastAssessment] history. When an
 // assessment shown to the model awaits the agent's reaction, the call
@@ -168,8 +169,9 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
-	now := p.now()
-	if rec.Timestamp.IsZero() {
+	now := rec.Timestamp
+	if now.IsZero() {
+		now = p.now()
 		rec.Timestamp = now
 	}
 	rec = p.calls.AppendFuncAt(now, func(pos int64) ToolCallRecord {

@@ -102,6 +102,26 @@ func TestTriggerStateIsPerObserver(t *testing.T) {
 	assert.Len(t, every1.ranAt, 60)
 }
 
+func TestTheCallsTimestampIsTheTimeTheObserversSee(t *testing.T) {
+	every := &counting{name: "every"}
+	p, c := newPipeline(t,
+		observer.Config{Observer: every, Trigger: observer.Trigger{EveryNCalls: 1}},
+		observer.Config{Observer: &counting{name: "hourly"}, Trigger: observer.Trigger{EveryInterval: time.Hour}},
+	)
+	ended := start.Add(2 * time.Hour)
+	rec := ok()
+	rec.Timestamp = ended
+	got, current := p.AfterToolCall(context.Background(), rec)
+	assert.Equal(t, ended, got.Timestamp)
+	require.NotNil(t, current)
+	assert.Equal(t, ended, current.GeneratedAt, "the observers ran as of the call's end, not the pipeline's clock")
+	assert.Len(t, current.Assessments, 2, "an interval trigger measures from the call's end")
+
+	got, current = p.AfterToolCall(context.Background(), ok())
+	assert.Equal(t, c.Now(), got.Timestamp, "a zero timestamp is the pipeline's clock")
+	assert.Equal(t, c.Now(), current.GeneratedAt)
+}
+
 func TestADecliningObserverIsAskedAgainNextCall(t *testing.T) {
 	o := &counting{name: "shy", decline: true}
 	p, _ := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryNCalls: 2}})
