@@ -194,6 +194,11 @@ func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
 	if toolCalls < 0 {
 		return
 	}
+	if eff, _ := p.efficacy.Latest(); eff.Pending == nil {
+		// Nothing awaits a reaction: what the locked path would do,
+		// observed at once.
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.guard(ctx, func() {

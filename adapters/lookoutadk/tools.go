@@ -14,14 +14,13 @@ import (
 // WrapInvokableToolCall records the call, runs the observers after it, and
 // enforces the tool-call budget.
 func (m *middleware) WrapInvokableToolCall(ctx context.Context, next adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
-	if engine.FromContext(ctx) == nil {
+	r := engine.FromContext(ctx)
+	if r == nil {
 		return next, nil
 	}
+	// Eino calls the endpoint with the ctx it passes here, so r is the
+	// call's run; looking it up once saves a walk up the ctx per call.
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
-		r := engine.FromContext(ctx)
-		if r == nil {
-			return next(ctx, args, opts...)
-		}
 		ensure(ctx, r)
 		c, ok, refused, err := r.AdmitValue(ctx, tc.Name, tc.CallID, args)
 		if !ok || err != nil {
@@ -36,14 +35,11 @@ func (m *middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 // WrapStreamableToolCall does what WrapInvokableToolCall does for a
 // streaming tool; the call ends when its stream does.
 func (m *middleware) WrapStreamableToolCall(ctx context.Context, next adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
-	if engine.FromContext(ctx) == nil {
+	r := engine.FromContext(ctx)
+	if r == nil {
 		return next, nil
 	}
 	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
-		r := engine.FromContext(ctx)
-		if r == nil {
-			return next(ctx, args, opts...)
-		}
 		ensure(ctx, r)
 		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, args)
 		if err != nil {
@@ -67,14 +63,11 @@ func (m *middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 // WrapEnhancedInvokableToolCall does what WrapInvokableToolCall does for a
 // tool with multimodal results; the text parts are what observers see.
 func (m *middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
-	if engine.FromContext(ctx) == nil {
+	r := engine.FromContext(ctx)
+	if r == nil {
 		return next, nil
 	}
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
-		r := engine.FromContext(ctx)
-		if r == nil {
-			return next(ctx, arg, opts...)
-		}
 		ensure(ctx, r)
 		c, ok, refused, err := r.AdmitValue(ctx, tc.Name, tc.CallID, argText(arg))
 		if err != nil {
@@ -98,14 +91,11 @@ func (m *middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 // WrapEnhancedStreamableToolCall does what WrapStreamableToolCall does for
 // a streaming tool with multimodal results.
 func (m *middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
-	if engine.FromContext(ctx) == nil {
+	r := engine.FromContext(ctx)
+	if r == nil {
 		return next, nil
 	}
 	return func(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.StreamReader[*schema.ToolResult], error) {
-		r := engine.FromContext(ctx)
-		if r == nil {
-			return next(ctx, arg, opts...)
-		}
 		ensure(ctx, r)
 		c, refused, err := r.Admit(ctx, tc.Name, tc.CallID, argText(arg))
 		if err != nil {

@@ -100,7 +100,7 @@ func (r *Run) Failure() error {
 // skipping what Lookout injected.
 // Only the first call of a run records; later calls return at once.
 func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
-	if r.trace.rec == nil || !r.trace.input.CompareAndSwap(false, true) {
+	if r.trace.rec == nil || r.trace.input.Load() || !r.trace.input.CompareAndSwap(false, true) {
 		return
 	}
 	for _, m := range msgs {

@@ -330,7 +330,7 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 // msgs, unless the session already has one (declared by the user, or from
 // an earlier run).
 func (r *Run) SeedTask(msgs []*schema.Message) {
-	if !r.trace.task.CompareAndSwap(false, true) {
+	if r.trace.task.Load() || !r.trace.task.CompareAndSwap(false, true) {
 		return
 	}
 	for _, m := range msgs {
