@@ -306,17 +306,19 @@ func (r *Run) emit(ctx context.Context, p Payload, owned bool) error {
 	if err == nil && sink != nil {
 		// The record lives in the run, not on the heap: sinks must not
 		// keep the pointer, and the lock keeps it to one writer at a time.
-		r.scratch = Record{
-			SchemaVersion: SchemaVersion,
-			Seq:           seq,
-			RunID:         r.id,
-			ParentRunID:   r.parent,
-			Depth:         r.depth,
-			RecordedAt:    r.rec.now(),
-			Payload:       p,
-		}
-		err = safeWrite(ctx, sink, &r.scratch)
-		r.scratch = Record{}
+		// Setting it field by field (rather than assigning a whole Record)
+		// spares the bulk write barrier while the garbage collector runs.
+		rec := &r.scratch
+		rec.SchemaVersion = SchemaVersion
+		rec.Seq = seq
+		rec.RunID = r.id
+		rec.ParentRunID = r.parent
+		rec.Depth = r.depth
+		rec.RecordedAt = r.rec.now()
+		rec.Payload = p
+		err = safeWrite(ctx, sink, rec)
+		// Only the payload is the caller's; the rest belongs to the run.
+		rec.Payload = nil
 	}
 	r.mu.Unlock()
 	if err == nil {
