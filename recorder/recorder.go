@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,10 +99,7 @@ func New(sink Sink, opts *Options) *Recorder {
 		newRunID: opts.NewRunID,
 		maxField: opts.MaxFieldBytes,
 	}
-	if !opts.KeepSecrets {
-		r.redaction = append(r.redaction, Secrets())
-	}
-	r.redaction = append(r.redaction, opts.Redactors...)
+	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors)}
 	if r.maxField == 0 {
 		r.maxField = DefaultMaxFieldBytes
 	}
@@ -377,8 +375,10 @@ func (r *Recorder) prepare(p Payload, owned bool) Payload {
 			}
 			t.ArgumentsBytes = full
 			if over {
+				// cut redacts the arguments, the only free text here.
 				t.Arguments = r.cut(t.Arguments, limit)
 				t.ArgumentsTruncated = true
+				return t
 			}
 		}
 	case *ToolEnded:
@@ -391,12 +391,16 @@ func (r *Recorder) prepare(p Payload, owned bool) Payload {
 			}
 			t.ResultBytes = full
 			if over {
+				// cut redacts the result; scanning it again would be
+				// wasted work, so only the error is left to redact.
 				t.Result = r.cut(t.Result, limit)
 				t.Truncated = true
+				t.Error = r.redaction.text(t.Error)
+				return t
 			}
 		}
 	}
-	if len(r.redaction) == 0 {
+	if r.redaction.none() {
 		return p
 	}
 	return r.redaction.payload(p)

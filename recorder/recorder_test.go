@@ -400,3 +400,25 @@ func TestASecretStraddlingTheCutIsStillRedacted(t *testing.T) {
 	assert.NotContains(t, got, "sk-abc")
 	assert.Equal(t, "0123456789 [REDACTED]"[:20], got)
 }
+
+func TestEachRedactorSeesATruncatedFieldOnce(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	count := recorder.RedactFunc(func(s string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[s]++
+		return s
+	})
+	rec, _ := newMem(&recorder.Options{MaxFieldBytes: 8, Redactors: []recorder.Redactor{count}})
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "result longer than eight bytes", Error: "failed"}))
+	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{Arguments: `{"arguments":"longer than eight bytes"}`}))
+	calls := 0
+	for s, n := range seen {
+		assert.Equal(t, 1, n, "redactor called %d times on %q", n, s)
+		calls += n
+	}
+	assert.Equal(t, 3, calls, "one call each for the result, the error and the arguments: %v", seen)
+}

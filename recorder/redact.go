@@ -500,11 +500,22 @@ func closingQuote(s string, i int) int {
 	return len(s)
 }
 
-// redaction applies a list of redactors in order.
-type redaction []Redactor
+// redaction applies the built-in secrets redactor, when on, and then a
+// list of redactors in order. The built-in one is called directly rather
+// than through a Redactor, as it runs on every field of every record.
+type redaction struct {
+	secrets bool
+	others  []Redactor
+}
+
+// none reports whether rs leaves every text as it is.
+func (rs redaction) none() bool { return !rs.secrets && len(rs.others) == 0 }
 
 func (rs redaction) text(s string) string {
-	for _, r := range rs {
+	if rs.secrets {
+		s = redactSecrets(s)
+	}
+	for _, r := range rs.others {
 		s = r.Redact(s)
 	}
 	return s
