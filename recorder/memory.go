@@ -3,6 +3,7 @@ package recorder
 import (
 	"context"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -14,9 +15,29 @@ import (
 // Flush return ErrClosed; the records stay readable).
 type MemorySink struct {
 	mu     sync.Mutex
-	chunks [][]Record // full chunks of memoryChunk records, then the open one
+	chunks [][]memoryRecord // full chunks of memoryChunk records, then the open one
 	n      int
 	closed bool
+	last   *envelope              // the envelope of the last record written
+	shared map[envelope]*envelope // every envelope seen, once runs interleave
+}
+
+// envelope is what the records of one run have in common. A MemorySink
+// keeps it once per run rather than once per record: the less a record
+// takes, the less the garbage collector has to do while a run is held.
+type envelope struct {
+	schemaVersion int
+	runID         string
+	parentRunID   string
+	depth         int
+}
+
+// memoryRecord is a Record as a MemorySink holds it.
+type memoryRecord struct {
+	seq        uint64
+	recordedAt time.Time
+	payload    Payload
+	envelope   *envelope
 }
 
 // memoryChunk is how many records share one allocation. Growing by chunks
@@ -24,7 +45,7 @@ type MemorySink struct {
 // largest small-object size (32 KiB, less the 8-byte header the runtime
 // puts before small objects holding pointers), so it comes from the
 // per-thread cache rather than the heap's large-object path.
-const memoryChunk = (32<<10 - 8) / int(unsafe.Sizeof(Record{}))
+const memoryChunk = (32<<10 - 8) / int(unsafe.Sizeof(memoryRecord{}))
 
 // NewMemorySink returns an empty MemorySink.
 func NewMemorySink() *MemorySink { return new(MemorySink) }
@@ -37,23 +58,43 @@ func (m *MemorySink) Write(_ context.Context, r *Record) error {
 		return ErrClosed
 	}
 	if len(m.chunks) == 0 || len(m.chunks[len(m.chunks)-1]) == memoryChunk {
-		m.chunks = append(m.chunks, make([]Record, 0, memoryChunk))
+		m.chunks = append(m.chunks, make([]memoryRecord, 0, memoryChunk))
 	}
 	last := &m.chunks[len(m.chunks)-1]
 	*last = (*last)[:len(*last)+1]
-	// Copied field by field rather than as a whole Record, which would
-	// take the bulk write barrier while the garbage collector runs.
-	// TestMemorySinkKeepsEveryField fails when a new field is missed.
+	// Set field by field rather than as a whole value, which would take
+	// the bulk write barrier while the garbage collector runs.
+	// TestMemorySinkKeepsEveryField fails when a Record field is missed.
 	e := &(*last)[len(*last)-1]
-	e.SchemaVersion = r.SchemaVersion
-	e.Seq = r.Seq
-	e.RunID = r.RunID
-	e.ParentRunID = r.ParentRunID
-	e.Depth = r.Depth
-	e.RecordedAt = r.RecordedAt
-	e.Payload = r.Payload
+	e.seq = r.Seq
+	e.recordedAt = r.RecordedAt
+	e.payload = r.Payload
+	e.envelope = m.envelopeOf(r)
 	m.n++
 	return nil
+}
+
+// envelopeOf returns the envelope of r, shared with earlier records of its
+// run. It is called with m.mu held.
+func (m *MemorySink) envelopeOf(r *Record) *envelope {
+	env := envelope{schemaVersion: r.SchemaVersion, runID: r.RunID, parentRunID: r.ParentRunID, depth: r.Depth}
+	if m.last != nil && *m.last == env {
+		return m.last
+	}
+	if m.shared == nil {
+		m.shared = make(map[envelope]*envelope)
+		if m.last != nil {
+			m.shared[*m.last] = m.last
+		}
+	}
+	p := m.shared[env]
+	if p == nil {
+		p = new(envelope)
+		*p = env
+		m.shared[env] = p
+	}
+	m.last = p
+	return p
 }
 
 // Records returns a copy of the records written so far, in write order.
@@ -62,7 +103,18 @@ func (m *MemorySink) Records() []Record {
 	defer m.mu.Unlock()
 	out := make([]Record, 0, m.n)
 	for _, c := range m.chunks {
-		out = append(out, c...)
+		for i := range c {
+			e := &c[i]
+			out = append(out, Record{
+				SchemaVersion: e.envelope.schemaVersion,
+				Seq:           e.seq,
+				RunID:         e.envelope.runID,
+				ParentRunID:   e.envelope.parentRunID,
+				Depth:         e.envelope.depth,
+				RecordedAt:    e.recordedAt,
+				Payload:       e.payload,
+			})
+		}
 	}
 	return out
 }

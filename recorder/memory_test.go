@@ -10,9 +10,9 @@ import (
 )
 
 // TestMemorySinkKeepsEveryField sets every field of a Record, whatever
-// fields it has, and checks the sink gives each back: the sink copies
-// records field by field, so a field added to Record and not to the copy
-// fails here.
+// fields it has, and checks the sink gives each back: the sink holds
+// records in a form of its own, so a field added to Record and not to
+// that form fails here.
 func TestMemorySinkKeepsEveryField(t *testing.T) {
 	var in recorder.Record
 	v := reflect.ValueOf(&in).Elem()
@@ -66,5 +66,27 @@ func TestMemorySinkKeepsOrderAcrossManyChunks(t *testing.T) {
 		if r.Seq != uint64(i) || r.Payload.(*recorder.ToolEnded).CallIndex != i {
 			t.Fatalf("record %d has seq %d", i, r.Seq)
 		}
+	}
+}
+
+func TestMemorySinkKeepsEachRecordsRunWhenRunsInterleave(t *testing.T) {
+	s := recorder.NewMemorySink()
+	runs := []recorder.Record{
+		{SchemaVersion: 1, RunID: "a"},
+		{SchemaVersion: 1, RunID: "b", ParentRunID: "a", Depth: 1},
+		{SchemaVersion: 1, RunID: "c", ParentRunID: "b", Depth: 2},
+	}
+	var want []recorder.Record
+	for i := range 30 {
+		r := runs[i*7%len(runs)]
+		r.Seq = uint64(i)
+		r.Payload = &recorder.ToolEnded{CallIndex: i}
+		if err := s.Write(context.Background(), &r); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, r)
+	}
+	if got := s.Records(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("kept %+v\nwant %+v", got, want)
 	}
 }
