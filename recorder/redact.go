@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"encoding/json"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -111,26 +112,35 @@ var anchors = [256]uint8{
 func firstSecret(s string) int {
 	p := 0
 	for ; p+8 <= len(s); p += 8 {
-		// Most bytes are no anchor: test eight at a time. Slicing the
-		// window first lets the compiler drop the bounds checks.
+		// Eight bytes at a time: a bit for each anchor among them, built
+		// without branches, and then a matcher call for each set bit
+		// only. Slicing the window first drops the bounds checks.
 		w := s[p : p+8]
-		if anchors[w[0]]|anchors[w[1]]|anchors[w[2]]|anchors[w[3]]|
-			anchors[w[4]]|anchors[w[5]]|anchors[w[6]]|anchors[w[7]] == anchorNone {
-			continue
-		}
-		for i := p; i < p+8; i++ {
-			if anchors[s[i]] != anchorNone && secretAt(s, i) {
+		m := uint(isAnchor[w[0]]) | uint(isAnchor[w[1]])<<1 | uint(isAnchor[w[2]])<<2 | uint(isAnchor[w[3]])<<3 |
+			uint(isAnchor[w[4]])<<4 | uint(isAnchor[w[5]])<<5 | uint(isAnchor[w[6]])<<6 | uint(isAnchor[w[7]])<<7
+		for ; m != 0; m &= m - 1 {
+			if i := p + bits.TrailingZeros(m); secretAt(s, i) {
 				return i
 			}
 		}
 	}
 	for ; p < len(s); p++ {
-		if anchors[s[p]] != anchorNone && secretAt(s, p) {
+		if isAnchor[s[p]] != 0 && secretAt(s, p) {
 			return p
 		}
 	}
 	return -1
 }
+
+// isAnchor is 1 for the bytes anchors names and 0 for the others.
+var isAnchor = func() (t [256]uint8) {
+	for c, a := range anchors {
+		if a != anchorNone {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // secretAt runs the matcher for the anchor at p, after a cheap look at the
 // bytes next to it that every match needs.
