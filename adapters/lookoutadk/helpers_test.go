@@ -2,7 +2,6 @@ package lookoutadk_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
@@ -17,17 +16,12 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// clock is a fake clock that tests advance explicitly.
-type clock = adaptertest.Clock
-
-func newClock() *clock { return adaptertest.NewClock() }
-
 // fnTool is an invokable tool backed by a function.
 type fnTool = adaptertest.Tool
 
 func echo(name string) fnTool { return adaptertest.Echo(name) }
 
-func failing(name, msg string) fnTool { return adaptertest.Failing(name, msg) }
+var everyCall = adaptertest.EveryCall
 
 type agentSpec struct {
 	name     string
@@ -70,16 +64,6 @@ type outcome struct {
 	events   []*adk.AgentEvent
 }
 
-func (o outcome) toolMessages() []*schema.Message {
-	var out []*schema.Message
-	for _, m := range o.messages {
-		if m.Role == schema.Tool {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 func drain(iter *adk.AsyncIterator[*adk.AgentEvent]) outcome {
 	var o outcome
 	for {
@@ -112,4 +96,16 @@ func runAgent(t testing.TB, agent adk.Agent, store *session.Store, streaming boo
 	return drain(runner.Query(ctx, "do the task", opts...))
 }
 
-func callArgs(i int) string { return fmt.Sprintf(`{"n":%d}`, i) }
+// runInput runs one shared scenario's run on a ChatModelAgent with the
+// middleware, through an ADK Runner with the recording's run option.
+func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
+	t.Helper()
+	agent := newAgent(t, agentSpec{model: in.Model, tools: in.Tools, cfg: in.Config})
+	runner := adk.NewRunner(in.Ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: in.Mode.Streaming()})
+	o := drain(runner.Query(in.Ctx, in.Query, lookoutadk.RunOption()))
+	var final *schema.Message
+	if len(o.messages) > 0 {
+		final = o.messages[len(o.messages)-1]
+	}
+	return adaptertest.Outcome{Final: final, Err: o.err}
+}

@@ -3,8 +3,6 @@ package lookoutadk_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"sync"
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
@@ -15,7 +13,6 @@ import (
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
-	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
@@ -38,150 +35,6 @@ func runWith(t *testing.T, agent adk.Agent, streaming bool) outcome {
 	ctx := context.Background()
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming})
 	return drain(runner.Query(ctx, "do the task", lookoutadk.RunOption()))
-}
-
-func TestTheTrajectoryIsRecordedAsASideEffect(t *testing.T) {
-	sink := recorder.NewMemorySink()
-	m := scripted.New(
-		scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
-		scripted.Reply("done"),
-	)
-	agent := newAgent(t, agentSpec{name: "searcher", model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutadk.Config{
-		Sink: sink, Observers: everyCall(), Limits: budget.Limits{MaxTokens: 10_000},
-	}})
-	require.NoError(t, runWith(t, agent, false).err)
-
-	records := sink.Records()
-	assertDenseSeq(t, records)
-	k := kinds(records)
-	assert.Equal(t, 1, k[recorder.KindRunStarted])
-	assert.Equal(t, 1, k[recorder.KindRunEnded])
-	assert.Equal(t, 2, k[recorder.KindModelRequest])
-	assert.Equal(t, 2, k[recorder.KindModelResponse])
-	assert.Equal(t, 3, k[recorder.KindToolStarted])
-	assert.Equal(t, 3, k[recorder.KindToolEnded])
-	assert.Equal(t, 3, k[recorder.KindAssessment])
-	assert.Equal(t, 2, k[recorder.KindBudget], "one charge per model call")
-	assert.GreaterOrEqual(t, k[recorder.KindMessage], 2, "the instruction and the user's query")
-
-	started := records[0].Payload.(*recorder.RunStarted)
-	assert.Equal(t, "searcher", started.AgentName)
-	assert.Equal(t, int64(10_000), started.Limits.MaxTokens)
-	end := records[len(records)-1].Payload.(*recorder.RunEnded)
-	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
-	assert.Equal(t, int64(2), end.Usage.ModelCalls)
-
-	traj, err := atif.FromRecords(records, nil)
-	require.NoError(t, err)
-	doc, err := json.Marshal(traj)
-	require.NoError(t, err)
-	assert.Empty(t, atif.Validate(doc))
-	var withCalls int
-	for _, s := range traj.Steps {
-		if len(s.ToolCalls) == 3 {
-			withCalls++
-			require.NotNil(t, s.Observation)
-			assert.Len(t, s.Observation.Results, 3, "parallel calls share one step")
-		}
-	}
-	assert.Equal(t, 1, withCalls)
-}
-
-func TestStreamingRunsAreRecordedWithTheirReplies(t *testing.T) {
-	sink := recorder.NewMemorySink()
-	m := scripted.New(scripted.Call("search", `{"q":"a"}`), scripted.Reply("all done"))
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutadk.Config{Sink: sink}})
-	require.NoError(t, runWith(t, agent, true).err)
-	var replies []string
-	for _, r := range sink.Records() {
-		if resp, ok := r.Payload.(*recorder.ModelResponse); ok {
-			require.NotNil(t, resp.Message)
-			assert.True(t, resp.UsageReported)
-			replies = append(replies, resp.Message.Content)
-		}
-	}
-	assert.Equal(t, []string{"", "all done"}, replies)
-}
-
-func TestABudgetStopIsRecorded(t *testing.T) {
-	sink := recorder.NewMemorySink()
-	m := scripted.New(scripted.Call("search", `{}`).WithUsage(150, 0), scripted.Reply("never"))
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutadk.Config{
-		Sink: sink, Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1,
-	}})
-	require.ErrorIs(t, runWith(t, agent, false).err, budget.ErrExceeded)
-	records := sink.Records()
-	end := records[len(records)-1].Payload.(*recorder.RunEnded)
-	assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
-	assert.Equal(t, "tokens budget exceeded", end.StopReason)
-	var exceeded int
-	for _, r := range records {
-		if b, ok := r.Payload.(*recorder.Budget); ok && b.Event == recorder.BudgetExceeded {
-			exceeded++
-			assert.Equal(t, "tokens", b.Resource)
-		}
-	}
-	assert.Equal(t, 1, exceeded)
-}
-
-func TestAnErrorEndIsRecordedThroughTheRunOption(t *testing.T) {
-	sink := recorder.NewMemorySink()
-	m := scripted.New(scripted.Call("search", `{}`), scripted.Fail(errors.New("provider unavailable")))
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutadk.Config{Sink: sink}})
-	o := runWith(t, agent, false)
-	require.Error(t, o.err)
-	// The end is written by the goroutine that reads the agent's events;
-	// wait for it by flushing until it appears.
-	require.Eventually(t, func() bool {
-		recs := sink.Records()
-		_, ok := recs[len(recs)-1].Payload.(*recorder.RunEnded)
-		return ok
-	}, 5e9, 1e6)
-	recs := sink.Records()
-	end := recs[len(recs)-1].Payload.(*recorder.RunEnded)
-	assert.Equal(t, recorder.OutcomeError, end.Outcome)
-	assert.Contains(t, end.Error, "provider unavailable")
-}
-
-// failingSink fails every write.
-type failingSink struct {
-	mu     sync.Mutex
-	writes int
-}
-
-var errDiskFull = errors.New("disk full")
-
-func (f *failingSink) Write(context.Context, *recorder.Record) error {
-	f.mu.Lock()
-	f.writes++
-	f.mu.Unlock()
-	return errDiskFull
-}
-
-func TestAFailingSinkWithTheDropPolicyNeverBreaksTheRun(t *testing.T) {
-	sink := &failingSink{}
-	var reported int
-	rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(error) { reported++ }})
-	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutadk.Config{Recorder: rec}})
-	o := runWith(t, agent, false)
-	require.NoError(t, o.err)
-	assert.Equal(t, "done", o.messages[len(o.messages)-1].Content)
-	assert.Equal(t, uint64(sink.writes), rec.Dropped(), "every failed write is counted")
-	assert.Equal(t, sink.writes, reported)
-	assert.Positive(t, sink.writes)
-}
-
-func TestAFailingSinkWithTheEscalatePolicyEndsTheRunWithItsError(t *testing.T) {
-	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("never"))
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutadk.Config{
-		Sink: &failingSink{}, RecorderOptions: &recorder.Options{Policy: recorder.Escalate},
-	}})
-	o := runWith(t, agent, false)
-	require.Error(t, o.err)
-	assert.ErrorIs(t, o.err, errDiskFull)
-	assert.ErrorIs(t, o.err, recorder.ErrSinkFailed)
-	assert.Zero(t, m.Calls(), "the run ended before the first model call")
 }
 
 func TestASubAgentIsRecordedAsALinkedChildRun(t *testing.T) {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
-	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -29,24 +28,10 @@ func TestMain(m *testing.M) {
 
 var t0 = adaptertest.T0
 
-// clock is a fake clock that tests advance explicitly.
-type clock = adaptertest.Clock
-
-func newClock() *clock { return adaptertest.NewClock() }
-
 // fnTool is an invokable tool backed by a function.
 type fnTool = adaptertest.Tool
 
 func echo(name string) fnTool { return adaptertest.Echo(name) }
-
-func failing(name, msg string) fnTool { return adaptertest.Failing(name, msg) }
-
-// The streaming and multimodal test tools.
-type (
-	streamTool     = adaptertest.StreamTool
-	richTool       = adaptertest.RichTool
-	richStreamTool = adaptertest.RichStreamTool
-)
 
 type agentSpec struct {
 	model    model.ToolCallingChatModel
@@ -119,10 +104,15 @@ func (a reactAgent) run(t testing.TB, store *session.Store, streaming bool, opts
 }
 
 func (a reactAgent) runCtx(ctx context.Context, streaming bool, opts ...agent.AgentOption) outcome {
+	return a.runQuery(ctx, "do the task", streaming, opts...)
+}
+
+// runQuery runs the agent on query with ctx, with the Lookout's run option.
+func (a reactAgent) runQuery(ctx context.Context, query string, streaming bool, opts ...agent.AgentOption) outcome {
 	if a.lookout != nil {
 		opts = append([]agent.AgentOption{a.lookout.AgentOption()}, opts...)
 	}
-	input := []*schema.Message{schema.UserMessage("do the task")}
+	input := []*schema.Message{schema.UserMessage(query)}
 	if !streaming {
 		out, err := a.Generate(ctx, input, opts...)
 		return outcome{out: out, err: err}
@@ -151,20 +141,10 @@ func concat(sr *schema.StreamReader[*schema.Message]) (*schema.Message, error) {
 	return schema.ConcatMessages(chunks)
 }
 
-// toolMessages returns the tool messages the model received on a call.
-func toolMessages(msgs []*schema.Message) []*schema.Message {
-	var out []*schema.Message
-	for _, m := range msgs {
-		if m.Role == schema.Tool {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func everyCall() []observer.Config {
-	return []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
-}
+var (
+	toolMessages = adaptertest.ToolMessages
+	everyCall    = adaptertest.EveryCall
+)
 
 func callArgs(i int) string { return fmt.Sprintf(`{"n":%d}`, i) }
 
@@ -184,4 +164,13 @@ func (e *errorLog) all() []error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]error(nil), e.errs...)
+}
+
+// runInput runs one shared scenario's run on a react agent with Lookout's
+// model wrapper, tool middleware and run option.
+func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
+	t.Helper()
+	o := newAgent(t, agentSpec{model: in.Model, tools: in.Tools, cfg: in.Config, readWholeStream: in.TextThenCalls}).
+		runQuery(in.Ctx, in.Query, in.Mode.Streaming())
+	return adaptertest.Outcome{Final: o.out, Err: o.err}
 }

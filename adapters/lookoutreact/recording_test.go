@@ -3,10 +3,7 @@ package lookoutreact_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
@@ -18,7 +15,6 @@ import (
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
-	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
@@ -36,160 +32,10 @@ func assertDenseSeq(t *testing.T, records []recorder.Record) {
 }
 
 // ended waits for the run_ended record of a root run and returns the
-// records. A streamed run is ended by the goroutine that reads the
-// handler's copy of the output stream, just after the caller's copy ends.
+// records.
 func ended(t *testing.T, sink *recorder.MemorySink) []recorder.Record {
 	t.Helper()
-	require.Eventually(t, func() bool {
-		recs := sink.Records()
-		if len(recs) == 0 {
-			return false
-		}
-		_, ok := recs[len(recs)-1].Payload.(*recorder.RunEnded)
-		return ok && recs[len(recs)-1].ParentRunID == ""
-	}, 5*time.Second, time.Millisecond)
-	return sink.Records()
-}
-
-func TestTheTrajectoryIsRecordedAsASideEffect(t *testing.T) {
-	for _, streaming := range []bool{false, true} {
-		sink := recorder.NewMemorySink()
-		m := scripted.New(
-			scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
-			scripted.Reply("done"),
-		)
-		a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{
-			Sink: sink, Observers: everyCall(), Limits: budget.Limits{MaxTokens: 10_000},
-		}})
-		require.NoError(t, a.run(t, nil, streaming).err)
-
-		records := ended(t, sink)
-		assertDenseSeq(t, records)
-		k := kinds(records)
-		assert.Equal(t, 1, k[recorder.KindRunStarted])
-		assert.Equal(t, 1, k[recorder.KindRunEnded])
-		assert.Equal(t, 2, k[recorder.KindModelRequest])
-		assert.Equal(t, 2, k[recorder.KindModelResponse])
-		assert.Equal(t, 3, k[recorder.KindToolStarted])
-		assert.Equal(t, 3, k[recorder.KindToolEnded])
-		assert.Equal(t, 3, k[recorder.KindAssessment])
-		assert.Equal(t, 2, k[recorder.KindBudget], "one charge per model call")
-		assert.Equal(t, 1, k[recorder.KindMessage], "the user's message")
-
-		started := records[0].Payload.(*recorder.RunStarted)
-		assert.Equal(t, "ReActAgent", started.AgentName)
-		assert.Equal(t, int64(10_000), started.Limits.MaxTokens)
-		end := records[len(records)-1].Payload.(*recorder.RunEnded)
-		assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
-		assert.Equal(t, int64(2), end.Usage.ModelCalls, "the last reply was charged before the end, streaming=%v", streaming)
-
-		var replies []string
-		for _, r := range records {
-			if resp, ok := r.Payload.(*recorder.ModelResponse); ok {
-				require.NotNil(t, resp.Message)
-				assert.True(t, resp.UsageReported)
-				replies = append(replies, resp.Message.Content)
-			}
-		}
-		assert.Equal(t, []string{"", "done"}, replies)
-
-		traj, err := atif.FromRecords(records, nil)
-		require.NoError(t, err)
-		doc, err := json.Marshal(traj)
-		require.NoError(t, err)
-		assert.Empty(t, atif.Validate(doc))
-		var withCalls int
-		for _, s := range traj.Steps {
-			if len(s.ToolCalls) == 3 {
-				withCalls++
-				require.NotNil(t, s.Observation)
-				assert.Len(t, s.Observation.Results, 3, "parallel calls share one step")
-			}
-		}
-		assert.Equal(t, 1, withCalls)
-	}
-}
-
-func TestABudgetStopIsRecorded(t *testing.T) {
-	sink := recorder.NewMemorySink()
-	m := scripted.New(scripted.Call("search", `{}`).WithUsage(150, 0), scripted.Reply("never"))
-	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{
-		Sink: sink, Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1,
-	}}).run(t, nil, false)
-	require.ErrorIs(t, o.err, budget.ErrExceeded)
-	records := ended(t, sink)
-	end := records[len(records)-1].Payload.(*recorder.RunEnded)
-	assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
-	assert.Equal(t, "tokens budget exceeded", end.StopReason)
-	var exceeded int
-	for _, r := range records {
-		if b, ok := r.Payload.(*recorder.Budget); ok && b.Event == recorder.BudgetExceeded {
-			exceeded++
-			assert.Equal(t, "tokens", b.Resource)
-		}
-	}
-	assert.Equal(t, 1, exceeded)
-}
-
-func TestAnErrorEndIsRecorded(t *testing.T) {
-	for _, streaming := range []bool{false, true} {
-		sink := recorder.NewMemorySink()
-		m := scripted.New(scripted.Call("search", `{}`), scripted.Fail(errors.New("provider unavailable")))
-		o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{Sink: sink}}).run(t, nil, streaming)
-		require.Error(t, o.err)
-		records := ended(t, sink)
-		end := records[len(records)-1].Payload.(*recorder.RunEnded)
-		assert.Equal(t, recorder.OutcomeError, end.Outcome)
-		assert.Contains(t, end.Error, "provider unavailable")
-	}
-}
-
-// failingSink fails every write.
-type failingSink struct {
-	mu     sync.Mutex
-	writes int
-}
-
-var errDiskFull = errors.New("disk full")
-
-func (f *failingSink) Write(context.Context, *recorder.Record) error {
-	f.mu.Lock()
-	f.writes++
-	f.mu.Unlock()
-	return errDiskFull
-}
-
-func (f *failingSink) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.writes
-}
-
-func TestAFailingSinkWithTheDropPolicyNeverBreaksTheRun(t *testing.T) {
-	sink := &failingSink{}
-	var mu sync.Mutex
-	reported := 0
-	rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(error) { mu.Lock(); reported++; mu.Unlock() }})
-	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
-	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{Recorder: rec}}).run(t, nil, false)
-	require.NoError(t, o.err)
-	assert.Equal(t, "done", o.out.Content)
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, uint64(sink.count()), rec.Dropped(), "every failed write is counted")
-	assert.Equal(t, sink.count(), reported)
-	assert.Positive(t, sink.count())
-}
-
-func TestAFailingSinkWithTheEscalatePolicyEndsTheRunWithItsError(t *testing.T) {
-	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("never"))
-	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{
-		Sink: &failingSink{}, RecorderOptions: &recorder.Options{Policy: recorder.Escalate},
-	}}).run(t, nil, false)
-	require.Error(t, o.err)
-	assert.ErrorIs(t, o.err, errDiskFull)
-	assert.ErrorIs(t, o.err, recorder.ErrSinkFailed)
-	assert.Zero(t, m.Calls(), "the run ended before the first model call")
+	return adaptertest.Ended(t, sink)
 }
 
 func TestANestedAgentIsRecordedAsALinkedChildRun(t *testing.T) {

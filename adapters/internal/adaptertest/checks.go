@@ -1,0 +1,100 @@
+package adaptertest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
+)
+
+// EveryCall configures a resource observer that speaks after every tool
+// call.
+func EveryCall() []observer.Config {
+	return []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
+}
+
+func latestBudget(store *session.Store) budget.Budget {
+	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	return b
+}
+
+// EveryKindOfTool returns one tool of each kind Eino runs: invokable,
+// streaming, enhanced invokable and enhanced streaming, with a failing
+// variant of the streaming and the enhanced invokable ones.
+func EveryKindOfTool() []tool.BaseTool {
+	return []tool.BaseTool{
+		Echo("plain"),
+		StreamTool{Name: "streamed", Chunks: []string{"part one, ", "part two"}},
+		StreamTool{Name: "broken_stream", Chunks: []string{"half"}, Err: errors.New("connection reset")},
+		RichTool{Name: "rich", Text: "a picture of a cat"},
+		RichTool{Name: "rich_failing", Err: errors.New("no camera")},
+		RichStreamTool{Name: "rich_streamed", Chunks: []string{"frame 1 ", "frame 2"}},
+	}
+}
+
+// Ended waits until the last record in sink ends a root run, and returns
+// the records. Both adapters may write a run's end from another goroutine
+// just after the caller has the run's output.
+func Ended(t testing.TB, sink *recorder.MemorySink) []recorder.Record {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		recs := sink.Records()
+		if len(recs) == 0 {
+			return false
+		}
+		last := recs[len(recs)-1]
+		_, ok := last.Payload.(*recorder.RunEnded)
+		return ok && last.ParentRunID == ""
+	}, 5*time.Second, time.Millisecond)
+	return sink.Records()
+}
+
+// ToolMessages returns the tool messages among msgs.
+func ToolMessages(msgs []*schema.Message) []*schema.Message {
+	var out []*schema.Message
+	for _, m := range msgs {
+		if m != nil && m.Role == schema.Tool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// MessageText returns a message's text: its content and its text parts.
+func MessageText(m *schema.Message) string {
+	var b strings.Builder
+	b.WriteString(m.Content)
+	for _, p := range m.UserInputMultiContent {
+		if p.Type == schema.ChatMessagePartTypeText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// AssertToolsWithheld checks that req, a wrap-up turn of an agent with
+// the tools named in tools, let the model call none of them, in the way
+// a withholds tools.
+func AssertToolsWithheld(t testing.TB, a Adapter, req scripted.Request, tools ...string) {
+	t.Helper()
+	assert.True(t, req.ToolsWithheld(), "tools offered: %v", req.ToolNames())
+	if !a.WrapUpDescribesTools {
+		assert.Empty(t, req.ToolNames(), "no tools are offered")
+		return
+	}
+	assert.Equal(t, tools, req.ToolNames(), "the tools stay described")
+	if assert.NotNil(t, req.ToolChoice) {
+		assert.Equal(t, schema.ToolChoiceForbidden, *req.ToolChoice)
+	}
+}

@@ -1,0 +1,706 @@
+package adaptertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino-ext/components/model/openai"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/adapters/internal/engine"
+	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/session"
+)
+
+// Scenarios returns the behaviours every adapter must show, fresh on each
+// call.
+func Scenarios() []Scenario {
+	var out []Scenario
+	out = append(out, injectionScenarios()...)
+	out = append(out, budgetScenarios()...)
+	out = append(out, toolScenarios()...)
+	out = append(out, recordingScenarios()...)
+	out = append(out, openAIScenarios()...)
+	return out
+}
+
+const assessmentHeading = "## Trajectory Assessment"
+
+func injectionScenarios() []Scenario {
+	return []Scenario{
+		{Name: "the next model input holds exactly one assessment block", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`),
+				scripted.Call("search", `{"q":"c"}`),
+				scripted.Call("search", `{"q":"d"}`),
+				scripted.Reply("done"),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Observers: EveryCall(), Limits: budget.Limits{MaxToolCalls: 50}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					reqs := m.Requests()
+					require.Len(t, reqs, 4)
+					assert.Equal(t, 0, reqs[0].CountContaining(assessmentHeading), "nothing to say before the first call")
+					for i := 1; i < 4; i++ {
+						assert.Equal(t, 1, reqs[i].CountContaining(assessmentHeading), "request %d", i)
+						kind, ok := engine.Injected(reqs[i].Last())
+						assert.True(t, ok)
+						assert.Equal(t, engine.TagAssessment, kind)
+					}
+					assert.Contains(t, reqs[1].Last().Content, "_Generated after tool call #2_")
+					assert.Contains(t, reqs[3].Last().Content, "_Generated after tool call #4_")
+					assert.Equal(t, schema.User, reqs[3].Last().Role)
+				},
+			}
+		}},
+		{Name: "a stale assessment is not injected", Build: func(t *testing.T, _ Adapter) Spec {
+			// The observer speaks only after a failure; three successful
+			// calls later its assessment is older than MaxAgeCalls.
+			m := scripted.New(
+				scripted.Call("flaky", `{}`),
+				scripted.Call("search", `{"q":"a"}`),
+				scripted.Call("search", `{"q":"b"}`),
+				scripted.Call("search", `{"q":"c"}`),
+				scripted.Reply("done"),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search"), Failing("flaky", "boom")},
+				Config: &engine.Config{
+					MaxAgeCalls: 2,
+					InjectAs:    schema.System,
+					Observers: []observer.Config{{
+						Observer: observer.NewResource(),
+						Trigger:  observer.Trigger{AfterConsecutiveErrors: 1},
+					}},
+				},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					reqs := m.Requests()
+					require.Len(t, reqs, 5)
+					counts := make([]int, len(reqs))
+					for i, req := range reqs {
+						counts[i] = req.CountContaining(assessmentHeading)
+					}
+					// Made after call 1: fresh at calls 1, 2 and 3, stale at 4.
+					assert.Equal(t, []int{0, 1, 1, 1, 0}, counts)
+					assert.Equal(t, schema.System, reqs[1].Last().Role)
+				},
+			}
+		}},
+		{Name: "parallel tool calls get dense unique indices", Build: func(t *testing.T, a Adapter) Spec {
+			const n = 12
+			var calls []scripted.ToolCall
+			for i := range n {
+				calls = append(calls, scripted.ToolCall{Name: "work", Arguments: fmt.Sprintf(`{"n":%d}`, i)})
+			}
+			m := scripted.New(scripted.Calls(calls...), scripted.Reply("done"))
+			var mu sync.Mutex
+			var inflight, peak int
+			var seen *session.Store
+			release := make(chan struct{})
+			work := Tool{Name: "work", Fn: func(ctx context.Context, args string) (string, error) {
+				mu.Lock()
+				seen, _ = a.Session(ctx)
+				inflight++
+				peak = max(peak, inflight)
+				if inflight == n {
+					close(release) // every call is in flight at once
+				}
+				mu.Unlock()
+				<-release
+				mu.Lock()
+				inflight--
+				mu.Unlock()
+				return "done " + args, nil
+			}}
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{work}, Config: &engine.Config{Observers: EveryCall()},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					mu.Lock()
+					assert.Equal(t, n, peak, "the calls ran in parallel")
+					assert.Same(t, r.Store, seen, "the tools saw the run's session")
+					mu.Unlock()
+					var indices []int64
+					ids := map[string]bool{}
+					for _, rec := range session.LogOf[observer.ToolCallRecord](r.Store).All() {
+						indices = append(indices, rec.CallIndex)
+						ids[rec.CallID] = true
+						assert.True(t, rec.Success)
+						assert.Equal(t, "work", rec.ToolName)
+					}
+					slices.Sort(indices)
+					want := make([]int64, n)
+					for i := range want {
+						want[i] = int64(i + 1)
+					}
+					assert.Equal(t, want, indices)
+					assert.Len(t, ids, n, "each record carries its own call ID")
+					assert.Len(t, ToolMessages(m.Requests()[1].Messages), n)
+				},
+			}
+		}},
+		{Name: "tool errors become messages and count as failures", Build: func(t *testing.T, _ Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("deploy", `{}`),
+				scripted.Call("deploy", `{}`),
+				scripted.Call("deploy", `{}`),
+				scripted.Reply("giving up"),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Failing("deploy", "permission denied")},
+				Config: &engine.Config{Observers: []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					tools := ToolMessages(m.Requests()[3].Messages)
+					require.Len(t, tools, 3)
+					assert.Equal(t, "Error: permission denied", tools[0].Content)
+					tally, _ := session.ValueOf[observer.Tally](r.Store).Latest()
+					assert.Equal(t, int64(3), tally.ConsecutiveErrors)
+					assert.Contains(t, m.Requests()[3].Last().Content, "_Generated after tool call #3_", "the error trigger fired")
+				},
+			}
+		}},
+		{Name: "tool errors can abort the run as Eino does", Build: func(t *testing.T, _ Adapter) Spec {
+			return Spec{
+				Model: scripted.New(scripted.Call("deploy", `{}`), scripted.Reply("never reached")),
+				Tools: []tool.BaseTool{Failing("deploy", "permission denied")}, Config: &engine.Config{ToolErrors: engine.ToolErrorsAbort},
+				Check: func(t *testing.T, r Result) {
+					require.Error(t, r.Err)
+					assert.Contains(t, r.Err.Error(), "permission denied")
+					rec, ok := session.LogOf[observer.ToolCallRecord](r.Store).Latest()
+					require.True(t, ok, "the failed call was recorded before the run ended")
+					assert.False(t, rec.Success)
+				},
+			}
+		}},
+		{Name: "new rejects a bad config", Runs: func(t *testing.T, a Adapter, _ RunFunc) {
+			for name, cfg := range map[string]*engine.Config{
+				"negative limits":        {Limits: budget.Limits{MaxTokens: -1}},
+				"an unknown role":        {InjectAs: schema.Assistant},
+				"an unknown resource":    {Advisory: []budget.Resource{"money"}},
+				"a wrap-up share of 1":   {WrapUpAt: 1},
+				"a bad observer trigger": {Observers: []observer.Config{{Observer: observer.NewResource()}}},
+			} {
+				assert.Error(t, a.New(cfg), "it rejects %s", name)
+			}
+			assert.NoError(t, a.New(nil), "a nil config means the defaults")
+		}},
+	}
+}
+
+func budgetScenarios() []Scenario {
+	out := []Scenario{
+		{Name: "a tool call over the limit is refused with a readable message", Build: func(t *testing.T, _ Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
+				scripted.Reply("done"),
+			)
+			var mu sync.Mutex
+			ran := 0
+			search := Tool{Name: "search", Fn: func(context.Context, string) (string, error) {
+				mu.Lock()
+				ran++
+				mu.Unlock()
+				return "found", nil
+			}}
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{search}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					mu.Lock()
+					assert.Equal(t, 2, ran, "the third call did not run")
+					mu.Unlock()
+					refused := 0
+					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+						if strings.HasPrefix(msg.Content, "Tool call refused: the tool-call budget is spent") {
+							refused++
+							assert.Contains(t, msg.Content, "2 of 2 used")
+							assert.Contains(t, msg.Content, "Do not call more tools")
+						}
+					}
+					assert.Equal(t, 1, refused)
+					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls)
+				},
+			}
+		}},
+		{Name: "the wrap-up turn offers no tools", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("search", `{"q":"a"}`).WithUsage(900, 50),
+				scripted.Reply("Summary: searched once.").WithUsage(20, 10),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 1000}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					assert.Equal(t, "Summary: searched once.", r.Final.Content)
+					reqs := m.Requests()
+					require.Len(t, reqs, 2)
+					assert.False(t, reqs[0].ToolsWithheld())
+					assert.Equal(t, []string{"search"}, reqs[0].ToolNames())
+					AssertToolsWithheld(t, a, reqs[1], "search")
+					assert.Contains(t, reqs[1].Last().Content, "Your budget is nearly spent (tokens: 950 of 1000 used)")
+					assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
+				},
+			}
+		}},
+		{Name: "token exhaustion ends the run with the typed error", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			const perCall = 60
+			m := scripted.New(
+				scripted.Call("search", `{"q":"a"}`).WithUsage(perCall, 0),
+				scripted.Call("search", `{"q":"b"}`).WithUsage(perCall, 0),
+				scripted.Call("search", `{"q":"c"}`).WithUsage(perCall, 0),
+				scripted.Reply("never reached"),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Check: func(t *testing.T, r Result) {
+					require.Error(t, r.Err)
+					assert.ErrorIs(t, r.Err, budget.ErrExceeded)
+					var ex *budget.ExceededError
+					require.ErrorAs(t, r.Err, &ex)
+					assert.Equal(t, budget.Tokens, ex.Resource)
+					assert.Equal(t, int64(100), ex.Limit)
+					assert.Equal(t, 2, m.Calls(), "the third model call was not made")
+					// The overrun bound: at most one model response past the limit.
+					b := latestBudget(r.Store)
+					assert.Equal(t, int64(120), b.TokensUsed)
+					assert.LessOrEqual(t, b.TokensUsed-b.MaxTokens, int64(perCall))
+				},
+			}
+		}},
+		{Name: "a deadline ends the run with its cause", Build: func(t *testing.T, _ Adapter) Spec {
+			c := NewClock()
+			var mu sync.Mutex
+			var sawDeadline bool
+			slow := Tool{Name: "slow", Fn: func(ctx context.Context, _ string) (string, error) {
+				mu.Lock()
+				_, sawDeadline = ctx.Deadline()
+				mu.Unlock()
+				c.Advance(31 * time.Minute)
+				return "finally", nil
+			}}
+			m := scripted.New(scripted.Call("slow", `{}`), scripted.Reply("never reached"))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{slow},
+				Config: &engine.Config{Limits: budget.Limits{Timeout: 30 * time.Minute}, Now: c.Now, WrapUpAt: -1},
+				Check: func(t *testing.T, r Result) {
+					mu.Lock()
+					assert.True(t, sawDeadline, "the run's ctx carries the deadline")
+					mu.Unlock()
+					require.ErrorIs(t, r.Err, budget.ErrExceeded)
+					var ex *budget.ExceededError
+					require.ErrorAs(t, r.Err, &ex)
+					assert.Equal(t, budget.Time, ex.Resource)
+					assert.Equal(t, 1, m.Calls())
+				},
+			}
+		}},
+		{Name: "a deadline already past ends the run with the budget error", Build: func(t *testing.T, _ Adapter) Spec {
+			// The run's ctx is done from the start, with the budget error
+			// as its cause.
+			c := NewClock()
+			m := scripted.New(scripted.Reply("never reached"))
+			return Spec{
+				Model:  m,
+				Config: &engine.Config{Limits: budget.Limits{Deadline: T0.Add(-time.Second)}, Now: c.Now, WrapUpAt: -1},
+				Check: func(t *testing.T, r Result) {
+					require.Error(t, r.Err)
+					assert.ErrorIs(t, r.Err, budget.ErrExceeded)
+					assert.Equal(t, 0, m.Calls())
+				},
+			}
+		}},
+		{Name: "streaming charges exactly what generate charges", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
+			budgets := map[Mode]budget.Budget{}
+			for _, mode := range Both {
+				m := scripted.New(
+					scripted.Reply("Let me look.").Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`),
+					scripted.Call("search", `{"q":"c"}`),
+					scripted.Reply("All three searches agree."),
+				)
+				r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("search")}, TextThenCalls: true,
+					Config: &engine.Config{Limits: budget.Limits{MaxTokens: 100_000}}}, mode)
+				require.NoError(t, r.Err)
+				assert.Equal(t, "All three searches agree.", r.Final.Content)
+				for _, req := range m.Requests() {
+					assert.Equal(t, mode.Streaming(), req.Stream, "the model was called through Stream when the agent streamed")
+				}
+				budgets[mode] = latestBudget(r.Store)
+			}
+			assert.Positive(t, budgets[Generate].TokensUsed)
+			assert.Equal(t, int64(3), budgets[Stream].ModelCalls)
+			assert.Zero(t, budgets[Stream].ModelCallsWithoutUsage)
+			assert.Equal(t, budgets[Generate].TokensUsed, budgets[Stream].TokensUsed)
+			assert.Equal(t, budgets[Generate].PromptTokens, budgets[Stream].PromptTokens)
+			assert.Equal(t, budgets[Generate].CompletionTokens, budgets[Stream].CompletionTokens)
+		}},
+		charged("a call without usage is told apart from zero", []Mode{Stream}, func() *scripted.Model {
+			return scripted.New(scripted.Call("search", `{}`).WithoutUsage(), scripted.Reply("done").WithUsage(0, 0))
+		}, budget.Budget{ModelCalls: 2, ModelCallsWithoutUsage: 1}),
+		charged("a model that fires its own callbacks is charged once", Both, func() *scripted.Model {
+			return scripted.New(
+				scripted.Call("search", `{}`).WithUsage(100, 10),
+				scripted.Reply("done").WithUsage(200, 20),
+			).WithCallbacks(true)
+		}, budget.Budget{ModelCalls: 2, TokensUsed: 330}),
+		{Name: "several runs share the session on the ctx", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
+			store := session.New(nil)
+			cfg := &engine.Config{Limits: budget.Limits{MaxToolCalls: 3}}
+			for range 2 {
+				m := scripted.New(scripted.Call("search", `{}`).Call("search", `{}`), scripted.Reply("ok"))
+				require.NoError(t, run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: cfg, Store: store}, Generate).Err)
+			}
+			assert.Equal(t, int64(3), latestBudget(store).ToolCalls, "the second run had one call left")
+			assert.Equal(t, int64(3), session.LogOf[observer.ToolCallRecord](store).Total())
+		}},
+		{Name: "advisory resources are not enforced", Build: func(t *testing.T, _ Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("search", `{}`).Call("search", `{}`).WithUsage(500, 0),
+				scripted.Reply("done").WithUsage(500, 0),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{
+					Limits:   budget.Limits{MaxTokens: 100, MaxToolCalls: 1},
+					Advisory: []budget.Resource{budget.Tokens, budget.ToolCalls},
+					WrapUpAt: -1,
+				},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+						assert.NotContains(t, msg.Content, "refused")
+					}
+					b := latestBudget(r.Store)
+					assert.Equal(t, int64(2), b.ToolCalls, "calls past an advisory limit are still counted")
+					assert.Equal(t, int64(1000), b.TokensUsed)
+				},
+			}
+		}},
+	}
+	for _, last := range []int{1, 99, 5000} {
+		out = append(out, Scenario{Name: fmt.Sprintf("the overrun is at most one response of %d tokens", last), Build: func(t *testing.T, _ Adapter) Spec {
+			return Spec{
+				Model: scripted.New(
+					scripted.Call("search", `{}`).WithUsage(99, 0),
+					scripted.Call("search", `{}`).WithUsage(last, 0),
+					scripted.Reply("never reached"),
+				),
+				Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Check: func(t *testing.T, r Result) {
+					require.ErrorIs(t, r.Err, budget.ErrExceeded)
+					b := latestBudget(r.Store)
+					assert.Equal(t, int64(99+last), b.TokensUsed)
+					assert.LessOrEqual(t, b.TokensUsed-b.MaxTokens, int64(last))
+				},
+			}
+		}})
+	}
+	return out
+}
+
+// charged is a scenario in which a one-search run on a fresh script is
+// charged the model calls, calls without usage and tokens in
+// want.
+func charged(name string, modes []Mode, script func() *scripted.Model, want budget.Budget) Scenario {
+	return Scenario{Name: name, Modes: modes, Build: func(t *testing.T, _ Adapter) Spec {
+		return Spec{
+			Model: script(), Tools: []tool.BaseTool{Echo("search")},
+			Check: func(t *testing.T, r Result) {
+				require.NoError(t, r.Err)
+				b := latestBudget(r.Store)
+				assert.Equal(t, want.ModelCalls, b.ModelCalls)
+				assert.Equal(t, want.ModelCallsWithoutUsage, b.ModelCallsWithoutUsage)
+				assert.Equal(t, want.TokensUsed, b.TokensUsed)
+			},
+		}
+	}}
+}
+
+func toolScenarios() []Scenario {
+	wants := []observer.ToolCallRecord{
+		{ToolName: "plain", Result: "plain ok {}", Success: true},
+		{ToolName: "streamed", Result: "part one, part two", Success: true},
+		{ToolName: "rich", Result: "a picture of a cat", Success: true},
+		{ToolName: "rich_failing", Success: false, ErrorMessage: "no camera"},
+		{ToolName: "rich_streamed", Result: "frame 1 frame 2", Success: true},
+	}
+	var out []Scenario
+	for _, want := range wants {
+		out = append(out, Scenario{Name: "a " + want.ToolName + " tool call is recorded", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			return Spec{
+				Model: scripted.New(scripted.Call(want.ToolName, `{}`), scripted.Reply("done")),
+				Tools: EveryKindOfTool(),
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					calls := session.LogOf[observer.ToolCallRecord](r.Store)
+					rec, ok := calls.Latest()
+					require.True(t, ok, "the call was recorded")
+					assert.Equal(t, int64(1), calls.Total(), "recorded once")
+					assert.Equal(t, want.ToolName, rec.ToolName)
+					assert.Equal(t, want.Success, rec.Success)
+					assert.Equal(t, want.Result, rec.Result)
+					assert.Equal(t, want.ErrorMessage, rec.ErrorMessage)
+				},
+			}
+		}})
+	}
+	out = append(out, Scenario{Name: "an error in mid-stream is recorded and ends the run", Build: func(t *testing.T, _ Adapter) Spec {
+		// Part of the output reached the model already, so the error
+		// cannot become a message.
+		return Spec{
+			Model: scripted.New(scripted.Call("broken_stream", `{}`), scripted.Reply("never reached")),
+			Tools: EveryKindOfTool(),
+			Check: func(t *testing.T, r Result) {
+				require.Error(t, r.Err)
+				assert.Contains(t, r.Err.Error(), "connection reset")
+				rec, ok := session.LogOf[observer.ToolCallRecord](r.Store).Latest()
+				require.True(t, ok)
+				assert.False(t, rec.Success)
+				assert.Equal(t, "half", rec.Result)
+				assert.Equal(t, "connection reset", rec.ErrorMessage)
+			},
+		}
+	}})
+	for _, name := range []string{"plain", "streamed", "rich", "rich_streamed"} {
+		out = append(out, Scenario{Name: "a " + name + " tool call over the limit is refused", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			// Two parallel calls under a limit of one: one runs, one is refused.
+			m := scripted.New(scripted.Call(name, `{"n":1}`).Call(name, `{"n":2}`), scripted.Reply("done"))
+			return Spec{
+				Model: m, Tools: EveryKindOfTool(), Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 1}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					var refused, ran int
+					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+						assert.NotEmpty(t, msg.ToolCallID)
+						if strings.HasPrefix(MessageText(msg), "Tool call refused: the tool-call budget is spent") {
+							refused++
+						} else {
+							ran++
+						}
+					}
+					assert.Equal(t, 1, refused, "one refusal reached the model")
+					assert.Equal(t, 1, ran)
+					assert.Equal(t, int64(1), session.LogOf[observer.ToolCallRecord](r.Store).Total(), "the refused call did not run")
+				},
+			}
+		}})
+	}
+	return out
+}
+
+// FailingSink fails every write with ErrDiskFull. It is safe for
+// concurrent use.
+type FailingSink struct {
+	mu     sync.Mutex
+	writes int
+}
+
+// ErrDiskFull is the error a [FailingSink] returns.
+var ErrDiskFull = errors.New("disk full")
+
+// Write counts the write and fails it.
+func (f *FailingSink) Write(context.Context, *recorder.Record) error {
+	f.mu.Lock()
+	f.writes++
+	f.mu.Unlock()
+	return ErrDiskFull
+}
+
+// Writes returns how many writes were tried.
+func (f *FailingSink) Writes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writes
+}
+
+func recordingScenarios() []Scenario {
+	return []Scenario{
+		{Name: "the trajectory is recorded as a side effect", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+			sink := recorder.NewMemorySink()
+			return Spec{
+				Model: scripted.New(
+					scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
+					scripted.Reply("done"),
+				),
+				Tools:  []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Sink: sink, Observers: EveryCall(), Limits: budget.Limits{MaxTokens: 10_000}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					records := Ended(t, sink)
+					AssertDenseSeq(t, records)
+					k := Kinds(records)
+					assert.Equal(t, 1, k[recorder.KindRunStarted])
+					assert.Equal(t, 1, k[recorder.KindRunEnded])
+					assert.Equal(t, 2, k[recorder.KindModelRequest])
+					assert.Equal(t, 2, k[recorder.KindModelResponse])
+					assert.Equal(t, 3, k[recorder.KindToolStarted])
+					assert.Equal(t, 3, k[recorder.KindToolEnded])
+					assert.Equal(t, 3, k[recorder.KindAssessment])
+					assert.Equal(t, 2, k[recorder.KindBudget], "one charge per model call")
+					assert.Equal(t, a.InputMessages, k[recorder.KindMessage], "the run's input")
+
+					started := records[0].Payload.(*recorder.RunStarted)
+					assert.Equal(t, a.AgentName, started.AgentName)
+					assert.Equal(t, int64(10_000), started.Limits.MaxTokens)
+					end := records[len(records)-1].Payload.(*recorder.RunEnded)
+					assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
+					assert.Equal(t, int64(2), end.Usage.ModelCalls, "the last reply was charged before the end")
+
+					var replies []string
+					for _, rec := range records {
+						if resp, ok := rec.Payload.(*recorder.ModelResponse); ok {
+							require.NotNil(t, resp.Message)
+							assert.True(t, resp.UsageReported)
+							replies = append(replies, resp.Message.Content)
+						}
+					}
+					assert.Equal(t, []string{"", "done"}, replies)
+
+					traj, err := atif.FromRecords(records, nil)
+					require.NoError(t, err)
+					doc, err := json.Marshal(traj)
+					require.NoError(t, err)
+					assert.Empty(t, atif.Validate(doc))
+					var withCalls int
+					for _, s := range traj.Steps {
+						if len(s.ToolCalls) == 3 {
+							withCalls++
+							require.NotNil(t, s.Observation)
+							assert.Len(t, s.Observation.Results, 3, "parallel calls share one step")
+						}
+					}
+					assert.Equal(t, 1, withCalls)
+				},
+			}
+		}},
+		{Name: "a budget stop is recorded", Build: func(t *testing.T, _ Adapter) Spec {
+			sink := recorder.NewMemorySink()
+			return Spec{
+				Model:  scripted.New(scripted.Call("search", `{}`).WithUsage(150, 0), scripted.Reply("never")),
+				Tools:  []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Sink: sink, Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Check: func(t *testing.T, r Result) {
+					require.ErrorIs(t, r.Err, budget.ErrExceeded)
+					records := Ended(t, sink)
+					end := records[len(records)-1].Payload.(*recorder.RunEnded)
+					assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
+					assert.Equal(t, "tokens budget exceeded", end.StopReason)
+					var exceeded int
+					for _, rec := range records {
+						if b, ok := rec.Payload.(*recorder.Budget); ok && b.Event == recorder.BudgetExceeded {
+							exceeded++
+							assert.Equal(t, "tokens", b.Resource)
+						}
+					}
+					assert.Equal(t, 1, exceeded)
+				},
+			}
+		}},
+		{Name: "an error end is recorded", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			sink := recorder.NewMemorySink()
+			return Spec{
+				Model:  scripted.New(scripted.Call("search", `{}`), scripted.Fail(errors.New("provider unavailable"))),
+				Tools:  []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Sink: sink},
+				Check: func(t *testing.T, r Result) {
+					require.Error(t, r.Err)
+					records := Ended(t, sink)
+					end := records[len(records)-1].Payload.(*recorder.RunEnded)
+					assert.Equal(t, recorder.OutcomeError, end.Outcome)
+					assert.Contains(t, end.Error, "provider unavailable")
+				},
+			}
+		}},
+		{Name: "a failing sink with the drop policy never breaks the run", Build: func(t *testing.T, _ Adapter) Spec {
+			sink := &FailingSink{}
+			var mu sync.Mutex
+			reported := 0
+			rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(error) { mu.Lock(); reported++; mu.Unlock() }})
+			return Spec{
+				Model:  scripted.New(scripted.Call("search", `{}`), scripted.Reply("done")),
+				Tools:  []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Recorder: rec},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					assert.Equal(t, "done", r.Final.Content)
+					mu.Lock()
+					defer mu.Unlock()
+					assert.Equal(t, uint64(sink.Writes()), rec.Dropped(), "every failed write is counted")
+					assert.Equal(t, sink.Writes(), reported)
+					assert.Positive(t, sink.Writes())
+				},
+			}
+		}},
+		{Name: "a failing sink with the escalate policy ends the run with its error", Build: func(t *testing.T, _ Adapter) Spec {
+			m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("never"))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Sink: &FailingSink{}, RecorderOptions: &recorder.Options{Policy: recorder.Escalate}},
+				Check: func(t *testing.T, r Result) {
+					require.Error(t, r.Err)
+					assert.ErrorIs(t, r.Err, ErrDiskFull)
+					assert.ErrorIs(t, r.Err, recorder.ErrSinkFailed)
+					assert.Zero(t, m.Calls(), "the run ended before the first model call")
+				},
+			}
+		}},
+	}
+}
+
+func openAIScenarios() []Scenario {
+	return []Scenario{
+		// The real eino-ext OpenAI client against a loopback
+		// OpenAI-compatible server: the usage it reports is charged, and
+		// the wrap-up turn reaches the wire as tool_choice "none" with the
+		// tools still described.
+		{Name: "the OpenAI client's usage is charged and its wrap-up turn forbids tools", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+			backend := scripted.New(
+				scripted.Call("search", `{"q":"lookout"}`).WithUsage(850, 60),
+				scripted.Reply("Found it.").WithUsage(180, 25),
+			)
+			srv := scripted.NewOpenAIServer(backend)
+			t.Cleanup(srv.Close)
+			chat, err := openai.NewChatModel(context.Background(), &openai.ChatModelConfig{
+				BaseURL: srv.BaseURL(), APIKey: "test-key", Model: "gpt-test",
+			})
+			require.NoError(t, err)
+			return Spec{
+				Model: chat, Tools: []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Limits: budget.Limits{MaxTokens: 1000}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					assert.Equal(t, "Found it.", r.Final.Content)
+					b := latestBudget(r.Store)
+					assert.Equal(t, int64(2), b.ModelCalls)
+					assert.Zero(t, b.ModelCallsWithoutUsage)
+					assert.Equal(t, int64(850+180), b.PromptTokens)
+					assert.Equal(t, int64(60+25), b.CompletionTokens)
+					assert.Equal(t, int64(1115), b.TokensUsed)
+
+					reqs := backend.Requests()
+					require.Len(t, reqs, 2)
+					assert.Equal(t, 1, reqs[1].CountContaining("search ok"), "the tool result reached the server")
+					AssertToolsWithheld(t, a, reqs[1], "search")
+					assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
+				},
+			}
+		}},
+	}
+}
