@@ -489,10 +489,12 @@ func toolScenarios() []Scenario {
 					var refused, ran int
 					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
 						assert.NotEmpty(t, msg.ToolCallID)
-						if strings.HasPrefix(MessageText(msg), "Tool call refused: the tool-call budget is spent") {
+						text := MessageText(msg)
+						if strings.HasPrefix(text, "Tool call refused: the tool-call budget is spent") {
 							refused++
 						} else {
 							ran++
+							assert.NotEmpty(t, text, "the call that ran answered")
 						}
 					}
 					assert.Equal(t, 1, refused, "one refusal reached the model")
