@@ -70,16 +70,34 @@ func redactSecrets(s string) string {
 // looking at anchors from index from on. It is the full detector;
 // firstSecret tells where it needs to start, if at all.
 func secretSpans(s string, from int, spans []span) []span {
-	spans = findOpenAIKeys(s, from, spans)
-	spans = findGitHubTokens(s, from, spans)
-	spans = findAWSKeys(s, from, spans, "AKIA")
-	spans = findAWSKeys(s, from, spans, "ASIA")
-	spans = findBearer(s, from, spans, "Bearer")
-	spans = findBearer(s, from, spans, "bearer")
-	spans = findBearer(s, from, spans, "BEARER")
-	spans = findPairs(s, from, spans, ':')
-	spans = findPairs(s, from, spans, '=')
+	spans = findAll(s, from, spans, "-", openAIKeyAt)
+	spans = findAll(s, from, spans, "_", gitHubTokenAt)
+	spans = findAll(s, from, spans, "AKIA", awsKeyAt)
+	spans = findAll(s, from, spans, "ASIA", awsKeyAt)
+	spans = findAll(s, from, spans, "Bearer", bearerAt)
+	spans = findAll(s, from, spans, "bearer", bearerAt)
+	spans = findAll(s, from, spans, "BEARER", bearerAt)
+	spans = findAll(s, from, spans, ":", pairAt)
+	spans = findAll(s, from, spans, "=", pairAt)
 	return spans
+}
+
+// findAll appends what the matcher at finds at each occurrence of anchor
+// in s from index from on. After a match the search goes on from its end,
+// otherwise from the byte after the anchor.
+func findAll(s string, from int, spans []span, anchor string, at func(s string, p int) (span, bool)) []span {
+	for i := from; ; {
+		j := strings.Index(s[i:], anchor)
+		if j < 0 {
+			return spans
+		}
+		p := i + j
+		i = p + 1
+		if m, ok := at(s, p); ok {
+			spans = append(spans, m)
+			i = m.end
+		}
+	}
 }
 
 // Anchors are the bytes a secret shape is found from: each finder looks
@@ -230,21 +248,6 @@ func openAIKeyAt(s string, p int) (span, bool) {
 	return span{p - 2, end}, true
 }
 
-func findOpenAIKeys(s string, from int, spans []span) []span {
-	for i := from; ; {
-		j := strings.IndexByte(s[i:], '-')
-		if j < 0 {
-			return spans
-		}
-		p := i + j
-		i = p + 1
-		if m, ok := openAIKeyAt(s, p); ok {
-			spans = append(spans, m)
-			i = m.end
-		}
-	}
-}
-
 // gitHubTokenAt matches a GitHub token whose first '_' is at p.
 func gitHubTokenAt(s string, p int) (span, bool) {
 	switch {
@@ -262,21 +265,6 @@ func gitHubTokenAt(s string, p int) (span, bool) {
 	return span{}, false
 }
 
-func findGitHubTokens(s string, from int, spans []span) []span {
-	for i := from; ; {
-		j := strings.IndexByte(s[i:], '_')
-		if j < 0 {
-			return spans
-		}
-		p := i + j
-		i = p + 1
-		if m, ok := gitHubTokenAt(s, p); ok {
-			spans = append(spans, m)
-			i = m.end
-		}
-	}
-}
-
 // awsKeyAt matches an AWS access key id (AKIA… or ASIA…) starting at p.
 func awsKeyAt(s string, p int) (span, bool) {
 	end := p + 20
@@ -292,21 +280,6 @@ func awsKeyAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	return span{p, end}, true
-}
-
-func findAWSKeys(s string, from int, spans []span, prefix string) []span {
-	for i := from; ; {
-		j := strings.Index(s[i:], prefix)
-		if j < 0 {
-			return spans
-		}
-		p := i + j
-		i = p + 1
-		if m, ok := awsKeyAt(s, p); ok {
-			spans = append(spans, m)
-			i = m.end
-		}
-	}
 }
 
 func isTokenByte(c byte) bool {
@@ -339,22 +312,6 @@ func bearerAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	return span{tok, end}, true
-}
-
-// findBearer finds the token after word ("Bearer", "bearer" or "BEARER").
-func findBearer(s string, from int, spans []span, word string) []span {
-	for i := from; ; {
-		j := strings.Index(s[i:], word)
-		if j < 0 {
-			return spans
-		}
-		p := i + j
-		i = p + len(word)
-		if m, ok := bearerAt(s, p); ok {
-			spans = append(spans, m)
-			i = m.end
-		}
-	}
 }
 
 // sensitiveKeySuffixes lists, by their last letter, the key endings
@@ -476,22 +433,6 @@ func pairAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	return span{v, end}, true
-}
-
-// findPairs finds values of sensitive key/value pairs separated by sep.
-func findPairs(s string, from int, spans []span, sep byte) []span {
-	for i := from; ; {
-		j := strings.IndexByte(s[i:], sep)
-		if j < 0 {
-			return spans
-		}
-		p := i + j
-		i = p + 1
-		if m, ok := pairAt(s, p); ok {
-			spans = append(spans, m)
-			i = m.end
-		}
-	}
 }
 
 // closingQuote returns the index of the first unescaped '"' at or after i,
