@@ -67,25 +67,11 @@ func (w *wireRecord) record(r *Record, fast bool) error {
 // slice of data and validated later by whoever decodes it.
 func scanEnvelope(data []byte, w *wireRecord) bool {
 	s := scanner{data: data}
-	s.ws()
-	if !s.byte('{') {
-		return false
-	}
-	s.ws()
-	if s.byte('}') {
-		return s.end()
-	}
 	for {
-		s.ws()
-		key, ok := s.plainString()
-		if !ok {
-			return false
+		key, done, ok := s.nextKey()
+		if done {
+			return ok
 		}
-		s.ws()
-		if !s.byte(':') {
-			return false
-		}
-		s.ws()
 		switch string(key) {
 		case "schema_version":
 			n, ok := s.int()
@@ -141,19 +127,50 @@ func scanEnvelope(data []byte, w *wireRecord) bool {
 		default:
 			return false
 		}
-		s.ws()
-		if s.byte('}') {
-			return s.end()
-		}
-		if !s.byte(',') {
-			return false
-		}
 	}
 }
 
 type scanner struct {
 	data []byte
 	i    int
+	// inObject is set once nextKey has read an object's '{'.
+	inObject bool
+}
+
+// nextKey reads up to the value of the next field of the object s is
+// in, starting it at the first call, and returns the field's key, which
+// must be a plain string. done is true when there is no field to read:
+// at the object's end, when ok says whether data ends there too, or at
+// anything unexpected, when ok is false.
+func (s *scanner) nextKey() (key []byte, done, ok bool) {
+	s.ws()
+	if !s.inObject {
+		s.inObject = true
+		if !s.byte('{') {
+			return nil, true, false
+		}
+		s.ws()
+		if s.byte('}') {
+			return nil, true, s.end()
+		}
+	} else {
+		if s.byte('}') {
+			return nil, true, s.end()
+		}
+		if !s.byte(',') {
+			return nil, true, false
+		}
+		s.ws()
+	}
+	if key, ok = s.plainString(); !ok {
+		return nil, true, false
+	}
+	s.ws()
+	if !s.byte(':') {
+		return nil, true, false
+	}
+	s.ws()
+	return key, false, true
 }
 
 func (s *scanner) ws() {
@@ -377,33 +394,12 @@ func decodeFlatPayload(data []byte, p Payload) bool {
 		return false
 	}
 	s := scanner{data: data}
-	s.ws()
-	if !s.byte('{') {
-		return false
-	}
-	s.ws()
-	if s.byte('}') {
-		return s.end()
-	}
 	for {
-		s.ws()
-		key, ok := s.plainString()
-		if !ok {
-			return false
+		key, done, ok := s.nextKey()
+		if done {
+			return ok
 		}
-		s.ws()
-		if !s.byte(':') {
-			return false
-		}
-		s.ws()
 		if !set(key, &s) {
-			return false
-		}
-		s.ws()
-		if s.byte('}') {
-			return s.end()
-		}
-		if !s.byte(',') {
 			return false
 		}
 	}
