@@ -137,44 +137,25 @@ func appendPayload(b []byte, p Payload) ([]byte, error) {
 func appendFlatPayload(b []byte, p Payload) ([]byte, bool) {
 	switch t := p.(type) {
 	case *ToolStarted:
-		b = append(b, '{')
-		if t.CallID != "" {
-			b = append(b, `"call_id":`...)
-			b = appendString(b, t.CallID)
-			b = append(b, ',')
-		}
-		b = append(b, `"name":`...)
-		b = appendString(b, t.Name)
+		b = appendCallStart(b, t.CallID, t.Name)
 		if t.Arguments != "" {
-			b = append(b, `,"arguments":`...)
-			b = appendString(b, t.Arguments)
+			b = appendStringField(b, `,"arguments":`, t.Arguments)
 		}
 		if t.ArgumentsBytes != 0 {
-			b = append(b, `,"arguments_bytes":`...)
-			b = strconv.AppendInt(b, int64(t.ArgumentsBytes), 10)
+			b = appendIntField(b, `,"arguments_bytes":`, int64(t.ArgumentsBytes))
 		}
 		if t.ArgumentsTruncated {
 			b = append(b, `,"arguments_truncated":true`...)
 		}
-		b = append(b, `,"call_index":`...)
-		b = strconv.AppendInt(b, int64(t.CallIndex), 10)
+		b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
 		return append(b, '}'), true
 	case *ToolEnded:
-		b = append(b, '{')
-		if t.CallID != "" {
-			b = append(b, `"call_id":`...)
-			b = appendString(b, t.CallID)
-			b = append(b, ',')
-		}
-		b = append(b, `"name":`...)
-		b = appendString(b, t.Name)
+		b = appendCallStart(b, t.CallID, t.Name)
 		if t.Result != "" {
-			b = append(b, `,"result":`...)
-			b = appendString(b, t.Result)
+			b = appendStringField(b, `,"result":`, t.Result)
 		}
 		if t.ResultBytes != 0 {
-			b = append(b, `,"result_bytes":`...)
-			b = strconv.AppendInt(b, int64(t.ResultBytes), 10)
+			b = appendIntField(b, `,"result_bytes":`, int64(t.ResultBytes))
 		}
 		if t.Truncated {
 			b = append(b, `,"truncated":true`...)
@@ -183,30 +164,44 @@ func appendFlatPayload(b []byte, p Payload) ([]byte, bool) {
 			b = append(b, `,"is_error":true`...)
 		}
 		if t.Error != "" {
-			b = append(b, `,"error":`...)
-			b = appendString(b, t.Error)
+			b = appendStringField(b, `,"error":`, t.Error)
 		}
 		if t.Duration != 0 {
-			b = append(b, `,"duration_ns":`...)
-			b = strconv.AppendInt(b, int64(t.Duration), 10)
+			b = appendIntField(b, `,"duration_ns":`, int64(t.Duration))
 		}
-		b = append(b, `,"call_index":`...)
-		b = strconv.AppendInt(b, int64(t.CallIndex), 10)
+		b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
 		return append(b, '}'), true
 	case *Budget:
-		b = append(b, `{"event":`...)
-		b = appendString(b, string(t.Event))
-		b = append(b, `,"resource":`...)
-		b = appendString(b, t.Resource)
-		b = append(b, `,"amount":`...)
-		b = strconv.AppendInt(b, t.Amount, 10)
-		b = append(b, `,"used":`...)
-		b = strconv.AppendInt(b, t.Used, 10)
-		b = append(b, `,"limit":`...)
-		b = strconv.AppendInt(b, t.Limit, 10)
+		b = appendStringField(b, `{"event":`, string(t.Event))
+		b = appendStringField(b, `,"resource":`, t.Resource)
+		b = appendIntField(b, `,"amount":`, t.Amount)
+		b = appendIntField(b, `,"used":`, t.Used)
+		b = appendIntField(b, `,"limit":`, t.Limit)
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// appendCallStart opens a tool call's object with its call_id, left out
+// when empty, and its name.
+func appendCallStart(b []byte, callID, name string) []byte {
+	b = append(b, '{')
+	if callID != "" {
+		b = appendStringField(b, `"call_id":`, callID)
+		b = append(b, ',')
+	}
+	return appendStringField(b, `"name":`, name)
+}
+
+// appendStringField appends key, given with its quotes and colon, and v
+// as a JSON string.
+func appendStringField(b []byte, key, v string) []byte {
+	return appendString(append(b, key...), v)
+}
+
+// appendIntField appends key, given with its quotes and colon, and v.
+func appendIntField(b []byte, key string, v int64) []byte {
+	return strconv.AppendInt(append(b, key...), v, 10)
 }
 
 // wireRecord is the decoding shape of a record.
