@@ -36,123 +36,140 @@ func (l *Lookout) ToolMiddleware() compose.ToolMiddleware {
 
 func (l *Lookout) invokable(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
 	return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
-		r := l.toolRun(ctx, in)
-		if r == nil {
-			return next(ctx, in)
-		}
-		c, refused, err := admit(ctx, r, in)
-		switch {
-		case err != nil:
-			return nil, err
-		case refused != "":
-			return &compose.ToolOutput{Result: refused}, nil
-		case c == nil:
-			return next(ctx, in)
-		}
-		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
-		var result string
-		if out != nil {
-			result = out.Result
-		}
-		msg, err := end(ctx, r, c, result, err)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil || msg != result {
-			return &compose.ToolOutput{Result: msg}, nil
-		}
-		return out, nil
-	}
-}
-
-func (l *Lookout) streamable(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
-	return func(ctx context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
-		r := l.toolRun(ctx, in)
-		if r == nil {
-			return next(ctx, in)
-		}
-		c, refused, err := admit(ctx, r, in)
-		switch {
-		case err != nil:
-			return nil, err
-		case refused != "":
-			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{refused})}, nil
-		case c == nil:
-			return next(ctx, in)
-		}
-		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
-		if err != nil || out == nil || out.Result == nil {
-			msg, err := end(ctx, r, c, "", err)
-			if err != nil {
-				return nil, err
-			}
-			return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{msg})}, nil
-		}
-		return &compose.StreamToolOutput{Result: engine.PassStream(c, out.Result, identity, func(result string, err error) error {
-			return record(ctx, r, c, result, err)
-		})}, nil
+		return invoke(ctx, l, in, next,
+			func(out *compose.ToolOutput) (string, bool) {
+				if out == nil {
+					return "", false
+				}
+				return out.Result, true
+			},
+			func(msg string) *compose.ToolOutput { return &compose.ToolOutput{Result: msg} })
 	}
 }
 
 func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
 	return func(ctx context.Context, in *compose.ToolInput) (*compose.EnhancedInvokableToolOutput, error) {
-		r := l.toolRun(ctx, in)
-		if r == nil {
-			return next(ctx, in)
-		}
-		c, refused, err := admit(ctx, r, in)
-		switch {
-		case err != nil:
-			return nil, err
-		case refused != "":
-			return &compose.EnhancedInvokableToolOutput{Result: engine.TextResult(refused)}, nil
-		case c == nil:
-			return next(ctx, in)
-		}
-		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
-		var res *schema.ToolResult
-		if out != nil {
-			res = out.Result
-		}
-		text := engine.ResultText(res)
-		msg, err := end(ctx, r, c, text, err)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil || msg != text {
-			return &compose.EnhancedInvokableToolOutput{Result: engine.TextResult(msg)}, nil
-		}
-		return out, nil
+		return invoke(ctx, l, in, next,
+			func(out *compose.EnhancedInvokableToolOutput) (string, bool) {
+				if out == nil || out.Result == nil {
+					return engine.ResultText(nil), false
+				}
+				return engine.ResultText(out.Result), true
+			},
+			func(msg string) *compose.EnhancedInvokableToolOutput {
+				return &compose.EnhancedInvokableToolOutput{Result: engine.TextResult(msg)}
+			})
+	}
+}
+
+func (l *Lookout) streamable(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
+	return func(ctx context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
+		return stream(ctx, l, in, next,
+			func(out *compose.StreamToolOutput) *schema.StreamReader[string] {
+				if out == nil {
+					return nil
+				}
+				return out.Result
+			},
+			func(sr *schema.StreamReader[string]) *compose.StreamToolOutput {
+				return &compose.StreamToolOutput{Result: sr}
+			},
+			identity, identity)
 	}
 }
 
 func (l *Lookout) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
 	return func(ctx context.Context, in *compose.ToolInput) (*compose.EnhancedStreamableToolOutput, error) {
-		r := l.toolRun(ctx, in)
-		if r == nil {
-			return next(ctx, in)
+		return stream(ctx, l, in, next,
+			func(out *compose.EnhancedStreamableToolOutput) *schema.StreamReader[*schema.ToolResult] {
+				if out == nil {
+					return nil
+				}
+				return out.Result
+			},
+			func(sr *schema.StreamReader[*schema.ToolResult]) *compose.EnhancedStreamableToolOutput {
+				return &compose.EnhancedStreamableToolOutput{Result: sr}
+			},
+			engine.TextResult,
+			engine.ResultText)
+	}
+}
+
+// invoke runs one call of a tool that answers at once: admitted by the
+// budget, run, recorded and observed. text returns an output's text and
+// whether there is an output; answer makes an output of a message, for a
+// refusal or a result Lookout replaced (a tool error turned into text).
+func invoke[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
+	next func(context.Context, *compose.ToolInput) (O, error),
+	text func(O) (string, bool), answer func(string) O,
+) (O, error) {
+	return around(ctx, l, in, next, answer, func(r *engine.Run, c *engine.Call, out O, err error) (O, error) {
+		result, ok := text(out)
+		msg, err := end(ctx, r, c, result, err)
+		if err != nil {
+			var zero O
+			return zero, err
 		}
-		c, refused, err := admit(ctx, r, in)
-		switch {
-		case err != nil:
-			return nil, err
-		case refused != "":
-			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(refused)})}, nil
-		case c == nil:
-			return next(ctx, in)
+		if !ok || msg != result {
+			return answer(msg), nil
 		}
-		out, err := next(engine.WithToolCall(ctx, in.CallID), in)
-		if err != nil || out == nil || out.Result == nil {
+		return out, nil
+	})
+}
+
+// stream runs one call of a streaming tool as invoke does; the call ends,
+// and is recorded, when its stream does. chunks returns an output's stream
+// (nil when there is none), wrap makes an output of a stream, chunk makes
+// a chunk of a message and text reads a chunk's text.
+func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
+	next func(context.Context, *compose.ToolInput) (O, error),
+	chunks func(O) *schema.StreamReader[C], wrap func(*schema.StreamReader[C]) O,
+	chunk func(string) C, text func(C) string,
+) (O, error) {
+	answer := func(msg string) O { return wrap(schema.StreamReaderFromArray([]C{chunk(msg)})) }
+	return around(ctx, l, in, next, answer, func(r *engine.Run, c *engine.Call, out O, err error) (O, error) {
+		var sr *schema.StreamReader[C]
+		if err == nil {
+			sr = chunks(out)
+		}
+		if sr == nil {
 			msg, err := end(ctx, r, c, "", err)
 			if err != nil {
-				return nil, err
+				var zero O
+				return zero, err
 			}
-			return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(msg)})}, nil
+			return answer(msg), nil
 		}
-		return &compose.EnhancedStreamableToolOutput{Result: engine.PassStream(c, out.Result, engine.ResultText, func(result string, err error) error {
+		return wrap(engine.PassStream(c, sr, text, func(result string, err error) error {
 			return record(ctx, r, c, result, err)
-		})}, nil
+		})), nil
+	})
+}
+
+// around admits a tool call and runs it, handing its output to after. A
+// refused call is answered with answer(refusal); a call that belongs to no
+// run, or that Lookout failed to admit because its own work panicked, runs
+// untouched.
+func around[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
+	next func(context.Context, *compose.ToolInput) (O, error), answer func(string) O,
+	after func(r *engine.Run, c *engine.Call, out O, err error) (O, error),
+) (O, error) {
+	r := l.toolRun(ctx, in)
+	if r == nil {
+		return next(ctx, in)
 	}
+	c, refused, err := admit(ctx, r, in)
+	switch {
+	case err != nil:
+		var zero O
+		return zero, err
+	case refused != "":
+		return answer(refused), nil
+	case c == nil:
+		return next(ctx, in)
+	}
+	out, err := next(engine.WithToolCall(ctx, in.CallID), in)
+	return after(r, c, out, err)
 }
 
 // toolRun returns the run a tool call belongs to, or nil when the call is
