@@ -99,3 +99,29 @@ func TestEfficacyCycleAllocations(t *testing.T) {
 	// not copied.
 	assert.LessOrEqual(t, allocs, 9.0)
 }
+
+// A detector's quiet call, the one every tool call pays, allocates
+// nothing of its own: the call log's chunk, shared by every 256 calls, is
+// all that is left.
+func TestDetectorsQuietCallsDoNotAllocate(t *testing.T) {
+	for _, name := range []string{"Stall", "Errors", "Drift"} {
+		t.Run(name, func(t *testing.T) {
+			quiet, _ := benchTraces(name)
+			store := session.New(&session.Options{Now: func() time.Time { return start }, Retention: 10_000})
+			session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
+			p, err := observer.NewPipeline(store, []observer.Config{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+			require.NoError(t, err)
+			ctx := context.Background()
+			for _, rec := range quiet[:100] {
+				p.AfterToolCall(ctx, rec)
+			}
+			i := 100
+			allocs := testing.AllocsPerRun(200, func() {
+				_, current := p.AfterToolCall(ctx, quiet[i%len(quiet)])
+				require.Nil(t, current)
+				i++
+			})
+			assert.Less(t, allocs, 0.5)
+		})
+	}
+}

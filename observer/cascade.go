@@ -194,18 +194,13 @@ func (st *cascadeState) check(oc *Context) (cascadeFinding, bool) {
 	if from == oc.CallIndex && !reset && st.checked == oc.CallIndex {
 		return st.finding, st.found
 	}
-	for pos := from; pos < oc.CallIndex; pos++ {
-		rec, ok := oc.calls.At(pos)
-		if !ok {
-			continue
-		}
+	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
 		slot := st.calls.push()
 		*slot = cascadeCall{
 			index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
 			success: rec.Success, errMsg: rec.ErrorMessage, result: rec.Result,
 			label: slot.label.reuse(),
 		}
-		st.cur.mark(&rec)
 	}
 	st.checked = oc.CallIndex
 	st.finding, st.found = st.detect(oc)

@@ -232,13 +232,8 @@ func (st *driftState) check(oc *Context) (driftFinding, bool) {
 	if !changed && from == oc.CallIndex && st.checked == oc.CallIndex {
 		return st.finding, st.found
 	}
-	for pos := from; pos < oc.CallIndex; pos++ {
-		rec, ok := oc.calls.At(pos)
-		if !ok {
-			continue
-		}
-		st.add(&rec)
-		st.cur.mark(&rec)
+	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
+		st.add(rec)
 	}
 	if changed {
 		st.rebuildScope()

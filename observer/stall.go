@@ -383,13 +383,8 @@ func (st *stallState) check(oc *Context) (stallFinding, bool) {
 	if from == oc.CallIndex && !reset && st.checked == oc.CallIndex {
 		return st.finding, st.found
 	}
-	for pos := from; pos < oc.CallIndex; pos++ {
-		rec, ok := oc.calls.At(pos)
-		if !ok {
-			continue
-		}
-		st.add(&rec)
-		st.cur.mark(&rec)
+	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
+		st.add(rec)
 	}
 	st.checked = oc.CallIndex
 	st.finding, st.found = st.detect(oc.CallIndex)

@@ -1,6 +1,7 @@
 package observer
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,23 @@ func (c *cursor) next(calls *session.Log[ToolCallRecord], upto int64, keep int) 
 
 func (c *cursor) mark(rec *ToolCallRecord) {
 	c.index, c.at, c.tool = rec.CallIndex, rec.Timestamp, rec.ToolName
+}
+
+// each yields the retained calls at log positions from up to upto,
+// oldest first, marking each as processed once it has been handled.
+func (c *cursor) each(calls *session.Log[ToolCallRecord], from, upto int64) iter.Seq[*ToolCallRecord] {
+	return func(yield func(*ToolCallRecord) bool) {
+		for pos := from; pos < upto; pos++ {
+			rec, ok := calls.At(pos)
+			if !ok {
+				continue
+			}
+			if !yield(&rec) {
+				return
+			}
+			c.mark(&rec)
+		}
+	}
 }
 
 // ring keeps the last len(buf) items, overwriting the oldest.
