@@ -230,8 +230,12 @@ func (p *Pipeline) Efficacy() Efficacy {
 	return eff
 }
 
-func (pend *PendingReaction) reaction() Reaction {
-	if pend.Repeated {
+func (pend *PendingReaction) reaction() Reaction { return reactionOf(pend.Repeated) }
+
+// reactionOf is the reaction of an agent that repeated the call it made
+// before the assessment, or did not.
+func reactionOf(repeated bool) Reaction {
+	if repeated {
 		return CarriedOn
 	}
 	return ChangedCourse
@@ -302,11 +306,7 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 		p.efficacy.Seed(eff)
 		return
 	}
-	r := ChangedCourse
-	if repeated {
-		r = CarriedOn
-	}
-	p.settle(ctx, eff, r, rec.CallIndex)
+	p.settle(ctx, eff, reactionOf(repeated), rec.CallIndex)
 }
 
 // settle records reaction r to the pending assessment of eff, reports it

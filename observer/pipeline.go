@@ -159,12 +159,13 @@ func (p *Pipeline) Store() *session.Store { return p.store }
 // AfterToolCall records a completed tool call and runs every observer whose
 // trigger fires. rec.CallIndex is assigned here. rec.Timestamp is when the
 // call ended: triggers and observers run as of that time, and a zero
-// rec.Timestamp is set to the pipeline's clock. It returns the recorded call and, when at least one observer
-// ran, the new [CurrentAssessment], which has replaced the previous one in
-// the session and been appended to the [PastAssessment] history. When an
-// assessment shown to the model awaits the agent's reaction, the call
-// settles it (see [Pipeline.ModelResponded]) before the observers run. It
-// never fails: observer errors and panics are isolated.
+// rec.Timestamp is set to the pipeline's clock. It returns the recorded
+// call and, when at least one observer ran, the new [CurrentAssessment],
+// which has replaced the previous one in the session and been appended to
+// the [PastAssessment] history. When an assessment shown to the model
+// awaits the agent's reaction, the call settles it (see
+// [Pipeline.ModelResponded]) before the observers run. It never fails:
+// observer errors and panics are isolated.
 func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolCallRecord, *CurrentAssessment) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -174,12 +174,8 @@ func appendLabel(dst []byte, tool, paramsSummary, args string) []byte {
 		case needsOneLine(summary):
 			s = string(summary)
 		default:
-			dst = append(dst, oneLine(tool)...)
-			dst = append(dst, ' ')
-			if cut := clipLen(summary, maxSummaryLen); cut < len(summary) {
-				return append(append(dst, summary[:cut]...), "…"...)
-			}
-			return append(dst, summary...)
+			dst = append(append(dst, oneLine(tool)...), ' ')
+			return appendClipped(dst, summary, maxSummaryLen)
 		}
 	}
 	s = oneLine(s)
@@ -187,8 +183,12 @@ func appendLabel(dst []byte, tool, paramsSummary, args string) []byte {
 	if s == "" {
 		return dst
 	}
-	dst = append(dst, ' ')
-	if cut := clipLen(s, maxSummaryLen); cut < len(s) {
+	return appendClipped(append(dst, ' '), s, maxSummaryLen)
+}
+
+// appendClipped appends what clip(s, n) returns.
+func appendClipped[T string | []byte](dst []byte, s T, n int) []byte {
+	if cut := clipLen(s, n); cut < len(s) {
 		return append(append(dst, s[:cut]...), "…"...)
 	}
 	return append(dst, s...)
