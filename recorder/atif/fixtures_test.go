@@ -55,3 +55,17 @@ func fixtureFiles(t testing.TB) []string {
 	}
 	return files
 }
+
+// readFixture reads an ATIF file and decodes it.
+func readFixture(t testing.TB, path string) ([]byte, *Trajectory) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, tr
+}

@@ -2,7 +2,6 @@ package atif
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -129,14 +128,7 @@ func TestToRecordsBuildsRunsLikeTheRecorder(t *testing.T) {
 func TestToRecordsImportsEveryFixture(t *testing.T) {
 	for _, file := range fixtureFiles(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := Decode(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, tr := readFixture(t, file)
 			records, err := ToRecords(tr)
 			if err != nil {
 				t.Fatal(err)
@@ -150,14 +142,7 @@ func TestToRecordsImportsEveryFixture(t *testing.T) {
 }
 
 func TestToRecordsKeepsToolCallsAndResults(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(fixtureDir(t), "rfc-0001-section-IV-example.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tr := readFixture(t, filepath.Join(fixtureDir(t), "rfc-0001-section-IV-example.json"))
 	records, err := ToRecords(tr)
 	if err != nil {
 		t.Fatal(err)

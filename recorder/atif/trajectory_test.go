@@ -3,7 +3,6 @@ package atif
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,14 +12,7 @@ import (
 func TestDecodeAndEncodeRoundTripEveryFixture(t *testing.T) {
 	for _, file := range fixtureFiles(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := Decode(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data, tr := readFixture(t, file)
 			out, err := Encode(tr)
 			if err != nil {
 				t.Fatal(err)
