@@ -4,38 +4,12 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // maxToolText bounds how much of one tool result goes into a prompt.
 const maxToolText = 1500
-
-// messageText returns a message's text, joining multimodal text parts when
-// Content is empty.
-func messageText(m *schema.Message) string {
-	if m == nil {
-		return ""
-	}
-	if m.Content != "" {
-		return m.Content
-	}
-	var parts []string
-	for _, p := range m.UserInputMultiContent {
-		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
-			parts = append(parts, p.Text)
-		}
-	}
-	for _, p := range m.AssistantGenMultiContent {
-		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
-			parts = append(parts, p.Text)
-		}
-	}
-	for _, p := range m.MultiContent {
-		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
-			parts = append(parts, p.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
@@ -59,7 +33,7 @@ func formatTraces(b *strings.Builder, traces []StepTrace, n int) {
 	for _, t := range traces {
 		if t.User != nil {
 			b.WriteString("User: ")
-			b.WriteString(messageText(t.User))
+			b.WriteString(msgtext.Of(t.User))
 			b.WriteByte('\n')
 		}
 		for _, m := range t.Agent {
@@ -80,10 +54,10 @@ func formatAgentMessage(b *strings.Builder, m *schema.Message) {
 			b.WriteString(m.ToolName)
 		}
 		b.WriteString(": ")
-		b.WriteString(truncate(messageText(m), maxToolText))
+		b.WriteString(truncate(msgtext.Of(m), maxToolText))
 		b.WriteByte('\n')
 	default:
-		if txt := messageText(m); txt != "" {
+		if txt := msgtext.Of(m); txt != "" {
 			b.WriteString("Assistant: ")
 			b.WriteString(txt)
 			b.WriteByte('\n')

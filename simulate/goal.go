@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // ToolCall is one tool call the agent made, with the result its tool
@@ -107,7 +109,7 @@ func appendToolCalls(calls []ToolCall, turn int, msgs []*schema.Message) []ToolC
 		case schema.Tool:
 			if i := unanswered(calls[start:], m); i >= 0 {
 				c := &calls[start+i]
-				c.Result = messageText(m)
+				c.Result = msgtext.Of(m)
 				c.Answered = true
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // OpenAIMessage is a chat message in the OpenAI chat-completions shape, the
@@ -47,7 +49,7 @@ func ToOpenAI(m *schema.Message) OpenAIMessage {
 	if m == nil {
 		return OpenAIMessage{}
 	}
-	o := OpenAIMessage{Role: string(m.Role), Content: messageText(m), Name: m.Name, ToolCallID: m.ToolCallID}
+	o := OpenAIMessage{Role: string(m.Role), Content: msgtext.Of(m), Name: m.Name, ToolCallID: m.ToolCallID}
 	if m.Role == schema.Tool && o.Name == "" {
 		o.Name = m.ToolName
 	}

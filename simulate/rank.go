@@ -12,6 +12,8 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // RankThreshold is the confidence a ranked step must exceed to be selected.
@@ -91,7 +93,7 @@ func (r *llmRanker) Rank(ctx context.Context, in RankInput) ([]Candidate, error)
 	if err != nil {
 		return nil, err
 	}
-	return parseScores(messageText(msg), ids)
+	return parseScores(msgtext.Of(msg), ids)
 }
 
 // maxJSONStarts bounds how many '{' or '[' positions parseScores tries, so

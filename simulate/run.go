@@ -11,6 +11,8 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 	"github.com/google/uuid"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // Runner plays scenarios against targets.
@@ -408,7 +410,7 @@ func answered(t StepTrace) bool {
 		return false
 	}
 	last := t.Agent[len(t.Agent)-1]
-	return last.Role == schema.Assistant && len(last.ToolCalls) == 0 && strings.TrimSpace(messageText(last)) != ""
+	return last.Role == schema.Assistant && len(last.ToolCalls) == 0 && strings.TrimSpace(msgtext.Of(last)) != ""
 }
 
 func (ru *run) checkGoals(ctx context.Context, turn int) error {

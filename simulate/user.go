@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // userPrompt builds the messages that ask the user model for the next user
@@ -76,7 +78,7 @@ func (r *Runner) nextUserMessage(ctx context.Context, sc *Scenario, step *Step, 
 	if err != nil {
 		return nil, err
 	}
-	text := strings.TrimSpace(messageText(out))
+	text := strings.TrimSpace(msgtext.Of(out))
 	if text == "" {
 		return nil, ErrEmptyUserMessage
 	}

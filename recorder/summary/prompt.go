@@ -11,6 +11,8 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/recorder"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // Confidence is how well a trajectory supports the agent's answer, as the
@@ -124,7 +126,7 @@ func newSegment(recs []*recorder.Record) segment {
 		RunID: first.RunID,
 		Seq:   first.Seq,
 		At:    first.RecordedAt,
-		Query: messageText(first.Payload.(*recorder.Message).Message),
+		Query: msgtext.Of(first.Payload.(*recorder.Message).Message),
 	}
 	tools := map[string]bool{}
 	started := map[callKey]bool{}
@@ -163,24 +165,6 @@ func newSegment(recs []*recorder.Record) segment {
 		p.Tools = sortedKeys(tools)
 	}
 	return segment{prompt: p, records: recs}
-}
-
-// messageText returns a message's text: its content, or else the text
-// parts of multimodal input joined by newlines.
-func messageText(m *schema.Message) string {
-	if m == nil {
-		return ""
-	}
-	if m.Content != "" {
-		return m.Content
-	}
-	var parts []string
-	for _, part := range m.UserInputMultiContent {
-		if part.Type == schema.ChatMessagePartTypeText && part.Text != "" {
-			parts = append(parts, part.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // Prompts is the list Split and Summarize return. Like the Prompt values

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/lookout-go/lookout/recorder"
+
+	"github.com/lookout-go/lookout/internal/msgtext"
 )
 
 // instructions is the system message of every summary request.
@@ -90,7 +92,7 @@ func trajectory(recs []*recorder.Record, maxField int) []string {
 			}
 		case *recorder.Message:
 			if p.Message != nil {
-				add(rec.Seq, "%s message: %s", p.Message.Role, text(messageText(p.Message)))
+				add(rec.Seq, "%s message: %s", p.Message.Role, text(msgtext.Of(p.Message)))
 			}
 		case *recorder.Assessment:
 			var who []string
