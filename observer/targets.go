@@ -58,61 +58,7 @@ func eachMember(args string, fn func(key, val string, isString bool) bool) bool 
 }
 
 // skipValue returns the index after the JSON value at s[i].
-func skipValue(s string, i, depth int) (int, bool) {
-	if i >= len(s) || depth > maxDepth {
-		return i, false
-	}
-	switch s[i] {
-	case '"':
-		return stringEnd(s, i)
-	case '{', '[':
-		closing := byte('}')
-		if s[i] == '[' {
-			closing = ']'
-		}
-		i = skipSpace(s, i+1)
-		if i < len(s) && s[i] == closing {
-			return i + 1, true
-		}
-		for {
-			if closing == '}' {
-				if i >= len(s) || s[i] != '"' {
-					return i, false
-				}
-				end, ok := stringEnd(s, i)
-				if !ok {
-					return i, false
-				}
-				i = skipSpace(s, end)
-				if i >= len(s) || s[i] != ':' {
-					return i, false
-				}
-				i = skipSpace(s, i+1)
-			}
-			var ok bool
-			if i, ok = skipValue(s, i, depth+1); !ok {
-				return i, false
-			}
-			i = skipSpace(s, i)
-			if i >= len(s) {
-				return i, false
-			}
-			if s[i] == closing {
-				return i + 1, true
-			}
-			if s[i] != ',' {
-				return i, false
-			}
-			i = skipSpace(s, i+1)
-		}
-	default:
-		j := i
-		for j < len(s) && isLiteralByte(s[j]) {
-			j++
-		}
-		return j, j > i
-	}
-}
+func skipValue(s string, i, depth int) (int, bool) { return walkValue(s, i, "", depth, nil) }
 
 // walkStrings calls fn for every string value in the JSON value args, at
 // any depth, with the key of the object member it belongs to ("" at the
@@ -124,6 +70,8 @@ func walkStrings(args string, fn func(key, val string)) bool {
 	return ok && skipSpace(args, end) == len(args)
 }
 
+// walkValue returns the index after the JSON value at s[i], calling fn,
+// when not nil, for every string in it as walkStrings does.
 func walkValue(s string, i int, key string, depth int, fn func(key, val string)) (int, bool) {
 	if i >= len(s) || depth > maxDepth {
 		return i, false
@@ -131,7 +79,7 @@ func walkValue(s string, i int, key string, depth int, fn func(key, val string))
 	switch s[i] {
 	case '"':
 		end, ok := stringEnd(s, i)
-		if ok {
+		if ok && fn != nil {
 			fn(key, s[i+1:end-1])
 		}
 		return end, ok
@@ -178,7 +126,11 @@ func walkValue(s string, i int, key string, depth int, fn func(key, val string))
 			i = skipSpace(s, i+1)
 		}
 	default:
-		return skipValue(s, i, depth)
+		j := i
+		for j < len(s) && isLiteralByte(s[j]) {
+			j++
+		}
+		return j, j > i
 	}
 }
 
