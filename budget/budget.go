@@ -136,3 +136,12 @@ func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
 }
 
 var allResources = []Resource{Time, Tokens, ToolCalls}
+
+// anySpent reports whether any limited resource is exhausted at now: a
+// quick test for hot paths, which call Exceeded, for the resources they
+// enforce and in their order, only when it is true.
+func (b *Budget) anySpent(now time.Time) bool {
+	return b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens ||
+		b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls ||
+		!b.Deadline.IsZero() && !now.Before(b.Deadline)
+}

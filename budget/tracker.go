@@ -68,17 +68,19 @@ func (t *Tracker) Budget() Budget {
 // whose provider reported no usage; a zero Usage records one that reported
 // zero tokens.
 func (t *Tracker) ChargeModelCall(u *Usage) Budget {
-	return t.v.Update(func(b Budget, _ bool) Budget {
+	var out Budget
+	t.v.Change(func(b *Budget, _ bool) {
 		b.ModelCalls++
 		if u == nil {
 			b.ModelCallsWithoutUsage++
-			return b
+		} else {
+			b.PromptTokens += u.PromptTokens
+			b.CompletionTokens += u.CompletionTokens
+			b.TokensUsed += u.Total()
 		}
-		b.PromptTokens += u.PromptTokens
-		b.CompletionTokens += u.CompletionTokens
-		b.TokensUsed += u.Total()
-		return b
+		out = *b
 	})
+	return out
 }
 
 // ReserveToolCall counts one tool call if the limit allows it. When the
@@ -109,14 +111,13 @@ func (t *Tracker) ReserveToolCall() error {
 // counted.
 func (t *Tracker) ReserveToolCallAt(now time.Time, enforce ...Resource) error {
 	var refused *ExceededError
-	t.v.Update(func(b Budget, _ bool) Budget {
-		if len(enforce) > 0 {
+	t.v.Change(func(b *Budget, _ bool) {
+		if len(enforce) > 0 && b.anySpent(now) {
 			if refused = b.Exceeded(now, enforce...); refused != nil {
-				return b
+				return
 			}
 		}
 		b.ToolCalls++
-		return b
 	})
 	if refused != nil {
 		return refused

@@ -179,7 +179,8 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		rec.CallIndex = pos + 1
 		return rec
 	})
-	tally := p.tally.Update(func(t Tally, _ bool) Tally {
+	var tally Tally
+	p.tally.Change(func(t *Tally, _ bool) {
 		t.Calls++
 		if rec.Success {
 			t.ConsecutiveErrors = 0
@@ -187,7 +188,7 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 			t.Failures++
 			t.ConsecutiveErrors++
 		}
-		return t
+		tally = *t
 	})
 	if eff, _ := p.efficacy.Latest(); eff.Pending != nil {
 		p.guard(ctx, func() { p.react(ctx, rec) })

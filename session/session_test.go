@@ -185,6 +185,29 @@ func TestValueSeedLatestUpdateClear(t *testing.T) {
 	assert.False(t, ok)
 }
 
+func TestValueChangeEditsInPlaceAndSeeds(t *testing.T) {
+	v := session.ValueOf[counter](session.New(nil))
+	earlier, _ := v.Latest()
+	v.Change(func(c *counter, set bool) {
+		assert.False(t, set, "nothing was seeded yet")
+		c.N = 5
+	})
+	v.Change(func(c *counter, set bool) {
+		assert.True(t, set)
+		c.N++
+	})
+	got, ok := v.Latest()
+	assert.True(t, ok)
+	assert.Equal(t, 6, got.N)
+	assert.Equal(t, 0, earlier.N, "a value read before is a copy")
+
+	// A panicking fn releases the lock.
+	assert.Panics(t, func() { v.Change(func(*counter, bool) { panic("boom") }) })
+	v.Seed(counter{N: 1})
+	got, _ = v.Latest()
+	assert.Equal(t, 1, got.N)
+}
+
 func populated(t *testing.T) *session.Store {
 	t.Helper()
 	clock := &fakeClock{t: t0, step: time.Second}

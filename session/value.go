@@ -22,8 +22,9 @@ func (v *Value[T]) Seed(x T) {
 // Latest returns the value and whether one was ever seeded.
 func (v *Value[T]) Latest() (T, bool) {
 	v.mu.RLock()
-	defer v.mu.RUnlock()
-	return v.v, v.set
+	x, set := v.v, v.set
+	v.mu.RUnlock()
+	return x, set
 }
 
 // Update replaces the value with fn(current, set), atomically, and returns
@@ -34,6 +35,20 @@ func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 	v.v = fn(v.v, v.set)
 	v.set = true
 	return v.v
+}
+
+// Change calls fn with a pointer to the value, atomically, and fn changes
+// it in place; the value then counts as seeded. It is Update without
+// copying the value in and out, for large values on hot paths. fn runs
+// under the value's lock: it must not touch the value otherwise, nor keep
+// the pointer. A value read earlier with Latest is a copy, and fn's
+// changes do not reach it, but memory the copy shares with the stored
+// value, such as a map or a slice's array, must not be changed in place.
+func (v *Value[T]) Change(fn func(cur *T, set bool)) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	fn(&v.v, v.set)
+	v.set = true
 }
 
 // Clear removes the value; Latest then reports false.

@@ -343,11 +343,11 @@ func (c *Call) recordStart(ctx context.Context) {
 	c.run.note(c.run.trace.rec.ToolStarted(ctx, recorder.ToolStarted{CallID: c.id, Name: c.name, Arguments: c.args}))
 }
 
-func (c *Call) recordEnd(ctx context.Context, rec observer.ToolCallRecord, result string, err error, took time.Duration) {
+func (c *Call) recordEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
 	if c.run.trace.rec == nil {
 		return
 	}
-	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: took, CallIndex: int(rec.CallIndex)}
+	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: rec.Duration, CallIndex: int(rec.CallIndex)}
 	if err != nil {
 		te.Error = err.Error()
 	}

@@ -172,10 +172,28 @@ func (r *Run) BeforeModel(ctx context.Context) (Turn, error) {
 		return Turn{}, r.Exceeded(ctx)
 	}
 	b, now := r.Tracker.Budget(), r.Tracker.Now()
+	if r.calm(&b, now) {
+		return r.turn(ctx, ""), nil
+	}
 	if err := r.exceeded(b, now); err != nil {
 		return Turn{}, err
 	}
 	return r.prepare(ctx, b, now), nil
+}
+
+// calm reports whether b at now is clear of every limit BeforeModel
+// checks: neither tokens nor time is spent or within WrapUpAt of its
+// limit. It is the usual case, and then neither Exceeded nor the wrap-up
+// turn applies.
+func (r *Run) calm(b *budget.Budget, now time.Time) bool {
+	w := max(r.Cfg.WrapUpAt, 0)
+	if b.MaxTokens > 0 && float64(b.MaxTokens-b.TokensUsed) <= w*float64(b.MaxTokens) {
+		return false
+	}
+	if !b.Deadline.IsZero() && float64(b.Deadline.Sub(now)) <= w*float64(b.Deadline.Sub(b.StartedAt)) {
+		return false
+	}
+	return true
 }
 
 // NearlySpent says which of tokens and time has WrapUpAt or less left, or
@@ -225,6 +243,12 @@ func (r *Run) Prepare(ctx context.Context) Turn {
 
 // prepare is Prepare on budget b at now.
 func (r *Run) prepare(ctx context.Context, b budget.Budget, now time.Time) Turn {
+	return r.turn(ctx, r.nearlySpent(b, now))
+}
+
+// turn builds the next turn: the current assessment, and the wrap-up
+// reminder when nearlySpent is not "".
+func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
 	var t Turn
 	if msg, turn, report, current := r.assessmentMessage(); msg != nil {
 		t.Messages = turn
@@ -232,7 +256,7 @@ func (r *Run) prepare(ctx context.Context, b budget.Budget, now time.Time) Turn 
 			r.Pipeline.Injected(ctx, current)
 		}
 	}
-	if reason := r.nearlySpent(b, now); reason != "" {
+	if reason := nearlySpent; reason != "" {
 		r.wrapUp.Store(true)
 		t.WrapUp = true
 		// A fresh slice: the shared one-block turn is never appended to.

@@ -3,10 +3,13 @@ package engine
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/budget"
 )
 
 func contents(msgs []*schema.Message) string {
@@ -115,5 +118,29 @@ func TestToolCallCountMatchesConcatenation(t *testing.T) {
 		msg, err := schema.ConcatMessages(nonNil)
 		require.NoError(t, err, name)
 		assert.Equal(t, len(msg.ToolCalls), c.n(), name)
+	}
+}
+
+// calm is a shortcut for "neither exceeded nor nearlySpent has anything to
+// say"; it must agree with them on every budget, on both sides of each
+// threshold and at it.
+func TestCalmAgreesWithTheFullChecks(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, wrap := range []float64{-1, 0, 0.1, 0.5} {
+		r := &Run{Cfg: &Config{WrapUpAt: wrap}, enforced: []budget.Resource{budget.Time, budget.Tokens}}
+		for _, maxTokens := range []int64{0, 100} {
+			for _, used := range []int64{0, 50, 89, 90, 91, 99, 100, 150} {
+				for _, timeout := range []time.Duration{0, 100 * time.Second} {
+					for _, elapsed := range []time.Duration{0, 50 * time.Second, 90 * time.Second, 95 * time.Second, 100 * time.Second, 200 * time.Second} {
+						b := budget.New(budget.Limits{Timeout: timeout, MaxTokens: maxTokens}, start)
+						b.TokensUsed = used
+						now := start.Add(elapsed)
+						want := r.exceeded(b, now) == nil && r.nearlySpent(b, now) == ""
+						assert.Equal(t, want, r.calm(&b, now),
+							"wrap %v, tokens %d of %d, %v of %v", wrap, used, maxTokens, elapsed, timeout)
+					}
+				}
+			}
+		}
 	}
 }

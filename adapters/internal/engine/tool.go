@@ -115,8 +115,10 @@ func (c *Call) Record(ctx context.Context, result string, err error) (bool, erro
 		rec.ErrorMessage = Truncate(err.Error(), r.Cfg.MaxRecordBytes)
 	}
 	rec, current := r.Pipeline.AfterToolCall(ctx, rec)
-	c.recordEnd(ctx, rec, result, err, rec.Duration)
-	r.RecordAssessment(ctx, current)
+	if r.trace.rec != nil {
+		c.recordEnd(ctx, &rec, result, err)
+		r.RecordAssessment(ctx, current)
+	}
 	return true, err
 }
 
