@@ -74,26 +74,43 @@ func (l *Log[T]) AppendFunc(build func(pos int64) T) T {
 // than the newest entry's time is raised to it.
 func (l *Log[T]) AppendFuncAt(at time.Time, build func(pos int64) T) T {
 	l.mu.Lock()
-	v := build(l.total)
-	l.push(entry[T]{v: v, at: at})
+	e := l.slot(at)
+	// Built in place: an entry can be large, and copying it costs.
+	e.v = build(l.total)
+	l.commit()
+	v := e.v
 	l.mu.Unlock()
 	return v
 }
 
-// push appends under l.mu. Slots are written once, at positions no reader
-// has seen yet, so readers holding an older view never race with it.
+// push appends under l.mu.
 func (l *Log[T]) push(e entry[T]) {
+	l.slot(e.at).v = e.v
+	l.commit()
+}
+
+// slot returns the slot of the next entry, stamped at, under l.mu. The
+// entry is not visible until commit. Slots are written once, at positions
+// no reader has seen yet, so readers holding an older view never race
+// with the writer.
+func (l *Log[T]) slot(at time.Time) *entry[T] {
 	off := l.total - l.first
 	if off > 0 {
 		// Clocks read before the lock can arrive out of order.
-		if last := l.viewLocked().at(l.total - 1).at; e.at.Before(last) {
-			e.at = last
+		if last := l.viewLocked().at(l.total - 1).at; at.Before(last) {
+			at = last
 		}
 	}
 	if off == int64(len(l.chunks))*chunkSize {
 		l.chunks = append(l.chunks, make([]entry[T], chunkSize))
 	}
-	l.chunks[off/chunkSize][off%chunkSize] = e
+	e := &l.chunks[off/chunkSize][off%chunkSize]
+	e.at = at
+	return e
+}
+
+// commit makes the entry in the next slot visible, under l.mu.
+func (l *Log[T]) commit() {
 	l.total++
 	l.trim()
 }
@@ -142,8 +159,9 @@ func (l *Log[T]) Len() int { return l.view().len() }
 // dropped by retention.
 func (l *Log[T]) Total() int64 {
 	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.total
+	n := l.total
+	l.mu.RUnlock()
+	return n
 }
 
 // Latest returns the most recently appended entry.
