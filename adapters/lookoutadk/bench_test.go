@@ -78,18 +78,32 @@ const (
 // has limits on time, tokens and tool calls and a Resource observer every
 // 10 calls.
 func overheadAgent(b *testing.B, kind int) adk.Agent {
+	return lookoutAgentWith(b, kind, 10, nil)
+}
+
+// lookoutAgentWith is overheadAgent with the Resource observer every
+// `every` calls, and the Lookout middleware passed through wrap when wrap
+// is not nil.
+func lookoutAgentWith(b *testing.B, kind, every int, wrap func(adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware) adk.Agent {
 	const calls = 1000
 	cfg := &lookoutadk.Config{
 		Limits: budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
 		Observers: []observer.Config{{
 			Observer: observer.NewResource(),
-			Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
+			Trigger:  observer.Trigger{EveryNCalls: every, AfterConsecutiveErrors: 3},
 		}},
 	}
 	m := scripted.New(scripted.Repeat(calls, scripted.Call("noop", "{}")), scripted.Reply("done")).WithCapture(false)
 	spec := agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, cfg: cfg, bare: kind != lookoutAgent, maxIter: calls + 1}
-	if kind == noopAgent {
+	switch {
+	case kind == noopAgent:
 		spec.handlers = []adk.ChatModelAgentMiddleware{&adk.BaseChatModelAgentMiddleware{}}
+	case kind == lookoutAgent && wrap != nil:
+		mw, err := lookoutadk.New(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		spec.bare, spec.handlers = true, []adk.ChatModelAgentMiddleware{wrap(mw)}
 	}
 	return newAgent(b, spec)
 }
@@ -115,6 +129,135 @@ func BenchmarkAgentRun(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkHooksInAgent times Lookout's hooks inside the agent of
+// BenchmarkMiddlewareOverhead, where they run with the CPU caches holding
+// Eino's code and data rather than their own. A wrapping middleware
+// times each hook, leaving out the model and the tool it calls, and
+// reports per iteration (one model call and one tool call): the state
+// rewrite before the model call, the model wrapper, the tool wrapper,
+// their sum, and the whole iteration. "every-10" has the Resource
+// observer every 10 calls, as BenchmarkMiddlewareOverhead does; "quiet"
+// never runs it. The difference is what running the observer, showing
+// its block and tracking the reaction costs, spread over 10 iterations.
+// The timing itself reads the clock six times per iteration, about
+// 0.3 µs.
+func BenchmarkHooksInAgent(b *testing.B) {
+	for _, every := range []int{10, 1 << 30} {
+		name := "every-10"
+		if every != 10 {
+			name = "quiet"
+		}
+		b.Run(name, func(b *testing.B) {
+			var t hookTimes
+			var wall time.Duration
+			for range b.N {
+				b.StopTimer()
+				agent := lookoutAgentWith(b, lookoutAgent, every, func(mw adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware {
+					return &timedHooks{ChatModelAgentMiddleware: mw, t: &t}
+				})
+				ctx := context.Background()
+				runtime.GC()
+				b.StartTimer()
+				start := time.Now()
+				if o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")); o.err != nil {
+					b.Fatal(o.err)
+				}
+				wall += time.Since(start)
+			}
+			n := float64(b.N) * 1000
+			b.ReportMetric(float64(t.before)/n, "before-ns/iter")
+			b.ReportMetric(float64(t.model)/n, "model-ns/iter")
+			b.ReportMetric(float64(t.tool)/n, "tool-ns/iter")
+			b.ReportMetric(float64(t.before+t.model+t.tool)/n, "hooks-ns/iter")
+			b.ReportMetric(float64(wall)/n, "wall-ns/iter")
+		})
+	}
+}
+
+// hookTimes accumulates the time spent in each kind of hook. The agent
+// makes one call at a time, so no lock is needed.
+type hookTimes struct {
+	before, model, tool time.Duration
+}
+
+// timedHooks times the hooks of the middleware it wraps.
+type timedHooks struct {
+	adk.ChatModelAgentMiddleware
+	t *hookTimes
+}
+
+func (h *timedHooks) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, mc *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	start := time.Now()
+	ctx, state, err := h.ChatModelAgentMiddleware.BeforeModelRewriteState(ctx, state, mc)
+	h.t.before += time.Since(start)
+	return ctx, state, err
+}
+
+func (h *timedHooks) WrapModel(ctx context.Context, inner model.BaseChatModel, mc *adk.ModelContext) (model.BaseChatModel, error) {
+	start := time.Now()
+	tm := &timedModel{t: h.t}
+	tm.inner = timedInner{m: inner, spent: &tm.inside}
+	var err error
+	tm.wrapped, err = h.ChatModelAgentMiddleware.WrapModel(ctx, tm.inner, mc)
+	h.t.model += time.Since(start)
+	return tm, err
+}
+
+func (h *timedHooks) WrapInvokableToolCall(ctx context.Context, next adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	start := time.Now()
+	var inside time.Duration
+	wrapped, err := h.ChatModelAgentMiddleware.WrapInvokableToolCall(ctx, func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		start := time.Now()
+		out, err := next(ctx, args, opts...)
+		inside += time.Since(start)
+		return out, err
+	}, tc)
+	h.t.tool += time.Since(start)
+	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		start := time.Now()
+		out, err := wrapped(ctx, args, opts...)
+		h.t.tool += time.Since(start) - inside
+		return out, err
+	}, err
+}
+
+// timedModel is the model Lookout's wrapper returned, timed without the
+// model it wraps.
+type timedModel struct {
+	t       *hookTimes
+	inner   timedInner
+	wrapped model.BaseChatModel
+	inside  time.Duration
+}
+
+func (m *timedModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	start := time.Now()
+	out, err := m.wrapped.Generate(ctx, input, opts...)
+	m.t.model += time.Since(start) - m.inside
+	return out, err
+}
+
+func (m *timedModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return m.wrapped.Stream(ctx, input, opts...)
+}
+
+// timedInner is the model Lookout wraps, measuring its own time.
+type timedInner struct {
+	m     model.BaseChatModel
+	spent *time.Duration
+}
+
+func (m timedInner) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	start := time.Now()
+	out, err := m.m.Generate(ctx, input, opts...)
+	*m.spent += time.Since(start)
+	return out, err
+}
+
+func (m timedInner) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return m.m.Stream(ctx, input, opts...)
 }
 
 func median(xs []float64) float64 {
