@@ -52,6 +52,9 @@ type Run struct {
 	block      *schema.Message
 	blockIndex int64
 	blockTime  time.Time
+	// blockOf is the first Assessment of the assessment the block was
+	// last used for.
+	blockOf *observer.Assessment
 	// blockTurn is block alone, the usual messages of a turn, made with
 	// block and never written to.
 	blockTurn []*schema.Message
@@ -338,16 +341,22 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	if !ok || len(current.Assessments) == 0 || current.IsStale(r.calls.Total(), r.Cfg.MaxAgeCalls) {
 		return nil, nil, false, current
 	}
+	// An assessment is known by its call index and time. Comparing times
+	// costs more than comparing the address of its first Assessment,
+	// which tells the usual case, the same assessment as before.
+	first := &current.Assessments[0]
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.block == nil || r.blockIndex != current.CallIndex || !r.blockTime.Equal(current.GeneratedAt) {
+	if r.block == nil || r.blockIndex != current.CallIndex || first != r.blockOf && !r.blockTime.Equal(current.GeneratedAt) {
 		r.block = r.message(current.Render(), TagAssessment)
 		r.blockTurn = []*schema.Message{r.block}
 		r.blockIndex, r.blockTime = current.CallIndex, current.GeneratedAt
 	}
-	report = r.shown != r.block
-	r.shown = r.block
-	return r.block, r.blockTurn, report, current
+	r.blockOf = first
+	msg, turn = r.block, r.blockTurn
+	report = r.shown != msg
+	r.shown = msg
+	r.mu.Unlock()
+	return msg, turn, report, current
 }
 
 // SeedTask gives the Drift observer the task: the first user message in
