@@ -35,6 +35,9 @@
 //   - Values returned by Latest, Last and Since share memory with the store
 //     when T holds maps, slices or pointers. Treat them as read-only and
 //     replace, rather than mutate, what you store.
+//   - [Value.Change] edits a value in place, without copying it; use it for
+//     plain fields such as counters. To change a map or a slice the value
+//     holds, build a new one in [Value.Update]: readers may hold the old.
 //   - Opening the same type as both a log and a value is a programming error
 //     and panics.
 package session

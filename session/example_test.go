@@ -61,3 +61,15 @@ func ExampleStore_Snapshot() {
 	// {"schema_version":1,"slices":[{"name":"log:github.com/lookout-go/lookout/session_test.toolCall","kind":"log","total":1,"entries":[{"at":"2026-01-15T14:00:00Z","value":{"tool":"search","ok":true}}]},{"name":"value:github.com/lookout-go/lookout/session_test.budget","kind":"value","value":{"tokens_used":42}}]}
 	// restored tokens: 42
 }
+
+func ExampleValue_Change() {
+	spent := session.ValueOf[budget](session.New(nil))
+	before, _ := spent.Latest()
+	for range 3 {
+		spent.Change(func(b *budget, _ bool) { b.TokensUsed += 100 })
+	}
+	after, _ := spent.Latest()
+	fmt.Println("before:", before.TokensUsed, "after:", after.TokensUsed)
+	// Output:
+	// before: 0 after: 300
+}
