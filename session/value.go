@@ -44,6 +44,7 @@ func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 // the pointer. A value read earlier with Latest is a copy, and fn's
 // changes do not reach it, but memory the copy shares with the stored
 // value, such as a map or a slice's array, must not be changed in place.
+// Unlike Update, a panic in fn keeps the changes fn made before it.
 func (v *Value[T]) Change(fn func(cur *T, set bool)) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
