@@ -87,19 +87,7 @@ func (t *Tracker) ChargeModelCall(u *Usage) Budget {
 // tool-call budget is spent it counts nothing and returns an
 // [*ExceededError]; the call should not run.
 func (t *Tracker) ReserveToolCall() error {
-	var refused *ExceededError
-	t.v.Update(func(b Budget, _ bool) Budget {
-		if b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls {
-			refused = &ExceededError{Resource: ToolCalls, Limit: b.MaxToolCalls, Used: b.ToolCalls}
-			return b
-		}
-		b.ToolCalls++
-		return b
-	})
-	if refused != nil {
-		return refused
-	}
-	return nil
+	return t.ReserveToolCallAt(t.now(), ToolCalls)
 }
 
 // ReserveToolCallAt counts one tool call at now, unless one of enforce is

@@ -198,9 +198,8 @@ func (h *timedHooks) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 func (h *timedHooks) WrapModel(ctx context.Context, inner model.BaseChatModel, mc *adk.ModelContext) (model.BaseChatModel, error) {
 	start := time.Now()
 	tm := &timedModel{t: h.t}
-	tm.inner = timedInner{m: inner, spent: &tm.inside}
 	var err error
-	tm.wrapped, err = h.ChatModelAgentMiddleware.WrapModel(ctx, tm.inner, mc)
+	tm.wrapped, err = h.ChatModelAgentMiddleware.WrapModel(ctx, timedInner{m: inner, spent: &tm.inside}, mc)
 	h.t.model += time.Since(start)
 	return tm, err
 }
@@ -227,7 +226,6 @@ func (h *timedHooks) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 // model it wraps.
 type timedModel struct {
 	t       *hookTimes
-	inner   timedInner
 	wrapped model.BaseChatModel
 	inside  time.Duration
 }
