@@ -115,10 +115,8 @@ func (c *Call) Record(ctx context.Context, result string, err error) (bool, erro
 		rec.ErrorMessage = Truncate(err.Error(), r.Cfg.MaxRecordBytes)
 	}
 	rec, current := r.Pipeline.AfterToolCall(ctx, rec)
-	if r.trace.rec != nil {
-		c.recordEnd(ctx, &rec, result, err)
-		r.RecordAssessment(ctx, current)
-	}
+	c.recordEnd(ctx, &rec, result, err)
+	r.RecordAssessment(ctx, current)
 	return true, err
 }
 
