@@ -7,7 +7,8 @@ import "sync"
 type Value[T any] struct {
 	name string
 
-	mu  sync.RWMutex
+	// mu is a plain mutex, as in Log: every critical section is a copy.
+	mu  sync.Mutex
 	v   T
 	set bool
 }
@@ -21,9 +22,9 @@ func (v *Value[T]) Seed(x T) {
 
 // Latest returns the value and whether one was ever seeded.
 func (v *Value[T]) Latest() (T, bool) {
-	v.mu.RLock()
+	v.mu.Lock()
 	x, set := v.v, v.set
-	v.mu.RUnlock()
+	v.mu.Unlock()
 	return x, set
 }
 
