@@ -73,8 +73,10 @@ type Config struct {
 	// stay exact. Zero means DefaultRetention; negative keeps all.
 	Retention int
 
-	// MaxRecordBytes bounds the arguments and result kept per tool call for
-	// the observers. Zero means DefaultMaxRecordBytes.
+	// MaxRecordBytes bounds the arguments, result and error message kept
+	// per tool call for the observers. A longer text is cut and copied, so
+	// the rest of it is not held in memory. Zero means
+	// DefaultMaxRecordBytes.
 	MaxRecordBytes int
 
 	// Now is the clock. Nil means time.Now.

@@ -120,15 +120,23 @@ func (c *Call) Record(ctx context.Context, result string, err error) (bool, erro
 	return true, err
 }
 
-// Truncate cuts s to at most n bytes on a rune boundary.
+// Truncate cuts s to at most n bytes on a rune boundary. A cut string is
+// a copy: the call log keeps thousands of calls, and a slice of a tool's
+// output would keep all of that output in memory.
 func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return strings.Clone(s[:runeCut(s, n)])
+}
+
+// runeCut returns the largest length of at most n bytes, n < len(s), that
+// cuts s on a rune boundary.
+func runeCut(s string, n int) int {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n]
+	return n
 }
 
 // Summarize abbreviates arguments for evidence lines: white space folded,
@@ -141,7 +149,7 @@ func Summarize(args string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return Truncate(s, n-3) + "..."
+	return s[:runeCut(s, max(n-3, 0))] + "..."
 }
 
 // needsFolding reports whether s has white space other than single spaces
