@@ -30,6 +30,11 @@
 //   - WrapModel charges every model call attempt, streaming ones included,
 //     telling a call that reported no usage from one that reported zero.
 //
+// Should Lookout's own work in a hook panic, the panic goes to
+// Config.OnError and the agent goes on as it would without Lookout: the
+// model call goes ahead with the state unchanged, the tool runs
+// unobserved, a tool's result or error and a model's reply pass through.
+//
 // # The overrun bound
 //
 // The token limit is checked before each model call, so a run overruns it

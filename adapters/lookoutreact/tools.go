@@ -2,7 +2,6 @@ package lookoutreact
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -103,9 +102,9 @@ func invoke[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	text func(O) (string, bool), answer func(string) O,
 ) (O, error) {
-	return around(ctx, l, in, next, answer, func(r *engine.Run, c *engine.Call, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *engine.Call, out O, err error) (O, error) {
 		result, ok := text(out)
-		msg, err := end(ctx, r, c, result, err)
+		msg, err := c.End(ctx, result, err)
 		if err != nil {
 			var zero O
 			return zero, err
@@ -127,13 +126,13 @@ func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	chunk func(string) C, text func(C) string,
 ) (O, error) {
 	answer := func(msg string) O { return wrap(schema.StreamReaderFromArray([]C{chunk(msg)})) }
-	return around(ctx, l, in, next, answer, func(r *engine.Run, c *engine.Call, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *engine.Call, out O, err error) (O, error) {
 		var sr *schema.StreamReader[C]
 		if err == nil {
 			sr = chunks(out)
 		}
 		if sr == nil {
-			msg, err := end(ctx, r, c, "", err)
+			msg, err := c.End(ctx, "", err)
 			if err != nil {
 				var zero O
 				return zero, err
@@ -141,35 +140,34 @@ func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 			return answer(msg), nil
 		}
 		return wrap(engine.PassStream(c, sr, text, func(result string, err error) error {
-			return record(ctx, r, c, result, err)
+			_, err = c.Record(ctx, result, err)
+			return err
 		})), nil
 	})
 }
 
 // around admits a tool call and runs it, handing its output to after. A
 // refused call is answered with answer(refusal); a call that belongs to no
-// run, or that Lookout failed to admit because its own work panicked, runs
-// untouched.
+// run runs untouched, and so, through the zero engine.Call, does one that
+// Lookout failed to admit because its own work panicked.
 func around[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error), answer func(string) O,
-	after func(r *engine.Run, c *engine.Call, out O, err error) (O, error),
+	after func(c *engine.Call, out O, err error) (O, error),
 ) (O, error) {
 	r := l.toolRun(ctx, in)
 	if r == nil {
 		return next(ctx, in)
 	}
-	c, refused, err := admit(ctx, r, in)
+	c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
 	switch {
 	case err != nil:
 		var zero O
 		return zero, err
-	case refused != "":
-		return answer(refused), nil
 	case c == nil:
-		return next(ctx, in)
+		return answer(refused), nil
 	}
 	out, err := next(engine.WithToolCall(ctx, in.CallID), in)
-	return after(r, c, out, err)
+	return after(c, out, err)
 }
 
 // toolRun returns the run a tool call belongs to, or nil when the call is
@@ -179,44 +177,6 @@ func (l *Lookout) toolRun(ctx context.Context, in *compose.ToolInput) *engine.Ru
 		return nil
 	}
 	return l.run(ctx)
-}
-
-// admit asks the budget for a tool call. It returns the call to run, or a
-// refusal for the model, or an error that ends the run; nothing at all
-// when Lookout's own work panicked, and the call is to run unobserved.
-func admit(ctx context.Context, r *engine.Run, in *compose.ToolInput) (c *engine.Call, refused string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: admitting tool call %s panicked: %v", in.CallID, p))
-			c, refused, err = nil, "", nil
-		}
-	}()
-	return r.Admit(ctx, in.Name, in.CallID, in.Arguments)
-}
-
-// end records a tool call's outcome and returns what the model gets (see
-// engine.Call.End). When Lookout's own work panics, the tool's result and
-// error go on unchanged.
-func end(ctx context.Context, r *engine.Run, c *engine.Call, result string, err error) (msg string, out error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: recording a tool call panicked: %v", p))
-			msg, out = result, err
-		}
-	}()
-	return c.End(ctx, result, err)
-}
-
-// record records the end of a streamed tool call; see end.
-func record(ctx context.Context, r *engine.Run, c *engine.Call, result string, err error) (out error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: recording a tool call panicked: %v", p))
-			out = err
-		}
-	}()
-	_, err = c.Record(ctx, result, err)
-	return err
 }
 
 func identity(s string) string { return s }

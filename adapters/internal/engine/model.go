@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -18,34 +19,32 @@ type ChargingModel struct {
 	Run   *Run
 }
 
-// Generate calls the inner model and charges its usage.
+// Generate calls the inner model and charges its usage. Should Lookout's
+// own work before or after the call panic, the panic goes to Cfg.OnError
+// and the call, or its reply, goes on.
 func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
-	if err := c.Run.Failure(); err != nil {
+	start, err := c.before(ctx, input, opts)
+	if err != nil {
 		return nil, err
 	}
-	c.Run.recordRequest(ctx, input, opts)
-	start := c.Run.startLatency()
 	out, err := c.Inner.Generate(ctx, input, opts...)
 	if err != nil {
 		return out, err
 	}
-	u := UsageOf(out)
-	c.Run.Tracker.ChargeModelCall(u)
-	c.Run.recordResponse(ctx, out, u, c.Run.latencySince(start))
+	toolCalls := -1
 	if out != nil {
-		c.Run.Pipeline.ModelResponded(ctx, len(out.ToolCalls))
+		toolCalls = len(out.ToolCalls)
 	}
-	return out, c.Run.Failure()
+	return out, c.after(ctx, out, UsageOf(out), toolCalls, start)
 }
 
 // Stream calls the inner model and charges its usage at the end of the
-// stream.
+// stream. Faults in Lookout's own work are handled as in Generate.
 func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	if err := c.Run.Failure(); err != nil {
+	start, err := c.before(ctx, input, opts)
+	if err != nil {
 		return nil, err
 	}
-	c.Run.recordRequest(ctx, input, opts)
-	start := c.Run.startLatency()
 	sr, err := c.Inner.Stream(ctx, input, opts...)
 	if err != nil {
 		return sr, err
@@ -66,21 +65,50 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 			return chunk, nil
 		},
 		schema.WithOnEOF(func() (any, error) {
-			c.Run.Tracker.ChargeModelCall(last)
+			var msg *schema.Message
 			if recording {
-				msg, err := schema.ConcatMessages(chunks)
-				if err != nil {
-					c.Run.Cfg.OnError(ctx, err)
-				}
-				c.Run.recordResponse(ctx, msg, last, c.Run.latencySince(start))
+				c.Run.guard(ctx, "recording a model reply", "", func() {
+					var err error
+					if msg, err = schema.ConcatMessages(chunks); err != nil {
+						c.Run.Cfg.OnError(ctx, err)
+					}
+				})
 			}
-			c.Run.Pipeline.ModelResponded(ctx, calls.n())
-			if err := c.Run.Failure(); err != nil {
+			if err := c.after(ctx, msg, last, calls.n(), start); err != nil {
 				return nil, err
 			}
 			return nil, io.EOF
 		}),
 	), nil
+}
+
+// before readies a model call: it returns the run's failure, if any, and
+// records the request. It returns the start of the call for its latency.
+func (c *ChargingModel) before(ctx context.Context, input []*schema.Message, opts []model.Option) (start time.Time, err error) {
+	c.Run.guard(ctx, "preparing a model call", "", func() {
+		if err = c.Run.Failure(); err != nil {
+			return
+		}
+		c.Run.recordRequest(ctx, input, opts)
+		start = c.Run.startLatency()
+	})
+	return start, err
+}
+
+// after charges a model call's usage u, records its reply msg and tells
+// the observers how many tool calls the reply made; a negative count means
+// there was no reply to tell of. It returns the run's failure, which a
+// spent budget sets.
+func (c *ChargingModel) after(ctx context.Context, msg *schema.Message, u *budget.Usage, toolCalls int, start time.Time) (err error) {
+	c.Run.guard(ctx, "charging a model call", "", func() {
+		c.Run.Tracker.ChargeModelCall(u)
+		c.Run.recordResponse(ctx, msg, u, c.Run.latencySince(start))
+		if toolCalls >= 0 {
+			c.Run.Pipeline.ModelResponded(ctx, toolCalls)
+		}
+		err = c.Run.Failure()
+	})
+	return err
 }
 
 // toolCallCount counts the tool calls of a streamed reply from its

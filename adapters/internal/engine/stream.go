@@ -11,8 +11,12 @@ import (
 // stream does, handing record the start of the output (up to
 // MaxRecordBytes, as text) and the stream's error, if any. An error in
 // mid-stream is passed on as record returns it: part of the output has
-// already reached the model, so it cannot be turned into a message.
+// already reached the model, so it cannot be turned into a message. The
+// zero Call (a call admitted unobserved) gets sr back as it is.
 func PassStream[T any](c *Call, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
+	if c.run == nil {
+		return sr
+	}
 	limit := c.run.Cfg.MaxRecordBytes
 	var head strings.Builder
 	return schema.StreamReaderWithConvert(sr,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,7 +31,8 @@ func (r *Run) Begin(name, callID, args string) (*Call, string) {
 
 // Admit admits a tool call. When the budget does not allow it, it returns
 // nil and a refusal for the model; the call must then not run. A recording
-// failure that must end the run is returned as an error.
+// failure that must end the run is returned as an error. Should Lookout's
+// own work panic, the call runs unobserved (see AdmitValue).
 func (r *Run) Admit(ctx context.Context, name, callID, args string) (*Call, string, error) {
 	c, ok, refusal, err := r.AdmitValue(ctx, name, callID, args)
 	if !ok {
@@ -42,7 +44,18 @@ func (r *Run) Admit(ctx context.Context, name, callID, args string) (*Call, stri
 // AdmitValue is Admit returning the call by value, for a caller that ends
 // the call before it returns, so the call need not be allocated. ok is
 // false when the call must not run; refusal then says why, for the model.
+//
+// Should Lookout's own work panic, the panic goes to Cfg.OnError and the
+// call runs unobserved: ok is true and c is the zero Call, whose End and
+// Record pass the tool's outcome through unchanged.
 func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
+	if !r.guard(ctx, "admitting tool call", callID, func() { c, ok, refusal, err = r.admit(ctx, name, callID, args) }) {
+		return Call{}, true, "", nil
+	}
+	return c, ok, refusal, err
+}
+
+func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
 	if err := r.Failure(); err != nil {
 		return Call{}, false, "", err
 	}
@@ -54,6 +67,23 @@ func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call
 	c = Call{run: r, name: name, id: callID, args: args, started: now}
 	c.recordStart(ctx)
 	return c, true, "", r.Failure()
+}
+
+// guard runs fn. A panic in fn, a fault in Lookout's own work, goes to
+// Cfg.OnError as "lookout: <what> <subject> panicked", and guard returns
+// false.
+func (r *Run) guard(ctx context.Context, what, subject string, fn func()) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			if subject != "" {
+				what += " " + subject
+			}
+			r.Cfg.OnError(ctx, fmt.Errorf("lookout: %s panicked: %v", what, p))
+			ok = false
+		}
+	}()
+	fn()
+	return true
 }
 
 // Refusal is the tool message for a call the budget did not allow.
@@ -69,8 +99,19 @@ func Refusal(err error) string {
 // End records the call's outcome and runs the observers. It returns what
 // to hand back to the runtime: a tool error becomes the message
 // "Error: ..." and a nil error, unless ToolErrors says abort, the error is
-// the budget's, or the error is an interrupt.
-func (c *Call) End(ctx context.Context, result string, err error) (string, error) {
+// the budget's, or the error is an interrupt. The zero Call, and a call
+// whose recording panicked (see Record), pass result and err through.
+func (c *Call) End(ctx context.Context, result string, err error) (msg string, out error) {
+	if c.run == nil {
+		return result, err
+	}
+	if !c.run.guard(ctx, "recording a tool call", "", func() { msg, out = c.end(ctx, result, err) }) {
+		return result, err
+	}
+	return msg, out
+}
+
+func (c *Call) end(ctx context.Context, result string, err error) (string, error) {
 	recorded, err := c.Record(ctx, result, err)
 	if failure := c.run.Failure(); failure != nil {
 		return result, failure
@@ -88,8 +129,20 @@ func (c *Call) End(ctx context.Context, result string, err error) (string, error
 // Record writes the call to the session and runs the observers. It returns
 // whether the call was recorded, and its error, replaced by the run's
 // budget error when the deadline cut the call short. An interrupt is
-// control flow, not an outcome, and is not recorded.
-func (c *Call) Record(ctx context.Context, result string, err error) (bool, error) {
+// control flow, not an outcome, and is not recorded. The zero Call records
+// nothing; should Lookout's own work panic, the panic goes to Cfg.OnError
+// and Record returns false and err.
+func (c *Call) Record(ctx context.Context, result string, err error) (recorded bool, out error) {
+	if c.run == nil {
+		return false, err
+	}
+	if !c.run.guard(ctx, "recording a tool call", "", func() { recorded, out = c.record(ctx, result, err) }) {
+		return false, err
+	}
+	return recorded, out
+}
+
+func (c *Call) record(ctx context.Context, result string, err error) (bool, error) {
 	r := c.run
 	if err != nil {
 		if _, interrupt := compose.IsInterruptRerunError(err); interrupt {
