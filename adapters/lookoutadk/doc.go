@@ -49,9 +49,9 @@
 //     between hooks the run ends with context.DeadlineExceeded, whose
 //     cause (context.Cause) is the budget error. Lookout's own hooks end
 //     the run with the budget error itself.
-//   - Eino calls AfterAgent only on success. Runs that end with an error
-//     are still recorded by the trajectory recorder, which watches Eino's
-//     agent callbacks as well.
+//   - Eino calls AfterAgent only on success. Pass RunOption to the Runner
+//     so that runs ending with an error are recorded to the end and their
+//     deadline released at once, not when it passes.
 //   - The session travels in Eino checkpoints as a gob-encoded run-local
 //     value registered under the name "lookout_session_checkpoint".
 package lookoutadk

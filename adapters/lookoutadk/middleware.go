@@ -70,9 +70,6 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 	// The recording starts at the first hook inside the agent's graph,
 	// where a resume can be told from a new run.
 	r.AgentName = name
-	if w != nil {
-		w.set(r)
-	}
 	if m.cfg.Enforced(budget.Time) {
 		if err := r.Tracker.Check(budget.Time); err != nil {
 			r.StartRecording(ctx, name, nil, "")
@@ -90,11 +87,16 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 			})
 		}
 	}
+	// Handed to the run's watcher (see RunOption) once r is complete.
+	if w != nil {
+		w.set(r)
+	}
 	return ctx, rc, nil
 }
 
 // AfterAgent releases the run's deadline timer. Eino calls it only when a
-// run succeeds; after an error the timer is released when the deadline
+// run succeeds; after an error the timer is released when the run's
+// events end if the run has RunOption, and otherwise when the deadline
 // passes.
 func (m *middleware) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
 	r := engine.FromContext(ctx)

@@ -20,7 +20,10 @@ import (
 // Without it, a recorded run that Eino ends with an error (a model
 // failure, a cancelled ctx) gets no run_ended record, because no
 // middleware hook sees such ends; runs that succeed, and runs Lookout
-// itself stops, are recorded either way.
+// itself stops, are recorded either way. With it, the deadline of a run
+// that ended with an error is also released when the run's events end;
+// without it, the deadline's timer, and through it the run and its
+// session, stay in memory until the deadline passes.
 func RunOption() adk.AgentRunOption { return adk.WithCallbacks(endWatcher) }
 
 // watch connects an agent callback to the run BeforeAgent starts.
@@ -80,6 +83,12 @@ var endWatcher = ucb.NewHandlerHelper().Agent(&ucb.AgentCallbackHandler{
 			}
 			if r := w.get(); r != nil {
 				r.End(context.WithoutCancel(ctx), last)
+				// The run is over: release its deadline now rather than
+				// when it passes. AfterAgent does this only for a run
+				// that succeeded.
+				if r.Cancel != nil {
+					r.Cancel()
+				}
 			}
 		}()
 		return ctx

@@ -3,16 +3,21 @@ package lookoutadk_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
@@ -107,4 +112,26 @@ func feedbackEfficacy(t *testing.T, streaming bool) {
 	task, ok := session.ValueOf[observer.Task](store).Latest()
 	require.True(t, ok)
 	assert.Equal(t, "find the billing owner", task.Prompt)
+}
+
+// A run that Eino ends with an error never reaches AfterAgent. With
+// RunOption, the run's deadline is released when its events end, rather
+// than holding the run and its session in memory until the deadline.
+func TestRunOptionReleasesTheDeadlineOfAFailedRun(t *testing.T) {
+	errModel := errors.New("model unavailable")
+	var runCtx context.Context
+	m := scripted.New(scripted.Func(func(ctx context.Context, _ []*schema.Message, _ *model.Options) (*schema.Message, error) {
+		runCtx = ctx
+		return nil, errModel
+	}))
+	agent := newAgent(t, agentSpec{model: m, cfg: &lookoutadk.Config{Limits: budget.Limits{Timeout: time.Hour}}})
+	o := runAgent(t, agent, nil, false, lookoutadk.RunOption())
+	require.ErrorIs(t, o.err, errModel)
+	require.NotNil(t, runCtx)
+	select {
+	case <-runCtx.Done():
+		assert.ErrorIs(t, runCtx.Err(), context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the failed run's deadline is still armed")
+	}
 }
