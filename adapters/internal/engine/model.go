@@ -67,12 +67,7 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 		schema.WithOnEOF(func() (any, error) {
 			var msg *schema.Message
 			if recording {
-				c.Run.guard(ctx, "recording a model reply", "", func() {
-					var err error
-					if msg, err = schema.ConcatMessages(chunks); err != nil {
-						c.Run.Cfg.OnError(ctx, err)
-					}
-				})
+				msg = c.reply(ctx, chunks)
 			}
 			if err := c.after(ctx, msg, last, calls.n(), start); err != nil {
 				return nil, err
@@ -82,17 +77,34 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 	), nil
 }
 
+// reply concatenates a streamed reply's chunks for the recording.
+func (c *ChargingModel) reply(ctx context.Context, chunks []*schema.Message) *schema.Message {
+	defer func() {
+		if p := recover(); p != nil {
+			c.Run.fault(ctx, "recording a model reply", p)
+		}
+	}()
+	msg, err := schema.ConcatMessages(chunks)
+	if err != nil {
+		c.Run.Cfg.OnError(ctx, err)
+	}
+	return msg
+}
+
 // before readies a model call: it returns the run's failure, if any, and
 // records the request. It returns the start of the call for its latency.
 func (c *ChargingModel) before(ctx context.Context, input []*schema.Message, opts []model.Option) (start time.Time, err error) {
-	c.Run.guard(ctx, "preparing a model call", "", func() {
-		if err = c.Run.Failure(); err != nil {
-			return
+	defer func() {
+		if p := recover(); p != nil {
+			c.Run.fault(ctx, "preparing a model call", p)
+			start, err = time.Time{}, nil
 		}
-		c.Run.recordRequest(ctx, input, opts)
-		start = c.Run.startLatency()
-	})
-	return start, err
+	}()
+	if err := c.Run.Failure(); err != nil {
+		return time.Time{}, err
+	}
+	c.Run.recordRequest(ctx, input, opts)
+	return c.Run.startLatency(), nil
 }
 
 // after charges a model call's usage u, records its reply msg and tells
@@ -100,15 +112,18 @@ func (c *ChargingModel) before(ctx context.Context, input []*schema.Message, opt
 // there was no reply to tell of. It returns the run's failure, which a
 // spent budget sets.
 func (c *ChargingModel) after(ctx context.Context, msg *schema.Message, u *budget.Usage, toolCalls int, start time.Time) (err error) {
-	c.Run.guard(ctx, "charging a model call", "", func() {
-		c.Run.Tracker.ChargeModelCall(u)
-		c.Run.recordResponse(ctx, msg, u, c.Run.latencySince(start))
-		if toolCalls >= 0 {
-			c.Run.Pipeline.ModelResponded(ctx, toolCalls)
+	defer func() {
+		if p := recover(); p != nil {
+			c.Run.fault(ctx, "charging a model call", p)
+			err = nil
 		}
-		err = c.Run.Failure()
-	})
-	return err
+	}()
+	c.Run.Tracker.ChargeModelCall(u)
+	c.Run.recordResponse(ctx, msg, u, c.Run.latencySince(start))
+	if toolCalls >= 0 {
+		c.Run.Pipeline.ModelResponded(ctx, toolCalls)
+	}
+	return c.Run.Failure()
 }
 
 // toolCallCount counts the tool calls of a streamed reply from its

@@ -49,13 +49,12 @@ func (r *Run) Admit(ctx context.Context, name, callID, args string) (*Call, stri
 // call runs unobserved: ok is true and c is the zero Call, whose End and
 // Record pass the tool's outcome through unchanged.
 func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
-	if !r.guard(ctx, "admitting tool call", callID, func() { c, ok, refusal, err = r.admit(ctx, name, callID, args) }) {
-		return Call{}, true, "", nil
-	}
-	return c, ok, refusal, err
-}
-
-func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.fault(ctx, "admitting tool call "+callID, p)
+			c, ok, refusal, err = Call{}, true, "", nil
+		}
+	}()
 	if err := r.Failure(); err != nil {
 		return Call{}, false, "", err
 	}
@@ -69,21 +68,10 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ok 
 	return c, true, "", r.Failure()
 }
 
-// guard runs fn. A panic in fn, a fault in Lookout's own work, goes to
-// Cfg.OnError as "lookout: <what> <subject> panicked", and guard returns
-// false.
-func (r *Run) guard(ctx context.Context, what, subject string, fn func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			if subject != "" {
-				what += " " + subject
-			}
-			r.Cfg.OnError(ctx, fmt.Errorf("lookout: %s panicked: %v", what, p))
-			ok = false
-		}
-	}()
-	fn()
-	return true
+// fault reports p, the value of a panic in Lookout's own work while
+// doing what, to Cfg.OnError.
+func (r *Run) fault(ctx context.Context, what string, p any) {
+	r.Cfg.OnError(ctx, fmt.Errorf("lookout: %s panicked: %v", what, p))
 }
 
 // Refusal is the tool message for a call the budget did not allow.
@@ -105,25 +93,24 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 	if c.run == nil {
 		return result, err
 	}
-	if !c.run.guard(ctx, "recording a tool call", "", func() { msg, out = c.end(ctx, result, err) }) {
-		return result, err
-	}
-	return msg, out
-}
-
-func (c *Call) end(ctx context.Context, result string, err error) (string, error) {
-	recorded, err := c.Record(ctx, result, err)
+	defer func() {
+		if p := recover(); p != nil {
+			c.run.fault(ctx, "recording a tool call", p)
+			msg, out = result, err
+		}
+	}()
+	recorded, rerr := c.Record(ctx, result, err)
 	if failure := c.run.Failure(); failure != nil {
 		return result, failure
 	}
-	if err == nil {
+	if rerr == nil {
 		return result, nil
 	}
 	var ex *budget.ExceededError
-	if !recorded || c.run.Cfg.ToolErrors == ToolErrorsAbort || errors.As(err, &ex) {
-		return result, err
+	if !recorded || c.run.Cfg.ToolErrors == ToolErrorsAbort || errors.As(rerr, &ex) {
+		return result, rerr
 	}
-	return "Error: " + err.Error(), nil
+	return "Error: " + rerr.Error(), nil
 }
 
 // Record writes the call to the session and runs the observers. It returns
@@ -133,24 +120,24 @@ func (c *Call) end(ctx context.Context, result string, err error) (string, error
 // nothing; should Lookout's own work panic, the panic goes to Cfg.OnError
 // and Record returns false and err.
 func (c *Call) Record(ctx context.Context, result string, err error) (recorded bool, out error) {
-	if c.run == nil {
-		return false, err
-	}
-	if !c.run.guard(ctx, "recording a tool call", "", func() { recorded, out = c.record(ctx, result, err) }) {
-		return false, err
-	}
-	return recorded, out
-}
-
-func (c *Call) record(ctx context.Context, result string, err error) (bool, error) {
 	r := c.run
-	if err != nil {
-		if _, interrupt := compose.IsInterruptRerunError(err); interrupt {
-			return false, err
+	if r == nil {
+		return false, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.fault(ctx, "recording a tool call", p)
+			recorded, out = false, err
+		}
+	}()
+	out = err
+	if out != nil {
+		if _, interrupt := compose.IsInterruptRerunError(out); interrupt {
+			return false, out
 		}
 		var ex *budget.ExceededError
 		if ctx.Err() != nil && errors.As(context.Cause(ctx), &ex) {
-			err = context.Cause(ctx)
+			out = context.Cause(ctx)
 		}
 	}
 	end := r.Cfg.Now()
@@ -160,17 +147,17 @@ func (c *Call) record(ctx context.Context, result string, err error) (bool, erro
 		ParamsSummary: Summarize(c.args, 120),
 		Arguments:     Truncate(c.args, r.Cfg.MaxRecordBytes),
 		Result:        Truncate(result, r.Cfg.MaxRecordBytes),
-		Success:       err == nil,
+		Success:       out == nil,
 		Timestamp:     end,
 		Duration:      end.Sub(c.started),
 	}
-	if err != nil {
-		rec.ErrorMessage = Truncate(err.Error(), r.Cfg.MaxRecordBytes)
+	if out != nil {
+		rec.ErrorMessage = Truncate(out.Error(), r.Cfg.MaxRecordBytes)
 	}
 	rec, current := r.Pipeline.AfterToolCall(ctx, rec)
-	c.recordEnd(ctx, &rec, result, err)
+	c.recordEnd(ctx, &rec, result, out)
 	r.RecordAssessment(ctx, current)
-	return true, err
+	return true, out
 }
 
 // Truncate cuts s to at most n bytes on a rune boundary. A cut string is
