@@ -31,20 +31,6 @@ import (
 // do-nothing middleware ("ratio-vs-noop"). Pairing the runs of one
 // iteration cancels most of the drift of a shared machine.
 func BenchmarkMiddlewareOverhead(b *testing.B) {
-	once := func(kind int) time.Duration {
-		agent := overheadAgent(b, kind)
-		ctx := context.Background()
-		b.StopTimer()
-		runtime.GC()
-		b.StartTimer()
-		start := time.Now()
-		o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
-		elapsed := time.Since(start)
-		if o.err != nil {
-			b.Fatal(o.err)
-		}
-		return elapsed
-	}
 	var runs [3][]float64
 	var ratio, ratioNoop []float64
 	b.ReportAllocs()
@@ -53,7 +39,7 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 		var took [3]time.Duration
 		for j := range 3 {
 			kind := (i + j) % 3
-			took[kind] = once(kind)
+			took[kind] = timedRun(b, func(b *testing.B) adk.Agent { return overheadAgent(b, kind) })
 			runs[kind] = append(runs[kind], float64(took[kind].Microseconds())/1e3)
 		}
 		ratio = append(ratio, float64(took[lookoutAgent])/float64(took[bareAgent]))
@@ -64,6 +50,24 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 	b.ReportMetric(median(runs[lookoutAgent]), "lookout-ms/run")
 	b.ReportMetric(median(ratio), "ratio")
 	b.ReportMetric(median(ratioNoop), "ratio-vs-noop")
+}
+
+// timedRun builds an agent with build and runs it to the end after a
+// garbage collection, so that it does not pay for the garbage of the run
+// before, and returns how long the run took.
+func timedRun(b *testing.B, build func(*testing.B) adk.Agent) time.Duration {
+	b.StopTimer()
+	agent := build(b)
+	ctx := context.Background()
+	runtime.GC()
+	b.StartTimer()
+	start := time.Now()
+	o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
+	elapsed := time.Since(start)
+	if o.err != nil {
+		b.Fatal(o.err)
+	}
+	return elapsed
 }
 
 // The agents BenchmarkMiddlewareOverhead and BenchmarkAgentRun compare.
@@ -78,49 +82,60 @@ const (
 // has limits on time, tokens and tool calls and a Resource observer every
 // 10 calls.
 func overheadAgent(b *testing.B, kind int) adk.Agent {
-	return lookoutAgentWith(b, kind, 10, nil)
+	switch kind {
+	case bareAgent:
+		return scriptedAgent(b)
+	case noopAgent:
+		return scriptedAgent(b, &adk.BaseChatModelAgentMiddleware{})
+	}
+	return configAgent(b, overheadConfig(10))
 }
 
-// lookoutAgentWith is overheadAgent with the Resource observer every
-// `every` calls, and the Lookout middleware passed through wrap when wrap
-// is not nil.
-func lookoutAgentWith(b *testing.B, kind, every int, wrap func(adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware) adk.Agent {
-	const calls = 1000
-	cfg := &lookoutadk.Config{
-		Limits: budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
+// overheadConfig is the Lookout configuration of BenchmarkMiddlewareOverhead,
+// with the Resource observer every `every` calls.
+func overheadConfig(every int) *lookoutadk.Config {
+	return &lookoutadk.Config{
+		Limits: overheadLimits,
 		Observers: []observer.Config{{
 			Observer: observer.NewResource(),
 			Trigger:  observer.Trigger{EveryNCalls: every, AfterConsecutiveErrors: 3},
 		}},
 	}
-	m := scripted.New(scripted.Repeat(calls, scripted.Call("noop", "{}")), scripted.Reply("done")).WithCapture(false)
-	spec := agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, cfg: cfg, bare: kind != lookoutAgent, maxIter: calls + 1}
-	switch {
-	case kind == noopAgent:
-		spec.handlers = []adk.ChatModelAgentMiddleware{&adk.BaseChatModelAgentMiddleware{}}
-	case kind == lookoutAgent && wrap != nil:
-		mw, err := lookoutadk.New(context.Background(), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		spec.bare, spec.handlers = true, []adk.ChatModelAgentMiddleware{wrap(mw)}
-	}
-	return newAgent(b, spec)
 }
 
-// BenchmarkAgentRun runs one kind of BenchmarkMiddlewareOverhead's agents
-// per sub-benchmark, for profilers and for counting what a run executes.
-// Under cachegrind (see docs/performance.md) the difference between
-// "lookout" and "noop" is the middleware's own cost, counted exactly:
-// instructions, and instruction-cache misses, which are what that cost
-// mostly is inside an agent.
+// lookoutAgentWith is the Lookout agent of overheadAgent with the Resource
+// observer every `every` calls and the middleware passed through wrap.
+func lookoutAgentWith(b *testing.B, every int, wrap func(adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware) adk.Agent {
+	mw, err := lookoutadk.New(context.Background(), overheadConfig(every))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return scriptedAgent(b, wrap(mw))
+}
+
+// scriptedAgent returns the benchmarks' agent, with handlers as its
+// middleware: a scripted model that makes 1,000 sequential tool calls and
+// then answers, and one tool.
+func scriptedAgent(b *testing.B, handlers ...adk.ChatModelAgentMiddleware) adk.Agent {
+	const calls = 1000
+	m := scripted.New(scripted.Repeat(calls, scripted.Call("noop", "{}")), scripted.Reply("done")).WithCapture(false)
+	return newAgent(b, agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, handlers: handlers, maxIter: calls + 1})
+}
+
+// BenchmarkAgentRun runs one of BenchmarkOverheadByConfig's agents per
+// sub-benchmark ("bare", "noop" and "lookout" are BenchmarkMiddlewareOverhead's),
+// for profilers and for counting what a run executes. Under cachegrind (see
+// docs/performance.md) the difference between two of them is what the
+// middleware's parts cost, counted exactly: instructions, and
+// instruction-cache misses, which are what that cost mostly is inside an
+// agent.
 func BenchmarkAgentRun(b *testing.B) {
-	for kind, name := range []string{"bare", "noop", "lookout"} {
-		b.Run(name, func(b *testing.B) {
+	for _, c := range breakdown {
+		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				b.StopTimer()
-				agent := overheadAgent(b, kind)
+				agent := c.agent(b)
 				ctx := context.Background()
 				b.StartTimer()
 				if o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")); o.err != nil {
@@ -154,7 +169,7 @@ func BenchmarkHooksInAgent(b *testing.B) {
 			var wall time.Duration
 			for range b.N {
 				b.StopTimer()
-				agent := lookoutAgentWith(b, lookoutAgent, every, func(mw adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware {
+				agent := lookoutAgentWith(b, every, func(mw adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware {
 					return &timedHooks{ChatModelAgentMiddleware: mw, t: &t}
 				})
 				ctx := context.Background()

@@ -1,0 +1,136 @@
+package lookoutadk_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+)
+
+// breakdown lists the agents BenchmarkOverheadByConfig compares: the
+// agent of BenchmarkMiddlewareOverhead with more and more of Lookout, so
+// that the differences between neighbours say what each part costs.
+var breakdown = []struct {
+	name  string
+	agent func(b *testing.B) adk.Agent
+}{
+	// No middleware.
+	{"bare", func(b *testing.B) adk.Agent { return overheadAgent(b, bareAgent) }},
+	// A middleware that does nothing: Eino's handler machinery.
+	{"noop", func(b *testing.B) adk.Agent { return overheadAgent(b, noopAgent) }},
+	// A middleware with Lookout's shape and no work: its state on the ctx,
+	// found in every hook, a model wrapper and a tool wrapper.
+	{"floor", func(b *testing.B) adk.Agent { return scriptedAgent(b, &floor{}) }},
+	// Lookout with no limits and no observers.
+	{"empty", func(b *testing.B) adk.Agent {
+		return configAgent(b, &lookoutadk.Config{Observers: []observer.Config{}})
+	}},
+	// Limits on time, tokens and tool calls, no observers.
+	{"limits", func(b *testing.B) adk.Agent {
+		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Config{}})
+	}},
+	// The limits and a Resource observer that never fires.
+	{"quiet", func(b *testing.B) adk.Agent {
+		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Config{{
+			Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
+		}}})
+	}},
+	// BenchmarkMiddlewareOverhead's Lookout: the Resource observer every 10
+	// calls, so an assessment block in every model call after the 10th.
+	{"lookout", func(b *testing.B) adk.Agent { return overheadAgent(b, lookoutAgent) }},
+}
+
+// BenchmarkOverheadByConfig runs the agents of breakdown side by side in
+// each iteration, rotating their order and collecting garbage before each
+// run, and reports the median ratio of each to the bare agent.
+func BenchmarkOverheadByConfig(b *testing.B) {
+	ratios := make([][]float64, len(breakdown))
+	took := make([]time.Duration, len(breakdown))
+	b.ReportAllocs()
+	for i := range b.N {
+		for j := range breakdown {
+			k := (i + j) % len(breakdown)
+			took[k] = timedRun(b, breakdown[k].agent)
+		}
+		for k := range breakdown {
+			ratios[k] = append(ratios[k], float64(took[k])/float64(took[0]))
+		}
+	}
+	for k, c := range breakdown[1:] {
+		b.ReportMetric(median(ratios[k+1]), c.name)
+	}
+}
+
+// overheadLimits are the limits of BenchmarkMiddlewareOverhead's Lookout:
+// enforced, and never reached.
+var overheadLimits = budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40}
+
+// configAgent is BenchmarkMiddlewareOverhead's agent with Lookout
+// configured by cfg.
+func configAgent(b *testing.B, cfg *lookoutadk.Config) adk.Agent {
+	mw, err := lookoutadk.New(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return scriptedAgent(b, mw)
+}
+
+// floor is the least a middleware like Lookout's does: it keeps a per-run
+// state on the ctx, looks it up in every hook, and wraps the model and
+// each tool call.
+type floor struct {
+	adk.BaseChatModelAgentMiddleware
+}
+
+type floorKey struct{}
+
+type floorRun struct{ hooks int }
+
+func floorRunOf(ctx context.Context) *floorRun {
+	r, _ := ctx.Value(floorKey{}).(*floorRun)
+	return r
+}
+
+func (*floor) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
+	return context.WithValue(ctx, floorKey{}, &floorRun{}), rc, nil
+}
+
+func (*floor) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	floorRunOf(ctx).hooks++
+	return ctx, state, nil
+}
+
+func (*floor) WrapModel(ctx context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	return &floorModel{inner: inner, run: floorRunOf(ctx)}, nil
+}
+
+func (*floor) WrapInvokableToolCall(ctx context.Context, next adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	r := floorRunOf(ctx)
+	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		r.hooks++
+		return next(ctx, args, opts...)
+	}, nil
+}
+
+type floorModel struct {
+	inner model.BaseChatModel
+	run   *floorRun
+}
+
+func (m *floorModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	m.run.hooks++
+	return m.inner.Generate(ctx, input, opts...)
+}
+
+func (m *floorModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	m.run.hooks++
+	return m.inner.Stream(ctx, input, opts...)
+}
