@@ -6,7 +6,7 @@ import (
 )
 
 // SetMaxLine lowers a Reader's line limit so tests need no huge inputs.
-func SetMaxLine(r *Reader, n int) { r.maxLine = n }
+func SetMaxLine(r *Reader, n int) { r.lines.Max = n }
 
 // DecodeWithEncodingJSON decodes a record without the envelope scanner, the
 // reference the scanner must agree with.

@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,8 @@ import (
 	"io"
 	"iter"
 	"os"
+
+	"github.com/lookout-go/lookout/internal/jsonl"
 )
 
 // MaxLineBytes is the longest JSONL line a Reader accepts. Longer lines
@@ -30,18 +31,15 @@ type Tear struct {
 // with NewReader; the zero Reader has no input and is not usable. It is not
 // safe for concurrent use.
 type Reader struct {
-	br      *bufio.Reader
-	line    int
-	offset  int64
-	maxLine int
-	tear    *Tear
-	err     error // sticky: io.EOF or the underlying reader's error
-	buf     []byte
+	lines *jsonl.Lines
+	line  int
+	tear  *Tear
+	err   error // sticky: io.EOF or the underlying reader's error
 }
 
 // NewReader returns a Reader reading JSON Lines from r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10), maxLine: MaxLineBytes}
+	return &Reader{lines: jsonl.New(r, MaxLineBytes)}
 }
 
 // Next returns the next record. At the end it returns io.EOF; if the last
@@ -55,7 +53,7 @@ func (r *Reader) Next() (Record, error) {
 		if r.err != nil {
 			return Record{}, r.err
 		}
-		line, start, terminated, tooLong, err := r.readLine()
+		line, start, terminated, tooLong, err := r.lines.Next()
 		if err != nil && !errors.Is(err, io.EOF) {
 			r.err = err
 			return Record{}, err
@@ -88,35 +86,6 @@ func (r *Reader) Next() (Record, error) {
 			return Record{}, &LineError{Line: r.line, Offset: start, Err: derr}
 		}
 		return rec, nil
-	}
-}
-
-// readLine reads one line without its newline. terminated reports whether
-// it ended with a newline. A line longer than the limit is consumed and
-// reported with tooLong, without keeping its bytes.
-func (r *Reader) readLine() (line []byte, start int64, terminated, tooLong bool, err error) {
-	start = r.offset
-	r.buf = r.buf[:0]
-	for {
-		chunk, err := r.br.ReadSlice('\n')
-		r.offset += int64(len(chunk))
-		if !tooLong {
-			if len(r.buf)+len(chunk) > r.maxLine+1 {
-				tooLong, r.buf = true, r.buf[:0]
-			} else {
-				r.buf = append(r.buf, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err == nil {
-			if tooLong {
-				return nil, start, true, true, nil
-			}
-			return r.buf[:len(r.buf)-1], start, true, false, nil
-		}
-		return r.buf, start, false, tooLong, err
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/lookout-go/lookout/internal/jsonl"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 )
@@ -210,13 +210,12 @@ func validateJSONL(path string) (string, []string, error) {
 // caller each line's number, which validation needs for good lines too.
 // Lines longer than recorder.MaxLineBytes are skipped and reported.
 type lineReader struct {
-	br   *bufio.Reader
-	line int
-	buf  []byte
+	lines *jsonl.Lines
+	line  int
 }
 
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+	return &lineReader{lines: jsonl.New(r, recorder.MaxLineBytes)}
 }
 
 // next returns the next line without its newline (and without a "\r"
@@ -224,38 +223,18 @@ func newLineReader(r io.Reader) *lineReader {
 // end it returns io.EOF; a line too long returns an error wrapping
 // recorder.ErrLineTooLong.
 func (l *lineReader) next() (text []byte, n int, terminated bool, err error) {
-	l.buf = l.buf[:0]
-	tooLong := false
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		if !tooLong {
-			if len(l.buf)+len(chunk) > recorder.MaxLineBytes+1 {
-				tooLong, l.buf = true, l.buf[:0]
-			} else {
-				l.buf = append(l.buf, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, l.line, false, err
-		}
-		if err != nil && len(l.buf) == 0 && !tooLong {
-			return nil, l.line, false, io.EOF
-		}
-		l.line++
-		if tooLong {
-			return nil, l.line, err == nil, fmt.Errorf("%w (more than %d bytes)", recorder.ErrLineTooLong, recorder.MaxLineBytes)
-		}
-		terminated = err == nil
-		text = l.buf
-		if terminated {
-			text = text[:len(text)-1]
-		}
-		text = bytes.TrimSuffix(text, []byte{'\r'})
-		return text, l.line, terminated, nil
+	text, _, terminated, tooLong, err := l.lines.Next()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, l.line, false, err
 	}
+	if err != nil && len(text) == 0 && !tooLong {
+		return nil, l.line, false, io.EOF
+	}
+	l.line++
+	if tooLong {
+		return nil, l.line, terminated, fmt.Errorf("%w (more than %d bytes)", recorder.ErrLineTooLong, recorder.MaxLineBytes)
+	}
+	return bytes.TrimSuffix(text, []byte{'\r'}), l.line, terminated, nil
 }
 
 // seqProblems checks that a run's seqs are 0, 1, 2, … with no gaps.
