@@ -199,16 +199,8 @@ func (r *Run) calm(b *budget.Budget, now time.Time) bool {
 	return true
 }
 
-// NearlySpent says which of tokens and time has WrapUpAt or less left, or
-// "" when neither has.
-func (r *Run) NearlySpent() string {
-	if r.Cfg.WrapUpAt <= 0 {
-		return ""
-	}
-	return r.nearlySpent(r.Tracker.Budget(), r.Tracker.Now())
-}
-
-// nearlySpent is NearlySpent on budget b at now.
+// nearlySpent says which of tokens and time has WrapUpAt or less left
+// on budget b at now, or "" when neither has.
 func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 	if r.Cfg.WrapUpAt <= 0 {
 		return ""
@@ -232,14 +224,10 @@ type Turn struct {
 	WrapUp bool
 }
 
-// NextTurn builds the messages to inject before a model call: the current
+// Prepare builds the messages to inject before a model call: the current
 // assessment when it is fresh, and the wrap-up reminder when the budget is
-// nearly spent.
-func (r *Run) NextTurn() Turn { return r.Prepare(context.Background()) }
-
-// Prepare builds the messages to inject before a model call, as NextTurn
-// does, and tells the pipeline which assessment the model is shown, so
-// that what the agent does next can be classified (feedback efficacy).
+// nearly spent. It tells the pipeline which assessment the model is shown,
+// so that what the agent does next can be classified (feedback efficacy).
 func (r *Run) Prepare(ctx context.Context) Turn {
 	return r.prepare(ctx, r.Tracker.Budget(), r.Tracker.Now())
 }

@@ -23,12 +23,6 @@ type Call struct {
 	started time.Time
 }
 
-// Begin admits a tool call, like Admit, without a ctx for recording.
-func (r *Run) Begin(name, callID, args string) (*Call, string) {
-	c, refusal, _ := r.Admit(context.Background(), name, callID, args)
-	return c, refusal
-}
-
 // Admit admits a tool call. When the budget does not allow it, it returns
 // nil and a refusal for the model; the call must then not run. A recording
 // failure that must end the run is returned as an error. Should Lookout's
