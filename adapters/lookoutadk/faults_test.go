@@ -185,3 +185,29 @@ func TestAFaultPreparingAModelCallLetsTheCallGoAhead(t *testing.T) {
 	require.NotEmpty(t, panics)
 	assert.Contains(t, panics[0], "preparing a model call panicked: clock fault")
 }
+
+// panickingModel is a model with a bug of its own.
+type panickingModel struct{}
+
+func (panickingModel) Generate(context.Context, []*schema.Message, ...model.Option) (*schema.Message, error) {
+	panic("model bug")
+}
+
+func (panickingModel) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	panic("model bug")
+}
+
+func TestAPanicInTheToolOrModelIsNotLookouts(t *testing.T) {
+	f := newFaults(t)
+	call, err := f.mw.WrapInvokableToolCall(f.ctx, func(context.Context, string, ...tool.Option) (string, error) {
+		panic("tool bug")
+	}, &adk.ToolContext{Name: "deploy", CallID: "c1"})
+	require.NoError(t, err)
+	assert.PanicsWithValue(t, "tool bug", func() { _, _ = call(f.ctx, "{}") },
+		"the tool's panic goes on to the runtime, as it would without Lookout")
+
+	m, err := f.mw.WrapModel(f.ctx, panickingModel{}, &adk.ModelContext{})
+	require.NoError(t, err)
+	assert.PanicsWithValue(t, "model bug", func() { _, _ = m.Generate(f.ctx, []*schema.Message{schema.UserMessage("hi")}) })
+	assert.Empty(t, f.reported(), "no fault of Lookout's is reported")
+}

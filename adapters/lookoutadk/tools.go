@@ -22,12 +22,9 @@ func (m *middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 	// call's run; looking it up once saves a walk up the ctx per call.
 	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
 		ensure(ctx, r)
-		c, ok, refused, err := r.AdmitValue(ctx, tc.Name, tc.CallID, args)
-		if !ok || err != nil {
-			return refused, ended(ctx, r, err)
-		}
-		out, err := next(withToolCall(ctx, tc), args, opts...)
-		out, err = c.End(ctx, out, err)
+		out, err := r.Invoke(ctx, tc.Name, tc.CallID, args, func() (string, error) {
+			return next(withToolCall(ctx, tc), args, opts...)
+		})
 		return out, ended(ctx, r, err)
 	}, nil
 }

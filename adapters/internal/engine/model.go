@@ -21,21 +21,42 @@ type ChargingModel struct {
 
 // Generate calls the inner model and charges its usage. Should Lookout's
 // own work before or after the call panic, the panic goes to Cfg.OnError
-// and the call, or its reply, goes on.
-func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
-	start, err := c.before(ctx, input, opts)
+// and the call, or its reply, goes on. One guard covers both; a panic in
+// the inner model is the model's and goes on.
+func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
+	stage := stageBefore
+	defer func() {
+		if stage == stageRunning {
+			return
+		}
+		p := recover()
+		if p == nil {
+			return
+		}
+		if stage == stageBefore {
+			c.Run.fault(ctx, "preparing a model call", p)
+			stage = stageRunning
+			out, err = c.Inner.Generate(ctx, input, opts...)
+			return
+		}
+		c.Run.fault(ctx, "charging a model call", p)
+		err = nil
+	}()
+	start, err := c.prepare(ctx, input, opts)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.Inner.Generate(ctx, input, opts...)
+	stage = stageRunning
+	out, err = c.Inner.Generate(ctx, input, opts...)
 	if err != nil {
 		return out, err
 	}
+	stage = stageAfter
 	toolCalls := -1
 	if out != nil {
 		toolCalls = len(out.ToolCalls)
 	}
-	return out, c.after(ctx, out, UsageOf(out), toolCalls, start)
+	return out, c.charge(ctx, out, UsageOf(out), toolCalls, start)
 }
 
 // Stream calls the inner model and charges its usage at the end of the
@@ -93,6 +114,8 @@ func (c *ChargingModel) reply(ctx context.Context, chunks []*schema.Message) *sc
 
 // before readies a model call: it returns the run's failure, if any, and
 // records the request. It returns the start of the call for its latency.
+// Should Lookout's own work panic, the panic goes to Cfg.OnError and the
+// call goes ahead.
 func (c *ChargingModel) before(ctx context.Context, input []*schema.Message, opts []model.Option) (start time.Time, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -100,6 +123,11 @@ func (c *ChargingModel) before(ctx context.Context, input []*schema.Message, opt
 			start, err = time.Time{}, nil
 		}
 	}()
+	return c.prepare(ctx, input, opts)
+}
+
+// prepare is before without the guard against panics.
+func (c *ChargingModel) prepare(ctx context.Context, input []*schema.Message, opts []model.Option) (start time.Time, err error) {
 	if err := c.Run.Failure(); err != nil {
 		return time.Time{}, err
 	}
@@ -110,7 +138,8 @@ func (c *ChargingModel) before(ctx context.Context, input []*schema.Message, opt
 // after charges a model call's usage u, records its reply msg and tells
 // the observers how many tool calls the reply made; a negative count means
 // there was no reply to tell of. It returns the run's failure, which a
-// spent budget sets.
+// spent budget sets. Should Lookout's own work panic, the panic goes to
+// Cfg.OnError and the reply goes on.
 func (c *ChargingModel) after(ctx context.Context, msg *schema.Message, u *budget.Usage, toolCalls int, start time.Time) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -118,6 +147,11 @@ func (c *ChargingModel) after(ctx context.Context, msg *schema.Message, u *budge
 			err = nil
 		}
 	}()
+	return c.charge(ctx, msg, u, toolCalls, start)
+}
+
+// charge is after without the guard against panics.
+func (c *ChargingModel) charge(ctx context.Context, msg *schema.Message, u *budget.Usage, toolCalls int, start time.Time) error {
 	c.Run.Tracker.ChargeModelCall(u)
 	c.Run.recordResponse(ctx, msg, u, c.Run.latencySince(start))
 	if toolCalls >= 0 {

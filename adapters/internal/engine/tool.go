@@ -49,6 +49,11 @@ func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call
 			c, ok, refusal, err = Call{}, true, "", nil
 		}
 	}()
+	return r.admit(ctx, name, callID, args)
+}
+
+// admit is AdmitValue without the guard against panics.
+func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
 	if err := r.Failure(); err != nil {
 		return Call{}, false, "", err
 	}
@@ -60,6 +65,56 @@ func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call
 	c = Call{run: r, name: name, id: callID, args: args, started: now}
 	c.recordStart(ctx)
 	return c, true, "", r.Failure()
+}
+
+// The stages of a call in Invoke, and of a model call in ChargingModel,
+// which tell a panic in Lookout's own work from one in the tool's or the
+// model's.
+const (
+	stageBefore = iota
+	stageRunning
+	stageAfter
+)
+
+// Invoke runs one call of a tool that answers at once: it admits the
+// call, runs it with run unless the budget refuses it, and ends it. It
+// returns what End returns, or, for a refused call, the refusal and a nil
+// error; a recording failure that must end the run is returned as an
+// error, as from AdmitValue.
+//
+// It does what AdmitValue, run and End do, with one guard instead of
+// two: should Lookout's own work panic before the call, the call runs
+// unobserved; after it, the tool's outcome passes through. Either way the
+// panic goes to Cfg.OnError. A panic in run is the tool's and goes on.
+func (r *Run) Invoke(ctx context.Context, name, callID, args string, run func() (string, error)) (out string, err error) {
+	stage := stageBefore
+	var result string
+	var runErr error
+	defer func() {
+		if stage == stageRunning {
+			return
+		}
+		p := recover()
+		if p == nil {
+			return
+		}
+		if stage == stageBefore {
+			r.fault(ctx, "admitting tool call "+callID, p)
+			stage = stageRunning
+			out, err = run()
+			return
+		}
+		r.fault(ctx, "recording a tool call", p)
+		out, err = result, runErr
+	}()
+	c, ok, refusal, err := r.admit(ctx, name, callID, args)
+	if !ok || err != nil {
+		return refusal, err
+	}
+	stage = stageRunning
+	result, runErr = run()
+	stage = stageAfter
+	return c.end(ctx, result, runErr)
 }
 
 // fault reports p, the value of a panic in Lookout's own work while
@@ -93,7 +148,15 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 			msg, out = result, err
 		}
 	}()
-	recorded, rerr := c.Record(ctx, result, err)
+	return c.end(ctx, result, err)
+}
+
+// end is End without the guard against panics.
+func (c *Call) end(ctx context.Context, result string, err error) (msg string, out error) {
+	if c.run == nil {
+		return result, err
+	}
+	recorded, rerr := c.record(ctx, result, err)
 	if failure := c.run.Failure(); failure != nil {
 		return result, failure
 	}
@@ -114,16 +177,21 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 // nothing; should Lookout's own work panic, the panic goes to Cfg.OnError
 // and Record returns false and err.
 func (c *Call) Record(ctx context.Context, result string, err error) (recorded bool, out error) {
-	r := c.run
-	if r == nil {
+	if c.run == nil {
 		return false, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			r.fault(ctx, "recording a tool call", p)
+			c.run.fault(ctx, "recording a tool call", p)
 			recorded, out = false, err
 		}
 	}()
+	return c.record(ctx, result, err)
+}
+
+// record is Record without the guard against panics.
+func (c *Call) record(ctx context.Context, result string, err error) (recorded bool, out error) {
+	r := c.run
 	out = err
 	if out != nil {
 		if _, interrupt := compose.IsInterruptRerunError(out); interrupt {
