@@ -92,10 +92,13 @@ func (c *checkpoint) GobDecode(b []byte) error { return c.UnmarshalJSON(b) }
 // future checkpoints. Only the root run does this; sub-agents share its
 // session.
 func ensure(ctx context.Context, r *engine.Run) {
-	if !r.Root {
-		return
+	if r.NeedsSetUp() {
+		setUp(ctx, r)
 	}
-	r.Setup.Do(func() { restoreAndRegister(ctx, r) })
+}
+
+func setUp(ctx context.Context, r *engine.Run) {
+	r.SetUp(func() { restoreAndRegister(ctx, r) })
 }
 
 func restoreAndRegister(ctx context.Context, r *engine.Run) {

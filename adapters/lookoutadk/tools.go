@@ -143,13 +143,16 @@ func toolCallFrom(ctx context.Context) string {
 // ended records the end of the run when a tool call ends it with err, and
 // returns err. Interrupts pause the run rather than end it.
 func ended(ctx context.Context, r *engine.Run, err error) error {
-	if err == nil {
-		return nil
+	if err != nil {
+		endWith(ctx, r, err)
 	}
+	return err
+}
+
+func endWith(ctx context.Context, r *engine.Run, err error) {
 	if _, interrupt := compose.IsInterruptRerunError(err); !interrupt {
 		r.End(ctx, err)
 	}
-	return err
 }
 
 // recorder records the end of a streamed call.

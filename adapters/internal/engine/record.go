@@ -100,7 +100,13 @@ func (r *Run) Failure() error {
 // skipping what Lookout injected.
 // Only the first call of a run records; later calls return at once.
 func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
-	if r.trace.rec == nil || r.trace.input.Load() || !r.trace.input.CompareAndSwap(false, true) {
+	if r.trace.rec != nil && !r.trace.input.Load() {
+		r.recordInput(ctx, msgs)
+	}
+}
+
+func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
+	if !r.trace.input.CompareAndSwap(false, true) {
 		return
 	}
 	for _, m := range msgs {
@@ -115,9 +121,12 @@ func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
 
 // RecordAssessment records a new assessment block.
 func (r *Run) RecordAssessment(ctx context.Context, a *observer.CurrentAssessment) {
-	if r.trace.rec == nil || a == nil {
-		return
+	if r.trace.rec != nil && a != nil {
+		r.recordAssessment(ctx, a)
 	}
+}
+
+func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessment) {
 	notes := make([]recorder.ObserverNote, len(a.Assessments))
 	for i, x := range a.Assessments {
 		notes[i] = recorder.ObserverNote{Name: x.Observer, Severity: x.Severity.String()}
@@ -193,9 +202,12 @@ func (r *Run) Ended() bool { return r.trace.ended.Load() }
 // tools' full definitions go with it only when the set is new to the run;
 // see toolDefinitions.
 func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts []model.Option) {
-	if r.trace.rec == nil {
-		return
+	if r.trace.rec != nil {
+		r.writeRequest(ctx, input, opts)
 	}
+}
+
+func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, opts []model.Option) {
 	o := model.GetCommonOptions(&model.Options{}, opts...)
 	req := recorder.ModelRequest{MessageCount: len(input)}
 	if o.Model != nil {
@@ -312,14 +324,19 @@ func (r *Run) latencySince(start time.Time) time.Duration {
 	if start.IsZero() {
 		return 0
 	}
-	return r.Cfg.Now().Sub(start)
+	return r.since(start)
 }
+
+func (r *Run) since(start time.Time) time.Duration { return r.Cfg.Now().Sub(start) }
 
 // recordResponse records a model call's reply and the tokens charged.
 func (r *Run) recordResponse(ctx context.Context, msg *schema.Message, u *budget.Usage, latency time.Duration) {
-	if r.trace.rec == nil {
-		return
+	if r.trace.rec != nil {
+		r.writeResponse(ctx, msg, u, latency)
 	}
+}
+
+func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.Usage, latency time.Duration) {
 	resp := recorder.ModelResponse{Message: msg, Latency: latency, UsageReported: u != nil}
 	if u != nil {
 		resp.Usage = recorder.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.Total()}
@@ -337,16 +354,22 @@ func (r *Run) recordResponse(ctx context.Context, msg *schema.Message, u *budget
 }
 
 func (c *Call) recordStart(ctx context.Context) {
-	if c.run.trace.rec == nil {
-		return
+	if c.run.trace.rec != nil {
+		c.writeStart(ctx)
 	}
+}
+
+func (c *Call) writeStart(ctx context.Context) {
 	c.run.note(c.run.trace.rec.ToolStarted(ctx, recorder.ToolStarted{CallID: c.id, Name: c.name, Arguments: c.args}))
 }
 
 func (c *Call) recordEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
-	if c.run.trace.rec == nil {
-		return
+	if c.run.trace.rec != nil {
+		c.writeEnd(ctx, rec, result, err)
 	}
+}
+
+func (c *Call) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
 	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: rec.Duration, CallIndex: int(rec.CallIndex)}
 	if err != nil {
 		te.Error = err.Error()

@@ -33,9 +33,10 @@ type Run struct {
 	// Cancel releases the deadline set on the run's ctx, if any.
 	Cancel context.CancelFunc
 
-	// Setup guards work an adapter does once per run, inside the runtime,
-	// such as restoring a checkpointed session.
-	Setup sync.Once
+	// setup guards work an adapter does once per run, inside the runtime,
+	// such as restoring a checkpointed session; see SetUp.
+	setup     sync.Once
+	setupDone atomic.Bool
 
 	wrapUp atomic.Bool
 	trace  recording
@@ -256,6 +257,18 @@ func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
 	return t
 }
 
+// SetUp runs f, the first time it is called for the run; later calls
+// return at once, and calls made while f runs wait for it.
+func (r *Run) SetUp(f func()) {
+	r.setup.Do(f)
+	r.setupDone.Store(true)
+}
+
+// NeedsSetUp reports whether the run is a root run and SetUp has not run
+// to the end. Adapters check it before each hook's work, where it costs
+// less than a call to SetUp. Sub-agent runs share their root's setup.
+func (r *Run) NeedsSetUp() bool { return r.Root && !r.setupDone.Load() }
+
 // WrappingUp reports whether the run has been given a wrap-up turn.
 func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
 
@@ -351,7 +364,13 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 // msgs, unless the session already has one (declared by the user, or from
 // an earlier run).
 func (r *Run) SeedTask(msgs []*schema.Message) {
-	if r.trace.task.Load() || !r.trace.task.CompareAndSwap(false, true) {
+	if !r.trace.task.Load() {
+		r.seedTask(msgs)
+	}
+}
+
+func (r *Run) seedTask(msgs []*schema.Message) {
+	if !r.trace.task.CompareAndSwap(false, true) {
 		return
 	}
 	for _, m := range msgs {
