@@ -82,10 +82,11 @@ const (
 // error; a recording failure that must end the run is returned as an
 // error, as from AdmitValue.
 //
-// It does what AdmitValue, run and End do, with one guard instead of
-// two: should Lookout's own work panic before the call, the call runs
-// unobserved; after it, the tool's outcome passes through. Either way the
-// panic goes to Cfg.OnError. A panic in run is the tool's and goes on.
+// It does what AdmitValue, run and End do, with one guard where those
+// have three (End guards Record too). Should Lookout's own work panic
+// before the call, the call runs unobserved; after it, the tool's
+// outcome passes through. Either way the panic goes to Cfg.OnError. A
+// panic in run is the tool's and goes on.
 func (r *Run) Invoke(ctx context.Context, name, callID, args string, run func() (string, error)) (out string, err error) {
 	stage := stageBefore
 	var result string
