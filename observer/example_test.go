@@ -135,3 +135,8 @@ func ExampleAssessment_Render() {
 	// **Suggestions**:
 	// - Use what you already read.
 }
+
+func ExampleFormatCount() {
+	fmt.Println("You have used " + observer.FormatCount(48050) + " of " + observer.FormatCount(50000) + " tokens.")
+	// Output: You have used 48,050 of 50,000 tokens.
+}

@@ -365,6 +365,23 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
+func TestFormatCount(t *testing.T) {
+	for n, want := range map[int64]string{
+		0:        "0",
+		999:      "999",
+		1000:     "1,000",
+		50000:    "50,000",
+		1234567:  "1,234,567",
+		-4805:    "-4,805",
+		1 << 40:  "1,099,511,627,776",
+		-1000000: "-1,000,000",
+		100000:   "100,000",
+		12:       "12",
+	} {
+		assert.Equal(t, want, observer.FormatCount(n))
+	}
+}
+
 func TestResourceExhaustedStatements(t *testing.T) {
 	r := observer.NewResource()
 	now := start.Add(time.Hour)

@@ -230,6 +230,14 @@ func writeDuration(b *strings.Builder, d time.Duration) {
 	}
 }
 
+// FormatCount renders n for the model with a comma between each group of
+// three digits, as the Resource observer writes token counts: 50000 is
+// "50,000".
+func FormatCount(n int64) string {
+	var num [32]byte
+	return string(appendThousands(num[:0], n))
+}
+
 // writeThousands writes n with thousands separators: 50000 → "50,000".
 func writeThousands(b *strings.Builder, n int64) {
 	var num [32]byte

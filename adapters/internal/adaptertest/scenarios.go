@@ -255,7 +255,7 @@ func budgetScenarios() []Scenario {
 					assert.False(t, reqs[0].ToolsWithheld())
 					assert.Equal(t, []string{"search"}, reqs[0].ToolNames())
 					AssertToolsWithheld(t, a, reqs[1], "search")
-					assert.Contains(t, reqs[1].Last().Content, "Your budget is nearly spent (tokens: 950 of 1000 used)")
+					assert.Contains(t, reqs[1].Last().Content, "Your budget is nearly spent (tokens: 950 of 1,000 used)")
 					assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
 				},
 			}

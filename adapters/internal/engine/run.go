@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -207,7 +206,7 @@ func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 		return ""
 	}
 	if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.Cfg.WrapUpAt {
-		return "tokens: " + strconv.FormatInt(b.TokensUsed, 10) + " of " + strconv.FormatInt(b.MaxTokens, 10) + " used"
+		return "tokens: " + observer.FormatCount(b.TokensUsed) + " of " + observer.FormatCount(b.MaxTokens) + " used"
 	}
 	if left, ok := b.TimeRemaining(now); ok {
 		if f, _ := b.FractionRemaining(budget.Time, now); f <= r.Cfg.WrapUpAt {
