@@ -14,7 +14,6 @@ import (
 
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
-	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 )
 
@@ -300,16 +299,11 @@ func BenchmarkHooks(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
-			mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
-				Limits: budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
-				Observers: []observer.Config{{
-					Observer: observer.NewResource(),
-					Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
-				}},
-				// Outside an agent's graph the session cannot be registered
-				// for checkpoints; that is expected here.
-				OnError: func(context.Context, error) {},
-			})
+			cfg := overheadConfig(10)
+			// Outside an agent's graph the session cannot be registered
+			// for checkpoints; that is expected here.
+			cfg.OnError = func(context.Context, error) {}
+			mw, err := lookoutadk.New(ctx, cfg)
 			if err != nil {
 				b.Fatal(err)
 			}

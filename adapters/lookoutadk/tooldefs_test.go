@@ -82,6 +82,22 @@ func definitionNames(defs []recorder.ToolDefinition) []string {
 	return names
 }
 
+// editedRequests runs an agent that makes three model calls, with one
+// tool offered and editor changing the set, and returns the recorded
+// model requests.
+func editedRequests(t *testing.T, editor *toolSetEditor) []*recorder.ModelRequest {
+	t.Helper()
+	sink := recorder.NewMemorySink()
+	agent := newAgent(t, agentSpec{
+		model: threeCalls(), tools: []tool.BaseTool{searchTool()}, handlers: []adk.ChatModelAgentMiddleware{editor},
+		cfg: &lookoutadk.Config{Sink: sink},
+	})
+	require.NoError(t, runWith(t, agent, false).err)
+	reqs := modelRequests(sink.Records())
+	require.Len(t, reqs, 3)
+	return reqs
+}
+
 func threeCalls() *scripted.Model {
 	return scripted.New(scripted.Call("search", `{"q":"a"}`), scripted.Call("search", `{"q":"b"}`), scripted.Reply("done"))
 }
@@ -122,7 +138,6 @@ func TestToolDefinitionsAreRecordedOnTheFirstRequestOnly(t *testing.T) {
 }
 
 func TestToolDefinitionsAreRecordedAgainWhenTheOfferedSetChanges(t *testing.T) {
-	sink := recorder.NewMemorySink()
 	extra := &schema.ToolInfo{Name: "lookup", Desc: "Look a key up.", ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{
 		"key": {Type: schema.String, Required: true},
 	})}
@@ -136,14 +151,7 @@ func TestToolDefinitionsAreRecordedAgainWhenTheOfferedSetChanges(t *testing.T) {
 		}
 		return grown
 	}}
-	agent := newAgent(t, agentSpec{
-		model: threeCalls(), tools: []tool.BaseTool{searchTool()}, handlers: []adk.ChatModelAgentMiddleware{editor},
-		cfg: &lookoutadk.Config{Sink: sink},
-	})
-	require.NoError(t, runWith(t, agent, false).err)
-
-	reqs := modelRequests(sink.Records())
-	require.Len(t, reqs, 3)
+	reqs := editedRequests(t, editor)
 	assert.Equal(t, []string{"search"}, definitionNames(reqs[0].ToolDefinitions))
 	assert.Equal(t, []string{"search", "lookup"}, definitionNames(reqs[1].ToolDefinitions), "a changed set is written in full")
 	assert.Empty(t, reqs[2].ToolDefinitions, "and then not again")
@@ -151,7 +159,6 @@ func TestToolDefinitionsAreRecordedAgainWhenTheOfferedSetChanges(t *testing.T) {
 }
 
 func TestAToolSetRebuiltWithEqualDefinitionsIsNotRecordedAgain(t *testing.T) {
-	sink := recorder.NewMemorySink()
 	editor := &toolSetEditor{edit: func(_ int, infos []*schema.ToolInfo) []*schema.ToolInfo {
 		fresh := make([]*schema.ToolInfo, len(infos))
 		for i, info := range infos {
@@ -160,14 +167,7 @@ func TestAToolSetRebuiltWithEqualDefinitionsIsNotRecordedAgain(t *testing.T) {
 		}
 		return fresh
 	}}
-	agent := newAgent(t, agentSpec{
-		model: threeCalls(), tools: []tool.BaseTool{searchTool()}, handlers: []adk.ChatModelAgentMiddleware{editor},
-		cfg: &lookoutadk.Config{Sink: sink},
-	})
-	require.NoError(t, runWith(t, agent, false).err)
-
-	reqs := modelRequests(sink.Records())
-	require.Len(t, reqs, 3)
+	reqs := editedRequests(t, editor)
 	assert.Len(t, reqs[0].ToolDefinitions, 1)
 	assert.Empty(t, reqs[1].ToolDefinitions, "new pointers, same definitions")
 	assert.Empty(t, reqs[2].ToolDefinitions)

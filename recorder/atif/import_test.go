@@ -64,20 +64,26 @@ func TestRoundTripRecordsToATIFAndBack(t *testing.T) {
 		"children started out of order": crossedTape(),
 	}
 	for name, tp := range tapes {
-		t.Run(name, func(t *testing.T) {
-			first := export(t, tp.records, nil)
-			records, err := ToRecords(first)
-			if err != nil {
-				t.Fatal(err)
-			}
-			second := export(t, records, nil)
-			a, _ := Encode(first)
-			b, _ := Encode(second)
-			if string(a) != string(b) {
-				t.Errorf("records → ATIF → records → ATIF changed the document:\nfirst:\n%s\nsecond:\n%s", a, b)
-			}
-		})
+		t.Run(name, func(t *testing.T) { roundTrip(t, tp.records) })
 	}
+}
+
+// roundTrip exports records to ATIF, imports the document back and
+// exports the result again, fails the test if the two documents differ,
+// and returns the first.
+func roundTrip(t *testing.T, records []recorder.Record) []byte {
+	t.Helper()
+	first := export(t, records, nil)
+	back, err := ToRecords(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := Encode(first)
+	b, _ := Encode(export(t, back, nil))
+	if string(a) != string(b) {
+		t.Errorf("records → ATIF → records → ATIF changed the document:\nfirst:\n%s\nsecond:\n%s", a, b)
+	}
+	return a
 }
 
 func TestToRecordsBuildsRunsLikeTheRecorder(t *testing.T) {
