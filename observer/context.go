@@ -123,6 +123,7 @@ func (c *Context) Efficacy(observer string) EfficacyCounts {
 	if c.Store == nil {
 		return EfficacyCounts{}
 	}
-	e, _ := session.ValueOf[Efficacy](c.Store).Latest()
-	return e.ByObserver[observer]
+	var counts EfficacyCounts
+	session.ValueOf[Efficacy](c.Store).Read(func(e Efficacy, _ bool) { counts = e.ByObserver[observer] })
+	return counts
 }

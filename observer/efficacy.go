@@ -94,9 +94,9 @@ func (c *EfficacyCounts) add(r Reaction) {
 
 // Efficacy is the session value of feedback efficacy: per observer, how
 // many of its assessments were shown to the model and how the agent
-// reacted. The pipeline keeps it; it survives snapshots. It is replaced,
-// never mutated in place, so a value read from the session is safe to read
-// concurrently and must not be modified. The zero value means nothing has
+// reacted. The pipeline keeps it; it survives snapshots. It is a
+// [session.Cloner]: a value read from the session is a clone, which the
+// pipeline's later changes do not reach. The zero value means nothing has
 // been shown yet.
 type Efficacy struct {
 	ByObserver map[string]EfficacyCounts `json:"by_observer,omitempty"`
@@ -107,9 +107,15 @@ type Efficacy struct {
 	Pending *PendingReaction `json:"pending,omitempty"`
 }
 
+// Clone returns a copy of e that shares no map with it. The Pending
+// reaction is shared: once stored it is replaced, never changed.
+func (e Efficacy) Clone() Efficacy {
+	e.ByObserver = maps.Clone(e.ByObserver)
+	return e
+}
+
 // PendingReaction is an assessment shown to the model, waiting for the
-// agent's reaction. It is part of [Efficacy] and, like it, read-only once
-// stored.
+// agent's reaction. It is part of [Efficacy], and read-only once stored.
 type PendingReaction struct {
 	// AssessmentCallIndex identifies the assessment: the call after which
 	// it was produced.
@@ -194,7 +200,7 @@ func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
 	if toolCalls < 0 {
 		return
 	}
-	if eff, _ := p.efficacy.Latest(); eff.Pending == nil {
+	if !p.pending() {
 		// Nothing awaits a reaction: what the locked path would do,
 		// observed at once.
 		return
@@ -202,26 +208,35 @@ func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.guard(ctx, func() {
-		eff, _ := p.efficacy.Latest()
-		pend := eff.Pending
-		switch {
-		case pend == nil:
-		case pend.Seen > 0:
-			// A previous response's calls did not all complete; what
-			// was seen of them is the reaction.
-			p.settle(ctx, eff, pend.reaction(), 0)
-		case toolCalls == 0:
-			p.settle(ctx, eff, WrappedUp, 0)
-		case toolCalls == 1 && pend.Awaiting <= 1:
-			// The next call settles the reaction, as it does already:
-			// the stored value need not change.
-		default:
-			next := *pend
-			next.Awaiting = toolCalls
-			eff.Pending = &next
-			p.efficacy.Seed(eff)
-		}
+		events := p.events[:0]
+		p.efficacy.Change(func(eff *Efficacy, _ bool) {
+			pend := eff.Pending
+			switch {
+			case pend == nil:
+			case pend.Seen > 0:
+				// A previous response's calls did not all complete;
+				// what was seen of them is the reaction.
+				events = p.settle(eff, pend.reaction(), 0, events)
+			case toolCalls == 0:
+				events = p.settle(eff, WrappedUp, 0, events)
+			case toolCalls == 1 && pend.Awaiting <= 1:
+				// The next call settles the reaction, as it does
+				// already: the stored value need not change.
+			default:
+				next := *pend
+				next.Awaiting = toolCalls
+				eff.Pending = &next
+			}
+		})
+		p.report(ctx, events)
 	})
+}
+
+// pending reports whether a shown assessment awaits the agent's reaction.
+func (p *Pipeline) pending() bool {
+	var pending bool
+	p.efficacy.Read(func(eff Efficacy, _ bool) { pending = eff.Pending != nil })
+	return pending
 }
 
 // Efficacy returns the feedback efficacy counted so far.
@@ -247,26 +262,32 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 	if len(current.Assessments) == 0 {
 		return
 	}
-	eff, _ := p.efficacy.Latest()
-	if current.CallIndex <= eff.LastShown {
-		return
-	}
-	if eff.Pending != nil && eff.Pending.Seen > 0 {
-		eff = p.settle(ctx, eff, eff.Pending.reaction(), 0)
-	}
-	counts := cloneCounts(eff.ByObserver, len(current.Assessments))
-	pend := newPending(current.CallIndex, len(current.Assessments))
-	for _, a := range current.Assessments {
-		c := counts[a.Observer]
-		c.Shown++
-		counts[a.Observer] = c
-		pend.Observers = append(pend.Observers, Rating{Observer: a.Observer, Severity: a.Severity})
-	}
-	if last, ok := p.calls.Latest(); ok {
-		pend.LastTool = last.ToolName
-		pend.LastArguments = sameString(p.canon.canonical(last.Arguments), last.Arguments)
-	}
-	p.efficacy.Seed(Efficacy{ByObserver: counts, LastShown: current.CallIndex, Pending: pend})
+	events := p.events[:0]
+	p.efficacy.Change(func(eff *Efficacy, _ bool) {
+		if current.CallIndex <= eff.LastShown {
+			return
+		}
+		// Built before eff changes: a user's normalizer rule may panic.
+		pend := newPending(current.CallIndex, len(current.Assessments))
+		if last, ok := p.calls.Latest(); ok {
+			pend.LastTool = last.ToolName
+			pend.LastArguments = sameString(p.canon.canonical(last.Arguments), last.Arguments)
+		}
+		if eff.Pending != nil && eff.Pending.Seen > 0 {
+			events = p.settle(eff, eff.Pending.reaction(), 0, events)
+		}
+		if eff.ByObserver == nil {
+			eff.ByObserver = make(map[string]EfficacyCounts, len(current.Assessments))
+		}
+		for _, a := range current.Assessments {
+			c := eff.ByObserver[a.Observer]
+			c.Shown++
+			eff.ByObserver[a.Observer] = c
+			pend.Observers = append(pend.Observers, Rating{Observer: a.Observer, Severity: a.Severity})
+		}
+		eff.LastShown, eff.Pending = current.CallIndex, pend
+	})
+	p.report(ctx, events)
 }
 
 // pendingWith is a PendingReaction allocated together with room for the
@@ -290,50 +311,64 @@ func newPending(index int64, n int) *PendingReaction {
 // react classifies the agent's reaction to a pending assessment from a
 // completed call. It runs under p.mu.
 func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
-	eff, ok := p.efficacy.Latest()
-	if !ok || eff.Pending == nil {
-		return
-	}
-	pend := eff.Pending
-	repeated := pend.Repeated ||
-		rec.ToolName == pend.LastTool && string(p.canon.canonical(rec.Arguments)) == pend.LastArguments
-	if pend.Awaiting > 1 {
-		next := *pend
-		next.Seen++
-		next.Repeated = repeated
-		next.Awaiting--
-		eff.Pending = &next
-		p.efficacy.Seed(eff)
-		return
-	}
-	p.settle(ctx, eff, reactionOf(repeated), rec.CallIndex)
+	events := p.events[:0]
+	p.efficacy.Change(func(eff *Efficacy, _ bool) {
+		pend := eff.Pending
+		if pend == nil {
+			return
+		}
+		repeated := pend.Repeated ||
+			rec.ToolName == pend.LastTool && string(p.canon.canonical(rec.Arguments)) == pend.LastArguments
+		if pend.Awaiting > 1 {
+			next := *pend
+			next.Seen++
+			next.Repeated = repeated
+			next.Awaiting--
+			eff.Pending = &next
+			return
+		}
+		events = p.settle(eff, reactionOf(repeated), rec.CallIndex, events)
+	})
+	p.report(ctx, events)
 }
 
-// settle records reaction r to the pending assessment of eff, reports it
-// to OnEfficacy, and returns the new value. It runs under p.mu.
-func (p *Pipeline) settle(ctx context.Context, eff Efficacy, r Reaction, callIndex int64) Efficacy {
+// settle records reaction r to the pending assessment of eff, the stored
+// value under its lock, and appends the events to report to events. It
+// runs under p.mu.
+func (p *Pipeline) settle(eff *Efficacy, r Reaction, callIndex int64, events []EfficacyEvent) []EfficacyEvent {
 	pend := eff.Pending
-	counts := cloneCounts(eff.ByObserver, 0)
+	if eff.ByObserver == nil {
+		eff.ByObserver = make(map[string]EfficacyCounts, len(pend.Observers))
+	}
 	for _, o := range pend.Observers {
-		c := counts[o.Observer]
+		c := eff.ByObserver[o.Observer]
 		c.add(r)
-		counts[o.Observer] = c
+		eff.ByObserver[o.Observer] = c
 	}
-	next := Efficacy{ByObserver: counts, LastShown: eff.LastShown}
-	p.efficacy.Seed(next)
-	if p.onEfficacy != nil {
-		for _, o := range pend.Observers {
-			p.onEfficacy(ctx, EfficacyEvent{
-				Observer:            o.Observer,
-				Severity:            o.Severity,
-				AssessmentCallIndex: pend.AssessmentCallIndex,
-				Reaction:            r,
-				CallIndex:           callIndex,
-				Counts:              counts[o.Observer],
-			})
-		}
+	eff.Pending = nil
+	if p.onEfficacy == nil {
+		return events
 	}
-	return next
+	for _, o := range pend.Observers {
+		events = append(events, EfficacyEvent{
+			Observer:            o.Observer,
+			Severity:            o.Severity,
+			AssessmentCallIndex: pend.AssessmentCallIndex,
+			Reaction:            r,
+			CallIndex:           callIndex,
+			Counts:              eff.ByObserver[o.Observer],
+		})
+	}
+	return events
+}
+
+// report hands events to OnEfficacy, outside the efficacy value's lock,
+// and keeps their array for the next time. It runs under p.mu.
+func (p *Pipeline) report(ctx context.Context, events []EfficacyEvent) {
+	p.events = events[:0]
+	for _, e := range events {
+		p.onEfficacy(ctx, e)
+	}
 }
 
 // sameString returns b as a string: s itself when it holds the same bytes,
@@ -343,16 +378,6 @@ func sameString(b []byte, s string) string {
 		return s
 	}
 	return string(b)
-}
-
-// cloneCounts returns a copy of counts to change: the stored map is never
-// changed. Cloning copies its table as it is, without rehashing. An empty
-// map becomes a new one with room for extra observers.
-func cloneCounts(counts map[string]EfficacyCounts, extra int) map[string]EfficacyCounts {
-	if len(counts) == 0 {
-		return make(map[string]EfficacyCounts, extra)
-	}
-	return maps.Clone(counts)
 }
 
 // guard runs fn, turning a panic (from a user's normalizer rule or

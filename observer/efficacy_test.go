@@ -204,3 +204,52 @@ func TestReactionText(t *testing.T) {
 	var r observer.Reaction
 	assert.Error(t, r.UnmarshalText([]byte("ignored")))
 }
+
+func TestSessionReadersHoldCopiesThePipelineDoesNotChange(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, observer.NewStall())
+	states := session.ValueOf[observer.ObserverStates](h.p.Store())
+	efficacy := session.ValueOf[observer.Efficacy](h.p.Store())
+	read := readFile("go.mod", "module x")
+
+	h.run(times(4, read)...)
+	h.p.Inject(ctx, 0)
+	h.p.ModelResponded(ctx, 1)
+	h.run(read)
+	statesBefore, _ := states.Latest()
+	efficacyBefore, _ := efficacy.Latest()
+	require.Equal(t, int64(2), statesBefore["Stall"].TotalAssessments)
+	require.Equal(t, observer.EfficacyCounts{Shown: 1, CarriedOn: 1}, efficacyBefore.ByObserver["Stall"])
+
+	h.p.Inject(ctx, 0)
+	h.p.ModelResponded(ctx, 1)
+	h.run(read)
+	assert.Equal(t, int64(2), statesBefore["Stall"].TotalAssessments, "a value read earlier keeps its contents")
+	assert.Equal(t, observer.EfficacyCounts{Shown: 1, CarriedOn: 1}, efficacyBefore.ByObserver["Stall"])
+	statesAfter, _ := states.Latest()
+	efficacyAfter, _ := efficacy.Latest()
+	assert.Equal(t, int64(3), statesAfter["Stall"].TotalAssessments)
+	assert.Equal(t, observer.EfficacyCounts{Shown: 2, CarriedOn: 2}, efficacyAfter.ByObserver["Stall"])
+
+	// Readers on another goroutine iterate what they read while the
+	// pipeline goes on updating the session; -race checks that they share
+	// nothing.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			s, _ := states.Latest()
+			e, _ := efficacy.Latest()
+			for range s {
+			}
+			for range e.ByObserver {
+			}
+		}
+	}()
+	for range 200 {
+		h.p.Inject(ctx, 0)
+		h.p.ModelResponded(ctx, 1)
+		h.run(read)
+	}
+	<-done
+}

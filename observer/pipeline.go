@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"sync"
 	"time"
 
@@ -57,8 +56,15 @@ type Pipeline struct {
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the
-	// current call; reused under mu so the quiet path does not allocate.
-	fired []int
+	// current call, and ran for those of them that ran; reused under mu so
+	// the quiet path does not allocate.
+	fired, ran []int
+	// state holds each observer's trigger state as of the current call,
+	// read from the session under mu.
+	state []ObserverState
+	// events is scratch space for the efficacy events to report; used
+	// under mu.
+	events []EfficacyEvent
 	// scratch holds each observer's working state for this session, for
 	// the built-in detectors; used under mu.
 	scratch []any
@@ -99,6 +105,8 @@ func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) 
 		history:     session.LogOf[PastAssessment](store),
 		efficacy:    session.ValueOf[Efficacy](store),
 		fired:       make([]int, 0, len(configs)),
+		ran:         make([]int, 0, len(configs)),
+		state:       make([]ObserverState, len(configs)),
 		scratch:     make([]any, len(configs)),
 		contexts:    make([]Context, len(configs)),
 	}
@@ -190,21 +198,25 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		}
 		tally = *t
 	})
-	if eff, _ := p.efficacy.Latest(); eff.Pending != nil {
+	if p.pending() {
 		p.guard(ctx, func() { p.react(ctx, rec) })
 	}
 
-	states, _ := p.states.Latest()
+	p.states.Read(func(states ObserverStates, _ bool) {
+		for i, name := range p.names {
+			p.state[i] = states[name]
+		}
+	})
 	p.fired = p.fired[:0]
 	for i, c := range p.configs {
-		if c.Trigger.Fires(states[p.names[i]], rec.CallIndex, tally.ConsecutiveErrors, now, p.start) {
+		if c.Trigger.Fires(p.state[i], rec.CallIndex, tally.ConsecutiveErrors, now, p.start) {
 			p.fired = append(p.fired, i)
 		}
 	}
 	if len(p.fired) == 0 {
 		return rec, nil
 	}
-	return rec, p.observe(ctx, rec, tally, states, now)
+	return rec, p.observe(ctx, rec, tally, now)
 }
 
 // assessed is a CurrentAssessment allocated together with room for its
@@ -215,40 +227,43 @@ type assessed struct {
 }
 
 // observe runs the observers in p.fired and stores what they produce.
-func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, states ObserverStates, now time.Time) *CurrentAssessment {
+func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, now time.Time) *CurrentAssessment {
 	var out *assessed
 	var produced []Assessment
-	var next ObserverStates
+	p.ran = p.ran[:0]
 	for _, i := range p.fired {
 		name := p.names[i]
 		oc := &p.contexts[i]
-		*oc = Context{Now: now, CallIndex: rec.CallIndex, State: states[name], Tally: tally, Store: p.store,
+		*oc = Context{Now: now, CallIndex: rec.CallIndex, State: p.state[i], Tally: tally, Store: p.store,
 			calls: p.calls, history: p.history, scratch: &p.scratch[i]}
 		a, ran := p.runOne(ctx, p.configs[i].Observer, name, oc)
 		if !ran {
 			continue
 		}
-		if next == nil {
-			// The stored map is replaced, never changed: readers may hold
-			// it. Cloning copies its table as it is, without rehashing.
-			next = maps.Clone(states)
-			if next == nil {
-				next = make(ObserverStates, len(p.fired))
-			}
+		if out == nil {
 			out = new(assessed)
 			produced = out.first[:0]
 		}
-		st := states[name]
-		st.LastAssessmentCallIndex = rec.CallIndex
-		st.LastAssessmentTime = now
-		st.TotalAssessments++
-		next[name] = st
+		p.ran = append(p.ran, i)
 		produced = append(produced, a)
 	}
-	if next == nil {
+	if out == nil {
 		return nil
 	}
-	p.states.Seed(next)
+	// Readers of the session value get clones, so the stored map is
+	// updated in place.
+	p.states.Change(func(states *ObserverStates, _ bool) {
+		if *states == nil {
+			*states = make(ObserverStates, len(p.configs))
+		}
+		for _, i := range p.ran {
+			st := p.state[i]
+			st.LastAssessmentCallIndex = rec.CallIndex
+			st.LastAssessmentTime = now
+			st.TotalAssessments++
+			(*states)[p.names[i]] = st
+		}
+	})
 	current := &out.current
 	*current = CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
 	p.current.Seed(*current)

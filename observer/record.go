@@ -1,6 +1,9 @@
 package observer
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // ToolCallRecord is the session log entry for one completed tool call.
 type ToolCallRecord struct {
@@ -40,8 +43,13 @@ func (s ObserverState) CallsSinceAssessment(callIndex int64) int64 {
 }
 
 // ObserverStates is the session slice holding every observer's state,
-// keyed by observer name. It is replaced, never mutated in place.
+// keyed by observer name. It is a [session.Cloner]: readers of the
+// session value get clones, and the pipeline updates the stored map in
+// place.
 type ObserverStates map[string]ObserverState
+
+// Clone returns a copy of s.
+func (s ObserverStates) Clone() ObserverStates { return maps.Clone(s) }
 
 // Tally is the session slice of run-wide tool-call counters, kept exact
 // whatever the log's retention.

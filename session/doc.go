@@ -33,11 +33,16 @@
 //     decoded into the Go types the store knows; an unknown name is an error,
 //     not a silent drop.
 //   - Values returned by Latest, Last and Since share memory with the store
-//     when T holds maps, slices or pointers. Treat them as read-only and
-//     replace, rather than mutate, what you store.
+//     when T holds maps, slices or pointers, unless T implements [Cloner].
+//     Treat them as read-only and replace, rather than mutate, what you
+//     store.
 //   - [Value.Change] edits a value in place, without copying it; use it for
 //     plain fields such as counters. To change a map or a slice the value
 //     holds, build a new one in [Value.Update]: readers may hold the old.
+//     A value type that implements [Cloner] is the exception: its readers
+//     get clones, so Change may edit its maps in place, and what a change
+//     costs no longer grows with the value. [Value.Read] looks at a value
+//     without cloning it.
 //   - Opening the same type as both a log and a value is a programming error
 //     and panics.
 package session

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/lookout-go/lookout/session"
@@ -72,4 +73,32 @@ func ExampleValue_Change() {
 	fmt.Println("before:", before.TokensUsed, "after:", after.TokensUsed)
 	// Output:
 	// before: 0 after: 300
+}
+
+// seen counts calls per tool. As a Cloner, its session value hands
+// readers copies, so it can be changed in place.
+type seen map[string]int
+
+func (s seen) Clone() seen { return maps.Clone(s) }
+
+func ExampleCloner() {
+	calls := session.ValueOf[seen](session.New(nil))
+	count := func(tool string) {
+		calls.Change(func(s *seen, _ bool) {
+			if *s == nil {
+				*s = seen{}
+			}
+			(*s)[tool]++
+		})
+	}
+	count("search")
+	before, _ := calls.Latest()
+	count("search")
+	count("fetch")
+	after, _ := calls.Latest()
+	fmt.Println("before:", before)
+	fmt.Println("after:", after)
+	// Output:
+	// before: map[search:1]
+	// after: map[fetch:1 search:2]
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +208,93 @@ func TestValueChangeEditsInPlaceAndSeeds(t *testing.T) {
 	v.Seed(counter{N: 1})
 	got, _ = v.Latest()
 	assert.Equal(t, 1, got.N)
+}
+
+// tags is a Cloner value: a map its readers must not share.
+type tags map[string]int
+
+func (t tags) Clone() tags { return maps.Clone(t) }
+
+func TestClonerValuesGiveReadersClones(t *testing.T) {
+	v := session.ValueOf[tags](session.New(nil))
+	seeded := tags{"a": 1}
+	v.Seed(seeded)
+	seeded["z"] = 26
+	before, _ := v.Latest()
+	assert.Equal(t, tags{"a": 1}, before, "the store keeps a clone of what was seeded")
+	v.Change(func(cur *tags, _ bool) { (*cur)["a"] = 2 })
+	assert.Equal(t, tags{"a": 1}, before, "a clone read before a change in place keeps its contents")
+
+	got, ok := v.Latest()
+	require.True(t, ok)
+	got["b"] = 3
+	after, _ := v.Latest()
+	assert.Equal(t, tags{"a": 2}, after, "changing what Latest returned does not reach the store")
+
+	updated := v.Update(func(cur tags, _ bool) tags { cur["c"] = 4; return cur })
+	updated["d"] = 5
+	after, _ = v.Latest()
+	assert.Equal(t, tags{"a": 2, "c": 4}, after, "changing what Update returned does not reach the store")
+
+	v.Read(func(cur tags, set bool) {
+		assert.True(t, set)
+		assert.Equal(t, tags{"a": 2, "c": 4}, cur)
+	})
+
+	empty := session.ValueOf[tags](session.New(nil))
+	got, ok = empty.Latest()
+	assert.False(t, ok)
+	assert.Nil(t, got, "an unseeded value is the zero value, not a clone of it")
+}
+
+func TestReadSeesTheStoredValueWithoutCloning(t *testing.T) {
+	v := session.ValueOf[counted](session.New(nil))
+	v.Read(func(_ counted, set bool) { assert.False(t, set) })
+	v.Seed(counted{n: 1})
+	clones.Store(0)
+	v.Read(func(cur counted, set bool) {
+		assert.True(t, set)
+		assert.Equal(t, 1, cur.n)
+	})
+	assert.Zero(t, clones.Load(), "Read does not clone")
+	v.Latest()
+	assert.EqualValues(t, 1, clones.Load(), "Latest does")
+}
+
+// counted is a Cloner value that counts its clones.
+type counted struct{ n int }
+
+var clones atomic.Int64
+
+func (c counted) Clone() counted { clones.Add(1); return c }
+
+func TestClonerValuesChangeInPlaceWithoutRaces(t *testing.T) {
+	v := session.ValueOf[tags](session.New(nil))
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range 1000 {
+			v.Change(func(cur *tags, _ bool) {
+				if *cur == nil {
+					*cur = tags{}
+				}
+				(*cur)[fmt.Sprint(i%10)] = i
+			})
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range 1000 {
+			got, _ := v.Latest()
+			for k, n := range got {
+				_, _ = k, n
+			}
+		}
+	}()
+	wg.Wait()
+	got, _ := v.Latest()
+	assert.Len(t, got, 10)
 }
 
 func populated(t *testing.T) *session.Store {

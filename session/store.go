@@ -96,7 +96,7 @@ func ValueOf[T any](s *Store) *Value[T] {
 		}
 		return v
 	}
-	v := &Value[T]{name: "value:" + typeName(t)}
+	v := &Value[T]{name: "value:" + typeName(t), clone: clonerOf[T]()}
 	s.byType[t] = v
 	s.byName[v.name] = v
 	return v

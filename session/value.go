@@ -4,8 +4,15 @@ import "sync"
 
 // Value is a replace-latest slice holding one T. Obtain one with [ValueOf].
 // A Value is safe for concurrent use.
+//
+// When T implements [Cloner], readers get clones: Latest and Update return
+// them, and snapshots are taken from them. The stored value then shares
+// nothing with what readers hold, and [Value.Change] may change the maps
+// it holds in place.
 type Value[T any] struct {
 	name string
+	// clone copies a value of a Cloner T for a reader; nil for other types.
+	clone func(T) T
 
 	// mu is a plain mutex, as in Log: every critical section is a copy.
 	mu  sync.Mutex
@@ -13,28 +20,68 @@ type Value[T any] struct {
 	set bool
 }
 
-// Seed replaces the value.
+// Cloner is implemented by value types that hold memory their copies
+// share, such as a map. Clone returns a copy that shares nothing the
+// owner of the original may change.
+type Cloner[T any] interface {
+	Clone() T
+}
+
+// clonerOf returns how to clone a T for a reader, or nil when T does not
+// implement Cloner.
+func clonerOf[T any]() func(T) T {
+	var zero T
+	if _, ok := any(zero).(Cloner[T]); !ok {
+		return nil
+	}
+	return func(x T) T { return any(x).(Cloner[T]).Clone() }
+}
+
+// Seed replaces the value. For a [Cloner] T it stores a clone, so that
+// the caller's x and the stored value share nothing.
 func (v *Value[T]) Seed(x T) {
+	if v.clone != nil {
+		x = v.clone(x)
+	}
 	v.mu.Lock()
 	v.v, v.set = x, true
 	v.mu.Unlock()
 }
 
-// Latest returns the value and whether one was ever seeded.
+// Latest returns the value and whether one was ever seeded. For a
+// [Cloner] T it is a clone.
 func (v *Value[T]) Latest() (T, bool) {
 	v.mu.Lock()
 	x, set := v.v, v.set
+	if v.clone != nil && set {
+		x = v.clone(x)
+	}
 	v.mu.Unlock()
 	return x, set
 }
 
+// Read calls fn with the value and whether one was ever seeded, under the
+// value's lock, without cloning it. fn must not change the value or
+// anything it shares, keep it past its return, or touch the value
+// otherwise. It is Latest for a reader that needs a part of a large or
+// [Cloner] value on a hot path.
+func (v *Value[T]) Read(fn func(cur T, set bool)) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	fn(v.v, v.set)
+}
+
 // Update replaces the value with fn(current, set), atomically, and returns
-// the new value. fn runs under the value's lock and must not touch it.
+// the new value, a clone for a [Cloner] T. fn runs under the value's lock
+// and must not touch it otherwise.
 func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.v = fn(v.v, v.set)
 	v.set = true
+	if v.clone != nil {
+		return v.clone(v.v)
+	}
 	return v.v
 }
 
@@ -44,8 +91,10 @@ func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 // under the value's lock: it must not touch the value otherwise, nor keep
 // the pointer. A value read earlier with Latest is a copy, and fn's
 // changes do not reach it, but memory the copy shares with the stored
-// value, such as a map or a slice's array, must not be changed in place.
-// Unlike Update, a panic in fn keeps the changes fn made before it.
+// value, such as a map or a slice's array, must not be changed in place,
+// unless T is a [Cloner]: readers of a Cloner hold clones, and fn may
+// change the maps the stored value holds. Unlike Update, a panic in fn
+// keeps the changes fn made before it.
 func (v *Value[T]) Change(fn func(cur *T, set bool)) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
