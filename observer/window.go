@@ -2,7 +2,6 @@ package observer
 
 import (
 	"iter"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -317,10 +316,32 @@ func listCalls(b *strings.Builder, n, total int, line func(b *strings.Builder, i
 	}
 }
 
-// writeInt writes n in decimal without allocating.
+// writeInt writes n in decimal without allocating. The evidence of an
+// assessment writes one per line, so it does the work inline rather than
+// through strconv.
 func writeInt(b *strings.Builder, n int64) {
+	if 0 <= n && n < 10 {
+		b.WriteByte(byte('0' + n))
+		return
+	}
 	var digits [20]byte
-	b.Write(strconv.AppendInt(digits[:0], n, 10))
+	i := len(digits)
+	u := uint64(n)
+	if n < 0 {
+		u = -u
+	}
+	for u >= 10 {
+		i--
+		digits[i] = byte('0' + u%10)
+		u /= 10
+	}
+	i--
+	digits[i] = byte('0' + u)
+	if n < 0 {
+		i--
+		digits[i] = '-'
+	}
+	b.Write(digits[i:])
 }
 
 // writePlural writes what [plural] returns.
