@@ -270,10 +270,8 @@ func (st *driftState) syncTask(store *session.Store) bool {
 
 // relearn reads the run's first calls again after a reset.
 func (st *driftState) relearn(calls *session.Log[ToolCallRecord], upto int64) {
-	for pos := int64(0); pos < min(int64(st.initial), upto); pos++ {
-		if rec, ok := calls.At(pos); ok {
-			st.learn(&rec)
-		}
+	for _, rec := range calls.Range(0, min(int64(st.initial), upto)) {
+		st.learn(rec)
 	}
 }
 

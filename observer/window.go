@@ -24,8 +24,11 @@ type cursor struct {
 func (c *cursor) next(calls *session.Log[ToolCallRecord], upto int64, keep int) (from int64, reset bool) {
 	from = c.index // positions are CallIndex-1, so the next one is c.index
 	if c.index > 0 {
-		rec, ok := calls.At(c.index - 1)
-		if c.index > upto || !ok || rec.CallIndex != c.index || !rec.Timestamp.Equal(c.at) || rec.ToolName != c.tool {
+		same := false
+		for _, rec := range calls.Range(c.index-1, c.index) {
+			same = rec.CallIndex == c.index && rec.Timestamp.Equal(c.at) && rec.ToolName == c.tool
+		}
+		if c.index > upto || !same {
 			from, reset = 0, true
 		}
 	}
@@ -40,18 +43,15 @@ func (c *cursor) mark(rec *ToolCallRecord) {
 }
 
 // each yields the retained calls at log positions from up to upto,
-// oldest first, marking each as processed once it has been handled.
+// oldest first, marking each as processed once it has been handled. The
+// calls are the log's own: read them, never change them.
 func (c *cursor) each(calls *session.Log[ToolCallRecord], from, upto int64) iter.Seq[*ToolCallRecord] {
 	return func(yield func(*ToolCallRecord) bool) {
-		for pos := from; pos < upto; pos++ {
-			rec, ok := calls.At(pos)
-			if !ok {
-				continue
-			}
-			if !yield(&rec) {
+		for _, rec := range calls.Range(from, upto) {
+			if !yield(rec) {
 				return
 			}
-			c.mark(&rec)
+			c.mark(rec)
 		}
 	}
 }

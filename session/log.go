@@ -233,6 +233,23 @@ func (l *Log[T]) All() iter.Seq2[int64, T] {
 	}
 }
 
+// Range iterates over the retained entries at positions from up to but
+// not including to, oldest first, with their positions. It yields
+// pointers to the log's own storage, so that a reader on a hot path pays
+// for neither a copy nor a lock per entry: read through them, never
+// change what they point to. Entries appended during iteration are not
+// visited.
+func (l *Log[T]) Range(from, to int64) iter.Seq2[int64, *T] {
+	return func(yield func(int64, *T) bool) {
+		v := l.view()
+		for pos := max(from, v.start); pos < min(to, v.end); pos++ {
+			if !yield(pos, &v.at(pos).v) {
+				return
+			}
+		}
+	}
+}
+
 // Backward iterates over the retained entries, newest first, with their
 // positions. Stop early to pay only for the entries visited.
 func (l *Log[T]) Backward() iter.Seq2[int64, T] {

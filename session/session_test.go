@@ -143,6 +143,49 @@ func TestRetentionBoundsMemoryButTotalStaysExact(t *testing.T) {
 	assert.Equal(t, []call{{Index: 9_998}, {Index: 9_999}}, log.Last(2))
 }
 
+func TestRangeYieldsTheRetainedEntriesOfAWindow(t *testing.T) {
+	s := session.New(&session.Options{Retention: 300})
+	log := session.LogOf[call](s)
+	for i := range 1000 {
+		log.Append(call{Index: int64(i)})
+	}
+	indices := func(from, to int64) []int64 {
+		var got []int64
+		for pos, c := range log.Range(from, to) {
+			require.Equal(t, pos, c.Index)
+			got = append(got, c.Index)
+		}
+		return got
+	}
+	assert.Equal(t, []int64{700, 701, 702}, indices(700, 703))
+	assert.Equal(t, []int64{998, 999}, indices(998, 5000), "the window stops at the newest entry")
+	assert.Equal(t, []int64{700, 701}, indices(0, 702), "dropped entries are skipped")
+	assert.Empty(t, indices(500, 600), "a window of dropped entries is empty")
+	assert.Empty(t, indices(800, 800))
+
+	// Stopping early, and appending while iterating.
+	var seen []int64
+	for pos := range log.Range(990, 2000) {
+		log.Append(call{Index: 1000 + pos})
+		seen = append(seen, pos)
+		if len(seen) == 3 {
+			break
+		}
+	}
+	assert.Equal(t, []int64{990, 991, 992}, seen)
+	n := 0
+	for range log.Range(990, 2000) {
+		n++
+	}
+	assert.Equal(t, 13, n, "entries appended during an iteration are visited by the next")
+	var during []int64
+	for pos := range log.Range(1000, 5000) {
+		log.Append(call{Index: 2000 + pos})
+		during = append(during, pos)
+	}
+	assert.Equal(t, []int64{1000, 1001, 1002}, during, "entries appended during the iteration are not visited")
+}
+
 func TestAppendFuncAssignsDenseUniquePositionsUnderConcurrency(t *testing.T) {
 	const goroutines, each = 64, 1_000
 	s := session.New(nil)
