@@ -268,7 +268,7 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 	*current = CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
 	p.current.Seed(*current)
 	if p.historySize > 0 {
-		p.history.Append(PastAssessment{*current})
+		p.history.AppendFuncAt(now, func(int64) PastAssessment { return PastAssessment{*current} })
 	}
 	return current
 }
