@@ -186,8 +186,9 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 	}
 
 	b, _ := session.ValueOf[budget.Budget](store).Latest()
-	fmt.Fprintf(w, "\nBudget: %d of %d tokens (%d prompt, %d completion) in %d model calls, %d without usage; %d of %d tool calls.\n",
-		b.TokensUsed, b.MaxTokens, b.PromptTokens, b.CompletionTokens, b.ModelCalls, b.ModelCallsWithoutUsage, b.ToolCalls, b.MaxToolCalls)
+	n := observer.FormatCount
+	fmt.Fprintf(w, "\nBudget: %s of %s tokens (%s prompt, %s completion) in %d model calls, %d without usage; %d of %d tool calls.\n",
+		n(b.TokensUsed), n(b.MaxTokens), n(b.PromptTokens), n(b.CompletionTokens), b.ModelCalls, b.ModelCallsWithoutUsage, b.ToolCalls, b.MaxToolCalls)
 	var exceeded *budget.ExceededError
 	switch {
 	case errors.As(runErr, &exceeded):

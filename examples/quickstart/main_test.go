@@ -26,7 +26,7 @@ func TestQuickstartOffline(t *testing.T) {
 		"tool run_tests -> Error: FAIL billing TestCharge",
 		"tool run_tests -> Tool call refused: the tool-call budget is spent",
 		"Lookout injects this wrap_up message",
-		"Budget: 5605 of 5000 tokens (5270 prompt, 335 completion) in 10 model calls, 0 without usage; 9 of 9 tool calls.",
+		"Budget: 5,605 of 5,000 tokens (5,270 prompt, 335 completion) in 10 model calls, 0 without usage; 9 of 9 tool calls.",
 		"Run ended: completed.",
 		"overruns it by at most one response",
 	} {
