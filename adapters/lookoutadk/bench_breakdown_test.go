@@ -43,6 +43,14 @@ var breakdown = []struct {
 			Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
 		}}})
 	}},
+	// The observer every 10 calls with MaxAgeCalls 1: its block is in the
+	// two model calls after each firing and stale after that, so this is
+	// what the firings cost without the block staying in every call.
+	{"brief", func(b *testing.B) adk.Agent {
+		cfg := overheadConfig(10)
+		cfg.MaxAgeCalls = 1
+		return configAgent(b, cfg)
+	}},
 	// BenchmarkMiddlewareOverhead's Lookout: the Resource observer every 10
 	// calls, so an assessment block in every model call after the 10th.
 	{"lookout", func(b *testing.B) adk.Agent { return overheadAgent(b, lookoutAgent) }},
