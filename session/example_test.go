@@ -102,3 +102,17 @@ func ExampleCloner() {
 	// before: map[search:1]
 	// after: map[fetch:1 search:2]
 }
+
+func ExampleLog_Range() {
+	calls := session.LogOf[toolCall](session.New(nil))
+	for _, tool := range []string{"search", "fetch", "search", "summarize"} {
+		calls.Append(toolCall{Tool: tool, OK: true})
+	}
+	// The calls at positions 1 and 2, read in place.
+	for pos, c := range calls.Range(1, 3) {
+		fmt.Println(pos, c.Tool)
+	}
+	// Output:
+	// 1 fetch
+	// 2 search
+}
