@@ -3,6 +3,7 @@ package observer_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -151,4 +152,22 @@ func TestTrendText(t *testing.T) {
 	assert.Equal(t, "trend(9)", observer.Trend(9).String())
 	var tr observer.Trend
 	assert.Error(t, tr.UnmarshalText([]byte("sideways")))
+}
+
+func TestHistoryEntriesAreStampedWithTheirAssessmentsTime(t *testing.T) {
+	c := &clock{t: start}
+	store := session.New(&session.Options{Now: c.Now})
+	p, err := observer.NewPipeline(store, []observer.Config{{Observer: &counting{name: "c"}, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+	require.NoError(t, err)
+	// The call ended a minute before the store's clock reads.
+	rec := ok()
+	rec.Timestamp = start
+	c.Advance(time.Minute)
+	_, current := p.AfterToolCall(context.Background(), rec)
+	require.NotNil(t, current)
+	require.Equal(t, start, current.GeneratedAt)
+
+	history := session.LogOf[observer.PastAssessment](store)
+	assert.Len(t, history.Since(start), 1)
+	assert.Empty(t, history.Since(start.Add(time.Second)), "the entry is stamped when its assessment was made, not when it was stored")
 }
