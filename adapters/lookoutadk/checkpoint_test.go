@@ -3,6 +3,7 @@ package lookoutadk_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
@@ -99,4 +100,30 @@ func TestResumeKeepsTheSessionSlices(t *testing.T) {
 	assert.Equal(t, 1, k[recorder.KindRunStarted])
 	assert.Equal(t, 1, k[recorder.KindRunEnded])
 	assert.Equal(t, 3, k[recorder.KindModelResponse])
+}
+
+// snapshotCounter is a session value that counts the snapshots of its
+// store.
+type snapshotCounter struct{ n *atomic.Int64 }
+
+func (c snapshotCounter) MarshalJSON() ([]byte, error) {
+	c.n.Add(1)
+	return []byte("{}"), nil
+}
+
+func TestARunSnapshotsItsSessionOnlyWhenEinoSavesACheckpoint(t *testing.T) {
+	// A session shared by the runs of a long conversation can hold
+	// thousands of calls; a snapshot of it costs as much as it holds.
+	var snapshots atomic.Int64
+	store := session.New(nil)
+	session.ValueOf[snapshotCounter](store).Seed(snapshotCounter{n: &snapshots})
+	ctx := session.NewContext(context.Background(), store)
+	for range 2 {
+		m := scripted.New(scripted.Call("prep", `{}`), scripted.Reply("done"))
+		agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep")}})
+		runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
+		require.NoError(t, drain(runner.Query(ctx, "go", adk.WithCheckPointID("c1"))).err)
+	}
+	assert.Zero(t, snapshots.Load(), "runs that saved no checkpoint snapshot nothing")
+	assert.Equal(t, 2, len(session.LogOf[observer.ToolCallRecord](store).Last(10)), "both runs used the session")
 }

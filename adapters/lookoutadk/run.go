@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -30,6 +31,11 @@ const checkpointKey = "lookout.session"
 // encoded, so nothing is written until Eino saves a checkpoint.
 type checkpoint struct {
 	run *engine.Run
+	// probing is set while Eino checks, as the value is registered, that
+	// it can be encoded. The check throws the encoding away, so it gets
+	// one without the session: a snapshot costs as much as the session
+	// holds, which in a long conversation is thousands of calls.
+	probing atomic.Bool
 
 	// Decoded from a checkpoint.
 	session []byte
@@ -53,7 +59,7 @@ func init() {
 // it rather than with gob.
 func (c *checkpoint) MarshalJSON() ([]byte, error) {
 	cj := checkpointJSON{Session: c.session, RunID: c.runID, Next: c.next}
-	if c.run != nil {
+	if c.run != nil && !c.probing.Load() {
 		snap, err := c.run.Store.Snapshot()
 		if err != nil {
 			return nil, err
@@ -120,7 +126,11 @@ func restoreAndRegister(ctx context.Context, r *engine.Run) {
 	if !r.Recorded() {
 		r.StartRecording(ctx, r.AgentName, nil, "")
 	}
-	if err := adk.SetRunLocalValue(ctx, checkpointKey, &checkpoint{run: r}); err != nil {
+	live := &checkpoint{run: r}
+	live.probing.Store(true)
+	err = adk.SetRunLocalValue(ctx, checkpointKey, live)
+	live.probing.Store(false)
+	if err != nil {
 		r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: register session for checkpoints: %w", err))
 	}
 }
