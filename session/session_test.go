@@ -500,3 +500,33 @@ func TestReadersRunAlongsideRetentionWithoutRaces(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 300, log.Len())
 }
+
+// brittle is a Cloner whose Clone panics when asked to.
+type brittle struct{ panics bool }
+
+func (b brittle) Clone() brittle {
+	if b.panics {
+		panic("clone failed")
+	}
+	return b
+}
+
+func TestAPanickingCloneLeavesTheValueUsable(t *testing.T) {
+	v := session.ValueOf[brittle](session.New(nil))
+	v.Change(func(b *brittle, _ bool) { b.panics = true })
+	assert.Panics(t, func() { v.Latest() })
+	assert.Panics(t, func() { v.Update(func(b brittle, _ bool) brittle { return b }) })
+	unlocked := make(chan struct{})
+	go func() {
+		v.Change(func(b *brittle, _ bool) { b.panics = false })
+		close(unlocked)
+	}()
+	select {
+	case <-unlocked:
+	case <-time.After(time.Minute):
+		t.Fatal("the value stayed locked after a panicking Clone")
+	}
+	got, ok := v.Latest()
+	assert.True(t, ok)
+	assert.False(t, got.panics)
+}

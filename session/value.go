@@ -51,13 +51,24 @@ func (v *Value[T]) Seed(x T) {
 // Latest returns the value and whether one was ever seeded. For a
 // [Cloner] T it is a clone.
 func (v *Value[T]) Latest() (T, bool) {
+	if v.clone != nil {
+		return v.latestClone()
+	}
 	v.mu.Lock()
 	x, set := v.v, v.set
-	if v.clone != nil && set {
-		x = v.clone(x)
-	}
 	v.mu.Unlock()
 	return x, set
+}
+
+// latestClone is Latest for a Cloner T. Clone is the type's own code: a
+// panic in it must not leave the value locked.
+func (v *Value[T]) latestClone() (T, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.set {
+		return v.v, false
+	}
+	return v.clone(v.v), true
 }
 
 // Read calls fn with the value and whether one was ever seeded, under the
