@@ -28,10 +28,14 @@ import (
 // It reports the median wall time of each and the medians of the
 // per-iteration ratios: Lookout over bare ("ratio") and Lookout over the
 // do-nothing middleware ("ratio-vs-noop"). Pairing the runs of one
-// iteration cancels most of the drift of a shared machine.
+// iteration cancels most of the drift of a shared machine. It also
+// reports, in absolute terms, the median of what Lookout adds to each of
+// the agent's 1,000 iterations of a model call and a tool call, over bare
+// ("added-us/iter") and over the do-nothing middleware
+// ("added-vs-noop-us/iter").
 func BenchmarkMiddlewareOverhead(b *testing.B) {
 	var runs [3][]float64
-	var ratio, ratioNoop []float64
+	var ratio, ratioNoop, added, addedNoop []float64
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -43,12 +47,16 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 		}
 		ratio = append(ratio, float64(took[lookoutAgent])/float64(took[bareAgent]))
 		ratioNoop = append(ratioNoop, float64(took[lookoutAgent])/float64(took[noopAgent]))
+		added = append(added, float64(took[lookoutAgent]-took[bareAgent])/agentCalls/1e3)
+		addedNoop = append(addedNoop, float64(took[lookoutAgent]-took[noopAgent])/agentCalls/1e3)
 	}
 	b.ReportMetric(median(runs[bareAgent]), "bare-ms/run")
 	b.ReportMetric(median(runs[noopAgent]), "noop-ms/run")
 	b.ReportMetric(median(runs[lookoutAgent]), "lookout-ms/run")
 	b.ReportMetric(median(ratio), "ratio")
 	b.ReportMetric(median(ratioNoop), "ratio-vs-noop")
+	b.ReportMetric(median(added), "added-us/iter")
+	b.ReportMetric(median(addedNoop), "added-vs-noop-us/iter")
 }
 
 // timedRun builds an agent with build and runs it to the end after a
@@ -116,10 +124,13 @@ func lookoutAgentWith(b *testing.B, every int, wrap func(adk.ChatModelAgentMiddl
 // middleware: a scripted model that makes 1,000 sequential tool calls and
 // then answers, and one tool.
 func scriptedAgent(b *testing.B, handlers ...adk.ChatModelAgentMiddleware) adk.Agent {
-	const calls = 1000
-	m := scripted.New(scripted.Repeat(calls, scripted.Call("noop", "{}")), scripted.Reply("done")).WithCapture(false)
-	return newAgent(b, agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, handlers: handlers, maxIter: calls + 1})
+	m := scripted.New(scripted.Repeat(agentCalls, scripted.Call("noop", "{}")), scripted.Reply("done")).WithCapture(false)
+	return newAgent(b, agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, handlers: handlers, maxIter: agentCalls + 1})
 }
+
+// agentCalls is how many tool calls the benchmarks' agent makes, each
+// after a model call.
+const agentCalls = 1000
 
 // BenchmarkAgentRun runs one of BenchmarkOverheadByConfig's agents per
 // sub-benchmark ("bare", "noop" and "lookout" are BenchmarkMiddlewareOverhead's),
@@ -180,7 +191,7 @@ func BenchmarkHooksInAgent(b *testing.B) {
 				}
 				wall += time.Since(start)
 			}
-			n := float64(b.N) * 1000
+			n := float64(b.N) * agentCalls
 			b.ReportMetric(float64(t.before)/n, "before-ns/iter")
 			b.ReportMetric(float64(t.model)/n, "model-ns/iter")
 			b.ReportMetric(float64(t.tool)/n, "tool-ns/iter")
