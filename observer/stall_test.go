@@ -287,6 +287,20 @@ func TestStallRebuildsItsWindowAfterARestore(t *testing.T) {
 		h.run(read)
 		assert.Nil(t, h.produced[4], "after the restore, go.mod was read once")
 	})
+	t.Run("in the same pipeline, replaced by as many other calls", func(t *testing.T) {
+		same := newHarness(t, observer.NewStall())
+		same.run(times(3, read)...)
+		other := newHarness(t, observer.NewStall())
+		other.run(readFile("a", "1"), readFile("b", "2"), readFile("c", "3"))
+		otherSnap, err := other.store.Snapshot()
+		require.NoError(t, err)
+
+		// The same tool at the same positions and times: only the log's
+		// epoch tells the calls apart.
+		require.NoError(t, same.store.Restore(otherSnap))
+		same.run(read)
+		assert.Nil(t, same.produced[3], "after the restore, go.mod was read once")
+	})
 }
 
 func TestOneStallServesConcurrentSessions(t *testing.T) {

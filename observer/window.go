@@ -3,19 +3,20 @@ package observer
 import (
 	"iter"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/lookout-go/lookout/session"
 )
 
 // cursor follows the session's call log for one detector, so that each
-// call is processed once. It remembers the last call processed, to notice
-// when the log was restored from a snapshot or rolled back underneath it.
+// call is processed once. It remembers the last call processed and the
+// log's epoch, to notice when the log was restored from a snapshot or
+// rolled back underneath it.
 type cursor struct {
 	index int64 // CallIndex of the last call processed; 0 before any
-	at    time.Time
-	tool  string
+	// epoch is the log's Epoch when the cursor last moved: positions
+	// name the same calls while it stays the same.
+	epoch uint64
 }
 
 // next returns the log position of the first call to process for a log
@@ -23,24 +24,18 @@ type cursor struct {
 // whether what the detector derived so far must be dropped first.
 func (c *cursor) next(calls *session.Log[ToolCallRecord], upto int64, keep int) (from int64, reset bool) {
 	from = c.index // positions are CallIndex-1, so the next one is c.index
-	if c.index > 0 {
-		same := false
-		for _, rec := range calls.Range(c.index-1, c.index) {
-			same = rec.CallIndex == c.index && rec.Timestamp.Equal(c.at) && rec.ToolName == c.tool
-		}
-		if c.index > upto || !same {
-			from, reset = 0, true
-		}
+	epoch := calls.Epoch()
+	if c.index > 0 && (c.index > upto || epoch != c.epoch) {
+		from, reset = 0, true
 	}
+	c.epoch = epoch
 	if upto-from > int64(keep) {
 		from, reset = upto-int64(keep), true
 	}
 	return from, reset
 }
 
-func (c *cursor) mark(rec *ToolCallRecord) {
-	c.index, c.at, c.tool = rec.CallIndex, rec.Timestamp, rec.ToolName
-}
+func (c *cursor) mark(rec *ToolCallRecord) { c.index = rec.CallIndex }
 
 // each yields the retained calls at log positions from up to upto,
 // oldest first, marking each as processed once it has been handled. The

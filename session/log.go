@@ -3,6 +3,7 @@ package session
 import (
 	"iter"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,6 +32,9 @@ type Log[T any] struct {
 	first     int64
 	total     int64 // entries ever appended, retained or not
 	retention int
+
+	// epoch counts the times the contents were replaced; see Epoch.
+	epoch atomic.Uint64
 }
 
 type entry[T any] struct {
@@ -273,10 +277,18 @@ func (l *Log[T]) entries() ([]entry[T], int64) {
 	return out, v.end
 }
 
+// Epoch returns a number that changes each time the log's contents are
+// replaced, as [Store.Restore] does, and never otherwise: appends and
+// retention leave it alone. A reader that remembers positions, such as
+// how far it has read, can tell from it without a lock whether they still
+// name the same entries.
+func (l *Log[T]) Epoch() uint64 { return l.epoch.Load() }
+
 // load replaces the contents with items, the last of total entries.
 func (l *Log[T]) load(items []entry[T], total int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.epoch.Add(1)
 	l.chunks = nil
 	l.first = total - int64(len(items))
 	l.total = l.first

@@ -530,3 +530,22 @@ func TestAPanickingCloneLeavesTheValueUsable(t *testing.T) {
 	assert.True(t, ok)
 	assert.False(t, got.panics)
 }
+
+func TestLogEpochChangesOnlyWhenTheContentsAreReplaced(t *testing.T) {
+	s := session.New(&session.Options{Retention: 2})
+	log := session.LogOf[call](s)
+	start := log.Epoch()
+	for i := range 5 {
+		log.Append(call{Index: int64(i)})
+	}
+	log.SetRetention(1)
+	assert.Equal(t, start, log.Epoch(), "appends and retention keep the epoch")
+
+	snap, err := s.Snapshot()
+	require.NoError(t, err)
+	require.NoError(t, s.Restore(snap))
+	restored := log.Epoch()
+	assert.NotEqual(t, start, restored, "a restore replaces the contents, even with the same ones")
+	require.NoError(t, s.Restore(snap))
+	assert.NotEqual(t, restored, log.Epoch())
+}
