@@ -45,10 +45,11 @@
 //
 //   - Register the middleware on every agent, sub-agents included; an
 //     agent without it does not charge the shared budget.
-//   - The deadline set on the ctx runs on real time; when Eino notices it
-//     between hooks the run ends with context.DeadlineExceeded, whose
-//     cause (context.Cause) is the budget error. Lookout's own hooks end
-//     the run with the budget error itself.
+//   - The deadline set on the ctx runs on real time. Once it passes, the
+//     ctx's Err is the budget error (its context.Cause too), which also
+//     satisfies errors.Is(err, context.DeadlineExceeded); so the run ends
+//     with the budget error whether Eino notices the expired ctx between
+//     hooks or Lookout's own hooks do.
 //   - Eino calls AfterAgent only on success. Pass RunOption to the Runner
 //     so that runs ending with an error are recorded to the end and their
 //     deadline released at once, not when it passes.

@@ -82,7 +82,7 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 			// The budget's clock may be injected; the ctx runs on real time.
 			left := b.Deadline.Sub(m.cfg.Now())
 			allowed := b.Deadline.Sub(b.StartedAt).Milliseconds()
-			ctx, r.Cancel = context.WithDeadlineCause(ctx, time.Now().Add(left), &budget.ExceededError{
+			ctx, r.Cancel = engine.WithDeadline(ctx, time.Now().Add(left), &budget.ExceededError{
 				Resource: budget.Time, Limit: allowed, Used: allowed,
 			})
 		}

@@ -109,11 +109,12 @@
 //     whether a streamed reply calls tools; a model that writes text before
 //     its tool calls ends the run there. That is react's behaviour, with or
 //     without Lookout; give the agent a checker that reads further.
-//   - The deadline set on the ctx runs on real time. When Eino notices it
-//     between nodes, the run ends with an error that wraps
-//     context.DeadlineExceeded; Lookout's own hooks end the run with the
-//     budget error itself. A deadline already past when the run starts is
-//     left to the hooks, so the run ends with the budget error.
+//   - The deadline set on the ctx runs on real time. Once it passes, the
+//     ctx's Err is the budget error, which also satisfies
+//     errors.Is(err, context.DeadlineExceeded); so the run ends with the
+//     budget error whether Eino notices the expired ctx between nodes or
+//     Lookout's own hooks do. A deadline already past when the run starts
+//     is left to the hooks.
 //   - Eino calls a streamed graph's end when it hands the output stream
 //     back, before it has been read. The handler reads its own copy of that
 //     stream on a goroutine, which ends with the stream, and ends the run

@@ -161,7 +161,7 @@ func (l *Lookout) start(ctx context.Context, info *callbacks.RunInfo) context.Co
 		// with the budget error itself rather than Eino's context error.
 		if left := b.Deadline.Sub(cfg.Now()); left > 0 {
 			allowed := b.Deadline.Sub(b.StartedAt).Milliseconds()
-			ctx, r.Cancel = context.WithDeadlineCause(ctx, time.Now().Add(left), &budget.ExceededError{
+			ctx, r.Cancel = engine.WithDeadline(ctx, time.Now().Add(left), &budget.ExceededError{
 				Resource: budget.Time, Limit: allowed, Used: allowed,
 			})
 		}

@@ -312,6 +312,71 @@ func budgetScenarios() []Scenario {
 				},
 			}
 		}},
+		{Name: "a deadline that expires in real time ends the run with the budget error", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			// The budget's clock stands still, so only the ctx's timer can
+			// end the run. The tool waits for it and ignores the error, so
+			// it is Eino that notices the expired ctx before the next model
+			// call.
+			c := NewClock()
+			sink := recorder.NewMemorySink()
+			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{waitForDeadline},
+				Config: &engine.Config{Limits: budget.Limits{Timeout: time.Millisecond}, Now: c.Now, WrapUpAt: -1, Sink: sink},
+				Check: func(t *testing.T, r Result) {
+					require.ErrorIs(t, r.Err, budget.ErrExceeded)
+					var ex *budget.ExceededError
+					require.ErrorAs(t, r.Err, &ex)
+					assert.Equal(t, budget.Time, ex.Resource)
+					assert.ErrorIs(t, r.Err, context.DeadlineExceeded, "still a deadline for code that checks for one")
+					assert.Equal(t, 1, m.Calls())
+					records := Ended(t, sink)
+					end := records[len(records)-1].Payload.(*recorder.RunEnded)
+					assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
+					assert.Equal(t, "time budget exceeded", end.StopReason)
+				},
+			}
+		}},
+		{Name: "the caller's own deadline is recorded as a cancellation, not a budget stop", Build: func(t *testing.T, _ Adapter) Spec {
+			sink := recorder.NewMemorySink()
+			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{waitForDeadline},
+				Config: &engine.Config{Sink: sink},
+				Ctx: func(t *testing.T, ctx context.Context) context.Context {
+					ctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+					t.Cleanup(cancel)
+					return ctx
+				},
+				Check: func(t *testing.T, r Result) {
+					require.ErrorIs(t, r.Err, context.DeadlineExceeded)
+					assert.NotErrorIs(t, r.Err, budget.ErrExceeded)
+					records := Ended(t, sink)
+					end := records[len(records)-1].Payload.(*recorder.RunEnded)
+					assert.Equal(t, recorder.OutcomeCancelled, end.Outcome)
+					assert.Equal(t, "deadline", end.StopReason)
+				},
+			}
+		}},
+		{Name: "a tool that returns its ctx's error at the deadline ends the run with the budget error", Build: func(t *testing.T, _ Adapter) Spec {
+			c := NewClock()
+			wait := Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
+				<-ctx.Done()
+				return "", ctx.Err()
+			}}
+			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{wait},
+				Config: &engine.Config{Limits: budget.Limits{Timeout: time.Millisecond}, Now: c.Now, WrapUpAt: -1},
+				Check: func(t *testing.T, r Result) {
+					require.ErrorIs(t, r.Err, budget.ErrExceeded)
+					var ex *budget.ExceededError
+					require.ErrorAs(t, r.Err, &ex)
+					assert.Equal(t, budget.Time, ex.Resource)
+					assert.Equal(t, 1, m.Calls())
+				},
+			}
+		}},
 		{Name: "a deadline already past ends the run with the budget error", Build: func(t *testing.T, _ Adapter) Spec {
 			// The run's ctx is done from the start, with the budget error
 			// as its cause.
@@ -706,3 +771,10 @@ func openAIScenarios() []Scenario {
 		}},
 	}
 }
+
+// waitForDeadline is a tool named "wait" that waits for its ctx to be
+// done and then returns successfully, ignoring why.
+var waitForDeadline = Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
+	<-ctx.Done()
+	return "stopped waiting", nil
+}}

@@ -95,7 +95,9 @@ type Spec struct {
 	Store         *session.Store
 	Query         string
 	TextThenCalls bool
-	Check         func(t *testing.T, r Result)
+	// Ctx, if set, derives the caller's ctx for the run.
+	Ctx   func(t *testing.T, ctx context.Context) context.Context
+	Check func(t *testing.T, r Result)
 }
 
 // Result is what a [Spec]'s check sees. It is a value, safe to read from
@@ -161,9 +163,13 @@ func runSpec(t *testing.T, a Adapter, s Spec, m Mode) Result {
 	if query == "" {
 		query = "do the task"
 	}
+	ctx := session.NewContext(context.Background(), store)
+	if s.Ctx != nil {
+		ctx = s.Ctx(t, ctx)
+	}
 	o := a.Run(t, Input{
 		Model: s.Model, Tools: s.Tools, Config: s.Config,
-		Ctx: session.NewContext(context.Background(), store), Query: query,
+		Ctx: ctx, Query: query,
 		Mode: m, TextThenCalls: s.TextThenCalls,
 	})
 	r := Result{Outcome: o, Mode: m, Store: store, Adapter: a}

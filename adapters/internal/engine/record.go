@@ -169,7 +169,9 @@ func (r *Run) End(ctx context.Context, err error) {
 		case errors.Is(err, context.Canceled):
 			end.Outcome, end.StopReason = recorder.OutcomeCancelled, "cancelled"
 		case errors.Is(err, context.DeadlineExceeded):
-			end.Outcome, end.StopReason = recorder.OutcomeBudgetExceeded, "deadline"
+			// A deadline of the caller's, not the budget's, which ends
+			// the run with the budget error.
+			end.Outcome, end.StopReason = recorder.OutcomeCancelled, "deadline"
 		default:
 			end.Outcome, end.StopReason = recorder.OutcomeError, "error"
 		}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/budget"
+)
+
+type testKey struct{}
+
+var timeUp = &budget.ExceededError{Resource: budget.Time, Limit: 1000, Used: 1000}
+
+// checkBudgetDeadline checks that err is the budget error of a deadline.
+func checkBudgetDeadline(t *testing.T, err error) {
+	t.Helper()
+	require.Error(t, err)
+	assert.ErrorIs(t, err, budget.ErrExceeded)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	var ex *budget.ExceededError
+	require.ErrorAs(t, err, &ex)
+	assert.Same(t, timeUp, ex)
+	var timeout interface{ Timeout() bool }
+	require.ErrorAs(t, err, &timeout)
+	assert.True(t, timeout.Timeout())
+	assert.Equal(t, timeUp.Error(), err.Error())
+}
+
+func TestWithDeadlineErrIsTheBudgetError(t *testing.T) {
+	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
+	defer cancel()
+	<-ctx.Done()
+	checkBudgetDeadline(t, ctx.Err())
+	assert.Same(t, timeUp, context.Cause(ctx))
+
+	// Contexts derived after the deadline inherit the error.
+	child, stop := context.WithCancel(context.WithValue(ctx, testKey{}, 1))
+	defer stop()
+	<-child.Done()
+	checkBudgetDeadline(t, child.Err())
+	assert.Same(t, timeUp, context.Cause(child))
+}
+
+func TestWithDeadlineDerivedBeforeTheDeadline(t *testing.T) {
+	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Millisecond), timeUp)
+	defer cancel()
+	child, stop := context.WithCancel(ctx)
+	defer stop()
+	assert.NoError(t, ctx.Err())
+	_, ok := child.Deadline()
+	assert.True(t, ok, "the deadline is visible to derived contexts")
+
+	<-child.Done()
+	checkBudgetDeadline(t, child.Err())
+	checkBudgetDeadline(t, ctx.Err())
+	assert.Same(t, timeUp, context.Cause(child))
+}
+
+func TestWithDeadlineCancelledBeforeTheDeadline(t *testing.T) {
+	t.Run("by its cancel func", func(t *testing.T) {
+		ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+		child, stop := context.WithCancel(ctx)
+		defer stop()
+		cancel()
+		<-child.Done()
+		assert.Equal(t, context.Canceled, ctx.Err())
+		assert.Equal(t, context.Canceled, child.Err())
+		assert.False(t, errors.Is(child.Err(), budget.ErrExceeded))
+	})
+	t.Run("by its parent", func(t *testing.T) {
+		parent, cancelParent := context.WithCancelCause(context.Background())
+		ctx, cancel := WithDeadline(parent, time.Now().Add(time.Hour), timeUp)
+		defer cancel()
+		why := errors.New("caller gave up")
+		cancelParent(why)
+		<-ctx.Done()
+		assert.Equal(t, context.Canceled, ctx.Err())
+		assert.Equal(t, why, context.Cause(ctx))
+	})
+	t.Run("by the parent's earlier deadline", func(t *testing.T) {
+		parent, cancelParent := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		defer cancelParent()
+		ctx, cancel := WithDeadline(parent, time.Now().Add(time.Hour), timeUp)
+		defer cancel()
+		<-ctx.Done()
+		assert.Equal(t, context.DeadlineExceeded, ctx.Err())
+		assert.False(t, errors.Is(ctx.Err(), budget.ErrExceeded))
+	})
+}
+
+func TestWithDeadlineAfterFuncRunsOnce(t *testing.T) {
+	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+	ran := make(chan error, 2)
+	context.AfterFunc(ctx, func() { ran <- ctx.Err() })
+	stopped := context.AfterFunc(ctx, func() { ran <- errors.New("stopped func ran") })
+	assert.True(t, stopped())
+	cancel()
+	assert.Equal(t, context.Canceled, <-ran)
+	select {
+	case err := <-ran:
+		t.Fatalf("a second func ran: %v", err)
+	default:
+	}
+}
