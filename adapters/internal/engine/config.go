@@ -107,7 +107,7 @@ func (c *Config) Normalized() (Config, error) {
 		n = *c
 	}
 	if err := n.Limits.Validate(); err != nil {
-		return n, fmt.Errorf("%w: Limits: %v", ErrInvalidConfig, err)
+		return n, fmt.Errorf("%w: Limits: %w", ErrInvalidConfig, err)
 	}
 	if n.Observers == nil {
 		n.Observers = []observer.Config{{
