@@ -20,9 +20,9 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// A react agent with a tool-call budget of two. The model asks for three
-// searches; the third is refused with a message it can read, and an
-// assessment of the run is added to its next input.
+// A react agent with a tool-call budget of two. After two searches the
+// budget is spent: the model's next input gets an assessment of the run
+// and a wrap-up message, and tool calls are forbidden on that turn.
 func Example() {
 	ctx := context.Background()
 	l, err := lookoutreact.New(&lookoutreact.Config{
@@ -38,7 +38,6 @@ func Example() {
 	chatModel := scripted.New(
 		scripted.Call("search", `{"q":"eino"}`),
 		scripted.Call("search", `{"q":"react"}`),
-		scripted.Call("search", `{"q":"more"}`),
 		scripted.Reply("Eino's react agent loops a model and tools."),
 	)
 	agent, err := react.NewAgent(ctx, &react.AgentConfig{
@@ -60,19 +59,24 @@ func Example() {
 	}
 	fmt.Println(out.Content)
 
-	last, _ := chatModel.Request(3)
-	for _, msg := range toolMessages(last.Messages) {
-		fmt.Println("tool:", msg.Content)
+	last, _ := chatModel.Request(2)
+	for _, msg := range last.Messages {
+		if _, injected := lookoutreact.Injected(msg); injected {
+			fmt.Println("injected:", strings.SplitN(msg.Content, "\n", 2)[0])
+		} else if msg.Role == schema.Tool {
+			fmt.Println("tool:", msg.Content)
+		}
 	}
-	fmt.Println("injected:", strings.SplitN(last.Last().Content, "\n", 2)[0])
+	fmt.Println("tools forbidden:", last.ToolsWithheld())
 	b, _ := session.ValueOf[budget.Budget](store).Latest()
 	fmt.Printf("tool calls: %d of %d\n", b.ToolCalls, b.MaxToolCalls)
 	// Output:
 	// Eino's react agent loops a model and tools.
 	// tool: search ok {"q":"eino"}
 	// tool: search ok {"q":"react"}
-	// tool: Tool call refused: the tool-call budget is spent (budget exceeded: tool_calls: 2 of 2 used). Do not call more tools; finish with what you have.
 	// injected: ## Trajectory Assessment
+	// injected: ## Budget nearly spent
+	// tools forbidden: true
 	// tool calls: 2 of 2
 }
 

@@ -79,7 +79,8 @@ func chatModel(ctx context.Context) (model.ToolCallingChatModel, string, error) 
 }
 
 // script is what the offline model does: it explores, edits, and keeps
-// re-running tests that keep failing, until the budget asks it to wrap up.
+// re-running tests that keep failing, until its tool calls are spent and
+// Lookout asks it to wrap up.
 func script() *scripted.Model {
 	// Each turn reports fixed usage, so the offline run is the same every
 	// time whatever the prompts look like.
@@ -93,8 +94,6 @@ func script() *scripted.Model {
 		scripted.Call("run_tests", `{"package":"./billing","verbose":true}`).WithUsage(520, 25),
 		scripted.Call("run_tests", `{"package":"./billing","run":"TestCharge"}`).WithUsage(560, 25),
 		scripted.Call("read_file", `{"path":"billing/testdata/charge.json"}`).WithUsage(600, 20),
-		scripted.Call("run_tests", `{"package":"./billing","count":1}`).WithUsage(640, 25),
-		scripted.Call("run_tests", `{"package":"./billing"}`).WithUsage(680, 20),
 		scripted.Reply("I moved billing/client.go to payments.Charge. The billing tests still fail: "+
 			"the fixture in billing/testdata/charge.json expects the old currency field. "+
 			"Remaining: update the fixture and re-run the tests.").WithUsage(720, 80),

@@ -24,11 +24,10 @@ func TestQuickstartOffline(t *testing.T) {
 		"### Resources [caution]",
 		"### Errors [caution]\n\nThe last 3 calls all failed with",
 		"tool run_tests -> Error: FAIL billing TestCharge",
-		"tool run_tests -> Tool call refused: the tool-call budget is spent",
 		"Lookout injects this wrap_up message",
-		"Budget: 5,605 of 5,000 tokens (5,270 prompt, 335 completion) in 10 model calls, 0 without usage; 9 of 9 tool calls.",
-		"Run ended: completed.",
-		"overruns it by at most one response",
+		"Your budget is nearly spent (no tool calls left: 9 of 9 used). Tools are withheld from this turn.",
+		"Budget: 4,240 of 5,000 tokens (3,950 prompt, 290 completion) in 8 model calls, 0 without usage; 9 of 9 tool calls.",
+		"Run ended: completed.\nFinal answer: I moved billing/client.go",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)

@@ -240,6 +240,58 @@ func budgetScenarios() []Scenario {
 				},
 			}
 		}},
+		{Name: "spending the tool calls gives a wrap-up turn", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("search", `{"q":"a"}`),
+				scripted.Call("search", `{"q":"b"}`),
+				scripted.Reply("Summary: searched twice."),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					reqs := m.Requests()
+					require.Len(t, reqs, 3)
+					assert.False(t, reqs[1].ToolsWithheld(), "one call left")
+					AssertToolsWithheld(t, a, reqs[2], "search")
+					assert.Contains(t, reqs[2].Last().Content, "Your budget is nearly spent (no tool calls left: 2 of 2 used)")
+				},
+			}
+		}},
+		{Name: "advisory tool calls give no wrap-up turn", Build: func(t *testing.T, _ Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("search", `{"q":"a"}`),
+				scripted.Call("search", `{"q":"b"}`),
+				scripted.Reply("done"),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 1}, Advisory: []budget.Resource{budget.ToolCalls}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					for i, req := range m.Requests() {
+						assert.False(t, req.ToolsWithheld(), "request %d", i)
+					}
+					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls, "both calls ran")
+				},
+			}
+		}},
+		{Name: "a tool call made on the wrap-up turn ends the run with the typed error", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			// The model ignores the withheld tools and the refusal.
+			m := scripted.New(scripted.Forever(scripted.Call("search", `{"q":"again"}`)))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}},
+				Check: func(t *testing.T, r Result) {
+					require.ErrorIs(t, r.Err, budget.ErrExceeded)
+					var ex *budget.ExceededError
+					require.ErrorAs(t, r.Err, &ex)
+					assert.Equal(t, budget.ToolCalls, ex.Resource)
+					assert.Equal(t, int64(2), ex.Limit)
+					assert.Equal(t, 3, m.Calls(), "the model call after the refusal was not made")
+					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls)
+				},
+			}
+		}},
 		{Name: "the wrap-up turn offers no tools", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`).WithUsage(900, 50),

@@ -38,7 +38,11 @@ type Run struct {
 	setupDone atomic.Bool
 
 	wrapUp atomic.Bool
-	trace  recording
+	// ignored is the refusal of a tool call the model made after it was
+	// given a wrap-up turn: the model ignored both, and its next call
+	// ends the run with this error.
+	ignored atomic.Pointer[budget.ExceededError]
+	trace   recording
 
 	mu sync.Mutex
 	// injected holds the messages injected before the last model call, to
@@ -65,6 +69,9 @@ type Run struct {
 	// before each model call; beforeTool which of time and tool calls
 	// are, checked before each tool call.
 	enforced, beforeTool []budget.Resource
+	// toolCalls is true when the tool-call limit is enforced: once it is
+	// spent, the model gets a wrap-up turn.
+	toolCalls bool
 
 	calls   *session.Log[observer.ToolCallRecord]
 	current *session.Value[observer.CurrentAssessment]
@@ -84,6 +91,7 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 	}
 	r.enforced = enforcedOf(cfg, budget.Time, budget.Tokens)
 	r.beforeTool = enforcedOf(cfg, budget.Time, budget.ToolCalls)
+	r.toolCalls = cfg.Enforced(budget.ToolCalls)
 	r.Pipeline, err = observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{
 		Now: cfg.Now, OnError: cfg.OnError, OnEfficacy: r.recordEfficacy,
 	})
@@ -97,7 +105,7 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 // and pipeline, with its own record of injected messages.
 func (r *Run) Child() *Run {
 	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current,
-		enforced: r.enforced, beforeTool: r.beforeTool}
+		enforced: r.enforced, beforeTool: r.beforeTool, toolCalls: r.toolCalls}
 }
 
 // enforcedOf returns which of rs cfg enforces.
@@ -139,7 +147,8 @@ func FromContext(ctx context.Context) *Run {
 }
 
 // Exceeded returns the error that ends the run before a model call: the
-// ctx's budget cause, or an enforced resource already spent.
+// ctx's budget cause, an enforced resource already spent, or the refusal
+// of a tool call the model made on a wrap-up turn.
 func (r *Run) Exceeded(ctx context.Context) error {
 	if err := r.Failure(); err != nil {
 		return err
@@ -150,6 +159,9 @@ func (r *Run) Exceeded(ctx context.Context) error {
 			return cause
 		}
 		return ctx.Err()
+	}
+	if ex := r.ignored.Load(); ex != nil {
+		return ex
 	}
 	return r.exceeded(r.Tracker.Budget(), r.Tracker.Now())
 }
@@ -174,6 +186,9 @@ func (r *Run) BeforeModel(ctx context.Context) (Turn, error) {
 	if ctx.Err() != nil {
 		return Turn{}, r.Exceeded(ctx)
 	}
+	if ex := r.ignored.Load(); ex != nil {
+		return Turn{}, ex
+	}
 	b, now := r.Tracker.Budget(), r.Tracker.Now()
 	if r.calm(&b, now) {
 		return r.turn(ctx, ""), nil
@@ -186,9 +201,12 @@ func (r *Run) BeforeModel(ctx context.Context) (Turn, error) {
 
 // calm reports whether b at now is clear of every limit BeforeModel
 // checks: neither tokens nor time is spent or within WrapUpAt of its
-// limit. It is the usual case, and then neither Exceeded nor the wrap-up
-// turn applies.
+// limit, and the tool calls are not spent. It is the usual case, and then
+// neither Exceeded nor the wrap-up turn applies.
 func (r *Run) calm(b *budget.Budget, now time.Time) bool {
+	if r.toolCallsSpent(b) {
+		return false
+	}
 	w := max(r.Cfg.WrapUpAt, 0)
 	if b.MaxTokens > 0 && float64(b.MaxTokens-b.TokensUsed) <= w*float64(b.MaxTokens) {
 		return false
@@ -213,7 +231,16 @@ func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 			return "time: " + observer.FormatDuration(max(left, 0)) + " left before the deadline"
 		}
 	}
+	if r.toolCallsSpent(&b) {
+		return "no tool calls left: " + observer.FormatCount(b.ToolCalls) + " of " + observer.FormatCount(b.MaxToolCalls) + " used"
+	}
 	return ""
+}
+
+// toolCallsSpent reports whether b's tool-call limit is enforced and
+// spent, so that further calls would be refused.
+func (r *Run) toolCallsSpent(b *budget.Budget) bool {
+	return r.toolCalls && b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls
 }
 
 // Turn is what to add to the next model input.

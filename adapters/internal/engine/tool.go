@@ -60,6 +60,10 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ok 
 	now := r.Cfg.Now()
 	if err := r.Tracker.ReserveToolCallAt(now, r.beforeTool...); err != nil {
 		r.RecordExceeded(ctx, err)
+		var ex *budget.ExceededError
+		if r.wrapUp.Load() && errors.As(err, &ex) {
+			r.ignored.CompareAndSwap(nil, ex)
+		}
 		return Call{}, false, Refusal(err), r.Failure()
 	}
 	c = Call{run: r, name: name, id: callID, args: args, started: now}
