@@ -374,14 +374,17 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{waitForDeadline},
-				Config: &engine.Config{Limits: budget.Limits{Timeout: time.Millisecond}, Now: c.Now, WrapUpAt: -1, Sink: sink},
+				Config: &engine.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1, Sink: sink},
 				Check: func(t *testing.T, r Result) {
 					require.ErrorIs(t, r.Err, budget.ErrExceeded)
 					var ex *budget.ExceededError
 					require.ErrorAs(t, r.Err, &ex)
 					assert.Equal(t, budget.Time, ex.Resource)
 					assert.ErrorIs(t, r.Err, context.DeadlineExceeded, "still a deadline for code that checks for one")
-					assert.Equal(t, 1, m.Calls())
+					// On a machine slow enough for the deadline to pass
+					// before the first model call, Lookout's hook ends the
+					// run there, with the same error.
+					assert.LessOrEqual(t, m.Calls(), 1)
 					records := Ended(t, sink)
 					end := records[len(records)-1].Payload.(*recorder.RunEnded)
 					assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
@@ -419,13 +422,13 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{wait},
-				Config: &engine.Config{Limits: budget.Limits{Timeout: time.Millisecond}, Now: c.Now, WrapUpAt: -1},
+				Config: &engine.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					require.ErrorIs(t, r.Err, budget.ErrExceeded)
 					var ex *budget.ExceededError
 					require.ErrorAs(t, r.Err, &ex)
 					assert.Equal(t, budget.Time, ex.Resource)
-					assert.Equal(t, 1, m.Calls())
+					assert.LessOrEqual(t, m.Calls(), 1)
 				},
 			}
 		}},

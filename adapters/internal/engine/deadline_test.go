@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/session"
 )
 
 type testKey struct{}
@@ -106,4 +107,17 @@ func TestWithDeadlineAfterFuncRunsOnce(t *testing.T) {
 		t.Fatalf("a second func ran: %v", err)
 	default:
 	}
+}
+
+func TestExceededReturnsTheDeadlinesBudgetError(t *testing.T) {
+	cfg, err := (&Config{}).Normalized()
+	require.NoError(t, err)
+	r, err := NewRun(&cfg, session.New(nil))
+	require.NoError(t, err)
+	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
+	defer cancel()
+	<-ctx.Done()
+	checkBudgetDeadline(t, r.Exceeded(ctx))
+	_, err = r.BeforeModel(ctx)
+	checkBudgetDeadline(t, err)
 }

@@ -153,12 +153,16 @@ func (r *Run) Exceeded(ctx context.Context) error {
 	if err := r.Failure(); err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
+	if err := ctx.Err(); err != nil {
+		// A ctx from WithDeadline returns the budget error itself.
 		var ex *budget.ExceededError
+		if errors.As(err, &ex) {
+			return err
+		}
 		if cause := context.Cause(ctx); errors.As(cause, &ex) {
 			return cause
 		}
-		return ctx.Err()
+		return err
 	}
 	if ex := r.ignored.Load(); ex != nil {
 		return ex
