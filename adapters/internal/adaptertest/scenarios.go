@@ -393,15 +393,21 @@ func budgetScenarios() []Scenario {
 			}
 		}},
 		{Name: "the caller's own deadline is recorded as a cancellation, not a budget stop", Build: func(t *testing.T, _ Adapter) Spec {
+			// The caller's ctx reaches its deadline once the tool starts.
 			sink := recorder.NewMemorySink()
+			expire := make(chan struct{})
+			var once sync.Once
+			wait := Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
+				once.Do(func() { close(expire) })
+				<-ctx.Done()
+				return "stopped waiting", nil
+			}}
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{waitForDeadline},
+				Model: m, Tools: []tool.BaseTool{wait},
 				Config: &engine.Config{Sink: sink},
 				Ctx: func(t *testing.T, ctx context.Context) context.Context {
-					ctx, cancel := context.WithTimeout(ctx, time.Millisecond)
-					t.Cleanup(cancel)
-					return ctx
+					return &expiringCtx{Context: ctx, done: expire}
 				},
 				Check: func(t *testing.T, r Result) {
 					require.ErrorIs(t, r.Err, context.DeadlineExceeded)
@@ -833,3 +839,22 @@ var waitForDeadline = Tool{Name: "wait", Fn: func(ctx context.Context, _ string)
 	<-ctx.Done()
 	return "stopped waiting", nil
 }}
+
+// expiringCtx is a ctx that reaches its deadline when done is closed.
+type expiringCtx struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *expiringCtx) Deadline() (time.Time, bool) { return T0, true }
+
+func (c *expiringCtx) Done() <-chan struct{} { return c.done }
+
+func (c *expiringCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
