@@ -23,10 +23,11 @@
 //     observer pipeline, even when calls run in parallel. A tool error
 //     becomes a message the model can read, unless ToolErrors says abort.
 //   - BeforeModelRewriteState ends the run with a *budget.ExceededError
-//     once tokens or time are spent, removes the previous injected block
-//     and injects the current assessment if it is not stale, and, when
-//     tokens or time are nearly spent, gives one wrap-up turn: tools
-//     withheld and a reminder to summarise.
+//     once tokens or time are spent, or after a tool call was refused on
+//     a wrap-up turn; removes the previous injected block and injects the
+//     current assessment if it is not stale; and, when tokens or time are
+//     nearly spent or the tool calls are spent, makes the call a wrap-up
+//     turn: tools withheld and a reminder to summarise.
 //   - WrapModel charges every model call attempt, streaming ones included,
 //     telling a call that reported no usage from one that reported zero.
 //

@@ -26,7 +26,7 @@ func Example() {
 		scripted.Reply("Both services use the new API.").WithUsage(1_000, 60),
 	)
 	tools := adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{echo("search")}}}
-	trajectory := recorder.NewMemorySink() // or recorder.NewFileSink("run.jsonl", nil)
+	trajectory := recorder.NewMemorySink() // or recorder.NewFileSink("run.jsonl", nil), which also returns an error and must be closed
 
 	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
 		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},

@@ -37,9 +37,10 @@
 //     observers after it. A tool error becomes a message the model can
 //     read, unless ToolErrors says abort.
 //   - [Lookout.WrapModel] ends the run with a *budget.ExceededError before
-//     a model call once tokens or time are spent; adds the current
-//     assessment to the model's input when it is not stale and, when tokens
-//     or time are nearly spent, a wrap-up reminder, while removing blocks
+//     a model call once tokens or time are spent, or after a tool call was
+//     refused on a wrap-up turn; adds the current assessment to the model's
+//     input when it is not stale and, when tokens or time are nearly spent
+//     or the tool calls are spent, a wrap-up reminder, while removing blocks
 //     Lookout added before, so the input holds at most one; forbids tool
 //     calls on the wrap-up turn; and charges every call's token usage,
 //     streaming ones included, telling a call that reported no usage from

@@ -1,7 +1,8 @@
 // Command quickstart runs an unattended Eino ADK agent with Lookout
-// attached: a Resource observer, limits on time, tokens and tool calls, and
-// a tool that keeps failing. It prints every assessment exactly as the
-// model sees it, then the budget, then how the run ended.
+// attached: the Resource, ErrorCascade and Stall observers, limits on time,
+// tokens and tool calls, and a tool that keeps failing. It prints every
+// assessment exactly as the model sees it, then the budget, then how the
+// run ended.
 //
 // It runs offline on a scripted model:
 //
