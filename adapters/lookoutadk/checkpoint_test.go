@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -43,14 +44,28 @@ func (s *memStore) Set(_ context.Context, id string, b []byte) error {
 }
 
 func TestResumeKeepsTheSessionSlices(t *testing.T) {
+	t.Run("without RunOption", func(t *testing.T) { testResumeKeepsTheSessionSlices(t, false) })
+	t.Run("with RunOption", func(t *testing.T) { testResumeKeepsTheSessionSlices(t, true) })
+}
+
+// testResumeKeepsTheSessionSlices interrupts a run and resumes it. With
+// RunOption, the run's end watcher sees the interrupted run's events end;
+// the interrupted run is paused, not ended, so it must not record an end.
+func testResumeKeepsTheSessionSlices(t *testing.T, withRunOption bool) {
+	var opts []adk.AgentRunOption
+	if withRunOption {
+		opts = append(opts, lookoutadk.RunOption())
+	}
 	m := scripted.New(
 		scripted.Call("prep", `{"step":1}`).WithUsage(100, 10),
 		scripted.Call("approve", `{"change":"deploy"}`).WithUsage(200, 20),
 		scripted.Reply("deployed").WithUsage(300, 30),
 	)
 	var resumed *session.Store
+	var paused context.Context
 	approve := fnTool{Name: "approve", Fn: func(ctx context.Context, _ string) (string, error) {
 		if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
+			paused = ctx
 			return "", tool.Interrupt(ctx, "needs a human")
 		}
 		resumed, _ = lookoutadk.Session(ctx)
@@ -59,22 +74,31 @@ func TestResumeKeepsTheSessionSlices(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), approve}, cfg: &lookoutadk.Config{
 		Sink:      sink,
-		Limits:    budget.Limits{MaxTokens: 10_000},
+		Limits:    budget.Limits{MaxTokens: 10_000, Timeout: time.Hour},
 		Observers: everyCall(),
 		OnError:   func(_ context.Context, err error) { t.Errorf("lookout error: %v", err) },
 	}})
 	ctx := context.Background()
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
 
-	first := drain(runner.Query(ctx, "deploy it", adk.WithCheckPointID("c1")))
+	first := drain(runner.Query(ctx, "deploy it", append(opts, adk.WithCheckPointID("c1"))...))
 	require.NoError(t, first.err)
 	last := first.events[len(first.events)-1]
 	require.NotNil(t, last.Action, "the run stopped at the interrupt")
 	require.NotNil(t, last.Action.Interrupted)
+	if withRunOption {
+		// The watcher releases the paused run's deadline after it has
+		// decided about the run's end.
+		select {
+		case <-paused.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("the end watcher did not release the paused run's deadline")
+		}
+	}
 
 	// Resume on a fresh ctx: the session must come back from the
 	// checkpoint, not from anything kept in memory.
-	iter, err := runner.Resume(context.Background(), "c1")
+	iter, err := runner.Resume(context.Background(), "c1", opts...)
 	require.NoError(t, err)
 	second := drain(iter)
 	require.NoError(t, second.err)

@@ -69,6 +69,7 @@ var endWatcher = ucb.NewHandlerHelper().Agent(&ucb.AgentCallbackHandler{
 		// a goroutine that ends with the run.
 		go func() {
 			var last error
+			interrupted := false
 			for {
 				ev, ok := out.Events.Next()
 				if !ok {
@@ -77,12 +78,19 @@ var endWatcher = ucb.NewHandlerHelper().Agent(&ucb.AgentCallbackHandler{
 				if ev != nil && ev.Err != nil {
 					last = ev.Err
 				}
+				if ev != nil && ev.Action != nil && ev.Action.Interrupted != nil {
+					interrupted = true
+				}
 			}
 			if w == nil {
 				return
 			}
 			if r := w.get(); r != nil {
-				r.End(context.WithoutCancel(ctx), last)
+				// An interrupted run is paused, not ended: its resume
+				// goes on with the recording from the checkpoint.
+				if !interrupted {
+					r.End(context.WithoutCancel(ctx), last)
+				}
 				// The run is over: release its deadline now rather than
 				// when it passes. AfterAgent does this only for a run
 				// that succeeded.

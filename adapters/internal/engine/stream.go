@@ -3,6 +3,7 @@ package engine
 import (
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -19,6 +20,16 @@ func PassStream[T any](c *Call, sr *schema.StreamReader[T], text func(T) string,
 	}
 	limit := c.run.Cfg.MaxRecordBytes
 	var head strings.Builder
+	// The call ends once: at the stream's first error or at its end,
+	// whichever comes first. A reader that goes on after an error may
+	// reach the end too, and the call must not be recorded twice.
+	var ended atomic.Bool
+	end := func(err error) error {
+		if !ended.CompareAndSwap(false, true) {
+			return err
+		}
+		return record(head.String(), err)
+	}
 	return schema.StreamReaderWithConvert(sr,
 		func(chunk T) (T, error) {
 			if head.Len() < limit {
@@ -27,12 +38,10 @@ func PassStream[T any](c *Call, sr *schema.StreamReader[T], text func(T) string,
 			return chunk, nil
 		},
 		schema.WithOnEOF(func() (any, error) {
-			_ = record(head.String(), nil)
+			_ = end(nil)
 			return nil, io.EOF
 		}),
-		schema.WithErrWrapper(func(err error) error {
-			return record(head.String(), err)
-		}),
+		schema.WithErrWrapper(end),
 	)
 }
 
