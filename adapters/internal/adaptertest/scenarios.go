@@ -776,6 +776,31 @@ func recordingScenarios() []Scenario {
 				},
 			}
 		}},
+		{Name: "a failing Sink's dropped writes go to OnError", Build: func(t *testing.T, _ Adapter) Spec {
+			sink := &FailingSink{}
+			var mu sync.Mutex
+			var reported []error
+			return Spec{
+				Model: scripted.New(scripted.Call("search", `{}`), scripted.Reply("done")),
+				Tools: []tool.BaseTool{Echo("search")},
+				Config: &engine.Config{Sink: sink, OnError: func(_ context.Context, err error) {
+					mu.Lock()
+					reported = append(reported, err)
+					mu.Unlock()
+				}},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					require.Eventually(t, func() bool {
+						mu.Lock()
+						defer mu.Unlock()
+						return len(reported) > 0 && len(reported) == sink.Writes()
+					}, 5*time.Second, time.Millisecond, "every failed write is reported")
+					mu.Lock()
+					defer mu.Unlock()
+					assert.ErrorIs(t, reported[0], ErrDiskFull)
+				},
+			}
+		}},
 		{Name: "a failing sink with the escalate policy ends the run with its error", Build: func(t *testing.T, _ Adapter) Spec {
 			m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("never"))
 			return Spec{

@@ -92,7 +92,8 @@ type Config struct {
 	Sink recorder.Sink
 	// RecorderOptions configure the recorder built on Sink: the failure
 	// policy (drop and count, or escalate and end the run), redaction,
-	// field limits, the clock. Nil means the defaults.
+	// field limits, the clock. Nil means the defaults, except that
+	// dropped writes go to OnError unless ErrorHandler is set.
 	RecorderOptions *recorder.Options
 	// Recorder, when set, is used instead of one built from Sink, so
 	// several agents can share one.
@@ -159,7 +160,18 @@ func (c *Config) Normalized() (Config, error) {
 		n.OnError = LogError
 	}
 	if n.Recorder == nil && n.Sink != nil {
-		n.Recorder = recorder.New(n.Sink, n.RecorderOptions)
+		// Writes the sink fails under the Drop policy go to OnError, as
+		// every other observing and recording failure does, unless the
+		// options name their own handler.
+		var opts recorder.Options
+		if n.RecorderOptions != nil {
+			opts = *n.RecorderOptions
+		}
+		if opts.ErrorHandler == nil {
+			onError := n.OnError
+			opts.ErrorHandler = func(err error) { onError(context.Background(), err) }
+		}
+		n.Recorder = recorder.New(n.Sink, &opts)
 	}
 	return n, nil
 }
