@@ -295,6 +295,12 @@ func (p *Pipeline) runOne(ctx context.Context, o Observer, name string, oc *Cont
 	if a.Timestamp.IsZero() {
 		a.Timestamp = oc.Now
 	}
+	if a.Severity < Info || a.Severity > Warning {
+		// An unknown severity could not be rendered or snapshotted; the
+		// nearest known one keeps the assessment.
+		p.onError(ctx, &Error{Observer: name, Phase: phase, Err: fmt.Errorf("unknown severity %d", int(a.Severity))})
+		a.Severity = min(max(a.Severity, Info), Warning)
+	}
 	return a, true
 }
 

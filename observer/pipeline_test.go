@@ -414,3 +414,40 @@ func TestResourceSaysOneCallInTheSingular(t *testing.T) {
 	b.ToolCalls = 9
 	assert.Contains(t, observer.NewResource().Assess(b, start).Summary, "You have made 9 of 10 allowed tool calls. 1 call remaining.")
 }
+
+// severe returns an assessment with the given severity, known or not.
+type severe observer.Severity
+
+func (severe) Name() string                                      { return "Severe" }
+func (severe) ShouldRun(context.Context, *observer.Context) bool { return true }
+func (s severe) Observe(context.Context, *observer.Context) (observer.Assessment, error) {
+	return observer.Assessment{Summary: "odd", Severity: observer.Severity(s)}, nil
+}
+
+func TestAnUnknownSeverityBecomesTheNearestKnownOne(t *testing.T) {
+	for _, c := range []struct {
+		given, want observer.Severity
+	}{{observer.Warning + 1, observer.Warning}, {observer.Info - 1, observer.Info}, {observer.Caution, observer.Caution}} {
+		var reported []error
+		store := session.New(nil)
+		p, err := observer.NewPipeline(store, []observer.Config{
+			{Observer: severe(c.given), Trigger: observer.Trigger{OnEveryCall: true}},
+		}, &observer.PipelineOptions{OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
+		require.NoError(t, err)
+
+		_, current := p.AfterToolCall(context.Background(), ok())
+		require.NotNil(t, current)
+		assert.Equal(t, c.want, current.Assessments[0].Severity)
+		_, err = store.Snapshot()
+		assert.NoError(t, err, "the session can still be snapshotted")
+		if c.given == c.want {
+			assert.Empty(t, reported)
+			continue
+		}
+		require.Len(t, reported, 1)
+		var oe *observer.Error
+		require.ErrorAs(t, reported[0], &oe)
+		assert.Equal(t, "Severe", oe.Observer)
+		assert.ErrorContains(t, oe, "unknown severity")
+	}
+}

@@ -2,6 +2,7 @@ package lookoutadk_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -150,4 +151,45 @@ func TestARunSnapshotsItsSessionOnlyWhenEinoSavesACheckpoint(t *testing.T) {
 	}
 	assert.Zero(t, snapshots.Load(), "runs that saved no checkpoint snapshot nothing")
 	assert.Equal(t, 2, len(session.LogOf[observer.ToolCallRecord](store).Last(10)), "both runs used the session")
+}
+
+// unencodable is a session value that cannot be snapshotted.
+type unencodable struct{}
+
+func (unencodable) MarshalJSON() ([]byte, error) { return nil, errors.New("cannot encode") }
+
+func TestASessionThatCannotBeSnapshottedDoesNotBreakTheInterrupt(t *testing.T) {
+	store := session.New(nil)
+	session.ValueOf[unencodable](store).Seed(unencodable{})
+	ctx := session.NewContext(context.Background(), store)
+	var mu sync.Mutex
+	var reported []error
+	m := scripted.New(scripted.Call("approve", `{}`), scripted.Reply("deployed"))
+	approve := fnTool{Name: "approve", Fn: func(ctx context.Context, _ string) (string, error) {
+		if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
+			return "", tool.Interrupt(ctx, "needs a human")
+		}
+		return "approved", nil
+	}}
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{approve}, cfg: &lookoutadk.Config{
+		OnError: func(_ context.Context, err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() },
+	}})
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
+
+	first := drain(runner.Query(ctx, "deploy it", adk.WithCheckPointID("c1")))
+	require.NoError(t, first.err, "the interrupt is saved without the session")
+	last := first.events[len(first.events)-1]
+	require.NotNil(t, last.Action)
+	require.NotNil(t, last.Action.Interrupted)
+	mu.Lock()
+	require.NotEmpty(t, reported)
+	assert.ErrorContains(t, reported[0], "cannot encode")
+	mu.Unlock()
+
+	iter, err := runner.Resume(ctx, "c1")
+	require.NoError(t, err)
+	second := drain(iter)
+	require.NoError(t, second.err)
+	require.NotEmpty(t, second.messages)
+	assert.Equal(t, "deployed", second.messages[len(second.messages)-1].Content)
 }

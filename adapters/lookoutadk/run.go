@@ -62,7 +62,10 @@ func (c *checkpoint) MarshalJSON() ([]byte, error) {
 	if c.run != nil && !c.probing.Load() {
 		snap, err := c.run.Store.Snapshot()
 		if err != nil {
-			return nil, err
+			// A session that cannot be encoded must not stop Eino from
+			// saving the checkpoint: it is saved without the session, and
+			// the resumed run starts a fresh one.
+			c.run.Cfg.OnError(context.Background(), fmt.Errorf("lookoutadk: checkpoint saved without the session: %w", err))
 		}
 		cj.Session = snap
 		cj.RunID, cj.Next = c.run.Recording()
