@@ -51,6 +51,10 @@
 //     satisfies errors.Is(err, context.DeadlineExceeded); so the run ends
 //     with the budget error whether Eino notices the expired ctx between
 //     hooks or Lookout's own hooks do.
+//   - The assessment block moves to the end of the history in place: the
+//     tail of the history's array is rewritten before each model call, so
+//     a model or callbacks handler that keeps a call's input slice after
+//     the call returns must copy it (slices.Clone) to keep it as it was.
 //   - Eino calls AfterAgent only on success. Pass RunOption to the Runner
 //     so that runs ending with an error are recorded to the end and their
 //     deadline released at once, not when it passes.
