@@ -214,7 +214,8 @@ const (
 
 // Budget records a charge against a limit, or a limit being exceeded.
 // Resource names what is counted ("tokens", "tool_calls", "model_calls",
-// "time"); time amounts are nanoseconds.
+// "time"). For "time", Used and Limit are milliseconds, as in
+// budget.ExceededError.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type Budget struct {

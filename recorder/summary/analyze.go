@@ -249,7 +249,7 @@ type runState struct {
 	last      time.Time
 	startedAt time.Time
 	endedAt   time.Time
-	open      map[callKey]string // started, not ended: key to tool name
+	open      openCalls
 	tools     map[string]*Tool
 	observers map[string]*ObserverAssessments
 	efficacy  map[string]*Efficacy
@@ -266,6 +266,56 @@ func keyOf(id string, index int) callKey {
 		return callKey{id: id, index: -1}
 	}
 	return callKey{index: index}
+}
+
+// openCalls holds the tool calls started and not yet ended. A call is
+// known by its id, else by its call index. A start with neither is
+// paired with the next end of the same tool that has no id: the Eino
+// adapters give a call its index when it completes, so a call without an
+// id has index 0 on its tool_started record.
+type openCalls struct {
+	keyed     map[callKey]string // key to tool name
+	unindexed map[string]int     // tool name to starts without id or index
+}
+
+func (o *openCalls) start(id string, index int, name string) {
+	if id == "" && index == 0 {
+		if o.unindexed == nil {
+			o.unindexed = map[string]int{}
+		}
+		o.unindexed[name]++
+		return
+	}
+	if o.keyed == nil {
+		o.keyed = map[callKey]string{}
+	}
+	o.keyed[keyOf(id, index)] = name
+}
+
+// end closes the call and reports whether it had been started.
+func (o *openCalls) end(id string, index int, name string) bool {
+	key := keyOf(id, index)
+	if _, ok := o.keyed[key]; ok {
+		delete(o.keyed, key)
+		return true
+	}
+	if id == "" && o.unindexed[name] > 0 {
+		o.unindexed[name]--
+		return true
+	}
+	return false
+}
+
+// byTool counts the calls still open, by tool name.
+func (o *openCalls) byTool() map[string]int {
+	n := maps.Clone(o.unindexed)
+	if n == nil {
+		n = map[string]int{}
+	}
+	for _, name := range o.keyed {
+		n[name]++
+	}
+	return n
 }
 
 // Add counts one record.
@@ -305,10 +355,7 @@ func (a *Analyzer) Add(rec recorder.Record) {
 			s.ModelCallsWithoutUsage++
 		}
 	case *recorder.ToolStarted:
-		if st.open == nil {
-			st.open = map[callKey]string{}
-		}
-		st.open[keyOf(p.CallID, p.CallIndex)] = p.Name
+		st.open.start(p.CallID, p.CallIndex, p.Name)
 		st.tool(p.Name).Calls++
 		s.ToolCalls++
 	case *recorder.ToolEnded:
@@ -367,10 +414,7 @@ func (st *runState) tool(name string) *Tool {
 
 func (st *runState) toolEnded(seq uint64, p *recorder.ToolEnded) {
 	s := &st.run.Stats
-	key := keyOf(p.CallID, p.CallIndex)
-	if _, started := st.open[key]; started {
-		delete(st.open, key)
-	} else {
+	if !st.open.end(p.CallID, p.CallIndex, p.Name) {
 		// A result with no announced call still is a call.
 		st.tool(p.Name).Calls++
 		s.ToolCalls++
@@ -509,10 +553,7 @@ func (st *runState) snapshot() Run {
 	r.UnknownKinds = maps.Clone(r.UnknownKinds)
 	r.Assessments.BySeverity = maps.Clone(r.Assessments.BySeverity)
 
-	unfinished := map[string]int{}
-	for _, name := range st.open {
-		unfinished[name]++
-	}
+	unfinished := st.open.byTool()
 	r.Tools = make([]Tool, 0, len(st.tools))
 	for _, t := range st.tools {
 		c := *t

@@ -289,3 +289,28 @@ func TestWriteTextReturnsTheWritersError(t *testing.T) {
 	err := summary.Analyze(budgetRun().records).WriteText(&failingWriter{n: 3})
 	assert.EqualError(t, err, "disk full")
 }
+
+// The Eino adapters write tool_started before a call has its index, so a
+// call without an id is started at index 0 and ended at its own index.
+func TestAnalyzePairsCallsStartedWithoutIdOrIndex(t *testing.T) {
+	tp := newTape()
+	tp.add("r", &recorder.ToolStarted{Name: "grep"})
+	tp.add("r", &recorder.ToolStarted{Name: "grep"})
+	tp.add("r", &recorder.ToolStarted{Name: "read"})
+	tp.add("r", &recorder.ToolEnded{Name: "grep", CallIndex: 1})
+	tp.add("r", &recorder.ToolEnded{Name: "grep", CallIndex: 2})
+
+	r := summary.Analyze(tp.records).Runs[0]
+	assert.Equal(t, 3, r.ToolCalls)
+	assert.Equal(t, []summary.Tool{
+		{Name: "grep", Calls: 2},
+		{Name: "read", Calls: 1, Unfinished: 1},
+	}, r.Tools)
+
+	tp.user("r", "next")
+	tp.add("r", &recorder.ToolStarted{Name: "grep"})
+	tp.add("r", &recorder.ToolEnded{Name: "grep", CallIndex: 3})
+	prompts := summary.Split(tp.records)
+	require.NotEmpty(t, prompts)
+	assert.Equal(t, 1, prompts[len(prompts)-1].ToolCalls, "one call, not a start and an end")
+}

@@ -129,7 +129,7 @@ func newSegment(recs []*recorder.Record) segment {
 		Query: msgtext.Of(first.Payload.(*recorder.Message).Message),
 	}
 	tools := map[string]bool{}
-	started := map[callKey]bool{}
+	var open openCalls
 	last := first.RecordedAt
 	for _, rec := range recs[1:] {
 		if rec.RecordedAt.After(last) {
@@ -145,11 +145,11 @@ func newSegment(recs []*recorder.Record) segment {
 				p.Response = v.Message.Content
 			}
 		case *recorder.ToolStarted:
-			started[keyOf(v.CallID, v.CallIndex)] = true
+			open.start(v.CallID, v.CallIndex, v.Name)
 			tools[v.Name] = true
 			p.ToolCalls++
 		case *recorder.ToolEnded:
-			if !started[keyOf(v.CallID, v.CallIndex)] {
+			if !open.end(v.CallID, v.CallIndex, v.Name) {
 				p.ToolCalls++
 			}
 			tools[v.Name] = true
