@@ -135,3 +135,36 @@ func TestRunOptionReleasesTheDeadlineOfAFailedRun(t *testing.T) {
 		t.Fatal("the failed run's deadline is still armed")
 	}
 }
+
+// A conversation's later run is given the turns before it; only its own
+// user message is recorded, with the instruction, so the trajectory of
+// the session holds each user message once.
+func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	store := session.New(nil)
+	ctx := session.NewContext(context.Background(), store)
+	history := []*schema.Message{schema.UserMessage("turn one")}
+	for turn, reply := range []string{"first answer", "second answer"} {
+		m := scripted.New(scripted.Reply(reply))
+		agent := newAgent(t, agentSpec{model: m, cfg: &lookoutadk.Config{Sink: sink}})
+		if turn == 1 {
+			history = append(history, schema.AssistantMessage("first answer", nil), schema.UserMessage("turn two"))
+		}
+		runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
+		require.NoError(t, drain(runner.Run(ctx, history, lookoutadk.RunOption())).err)
+	}
+
+	var users, systems []string
+	for _, rec := range sink.Records() {
+		if p, ok := rec.Payload.(*recorder.Message); ok {
+			switch p.Message.Role {
+			case schema.User:
+				users = append(users, p.Message.Content)
+			case schema.System:
+				systems = append(systems, p.Message.Content)
+			}
+		}
+	}
+	assert.Equal(t, []string{"turn one", "turn two"}, users)
+	assert.Len(t, systems, 2, "each run records the instruction it was given")
+}

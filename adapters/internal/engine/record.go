@@ -97,7 +97,10 @@ func (r *Run) Failure() error {
 }
 
 // RecordInput records the system and user messages of the run's input,
-// skipping what Lookout injected.
+// skipping what Lookout injected. A run that continues a conversation is
+// given the turns before it too; their user messages were recorded by the
+// runs that made them, so only the user messages after the last reply or
+// tool result are recorded, with the system messages that open the input.
 // Only the first call of a run records; later calls return at once.
 func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
 	if r.trace.rec != nil && !r.trace.input.Load() {
@@ -109,11 +112,22 @@ func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
 	if !r.trace.input.CompareAndSwap(false, true) {
 		return
 	}
-	for _, m := range msgs {
-		if _, injected := Injected(m); injected || m == nil {
+	since := 0 // where this run's own turn starts
+	for i, m := range msgs {
+		if m != nil && (m.Role == schema.Assistant || m.Role == schema.Tool) {
+			since = i + 1
+		}
+	}
+	opening := true // still in the system messages that open the input
+	for i, m := range msgs {
+		if m == nil {
 			continue
 		}
-		if m.Role == schema.User || m.Role == schema.System {
+		if _, injected := Injected(m); injected {
+			continue
+		}
+		opening = opening && m.Role == schema.System
+		if (i >= since || opening) && (m.Role == schema.User || m.Role == schema.System) {
 			r.note(r.trace.rec.Message(ctx, m))
 		}
 	}
