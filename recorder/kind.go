@@ -70,7 +70,8 @@ const (
 	OutcomeCancelled      Outcome = "cancelled"
 )
 
-// RunUsage is what a run consumed in total.
+// RunUsage is what a run's own calls consumed in total: with a budget
+// shared by several runs or by sub-agents, each run counts only its own.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type RunUsage struct {

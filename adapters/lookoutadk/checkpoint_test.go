@@ -125,6 +125,13 @@ func testResumeKeepsTheSessionSlices(t *testing.T, withRunOption bool) {
 	assert.Equal(t, 1, k[recorder.KindRunStarted])
 	assert.Equal(t, 1, k[recorder.KindRunEnded])
 	assert.Equal(t, 3, k[recorder.KindModelResponse])
+	end := records[len(records)-1].Payload.(*recorder.RunEnded)
+	// The interrupted call was admitted twice, before the interrupt and
+	// on the resume, as the budget counts it.
+	assert.Equal(t, recorder.RunUsage{
+		PromptTokens: 600, CompletionTokens: 60, TotalTokens: 660, ToolCalls: b.ToolCalls, ModelCalls: 3,
+	}, end.Usage, "the run's usage from before the interrupt is kept")
+	assert.Equal(t, int64(3), b.ToolCalls)
 }
 
 // snapshotCounter is a session value that counts the snapshots of its

@@ -145,7 +145,7 @@ func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
 	ctx := session.NewContext(context.Background(), store)
 	history := []*schema.Message{schema.UserMessage("turn one")}
 	for turn, reply := range []string{"first answer", "second answer"} {
-		m := scripted.New(scripted.Reply(reply))
+		m := scripted.New(scripted.Reply(reply).WithUsage(100*(turn+1), 10*(turn+1)))
 		agent := newAgent(t, agentSpec{model: m, cfg: &lookoutadk.Config{Sink: sink}})
 		if turn == 1 {
 			history = append(history, schema.AssistantMessage("first answer", nil), schema.UserMessage("turn two"))
@@ -167,4 +167,16 @@ func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
 	}
 	assert.Equal(t, []string{"turn one", "turn two"}, users)
 	assert.Len(t, systems, 2, "each run records the instruction it was given")
+
+	// Each run's end holds what that run used, not the session's totals.
+	var usages []recorder.RunUsage
+	for _, rec := range sink.Records() {
+		if p, ok := rec.Payload.(*recorder.RunEnded); ok {
+			usages = append(usages, p.Usage)
+		}
+	}
+	assert.Equal(t, []recorder.RunUsage{
+		{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110, ModelCalls: 1},
+		{PromptTokens: 200, CompletionTokens: 20, TotalTokens: 220, ModelCalls: 1},
+	}, usages)
 }

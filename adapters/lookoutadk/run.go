@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/adapters/internal/engine"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -41,13 +42,15 @@ type checkpoint struct {
 	session []byte
 	runID   string
 	next    uint64
+	usage   recorder.RunUsage
 }
 
 // checkpointJSON is the encoded form.
 type checkpointJSON struct {
-	Session json.RawMessage `json:"session"`
-	RunID   string          `json:"run_id,omitempty"`
-	Next    uint64          `json:"next_seq,omitempty"`
+	Session json.RawMessage   `json:"session"`
+	RunID   string            `json:"run_id,omitempty"`
+	Next    uint64            `json:"next_seq,omitempty"`
+	Usage   recorder.RunUsage `json:"usage,omitzero"`
 }
 
 func init() {
@@ -58,7 +61,7 @@ func init() {
 // checkpoint serializer encodes values that implement json.Marshaler with
 // it rather than with gob.
 func (c *checkpoint) MarshalJSON() ([]byte, error) {
-	cj := checkpointJSON{Session: c.session, RunID: c.runID, Next: c.next}
+	cj := checkpointJSON{Session: c.session, RunID: c.runID, Next: c.next, Usage: c.usage}
 	if c.run != nil && !c.probing.Load() {
 		snap, err := c.run.Store.Snapshot()
 		if err != nil {
@@ -68,7 +71,7 @@ func (c *checkpoint) MarshalJSON() ([]byte, error) {
 			c.run.Cfg.OnError(context.Background(), fmt.Errorf("lookoutadk: checkpoint saved without the session: %w", err))
 		}
 		cj.Session = snap
-		cj.RunID, cj.Next = c.run.Recording()
+		cj.RunID, cj.Next, cj.Usage = c.run.Recording()
 	}
 	if cj.Session == nil {
 		cj.Session = json.RawMessage("null")
@@ -82,7 +85,7 @@ func (c *checkpoint) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &cj); err != nil {
 		return err
 	}
-	c.session, c.runID, c.next = nil, cj.RunID, cj.Next
+	c.session, c.runID, c.next, c.usage = nil, cj.RunID, cj.Next, cj.Usage
 	if len(cj.Session) > 0 && string(cj.Session) != "null" {
 		c.session = append([]byte(nil), cj.Session...)
 	}
@@ -123,7 +126,7 @@ func restoreAndRegister(ctx context.Context, r *engine.Run) {
 			}
 		}
 		if cp.runID != "" {
-			r.ResumeRecording(cp.runID, cp.next)
+			r.ResumeRecording(cp.runID, cp.next, cp.usage)
 		}
 	}
 	if !r.Recorded() {

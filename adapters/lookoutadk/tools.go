@@ -53,7 +53,7 @@ func (m *middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 			}
 			return schema.StreamReaderFromArray([]string{msg}), nil
 		}
-		return engine.PassStream(c, sr, func(s string) string { return s }, recorder(ctx, c)), nil
+		return engine.PassStream(c, sr, func(s string) string { return s }, recordStream(ctx, c)), nil
 	}, nil
 }
 
@@ -109,7 +109,7 @@ func (m *middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 			}
 			return schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(msg)}), nil
 		}
-		return engine.PassStream(c, sr, engine.ResultText, recorder(ctx, c)), nil
+		return engine.PassStream(c, sr, engine.ResultText, recordStream(ctx, c)), nil
 	}, nil
 }
 
@@ -155,8 +155,8 @@ func endWith(ctx context.Context, r *engine.Run, err error) {
 	}
 }
 
-// recorder records the end of a streamed call.
-func recorder(ctx context.Context, c *engine.Call) func(result string, err error) error {
+// recordStream records the end of a streamed call.
+func recordStream(ctx context.Context, c *engine.Call) func(result string, err error) error {
 	return func(result string, err error) error {
 		_, err = c.Record(ctx, result, err)
 		return err

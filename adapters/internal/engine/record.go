@@ -30,6 +30,29 @@ type recording struct {
 	ended  atomic.Bool
 	failed atomic.Pointer[error]
 	tools  offeredTools
+	usage  runUsage
+}
+
+// runUsage counts what a run's own calls consume, for its run_ended
+// record: the budget it charges may be shared with earlier runs of the
+// session and with sub-agents, which record their own.
+type runUsage struct {
+	prompt, completion, total, modelCalls, toolCalls atomic.Int64
+}
+
+func (u *runUsage) load() recorder.RunUsage {
+	return recorder.RunUsage{
+		PromptTokens: u.prompt.Load(), CompletionTokens: u.completion.Load(), TotalTokens: u.total.Load(),
+		ToolCalls: u.toolCalls.Load(), ModelCalls: u.modelCalls.Load(),
+	}
+}
+
+func (u *runUsage) store(v recorder.RunUsage) {
+	u.prompt.Store(v.PromptTokens)
+	u.completion.Store(v.CompletionTokens)
+	u.total.Store(v.TotalTokens)
+	u.toolCalls.Store(v.ToolCalls)
+	u.modelCalls.Store(v.ModelCalls)
 }
 
 // StartRecording writes the run's run_started record, as a child of
@@ -61,19 +84,21 @@ func (r *Run) StartRecording(ctx context.Context, agentName string, parent *Run,
 	r.note(err)
 }
 
-// ResumeRecording continues a run recorded before a checkpoint: records
+// ResumeRecording continues a run recorded before a checkpoint, which had
+// used usage so far: records
 // get seqs from next on, and no run_started is written.
-func (r *Run) ResumeRecording(runID string, next uint64) {
+func (r *Run) ResumeRecording(runID string, next uint64, usage recorder.RunUsage) {
 	if r.Cfg.Recorder == nil {
 		return
 	}
 	r.trace.rec = r.Cfg.Recorder.ResumeRun(recorder.RunInfo{RunID: runID}, next)
+	r.trace.usage.store(usage)
 }
 
-// Recording returns the recorded run's id and next seq, for a checkpoint;
-// an empty id when nothing is recorded.
-func (r *Run) Recording() (runID string, next uint64) {
-	return r.trace.rec.ID(), r.trace.rec.Next()
+// Recording returns the recorded run's id, next seq and usage so far, for
+// a checkpoint; an empty id when nothing is recorded.
+func (r *Run) Recording() (runID string, next uint64, usage recorder.RunUsage) {
+	return r.trace.rec.ID(), r.trace.rec.Next(), r.trace.usage.load()
 }
 
 // Recorded reports whether the run's recording has started.
@@ -166,14 +191,7 @@ func (r *Run) End(ctx context.Context, err error) {
 	if r.trace.rec == nil || !r.trace.ended.CompareAndSwap(false, true) {
 		return
 	}
-	b := r.Tracker.Budget()
-	end := recorder.RunEnded{
-		Outcome: recorder.OutcomeCompleted,
-		Usage: recorder.RunUsage{
-			PromptTokens: b.PromptTokens, CompletionTokens: b.CompletionTokens, TotalTokens: b.TokensUsed,
-			ToolCalls: b.ToolCalls, ModelCalls: b.ModelCalls,
-		},
-	}
+	end := recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: r.trace.usage.load()}
 	if err != nil {
 		end.Error = err.Error()
 		var ex *budget.ExceededError
@@ -361,7 +379,11 @@ func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.
 		resp.FinishReason = msg.ResponseMeta.FinishReason
 	}
 	r.note(r.trace.rec.ModelResponse(ctx, resp))
+	r.trace.usage.modelCalls.Add(1)
 	if u != nil {
+		r.trace.usage.prompt.Add(u.PromptTokens)
+		r.trace.usage.completion.Add(u.CompletionTokens)
+		r.trace.usage.total.Add(u.Total())
 		b := r.Tracker.Budget()
 		r.note(r.trace.rec.Budget(ctx, recorder.Budget{
 			Event: recorder.BudgetCharged, Resource: string(budget.Tokens), Amount: u.Total(), Used: b.TokensUsed, Limit: b.MaxTokens,
@@ -376,6 +398,7 @@ func (c *Call) recordStart(ctx context.Context) {
 }
 
 func (c *Call) writeStart(ctx context.Context) {
+	c.run.trace.usage.toolCalls.Add(1)
 	c.run.note(c.run.trace.rec.ToolStarted(ctx, recorder.ToolStarted{CallID: c.id, Name: c.name, Arguments: c.args}))
 }
 
