@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 
 	"github.com/lookout-go/lookout/internal/jsonl"
 	"github.com/lookout-go/lookout/recorder"
@@ -76,11 +77,7 @@ func validate(e *env, path string) int {
 		fmt.Fprintf(e.stdout, "%s: valid %s\n", path, verdict)
 		return exitOK
 	}
-	noun := "problems"
-	if len(problems) == 1 {
-		noun = "problem"
-	}
-	fmt.Fprintf(e.stdout, "%s: invalid %s: %d %s\n", path, verdict, len(problems), noun)
+	fmt.Fprintf(e.stdout, "%s: invalid %s: %s\n", path, verdict, count(len(problems), "problem", "problems"))
 	for i, p := range problems {
 		if i == maxProblemsShown {
 			fmt.Fprintf(e.stdout, "  … and %d more\n", len(problems)-i)
@@ -107,8 +104,8 @@ func validateATIF(path string) (string, []string, error) {
 	if err != nil {
 		return "", nil, unwrapATIF(err)
 	}
-	return fmt.Sprintf("ATIF trajectory (%s, %d steps, %d subagent trajectories)",
-		versionOf(t), len(t.Steps), len(t.SubagentTrajectories)), nil, nil
+	return fmt.Sprintf("ATIF trajectory (%s, %s, %s)",
+		versionOf(t), count(len(t.Steps), "step", "steps"), count(len(t.SubagentTrajectories), "subagent trajectory", "subagent trajectories")), nil, nil
 }
 
 // unwrapATIF drops the atif package's prefix from file errors, which the
@@ -203,7 +200,7 @@ func validateJSONL(path string) (string, []string, error) {
 	if records == 0 && len(problems) == 0 {
 		add("no records")
 	}
-	return fmt.Sprintf("trajectory (%d records, %d runs)", records, len(runs)), problems, nil
+	return fmt.Sprintf("trajectory (%s, %s)", count(records, "record", "records"), count(len(runs), "run", "runs")), problems, nil
 }
 
 // lineReader splits JSON Lines as recorder.Reader does, but tells the
@@ -258,4 +255,12 @@ func seqProblems(rc *runCheck) []string {
 		}
 	}
 	return out
+}
+
+// count writes n with the noun for one or for many.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -160,3 +160,9 @@ func TestValidateReadsATIFWithoutAVersion(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stdout)
 	assert.Equal(t, path+": valid ATIF trajectory (no schema_version, 6 steps, 0 subagent trajectories)\n", r.stdout)
 }
+
+func TestValidateCountsInTheSingular(t *testing.T) {
+	assert.Equal(t, "1 run", count(1, "run", "runs"))
+	assert.Equal(t, "0 runs", count(0, "run", "runs"))
+	assert.Equal(t, "12 records", count(12, "record", "records"))
+}
