@@ -27,9 +27,12 @@
 //     a wrap-up turn; removes the previous injected block and injects the
 //     current assessment if it is not stale; and, when tokens or time are
 //     nearly spent or the tool calls are spent, makes the call a wrap-up
-//     turn: tools withheld and a reminder to summarise.
+//     turn: a reminder to summarise, and no tool calls (WrapModel passes
+//     model.WithToolChoice(schema.ToolChoiceForbidden); the tools stay
+//     described, as providers that see tool calls in the history require).
 //   - WrapModel charges every model call attempt, streaming ones included,
-//     telling a call that reported no usage from one that reported zero.
+//     telling a call that reported no usage from one that reported zero,
+//     and forbids tool calls on a wrap-up turn.
 //
 // Should Lookout's own work in a hook panic, the panic goes to
 // Config.OnError and the agent goes on as it would without Lookout: the

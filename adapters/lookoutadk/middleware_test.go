@@ -65,5 +65,8 @@ func TestSharedBehaviour(t *testing.T) {
 		Session:       lookoutadk.Session,
 		AgentName:     "worker",
 		InputMessages: 2, // the instruction and the user's query
+		// Providers such as Anthropic's reject a history of tool calls
+		// without tool definitions, so the tools stay described.
+		WrapUpDescribesTools: true,
 	})
 }

@@ -36,17 +36,16 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 		r.End(ctx, err)
 		return ctx, nil, err
 	}
+	// On a wrap-up turn the tools stay described, and WrapModel's model
+	// forbids calling them through the tool choice: some providers reject
+	// a history of tool calls sent without tool definitions.
 	msgs := r.Reinject(state.Messages, turn.Messages)
-	if !turn.WrapUp && sameSlice(msgs, state.Messages) {
+	if sameSlice(msgs, state.Messages) {
 		// The usual case: the block moved to the end in place, or nothing
 		// was injected. The state already says what a copy would.
 		return ctx, state, nil
 	}
 	ns := *state
-	if turn.WrapUp {
-		ns.ToolInfos = nil
-		ns.DeferredToolInfos = nil
-	}
 	ns.Messages = msgs
 	return ctx, &ns, nil
 }
@@ -61,11 +60,12 @@ func sameSlice[T any](a, b []T) bool {
 }
 
 // WrapModel charges the budget for every model call attempt, streaming
-// ones included: retries pass through it one attempt at a time.
+// ones included: retries pass through it one attempt at a time. On a
+// wrap-up turn it forbids tool calls through the tool choice.
 func (m *middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
 	r := engine.FromContext(ctx)
 	if r == nil {
 		return inner, nil
 	}
-	return &engine.ChargingModel{Inner: inner, Run: r}, nil
+	return &engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}, nil
 }

@@ -297,9 +297,17 @@ func budgetScenarios() []Scenario {
 				scripted.Call("search", `{"q":"a"}`).WithUsage(900, 50),
 				scripted.Reply("Summary: searched once.").WithUsage(20, 10),
 			)
+			sink := recorder.NewMemorySink()
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 1000}},
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 1000}, Sink: sink},
 				Check: func(t *testing.T, r Result) {
+					var withheld []bool
+					for _, rec := range Ended(t, sink) {
+						if p, ok := rec.Payload.(*recorder.ModelRequest); ok {
+							withheld = append(withheld, p.ToolsWithheld)
+						}
+					}
+					assert.Equal(t, []bool{false, true}, withheld, "the recorded requests")
 					require.NoError(t, r.Err)
 					assert.Equal(t, "Summary: searched once.", r.Final.Content)
 					reqs := m.Requests()

@@ -17,6 +17,18 @@ import (
 type ChargingModel struct {
 	Inner model.BaseChatModel
 	Run   *Run
+	// ForbidToolsOnWrapUp adds model.WithToolChoice(schema.ToolChoiceForbidden)
+	// to the call's options once the run has been given a wrap-up turn.
+	ForbidToolsOnWrapUp bool
+}
+
+// options returns opts, with the tool choice forbidden on a wrap-up turn
+// when c forbids tools then. opts itself is never written to.
+func (c *ChargingModel) options(opts []model.Option) []model.Option {
+	if !c.ForbidToolsOnWrapUp || !c.Run.WrappingUp() {
+		return opts
+	}
+	return append(opts[:len(opts):len(opts)], model.WithToolChoice(schema.ToolChoiceForbidden))
 }
 
 // Generate calls the inner model and charges its usage. Should Lookout's
@@ -42,6 +54,7 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 		c.Run.fault(ctx, "charging a model call", p)
 		err = nil
 	}()
+	opts = c.options(opts)
 	start, err := c.prepare(ctx, input, opts)
 	if err != nil {
 		return nil, err
@@ -62,6 +75,7 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 // Stream calls the inner model and charges its usage at the end of the
 // stream. Faults in Lookout's own work are handled as in Generate.
 func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	opts = c.options(opts)
 	start, err := c.before(ctx, input, opts)
 	if err != nil {
 		return nil, err

@@ -256,7 +256,8 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, opts []
 		}
 	}
 	req.ToolDefinitions = r.toolDefinitions(ctx, o.Tools)
-	req.ToolsWithheld = len(req.Tools) == 0 && r.WrappingUp()
+	forbidden := o.ToolChoice != nil && *o.ToolChoice == schema.ToolChoiceForbidden
+	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || forbidden)
 	r.note(r.trace.rec.ModelRequest(ctx, req))
 }
 
