@@ -18,47 +18,32 @@ import (
 // passes while a tool runs, or between two hooks, ends the run with an
 // error that satisfies errors.Is(err, budget.ErrExceeded) and errors.As
 // to *budget.ExceededError, as a deadline noticed by Lookout's own hooks
-// does. Contexts derived from it, by Eino or by a tool, inherit that Err.
+// does. Values derived with context.WithValue share this Err, and so do
+// contexts derived after the deadline. A context with a cancellation of
+// its own (WithCancel, WithTimeout) made before the deadline reports
+// context.DeadlineExceeded, with the budget error as its context.Cause;
+// the tool wrappers turn such an error from a tool into the budget error. Giving those contexts this Err too would take a
+// callback registration for each, which Eino makes several of per model
+// and tool call.
 func WithDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithDeadlineCause(parent, d, cause)
-	c := &deadlineCtx{Context: inner, done: make(chan struct{}), cause: cause}
-	context.AfterFunc(inner, func() { close(c.done) })
-	return c, cancel
+	return &deadlineCtx{Context: inner, cause: cause}, cancel
 }
 
-// deadlineCtx is the ctx of WithDeadline. Its Done channel is its own,
-// closed once inner is done, so that the context package does not take
-// inner for it: contexts derived from it are cancelled through AfterFunc
-// with its Err, not with inner's.
+// deadlineCtx is the ctx of WithDeadline: inner with its Err changed.
 type deadlineCtx struct {
 	context.Context // inner: the deadline, and parent's cancellation
-	done            chan struct{}
 	cause           *budget.ExceededError
 }
 
-func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
-
-// Err returns nil until c is done; then the budget error if the deadline
-// ended it, or inner's error if parent's cancellation did.
+// Err returns the budget error if the deadline ended c, and otherwise
+// inner's error.
 func (c *deadlineCtx) Err() error {
-	select {
-	case <-c.done:
-	default:
-		return nil
-	}
-	if context.Cause(c.Context) == error(c.cause) {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == error(c.cause) {
 		return deadlineError{c.cause}
 	}
-	return c.Context.Err()
-}
-
-// AfterFunc arranges for f to run once c is done. The context package
-// uses it to cancel the contexts derived from c.
-func (c *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
-	return context.AfterFunc(c.Context, func() {
-		<-c.done
-		f()
-	})
+	return err
 }
 
 // deadlineError is a budget error that is also a deadline: errors.Is
