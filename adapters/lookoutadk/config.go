@@ -5,8 +5,12 @@ import "github.com/lookout-go/lookout/adapters/internal/engine"
 // Config configures the middleware: limits, observers, the injection role,
 // the staleness limit, which resources are enforced, the wrap-up
 // threshold, what tool errors do, the clock and the error handler. A nil
-// *Config, and every zero field, means the defaults; the field docs say
-// what they are.
+// *Config, and every zero field, means the defaults.
+//
+// The type is shared with the react adapter and defined in an internal
+// package, so `go doc` on this alias does not list its fields;
+// `go doc github.com/lookout-go/lookout/adapters/internal/engine Config`
+// does, and docs/eino.md has them as a table.
 type Config = engine.Config
 
 // ToolErrors says what happens when a tool returns an error.

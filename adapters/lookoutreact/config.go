@@ -5,10 +5,15 @@ import "github.com/lookout-go/lookout/adapters/internal/engine"
 // Config configures a [Lookout]: limits, observers, the injection role,
 // the staleness limit, which resources are enforced, the wrap-up
 // threshold, what tool errors do, the clock and the error handler. A nil
-// *Config, and every zero field, means the defaults; the field docs say
-// what they are. It is the same type as lookoutadk.Config, so one value
-// configures both adapters. [New] copies it: changing a Config after New
-// returns does not affect the Lookout.
+// *Config, and every zero field, means the defaults. It is the same type
+// as lookoutadk.Config, so one value configures both adapters. [New]
+// copies it: changing a Config after New returns does not affect the
+// Lookout.
+//
+// The type is defined in an internal package, so `go doc` on this alias
+// does not list its fields;
+// `go doc github.com/lookout-go/lookout/adapters/internal/engine Config`
+// does, and docs/eino.md has them as a table.
 type Config = engine.Config
 
 // ToolErrors says what happens when a tool returns an error.
