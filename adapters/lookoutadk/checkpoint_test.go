@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -199,4 +200,50 @@ func TestASessionThatCannotBeSnapshottedDoesNotBreakTheInterrupt(t *testing.T) {
 	require.NoError(t, second.err)
 	require.NotEmpty(t, second.messages)
 	assert.Equal(t, "deployed", second.messages[len(second.messages)-1].Content)
+}
+
+// A sub-agent interrupted inside its tool call and resumed goes on with
+// the run it recorded before: one run_started and one run_ended for it,
+// dense seqs, whether the runs are watched with RunOption or not.
+func TestAnInterruptedSubAgentResumesItsRecording(t *testing.T) {
+	for _, withRunOption := range []bool{false, true} {
+		var opts []adk.AgentRunOption
+		if withRunOption {
+			opts = append(opts, lookoutadk.RunOption())
+		}
+		ctx := context.Background()
+		sink := recorder.NewMemorySink()
+		cfg := &lookoutadk.Config{Sink: sink, Limits: budget.Limits{Timeout: time.Hour}}
+		approve := fnTool{Name: "approve", Fn: func(ctx context.Context, _ string) (string, error) {
+			if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
+				return "", tool.Interrupt(ctx, "needs a human")
+			}
+			return "approved", nil
+		}}
+		child := newAgent(t, agentSpec{name: "deployer", model: scripted.New(
+			scripted.Call("approve", `{}`), scripted.Reply("deployed"),
+		), tools: []tool.BaseTool{approve}, cfg: cfg})
+		parent := newAgent(t, agentSpec{name: "lead", model: scripted.New(
+			scripted.Calls(scripted.ToolCall{ID: "call_deploy", Name: "deployer", Arguments: `{"request":"deploy"}`}),
+			scripted.Reply("all done"),
+		), tools: []tool.BaseTool{adk.NewAgentTool(ctx, child)}, cfg: cfg})
+		runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: parent, CheckPointStore: &memStore{}})
+
+		first := drain(runner.Query(ctx, "deploy it", append(opts, adk.WithCheckPointID("c1"))...))
+		require.NoError(t, first.err)
+		iter, err := runner.Resume(context.Background(), "c1", opts...)
+		require.NoError(t, err)
+		second := drain(iter)
+		require.NoError(t, second.err)
+
+		records := adaptertest.Ended(t, sink)
+		assertDenseSeq(t, records)
+		runs := byRun(records)
+		assert.Equal(t, 2, len(runs), "the parent and one child run, withRunOption=%v", withRunOption)
+		for id, recs := range runs {
+			k := kinds(recs)
+			assert.Equal(t, 1, k[recorder.KindRunStarted], "run %s", id)
+			assert.Equal(t, 1, k[recorder.KindRunEnded], "run %s", id)
+		}
+	}
 }

@@ -39,10 +39,11 @@ type checkpoint struct {
 	probing atomic.Bool
 
 	// Decoded from a checkpoint.
-	session []byte
-	runID   string
-	next    uint64
-	usage   recorder.RunUsage
+	session  []byte
+	runID    string
+	next     uint64
+	usage    recorder.RunUsage
+	children map[string]engine.Paused
 }
 
 // checkpointJSON is the encoded form.
@@ -51,6 +52,9 @@ type checkpointJSON struct {
 	RunID   string            `json:"run_id,omitempty"`
 	Next    uint64            `json:"next_seq,omitempty"`
 	Usage   recorder.RunUsage `json:"usage,omitzero"`
+	// Children are the sub-agent runs the interrupt paused, by the tool
+	// call that started each.
+	Children map[string]engine.Paused `json:"children,omitempty"`
 }
 
 func init() {
@@ -61,7 +65,7 @@ func init() {
 // checkpoint serializer encodes values that implement json.Marshaler with
 // it rather than with gob.
 func (c *checkpoint) MarshalJSON() ([]byte, error) {
-	cj := checkpointJSON{Session: c.session, RunID: c.runID, Next: c.next, Usage: c.usage}
+	cj := checkpointJSON{Session: c.session, RunID: c.runID, Next: c.next, Usage: c.usage, Children: c.children}
 	if c.run != nil && !c.probing.Load() {
 		snap, err := c.run.Store.Snapshot()
 		if err != nil {
@@ -72,6 +76,7 @@ func (c *checkpoint) MarshalJSON() ([]byte, error) {
 		}
 		cj.Session = snap
 		cj.RunID, cj.Next, cj.Usage = c.run.Recording()
+		cj.Children = c.run.PausedChildren()
 	}
 	if cj.Session == nil {
 		cj.Session = json.RawMessage("null")
@@ -85,7 +90,7 @@ func (c *checkpoint) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &cj); err != nil {
 		return err
 	}
-	c.session, c.runID, c.next, c.usage = nil, cj.RunID, cj.Next, cj.Usage
+	c.session, c.runID, c.next, c.usage, c.children = nil, cj.RunID, cj.Next, cj.Usage, cj.Children
 	if len(cj.Session) > 0 && string(cj.Session) != "null" {
 		c.session = append([]byte(nil), cj.Session...)
 	}
@@ -127,6 +132,7 @@ func restoreAndRegister(ctx context.Context, r *engine.Run) {
 		}
 		if cp.runID != "" {
 			r.ResumeRecording(cp.runID, cp.next, cp.usage)
+			r.ResumeChildren(cp.children)
 		}
 	}
 	if !r.Recorded() {

@@ -76,12 +76,104 @@ func (r *Run) StartRecording(ctx context.Context, agentName string, parent *Run,
 		info.Metadata = map[string]string{atif.ParentToolCallKey: callID}
 	}
 	var err error
-	if parent != nil && parent.trace.rec != nil {
-		r.trace.rec, err = parent.trace.rec.StartChild(ctx, info)
-	} else {
+	switch {
+	case parent != nil && parent.trace.rec != nil:
+		r.callID = callID
+		if p, ok := r.family.resume(callID); ok {
+			// A sub-agent resumed after an interrupt inside its call goes
+			// on with the run it recorded before.
+			r.trace.rec = r.Cfg.Recorder.ResumeRun(recorder.RunInfo{
+				RunID: p.RunID, ParentRunID: parent.trace.rec.ID(), Depth: parent.trace.rec.Depth() + 1,
+			}, p.Next)
+			r.trace.usage.store(p.Usage)
+		} else {
+			r.trace.rec, err = parent.trace.rec.StartChild(ctx, info)
+		}
+		r.family.opened(r)
+	default:
 		r.trace.rec, err = r.Cfg.Recorder.StartRun(ctx, info)
 	}
 	r.note(err)
+}
+
+// Paused is a sub-agent run's recording as a checkpoint keeps it: the
+// run, the next seq and the usage so far.
+type Paused struct {
+	RunID string            `json:"run_id"`
+	Next  uint64            `json:"next_seq"`
+	Usage recorder.RunUsage `json:"usage,omitzero"`
+}
+
+// family holds the sub-agent runs of a root run that are recorded and
+// not yet ended, by the tool call that started each, so that a
+// checkpoint can keep them; and, after a resume, the ones to continue.
+type family struct {
+	mu     sync.Mutex
+	open   map[string]*Run
+	paused map[string]Paused
+}
+
+func (f *family) opened(r *Run) {
+	if f == nil || r.callID == "" {
+		return
+	}
+	f.mu.Lock()
+	if f.open == nil {
+		f.open = map[string]*Run{}
+	}
+	f.open[r.callID] = r
+	f.mu.Unlock()
+}
+
+func (f *family) ended(r *Run) {
+	if f == nil || r.callID == "" {
+		return
+	}
+	f.mu.Lock()
+	if f.open[r.callID] == r {
+		delete(f.open, r.callID)
+	}
+	f.mu.Unlock()
+}
+
+func (f *family) resume(callID string) (Paused, bool) {
+	if f == nil || callID == "" {
+		return Paused{}, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.paused[callID]
+	delete(f.paused, callID)
+	return p, ok
+}
+
+// PausedChildren returns the recordings of the sub-agent runs not yet
+// ended, by the tool call that started each, for a checkpoint.
+func (r *Run) PausedChildren() map[string]Paused {
+	if r.family == nil {
+		return nil
+	}
+	r.family.mu.Lock()
+	defer r.family.mu.Unlock()
+	if len(r.family.open) == 0 {
+		return nil
+	}
+	out := make(map[string]Paused, len(r.family.open))
+	for id, c := range r.family.open {
+		out[id] = Paused{RunID: c.trace.rec.ID(), Next: c.trace.rec.Next(), Usage: c.trace.usage.load()}
+	}
+	return out
+}
+
+// ResumeChildren sets the sub-agent recordings to continue when the
+// sub-agents started by those tool calls start again.
+func (r *Run) ResumeChildren(paused map[string]Paused) {
+	if r.family == nil {
+		return
+	}
+	r.family.mu.Lock()
+	r.family.paused = paused
+	r.family.mu.Unlock()
 }
 
 // ResumeRecording continues a run recorded before a checkpoint, which had
@@ -213,6 +305,7 @@ func (r *Run) End(ctx context.Context, err error) {
 		end.StopReason = "final answer"
 	}
 	r.note(r.trace.rec.End(ctx, end))
+	r.family.ended(r)
 }
 
 // recordEfficacy writes how the agent reacted to an assessment, as an

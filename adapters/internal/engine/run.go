@@ -43,6 +43,10 @@ type Run struct {
 	// ends the run with this error.
 	ignored atomic.Pointer[budget.ExceededError]
 	trace   recording
+	// family is shared by a root run and its sub-agent runs.
+	family *family
+	// callID is the parent's tool call that started this sub-agent run.
+	callID string
 
 	mu sync.Mutex
 	// injected holds the messages injected before the last model call, to
@@ -85,7 +89,7 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{
-		Cfg: cfg, Store: store, Tracker: tracker, Root: true,
+		Cfg: cfg, Store: store, Tracker: tracker, Root: true, family: &family{},
 		calls:   session.LogOf[observer.ToolCallRecord](store),
 		current: session.ValueOf[observer.CurrentAssessment](store),
 	}
@@ -105,7 +109,7 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 // and pipeline, with its own record of injected messages.
 func (r *Run) Child() *Run {
 	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current,
-		enforced: r.enforced, beforeTool: r.beforeTool, toolCalls: r.toolCalls}
+		enforced: r.enforced, beforeTool: r.beforeTool, toolCalls: r.toolCalls, family: r.family}
 }
 
 // enforcedOf returns which of rs cfg enforces.
