@@ -2,6 +2,7 @@ package budget_test
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,15 +51,17 @@ func TestZeroLimitsAreUnlimited(t *testing.T) {
 
 func TestLimitsValidate(t *testing.T) {
 	for name, l := range map[string]budget.Limits{
-		"a negative timeout":      {Timeout: -time.Second},
-		"negative max tokens":     {MaxTokens: -1},
-		"negative max tool calls": {MaxToolCalls: -1},
+		"a negative timeout":        {Timeout: -time.Second},
+		"negative max tokens":       {MaxTokens: -1},
+		"negative max tool calls":   {MaxToolCalls: -1},
+		"a deadline past year 9999": {Deadline: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
 	} {
 		t.Run("it rejects "+name, func(t *testing.T) {
 			_, err := budget.NewTracker(session.New(nil), l, nil)
 			assert.ErrorIs(t, err, budget.ErrInvalidLimits)
 		})
 	}
+	assert.NoError(t, budget.Limits{Deadline: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}.Validate())
 }
 
 func TestDeadlineIsTheEarlierOfTimeoutAndDeadline(t *testing.T) {
@@ -223,6 +226,16 @@ func TestTokensThatOutlastTheDeadlineAreNoShortfall(t *testing.T) {
 	// Tokens would last 9.4 more minutes and 20 more calls, but the
 	// deadline comes in 8: it binds first, whatever the tool-call limit.
 	assert.Empty(t, budget.Project(b, t0.Add(22*time.Minute)).Shortfalls())
+}
+
+func TestPaceNearTheLargestLimitsDoesNotOverflow(t *testing.T) {
+	b := budget.New(budget.Limits{MaxToolCalls: math.MaxInt64, MaxTokens: math.MaxInt64}, t0)
+	b.ToolCalls, b.TokensUsed = 5, 1000
+	p := budget.Project(b, t0.Add(10*time.Minute))
+	for _, rp := range []budget.ResourcePace{p.ToolCalls, p.Tokens} {
+		assert.GreaterOrEqual(t, rp.CallsLeft, int64(-1), "%s", rp.Resource)
+		assert.GreaterOrEqual(t, rp.RunsOutAtCall, int64(-1), "%s", rp.Resource)
+	}
 }
 
 func TestPaceNeedsAMinuteOfHistory(t *testing.T) {

@@ -38,6 +38,10 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidLimits, l.MaxTokens)
 	case l.MaxToolCalls < 0:
 		return fmt.Errorf("%w: MaxToolCalls %d is negative", ErrInvalidLimits, l.MaxToolCalls)
+	case !l.Deadline.IsZero() && (l.Deadline.Year() < 0 || l.Deadline.Year() > 9999):
+		// Outside these years a time has no RFC 3339 form, so the budget
+		// could not be saved in a session snapshot or a trajectory.
+		return fmt.Errorf("%w: Deadline %v is outside the years 0 to 9999", ErrInvalidLimits, l.Deadline)
 	}
 	return nil
 }

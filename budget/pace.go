@@ -88,8 +88,13 @@ func project(r Resource, limit, used, calls int64, elapsed time.Duration, now ti
 	rp.RunsOutIn = durationOfMinutes(minutes)
 	rp.RunsOutAt = now.Add(rp.RunsOutIn)
 	if rp.PerToolCall > 0 {
-		rp.CallsLeft = int64(math.Floor(float64(rp.Remaining) / rp.PerToolCall))
-		rp.RunsOutAtCall = calls + rp.CallsLeft
+		// Near math.MaxInt64 the float quotient can round past what an
+		// int64 holds; such a projection says no more than "unknown".
+		left := math.Floor(float64(rp.Remaining) / rp.PerToolCall)
+		if left < float64(math.MaxInt64-calls) {
+			rp.CallsLeft = int64(left)
+			rp.RunsOutAtCall = calls + rp.CallsLeft
+		}
 	}
 	return rp
 }

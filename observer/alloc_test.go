@@ -2,6 +2,7 @@ package observer_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,4 +125,19 @@ func TestDetectorsQuietCallsDoNotAllocate(t *testing.T) {
 			assert.Less(t, allocs, 0.5)
 		})
 	}
+}
+
+func TestRenderWithoutASummaryEndsWithOneNewline(t *testing.T) {
+	for name, a := range map[string]observer.Assessment{
+		"nothing but a name": {Observer: "A"},
+		"observations only":  {Observer: "A", Observations: []observer.Observation{{Category: "c", Description: "d"}}},
+		"suggestions only":   {Observer: "A", Suggestions: []string{"s"}},
+	} {
+		current := observer.CurrentAssessment{CallIndex: 1, Assessments: []observer.Assessment{a}}
+		got := current.Render()
+		assert.True(t, strings.HasSuffix(got, "\n") && !strings.HasSuffix(got, "\n\n"), "%s: %q", name, got)
+		assert.NotContains(t, got, "\n\n\n", name)
+	}
+	assert.Equal(t, "### A [info]\n\n**c**: d",
+		observer.Assessment{Observer: "A", Observations: []observer.Observation{{Category: "c", Description: "d"}}}.Render())
 }

@@ -102,7 +102,10 @@ func (a Assessment) Render() string {
 
 // renderLen returns the length of what render writes.
 func (a Assessment) renderLen() int {
-	n := len("### ") + len(a.Observer) + len(" [") + len(a.Severity.String()) + len("]\n\n") + len(a.Summary)
+	n := len("### ") + len(a.Observer) + len(" [") + len(a.Severity.String()) + len("]")
+	if a.Summary != "" {
+		n += len("\n\n") + len(a.Summary)
+	}
 	if len(a.Observations) > 0 {
 		n += len("\n")
 		for _, o := range a.Observations {
@@ -126,8 +129,11 @@ func (a Assessment) render(b *strings.Builder) {
 	b.WriteString(a.Observer)
 	b.WriteString(" [")
 	b.WriteString(a.Severity.String())
-	b.WriteString("]\n\n")
-	b.WriteString(a.Summary)
+	b.WriteString("]")
+	if a.Summary != "" {
+		b.WriteString("\n\n")
+		b.WriteString(a.Summary)
+	}
 	if len(a.Observations) > 0 {
 		b.WriteString("\n")
 		for _, o := range a.Observations {

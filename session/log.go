@@ -32,6 +32,10 @@ type Log[T any] struct {
 	first     int64
 	total     int64 // entries ever appended, retained or not
 	retention int
+	// floor is the first position a retention set before the current one
+	// had not yet dropped: entries below it stay dropped when the
+	// retention grows.
+	floor int64
 
 	// epoch counts the times the contents were replaced; see Epoch.
 	epoch atomic.Uint64
@@ -137,7 +141,7 @@ func (l *Log[T]) trim() {
 }
 
 func (l *Log[T]) viewLocked() view[T] {
-	start := l.first
+	start := max(l.first, l.floor)
 	if l.retention > 0 && l.total-int64(l.retention) > start {
 		start = l.total - int64(l.retention)
 	}
@@ -156,6 +160,9 @@ func (l *Log[T]) view() view[T] {
 func (l *Log[T]) SetRetention(n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.retention > 0 {
+		l.floor = max(l.floor, l.total-int64(l.retention))
+	}
 	l.retention = max(n, 0)
 	l.trim()
 }
@@ -291,6 +298,7 @@ func (l *Log[T]) load(items []entry[T], total int64) {
 	l.epoch.Add(1)
 	l.chunks = nil
 	l.first = total - int64(len(items))
+	l.floor = l.first
 	l.total = l.first
 	for _, e := range items {
 		l.push(e)

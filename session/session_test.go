@@ -141,6 +141,16 @@ func TestRetentionBoundsMemoryButTotalStaysExact(t *testing.T) {
 	log.SetRetention(10)
 	assert.Equal(t, 10, log.Len())
 	assert.Equal(t, []call{{Index: 9_998}, {Index: 9_999}}, log.Last(2))
+
+	// Dropped entries stay dropped when the retention grows again.
+	log.SetRetention(0)
+	assert.Equal(t, 10, log.Len())
+	_, ok = log.At(9_989)
+	assert.False(t, ok)
+	log.Append(call{Index: 10_000})
+	assert.Equal(t, 11, log.Len(), "no retention: nothing more is dropped")
+	log.SetRetention(1_000)
+	assert.Equal(t, 11, log.Len())
 }
 
 func TestRangeYieldsTheRetainedEntriesOfAWindow(t *testing.T) {
@@ -377,6 +387,25 @@ func TestSnapshotRoundTripsByteForByte(t *testing.T) {
 	assert.Len(t, log.Since(t0.Add(3*time.Second)), 2, "append times survive")
 }
 
+// A string with invalid UTF-8 is encoded with U+FFFD in its place; the
+// restored string holds that U+FFFD, and the next snapshot must still
+// give the same bytes.
+func TestSnapshotRoundTripsInvalidUTF8ByteForByte(t *testing.T) {
+	s := fresh()
+	session.LogOf[call](s).Append(call{Name: "caf\xe9 \ufffd"})
+	first, err := s.Snapshot()
+	require.NoError(t, err)
+
+	restored := fresh()
+	require.NoError(t, restored.Restore(first))
+	second, err := restored.Snapshot()
+	require.NoError(t, err)
+	assert.Equal(t, string(first), string(second))
+	last := session.LogOf[call](restored).Last(1)
+	require.Len(t, last, 1)
+	assert.Equal(t, "caf\ufffd \ufffd", last[0].Name)
+}
+
 func TestRestoreReplacesState(t *testing.T) {
 	snap, err := fresh().Snapshot()
 	require.NoError(t, err)
@@ -412,6 +441,9 @@ func TestRestoreRejectsBadSnapshotsAndLeavesTheStoreUntouched(t *testing.T) {
 		{"an entry of the wrong type", mutate(func(s *session.Snapshot) { s.Slices[0].Entries[0].Value = json.RawMessage(`"text"`) }), session.ErrCorruptSnapshot},
 		{"a total below the entries kept", mutate(func(s *session.Snapshot) { s.Slices[0].Total = 1 }), session.ErrCorruptSnapshot},
 		{"bytes that are not JSON", []byte("{not json"), session.ErrCorruptSnapshot},
+		{"JSON null", []byte("null"), session.ErrCorruptSnapshot},
+		{"a JSON array", []byte(" [] "), session.ErrCorruptSnapshot},
+		{"nothing", nil, session.ErrCorruptSnapshot},
 	}
 	for _, tt := range tests {
 		t.Run("it rejects "+tt.name, func(t *testing.T) {

@@ -1,12 +1,14 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // SchemaVersion is the version of the snapshot format this package writes.
@@ -42,6 +44,12 @@ type EntrySnapshot struct {
 
 // Snapshot encodes every open slice as JSON. Slices appear sorted by name,
 // so equal states give equal bytes.
+//
+// Each slice is copied under its own lock, one after another, so take a
+// snapshot while nothing writes to the store (Eino saves a checkpoint after
+// the tool calls of a turn have ended): during concurrent writes every
+// slice is consistent by itself, but two slices may disagree, such as a
+// log and a counter kept beside it.
 func (s *Store) Snapshot() ([]byte, error) {
 	s.mu.Lock()
 	all := make([]slice, 0, len(s.byName))
@@ -59,8 +67,26 @@ func (s *Store) Snapshot() ([]byte, error) {
 		}
 		snap.Slices = append(snap.Slices, ss)
 	}
-	return json.Marshal(snap)
+	b, err := json.Marshal(snap)
+	if err != nil {
+		return nil, err
+	}
+	return escapeReplacementChars(b), nil
 }
+
+// escapeReplacementChars writes every U+FFFD in b as the escape \ufffd.
+// encoding/json writes an invalid UTF-8 byte in a string as \ufffd but a
+// real U+FFFD, which is what decoding that escape gives, as raw bytes; with
+// both as escapes, a snapshot restored and taken again has the same bytes.
+// Outside strings JSON is ASCII, so only string contents change.
+func escapeReplacementChars(b []byte) []byte {
+	if !bytes.Contains(b, utf8FFFD) {
+		return b
+	}
+	return bytes.ReplaceAll(b, utf8FFFD, []byte(`\ufffd`))
+}
+
+var utf8FFFD = []byte(string(utf8.RuneError))
 
 // Restore replaces the state of every open slice with the one in data.
 // Slices the snapshot does not mention are emptied. It fails, leaving the
@@ -71,6 +97,9 @@ func (s *Store) Snapshot() ([]byte, error) {
 // Restore is atomic for each slice but not across slices: restore while
 // nothing else writes to the store.
 func (s *Store) Restore(data []byte) error {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("%w: not a JSON object", ErrCorruptSnapshot)
+	}
 	var snap Snapshot
 	if err := json.Unmarshal(data, &snap); err != nil {
 		return fmt.Errorf("%w: %v", ErrCorruptSnapshot, err)
