@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -376,7 +377,10 @@ func (st *stallState) check(oc *Context) (stallFinding, bool) {
 	if oc.calls == nil {
 		return stallFinding{}, false
 	}
-	from, reset := st.cur.next(oc.calls, oc.CallIndex, st.window)
+	// Every call is added, however long since the last check, so that a
+	// repeat is counted across windows with a sparse trigger too; after a
+	// restore the retained calls are added again. Each call is added once.
+	from, reset := st.cur.next(oc.calls, oc.CallIndex, math.MaxInt)
 	if reset {
 		st.calls.clear()
 	}

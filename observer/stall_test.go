@@ -384,3 +384,44 @@ func TestStallChainCitesOnlyTheCallsWithTheSameResult(t *testing.T) {
 		"#8 job_status id=build-7",
 	}, evidenceLines(a))
 }
+
+// Repeats are counted over every call, not only those in the window
+// before the observer runs: with a sparse trigger, and after the session
+// is restored into a new pipeline.
+func TestStallCountsRepeatsItDidNotRunAfter(t *testing.T) {
+	newPipeline := func(store *session.Store, every int) *observer.Pipeline {
+		p, err := observer.NewPipeline(store, []observer.Config{
+			{Observer: observer.NewStall(), Trigger: observer.Trigger{EveryNCalls: every}},
+		}, &observer.PipelineOptions{OnError: func(_ context.Context, err error) { t.Error(err) }})
+		require.NoError(t, err)
+		return p
+	}
+	read := readFile("config.yaml", "port: 8080")
+	stallAfter := func(p *observer.Pipeline, n int) string {
+		var last *observer.CurrentAssessment
+		for range n {
+			_, last = p.AfterToolCall(context.Background(), read)
+		}
+		require.NotNil(t, last)
+		return last.Assessments[0].Observations[0].Description
+	}
+
+	t.Run("a sparse trigger", func(t *testing.T) {
+		p := newPipeline(session.New(nil), 25)
+		desc := stallAfter(p, 25)
+		assert.Contains(t, desc, "was called 25 times")
+		assert.Contains(t, desc, "(calls #1 to #25)")
+	})
+	t.Run("a restored session", func(t *testing.T) {
+		store := session.New(nil)
+		stallAfter(newPipeline(store, 1), 100)
+		snap, err := store.Snapshot()
+		require.NoError(t, err)
+
+		restored := session.New(nil)
+		p := newPipeline(restored, 1)
+		require.NoError(t, restored.Restore(snap))
+		desc := stallAfter(p, 1)
+		assert.Contains(t, desc, "was called 101 times")
+	})
+}
