@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
-	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Artifact file names inside a run's folder.
@@ -16,32 +18,50 @@ const (
 	MetaFile         = "trajectory.meta.json"
 )
 
-// maxNameLen bounds a sanitised folder name.
+// maxNameLen bounds a sanitised folder name, in bytes.
 const maxNameLen = 120
 
-// SafeName turns any string into a single safe path element: letters,
-// digits, '-', '_' and '.' are kept, everything else becomes '_', a leading
-// dot becomes '_' (so "." and ".." cannot result), and the length is capped.
-// The empty string becomes "_".
-func SafeName(s string) string {
-	var b strings.Builder
+// hashLen is the length of the "-" and hex digest that SafeName appends to
+// a name it had to cut.
+const hashLen = 1 + 8
+
+// SafeName turns any string into a single safe path element. Letters and
+// digits of any script (with their combining marks), '-', '_' and '.' are
+// kept; everything else, such as path separators, spaces, control and
+// format characters and invalid UTF-8, becomes '_'. A leading or trailing
+// dot becomes '_', so "." and ".." cannot result and no platform strips the
+// name. A name longer than 120 bytes is cut and ends in '-' and eight hex
+// digits hashed from the whole input, so long names that differ only past
+// the cut stay distinct. The empty string becomes "_". SafeName of its own
+// output returns it unchanged.
+func SafeName(s string) string { return safeName(s, maxNameLen) }
+
+// safeName is SafeName with a length limit of limit bytes.
+func safeName(s string, limit int) string {
+	b := make([]byte, 0, min(len(s), limit+utf8.UTFMax))
 	for i, r := range s {
-		if b.Len() >= maxNameLen {
-			break
-		}
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		case r == '.' && i > 0:
-			b.WriteRune(r)
+		case unicode.IsLetter(r), unicode.IsDigit(r), unicode.IsMark(r), r == '-', r == '_':
+			b = utf8.AppendRune(b, r)
+		case r == '.' && i > 0 && i < len(s)-1:
+			b = append(b, '.')
 		default:
-			b.WriteByte('_')
+			b = append(b, '_')
 		}
 	}
-	if b.Len() == 0 {
+	if len(b) == 0 {
 		return "_"
 	}
-	return b.String()
+	if len(b) <= limit {
+		return string(b)
+	}
+	cut := limit - hashLen
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%s-%08x", b[:cut], h.Sum32())
 }
 
 // WriteArtifacts writes the run's artifacts into a folder named after its

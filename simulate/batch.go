@@ -16,6 +16,13 @@ import (
 // the run has finished without error. A batch skips runs that have it.
 const DoneFile = "done.json"
 
+// LockFile is the file in OutDir that a running batch holds an exclusive
+// lock on, so that two batches never write into one OutDir at once. The lock
+// belongs to the open file, not to its existence: the operating system
+// releases it when the batch returns or its process dies, so a crashed batch
+// never blocks the next one. The empty file stays behind.
+const LockFile = ".batch.lock"
+
 // Job is one run of a batch: a scenario and a repetition. Index is the
 // run's position in the whole batch (scenario index × Repetitions +
 // repetition), the same on every machine, so shards never overlap. ID is the
@@ -71,6 +78,18 @@ type Report struct {
 // OnResult, when set, sees every finished run's full result; it is called
 // from worker goroutines, concurrently.
 //
+// A panic in Setup fails its job with an error wrapping ErrPanicked, as a
+// Setup error would. A panic in OnResult is recovered too: the run's result
+// and artifacts stand, the panic is joined into the job's error (wrapping
+// ErrPanicked), and the job, counted as failed, gets no DoneFile, so a
+// resumed batch runs it and calls OnResult for it again.
+//
+// One OutDir serves one batch at a time: Run holds a lock on its LockFile
+// and fails with ErrOutDirInUse while another batch, in this process or
+// another, holds it. Shards that run at the same time need an OutDir each.
+// The lock uses flock on Unix systems and an exclusive open on Windows; on
+// other systems (Solaris, AIX, Plan 9, WebAssembly) it is not enforced.
+//
 // A Batch must not be modified while Run is running. Run starts its workers
 // and waits for all of them before returning.
 type Batch struct {
@@ -101,6 +120,7 @@ func (b *Batch) Jobs() ([]Job, error) {
 	}
 	reps := max(b.Repetitions, 1)
 	seen := make(map[string]int)
+	bases := make([]string, len(b.Scenarios))
 	var jobs []Job
 	for si, sc := range b.Scenarios {
 		if err := sc.Validate(); err != nil {
@@ -113,10 +133,15 @@ func (b *Batch) Jobs() ([]Job, error) {
 		if base == "" {
 			base = fmt.Sprintf("scenario-%d", si)
 		}
+		bases[si] = base
 		for rep := 0; rep < reps; rep++ {
-			id := SafeName(fmt.Sprintf("%s-r%d", base, rep))
+			// The base is cut, if need be, before the suffix is added, so
+			// the repetitions of a long name stay apart.
+			suffix := fmt.Sprintf("-r%d", rep)
+			id := safeName(base, maxNameLen-len(suffix)) + suffix
 			if prev, dup := seen[id]; dup {
-				return nil, fmt.Errorf("%w: scenarios %d and %d both run as %q", ErrInvalidBatch, prev, si, id)
+				return nil, fmt.Errorf("%w: scenarios %d (%q) and %d (%q) both run as %q",
+					ErrInvalidBatch, prev, bases[prev], si, base, id)
 			}
 			seen[id] = si
 			idx := si*reps + rep
@@ -135,9 +160,12 @@ func (b *Batch) Jobs() ([]Job, error) {
 // OutDir holds DoneFile are skipped, so running a batch again resumes it.
 // A run that stopped with an error gets no marker and runs again next time.
 //
-// The error is non-nil for an invalid batch, or when ctx ends before every
-// job ran (the report then covers the jobs that did). Failures of single
-// runs are in the report, not in the error.
+// The error is non-nil, with a nil report, for an invalid batch or an
+// OutDir that cannot be created or is in use by another batch
+// (ErrOutDirInUse). It is also non-nil when ctx ends before every job ran:
+// no job starts once ctx has ended, and the report covers only the jobs that
+// started (ran or were skipped) before that. Failures of single runs are in
+// the report, not in the error.
 func (b *Batch) Run(ctx context.Context) (*Report, error) {
 	jobs, err := b.Jobs()
 	if err != nil {
@@ -145,6 +173,13 @@ func (b *Batch) Run(ctx context.Context) (*Report, error) {
 	}
 	if b.Setup == nil && (b.Runner == nil || b.Target == nil) {
 		return nil, fmt.Errorf("%w: need Setup, or both Runner and Target", ErrInvalidBatch)
+	}
+	if b.OutDir != "" {
+		unlock, err := lockOutDir(b.OutDir)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 	}
 	results := make([]JobResult, len(jobs))
 	ran := make([]bool, len(jobs))
@@ -157,19 +192,25 @@ func (b *Batch) Run(ctx context.Context) (*Report, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = b.runJob(ctx, jobs[i])
-				ran[i] = true
-				prog.add(results[i])
+				jr, started := b.runJob(ctx, jobs[i])
+				if !started {
+					continue
+				}
+				results[i], ran[i] = jr, true
+				prog.add(jr)
 			}
 		}()
 	}
-	var cancelled error
 feed:
 	for i := range jobs {
+		// select picks at random among ready cases, so an ended ctx is
+		// checked first: once it has ended, no job is handed out.
+		if ctx.Err() != nil {
+			break
+		}
 		select {
 		case work <- i:
 		case <-ctx.Done():
-			cancelled = ctx.Err()
 			break feed
 		}
 	}
@@ -195,11 +236,27 @@ feed:
 		}
 	}
 	sort.Slice(rep.Jobs, func(i, j int) bool { return rep.Jobs[i].Job.Index < rep.Jobs[j].Job.Index })
-	if cancelled == nil {
-		cancelled = ctx.Err()
-	}
-	return rep, cancelled
+	return rep, ctx.Err()
 }
+
+// lockOutDir creates dir and takes the batch lock in it, and returns the
+// function that releases it.
+func lockOutDir(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(filepath.Join(dir, LockFile))
+	if errors.Is(err, errLocked) {
+		return nil, fmt.Errorf("%w: %s", ErrOutDirInUse, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("simulate: lock %s: %w", dir, err)
+	}
+	return unlock, nil
+}
+
+// errLocked is what lockFile returns when another holder has the lock.
+var errLocked = errors.New("locked")
 
 type doneMarker struct {
 	ConversationID string     `json:"conversationId"`
@@ -207,57 +264,81 @@ type doneMarker struct {
 	Completed      bool       `json:"completed"`
 }
 
-func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult) {
+// runJob runs one job. started is false when ctx had ended before the job
+// began; the job then did nothing and is left out of the report.
+func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) {
+	if ctx.Err() != nil {
+		return jr, false
+	}
 	jr.Job = j
 	if b.OutDir != "" {
 		dir, err := childDir(b.OutDir, j.ID)
 		if err != nil {
 			jr.Err = err
-			return jr
+			return jr, true
 		}
 		jr.Dir = dir
 		if _, err := os.Stat(filepath.Join(dir, DoneFile)); err == nil {
 			jr.Skipped = true
-			return jr
+			return jr, true
 		}
-	}
-	if err := ctx.Err(); err != nil {
-		jr.Err = err
-		return jr
 	}
 	runner, target := b.Runner, b.Target
 	if b.Setup != nil {
 		var err error
-		if runner, target, err = b.Setup(ctx, j); err != nil {
+		if runner, target, err = b.setup(ctx, j); err != nil {
 			jr.Err = fmt.Errorf("setup %s: %w", j.ID, err)
-			return jr
+			return jr, true
 		}
 	}
 	res, err := runner.Run(ctx, j.Scenario, target)
 	jr.Err = err
 	if res == nil {
-		return jr
+		return jr, true
 	}
 	end := res.End
 	jr.End = &end
 	if b.OnResult != nil {
-		b.OnResult(j, res, err)
+		if perr := b.onResult(j, res, err); perr != nil {
+			jr.Err = errors.Join(jr.Err, fmt.Errorf("OnResult %s: %w", j.ID, perr))
+		}
 	}
 	if jr.Dir == "" {
-		return jr
+		return jr, true
 	}
 	if werr := writeArtifactsIn(jr.Dir, res); werr != nil {
 		jr.Err = errors.Join(jr.Err, werr)
-		return jr
+		return jr, true
 	}
-	if err != nil {
-		return jr
+	if jr.Err != nil {
+		return jr, true
 	}
 	marker, _ := json.Marshal(doneMarker{ConversationID: res.ConversationID, Reason: end.Reason, Completed: end.Completed})
 	if werr := writeFileAtomic(jr.Dir, DoneFile, append(marker, '\n')); werr != nil {
 		jr.Err = werr
 	}
-	return jr
+	return jr, true
+}
+
+// setup calls Setup and turns a panic into an error.
+func (b *Batch) setup(ctx context.Context, j Job) (r *Runner, t Target, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, t, err = nil, nil, fmt.Errorf("%w: %v", ErrPanicked, p)
+		}
+	}()
+	return b.Setup(ctx, j)
+}
+
+// onResult calls OnResult and turns a panic into an error.
+func (b *Batch) onResult(j Job, res *Result, runErr error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrPanicked, p)
+		}
+	}()
+	b.OnResult(j, res, runErr)
+	return nil
 }
 
 // progress draws "simulate: 12/200 runs (3 skipped, 1 failed)" on one line.

@@ -1,12 +1,17 @@
 package simulate
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -203,9 +208,7 @@ func TestBatchHonoursCancellation(t *testing.T) {
 		b := &Batch{Scenarios: batchScenarios(), Runner: &Runner{UserModel: stepUser()}, Target: echoTarget(), Progress: &bytes.Buffer{}}
 		rep, err := b.Run(ctx)
 		assert.ErrorIs(t, err, context.Canceled)
-		for _, jr := range rep.Jobs {
-			assert.ErrorIs(t, jr.Err, context.Canceled)
-		}
+		assert.Empty(t, rep.Jobs, "no job starts")
 	})
 	t.Run("cancelled mid-batch: later jobs never start and the cut run is not marked done", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -282,4 +285,181 @@ func TestBatchSetupErrorsAreReported(t *testing.T) {
 	assert.Equal(t, 1, rep.Failed)
 	assert.Equal(t, 2, rep.Ran)
 	assert.ErrorContains(t, rep.Jobs[1].Err, "setup refund-r0: no credentials")
+}
+
+func TestBatchRecoversPanicsInSetupAndOnResult(t *testing.T) {
+	b := &Batch{
+		Scenarios: []*Scenario{
+			{Name: "fine", Goal: "g", MaxTurns: 1},
+			{Name: "bad-setup", Goal: "g", MaxTurns: 1},
+			{Name: "bad-callback", Goal: "g", MaxTurns: 1},
+		},
+		Concurrency: 2, OutDir: t.TempDir(), Progress: &bytes.Buffer{},
+		Setup: func(_ context.Context, j Job) (*Runner, Target, error) {
+			if j.ScenarioIndex == 1 {
+				panic("setup bug")
+			}
+			return &Runner{UserModel: stepUser()}, echoTarget(), nil
+		},
+		OnResult: func(j Job, _ *Result, _ error) {
+			if j.ScenarioIndex == 2 {
+				panic("callback bug")
+			}
+		},
+	}
+	rep, err := b.Run(context.Background())
+	require.NoError(t, err)
+	require.Len(t, rep.Jobs, 3)
+	assert.Equal(t, 3, rep.Ran)
+	assert.Equal(t, 2, rep.Failed)
+
+	assert.NoError(t, rep.Jobs[0].Err)
+	assert.FileExists(t, filepath.Join(rep.Jobs[0].Dir, DoneFile))
+
+	setup := rep.Jobs[1]
+	assert.ErrorIs(t, setup.Err, ErrPanicked)
+	assert.ErrorContains(t, setup.Err, "setup bad-setup-r0")
+	assert.ErrorContains(t, setup.Err, "setup bug")
+	assert.Nil(t, setup.End, "the run never started")
+
+	callback := rep.Jobs[2]
+	assert.ErrorIs(t, callback.Err, ErrPanicked)
+	assert.ErrorContains(t, callback.Err, "OnResult bad-callback-r0")
+	require.NotNil(t, callback.End, "the run's result stands")
+	assert.Equal(t, StopMaxTurns, callback.End.Reason)
+	assert.FileExists(t, filepath.Join(callback.Dir, ConversationFile))
+	assert.NoFileExists(t, filepath.Join(callback.Dir, DoneFile), "a resumed batch gives OnResult another chance")
+}
+
+func TestJobsKeepLongNamesApart(t *testing.T) {
+	long := strings.Repeat("x", 130)
+	t.Run("the repetitions of one long name", func(t *testing.T) {
+		jobs, err := (&Batch{Scenarios: []*Scenario{{ConversationID: long, Goal: "g"}}, Repetitions: 12}).Jobs()
+		require.NoError(t, err)
+		seen := map[string]bool{}
+		for _, j := range jobs {
+			assert.False(t, seen[j.ID], "%q used twice", j.ID)
+			seen[j.ID] = true
+			assert.LessOrEqual(t, len(j.ID), maxNameLen)
+			assert.True(t, strings.HasSuffix(j.ID, fmt.Sprintf("-r%d", j.Repetition)), j.ID)
+			assert.Equal(t, j.ID, SafeName(j.ID), "the folder is named exactly by the ID")
+		}
+	})
+	t.Run("two long names that differ past the cut", func(t *testing.T) {
+		jobs, err := (&Batch{Scenarios: []*Scenario{{Name: long + "a", Goal: "g"}, {Name: long + "b", Goal: "g"}}}).Jobs()
+		require.NoError(t, err)
+		assert.NotEqual(t, jobs[0].ID, jobs[1].ID)
+	})
+	t.Run("a real collision names both scenarios", func(t *testing.T) {
+		_, err := (&Batch{Scenarios: []*Scenario{{Name: "ok", Goal: "g"}, {Name: "a/b", Goal: "g"}, {Name: "a_b", Goal: "g"}}}).Jobs()
+		assert.ErrorIs(t, err, ErrInvalidBatch)
+		assert.ErrorContains(t, err, `scenarios 1 ("a/b") and 2 ("a_b") both run as "a_b-r0"`)
+	})
+}
+
+func TestBatchWithAnEndedContextStartsNoJob(t *testing.T) {
+	// The feeder used to race the ended ctx against idle workers, so some
+	// jobs were handed out and counted as failed runs; repeat to catch it.
+	for range 50 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var setups atomic.Int32
+		var scs []*Scenario
+		for i := range 20 {
+			scs = append(scs, &Scenario{Name: fmt.Sprint("s", i), Goal: "g", MaxTurns: 1})
+		}
+		b := &Batch{Scenarios: scs, Concurrency: 8, Setup: countingSetup(&setups), Progress: &bytes.Buffer{}}
+		rep, err := b.Run(ctx)
+		require.ErrorIs(t, err, context.Canceled)
+		require.Zero(t, setups.Load())
+		require.Empty(t, rep.Jobs)
+		require.Zero(t, rep.Ran)
+		require.Zero(t, rep.Failed)
+	}
+}
+
+func TestBatchOutDirServesOneBatchAtATime(t *testing.T) {
+	if !lockEnforced {
+		t.Skip("no file lock on this system")
+	}
+	out := t.TempDir()
+	release := make(chan struct{})
+	started := make(chan struct{})
+	first := &Batch{
+		Scenarios: []*Scenario{{Name: "slow", Goal: "g", MaxTurns: 1}}, OutDir: out, Progress: &bytes.Buffer{},
+		Runner: &Runner{UserModel: stepUser()},
+		Target: TargetFunc(func(context.Context, []*schema.Message) ([]*schema.Message, error) {
+			close(started)
+			<-release
+			return []*schema.Message{schema.AssistantMessage("ok", nil)}, nil
+		}),
+	}
+	second := &Batch{Scenarios: []*Scenario{{Name: "slow", Goal: "g", MaxTurns: 1}}, OutDir: out, Progress: &bytes.Buffer{},
+		Runner: &Runner{UserModel: stepUser()}, Target: echoTarget()}
+
+	done := make(chan error)
+	go func() {
+		_, err := first.Run(context.Background())
+		done <- err
+	}()
+	<-started
+	rep, err := second.Run(context.Background())
+	assert.ErrorIs(t, err, ErrOutDirInUse)
+	assert.Nil(t, rep)
+	close(release)
+	require.NoError(t, <-done)
+
+	rep, err = second.Run(context.Background())
+	require.NoError(t, err, "the lock is released when a batch returns")
+	assert.Equal(t, 1, rep.Skipped)
+}
+
+// TestHelperHoldOutDirLock is run as a child process by
+// TestBatchOutDirLockDiesWithItsProcess: it takes the lock, says so, and
+// holds it until killed, or until its stdin closes if the parent dies first.
+func TestHelperHoldOutDirLock(t *testing.T) {
+	dir := os.Getenv("SIMULATE_HOLD_LOCK")
+	if dir == "" {
+		t.Skip("run by TestBatchOutDirLockDiesWithItsProcess")
+	}
+	unlock, err := lockOutDir(dir)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	defer unlock()
+	fmt.Println("locked")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+func TestBatchOutDirLockDiesWithItsProcess(t *testing.T) {
+	if !lockEnforced {
+		t.Skip("no file lock on this system")
+	}
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldOutDirLock$")
+	cmd.Env = append(os.Environ(), "SIMULATE_HOLD_LOCK="+out)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	defer stdin.Close()
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "locked\n" {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("helper: %q %v", line, err)
+	}
+
+	b := &Batch{Scenarios: batchScenarios(), OutDir: out, Runner: &Runner{UserModel: stepUser()}, Target: echoTarget(), Progress: &bytes.Buffer{}}
+	_, err = b.Run(context.Background())
+	assert.ErrorIs(t, err, ErrOutDirInUse, "another process holds the OutDir")
+
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	rep, err := b.Run(context.Background())
+	require.NoError(t, err, "a batch whose process died leaves no lock behind")
+	assert.Equal(t, 2, rep.Ran)
+	assert.FileExists(t, filepath.Join(out, LockFile))
 }

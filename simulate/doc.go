@@ -14,10 +14,11 @@
 // optional Graph of Steps with a Start and Terminals, MaxTurns, LoopLimit, a
 // ConversationID, Metadata, and optional Goals. A Step has an instruction and
 // hints for the user model, Preconditions (After another step, or a custom
-// When check), MaxAttempts, a Timeout and a Satisfied check. Each step also
-// has runtime state (StepState): idle, in_progress, satisfied, blocked,
-// failed or skipped, with its attempts and when it last changed, on the
-// Runner's Clock.
+// When check), MaxAttempts, a Timeout and a Satisfied check. Steps that wait
+// for each other through After, in a cycle, make the scenario invalid. Each
+// step also has runtime state (StepState): idle, in_progress, satisfied,
+// blocked, failed or skipped, with its attempts and when it last changed, on
+// the Runner's Clock.
 //
 // A Runner holds the user model, the ranker, the policy and the clock, and
 // plays one scenario with Run. A Batch plays many scenarios, each several
@@ -31,8 +32,9 @@
 //     first eligible step that has preconditions, in graph order; otherwise
 //     the Ranker scores the eligible steps from the most recent turn (tool
 //     messages included) and the best score above RankThreshold (0.5) wins;
-//     otherwise no step. Every StepTrace records its Selection method and the
-//     candidates the ranker scored.
+//     otherwise no step. Scores that are not numbers in [0, 1] are dropped,
+//     whatever the ranker. Every StepTrace records its Selection method and
+//     the candidates the ranker scored.
 //  3. Loop detection: if the step would be chosen more than LoopLimit times in
 //     a row, the run stops with StopAgentLoop.
 //  4. The user model writes the next message. Its system prompt holds the
@@ -67,13 +69,19 @@
 // true and with StopMaxTurns when the turns run out. Custom policies may stop
 // for any reason, typically StopPolicyViolation; whatever a policy says, no
 // run exceeds MaxTurns. StopAgentLoop comes from loop detection and
-// StopError from a failure. The last StepTrace (and Result.End) records the
-// reason, whether the goal was completed, and a short summary.
+// StopError from a failure, or from a policy that stops with it. The last
+// StepTrace (and Result.End) records the reason, whether the goal was
+// completed, and a short summary. A run is completed only when it stops with
+// StopGoalReached and State.GoalReached agrees; a run that stops for any
+// other reason is not, even if its goals are met by then.
 //
-// On StopError, Run returns a *RunError whose Side says who failed: the
-// agent (its Target returned an error or panicked) or the simulator (the user
-// model, a check, a goal, the policy, or the caller cancelling ctx). It
-// unwraps to ErrAgent or ErrSimulator and to the cause.
+// On StopError, Run always returns a *RunError whose Side says who failed:
+// the agent (its Target returned an error or panicked) or the simulator (the
+// user model, a check, a goal, the policy, or the caller cancelling ctx). It
+// unwraps to ErrAgent or ErrSimulator and to the cause, so
+// errors.Is(err, context.Canceled) holds when the caller cancelled; custom
+// preconditions that the runner cancels itself, after another one failed,
+// do not add their context.Canceled to the error.
 //
 // # Checkable ends
 //
@@ -103,7 +111,11 @@
 // ended without error. Running the batch again skips those jobs, so an
 // interrupted batch resumes. Shard i of Shards takes the jobs whose global
 // Index % Shards == i, so machines can split a batch and their outputs merge
-// by concatenation (for example, of every conversation.jsonl).
+// by concatenation (for example, of every conversation.jsonl). While it runs,
+// a batch holds a lock on LockFile in OutDir, so a second batch on the same
+// OutDir fails with ErrOutDirInUse instead of mixing its files in; the lock
+// dies with its process, so a crashed batch never blocks its resumption.
+// Panics in Setup and OnResult fail their job, not the process.
 //
 // # Common pitfalls
 //
@@ -120,4 +132,5 @@
 //   - LoopLimit counts consecutive turns on one step; a step that needs many
 //     attempts also needs a LoopLimit above its MaxAttempts.
 //   - Without OutDir a batch writes nothing and cannot resume.
+//   - Shards that run at the same time need an OutDir each.
 package simulate

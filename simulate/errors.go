@@ -9,7 +9,8 @@ import (
 // callers branch with errors.Is and read details with errors.As.
 var (
 	// ErrInvalidScenario reports a scenario that cannot be run: no goal,
-	// duplicate or unknown step ids, a precondition with no check.
+	// duplicate or unknown step ids, a precondition with no check, steps
+	// that wait for each other through After.
 	ErrInvalidScenario = errors.New("simulate: invalid scenario")
 
 	// ErrNoUserModel reports a Runner without a UserModel.
@@ -27,13 +28,18 @@ var (
 	// turn goes on without a step.
 	ErrSimulator = errors.New("simulate: simulator failed")
 
+	// ErrPolicyStop is the cause of a run that a policy stopped with reason
+	// StopError; the verdict's note follows it in the message.
+	ErrPolicyStop = errors.New("simulate: policy stopped the run with an error")
+
 	// ErrEmptyUserMessage reports a user model that answered with no text.
 	ErrEmptyUserMessage = errors.New("simulate: user model returned an empty message")
 
 	// ErrPanicked reports a panic recovered from user code: a check, goal,
-	// policy, ranker, user model or target. The run ends with StopError
-	// instead of crashing the process.
-	ErrPanicked = errors.New("simulate: check panicked")
+	// policy, ranker, user model or target, which ends the run with
+	// StopError, or a batch's Setup or OnResult, which fails the job.
+	// Either way the process goes on.
+	ErrPanicked = errors.New("simulate: user code panicked")
 
 	// ErrBadRanking reports ranker output that could not be read as scores.
 	// The runner treats it as "no ranking" and continues without a step.
@@ -49,6 +55,10 @@ var (
 	// ErrInvalidBatch reports a batch that cannot run: bad shard numbers,
 	// duplicate run names, no scenarios.
 	ErrInvalidBatch = errors.New("simulate: invalid batch")
+
+	// ErrOutDirInUse reports a batch whose OutDir another running batch
+	// holds (see LockFile).
+	ErrOutDirInUse = errors.New("simulate: output directory in use by another batch")
 )
 
 // Side says which party a run error belongs to.

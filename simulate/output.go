@@ -140,31 +140,27 @@ func (r *Result) WriteJSONL(w io.Writer) error {
 	return bw.Flush()
 }
 
-// maxLine bounds one dataset line when reading.
-const maxLine = 64 << 20
-
 // ReadJSONL reads dataset lines, such as several conversation.jsonl files
-// concatenated. Blank lines are skipped. A line that does not decode yields
-// an error wrapping ErrMalformedLine, with every line read before it.
+// concatenated. Lines may be of any length. Blank lines are skipped. A line
+// that does not decode yields an error wrapping ErrMalformedLine, with every
+// line read before it; so does a failure of r, with the line it cut short.
 func ReadJSONL(r io.Reader) ([]Line, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var out []Line
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+	for n := 1; ; n++ {
+		raw, rerr := br.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, rerr)
 		}
-		var l Line
-		if err := json.Unmarshal(b, &l); err != nil {
-			return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, err)
+		if b := bytes.TrimSpace(raw); len(b) > 0 {
+			var l Line
+			if err := json.Unmarshal(b, &l); err != nil {
+				return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, err)
+			}
+			out = append(out, l)
 		}
-		out = append(out, l)
+		if rerr == io.EOF {
+			return out, nil
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n+1, err)
-	}
-	return out, nil
 }

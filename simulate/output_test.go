@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
@@ -227,4 +230,73 @@ func TestArtifactFoldersNeverEscapeTheRoot(t *testing.T) {
 	assert.Equal(t, "_._etc_passwd", SafeName("../etc/passwd"))
 	assert.Equal(t, "_", SafeName(""))
 	assert.Equal(t, "trip-r0", SafeName("trip-r0"))
+}
+
+func TestReadJSONLReadsLinesOfAnyLength(t *testing.T) {
+	// A line just over the 64 MiB a line could hold before. Trailing blanks
+	// make it long while keeping the JSON decoding cheap under -race.
+	var in bytes.Buffer
+	in.WriteString(`{"conversationId":"big","output":[{"role":"assistant","content":"file"}]}`)
+	in.Write(bytes.Repeat([]byte(" "), 64<<20))
+	in.WriteString("\n" + `{"conversationId":"big","stepIndex":1}` + "\n")
+	lines, err := ReadJSONL(&in)
+	require.NoError(t, err)
+	require.Len(t, lines, 2)
+	assert.Equal(t, "file", lines[0].Output[0].Content)
+	assert.Equal(t, 1, lines[1].StepIndex)
+}
+
+func TestReadJSONLReportsAReaderFailure(t *testing.T) {
+	r := io.MultiReader(strings.NewReader(`{"conversationId":"a"}`+"\n"+`{"conversa`), iotest.ErrReader(errors.New("disk gone")))
+	lines, err := ReadJSONL(r)
+	assert.ErrorIs(t, err, ErrMalformedLine)
+	assert.ErrorContains(t, err, "line 2: disk gone")
+	assert.Len(t, lines, 1)
+}
+
+func TestSafeName(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"café", "café"},
+		{"予約-r0", "予約-r0"},
+		{"Zürich.2025", "Zürich.2025"},
+		{"cafe\u0301", "cafe\u0301"}, // a decomposed accent keeps its mark
+		{"order #42", "order__42"},
+		{"a/b\\c", "a_b_c"},
+		{"../../etc", "_._.._etc"},
+		{"..", "__"},
+		{"name.", "name_"},
+		{"a\x00b\x7f", "a_b_"},
+		{"a\xffb", "a_b"},
+		{"\u202eevil", "_evil"}, // a bidi override is a format character
+		{"a\u2028b", "a_b"},
+		{"🙂", "_"},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, SafeName(c.in), "%q", c.in)
+	}
+
+	long := strings.Repeat("é", 100)
+	a, b := SafeName(long+"a"), SafeName(long+"b")
+	assert.NotEqual(t, a, b, "names that differ past the cut stay distinct")
+	assert.LessOrEqual(t, len(a), maxNameLen)
+	assert.True(t, utf8.ValidString(a), "the cut keeps runes whole")
+	assert.Equal(t, a, SafeName(a))
+}
+
+func FuzzSafeName(f *testing.F) {
+	for _, s := range []string{"", ".", "..", "../x", "café", "a\x00b", strings.Repeat("日本", 80), "x."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := SafeName(s)
+		if !filepath.IsLocal(n) || strings.ContainsAny(n, `/\`) || n == "." || n == ".." {
+			t.Fatalf("SafeName(%q) = %q is not one local path element", s, n)
+		}
+		if len(n) == 0 || len(n) > maxNameLen || !utf8.ValidString(n) {
+			t.Fatalf("SafeName(%q) = %q: bad length or encoding", s, n)
+		}
+		if SafeName(n) != n {
+			t.Fatalf("SafeName(%q) = %q, but SafeName of that is %q", s, n, SafeName(n))
+		}
+	})
 }

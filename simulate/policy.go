@@ -4,7 +4,11 @@ import "context"
 
 // Verdict is a policy's decision after a turn. The zero Verdict continues the
 // run. To stop, set Stop and a Reason; Note, if set, is added to the run's
-// summary (say which rule was broken).
+// summary (say which rule was broken). Stop with no Reason means
+// StopPolicyViolation. Reason StopError ends the run as a simulator failure:
+// Run returns a *RunError (Op "policy") whose cause wraps ErrPolicyStop and
+// carries the Note. StopGoalReached only marks the run completed when the
+// scenario's own criteria agree (see End).
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Verdict struct {

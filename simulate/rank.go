@@ -37,6 +37,12 @@ type RankInput struct {
 // user's next move. It may omit steps. An error means "no ranking": the
 // runner records it and the turn goes on without a step.
 //
+// The runner drops every candidate whose score is not a number in [0, 1]
+// (NaN, infinities, negative or larger scores), the rule the default ranker
+// applies to a model's answer; such a score is neither recorded nor
+// selected. When candidates were given but none is usable, the turn goes on
+// without a step and Selection.RankError wraps ErrBadRanking.
+//
 // Implementations must be safe for concurrent use when the Runner that
 // holds them is shared.
 type Ranker interface {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cloudwego/eino/components/model"
@@ -127,7 +129,7 @@ func (ru *run) state() State {
 	for _, s := range ru.steps {
 		m[s.StepID] = s
 	}
-	return State{Scenario: ru.sc, Traces: ru.res.Traces, Steps: m, Goals: ru.goals}
+	return State{Scenario: ru.sc, Traces: ru.res.Traces, Steps: m, Goals: slices.Clone(ru.goals)}
 }
 
 func (ru *run) play(ctx context.Context) (*Result, error) {
@@ -182,11 +184,14 @@ func (ru *run) play(ctx context.Context) (*Result, error) {
 			return ru.fail(SideSimulator, turn, "policy", err)
 		}
 		if v.Stop {
-			reason := v.Reason
-			if reason == "" {
-				reason = StopPolicyViolation
+			switch v.Reason {
+			case "":
+				return ru.stop(StopPolicyViolation, v.Note)
+			case StopError:
+				// A StopError run always returns a *RunError.
+				return ru.fail(SideSimulator, turn, "policy", policyStop(v.Note))
 			}
-			return ru.stop(reason, v.Note)
+			return ru.stop(v.Reason, v.Note)
 		}
 		if len(ru.res.Traces) >= ru.sc.maxTurns() {
 			return ru.stop(StopMaxTurns, "")
@@ -265,6 +270,10 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 		traces = traces[len(traces)-n:]
 	}
 	ranked, err := rank(ctx, ru.ranker, RankInput{Goal: ru.sc.Goal, Persona: ru.sc.Persona, Steps: cands, Traces: traces})
+	ranked, uerr := usableScores(ranked)
+	if err == nil {
+		err = uerr
+	}
 	sel := Selection{Method: MethodNone, Candidates: ranked}
 	if err != nil {
 		sel.RankError = err.Error()
@@ -323,23 +332,30 @@ func (ru *run) eligible(ctx context.Context, st State) ([]bool, error) {
 	if len(checks) > 0 {
 		results := make([]bool, len(checks))
 		errs := make([]error, len(checks))
-		cctx, cancel := context.WithCancel(ctx)
+		// The first check to fail cancels the others. Their context.Canceled
+		// errors are the runner's doing, not the caller's, and are left out
+		// below so that errors.Is(err, context.Canceled) keeps meaning that
+		// the caller cancelled.
+		cctx, cancel := context.WithCancelCause(ctx)
+		var first atomic.Int64
+		first.Store(-1)
 		var wg sync.WaitGroup
 		for k, c := range checks {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				results[k], errs[k] = safeCheck(cctx, c.fn, st)
-				if errs[k] != nil {
-					cancel()
+				if errs[k] != nil && first.CompareAndSwap(-1, int64(k)) {
+					cancel(errSiblingFailed)
 				}
 			}()
 		}
 		wg.Wait()
-		cancel()
+		cancel(nil)
+		siblingsCancelled := ctx.Err() == nil && errors.Is(context.Cause(cctx), errSiblingFailed)
 		var all []error
 		for k, c := range checks {
-			if errs[k] != nil {
+			if errs[k] != nil && (k == int(first.Load()) || !siblingsCancelled || !errors.Is(errs[k], context.Canceled)) {
 				all = append(all, fmt.Errorf("step %q precondition %q: %w", steps[c.step].ID, c.name, errs[k]))
 			}
 			if !results[k] {
@@ -360,6 +376,41 @@ func (ru *run) eligible(ctx context.Context, st State) ([]bool, error) {
 		}
 	}
 	return ok, nil
+}
+
+// policyStop is the cause recorded when a policy stops a run with
+// StopError.
+func policyStop(note string) error {
+	if note == "" {
+		return ErrPolicyStop
+	}
+	return fmt.Errorf("%w: %s", ErrPolicyStop, note)
+}
+
+// errSiblingFailed is the cause with which the runner cancels the custom
+// preconditions of a turn once one of them has failed.
+var errSiblingFailed = errors.New("simulate: another precondition failed")
+
+// usableScores keeps the candidates whose score is a finite number in
+// [0, 1], the same rule the default ranker applies when it reads a model's
+// answer. Out-of-range scores could otherwise win the selection, and NaN or
+// infinite ones would make the run's artifacts impossible to encode as JSON.
+// A ranking with candidates but none usable is an ErrBadRanking.
+func usableScores(cs []Candidate) ([]Candidate, error) {
+	ok := func(c Candidate) bool { return c.Score >= 0 && c.Score <= 1 }
+	if !slices.ContainsFunc(cs, func(c Candidate) bool { return !ok(c) }) {
+		return cs, nil
+	}
+	var out []Candidate
+	for _, c := range cs {
+		if ok(c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no score is a number in [0, 1]", ErrBadRanking)
+	}
+	return out, nil
 }
 
 // settle updates step states after a turn: the attempted step is checked
@@ -454,14 +505,17 @@ func (ru *run) end(e End, note string) {
 		}
 	}
 	st := ru.state()
-	e.Completed = st.GoalReached()
+	e.Completed = e.Reason == StopGoalReached && st.GoalReached()
 	e.Turns = len(ru.res.Traces)
 	e.Goals = append([]GoalResult(nil), ru.goals...)
 	ru.res.Steps = append([]StepState(nil), ru.steps...)
 	e.Summary = summarize(ru.res.ConversationID, e, ru.res.Steps, note)
 	ru.res.End = e
 	if n := len(ru.res.Traces); n > 0 {
+		// States handed out earlier share the traces' array; the End goes
+		// on a copy so that they never change.
 		last := e
+		ru.res.Traces = slices.Clone(ru.res.Traces)
 		ru.res.Traces[n-1].End = &last
 	}
 }

@@ -3,6 +3,8 @@ package simulate
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -637,4 +639,197 @@ func TestConversationIDDefaultsToAUUID(t *testing.T) {
 	c, err := r.Run(context.Background(), &Scenario{Goal: "g", MaxTurns: 1, ConversationID: "mine"}, echoTarget())
 	require.NoError(t, err)
 	assert.Equal(t, "mine", c.ConversationID)
+}
+
+func TestPolicyStopErrorReturnsARunError(t *testing.T) {
+	p := PolicyFunc(func(context.Context, State) (Verdict, error) {
+		return Verdict{Stop: true, Reason: StopError, Note: "agent leaked PII"}, nil
+	})
+	res, err := (&Runner{UserModel: stepUser(), Policy: p}).Run(context.Background(), &Scenario{Goal: "g"}, echoTarget())
+	var re *RunError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, SideSimulator, re.Side)
+	assert.Equal(t, "policy", re.Op)
+	assert.ErrorIs(t, err, ErrPolicyStop)
+	assert.ErrorIs(t, err, ErrSimulator)
+	assert.Contains(t, err.Error(), "agent leaked PII")
+	assert.Equal(t, StopError, res.End.Reason)
+	assert.Equal(t, SideSimulator, res.End.ErrorSide)
+	assert.Contains(t, res.End.Error, "agent leaked PII")
+}
+
+func TestPolicyStatesStayAsTheyWere(t *testing.T) {
+	var kept []State
+	p := PolicyFunc(func(ctx context.Context, s State) (Verdict, error) {
+		kept = append(kept, s)
+		return DefaultPolicy{}.Evaluate(ctx, s)
+	})
+	// The agent books in the second turn, which meets the goal and ends the run.
+	target := toolTarget(func(turn int) string { return map[int]string{1: "book"}[turn] })
+	sc := &Scenario{Goal: "g", Goals: []Goal{ToolCalled("book")}}
+	res, err := (&Runner{UserModel: stepUser(), Policy: p}).Run(context.Background(), sc, target)
+	require.NoError(t, err)
+	require.Len(t, kept, 2)
+	require.True(t, res.End.Goals[0].Met)
+
+	first := kept[0]
+	assert.Equal(t, []GoalResult{{Name: "called book", Turn: -1}}, first.Goals, "the first turn's goals are not updated later")
+	last := kept[1]
+	require.Len(t, last.Traces, 2)
+	assert.Nil(t, last.Traces[1].End, "the End is set on the result's traces, not on the ones a policy saw")
+	assert.NotNil(t, res.Traces[1].End)
+}
+
+func TestAFailingPreconditionDoesNotLookLikeTheCallersCancel(t *testing.T) {
+	slow := When("slow", func(ctx context.Context, _ State) (bool, error) {
+		<-ctx.Done()
+		return false, fmt.Errorf("lookup: %w", ctx.Err())
+	})
+	g := &Graph{Steps: []Step{
+		{ID: "a", Instruction: "a", Preconditions: []Precondition{When("bad", func(context.Context, State) (bool, error) {
+			return false, errors.New("db down")
+		})}},
+		{ID: "b", Instruction: "b", Preconditions: []Precondition{slow}},
+		{ID: "c", Instruction: "c", Preconditions: []Precondition{slow}},
+	}}
+	sc := &Scenario{Goal: "g", Graph: g}
+
+	t.Run("a sibling's failure", func(t *testing.T) {
+		_, err := (&Runner{UserModel: stepUser()}).Run(context.Background(), sc, echoTarget())
+		assert.ErrorIs(t, err, ErrSimulator)
+		assert.ErrorContains(t, err, "db down")
+		assert.NotErrorIs(t, err, context.Canceled, "the caller cancelled nothing")
+		assert.NotContains(t, err.Error(), "slow")
+	})
+	t.Run("the caller's cancel", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		only := &Scenario{Goal: "g", Graph: &Graph{Steps: []Step{
+			{ID: "b", Instruction: "b", Preconditions: []Precondition{When("slow", func(ctx context.Context, _ State) (bool, error) {
+				cancel()
+				<-ctx.Done()
+				return false, ctx.Err()
+			})}},
+			{ID: "c", Instruction: "c", Preconditions: []Precondition{slow}},
+		}}}
+		_, err := (&Runner{UserModel: stepUser()}).Run(ctx, only, echoTarget())
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+}
+
+func TestRankerScoresMustBeNumbersFromZeroToOne(t *testing.T) {
+	g := &Graph{Steps: []Step{{ID: "a", Instruction: "a"}, {ID: "b", Instruction: "b"}, {ID: "c", Instruction: "c"}, {ID: "d", Instruction: "d"}}}
+	run := func(t *testing.T, cs ...Candidate) *Result {
+		t.Helper()
+		res, err := (&Runner{UserModel: stepUser(), Ranker: fixedRanking(cs...)}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1}, echoTarget())
+		require.NoError(t, err)
+		_, err = WriteArtifacts(t.TempDir(), res)
+		require.NoError(t, err, "every recorded score encodes as JSON")
+		return res
+	}
+	t.Run("bad scores are dropped and never selected", func(t *testing.T) {
+		res := run(t, Candidate{StepID: "a", Score: math.Inf(1)}, Candidate{StepID: "b", Score: math.NaN()},
+			Candidate{StepID: "c", Score: 7}, Candidate{StepID: "d", Score: 0.6})
+		sel := res.Traces[0].Selection
+		assert.Equal(t, MethodRanked, sel.Method)
+		assert.Equal(t, "d", res.Traces[0].StepID)
+		assert.Equal(t, []Candidate{{StepID: "d", Score: 0.6}}, sel.Candidates)
+	})
+	t.Run("candidates that come with an error are filtered too", func(t *testing.T) {
+		rk := RankerFunc(func(context.Context, RankInput) ([]Candidate, error) {
+			return []Candidate{{StepID: "a", Score: math.NaN()}, {StepID: "b", Score: 0.9}}, errors.New("partial")
+		})
+		res, err := (&Runner{UserModel: stepUser(), Ranker: rk}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1}, echoTarget())
+		require.NoError(t, err)
+		sel := res.Traces[0].Selection
+		assert.Equal(t, MethodNone, sel.Method)
+		assert.Equal(t, "partial", sel.RankError)
+		assert.Equal(t, []Candidate{{StepID: "b", Score: 0.9}}, sel.Candidates)
+		_, err = WriteArtifacts(t.TempDir(), res)
+		require.NoError(t, err)
+	})
+	t.Run("a ranking with no usable score is a bad ranking", func(t *testing.T) {
+		res := run(t, Candidate{StepID: "a", Score: math.Inf(1)}, Candidate{StepID: "b", Score: -0.1})
+		sel := res.Traces[0].Selection
+		assert.Equal(t, MethodNone, sel.Method)
+		assert.Empty(t, sel.Candidates)
+		assert.Contains(t, sel.RankError, ErrBadRanking.Error())
+	})
+}
+
+func TestCompletedOnlyWhenTheGoalEndsTheRun(t *testing.T) {
+	ctx := context.Background()
+	stopWith := func(r StopReason) Policy {
+		return PolicyFunc(func(context.Context, State) (Verdict, error) { return Verdict{Stop: true, Reason: r}, nil })
+	}
+	t.Run("goals met, but a policy stops the run for another reason", func(t *testing.T) {
+		sc := &Scenario{Goal: "g", Goals: []Goal{ToolCalled("book")}}
+		res, err := (&Runner{UserModel: stepUser(), Policy: stopWith(StopPolicyViolation)}).Run(ctx, sc, toolTarget(func(int) string { return "book" }))
+		require.NoError(t, err)
+		assert.True(t, res.End.Goals[0].Met)
+		assert.Equal(t, StopPolicyViolation, res.End.Reason)
+		assert.False(t, res.End.Completed)
+		assert.Contains(t, res.End.Summary, "goal not completed")
+	})
+	t.Run("a terminal reached, but the run goes on to max turns", func(t *testing.T) {
+		never := PolicyFunc(func(context.Context, State) (Verdict, error) { return Verdict{}, nil })
+		res, err := (&Runner{UserModel: stepUser(), Policy: never, Ranker: fixedRanking()}).Run(ctx, &Scenario{Goal: "g", Graph: chain(), MaxTurns: 4}, echoTarget())
+		require.NoError(t, err)
+		assert.Equal(t, StatusSatisfied, stepState(res, "c").Status)
+		assert.Equal(t, StopMaxTurns, res.End.Reason)
+		assert.False(t, res.End.Completed)
+	})
+	t.Run("a policy claims goal-reached that the goals do not confirm", func(t *testing.T) {
+		sc := &Scenario{Goal: "g", Goals: []Goal{ToolCalled("book")}}
+		res, err := (&Runner{UserModel: stepUser(), Policy: stopWith(StopGoalReached)}).Run(ctx, sc, echoTarget())
+		require.NoError(t, err)
+		assert.Equal(t, StopGoalReached, res.End.Reason)
+		assert.False(t, res.End.Completed)
+	})
+}
+
+func TestValidateRejectsStepsThatWaitInACycle(t *testing.T) {
+	step := func(id string, after ...string) Step {
+		s := Step{ID: id, Instruction: id}
+		for _, a := range after {
+			s.Preconditions = append(s.Preconditions, After(a))
+		}
+		return s
+	}
+	bad := map[string]struct {
+		g     *Graph
+		field string
+		names []string
+	}{
+		"a step waiting for itself": {&Graph{Steps: []Step{step("a"), step("b", "a", "b")}}, "Graph.Steps[1].Preconditions[1]", []string{`"b" waits for itself`}},
+		"two steps waiting for each other": {&Graph{Start: "a", Steps: []Step{step("a", "b"), step("b", "a")}},
+			"Graph.Steps[1].Preconditions[0]", []string{`"a" -> "b" -> "a"`}},
+		"a longer cycle": {&Graph{Steps: []Step{step("a", "c"), step("b", "a"), step("c", "b")}},
+			"Graph.Steps[1].Preconditions[0]", []string{`"a" -> "c" -> "b" -> "a"`}},
+		"a start step waiting on a cycle": {&Graph{Start: "s", Terminals: []string{"s"}, Steps: []Step{step("s", "x"), step("x", "y"), step("y", "x")}},
+			"Graph.Steps[2].Preconditions[0]", []string{`"x" -> "y" -> "x"`}},
+	}
+	for name, c := range bad {
+		t.Run(name+" is rejected", func(t *testing.T) {
+			err := (&Scenario{Goal: "g", Graph: c.g}).Validate()
+			var se *ScenarioError
+			require.ErrorAs(t, err, &se)
+			assert.ErrorIs(t, err, ErrInvalidScenario)
+			assert.Equal(t, c.field, se.Field)
+			for _, n := range c.names {
+				assert.Contains(t, se.Reason, n)
+			}
+		})
+	}
+	legal := map[string]*Graph{
+		"a chain":                           chain(),
+		"a diamond":                         {Steps: []Step{step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c")}},
+		"a step that waits for a later one": {Steps: []Step{step("b", "a"), step("a")}},
+		"a start step with an After":        {Start: "b", Steps: []Step{step("a"), step("b", "a")}},
+		"custom checks are not followed":    {Steps: []Step{{ID: "a", Preconditions: []Precondition{When("b done", func(_ context.Context, s State) (bool, error) { return s.Satisfied("b"), nil })}}, step("b", "a")}},
+	}
+	for name, g := range legal {
+		t.Run(name+" is accepted", func(t *testing.T) {
+			assert.NoError(t, (&Scenario{Goal: "g", Graph: g}).Validate())
+		})
+	}
 }

@@ -3,6 +3,9 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -126,7 +129,11 @@ func (sc *Scenario) steps() []Step {
 }
 
 // Validate reports the first problem that would stop the scenario from
-// running, as a *ScenarioError.
+// running, as a *ScenarioError: no goal, negative limits, a goal without Met,
+// an empty or duplicate step id, a precondition with both or neither of Step
+// and Check, a reference to an unknown step, or After preconditions that form
+// a cycle (a step waiting for itself included), since the steps in it, and
+// every step waiting for them, could never be selected.
 func (sc *Scenario) Validate() error {
 	if sc == nil {
 		return &ScenarioError{Field: "Scenario", Reason: "nil"}
@@ -182,6 +189,64 @@ func (sc *Scenario) Validate() error {
 	for i, t := range sc.Graph.Terminals {
 		if !ids[t] {
 			return &ScenarioError{Field: fmt.Sprintf("Graph.Terminals[%d]", i), Reason: fmt.Sprintf("unknown step %q", t)}
+		}
+	}
+	return sc.Graph.afterCycle()
+}
+
+// afterCycle reports the first cycle of After preconditions, searching in
+// graph order. A step in such a cycle, or one that waits for it, can never
+// become eligible; without cycles every step can, as far as After goes.
+func (g *Graph) afterCycle() error {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	index := make(map[string]int, len(g.Steps))
+	for i, st := range g.Steps {
+		index[st.ID] = i
+	}
+	state := make([]int, len(g.Steps))
+	var path []int // steps being visited; each waits for the next
+	var visit func(i int) error
+	visit = func(i int) error {
+		state[i] = onPath
+		path = append(path, i)
+		for j, p := range g.Steps[i].Preconditions {
+			if p.Step == "" {
+				continue
+			}
+			k := index[p.Step]
+			switch state[k] {
+			case unseen:
+				if err := visit(k); err != nil {
+					return err
+				}
+			case onPath:
+				field := fmt.Sprintf("Graph.Steps[%d].Preconditions[%d]", i, j)
+				if k == i {
+					return &ScenarioError{Field: field, Reason: fmt.Sprintf("step %q waits for itself, so it can never be selected", p.Step)}
+				}
+				var names []string
+				for _, s := range path[slices.Index(path, k):] {
+					names = append(names, strconv.Quote(g.Steps[s].ID))
+				}
+				names = append(names, strconv.Quote(p.Step))
+				return &ScenarioError{Field: field, Reason: fmt.Sprintf(
+					"steps wait for each other in a cycle, so none of them can ever be selected: %s (each waits for the next)",
+					strings.Join(names, " -> "))}
+			}
+		}
+		path = path[:len(path)-1]
+		state[i] = done
+		return nil
+	}
+	for i := range g.Steps {
+		if state[i] == unseen {
+			if err := visit(i); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

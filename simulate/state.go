@@ -36,8 +36,9 @@ type StepState struct {
 // State is a read-only snapshot of a run, handed to preconditions,
 // satisfaction checks and policies. Traces holds every completed turn, oldest
 // first; Steps maps step id to its state; Goals holds the outcome of each
-// scenario goal so far. Callers must not modify any of it: concurrent checks
-// share the same snapshot.
+// scenario goal so far. The runner does not change a snapshot after handing
+// it out, so one kept for later still shows the run as it was. Callers must
+// not modify any of it: concurrent checks share the same snapshot.
 type State struct {
 	Scenario *Scenario
 	Traces   []StepTrace

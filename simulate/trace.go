@@ -29,9 +29,9 @@ type Candidate struct {
 }
 
 // Selection records how a turn's step was chosen. Candidates holds every
-// score the ranker gave, including those at or below RankThreshold that were
-// dropped. RankError is set when the ranker failed; the turn then went on
-// without a step.
+// usable score the ranker gave (see Ranker), including those at or below
+// RankThreshold that were dropped. RankError is set when the ranker failed
+// or gave no usable score; the turn then went on without a step.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Selection struct {
@@ -54,8 +54,10 @@ const (
 	StopError           StopReason = "error"            // the agent or the simulator failed
 )
 
-// End describes how a run ended. Completed says whether the goal was reached
-// by the scenario's own criteria (State.GoalReached), whatever the reason.
+// End describes how a run ended. Completed says whether the run ended
+// because its goal was reached: Reason is StopGoalReached and the scenario's
+// own criteria (State.GoalReached) hold. A run that stops for any other
+// reason is not completed, even if its goals happen to be met by then.
 // Error and ErrorSide are set when Reason is StopError.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
