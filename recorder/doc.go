@@ -59,6 +59,8 @@
 // Reader, ReadAll and ReadFile read JSON Lines back. A last line cut short
 // by a crash is not an error: every complete record is returned and a Tear
 // describes the rest. A bad line elsewhere is a *LineError naming its line.
+// A FileSink that appends to a file with a torn last line ends that line
+// first, so the records it appends are not glued to the torn bytes.
 //
 // # Concurrency
 //
@@ -87,4 +89,7 @@
 //     as far as the sink does.
 //   - One file per writer: two processes appending to the same file can
 //     interleave partial lines.
+//   - Extension bodies, *Unknown payloads and tool parameter schemas may
+//     nest at most MaxBodyDepth levels; a record holding deeper JSON is
+//     not written, since no reader could read it back.
 package recorder

@@ -60,7 +60,8 @@ func (e *VersionError) Error() string {
 func (e *VersionError) Unwrap() error { return ErrNewerVersion }
 
 // SinkError reports a record that did not reach the sink: the sink failed
-// (or panicked), or a Redactor panicked. It unwraps to both ErrSinkFailed
+// (or panicked), a Redactor panicked, or the record held JSON nested
+// deeper than MaxBodyDepth (ErrEncode). It unwraps to both ErrSinkFailed
 // and the underlying error, so errors.Is holds for either.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
@@ -68,7 +69,7 @@ type SinkError struct {
 	RunID string
 	Seq   uint64
 	Kind  Kind
-	Err   error // the sink's error, or ErrRedactorPanicked
+	Err   error // the sink's error, or one wrapping ErrRedactorPanicked or ErrEncode
 }
 
 func (e *SinkError) Error() string {

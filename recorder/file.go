@@ -46,8 +46,9 @@ type FileOptions struct {
 	QueueSize int
 
 	// Block makes Write wait for room when the queue is full (until ctx
-	// ends). By default a full queue drops the record, counts it and
-	// returns ErrQueueFull, so the agent is never slowed by its recorder.
+	// ends; a record that finds room is queued whatever the state of ctx).
+	// By default a full queue drops the record, counts it and returns
+	// ErrQueueFull, so the agent is never slowed by its recorder.
 	Block bool
 
 	// BufferSize is the size of the write buffer. Zero means
@@ -118,19 +119,54 @@ type fileItem struct {
 // and returns a sink writing to it. A new file gets mode 0600 and missing
 // parent directories mode 0700, since trajectories hold prompts, tool
 // output and possibly secrets. An existing file keeps its mode.
+//
+// An existing regular file whose last byte is not a newline, such as one
+// whose last write was cut short by a crash, first gets a newline, so the
+// unfinished line stays a line of its own and the records appended after
+// it stay readable. A Reader then reports that line as a *LineError and
+// goes on past it on the next call; ReadAll and ReadFile stop there.
 func NewFileSink(path string, opts *FileOptions) (*FileSink, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("recorder: create trajectory directory: %w", err)
 	}
 	flag := os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	if opts != nil && opts.Truncate {
+	truncate := opts != nil && opts.Truncate
+	if truncate {
 		flag |= os.O_TRUNC
 	}
 	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("recorder: open trajectory file: %w", err)
 	}
+	if !truncate {
+		if err := endLine(f, path); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("recorder: end the last line of the trajectory file: %w", err)
+		}
+	}
 	return newFileSink(f, f, opts), nil
+}
+
+// endLine appends a newline to the regular file f, open for appending at
+// path, unless it is empty or already ends with one. The last byte is read
+// through a second, read-only handle; a file that cannot be read is left
+// as it is.
+func endLine(f *os.File, path string) error {
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() == 0 {
+		return nil
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	var last [1]byte
+	if _, err := r.ReadAt(last[:], info.Size()-1); err != nil || last[0] == '\n' {
+		return nil
+	}
+	_, err = f.Write([]byte{'\n'})
+	return err
 }
 
 // NewWriterSink returns a sink writing JSON Lines to w, for example
@@ -197,8 +233,10 @@ func (s *FileSink) putLine(b *[]byte) {
 
 // Write encodes r and queues it for the writer goroutine. It returns an
 // error wrapping ErrEncode if r cannot be encoded, ErrQueueFull if the
-// queue is full and Block is off, ctx's error if Block is on and ctx ends
-// first, ErrClosed after Close, and the first I/O error once one happened.
+// queue is full and Block is off, ctx's error if Block is on, the queue is
+// full and ctx ends before a slot frees up, ErrClosed after Close, and the
+// first I/O error once one happened. A record that finds room in the queue
+// is taken even when ctx has already ended.
 func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	select {
 	case <-s.closing:
@@ -225,6 +263,13 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 		return ErrClosed
 	default:
 	}
+	// A free slot takes the record whatever the state of ctx, which only
+	// bounds the wait for one.
+	select {
+	case s.queue <- it:
+		return nil
+	default:
+	}
 	if s.block {
 		select {
 		case s.queue <- it:
@@ -237,14 +282,9 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 			return ctx.Err()
 		}
 	}
-	select {
-	case s.queue <- it:
-		return nil
-	default:
-		s.putLine(bp)
-		s.dropped.Add(1)
-		return ErrQueueFull
-	}
+	s.putLine(bp)
+	s.dropped.Add(1)
+	return ErrQueueFull
 }
 
 // Flush waits until every record queued before the call is written to the

@@ -136,6 +136,60 @@ func TestFileSinkAppendsUnlessToldToTruncate(t *testing.T) {
 	assert.Equal(t, []uint64{7}, seqs(recs))
 }
 
+// TestFileSinkEndsATornLastLineBeforeAppending appends to a file whose
+// last record was cut short: the cut line must stay a line of its own,
+// and the records appended after it must read back.
+func TestFileSinkEndsATornLastLineBeforeAppending(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	write := func(seqs ...uint64) {
+		s, err := recorder.NewFileSink(path, nil)
+		require.NoError(t, err)
+		for _, seq := range seqs {
+			require.NoError(t, s.Write(ctx, budgetRecord(seq)))
+		}
+		require.NoError(t, s.Close(ctx))
+	}
+	write() // an empty file gets no newline
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Empty(t, data)
+
+	write(0)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	const torn = `{"schema_version":1,"seq":1,"run_id":"r","par`
+	_, err = f.WriteString(torn)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	write(2, 3)
+	write(4) // a file that ends with a newline gets no blank line
+	data, err = os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, 5, bytes.Count(data, []byte("\n")), "%s", data)
+	assert.Contains(t, string(data), torn+"\n{")
+
+	f, err = os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rd := recorder.NewReader(f)
+	var got []uint64
+	var lineErrs []int
+	for rec, err := range rd.All() {
+		var le *recorder.LineError
+		if errors.As(err, &le) {
+			lineErrs = append(lineErrs, le.Line)
+			continue
+		}
+		require.NoError(t, err)
+		got = append(got, rec.Seq)
+	}
+	assert.Equal(t, []uint64{0, 2, 3, 4}, got)
+	assert.Equal(t, []int{2}, lineErrs, "the torn line is reported where it is")
+	assert.Nil(t, rd.Tear())
+}
+
 func TestFileSinkFailsToOpenAnUnwritablePath(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plain")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
@@ -181,6 +235,28 @@ func TestBlockingFileSinkWaitsForRoomUntilTheContextEnds(t *testing.T) {
 	require.NoError(t, <-done, "a blocked write goes through once there is room")
 	require.NoError(t, s.Close(ctx))
 	assert.Equal(t, []uint64{0, 1, 3}, seqs(w.records(t)))
+	assert.Zero(t, s.Dropped())
+}
+
+// TestBlockingFileSinkTakesACancelledWriteWhenThereIsRoom checks that a
+// write with an ended context is queued, not refused, while the queue has
+// room: the context only bounds a wait for a slot.
+func TestBlockingFileSinkTakesACancelledWriteWhenThereIsRoom(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	w.hold()
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 256, Block: true})
+	require.NoError(t, s.Write(ctx, budgetRecord(0)))
+	<-w.entered // the goroutine holds record 0, so the queue only fills
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for seq := uint64(1); seq <= 200; seq++ {
+		require.NoError(t, s.Write(cancelled, budgetRecord(seq)), "record %d", seq)
+	}
+	w.release()
+	require.NoError(t, s.Close(ctx))
+	assert.Len(t, w.records(t), 201)
 	assert.Zero(t, s.Dropped())
 }
 

@@ -266,13 +266,82 @@ func (r *Run) Budget(ctx context.Context, p Budget) error {
 }
 
 // Extension records a user-defined record. body must be valid JSON (or
-// empty); otherwise nothing is written and an error wrapping ErrEncode is
-// returned, whatever the policy.
+// empty) nesting at most MaxBodyDepth levels; otherwise nothing is written
+// and an error wrapping ErrEncode is returned, whatever the policy.
 func (r *Run) Extension(ctx context.Context, name string, body json.RawMessage) error {
 	if len(body) > 0 && !json.Valid(body) {
 		return fmt.Errorf("%w: extension %q body is not valid JSON", ErrEncode, name)
 	}
+	if tooDeep(body) {
+		return fmt.Errorf("%w: extension %q body nests deeper than %d levels", ErrEncode, name, MaxBodyDepth)
+	}
 	return r.emit(ctx, &Extension{Name: name, Body: body}, true)
+}
+
+// MaxBodyDepth is how many levels of arrays and objects the JSON a caller
+// hands over whole may nest: an extension body, an *Unknown payload and a
+// tool definition's parameter schema. encoding/json, and so every reader
+// of this package, stops at 10,000 levels for a whole record, which wraps
+// these values in a few levels of its own; the margin also leaves room for
+// formats that nest them deeper still, such as ATIF. The recorder does not
+// write a record holding deeper JSON: Run.Extension returns an error, and
+// other calls fail the record under the Policy, as a failed write does.
+const MaxBodyDepth = 9000
+
+// tooDeep reports whether the arrays and objects of the JSON text b nest
+// deeper than MaxBodyDepth.
+func tooDeep(b []byte) bool {
+	if len(b) <= MaxBodyDepth {
+		return false // each level takes at least one byte
+	}
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			if depth++; depth > MaxBodyDepth {
+				return true
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return false
+}
+
+// checkDepth returns an error wrapping ErrEncode when p holds JSON that
+// nests deeper than MaxBodyDepth. owned says p came from a typed method
+// that has checked it already.
+func checkDepth(p Payload, owned bool) error {
+	var deep string
+	switch t := p.(type) {
+	case *Extension:
+		if !owned && tooDeep(t.Body) {
+			deep = "extension body"
+		}
+	case *Unknown:
+		if tooDeep(t.Body) {
+			deep = "payload"
+		}
+	case *ModelRequest:
+		for _, d := range t.ToolDefinitions {
+			if tooDeep(d.Parameters) {
+				deep = fmt.Sprintf("parameters of tool %q", d.Name)
+				break
+			}
+		}
+	default:
+		return nil
+	}
+	if deep == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s nests deeper than %d levels", ErrEncode, deep, MaxBodyDepth)
 }
 
 // End records the run_ended record. It writes even when ctx is already
@@ -326,14 +395,16 @@ func (r *Run) emit(ctx context.Context, p Payload, owned bool) error {
 }
 
 // safePrepare is prepare, turning a panicking Redactor into an error: the
-// record is then dropped rather than written unredacted.
+// record is then dropped rather than written unredacted. It also fails a
+// record holding JSON nested too deeply for a reader to read back.
 func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = nil, fmt.Errorf("%w: %v", ErrRedactorPanicked, v)
 		}
 	}()
-	return r.prepare(p, owned), nil
+	p = r.prepare(p, owned)
+	return p, checkDepth(p, owned)
 }
 
 func (r *Recorder) now() time.Time {

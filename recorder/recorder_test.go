@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,6 +189,57 @@ func TestInvalidExtensionBodyIsRejectedBeforeWriting(t *testing.T) {
 	require.ErrorIs(t, err, recorder.ErrEncode)
 	assert.Zero(t, sink.Len())
 	assert.Zero(t, run.Next(), "no seq is used up")
+}
+
+// TestJSONTooDeepToReadBackIsNotWritten checks that bodies and parameter
+// schemas nesting deeper than MaxBodyDepth never reach the sink, under
+// either policy, while the deepest allowed ones are written and read back.
+func TestJSONTooDeepToReadBackIsNotWritten(t *testing.T) {
+	ctx := context.Background()
+	nested := func(levels int) json.RawMessage {
+		return json.RawMessage(strings.Repeat("[", levels) + strings.Repeat("]", levels))
+	}
+	deepest, tooDeep := nested(recorder.MaxBodyDepth), nested(recorder.MaxBodyDepth+1)
+	// Brackets inside strings do not count.
+	inStrings := json.RawMessage(`["` + strings.Repeat("[", recorder.MaxBodyDepth+1) + `\"{"]`)
+
+	path := filepath.Join(t.TempDir(), "deep.jsonl")
+	sink, err := recorder.NewFileSink(path, &recorder.FileOptions{Block: true})
+	require.NoError(t, err)
+	var handled []error
+	rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(err error) { handled = append(handled, err) }})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+
+	require.ErrorIs(t, run.Extension(ctx, "x", tooDeep), recorder.ErrEncode)
+	assert.Zero(t, run.Next(), "a rejected extension uses up no seq")
+	require.NoError(t, run.Extension(ctx, "x", deepest))
+	require.NoError(t, run.Extension(ctx, "x", inStrings))
+	require.NoError(t, run.Emit(ctx, &recorder.Extension{Name: "x", Body: tooDeep}))
+	require.NoError(t, run.Emit(ctx, &recorder.Unknown{Name: "future", Body: tooDeep}))
+	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{Model: "m", Tools: []string{"t"},
+		ToolDefinitions: []recorder.ToolDefinition{{Name: "t", Parameters: tooDeep}}}))
+	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{Model: "m", Tools: []string{"t"},
+		ToolDefinitions: []recorder.ToolDefinition{{Name: "t", Parameters: deepest}}}))
+	require.NoError(t, sink.Close(ctx))
+
+	assert.Equal(t, uint64(3), rec.Dropped())
+	require.Len(t, handled, 3)
+	for _, err := range handled {
+		assert.ErrorIs(t, err, recorder.ErrEncode)
+	}
+	recs, tear, err := recorder.ReadFile(path)
+	require.NoError(t, err, "every record written reads back")
+	assert.Nil(t, tear)
+	var seqs []uint64
+	for _, r := range recs {
+		seqs = append(seqs, r.Seq)
+	}
+	assert.Equal(t, []uint64{0, 1, 5}, seqs, "the failed records left gaps")
+
+	strict := recorder.New(recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate})
+	err = strict.ResumeRun(recorder.RunInfo{}, 0).Emit(ctx, &recorder.Unknown{Name: "future", Body: tooDeep})
+	assert.ErrorIs(t, err, recorder.ErrEncode)
+	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
 }
 
 // failingSink fails every write whose 1-based number is a multiple of

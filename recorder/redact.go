@@ -40,8 +40,10 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     secret, token, api_key, apikey, api-key, access_key or private_key
 //     (any case), written as key=value, key: value, "key": "value" or
 //     with escaped quotes inside a JSON string. A quoted key needs a quoted
-//     value, so JSON numbers, booleans and nulls are left alone and JSON
-//     text stays valid.
+//     value, so JSON numbers, booleans and nulls are left alone. A pair
+//     written inside a JSON string value ("Enter password: x") ends where
+//     that string does, and one whose value there is empty is left alone,
+//     so JSON text stays valid and the fields after it stay as they are.
 //
 // Text holding none of these is returned unchanged without allocating,
 // after a single pass over its bytes. The returned Redactor is safe for
@@ -405,25 +407,30 @@ func pairAt(s string, p int) (span, bool) {
 	if k == last || !sensitiveKey(s[k:last]) {
 		return span{}, false
 	}
-	// Walk forward over spaces and an opening quote to the value.
+	// Walk forward over spaces and an opening quote to the value. A value
+	// never runs past an unescaped '"': when the pair sits inside a JSON
+	// string, that quote ends the string, and what follows is structure.
 	v := runEnd(s, p+1, isSpace)
 	var end int
 	switch {
 	case strings.HasPrefix(s[v:], `\"`):
+		// An escaped quote: the pair is inside a JSON string, and so is
+		// the value, up to the next escaped quote or the end of the string.
 		v += 2
-		end = v + strings.Index(s[v:], `\"`)
-		if end < v {
-			end = len(s)
-		}
+		end = quotedValueEnd(s, v, '"')
 	case v < len(s) && s[v] == '"':
+		// After a key in plain double quotes this opens the value. After
+		// any other key it may instead close the JSON string the pair is
+		// in; the bytes after it tell, as only structure can follow a
+		// string's end.
+		if !(quotedKey && s[last] == '"') && endsString(s, v) {
+			return span{}, false
+		}
 		v++
 		end = closingQuote(s, v)
 	case v < len(s) && s[v] == '\'':
 		v++
-		end = v + strings.IndexByte(s[v:], '\'')
-		if end < v {
-			end = len(s)
-		}
+		end = quotedValueEnd(s, v, '\'')
 	case quotedKey:
 		return span{}, false // a JSON number, boolean or null
 	default:
@@ -433,6 +440,42 @@ func pairAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	return span{v, end}, true
+}
+
+// quotedValueEnd returns where a value that opened with a quote ends: at
+// the first closing quote (an escaped '"' when quote is '"', else quote
+// itself) or unescaped '"', at or after i, or at len(s). Escape sequences
+// are skipped whole, so the value never ends inside one.
+func quotedValueEnd(s string, i int, quote byte) int {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '\\':
+			if quote == '"' && i+1 < len(s) && s[i+1] == '"' {
+				return i
+			}
+			i += 2
+		case c == '"' || c == quote:
+			return i
+		default:
+			i++
+		}
+	}
+	return len(s)
+}
+
+// endsString reports whether the '"' at i could end a JSON string: only
+// whitespace and then ',', '}', ']', ':' or the end of s follow it.
+func endsString(s string, i int) bool {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\r', '\n':
+		case ',', '}', ']', ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // closingQuote returns the index of the first unescaped '"' at or after i,

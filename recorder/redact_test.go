@@ -324,3 +324,57 @@ func FuzzSecretsPreScan(f *testing.F) {
 		}
 	})
 }
+
+// TestSecretsStayInsideTheirJSONString checks pairs written inside a JSON
+// string value: the secret ends where the string does, an empty value is
+// left alone, and the fields after it are untouched.
+func TestSecretsStayInsideTheirJSONString(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"prompt":"Enter password: ","retries":3}`, ""},
+		{`{"a":"token=","b":"visible"}`, ""},
+		{`{"msg":"password:"}`, ""},
+		{`{"x":"token: '","y":"z"}`, ""},
+		{`{"pattern":"password=\"","file":"config.yml","n":3}`, ""},
+		{"{\n  \"prompt\": \"Enter password: \",\n  \"n\": 1\n}", ""},
+		{`["token: ", "x"]`, ""},
+		{`{"m":"say \"password\": "}`, ""},
+		{`{"cmd":"echo password='abc","other":"keep me"}`, `{"cmd":"echo password='[REDACTED]","other":"keep me"}`},
+		{`{"a":"password=\"abc\\"}`, `{"a":"password=\"[REDACTED]"}`},
+		{`{"a":"password: \"x\" b","c":"d"}`, `{"a":"password: \"[REDACTED]\" b","c":"d"}`},
+		{`password: "hunter2" rest`, `password: "[REDACTED]" rest`},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		out := recorder.Secrets().Redact(tc.in)
+		assert.Equal(t, want, out, tc.in)
+		if json.Valid([]byte(tc.in)) {
+			assert.True(t, json.Valid([]byte(out)), "%s became %s", tc.in, out)
+		}
+	}
+
+	// Random glue in one string value, with a field after it that must
+	// come through whole.
+	pieces := []string{
+		"password", "token", "api_key", ":", "=", " ", `"`, "'", `\`, `\"`, "x", "hunter2", ",", "}", "]", "{",
+		recorder.Redacted, "\n",
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20_000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		in, err := json.Marshal(map[string]any{"a": b.String(), "b": "visible", "c": 3})
+		require.NoError(t, err)
+		out := recorder.Secrets().Redact(string(in))
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("redaction broke valid JSON:\n in %s\nout %s", in, out)
+		}
+		if got["b"] != "visible" || got["c"] != float64(3) || len(got) != 3 {
+			t.Fatalf("redaction reached past its string:\n in %s\nout %s", in, out)
+		}
+	}
+}

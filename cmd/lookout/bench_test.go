@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func benchCommand(b *testing.B, args ...string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if code := run(args, io.Discard, io.Discard); code != exitOK {
+		if code := run(args, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit %d", code)
 		}
 	}

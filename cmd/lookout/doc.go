@@ -29,7 +29,9 @@
 //	                      level; --json, --timeout
 //	help [command]        usage, or a command's flags
 //
-// Flags may come before or after the file names; "--" ends the flags.
+// Flags may come before or after the file names; "--" ends the flags. A
+// FILE of "-" is standard input. Each file is opened and read once, so a
+// pipe, /dev/stdin or a shell's process substitution works as a FILE.
 //
 // Exit status: 0 on success; 1 when a file cannot be read, holds invalid
 // data (validate: any problem; inspect, export, summarize: a line that does
@@ -49,7 +51,10 @@
 //   - A prompt the model fails to summarize does not change the exit
 //     status: its error is in the output and counted on standard error.
 //   - ATIF files are recognised by content (a schema_version starting with
-//     "ATIF-"), not by their name.
+//     "ATIF-"), not by their name, from at most their first 1 MiB.
+//   - export -o DIR gives two runs whose ids make the same file name
+//     (ignoring case) different names: the later one gets a suffix -2,
+//     -3, …, with a warning on standard error.
 //
 // See docs/cli.md for example output.
 package main

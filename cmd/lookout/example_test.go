@@ -3,14 +3,14 @@ package main
 import "os"
 
 func Example_help() {
-	code := run([]string{"help"}, os.Stdout, os.Stdout)
+	code := run([]string{"help"}, os.Stdin, os.Stdout, os.Stdout)
 	_ = code
 	// Output:
 	// Usage: lookout <command> [flags] FILE...
 	//
 	// Inspect, export, validate and summarize recorded agent trajectories: the
 	// JSON Lines files Lookout's recorder writes. Commands that read records also
-	// accept an ATIF trajectory file.
+	// accept an ATIF trajectory file. A FILE of - reads standard input.
 	//
 	// Commands:
 	//   inspect    show runs, outcomes, stop reasons, usage, tools, errors and assessments
@@ -19,6 +19,6 @@ func Example_help() {
 	//   summarize  analytics, plus a summary of each user prompt when a model is configured
 	//   help       show this help, or a command's: lookout help <command>
 	//
-	// Exit status: 0 on success, 1 when the input cannot be read or is invalid,
-	// 2 on a usage error.
+	// Exit status: 0 on success, 1 when the input cannot be read or is invalid
+	// or the output cannot be written, 2 on a usage error.
 }

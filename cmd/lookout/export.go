@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/lookout-go/lookout/recorder"
@@ -29,9 +30,11 @@ var exportCmd = &command{
 Without -o, the one root run in FILE (or the run named by --run) is written
 to standard output. With -o DIR, every root run (or the one named) is
 written to its own file in DIR: <run id>.trajectory.json for ATIF,
-<run id>.messages.jsonl for OpenAI messages. Files are created with mode
-0600 (DIR with 0700 if missing), names never leave DIR, and the paths
-written are printed.`,
+<run id>.messages.jsonl for OpenAI messages. Characters other than
+letters, digits, '.', '-' and '_' become '_'; when two runs would share a
+name (ignoring case), the later one gets a suffix -2, -3, … and a warning
+names both. Files are created with mode 0600 (DIR with 0700 if missing),
+names never leave DIR, and the paths written are printed.`,
 	minArgs: 1,
 	maxArgs: 1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
@@ -42,8 +45,7 @@ written are printed.`,
 		)
 		return func(_ context.Context, e *env, files []string) int {
 			if *format != "atif" && *format != "openai" {
-				fmt.Fprintf(e.stderr, "lookout export: --format must be atif or openai, not %q\n", *format)
-				return exitUsage
+				return e.badUsage("--format must be atif or openai, not %q", *format)
 			}
 			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID}
 			return x.export(files[0])
@@ -77,6 +79,7 @@ func (x *exporter) export(path string) int {
 		return x.fail("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
 			path, len(runs), strings.Join(runs, ", "))
 	}
+	names := fileNames(runs)
 	for _, id := range runs {
 		if x.dir == "" {
 			data, err := x.encode(records, id)
@@ -88,7 +91,10 @@ func (x *exporter) export(path string) int {
 			}
 			continue
 		}
-		written, err := x.write(records, id)
+		if other, ok := names.takenBy[id]; ok {
+			x.warn("export %s: run %s is written as %s, since run %s has its file name", path, id, names.byRun[id], other)
+		}
+		written, err := x.write(records, id, names.byRun[id])
 		if err != nil {
 			return x.fail("export %s: run %s: %v", path, id, err)
 		}
@@ -124,21 +130,49 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 	return append(data, '\n'), nil
 }
 
-// write puts one run's output in x.dir and returns the path written. ATIF
-// goes through atif.WriteFile, which validates and checks the path.
-func (x *exporter) write(records []recorder.Record, id string) (string, error) {
+// write puts one run's output in x.dir, in the file named after name, and
+// returns the path written. ATIF goes through atif.WriteFile, which
+// validates and checks the path.
+func (x *exporter) write(records []recorder.Record, id, name string) (string, error) {
 	if x.format == "atif" {
 		t, err := atif.FromRecords(records, &atif.Options{RunID: id})
 		if err != nil {
 			return "", err
 		}
-		return atif.WriteFile(x.dir, fileName(id)+".trajectory.json", t)
+		return atif.WriteFile(x.dir, name+".trajectory.json", t)
 	}
 	data, err := x.encode(records, id)
 	if err != nil {
 		return "", err
 	}
-	return writeInside(x.dir, fileName(id)+".messages.jsonl", data)
+	return writeInside(x.dir, name+".messages.jsonl", data)
+}
+
+// runNames are the file names of the runs one export writes.
+type runNames struct {
+	byRun   map[string]string // run id to file name, without its extension
+	takenBy map[string]string // run id to the earlier run whose name it could not have
+}
+
+// fileNames gives each run a file name of its own: fileName of its id, or,
+// when an earlier run of runs already has that name (ignoring case, for
+// file systems that do), that name with the first free suffix -2, -3, ….
+func fileNames(runs []string) runNames {
+	names := runNames{byRun: map[string]string{}, takenBy: map[string]string{}}
+	owner := map[string]string{} // lower-case name to the run that has it
+	for _, id := range runs {
+		base := fileName(id)
+		name := base
+		for n := 2; owner[strings.ToLower(name)] != ""; n++ {
+			name = base + "-" + strconv.Itoa(n)
+		}
+		if name != base {
+			names.takenBy[id] = owner[strings.ToLower(base)]
+		}
+		owner[strings.ToLower(name)] = id
+		names.byRun[id] = name
+	}
+	return names
 }
 
 // writeInside writes data to the file name inside dir, created 0600 (dir

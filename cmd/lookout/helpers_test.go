@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,8 +24,13 @@ type result struct {
 }
 
 func lookout(args ...string) result {
+	return lookoutWithInput(strings.NewReader(""), args...)
+}
+
+// lookoutWithInput runs the program with stdin as its standard input.
+func lookoutWithInput(stdin io.Reader, args ...string) result {
 	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	code := run(args, stdin, &out, &errOut)
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
 }
 

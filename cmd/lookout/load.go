@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -22,58 +22,120 @@ const (
 	formatATIF                // one ATIF document
 )
 
-// sniffBytes is how much of a file that is not valid JSON is searched for
-// an ATIF schema version.
+// stdinName is the file name that stands for standard input.
+const stdinName = "-"
+
+// sniffLimit bounds the start of a file read to tell its format. The
+// bytes read are kept and the rest of the file is read after them, so each
+// file is opened and read once, and a pipe reads like a file.
+const sniffLimit = 1 << 20
+
+// sniffBytes is how much of a file whose start is not a JSON object is
+// searched for an ATIF schema version.
 const sniffBytes = 4 << 10
 
 var atifVersion = regexp.MustCompile(`"schema_version"\s*:\s*"ATIF-`)
 
-// sniff tells an ATIF document from JSON Lines by content. The file is
-// ATIF when its first JSON value is an object whose schema_version is a
-// string starting with "ATIF-", or an object with steps and no kind (ATIF
-// allows leaving the version out); when the first value is not valid JSON,
-// when its first bytes hold an ATIF schema_version. Anything else is
-// treated as JSON Lines.
-func sniff(path string) (format, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	head, _ := br.Peek(sniffBytes)
-	head = bytes.Clone(head)
-	var first struct {
-		SchemaVersion json.RawMessage `json:"schema_version"`
-		Steps         json.RawMessage `json:"steps"`
-		Kind          json.RawMessage `json:"kind"`
-	}
-	if err := json.NewDecoder(br).Decode(&first); err != nil {
-		if atifVersion.Match(head) {
-			return formatATIF, nil
+// input is a file named on the command line, opened once.
+type input struct {
+	name   string    // as given; stdinName for standard input
+	format format    // what sniff made of its start
+	r      io.Reader // the whole content, from its first byte
+	close  func() error
+}
+
+// open opens the file name, or standard input for stdinName, and reads
+// enough of its start to tell its format.
+func (e *env) open(name string) (*input, error) {
+	var src io.Reader = e.stdin
+	closer := func() error { return nil }
+	if name != stdinName {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
 		}
-		return formatJSONL, nil
+		src, closer = f, f.Close
 	}
-	var version string
-	if json.Unmarshal(first.SchemaVersion, &version) == nil && strings.HasPrefix(version, "ATIF-") {
-		return formatATIF, nil
+	head, err := io.ReadAll(io.LimitReader(src, sniffLimit))
+	if err != nil {
+		closer()
+		return nil, err
 	}
-	if first.Steps != nil && first.Kind == nil {
-		return formatATIF, nil
+	return &input{name: name, format: sniff(head), r: io.MultiReader(bytes.NewReader(head), src), close: closer}, nil
+}
+
+// mediaDir is where the local media paths of an ATIF input are looked up:
+// the file's folder, or the current one for standard input.
+func (in *input) mediaDir() string {
+	if in.name == stdinName {
+		return "."
 	}
-	return formatJSONL, nil
+	return filepath.Dir(in.name)
+}
+
+// sniff tells an ATIF document from JSON Lines by the start of a file,
+// head. The file is ATIF when its first JSON value is an object whose
+// schema_version is a string starting with "ATIF-", or an object with
+// steps and no kind (ATIF allows leaving the version out). When head ends
+// before that object does, what was seen of it decides: ATIF when it had
+// steps and no kind yet. When the start is not a JSON object at all, the
+// file is ATIF when its first sniffBytes hold an ATIF schema_version.
+// Anything else is treated as JSON Lines.
+func sniff(head []byte) format {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	var steps, kind bool
+	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if tok == json.Delim('}') {
+				if steps && !kind {
+					return formatATIF
+				}
+				return formatJSONL
+			}
+			switch tok {
+			case "steps":
+				steps = true
+			case "kind":
+				kind = true
+			}
+			var value json.RawMessage
+			if err := dec.Decode(&value); err != nil {
+				break
+			}
+			var version string
+			if tok == "schema_version" && json.Unmarshal(value, &version) == nil && strings.HasPrefix(version, "ATIF-") {
+				return formatATIF
+			}
+		}
+	}
+	switch {
+	case kind:
+		return formatJSONL
+	case steps || atifVersion.Match(head[:min(len(head), sniffBytes)]):
+		return formatATIF
+	}
+	return formatJSONL
 }
 
 // load reads the records of a trajectory file: JSON Lines as written, or
 // an ATIF document imported into records. A torn last line is reported on
 // stderr and the records before it are kept.
 func load(e *env, path string) ([]recorder.Record, error) {
-	kind, err := sniff(path)
+	in, err := e.open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if kind == formatATIF {
-		t, err := atif.ReadFile(path)
+	defer in.close()
+	if in.format == formatATIF {
+		data, err := io.ReadAll(in.r)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		t, err := atif.Decode(data)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
@@ -83,7 +145,7 @@ func load(e *env, path string) ([]recorder.Record, error) {
 		}
 		return records, nil
 	}
-	records, tear, err := recorder.ReadFile(path)
+	records, tear, err := recorder.ReadAll(in.r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -19,7 +19,7 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // command is one subcommand.
@@ -36,9 +36,37 @@ type command struct {
 	minArgs, maxArgs int
 }
 
-// env is what a command writes to.
+// env is what a command reads from and writes to.
 type env struct {
+	stdin          io.Reader // read for the file name "-"
 	stdout, stderr io.Writer
+	// usageErr is a bad flag value a command found once its flags were
+	// parsed; see badUsage.
+	usageErr error
+}
+
+// badUsage reports a bad flag value, found once the flags are parsed: the
+// command's usage follows the message on standard error, as for flags
+// the parser rejects, and the exit status is exitUsage.
+func (e *env) badUsage(format string, args ...any) int {
+	e.usageErr = fmt.Errorf(format, args...)
+	return exitUsage
+}
+
+// outputWriter remembers the first error of the writer it wraps, so that
+// output that could not be written fails the command even where a write's
+// error is not checked.
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outputWriter) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
 }
 
 // fail reports a runtime failure and returns exitFailure.
@@ -65,11 +93,22 @@ func lookup(name string) *command {
 }
 
 // run is the whole program: it runs the command named by args[0] and
-// returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
+// returns the exit status. A command that succeeded but could not write
+// all of its output to stdout fails with exitFailure.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := &outputWriter{w: stdout}
+	code := dispatch(args, stdin, out, stderr)
+	if out.err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "lookout: write: %v\n", out.err)
+		return exitFailure
+	}
+	return code
+}
+
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	e := &env{stdout: stdout, stderr: stderr}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
@@ -123,11 +162,21 @@ func (c *command) run(ctx context.Context, e *env, args []string) int {
 		err = fmt.Errorf("too many arguments: %s", strings.Join(files[c.maxArgs:], " "))
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "lookout %s: %v\n\n", c.name, err)
-		commandUsage(e.stderr, c, fs)
-		return exitUsage
+		return c.usageError(e, fs, err)
 	}
-	return body(ctx, e, files)
+	code := body(ctx, e, files)
+	if e.usageErr != nil {
+		return c.usageError(e, fs, e.usageErr)
+	}
+	return code
+}
+
+// usageError prints err and the command's usage to stderr and returns
+// exitUsage.
+func (c *command) usageError(e *env, fs *flag.FlagSet, err error) int {
+	fmt.Fprintf(e.stderr, "lookout %s: %v\n\n", c.name, err)
+	commandUsage(e.stderr, c, fs)
+	return exitUsage
 }
 
 // parse parses flags that may come before, between or after the
@@ -156,7 +205,7 @@ func usage(w io.Writer) {
 
 Inspect, export, validate and summarize recorded agent trajectories: the
 JSON Lines files Lookout's recorder writes. Commands that read records also
-accept an ATIF trajectory file.
+accept an ATIF trajectory file. A FILE of - reads standard input.
 
 Commands:
 `)
@@ -165,8 +214,8 @@ Commands:
 	}
 	fmt.Fprint(w, `  help       show this help, or a command's: lookout help <command>
 
-Exit status: 0 on success, 1 when the input cannot be read or is invalid,
-2 on a usage error.
+Exit status: 0 on success, 1 when the input cannot be read or is invalid
+or the output cannot be written, 2 on a usage error.
 `)
 }
 

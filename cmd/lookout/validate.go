@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -57,18 +56,19 @@ The exit status is 1 when any file is invalid or cannot be read.`,
 }
 
 func validate(e *env, path string) int {
-	kind, err := sniff(path)
+	in, err := e.open(path)
 	if err != nil {
 		return e.fail("read %s: %v", path, err)
 	}
+	defer in.close()
 	var (
 		verdict  string
 		problems []string
 	)
-	if kind == formatATIF {
-		verdict, problems, err = validateATIF(path)
+	if in.format == formatATIF {
+		verdict, problems, err = validateATIF(in)
 	} else {
-		verdict, problems, err = validateJSONL(path)
+		verdict, problems, err = validateJSONL(in.r)
 	}
 	if err != nil {
 		return e.fail("read %s: %v", path, err)
@@ -88,11 +88,12 @@ func validate(e *env, path string) int {
 	return exitFailure
 }
 
-func validateATIF(path string) (string, []string, error) {
-	found, err := atif.ValidateFile(path, nil)
+func validateATIF(in *input) (string, []string, error) {
+	data, err := io.ReadAll(in.r)
 	if err != nil {
-		return "", nil, unwrapATIF(err)
+		return "", nil, err
 	}
+	found := atif.ValidateIn(in.mediaDir(), data, nil)
 	if len(found) > 0 {
 		problems := make([]string, len(found))
 		for i, p := range found {
@@ -100,22 +101,12 @@ func validateATIF(path string) (string, []string, error) {
 		}
 		return "ATIF trajectory", problems, nil
 	}
-	t, err := atif.ReadFile(path)
+	t, err := atif.Decode(data)
 	if err != nil {
-		return "", nil, unwrapATIF(err)
+		return "", nil, err
 	}
 	return fmt.Sprintf("ATIF trajectory (%s, %s, %s)",
 		versionOf(t), count(len(t.Steps), "step", "steps"), count(len(t.SubagentTrajectories), "subagent trajectory", "subagent trajectories")), nil, nil
-}
-
-// unwrapATIF drops the atif package's prefix from file errors, which the
-// command's own "read FILE:" prefix replaces.
-func unwrapATIF(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe
-	}
-	return err
 }
 
 func versionOf(t *atif.Trajectory) string {
@@ -134,12 +125,7 @@ type runCheck struct {
 	seqLines  map[uint64]int // seq to the line that holds it
 }
 
-func validateJSONL(path string) (string, []string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
+func validateJSONL(r io.Reader) (string, []string, error) {
 	var (
 		problems []string
 		runs     = map[string]*runCheck{}
@@ -147,7 +133,7 @@ func validateJSONL(path string) (string, []string, error) {
 		records  int
 	)
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	lines := newLineReader(f)
+	lines := newLineReader(r)
 	for {
 		text, n, terminated, err := lines.next()
 		if errors.Is(err, io.EOF) {

@@ -21,7 +21,8 @@
 // subagents without a unique trajectory_id, llm_call_count 0 together with
 // metrics or reasoning, unknown schema versions, and content parts whose
 // type disagrees with their text or source. ValidateFile also checks that
-// local image and audio files exist next to the document.
+// local image and audio files exist next to the document; ValidateIn does
+// the same for a document already read, relative to a given directory.
 // Trajectory.Validate checks a value before it is written.
 //
 // # Export and import

@@ -19,13 +19,18 @@ import (
 // trajectory_id, or a new UUID), and each embedded subagent trajectory a
 // child run whose id is its trajectory_id.
 //
-//   - user and system steps become message records; assessment steps
+//   - user and system steps become message records, their content parts
+//     (whatever the role) multimodal input parts; assessment steps
 //     written by FromRecords become assessment records again;
+//   - when agent.model_name names a model that the first agent step's
+//     request would not (there is no agent step, or it names another
+//     model, as after a model call that failed), a model_request for it
+//     comes first, carrying the tool definitions;
 //   - an agent step becomes a model_request (when a model name is known,
 //     and always for the first agent step of a trajectory with tool
-//     definitions, which that request carries; a trajectory with tool
-//     definitions and no agent step gets a model_request of its own, for
-//     the agent's model),
+//     definitions not yet written, which that request carries; a
+//     trajectory with tool definitions and no request for them gets a
+//     model_request of its own at the end, for the agent's model),
 //     a model_response with its message, reasoning, tool calls and usage,
 //     and for each tool call a tool_started and, when the observation has
 //     content for it, a tool_ended;
@@ -37,9 +42,10 @@ import (
 //   - a run_ended closes each run, unless the trajectory came from
 //     FromRecords and the run had not ended.
 //
-// Record times come from step timestamps (RFC 3339); a step without a
-// readable timestamp takes the time of the step before it. What records
-// cannot hold is dropped: costs, token ids, logprobs, reasoning effort,
+// Record times come from step timestamps, in any ISO 8601 form Validate
+// accepts; one without a UTC offset is taken as UTC, and a date alone as
+// its midnight. A step without a readable timestamp takes the time of the
+// step before it. What records cannot hold is dropped: costs, token ids, logprobs, reasoning effort,
 // copied-context flags, file-form subagent refs, continuation refs,
 // subagent trajectories nested inside an embedded one (refs resolve
 // against the root's list only), and tool definition keys other than the
@@ -150,6 +156,12 @@ func (im *importer) run(t *Trajectory, id, parent string, depth int, parentCall 
 	}
 	w.add(started)
 	w.tools = toolDefinitions(t.Agent.ToolDefinitions)
+	if m := t.Agent.ModelName; m != "" && firstStepModel(t) != m {
+		// The run's first request was for a model no agent step names
+		// first, as when that call failed: keep it, as FromRecords takes
+		// agent.model_name from the first request.
+		w.add(w.toolRequest(m))
+	}
 	for i := range t.Steps {
 		w.step(t, &t.Steps[i])
 	}
@@ -161,6 +173,27 @@ func (im *importer) run(t *Trajectory, id, parent string, depth int, parentCall 
 		w.end(t)
 	}
 	return w
+}
+
+// firstStepModel is the model the request of t's first agent step names
+// (the step's model, else the agent's), or "" when t has no agent step.
+func firstStepModel(t *Trajectory) string {
+	for i := range t.Steps {
+		if s := &t.Steps[i]; responseStep(s, lookoutExtra(s.Extra)) {
+			if s.ModelName != "" {
+				return s.ModelName
+			}
+			return t.Agent.ModelName
+		}
+	}
+	return ""
+}
+
+// responseStep reports whether step s, with extra.lookout info, imports as
+// a model response.
+func responseStep(s *Step, info map[string]any) bool {
+	role, _ := info["role"].(string)
+	return info["carrier"] != true && s.Source == SourceAgent && role != string(schema.Assistant)
 }
 
 func (w *runWriter) end(t *Trajectory) {
@@ -188,7 +221,7 @@ func (w *runWriter) step(t *Trajectory, s *Step) {
 	var calls []ToolCall
 	switch {
 	case info["carrier"] == true:
-	case s.Source == SourceAgent && role != string(schema.Assistant):
+	case responseStep(s, info):
 		w.modelResponse(t, s, info)
 		calls = s.ToolCalls
 	case info["assessment"] != nil && s.Source == SourceSystem:
@@ -211,7 +244,9 @@ func (w *runWriter) message(s *Step, role string, info map[string]any) {
 		m.Role = schema.Assistant
 		m.ReasoningContent = s.ReasoningContent
 	}
-	if s.Message.IsParts() && m.Role == schema.User {
+	if s.Message.IsParts() {
+		// FromRecords writes parts for any message with multimodal input,
+		// whatever its role.
 		m.Content = ""
 		m.UserInputMultiContent = inputParts(s.Message.Parts)
 	}
@@ -438,11 +473,12 @@ func fromMillis(ms float64) time.Duration {
 	return time.Duration(ns)
 }
 
-// parseTimestamp reads an RFC 3339 timestamp, the form exports write.
+// parseTimestamp reads a step timestamp in any form Validate accepts,
+// RFC 3339 (what exports write) included. One without a UTC offset is
+// read as UTC, and a date alone as its midnight.
 func parseTimestamp(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
-	return t, err == nil
+	return parseISO(strings.TrimSpace(s))
 }

@@ -56,12 +56,32 @@ func crossedTape() *tape {
 	return tp.toolEnd("root", "c1", "alpha", "A").toolEnd("root", "c2", "beta", "B").end("root")
 }
 
+// partsTape has messages with multimodal input in every role.
+func partsTape() *tape {
+	tp := newTape().start("r", "", "a", nil)
+	for _, role := range []schema.RoleType{schema.System, schema.User, schema.Assistant, schema.Tool} {
+		tp.add("r", &recorder.Message{Message: &schema.Message{Role: role, ToolCallID: "c0",
+			UserInputMultiContent: []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeText, Text: "as " + string(role)}}}})
+	}
+	return tp.end("r")
+}
+
+// failedCallTape is a run whose only model call failed: a request with no
+// response.
+func failedCallTape() *tape {
+	tp := newTape().start("r", "", "a", nil).user("r", "hi").model("r", "gpt-x")
+	return tp.add("r", &recorder.RunEnded{Outcome: recorder.OutcomeError, Error: "model call failed: 500"})
+}
+
 func TestRoundTripRecordsToATIFAndBack(t *testing.T) {
 	tapes := map[string]*tape{
 		"parallel calls":                parallelTape(),
 		"subagents":                     subagentTape(),
 		"details":                       detailTape(),
 		"children started out of order": crossedTape(),
+		"parts in every role":           partsTape(),
+		"a model call that failed":      failedCallTape(),
+		"a first call that failed":      newTape().start("r", "", "a", nil).model("r", "gpt-a").model("r", "gpt-b").reply("r", "ok", 1, 1).end("r"),
 	}
 	for name, tp := range tapes {
 		t.Run(name, func(t *testing.T) { roundTrip(t, tp.records) })
@@ -219,5 +239,77 @@ func TestToRecordsAddsSubagentsNoStepRefersTo(t *testing.T) {
 func TestToRecordsRejectsNil(t *testing.T) {
 	if _, err := ToRecords(nil); err == nil {
 		t.Error("nil trajectory accepted")
+	}
+}
+
+func TestToRecordsKeepsWhatTheRoundTripNeeds(t *testing.T) {
+	doc := roundTrip(t, failedCallTape().records)
+	tr, err := Decode(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Agent.ModelName != "gpt-x" {
+		t.Errorf("agent.model_name = %q, want the model of the failed call", tr.Agent.ModelName)
+	}
+
+	doc = roundTrip(t, partsTape().records)
+	if tr, err = Decode(doc); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ToRecords(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []schema.RoleType
+	for _, r := range back {
+		if m, ok := r.Payload.(*recorder.Message); ok {
+			if len(m.Message.UserInputMultiContent) != 1 || m.Message.Content != "" {
+				t.Errorf("%s message imported as %+v, want its parts", m.Message.Role, m.Message)
+			}
+			roles = append(roles, m.Message.Role)
+		}
+	}
+	if len(roles) != 4 {
+		t.Errorf("imported messages of roles %v, want system, user, assistant and tool", roles)
+	}
+}
+
+// TestToRecordsReadsEveryTimestampValidateAccepts imports steps whose
+// timestamps use the forms Python's fromisoformat reads besides RFC 3339:
+// no offset (UTC), a space, compact and week dates, a comma fraction, a
+// date alone.
+func TestToRecordsReadsEveryTimestampValidateAccepts(t *testing.T) {
+	stamps := map[string]time.Time{
+		"2025-10-11T10:30:00":           time.Date(2025, 10, 11, 10, 30, 0, 0, time.UTC),
+		"2025-10-11 10:30:01.5":         time.Date(2025, 10, 11, 10, 30, 1, 5e8, time.UTC),
+		"20251011T103002":               time.Date(2025, 10, 11, 10, 30, 2, 0, time.UTC),
+		"2025-W41-6T10:30:03":           time.Date(2025, 10, 11, 10, 30, 3, 0, time.UTC),
+		"2020-W53-5":                    time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC),
+		"2025-10-11T12:30:04+02:00":     time.Date(2025, 10, 11, 10, 30, 4, 0, time.UTC),
+		"2025-10-11T05:00:05-0530":      time.Date(2025, 10, 11, 10, 30, 5, 0, time.UTC),
+		"2025-10-11T10:30:06,25Z":       time.Date(2025, 10, 11, 10, 30, 6, 25e7, time.UTC),
+		"2025-10-11T10:30:07.123456789": time.Date(2025, 10, 11, 10, 30, 7, 123456789, time.UTC),
+		"2025-10-11T10":                 time.Date(2025, 10, 11, 10, 0, 0, 0, time.UTC),
+		"2025-10-11":                    time.Date(2025, 10, 11, 0, 0, 0, 0, time.UTC),
+	}
+	for stamp, want := range stamps {
+		doc := `{"schema_version":"ATIF-v1.6","session_id":"s","agent":{"name":"a","version":"1"},` +
+			`"steps":[{"step_id":1,"timestamp":"` + stamp + `","source":"user","message":"hi"}]}`
+		if problems := Validate([]byte(doc)); problems != nil {
+			t.Fatalf("%s: %v", stamp, problems)
+		}
+		tr, err := Decode([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, err := ToRecords(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range records {
+			if !r.RecordedAt.Equal(want) {
+				t.Errorf("%s: %s record at %v, want %v", stamp, r.Kind(), r.RecordedAt, want)
+			}
+		}
 	}
 }

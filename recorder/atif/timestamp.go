@@ -15,38 +15,60 @@ import (
 //	time:      HH[:MM[:SS[.fff…]]] or HH[MM[SS[.fff…]]]; "," may replace "."
 //	offset:    +HH[:MM[:SS[.ffffff]]] or -…, or Z
 func validTimestamp(s string) bool {
+	_, ok := parseISO(s)
+	return ok
+}
+
+// parseISO reads a timestamp in the forms validTimestamp accepts, and only
+// those. A date alone is midnight; a time without an offset is UTC.
+// Fractions finer than a nanosecond are dropped.
+func parseISO(s string) (time.Time, bool) {
 	s = strings.ReplaceAll(s, "Z", "+00:00")
-	rest, ok := isoDate(s)
+	year, month, day, rest, ok := isoDate(s)
 	if !ok {
-		return false
+		return time.Time{}, false
 	}
+	date := time.Date(year, month, day, 0, 0, 0, 0, time.UTC)
 	if rest == "" {
-		return true
+		return date, true
 	}
 	_, size := utf8.DecodeRuneInString(rest)
 	rest = rest[size:]
 	if rest == "" {
-		return false
+		return time.Time{}, false
 	}
-	clock, offset := rest, ""
+	clock, offset, sign := rest, "", time.Duration(0)
 	if i := strings.IndexAny(rest, "+-"); i >= 0 {
 		clock, offset = rest[:i], rest[i+1:]
+		sign = 1
+		if rest[i] == '-' {
+			sign = -1
+		}
 		if offset == "" {
-			return false
+			return time.Time{}, false
 		}
 	}
-	if !isoClock(clock) {
-		return false
+	at, ok := isoClock(clock)
+	if !ok {
+		return time.Time{}, false
 	}
-	return offset == "" || isoClock(offset)
+	t := date.Add(at)
+	if offset != "" {
+		off, ok := isoClock(offset)
+		if !ok {
+			return time.Time{}, false
+		}
+		t = t.Add(-sign * off)
+	}
+	return t, true
 }
 
 // isoDate consumes a calendar or week date at the start of s and returns
-// what follows it.
-func isoDate(s string) (rest string, ok bool) {
-	year, ok := digits(s, 0, 4)
+// it with what follows it.
+func isoDate(s string) (year int, month time.Month, day int, rest string, ok bool) {
+	year, ok = digits(s, 0, 4)
 	if !ok || year < 1 {
-		return "", false
+		return 0, 0, 0, "", false
 	}
 	extended := len(s) > 4 && s[4] == '-'
 	pos := 4
@@ -56,79 +78,93 @@ func isoDate(s string) (rest string, ok bool) {
 	if len(s) > pos && s[pos] == 'W' {
 		return isoWeekDate(s, year, pos+1, extended)
 	}
-	month, ok := digits(s, pos, 2)
+	m, ok := digits(s, pos, 2)
 	if !ok {
-		return "", false
+		return 0, 0, 0, "", false
 	}
 	pos += 2
 	if extended {
 		if len(s) <= pos || s[pos] != '-' {
-			return "", false
+			return 0, 0, 0, "", false
 		}
 		pos++
 	}
-	day, ok := digits(s, pos, 2)
-	if !ok || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
-		return "", false
+	day, ok = digits(s, pos, 2)
+	if !ok || m < 1 || m > 12 || day < 1 || day > daysIn(year, m) {
+		return 0, 0, 0, "", false
 	}
-	return s[pos+2:], true
+	return year, time.Month(m), day, s[pos+2:], true
 }
 
-func isoWeekDate(s string, year, pos int, extended bool) (string, bool) {
+func isoWeekDate(s string, year, pos int, extended bool) (int, time.Month, int, string, bool) {
 	week, ok := digits(s, pos, 2)
 	if !ok {
-		return "", false
+		return 0, 0, 0, "", false
 	}
 	pos += 2
 	if extended {
 		if len(s) <= pos || s[pos] != '-' {
-			return "", false
+			return 0, 0, 0, "", false
 		}
 		pos++
 	}
 	weekday, ok := digits(s, pos, 1)
 	if !ok || weekday < 1 || weekday > 7 || week < 1 || week > weeksIn(year) {
-		return "", false
+		return 0, 0, 0, "", false
 	}
-	return s[pos+1:], true
+	// Week 1 is the week (from Monday) that holds 4 January.
+	jan4 := time.Date(year, 1, 4, 0, 0, 0, 0, time.UTC)
+	monday := jan4.AddDate(0, 0, -(int(jan4.Weekday())+6)%7)
+	d := monday.AddDate(0, 0, (week-1)*7+weekday-1)
+	return d.Year(), d.Month(), d.Day(), s[pos+1:], true
 }
 
-// isoClock checks HH[:MM[:SS[.f…]]] or its compact form without colons.
-// A fraction may follow the seconds only, and needs at least one digit.
-func isoClock(s string) bool {
+// isoClock reads HH[:MM[:SS[.f…]]] or its compact form without colons as
+// the time since midnight. A fraction may follow the seconds only, and
+// needs at least one digit.
+func isoClock(s string) (time.Duration, bool) {
 	hour, ok := digits(s, 0, 2)
 	if !ok || hour > 23 {
-		return false
+		return 0, false
 	}
+	at := time.Duration(hour) * time.Hour
 	s = s[2:]
 	colons := s != "" && s[0] == ':'
 	parts := 0
 	for parts < 2 && s != "" && s[0] != '.' && s[0] != ',' {
 		if colons {
 			if s[0] != ':' {
-				return false
+				return 0, false
 			}
 			s = s[1:]
 		}
 		n, ok := digits(s, 0, 2)
 		if !ok || n > 59 {
-			return false
+			return 0, false
 		}
 		s = s[2:]
+		if parts == 0 {
+			at += time.Duration(n) * time.Minute
+		} else {
+			at += time.Duration(n) * time.Second
+		}
 		parts++
 	}
 	if s == "" {
-		return true
+		return at, true
 	}
 	if parts < 2 || (s[0] != '.' && s[0] != ',') || len(s) == 1 {
-		return false
+		return 0, false
 	}
+	scale := time.Second
 	for i := 1; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return false
+			return 0, false
 		}
+		scale /= 10
+		at += time.Duration(s[i]-'0') * scale
 	}
-	return true
+	return at, true
 }
 
 // digits parses exactly n ASCII digits of s starting at pos.

@@ -90,13 +90,21 @@ func ValidateFile(name string, opts *FileOptions) ([]Problem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("atif: validate: %w", err)
 	}
+	return ValidateIn(filepath.Dir(name), data, opts), nil
+}
+
+// ValidateIn validates a document already read, as ValidateFile validates
+// a file in dir: local image and audio paths are checked relative to dir
+// unless opts.SkipMedia is set. It is for documents read from a stream,
+// such as standard input, that should still have their media checked.
+func ValidateIn(dir string, data []byte, opts *FileOptions) []Problem {
 	v := &validator{}
 	if opts == nil || !opts.SkipMedia {
-		v.mediaDir = filepath.Dir(name)
+		v.mediaDir = dir
 		v.checkMedia = true
 	}
 	v.document(data)
-	return v.problems, nil
+	return v.problems
 }
 
 // Validate encodes t and validates the result. It returns nil or a

@@ -9,7 +9,9 @@
 //	}
 //
 // Outside package testing, [Check] runs the same checks and returns an
-// error naming each one the sink failed.
+// error naming each one the sink failed. A sink or read-back function
+// that panics fails the check it panicked in; the panic does not take the
+// test binary or program down.
 //
 // The kit writes through a recorder.Recorder with the Escalate policy, so
 // any failed write fails the test: a sink that drops records under load

@@ -49,13 +49,15 @@ var checks = []check{
 	{"cancelled context returns promptly", checkCancelled},
 }
 
-// Run runs every check as a subtest, each on a fresh sink.
+// Run runs every check as a subtest, each on a fresh sink. A sink (or
+// read-back function) that panics fails the check it panicked in; the
+// other checks still run.
 func Run(t *testing.T, newSink Factory) {
 	t.Helper()
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
 			s, read := newSink(t)
-			if err := c.fn(s, read); err != nil {
+			if err := c.run(s, read); err != nil {
 				t.Error(err)
 			}
 		})
@@ -66,17 +68,34 @@ func Run(t *testing.T, newSink Factory) {
 // test: from a program that vets a sink at start-up, or from a test
 // framework other than package testing. It returns nil when the sink
 // passes, or an error naming each failed check, one per line, in the
-// order Run runs them.
+// order Run runs them. A panic of the sink or of the read-back function
+// fails its check instead of the program.
 func Check(newSink func() (recorder.Sink, ReadBack)) error {
 	var errs []error
 	for _, c := range checks {
 		s, read := newSink()
-		if err := c.fn(s, read); err != nil {
+		if err := c.run(s, read); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// run runs the check, turning a panic of the sink or of the read-back
+// function into a failure of the check.
+func (c check) run(s recorder.Sink, read ReadBack) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicked(v)
+		}
+	}()
+	return c.fn(s, read)
+}
+
+// errPanicked is what a check that panicked fails with.
+var errPanicked = errors.New("sinktest: panic")
+
+func panicked(v any) error { return fmt.Errorf("%w: %v", errPanicked, v) }
 
 var fixedTime = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -92,9 +111,18 @@ func closeSink(s recorder.Sink) error {
 	return within(func() error { return recorder.Close(context.Background(), s) })
 }
 
+// within runs fn on a goroutine of its own and returns its error, or a
+// failure if it panics or does not return within stuckTimeout.
 func within(fn func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- fn() }()
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- panicked(v)
+			}
+		}()
+		done <- fn()
+	}()
 	timer := time.NewTimer(stuckTimeout)
 	defer timer.Stop()
 	select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -127,5 +128,50 @@ func TestTheKitCatchesBrokenSinks(t *testing.T) {
 				t.Error("the check passed a broken sink")
 			}
 		})
+	}
+}
+
+// panicky panics in Write once closed, and in every Close after the first.
+type panicky struct {
+	recorder.MemorySink
+	closes atomic.Int64
+}
+
+func (p *panicky) Write(ctx context.Context, r *recorder.Record) error {
+	if p.closes.Load() > 0 {
+		panic("write after close")
+	}
+	return p.MemorySink.Write(ctx, r)
+}
+
+func (p *panicky) Close(ctx context.Context) error {
+	if p.closes.Add(1) > 1 {
+		panic("second close")
+	}
+	return p.MemorySink.Close(ctx)
+}
+
+func TestAPanickingSinkFailsItsChecksNotTheProgram(t *testing.T) {
+	err := Check(func() (recorder.Sink, ReadBack) {
+		s := &panicky{}
+		return s, func() ([]recorder.Record, error) { return s.Records(), nil }
+	})
+	if !errors.Is(err, errPanicked) {
+		t.Fatalf("Check returned %v, want a panic reported", err)
+	}
+	for _, want := range []string{
+		"close is idempotent: close 2: sinktest: panic: second close",
+		"write and flush after close return ErrClosed: write after close returned sinktest: panic: write after close",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check's error lacks %q:\n%v", want, err)
+		}
+	}
+
+	err = Check(func() (recorder.Sink, ReadBack) {
+		return recorder.NewMemorySink(), func() ([]recorder.Record, error) { panic("read back") }
+	})
+	if !errors.Is(err, errPanicked) || !strings.Contains(err.Error(), "keeps write order: sinktest: panic: read back") {
+		t.Errorf("a panicking read-back gave %v", err)
 	}
 }
