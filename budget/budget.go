@@ -118,9 +118,10 @@ func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
 		switch r {
 		case Time:
 			if !b.Deadline.IsZero() && !now.Before(b.Deadline) {
+				// A deadline already past at the start allowed no time.
 				return &ExceededError{Resource: Time,
-					Limit: b.Deadline.Sub(b.StartedAt).Milliseconds(),
-					Used:  now.Sub(b.StartedAt).Milliseconds()}
+					Limit: max(b.Deadline.Sub(b.StartedAt).Milliseconds(), 0),
+					Used:  max(now.Sub(b.StartedAt).Milliseconds(), 0)}
 			}
 		case Tokens:
 			if b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens {

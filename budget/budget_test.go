@@ -109,6 +109,12 @@ func TestCheckReturnsATypedErrorPerResource(t *testing.T) {
 		assert.Equal(t, budget.Time, ex.Resource)
 		assert.Equal(t, "budget exceeded: time: 1m0s allowed, 1m1s used", ex.Error())
 	})
+	t.Run("a deadline already past at the start", func(t *testing.T) {
+		tr, _ := newTracker(t, budget.Limits{Deadline: t0.Add(-time.Hour)})
+		var ex *budget.ExceededError
+		require.ErrorAs(t, tr.Check(), &ex)
+		assert.Equal(t, "budget exceeded: time: 0s allowed, 0s used", ex.Error())
+	})
 	t.Run("only the resources asked for", func(t *testing.T) {
 		tr, _ := newTracker(t, budget.Limits{MaxToolCalls: 1, MaxTokens: 10})
 		require.NoError(t, tr.ReserveToolCall())

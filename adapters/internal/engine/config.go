@@ -158,6 +158,8 @@ func (c *Config) Normalized() (Config, error) {
 	}
 	if n.OnError == nil {
 		n.OnError = LogError
+	} else {
+		n.OnError = guardOnError(n.OnError)
 	}
 	if n.Recorder == nil && n.Sink != nil {
 		// Writes the sink fails under the Drop policy go to OnError, as
@@ -189,6 +191,20 @@ func (c *Config) Enforced(r budget.Resource) bool {
 // ErrInvalidConfig is returned for a configuration that cannot work. The
 // error names the field.
 var ErrInvalidConfig = errors.New("lookout: invalid config")
+
+// guardOnError returns onError made safe to call from anywhere in the
+// agent: a panic in it is logged with the error it was handling, and goes
+// no further.
+func guardOnError(onError func(context.Context, error)) func(context.Context, error) {
+	return func(ctx context.Context, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				LogError(ctx, fmt.Errorf("lookout: Config.OnError panicked (%v) handling: %w", p, err))
+			}
+		}()
+		onError(ctx, err)
+	}
+}
 
 // LogError is the default error handler: it logs with log/slog.
 func LogError(ctx context.Context, err error) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -49,4 +50,10 @@ func TestNormalizedFillsDefaults(t *testing.T) {
 	assert.NotNil(t, n.Now)
 	assert.NotNil(t, n.OnError)
 	assert.False(t, errors.Is(err, ErrInvalidConfig))
+}
+
+func TestAPanickingOnErrorGoesNoFurther(t *testing.T) {
+	n, err := (&Config{OnError: func(context.Context, error) { panic("handler bug") }}).Normalized()
+	require.NoError(t, err)
+	assert.NotPanics(t, func() { n.OnError(context.Background(), errors.New("observer failed")) })
 }
