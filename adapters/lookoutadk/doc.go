@@ -61,6 +61,7 @@
 //   - Eino calls AfterAgent only on success. Pass RunOption to the Runner
 //     so that runs ending with an error are recorded to the end and their
 //     deadline released at once, not when it passes.
-//   - The session travels in Eino checkpoints as a gob-encoded run-local
-//     value registered under the name "lookout_session_checkpoint".
+//   - The session travels in Eino checkpoints as a run-local value
+//     registered under the name "lookout_session_checkpoint", encoded as
+//     JSON whether Eino's serializer uses JSON or gob.
 package lookoutadk

@@ -100,8 +100,8 @@
 //     (schema.ToolChoiceForbidden, "none" for OpenAI) and keeps the tools
 //     described, which the history of tool calls needs. A model that
 //     ignores the tool choice can still call tools; those calls are still
-//     admitted by the tool-call budget, and the next model call after the
-//     tokens run out ends the run.
+//     admitted by the tool-call budget. Once one is refused on a wrap-up
+//     turn, or the tokens run out, the next model call ends the run.
 //   - A streamed model reply is charged when its stream ends. The last
 //     reply of agent.Stream is the run's output stream, which the handler
 //     reads to its end (see below), so it is charged even when the caller
@@ -121,7 +121,9 @@
 //     stream on a goroutine, which ends with the stream, and ends the run
 //     (records run_ended, releases the deadline's timer) then. A stream the
 //     caller never reads to its end is still read to its end this way.
-//   - The session is not part of Eino's checkpoints. To keep the budget
-//     and the trajectory across an interrupt and its resume, put the same
-//     session on the ctx of both calls with session.NewContext.
+//   - The session is not part of Eino's checkpoints. To keep the budget,
+//     the tool calls and the assessments across an interrupt and its
+//     resume, put the same session on the ctx of both calls with
+//     session.NewContext. The resume is recorded as a new run; the
+//     interrupted one has no run_ended.
 package lookoutreact

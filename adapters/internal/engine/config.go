@@ -60,9 +60,11 @@ type Config struct {
 	Advisory []budget.Resource
 
 	// WrapUpAt is the fraction of tokens or time remaining at or below
-	// which the model gets a wrap-up turn: tools are withheld and it is
-	// asked to summarise its progress. Zero means DefaultWrapUpAt;
-	// negative turns wrap-up turns off.
+	// which the model gets a wrap-up turn: tool calls are forbidden
+	// through the tool choice (the tools stay described) and it is asked
+	// to summarise its progress. A spent, enforced tool-call limit gives
+	// one too. Zero means DefaultWrapUpAt; negative turns wrap-up turns
+	// off.
 	WrapUpAt float64
 
 	// ToolErrors says what a tool's error does. The zero value turns it
