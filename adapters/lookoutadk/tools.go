@@ -45,7 +45,9 @@ func (m *middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 		if c == nil {
 			return schema.StreamReaderFromArray([]string{refused}), nil
 		}
-		sr, err := next(withToolCall(ctx, tc), args, opts...)
+		sr, err := engine.Guarded(ctx, c, func() (*schema.StreamReader[string], error) {
+			return next(withToolCall(ctx, tc), args, opts...)
+		})
 		if err != nil {
 			msg, err := c.End(ctx, "", err)
 			if err != nil {
@@ -73,7 +75,9 @@ func (m *middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 		if !ok {
 			return engine.TextResult(refused), nil
 		}
-		res, err := next(withToolCall(ctx, tc), arg, opts...)
+		res, err := engine.Guarded(ctx, &c, func() (*schema.ToolResult, error) {
+			return next(withToolCall(ctx, tc), arg, opts...)
+		})
 		msg, err := c.End(ctx, engine.ResultText(res), err)
 		if err != nil {
 			return res, ended(ctx, r, err)
@@ -101,7 +105,9 @@ func (m *middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 		if c == nil {
 			return schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(refused)}), nil
 		}
-		sr, err := next(withToolCall(ctx, tc), arg, opts...)
+		sr, err := engine.Guarded(ctx, c, func() (*schema.StreamReader[*schema.ToolResult], error) {
+			return next(withToolCall(ctx, tc), arg, opts...)
+		})
 		if err != nil {
 			msg, err := c.End(ctx, "", err)
 			if err != nil {

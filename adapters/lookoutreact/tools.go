@@ -166,7 +166,9 @@ func around[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	case c == nil:
 		return answer(refused), nil
 	}
-	out, err := next(engine.WithToolCall(ctx, in.CallID), in)
+	out, err := engine.Guarded(ctx, c, func() (O, error) {
+		return next(engine.WithToolCall(ctx, in.CallID), in)
+	})
 	return after(c, out, err)
 }
 

@@ -784,6 +784,27 @@ func recordingScenarios() []Scenario {
 				},
 			}
 		}},
+		{Name: "a tool that panics is recorded as a failed call", Build: func(t *testing.T, _ Adapter) Spec {
+			sink := recorder.NewMemorySink()
+			boom := Tool{Name: "boom", Fn: func(context.Context, string) (string, error) { panic("kaput") }}
+			m := scripted.New(scripted.Call("boom", `{}`), scripted.Reply("after the panic"))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{boom}, Config: &engine.Config{Sink: sink},
+				Check: func(t *testing.T, r Result) {
+					// What the panic does to the run is Eino's business; the
+					// call is recorded either way.
+					records := Ended(t, sink)
+					k := Kinds(records)
+					assert.Equal(t, 1, k[recorder.KindToolStarted])
+					assert.Equal(t, 1, k[recorder.KindToolEnded])
+					calls := session.LogOf[observer.ToolCallRecord](r.Store).Last(1)
+					require.Len(t, calls, 1)
+					assert.False(t, calls[0].Success)
+					assert.Contains(t, calls[0].ErrorMessage, "the tool panicked")
+					assert.Equal(t, int64(1), latestBudget(r.Store).ToolCalls)
+				},
+			}
+		}},
 		{Name: "a failing Sink's dropped writes go to OnError", Build: func(t *testing.T, _ Adapter) Spec {
 			sink := &FailingSink{}
 			var mu sync.Mutex

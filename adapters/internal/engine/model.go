@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -62,7 +63,7 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 	stage = stageRunning
 	out, err = c.Inner.Generate(ctx, input, opts...)
 	if err != nil {
-		return out, err
+		return out, budgetDeadline(ctx, err)
 	}
 	stage = stageAfter
 	toolCalls := -1
@@ -82,7 +83,7 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 	}
 	sr, err := c.Inner.Stream(ctx, input, opts...)
 	if err != nil {
-		return sr, err
+		return sr, budgetDeadline(ctx, err)
 	}
 	var last *budget.Usage
 	var calls toolCallCount
@@ -91,7 +92,7 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 	return schema.StreamReaderWithConvert(sr,
 		func(chunk *schema.Message) (*schema.Message, error) {
 			if u := UsageOf(chunk); u != nil {
-				last = u
+				last = mergeUsage(last, u)
 			}
 			calls.add(chunk)
 			if recording {
@@ -197,6 +198,38 @@ func (t *toolCallCount) add(chunk *schema.Message) {
 }
 
 func (t *toolCallCount) n() int { return max(t.maxIndex, t.ids) }
+
+// mergeUsage combines the usage reported by two chunks of one streamed
+// reply, field by field, keeping the larger value, as
+// schema.ConcatMessages does: some providers report the prompt tokens in
+// the first chunk and the completion tokens in the last.
+func mergeUsage(a, b *budget.Usage) *budget.Usage {
+	if a == nil {
+		return b
+	}
+	return &budget.Usage{
+		PromptTokens:     max(a.PromptTokens, b.PromptTokens),
+		CompletionTokens: max(a.CompletionTokens, b.CompletionTokens),
+		TotalTokens:      max(a.TotalTokens, b.TotalTokens),
+	}
+}
+
+// budgetDeadline returns err, or the budget error when the run's budget
+// deadline has passed and err is what the call made of it: a model or tool
+// that derives its own ctx reports plain context.DeadlineExceeded.
+func budgetDeadline(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	var ex *budget.ExceededError
+	if errors.As(err, &ex) {
+		return err
+	}
+	if errors.As(context.Cause(ctx), &ex) {
+		return deadlineError{ex}
+	}
+	return err
+}
 
 // UsageOf converts a reply's usage; nil means the provider reported none.
 func UsageOf(msg *schema.Message) *budget.Usage {

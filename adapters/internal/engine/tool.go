@@ -95,8 +95,12 @@ func (r *Run) Invoke(ctx context.Context, name, callID, args string, run func() 
 	stage := stageBefore
 	var result string
 	var runErr error
+	var c Call
 	defer func() {
 		if stage == stageRunning {
+			// run panicked: the panic is the tool's and goes on, once
+			// the call is recorded as failed.
+			c.EndPanicked(ctx)
 			return
 		}
 		p := recover()
@@ -136,6 +140,33 @@ func Refusal(err error) string {
 			"Do not call more tools; finish with what you have."
 	}
 	return "Tool call refused: " + err.Error() + ". Finish with what you have."
+}
+
+// ErrToolPanicked is the error a call is recorded with when its tool
+// panicked.
+var ErrToolPanicked = errors.New("the tool panicked")
+
+// EndPanicked records the call as failed with [ErrToolPanicked]. Adapters
+// call it from a deferred function while the tool's panic unwinds,
+// without recovering it: the panic goes on to Eino as it would without
+// Lookout, and the call is not left started and never ended.
+func (c *Call) EndPanicked(ctx context.Context) {
+	_, _ = c.End(ctx, "", ErrToolPanicked)
+}
+
+// Guarded runs the tool with run and returns what it returns. Should run
+// panic, the call is recorded as failed (see [Call.EndPanicked]) and the
+// panic goes on.
+func Guarded[O any](ctx context.Context, c *Call, run func() (O, error)) (O, error) {
+	done := false
+	defer func() {
+		if !done {
+			c.EndPanicked(ctx)
+		}
+	}()
+	out, err := run()
+	done = true
+	return out, err
 }
 
 // End records the call's outcome and runs the observers. It returns what
@@ -202,10 +233,7 @@ func (c *Call) record(ctx context.Context, result string, err error) (recorded b
 		if _, interrupt := compose.IsInterruptRerunError(out); interrupt {
 			return false, out
 		}
-		var ex *budget.ExceededError
-		if ctx.Err() != nil && errors.As(context.Cause(ctx), &ex) {
-			out = context.Cause(ctx)
-		}
+		out = budgetDeadline(ctx, out)
 	}
 	end := r.Cfg.Now()
 	rec := observer.ToolCallRecord{
