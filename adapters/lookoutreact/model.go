@@ -43,6 +43,7 @@ func (l *Lookout) WrapModel(m model.ToolCallingChatModel) model.ToolCallingChatM
 type chatModel struct {
 	l     *Lookout
 	inner model.ToolCallingChatModel
+	tools []*schema.ToolInfo // bound with WithTools, for the recording
 }
 
 var (
@@ -60,7 +61,7 @@ func (m *chatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 	if err != nil {
 		return nil, err
 	}
-	c := engine.ChargingModel{Inner: m.inner, Run: r}
+	c := engine.ChargingModel{Inner: m.inner, Run: r, Tools: m.tools}
 	return c.Generate(ctx, input, opts...)
 }
 
@@ -73,7 +74,7 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	if err != nil {
 		return nil, err
 	}
-	c := engine.ChargingModel{Inner: m.inner, Run: r}
+	c := engine.ChargingModel{Inner: m.inner, Run: r, Tools: m.tools}
 	return c.Stream(ctx, input, opts...)
 }
 
@@ -141,7 +142,7 @@ func (m *chatModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatMo
 	if err != nil {
 		return nil, err
 	}
-	return &chatModel{l: m.l, inner: inner}, nil
+	return &chatModel{l: m.l, inner: inner, tools: tools}, nil
 }
 
 // IsCallbacksEnabled reports whether the inner model fires its own

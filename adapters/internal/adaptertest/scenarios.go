@@ -784,6 +784,28 @@ func recordingScenarios() []Scenario {
 				},
 			}
 		}},
+		{Name: "the recorded requests name the offered tools", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+			sink := recorder.NewMemorySink()
+			m := scripted.New(scripted.Call("search", `{"q":"a"}`), scripted.Reply("done"))
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Sink: sink},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					var requests int
+					for _, rec := range Ended(t, sink) {
+						if p, ok := rec.Payload.(*recorder.ModelRequest); ok {
+							requests++
+							assert.Equal(t, []string{"search"}, p.Tools, "request %d", requests)
+							if requests == 1 {
+								require.Len(t, p.ToolDefinitions, 1, "the definitions go with the first request")
+								assert.Equal(t, "search", p.ToolDefinitions[0].Name)
+							}
+						}
+					}
+					assert.Equal(t, 2, requests)
+				},
+			}
+		}},
 		{Name: "a tool that panics is recorded as a failed call", Build: func(t *testing.T, _ Adapter) Spec {
 			sink := recorder.NewMemorySink()
 			boom := Tool{Name: "boom", Fn: func(context.Context, string) (string, error) { panic("kaput") }}

@@ -21,6 +21,9 @@ type ChargingModel struct {
 	// ForbidToolsOnWrapUp adds model.WithToolChoice(schema.ToolChoiceForbidden)
 	// to the call's options once the run has been given a wrap-up turn.
 	ForbidToolsOnWrapUp bool
+	// Tools are the tools bound to Inner with WithTools, which the
+	// recording lists when a call's options name none.
+	Tools []*schema.ToolInfo
 }
 
 // options returns opts, with the tool choice forbidden on a wrap-up turn
@@ -146,7 +149,7 @@ func (c *ChargingModel) prepare(ctx context.Context, input []*schema.Message, op
 	if err := c.Run.Failure(); err != nil {
 		return time.Time{}, err
 	}
-	c.Run.recordRequest(ctx, input, opts)
+	c.Run.recordRequest(ctx, input, opts, c.Tools)
 	return c.Run.startLatency(), nil
 }
 

@@ -328,14 +328,17 @@ func (r *Run) Ended() bool { return r.trace.ended.Load() }
 // recordRequest records a model call about to be made. The offered
 // tools' full definitions go with it only when the set is new to the run;
 // see toolDefinitions.
-func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts []model.Option) {
+func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) {
 	if r.trace.rec != nil {
-		r.writeRequest(ctx, input, opts)
+		r.writeRequest(ctx, input, opts, bound)
 	}
 }
 
-func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, opts []model.Option) {
+func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) {
 	o := model.GetCommonOptions(&model.Options{}, opts...)
+	if len(o.Tools) == 0 {
+		o.Tools = bound // tools bound with WithTools rather than passed per call
+	}
 	req := recorder.ModelRequest{MessageCount: len(input)}
 	if o.Model != nil {
 		req.Model = *o.Model

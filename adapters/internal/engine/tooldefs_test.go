@@ -43,7 +43,7 @@ func TestRecordRequestSkipsANilToolInfo(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	r := recordingRun(t, sink)
 	tools := append(someTools(), nil)
-	r.recordRequest(context.Background(), nil, []model.Option{model.WithTools(tools)})
+	r.recordRequest(context.Background(), nil, []model.Option{model.WithTools(tools)}, nil)
 	req := sink.Records()[1].Payload.(*recorder.ModelRequest)
 	if len(req.Tools) != 3 || len(req.ToolDefinitions) != 3 {
 		t.Errorf("tools %v, %d definitions; want the three real tools", req.Tools, len(req.ToolDefinitions))
@@ -57,11 +57,11 @@ func BenchmarkRecordRequestSameTools(b *testing.B) {
 	ctx := context.Background()
 	opts := []model.Option{model.WithTools(someTools())}
 	input := []*schema.Message{schema.UserMessage("hi")}
-	r.recordRequest(ctx, input, opts)
+	r.recordRequest(ctx, input, opts, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r.recordRequest(ctx, input, opts)
+		r.recordRequest(ctx, input, opts, nil)
 	}
 }
 
@@ -76,6 +76,6 @@ func BenchmarkRecordRequestChangedTools(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r.recordRequest(ctx, input, opts[i%2])
+		r.recordRequest(ctx, input, opts[i%2], nil)
 	}
 }
