@@ -52,8 +52,8 @@ type checkpointJSON struct {
 	RunID   string            `json:"run_id,omitempty"`
 	Next    uint64            `json:"next_seq,omitempty"`
 	Usage   recorder.RunUsage `json:"usage,omitzero"`
-	// Children are the sub-agent runs the interrupt paused, by the tool
-	// call that started each.
+	// Children are the sub-agent runs the interrupt paused, by their
+	// parent run and the tool call that started each.
 	Children map[string]engine.Paused `json:"children,omitempty"`
 }
 

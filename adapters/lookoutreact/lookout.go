@@ -139,7 +139,8 @@ func (l *Lookout) start(ctx context.Context, info *callbacks.RunInfo) context.Co
 		child := parent.Child()
 		child.StartRecording(ctx, name, parent, callID)
 		ctx = engine.WithRun(ctx, child)
-		return context.WithValue(ctx, scopeKey{}, &scope{run: child, addr: compose.GetCurrentAddress(ctx), callID: callID})
+		return context.WithValue(ctx, scopeKey{}, &scope{run: child, addr: compose.GetCurrentAddress(ctx), callID: callID,
+			call: engine.ToolCallMarkFrom(ctx)})
 	}
 	store, ok := session.FromContext(ctx)
 	if !ok {
@@ -176,6 +177,9 @@ type scope struct {
 	addr compose.Address
 	// callID is the parent's tool call that started the run; "" for a root.
 	callID string
+	// call marks that tool call: another call with the same id, deeper in
+	// nested agents, has another mark.
+	call *engine.ToolCallMark
 }
 
 type scopeKey struct{}
@@ -202,12 +206,12 @@ func starting(ctx context.Context, info *callbacks.RunInfo) bool {
 	if engine.FromContext(ctx) == nil {
 		return true
 	}
-	callID := engine.ToolCallFrom(ctx)
-	if callID == "" || info == nil || !isGraph(info.Component) {
+	call := engine.ToolCallMarkFrom(ctx)
+	if call == nil || info == nil || !isGraph(info.Component) {
 		return false
 	}
 	s := scopeOf(ctx)
-	return s == nil || s.callID != callID
+	return s == nil || s.call != call
 }
 
 func isGraph(c components.Component) bool {

@@ -123,3 +123,39 @@ func TestANilMessageInTheInputIsHarmless(t *testing.T) {
 	assert.Equal(t, "done", out.Content)
 	assert.Equal(t, 1, kinds(ended(t, sink))[recorder.KindMessage], "the user's message, not the nil one")
 }
+
+// Models number their tool calls within a turn, so agents nested two deep
+// can both call "call_0"; each level is still its own recorded run.
+func TestNestedAgentsWhoseCallsShareAnIDAreSeparateRuns(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	l, err := lookoutreact.New(&lookoutreact.Config{Sink: sink})
+	require.NoError(t, err)
+	asTool := func(name string, a reactAgent) fnTool {
+		return fnTool{Name: name, Fn: func(ctx context.Context, args string) (string, error) {
+			out, err := a.Generate(ctx, []*schema.Message{schema.UserMessage(args)})
+			if err != nil {
+				return "", err
+			}
+			return out.Content, nil
+		}}
+	}
+	leaf := newAgent(t, agentSpec{model: scripted.New(scripted.Reply("leaf answer")), tools: []tool.BaseTool{echo("n")}, lookout: l})
+	mid := newAgent(t, agentSpec{model: scripted.New(
+		scripted.Calls(scripted.ToolCall{ID: "call_0", Name: "deeper", Arguments: `{}`}), scripted.Reply("mid answer"),
+	), tools: []tool.BaseTool{asTool("deeper", leaf)}, lookout: l})
+	top := newAgent(t, agentSpec{model: scripted.New(
+		scripted.Calls(scripted.ToolCall{ID: "call_0", Name: "research", Arguments: `{}`}), scripted.Reply("top answer"),
+	), tools: []tool.BaseTool{asTool("research", mid)}, lookout: l})
+	require.NoError(t, top.run(t, nil, false).err)
+
+	records := ended(t, sink)
+	assertDenseSeq(t, records)
+	runs := byRun(records)
+	require.Equal(t, 3, len(runs), "top, mid and leaf")
+	depths := map[int]int{}
+	for _, recs := range runs {
+		depths[recs[0].Depth]++
+		assert.Equal(t, 1, kinds(recs)[recorder.KindRunEnded])
+	}
+	assert.Equal(t, map[int]int{0: 1, 1: 1, 2: 1}, depths)
+}

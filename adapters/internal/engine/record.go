@@ -78,8 +78,12 @@ func (r *Run) StartRecording(ctx context.Context, agentName string, parent *Run,
 	var err error
 	switch {
 	case parent != nil && parent.trace.rec != nil:
-		r.callID = callID
-		if p, ok := r.family.resume(callID); ok {
+		if callID != "" {
+			// Models number their calls per turn, so the key names the
+			// parent run too.
+			r.familyKey = parent.trace.rec.ID() + "/" + callID
+		}
+		if p, ok := r.family.resume(r.familyKey); ok {
 			// A sub-agent resumed after an interrupt inside its call goes
 			// on with the run it recorded before.
 			r.trace.rec = r.Cfg.Recorder.ResumeRun(recorder.RunInfo{
@@ -105,7 +109,8 @@ type Paused struct {
 }
 
 // family holds the sub-agent runs of a root run that are recorded and
-// not yet ended, by the tool call that started each, so that a
+// not yet ended, by their parent run and the tool call that started each
+// (the family key), so that a
 // checkpoint can keep them; and, after a resume, the ones to continue.
 type family struct {
 	mu     sync.Mutex
@@ -114,41 +119,41 @@ type family struct {
 }
 
 func (f *family) opened(r *Run) {
-	if f == nil || r.callID == "" {
+	if f == nil || r.familyKey == "" {
 		return
 	}
 	f.mu.Lock()
 	if f.open == nil {
 		f.open = map[string]*Run{}
 	}
-	f.open[r.callID] = r
+	f.open[r.familyKey] = r
 	f.mu.Unlock()
 }
 
 func (f *family) ended(r *Run) {
-	if f == nil || r.callID == "" {
+	if f == nil || r.familyKey == "" {
 		return
 	}
 	f.mu.Lock()
-	if f.open[r.callID] == r {
-		delete(f.open, r.callID)
+	if f.open[r.familyKey] == r {
+		delete(f.open, r.familyKey)
 	}
 	f.mu.Unlock()
 }
 
-func (f *family) resume(callID string) (Paused, bool) {
-	if f == nil || callID == "" {
+func (f *family) resume(key string) (Paused, bool) {
+	if f == nil || key == "" {
 		return Paused{}, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p, ok := f.paused[callID]
-	delete(f.paused, callID)
+	p, ok := f.paused[key]
+	delete(f.paused, key)
 	return p, ok
 }
 
 // PausedChildren returns the recordings of the sub-agent runs not yet
-// ended, by the tool call that started each, for a checkpoint.
+// ended, by family key, for a checkpoint.
 func (r *Run) PausedChildren() map[string]Paused {
 	if r.family == nil {
 		return nil
@@ -166,7 +171,7 @@ func (r *Run) PausedChildren() map[string]Paused {
 }
 
 // ResumeChildren sets the sub-agent recordings to continue when the
-// sub-agents started by those tool calls start again.
+// sub-agents with those family keys start again.
 func (r *Run) ResumeChildren(paused map[string]Paused) {
 	if r.family == nil {
 		return

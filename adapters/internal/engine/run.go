@@ -45,8 +45,9 @@ type Run struct {
 	trace   recording
 	// family is shared by a root run and its sub-agent runs.
 	family *family
-	// callID is the parent's tool call that started this sub-agent run.
-	callID string
+	// familyKey names a sub-agent run by its parent run and the tool
+	// call that started it; see family.
+	familyKey string
 
 	mu sync.Mutex
 	// injected holds the messages injected before the last model call, to
@@ -127,16 +128,30 @@ type runKey struct{}
 
 type toolCallKey struct{}
 
+// ToolCallMark stands for one tool call. Models number their calls within
+// a turn, so two calls, at different depths of nested agents, may share an
+// id; their marks differ.
+type ToolCallMark struct{ id string }
+
 // WithToolCall returns a copy of ctx that says it runs inside tool call id,
 // so a sub-agent started by the call can name it.
 func WithToolCall(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, toolCallKey{}, id)
+	return context.WithValue(ctx, toolCallKey{}, &ToolCallMark{id: id})
 }
 
 // ToolCallFrom returns the tool call ctx runs inside, if any.
 func ToolCallFrom(ctx context.Context) string {
-	id, _ := ctx.Value(toolCallKey{}).(string)
-	return id
+	if m := ToolCallMarkFrom(ctx); m != nil {
+		return m.id
+	}
+	return ""
+}
+
+// ToolCallMarkFrom returns the mark of the tool call ctx runs inside, or
+// nil.
+func ToolCallMarkFrom(ctx context.Context) *ToolCallMark {
+	m, _ := ctx.Value(toolCallKey{}).(*ToolCallMark)
+	return m
 }
 
 // WithRun returns a copy of ctx carrying r.
