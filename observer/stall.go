@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -335,6 +334,10 @@ type stallCall struct {
 	label               label
 }
 
+// stallCatchUp is how many calls a Stall reads back when it has not seen
+// them: a first check costs at most this many calls' work.
+const stallCatchUp = 1024
+
 // stallState is one session's working state for a Stall.
 type stallState struct {
 	window, repeats, failed, oscillate, writeBack int
@@ -377,10 +380,11 @@ func (st *stallState) check(oc *Context) (stallFinding, bool) {
 	if oc.calls == nil {
 		return stallFinding{}, false
 	}
-	// Every call is added, however long since the last check, so that a
-	// repeat is counted across windows with a sparse trigger too; after a
-	// restore the retained calls are added again. Each call is added once.
-	from, reset := st.cur.next(oc.calls, oc.CallIndex, math.MaxInt)
+	// The calls since the last check are added, up to stallCatchUp of
+	// them, so that a repeat is counted across windows with a sparse
+	// trigger too, and after a restore or in a new run on a long session.
+	// Each call is added once.
+	from, reset := st.cur.next(oc.calls, oc.CallIndex, max(st.window, stallCatchUp))
 	if reset {
 		st.calls.clear()
 	}

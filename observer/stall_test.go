@@ -424,4 +424,15 @@ func TestStallCountsRepeatsItDidNotRunAfter(t *testing.T) {
 		desc := stallAfter(p, 1)
 		assert.Contains(t, desc, "was called 101 times")
 	})
+	t.Run("a long session read back only so far", func(t *testing.T) {
+		// A new pipeline on a session of thousands of calls reads back a
+		// bounded number of them, so its first check stays cheap.
+		store := session.New(nil)
+		quiet := newPipeline(store, 1<<20)
+		for range 3000 {
+			quiet.AfterToolCall(context.Background(), read)
+		}
+		desc := stallAfter(newPipeline(store, 1), 1)
+		assert.Contains(t, desc, "was called 1024 times")
+	})
 }

@@ -279,8 +279,9 @@ func budgetScenarios() []Scenario {
 		{Name: "a tool call made on the wrap-up turn ends the run with the typed error", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
 			// The model ignores the withheld tools and the refusal.
 			m := scripted.New(scripted.Forever(scripted.Call("search", `{"q":"again"}`)))
+			sink := recorder.NewMemorySink()
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}},
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}, Sink: sink},
 				Check: func(t *testing.T, r Result) {
 					require.ErrorIs(t, r.Err, budget.ErrExceeded)
 					var ex *budget.ExceededError
@@ -289,6 +290,13 @@ func budgetScenarios() []Scenario {
 					assert.Equal(t, int64(2), ex.Limit)
 					assert.Equal(t, 3, m.Calls(), "the model call after the refusal was not made")
 					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls)
+					exceeded := 0
+					for _, rec := range Ended(t, sink) {
+						if p, ok := rec.Payload.(*recorder.Budget); ok && p.Event == recorder.BudgetExceeded {
+							exceeded++
+						}
+					}
+					assert.Equal(t, 1, exceeded, "one refusal, one exceeded record")
 				},
 			}
 		}},

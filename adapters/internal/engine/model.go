@@ -113,6 +113,9 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 			}
 			return nil, io.EOF
 		}),
+		// An error in mid-stream made from a ctx of the model's own, after
+		// the budget deadline passed, is the budget's.
+		schema.WithErrWrapper(func(err error) error { return budgetDeadline(ctx, err) }),
 	), nil
 }
 

@@ -81,3 +81,36 @@ func TestAModelCallCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
 	_, err := c.Generate(ctx, []*schema.Message{schema.UserMessage("hi")})
 	checkBudgetDeadline(t, err)
 }
+
+// midStreamModel streams a chunk, then fails with the ctx error of a ctx
+// of its own once that ctx is done, as an HTTP client does.
+type midStreamModel struct{ splitUsageModel }
+
+func (midStreamModel) Stream(ctx context.Context, _ []*schema.Message, _ ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	own, cancel := context.WithCancel(ctx)
+	sr, sw := schema.Pipe[*schema.Message](1)
+	go func() {
+		defer cancel()
+		defer sw.Close()
+		sw.Send(&schema.Message{Role: schema.Assistant, Content: "thinking"}, nil)
+		<-own.Done()
+		sw.Send(nil, own.Err())
+	}()
+	return sr, nil
+}
+
+func TestAStreamCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
+	r := newTestRun(t, &Config{})
+	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Millisecond), timeUp)
+	defer cancel()
+	c := &ChargingModel{Inner: midStreamModel{}, Run: r}
+	sr, err := c.Stream(ctx, []*schema.Message{schema.UserMessage("hi")})
+	require.NoError(t, err)
+	for {
+		_, err = sr.Recv()
+		if err != nil {
+			break
+		}
+	}
+	checkBudgetDeadline(t, err)
+}

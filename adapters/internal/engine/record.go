@@ -31,6 +31,8 @@ type recording struct {
 	failed atomic.Pointer[error]
 	tools  offeredTools
 	usage  runUsage
+	// exceeded is the budget error last recorded.
+	exceeded atomic.Pointer[budget.ExceededError]
 }
 
 // runUsage counts what a run's own calls consume, for its run_ended
@@ -276,6 +278,11 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 func (r *Run) RecordExceeded(ctx context.Context, err error) {
 	var ex *budget.ExceededError
 	if r.trace.rec == nil || !errors.As(err, &ex) {
+		return
+	}
+	// A refusal on a wrap-up turn is recorded when it happens, and comes
+	// back as the error that ends the run: one event, one record.
+	if r.trace.exceeded.Swap(ex) == ex {
 		return
 	}
 	r.note(r.trace.rec.Budget(ctx, recorder.Budget{
