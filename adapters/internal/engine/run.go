@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -173,15 +172,7 @@ func (r *Run) Exceeded(ctx context.Context) error {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		// A ctx from WithDeadline returns the budget error itself.
-		var ex *budget.ExceededError
-		if errors.As(err, &ex) {
-			return err
-		}
-		if cause := context.Cause(ctx); errors.As(cause, &ex) {
-			return cause
-		}
-		return err
+		return budgetDeadline(ctx, err)
 	}
 	if ex := r.ignored.Load(); ex != nil {
 		return ex
