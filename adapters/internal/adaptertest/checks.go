@@ -98,3 +98,14 @@ func AssertToolsWithheld(t testing.TB, a Adapter, req scripted.Request, tools ..
 		assert.Equal(t, schema.ToolChoiceForbidden, *req.ToolChoice)
 	}
 }
+
+// RequireExceeded checks that err is a budget stop of resource, as both
+// errors.Is and errors.As see it, and returns the *budget.ExceededError.
+func RequireExceeded(t testing.TB, err error, resource budget.Resource) *budget.ExceededError {
+	t.Helper()
+	require.ErrorIs(t, err, budget.ErrExceeded)
+	var ex *budget.ExceededError
+	require.ErrorAs(t, err, &ex)
+	assert.Equal(t, resource, ex.Resource)
+	return ex
+}

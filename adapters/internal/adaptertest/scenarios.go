@@ -283,10 +283,7 @@ func budgetScenarios() []Scenario {
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}, Sink: sink},
 				Check: func(t *testing.T, r Result) {
-					require.ErrorIs(t, r.Err, budget.ErrExceeded)
-					var ex *budget.ExceededError
-					require.ErrorAs(t, r.Err, &ex)
-					assert.Equal(t, budget.ToolCalls, ex.Resource)
+					ex := RequireExceeded(t, r.Err, budget.ToolCalls)
 					assert.Equal(t, int64(2), ex.Limit)
 					assert.Equal(t, 3, m.Calls(), "the model call after the refusal was not made")
 					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls)
@@ -340,10 +337,7 @@ func budgetScenarios() []Scenario {
 				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					require.Error(t, r.Err)
-					assert.ErrorIs(t, r.Err, budget.ErrExceeded)
-					var ex *budget.ExceededError
-					require.ErrorAs(t, r.Err, &ex)
-					assert.Equal(t, budget.Tokens, ex.Resource)
+					ex := RequireExceeded(t, r.Err, budget.Tokens)
 					assert.Equal(t, int64(100), ex.Limit)
 					assert.Equal(t, 2, m.Calls(), "the third model call was not made")
 					// The overrun bound: at most one model response past the limit.
@@ -372,10 +366,7 @@ func budgetScenarios() []Scenario {
 					mu.Lock()
 					assert.True(t, sawDeadline, "the run's ctx carries the deadline")
 					mu.Unlock()
-					require.ErrorIs(t, r.Err, budget.ErrExceeded)
-					var ex *budget.ExceededError
-					require.ErrorAs(t, r.Err, &ex)
-					assert.Equal(t, budget.Time, ex.Resource)
+					RequireExceeded(t, r.Err, budget.Time)
 					assert.Equal(t, 1, m.Calls())
 				},
 			}
@@ -392,10 +383,7 @@ func budgetScenarios() []Scenario {
 				Model: m, Tools: []tool.BaseTool{waitForDeadline},
 				Config: &engine.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1, Sink: sink},
 				Check: func(t *testing.T, r Result) {
-					require.ErrorIs(t, r.Err, budget.ErrExceeded)
-					var ex *budget.ExceededError
-					require.ErrorAs(t, r.Err, &ex)
-					assert.Equal(t, budget.Time, ex.Resource)
+					RequireExceeded(t, r.Err, budget.Time)
 					assert.ErrorIs(t, r.Err, context.DeadlineExceeded, "still a deadline for code that checks for one")
 					// On a machine slow enough for the deadline to pass
 					// before the first model call, Lookout's hook ends the
@@ -446,10 +434,7 @@ func budgetScenarios() []Scenario {
 				Model: m, Tools: []tool.BaseTool{wait},
 				Config: &engine.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
-					require.ErrorIs(t, r.Err, budget.ErrExceeded)
-					var ex *budget.ExceededError
-					require.ErrorAs(t, r.Err, &ex)
-					assert.Equal(t, budget.Time, ex.Resource)
+					RequireExceeded(t, r.Err, budget.Time)
 					assert.LessOrEqual(t, m.Calls(), 1)
 				},
 			}
