@@ -139,7 +139,7 @@ func (l *Lookout) start(ctx context.Context, info *callbacks.RunInfo) context.Co
 		child := parent.Child()
 		child.StartRecording(ctx, name, parent, callID)
 		ctx = engine.WithRun(ctx, child)
-		return context.WithValue(ctx, scopeKey{}, &scope{run: child, addr: compose.GetCurrentAddress(ctx), callID: callID,
+		return context.WithValue(ctx, scopeKey{}, &scope{run: child, addr: compose.GetCurrentAddress(ctx),
 			call: engine.ToolCallMarkFrom(ctx)})
 	}
 	store, ok := session.FromContext(ctx)
@@ -175,10 +175,9 @@ func (l *Lookout) start(ctx context.Context, info *callbacks.RunInfo) context.Co
 type scope struct {
 	run  *engine.Run
 	addr compose.Address
-	// callID is the parent's tool call that started the run; "" for a root.
-	callID string
-	// call marks that tool call: another call with the same id, deeper in
-	// nested agents, has another mark.
+	// call marks the parent's tool call that started the run; nil for a
+	// root. Another call with the same id, deeper in nested agents, has
+	// another mark.
 	call *engine.ToolCallMark
 }
 
