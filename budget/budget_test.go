@@ -32,7 +32,7 @@ func (c *clock) Advance(d time.Duration) {
 func newTracker(t *testing.T, l budget.Limits) (*budget.Tracker, *clock) {
 	t.Helper()
 	c := &clock{t: t0}
-	tr, err := budget.NewTracker(session.New(&session.Options{Now: c.Now}), l, nil)
+	tr, err := budget.NewTracker(session.New(&session.StoreOptions{Now: c.Now}), l, nil)
 	require.NoError(t, err)
 	return tr, c
 }
@@ -326,7 +326,7 @@ func TestExceededWithoutAStartSaysTheDeadlinePassed(t *testing.T) {
 
 func TestNewTrackerStartsAHandSeededBudgetNow(t *testing.T) {
 	c := &clock{t: t0}
-	store := session.New(&session.Options{Now: c.Now})
+	store := session.New(&session.StoreOptions{Now: c.Now})
 	session.ValueOf[budget.Budget](store).Seed(budget.Budget{Deadline: t0.Add(30 * time.Minute), MaxTokens: 1000, TokensUsed: 10})
 	tr, err := budget.NewTracker(store, budget.Limits{}, nil)
 	require.NoError(t, err)

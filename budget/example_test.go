@@ -12,7 +12,7 @@ import (
 func ExampleTracker() {
 	now := time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	store := session.New(&session.Options{Now: clock})
+	store := session.New(&session.StoreOptions{Now: clock})
 	tracker, _ := budget.NewTracker(store, budget.Limits{MaxTokens: 1000, MaxToolCalls: 2}, nil)
 
 	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 600, CompletionTokens: 150})

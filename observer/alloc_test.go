@@ -80,8 +80,8 @@ func TestEfficacyCycleAllocations(t *testing.T) {
 	c := &clock{t: start}
 	var last observer.EfficacyEvent
 	events := 0
-	p, err := observer.NewPipeline(session.New(&session.Options{Now: c.Now}),
-		[]observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+	p, err := observer.NewPipeline(session.New(&session.StoreOptions{Now: c.Now}),
+		[]observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		&observer.PipelineOptions{OnEfficacy: func(_ context.Context, e observer.EfficacyEvent) { last, events = e, events+1 }})
 	require.NoError(t, err)
 	rec := succeeded("read_file", `{"path":"go.mod"}`, "module x")
@@ -108,9 +108,9 @@ func TestDetectorsQuietCallsDoNotAllocate(t *testing.T) {
 	for _, name := range []string{"Stall", "Errors", "Drift"} {
 		t.Run(name, func(t *testing.T) {
 			quiet, _ := benchTraces(name)
-			store := session.New(&session.Options{Now: func() time.Time { return start }, Retention: 10_000})
+			store := session.New(&session.StoreOptions{Now: func() time.Time { return start }, Retention: 10_000})
 			session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
-			p, err := observer.NewPipeline(store, []observer.Config{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+			p, err := observer.NewPipeline(store, []observer.Spec{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 			require.NoError(t, err)
 			ctx := context.Background()
 			for _, rec := range quiet[:100] {

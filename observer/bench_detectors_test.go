@@ -64,9 +64,9 @@ func BenchmarkDetector(b *testing.B) {
 		}{{"quiet", quiet}, {"firing", firing}} {
 			b.Run(name+"/"+trace.kind, func(b *testing.B) {
 				now := start
-				store := session.New(&session.Options{Now: func() time.Time { return now }, Retention: 10_000})
+				store := session.New(&session.StoreOptions{Now: func() time.Time { return now }, Retention: 10_000})
 				session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
-				p, err := observer.NewPipeline(store, []observer.Config{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+				p, err := observer.NewPipeline(store, []observer.Spec{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -96,10 +96,10 @@ func BenchmarkDetector(b *testing.B) {
 // trace of progress where none of them fires, per tool call.
 func BenchmarkAllDetectorsQuiet(b *testing.B) {
 	now := start
-	store := session.New(&session.Options{Now: func() time.Time { return now }, Retention: 10_000})
+	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }, Retention: 10_000})
 	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
 	every := observer.Trigger{OnEveryCall: true}
-	p, err := observer.NewPipeline(store, []observer.Config{
+	p, err := observer.NewPipeline(store, []observer.Spec{
 		{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
 		{Observer: observer.NewStall(), Trigger: every},
 		{Observer: observer.NewErrorCascade(), Trigger: every},

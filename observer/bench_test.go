@@ -28,9 +28,9 @@ func BenchmarkAfterToolCallQuiet(b *testing.B) {
 		b.Run(fmt.Sprintf("history=%d/retention=%d", bench.history, bench.retention), func(b *testing.B) {
 			history := bench.history
 			now := start
-			store := session.New(&session.Options{Now: func() time.Time { return now }, Retention: bench.retention})
+			store := session.New(&session.StoreOptions{Now: func() time.Time { return now }, Retention: bench.retention})
 			quiet := observer.Trigger{EveryNCalls: 1 << 40, AfterConsecutiveErrors: 3, EveryInterval: time.Hour}
-			p, err := observer.NewPipeline(store, []observer.Config{
+			p, err := observer.NewPipeline(store, []observer.Spec{
 				{Observer: named{observer.NewResource(), "a"}, Trigger: quiet},
 				{Observer: named{observer.NewResource(), "b"}, Trigger: quiet},
 				{Observer: named{observer.NewResource(), "c"}, Trigger: quiet},
@@ -60,10 +60,10 @@ func BenchmarkAfterToolCallQuiet(b *testing.B) {
 // [BenchmarkDetector], it reports cpu-ns/op besides ns/op.
 func BenchmarkResourceFiring(b *testing.B) {
 	now := start
-	store := session.New(&session.Options{Now: func() time.Time { return now }})
+	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }})
 	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 1 << 40}, nil)
 	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
-	p, err := observer.NewPipeline(store, []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,10 +94,10 @@ func BenchmarkResourceFiring(b *testing.B) {
 // assessment as shown and classifies the reaction to it.
 func BenchmarkEfficacyCycle(b *testing.B) {
 	now := start
-	store := session.New(&session.Options{Now: func() time.Time { return now }})
+	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }})
 	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000}, nil)
 	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
-	p, err := observer.NewPipeline(store, []observer.Config{
+	p, err := observer.NewPipeline(store, []observer.Spec{
 		{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
 		{Observer: named{observer.NewResource(), "b"}, Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
 		{Observer: named{observer.NewResource(), "c"}, Trigger: observer.Trigger{EveryNCalls: 1 << 40}},

@@ -143,7 +143,7 @@ func TestErrorsRulesAreExtensible(t *testing.T) {
 
 func TestErrorsValidate(t *testing.T) {
 	for _, e := range []*observer.ErrorCascade{{Rate: 1.5}, {Rate: math.NaN()}, {Window: 1}, {Window: -2}, {Consecutive: 1}} {
-		_, err := observer.NewPipeline(session.New(nil), []observer.Config{{Observer: e, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+		_, err := observer.NewPipeline(session.New(nil), []observer.Spec{{Observer: e, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "%+v", *e)
 	}
 }

@@ -28,10 +28,10 @@ type harness struct {
 func newHarness(t testing.TB, observers ...observer.Observer) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: &clock{t: start}}
-	h.store = session.New(&session.Options{Now: h.clock.Now})
-	configs := make([]observer.Config, len(observers))
+	h.store = session.New(&session.StoreOptions{Now: h.clock.Now})
+	configs := make([]observer.Spec, len(observers))
 	for i, o := range observers {
-		configs[i] = observer.Config{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}
+		configs[i] = observer.Spec{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}
 	}
 	var err error
 	h.p, err = observer.NewPipeline(h.store, configs, &observer.PipelineOptions{

@@ -31,7 +31,7 @@
 //
 // # Built-in observers
 //
-//   - [Resource] reports the remaining time, tokens and tool calls, and
+//   - [ResourceObserver] reports the remaining time, tokens and tool calls, and
 //     whether the pace so far will exhaust one before the deadline.
 //   - [Stall] notices the agent going round in circles: the same call with
 //     the same result again and again, A-B-A-B alternation, or reading and

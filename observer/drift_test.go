@@ -180,7 +180,7 @@ func TestDriftThresholdsAreConfigurable(t *testing.T) {
 	assert.Equal(t, []string{"Drift@2"}, h.firings())
 
 	for _, d := range []*observer.Drift{{Share: 1.5}, {Share: -0.1}, {Share: math.NaN()}, {Window: -1}, {MinCalls: 12}, {Window: 3, MinCalls: 4}} {
-		_, err := observer.NewPipeline(session.New(nil), []observer.Config{{Observer: d, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+		_, err := observer.NewPipeline(session.New(nil), []observer.Spec{{Observer: d, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "%+v", *d)
 	}
 }

@@ -151,8 +151,8 @@ func TestInjectReturnsWhatBuildContextDoes(t *testing.T) {
 
 func TestAPanickingEfficacyHookIsIsolated(t *testing.T) {
 	var reported []error
-	store := session.New(&session.Options{Now: (&clock{t: start}).Now})
-	p, err := observer.NewPipeline(store, []observer.Config{{Observer: observer.NewStall(), Trigger: observer.Trigger{OnEveryCall: true}}},
+	store := session.New(&session.StoreOptions{Now: (&clock{t: start}).Now})
+	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: observer.NewStall(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		&observer.PipelineOptions{
 			OnError:    func(_ context.Context, err error) { reported = append(reported, err) },
 			OnEfficacy: func(context.Context, observer.EfficacyEvent) { panic("sink closed") },

@@ -70,7 +70,7 @@ func (s SlowCalls) slow(oc *observer.Context) []observer.ToolCallRecord {
 // Writing your own observer: SlowCalls, above, run every five calls.
 func Example_customObserver() {
 	store := session.New(nil)
-	p, err := observer.NewPipeline(store, []observer.Config{{
+	p, err := observer.NewPipeline(store, []observer.Spec{{
 		Observer: SlowCalls{Limit: 30 * time.Second},
 		Trigger:  observer.Trigger{EveryNCalls: 5},
 	}}, nil)
@@ -115,7 +115,7 @@ func (index) Observe(context.Context, *observer.Context) (observer.Assessment, e
 // An observer that fails is reported to OnError and stands in the block as
 // an observer_error observation; the run and the other observers go on.
 func ExamplePipeline_AfterToolCall_observerError() {
-	p, err := observer.NewPipeline(session.New(nil), []observer.Config{{
+	p, err := observer.NewPipeline(session.New(nil), []observer.Spec{{
 		Observer: index{},
 		Trigger:  observer.Trigger{OnEveryCall: true},
 	}}, &observer.PipelineOptions{

@@ -13,10 +13,10 @@ import (
 // with a clock that moves a second per call.
 func newExamplePipeline(observers ...observer.Observer) (*observer.Pipeline, *session.Store) {
 	now := start
-	store := session.New(&session.Options{Now: func() time.Time { now = now.Add(time.Second); return now }})
-	var configs []observer.Config
+	store := session.New(&session.StoreOptions{Now: func() time.Time { now = now.Add(time.Second); return now }})
+	var configs []observer.Spec
 	for _, o := range observers {
-		configs = append(configs, observer.Config{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}})
+		configs = append(configs, observer.Spec{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}})
 	}
 	p, err := observer.NewPipeline(store, configs, nil)
 	if err != nil {

@@ -28,9 +28,9 @@ func ExampleResource_info() {
 // assessed after its 47th call, 22 minutes in.
 func ExampleResource_caution() {
 	now := start
-	store := session.New(&session.Options{Now: func() time.Time { return now }})
+	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }})
 	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100}, nil)
-	pipeline, _ := observer.NewPipeline(store, []observer.Config{{
+	pipeline, _ := observer.NewPipeline(store, []observer.Spec{{
 		Observer: observer.NewResource(),
 		Trigger:  observer.Trigger{EveryNCalls: 47},
 	}}, nil)

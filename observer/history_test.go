@@ -61,8 +61,8 @@ func TestHistoryKeepsTheLastAssessments(t *testing.T) {
 		{"a negative size keeps none", -1, 5, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			store := session.New(&session.Options{Now: (&clock{t: start}).Now})
-			p, err := observer.NewPipeline(store, []observer.Config{{Observer: &counting{name: "c"}, Trigger: observer.Trigger{OnEveryCall: true}}},
+			store := session.New(&session.StoreOptions{Now: (&clock{t: start}).Now})
+			p, err := observer.NewPipeline(store, []observer.Spec{{Observer: &counting{name: "c"}, Trigger: observer.Trigger{OnEveryCall: true}}},
 				&observer.PipelineOptions{HistorySize: tt.size})
 			require.NoError(t, err)
 			for range tt.calls {
@@ -85,8 +85,8 @@ func TestContextShowsHistoryAndTrends(t *testing.T) {
 	}}
 	w := &watcher{of: "graded"}
 	p, _ := newPipeline(t,
-		observer.Config{Observer: g, Trigger: observer.Trigger{OnEveryCall: true}},
-		observer.Config{Observer: w, Trigger: observer.Trigger{OnEveryCall: true}},
+		observer.Spec{Observer: g, Trigger: observer.Trigger{OnEveryCall: true}},
+		observer.Spec{Observer: w, Trigger: observer.Trigger{OnEveryCall: true}},
 	)
 	for range 7 {
 		p.AfterToolCall(context.Background(), ok())
@@ -114,7 +114,7 @@ func TestContextShowsHistoryAndTrends(t *testing.T) {
 
 func TestTrendOfAnObserverNeverHeardFromIsSteady(t *testing.T) {
 	w := &watcher{of: "nobody"}
-	p, _ := newPipeline(t, observer.Config{Observer: w, Trigger: observer.Trigger{OnEveryCall: true}})
+	p, _ := newPipeline(t, observer.Spec{Observer: w, Trigger: observer.Trigger{OnEveryCall: true}})
 	for range 3 {
 		p.AfterToolCall(context.Background(), ok())
 	}
@@ -156,8 +156,8 @@ func TestTrendText(t *testing.T) {
 
 func TestHistoryEntriesAreStampedWithTheirAssessmentsTime(t *testing.T) {
 	c := &clock{t: start}
-	store := session.New(&session.Options{Now: c.Now})
-	p, err := observer.NewPipeline(store, []observer.Config{{Observer: &counting{name: "c"}, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+	store := session.New(&session.StoreOptions{Now: c.Now})
+	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: &counting{name: "c"}, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 	require.NoError(t, err)
 	// The call ended a minute before the store's clock reads.
 	rec := ok()

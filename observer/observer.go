@@ -88,8 +88,8 @@ func (t Trigger) Fires(st ObserverState, callIndex, consecutiveErrors int64, now
 	return false
 }
 
-// Config pairs an observer with its trigger.
-type Config struct {
+// Spec pairs an observer with its trigger.
+type Spec struct {
 	Observer Observer
 	Trigger  Trigger
 }

@@ -38,7 +38,7 @@ type PipelineOptions struct {
 // [NewPipeline]. A Pipeline is safe for concurrent use: calls made in
 // parallel are recorded and observed one at a time.
 type Pipeline struct {
-	configs     []Config
+	configs     []Spec
 	names       []string
 	now         func() time.Time
 	onError     func(context.Context, error)
@@ -87,12 +87,12 @@ type validator interface {
 // and [PastAssessment] logs and the [Tally], [ObserverStates],
 // [CurrentAssessment], [Efficacy] and [Task] values. An observer that has
 // a Validate() error method is validated.
-func NewPipeline(store *session.Store, configs []Config, opts *PipelineOptions) (*Pipeline, error) {
+func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*Pipeline, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil session store", ErrInvalidConfig)
 	}
 	p := &Pipeline{
-		configs:     append([]Config(nil), configs...),
+		configs:     append([]Spec(nil), configs...),
 		names:       make([]string, len(configs)),
 		now:         store.Now,
 		onError:     logError,

@@ -36,10 +36,10 @@ type clock struct{ t time.Time }
 func (c *clock) Now() time.Time          { return c.t }
 func (c *clock) Advance(d time.Duration) { c.t = c.t.Add(d) }
 
-func newPipeline(t *testing.T, configs ...observer.Config) (*observer.Pipeline, *clock) {
+func newPipeline(t *testing.T, configs ...observer.Spec) (*observer.Pipeline, *clock) {
 	t.Helper()
 	c := &clock{t: start}
-	store := session.New(&session.Options{Now: c.Now})
+	store := session.New(&session.StoreOptions{Now: c.Now})
 	p, err := observer.NewPipeline(store, configs, &observer.PipelineOptions{
 		OnError: func(context.Context, error) {},
 	})
@@ -72,7 +72,7 @@ func TestEachTriggerAloneAndOred(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &counting{name: "probe"}
-			p, c := newPipeline(t, observer.Config{Observer: o, Trigger: tt.trigger})
+			p, c := newPipeline(t, observer.Spec{Observer: o, Trigger: tt.trigger})
 			for _, ch := range tt.calls {
 				switch ch {
 				case '+':
@@ -92,8 +92,8 @@ func TestTriggerStateIsPerObserver(t *testing.T) {
 	every15 := &counting{name: "every-15"}
 	every1 := &counting{name: "every-1"}
 	p, _ := newPipeline(t,
-		observer.Config{Observer: every15, Trigger: observer.Trigger{EveryNCalls: 15}},
-		observer.Config{Observer: every1, Trigger: observer.Trigger{EveryNCalls: 1}},
+		observer.Spec{Observer: every15, Trigger: observer.Trigger{EveryNCalls: 15}},
+		observer.Spec{Observer: every1, Trigger: observer.Trigger{EveryNCalls: 1}},
 	)
 	for range 60 {
 		p.AfterToolCall(context.Background(), ok())
@@ -105,8 +105,8 @@ func TestTriggerStateIsPerObserver(t *testing.T) {
 func TestTheCallsTimestampIsTheTimeTheObserversSee(t *testing.T) {
 	every := &counting{name: "every"}
 	p, c := newPipeline(t,
-		observer.Config{Observer: every, Trigger: observer.Trigger{EveryNCalls: 1}},
-		observer.Config{Observer: &counting{name: "hourly"}, Trigger: observer.Trigger{EveryInterval: time.Hour}},
+		observer.Spec{Observer: every, Trigger: observer.Trigger{EveryNCalls: 1}},
+		observer.Spec{Observer: &counting{name: "hourly"}, Trigger: observer.Trigger{EveryInterval: time.Hour}},
 	)
 	ended := start.Add(2 * time.Hour)
 	rec := ok()
@@ -124,7 +124,7 @@ func TestTheCallsTimestampIsTheTimeTheObserversSee(t *testing.T) {
 
 func TestADecliningObserverIsAskedAgainNextCall(t *testing.T) {
 	o := &counting{name: "shy", decline: true}
-	p, _ := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryNCalls: 2}})
+	p, _ := newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{EveryNCalls: 2}})
 	for range 3 {
 		_, current := p.AfterToolCall(context.Background(), ok())
 		assert.Nil(t, current)
@@ -136,8 +136,8 @@ func TestADecliningObserverIsAskedAgainNextCall(t *testing.T) {
 
 func TestAssessmentsOfOneCallAreMergedInConfigOrder(t *testing.T) {
 	p, _ := newPipeline(t,
-		observer.Config{Observer: &counting{name: "first"}, Trigger: observer.Trigger{EveryNCalls: 2}},
-		observer.Config{Observer: &counting{name: "second"}, Trigger: observer.Trigger{OnEveryCall: true}},
+		observer.Spec{Observer: &counting{name: "first"}, Trigger: observer.Trigger{EveryNCalls: 2}},
+		observer.Spec{Observer: &counting{name: "second"}, Trigger: observer.Trigger{OnEveryCall: true}},
 	)
 	_, current := p.AfterToolCall(context.Background(), ok())
 	require.NotNil(t, current)
@@ -160,7 +160,7 @@ func observerNames(c *observer.CurrentAssessment) []string {
 
 func TestStalenessIsMeasuredAgainstTheCurrentCallIndex(t *testing.T) {
 	o := &counting{name: "once"}
-	p, _ := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryNCalls: 1000}})
+	p, _ := newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{EveryNCalls: 1000}})
 	current := observer.CurrentAssessment{Assessments: []observer.Assessment{{Observer: "once", Summary: "hi"}}, CallIndex: 5}
 	session.ValueOf[observer.CurrentAssessment](p.Store()).Seed(current)
 
@@ -211,9 +211,9 @@ func TestAFailingObserverIsIsolated(t *testing.T) {
 	for _, in := range []string{"should_run", "observe", "error"} {
 		t.Run("it survives a failure in "+in, func(t *testing.T) {
 			var reported []error
-			store := session.New(&session.Options{Now: (&clock{t: start}).Now})
+			store := session.New(&session.StoreOptions{Now: (&clock{t: start}).Now})
 			healthy := &counting{name: "Healthy"}
-			p, err := observer.NewPipeline(store, []observer.Config{
+			p, err := observer.NewPipeline(store, []observer.Spec{
 				{Observer: panicking{in: in}, Trigger: observer.Trigger{OnEveryCall: true}},
 				{Observer: healthy, Trigger: observer.Trigger{OnEveryCall: true}},
 			}, &observer.PipelineOptions{OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
@@ -243,7 +243,7 @@ func TestAFailingObserverIsIsolated(t *testing.T) {
 func TestConcurrentCallsGetDenseUniqueIndices(t *testing.T) {
 	const goroutines, each = 64, 1_000
 	o := &counting{name: "every-100"}
-	p, _ := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryNCalls: 100}})
+	p, _ := newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{EveryNCalls: 100}})
 	var wg sync.WaitGroup
 	indices := make([][]int64, goroutines)
 	for g := range goroutines {
@@ -281,14 +281,14 @@ func TestConcurrentCallsGetDenseUniqueIndices(t *testing.T) {
 func TestNewPipelineRejectsBadConfigs(t *testing.T) {
 	tests := []struct {
 		name    string
-		configs []observer.Config
+		configs []observer.Spec
 		msg     string
 	}{
-		{"a nil observer", []observer.Config{{Trigger: observer.Trigger{OnEveryCall: true}}}, "nil observer"},
-		{"a trigger that never fires", []observer.Config{{Observer: &counting{name: "a"}}}, "never fires"},
-		{"a negative trigger", []observer.Config{{Observer: &counting{name: "a"}, Trigger: observer.Trigger{EveryNCalls: -1}}}, "negative"},
-		{"an empty name", []observer.Config{{Observer: &counting{}, Trigger: observer.Trigger{OnEveryCall: true}}}, "empty name"},
-		{"a duplicate name", []observer.Config{
+		{"a nil observer", []observer.Spec{{Trigger: observer.Trigger{OnEveryCall: true}}}, "nil observer"},
+		{"a trigger that never fires", []observer.Spec{{Observer: &counting{name: "a"}}}, "never fires"},
+		{"a negative trigger", []observer.Spec{{Observer: &counting{name: "a"}, Trigger: observer.Trigger{EveryNCalls: -1}}}, "negative"},
+		{"an empty name", []observer.Spec{{Observer: &counting{}, Trigger: observer.Trigger{OnEveryCall: true}}}, "empty name"},
+		{"a duplicate name", []observer.Spec{
 			{Observer: &counting{name: "a"}, Trigger: observer.Trigger{OnEveryCall: true}},
 			{Observer: &counting{name: "a"}, Trigger: observer.Trigger{OnEveryCall: true}},
 		}, "used twice"},
@@ -307,7 +307,7 @@ func TestNewPipelineRejectsBadConfigs(t *testing.T) {
 func TestContextHelpers(t *testing.T) {
 	var seen *observer.Context
 	probe := observerFunc(func(oc *observer.Context) { seen = oc })
-	p, c := newPipeline(t, observer.Config{Observer: probe, Trigger: observer.Trigger{EveryNCalls: 6}})
+	p, c := newPipeline(t, observer.Spec{Observer: probe, Trigger: observer.Trigger{EveryNCalls: 6}})
 	for i, ch := range "ooxoxx" {
 		if i == 3 {
 			c.Advance(time.Minute)
@@ -397,14 +397,14 @@ func TestResourceThresholdsAreConfigurable(t *testing.T) {
 	b := budgetAt(0, 1000, 0)
 	b.TokensUsed = 500
 	assert.Equal(t, observer.Info, observer.NewResource().Assess(b, start).Severity)
-	assert.Equal(t, observer.Caution, (&observer.Resource{CautionAt: 0.5}).Assess(b, start).Severity)
-	assert.Equal(t, observer.Warning, (&observer.Resource{WarningAt: 0.5}).Assess(b, start).Severity)
+	assert.Equal(t, observer.Caution, (&observer.ResourceObserver{CautionAt: 0.5}).Assess(b, start).Severity)
+	assert.Equal(t, observer.Warning, (&observer.ResourceObserver{WarningAt: 0.5}).Assess(b, start).Severity)
 }
 
 func TestPaceCanBeTurnedOff(t *testing.T) {
 	b := budgetAt(time.Hour, 50_000, 0)
 	b.TokensUsed, b.ToolCalls = 20_000, 20
-	a := (&observer.Resource{MinPaceCalls: -1}).Assess(b, start.Add(10*time.Minute))
+	a := (&observer.ResourceObserver{MinPaceCalls: -1}).Assess(b, start.Add(10*time.Minute))
 	assert.Equal(t, observer.Info, a.Severity)
 	assert.NotContains(t, a.Summary, "pace")
 }
@@ -420,7 +420,7 @@ func TestResourceSaysOneCallInTheSingular(t *testing.T) {
 func TestResourceNeverRoundsARemainderAway(t *testing.T) {
 	b := budgetAt(30*time.Minute, 50_000, 0)
 	b.TokensUsed = 49_800
-	a := (&observer.Resource{MinPaceCalls: -1}).Assess(b, start.Add(30*time.Minute-400*time.Millisecond))
+	a := (&observer.ResourceObserver{MinPaceCalls: -1}).Assess(b, start.Add(30*time.Minute-400*time.Millisecond))
 	assert.Equal(t, "You have less than a second remaining before the deadline. "+
 		"You have used 49,800 of 50,000 tokens (99% of budget). 200 tokens remaining.", a.Summary)
 
@@ -448,7 +448,7 @@ func TestAnUnknownSeverityBecomesTheNearestKnownOne(t *testing.T) {
 	}{{observer.Warning + 1, observer.Warning}, {observer.Info - 1, observer.Info}, {observer.Caution, observer.Caution}} {
 		var reported []error
 		store := session.New(nil)
-		p, err := observer.NewPipeline(store, []observer.Config{
+		p, err := observer.NewPipeline(store, []observer.Spec{
 			{Observer: severe(c.given), Trigger: observer.Trigger{OnEveryCall: true}},
 		}, &observer.PipelineOptions{OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
 		require.NoError(t, err)
@@ -475,7 +475,7 @@ func TestAnUnknownSeverityBecomesTheNearestKnownOne(t *testing.T) {
 // the future; the trigger must not wait for the clock to catch up.
 func TestIntervalTriggerFiresAgainAfterTheClockIsSetBack(t *testing.T) {
 	o := &counting{name: "tick"}
-	p, c := newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryInterval: 2 * time.Minute}})
+	p, c := newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{EveryInterval: 2 * time.Minute}})
 	c.Advance(2 * time.Minute)
 	p.AfterToolCall(context.Background(), ok()) // 1: runs
 	c.Advance(-time.Hour)
@@ -489,7 +489,7 @@ func TestIntervalTriggerFiresAgainAfterTheClockIsSetBack(t *testing.T) {
 
 	// Calls that end out of order, a few seconds apart, are no such step.
 	o = &counting{name: "tick"}
-	p, c = newPipeline(t, observer.Config{Observer: o, Trigger: observer.Trigger{EveryInterval: 2 * time.Minute}})
+	p, c = newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{EveryInterval: 2 * time.Minute}})
 	c.Advance(2 * time.Minute)
 	p.AfterToolCall(context.Background(), ok())
 	c.Advance(-3 * time.Second)
@@ -509,7 +509,7 @@ func (f failing) Observe(context.Context, *observer.Context) (observer.Assessmen
 // An error of several lines (errors.Join writes one per error) must not
 // spill out of the observation's line into the block's structure.
 func TestAFailingObserversErrorStaysOnItsLine(t *testing.T) {
-	p, _ := newPipeline(t, observer.Config{
+	p, _ := newPipeline(t, observer.Spec{
 		Observer: failing{errors.Join(errors.New("shard 1 down"), errors.New("## shard 2\n```"))},
 		Trigger:  observer.Trigger{OnEveryCall: true},
 	})

@@ -16,16 +16,16 @@ const (
 	DefaultMinPaceCalls = 3
 )
 
-// Resource reports the remaining time, tokens and tool calls in plain
+// ResourceObserver reports the remaining time, tokens and tool calls in plain
 // language, so the model knows its runway. Its severity is caution when a
 // resource has CautionAt or less of its share left, and warning at
 // WarningAt or less or when one is exhausted. When the pace so far would
 // exhaust a resource before the deadline or another limit, it says so and
 // raises the severity one level.
 //
-// The zero value uses the defaults. A Resource is safe for concurrent use
+// The zero value uses the defaults. A ResourceObserver is safe for concurrent use
 // as long as its fields are not changed while it runs.
-type Resource struct {
+type ResourceObserver struct {
 	// CautionAt is the fraction remaining at or below which the severity is
 	// at least caution. Zero means [DefaultCautionAt].
 	CautionAt float64
@@ -38,22 +38,22 @@ type Resource struct {
 }
 
 // NewResource returns a Resource observer with the default thresholds.
-func NewResource() *Resource { return &Resource{} }
+func NewResource() *ResourceObserver { return &ResourceObserver{} }
 
 // Name returns "Resources".
-func (r *Resource) Name() string { return "Resources" }
+func (r *ResourceObserver) Name() string { return "Resources" }
 
 // ShouldRun always reports true: the trigger decides how often it speaks.
-func (r *Resource) ShouldRun(context.Context, *Context) bool { return true }
+func (r *ResourceObserver) ShouldRun(context.Context, *Context) bool { return true }
 
 // Observe describes the budget at oc.Now.
-func (r *Resource) Observe(_ context.Context, oc *Context) (Assessment, error) {
+func (r *ResourceObserver) Observe(_ context.Context, oc *Context) (Assessment, error) {
 	b, _ := oc.Budget()
 	return r.Assess(b, oc.Now), nil
 }
 
 // Assess describes b at now. It is what Observe does, without a session.
-func (r *Resource) Assess(b budget.Budget, now time.Time) Assessment {
+func (r *ResourceObserver) Assess(b budget.Budget, now time.Time) Assessment {
 	caution, warning := r.CautionAt, r.WarningAt
 	if caution == 0 {
 		caution = DefaultCautionAt

@@ -300,7 +300,7 @@ func TestStallEscalationIsConfigurable(t *testing.T) {
 
 func TestStallValidate(t *testing.T) {
 	for _, s := range []*observer.Stall{{Window: 1}, {Window: -1}, {Repeats: 1}, {FailedRepeats: 1}, {Oscillation: 2}, {WriteBack: 2}} {
-		_, err := observer.NewPipeline(session.New(nil), []observer.Config{{Observer: s, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+		_, err := observer.NewPipeline(session.New(nil), []observer.Spec{{Observer: s, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "%+v", *s)
 	}
 	assert.NoError(t, observer.NewStall().Validate())
@@ -356,8 +356,8 @@ func TestOneStallServesConcurrentSessions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			store := session.New(&session.Options{Now: (&clock{t: start}).Now})
-			p, err := observer.NewPipeline(store, []observer.Config{{Observer: stall, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+			store := session.New(&session.StoreOptions{Now: (&clock{t: start}).Now})
+			p, err := observer.NewPipeline(store, []observer.Spec{{Observer: stall, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 			if err != nil {
 				panic(err)
 			}
@@ -396,8 +396,8 @@ func TestDetectorsWithoutAPipelineSeeNothing(t *testing.T) {
 
 func TestDetectorsCatchUpWhenTheirTriggerIsSparse(t *testing.T) {
 	stall := observer.NewStall()
-	store := session.New(&session.Options{Now: (&clock{t: start}).Now})
-	p, err := observer.NewPipeline(store, []observer.Config{{Observer: stall, Trigger: observer.Trigger{EveryNCalls: 5}}}, nil)
+	store := session.New(&session.StoreOptions{Now: (&clock{t: start}).Now})
+	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: stall, Trigger: observer.Trigger{EveryNCalls: 5}}}, nil)
 	require.NoError(t, err)
 	var fired []int64
 	for i := range 10 {
@@ -435,7 +435,7 @@ func TestStallChainCitesOnlyTheCallsWithTheSameResult(t *testing.T) {
 // is restored into a new pipeline.
 func TestStallCountsRepeatsItDidNotRunAfter(t *testing.T) {
 	newPipeline := func(store *session.Store, every int) *observer.Pipeline {
-		p, err := observer.NewPipeline(store, []observer.Config{
+		p, err := observer.NewPipeline(store, []observer.Spec{
 			{Observer: observer.NewStall(), Trigger: observer.Trigger{EveryNCalls: every}},
 		}, &observer.PipelineOptions{OnError: func(_ context.Context, err error) { t.Error(err) }})
 		require.NoError(t, err)

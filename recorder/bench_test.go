@@ -37,7 +37,7 @@ func BenchmarkRecorderMemorySink(b *testing.B) {
 		{"real clock default redaction", recorder.Options{}, smallResult},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			var run *recorder.Run
+			var run *recorder.Trace
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				if i%runLength == 0 {
@@ -60,7 +60,7 @@ func BenchmarkRecorderMemorySinkParallelRuns(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		var run *recorder.Run
+		var run *recorder.Trace
 		for i := 0; pb.Next(); i++ {
 			if i%runLength == 0 {
 				run = recorder.New(recorder.NewMemorySink(), &recorder.Options{Clock: fixedClock}).ResumeRun(recorder.RunInfo{}, 0)

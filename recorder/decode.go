@@ -365,7 +365,7 @@ func decodeFlatPayload(data []byte, p Payload) bool {
 			}
 			return false
 		}
-	case *Budget:
+	case *BudgetRecord:
 		set = func(key []byte, s *scanner) bool {
 			switch string(key) {
 			case "event":

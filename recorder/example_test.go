@@ -22,7 +22,7 @@ func Example() {
 		Clock: func() time.Time { return time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC) },
 	})
 
-	run, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1", AgentName: "migrator", Limits: recorder.Limits{MaxToolCalls: 100}})
+	run, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1", AgentName: "migrator", Limits: recorder.RunLimits{MaxToolCalls: 100}})
 	_ = run.Message(ctx, schema.UserMessage("migrate the billing service"))
 	_ = run.ToolStarted(ctx, recorder.ToolStarted{CallID: "c1", Name: "shell", Arguments: `{"cmd":"env"}`})
 	_ = run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c1", Name: "shell", Result: "OPENAI_API_KEY=sk-live0123456789abcdefXYZ", Duration: 40 * time.Millisecond})
@@ -53,7 +53,7 @@ func ExampleNewFileSink() {
 	}
 	rec := recorder.New(sink, nil)
 	run, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1"})
-	_ = run.Budget(ctx, recorder.Budget{Event: recorder.BudgetCharged, Resource: "tokens", Amount: 120, Used: 120, Limit: 50_000})
+	_ = run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: 120, Used: 120, Limit: 50_000})
 	_ = run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
 	if err := sink.Close(ctx); err != nil { // flushes and stops the writer goroutine
 		fmt.Println(err)

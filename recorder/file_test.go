@@ -86,7 +86,7 @@ func (w *testWriter) syncCount() int {
 }
 
 func budgetRecord(seq uint64) *recorder.Record {
-	return &recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: seq, RunID: "r", RecordedAt: t0, Payload: &recorder.Budget{Resource: "tokens", Amount: int64(seq)}}
+	return &recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: seq, RunID: "r", RecordedAt: t0, Payload: &recorder.BudgetRecord{Resource: "tokens", Amount: int64(seq)}}
 }
 
 func seqs(recs []recorder.Record) []uint64 {
@@ -351,7 +351,7 @@ func TestFileSinkWithDropPolicyKeepsTheRunGoing(t *testing.T) {
 	require.NoError(t, err)
 	require.Error(t, s.Flush(ctx))
 	for range 10 {
-		require.NoError(t, run.Budget(ctx, recorder.Budget{}))
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
 	}
 	assert.Equal(t, uint64(10), rec.Dropped(), "every write after the failure is counted")
 	assert.Error(t, s.Close(ctx))
@@ -441,7 +441,7 @@ func TestFileSinkCountsExactlyTheRecordsAnIOErrorLost(t *testing.T) {
 			r := budgetRecord(seq)
 			if seq%7 == 3 {
 				// Longer than the buffer, so written past it.
-				r.Payload = &recorder.Budget{Resource: strings.Repeat("x", 1500)}
+				r.Payload = &recorder.BudgetRecord{Resource: strings.Repeat("x", 1500)}
 			}
 			if s.Write(ctx, r) == nil {
 				accepted++

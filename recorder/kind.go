@@ -37,11 +37,11 @@ type Payload interface {
 	Kind() Kind
 }
 
-// Limits are the run's limits as recorded in run_started. A zero field
-// means "no limit", so the zero Limits is unlimited.
+// RunLimits are the run's limits as recorded in run_started. A zero field
+// means "no limit", so the zero RunLimits is unlimited.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
-type Limits struct {
+type RunLimits struct {
 	Timeout       time.Duration `json:"timeout_ns,omitempty"`
 	Deadline      time.Time     `json:"deadline,omitzero"`
 	MaxTokens     int64         `json:"max_tokens,omitempty"`
@@ -54,7 +54,7 @@ type Limits struct {
 // concurrently.
 type RunStarted struct {
 	AgentName string            `json:"agent_name,omitempty"`
-	Limits    Limits            `json:"limits"`
+	Limits    RunLimits            `json:"limits"`
 	Metadata  map[string]string `json:"metadata,omitempty"`
 }
 
@@ -194,10 +194,10 @@ type ObserverNote struct {
 	Severity string `json:"severity,omitempty"`
 }
 
-// Assessment records the block of observations shown to the model.
+// AssessmentRecord records the block of observations shown to the model.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
-type Assessment struct {
+type AssessmentRecord struct {
 	Markdown       string         `json:"markdown"`
 	AfterCallIndex int            `json:"after_call_index"`
 	Observers      []ObserverNote `json:"observers,omitempty"`
@@ -213,13 +213,13 @@ const (
 	BudgetExceeded BudgetEvent = "exceeded"
 )
 
-// Budget records a charge against a limit, or a limit being exceeded.
+// BudgetRecord records a charge against a limit, or a limit being exceeded.
 // Resource names what is counted ("tokens", "tool_calls", "model_calls",
 // "time"). For "time", Used and Limit are milliseconds, as in
 // budget.ExceededError.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
-type Budget struct {
+type BudgetRecord struct {
 	Event    BudgetEvent `json:"event"`
 	Resource string      `json:"resource"`
 	Amount   int64       `json:"amount"`
@@ -270,10 +270,10 @@ func (*ToolStarted) Kind() Kind { return KindToolStarted }
 func (*ToolEnded) Kind() Kind { return KindToolEnded }
 
 // Kind returns KindAssessment.
-func (*Assessment) Kind() Kind { return KindAssessment }
+func (*AssessmentRecord) Kind() Kind { return KindAssessment }
 
 // Kind returns KindBudget.
-func (*Budget) Kind() Kind { return KindBudget }
+func (*BudgetRecord) Kind() Kind { return KindBudget }
 
 // Kind returns KindExtension.
 func (*Extension) Kind() Kind { return KindExtension }
@@ -304,9 +304,9 @@ func newPayload(k Kind) Payload {
 	case KindToolEnded:
 		return new(ToolEnded)
 	case KindAssessment:
-		return new(Assessment)
+		return new(AssessmentRecord)
 	case KindBudget:
-		return new(Budget)
+		return new(BudgetRecord)
 	case KindExtension:
 		return new(Extension)
 	}
@@ -334,9 +334,9 @@ func IsNilPayload(p Payload) bool {
 		return t == nil
 	case *ToolEnded:
 		return t == nil
-	case *Assessment:
+	case *AssessmentRecord:
 		return t == nil
-	case *Budget:
+	case *BudgetRecord:
 		return t == nil
 	case *Extension:
 		return t == nil

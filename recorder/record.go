@@ -188,7 +188,7 @@ func appendFlatPayload(b []byte, p Payload) ([]byte, bool) {
 		}
 		b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
 		return append(b, '}'), true
-	case *Budget:
+	case *BudgetRecord:
 		b = appendStringField(b, `{"event":`, string(t.Event))
 		b = appendStringField(b, `,"resource":`, t.Resource)
 		b = appendIntField(b, `,"amount":`, t.Amount)

@@ -19,7 +19,7 @@ var t0 = time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
 
 func everyKind() []recorder.Payload {
 	return []recorder.Payload{
-		&recorder.RunStarted{AgentName: "planner", Limits: recorder.Limits{Timeout: time.Minute, Deadline: t0.Add(time.Hour), MaxTokens: 50_000, MaxToolCalls: 100}, Metadata: map[string]string{"env": "test"}},
+		&recorder.RunStarted{AgentName: "planner", Limits: recorder.RunLimits{Timeout: time.Minute, Deadline: t0.Add(time.Hour), MaxTokens: 50_000, MaxToolCalls: 100}, Metadata: map[string]string{"env": "test"}},
 		&recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, Error: "budget exceeded: tokens", StopReason: "tokens", Usage: recorder.RunUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, ToolCalls: 2, ModelCalls: 3}},
 		&recorder.ModelRequest{Model: "gpt-test", MessageCount: 4, Tools: []string{"ls", "cat"}, ToolDefinitions: []recorder.ToolDefinition{
 			{Name: "ls", Description: "List a <directory>.", Parameters: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string"}},"required":["dir"]}`)},
@@ -36,8 +36,8 @@ func everyKind() []recorder.Payload {
 		&recorder.Message{Message: schema.UserMessage("hello & <welcome>")},
 		&recorder.ToolStarted{CallID: "c1", Name: "ls", Arguments: `{"dir":"/"}`, ArgumentsBytes: 11, CallIndex: 7},
 		&recorder.ToolEnded{CallID: "c1", Name: "ls", Result: "a\nb", ResultBytes: 9000, Truncated: true, IsError: true, Error: "exit 1", Duration: time.Second, CallIndex: 7},
-		&recorder.Assessment{Markdown: "## Run status\n- 3 calls left", AfterCallIndex: 7, Observers: []recorder.ObserverNote{{Name: "resource", Severity: "warning"}}},
-		&recorder.Budget{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 10, Used: 110, Limit: 100},
+		&recorder.AssessmentRecord{Markdown: "## Run status\n- 3 calls left", AfterCallIndex: 7, Observers: []recorder.ObserverNote{{Name: "resource", Severity: "warning"}}},
+		&recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 10, Used: 110, Limit: 100},
 		&recorder.Extension{Name: "my.note", Body: json.RawMessage(`{"x":[1,2]}`)},
 	}
 }
@@ -67,14 +67,14 @@ func TestEveryKindRoundTripsThroughJSON(t *testing.T) {
 }
 
 func TestEnvelopeFieldsAreWrittenInAFixedOrder(t *testing.T) {
-	r := recorder.Record{SchemaVersion: 1, Seq: 2, RunID: "r\"1", Depth: 0, RecordedAt: t0.In(time.FixedZone("x", 3600)), Payload: &recorder.Budget{Event: recorder.BudgetCharged, Resource: "tokens", Amount: 1, Used: 1, Limit: 2}}
+	r := recorder.Record{SchemaVersion: 1, Seq: 2, RunID: "r\"1", Depth: 0, RecordedAt: t0.In(time.FixedZone("x", 3600)), Payload: &recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: 1, Used: 1, Limit: 2}}
 	b, err := r.AppendJSON(nil)
 	require.NoError(t, err)
 	assert.Equal(t, `{"schema_version":1,"seq":2,"run_id":"r\"1","parent_run_id":"","depth":0,"recorded_at":"2025-01-02T03:04:05.000000006Z","kind":"budget","payload":{"event":"charged","resource":"tokens","amount":1,"used":1,"limit":2}}`, string(b))
 }
 
 func TestHTMLCharactersAreNotEscaped(t *testing.T) {
-	r := recorder.Record{RunID: "<r&>", Payload: &recorder.Assessment{Markdown: "<system-reminder>a & b</system-reminder>"}}
+	r := recorder.Record{RunID: "<r&>", Payload: &recorder.AssessmentRecord{Markdown: "<system-reminder>a & b</system-reminder>"}}
 	b, err := r.AppendJSON(nil)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"run_id":"<r&>"`)
@@ -83,7 +83,7 @@ func TestHTMLCharactersAreNotEscaped(t *testing.T) {
 
 func TestStringsEncodeLikeEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", "quote\" back\\slash", "ctl\x00\x01\x1f\t\r\n", "bad utf8 \xff\xfe end", "sep \u2028 \u2029", "émoji 🎉"} {
-		r := recorder.Record{RunID: s, Payload: &recorder.Budget{}}
+		r := recorder.Record{RunID: s, Payload: &recorder.BudgetRecord{}}
 		b, err := r.AppendJSON(nil)
 		require.NoError(t, err)
 		var back recorder.Record
@@ -158,7 +158,7 @@ func TestMalformedRecordsAreRejected(t *testing.T) {
 func TestNullPayloadOfAKnownKindDecodesAsEmpty(t *testing.T) {
 	var r recorder.Record
 	require.NoError(t, json.Unmarshal([]byte(`{"kind":"budget","payload":null}`), &r))
-	assert.Equal(t, &recorder.Budget{}, r.Payload)
+	assert.Equal(t, &recorder.BudgetRecord{}, r.Payload)
 }
 
 func TestEncodingFailuresAreErrorsNotPanics(t *testing.T) {
@@ -244,7 +244,7 @@ func FuzzFlatPayloadsEncodeLikeEncodingJSON(f *testing.F) {
 		payloads := []recorder.Payload{
 			&recorder.ToolStarted{CallID: id, Name: name, Arguments: text, ArgumentsBytes: int(int32(n)), ArgumentsTruncated: flag, CallIndex: int(int32(n))},
 			&recorder.ToolEnded{CallID: id, Name: name, Result: text, ResultBytes: int(int32(n)), Truncated: flag, IsError: !flag, Error: errText, Duration: time.Duration(n), CallIndex: int(int32(n))},
-			&recorder.Budget{Event: recorder.BudgetEvent(id), Resource: name, Amount: n, Used: -n, Limit: n / 2},
+			&recorder.BudgetRecord{Event: recorder.BudgetEvent(id), Resource: name, Amount: n, Used: -n, Limit: n / 2},
 		}
 		for _, p := range payloads {
 			r := recorder.Record{Payload: p}
@@ -291,13 +291,13 @@ func TestATimeRFC3339CannotWriteIsAnEncodingError(t *testing.T) {
 		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
 		time.Date(9999, 12, 31, 23, 0, 0, 0, time.FixedZone("east", -2*3600)), // year 10000 in UTC
 	} {
-		r := recorder.Record{RunID: "r", RecordedAt: at, Payload: &recorder.Budget{}}
+		r := recorder.Record{RunID: "r", RecordedAt: at, Payload: &recorder.BudgetRecord{}}
 		b, err := r.AppendJSON([]byte("keep"))
 		require.ErrorIs(t, err, recorder.ErrEncode, "%v", at)
 		assert.Equal(t, "keep", string(b), "the buffer is returned unchanged")
 	}
 	for _, at := range []time.Time{{}, time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)} {
-		r := recorder.Record{RunID: "r", RecordedAt: at, Payload: &recorder.Budget{}}
+		r := recorder.Record{RunID: "r", RecordedAt: at, Payload: &recorder.BudgetRecord{}}
 		b, err := r.AppendJSON(nil)
 		require.NoError(t, err)
 		var back recorder.Record

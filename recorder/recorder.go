@@ -121,19 +121,19 @@ type RunInfo struct {
 	ParentRunID string // the run that started this one, if any
 	Depth       int    // 0 for a top-level run
 	AgentName   string
-	Limits      Limits
+	Limits      RunLimits
 	Metadata    map[string]string
 }
 
 // StartRun begins a run and writes its run_started record. It always
 // returns a usable *Run; the error is that of the run_started write (nil
 // under the Drop policy).
-func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
+func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Trace, error) {
 	id := info.RunID
 	if id == "" {
 		id = r.runID()
 	}
-	run := &Run{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth}
+	run := &Trace{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth}
 	err := run.emit(ctx, &RunStarted{AgentName: info.AgentName, Limits: info.Limits, Metadata: info.Metadata}, true)
 	return run, err
 }
@@ -142,12 +142,12 @@ func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Run, error) {
 // resumes from a checkpoint: records get seqs from next on, and no
 // run_started record is written. Store Run.ID and Run.Next to resume.
 // An empty info.RunID gets a new id, as in StartRun.
-func (r *Recorder) ResumeRun(info RunInfo, next uint64) *Run {
+func (r *Recorder) ResumeRun(info RunInfo, next uint64) *Trace {
 	id := info.RunID
 	if id == "" {
 		id = r.runID()
 	}
-	return &Run{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth, next: next}
+	return &Trace{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth, next: next}
 }
 
 func (r *Recorder) runID() string {
@@ -157,15 +157,15 @@ func (r *Recorder) runID() string {
 	return uuid.NewString()
 }
 
-// Run records one run's trajectory. Each record gets the next seq of the
+// Trace records one run's trajectory. Each record gets the next seq of the
 // run, from 0 with no gaps; a record whose write fails keeps its seq, so a
 // gap in a stored trajectory marks a lost record (and Dropped counts it).
 //
-// A Run is safe for concurrent use: concurrent calls are serialized, and
+// A Trace is safe for concurrent use: concurrent calls are serialized, and
 // each record is written before the next seq is handed out, so a consumer
 // that sees seq N has seen every earlier record the sink accepted. A nil
-// *Run ignores every call, so recording can be switched off by passing nil.
-type Run struct {
+// *Trace ignores every call, so recording can be switched off by passing nil.
+type Trace struct {
 	rec     *Recorder
 	id      string
 	parent  string
@@ -177,7 +177,7 @@ type Run struct {
 }
 
 // ID returns the run's id.
-func (r *Run) ID() string {
+func (r *Trace) ID() string {
 	if r == nil {
 		return ""
 	}
@@ -185,7 +185,7 @@ func (r *Run) ID() string {
 }
 
 // ParentID returns the id of the run that started this one, or "".
-func (r *Run) ParentID() string {
+func (r *Trace) ParentID() string {
 	if r == nil {
 		return ""
 	}
@@ -193,7 +193,7 @@ func (r *Run) ParentID() string {
 }
 
 // Depth returns 0 for a top-level run and parent depth + 1 for a child.
-func (r *Run) Depth() int {
+func (r *Trace) Depth() int {
 	if r == nil {
 		return 0
 	}
@@ -202,7 +202,7 @@ func (r *Run) Depth() int {
 
 // Next returns the seq the run's next record will get, which is also how
 // many records the run has stamped so far (for a run that was not resumed).
-func (r *Run) Next() uint64 {
+func (r *Trace) Next() uint64 {
 	if r == nil {
 		return 0
 	}
@@ -212,7 +212,7 @@ func (r *Run) Next() uint64 {
 }
 
 // Dropped returns how many of this run's records failed to reach the sink.
-func (r *Run) Dropped() uint64 {
+func (r *Trace) Dropped() uint64 {
 	if r == nil {
 		return 0
 	}
@@ -222,7 +222,7 @@ func (r *Run) Dropped() uint64 {
 // StartChild begins a run started by this one (a sub-agent): its parent id
 // is r's id and its depth r's depth + 1, whatever info says. It has its
 // own seq from 0.
-func (r *Run) StartChild(ctx context.Context, info RunInfo) (*Run, error) {
+func (r *Trace) StartChild(ctx context.Context, info RunInfo) (*Trace, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -232,44 +232,44 @@ func (r *Run) StartChild(ctx context.Context, info RunInfo) (*Run, error) {
 }
 
 // Message records a user or system message.
-func (r *Run) Message(ctx context.Context, m *schema.Message) error {
+func (r *Trace) Message(ctx context.Context, m *schema.Message) error {
 	return r.emit(ctx, &Message{Message: m}, true)
 }
 
 // ModelRequest records a model call as it is sent.
-func (r *Run) ModelRequest(ctx context.Context, p ModelRequest) error {
+func (r *Trace) ModelRequest(ctx context.Context, p ModelRequest) error {
 	return r.emit(ctx, &p, true)
 }
 
 // ModelResponse records a model call's answer.
-func (r *Run) ModelResponse(ctx context.Context, p ModelResponse) error {
+func (r *Trace) ModelResponse(ctx context.Context, p ModelResponse) error {
 	return r.emit(ctx, &p, true)
 }
 
 // ToolStarted records a tool call about to run.
-func (r *Run) ToolStarted(ctx context.Context, p ToolStarted) error {
+func (r *Trace) ToolStarted(ctx context.Context, p ToolStarted) error {
 	return r.emit(ctx, &p, true)
 }
 
 // ToolEnded records a tool call's result.
-func (r *Run) ToolEnded(ctx context.Context, p ToolEnded) error {
+func (r *Trace) ToolEnded(ctx context.Context, p ToolEnded) error {
 	return r.emit(ctx, &p, true)
 }
 
 // Assessment records the observations shown to the model.
-func (r *Run) Assessment(ctx context.Context, p Assessment) error {
+func (r *Trace) Assessment(ctx context.Context, p AssessmentRecord) error {
 	return r.emit(ctx, &p, true)
 }
 
 // Budget records a budget charge or a limit being exceeded.
-func (r *Run) Budget(ctx context.Context, p Budget) error {
+func (r *Trace) Budget(ctx context.Context, p BudgetRecord) error {
 	return r.emit(ctx, &p, true)
 }
 
 // Extension records a user-defined record. body must be valid JSON (or
 // empty) nesting at most MaxBodyDepth levels; otherwise nothing is written
 // and an error wrapping ErrEncode is returned, whatever the policy.
-func (r *Run) Extension(ctx context.Context, name string, body json.RawMessage) error {
+func (r *Trace) Extension(ctx context.Context, name string, body json.RawMessage) error {
 	if len(body) > 0 && !json.Valid(body) {
 		return fmt.Errorf("%w: extension %q body is not valid JSON", ErrEncode, name)
 	}
@@ -348,18 +348,18 @@ func checkDepth(p Payload, owned bool) error {
 // End records the run_ended record. It writes even when ctx is already
 // cancelled (a cancelled run still deserves its last record), but keeps
 // ctx's values.
-func (r *Run) End(ctx context.Context, p RunEnded) error {
+func (r *Trace) End(ctx context.Context, p RunEnded) error {
 	return r.emit(context.WithoutCancel(ctx), &p, true)
 }
 
 // Emit records any payload, including *Unknown for kinds of your own
 // making. The typed methods are shorthands for it. The payload is not
 // edited: truncation and redaction work on copies.
-func (r *Run) Emit(ctx context.Context, p Payload) error {
+func (r *Trace) Emit(ctx context.Context, p Payload) error {
 	return r.emit(ctx, p, false)
 }
 
-func (r *Run) emit(ctx context.Context, p Payload, owned bool) error {
+func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
 	if r == nil || IsNilPayload(p) {
 		return nil
 	}
@@ -425,7 +425,7 @@ func (r *Recorder) stamp() (t time.Time, err error) {
 	return r.clock(), nil
 }
 
-func (r *Recorder) failed(run *Run, se *SinkError) error {
+func (r *Recorder) failed(run *Trace, se *SinkError) error {
 	if r.policy == Escalate {
 		return se
 	}

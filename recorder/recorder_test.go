@@ -34,7 +34,7 @@ func newMem(opts *recorder.Options) (*recorder.Recorder, *recorder.MemorySink) {
 
 func TestStartRunWritesRunStartedAtSeqZero(t *testing.T) {
 	rec, sink := newMem(nil)
-	limits := recorder.Limits{Timeout: time.Minute, MaxTokens: 100, MaxToolCalls: 5}
+	limits := recorder.RunLimits{Timeout: time.Minute, MaxTokens: 100, MaxToolCalls: 5}
 	run, err := rec.StartRun(context.Background(), recorder.RunInfo{RunID: "r1", AgentName: "coder", Limits: limits, Metadata: map[string]string{"team": "infra"}})
 	require.NoError(t, err)
 	assert.Equal(t, "r1", run.ID())
@@ -78,8 +78,8 @@ func TestChildRunsLinkToTheirParentAndCountTheirOwnSeq(t *testing.T) {
 	require.NoError(t, parent.Message(ctx, nil))
 	child, _ := parent.StartChild(ctx, recorder.RunInfo{RunID: "c", ParentRunID: "ignored", Depth: 9})
 	grandchild, _ := child.StartChild(ctx, recorder.RunInfo{RunID: "g"})
-	require.NoError(t, child.Budget(ctx, recorder.Budget{Resource: "tokens"}))
-	require.NoError(t, parent.Budget(ctx, recorder.Budget{Resource: "tokens"}))
+	require.NoError(t, child.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}))
+	require.NoError(t, parent.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}))
 
 	assert.Equal(t, "p", child.ParentID())
 	assert.Equal(t, 1, child.Depth())
@@ -106,7 +106,7 @@ func TestResumeRunContinuesSeqWithoutRunStarted(t *testing.T) {
 	ctx := context.Background()
 	rec, sink := newMem(nil)
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r", ParentRunID: "p", Depth: 1}, 41)
-	require.NoError(t, run.Budget(ctx, recorder.Budget{Resource: "tokens"}))
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}))
 	recs := sink.Records()
 	require.Len(t, recs, 1)
 	assert.Equal(t, uint64(41), recs[0].Seq)
@@ -123,8 +123,8 @@ func TestTypedMethodsWriteTheirKinds(t *testing.T) {
 	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{}))
 	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{}))
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{}))
-	require.NoError(t, run.Assessment(ctx, recorder.Assessment{}))
-	require.NoError(t, run.Budget(ctx, recorder.Budget{}))
+	require.NoError(t, run.Assessment(ctx, recorder.AssessmentRecord{}))
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
 	require.NoError(t, run.Extension(ctx, "x", nil))
 	require.NoError(t, run.Emit(ctx, &recorder.Unknown{Name: "mine"}))
 	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
@@ -152,7 +152,7 @@ func TestNilPayloadsWriteNothing(t *testing.T) {
 
 func TestANilRunIgnoresEveryCall(t *testing.T) {
 	ctx := context.Background()
-	var run *recorder.Run
+	var run *recorder.Trace
 	assert.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "x"}))
 	assert.NoError(t, run.End(ctx, recorder.RunEnded{}))
 	child, err := run.StartChild(ctx, recorder.RunInfo{})
@@ -169,7 +169,7 @@ func TestANilSinkDiscardsRecords(t *testing.T) {
 	rec := recorder.New(nil, nil)
 	run, err := rec.StartRun(context.Background(), recorder.RunInfo{})
 	require.NoError(t, err)
-	require.NoError(t, run.Budget(context.Background(), recorder.Budget{}))
+	require.NoError(t, run.Budget(context.Background(), recorder.BudgetRecord{}))
 	assert.Equal(t, uint64(2), run.Next())
 	assert.Zero(t, rec.Dropped())
 }
@@ -372,7 +372,7 @@ func TestEndIsRecordedEvenWhenTheContextIsCancelled(t *testing.T) {
 	run, err := rec.StartRun(ctx, recorder.RunInfo{})
 	require.NoError(t, err)
 	cancel()
-	assert.ErrorIs(t, run.Budget(ctx, recorder.Budget{}), context.Canceled, "ordinary records honour the context")
+	assert.ErrorIs(t, run.Budget(ctx, recorder.BudgetRecord{}), context.Canceled, "ordinary records honour the context")
 	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCancelled}))
 	recs := sink.Records()
 	require.Len(t, recs, 2)

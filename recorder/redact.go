@@ -773,7 +773,7 @@ func (rs redaction) payload(p Payload) Payload {
 			c.Result, c.Error = res, e
 			return &c
 		}
-	case *Assessment:
+	case *AssessmentRecord:
 		if md := rs.text(p.Markdown); md != p.Markdown {
 			c := *p
 			c.Markdown = md

@@ -163,7 +163,7 @@ func TestRecorderRedactsEveryFreeTextField(t *testing.T) {
 	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{Message: assistant}))
 	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{Name: "curl", Arguments: `{"token":"abc"}`}))
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "curl", Result: "got " + secret, Error: "failed with " + secret}))
-	require.NoError(t, run.Assessment(ctx, recorder.Assessment{Markdown: "- saw " + secret}))
+	require.NoError(t, run.Assessment(ctx, recorder.AssessmentRecord{Markdown: "- saw " + secret}))
 	require.NoError(t, run.Extension(ctx, "x", json.RawMessage(`{"password":"pw","k":"`+secret+`"}`)))
 	require.NoError(t, run.Emit(ctx, &recorder.Unknown{Name: "new", Body: json.RawMessage(`"` + secret + `"`)}))
 	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeError, Error: "auth failed: " + secret}))
@@ -281,7 +281,7 @@ func TestAPanickingRedactorDropsTheRecordInsteadOfLeakingIt(t *testing.T) {
 	assert.Equal(t, uint64(1), recs[0].Seq, "the dropped record left a gap")
 
 	strict := recorder.New(recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate, Redactors: []recorder.Redactor{boom}})
-	err := strict.ResumeRun(recorder.RunInfo{}, 0).Assessment(ctx, recorder.Assessment{Markdown: "boom"})
+	err := strict.ResumeRun(recorder.RunInfo{}, 0).Assessment(ctx, recorder.AssessmentRecord{Markdown: "boom"})
 	assert.ErrorIs(t, err, recorder.ErrRedactorPanicked)
 	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
 }

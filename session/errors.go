@@ -17,18 +17,18 @@ var ErrNewerVersion = errors.New("session: snapshot from a newer version")
 // snapshot, or a slice's entries do not decode into its Go type.
 var ErrCorruptSnapshot = errors.New("session: corrupt snapshot")
 
-// VersionError reports a snapshot whose schema version is newer than
+// SnapshotVersionError reports a snapshot whose schema version is newer than
 // [SchemaVersion]. It unwraps to [ErrNewerVersion].
-type VersionError struct {
+type SnapshotVersionError struct {
 	Got       int // version found in the snapshot
 	Supported int // newest version this package reads
 }
 
-func (e *VersionError) Error() string {
+func (e *SnapshotVersionError) Error() string {
 	return fmt.Sprintf("session: snapshot schema version %d is newer than the supported version %d; upgrade Lookout to restore it", e.Got, e.Supported)
 }
 
-func (e *VersionError) Unwrap() error { return ErrNewerVersion }
+func (e *SnapshotVersionError) Unwrap() error { return ErrNewerVersion }
 
 // SliceError reports a problem with one named slice of a snapshot. It
 // unwraps to [ErrUnknownSlice] or [ErrCorruptSnapshot].

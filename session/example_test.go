@@ -19,7 +19,7 @@ type budget struct {
 
 func Example() {
 	clock := func() time.Time { return time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC) }
-	store := session.New(&session.Options{Retention: 2, Now: clock})
+	store := session.New(&session.StoreOptions{Retention: 2, Now: clock})
 
 	calls := session.LogOf[toolCall](store)
 	calls.Append(toolCall{Tool: "read_file", OK: true})
@@ -42,7 +42,7 @@ func Example() {
 
 func ExampleStore_Snapshot() {
 	clock := func() time.Time { return time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC) }
-	store := session.New(&session.Options{Now: clock})
+	store := session.New(&session.StoreOptions{Now: clock})
 	session.LogOf[toolCall](store).Append(toolCall{Tool: "search", OK: true})
 	session.ValueOf[budget](store).Seed(budget{TokensUsed: 42})
 

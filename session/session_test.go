@@ -100,7 +100,7 @@ func TestOpeningATypeAsBothKindsPanics(t *testing.T) {
 
 func TestSinceReturnsEntriesAppendedAtOrAfterATime(t *testing.T) {
 	clock := &fakeClock{t: t0, step: time.Second}
-	s := session.New(&session.Options{Now: clock.Now})
+	s := session.New(&session.StoreOptions{Now: clock.Now})
 	log := session.LogOf[call](s)
 	for i := range 10 {
 		log.Append(call{Index: int64(i)})
@@ -113,7 +113,7 @@ func TestSinceReturnsEntriesAppendedAtOrAfterATime(t *testing.T) {
 
 func TestAppendFuncAtStampsTheGivenTime(t *testing.T) {
 	clock := &fakeClock{t: t0, step: time.Second}
-	s := session.New(&session.Options{Now: clock.Now})
+	s := session.New(&session.StoreOptions{Now: clock.Now})
 	log := session.LogOf[call](s)
 	log.Append(call{Index: 0})
 	got := log.AppendFuncAt(t0.Add(time.Hour), func(pos int64) call { return call{Index: pos} })
@@ -126,7 +126,7 @@ func TestAppendFuncAtStampsTheGivenTime(t *testing.T) {
 }
 
 func TestRetentionBoundsMemoryButTotalStaysExact(t *testing.T) {
-	s := session.New(&session.Options{Retention: 100})
+	s := session.New(&session.StoreOptions{Retention: 100})
 	log := session.LogOf[call](s)
 	for i := range 10_000 {
 		log.Append(call{Index: int64(i)})
@@ -158,7 +158,7 @@ func TestRetentionBoundsMemoryButTotalStaysExact(t *testing.T) {
 }
 
 func TestRangeYieldsTheRetainedEntriesOfAWindow(t *testing.T) {
-	s := session.New(&session.Options{Retention: 300})
+	s := session.New(&session.StoreOptions{Retention: 300})
 	log := session.LogOf[call](s)
 	for i := range 1000 {
 		log.Append(call{Index: int64(i)})
@@ -357,7 +357,7 @@ func TestClonerValuesChangeInPlaceWithoutRaces(t *testing.T) {
 func populated(t *testing.T) *session.Store {
 	t.Helper()
 	clock := &fakeClock{t: t0, step: time.Second}
-	s := session.New(&session.Options{Now: clock.Now, Retention: 3})
+	s := session.New(&session.StoreOptions{Now: clock.Now, Retention: 3})
 	log := session.LogOf[call](s)
 	for i := range 5 {
 		log.Append(call{Name: "read", Index: int64(i)})
@@ -368,7 +368,7 @@ func populated(t *testing.T) *session.Store {
 }
 
 func fresh() *session.Store {
-	s := session.New(&session.Options{Retention: 3})
+	s := session.New(&session.StoreOptions{Retention: 3})
 	session.LogOf[call](s)
 	session.ValueOf[counter](s)
 	session.ValueOf[string](s)
@@ -466,7 +466,7 @@ func TestRestoreRejectsBadSnapshotsAndLeavesTheStoreUntouched(t *testing.T) {
 
 func TestNewerVersionErrorSaysWhatToDo(t *testing.T) {
 	err := session.New(nil).Restore([]byte(`{"schema_version": 99, "slices": []}`))
-	var ve *session.VersionError
+	var ve *session.SnapshotVersionError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, 99, ve.Got)
 	assert.Contains(t, err.Error(), "newer than the supported version 1")
@@ -522,7 +522,7 @@ func FuzzRestore(f *testing.F) {
 }
 
 func TestReadersRunAlongsideRetentionWithoutRaces(t *testing.T) {
-	s := session.New(&session.Options{Retention: 300})
+	s := session.New(&session.StoreOptions{Retention: 300})
 	log := session.LogOf[call](s)
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -581,7 +581,7 @@ func TestAPanickingCloneLeavesTheValueUsable(t *testing.T) {
 }
 
 func TestLogEpochChangesOnlyWhenTheContentsAreReplaced(t *testing.T) {
-	s := session.New(&session.Options{Retention: 2})
+	s := session.New(&session.StoreOptions{Retention: 2})
 	log := session.LogOf[call](s)
 	start := log.Epoch()
 	for i := range 5 {
@@ -686,7 +686,7 @@ type heavy struct {
 // 256.
 func TestRetentionLetsDroppedEntriesBeCollected(t *testing.T) {
 	const retention, appends = 1_000, 10_000
-	log := session.LogOf[heavy](session.New(&session.Options{Retention: retention}))
+	log := session.LogOf[heavy](session.New(&session.StoreOptions{Retention: retention}))
 	refs := make([]weak.Pointer[payload], 0, appends)
 	for range appends {
 		p := new(payload)

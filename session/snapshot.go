@@ -91,7 +91,7 @@ var utf8FFFD = []byte(string(utf8.RuneError))
 // Restore replaces the state of every open slice with the one in data.
 // Slices the snapshot does not mention are emptied. It fails, leaving the
 // store untouched, if data is not a snapshot, comes from a newer
-// [SchemaVersion] (a [*VersionError]), or names a slice the store has not
+// [SchemaVersion] (a [*SnapshotVersionError]), or names a slice the store has not
 // opened (a [*SliceError] wrapping [ErrUnknownSlice]).
 //
 // Restore is atomic for each slice but not across slices: restore while
@@ -105,7 +105,7 @@ func (s *Store) Restore(data []byte) error {
 		return fmt.Errorf("%w: %v", ErrCorruptSnapshot, err)
 	}
 	if snap.SchemaVersion > SchemaVersion {
-		return &VersionError{Got: snap.SchemaVersion, Supported: SchemaVersion}
+		return &SnapshotVersionError{Got: snap.SchemaVersion, Supported: SchemaVersion}
 	}
 	if snap.SchemaVersion < 0 {
 		return fmt.Errorf("%w: negative schema version %d", ErrCorruptSnapshot, snap.SchemaVersion)

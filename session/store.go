@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Options configures a [Store]. A nil *Options means the defaults.
-type Options struct {
+// StoreOptions configures a [Store]. A nil *StoreOptions means the defaults.
+type StoreOptions struct {
 	// Retention bounds how many entries each log keeps in memory. Older
 	// entries are dropped; [Log.Total] still counts them. Entries are
 	// stored in chunks of 256, so memory holds the retained entries and
@@ -46,7 +46,7 @@ type slice interface {
 }
 
 // New returns an empty store.
-func New(opts *Options) *Store {
+func New(opts *StoreOptions) *Store {
 	s := &Store{
 		byType: make(map[reflect.Type]slice),
 		byName: make(map[string]slice),

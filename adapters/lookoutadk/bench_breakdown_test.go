@@ -34,15 +34,15 @@ var breakdown = []namedAgent{
 	{"floor", func(b *testing.B) adk.Agent { return scriptedAgent(b, &floor{}) }},
 	// Lookout with no limits and no observers.
 	{"empty", func(b *testing.B) adk.Agent {
-		return configAgent(b, &lookoutadk.Config{Observers: []observer.Config{}})
+		return configAgent(b, &lookoutadk.Config{Observers: []observer.Spec{}})
 	}},
 	// Limits on time, tokens and tool calls, no observers.
 	{"limits", func(b *testing.B) adk.Agent {
-		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Config{}})
+		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Spec{}})
 	}},
 	// The limits and a Resource observer that never fires.
 	{"quiet", func(b *testing.B) adk.Agent {
-		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Config{{
+		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Spec{{
 			Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
 		}}})
 	}},

@@ -103,7 +103,7 @@ func overheadAgent(b *testing.B, kind int) adk.Agent {
 func overheadConfig(every int) *lookoutadk.Config {
 	return &lookoutadk.Config{
 		Limits: overheadLimits,
-		Observers: []observer.Config{{
+		Observers: []observer.Spec{{
 			Observer: observer.NewResource(),
 			Trigger:  observer.Trigger{EveryNCalls: every, AfterConsecutiveErrors: 3},
 		}},

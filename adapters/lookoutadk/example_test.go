@@ -30,7 +30,7 @@ func Example() {
 
 	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
 		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
-		Observers: []observer.Config{
+		Observers: []observer.Spec{
 			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 2, AfterConsecutiveErrors: 3}},
 		},
 		Sink: trajectory,

@@ -75,7 +75,7 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 	}
 	store, ok := session.FromContext(ctx)
 	if !ok {
-		store = session.New(&session.Options{Now: m.cfg.Now, Retention: m.cfg.Retention})
+		store = session.New(&session.StoreOptions{Now: m.cfg.Now, Retention: m.cfg.Retention})
 		ctx = session.NewContext(ctx, store)
 	}
 	r, err := engine.NewRun(&m.cfg, store)

@@ -21,7 +21,7 @@ import (
 func benchConfig() *lookoutreact.Config {
 	return &lookoutreact.Config{
 		Limits: budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
-		Observers: []observer.Config{{
+		Observers: []observer.Spec{{
 			Observer: observer.NewResource(),
 			Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
 		}},
@@ -117,7 +117,7 @@ func BenchmarkInjection(b *testing.B) {
 	for _, n := range []int{100, 10_000} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
 			l, err := lookoutreact.New(&lookoutreact.Config{
-				Observers: []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+				Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
 			})
 			if err != nil {
 				b.Fatal(err)

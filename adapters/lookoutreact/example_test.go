@@ -27,7 +27,7 @@ func Example() {
 	ctx := context.Background()
 	l, err := lookoutreact.New(&lookoutreact.Config{
 		Limits: budget.Limits{MaxToolCalls: 2},
-		Observers: []observer.Config{
+		Observers: []observer.Spec{
 			{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
 		},
 		Now: func() time.Time { return t0 }, // a fixed clock keeps the output stable

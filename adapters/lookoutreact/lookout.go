@@ -172,7 +172,7 @@ func (l *Lookout) startRun(ctx context.Context, info *callbacks.RunInfo, started
 	}
 	store, ok := session.FromContext(ctx)
 	if !ok {
-		store = session.New(&session.Options{Now: cfg.Now, Retention: cfg.Retention})
+		store = session.New(&session.StoreOptions{Now: cfg.Now, Retention: cfg.Retention})
 		ctx = session.NewContext(ctx, store)
 	}
 	r, err := engine.NewRun(cfg, store)

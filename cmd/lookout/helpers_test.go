@@ -47,7 +47,7 @@ func recordTrajectory(t testing.TB) []recorder.Record {
 		now = now.Add(time.Second)
 		return now
 	}})
-	root, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1", AgentName: "migrator", Limits: recorder.Limits{MaxTokens: 100}})
+	root, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1", AgentName: "migrator", Limits: recorder.RunLimits{MaxTokens: 100}})
 	_ = root.Message(ctx, schema.UserMessage("migrate the billing service"))
 	_ = root.ModelRequest(ctx, recorder.ModelRequest{Model: "gpt-test", MessageCount: 1, Tools: []string{"shell", "helper"}})
 	_ = root.ModelResponse(ctx, recorder.ModelResponse{
@@ -67,9 +67,9 @@ func recordTrajectory(t testing.TB) []recorder.Record {
 	_ = child.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
 	_ = root.ToolEnded(ctx, recorder.ToolEnded{CallID: "c2", Name: "helper", Result: "The schema is fine.", CallIndex: 1, Duration: 2 * time.Second})
 	_ = root.ToolEnded(ctx, recorder.ToolEnded{CallID: "c1", Name: "shell", IsError: true, Error: "exit status 2", CallIndex: 0, Duration: 3 * time.Second})
-	_ = root.Assessment(ctx, recorder.Assessment{Markdown: "## Run status\n- token budget spent", AfterCallIndex: 1,
+	_ = root.Assessment(ctx, recorder.AssessmentRecord{Markdown: "## Run status\n- token budget spent", AfterCallIndex: 1,
 		Observers: []recorder.ObserverNote{{Name: "resource", Severity: "warning"}}})
-	_ = root.Budget(ctx, recorder.Budget{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 110, Used: 110, Limit: 100})
+	_ = root.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 110, Used: 110, Limit: 100})
 	_ = root.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, StopReason: "tokens",
 		Usage: recorder.RunUsage{PromptTokens: 80, CompletionTokens: 30, TotalTokens: 110, ToolCalls: 2, ModelCalls: 1}})
 	return sink.Records()

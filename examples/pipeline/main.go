@@ -24,14 +24,14 @@ func run(w io.Writer) error {
 	now := time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 
-	store := session.New(&session.Options{Now: clock, Retention: 10_000})
+	store := session.New(&session.StoreOptions{Now: clock, Retention: 10_000})
 	tracker, err := budget.NewTracker(store, budget.Limits{
 		Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 40,
 	}, nil)
 	if err != nil {
 		return err
 	}
-	pipeline, err := observer.NewPipeline(store, []observer.Config{{
+	pipeline, err := observer.NewPipeline(store, []observer.Spec{{
 		Observer: observer.NewResource(),
 		Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
 	}}, nil)

@@ -140,7 +140,7 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
 		Sink:   sink, // nil records nothing
 		Limits: budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
-		Observers: []observer.Config{
+		Observers: []observer.Spec{
 			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
 			{Observer: observer.NewErrorCascade(), Trigger: observer.Trigger{OnEveryCall: true}},
 			{Observer: observer.NewStall(), Trigger: observer.Trigger{OnEveryCall: true}},

@@ -340,7 +340,7 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 			info["call_id"], info["tool_name"] = p.CallID, p.Name
 			result.Extra = map[string]any{ExtraKey: info}
 			steps = append(steps, carrierStep(now, *result))
-		case *recorder.Assessment:
+		case *recorder.AssessmentRecord:
 			if !x.opts.OmitAssessments {
 				steps = append(steps, x.assessmentStep(p, now))
 			}
@@ -661,7 +661,7 @@ func (x *exporter) toolResult(p *recorder.ToolEnded) *ObservationResult {
 	return result
 }
 
-func (x *exporter) assessmentStep(p *recorder.Assessment, at moment) *pending {
+func (x *exporter) assessmentStep(p *recorder.AssessmentRecord, at moment) *pending {
 	info := map[string]any{"after_call_index": p.AfterCallIndex}
 	if len(p.Observers) > 0 {
 		observers := make([]any, len(p.Observers))

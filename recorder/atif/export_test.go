@@ -138,7 +138,7 @@ func TestFromRecordsToolResultDetails(t *testing.T) {
 
 func TestFromRecordsAssessmentsBecomeSystemSteps(t *testing.T) {
 	tp := newTape().start("r", "", "a", nil).
-		add("r", &recorder.Assessment{Markdown: "**budget** 80% used", AfterCallIndex: 7,
+		add("r", &recorder.AssessmentRecord{Markdown: "**budget** 80% used", AfterCallIndex: 7,
 			Observers: []recorder.ObserverNote{{Name: "resource", Severity: "warning"}}})
 	tr := export(t, tp.records, nil)
 	got, _ := json.Marshal(tr.Steps[0])

@@ -288,7 +288,7 @@ func inputParts(parts []ContentPart) []schema.MessageInputPart {
 
 func (w *runWriter) assessment(s *Step, raw any) {
 	info, _ := raw.(map[string]any)
-	a := &recorder.Assessment{Markdown: s.Message.PlainText()}
+	a := &recorder.AssessmentRecord{Markdown: s.Message.PlainText()}
 	if n, ok := number(info["after_call_index"]); ok {
 		a.AfterCallIndex = int(n)
 	}

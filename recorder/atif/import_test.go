@@ -28,7 +28,7 @@ func detailTape() *tape {
 	tp.add("root", &recorder.ToolEnded{CallID: "c1", Name: "fetch", IsError: true, Error: "timeout", Duration: 1234567 * time.Nanosecond})
 	tp.add("root", &recorder.ToolEnded{CallID: "c2", Name: "fetch", Result: "partial", ResultBytes: 5000, Truncated: true})
 	tp.add("root", &recorder.ToolEnded{CallID: "", Name: "cron", Result: "tick"})
-	tp.add("root", &recorder.Assessment{Markdown: "stalled?", AfterCallIndex: 2, Observers: []recorder.ObserverNote{{Name: "stall"}}})
+	tp.add("root", &recorder.AssessmentRecord{Markdown: "stalled?", AfterCallIndex: 2, Observers: []recorder.ObserverNote{{Name: "stall"}}})
 	tp.add("root", &recorder.ModelResponse{Message: schema.AssistantMessage("no usage", nil), FinishReason: "stop"})
 	tp.start("empty", "root", "idle", map[string]string{ParentToolCallKey: "c3"})
 	return tp

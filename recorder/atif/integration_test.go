@@ -43,7 +43,7 @@ func TestExportFromTheRecordersJSONL(t *testing.T) {
 	_ = child.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
 	_ = root.ToolEnded(ctx, recorder.ToolEnded{CallID: "call-2", Name: "ls", Result: "go.mod\nrecorder/"})
 	_ = root.ToolEnded(ctx, recorder.ToolEnded{CallID: "call-1", Name: "reader", Result: "a Go library"})
-	_ = root.Assessment(ctx, recorder.Assessment{Markdown: "on track", AfterCallIndex: 1})
+	_ = root.Assessment(ctx, recorder.AssessmentRecord{Markdown: "on track", AfterCallIndex: 1})
 	_ = root.ModelResponse(ctx, recorder.ModelResponse{Message: schema.AssistantMessage("It is a Go library.", nil)})
 	_ = root.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
 

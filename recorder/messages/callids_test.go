@@ -38,7 +38,7 @@ func TestFromRecordsKeepsResultsOfCallsThatShareAnIDWithTheirMessage(t *testing.
 	tp := newRunTape().
 		reply("r", "", call("dup", "fetch", `{"u":"a"}`), call("dup", "fetch", `{"u":"b"}`)).
 		result("r", "dup", "A").
-		add("r", &recorder.Assessment{Markdown: "note"}).
+		add("r", &recorder.AssessmentRecord{Markdown: "note"}).
 		result("r", "dup", "B")
 	msgs, err := FromRecords(tp.records, &Options{Assessments: true})
 	if err != nil {

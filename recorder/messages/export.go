@@ -102,7 +102,7 @@ func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
 				continue
 			}
 			entries = append(entries, entry{msg: m})
-		case *recorder.Assessment:
+		case *recorder.AssessmentRecord:
 			if o.Assessments {
 				entries = append(entries, entry{msg: Message{Role: RoleSystem, Content: Content{Text: x.redact(p.Markdown)}}})
 			}

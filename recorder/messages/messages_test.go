@@ -139,7 +139,7 @@ func TestFromRecordsOptions(t *testing.T) {
 	m.ReasoningContent = "sk-123 looks right"
 	tp := newRunTape().
 		msg("r", schema.UserMessage("use sk-123")).
-		add("r", &recorder.Assessment{Markdown: "**stall** suspected"}).
+		add("r", &recorder.AssessmentRecord{Markdown: "**stall** suspected"}).
 		add("r", &recorder.ModelResponse{Message: m})
 	hide := recorder.RedactFunc(func(s string) string { return strings.ReplaceAll(s, "sk-123", "[REDACTED]") })
 

@@ -149,7 +149,7 @@ func checkOrder(s recorder.Sink, read ReadBack) error {
 	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "order"}, 0)
 	const n = 300
 	for i := range n {
-		if err := run.Budget(ctx, recorder.Budget{Event: recorder.BudgetCharged, Resource: "tokens", Amount: int64(i)}); err != nil {
+		if err := run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: int64(i)}); err != nil {
 			return fmt.Errorf("write %d: %w", i, err)
 		}
 	}
@@ -161,7 +161,7 @@ func checkOrder(s recorder.Sink, read ReadBack) error {
 		return fmt.Errorf("read back %d records, want %d", len(recs), n)
 	}
 	for i, r := range recs {
-		b, ok := r.Payload.(*recorder.Budget)
+		b, ok := r.Payload.(*recorder.BudgetRecord)
 		if r.Seq != uint64(i) || r.RunID != "order" || !ok || b.Amount != int64(i) {
 			return fmt.Errorf("record %d is seq %d run %q payload %#v; want seq %d in write order", i, r.Seq, r.RunID, r.Payload, i)
 		}
@@ -171,14 +171,14 @@ func checkOrder(s recorder.Sink, read ReadBack) error {
 
 func samplePayloads() []recorder.Payload {
 	return []recorder.Payload{
-		&recorder.RunStarted{AgentName: "agent", Limits: recorder.Limits{Timeout: time.Minute, MaxTokens: 1000, MaxToolCalls: 10}, Metadata: map[string]string{"k": "v"}},
+		&recorder.RunStarted{AgentName: "agent", Limits: recorder.RunLimits{Timeout: time.Minute, MaxTokens: 1000, MaxToolCalls: 10}, Metadata: map[string]string{"k": "v"}},
 		&recorder.Message{Message: schema.UserMessage("migrate <billing> & report")},
 		&recorder.ModelRequest{Model: "m", MessageCount: 2, Tools: []string{"ls"}},
 		&recorder.ModelResponse{Message: schema.AssistantMessage("", []schema.ToolCall{{ID: "c1", Type: "function", Function: schema.FunctionCall{Name: "ls", Arguments: `{"dir":"."}`}}}), Usage: recorder.TokenUsage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7}, UsageReported: true, Latency: time.Second},
 		&recorder.ToolStarted{CallID: "c1", Name: "ls", Arguments: `{"dir":"."}`, ArgumentsBytes: 11},
 		&recorder.ToolEnded{CallID: "c1", Name: "ls", Result: "a\nb\n", ResultBytes: 4, Duration: time.Millisecond},
-		&recorder.Assessment{Markdown: "## Status\n- fine", AfterCallIndex: 0, Observers: []recorder.ObserverNote{{Name: "resource", Severity: "info"}}},
-		&recorder.Budget{Event: recorder.BudgetExceeded, Resource: "tool_calls", Amount: 1, Used: 11, Limit: 10},
+		&recorder.AssessmentRecord{Markdown: "## Status\n- fine", AfterCallIndex: 0, Observers: []recorder.ObserverNote{{Name: "resource", Severity: "info"}}},
+		&recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: "tool_calls", Amount: 1, Used: 11, Limit: 10},
 		&recorder.Extension{Name: "custom", Body: []byte(`{"a":1}`)},
 		&recorder.Unknown{Name: "from_the_future", Body: []byte(`{"x": [1, 2]}`)},
 		&recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{TotalTokens: 7, ToolCalls: 1, ModelCalls: 1}},
@@ -221,7 +221,7 @@ func checkKinds(s recorder.Sink, read ReadBack) error {
 
 func checkConcurrentRun(s recorder.Sink, read ReadBack) error {
 	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "crowd"}, 0)
-	if err := hammer([]*recorder.Run{run}, Goroutines, PerGoroutine); err != nil {
+	if err := hammer([]*recorder.Trace{run}, Goroutines, PerGoroutine); err != nil {
 		return err
 	}
 	recs, err := closeAndRead(s, read)
@@ -234,7 +234,7 @@ func checkConcurrentRun(s recorder.Sink, read ReadBack) error {
 func checkInterleavedRuns(s recorder.Sink, read ReadBack) error {
 	rec := newRecorder(s)
 	const runs, perRun = 8, 8
-	var rs []*recorder.Run
+	var rs []*recorder.Trace
 	want := map[string]int{}
 	for i := range runs {
 		id := fmt.Sprintf("run-%d", i)
@@ -253,7 +253,7 @@ func checkInterleavedRuns(s recorder.Sink, read ReadBack) error {
 
 // hammer records from goroutines goroutines per run, each writing n
 // records, and returns the first error.
-func hammer(runs []*recorder.Run, goroutines, n int) error {
+func hammer(runs []*recorder.Trace, goroutines, n int) error {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, len(runs)*goroutines)
@@ -300,7 +300,7 @@ func denseAndOrdered(recs []recorder.Record, want map[string]int) error {
 func checkFlushTwice(s recorder.Sink, read ReadBack) error {
 	ctx := context.Background()
 	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "flush"}, 0)
-	if err := run.Budget(ctx, recorder.Budget{Resource: "tokens"}); err != nil {
+	if err := run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	for i := range 2 {
@@ -321,7 +321,7 @@ func checkFlushTwice(s recorder.Sink, read ReadBack) error {
 func checkCloseTwice(s recorder.Sink, read ReadBack) error {
 	ctx := context.Background()
 	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "close"}, 0)
-	if err := run.Budget(ctx, recorder.Budget{Resource: "tokens"}); err != nil {
+	if err := run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	for i := range 2 {
@@ -347,7 +347,7 @@ func checkAfterClose(s recorder.Sink, _ ReadBack) error {
 	if err := closeSink(s); err != nil {
 		return fmt.Errorf("close: %w", err)
 	}
-	r := recorder.Record{SchemaVersion: recorder.SchemaVersion, RunID: "late", RecordedAt: fixedTime, Payload: &recorder.Budget{}}
+	r := recorder.Record{SchemaVersion: recorder.SchemaVersion, RunID: "late", RecordedAt: fixedTime, Payload: &recorder.BudgetRecord{}}
 	if err := within(func() error { return s.Write(ctx, &r) }); !errors.Is(err, recorder.ErrClosed) {
 		return fmt.Errorf("write after close returned %v, want ErrClosed", err)
 	}
@@ -368,7 +368,7 @@ func checkCancelled(s recorder.Sink, read ReadBack) error {
 		}
 		return nil
 	}
-	r := recorder.Record{SchemaVersion: recorder.SchemaVersion, RunID: "cancelled", RecordedAt: fixedTime, Payload: &recorder.Budget{}}
+	r := recorder.Record{SchemaVersion: recorder.SchemaVersion, RunID: "cancelled", RecordedAt: fixedTime, Payload: &recorder.BudgetRecord{}}
 	if err := okOrCancelled("write", within(func() error { return s.Write(ctx, &r) })); err != nil {
 		return err
 	}

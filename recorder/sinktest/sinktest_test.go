@@ -32,7 +32,7 @@ type forgetful struct{ recorder.MemorySink }
 
 func (f *forgetful) Write(ctx context.Context, r *recorder.Record) error {
 	c := *r
-	c.Payload = &recorder.Budget{}
+	c.Payload = &recorder.BudgetRecord{}
 	return f.MemorySink.Write(ctx, &c)
 }
 

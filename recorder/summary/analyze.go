@@ -188,7 +188,7 @@ type Run struct {
 	Started time.Time `json:"started,omitzero"`
 	Ended   time.Time `json:"ended,omitzero"`
 
-	Limits     recorder.Limits    `json:"limits"`
+	Limits     recorder.RunLimits    `json:"limits"`
 	Outcome    string             `json:"outcome"` // from run_ended, or Unfinished
 	StopReason string             `json:"stop_reason,omitempty"`
 	Error      string             `json:"error,omitempty"`
@@ -381,9 +381,9 @@ func (a *Analyzer) Add(rec recorder.Record) {
 		s.ToolCalls++
 	case *recorder.ToolEnded:
 		st.toolEnded(rec.Seq, p)
-	case *recorder.Assessment:
+	case *recorder.AssessmentRecord:
 		st.assessment(p)
-	case *recorder.Budget:
+	case *recorder.BudgetRecord:
 		if p.Event == recorder.BudgetExceeded {
 			s.BudgetExceeded = increment(s.BudgetExceeded, p.Resource)
 			st.run.Exceeded = append(st.run.Exceeded, Exceeded{Seq: rec.Seq, Resource: p.Resource, Used: p.Used, Limit: p.Limit})
@@ -454,7 +454,7 @@ func (st *runState) toolEnded(seq uint64, p *recorder.ToolEnded) {
 	}
 }
 
-func (st *runState) assessment(p *recorder.Assessment) {
+func (st *runState) assessment(p *recorder.AssessmentRecord) {
 	a := &st.run.Assessments
 	a.Count++
 	for _, note := range p.Observers {

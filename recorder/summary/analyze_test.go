@@ -355,7 +355,7 @@ func nilPayloads() []recorder.Record {
 	payloads := []recorder.Payload{
 		(*recorder.RunStarted)(nil), (*recorder.RunEnded)(nil), (*recorder.ModelRequest)(nil),
 		(*recorder.ModelResponse)(nil), (*recorder.Message)(nil), (*recorder.ToolStarted)(nil),
-		(*recorder.ToolEnded)(nil), (*recorder.Assessment)(nil), (*recorder.Budget)(nil),
+		(*recorder.ToolEnded)(nil), (*recorder.AssessmentRecord)(nil), (*recorder.BudgetRecord)(nil),
 		(*recorder.Extension)(nil), (*recorder.Unknown)(nil), nil,
 	}
 	tp := newTape().user("r", "hi")

@@ -23,7 +23,7 @@ func recordRun() []recorder.Record {
 		now = now.Add(time.Second)
 		return now
 	}})
-	run, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1", AgentName: "migrator", Limits: recorder.Limits{MaxTokens: 100}})
+	run, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1", AgentName: "migrator", Limits: recorder.RunLimits{MaxTokens: 100}})
 	_ = run.Message(ctx, schema.UserMessage("migrate the billing service"))
 	reply := schema.AssistantMessage("", []schema.ToolCall{
 		{ID: "c1", Function: schema.FunctionCall{Name: "shell", Arguments: `{"cmd":"make migrate"}`}},
@@ -35,9 +35,9 @@ func recordRun() []recorder.Record {
 	_ = run.ToolStarted(ctx, recorder.ToolStarted{CallID: "c2", Name: "read_file", CallIndex: 1})
 	_ = run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c2", Name: "read_file", Result: "CREATE TABLE ...", CallIndex: 1, Duration: 20 * time.Millisecond})
 	_ = run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c1", Name: "shell", IsError: true, Error: "exit status 2", CallIndex: 0, Duration: 1500 * time.Millisecond})
-	_ = run.Assessment(ctx, recorder.Assessment{Markdown: "## Run status\n- token budget spent", AfterCallIndex: 1,
+	_ = run.Assessment(ctx, recorder.AssessmentRecord{Markdown: "## Run status\n- token budget spent", AfterCallIndex: 1,
 		Observers: []recorder.ObserverNote{{Name: "resource", Severity: "warning"}}})
-	_ = run.Budget(ctx, recorder.Budget{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 110, Used: 110, Limit: 100})
+	_ = run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 110, Used: 110, Limit: 100})
 	_ = run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, StopReason: "tokens",
 		Usage: recorder.RunUsage{PromptTokens: 80, CompletionTokens: 30, TotalTokens: 110, ToolCalls: 2, ModelCalls: 1}})
 	return sink.Records()

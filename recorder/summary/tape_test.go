@@ -87,7 +87,7 @@ func (tp *tape) toolFail(run, id, name, errText string) *tape {
 }
 
 func (tp *tape) assess(run string, notes ...string) *tape {
-	a := &recorder.Assessment{Markdown: "## Run status"}
+	a := &recorder.AssessmentRecord{Markdown: "## Run status"}
 	for i := 0; i+1 < len(notes); i += 2 {
 		a.Observers = append(a.Observers, recorder.ObserverNote{Name: notes[i], Severity: notes[i+1]})
 	}
@@ -95,7 +95,7 @@ func (tp *tape) assess(run string, notes ...string) *tape {
 }
 
 func (tp *tape) exceeded(run, resource string, used, limit int64) *tape {
-	return tp.add(run, &recorder.Budget{Event: recorder.BudgetExceeded, Resource: resource, Used: used, Limit: limit})
+	return tp.add(run, &recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: resource, Used: used, Limit: limit})
 }
 
 func (tp *tape) extension(run, name, body string) *tape {

@@ -107,13 +107,13 @@ func trajectory(recs []*recorder.Record, maxField int) []string {
 			if p.Message != nil {
 				add(rec.Seq, "%s message: %s", p.Message.Role, text(msgtext.Of(p.Message)))
 			}
-		case *recorder.Assessment:
+		case *recorder.AssessmentRecord:
 			var who []string
 			for _, o := range p.Observers {
 				who = append(who, strings.TrimSpace(o.Name+" "+o.Severity))
 			}
 			add(rec.Seq, "observers (%s) told the model: %s", strings.Join(who, ", "), text(p.Markdown))
-		case *recorder.Budget:
+		case *recorder.BudgetRecord:
 			if p.Event == recorder.BudgetExceeded {
 				add(rec.Seq, "budget exceeded: %s, used %d of %d", p.Resource, p.Used, p.Limit)
 			}

@@ -20,8 +20,8 @@ import (
 
 // EveryCall configures a resource observer that speaks after every tool
 // call.
-func EveryCall() []observer.Config {
-	return []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
+func EveryCall() []observer.Spec {
+	return []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
 }
 
 func latestBudget(store *session.Store) budget.Budget {

@@ -86,7 +86,7 @@ func injectionScenarios() []Scenario {
 				Config: &engine.Config{
 					MaxAgeCalls: 2,
 					InjectAs:    schema.System,
-					Observers: []observer.Config{{
+					Observers: []observer.Spec{{
 						Observer: observer.NewResource(),
 						Trigger:  observer.Trigger{AfterConsecutiveErrors: 1},
 					}},
@@ -167,7 +167,7 @@ func injectionScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Failing("deploy", "permission denied")},
-				Config: &engine.Config{Observers: []observer.Config{{Observer: observer.NewResource(), Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
+				Config: &engine.Config{Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					tools := ToolMessages(m.Requests()[3].Messages)
@@ -198,7 +198,7 @@ func injectionScenarios() []Scenario {
 				"an unknown role":        {InjectAs: schema.Assistant},
 				"an unknown resource":    {Advisory: []budget.Resource{"money"}},
 				"a wrap-up share of 1":   {WrapUpAt: 1},
-				"a bad observer trigger": {Observers: []observer.Config{{Observer: observer.NewResource()}}},
+				"a bad observer trigger": {Observers: []observer.Spec{{Observer: observer.NewResource()}}},
 			} {
 				assert.Error(t, a.New(cfg), "it rejects %s", name)
 			}
@@ -291,7 +291,7 @@ func budgetScenarios() []Scenario {
 					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls)
 					exceeded := 0
 					for _, rec := range Ended(t, sink) {
-						if p, ok := rec.Payload.(*recorder.Budget); ok && p.Event == recorder.BudgetExceeded {
+						if p, ok := rec.Payload.(*recorder.BudgetRecord); ok && p.Event == recorder.BudgetExceeded {
 							exceeded++
 						}
 					}
@@ -748,7 +748,7 @@ func recordingScenarios() []Scenario {
 					switch p := rec.Payload.(type) {
 					case *recorder.ToolEnded:
 						ended = append(ended, p.CallIndex)
-					case *recorder.Assessment:
+					case *recorder.AssessmentRecord:
 						assessed = append(assessed, p.AfterCallIndex)
 					}
 				}
@@ -774,7 +774,7 @@ func recordingScenarios() []Scenario {
 					assert.Equal(t, "tokens budget exceeded", end.StopReason)
 					var exceeded int
 					for _, rec := range records {
-						if b, ok := rec.Payload.(*recorder.Budget); ok && b.Event == recorder.BudgetExceeded {
+						if b, ok := rec.Payload.(*recorder.BudgetRecord); ok && b.Event == recorder.BudgetExceeded {
 							exceeded++
 							assert.Equal(t, "tokens", b.Resource)
 						}

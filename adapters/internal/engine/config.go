@@ -43,7 +43,7 @@ type Config struct {
 	// Observers run after each tool call. Nil means one Resource observer
 	// that runs every 10 calls or after 3 consecutive errors. An empty,
 	// non-nil slice means no observers.
-	Observers []observer.Config
+	Observers []observer.Spec
 
 	// InjectAs is the role of the injected assessment message:
 	// schema.User (the default) or schema.System.
@@ -113,7 +113,7 @@ func (c *Config) Normalized() (Config, error) {
 		return n, fmt.Errorf("%w: Limits: %w", ErrInvalidConfig, err)
 	}
 	if n.Observers == nil {
-		n.Observers = []observer.Config{{
+		n.Observers = []observer.Spec{{
 			Observer: observer.NewResource(),
 			Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
 		}}

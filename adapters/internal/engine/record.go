@@ -24,7 +24,7 @@ import (
 // recording is the trajectory side of a run. Its zero value records
 // nothing.
 type recording struct {
-	rec    *recorder.Run
+	rec    *recorder.Trace
 	task   atomic.Bool
 	input  atomic.Bool
 	ended  atomic.Bool
@@ -90,7 +90,7 @@ func (r *Run) StartRecording(ctx context.Context, agentName string, parent *Run,
 	b := r.Tracker.Budget()
 	info := recorder.RunInfo{
 		AgentName: agentName,
-		Limits: recorder.Limits{
+		Limits: recorder.RunLimits{
 			Timeout:      r.Cfg.Limits.Timeout,
 			Deadline:     b.Deadline,
 			MaxTokens:    b.MaxTokens,
@@ -357,7 +357,7 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 	for i, x := range a.Assessments {
 		notes[i] = recorder.ObserverNote{Name: x.Observer, Severity: x.Severity.String()}
 	}
-	r.note(r.trace.rec.Assessment(ctx, recorder.Assessment{
+	r.note(r.trace.rec.Assessment(ctx, recorder.AssessmentRecord{
 		Markdown: a.Render(), AfterCallIndex: int(a.CallIndex), Observers: notes,
 	}))
 }
@@ -373,7 +373,7 @@ func (r *Run) RecordExceeded(ctx context.Context, err error) {
 	if r.trace.exceeded.Swap(ex) == ex {
 		return
 	}
-	r.note(r.trace.rec.Budget(ctx, recorder.Budget{
+	r.note(r.trace.rec.Budget(ctx, recorder.BudgetRecord{
 		Event: recorder.BudgetExceeded, Resource: string(ex.Resource), Used: ex.Used, Limit: ex.Limit,
 	}))
 }
@@ -653,7 +653,7 @@ func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.
 		r.trace.usage.completion.Add(u.CompletionTokens)
 		r.trace.usage.total.Add(u.Total())
 		b := r.Tracker.Budget()
-		r.note(r.trace.rec.Budget(ctx, recorder.Budget{
+		r.note(r.trace.rec.Budget(ctx, recorder.BudgetRecord{
 			Event: recorder.BudgetCharged, Resource: string(budget.Tokens), Amount: u.Total(), Used: b.TokensUsed, Limit: b.MaxTokens,
 		}))
 	}
