@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Rule recognises one kind of volatile value inside text, such as a UUID or
@@ -122,16 +123,35 @@ func (n *Normalizer) NormalizeText(text string) string {
 
 // compile prepares n for repeated use by one owner.
 func (n *Normalizer) compile() *canon {
-	var keys, rules = DefaultVolatileKeys(), DefaultRules()
-	if n != nil {
-		if n.VolatileKeys != nil {
-			keys = n.VolatileKeys
-		}
-		if n.Rules != nil {
-			rules = n.Rules
-		}
+	if n == nil || n.VolatileKeys == nil && n.Rules == nil {
+		return &canon{compiled: defaultCompiled()}
 	}
-	c := &canon{keys: make(map[string]struct{}, len(keys))}
+	keys, rules := DefaultVolatileKeys(), DefaultRules()
+	if n.VolatileKeys != nil {
+		keys = n.VolatileKeys
+	}
+	if n.Rules != nil {
+		rules = n.Rules
+	}
+	return &canon{compiled: compileRules(keys, rules)}
+}
+
+// compiled is the read-only part of a compiled Normalizer, which any
+// number of canons may share.
+type compiled struct {
+	keys  map[string]struct{}
+	rules ruleSet
+}
+
+// defaultCompiled is the zero Normalizer compiled, once per process: every
+// run's pipeline and detectors use it, and compiling the default rules
+// costs more than the rest of starting a run.
+var defaultCompiled = sync.OnceValue(func() *compiled {
+	return compileRules(DefaultVolatileKeys(), DefaultRules())
+})
+
+func compileRules(keys []string, rules []Rule) *compiled {
+	c := &compiled{keys: make(map[string]struct{}, len(keys))}
 	var kb []byte
 	for _, k := range keys {
 		kb = foldKey(kb[:0], k)
@@ -229,8 +249,7 @@ func (rs *ruleSet) lengthOf(k int, s string) int {
 // canon is a compiled Normalizer with reusable buffers. It is owned by one
 // detector state or pipeline and used under its lock.
 type canon struct {
-	keys  map[string]struct{}
-	rules ruleSet
+	*compiled
 	buf   []byte
 	tmp   []byte
 	spans []member

@@ -535,3 +535,9 @@ func TestRenderFencesEvidenceThatHoldsBackticks(t *testing.T) {
 	a.Observations[0].Evidence = "x ````` y"
 	assert.Contains(t, a.Render(), "\n``````\nx ````` y\n``````\n")
 }
+
+func TestValidateRejectsWhatNewPipelineRejects(t *testing.T) {
+	assert.NoError(t, observer.Validate([]observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1}}}))
+	err := observer.Validate([]observer.Spec{{Observer: nil}})
+	assert.ErrorIs(t, err, observer.ErrInvalidConfig)
+}
