@@ -548,9 +548,7 @@ func matchIPv4(s string) int {
 	return i
 }
 
-func isPathChar(b byte) bool {
-	return isWordByte(b) || b == '/' || b == '\\' || b == '.' || b == '_' || b == '-' || b == '~' || b == '@' || b == '+' || b == '%'
-}
+func isPathChar(b byte) bool { return byteClasses[b]&(wordClass|pathCharPunct) != 0 }
 
 // hasASCIIWordByte reports whether s holds an ASCII letter or digit.
 func hasASCIIWordByte(s string) bool {

@@ -474,30 +474,78 @@ func stringEnd(s string, i int) (int, bool) {
 }
 
 func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+	for i < len(s) && byteClasses[s[i]]&spaceClass != 0 {
 		i++
 	}
 	return i
 }
 
-func isLiteralByte(b byte) bool {
-	return isWordByte(b) || b == '-' || b == '+' || b == '.'
-}
-
 const (
 	digits    = "0123456789"
 	hexDigits = "0123456789abcdefABCDEF"
-	letters   = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	lowers    = "abcdefghijklmnopqrstuvwxyz"
+	uppers    = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	letters   = lowers + uppers
 )
 
-func isDigit(b byte) bool  { return '0' <= b && b <= '9' }
-func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
-func isHex(b byte) bool    { return isDigit(b) || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F' }
+// byteClass is a set of the classes a byte belongs to. The scanners ask
+// about every byte of arguments and results: one table lookup answers
+// what would take a chain of comparisons.
+type byteClass uint16
+
+const (
+	digitClass byteClass = 1 << iota
+	lowerClass
+	upperClass
+	hexClass
+	highClass     // a byte of a multi-byte UTF-8 character
+	literalPunct  // besides word bytes, in a JSON literal or number
+	pathCharPunct // besides word bytes, in a path in an error message
+	pathBytePunct // besides word bytes, in a component of a Windows path
+	spaceClass    // JSON white space
+	letterClass   = lowerClass | upperClass
+	wordClass     = digitClass | letterClass | highClass
+)
+
+// byteClassMembers lists the ASCII members of each class.
+var byteClassMembers = [...]struct {
+	class byteClass
+	bytes string
+}{
+	{digitClass, digits},
+	{lowerClass, lowers},
+	{upperClass, uppers},
+	{hexClass, hexDigits},
+	{literalPunct, "-+."},
+	{pathCharPunct, `/\._-~@+%`},
+	{pathBytePunct, "._-~@+ "},
+	{spaceClass, " \t\n\r"},
+}
+
+// byteClasses holds the classes of every byte.
+var byteClasses = makeByteClasses()
+
+func makeByteClasses() (t [256]byteClass) {
+	for _, m := range byteClassMembers {
+		for i := range len(m.bytes) {
+			t[m.bytes[i]] |= m.class
+		}
+	}
+	for b := 0x80; b < len(t); b++ {
+		t[b] |= highClass
+	}
+	return t
+}
+
+func isLiteralByte(b byte) bool { return byteClasses[b]&(wordClass|literalPunct) != 0 }
+func isDigit(b byte) bool       { return byteClasses[b]&digitClass != 0 }
+func isLetter(b byte) bool      { return byteClasses[b]&letterClass != 0 }
+func isHex(b byte) bool         { return byteClasses[b]&hexClass != 0 }
 
 // isWordByte reports letters and digits, the bytes that make up a word for
 // the rules. Bytes of multi-byte UTF-8 characters count as word bytes, so
 // rules never start or stop in the middle of a character.
-func isWordByte(b byte) bool { return isDigit(b) || isLetter(b) || b >= 0x80 }
+func isWordByte(b byte) bool { return byteClasses[b]&wordClass != 0 }
 
 // runOf returns how many bytes at the start of s satisfy ok.
 func runOf(s string, ok func(byte) bool) int {
@@ -670,9 +718,7 @@ func windowsTemp(s string) int {
 	return 0
 }
 
-func isPathByte(b byte) bool {
-	return isWordByte(b) || b == '.' || b == '_' || b == '-' || b == '~' || b == '@' || b == '+' || b == ' '
-}
+func isPathByte(b byte) bool { return byteClasses[b]&(wordClass|pathBytePunct) != 0 }
 
 // matchLongID matches a word of 16 or more letters and digits with at
 // least 4 digits.

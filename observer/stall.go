@@ -232,44 +232,49 @@ var (
 )
 
 // classifyTool reads a tool's access from the words of its name, split at
-// non-letters and at lower-to-upper case changes.
+// non-letters and at lower-to-upper case changes. A write word wins over
+// a read word wherever it comes.
 func classifyTool(name string) access {
 	found := noAccess
-	var word [16]byte
-	n := 0
-	flush := func() {
-		if n > 0 && n <= len(word) {
-			switch wordAccess(string(word[:n])) {
-			case writeAccess:
-				found = writeAccess
-			case readAccess:
-				if found == noAccess {
-					found = readAccess
-				}
-			}
-		}
-		n = 0
+	for i := 0; i < len(name); {
+		start, end := nextWord(name, i)
+		found = max(found, foldedWordAccess(name[start:end]))
+		i = end
 	}
-	for i := 0; i < len(name); i++ {
-		b := name[i]
-		switch {
-		case 'A' <= b && b <= 'Z':
-			if i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z' {
-				flush()
-			}
-			b += 'a' - 'A'
-		case 'a' <= b && b <= 'z':
-		default:
-			flush()
-			continue
-		}
-		if n < len(word) {
-			word[n] = b
-		}
-		n++
-	}
-	flush()
 	return found
+}
+
+// nextWord returns the bounds of the first word of name at or after i: a
+// run of letters that ends at a non-letter or where a lower-case letter
+// is followed by an upper-case one. At the end of name the word is empty.
+func nextWord(name string, i int) (start, end int) {
+	for i < len(name) && !isLetter(name[i]) {
+		i++
+	}
+	end = min(i+1, len(name))
+	for end < len(name) && isLetter(name[end]) && !isCaseChange(name[end-1], name[end]) {
+		end++
+	}
+	return i, end
+}
+
+// isCaseChange reports a lower-case letter followed by an upper-case one,
+// where the words of a camel-case name meet.
+func isCaseChange(prev, b byte) bool {
+	return byteClasses[prev]&lowerClass != 0 && byteClasses[b]&upperClass != 0
+}
+
+// foldedWordAccess looks up a word of letters in any case. Words longer
+// than the longest listed word with an ending are in neither list.
+func foldedWordAccess(w string) access {
+	var word [16]byte
+	if len(w) > len(word) {
+		return noAccess
+	}
+	for i := range len(w) {
+		word[i] = w[i] | ('a' - 'A') // letters only: sets the lower-case bit
+	}
+	return wordAccess(string(word[:len(w)]))
 }
 
 // wordAccess looks a word up in the write and read lists, as it is or
@@ -469,87 +474,17 @@ func (st *stallState) add(rec *ToolCallRecord) {
 		// derived from it.
 		e.sig, e.access, e.target, e.targetText, e.targetHash = same.sig, same.access, same.target, same.targetText, same.targetHash
 	} else {
-		e.sig = st.signature(rec.ToolName, rec.Arguments)
-		if e.access = st.accessOf(rec.ToolName); e.access != noAccess {
-			e.target, e.targetText = primaryTarget(rec.Arguments)
-			e.targetHash = maphash.String(st.seed, e.target)
-		}
+		st.derive(&e)
 	}
 	// The oldest kept call is about to be overwritten and is already
 	// outside the window that ends with this call.
 	prior := min(n, st.window-1)
-
-	// One pass back over the window finds the identical predecessor that a
-	// repeat continues, and the previous access to the same target.
-	//
-	// A repeat continues the chain of its identical predecessor unless
-	// something new happened in between: a call not seen before in the
-	// window, or a polling call, whose result may have moved on. Running
-	// the same tests after each of several different edits is progress.
-	e.repeatRun, e.repeatFirst = 1, e.index
-	wantRepeat := !e.exempt
-	wantAccess := e.access != noAccess && e.target != "" && !e.exempt
-	var lastAccess *stallCall
-	novel := false
-	for i := 0; i < prior && (wantRepeat || wantAccess); i++ {
-		p := st.calls.back(i)
-		if wantRepeat {
-			if p.sig == e.sig && !p.exempt && st.sameObservation(p, &e) {
-				e.seen, wantRepeat = true, false
-				if !novel {
-					e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
-				}
-			} else if p.exempt || !p.seen {
-				novel = true
-			}
-		}
-		if wantAccess && p.wbRun > 0 && p.targetHash == e.targetHash && p.target == e.target {
-			lastAccess, wantAccess = p, false
-		}
-	}
-
+	lastAccess := st.scanBack(&e, prior)
 	if !e.exempt {
-		e.oscRun = 1
-		if n >= 1 {
-			if p1 := st.calls.back(0); !p1.exempt && p1.sig != e.sig {
-				e.oscRun = 2
-				if n >= 2 {
-					if p2 := st.calls.back(1); !p2.exempt && p2.sig == e.sig && p1.oscRun >= 2 && st.sameObservation(p2, &e) {
-						e.oscRun = p1.oscRun + 1
-					}
-				}
-			}
-		}
+		e.oscRun = st.oscillationRun(&e, n)
 	}
-
-	if e.access != noAccess && e.target != "" && !e.exempt {
-		e.wbRun, e.wbFirst = 1, e.index
-		e.wbHead = callText{tool: e.tool, summary: e.summary, args: e.args, errMsg: e.errMsg, success: e.success}
-		p := lastAccess
-		if p != nil && p.access == e.access {
-			p = nil
-		}
-		if p != nil {
-			// The cycle's first access may leave the window before the
-			// cycle ends: what its evidence line shows goes along.
-			e.wbRun, e.wbFirst, e.wbHead, e.wbNew = p.wbRun+1, p.wbFirst, p.wbHead, p.wbNew
-		}
-		switch {
-		case p != nil && st.cycleRepeats(&e, prior):
-			e.wbStuck = true
-		case e.access == writeAccess && e.success:
-			// A change not made before in the cycle is progress, even
-			// if a read cannot show it (results are kept only in part).
-			e.wbNew++
-		case p != nil:
-			e.wbStuck = p.wbStuck
-		}
-		if e.wbStuck {
-			e.wbSince = e.wbRun
-			if p.wbStuck {
-				e.wbSince = p.wbSince
-			}
-		}
+	if e.tracksTarget() {
+		st.extendWriteBack(&e, lastAccess, prior)
 	}
 	// The slot's label buffer is kept; the label of an identical call is
 	// copied into it (same may be the slot being replaced).
@@ -559,6 +494,129 @@ func (st *stallState) add(rec *ToolCallRecord) {
 		e.label.buf, e.label.done = append(e.label.buf, same.label.buf...), true
 	}
 	*slot = e
+}
+
+// derive works out what a call not seen before in the window is compared
+// by: its signature, and the target it reads or writes, if any.
+func (st *stallState) derive(e *stallCall) {
+	e.sig = st.signature(e.tool, e.args)
+	if e.access = st.accessOf(e.tool); e.access != noAccess {
+		e.target, e.targetText = primaryTarget(e.args)
+		e.targetHash = maphash.String(st.seed, e.target)
+	}
+}
+
+// tracksTarget reports whether c takes part in write-back cycles: it reads
+// or writes a named target and is not a polling call.
+func (c *stallCall) tracksTarget() bool {
+	return c.access != noAccess && c.target != "" && !c.exempt
+}
+
+// accessed reports whether c is an access to e's target, one that took
+// part in a read/write cycle. The hash is compared first: it is cheaper
+// than the target's text.
+func (c *stallCall) accessed(e *stallCall) bool {
+	return c.wbRun > 0 && c.targetHash == e.targetHash && c.target == e.target
+}
+
+// scanBack makes one pass back over the prior calls of the window to
+// find the identical predecessor that e's repeat continues, and returns
+// the previous access to e's target, or nil. It stops as soon as it has
+// found both, or as soon as e needs neither.
+func (st *stallState) scanBack(e *stallCall, prior int) *stallCall {
+	e.repeatRun, e.repeatFirst = 1, e.index
+	wantRepeat := !e.exempt
+	wantAccess := e.tracksTarget()
+	var lastAccess *stallCall
+	novel := false
+	for i := 0; i < prior && (wantRepeat || wantAccess); i++ {
+		p := st.calls.back(i)
+		if wantRepeat {
+			wantRepeat, novel = st.continueRepeat(e, p, novel)
+		}
+		if wantAccess && p.accessed(e) {
+			lastAccess, wantAccess = p, false
+		}
+	}
+	return lastAccess
+}
+
+// continueRepeat looks at p, the next older call, for e's identical
+// predecessor. When p is that predecessor, e continues its chain unless
+// something new happened in between (novel): a call not seen before in
+// the window, or a polling call, whose result may have moved on. Running
+// the same tests after each of several different edits is progress. It
+// reports whether the search goes on, and whether p was new.
+func (st *stallState) continueRepeat(e, p *stallCall, novel bool) (searching, stillNovel bool) {
+	if p.sig != e.sig || p.exempt || !st.sameObservation(p, e) {
+		return true, novel || p.exempt || !p.seen
+	}
+	e.seen = true
+	if !novel {
+		e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
+	}
+	return false, novel
+}
+
+// oscillationRun returns the length of the A-B-A-B alternation ending
+// with e, given n kept calls before it: the call before e must differ from
+// it, and the one before that be the same as e, with the same result.
+func (st *stallState) oscillationRun(e *stallCall, n int) int {
+	if n < 1 {
+		return 1
+	}
+	p1 := st.calls.back(0)
+	if p1.exempt || p1.sig == e.sig {
+		return 1
+	}
+	if n < 2 || p1.oscRun < 2 {
+		return 2
+	}
+	if p2 := st.calls.back(1); !p2.exempt && p2.sig == e.sig && st.sameObservation(p2, e) {
+		return p1.oscRun + 1
+	}
+	return 2
+}
+
+// extendWriteBack continues the read/write cycle on e's target that prev,
+// the previous access to the target, belongs to, or starts a new one when
+// there is none or it made the same kind of access.
+func (st *stallState) extendWriteBack(e, prev *stallCall, prior int) {
+	e.wbRun, e.wbFirst = 1, e.index
+	e.wbHead = callText{tool: e.tool, summary: e.summary, args: e.args, errMsg: e.errMsg, success: e.success}
+	if prev != nil && prev.access == e.access {
+		prev = nil
+	}
+	if prev != nil {
+		// The cycle's first access may leave the window before the
+		// cycle ends: what its evidence line shows goes along.
+		e.wbRun, e.wbFirst, e.wbHead, e.wbNew = prev.wbRun+1, prev.wbFirst, prev.wbHead, prev.wbNew
+	}
+	st.markStuck(e, prev, prior)
+}
+
+// markStuck decides whether e's cycle repeats itself, and since when:
+// it does once an access repeats an earlier one of the cycle, stops
+// when a successful write makes a change not made before in it, and
+// otherwise stays as it was at prev.
+func (st *stallState) markStuck(e, prev *stallCall, prior int) {
+	switch {
+	case prev != nil && st.cycleRepeats(e, prior):
+		e.wbStuck = true
+	case e.access == writeAccess && e.success:
+		// A change not made before in the cycle is progress, even
+		// if a read cannot show it (results are kept only in part).
+		e.wbNew++
+	case prev != nil:
+		e.wbStuck = prev.wbStuck
+	}
+	if !e.wbStuck {
+		return
+	}
+	e.wbSince = e.wbRun
+	if prev.wbStuck {
+		e.wbSince = prev.wbSince
+	}
 }
 
 // sameCall returns a kept call with exactly e's tool, arguments and
@@ -586,7 +644,7 @@ func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 		if q.index < e.wbFirst {
 			break
 		}
-		if q.wbRun == 0 || q.targetHash != e.targetHash || q.target != e.target || q.access != e.access {
+		if !q.accessed(e) || q.access != e.access {
 			continue
 		}
 		if e.access == writeAccess {
@@ -615,33 +673,72 @@ func (st *stallState) detect(index int64) (stallFinding, bool) {
 	if e.index != index || e.exempt {
 		return stallFinding{}, false
 	}
-	var best stallFinding
-	found := false
-	consider := func(kind stallKind, length, threshold int) {
-		f := stallFinding{kind: kind, length: length, threshold: threshold,
-			severity: st.escalation.severity(length - threshold)}
-		if !found || f.severity > best.severity {
-			best, found = f, true
-		}
+	return st.strongest(e)
+}
+
+// strongest returns the most severe pattern e continues. The patterns are
+// considered in order of preference: a later one replaces an earlier one
+// only when it is more severe.
+func (st *stallState) strongest(e *stallCall) (stallFinding, bool) {
+	var best mostSevere
+	if st.oscillating(e) {
+		best.consider(st.findingOf(oscillationPattern, e.oscRun, st.oscillate))
 	}
-	// Considered in order of preference: a later pattern replaces an
-	// earlier one only when it is more severe.
-	if st.oscillate > 0 && e.oscRun >= st.oscillate {
-		consider(oscillationPattern, e.oscRun, st.oscillate)
-	}
-	if st.writeBack > 0 && e.wbRun >= st.writeBack && e.wbStuck {
+	if st.writingBack(e) {
 		// First reported once the cycle is long enough and repeats
 		// itself, whichever comes later.
-		consider(writeBackPattern, e.wbRun, max(st.writeBack, e.wbSince))
+		best.consider(st.findingOf(writeBackPattern, e.wbRun, max(st.writeBack, e.wbSince)))
 	}
-	threshold := st.repeats
-	if !e.success {
-		threshold = st.failed
+	if threshold := st.repeatThreshold(e); st.repeating(e, threshold) {
+		best.consider(st.findingOf(repeatPattern, e.repeatRun, threshold))
 	}
-	if threshold > 0 && e.repeatRun >= threshold && len(st.chainOf(e)) >= threshold {
-		consider(repeatPattern, e.repeatRun, threshold)
+	return best.f, best.found
+}
+
+// findingOf returns a pattern of length calls, first reported at threshold,
+// with the severity the escalation gives it.
+func (st *stallState) findingOf(kind stallKind, length, threshold int) stallFinding {
+	return stallFinding{kind: kind, length: length, threshold: threshold,
+		severity: st.escalation.severity(length - threshold)}
+}
+
+// oscillating reports whether e ends an alternation long enough to report.
+func (st *stallState) oscillating(e *stallCall) bool {
+	return st.oscillate > 0 && e.oscRun >= st.oscillate
+}
+
+// writingBack reports whether e ends a read/write cycle long enough to
+// report that repeats itself.
+func (st *stallState) writingBack(e *stallCall) bool {
+	return st.writeBack > 0 && e.wbRun >= st.writeBack && e.wbStuck
+}
+
+// repeatThreshold returns how many identical calls like e make a repeat:
+// failing calls are reported sooner.
+func (st *stallState) repeatThreshold(e *stallCall) int {
+	if e.success {
+		return st.repeats
 	}
-	return best, found
+	return st.failed
+}
+
+// repeating reports whether e ends a chain of threshold or more identical
+// calls, that many of them still kept. It leaves the chain in st.chain.
+func (st *stallState) repeating(e *stallCall, threshold int) bool {
+	return threshold > 0 && e.repeatRun >= threshold && len(st.chainOf(e)) >= threshold
+}
+
+// mostSevere keeps the most severe of the findings offered to it, the
+// first one offered among equally severe ones.
+type mostSevere struct {
+	f     stallFinding
+	found bool
+}
+
+func (m *mostSevere) consider(f stallFinding) {
+	if !m.found || f.severity > m.f.severity {
+		m.f, m.found = f, true
+	}
 }
 
 // chainOf gathers the kept calls of e's chain, e included, oldest first,
@@ -704,107 +801,148 @@ const (
 // after the other into st.out and share one allocation.
 func (st *stallState) assess(f stallFinding) Assessment {
 	e := st.calls.back(0)
-	a := Assessment{Severity: f.severity}
 	var room [3]string
-	suggestions := room[:0]
-	t := &st.out
-	t.start(512)
-	var summary, description, evidence, suggestion piece
-	var o Observation
-	switch f.kind {
-	case repeatPattern:
-		// detect found the chain's kept calls.
-		st.picked = append(st.picked[:0], st.chain...)
-		first := e.repeatFirst
-		st.list(&t.Builder, f.length, first, e)
-		evidence = t.end()
-		o.Category = "repeat"
-		if e.success {
-			a.Summary = "You are repeating a call that keeps giving the same result."
-			suggestions = append(suggestions, repeatSuggestion, repeatOtherSuggestion)
-		} else {
-			a.Summary = "You are repeating a call that keeps failing the same way."
-			suggestions = append(suggestions, failedSuggestion)
-		}
-		writeQuoted(&t.Builder, e.tool)
-		t.WriteString(" was called ")
-		writeInt(&t.Builder, int64(f.length))
-		if e.success {
-			t.WriteString(" times with the same arguments and returned the same result each time (calls #")
-		} else {
-			t.WriteString(" times with the same arguments and failed the same way each time (calls #")
-		}
-		writeInt(&t.Builder, first)
-		t.WriteString(" to #")
-		writeInt(&t.Builder, e.index)
-		t.WriteString(").")
-		description = t.end()
-	case oscillationPattern:
-		first := e.index - int64(f.length) + 1
-		st.pick(func(c *stallCall) bool { return c.index >= first })
-		other := st.calls.back(1)
-		firstOf := e
-		if (f.length-1)%2 == 1 {
-			firstOf = other
-		}
-		st.list(&t.Builder, f.length, first, firstOf)
-		evidence = t.end()
-		o.Category = "oscillation"
-		a.Summary = "You are alternating between two calls that keep giving the same results."
-		t.WriteString("The last ")
-		writeInt(&t.Builder, int64(f.length))
-		t.WriteString(" calls alternated between ")
-		writeQuotedLabel(&t.Builder, st.labelOf(other))
-		t.WriteString(" and ")
-		writeQuotedLabel(&t.Builder, st.labelOf(e))
-		t.WriteString(", with the same results each time.")
-		description = t.end()
-		suggestions = append(suggestions, oscillateSuggestion)
-	case writeBackPattern:
-		st.pick(func(c *stallCall) bool { return c.index >= e.wbFirst && c.wbRun > 0 && c.target == e.target })
-		head := e.wbHead
-		listCalls(&t.Builder, len(st.picked), f.length, func(b *strings.Builder, i int) {
-			c := st.picked[i]
-			evidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
-		}, func(b *strings.Builder) {
-			st.text = appendLabel(st.text[:0], head.tool, head.summary, head.args)
-			evidenceLine(b, e.wbFirst, st.text, head.success, head.errMsg)
-		})
-		evidence = t.end()
-		o.Category = "write_back"
-		target := clip(e.targetText, maxSummaryLen)
-		t.WriteString("You keep reading and rewriting ")
-		writeQuoted(&t.Builder, target)
-		t.WriteString(" without making progress.")
-		summary = t.end()
-		writeQuoted(&t.Builder, target)
-		t.WriteString(" was read and written in turn ")
-		writeInt(&t.Builder, int64(f.length))
-		t.WriteString(" times (calls #")
-		writeInt(&t.Builder, e.wbFirst)
-		t.WriteString(" to #")
-		writeInt(&t.Builder, e.index)
-		t.WriteString("), and the cycle repeats itself: the same write, or the same content read back.")
-		description = t.end()
-		t.WriteString("Stop rewriting ")
-		writeQuoted(&t.Builder, target)
-		t.WriteString(": check what the last write did, then make one deliberate change.")
-		suggestion = t.end()
+	var x stallTexts
+	st.out.start(512)
+	suggestions := st.describe(&x, room[:0], f, e)
+	all := st.out.String()
+	if x.summaryAt != (piece{}) {
+		x.summary = x.summaryAt.in(all)
 	}
-	all := t.String()
-	if summary != (piece{}) {
-		a.Summary = summary.in(all)
-	}
-	if suggestion != (piece{}) {
-		suggestions = append(suggestions, suggestion.in(all))
+	if x.suggestion != (piece{}) {
+		suggestions = append(suggestions, x.suggestion.in(all))
 	}
 	if f.severity == Warning {
 		suggestions = append(suggestions, stallWarning)
 	}
-	o.Description = description.in(all)
-	o.Evidence = evidence.in(all)
-	a.Observations, a.Suggestions = observationWith(o, suggestions...)
+	a := Assessment{Summary: x.summary, Severity: f.severity}
+	a.Observations, a.Suggestions = observationWith(
+		Observation{Category: x.category, Description: x.description.in(all), Evidence: x.evidence.in(all)},
+		suggestions...)
 	return a
+}
+
+// stallTexts are what a pattern's assessment says: fixed texts, and the
+// pieces of st.out written for it.
+type stallTexts struct {
+	category, summary string // summary unless summaryAt is written
+
+	summaryAt, description, evidence, suggestion piece
+}
+
+// describe writes the texts of the pattern f into st.out and x, and
+// returns suggestions with the pattern's fixed suggestions appended.
+func (st *stallState) describe(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	switch f.kind {
+	case repeatPattern:
+		return st.describeRepeat(x, suggestions, f, e)
+	case oscillationPattern:
+		return st.describeOscillation(x, suggestions, f, e)
+	case writeBackPattern:
+		st.describeWriteBack(x, f, e)
+	}
+	return suggestions
+}
+
+// repeatWording is what a repeat's texts say, by whether its calls
+// succeeded.
+type repeatWording struct {
+	summary, outcome string
+	suggestions      []string
+}
+
+var (
+	repeatSucceeded = repeatWording{
+		summary:     "You are repeating a call that keeps giving the same result.",
+		outcome:     " times with the same arguments and returned the same result each time (calls #",
+		suggestions: []string{repeatSuggestion, repeatOtherSuggestion},
+	}
+	repeatFailed = repeatWording{
+		summary:     "You are repeating a call that keeps failing the same way.",
+		outcome:     " times with the same arguments and failed the same way each time (calls #",
+		suggestions: []string{failedSuggestion},
+	}
+)
+
+func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	t := &st.out
+	w := &repeatFailed
+	if e.success {
+		w = &repeatSucceeded
+	}
+	// detect found the chain's kept calls.
+	st.picked = append(st.picked[:0], st.chain...)
+	first := e.repeatFirst
+	st.list(&t.Builder, f.length, first, e)
+	x.evidence = t.end()
+	x.category, x.summary = "repeat", w.summary
+	writeQuoted(&t.Builder, e.tool)
+	t.WriteString(" was called ")
+	writeInt(&t.Builder, int64(f.length))
+	t.WriteString(w.outcome)
+	writeInt(&t.Builder, first)
+	t.WriteString(" to #")
+	writeInt(&t.Builder, e.index)
+	t.WriteString(").")
+	x.description = t.end()
+	return append(suggestions, w.suggestions...)
+}
+
+func (st *stallState) describeOscillation(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	t := &st.out
+	first := e.index - int64(f.length) + 1
+	st.pick(func(c *stallCall) bool { return c.index >= first })
+	other := st.calls.back(1)
+	firstOf := e
+	if (f.length-1)%2 == 1 {
+		firstOf = other
+	}
+	st.list(&t.Builder, f.length, first, firstOf)
+	x.evidence = t.end()
+	x.category = "oscillation"
+	x.summary = "You are alternating between two calls that keep giving the same results."
+	t.WriteString("The last ")
+	writeInt(&t.Builder, int64(f.length))
+	t.WriteString(" calls alternated between ")
+	writeQuotedLabel(&t.Builder, st.labelOf(other))
+	t.WriteString(" and ")
+	writeQuotedLabel(&t.Builder, st.labelOf(e))
+	t.WriteString(", with the same results each time.")
+	x.description = t.end()
+	return append(suggestions, oscillateSuggestion)
+}
+
+func (st *stallState) describeWriteBack(x *stallTexts, f stallFinding, e *stallCall) {
+	t := &st.out
+	st.pick(func(c *stallCall) bool { return c.index >= e.wbFirst && c.wbRun > 0 && c.target == e.target })
+	head := e.wbHead
+	listCalls(&t.Builder, len(st.picked), f.length, func(b *strings.Builder, i int) {
+		c := st.picked[i]
+		evidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
+	}, func(b *strings.Builder) {
+		st.text = appendLabel(st.text[:0], head.tool, head.summary, head.args)
+		evidenceLine(b, e.wbFirst, st.text, head.success, head.errMsg)
+	})
+	x.evidence = t.end()
+	x.category = "write_back"
+	target := clip(e.targetText, maxSummaryLen)
+	t.WriteString("You keep reading and rewriting ")
+	writeQuoted(&t.Builder, target)
+	t.WriteString(" without making progress.")
+	x.summaryAt = t.end()
+	writeQuoted(&t.Builder, target)
+	t.WriteString(" was read and written in turn ")
+	writeInt(&t.Builder, int64(f.length))
+	t.WriteString(" times (calls #")
+	writeInt(&t.Builder, e.wbFirst)
+	t.WriteString(" to #")
+	writeInt(&t.Builder, e.index)
+	t.WriteString("), and the cycle repeats itself: the same write, or the same content read back.")
+	x.description = t.end()
+	t.WriteString("Stop rewriting ")
+	writeQuoted(&t.Builder, target)
+	t.WriteString(": check what the last write did, then make one deliberate change.")
+	x.suggestion = t.end()
 }
 
 // writeQuoted writes a name in backticks for the markdown block.
