@@ -295,51 +295,53 @@ func (c *canon) value(s string, i, depth int) (int, bool) {
 	case '{':
 		return c.object(s, i, depth)
 	case '[':
-		c.buf = append(c.buf, '[')
-		i = skipSpace(s, i+1)
-		if i < len(s) && s[i] == ']' {
-			c.buf = append(c.buf, ']')
-			return i + 1, true
-		}
-		for {
-			var ok bool
-			if i, ok = c.value(s, i, depth+1); !ok {
-				return i, false
-			}
-			i = skipSpace(s, i)
-			if i >= len(s) {
-				return i, false
-			}
-			if s[i] == ']' {
-				c.buf = append(c.buf, ']')
-				return i + 1, true
-			}
-			if s[i] != ',' {
-				return i, false
-			}
-			c.buf = append(c.buf, ',')
-			i++
-		}
+		return c.array(s, i, depth)
 	case '"':
-		end, ok := stringEnd(s, i)
-		if !ok {
-			return i, false
-		}
-		c.buf = append(c.buf, '"')
-		c.buf = c.rules.apply(c.buf, s[i+1:end-1])
-		c.buf = append(c.buf, '"')
-		return end, true
-	default:
-		j := i
-		for j < len(s) && isLiteralByte(s[j]) {
-			j++
-		}
-		if j == i {
-			return i, false
-		}
-		c.buf = append(c.buf, s[i:j]...)
-		return j, true
+		return c.str(s, i)
 	}
+	return c.literal(s, i)
+}
+
+// array appends a JSON array with its elements in canonical form.
+func (c *canon) array(s string, i, depth int) (int, bool) {
+	c.buf = append(c.buf, '[')
+	i, empty := openContainer(s, i, ']')
+	for !empty {
+		var ok bool
+		if i, ok = c.value(s, i, depth+1); !ok {
+			return i, false
+		}
+		if i, empty, ok = afterElement(s, i, ']'); !ok {
+			return i, false
+		}
+		if !empty {
+			c.buf = append(c.buf, ',')
+		}
+	}
+	c.buf = append(c.buf, ']')
+	return i, true
+}
+
+// str appends a JSON string with the rules applied to its content.
+func (c *canon) str(s string, i int) (int, bool) {
+	end, ok := stringEnd(s, i)
+	if !ok {
+		return i, false
+	}
+	c.buf = append(c.buf, '"')
+	c.buf = c.rules.apply(c.buf, s[i+1:end-1])
+	c.buf = append(c.buf, '"')
+	return end, true
+}
+
+// literal appends a JSON number, true, false or null as it is.
+func (c *canon) literal(s string, i int) (int, bool) {
+	j, ok := literalEnd(s, i)
+	if !ok {
+		return i, false
+	}
+	c.buf = append(c.buf, s[i:j]...)
+	return j, true
 }
 
 // object appends a JSON object with its members sorted by key and its
@@ -349,53 +351,45 @@ func (c *canon) object(s string, i, depth int) (int, bool) {
 	defer func() { c.spans = c.spans[:base] }()
 	open := len(c.buf)
 	c.buf = append(c.buf, '{')
-	i = skipSpace(s, i+1)
-	if i < len(s) && s[i] == '}' {
+	i, closed := openContainer(s, i, '}')
+	if closed {
 		c.buf = append(c.buf, '}')
-		return i + 1, true
+		return i, true
 	}
-	for {
-		i = skipSpace(s, i)
-		if i >= len(s) || s[i] != '"' {
+	for !closed {
+		var ok bool
+		if i, ok = c.member(s, skipSpace(s, i), depth); !ok {
 			return i, false
 		}
-		end, ok := stringEnd(s, i)
-		if !ok {
+		if i, closed, ok = afterElement(s, i, '}'); !ok {
 			return i, false
 		}
-		key := s[i+1 : end-1]
-		i = skipSpace(s, end)
-		if i >= len(s) || s[i] != ':' {
-			return i, false
-		}
-		start := len(c.buf)
-		c.buf = append(c.buf, '"')
-		c.buf = append(c.buf, key...)
-		c.buf = append(c.buf, '"')
-		keyEnd := len(c.buf)
-		c.buf = append(c.buf, ':')
-		if i, ok = c.value(s, i+1, depth+1); !ok {
-			return i, false
-		}
-		if c.volatile(key) {
-			c.buf = c.buf[:start]
-		} else {
-			c.spans = append(c.spans, member{start: start, keyEnd: keyEnd, end: len(c.buf)})
-		}
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i, false
-		}
-		if s[i] == '}' {
-			i++
-			break
-		}
-		if s[i] != ',' {
-			return i, false
-		}
-		i++
 	}
 	c.sortMembers(open, c.spans[base:])
+	return i, true
+}
+
+// member appends the object member at s[i], and records its span unless
+// its key is volatile, in which case it is dropped again.
+func (c *canon) member(s string, i, depth int) (int, bool) {
+	key, i, ok := memberKey(s, i)
+	if !ok {
+		return i, false
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, '"')
+	c.buf = append(c.buf, key...)
+	c.buf = append(c.buf, '"')
+	keyEnd := len(c.buf)
+	c.buf = append(c.buf, ':')
+	if i, ok = c.value(s, i, depth+1); !ok {
+		return i, false
+	}
+	if c.volatile(key) {
+		c.buf = c.buf[:start]
+	} else {
+		c.spans = append(c.spans, member{start: start, keyEnd: keyEnd, end: len(c.buf)})
+	}
 	return i, true
 }
 
@@ -471,6 +465,58 @@ func stringEnd(s string, i int) (int, bool) {
 		}
 	}
 	return len(s), false
+}
+
+// openContainer reads past the opening byte of the object or array at
+// s[i] and the spaces after it, and reports whether the container is
+// closed right away, in which case next is past its closing byte.
+func openContainer(s string, i int, closing byte) (next int, empty bool) {
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == closing {
+		return i + 1, true
+	}
+	return i, false
+}
+
+// memberKey reads the key of the object member at s[i] and the colon
+// after it, and returns the key's raw content and the index after the
+// colon.
+func memberKey(s string, i int) (key string, next int, ok bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", i, false
+	}
+	end, ok := stringEnd(s, i)
+	if !ok {
+		return "", i, false
+	}
+	j := skipSpace(s, end)
+	if j >= len(s) || s[j] != ':' {
+		return "", j, false
+	}
+	return s[i+1 : end-1], j + 1, true
+}
+
+// afterElement reads what follows a member or element of an object or
+// array, the spaces skipped: closing, which ends the container (done), or
+// a comma before the next one. next is the index after either.
+func afterElement(s string, i int, closing byte) (next int, done, ok bool) {
+	i = skipSpace(s, i)
+	switch {
+	case i >= len(s):
+		return i, false, false
+	case s[i] == closing:
+		return i + 1, true, true
+	case s[i] == ',':
+		return i + 1, false, true
+	}
+	return i, false, false
+}
+
+// literalEnd returns the index after the JSON number, true, false or null
+// at s[i]; it is not one when no byte of a literal is there.
+func literalEnd(s string, i int) (int, bool) {
+	j := i + runOf(s[i:], isLiteralByte)
+	return j, j > i
 }
 
 func skipSpace(s string, i int) int {

@@ -15,47 +15,44 @@ func eachMember(args string, fn func(key, val string, isString bool) bool) bool 
 	if i >= len(args) || args[i] != '{' {
 		return false
 	}
-	i = skipSpace(args, i+1)
-	if i < len(args) && args[i] == '}' {
-		return skipSpace(args, i+1) == len(args)
+	i, empty := openContainer(args, i, '}')
+	if empty {
+		return skipSpace(args, i) == len(args)
 	}
+	return eachMemberFrom(args, i, fn)
+}
+
+// eachMemberFrom does eachMember's work from the first member's key at
+// args[i].
+func eachMemberFrom(args string, i int, fn func(key, val string, isString bool) bool) bool {
 	for {
-		if i >= len(args) || args[i] != '"' {
-			return false
-		}
-		end, ok := stringEnd(args, i)
+		key, at, ok := memberKey(args, i)
 		if !ok {
 			return false
 		}
-		key := args[i+1 : end-1]
-		i = skipSpace(args, end)
-		if i >= len(args) || args[i] != ':' {
-			return false
-		}
-		i = skipSpace(args, i+1)
-		vend, ok := skipValue(args, i, 0)
+		at = skipSpace(args, at)
+		end, ok := skipValue(args, at, 0)
 		if !ok {
 			return false
 		}
-		val, isString := args[i:vend], false
-		if vend-i >= 2 && args[i] == '"' {
-			val, isString = args[i+1:vend-1], true
-		}
-		if !fn(key, val, isString) {
+		if val, isString := memberValue(args[at:end]); !fn(key, val, isString) {
 			return true
 		}
-		i = skipSpace(args, vend)
-		if i >= len(args) {
-			return false
+		next, done, ok := afterElement(args, end, '}')
+		if !ok || done {
+			return ok && skipSpace(args, next) == len(args)
 		}
-		if args[i] == '}' {
-			return skipSpace(args, i+1) == len(args)
-		}
-		if args[i] != ',' {
-			return false
-		}
-		i = skipSpace(args, i+1)
+		i = skipSpace(args, next)
 	}
+}
+
+// memberValue returns a member's raw value as eachMember passes it on: a
+// string without its quotes, anything else as it is.
+func memberValue(raw string) (val string, isString bool) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		return raw[1 : len(raw)-1], true
+	}
+	return raw, false
 }
 
 // skipValue returns the index after the JSON value at s[i].
@@ -79,59 +76,49 @@ func walkValue(s string, i int, key string, depth int, fn func(key, val string))
 	}
 	switch s[i] {
 	case '"':
-		end, ok := stringEnd(s, i)
-		if ok && fn != nil {
-			fn(key, s[i+1:end-1])
-		}
-		return end, ok
-	case '{', '[':
-		closing := byte('}')
-		if s[i] == '[' {
-			closing = ']'
-		}
-		i = skipSpace(s, i+1)
-		if i < len(s) && s[i] == closing {
-			return i + 1, true
-		}
-		for {
-			k := key
-			if closing == '}' {
-				if i >= len(s) || s[i] != '"' {
-					return i, false
-				}
-				end, ok := stringEnd(s, i)
-				if !ok {
-					return i, false
-				}
-				k = s[i+1 : end-1]
-				i = skipSpace(s, end)
-				if i >= len(s) || s[i] != ':' {
-					return i, false
-				}
-				i = skipSpace(s, i+1)
-			}
-			var ok bool
-			if i, ok = walkValue(s, i, k, depth+1, fn); !ok {
+		return walkString(s, i, key, fn)
+	case '{':
+		return walkContainer(s, i, key, depth, '}', fn)
+	case '[':
+		return walkContainer(s, i, key, depth, ']', fn)
+	}
+	return literalEnd(s, i)
+}
+
+// walkString returns the index after the JSON string at s[i], passing its
+// raw content to fn when fn is not nil.
+func walkString(s string, i int, key string, fn func(key, val string)) (int, bool) {
+	end, ok := stringEnd(s, i)
+	if ok && fn != nil {
+		fn(key, s[i+1:end-1])
+	}
+	return end, ok
+}
+
+// walkContainer returns the index after the object or array at s[i],
+// which ends with closing, walking its values. An array's elements take
+// key, the array's own.
+func walkContainer(s string, i int, key string, depth int, closing byte, fn func(key, val string)) (int, bool) {
+	i, empty := openContainer(s, i, closing)
+	if empty {
+		return i, true
+	}
+	for {
+		k, ok := key, true
+		if closing == '}' {
+			if k, i, ok = memberKey(s, i); !ok {
 				return i, false
 			}
 			i = skipSpace(s, i)
-			if i >= len(s) {
-				return i, false
-			}
-			if s[i] == closing {
-				return i + 1, true
-			}
-			if s[i] != ',' {
-				return i, false
-			}
-			i = skipSpace(s, i+1)
 		}
-	default:
-		j := i
-		for j < len(s) && isLiteralByte(s[j]) {
-			j++
+		if i, ok = walkValue(s, i, k, depth+1, fn); !ok {
+			return i, false
 		}
-		return j, j > i
+		var done bool
+		if i, done, ok = afterElement(s, i, closing); !ok || done {
+			return i, ok
+		}
+		i = skipSpace(s, i)
 	}
 }
 
