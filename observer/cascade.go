@@ -387,111 +387,29 @@ const (
 // assess turns a finding into an assessment. Its texts are written one
 // after the other into st.out and share one allocation.
 func (st *cascadeState) assess(f cascadeFinding) Assessment {
-	// The failures considered: the streak, or every failure kept.
-	n := f.total
-	if f.byStreak {
-		n = int(min(f.consecutive, int64(f.total)))
-	}
-	gs := st.groups(n)
+	gs := st.groups(f.considered())
 	covered := 0
 	for _, g := range gs {
 		covered += len(g.calls)
 	}
-	top := gs[0]
+	common := len(gs[0].calls) >= 2
 	t := &st.out
 	t.start(512)
-	cause := func() { writeQuoted(&t.Builder, top.template) }
-
-	claimed := f.failed
-	if f.byStreak {
-		t.WriteString("The last ")
-		writeInt(&t.Builder, f.consecutive)
-		t.WriteString(" calls all failed")
-		claimed = int(f.consecutive)
-	} else {
-		writeInt(&t.Builder, int64(f.failed))
-		t.WriteString(" of the last ")
-		writeInt(&t.Builder, int64(f.total))
-		t.WriteString(" calls failed")
-	}
-	common := len(top.calls) >= 2
-	switch {
-	case len(gs) == 1 && common && covered == claimed:
-		t.WriteString(" with ")
-		cause()
-		t.WriteString(".")
-	case len(gs) == 1 && common:
-		t.WriteString("; the last ")
-		writeInt(&t.Builder, int64(covered))
-		t.WriteString(" with ")
-		cause()
-		t.WriteString(".")
-	case common:
-		t.WriteString("; ")
-		writeInt(&t.Builder, int64(len(top.calls)))
-		t.WriteString(" of them with ")
-		cause()
-		t.WriteString(".")
-	default:
-		t.WriteString(", each with a different error.")
-	}
+	st.writeSummary(f, gs, covered, common)
 	summary := t.end()
-	switch {
-	case len(gs) == 1 && common:
-		t.WriteString("The failures share one cause, so retrying the same way is unlikely to succeed.")
-	case common:
-		t.WriteString("The most common cause is ")
-		cause()
-		t.WriteString(" (")
-		writeInt(&t.Builder, int64(len(top.calls)))
-		t.WriteString(" of ")
-		writeInt(&t.Builder, int64(covered))
-		t.WriteString(" failures); ")
-		writeInt(&t.Builder, int64(len(gs)))
-		t.WriteString(" different errors in all.")
-	default:
-		t.WriteString("The failures have ")
-		writeInt(&t.Builder, int64(len(gs)))
-		t.WriteString(" different causes: the approach itself may be wrong.")
-	}
+	st.writeDescription(gs, covered, common)
 	description := t.end()
-
-	for k, g := range gs[:min(len(gs), maxGroupsShown)] {
-		if k > 0 {
-			t.WriteByte('\n')
-		}
-		t.WriteString(g.template)
-		t.WriteString(" (")
-		writePlural(&t.Builder, int64(len(g.calls)), "call", "calls")
-		t.WriteString(")")
-		shown := g.calls[max(len(g.calls)-maxGroupCallsShown, 0):]
-		if more := len(g.calls) - len(shown); more > 0 {
-			t.WriteString("\n  … ")
-			writePlural(&t.Builder, int64(more), "earlier call", "earlier calls")
-		}
-		for _, c := range shown {
-			t.WriteString("\n  ")
-			evidenceLine(&t.Builder, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
-		}
-	}
-	if more := len(gs) - maxGroupsShown; more > 0 {
-		t.WriteString("\n… and ")
-		writePlural(&t.Builder, int64(more), "other error", "other errors")
-	}
+	st.writeEvidence(gs)
 	evidence := t.end()
 	var dealWith piece
 	if common {
 		t.WriteString("Deal with the cause (")
-		cause()
+		writeQuoted(&t.Builder, gs[0].template)
 		t.WriteString(") first, or find a way around it.")
 		dealWith = t.end()
 	}
 
 	all := t.String()
-	category := "error_rate"
-	if f.byStreak {
-		category = "error_cascade"
-	}
 	var room [3]string
 	suggestions := append(room[:0], reassessSuggestion)
 	if common {
@@ -502,9 +420,125 @@ func (st *cascadeState) assess(f cascadeFinding) Assessment {
 	}
 	a := Assessment{Summary: summary.in(all), Severity: f.severity}
 	a.Observations, a.Suggestions = observationWith(
-		Observation{Category: category, Description: description.in(all), Evidence: evidence.in(all)},
+		Observation{Category: f.category(), Description: description.in(all), Evidence: evidence.in(all)},
 		suggestions...)
 	return a
+}
+
+// considered returns how many of the newest calls the assessment looks
+// at: the streak, or every call kept.
+func (f cascadeFinding) considered() int {
+	if f.byStreak {
+		return int(min(f.consecutive, int64(f.total)))
+	}
+	return f.total
+}
+
+// claimed returns how many failures the summary's first words count.
+func (f cascadeFinding) claimed() int {
+	if f.byStreak {
+		return int(f.consecutive)
+	}
+	return f.failed
+}
+
+func (f cascadeFinding) category() string {
+	if f.byStreak {
+		return "error_cascade"
+	}
+	return "error_rate"
+}
+
+// writeSummary writes how many calls failed and what they have in common.
+// covered is how many failures gs holds; common is whether the largest
+// group has more than one.
+func (st *cascadeState) writeSummary(f cascadeFinding, gs []errorGroup, covered int, common bool) {
+	t := &st.out
+	if f.byStreak {
+		t.WriteString("The last ")
+		writeInt(&t.Builder, f.consecutive)
+		t.WriteString(" calls all failed")
+	} else {
+		writeInt(&t.Builder, int64(f.failed))
+		t.WriteString(" of the last ")
+		writeInt(&t.Builder, int64(f.total))
+		t.WriteString(" calls failed")
+	}
+	if !common {
+		t.WriteString(", each with a different error.")
+		return
+	}
+	switch {
+	case len(gs) == 1 && covered == f.claimed():
+		t.WriteString(" with ")
+	case len(gs) == 1:
+		t.WriteString("; the last ")
+		writeInt(&t.Builder, int64(covered))
+		t.WriteString(" with ")
+	default:
+		t.WriteString("; ")
+		writeInt(&t.Builder, int64(len(gs[0].calls)))
+		t.WriteString(" of them with ")
+	}
+	writeQuoted(&t.Builder, gs[0].template)
+	t.WriteString(".")
+}
+
+// writeDescription writes what the groups of failures say about their
+// causes.
+func (st *cascadeState) writeDescription(gs []errorGroup, covered int, common bool) {
+	t := &st.out
+	switch {
+	case len(gs) == 1 && common:
+		t.WriteString("The failures share one cause, so retrying the same way is unlikely to succeed.")
+	case common:
+		t.WriteString("The most common cause is ")
+		writeQuoted(&t.Builder, gs[0].template)
+		t.WriteString(" (")
+		writeInt(&t.Builder, int64(len(gs[0].calls)))
+		t.WriteString(" of ")
+		writeInt(&t.Builder, int64(covered))
+		t.WriteString(" failures); ")
+		writeInt(&t.Builder, int64(len(gs)))
+		t.WriteString(" different errors in all.")
+	default:
+		t.WriteString("The failures have ")
+		writeInt(&t.Builder, int64(len(gs)))
+		t.WriteString(" different causes: the approach itself may be wrong.")
+	}
+}
+
+// writeEvidence writes the largest groups, each with its latest calls,
+// and how many more there are.
+func (st *cascadeState) writeEvidence(gs []errorGroup) {
+	t := &st.out
+	for k, g := range gs[:min(len(gs), maxGroupsShown)] {
+		if k > 0 {
+			t.WriteByte('\n')
+		}
+		writeGroup(&t.Builder, g)
+	}
+	if more := len(gs) - maxGroupsShown; more > 0 {
+		t.WriteString("\n… and ")
+		writePlural(&t.Builder, int64(more), "other error", "other errors")
+	}
+}
+
+// writeGroup writes a group's message and count, and its latest calls.
+func writeGroup(b *strings.Builder, g errorGroup) {
+	b.WriteString(g.template)
+	b.WriteString(" (")
+	writePlural(b, int64(len(g.calls)), "call", "calls")
+	b.WriteString(")")
+	shown := g.calls[max(len(g.calls)-maxGroupCallsShown, 0):]
+	if more := len(g.calls) - len(shown); more > 0 {
+		b.WriteString("\n  … ")
+		writePlural(b, int64(more), "earlier call", "earlier calls")
+	}
+	for _, c := range shown {
+		b.WriteString("\n  ")
+		evidenceLine(b, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
+	}
 }
 
 // matchURL matches an absolute URL up to the next space or quote, without

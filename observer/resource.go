@@ -54,124 +54,163 @@ func (r *ResourceObserver) Observe(_ context.Context, oc *Context) (Assessment, 
 
 // Assess describes b at now. It is what Observe does, without a session.
 func (r *ResourceObserver) Assess(b budget.Budget, now time.Time) Assessment {
-	caution, warning := r.CautionAt, r.WarningAt
-	if caution == 0 {
-		caution = DefaultCautionAt
-	}
-	if warning == 0 {
-		warning = DefaultWarningAt
-	}
-	grade := func(sev Severity, remaining float64) Severity {
-		switch {
-		case remaining <= warning:
-			return Warning
-		case remaining <= caution:
-			return max(sev, Caution)
-		}
-		return sev
-	}
-
+	g := r.grader()
 	var text strings.Builder
 	text.Grow(resourceTextSize)
-	// statement starts a sentence, separated from the previous one.
-	statement := func() {
-		if text.Len() > 0 {
-			text.WriteByte(' ')
-		}
-	}
-	sev := Info
+	sev := g.timeStatement(&text, &b, now, Info)
+	sev = g.tokenStatement(&text, &b, now, sev)
+	sev = g.toolCallStatement(&text, &b, now, sev)
+	sev = r.paceStatements(&text, &b, now, sev)
 
-	if left, ok := b.TimeRemaining(now); ok {
-		statement()
-		if left <= 0 {
-			text.WriteString("You have reached the time deadline.")
-			sev = Warning
-		} else {
-			text.WriteString("You have ")
-			if left < time.Second {
-				text.WriteString(underASecond)
-			} else {
-				writeDuration(&text, left)
-			}
-			text.WriteString(" remaining before the deadline.")
-			f, _ := b.FractionRemaining(budget.Time, now)
-			sev = grade(sev, f)
-		}
+	a := Assessment{Observer: r.Name(), Severity: sev, Timestamp: now, Suggestions: resourceSuggestions(sev)}
+	a.Summary = "No resource constraints configured."
+	if text.Len() > 0 {
+		a.Summary = text.String()
 	}
-	if left, ok := b.TokensRemaining(); ok {
-		statement()
-		if left <= 0 {
-			text.WriteString("You have exhausted your token budget.")
-			sev = Warning
-		} else {
-			used := float64(b.TokensUsed) / float64(b.MaxTokens) * 100
-			if used >= 99.5 {
-				// Tokens are left: rounded up, it would read as all used.
-				used = 99
-			}
-			var num [32]byte
-			text.WriteString("You have used ")
-			writeThousands(&text, b.TokensUsed)
-			text.WriteString(" of ")
-			writeThousands(&text, b.MaxTokens)
-			text.WriteString(" tokens (")
-			text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
-			text.WriteString("% of budget). ")
-			writeThousands(&text, left)
-			text.WriteString(" tokens remaining.")
-			f, _ := b.FractionRemaining(budget.Tokens, now)
-			sev = grade(sev, f)
-		}
-	}
-	if left, ok := b.ToolCallsRemaining(); ok {
-		statement()
-		if left <= 0 {
-			text.WriteString("You have exhausted your tool call budget.")
-			sev = Warning
-		} else {
-			text.WriteString("You have made ")
-			writeInt(&text, b.ToolCalls)
-			text.WriteString(" of ")
-			writeInt(&text, b.MaxToolCalls)
-			text.WriteString(" allowed tool calls. ")
-			writePlural(&text, left, "call", "calls")
-			text.WriteString(" remaining.")
-			f, _ := b.FractionRemaining(budget.ToolCalls, now)
-			sev = grade(sev, f)
-		}
-	}
+	return a
+}
 
-	minCalls := r.MinPaceCalls
-	if minCalls == 0 {
-		minCalls = DefaultMinPaceCalls
-	}
-	if minCalls > 0 && b.ToolCalls >= int64(minCalls) {
-		shortfalls := budget.Project(b, now).Shortfalls()
-		for _, s := range shortfalls {
-			statement()
-			writePace(&text, s)
-		}
-		if len(shortfalls) > 0 {
-			sev = sev.raise()
-		}
-	}
-
-	a := Assessment{Observer: r.Name(), Severity: sev, Timestamp: now}
+// resourceSuggestions returns new suggestions for an assessment of
+// severity sev.
+func resourceSuggestions(sev Severity) []string {
 	switch sev {
 	case Warning:
-		a.Suggestions = []string{
+		return []string{
 			"Prioritize completing the most critical remaining work.",
 			"Consider wrapping up with a summary of progress and remaining tasks.",
 		}
 	case Caution:
-		a.Suggestions = []string{"Be mindful of remaining resources when planning next steps."}
+		return []string{"Be mindful of remaining resources when planning next steps."}
 	}
-	if text.Len() == 0 {
-		a.Summary = "No resource constraints configured."
+	return nil
+}
+
+// resourceGrader grades the share of a resource remaining against the
+// observer's thresholds.
+type resourceGrader struct{ caution, warning float64 }
+
+func (r *ResourceObserver) grader() resourceGrader {
+	g := resourceGrader{caution: r.CautionAt, warning: r.WarningAt}
+	if g.caution == 0 {
+		g.caution = DefaultCautionAt
+	}
+	if g.warning == 0 {
+		g.warning = DefaultWarningAt
+	}
+	return g
+}
+
+// grade returns sev raised to what remaining, a share of a resource,
+// calls for.
+func (g resourceGrader) grade(sev Severity, remaining float64) Severity {
+	switch {
+	case remaining <= g.warning:
+		return Warning
+	case remaining <= g.caution:
+		return max(sev, Caution)
+	}
+	return sev
+}
+
+// startSentence separates a new sentence of text from the previous one.
+func startSentence(text *strings.Builder) {
+	if text.Len() > 0 {
+		text.WriteByte(' ')
+	}
+}
+
+// timeStatement writes the time left before the deadline, if there is
+// one, and returns sev graded by it.
+func (g resourceGrader) timeStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+	left, ok := b.TimeRemaining(now)
+	if !ok {
+		return sev
+	}
+	startSentence(text)
+	if left <= 0 {
+		text.WriteString("You have reached the time deadline.")
+		return Warning
+	}
+	text.WriteString("You have ")
+	if left < time.Second {
+		text.WriteString(underASecond)
 	} else {
-		a.Summary = text.String()
+		writeDuration(text, left)
 	}
-	return a
+	text.WriteString(" remaining before the deadline.")
+	f, _ := b.FractionRemaining(budget.Time, now)
+	return g.grade(sev, f)
+}
+
+// tokenStatement writes the tokens used and left, if they are limited,
+// and returns sev graded by them.
+func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+	left, ok := b.TokensRemaining()
+	if !ok {
+		return sev
+	}
+	startSentence(text)
+	if left <= 0 {
+		text.WriteString("You have exhausted your token budget.")
+		return Warning
+	}
+	// Tokens are left: a share of 99.5% or more, rounded, would read as
+	// all used, and is written as 99%.
+	used := min(float64(b.TokensUsed)/float64(b.MaxTokens)*100, 99)
+	var num [32]byte
+	text.WriteString("You have used ")
+	writeThousands(text, b.TokensUsed)
+	text.WriteString(" of ")
+	writeThousands(text, b.MaxTokens)
+	text.WriteString(" tokens (")
+	text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
+	text.WriteString("% of budget). ")
+	writeThousands(text, left)
+	text.WriteString(" tokens remaining.")
+	f, _ := b.FractionRemaining(budget.Tokens, now)
+	return g.grade(sev, f)
+}
+
+// toolCallStatement writes the tool calls made and left, if they are
+// limited, and returns sev graded by them.
+func (g resourceGrader) toolCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+	left, ok := b.ToolCallsRemaining()
+	if !ok {
+		return sev
+	}
+	startSentence(text)
+	if left <= 0 {
+		text.WriteString("You have exhausted your tool call budget.")
+		return Warning
+	}
+	text.WriteString("You have made ")
+	writeInt(text, b.ToolCalls)
+	text.WriteString(" of ")
+	writeInt(text, b.MaxToolCalls)
+	text.WriteString(" allowed tool calls. ")
+	writePlural(text, left, "call", "calls")
+	text.WriteString(" remaining.")
+	f, _ := b.FractionRemaining(budget.ToolCalls, now)
+	return g.grade(sev, f)
+}
+
+// paceStatements writes the shortfalls the pace so far projects, once
+// enough calls have been made to judge it, and raises sev one level if
+// there are any.
+func (r *ResourceObserver) paceStatements(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+	minCalls := pick(r.MinPaceCalls, DefaultMinPaceCalls)
+	if minCalls <= 0 || b.ToolCalls < int64(minCalls) {
+		return sev
+	}
+	shortfalls := budget.Project(*b, now).Shortfalls()
+	for _, s := range shortfalls {
+		startSentence(text)
+		writePace(text, s)
+	}
+	if len(shortfalls) > 0 {
+		return sev.raise()
+	}
+	return sev
 }
 
 // resourceTextSize is room for the summary of a budget with every limit

@@ -368,24 +368,37 @@ func scopeOf(t string) string {
 // a file named after a bare entry (orders.csv for orders), or is a
 // subdomain of a host e.
 func inScope(e, t string) bool {
-	if e == "" {
+	switch {
+	case e == "":
+		return false
+	case t == e, underDir(e, t), isSubdomain(e, t):
+		return true
+	case e[0] == '/':
 		return false
 	}
-	if t == e {
-		return true
-	}
-	if len(t) > len(e) && strings.HasPrefix(t, e) && (t[len(e)] == '/' || e[len(e)-1] == '/') {
-		return true
-	}
-	// A subdomain of a host: a bare word ("json") is no domain, and would
-	// cover every file with it as extension.
-	if len(t) > len(e) && strings.HasSuffix(t, e) && t[len(t)-len(e)-1] == '.' &&
-		strings.IndexByte(e, '.') > 0 && strings.IndexByte(e, '/') < 0 {
-		return true
-	}
-	if e[0] == '/' {
-		return false
-	}
+	return containsComponents(e, t)
+}
+
+// underDir reports whether t lies under the directory e.
+func underDir(e, t string) bool {
+	return len(t) > len(e) && strings.HasPrefix(t, e) && (t[len(e)] == '/' || e[len(e)-1] == '/')
+}
+
+// isSubdomain reports whether t is a subdomain of the host e. A bare word
+// ("json") is no domain, and would cover every file with it as extension.
+func isSubdomain(e, t string) bool {
+	return len(t) > len(e) && strings.HasSuffix(t, e) && t[len(t)-len(e)-1] == '.' && isDomain(e)
+}
+
+// isDomain reports whether e reads as a host name: a dot after its first
+// byte, and no slash.
+func isDomain(e string) bool {
+	return strings.IndexByte(e, '.') > 0 && strings.IndexByte(e, '/') < 0
+}
+
+// containsComponents reports whether the relative entry e occurs in t as
+// whole path components, or names a file of t when e is a bare word.
+func containsComponents(e, t string) bool {
 	bare := !strings.ContainsAny(e, "./")
 	for from := 0; from < len(t); {
 		k := strings.Index(t[from:], e)
@@ -393,18 +406,25 @@ func inScope(e, t string) bool {
 			return false
 		}
 		at := from + k
-		end := at + len(e)
-		if at == 0 || t[at-1] == '/' {
-			switch {
-			case end == len(t) || t[end] == '/':
-				return true
-			case bare && t[end] == '.' && !strings.Contains(t[end:], "/"):
-				return true // a file named after the entry: orders.csv for orders
-			}
+		if componentsAt(t, at, at+len(e), bare) {
+			return true
 		}
 		from = at + 1
 	}
 	return false
+}
+
+// componentsAt reports whether t[at:end] is made of whole path components,
+// or, for a bare entry, is the name of a file in t without its extension:
+// orders.csv for orders.
+func componentsAt(t string, at, end int, bare bool) bool {
+	if at > 0 && t[at-1] != '/' {
+		return false
+	}
+	if end == len(t) || t[end] == '/' {
+		return true
+	}
+	return bare && t[end] == '.' && !strings.Contains(t[end:], "/")
 }
 
 // maxPromptScope bounds the scope entries taken from a prompt.
