@@ -18,7 +18,7 @@ func TestMemorySinkConforms(t *testing.T) {
 func TestFileSinkConforms(t *testing.T) {
 	sinktest.Run(t, func(t *testing.T) (recorder.Sink, sinktest.ReadBack) {
 		path := filepath.Join(t.TempDir(), "run.jsonl")
-		s, err := recorder.NewFileSink(path, &recorder.FileOptions{Block: true})
+		s, err := recorder.NewFileSink(path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

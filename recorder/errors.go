@@ -36,11 +36,13 @@ var (
 	// it was to stamp is dropped, as for a failed write.
 	ErrClockPanicked = errors.New("recorder: clock panicked")
 
-	// ErrClosed is returned by a sink's Write and Flush after Close.
+	// ErrClosed is returned by a sink's Write and Flush after Close, and
+	// by Recorder.Flush after Recorder.Close; a record emitted after
+	// Recorder.Close is lost with a *SinkError wrapping it.
 	ErrClosed = errors.New("recorder: sink closed")
 
-	// ErrQueueFull is returned by a non-blocking FileSink whose queue is
-	// full; the record is dropped and counted.
+	// ErrQueueFull reports a record lost because the Recorder's queue was
+	// full (see Options.Block); the *SinkError of the record wraps it.
 	ErrQueueFull = errors.New("recorder: sink queue full, record dropped")
 
 	// ErrLineTooLong reports a JSONL line longer than the reader accepts.

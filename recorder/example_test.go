@@ -27,6 +27,9 @@ func Example() {
 	_ = run.ToolStarted(ctx, recorder.ToolStarted{CallID: "c1", Name: "shell", Arguments: `{"cmd":"env"}`})
 	_ = run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c1", Name: "shell", Result: "OPENAI_API_KEY=sk-live0123456789abcdefXYZ", Duration: 40 * time.Millisecond})
 	_ = run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{ToolCalls: 1}})
+	// Close hands every queued record to the sink, closes it and stops the
+	// recorder's goroutine.
+	_ = rec.Close(ctx)
 
 	for _, r := range sink.Records() {
 		line, _ := r.AppendJSON(nil)
@@ -55,7 +58,7 @@ func ExampleNewFileSink() {
 	run, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1"})
 	_ = run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: 120, Used: 120, Limit: 50_000})
 	_ = run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
-	if err := sink.Close(ctx); err != nil { // flushes and stops the writer goroutine
+	if err := rec.Close(ctx); err != nil { // writes out the queue and closes the file
 		fmt.Println(err)
 		return
 	}
@@ -114,9 +117,15 @@ func ExampleOptions_escalate() {
 	ctx := context.Background()
 	failing := recorder.FanOut(recorder.NewMemorySink(), brokenSink{})
 	rec := recorder.New(failing, &recorder.Options{Policy: recorder.Escalate})
-	_, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "r"})
+	defer rec.Close(ctx)
+	run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "r"})
+	fmt.Println(err) // the write fails later, on the recorder's goroutine
+	_ = rec.Flush(ctx)
+	err = run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"})
 	fmt.Println(errors.Is(err, recorder.ErrSinkFailed), errors.Is(err, errDiskFull))
+	// From now on every call returns the first failure; the run can end.
 	// Output:
+	// <nil>
 	// true true
 }
 

@@ -33,7 +33,6 @@ const (
 
 // Defaults of FileOptions.
 const (
-	DefaultQueueSize  = 4096
 	DefaultBufferSize = 64 << 10
 	DefaultSyncEvery  = 1000
 )
@@ -42,16 +41,6 @@ const (
 // and so does the zero value of every field. The sink reads it once when
 // it is created.
 type FileOptions struct {
-	// QueueSize is how many records may wait for the writer goroutine.
-	// Zero means DefaultQueueSize.
-	QueueSize int
-
-	// Block makes Write wait for room when the queue is full (until ctx
-	// ends; a record that finds room is queued whatever the state of ctx).
-	// By default a full queue drops the record, counts it and returns
-	// ErrQueueFull, so the agent is never slowed by its recorder.
-	Block bool
-
 	// BufferSize is the size of the write buffer. Zero means
 	// DefaultBufferSize.
 	BufferSize int
@@ -66,56 +55,45 @@ type FileOptions struct {
 	// appended to it.
 	Truncate bool
 
-	// ErrorHandler receives write and sync errors from the writer
-	// goroutine. The default logs them with log/slog at warning level. It
-	// runs on that goroutine, so it must not call the sink's Flush or
-	// Close, which wait for the goroutine.
-	ErrorHandler func(error)
+	// OnError receives I/O errors, including those that lose records Write
+	// had accepted (see Dropped). Nil logs them with log/slog at warning
+	// level. It runs on the goroutine calling the sink: behind a Recorder,
+	// the Recorder's own, so it must not call the Recorder's Flush or Close.
+	OnError func(ctx context.Context, err error)
 }
 
-// FileSink writes records as JSON Lines. Records are encoded in Write, on
-// the caller's goroutine, then handed through a bounded queue to one
-// goroutine that owns the buffered writer; it writes the buffer out
-// whenever the queue runs empty, so records reach the operating system
+// FileSink writes records as JSON Lines. It is an encoder over an
+// io.Writer: Write encodes the record as one line into a buffer, written
+// out when full, on Flush and on Close. Behind a Recorder, which calls it
+// from its own goroutine, it also writes the buffer out whenever the
+// Recorder's queue runs empty, so records reach the operating system
 // promptly at low load and in large batches at high load.
 //
-// Write and Flush may return nil before the data reaches the disk; an I/O
-// error is reported to the error handler, returned by the next Flush or
-// Close, and makes every later Write fail with it.
+// An I/O error is reported to OnError, returned by the call that met it
+// (or by the next Flush or Close, when the write out happened on its own)
+// and makes every later Write fail with it.
 //
 // A FileSink is safe for concurrent use. Create it with NewFileSink or
 // NewWriterSink; the zero FileSink has no destination and is not usable.
-// Close stops its goroutine; call it (or Close(ctx, sink)) when done, or
-// the goroutine and file leak.
+// It starts no goroutine. Close it, or the Recorder writing to it, when
+// done: records still in the buffer are written only by Flush or Close.
 type FileSink struct {
+	mu      sync.Mutex
 	w       io.Writer
 	file    io.Closer // closed by Close; nil for NewWriterSink
 	syncer  interface{ Sync() error }
 	bw      *bufio.Writer
-	block   bool
+	line    []byte // encoding buffer
 	sync    SyncPolicy
 	every   int
-	onError func(error)
+	onError func(context.Context, error)
 
-	queue   chan fileItem
-	mu      sync.RWMutex // writers hold it for reading while they enqueue; Close takes it to fence them
-	closing chan struct{}
-	stop    chan struct{}
-	exited  chan struct{}
-	once    sync.Once
-
-	lines    sync.Pool // encoding buffers passed from Write to the goroutine
-	dropped  atomic.Uint64
-	failure  atomic.Pointer[error] // first I/O error; sticky
-	closeErr error                 // set by the goroutine before exited closes
-
-	sinceSync int   // records since the last sync; goroutine-owned
-	ends      []int // where each record in the buffer ends in it, in order; goroutine-owned
-}
-
-type fileItem struct {
-	line *[]byte    // an encoded record, or nil for a flush request
-	done chan error // flush requests only
+	closed    bool
+	closeErr  error
+	failure   error // first I/O error; sticky
+	sinceSync int   // records since the last sync
+	ends      []int // where each record in the buffer ends in it, in order
+	dropped   atomic.Uint64
 }
 
 // NewFileSink opens (creating if needed) the file at path for appending
@@ -186,19 +164,11 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 	s := &FileSink{
 		w:       w,
 		file:    file,
-		block:   opts.Block,
 		sync:    opts.Sync,
 		every:   opts.SyncEvery,
-		onError: opts.ErrorHandler,
-		closing: make(chan struct{}),
-		stop:    make(chan struct{}),
-		exited:  make(chan struct{}),
+		onError: opts.OnError,
 	}
 	s.syncer, _ = w.(interface{ Sync() error })
-	qs := opts.QueueSize
-	if qs <= 0 {
-		qs = DefaultQueueSize
-	}
 	bs := opts.BufferSize
 	if bs <= 0 {
 		bs = DefaultBufferSize
@@ -206,241 +176,126 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 	if s.every <= 0 {
 		s.every = DefaultSyncEvery
 	}
-	s.queue = make(chan fileItem, qs)
 	s.bw = bufio.NewWriterSize(w, bs)
-	go s.loop()
 	return s
 }
 
-// Dropped returns how many records were dropped because the queue was full
-// or because an I/O error kept them, after Write accepted them, from
-// reaching the destination whole. A record the destination took only in
-// part counts as dropped; one it took whole does not.
+// Dropped returns how many records Write accepted (returned nil for) that
+// an I/O error then kept from reaching the destination whole. A record the
+// destination took only in part counts as dropped; one it took whole does
+// not. Records Write refused are counted by the caller (Recorder.Dropped).
 func (s *FileSink) Dropped() uint64 { return s.dropped.Load() }
 
-// maxPooledLine keeps a few huge records from pinning memory in the pool.
-const maxPooledLine = 64 << 10
+// maxKeptLine keeps one huge record from pinning memory in the sink.
+const maxKeptLine = 64 << 10
 
-func (s *FileSink) getLine() *[]byte {
-	if b, ok := s.lines.Get().(*[]byte); ok {
-		return b
-	}
-	b := make([]byte, 0, 512)
-	return &b
-}
-
-func (s *FileSink) putLine(b *[]byte) {
-	if cap(*b) <= maxPooledLine {
-		*b = (*b)[:0]
-		s.lines.Put(b)
-	}
-}
-
-// Write encodes r and queues it for the writer goroutine. It returns an
-// error wrapping ErrEncode if r cannot be encoded, ErrQueueFull if the
-// queue is full and Block is off, ctx's error if Block is on, the queue is
-// full and ctx ends before a slot frees up, ErrClosed after Close, and the
-// first I/O error once one happened. A record that finds room in the queue
-// is taken even when ctx has already ended.
+// Write encodes r as one JSON line into the buffer, writing the buffer out
+// first if the line does not fit. It returns an error wrapping ErrEncode
+// if r cannot be encoded, ErrClosed after Close, and the first I/O error
+// once one happened. It does not wait on ctx: the only waits are the
+// destination's own.
 func (s *FileSink) Write(ctx context.Context, r *Record) error {
-	select {
-	case <-s.closing:
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
 		return ErrClosed
-	default:
 	}
-	if err := s.failure.Load(); err != nil {
-		return *err
+	if s.failure != nil {
+		return s.failure
 	}
-	bp := s.getLine()
-	b, err := r.AppendJSON(*bp)
+	b, err := r.AppendJSON(s.line[:0])
+	if err == nil {
+		b = append(b, '\n')
+	}
+	if cap(b) <= maxKeptLine {
+		s.line = b[:0]
+	}
 	if err != nil {
-		s.putLine(bp)
 		return err
 	}
-	*bp = append(b, '\n')
-	it := fileItem{line: bp}
-
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	select {
-	case <-s.closing:
-		s.putLine(bp)
-		return ErrClosed
-	default:
-	}
-	// A free slot takes the record whatever the state of ctx, which only
-	// bounds the wait for one.
-	select {
-	case s.queue <- it:
-		return nil
-	default:
-	}
-	if s.block {
-		select {
-		case s.queue <- it:
-			return nil
-		case <-s.closing:
-			s.putLine(bp)
-			return ErrClosed
-		case <-ctx.Done():
-			s.putLine(bp)
-			return ctx.Err()
-		}
-	}
-	s.putLine(bp)
-	s.dropped.Add(1)
-	return ErrQueueFull
-}
-
-// Flush waits until every record queued before the call is written to the
-// destination (and synced, under SyncOnFlush or SyncPeriodic). It returns
-// the first I/O error if one happened, ErrClosed after Close, or ctx's
-// error if ctx ends first (the flush still completes in the background).
-func (s *FileSink) Flush(ctx context.Context) error {
-	done := make(chan error, 1)
-	if err := s.enqueueControl(ctx, fileItem{done: done}); err != nil {
-		return err
-	}
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (s *FileSink) enqueueControl(ctx context.Context, it fileItem) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	select {
-	case <-s.closing:
-		return ErrClosed
-	default:
-	}
-	select {
-	case s.queue <- it:
-		return nil
-	case <-s.closing:
-		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Close stops accepting records, writes out everything queued, syncs
-// (unless Sync is SyncNever), closes the file and stops the goroutine. It
-// is idempotent: later calls wait for the same shutdown and return the same
-// result. If ctx ends first Close returns ctx's error, and the shutdown
-// finishes in the background.
-func (s *FileSink) Close(ctx context.Context) error {
-	s.once.Do(func() {
-		close(s.closing)
-		// Wait for writers that are between their check and their send;
-		// none can block for long, since closing wakes blocked ones.
-		s.mu.Lock()
-		close(s.stop)
-		s.mu.Unlock()
-	})
-	// A shutdown that is over gives its result, whatever the state of ctx.
-	select {
-	case <-s.exited:
-		return s.closeErr
-	default:
-	}
-	select {
-	case <-s.exited:
-		return s.closeErr
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (s *FileSink) loop() {
-	defer close(s.exited)
-	for {
-		select {
-		case it := <-s.queue:
-			s.handle(it)
-			s.drain()
-			s.writeOut(false)
-		case <-s.stop:
-			s.drain()
-			s.closeErr = s.writeOut(s.sync != SyncNever)
-			if s.file != nil {
-				if err := s.file.Close(); err != nil && s.closeErr == nil {
-					s.closeErr = s.fail(fmt.Errorf("recorder: close trajectory file: %w", err))
-				}
-			}
-			return
-		}
-	}
-}
-
-// drain handles every item already queued, without waiting.
-func (s *FileSink) drain() {
-	for {
-		select {
-		case it := <-s.queue:
-			s.handle(it)
-		default:
-			return
-		}
-	}
-}
-
-func (s *FileSink) handle(it fileItem) {
-	if it.line == nil {
-		it.done <- s.writeOut(s.sync != SyncNever)
-		return
-	}
-	if len(*it.line) > s.bw.Available() && s.bw.Buffered() > 0 {
+	if len(b) > s.bw.Available() && s.bw.Buffered() > 0 {
 		// Write the buffer out before the record overflows it, rather than
 		// let bufio write out part of it: the buffer then only ever holds
 		// whole records, and a failed write out knows which ones it lost.
-		s.writeOut(false)
+		if err := s.writeOut(ctx, false); err != nil {
+			return err
+		}
 	}
-	if s.failure.Load() != nil {
-		s.dropped.Add(1)
-		s.putLine(it.line)
-		return
-	}
-	_, err := s.bw.Write(*it.line)
-	s.putLine(it.line)
-	if err != nil {
+	if _, err := s.bw.Write(b); err != nil {
 		// Only a record longer than the buffer is written directly, past
-		// an empty buffer, and only that record is lost.
-		s.dropped.Add(1)
-		s.fail(fmt.Errorf("recorder: write trajectory: %w", err))
-		return
+		// an empty buffer, and only that record is lost; the caller counts
+		// it.
+		return s.fail(ctx, fmt.Errorf("recorder: write trajectory: %w", err))
 	}
 	if n := s.bw.Buffered(); n > 0 {
 		s.ends = append(s.ends, n)
 	}
 	// A destination that cannot sync gets no sync, and so no write out
-	// for one either.
+	// for one either. A failure here is the buffer's: Dropped counts the
+	// records it lost, this one included, so Write accepted it.
 	if s.sync == SyncPeriodic && s.syncer != nil {
 		s.sinceSync++
 		if s.sinceSync >= s.every {
-			s.writeOut(true)
+			s.writeOut(ctx, true)
 		}
 	}
+	return nil
+}
+
+// Flush writes the buffer out to the destination (and syncs it, under
+// SyncOnFlush or SyncPeriodic). It returns the first I/O error if one
+// happened, or ErrClosed after Close.
+func (s *FileSink) Flush(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return s.writeOut(ctx, s.sync != SyncNever)
+}
+
+// idle writes the buffer out when the Recorder's queue runs empty.
+func (s *FileSink) idle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed && s.failure == nil && s.bw.Buffered() > 0 {
+		s.writeOut(context.Background(), false)
+	}
+}
+
+// Close writes the buffer out, syncs (unless Sync is SyncNever) and closes
+// the file. It is idempotent: later calls return the first one's result.
+func (s *FileSink) Close(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.closeErr
+	}
+	s.closed = true
+	s.closeErr = s.writeOut(ctx, s.sync != SyncNever)
+	if s.file != nil {
+		if err := s.file.Close(); err != nil && s.closeErr == nil {
+			s.closeErr = s.fail(ctx, fmt.Errorf("recorder: close trajectory file: %w", err))
+		}
+	}
+	return s.closeErr
 }
 
 // writeOut empties the buffer into the destination and, if sync is set,
 // syncs it. It returns the sink's first I/O error, old or new.
-func (s *FileSink) writeOut(sync bool) error {
-	if err := s.failure.Load(); err != nil {
-		return *err
+func (s *FileSink) writeOut(ctx context.Context, sync bool) error {
+	if s.failure != nil {
+		return s.failure
 	}
 	if err := s.bw.Flush(); err != nil {
-		return s.lose(fmt.Errorf("recorder: write trajectory: %w", err))
+		return s.lose(ctx, fmt.Errorf("recorder: write trajectory: %w", err))
 	}
 	s.ends = s.ends[:0]
 	if sync && s.syncer != nil {
 		s.sinceSync = 0
 		// Pipes and terminals cannot be synced (EINVAL); that is no failure.
 		if err := s.syncer.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, os.ErrInvalid) {
-			return s.fail(fmt.Errorf("recorder: sync trajectory: %w", err))
+			return s.fail(ctx, fmt.Errorf("recorder: sync trajectory: %w", err))
 		}
 	}
 	return nil
@@ -449,23 +304,25 @@ func (s *FileSink) writeOut(sync bool) error {
 // lose counts as dropped the records a failed write out did not write
 // whole, and fails. bufio keeps the bytes it could not write at the start
 // of its buffer, so the records ending past what was written are lost.
-func (s *FileSink) lose(err error) error {
+func (s *FileSink) lose(ctx context.Context, err error) error {
 	if len(s.ends) > 0 {
 		written := s.ends[len(s.ends)-1] - s.bw.Buffered()
 		whole, _ := slices.BinarySearch(s.ends, written+1)
 		s.dropped.Add(uint64(len(s.ends) - whole))
 		s.ends = s.ends[:0]
 	}
-	return s.fail(err)
+	return s.fail(ctx, err)
 }
 
 // fail records the first I/O error, reports err and returns the first.
-func (s *FileSink) fail(err error) error {
-	s.failure.CompareAndSwap(nil, &err)
-	if s.onError != nil {
-		s.onError(err)
-	} else {
-		slog.Warn("lookout recorder: trajectory sink error", "err", err)
+func (s *FileSink) fail(ctx context.Context, err error) error {
+	if s.failure == nil {
+		s.failure = err
 	}
-	return *s.failure.Load()
+	if s.onError != nil {
+		s.onError(ctx, err)
+	} else {
+		slog.WarnContext(ctx, "lookout recorder: trajectory sink error", "err", err)
+	}
+	return s.failure
 }

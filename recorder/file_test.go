@@ -25,7 +25,6 @@ type testWriter struct {
 	buf     bytes.Buffer
 	entered chan struct{} // gets a value each time Write starts
 	wrote   chan struct{} // gets a value each time Write has stored its bytes
-	gate    chan struct{} // when non-nil, Write waits for it to close
 	err     error
 	syncs   int
 	syncErr error
@@ -36,15 +35,8 @@ func newTestWriter() *testWriter {
 	return &testWriter{entered: make(chan struct{}, 1024), wrote: make(chan struct{}, 1024)}
 }
 
-func (w *testWriter) hold() { w.gate = make(chan struct{}) }
-
-func (w *testWriter) release() { close(w.gate) }
-
 func (w *testWriter) Write(p []byte) (int, error) {
 	w.entered <- struct{}{}
-	if w.gate != nil {
-		<-w.gate
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -199,115 +191,25 @@ func TestFileSinkFailsToOpenAnUnwritablePath(t *testing.T) {
 	assert.Error(t, err, "a file cannot be a directory")
 }
 
-func TestFileSinkDropsAndCountsWhenTheQueueIsFull(t *testing.T) {
+func TestFileSinkBehindARecorderWritesOutWithoutAFlush(t *testing.T) {
 	ctx := context.Background()
 	w := newTestWriter()
-	w.hold()
-	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 2})
-	require.NoError(t, s.Write(ctx, budgetRecord(0)))
-	<-w.entered // the goroutine is now stuck writing record 0
-
-	require.NoError(t, s.Write(ctx, budgetRecord(1)))
-	require.NoError(t, s.Write(ctx, budgetRecord(2)))
-	assert.ErrorIs(t, s.Write(ctx, budgetRecord(3)), recorder.ErrQueueFull)
-	assert.ErrorIs(t, s.Write(ctx, budgetRecord(4)), recorder.ErrQueueFull)
-	assert.Equal(t, uint64(2), s.Dropped())
-
-	w.release()
-	require.NoError(t, s.Close(ctx))
-	assert.Equal(t, []uint64{0, 1, 2}, seqs(w.records(t)))
-}
-
-func TestBlockingFileSinkWaitsForRoomUntilTheContextEnds(t *testing.T) {
-	ctx := context.Background()
-	w := newTestWriter()
-	w.hold()
-	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 1, Block: true})
-	require.NoError(t, s.Write(ctx, budgetRecord(0)))
-	<-w.entered
-	require.NoError(t, s.Write(ctx, budgetRecord(1))) // fills the queue
-
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	assert.ErrorIs(t, s.Write(cancelled, budgetRecord(2)), context.Canceled)
-
-	done := make(chan error)
-	go func() { done <- s.Write(ctx, budgetRecord(3)) }()
-	w.release()
-	require.NoError(t, <-done, "a blocked write goes through once there is room")
-	require.NoError(t, s.Close(ctx))
-	assert.Equal(t, []uint64{0, 1, 3}, seqs(w.records(t)))
-	assert.Zero(t, s.Dropped())
-}
-
-// TestBlockingFileSinkTakesACancelledWriteWhenThereIsRoom checks that a
-// write with an ended context is queued, not refused, while the queue has
-// room: the context only bounds a wait for a slot.
-func TestBlockingFileSinkTakesACancelledWriteWhenThereIsRoom(t *testing.T) {
-	ctx := context.Background()
-	w := newTestWriter()
-	w.hold()
-	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 256, Block: true})
-	require.NoError(t, s.Write(ctx, budgetRecord(0)))
-	<-w.entered // the goroutine holds record 0, so the queue only fills
-
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	for seq := uint64(1); seq <= 200; seq++ {
-		require.NoError(t, s.Write(cancelled, budgetRecord(seq)), "record %d", seq)
-	}
-	w.release()
-	require.NoError(t, s.Close(ctx))
-	assert.Len(t, w.records(t), 201)
-	assert.Zero(t, s.Dropped())
-}
-
-func TestCloseWakesBlockedWritersWithErrClosed(t *testing.T) {
-	ctx := context.Background()
-	w := newTestWriter()
-	w.hold()
-	s := recorder.NewWriterSink(w, &recorder.FileOptions{QueueSize: 1, Block: true})
-	require.NoError(t, s.Write(ctx, budgetRecord(0)))
-	<-w.entered
-	require.NoError(t, s.Write(ctx, budgetRecord(1)))
-
-	blocked := make(chan error)
-	go func() { blocked <- s.Write(ctx, budgetRecord(2)) }()
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	assert.ErrorIs(t, s.Close(cancelled), context.Canceled, "close gives up while the writer is stuck")
-	assert.ErrorIs(t, <-blocked, recorder.ErrClosed)
-
-	w.release()
-	require.NoError(t, s.Close(ctx), "a second close waits for the shutdown")
-	assert.Equal(t, []uint64{0, 1}, seqs(w.records(t)))
-}
-
-func TestFlushHonoursItsContext(t *testing.T) {
-	ctx := context.Background()
-	w := newTestWriter()
-	w.hold()
-	s := recorder.NewWriterSink(w, nil)
-	require.NoError(t, s.Write(ctx, budgetRecord(0)))
-	<-w.entered
-
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	assert.ErrorIs(t, s.Flush(cancelled), context.Canceled)
-
-	w.release()
-	require.NoError(t, s.Flush(ctx))
-	require.NoError(t, s.Close(ctx))
-}
-
-func TestFileSinkWritesOutWithoutAFlush(t *testing.T) {
-	ctx := context.Background()
-	w := newTestWriter()
-	s := recorder.NewWriterSink(w, nil)
-	defer s.Close(ctx)
-	require.NoError(t, s.Write(ctx, budgetRecord(5)))
+	rec := newRec(t, recorder.NewWriterSink(w, nil), nil)
+	run := rec.ResumeRun(recorder.RunInfo{}, 5)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
 	<-w.wrote // written to the destination once the queue ran empty
 	assert.Equal(t, []uint64{5}, seqs(w.records(t)))
+}
+
+func TestFileSinkWithoutARecorderWritesOutOnlyWhenAsked(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	s := recorder.NewWriterSink(w, nil)
+	require.NoError(t, s.Write(ctx, budgetRecord(0)))
+	assert.Empty(t, w.records(t), "the record waits in the buffer")
+	require.NoError(t, s.Flush(ctx))
+	assert.Equal(t, []uint64{0}, seqs(w.records(t)))
+	require.NoError(t, s.Close(ctx))
 }
 
 func TestWriterSinkDoesNotCloseItsWriter(t *testing.T) {
@@ -324,12 +226,12 @@ func TestFileSinkReportsIOErrorsAndFailsLaterWrites(t *testing.T) {
 	w.err = errBoom
 	var handled []error
 	var mu sync.Mutex
-	s := recorder.NewWriterSink(w, &recorder.FileOptions{ErrorHandler: func(err error) {
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{OnError: func(_ context.Context, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		handled = append(handled, err)
 	}})
-	require.NoError(t, s.Write(ctx, budgetRecord(0)), "the failure happens later, in the goroutine")
+	require.NoError(t, s.Write(ctx, budgetRecord(0)), "the failure happens later, when the buffer is written out")
 	assert.ErrorIs(t, s.Flush(ctx), errBoom)
 	assert.ErrorIs(t, s.Write(ctx, budgetRecord(1)), errBoom, "the sink stays failed")
 	assert.ErrorIs(t, s.Close(ctx), errBoom)
@@ -345,16 +247,18 @@ func TestFileSinkWithDropPolicyKeepsTheRunGoing(t *testing.T) {
 	ctx := context.Background()
 	w := newTestWriter()
 	w.err = errors.New("disk gone")
-	s := recorder.NewWriterSink(w, &recorder.FileOptions{ErrorHandler: func(error) {}})
-	rec := recorder.New(s, &recorder.Options{ErrorHandler: func(error) {}})
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{OnError: func(context.Context, error) {}})
+	rec := newRec(t, s, &recorder.Options{OnError: func(context.Context, error) {}})
 	run, err := rec.StartRun(ctx, recorder.RunInfo{})
 	require.NoError(t, err)
-	require.Error(t, s.Flush(ctx))
+	require.Error(t, rec.Flush(ctx))
+	assert.Equal(t, uint64(1), s.Dropped(), "the sink counts the record it accepted and lost")
 	for range 10 {
 		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
 	}
+	require.Error(t, rec.Flush(ctx))
 	assert.Equal(t, uint64(10), rec.Dropped(), "every write after the failure is counted")
-	assert.Error(t, s.Close(ctx))
+	assert.Error(t, rec.Close(ctx))
 }
 
 func TestFileSinkReturnsEncodingErrors(t *testing.T) {
@@ -381,7 +285,6 @@ func TestFileSinkSyncPolicies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newTestWriter()
-			tc.opts.Block = true
 			s := recorder.NewWriterSink(w, &tc.opts)
 			for i := range 7 {
 				require.NoError(t, s.Write(ctx, budgetRecord(uint64(i))))
@@ -413,9 +316,6 @@ type cappedWriter struct {
 
 func (w *cappedWriter) Write(p []byte) (int, error) {
 	w.entered <- struct{}{}
-	if w.gate != nil {
-		<-w.gate
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	room := w.cap - w.buf.Len()
@@ -434,8 +334,7 @@ func TestFileSinkCountsExactlyTheRecordsAnIOErrorLost(t *testing.T) {
 	ctx := context.Background()
 	for _, capBytes := range []int{0, 100, 1000, 2000, 2500, 4000, 6000, 9000, 12000} {
 		w := &cappedWriter{testWriter: newTestWriter(), cap: capBytes}
-		w.hold()
-		s := recorder.NewWriterSink(w, &recorder.FileOptions{BufferSize: 1024, ErrorHandler: func(error) {}})
+		s := recorder.NewWriterSink(w, &recorder.FileOptions{BufferSize: 1024, OnError: func(context.Context, error) {}})
 		accepted := 0
 		for seq := range uint64(40) {
 			r := budgetRecord(seq)
@@ -446,11 +345,7 @@ func TestFileSinkCountsExactlyTheRecordsAnIOErrorLost(t *testing.T) {
 			if s.Write(ctx, r) == nil {
 				accepted++
 			}
-			if seq == 0 {
-				<-w.entered // the goroutine holds record 0; the rest queue up
-			}
 		}
-		w.release()
 		assert.Error(t, s.Close(ctx), "cap %d", capBytes)
 
 		w.mu.Lock()
@@ -482,15 +377,11 @@ func TestCloseAfterShutdownReturnsItsResultWhateverTheContext(t *testing.T) {
 func TestPeriodicSyncOnAnUnsyncableDestinationKeepsBatching(t *testing.T) {
 	ctx := context.Background()
 	w := newTestWriter()
-	w.hold()
 	s := recorder.NewWriterSink(struct{ io.Writer }{w}, &recorder.FileOptions{Sync: recorder.SyncPeriodic, SyncEvery: 10})
-	require.NoError(t, s.Write(ctx, budgetRecord(0)))
-	<-w.entered // the goroutine holds record 0; the rest queue up
-	for seq := uint64(1); seq <= 100; seq++ {
+	for seq := uint64(0); seq <= 100; seq++ {
 		require.NoError(t, s.Write(ctx, budgetRecord(seq)))
 	}
-	w.release()
 	require.NoError(t, s.Close(ctx))
 	assert.Len(t, w.records(t), 101)
-	assert.LessOrEqual(t, len(w.entered), 2, "the 100 queued records fit one buffer and go out in one write")
+	assert.Equal(t, 1, len(w.entered), "the 101 records fit one buffer and go out in one write")
 }

@@ -54,7 +54,7 @@ type RunLimits struct {
 // concurrently.
 type RunStarted struct {
 	AgentName string            `json:"agent_name,omitempty"`
-	Limits    RunLimits            `json:"limits"`
+	Limits    RunLimits         `json:"limits"`
 	Metadata  map[string]string `json:"metadata,omitempty"`
 }
 

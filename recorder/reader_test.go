@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -203,9 +204,9 @@ func TestSixtyFourWritersIntoAFileReadBackDense(t *testing.T) {
 	// test checks the same through StartRun, with run_started at seq 0.
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "run.jsonl")
-	s, err := recorder.NewFileSink(path, &recorder.FileOptions{Block: true})
+	s, err := recorder.NewFileSink(path, nil)
 	require.NoError(t, err)
-	rec := recorder.New(s, &recorder.Options{Policy: recorder.Escalate})
+	rec := newRec(t, s, &recorder.Options{Policy: recorder.Escalate, Block: true, BlockTimeout: time.Minute})
 	run, err := rec.StartRun(ctx, recorder.RunInfo{})
 	require.NoError(t, err)
 	done := make(chan error)
@@ -224,7 +225,7 @@ func TestSixtyFourWritersIntoAFileReadBackDense(t *testing.T) {
 		require.NoError(t, <-done)
 	}
 	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
-	require.NoError(t, s.Close(ctx))
+	require.NoError(t, rec.Close(ctx))
 	recs, tear, err := recorder.ReadFile(path)
 	require.NoError(t, err)
 	require.Nil(t, tear)

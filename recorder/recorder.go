@@ -15,17 +15,24 @@ import (
 	"github.com/google/uuid"
 )
 
-// Policy decides what a failed sink write does to the caller. The zero
-// Policy is Drop. It is a plain value and safe for concurrent use.
+// Policy decides what a lost record does to the run. The zero Policy is
+// Drop. It is a plain value and safe for concurrent use.
+//
+// A record is lost when the sink's Write fails (or panics), when the queue
+// is full, when a Redactor or the Clock panics, when it holds JSON nested
+// too deeply, or when it is emitted after Close. Under both policies a
+// lost record keeps its seq, so it leaves a gap, and is counted in Dropped.
 type Policy int
 
 const (
-	// Drop counts the failed record, reports the error to the error
-	// handler and returns nil, so the run goes on. It is the default.
+	// Drop reports every lost record to Options.OnError and goes on: the
+	// Trace methods return nil. It is the default.
 	Drop Policy = iota
-	// Escalate returns a *SinkError to the caller, which wraps both
-	// ErrSinkFailed and the sink's error, so the caller can end the run.
-	// The error handler is not called.
+	// Escalate keeps the first lost record's *SinkError, which wraps
+	// ErrSinkFailed and the cause: Recorder.Err returns it, and so does
+	// every Trace method from then on, so the run can end itself. Records
+	// emitted after it are still queued and written; losses after the
+	// first go to Options.OnError.
 	Escalate
 )
 
@@ -33,20 +40,48 @@ const (
 // results.
 const DefaultMaxFieldBytes = 4 << 10
 
+// Defaults of Options.
+const (
+	DefaultQueueSize    = 2048
+	DefaultBlockTimeout = time.Second
+	DefaultWriteTimeout = 5 * time.Second
+)
+
 // Options configure a Recorder. A nil *Options means the defaults, and so
 // does the zero value of every field. New reads it once; changing it
 // afterwards has no effect.
 type Options struct {
-	// Policy is what a failed write does: Drop (default) or Escalate.
+	// Policy is what a lost record does: Drop (default) or Escalate.
 	Policy Policy
 
-	// ErrorHandler receives failed writes under the Drop policy. The
-	// default logs them with log/slog at warning level. It may be called
-	// from many goroutines at once.
-	ErrorHandler func(error)
+	// OnError receives lost records (a *SinkError each) and other
+	// failures of the recorder that the caller does not get back. Nil logs
+	// them with log/slog at warning level. It may be called from many
+	// goroutines at once, the Recorder's own included, so it must not call
+	// the Recorder's Flush or Close.
+	OnError func(ctx context.Context, err error)
+
+	// QueueSize is how many records may wait for the sink. Zero means
+	// DefaultQueueSize.
+	QueueSize int
+
+	// Block makes an emit that finds the queue full wait for room, until
+	// its ctx ends or BlockTimeout passes, whichever comes first; then the
+	// record is lost. By default a full queue loses the record at once
+	// (with ErrQueueFull), so the agent is never slowed by its sink.
+	Block bool
+
+	// BlockTimeout bounds the wait for room under Block, and the wait of
+	// Trace.End, which always waits for room. Zero means
+	// DefaultBlockTimeout.
+	BlockTimeout time.Duration
+
+	// WriteTimeout bounds every call of the sink's Write, Flush and Close:
+	// their ctx ends after it. Zero means DefaultWriteTimeout.
+	WriteTimeout time.Duration
 
 	// Clock stamps RecordedAt. The default is time.Now. Should it panic,
-	// the record is dropped with an error wrapping ErrClockPanicked.
+	// the record is lost with an error wrapping ErrClockPanicked.
 	Clock func() time.Time
 
 	// NewRunID makes ids for runs started without one. The default makes
@@ -70,24 +105,35 @@ type Options struct {
 }
 
 // Recorder stamps records with their run's next seq and time, redacts
-// them, and writes them to a sink. Records of one run reach the sink one at
-// a time in seq order; different runs proceed in parallel.
+// them on the caller's goroutine, and queues them for one goroutine of its
+// own, which hands them to the sink in queue order. Records of one run
+// reach the sink in seq order; the caller never waits for the sink (see
+// Options.Block for the one bounded exception).
+//
+// Call Close when done: it writes out the queue, closes the sink and stops
+// the goroutine. Records still queued when the program exits without it
+// are lost.
 //
 // A Recorder is safe for concurrent use. Create it with New; the zero
-// Recorder discards every record and uses the default options.
+// Recorder, like one with a nil sink, discards every record, uses the
+// default options and starts no goroutine.
 type Recorder struct {
 	sink      Sink
 	policy    Policy
-	onError   func(error)
+	onError   func(context.Context, error)
 	clock     func() time.Time
 	newRunID  func() string
 	maxField  int
 	redaction redaction
 	dropped   atomic.Uint64
+	failure   atomic.Pointer[SinkError] // the first loss, under Escalate
+
+	proc *processor // nil: records are discarded
 }
 
-// New returns a Recorder writing to sink. A nil sink discards records; a
-// nil opts means the defaults.
+// New returns a Recorder writing to sink and starts its goroutine; Close
+// stops it. A nil sink discards records (and starts nothing); a nil opts
+// means the defaults.
 func New(sink Sink, opts *Options) *Recorder {
 	if opts == nil {
 		opts = &Options{}
@@ -95,7 +141,7 @@ func New(sink Sink, opts *Options) *Recorder {
 	r := &Recorder{
 		sink:     sink,
 		policy:   opts.Policy,
-		onError:  opts.ErrorHandler,
+		onError:  opts.OnError,
 		clock:    opts.Clock,
 		newRunID: opts.NewRunID,
 		maxField: opts.MaxFieldBytes,
@@ -104,13 +150,27 @@ func New(sink Sink, opts *Options) *Recorder {
 	if r.maxField == 0 {
 		r.maxField = DefaultMaxFieldBytes
 	}
+	if sink != nil {
+		r.proc = newProcessor(r, opts)
+	}
 	return r
 }
 
-// Dropped returns how many records failed to reach the sink, over all
-// runs. Under the Escalate policy failures are returned instead and
-// Dropped stays zero.
+// Dropped returns how many records were lost, over all runs, under either
+// policy: failed or panicking writes, a full queue, failed redaction or
+// stamping, and records emitted after Close.
 func (r *Recorder) Dropped() uint64 { return r.dropped.Load() }
+
+// Err returns the first lost record's *SinkError under the Escalate
+// policy, and nil until then or under Drop. Losses happen on the
+// Recorder's goroutine too, so call it after Flush to learn of those of
+// the last records.
+func (r *Recorder) Err() error {
+	if se := r.failure.Load(); se != nil {
+		return se
+	}
+	return nil
+}
 
 // RunInfo identifies a run and describes how it starts. The zero RunInfo
 // starts a top-level run with a generated id and no limits.
@@ -158,13 +218,13 @@ func (r *Recorder) runID() string {
 }
 
 // Trace records one run's trajectory. Each record gets the next seq of the
-// run, from 0 with no gaps; a record whose write fails keeps its seq, so a
-// gap in a stored trajectory marks a lost record (and Dropped counts it).
+// run, from 0 with no gaps; a lost record keeps its seq, so a gap in a
+// stored trajectory marks a lost record (and Dropped counts it).
 //
 // A Trace is safe for concurrent use: concurrent calls are serialized, and
-// each record is written before the next seq is handed out, so a consumer
-// that sees seq N has seen every earlier record the sink accepted. A nil
-// *Trace ignores every call, so recording can be switched off by passing nil.
+// each record is queued before the next seq is handed out, so the sink
+// receives the run's records in seq order. A nil *Trace ignores every
+// call, so recording can be switched off by passing nil.
 type Trace struct {
 	rec     *Recorder
 	id      string
@@ -172,7 +232,6 @@ type Trace struct {
 	depth   int
 	mu      sync.Mutex
 	next    uint64
-	scratch Record // the record being written; guarded by mu
 	dropped atomic.Uint64
 }
 
@@ -211,7 +270,9 @@ func (r *Trace) Next() uint64 {
 	return r.next
 }
 
-// Dropped returns how many of this run's records failed to reach the sink.
+// Dropped returns how many of this run's records were lost, under either
+// policy. A loss on the Recorder's goroutine is counted when it happens, so
+// call Recorder.Flush first for an exact count of what was emitted.
 func (r *Trace) Dropped() uint64 {
 	if r == nil {
 		return 0
@@ -345,11 +406,12 @@ func checkDepth(p Payload, owned bool) error {
 	return fmt.Errorf("%w: %s nests deeper than %d levels", ErrEncode, deep, MaxBodyDepth)
 }
 
-// End records the run_ended record. It writes even when ctx is already
-// cancelled (a cancelled run still deserves its last record), but keeps
-// ctx's values.
+// End records the run_ended record. It is queued even when ctx is already
+// cancelled (a cancelled run still deserves its last record): when the
+// queue is full End waits for room for up to Options.BlockTimeout, whatever
+// ctx and Options.Block say. The sink gets ctx's values.
 func (r *Trace) End(ctx context.Context, p RunEnded) error {
-	return r.emit(context.WithoutCancel(ctx), &p, true)
+	return r.emitWait(ctx, &p, true, waitIgnoringCtx)
 }
 
 // Emit records any payload, including *Unknown for kinds of your own
@@ -360,41 +422,43 @@ func (r *Trace) Emit(ctx context.Context, p Payload) error {
 }
 
 func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
+	return r.emitWait(ctx, p, owned, waitIfBlocking)
+}
+
+func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
 	if r == nil || IsNilPayload(p) {
 		return nil
 	}
+	rec := r.rec
 	kind := p.Kind()
-	p, err := r.rec.safePrepare(p, owned)
-	sink := r.rec.sink
+	p, err := rec.safePrepare(p, owned)
+	proc := rec.proc
 	r.mu.Lock()
 	seq := r.next
 	r.next++
 	// A record whose redaction failed still uses up its seq, so that, as
 	// for failed writes, every lost record leaves a gap.
-	if err == nil && sink != nil {
-		// The record lives in the run, not on the heap: sinks must not
-		// keep the pointer, and the lock keeps it to one writer at a time.
-		// Setting it field by field (rather than assigning a whole Record)
-		// spares the bulk write barrier while the garbage collector runs.
-		rec := &r.scratch
-		rec.SchemaVersion = SchemaVersion
-		rec.Seq = seq
-		rec.RunID = r.id
-		rec.ParentRunID = r.parent
-		rec.Depth = r.depth
-		rec.RecordedAt, err = r.rec.stamp()
+	if err == nil && proc != nil {
+		// The item is copied into the queue's ring buffer: no allocation.
+		// The seq is assigned and the item queued under the run's lock, so
+		// the run's records enter the queue, and leave it, in seq order.
+		it := item{ctx: ctx, run: r}
+		it.rec.SchemaVersion = SchemaVersion
+		it.rec.Seq = seq
+		it.rec.RunID = r.id
+		it.rec.ParentRunID = r.parent
+		it.rec.Depth = r.depth
+		it.rec.RecordedAt, err = rec.stamp()
 		if err == nil {
-			rec.Payload = p
-			err = safeWrite(ctx, sink, rec)
-			// Only the payload is the caller's; the rest belongs to the run.
-			rec.Payload = nil
+			it.rec.Payload = p
+			err = proc.enqueue(ctx, &it, wait)
 		}
 	}
 	r.mu.Unlock()
-	if err == nil {
-		return nil
+	if err != nil {
+		return rec.failed(ctx, r, &SinkError{RunID: r.id, Seq: seq, Kind: kind, Err: err})
 	}
-	return r.rec.failed(r, &SinkError{RunID: r.id, Seq: seq, Kind: kind, Err: err})
+	return rec.Err()
 }
 
 // safePrepare is prepare, turning a panicking Redactor into an error: the
@@ -425,18 +489,29 @@ func (r *Recorder) stamp() (t time.Time, err error) {
 	return r.clock(), nil
 }
 
-func (r *Recorder) failed(run *Trace, se *SinkError) error {
-	if r.policy == Escalate {
-		return se
-	}
+// failed counts a lost record and applies the policy. It returns what the
+// Trace method returns.
+func (r *Recorder) failed(ctx context.Context, run *Trace, se *SinkError) error {
 	r.dropped.Add(1)
 	run.dropped.Add(1)
-	if r.onError != nil {
-		r.onError(se)
-	} else {
-		slog.Warn("lookout recorder: record dropped", "run_id", se.RunID, "seq", se.Seq, "kind", string(se.Kind), "err", se.Err)
+	if r.policy == Escalate && r.failure.CompareAndSwap(nil, se) {
+		return se
 	}
-	return nil
+	r.report(ctx, se)
+	return r.Err()
+}
+
+// report hands err to the error handler.
+func (r *Recorder) report(ctx context.Context, err error) {
+	if r.onError != nil {
+		r.onError(ctx, err)
+		return
+	}
+	if se, ok := err.(*SinkError); ok {
+		slog.WarnContext(ctx, "lookout recorder: record dropped", "run_id", se.RunID, "seq", se.Seq, "kind", string(se.Kind), "err", se.Err)
+		return
+	}
+	slog.WarnContext(ctx, "lookout recorder: sink error", "err", err)
 }
 
 // prepare fills in sizes, truncates long tool fields and redacts text.

@@ -21,7 +21,43 @@ import (
 
 func fixedClock() time.Time { return t0 }
 
-func newMem(opts *recorder.Options) (*recorder.Recorder, *recorder.MemorySink) {
+// newRec returns a Recorder writing to sink, closed when the test ends.
+func newRec(t testing.TB, sink recorder.Sink, opts *recorder.Options) *recorder.Recorder {
+	t.Helper()
+	rec := recorder.New(sink, opts)
+	t.Cleanup(func() { rec.Close(context.Background()) })
+	return rec
+}
+
+// memView reads a MemorySink behind a Recorder, flushing the Recorder
+// first so that every record emitted so far is there.
+type memView struct {
+	*recorder.MemorySink
+	rec *recorder.Recorder
+	t   testing.TB
+}
+
+func (m *memView) flush() {
+	m.t.Helper()
+	require.NoError(m.t, m.rec.Flush(context.Background()))
+}
+
+func (m *memView) Records() []recorder.Record {
+	m.t.Helper()
+	m.flush()
+	return m.MemorySink.Records()
+}
+
+func (m *memView) Len() int {
+	m.t.Helper()
+	m.flush()
+	return m.MemorySink.Len()
+}
+
+// newMem returns a Recorder writing to a MemorySink, with the fixed clock
+// unless opts names one, closed when the test ends.
+func newMem(t testing.TB, opts *recorder.Options) (*recorder.Recorder, *memView) {
+	t.Helper()
 	sink := recorder.NewMemorySink()
 	if opts == nil {
 		opts = &recorder.Options{}
@@ -29,11 +65,12 @@ func newMem(opts *recorder.Options) (*recorder.Recorder, *recorder.MemorySink) {
 	if opts.Clock == nil {
 		opts.Clock = fixedClock
 	}
-	return recorder.New(sink, opts), sink
+	rec := newRec(t, sink, opts)
+	return rec, &memView{MemorySink: sink, rec: rec, t: t}
 }
 
 func TestStartRunWritesRunStartedAtSeqZero(t *testing.T) {
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	limits := recorder.RunLimits{Timeout: time.Minute, MaxTokens: 100, MaxToolCalls: 5}
 	run, err := rec.StartRun(context.Background(), recorder.RunInfo{RunID: "r1", AgentName: "coder", Limits: limits, Metadata: map[string]string{"team": "infra"}})
 	require.NoError(t, err)
@@ -53,7 +90,7 @@ func TestStartRunWritesRunStartedAtSeqZero(t *testing.T) {
 }
 
 func TestRunIDsDefaultToUUIDs(t *testing.T) {
-	rec, _ := newMem(nil)
+	rec, _ := newMem(t, nil)
 	run, err := rec.StartRun(context.Background(), recorder.RunInfo{})
 	require.NoError(t, err)
 	_, perr := uuid.Parse(run.ID())
@@ -64,7 +101,7 @@ func TestRunIDsDefaultToUUIDs(t *testing.T) {
 
 func TestNewRunIDOptionNamesRuns(t *testing.T) {
 	var n atomic.Int32
-	rec, _ := newMem(&recorder.Options{NewRunID: func() string { return "run-" + string(rune('a'+n.Add(1)-1)) }})
+	rec, _ := newMem(t, &recorder.Options{NewRunID: func() string { return "run-" + string(rune('a'+n.Add(1)-1)) }})
 	a, _ := rec.StartRun(context.Background(), recorder.RunInfo{})
 	b := rec.ResumeRun(recorder.RunInfo{}, 0)
 	assert.Equal(t, "run-a", a.ID())
@@ -73,7 +110,7 @@ func TestNewRunIDOptionNamesRuns(t *testing.T) {
 
 func TestChildRunsLinkToTheirParentAndCountTheirOwnSeq(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	parent, _ := rec.StartRun(ctx, recorder.RunInfo{RunID: "p"})
 	require.NoError(t, parent.Message(ctx, nil))
 	child, _ := parent.StartChild(ctx, recorder.RunInfo{RunID: "c", ParentRunID: "ignored", Depth: 9})
@@ -104,7 +141,7 @@ func TestChildRunsLinkToTheirParentAndCountTheirOwnSeq(t *testing.T) {
 
 func TestResumeRunContinuesSeqWithoutRunStarted(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r", ParentRunID: "p", Depth: 1}, 41)
 	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}))
 	recs := sink.Records()
@@ -116,7 +153,7 @@ func TestResumeRunContinuesSeqWithoutRunStarted(t *testing.T) {
 
 func TestTypedMethodsWriteTheirKinds(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
 	require.NoError(t, run.Message(ctx, nil))
 	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{}))
@@ -141,7 +178,7 @@ func TestTypedMethodsWriteTheirKinds(t *testing.T) {
 
 func TestNilPayloadsWriteNothing(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
 	require.NoError(t, run.Emit(ctx, nil))
 	require.NoError(t, run.Emit(ctx, (*recorder.ToolEnded)(nil)))
@@ -183,7 +220,7 @@ func TestTheZeroRecorderDiscardsRecords(t *testing.T) {
 }
 
 func TestInvalidExtensionBodyIsRejectedBeforeWriting(t *testing.T) {
-	rec, sink := newMem(&recorder.Options{Policy: recorder.Drop})
+	rec, sink := newMem(t, &recorder.Options{Policy: recorder.Drop})
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
 	err := run.Extension(context.Background(), "x", json.RawMessage(`{nope`))
 	require.ErrorIs(t, err, recorder.ErrEncode)
@@ -204,10 +241,10 @@ func TestJSONTooDeepToReadBackIsNotWritten(t *testing.T) {
 	inStrings := json.RawMessage(`["` + strings.Repeat("[", recorder.MaxBodyDepth+1) + `\"{"]`)
 
 	path := filepath.Join(t.TempDir(), "deep.jsonl")
-	sink, err := recorder.NewFileSink(path, &recorder.FileOptions{Block: true})
+	sink, err := recorder.NewFileSink(path, nil)
 	require.NoError(t, err)
 	var handled []error
-	rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(err error) { handled = append(handled, err) }})
+	rec := newRec(t, sink, &recorder.Options{OnError: func(_ context.Context, err error) { handled = append(handled, err) }})
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
 
 	require.ErrorIs(t, run.Extension(ctx, "x", tooDeep), recorder.ErrEncode)
@@ -220,7 +257,7 @@ func TestJSONTooDeepToReadBackIsNotWritten(t *testing.T) {
 		ToolDefinitions: []recorder.ToolDefinition{{Name: "t", Parameters: tooDeep}}}))
 	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{Model: "m", Tools: []string{"t"},
 		ToolDefinitions: []recorder.ToolDefinition{{Name: "t", Parameters: deepest}}}))
-	require.NoError(t, sink.Close(ctx))
+	require.NoError(t, rec.Close(ctx))
 
 	assert.Equal(t, uint64(3), rec.Dropped())
 	require.Len(t, handled, 3)
@@ -236,7 +273,7 @@ func TestJSONTooDeepToReadBackIsNotWritten(t *testing.T) {
 	}
 	assert.Equal(t, []uint64{0, 1, 5}, seqs, "the failed records left gaps")
 
-	strict := recorder.New(recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate})
+	strict := newRec(t, recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate})
 	err = strict.ResumeRun(recorder.RunInfo{}, 0).Emit(ctx, &recorder.Unknown{Name: "future", Body: tooDeep})
 	assert.ErrorIs(t, err, recorder.ErrEncode)
 	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
@@ -268,7 +305,7 @@ func TestDropPolicyCountsEveryFailedWriteExactly(t *testing.T) {
 	sink := &failingSink{every: 3, err: errDisk}
 	var handled []error
 	var mu sync.Mutex
-	rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(err error) {
+	rec := newRec(t, sink, &recorder.Options{OnError: func(_ context.Context, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		handled = append(handled, err)
@@ -288,6 +325,7 @@ func TestDropPolicyCountsEveryFailedWriteExactly(t *testing.T) {
 	}
 	wg.Wait()
 	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
+	require.NoError(t, rec.Flush(ctx))
 
 	const total = 1 + 800 + 1
 	wantDropped := uint64(total / 3)
@@ -318,41 +356,59 @@ func TestDropPolicyCountsEveryFailedWriteExactly(t *testing.T) {
 	assert.Equal(t, wantDropped, gaps)
 }
 
-func TestEscalatePolicyReturnsAnErrorWrappingTheSinks(t *testing.T) {
+func TestEscalatePolicyReturnsTheFirstFailureFromLaterCallsAndStillWrites(t *testing.T) {
 	ctx := context.Background()
 	errDisk := errors.New("disk full")
-	called := false
-	rec := recorder.New(&failingSink{every: 2, err: errDisk}, &recorder.Options{Policy: recorder.Escalate, ErrorHandler: func(error) { called = true }})
+	sink := &failingSink{every: 2, err: errDisk} // fails seq 1 and 3
+	var reported []error
+	rec := newRec(t, sink, &recorder.Options{Policy: recorder.Escalate, OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
 	run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "r"})
 	require.NoError(t, err)
-	err = run.ToolEnded(ctx, recorder.ToolEnded{Name: "t"})
-	require.Error(t, err)
-	assert.ErrorIs(t, err, errDisk)
-	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
+	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "t"}), "the write fails later, on the recorder's goroutine")
+	require.NoError(t, rec.Flush(ctx))
+
+	first := rec.Err()
+	require.Error(t, first)
+	assert.ErrorIs(t, first, errDisk)
+	assert.ErrorIs(t, first, recorder.ErrSinkFailed)
 	var se *recorder.SinkError
-	require.ErrorAs(t, err, &se)
+	require.ErrorAs(t, first, &se)
 	assert.Equal(t, uint64(1), se.Seq)
 	assert.Equal(t, recorder.KindToolEnded, se.Kind)
-	assert.Zero(t, rec.Dropped(), "escalated failures are returned, not counted")
-	assert.False(t, called, "escalated failures do not go to the error handler")
+
+	assert.Same(t, first, run.Budget(ctx, recorder.BudgetRecord{}), "every later call returns the first failure")
+	assert.Same(t, first, run.Budget(ctx, recorder.BudgetRecord{}))
+	assert.Same(t, first, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeError}))
+	require.NoError(t, rec.Flush(ctx))
+
+	assert.Same(t, first, rec.Err(), "the first failure is kept")
+	assert.Equal(t, uint64(2), rec.Dropped(), "failures are counted under Escalate too")
+	assert.Equal(t, uint64(2), run.Dropped())
+	assert.Equal(t, []uint64{0, 2, 4}, seqs(sink.inner.Records()), "records after the failure are still written")
+	require.Len(t, reported, 1, "failures after the first go to OnError")
+	assert.ErrorIs(t, reported[0], errDisk)
 }
 
 func TestEscalatePolicyFailsStartRunButStillReturnsARun(t *testing.T) {
-	rec := recorder.New(&failingSink{every: 1, err: errors.New("down")}, &recorder.Options{Policy: recorder.Escalate})
+	rec := recorder.New(recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate})
+	require.NoError(t, rec.Close(context.Background()))
 	run, err := rec.StartRun(context.Background(), recorder.RunInfo{RunID: "r"})
 	require.ErrorIs(t, err, recorder.ErrSinkFailed)
+	require.ErrorIs(t, err, recorder.ErrClosed)
 	require.NotNil(t, run)
 	assert.Equal(t, "r", run.ID())
+	assert.Equal(t, uint64(1), rec.Dropped())
 }
 
 func TestAPanickingSinkIsContained(t *testing.T) {
 	var handled error
-	rec := recorder.New(&failingSink{every: 1, panics: true}, &recorder.Options{ErrorHandler: func(err error) { handled = err }})
+	rec := newRec(t, &failingSink{every: 1, panics: true}, &recorder.Options{OnError: func(_ context.Context, err error) { handled = err }})
 	run, err := rec.StartRun(context.Background(), recorder.RunInfo{})
 	require.NoError(t, err)
+	require.NoError(t, rec.Flush(context.Background()))
 	assert.ErrorIs(t, handled, recorder.ErrSinkPanicked)
 	assert.Equal(t, uint64(1), rec.Dropped())
-	_ = run
+	assert.Equal(t, uint64(1), run.Dropped())
 }
 
 // ctxSink fails writes whose context is done, as a blocking sink would.
@@ -365,24 +421,25 @@ func (c *ctxSink) Write(ctx context.Context, r *recorder.Record) error {
 	return c.MemorySink.Write(ctx, r)
 }
 
-func TestEndIsRecordedEvenWhenTheContextIsCancelled(t *testing.T) {
+func TestRecordsAreWrittenWhenTheEmittingContextIsCancelled(t *testing.T) {
 	sink := &ctxSink{}
-	rec := recorder.New(sink, &recorder.Options{Policy: recorder.Escalate})
+	rec := newRec(t, sink, &recorder.Options{Policy: recorder.Escalate})
 	ctx, cancel := context.WithCancel(context.Background())
 	run, err := rec.StartRun(ctx, recorder.RunInfo{})
 	require.NoError(t, err)
 	cancel()
-	assert.ErrorIs(t, run.Budget(ctx, recorder.BudgetRecord{}), context.Canceled, "ordinary records honour the context")
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}), "a record that finds room is queued whatever ctx says")
 	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCancelled}))
+	require.NoError(t, rec.Flush(context.Background()))
+	require.NoError(t, rec.Err())
 	recs := sink.Records()
-	require.Len(t, recs, 2)
-	assert.Equal(t, recorder.KindRunEnded, recs[1].Kind())
-	assert.Equal(t, uint64(2), recs[1].Seq, "the failed budget record kept seq 1")
+	require.Len(t, recs, 3, "the sink's ctx is not the emitting one")
+	assert.Equal(t, recorder.KindRunEnded, recs[2].Kind())
 }
 
 func TestLongToolResultsAreTruncatedKeepingTheirSize(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	long := strings.Repeat("é", 3000) // 6000 bytes, two per rune
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "cat", Result: long + "x"}))
@@ -419,7 +476,7 @@ func TestMaxFieldBytesSetsOrRemovesTheLimit(t *testing.T) {
 		{"a negative limit keeps results whole", -1, 10_000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, sink := newMem(&recorder.Options{MaxFieldBytes: tc.limit})
+			rec, sink := newMem(t, &recorder.Options{MaxFieldBytes: tc.limit})
 			run := rec.ResumeRun(recorder.RunInfo{}, 0)
 			require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: strings.Repeat("a", 10_000)}))
 			got := sink.Records()[0].Payload.(*recorder.ToolEnded)
@@ -431,7 +488,7 @@ func TestMaxFieldBytesSetsOrRemovesTheLimit(t *testing.T) {
 
 func TestEmitDoesNotEditTheCallersPayload(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(&recorder.Options{MaxFieldBytes: 8})
+	rec, sink := newMem(t, &recorder.Options{MaxFieldBytes: 8})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	p := &recorder.ToolEnded{Name: "t", Result: "token=abcdefgh and more text", Error: "api_key=xyz"}
 	before := *p
@@ -445,7 +502,7 @@ func TestEmitDoesNotEditTheCallersPayload(t *testing.T) {
 
 func TestASecretStraddlingTheCutIsStillRedacted(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(&recorder.Options{MaxFieldBytes: 20})
+	rec, sink := newMem(t, &recorder.Options{MaxFieldBytes: 20})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "0123456789 sk-abcdefghijklmnopqrstuvwxyz0123"}))
 	got := sink.Records()[0].Payload.(*recorder.ToolEnded).Result
@@ -463,7 +520,7 @@ func TestEachRedactorSeesATruncatedFieldOnce(t *testing.T) {
 		seen[s]++
 		return s
 	})
-	rec, _ := newMem(&recorder.Options{MaxFieldBytes: 8, Redactors: []recorder.Redactor{count}})
+	rec, _ := newMem(t, &recorder.Options{MaxFieldBytes: 8, Redactors: []recorder.Redactor{count}})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "result longer than eight bytes", Error: "failed"}))
 	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{Arguments: `{"arguments":"longer than eight bytes"}`}))
@@ -481,7 +538,7 @@ func TestEachRedactorSeesATruncatedFieldOnce(t *testing.T) {
 // cut off with the text past the cut-off.
 func TestATruncatedFieldThatRedactionShortensEndsOnARuneBoundary(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(&recorder.Options{MaxFieldBytes: 100})
+	rec, sink := newMem(t, &recorder.Options{MaxFieldBytes: 100})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	for pad := range 4 {
 		long := "sk-" + strings.Repeat("a", 300+pad) + " " + strings.Repeat("é", 200)
@@ -515,7 +572,7 @@ func TestAPanickingClockDropsTheRecordAndLeavesTheRunUsable(t *testing.T) {
 		return time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	}
 	var handled error
-	rec, sink := newMem(&recorder.Options{Clock: clock, ErrorHandler: func(err error) { handled = err }})
+	rec, sink := newMem(t, &recorder.Options{Clock: clock, OnError: func(_ context.Context, err error) { handled = err }})
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
 	done := make(chan error, 1)
 	go func() {

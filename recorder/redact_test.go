@@ -143,7 +143,7 @@ func TestSecretsDoesNotAllocateOnCleanText(t *testing.T) {
 func TestRecorderRedactsEveryFreeTextField(t *testing.T) {
 	ctx := context.Background()
 	const secret = "sk-abcdefghijklmnopqrstuvwx"
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	run, err := rec.StartRun(ctx, recorder.RunInfo{Metadata: map[string]string{"note": "key " + secret, "plain": "x"}})
 	require.NoError(t, err)
 
@@ -186,7 +186,7 @@ func TestRecorderRedactsEveryFreeTextField(t *testing.T) {
 func TestRedactedExtensionBodyThatStopsBeingJSONIsKeptAsAString(t *testing.T) {
 	ctx := context.Background()
 	breakJSON := recorder.RedactFunc(func(s string) string { return strings.ReplaceAll(s, "secret", `"`) })
-	rec, sink := newMem(&recorder.Options{Redactors: []recorder.Redactor{breakJSON}})
+	rec, sink := newMem(t, &recorder.Options{Redactors: []recorder.Redactor{breakJSON}})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	require.NoError(t, run.Extension(ctx, "x", json.RawMessage(`{"a":"secret"}`)))
 	body := sink.Records()[0].Payload.(*recorder.Extension).Body
@@ -203,7 +203,7 @@ func TestUserRedactorsRunAfterTheBuiltIn(t *testing.T) {
 		seen = append(seen, s)
 		return strings.ReplaceAll(s, "ACME-42", "[CUSTOMER]")
 	})
-	rec, sink := newMem(&recorder.Options{Redactors: []recorder.Redactor{custom}})
+	rec, sink := newMem(t, &recorder.Options{Redactors: []recorder.Redactor{custom}})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "ACME-42 sk-abcdefghijklmnopqrstu"}))
 	assert.Equal(t, "[CUSTOMER] [REDACTED]", sink.Records()[0].Payload.(*recorder.ToolEnded).Result)
@@ -212,7 +212,7 @@ func TestUserRedactorsRunAfterTheBuiltIn(t *testing.T) {
 
 func TestKeepSecretsTurnsOffTheBuiltInRedactor(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(&recorder.Options{KeepSecrets: true})
+	rec, sink := newMem(t, &recorder.Options{KeepSecrets: true})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "sk-abcdefghijklmnopqrstu"}))
 	assert.Equal(t, "sk-abcdefghijklmnopqrstu", sink.Records()[0].Payload.(*recorder.ToolEnded).Result)
@@ -269,7 +269,7 @@ func TestAPanickingRedactorDropsTheRecordInsteadOfLeakingIt(t *testing.T) {
 		return s
 	})
 	var handled error
-	rec, sink := newMem(&recorder.Options{Redactors: []recorder.Redactor{boom}, ErrorHandler: func(err error) { handled = err }})
+	rec, sink := newMem(t, &recorder.Options{Redactors: []recorder.Redactor{boom}, OnError: func(_ context.Context, err error) { handled = err }})
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "boom"}))
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Result: "fine"}))
@@ -280,7 +280,7 @@ func TestAPanickingRedactorDropsTheRecordInsteadOfLeakingIt(t *testing.T) {
 	require.Len(t, recs, 1)
 	assert.Equal(t, uint64(1), recs[0].Seq, "the dropped record left a gap")
 
-	strict := recorder.New(recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate, Redactors: []recorder.Redactor{boom}})
+	strict := newRec(t, recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate, Redactors: []recorder.Redactor{boom}})
 	err := strict.ResumeRun(recorder.RunInfo{}, 0).Assessment(ctx, recorder.AssessmentRecord{Markdown: "boom"})
 	assert.ErrorIs(t, err, recorder.ErrRedactorPanicked)
 	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
@@ -442,7 +442,7 @@ func TestSecretsStayInsideTheirJSONString(t *testing.T) {
 // ReasoningContent does.
 func TestReasoningPartsOfAnAnswerAreRedacted(t *testing.T) {
 	ctx := context.Background()
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	answer := &schema.Message{Role: schema.Assistant, AssistantGenMultiContent: []schema.MessageOutputPart{
 		{Type: schema.ChatMessagePartTypeText, Text: "done"},

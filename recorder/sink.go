@@ -7,13 +7,26 @@ import (
 )
 
 // Sink receives records. It is where records go; when and how they are
-// stamped, redacted and ordered is the Recorder's business.
+// stamped, redacted, queued and ordered is the Recorder's business.
 //
-// Implementations must be safe for concurrent use. Write must not keep r
-// after it returns (copy the Record value if it needs keeping; the payload
-// it points to is immutable and may be kept). A Recorder calls Write for
-// the records of one run one at a time, in seq order, so a sink that
-// preserves the order of Write calls preserves each run's order.
+// A Recorder calls its sink's Write, Flush and Close from one goroutine
+// that it owns, one call at a time, in queue order, so the records of a
+// run arrive in seq order. A sink
+//
+//   - must honour ctx: every call's ctx ends (after Options.WriteTimeout,
+//     or when Recorder.Close gives up), and a call that outlives it holds
+//     up the queue and, past Close's deadline, the Recorder's goroutine;
+//   - must not keep r, or ctx, after Write returns (copy the Record value
+//     if it needs keeping; the payload it points to is immutable and may
+//     be kept): the Recorder reuses both;
+//   - may be slow: a slow Write delays the queue, not the agent, until the
+//     queue is full and records are lost (see Options.Block);
+//   - must not call back into the Recorder (Flush or Close would wait for
+//     the very goroutine that is calling the sink).
+//
+// A Sink used by one Recorder need not be safe for concurrent use; one
+// shared by several Recorders, or called directly too, must be. The sinks
+// of this package are.
 //
 // A sink that buffers implements Flusher; one that holds resources
 // implements Closer. Both are checked at run time, like http.Flusher.
@@ -83,6 +96,14 @@ func (f fanOut) Flush(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func (f fanOut) idle() {
+	for _, s := range f {
+		if i, ok := s.(idler); ok {
+			i.idle()
+		}
+	}
 }
 
 func (f fanOut) Close(ctx context.Context) error {

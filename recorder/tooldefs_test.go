@@ -49,7 +49,7 @@ func TestModelRequestsWrittenBeforeToolDefinitionsStillDecode(t *testing.T) {
 func TestToolDescriptionsAndSchemasAreRedacted(t *testing.T) {
 	ctx := context.Background()
 	const secret = "sk-abcdefghijklmnopqrstuvwx"
-	rec, sink := newMem(nil)
+	rec, sink := newMem(t, nil)
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	defs := []recorder.ToolDefinition{
 		{Name: "clean", Description: "Nothing to hide.", Parameters: json.RawMessage(`{"type":"object"}`)},
@@ -73,7 +73,7 @@ func TestToolDescriptionsAndSchemasAreRedacted(t *testing.T) {
 func TestAToolSchemaThatStopsBeingJSONAfterRedactionIsKeptAsAString(t *testing.T) {
 	ctx := context.Background()
 	breakJSON := recorder.RedactFunc(func(s string) string { return strings.ReplaceAll(s, "secret", `"`) })
-	rec, sink := newMem(&recorder.Options{Redactors: []recorder.Redactor{breakJSON}})
+	rec, sink := newMem(t, &recorder.Options{Redactors: []recorder.Redactor{breakJSON}})
 	run := rec.ResumeRun(recorder.RunInfo{}, 0)
 	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{ToolDefinitions: []recorder.ToolDefinition{
 		{Name: "t", Parameters: json.RawMessage(`{"a":"secret"}`)},

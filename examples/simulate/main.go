@@ -132,7 +132,7 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 // writeTrajectory writes the agent's recorded runs, one per turn, as JSON
 // Lines next to the conversation.
 func writeTrajectory(ctx context.Context, path string, records []recorder.Record) error {
-	file, err := recorder.NewFileSink(path, &recorder.FileOptions{Block: true, Truncate: true})
+	file, err := recorder.NewFileSink(path, &recorder.FileOptions{Truncate: true})
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,11 @@
 // that panics fails the check it panicked in; the panic does not take the
 // test binary or program down.
 //
-// The kit writes through a recorder.Recorder with the Escalate policy, so
-// any failed write fails the test: a sink that drops records under load
-// (such as a FileSink without Block) must be configured not to.
+// The kit writes through a recorder.Recorder with the Escalate policy and
+// Options.Block, so no record is lost to a full queue and any failed write
+// fails the check, and closes the sink by closing the Recorder; the
+// Recorder calls the sink from its own goroutine, as it will in use. The
+// checks of Close, ErrClosed and cancelled contexts call the sink directly.
 //
 // Common pitfalls: the read-back function is called after the sink is
 // closed, so it must read the stored data, not the sink's buffers; and

@@ -99,10 +99,15 @@ func panicked(v any) error { return fmt.Errorf("%w: %v", errPanicked, v) }
 
 var fixedTime = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
+// newRecorder returns a Recorder writing to s that loses no record to a
+// full queue and fails on the first record s fails.
 func newRecorder(s recorder.Sink) *recorder.Recorder {
 	return recorder.New(s, &recorder.Options{
-		Policy: recorder.Escalate,
-		Clock:  func() time.Time { return fixedTime },
+		Policy:       recorder.Escalate,
+		Clock:        func() time.Time { return fixedTime },
+		Block:        true,
+		BlockTimeout: stuckTimeout,
+		OnError:      func(context.Context, error) {},
 	})
 }
 
@@ -133,9 +138,24 @@ func within(fn func() error) error {
 	}
 }
 
-func closeAndRead(s recorder.Sink, read ReadBack) ([]recorder.Record, error) {
-	if err := closeSink(s); err != nil {
-		return nil, fmt.Errorf("close: %w", err)
+// closeRecorder closes rec, which closes its sink, fails if that hangs,
+// and returns the first record the sink failed, if any.
+func closeRecorder(rec *recorder.Recorder) error {
+	if err := within(func() error { return rec.Close(context.Background()) }); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	if err := rec.Err(); err != nil {
+		return err
+	}
+	if n := rec.Dropped(); n > 0 {
+		return fmt.Errorf("%d records lost", n)
+	}
+	return nil
+}
+
+func closeAndRead(rec *recorder.Recorder, read ReadBack) ([]recorder.Record, error) {
+	if err := closeRecorder(rec); err != nil {
+		return nil, err
 	}
 	recs, err := read()
 	if err != nil {
@@ -146,14 +166,16 @@ func closeAndRead(s recorder.Sink, read ReadBack) ([]recorder.Record, error) {
 
 func checkOrder(s recorder.Sink, read ReadBack) error {
 	ctx := context.Background()
-	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "order"}, 0)
+	rec := newRecorder(s)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "order"}, 0)
 	const n = 300
 	for i := range n {
 		if err := run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: int64(i)}); err != nil {
+			closeRecorder(rec)
 			return fmt.Errorf("write %d: %w", i, err)
 		}
 	}
-	recs, err := closeAndRead(s, read)
+	recs, err := closeAndRead(rec, read)
 	if err != nil {
 		return err
 	}
@@ -187,20 +209,23 @@ func samplePayloads() []recorder.Payload {
 
 func checkKinds(s recorder.Sink, read ReadBack) error {
 	ctx := context.Background()
-	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "kinds", ParentRunID: "parent", Depth: 2}, 0)
+	rec := newRecorder(s)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "kinds", ParentRunID: "parent", Depth: 2}, 0)
 	var want [][]byte
 	for _, p := range samplePayloads() {
 		if err := run.Emit(ctx, p); err != nil {
+			closeRecorder(rec)
 			return fmt.Errorf("write %s: %w", p.Kind(), err)
 		}
 		r := recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: uint64(len(want)), RunID: "kinds", ParentRunID: "parent", Depth: 2, RecordedAt: fixedTime, Payload: p}
 		b, err := r.AppendJSON(nil)
 		if err != nil {
+			closeRecorder(rec)
 			return fmt.Errorf("encode %s: %w", p.Kind(), err)
 		}
 		want = append(want, b)
 	}
-	recs, err := closeAndRead(s, read)
+	recs, err := closeAndRead(rec, read)
 	if err != nil {
 		return err
 	}
@@ -220,11 +245,13 @@ func checkKinds(s recorder.Sink, read ReadBack) error {
 }
 
 func checkConcurrentRun(s recorder.Sink, read ReadBack) error {
-	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "crowd"}, 0)
+	rec := newRecorder(s)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "crowd"}, 0)
 	if err := hammer([]*recorder.Trace{run}, Goroutines, PerGoroutine); err != nil {
+		closeRecorder(rec)
 		return err
 	}
-	recs, err := closeAndRead(s, read)
+	recs, err := closeAndRead(rec, read)
 	if err != nil {
 		return err
 	}
@@ -242,9 +269,10 @@ func checkInterleavedRuns(s recorder.Sink, read ReadBack) error {
 		want[id] = perRun * 250
 	}
 	if err := hammer(rs, perRun, 250); err != nil {
+		closeRecorder(rec)
 		return err
 	}
-	recs, err := closeAndRead(s, read)
+	recs, err := closeAndRead(rec, read)
 	if err != nil {
 		return err
 	}
@@ -299,16 +327,20 @@ func denseAndOrdered(recs []recorder.Record, want map[string]int) error {
 
 func checkFlushTwice(s recorder.Sink, read ReadBack) error {
 	ctx := context.Background()
-	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "flush"}, 0)
+	rec := newRecorder(s)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "flush"}, 0)
 	if err := run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}); err != nil {
+		closeRecorder(rec)
 		return fmt.Errorf("write: %w", err)
 	}
 	for i := range 2 {
-		if err := within(func() error { return recorder.Flush(ctx, s) }); err != nil {
+		// The Recorder flushes the sink from its own goroutine.
+		if err := within(func() error { return rec.Flush(ctx) }); err != nil {
+			closeRecorder(rec)
 			return fmt.Errorf("flush %d: %w", i+1, err)
 		}
 	}
-	recs, err := closeAndRead(s, read)
+	recs, err := closeAndRead(rec, read)
 	if err != nil {
 		return err
 	}
@@ -320,13 +352,19 @@ func checkFlushTwice(s recorder.Sink, read ReadBack) error {
 
 func checkCloseTwice(s recorder.Sink, read ReadBack) error {
 	ctx := context.Background()
-	run := newRecorder(s).ResumeRun(recorder.RunInfo{RunID: "close"}, 0)
-	if err := run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"}); err != nil {
+	rec := newRecorder(s)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "close"}, 0)
+	err := run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"})
+	// Closing the Recorder closes the sink once; close it twice more.
+	if cerr := closeRecorder(rec); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	for i := range 2 {
 		if err := closeSink(s); err != nil {
-			return fmt.Errorf("close %d: %w", i+1, err)
+			return fmt.Errorf("close %d: %w", i+2, err)
 		}
 	}
 	recs, err := read()

@@ -854,7 +854,7 @@ func recordingScenarios() []Scenario {
 			sink := &FailingSink{}
 			var mu sync.Mutex
 			reported := 0
-			rec := recorder.New(sink, &recorder.Options{ErrorHandler: func(error) { mu.Lock(); reported++; mu.Unlock() }})
+			rec := recorder.New(sink, &recorder.Options{OnError: func(context.Context, error) { mu.Lock(); reported++; mu.Unlock() }})
 			return Spec{
 				Model:  scripted.New(scripted.Call("search", `{}`), scripted.Reply("done")),
 				Tools:  []tool.BaseTool{Echo("search")},
