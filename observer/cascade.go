@@ -214,30 +214,47 @@ func (st *cascadeState) detect(oc *Context) (cascadeFinding, bool) {
 	if n == 0 {
 		return cascadeFinding{}, false
 	}
-	newest := st.calls.back(0)
-	if newest.index != oc.CallIndex || newest.success {
+	if newest := st.calls.back(0); newest.index != oc.CallIndex || newest.success {
 		return cascadeFinding{}, false
 	}
-	failed, streak := 0, 0
-	for i := range n {
-		if !st.calls.back(i).success {
-			failed++
-			if streak == i {
-				streak++
-			}
-		}
-	}
+	failed, streak := st.failures()
 	f := cascadeFinding{consecutive: max(oc.Tally.ConsecutiveErrors, int64(streak)), failed: failed, total: n}
 	f.byStreak = st.consecutive > 0 && f.consecutive >= int64(st.consecutive)
-	byRate := st.rate > 0 && n >= st.window && float64(failed) >= st.rate*float64(n)
-	if !f.byStreak && !byRate {
+	if !f.byStreak && !st.overRate(failed, n) {
 		return cascadeFinding{}, false
 	}
-	f.severity = Caution
-	if st.warningAfter > 0 && f.consecutive >= int64(st.warningAfter) {
-		f.severity = Warning
-	}
+	f.severity = st.severityOf(f.consecutive)
 	return f, true
+}
+
+// failures counts the failures among the kept calls, and those in a row
+// among the newest.
+func (st *cascadeState) failures() (failed, streak int) {
+	for i := range st.calls.len() {
+		if st.calls.back(i).success {
+			continue
+		}
+		failed++
+		if streak == i {
+			streak++
+		}
+	}
+	return failed, streak
+}
+
+// overRate reports whether failed of n kept calls reach the rate, once
+// the window is full.
+func (st *cascadeState) overRate(failed, n int) bool {
+	return st.rate > 0 && n >= st.window && float64(failed) >= st.rate*float64(n)
+}
+
+// severityOf returns the severity of a cascade with consecutive failures
+// in a row.
+func (st *cascadeState) severityOf(consecutive int64) Severity {
+	if st.warningAfter > 0 && consecutive >= int64(st.warningAfter) {
+		return Warning
+	}
+	return Caution
 }
 
 // maxTemplateLen bounds a normalized error message.
@@ -544,21 +561,20 @@ func writeGroup(b *strings.Builder, g errorGroup) {
 // matchURL matches an absolute URL up to the next space or quote, without
 // trailing punctuation.
 func matchURL(s string) int {
-	k := runOf(s, func(b byte) bool { return isLetter(b) || isDigit(b) || b == '+' || b == '-' || b == '.' })
+	k := runOf(s, isSchemeByte)
 	if k == 0 || k > 16 || !strings.HasPrefix(s[k:], "://") {
 		return 0
 	}
-	n := k + 3 + runOf(s[k+3:], func(b byte) bool {
-		return b > ' ' && b != '"' && b != '\'' && b != '`' && b != '<' && b != '>' && b != ')'
-	})
-	for n > k+3 && strings.IndexByte(".,;:", s[n-1]) >= 0 {
-		n--
-	}
-	if n == k+3 {
+	rest := s[k+3:]
+	n := len(strings.TrimRight(rest[:runOf(rest, isURLByte)], ".,;:"))
+	if n == 0 {
 		return 0
 	}
-	return n
+	return k + 3 + n
 }
+
+// isURLByte reports the bytes a URL in an error message is made of.
+func isURLByte(b byte) bool { return byteClasses[b]&urlStop == 0 }
 
 // matchIPv4 matches a dotted IPv4 address with an optional port.
 func matchIPv4(s string) int {
@@ -597,32 +613,43 @@ func hasASCIIWordByte(s string) bool {
 // matchPath matches a file system path.
 func matchPath(s string) int {
 	start := 0
-	if len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/') {
+	if hasDrive(s) && isSlash(s[2]) {
 		start = 2
 	}
-	n := start + runOf(s[start:], isPathChar)
-	for n > start && s[n-1] == '.' {
-		n--
-	}
+	n := start + len(strings.TrimRight(s[start:start+runOf(s[start:], isPathChar)], "."))
 	w := s[:n]
 	if n < 2 || !hasASCIIWordByte(w) {
 		return 0
 	}
-	switch {
-	case start > 0, w[0] == '/', w[0] == '\\', strings.HasPrefix(w, "~/"), strings.HasPrefix(w, "./"), strings.HasPrefix(w, "../"):
-		return n
-	}
-	slash := len(w) - 1
-	for slash >= 0 && w[slash] != '/' && w[slash] != '\\' {
-		slash--
-	}
-	if slash <= 0 {
-		return 0
-	}
-	if dot := strings.LastIndexByte(w[slash+1:], '.'); dot > 0 && slash+1+dot < n-1 {
+	if start > 0 || isRootedPath(w) || hasNamedFile(w) {
 		return n
 	}
 	return 0
+}
+
+// rootedPrefixes start a path that is a path whatever follows.
+var rootedPrefixes = [...]string{"/", `\`, "~/", "./", "../"}
+
+// isRootedPath reports a path from the root, the home directory, or the
+// current or parent directory.
+func isRootedPath(w string) bool {
+	for _, prefix := range rootedPrefixes {
+		if strings.HasPrefix(w, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasNamedFile reports a relative path with a directory whose last part
+// has an extension: src/main.go.
+func hasNamedFile(w string) bool {
+	slash := strings.LastIndexAny(w, `/\`)
+	if slash <= 0 {
+		return false
+	}
+	dot := strings.LastIndexByte(w[slash+1:], '.')
+	return dot > 0 && slash+1+dot < len(w)-1
 }
 
 // matchID matches a hexadecimal word of 8 or more characters with letters

@@ -548,7 +548,9 @@ const (
 	literalPunct  // besides word bytes, in a JSON literal or number
 	pathCharPunct // besides word bytes, in a path in an error message
 	pathBytePunct // besides word bytes, in a component of a Windows path
+	namePunct     // besides word bytes, in the name of a temporary directory
 	spaceClass    // JSON white space
+	urlStop       // ends a URL in an error message: controls, space, quotes, brackets
 	letterClass   = lowerClass | upperClass
 	wordClass     = digitClass | letterClass | highClass
 )
@@ -565,7 +567,9 @@ var byteClassMembers = [...]struct {
 	{literalPunct, "-+."},
 	{pathCharPunct, `/\._-~@+%`},
 	{pathBytePunct, "._-~@+ "},
+	{namePunct, "_-."},
 	{spaceClass, " \t\n\r"},
+	{urlStop, " \"'`<>)"},
 }
 
 // byteClasses holds the classes of every byte.
@@ -577,6 +581,9 @@ func makeByteClasses() (t [256]byteClass) {
 			t[m.bytes[i]] |= m.class
 		}
 	}
+	for b := range ' ' {
+		t[b] |= urlStop
+	}
 	for b := 0x80; b < len(t); b++ {
 		t[b] |= highClass
 	}
@@ -587,6 +594,13 @@ func isLiteralByte(b byte) bool { return byteClasses[b]&(wordClass|literalPunct)
 func isDigit(b byte) bool       { return byteClasses[b]&digitClass != 0 }
 func isLetter(b byte) bool      { return byteClasses[b]&letterClass != 0 }
 func isHex(b byte) bool         { return byteClasses[b]&hexClass != 0 }
+func isSlash(b byte) bool       { return b == '/' || b == '\\' }
+
+// isSchemeByte reports the bytes of a URL's scheme after its first letter.
+func isSchemeByte(b byte) bool { return byteClasses[b]&(digitClass|letterClass|literalPunct) != 0 }
+
+// hasDrive reports whether s starts with a Windows drive, as C: does.
+func hasDrive(s string) bool { return len(s) >= 3 && isLetter(s[0]) && s[1] == ':' }
 
 // isWordByte reports letters and digits, the bytes that make up a word for
 // the rules. Bytes of multi-byte UTF-8 characters count as word bytes, so
@@ -701,52 +715,62 @@ func matchEpoch(s string) int {
 var tempRoots = [...]string{"/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/", "/var/folders/", "/private/var/folders/"}
 
 func matchTempDir(s string) int {
-	i := 0
-	for _, root := range tempRoots {
-		if s[0] != '/' {
-			break
-		}
-		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
-			i = len(root)
-			if strings.HasSuffix(root, "folders/") {
-				// macOS: /var/folders/xy/<random>/T/, looked for only
-				// as far as it can start, so that text with many such
-				// prefixes costs no more than any other.
-				rest := s[i:min(len(s), i+63+len("/T/"))]
-				if k := strings.Index(rest, "/T/"); k >= 0 {
-					i += k + 3
-				}
-			}
-			break
-		}
-	}
+	i := tempRootLen(s)
 	if i == 0 {
-		i = windowsTemp(s)
-		if i == 0 {
-			return 0
-		}
+		return 0
 	}
 	// The random-looking directory right after the temporary root. In raw
 	// JSON a Windows separator is an escaped, doubled backslash.
-	j := i
-	for j < len(s) && s[j] == '\\' {
-		j++
-	}
-	n := runOf(s[j:], func(b byte) bool { return isWordByte(b) || b == '_' || b == '-' || b == '.' })
-	if n > 0 && j+n < len(s) && (s[j+n] == '/' || s[j+n] == '\\') {
-		comp := s[j : j+n]
-		if strings.ContainsAny(comp, digits) || strings.HasPrefix(strings.ToLower(comp), "tmp") {
-			return j + n
-		}
+	j := i + runOf(s[i:], func(b byte) bool { return b == '\\' })
+	n := runOf(s[j:], isNameByte)
+	if n > 0 && j+n < len(s) && isSlash(s[j+n]) && looksRandom(s[j:j+n]) {
+		return j + n
 	}
 	return i - 1
+}
+
+// tempRootLen returns the length of the temporary directory s starts
+// with, or 0.
+func tempRootLen(s string) int {
+	if s[0] != '/' {
+		return windowsTemp(s)
+	}
+	for _, root := range tempRoots {
+		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
+			return len(root) + macTempLen(s[len(root):], root)
+		}
+	}
+	return 0
+}
+
+// macTempLen returns the length of the rest of a macOS temporary
+// directory, <random>/T/ after /var/folders/xy/, or 0. It is looked for
+// only as far as it can start, so that text with many such prefixes costs
+// no more than any other.
+func macTempLen(rest, root string) int {
+	if !strings.HasSuffix(root, "folders/") {
+		return 0
+	}
+	if k := strings.Index(rest[:min(len(rest), 63+len("/T/"))], "/T/"); k >= 0 {
+		return k + 3
+	}
+	return 0
+}
+
+// isNameByte reports the bytes of a temporary directory's name.
+func isNameByte(b byte) bool { return byteClasses[b]&(wordClass|namePunct) != 0 }
+
+// looksRandom reports whether a directory's name looks made up for the
+// occasion: it has a digit or starts with "tmp".
+func looksRandom(name string) bool {
+	return strings.ContainsAny(name, digits) || strings.HasPrefix(strings.ToLower(name), "tmp")
 }
 
 // windowsTemp returns the length of a Windows path prefix up to and
 // including a component named Temp, as in C:\Users\me\AppData\Local\Temp\,
 // or 0.
 func windowsTemp(s string) int {
-	if len(s) < 3 || !isLetter(s[0]) || s[1] != ':' || s[2] != '\\' {
+	if !hasDrive(s) || s[2] != '\\' {
 		return 0
 	}
 	start := 3

@@ -196,11 +196,7 @@ func (f *targetFinder) visit(key, val string) {
 	case contentKeys[string(f.key)]:
 	case f.resourceKeys[string(f.key)]:
 		if len(val) <= maxTargetLen {
-			if host, ok := urlHost(val); ok {
-				f.add(host)
-			} else {
-				f.add(cleanTarget(val))
-			}
+			f.addName(val)
 		}
 	case len(val) <= maxTargetLen && !strings.ContainsAny(val, " \t\n"):
 		f.word(val)
@@ -246,6 +242,15 @@ func (f *targetFinder) add(t string) {
 	f.out = append(f.out, t)
 }
 
+// addName adds the host of a URL, or w as the name of a resource.
+func (f *targetFinder) addName(w string) {
+	if host, ok := urlHost(w); ok {
+		f.add(host)
+	} else {
+		f.add(cleanTarget(w))
+	}
+}
+
 // addPath adds t, read as a path.
 func (f *targetFinder) addPath(t string) {
 	n := len(f.out)
@@ -287,28 +292,29 @@ func trimPromptWord(w string) string {
 // urlHost returns the lower-cased host of an absolute URL.
 func urlHost(s string) (string, bool) {
 	k := strings.Index(s, "://")
-	if k <= 0 || k > 16 {
+	if k <= 0 || k > 16 || !isLetter(s[0]) || runOf(s[1:k], isSchemeByte) != k-1 {
 		return "", false
 	}
-	for i := 0; i < k; i++ {
-		if !isLetter(s[i]) && !(i > 0 && (isDigit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
-			return "", false
-		}
-	}
-	host := s[k+3:]
-	if i := strings.IndexAny(host, "/?#"); i >= 0 {
-		host = host[:i]
-	}
-	if i := strings.LastIndexByte(host, '@'); i >= 0 {
-		host = host[i+1:]
-	}
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
-		host = host[:i]
-	}
+	host := hostOf(s[k+3:])
 	if host == "" {
 		return "", false
 	}
 	return strings.ToLower(host), true
+}
+
+// hostOf returns the host of what follows a URL's scheme: without the
+// path, query or fragment, the user's name or the port.
+func hostOf(rest string) string {
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 && !strings.Contains(rest[i:], "]") {
+		rest = rest[:i]
+	}
+	return rest
 }
 
 // looksLikePath reports a word that names a file or directory: one with a
@@ -436,28 +442,46 @@ const maxPromptScope = 64
 // of them.
 func promptScope(prompt string) []string {
 	f := &targetFinder{}
+	f.backticked(prompt)
+	f.promptWords(prompt)
+	for i, t := range f.out {
+		f.out[i] = scopeOf(t)
+	}
+	return f.out
+}
+
+// backticked adds the words in backticks of a prompt, as resource names or
+// URLs, up to maxPromptScope targets in all.
+func (f *targetFinder) backticked(prompt string) {
 	rest := prompt
-	for {
+	for len(f.out) < maxPromptScope {
 		open := strings.IndexByte(rest, '`')
-		if open < 0 || len(f.out) >= maxPromptScope {
-			break
+		if open < 0 {
+			return
 		}
 		closing := strings.IndexByte(rest[open+1:], '`')
 		if closing < 0 {
-			break
+			return
 		}
-		if w := rest[open+1 : open+1+closing]; w != "" && len(w) <= maxTargetLen && !strings.ContainsAny(w, " \t\n") {
-			if host, ok := urlHost(w); ok {
-				f.add(host)
-			} else {
-				f.add(cleanTarget(w))
-			}
+		if w := rest[open+1 : open+1+closing]; isBareName(w) {
+			f.addName(w)
 		}
 		rest = rest[open+2+closing:]
 	}
+}
+
+// isBareName reports a word that can name a resource: not empty, not too
+// long, and without spaces.
+func isBareName(w string) bool {
+	return w != "" && len(w) <= maxTargetLen && !strings.ContainsAny(w, " \t\n")
+}
+
+// promptWords adds the URLs and paths among the words of a prompt, up to
+// maxPromptScope targets in all.
+func (f *targetFinder) promptWords(prompt string) {
 	for w := range strings.FieldsFuncSeq(prompt, isPromptSeparator) {
 		if len(f.out) >= maxPromptScope {
-			break
+			return
 		}
 		w = trimPromptWord(w)
 		if host, ok := urlHost(w); ok {
@@ -466,8 +490,4 @@ func promptScope(prompt string) []string {
 			f.add(cleanTarget(w))
 		}
 	}
-	for i, t := range f.out {
-		f.out[i] = scopeOf(t)
-	}
-	return f.out
 }
