@@ -673,8 +673,8 @@ func matchID(s string) int {
 // matchNumber matches a number with an optional unit of up to three
 // letters.
 func matchNumber(s string) int {
-	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isHex(s[2]) {
-		return 2 + runOf(s[2:], isHex)
+	if n := hexNumberLen(s); n > 0 {
+		return n
 	}
 	n := runOf(s, isDigit)
 	if n == 0 {
@@ -683,8 +683,21 @@ func matchNumber(s string) int {
 	for n+1 < len(s) && strings.IndexByte(".,:_", s[n]) >= 0 && isDigit(s[n+1]) {
 		n += 1 + runOf(s[n+1:], isDigit)
 	}
-	if u := runOf(s[n:], isLetter); u > 0 && u <= 3 {
-		n += u
+	return n + unitLen(s[n:])
+}
+
+// hexNumberLen matches a hexadecimal number written with 0x.
+func hexNumberLen(s string) int {
+	if len(s) < 3 || (s[:2] != "0x" && s[:2] != "0X") || !isHex(s[2]) {
+		return 0
 	}
-	return n
+	return 2 + runOf(s[2:], isHex)
+}
+
+// unitLen matches the unit after a number: up to three letters.
+func unitLen(s string) int {
+	if u := runOf(s, isLetter); u <= 3 {
+		return u
+	}
+	return 0
 }

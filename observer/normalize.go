@@ -594,6 +594,7 @@ func isLiteralByte(b byte) bool { return byteClasses[b]&(wordClass|literalPunct)
 func isDigit(b byte) bool       { return byteClasses[b]&digitClass != 0 }
 func isLetter(b byte) bool      { return byteClasses[b]&letterClass != 0 }
 func isHex(b byte) bool         { return byteClasses[b]&hexClass != 0 }
+func isAlnum(b byte) bool       { return byteClasses[b]&(digitClass|letterClass) != 0 }
 func isSlash(b byte) bool       { return b == '/' || b == '\\' }
 
 // isSchemeByte reports the bytes of a URL's scheme after its first letter.
@@ -640,66 +641,81 @@ func matchTime(s string) int {
 	if n := matchClock(s, true); n > 0 {
 		return n
 	}
-	if !fixedDigits(s, 0, 4) || len(s) < 10 || s[4] != '-' || !fixedDigits(s, 5, 2) || s[7] != '-' || !fixedDigits(s, 8, 2) {
+	if !fitsLayout(s, "dddd-dd-dd") {
 		return 0
 	}
-	i := 10
-	if i+1 < len(s) && (s[i] == 'T' || s[i] == ' ') {
-		if n := matchClock(s[i+1:], false); n > 0 {
-			i += 1 + n
-			i += matchZone(s[i:])
-		}
+	if len(s) < 12 || strings.IndexByte("T ", s[10]) < 0 {
+		return 10
 	}
-	return i
+	n := matchClock(s[11:], false)
+	if n == 0 {
+		return 10
+	}
+	return 11 + n + matchZone(s[11+n:])
 }
 
 // matchClock matches HH:MM[:SS[.frac]]; with needSeconds, the seconds are
 // required.
 func matchClock(s string, needSeconds bool) int {
-	if !fixedDigits(s, 0, 2) || len(s) < 5 || s[2] != ':' || !fixedDigits(s, 3, 2) {
+	if !fitsLayout(s, "dd:dd") {
 		return 0
 	}
-	i := 5
-	if len(s) >= 8 && s[5] == ':' && fixedDigits(s, 6, 2) {
-		i = 8
-		if i+1 < len(s) && (s[i] == '.' || s[i] == ',') && isDigit(s[i+1]) {
-			i += 1 + runOf(s[i+1:], isDigit)
-		}
-	} else if needSeconds {
+	if fitsLayout(s, "dd:dd:dd") {
+		return 8 + fractionLen(s[8:])
+	}
+	if needSeconds {
 		return 0
 	}
-	return i
+	return 5
 }
 
-func matchZone(s string) int {
-	if s == "" {
+// fractionLen matches the fraction of a second after the seconds: a dot
+// or comma and digits.
+func fractionLen(s string) int {
+	if len(s) < 2 || strings.IndexByte(".,", s[0]) < 0 || !isDigit(s[1]) {
 		return 0
 	}
-	if s[0] == 'Z' {
+	return 1 + runOf(s[1:], isDigit)
+}
+
+// zoneOffsets are the layouts of a time zone's offset after its sign,
+// longest first.
+var zoneOffsets = [...]string{"dd:dd", "dddd", "dd"}
+
+func matchZone(s string) int {
+	if strings.HasPrefix(s, "Z") {
 		return 1
 	}
-	if (s[0] == '+' || s[0] == '-') && fixedDigits(s, 1, 2) {
-		if len(s) >= 6 && s[3] == ':' && fixedDigits(s, 4, 2) {
-			return 6
+	if s == "" || strings.IndexByte("+-", s[0]) < 0 {
+		return 0
+	}
+	for _, layout := range zoneOffsets {
+		if fitsLayout(s[1:], layout) {
+			return 1 + len(layout)
 		}
-		if fixedDigits(s, 3, 2) {
-			return 5
-		}
-		return 3
 	}
 	return 0
 }
 
-func fixedDigits(s string, at, n int) bool {
-	if at+n > len(s) {
+// fitsLayout reports whether s starts with layout, in which each 'd'
+// stands for a digit and every other byte for itself.
+func fitsLayout(s, layout string) bool {
+	if len(s) < len(layout) {
 		return false
 	}
-	for i := at; i < at+n; i++ {
-		if !isDigit(s[i]) {
+	for i := range len(layout) {
+		if !fitsByte(layout[i], s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+func fitsByte(layout, b byte) bool {
+	if layout == 'd' {
+		return isDigit(b)
+	}
+	return b == layout
 }
 
 func matchEpoch(s string) int {

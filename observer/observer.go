@@ -66,26 +66,36 @@ func (t Trigger) Validate() error {
 // at time now. start is when the pipeline started, the reference for
 // EveryInterval before the observer's first run. It is a pure function.
 func (t Trigger) Fires(st ObserverState, callIndex, consecutiveErrors int64, now, start time.Time) bool {
-	if t.OnEveryCall {
-		return true
-	}
 	since := callIndex - st.LastAssessmentCallIndex
-	if t.EveryNCalls > 0 && since >= int64(t.EveryNCalls) {
-		return true
+	return t.OnEveryCall || t.firesOnCalls(since) || t.firesOnErrors(since, consecutiveErrors) || t.firesOnTime(st, now, start)
+}
+
+// firesOnCalls reports whether EveryNCalls calls have been made since the
+// observer last ran.
+func (t Trigger) firesOnCalls(since int64) bool {
+	return t.EveryNCalls > 0 && since >= int64(t.EveryNCalls)
+}
+
+// firesOnErrors reports whether the last AfterConsecutiveErrors calls
+// failed, all of them since the observer last ran.
+func (t Trigger) firesOnErrors(since, consecutiveErrors int64) bool {
+	n := int64(t.AfterConsecutiveErrors)
+	return n > 0 && consecutiveErrors >= n && since >= n
+}
+
+// firesOnTime reports whether EveryInterval has passed since the observer
+// last ran, or since start if it has not; a clock set back by as much
+// fires too.
+func (t Trigger) firesOnTime(st ObserverState, now, start time.Time) bool {
+	if t.EveryInterval <= 0 {
+		return false
 	}
-	if n := int64(t.AfterConsecutiveErrors); n > 0 && consecutiveErrors >= n && since >= n {
-		return true
+	last := st.LastAssessmentTime
+	if last.IsZero() {
+		last = start
 	}
-	if t.EveryInterval > 0 {
-		last := st.LastAssessmentTime
-		if last.IsZero() {
-			last = start
-		}
-		if d := now.Sub(last); d >= t.EveryInterval || d <= -t.EveryInterval {
-			return true
-		}
-	}
-	return false
+	d := now.Sub(last)
+	return d >= t.EveryInterval || d <= -t.EveryInterval
 }
 
 // Spec pairs an observer with its trigger.

@@ -111,24 +111,40 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 		contexts:    make([]Context, len(configs)),
 	}
 	session.ValueOf[Task](store)
-	var normalizer *Normalizer
-	if opts != nil {
-		if opts.Now != nil {
-			p.now = opts.Now
-		}
-		if opts.OnError != nil {
-			p.onError = opts.OnError
-		}
-		if opts.HistorySize != 0 {
-			p.historySize = opts.HistorySize
-		}
-		p.onEfficacy = opts.OnEfficacy
-		normalizer = opts.Normalizer
-	}
-	p.canon = normalizer.compile()
+	p.applyOptions(opts)
 	if p.historySize > 0 {
 		p.history.SetRetention(p.historySize)
 	}
+	if err := p.name(configs); err != nil {
+		return nil, err
+	}
+	p.start = p.now()
+	return p, nil
+}
+
+// applyOptions sets what opts configures, leaving the defaults for what
+// it leaves zero.
+func (p *Pipeline) applyOptions(opts *PipelineOptions) {
+	if opts == nil {
+		p.canon = (*Normalizer)(nil).compile()
+		return
+	}
+	if opts.Now != nil {
+		p.now = opts.Now
+	}
+	if opts.OnError != nil {
+		p.onError = opts.OnError
+	}
+	if opts.HistorySize != 0 {
+		p.historySize = opts.HistorySize
+	}
+	p.onEfficacy = opts.OnEfficacy
+	p.canon = opts.Normalizer.compile()
+}
+
+// name records the observers' names and reports every problem with the
+// configs at once.
+func (p *Pipeline) name(configs []Spec) error {
 	seen := make(map[string]bool, len(configs))
 	var errs []error
 	for i, c := range configs {
@@ -137,28 +153,31 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 			continue
 		}
 		name := c.Observer.Name()
-		switch {
-		case name == "":
-			errs = append(errs, fmt.Errorf("%w: config %d: observer has an empty name", ErrInvalidConfig, i))
-		case seen[name]:
-			errs = append(errs, fmt.Errorf("%w: config %d: observer name %q is used twice", ErrInvalidConfig, i, name))
-		}
-		if err := c.Trigger.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
-		}
-		if v, ok := c.Observer.(validator); ok {
-			if err := v.Validate(); err != nil {
-				errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
-			}
-		}
+		errs = checkSpec(errs, i, name, c, seen[name])
 		seen[name] = true
 		p.names[i] = name
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	return errors.Join(errs...)
+}
+
+// checkSpec appends to errs the problems of config i, whose observer is
+// called name, a name already taken when taken is true.
+func checkSpec(errs []error, i int, name string, c Spec, taken bool) []error {
+	switch {
+	case name == "":
+		errs = append(errs, fmt.Errorf("%w: config %d: observer has an empty name", ErrInvalidConfig, i))
+	case taken:
+		errs = append(errs, fmt.Errorf("%w: config %d: observer name %q is used twice", ErrInvalidConfig, i, name))
 	}
-	p.start = p.now()
-	return p, nil
+	if err := c.Trigger.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
+	}
+	if v, ok := c.Observer.(validator); ok {
+		if err := v.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
+		}
+	}
+	return errs
 }
 
 // Store returns the pipeline's session store.

@@ -321,19 +321,20 @@ func hostOf(rest string) string {
 // slash, one starting with "./" or "~/", or a file name with an
 // extension, such as main.go.
 func looksLikePath(w string) bool {
-	if w == "" || len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") {
+	if len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") {
 		return false
 	}
 	if strings.ContainsAny(w, `/\`) {
-		return strings.IndexFunc(w, func(r rune) bool { return r < 0x80 && isWordByte(byte(r)) }) >= 0
+		return hasASCIIWordByte(w)
 	}
 	dot := strings.LastIndexByte(w, '.')
-	if dot <= 0 || dot == len(w)-1 || len(w)-dot > 9 {
-		return false
-	}
-	ext := w[dot+1:]
-	return strings.IndexFunc(ext, func(r rune) bool { return r < 0x80 && isLetter(byte(r)) }) >= 0 &&
-		strings.IndexFunc(ext, func(r rune) bool { return r >= 0x80 || !isWordByte(byte(r)) }) < 0
+	return dot > 0 && len(w)-dot <= 9 && isExtension(w[dot+1:])
+}
+
+// isExtension reports a file name's extension: ASCII letters and digits,
+// at least one of them a letter.
+func isExtension(ext string) bool {
+	return runOf(ext, isAlnum) == len(ext) && runOf(ext, isDigit) < len(ext)
 }
 
 // cleanTarget normalizes a path, host or name for scope matching: forward
