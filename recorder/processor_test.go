@@ -1,0 +1,376 @@
+package recorder_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// stuckSink's Write does not return until the test releases it, whatever
+// its ctx says: the worst sink there is.
+type stuckSink struct {
+	recorder.MemorySink
+	entered chan uint64 // gets each record's seq as Write starts
+	gate    chan struct{}
+}
+
+func newStuckSink() *stuckSink {
+	return &stuckSink{entered: make(chan uint64, 1024), gate: make(chan struct{})}
+}
+
+func (s *stuckSink) Write(ctx context.Context, r *recorder.Record) error {
+	s.entered <- r.Seq
+	<-s.gate
+	return s.MemorySink.Write(ctx, r)
+}
+
+func (s *stuckSink) release() { close(s.gate) }
+
+// patientSink's Write waits until its ctx ends and returns ctx's error.
+type patientSink struct {
+	entered chan context.Context // gets each call's ctx as Write starts
+	errs    chan error           // gets ctx.Err() at the start of each call, unless the deadline had passed
+	values  chan any             // gets ctx.Value(ctxKey{}) at the start of each call
+}
+
+func newPatientSink() *patientSink {
+	return &patientSink{entered: make(chan context.Context, 16), errs: make(chan error, 16), values: make(chan any, 16)}
+}
+
+func (s *patientSink) Write(ctx context.Context, _ *recorder.Record) error {
+	err := ctx.Err()
+	if d, ok := ctx.Deadline(); ok && time.Now().After(d) {
+		err = nil // a slow start, not a stale context
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		err = errors.New("no deadline")
+	}
+	s.errs <- err
+	s.values <- ctx.Value(ctxKey{})
+	s.entered <- ctx
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// promptly runs f and fails the test if it has not returned within a
+// generous bound: the calls it wraps must not wait for the sink.
+func promptly(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		t.Fatalf("%s did not return while the sink was stuck", what)
+	}
+}
+
+func TestAFullQueueDropsAndCountsExactlyLeavingSeqGaps(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	var reported []error
+	rec := newRec(t, sink, &recorder.Options{QueueSize: 4, OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered // the goroutine is stuck writing seq 0; the queue only fills
+
+	promptly(t, "emitting", func() {
+		for range 20 {
+			assert.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}), "the drop policy never fails the run")
+		}
+	})
+	assert.Equal(t, uint64(16), rec.Dropped(), "seqs 1 to 4 are queued, 5 to 20 dropped")
+	assert.Equal(t, uint64(16), run.Dropped())
+	require.Len(t, reported, 16)
+	for _, err := range reported {
+		assert.ErrorIs(t, err, recorder.ErrQueueFull)
+		assert.ErrorIs(t, err, recorder.ErrSinkFailed)
+	}
+
+	sink.release()
+	require.NoError(t, rec.Flush(ctx)) // the queue has room again
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	require.NoError(t, rec.Flush(ctx))
+	assert.Equal(t, []uint64{0, 1, 2, 3, 4, 21}, seqs(sink.Records()), "the dropped records left a gap")
+	assert.Equal(t, uint64(16), rec.Dropped())
+}
+
+func TestCloseWithADeadlineReturnsByItWhileTheSinkIsStuck(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	rec := recorder.New(sink, &recorder.Options{OnError: func(context.Context, error) {}})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	for range 3 {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	}
+	<-sink.entered
+
+	deadline, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	promptly(t, "Close", func() {
+		assert.ErrorIs(t, rec.Close(deadline), context.DeadlineExceeded)
+	})
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}), "emitting after Close drops under the Drop policy")
+
+	sink.release() // the goroutine finishes seq 0 and drops the rest unwritten
+	err := rec.Close(ctx)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "a later Close returns the shutdown's result, which names why it was given up")
+	assert.ErrorIs(t, err, recorder.ErrSinkFailed)
+	assert.Equal(t, []uint64{0}, seqs(sink.Records()))
+	assert.Equal(t, uint64(3), rec.Dropped(), "two records dropped unwritten and one emitted after Close")
+	assert.Equal(t, uint64(3), run.Dropped())
+	// TestMain's goleak check proves the goroutine is gone.
+}
+
+func TestCloseEndsTheContextOfTheWriteInProgress(t *testing.T) {
+	ctx := context.Background()
+	sink := newPatientSink()
+	rec := recorder.New(sink, &recorder.Options{WriteTimeout: time.Hour, OnError: func(context.Context, error) {}})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	writing := <-sink.entered
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, rec.Close(cancelled), context.Canceled)
+	<-writing.Done()
+	assert.ErrorIs(t, writing.Err(), context.Canceled)
+	assert.ErrorIs(t, rec.Close(ctx), context.Canceled, "the shutdown finishes once the write returns")
+	assert.Equal(t, uint64(1), rec.Dropped())
+}
+
+type ctxKey struct{}
+
+func TestEveryWriteGetsAContextThatEndsAndKeepsTheEmittersValues(t *testing.T) {
+	sink := newPatientSink()
+	var reported []error
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: time.Millisecond, OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
+	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	for range 3 {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	}
+	for range 3 {
+		<-sink.entered
+		assert.NoError(t, <-sink.errs, "each write starts with a live context with a deadline, not the last one's")
+		assert.Equal(t, "v", <-sink.values)
+	}
+	require.NoError(t, rec.Flush(context.Background()))
+	assert.Equal(t, uint64(3), rec.Dropped())
+	require.Len(t, reported, 3)
+	for _, err := range reported {
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	}
+}
+
+func TestBlockWaitsForRoomUntilTheContextEnds(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	var reported []error
+	rec := newRec(t, sink, &recorder.Options{QueueSize: 1, Block: true, BlockTimeout: time.Hour, OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{})) // fills the queue
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	require.NoError(t, run.Budget(cancelled, recorder.BudgetRecord{}))
+	require.Len(t, reported, 1)
+	assert.ErrorIs(t, reported[0], recorder.ErrQueueFull)
+	assert.ErrorIs(t, reported[0], context.Canceled)
+
+	done := make(chan error)
+	go func() { done <- run.Budget(ctx, recorder.BudgetRecord{}) }()
+	sink.release()
+	require.NoError(t, <-done, "a blocked emit goes through once there is room")
+	require.NoError(t, rec.Flush(ctx))
+	assert.Equal(t, []uint64{0, 1, 3}, seqs(sink.Records()))
+	assert.Equal(t, uint64(1), rec.Dropped())
+}
+
+func TestBlockTimeoutBoundsTheWaitForRoom(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	rec := newRec(t, sink, &recorder.Options{Policy: recorder.Escalate, QueueSize: 1, Block: true, BlockTimeout: time.Millisecond})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	err := run.Budget(ctx, recorder.BudgetRecord{})
+	assert.ErrorIs(t, err, recorder.ErrQueueFull)
+	assert.Same(t, rec.Err(), err)
+	sink.release()
+}
+
+func TestEndWaitsForRoomWhateverItsContextAndBlockSay(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	rec := newRec(t, sink, &recorder.Options{QueueSize: 1, BlockTimeout: time.Hour})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	done := make(chan error)
+	go func() { done <- run.End(cancelled, recorder.RunEnded{Outcome: recorder.OutcomeCancelled}) }()
+	sink.release()
+	require.NoError(t, <-done)
+	require.NoError(t, rec.Flush(ctx))
+	recs := sink.Records()
+	require.Len(t, recs, 3)
+	assert.Equal(t, recorder.KindRunEnded, recs[2].Kind())
+	assert.Zero(t, rec.Dropped())
+}
+
+// countingSink counts the calls a Recorder makes to it.
+type countingSink struct {
+	recorder.MemorySink
+	flushes, closes atomic.Int32
+	closeErr        error
+}
+
+func (s *countingSink) Flush(ctx context.Context) error {
+	s.flushes.Add(1)
+	return s.MemorySink.Flush(ctx)
+}
+
+func (s *countingSink) Close(ctx context.Context) error {
+	s.closes.Add(1)
+	s.MemorySink.Close(ctx)
+	return s.closeErr
+}
+
+func TestFlushDeliversEverythingQueuedBeforeItAndFlushesTheSink(t *testing.T) {
+	ctx := context.Background()
+	sink := &countingSink{}
+	rec := newRec(t, sink, &recorder.Options{Block: true, BlockTimeout: time.Hour})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 500 {
+				assert.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, rec.Flush(ctx))
+	assert.Equal(t, 2000, sink.Len())
+	assert.Equal(t, int32(1), sink.flushes.Load())
+}
+
+func TestFlushHonoursItsContext(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	rec := newRec(t, sink, nil)
+	require.NoError(t, rec.ResumeRun(recorder.RunInfo{}, 0).Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, rec.Flush(cancelled), context.Canceled)
+	sink.release()
+	require.NoError(t, rec.Flush(ctx))
+}
+
+func TestCloseIsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	errShut := errors.New("shut badly")
+	sink := &countingSink{closeErr: errShut}
+	rec := recorder.New(sink, nil)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	first := rec.Close(ctx)
+	assert.ErrorIs(t, first, errShut)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for range 3 {
+		assert.Equal(t, first, rec.Close(cancelled), "a later Close returns the first's result, whatever its ctx")
+	}
+	assert.Equal(t, int32(1), sink.closes.Load())
+	assert.Equal(t, 1, sink.Len(), "Close wrote the queue out first")
+	assert.ErrorIs(t, rec.Flush(ctx), recorder.ErrClosed)
+}
+
+func TestEmittingAfterCloseDropsOrEscalates(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		policy  recorder.Policy
+		wantErr bool
+	}{{recorder.Drop, false}, {recorder.Escalate, true}} {
+		t.Run(fmt.Sprintf("policy %d", tc.policy), func(t *testing.T) {
+			rec := recorder.New(recorder.NewMemorySink(), &recorder.Options{Policy: tc.policy, OnError: func(context.Context, error) {}})
+			run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+			require.NoError(t, rec.Close(ctx))
+			err := run.Budget(ctx, recorder.BudgetRecord{})
+			if tc.wantErr {
+				assert.ErrorIs(t, err, recorder.ErrClosed)
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, uint64(1), rec.Dropped())
+			assert.Equal(t, uint64(1), run.Next(), "the lost record used up its seq")
+		})
+	}
+}
+
+func TestEachRunReachesTheSinkInSeqOrderUnderConcurrentEmitters(t *testing.T) {
+	ctx := context.Background()
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, &recorder.Options{QueueSize: 16, Block: true, BlockTimeout: time.Hour})
+	const runs, goroutines, each = 8, 8, 200
+	var wg sync.WaitGroup
+	for i := range runs {
+		run := rec.ResumeRun(recorder.RunInfo{RunID: fmt.Sprint(i)}, 0)
+		for range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range each {
+					assert.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	require.NoError(t, rec.Close(ctx))
+	assert.Zero(t, rec.Dropped())
+	next := map[string]uint64{}
+	for _, r := range sink.Records() {
+		require.Equal(t, next[r.RunID], r.Seq, "run %s", r.RunID)
+		next[r.RunID]++
+	}
+	assert.Len(t, next, runs)
+	for id, n := range next {
+		assert.Equal(t, uint64(goroutines*each), n, "run %s", id)
+	}
+}
+
+func TestTheZeroRecorderFlushesAndClosesAtOnce(t *testing.T) {
+	ctx := context.Background()
+	var zero recorder.Recorder
+	assert.NoError(t, zero.Flush(ctx))
+	assert.NoError(t, zero.Close(ctx))
+	assert.NoError(t, zero.Err())
+	discard := recorder.New(nil, &recorder.Options{Policy: recorder.Escalate})
+	require.NoError(t, discard.Close(ctx))
+	assert.NoError(t, discard.ResumeRun(recorder.RunInfo{}, 0).Budget(ctx, recorder.BudgetRecord{}), "a nil sink discards, even after Close")
+}
