@@ -295,6 +295,16 @@ func causeOf(msg string) string {
 	if !strings.Contains(msg, pythonTraceback) {
 		return msg
 	}
+	if line, ok := exceptionLine(msg); ok {
+		return line
+	}
+	return msg
+}
+
+// exceptionLine returns the last line of a traceback that is not
+// indented, searched for up to maxCauseSearch bytes from its end, unless
+// that is the traceback's header.
+func exceptionLine(msg string) (string, bool) {
 	whole := len(msg) <= maxCauseSearch
 	tail := strings.TrimRight(msg[max(len(msg)-maxCauseSearch, 0):], " \t\r\n")
 	for tail != "" {
@@ -302,19 +312,20 @@ func causeOf(msg string) string {
 		if nl < 0 && !whole {
 			break // the first line of the tail may be cut
 		}
-		line := strings.TrimRight(tail[nl+1:], "\r")
-		if line != "" && line[0] != ' ' && line[0] != '\t' {
-			if line == pythonTraceback {
-				break
-			}
-			return line
+		if line := strings.TrimRight(tail[nl+1:], "\r"); isUnindented(line) {
+			return line, line != pythonTraceback
 		}
 		if nl < 0 {
 			break
 		}
 		tail = tail[:nl]
 	}
-	return msg
+	return "", false
+}
+
+// isUnindented reports a line that starts with neither a space nor a tab.
+func isUnindented(line string) bool {
+	return line != "" && line[0] != ' ' && line[0] != '\t'
 }
 
 // squeezeSpace replaces each run of spaces, tabs and line breaks in b with
@@ -365,28 +376,41 @@ func (st *cascadeState) groups(n int) []errorGroup {
 		if c.success {
 			continue
 		}
-		t := st.templateOf(c)
-		k := 0
-		for k < len(gs) && gs[k].template != t {
-			k++
-		}
-		if k == len(gs) {
-			if k < cap(gs) {
-				gs = gs[:k+1]
-				gs[k].template, gs[k].calls = t, gs[k].calls[:0]
-			} else {
-				gs = append(gs, errorGroup{template: t})
-			}
-		}
+		var k int
+		gs, k = groupOf(gs, st.templateOf(c))
 		gs[k].calls = append(gs[k].calls, c)
 	}
 	st.grouped = gs
+	sortGroups(gs)
+	return gs
+}
+
+// groupOf returns the index of the group of template t in gs, added at
+// the end when there is none; an added group reuses the calls slice left
+// in its place by an earlier use of gs's array.
+func groupOf(gs []errorGroup, t string) ([]errorGroup, int) {
+	for k := range gs {
+		if gs[k].template == t {
+			return gs, k
+		}
+	}
+	k := len(gs)
+	if k == cap(gs) {
+		return append(gs, errorGroup{template: t}), k
+	}
+	gs = gs[:k+1]
+	gs[k].template, gs[k].calls = t, gs[k].calls[:0]
+	return gs, k
+}
+
+// sortGroups sorts groups by size, largest first, keeping the order of
+// groups of equal size: an insertion sort, as there are few.
+func sortGroups(gs []errorGroup) {
 	for a := 1; a < len(gs); a++ {
 		for b := a; b > 0 && len(gs[b].calls) > len(gs[b-1].calls); b-- {
 			gs[b], gs[b-1] = gs[b-1], gs[b]
 		}
 	}
-	return gs
 }
 
 // Limits of the grouped evidence.
@@ -578,24 +602,29 @@ func isURLByte(b byte) bool { return byteClasses[b]&urlStop == 0 }
 
 // matchIPv4 matches a dotted IPv4 address with an optional port.
 func matchIPv4(s string) int {
-	i := 0
-	for part := range 4 {
-		if part > 0 {
-			if i >= len(s) || s[i] != '.' {
-				return 0
-			}
-			i++
-		}
-		d := runOf(s[i:], isDigit)
-		if d == 0 || d > 3 {
+	i := octetLen(s)
+	if i == 0 {
+		return 0
+	}
+	for range 3 {
+		if !strings.HasPrefix(s[i:], ".") {
 			return 0
 		}
-		i += d
+		d := octetLen(s[i+1:])
+		if d == 0 {
+			return 0
+		}
+		i += 1 + d
 	}
-	if i+1 < len(s) && s[i] == ':' && isDigit(s[i+1]) {
-		i += 1 + runOf(s[i+1:], isDigit)
+	return i + digitsAfter(s[i:], ":")
+}
+
+// octetLen matches a number of an IPv4 address: one to three digits.
+func octetLen(s string) int {
+	if d := runOf(s, isDigit); d <= 3 {
+		return d
 	}
-	return i
+	return 0
 }
 
 func isPathChar(b byte) bool { return byteClasses[b]&(wordClass|pathCharPunct) != 0 }
@@ -655,20 +684,16 @@ func hasNamedFile(w string) bool {
 // matchID matches a hexadecimal word of 8 or more characters with letters
 // and digits, or a long id as in [DefaultRules].
 func matchID(s string) int {
-	n, letter, digit := 0, false, false
-	for n < len(s) && isHex(s[n]) {
-		if isDigit(s[n]) {
-			digit = true
-		} else {
-			letter = true
-		}
-		n++
-	}
-	if n >= 8 && letter && digit && (n == len(s) || !isWordByte(s[n])) {
+	n := runOf(s, isHex)
+	if d := countOf(s[:n], isDigit); n >= 8 && 0 < d && d < n && endsWord(s, n) {
 		return n
 	}
 	return matchLongID(s)
 }
+
+// endsWord reports whether a match of n bytes at the start of s ends
+// where a word does.
+func endsWord(s string, n int) bool { return n == len(s) || !isWordByte(s[n]) }
 
 // matchNumber matches a number with an optional unit of up to three
 // letters.

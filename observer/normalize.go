@@ -219,10 +219,7 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 func (rs *ruleSet) match(s string) (int, int) {
 	mask := rs.starts[s[0]]
 	for k := range rs.rules {
-		if k < 63 && mask&(1<<k) == 0 {
-			continue
-		}
-		if k >= 63 && rs.rules[k].Starts != "" && strings.IndexByte(rs.rules[k].Starts, s[0]) < 0 {
+		if !rs.canStart(k, mask, s[0]) {
 			continue
 		}
 		if n := rs.lengthOf(k, s); n > 0 {
@@ -230,6 +227,15 @@ func (rs *ruleSet) match(s string) (int, int) {
 		}
 	}
 	return 0, 0
+}
+
+// canStart reports whether rule k can start with b, whose starts are
+// mask. Rules past the 63rd share mask's last bit and are asked again.
+func (rs *ruleSet) canStart(k int, mask uint64, b byte) bool {
+	if k < 63 {
+		return mask&(1<<k) != 0
+	}
+	return rs.rules[k].Starts == "" || strings.IndexByte(rs.rules[k].Starts, b) >= 0
 }
 
 // lengthOf returns the length rule k matches at the start of s, or 0 when
@@ -608,6 +614,17 @@ func hasDrive(s string) bool { return len(s) >= 3 && isLetter(s[0]) && s[1] == '
 // rules never start or stop in the middle of a character.
 func isWordByte(b byte) bool { return byteClasses[b]&wordClass != 0 }
 
+// countOf returns how many bytes of s satisfy ok.
+func countOf(s string, ok func(byte) bool) int {
+	n := 0
+	for i := range len(s) {
+		if ok(s[i]) {
+			n++
+		}
+	}
+	return n
+}
+
 // runOf returns how many bytes at the start of s satisfy ok.
 func runOf(s string, ok func(byte) bool) int {
 	n := 0
@@ -661,7 +678,7 @@ func matchClock(s string, needSeconds bool) int {
 		return 0
 	}
 	if fitsLayout(s, "dd:dd:dd") {
-		return 8 + fractionLen(s[8:])
+		return 8 + digitsAfter(s[8:], ".,")
 	}
 	if needSeconds {
 		return 0
@@ -669,10 +686,10 @@ func matchClock(s string, needSeconds bool) int {
 	return 5
 }
 
-// fractionLen matches the fraction of a second after the seconds: a dot
-// or comma and digits.
-func fractionLen(s string) int {
-	if len(s) < 2 || strings.IndexByte(".,", s[0]) < 0 || !isDigit(s[1]) {
+// digitsAfter matches one of the separators seps followed by digits, as
+// the fraction of a second follows the seconds and a port an address.
+func digitsAfter(s, seps string) int {
+	if len(s) < 2 || strings.IndexByte(seps, s[0]) < 0 || !isDigit(s[1]) {
 		return 0
 	}
 	return 1 + runOf(s[1:], isDigit)
@@ -809,14 +826,8 @@ func isPathByte(b byte) bool { return byteClasses[b]&(wordClass|pathBytePunct) !
 // matchLongID matches a word of 16 or more letters and digits with at
 // least 4 digits.
 func matchLongID(s string) int {
-	n, d := 0, 0
-	for n < len(s) && (isDigit(s[n]) || isLetter(s[n])) {
-		if isDigit(s[n]) {
-			d++
-		}
-		n++
-	}
-	if n >= 16 && d >= 4 {
+	n := runOf(s, isAlnum)
+	if n >= 16 && countOf(s[:n], isDigit) >= 4 {
 		return n
 	}
 	return 0

@@ -302,25 +302,28 @@ func primaryTarget(args string) (target, text string) {
 	best, rank := "", len(targetKeys)
 	var buf [16]byte
 	eachMember(args, func(k, val string, isString bool) bool {
-		if !isString || val == "" || len(k) > len(buf) {
-			return true
-		}
-		key := foldKey(buf[:0], k)
-		for r, tk := range targetKeys[:rank] {
-			if string(key) == tk {
+		if isString && val != "" && len(k) <= len(buf) {
+			if r := targetRank(foldKey(buf[:0], k), rank); r < rank {
 				best, rank = val, r
-				break
 			}
 		}
 		return rank > 0
 	})
-	if best == "" {
-		return "", ""
-	}
 	if target = cleanTarget(best); target == "" {
 		return "", ""
 	}
 	return target, strings.TrimSpace(best)
+}
+
+// targetRank returns the place of the folded key among the first rank
+// targetKeys, or rank when it is not one of them.
+func targetRank(key []byte, rank int) int {
+	for r, tk := range targetKeys[:rank] {
+		if string(key) == tk {
+			return r
+		}
+	}
+	return rank
 }
 
 // stallCall is what Stall keeps of one call.
@@ -548,7 +551,7 @@ func (st *stallState) scanBack(e *stallCall, prior int) *stallCall {
 // the same tests after each of several different edits is progress. It
 // reports whether the search goes on, and whether p was new.
 func (st *stallState) continueRepeat(e, p *stallCall, novel bool) (searching, stillNovel bool) {
-	if p.sig != e.sig || p.exempt || !st.sameObservation(p, e) {
+	if !st.identical(p, e) {
 		return true, novel || p.exempt || !p.seen
 	}
 	e.seen = true
@@ -572,10 +575,16 @@ func (st *stallState) oscillationRun(e *stallCall, n int) int {
 	if n < 2 || p1.oscRun < 2 {
 		return 2
 	}
-	if p2 := st.calls.back(1); !p2.exempt && p2.sig == e.sig && st.sameObservation(p2, e) {
+	if st.identical(st.calls.back(1), e) {
 		return p1.oscRun + 1
 	}
 	return 2
+}
+
+// identical reports whether p is the same call as e, with the same
+// result, and not a polling call.
+func (st *stallState) identical(p, e *stallCall) bool {
+	return p.sig == e.sig && !p.exempt && st.sameObservation(p, e)
 }
 
 // extendWriteBack continues the read/write cycle on e's target that prev,
@@ -647,21 +656,27 @@ func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 		if !q.accessed(e) || q.access != e.access {
 			continue
 		}
-		if e.access == writeAccess {
-			if q.sig == e.sig {
-				return true
-			}
-			continue
-		}
-		if !st.sameObservation(q, e) {
-			changed = true
-			continue
-		}
-		if changed || q.wbNew == e.wbNew {
+		repeats, differs := st.repeatsAccess(q, e, changed)
+		if repeats {
 			return true
 		}
+		changed = changed || differs
 	}
 	return false
+}
+
+// repeatsAccess compares e with q, an earlier access of e's cycle of the
+// same kind. A write repeats q with the same arguments; a read, with the
+// same result, when the content changed in between or no new write was
+// made since q. differs reports a read that got another result than q.
+func (st *stallState) repeatsAccess(q, e *stallCall, changed bool) (repeats, differs bool) {
+	if e.access == writeAccess {
+		return q.sig == e.sig, false
+	}
+	if !st.sameObservation(q, e) {
+		return false, true
+	}
+	return changed || q.wbNew == e.wbNew, false
 }
 
 // detect reports the most severe pattern the call at index continues.
