@@ -257,20 +257,41 @@ func (st *driftState) syncTask(store *session.Store) bool {
 		st.store, st.task = store, session.ValueOf[Task](store)
 	}
 	t, _ := st.task.Latest()
-	if st.taskSeen && t.Prompt == st.taskPrompt && slices.Equal(t.Scope, st.taskScope) {
+	if !st.taskChanged(t) {
 		return false
 	}
 	st.taskSeen, st.taskPrompt, st.taskScope = true, t.Prompt, t.Scope
 	st.fromPrompt = promptScope(t.Prompt)
-	st.declared = st.declared[:0]
-	for _, e := range t.Scope {
-		if host, ok := urlHost(e); ok {
-			st.declared = append(st.declared, host)
-		} else if e = cleanTarget(e); e != "" && e != "." {
-			st.declared = append(st.declared, e)
+	st.declared = declaredScope(st.declared[:0], t.Scope)
+	return true
+}
+
+// taskChanged reports whether t differs from the task last seen, or none
+// was.
+func (st *driftState) taskChanged(t Task) bool {
+	return !st.taskSeen || t.Prompt != st.taskPrompt || !slices.Equal(t.Scope, st.taskScope)
+}
+
+// declaredScope appends to dst the entries of a task's declared scope.
+func declaredScope(dst, scope []string) []string {
+	for _, e := range scope {
+		if entry := declaredEntry(e); entry != "" {
+			dst = append(dst, entry)
 		}
 	}
-	return true
+	return dst
+}
+
+// declaredEntry returns the scope entry a declared e stands for: a URL's
+// host, or e cleaned; "" when it names nothing, as "." does not.
+func declaredEntry(e string) string {
+	if host, ok := urlHost(e); ok {
+		return host
+	}
+	if e = cleanTarget(e); e == "." {
+		return ""
+	}
+	return e
 }
 
 // relearn reads the run's first calls again after a reset.
@@ -334,29 +355,42 @@ func (st *driftState) rebuildScope() {
 		st.scope = append(st.scope, st.declared...)
 		return
 	}
+	// Keep each entry once, and none that another entry covers.
+	entries := st.candidates()
+	for i, e := range entries {
+		if !covered(entries, i) {
+			st.scope = append(st.scope, e)
+		}
+	}
+}
+
+// candidates returns the entries a scope not declared is built from: the
+// prompt's, and those the run's first calls imply, broader when the
+// prompt names none.
+func (st *driftState) candidates() []string {
 	entries := slices.Clone(st.fromPrompt)
-	for _, t := range st.learned {
-		if len(st.fromPrompt) > 0 {
-			entries = append(entries, scopeOf(t))
-		} else {
+	if len(st.fromPrompt) == 0 {
+		for _, t := range st.learned {
 			entries = append(entries, broadScopeOf(t))
 		}
+		return entries
+	}
+	for _, t := range st.learned {
+		entries = append(entries, scopeOf(t))
 	}
 	// A file at the top of the tree joins a scope the prompt named. Alone,
 	// its top directory is the whole tree: nothing the run could drift
 	// from, unlike the file itself, which would make all the rest look
 	// like drift.
-	if len(st.fromPrompt) > 0 {
-		entries = append(entries, st.topFiles...)
-	}
-	// Keep each entry once, and none that another entry covers.
-	for i, e := range entries {
-		covered := slices.ContainsFunc(entries, func(o string) bool { return o != e && inScope(o, e) }) ||
-			slices.Contains(entries[:i], e)
-		if !covered {
-			st.scope = append(st.scope, e)
-		}
-	}
+	return append(entries, st.topFiles...)
+}
+
+// covered reports whether entries[i] is covered by another entry, or is
+// the same as an earlier one.
+func covered(entries []string, i int) bool {
+	e := entries[i]
+	return slices.ContainsFunc(entries, func(o string) bool { return o != e && inScope(o, e) }) ||
+		slices.Contains(entries[:i], e)
 }
 
 // add records a call that names a target.
@@ -393,9 +427,26 @@ func (st *driftState) outside(c *driftCall) bool {
 // detect reports a drift that the call at index is part of.
 func (st *driftState) detect(index int64) (driftFinding, bool) {
 	n := st.calls.len()
-	if len(st.scope) == 0 || n < st.minCalls {
+	out, drifting := st.mostlyOutside(n)
+	if !drifting {
 		st.episode = 0
 		return driftFinding{}, false
+	}
+	if st.episode == 0 {
+		st.episode = index
+	}
+	if newest := st.calls.back(0); newest.index != index || !newest.outside {
+		return driftFinding{}, false
+	}
+	return driftFinding{outside: out, total: n, severity: st.escalation.severity(int(index - st.episode))}, true
+}
+
+// mostlyOutside counts the n kept calls outside the scope, and reports
+// whether they make a drift: there is a scope, enough calls, and a large
+// enough share of them outside it.
+func (st *driftState) mostlyOutside(n int) (int, bool) {
+	if len(st.scope) == 0 || n < st.minCalls {
+		return 0, false
 	}
 	out := 0
 	for i := range n {
@@ -403,18 +454,7 @@ func (st *driftState) detect(index int64) (driftFinding, bool) {
 			out++
 		}
 	}
-	if float64(out) < st.share*float64(n) {
-		st.episode = 0
-		return driftFinding{}, false
-	}
-	if st.episode == 0 {
-		st.episode = index
-	}
-	newest := st.calls.back(0)
-	if newest.index != index || !newest.outside {
-		return driftFinding{}, false
-	}
-	return driftFinding{outside: out, total: n, severity: st.escalation.severity(int(index - st.episode))}, true
+	return out, float64(out) >= st.share*float64(n)
 }
 
 // maxScopeShown is how many scope entries a drift report lists.
@@ -426,13 +466,7 @@ const driftReturn = "If it does not, return to the task; if it does, say why bef
 // assess turns a finding into an assessment. Its texts are written one
 // after the other into st.out and share one allocation.
 func (st *driftState) assess(f driftFinding) Assessment {
-	st.outsideCalls = st.outsideCalls[:0]
-	for i := st.calls.len() - 1; i >= 0; i-- {
-		if c := st.calls.back(i); c.outside {
-			st.outsideCalls = append(st.outsideCalls, c)
-		}
-	}
-	outside := st.outsideCalls
+	outside := st.gatherOutside()
 	t := &st.out
 	t.start(512)
 	line := func(b *strings.Builder, i int) {
@@ -441,49 +475,20 @@ func (st *driftState) assess(f driftFinding) Assessment {
 	}
 	listCalls(&t.Builder, len(outside), len(outside), line, func(b *strings.Builder) { line(b, 0) })
 	evidence := t.end()
-
-	writeInt(&t.Builder, int64(f.outside))
-	t.WriteString(" of the last ")
-	writeInt(&t.Builder, int64(f.total))
-	t.WriteString(" calls that named a file, host or resource were outside ")
-	if len(st.declared) > 0 {
-		t.WriteString("the declared scope")
-	} else {
-		t.WriteString("the scope taken from the task")
-	}
-	t.WriteString(" (")
-	shown := st.scope[:min(len(st.scope), maxScopeShown)]
-	if slices.ContainsFunc(shown, needsOneLine[string]) {
-		// oneLine also replaces the invalid UTF-8 of the other entries.
-		t.WriteString(oneLine(strings.Join(shown, ", ")))
-	} else {
-		for i, e := range shown {
-			if i > 0 {
-				t.WriteString(", ")
-			}
-			t.WriteString(e)
-		}
-	}
-	if more := len(st.scope) - len(shown); more > 0 {
-		t.WriteString(" and ")
-		writeInt(&t.Builder, int64(more))
-		t.WriteString(" more")
-	}
-	t.WriteString(").")
+	st.writeDescription(f)
 	description := t.end()
 
-	var check piece
+	var room [2]string
+	suggestions := room[:0]
 	task := firstLine(st.taskPrompt)
+	var check piece
 	if task != "" {
 		t.WriteString("Check that this work serves the task: \"")
 		t.WriteString(strings.TrimRight(clip(task, 120), "."))
 		t.WriteString("\".")
 		check = t.end()
 	}
-
 	all := t.String()
-	var room [2]string
-	suggestions := room[:0]
 	if task != "" {
 		suggestions = append(suggestions, check.in(all))
 	}
@@ -494,6 +499,62 @@ func (st *driftState) assess(f driftFinding) Assessment {
 		Evidence:    evidence.in(all),
 	}, append(suggestions, driftReturn)...)
 	return a
+}
+
+// gatherOutside collects the kept calls outside the scope, oldest first,
+// into st.outsideCalls.
+func (st *driftState) gatherOutside() []*driftCall {
+	st.outsideCalls = st.outsideCalls[:0]
+	for i := st.calls.len() - 1; i >= 0; i-- {
+		if c := st.calls.back(i); c.outside {
+			st.outsideCalls = append(st.outsideCalls, c)
+		}
+	}
+	return st.outsideCalls
+}
+
+// writeDescription writes how many calls were outside which scope.
+func (st *driftState) writeDescription(f driftFinding) {
+	t := &st.out
+	writeInt(&t.Builder, int64(f.outside))
+	t.WriteString(" of the last ")
+	writeInt(&t.Builder, int64(f.total))
+	t.WriteString(" calls that named a file, host or resource were outside ")
+	if len(st.declared) > 0 {
+		t.WriteString("the declared scope")
+	} else {
+		t.WriteString("the scope taken from the task")
+	}
+	t.WriteString(" (")
+	writeScopeList(&t.Builder, st.scope)
+	t.WriteString(").")
+}
+
+// writeScopeList writes the first maxScopeShown entries of scope, and how
+// many more there are.
+func writeScopeList(b *strings.Builder, scope []string) {
+	shown := scope[:min(len(scope), maxScopeShown)]
+	if slices.ContainsFunc(shown, needsOneLine[string]) {
+		// oneLine also replaces the invalid UTF-8 of the other entries.
+		b.WriteString(oneLine(strings.Join(shown, ", ")))
+	} else {
+		writeJoined(b, shown)
+	}
+	if more := len(scope) - len(shown); more > 0 {
+		b.WriteString(" and ")
+		writeInt(b, int64(more))
+		b.WriteString(" more")
+	}
+}
+
+// writeJoined writes entries separated by commas.
+func writeJoined(b *strings.Builder, entries []string) {
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e)
+	}
 }
 
 // firstLine returns the first non-blank line of s, trimmed.
