@@ -209,27 +209,33 @@ func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
 	defer p.mu.Unlock()
 	p.guard(ctx, func() {
 		events := p.events[:0]
-		p.efficacy.Change(func(eff *Efficacy, _ bool) {
-			pend := eff.Pending
-			switch {
-			case pend == nil:
-			case pend.Seen > 0:
-				// A previous response's calls did not all complete;
-				// what was seen of them is the reaction.
-				events = p.settle(eff, pend.reaction(), 0, events)
-			case toolCalls == 0:
-				events = p.settle(eff, WrappedUp, 0, events)
-			case toolCalls == 1 && pend.Awaiting <= 1:
-				// The next call settles the reaction, as it does
-				// already: the stored value need not change.
-			default:
-				next := *pend
-				next.Awaiting = toolCalls
-				eff.Pending = &next
-			}
-		})
+		p.efficacy.Change(func(eff *Efficacy, _ bool) { events = p.respond(eff, toolCalls, events) })
 		p.report(ctx, events)
 	})
+}
+
+// respond applies a model response with toolCalls calls to the pending
+// assessment of eff, the stored value under its lock, and appends the
+// events to report to events.
+func (p *Pipeline) respond(eff *Efficacy, toolCalls int, events []EfficacyEvent) []EfficacyEvent {
+	pend := eff.Pending
+	switch {
+	case pend == nil:
+	case pend.Seen > 0:
+		// A previous response's calls did not all complete; what was
+		// seen of them is the reaction.
+		events = p.settle(eff, pend.reaction(), 0, events)
+	case toolCalls == 0:
+		events = p.settle(eff, WrappedUp, 0, events)
+	case toolCalls == 1 && pend.Awaiting <= 1:
+		// The next call settles the reaction, as it does already: the
+		// stored value need not change.
+	default:
+		next := *pend
+		next.Awaiting = toolCalls
+		eff.Pending = &next
+	}
+	return events
 }
 
 // pending reports whether a shown assessment awaits the agent's reaction.
@@ -263,31 +269,50 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 		return
 	}
 	events := p.events[:0]
-	p.efficacy.Change(func(eff *Efficacy, _ bool) {
-		if current.CallIndex <= eff.LastShown {
-			return
-		}
-		// Built before eff changes: a user's normalizer rule may panic.
-		pend := newPending(current.CallIndex, len(current.Assessments))
-		if last, ok := p.calls.Latest(); ok {
-			pend.LastTool = last.ToolName
-			pend.LastArguments = sameString(p.canon.canonical(last.Arguments), last.Arguments)
-		}
-		if eff.Pending != nil && eff.Pending.Seen > 0 {
-			events = p.settle(eff, eff.Pending.reaction(), 0, events)
-		}
-		if eff.ByObserver == nil {
-			eff.ByObserver = make(map[string]EfficacyCounts, len(current.Assessments))
-		}
-		for _, a := range current.Assessments {
-			c := eff.ByObserver[a.Observer]
-			c.Shown++
-			eff.ByObserver[a.Observer] = c
-			pend.Observers = append(pend.Observers, Rating{Observer: a.Observer, Severity: a.Severity})
-		}
-		eff.LastShown, eff.Pending = current.CallIndex, pend
-	})
+	p.efficacy.Change(func(eff *Efficacy, _ bool) { events = p.show(eff, &current, events) })
 	p.report(ctx, events)
+}
+
+// show counts current as shown in eff, the stored value under its lock,
+// unless it was already, and makes it the pending assessment; it appends
+// the events to report to events.
+func (p *Pipeline) show(eff *Efficacy, current *CurrentAssessment, events []EfficacyEvent) []EfficacyEvent {
+	if current.CallIndex <= eff.LastShown {
+		return events
+	}
+	// Built before eff changes: a user's normalizer rule may panic.
+	pend := p.pendingFor(current)
+	if eff.Pending != nil && eff.Pending.Seen > 0 {
+		events = p.settle(eff, eff.Pending.reaction(), 0, events)
+	}
+	countShown(eff, current.Assessments, pend)
+	eff.LastShown, eff.Pending = current.CallIndex, pend
+	return events
+}
+
+// pendingFor returns the reaction current awaits, with the last call made
+// before it was shown.
+func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
+	pend := newPending(current.CallIndex, len(current.Assessments))
+	if last, ok := p.calls.Latest(); ok {
+		pend.LastTool = last.ToolName
+		pend.LastArguments = sameString(p.canon.canonical(last.Arguments), last.Arguments)
+	}
+	return pend
+}
+
+// countShown counts the assessments as shown in eff and rates their
+// observers in pend.
+func countShown(eff *Efficacy, assessments []Assessment, pend *PendingReaction) {
+	if eff.ByObserver == nil {
+		eff.ByObserver = make(map[string]EfficacyCounts, len(assessments))
+	}
+	for _, a := range assessments {
+		c := eff.ByObserver[a.Observer]
+		c.Shown++
+		eff.ByObserver[a.Observer] = c
+		pend.Observers = append(pend.Observers, Rating{Observer: a.Observer, Severity: a.Severity})
+	}
 }
 
 // pendingWith is a PendingReaction allocated together with room for the

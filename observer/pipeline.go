@@ -206,21 +206,42 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		rec.CallIndex = pos + 1
 		return rec
 	})
-	var tally Tally
-	p.tally.Change(func(t *Tally, _ bool) {
-		t.Calls++
-		if rec.Success {
-			t.ConsecutiveErrors = 0
-		} else {
-			t.Failures++
-			t.ConsecutiveErrors++
-		}
-		tally = *t
-	})
+	tally := p.count(rec.Success)
 	if p.pending() {
 		p.guard(ctx, func() { p.react(ctx, rec) })
 	}
+	p.fire(rec.CallIndex, tally, now)
+	if len(p.fired) == 0 {
+		return rec, nil
+	}
+	return rec, p.observe(ctx, rec, tally, now)
+}
 
+// count adds a call that succeeded or not to the session's tally, and
+// returns the new tally.
+func (p *Pipeline) count(success bool) Tally {
+	var tally Tally
+	p.tally.Change(func(t *Tally, _ bool) {
+		t.add(success)
+		tally = *t
+	})
+	return tally
+}
+
+// add counts a call that succeeded or not.
+func (t *Tally) add(success bool) {
+	t.Calls++
+	if success {
+		t.ConsecutiveErrors = 0
+		return
+	}
+	t.Failures++
+	t.ConsecutiveErrors++
+}
+
+// fire reads the observers' states and gathers in p.fired the observers
+// whose trigger fires after the call at callIndex.
+func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 	p.states.Read(func(states ObserverStates, _ bool) {
 		for i, name := range p.names {
 			p.state[i] = states[name]
@@ -228,14 +249,10 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 	})
 	p.fired = p.fired[:0]
 	for i, c := range p.configs {
-		if c.Trigger.Fires(p.state[i], rec.CallIndex, tally.ConsecutiveErrors, now, p.start) {
+		if c.Trigger.Fires(p.state[i], callIndex, tally.ConsecutiveErrors, now, p.start) {
 			p.fired = append(p.fired, i)
 		}
 	}
-	if len(p.fired) == 0 {
-		return rec, nil
-	}
-	return rec, p.observe(ctx, rec, tally, now)
 }
 
 // assessed is a CurrentAssessment allocated together with room for its
@@ -269,20 +286,7 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 	if out == nil {
 		return nil
 	}
-	// Readers of the session value get clones, so the stored map is
-	// updated in place.
-	p.states.Change(func(states *ObserverStates, _ bool) {
-		if *states == nil {
-			*states = make(ObserverStates, len(p.configs))
-		}
-		for _, i := range p.ran {
-			st := p.state[i]
-			st.LastAssessmentCallIndex = rec.CallIndex
-			st.LastAssessmentTime = now
-			st.TotalAssessments++
-			(*states)[p.names[i]] = st
-		}
-	})
+	p.recordRuns(rec.CallIndex, now)
 	current := &out.current
 	*current = CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
 	p.current.Seed(*current)
@@ -290,6 +294,24 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 		p.history.AppendFuncAt(now, func(int64) PastAssessment { return PastAssessment{*current} })
 	}
 	return current
+}
+
+// recordRuns records in the observers' states that those in p.ran ran
+// after the call at callIndex. Readers of the session value get clones, so
+// the stored map is updated in place.
+func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
+	p.states.Change(func(states *ObserverStates, _ bool) {
+		if *states == nil {
+			*states = make(ObserverStates, len(p.configs))
+		}
+		for _, i := range p.ran {
+			st := p.state[i]
+			st.LastAssessmentCallIndex = callIndex
+			st.LastAssessmentTime = now
+			st.TotalAssessments++
+			(*states)[p.names[i]] = st
+		}
+	})
 }
 
 // runOne asks one observer, isolating errors and panics. It reports whether
