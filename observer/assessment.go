@@ -18,17 +18,15 @@ const (
 	Warning
 )
 
+// severityNames are the severities' names, by severity.
+var severityNames = [...]string{Info: "info", Caution: "caution", Warning: "warning"}
+
 // String returns "info", "caution" or "warning".
 func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Caution:
-		return "caution"
-	case Warning:
-		return "warning"
+	if s < Info || s > Warning {
+		return "severity(" + strconv.Itoa(int(s)) + ")"
 	}
-	return "severity(" + strconv.Itoa(int(s)) + ")"
+	return severityNames[s]
 }
 
 // MarshalText encodes the severity as its name.
@@ -51,13 +49,10 @@ func (s *Severity) UnmarshalText(b []byte) error {
 
 // ParseSeverity parses "info", "caution" or "warning".
 func ParseSeverity(name string) (Severity, error) {
-	switch name {
-	case "info":
-		return Info, nil
-	case "caution":
-		return Caution, nil
-	case "warning":
-		return Warning, nil
+	for s, n := range severityNames {
+		if n == name {
+			return Severity(s), nil
+		}
 	}
 	return Info, fmt.Errorf("observer: unknown severity %q", name)
 }
@@ -110,10 +105,7 @@ func (a Assessment) renderLen() int {
 	if len(a.Observations) > 0 {
 		n += len("\n")
 		for _, o := range a.Observations {
-			n += len("\n**") + len(o.Category) + len("**: ") + len(o.Description)
-			if o.Evidence != "" {
-				n += len("\n\n\n") + len(o.Evidence) + 2*fenceLen(o.Evidence)
-			}
+			n += o.renderLen()
 		}
 	}
 	if len(a.Suggestions) > 0 {
@@ -121,6 +113,15 @@ func (a Assessment) renderLen() int {
 		for _, s := range a.Suggestions {
 			n += len("\n- ") + len(s)
 		}
+	}
+	return n
+}
+
+// renderLen returns the length of what render writes.
+func (o Observation) renderLen() int {
+	n := len("\n**") + len(o.Category) + len("**: ") + len(o.Description)
+	if o.Evidence != "" {
+		n += len("\n\n\n") + len(o.Evidence) + 2*fenceLen(o.Evidence)
 	}
 	return n
 }
@@ -138,19 +139,7 @@ func (a Assessment) render(b *strings.Builder) {
 	if len(a.Observations) > 0 {
 		b.WriteString("\n")
 		for _, o := range a.Observations {
-			b.WriteString("\n**")
-			b.WriteString(o.Category)
-			b.WriteString("**: ")
-			b.WriteString(o.Description)
-			if o.Evidence != "" {
-				fence := fenceLen(o.Evidence)
-				b.WriteByte('\n')
-				writeFence(b, fence)
-				b.WriteByte('\n')
-				b.WriteString(o.Evidence)
-				b.WriteByte('\n')
-				writeFence(b, fence)
-			}
+			o.render(b)
 		}
 	}
 	if len(a.Suggestions) > 0 {
@@ -160,6 +149,25 @@ func (a Assessment) render(b *strings.Builder) {
 			b.WriteString(s)
 		}
 	}
+}
+
+// render writes the observation: its category and description, and its
+// evidence fenced.
+func (o Observation) render(b *strings.Builder) {
+	b.WriteString("\n**")
+	b.WriteString(o.Category)
+	b.WriteString("**: ")
+	b.WriteString(o.Description)
+	if o.Evidence == "" {
+		return
+	}
+	fence := fenceLen(o.Evidence)
+	b.WriteByte('\n')
+	writeFence(b, fence)
+	b.WriteByte('\n')
+	b.WriteString(o.Evidence)
+	b.WriteByte('\n')
+	writeFence(b, fence)
 }
 
 // fenceLen returns how many backticks fence evidence: three, or one more

@@ -333,7 +333,7 @@ func isUnindented(line string) bool {
 func squeezeSpace(b []byte) []byte {
 	out, space := b[:0], false
 	for _, c := range b {
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		if byteClasses[c]&spaceClass != 0 {
 			if !space {
 				out = append(out, ' ')
 			}

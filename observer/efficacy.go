@@ -24,20 +24,16 @@ const (
 	CarriedOn
 )
 
+// reactionNames are the reactions' names, by reaction.
+var reactionNames = [...]string{0: "none", ChangedCourse: "changed_course", WrappedUp: "wrapped_up", CarriedOn: "carried_on"}
+
 // String returns "changed_course", "wrapped_up", "carried_on", or "none"
 // for the zero value.
 func (r Reaction) String() string {
-	switch r {
-	case 0:
-		return "none"
-	case ChangedCourse:
-		return "changed_course"
-	case WrappedUp:
-		return "wrapped_up"
-	case CarriedOn:
-		return "carried_on"
+	if r < 0 || r > CarriedOn {
+		return "reaction(" + strconv.Itoa(int(r)) + ")"
 	}
-	return "reaction(" + strconv.Itoa(int(r)) + ")"
+	return reactionNames[r]
 }
 
 // MarshalText encodes the reaction as its name.
@@ -50,9 +46,9 @@ func (r Reaction) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a reaction name.
 func (r *Reaction) UnmarshalText(b []byte) error {
-	for _, v := range []Reaction{0, ChangedCourse, WrappedUp, CarriedOn} {
-		if v.String() == string(b) {
-			*r = v
+	for v, name := range reactionNames {
+		if name == string(b) {
+			*r = Reaction(v)
 			return nil
 		}
 	}

@@ -37,17 +37,15 @@ const (
 	Easing
 )
 
+// trendNames are the trends' names, by trend.
+var trendNames = [...]string{Steady: "steady", Escalating: "escalating", Easing: "easing"}
+
 // String returns "steady", "escalating" or "easing".
 func (t Trend) String() string {
-	switch t {
-	case Steady:
-		return "steady"
-	case Escalating:
-		return "escalating"
-	case Easing:
-		return "easing"
+	if t < Steady || t > Easing {
+		return "trend(" + strconv.Itoa(int(t)) + ")"
 	}
-	return "trend(" + strconv.Itoa(int(t)) + ")"
+	return trendNames[t]
 }
 
 // MarshalText encodes the trend as its name.
@@ -60,9 +58,9 @@ func (t Trend) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a trend name.
 func (t *Trend) UnmarshalText(b []byte) error {
-	for _, v := range []Trend{Steady, Escalating, Easing} {
-		if v.String() == string(b) {
-			*t = v
+	for v, name := range trendNames {
+		if name == string(b) {
+			*t = Trend(v)
 			return nil
 		}
 	}

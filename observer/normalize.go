@@ -806,8 +806,15 @@ func windowsTemp(s string) int {
 	if !hasDrive(s) || s[2] != '\\' {
 		return 0
 	}
-	start := 3
-	for i := 3; i < len(s) && i < 256; i++ {
+	return tempComponentEnd(s, 3)
+}
+
+// tempComponentEnd returns the index after the first component named Temp
+// and its backslash, reading the components of a Windows path from
+// s[start] up to its 256th byte, or 0 when there is none or a byte is no
+// path's.
+func tempComponentEnd(s string, start int) int {
+	for i := start; i < min(len(s), 256); i++ {
 		switch {
 		case s[i] == '\\':
 			if strings.EqualFold(s[start:i], "temp") {

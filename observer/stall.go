@@ -619,13 +619,18 @@ func (st *stallState) markStuck(e, prev *stallCall, prior int) {
 	case prev != nil:
 		e.wbStuck = prev.wbStuck
 	}
-	if !e.wbStuck {
-		return
+	if e.wbStuck {
+		e.wbSince = stuckSince(e, prev)
 	}
-	e.wbSince = e.wbRun
+}
+
+// stuckSince returns the length of e's cycle when it began to repeat
+// itself: at e, unless it already did at prev.
+func stuckSince(e, prev *stallCall) int {
 	if prev.wbStuck {
-		e.wbSince = prev.wbSince
+		return prev.wbSince
 	}
+	return e.wbRun
 }
 
 // sameCall returns a kept call with exactly e's tool, arguments and

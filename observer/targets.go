@@ -198,7 +198,7 @@ func (f *targetFinder) visit(key, val string) {
 		if len(val) <= maxTargetLen {
 			f.addName(val)
 		}
-	case len(val) <= maxTargetLen && !strings.ContainsAny(val, " \t\n"):
+	case isBareName(val):
 		f.word(val)
 	case len(val) <= maxCommandLen:
 		f.words(val)
@@ -349,10 +349,19 @@ func cleanTarget(t string) string {
 	}
 	if strings.Contains(t, "/") || strings.HasPrefix(t, ".") {
 		t = path.Clean(t)
-	} else if i := strings.LastIndexByte(t, ':'); i > 0 && i < len(t)-1 && runOf(t[i+1:], isDigit) == len(t)-i-1 {
-		t = t[:i] // a host's port
+	} else {
+		t = withoutPort(t)
 	}
 	return strings.ToLower(t)
+}
+
+// withoutPort returns a host name without its port: host for host:8080.
+func withoutPort(t string) string {
+	i := strings.LastIndexByte(t, ':')
+	if i > 0 && i < len(t)-1 && runOf(t[i+1:], isDigit) == len(t)-i-1 {
+		return t[:i]
+	}
+	return t
 }
 
 // scopeOf returns the scope entry a target implies: the directory of a
