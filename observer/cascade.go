@@ -193,7 +193,7 @@ func (st *cascadeState) check(oc *Context) (cascadeFinding, bool) {
 	if reset {
 		st.calls.clear()
 	}
-	if from == oc.CallIndex && !reset && st.checked == oc.CallIndex {
+	if caughtUp(from, reset, st.checked, oc.CallIndex) {
 		return st.finding, st.found
 	}
 	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {

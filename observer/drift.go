@@ -234,7 +234,7 @@ func (st *driftState) check(oc *Context) (driftFinding, bool) {
 		st.relearn(oc.calls, oc.CallIndex)
 		changed = true
 	}
-	if !changed && from == oc.CallIndex && st.checked == oc.CallIndex {
+	if !changed && caughtUp(from, reset, st.checked, oc.CallIndex) {
 		return st.finding, st.found
 	}
 	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
@@ -336,7 +336,7 @@ func isTopFile(t string) bool {
 // or the target itself. A file at the top of a relative tree (README.md)
 // gives none, see rebuildScope.
 func broadScopeOf(t string) string {
-	if t == "" || t[0] == '/' || (len(t) > 2 && t[1] == ':') {
+	if isRooted(t) {
 		return scopeOf(t)
 	}
 	if slash := strings.IndexByte(t, '/'); slash > 0 {
@@ -346,6 +346,12 @@ func broadScopeOf(t string) string {
 		return t[:slash]
 	}
 	return t
+}
+
+// isRooted reports an absolute path, one from the root or a drive, or
+// an empty one.
+func isRooted(t string) bool {
+	return t == "" || t[0] == '/' || len(t) > 2 && t[1] == ':'
 }
 
 func (st *driftState) rebuildScope() {

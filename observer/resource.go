@@ -226,26 +226,31 @@ func writePace(b *strings.Builder, s budget.Shortfall) {
 		b.WriteString("tokens")
 	}
 	b.WriteString(" run out in ")
-	switch {
-	case s.Resource == budget.Tokens && s.Calls >= 0:
-		if s.Calls == 0 {
-			b.WriteString("less than one call")
-		} else {
-			b.WriteString("about ")
-			writePlural(b, s.Calls, "call", "calls")
-		}
-		if s.Before == budget.Time {
-			b.WriteString(" (")
-			writeAbout(b, s.In)
-			b.WriteByte(')')
-		}
-	default:
+	if s.Resource == budget.Tokens && s.Calls >= 0 {
+		writeCallsLeft(b, s)
+	} else {
 		writeAbout(b, s.In)
 	}
 	if s.Before == budget.ToolCalls {
 		b.WriteString(", before the tool-call limit.")
 	} else {
 		b.WriteString(", before the deadline.")
+	}
+}
+
+// writeCallsLeft writes in how many calls tokens run out, and in how much
+// time when the deadline comes next.
+func writeCallsLeft(b *strings.Builder, s budget.Shortfall) {
+	if s.Calls == 0 {
+		b.WriteString("less than one call")
+	} else {
+		b.WriteString("about ")
+		writePlural(b, s.Calls, "call", "calls")
+	}
+	if s.Before == budget.Time {
+		b.WriteString(" (")
+		writeAbout(b, s.In)
+		b.WriteByte(')')
 	}
 }
 

@@ -37,6 +37,13 @@ func (c *cursor) next(calls *session.Log[ToolCallRecord], upto int64, keep int) 
 
 func (c *cursor) mark(rec *ToolCallRecord) { c.index = rec.CallIndex }
 
+// caughtUp reports whether a detector that last checked at call checked
+// has nothing new to read for a check at call upto: next returned from
+// upto and no reset.
+func caughtUp(from int64, reset bool, checked, upto int64) bool {
+	return !reset && from == upto && checked == upto
+}
+
 // each yields the retained calls at log positions from up to upto,
 // oldest first, marking each as processed once it has been handled. The
 // calls are the log's own: read them, never change them.
