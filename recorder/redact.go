@@ -184,48 +184,86 @@ var isAnchor = func() (t [256]uint8) {
 // secretAt runs the matcher for the anchor at p, after a cheap look at the
 // bytes next to it that every match needs.
 func secretAt(s string, p int) bool {
-	var ok bool
 	switch anchors[s[p]] {
 	case anchorDash:
-		// The '-' follows "sk", "xox" and a letter, "glpat", or "----".
-		if p < 2 {
-			return false
-		}
-		switch s[p-1] {
-		case 'k', 't', '-', 'a', 'b', 'e', 'p', 'r', 's':
-		default:
-			return false
-		}
-		_, ok = dashSecretAt(s, p)
+		return dashSecretHere(s, p)
 	case anchorUnder:
-		// The '_' follows "gh" and a letter, "github", "sk" or "rk".
-		if p < 2 || s[p-2] != 'h' && s[p-1] != 'b' && s[p-1] != 'k' {
-			return false
-		}
-		_, ok = underscoreSecretAt(s, p)
+		return underscoreSecretHere(s, p)
 	case anchorAWS:
-		if len(s)-p < 20 {
-			return false
-		}
-		switch {
-		case s[p+2] == 'I':
-			_, ok = awsKeyAt(s, p)
-		case s[p+1] == 'I':
-			_, ok = googleKeyAt(s, p)
-		}
+		return keyIDHere(s, p)
 	case anchorAt:
-		_, ok = userinfoAt(s, p)
+		_, ok := userinfoAt(s, p)
+		return ok
 	case anchorBearer:
-		if len(s)-p < len("Bearer")+1 || s[p+1]|0x20 != 'e' {
-			return false
-		}
-		_, ok = bearerAt(s, p)
+		return bearerHere(s, p)
 	case anchorPair:
-		if k, _ := keyEnd(s, p); k == 0 || !sensitiveLast(s[k-1]) {
-			return false
-		}
-		_, ok = pairAt(s, p)
+		return pairHere(s, p)
 	}
+	return false
+}
+
+// dashSecretHere reports whether dashSecretAt matches at the '-' at p,
+// which must follow "sk", "xox" and a letter, "glpat", or "----".
+func dashSecretHere(s string, p int) bool {
+	if p < 2 || !mayPrecedeDash[s[p-1]] {
+		return false
+	}
+	_, ok := dashSecretAt(s, p)
+	return ok
+}
+
+// mayPrecedeDash holds the bytes that come before the '-' of a secret:
+// the last byte of "sk", of "xox" and a Slack token letter, of "glpat", or
+// of "-----BEGIN".
+var mayPrecedeDash = [256]bool{
+	'k': true, 't': true, '-': true,
+	'a': true, 'b': true, 'e': true, 'p': true, 'r': true, 's': true,
+}
+
+// underscoreSecretHere reports whether underscoreSecretAt matches at the
+// '_' at p, which must follow "gh" and a letter, "github", "sk" or "rk".
+func underscoreSecretHere(s string, p int) bool {
+	if p < 2 || s[p-2] != 'h' && s[p-1] != 'b' && s[p-1] != 'k' {
+		return false
+	}
+	_, ok := underscoreSecretAt(s, p)
+	return ok
+}
+
+// keyIDHere reports whether an AWS access key id or a Google API key,
+// each at least 20 bytes long, starts at the 'A' at p. The third byte
+// tells AKIA and ASIA from AIza.
+func keyIDHere(s string, p int) bool {
+	if len(s)-p < 20 {
+		return false
+	}
+	var ok bool
+	switch {
+	case s[p+2] == 'I':
+		_, ok = awsKeyAt(s, p)
+	case s[p+1] == 'I':
+		_, ok = googleKeyAt(s, p)
+	}
+	return ok
+}
+
+// bearerHere reports whether bearerAt matches at p, which needs room for
+// "Bearer" and one byte more, and an 'e' (in any case) after its first.
+func bearerHere(s string, p int) bool {
+	if len(s)-p < len("Bearer")+1 || s[p+1]|0x20 != 'e' {
+		return false
+	}
+	_, ok := bearerAt(s, p)
+	return ok
+}
+
+// pairHere reports whether pairAt matches at the separator at p, which
+// must follow a key whose last letter a sensitive key could end in.
+func pairHere(s string, p int) bool {
+	if k, _ := keyEnd(s, p); k == 0 || !sensitiveLast(s[k-1]) {
+		return false
+	}
+	_, ok := pairAt(s, p)
 	return ok
 }
 
@@ -292,11 +330,7 @@ func openAIKeyAt(s string, p int) (span, bool) {
 	if p < 2 || s[p-2:p] != "sk" || !boundaryBefore(s, p-2) {
 		return span{}, false
 	}
-	end := runEnd(s, p+1, isKeyByte)
-	if end-(p+1) < 16 {
-		return span{}, false
-	}
-	return span{p - 2, end}, true
+	return keyOfAtLeast(s, p-2, p+1, isKeyByte, 16)
 }
 
 // slackTokenAt matches a Slack token (xoxb-…) whose first '-' is at p.
@@ -304,11 +338,7 @@ func slackTokenAt(s string, p int) (span, bool) {
 	if p < 4 || s[p-4:p-1] != "xox" || strings.IndexByte("abeprs", s[p-1]) < 0 || !boundaryBefore(s, p-4) {
 		return span{}, false
 	}
-	end := runEnd(s, p+1, isSlackByte)
-	if end-(p+1) < 10 {
-		return span{}, false
-	}
-	return span{p - 4, end}, true
+	return keyOfAtLeast(s, p-4, p+1, isSlackByte, 10)
 }
 
 func isSlackByte(c byte) bool { return isAlnum(c) || c == '-' }
@@ -319,11 +349,7 @@ func gitLabTokenAt(s string, p int) (span, bool) {
 	if p < 5 || s[p-5:p] != "glpat" || !boundaryBefore(s, p-5) {
 		return span{}, false
 	}
-	end := runEnd(s, p+1, isKeyByte)
-	if end-(p+1) < 20 {
-		return span{}, false
-	}
-	return span{p - 5, end}, true
+	return keyOfAtLeast(s, p-5, p+1, isKeyByte, 20)
 }
 
 // privateKeyAt matches the body of a PEM private key block whose
@@ -341,22 +367,29 @@ func privateKeyAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	start := i + len("-----")
-	end := start
-	for end < len(s) {
-		c := s[end]
-		if c == '"' || c == '-' && strings.HasPrefix(s[end:], "-----END") {
-			break
-		}
-		if c == '\\' {
-			end++ // an escape sequence is skipped whole
-		}
-		end++
-	}
-	end = min(end, len(s))
+	end := pemBodyEnd(s, start)
 	if end == start || s[start:end] == Redacted {
 		return span{}, false
 	}
 	return span{start, end}, true
+}
+
+// pemBodyEnd returns where the body of a private key block that starts at
+// i ends: at the "-----END" line, at the '"' that ends the JSON string the
+// block is in, or at len(s). Escape sequences are skipped whole, so an
+// escaped quote inside the body does not end it.
+func pemBodyEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if c == '"' || c == '-' && strings.HasPrefix(s[i:], "-----END") {
+			return i
+		}
+		if c == '\\' {
+			i++
+		}
+		i++
+	}
+	return len(s)
 }
 
 func isPEMLabelByte(c byte) bool { return isUpperAlnum(c) || c == ' ' }
@@ -380,28 +413,28 @@ func stripeKeyAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	key := p + len("_live_")
-	end := runEnd(s, key, isAlnum)
-	if end-key < 16 {
-		return span{}, false
-	}
-	return span{p - 2, end}, true
+	return keyOfAtLeast(s, p-2, key, isAlnum, 16)
 }
 
 // gitHubTokenAt matches a GitHub token whose first '_' is at p.
 func gitHubTokenAt(s string, p int) (span, bool) {
 	switch {
 	case p >= 3 && s[p-3:p-1] == "gh" && strings.IndexByte("pousr", s[p-1]) >= 0 && boundaryBefore(s, p-3):
-		end := runEnd(s, p+1, isAlnum)
-		if end-(p+1) >= 20 {
-			return span{p - 3, end}, true
-		}
+		return keyOfAtLeast(s, p-3, p+1, isAlnum, 20)
 	case p >= 6 && s[p-6:p] == "github" && strings.HasPrefix(s[p:], "_pat_") && boundaryBefore(s, p-6):
-		end := runEnd(s, p+5, isPatByte)
-		if end-(p+5) >= 20 {
-			return span{p - 6, end}, true
-		}
+		return keyOfAtLeast(s, p-6, p+5, isPatByte, 20)
 	}
 	return span{}, false
+}
+
+// keyOfAtLeast matches a key from start whose prefix ends at body, when
+// the run of ok bytes from body is at least n long.
+func keyOfAtLeast(s string, start, body int, ok func(byte) bool, n int) (span, bool) {
+	end := runEnd(s, body, ok)
+	if end-body < n {
+		return span{}, false
+	}
+	return span{start, end}, true
 }
 
 // awsKeyAt matches an AWS access key id (AKIA… or ASIA…) starting at p.
@@ -426,11 +459,7 @@ func googleKeyAt(s string, p int) (span, bool) {
 	if !strings.HasPrefix(s[p:], "AIza") || !boundaryBefore(s, p) {
 		return span{}, false
 	}
-	end := runEnd(s, p+4, isKeyByte)
-	if end-(p+4) < 35 {
-		return span{}, false
-	}
-	return span{p, end}, true
+	return keyOfAtLeast(s, p, p+4, isKeyByte, 35)
 }
 
 // userinfoAt matches the password of a URL's user information,
@@ -485,11 +514,7 @@ func bearerAt(s string, p int) (span, bool) {
 	if tok == i {
 		return span{}, false
 	}
-	end := runEnd(s, tok, isTokenByte)
-	if end-tok < 8 {
-		return span{}, false
-	}
-	return span{tok, end}, true
+	return keyOfAtLeast(s, tok, tok, isTokenByte, 8)
 }
 
 // sensitiveKeySuffixes lists, by their last letter, the key endings
@@ -512,11 +537,17 @@ func sensitiveKey(k string) bool {
 		return false
 	}
 	for _, suf := range sensitiveKeySuffixes[last-'a'] {
-		if len(k) >= len(suf) && equalLower(k[len(k)-len(suf):], suf) {
+		if hasSuffixLower(k, suf) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasSuffixLower reports whether s ends in the lower-case ASCII text low,
+// in any case.
+func hasSuffixLower(s, low string) bool {
+	return len(s) >= len(low) && equalLower(s[len(s)-len(low):], low)
 }
 
 func lower(c byte) byte {
@@ -553,14 +584,20 @@ func keyEnd(s string, p int) (k int, quoted bool) {
 	for k > 0 && s[k-1] == ' ' {
 		k--
 	}
-	if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
-		quoted = true
-		k--
-		if k > 0 && s[k-1] == '\\' {
-			k--
-		}
+	return closingKeyQuote(s, k)
+}
+
+// closingKeyQuote walks back from k over a quote that closes a key,
+// escaped or not, and reports whether there was one.
+func closingKeyQuote(s string, k int) (int, bool) {
+	if k == 0 || s[k-1] != '"' && s[k-1] != '\'' {
+		return k, false
 	}
-	return k, quoted
+	k--
+	if k > 0 && s[k-1] == '\\' {
+		k--
+	}
+	return k, true
 }
 
 // sensitiveLast reports whether a key ending in c may be sensitive: every
@@ -581,76 +618,120 @@ func pairAt(s string, p int) (span, bool) {
 		// '='.
 		return span{}, false
 	}
-	k, quotedKey := keyEnd(s, p)
-	if k == 0 || !sensitiveLast(s[k-1]) {
+	k, last, quotedKey, ok := pairKey(s, p)
+	if !ok {
 		return span{}, false
 	}
-	last := k
-	for k > 0 && isKeyByte(s[k-1]) {
-		k--
-	}
-	if k == last || !sensitiveKey(s[k:last]) {
+	v, end, unquoted, ok := pairValue(s, p, last, quotedKey)
+	if !ok {
 		return span{}, false
 	}
-	if k >= 3 && s[k-3:k] == "://" {
-		// The user of a URL's user information, not a key: userinfoAt
-		// takes its password.
-		return span{}, false
-	}
-	// Walk forward over spaces and an opening quote to the value. A value
-	// never runs past an unescaped '"': when the pair sits inside a JSON
-	// string, that quote ends the string, and what follows is structure.
-	after := p + 1
-	arrow := s[p] == '=' && after < len(s) && s[after] == '>'
-	if arrow {
-		after++ // the "=>" of PHP, Perl and Ruby hashes
-	}
-	v := runEnd(s, after, isSpace)
-	var end int
-	unquoted := false
-	switch {
-	case strings.HasPrefix(s[v:], `\"`):
-		// An escaped quote: the pair is inside a JSON string, and so is
-		// the value, up to the next escaped quote or the end of the string.
-		v += 2
-		end = quotedValueEnd(s, v, '"')
-	case v < len(s) && s[v] == '"':
-		// After a key in plain double quotes this opens the value. After
-		// any other key it may instead close the JSON string the pair is
-		// in; the bytes after it tell, as only structure can follow a
-		// string's end.
-		if !(quotedKey && s[last] == '"') && endsString(s, v) {
-			return span{}, false
-		}
-		v++
-		end = closingQuote(s, v)
-	case v < len(s) && s[v] == '\'':
-		v++
-		end = quotedValueEnd(s, v, '\'')
-	case quotedKey:
-		return span{}, false // a JSON number, boolean or null
-	case arrow:
-		return span{}, false // a function, as in token => token.trim()
-	default:
-		end = runEnd(s, v, isUnquotedValueByte)
-		unquoted = true
-	}
-	if last-k >= len("authorization") && equalLower(s[last-len("authorization"):last], "authorization") {
-		// "Basic dXNl…", "Token abc": the scheme stays, as "Bearer" does.
-		if w := runEnd(s, v, isAlpha); w > v && w < len(s) && isBlank(s[w]) {
-			cred := runEnd(s, w, isBlank)
-			if unquoted {
-				end = runEnd(s, cred, isUnquotedValueByte)
-			}
-			if cred < end {
-				v = cred
-			}
-		}
+	if hasSuffixLower(s[k:last], "authorization") {
+		v, end = authorizationCredential(s, v, end, unquoted)
 	}
 	if end == v || strings.HasPrefix(s[v:], Redacted) {
 		return span{}, false
 	}
 	return span{v, end}, true
+}
+
+// pairKey finds the key before the separator at p. It returns where the
+// key starts and ends and whether it was quoted, or false when no
+// sensitive key ends there.
+func pairKey(s string, p int) (k, last int, quoted, ok bool) {
+	k, quoted = keyEnd(s, p)
+	if k == 0 || !sensitiveLast(s[k-1]) {
+		return 0, 0, false, false
+	}
+	last = k
+	k = keyStart(s, last)
+	if k == last || !sensitiveKey(s[k:last]) {
+		return 0, 0, false, false
+	}
+	if k >= 3 && s[k-3:k] == "://" {
+		// The user of a URL's user information, not a key: userinfoAt
+		// takes its password.
+		return 0, 0, false, false
+	}
+	return k, last, quoted, true
+}
+
+// keyStart walks back from last over the isKeyByte characters of a key.
+func keyStart(s string, last int) int {
+	k := last
+	for k > 0 && isKeyByte(s[k-1]) {
+		k--
+	}
+	return k
+}
+
+// pairValue finds the value after the separator at p of a key that ends
+// at last: where it starts and ends, and whether it is unquoted. It
+// returns false when what follows the separator is no value to redact.
+// A value never runs past an unescaped '"': when the pair sits inside a
+// JSON string, that quote ends the string, and what follows is structure.
+func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok bool) {
+	v, arrow := valueStart(s, p)
+	switch {
+	case strings.HasPrefix(s[v:], `\"`):
+		// An escaped quote: the pair is inside a JSON string, and so is
+		// the value, up to the next escaped quote or the end of the string.
+		v += 2
+		return v, quotedValueEnd(s, v, '"'), false, true
+	case v < len(s) && s[v] == '"':
+		if !opensValue(s, v, last, quotedKey) {
+			return 0, 0, false, false
+		}
+		v++
+		return v, closingQuote(s, v), false, true
+	case v < len(s) && s[v] == '\'':
+		v++
+		return v, quotedValueEnd(s, v, '\''), false, true
+	case quotedKey:
+		return 0, 0, false, false // a JSON number, boolean or null
+	case arrow:
+		return 0, 0, false, false // a function, as in token => token.trim()
+	}
+	return v, runEnd(s, v, isUnquotedValueByte), true, true
+}
+
+// valueStart walks forward from the separator at p, over the '>' of "=>"
+// and then spaces, to where a value would start. It also reports whether
+// the separator was "=>", the arrow of PHP, Perl and Ruby hashes.
+func valueStart(s string, p int) (v int, arrow bool) {
+	after := p + 1
+	arrow = s[p] == '=' && after < len(s) && s[after] == '>'
+	if arrow {
+		after++
+	}
+	return runEnd(s, after, isSpace), arrow
+}
+
+// opensValue reports whether the '"' at v opens the value of a key that
+// ends at last. After a key in plain double quotes it does. After any
+// other key it may instead close the JSON string the pair is in; the
+// bytes after it tell, as only structure can follow a string's end.
+func opensValue(s string, v, last int, quotedKey bool) bool {
+	return quotedKey && s[last] == '"' || !endsString(s, v)
+}
+
+// authorizationCredential moves the start of an authorization value from
+// v past its scheme, as in "Basic dXNl…" or "Token abc": the scheme stays,
+// as "Bearer" does. An unquoted value then runs to the end of the
+// credential rather than stopping at the blank after the scheme.
+func authorizationCredential(s string, v, end int, unquoted bool) (int, int) {
+	w := runEnd(s, v, isAlpha)
+	if w <= v || w >= len(s) || !isBlank(s[w]) {
+		return v, end
+	}
+	cred := runEnd(s, w, isBlank)
+	if unquoted {
+		end = runEnd(s, cred, isUnquotedValueByte)
+	}
+	if cred < end {
+		v = cred
+	}
+	return v, end
 }
 
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -733,62 +814,124 @@ func (rs redaction) text(s string) string {
 func (rs redaction) payload(p Payload) Payload {
 	switch p := p.(type) {
 	case *RunStarted:
-		if md := rs.metadata(p.Metadata); md != nil {
-			c := *p
-			c.Metadata = md
-			return &c
-		}
+		return rs.runStarted(p)
 	case *RunEnded:
-		if e := rs.text(p.Error); e != p.Error {
-			c := *p
-			c.Error = e
-			return &c
-		}
+		return rs.runEnded(p)
 	case *ModelRequest:
-		if defs := rs.tools(p.ToolDefinitions); defs != nil {
-			c := *p
-			c.ToolDefinitions = defs
-			return &c
-		}
+		return rs.modelRequest(p)
 	case *ModelResponse:
-		if m := rs.message(p.Message); m != p.Message {
-			c := *p
-			c.Message = m
-			return &c
-		}
+		return rs.modelResponse(p)
 	case *Message:
-		if m := rs.message(p.Message); m != p.Message {
-			return &Message{Message: m}
-		}
+		return rs.messagePayload(p)
 	case *ToolStarted:
-		if a := rs.text(p.Arguments); a != p.Arguments {
-			c := *p
-			c.Arguments = a
-			return &c
-		}
+		return rs.toolStarted(p)
 	case *ToolEnded:
-		res, e := rs.text(p.Result), rs.text(p.Error)
-		if res != p.Result || e != p.Error {
-			c := *p
-			c.Result, c.Error = res, e
-			return &c
-		}
+		return rs.toolEnded(p)
 	case *AssessmentRecord:
-		if md := rs.text(p.Markdown); md != p.Markdown {
-			c := *p
-			c.Markdown = md
-			return &c
-		}
+		return rs.assessment(p)
 	case *Extension:
-		if b, ok := rs.json(p.Body); ok {
-			return &Extension{Name: p.Name, Body: b}
-		}
+		return rs.extension(p)
 	case *Unknown:
-		if b, ok := rs.json(p.Body); ok {
-			return &Unknown{Name: p.Name, Body: b}
-		}
+		return rs.unknown(p)
 	}
 	return p
+}
+
+// The methods below each return their payload, or a redacted copy of it
+// when one of its free-text fields changes.
+
+func (rs redaction) runStarted(p *RunStarted) *RunStarted {
+	md := rs.metadata(p.Metadata)
+	if md == nil {
+		return p
+	}
+	c := *p
+	c.Metadata = md
+	return &c
+}
+
+func (rs redaction) runEnded(p *RunEnded) *RunEnded {
+	e := rs.text(p.Error)
+	if e == p.Error {
+		return p
+	}
+	c := *p
+	c.Error = e
+	return &c
+}
+
+func (rs redaction) modelRequest(p *ModelRequest) *ModelRequest {
+	defs := rs.tools(p.ToolDefinitions)
+	if defs == nil {
+		return p
+	}
+	c := *p
+	c.ToolDefinitions = defs
+	return &c
+}
+
+func (rs redaction) modelResponse(p *ModelResponse) *ModelResponse {
+	m := rs.message(p.Message)
+	if m == p.Message {
+		return p
+	}
+	c := *p
+	c.Message = m
+	return &c
+}
+
+func (rs redaction) messagePayload(p *Message) *Message {
+	m := rs.message(p.Message)
+	if m == p.Message {
+		return p
+	}
+	return &Message{Message: m}
+}
+
+func (rs redaction) toolStarted(p *ToolStarted) *ToolStarted {
+	a := rs.text(p.Arguments)
+	if a == p.Arguments {
+		return p
+	}
+	c := *p
+	c.Arguments = a
+	return &c
+}
+
+func (rs redaction) toolEnded(p *ToolEnded) *ToolEnded {
+	res, e := rs.text(p.Result), rs.text(p.Error)
+	if res == p.Result && e == p.Error {
+		return p
+	}
+	c := *p
+	c.Result, c.Error = res, e
+	return &c
+}
+
+func (rs redaction) assessment(p *AssessmentRecord) *AssessmentRecord {
+	md := rs.text(p.Markdown)
+	if md == p.Markdown {
+		return p
+	}
+	c := *p
+	c.Markdown = md
+	return &c
+}
+
+func (rs redaction) extension(p *Extension) *Extension {
+	b, ok := rs.json(p.Body)
+	if !ok {
+		return p
+	}
+	return &Extension{Name: p.Name, Body: b}
+}
+
+func (rs redaction) unknown(p *Unknown) *Unknown {
+	b, ok := rs.json(p.Body)
+	if !ok {
+		return p
+	}
+	return &Unknown{Name: p.Name, Body: b}
 }
 
 // tools returns a redacted copy of defs, or nil when nothing changes.
@@ -850,68 +993,105 @@ func (rs redaction) message(m *schema.Message) *schema.Message {
 	if m == nil {
 		return nil
 	}
-	var c *schema.Message
-	clone := func() *schema.Message {
-		if c == nil {
-			cp := *m
-			c = &cp
-		}
-		return c
-	}
+	e := messageEdit{m: m}
 	if s := rs.text(m.Content); s != m.Content {
-		clone().Content = s
+		e.clone().Content = s
 	}
 	if s := rs.text(m.ReasoningContent); s != m.ReasoningContent {
-		clone().ReasoningContent = s
+		e.clone().ReasoningContent = s
 	}
-	for i, tc := range m.ToolCalls {
+	rs.toolCalls(&e)
+	rs.multiContent(&e)
+	rs.userInputParts(&e)
+	rs.assistantParts(&e)
+	return e.result()
+}
+
+// messageEdit is a copy-on-write redaction of the message m: the first
+// change clones m into c, and each of c's slices is copied before its
+// first element changes, so the caller's message is never edited.
+type messageEdit struct {
+	m, c *schema.Message
+}
+
+// clone returns the copy of the message, making it on first use.
+func (e *messageEdit) clone() *schema.Message {
+	if e.c == nil {
+		cp := *e.m
+		e.c = &cp
+	}
+	return e.c
+}
+
+// result returns the copy when something changed, and m when nothing did.
+func (e *messageEdit) result() *schema.Message {
+	if e.c == nil {
+		return e.m
+	}
+	return e.c
+}
+
+// owned returns *dst after copying it when it still shares its backing
+// array with orig, the caller's slice, so that writing to its elements
+// leaves orig alone. Both are non-empty.
+func owned[T any](dst *[]T, orig []T) []T {
+	if &(*dst)[0] == &orig[0] {
+		*dst = append([]T(nil), orig...)
+	}
+	return *dst
+}
+
+func (rs redaction) toolCalls(e *messageEdit) {
+	for i, tc := range e.m.ToolCalls {
 		if s := rs.text(tc.Function.Arguments); s != tc.Function.Arguments {
-			if c == nil || &c.ToolCalls[0] == &m.ToolCalls[0] {
-				clone().ToolCalls = append([]schema.ToolCall(nil), m.ToolCalls...)
-			}
-			c.ToolCalls[i].Function.Arguments = s
+			owned(&e.clone().ToolCalls, e.m.ToolCalls)[i].Function.Arguments = s
 		}
 	}
-	for i, part := range m.MultiContent {
+}
+
+func (rs redaction) multiContent(e *messageEdit) {
+	parts := e.m.MultiContent
+	for i, part := range parts {
 		if s := rs.text(part.Text); s != part.Text {
-			if c == nil || &c.MultiContent[0] == &m.MultiContent[0] {
-				//lint:ignore SA1019 deprecated, but older models still fill it and its text must be redacted too
-				clone().MultiContent = append([]schema.ChatMessagePart(nil), m.MultiContent...)
-			}
-			c.MultiContent[i].Text = s
+			owned(&e.clone().MultiContent, parts)[i].Text = s
 		}
 	}
-	for i, part := range m.UserInputMultiContent {
+}
+
+func (rs redaction) userInputParts(e *messageEdit) {
+	for i, part := range e.m.UserInputMultiContent {
 		if s := rs.text(part.Text); s != part.Text {
-			if c == nil || &c.UserInputMultiContent[0] == &m.UserInputMultiContent[0] {
-				clone().UserInputMultiContent = append([]schema.MessageInputPart(nil), m.UserInputMultiContent...)
-			}
-			c.UserInputMultiContent[i].Text = s
+			owned(&e.clone().UserInputMultiContent, e.m.UserInputMultiContent)[i].Text = s
 		}
 	}
-	for i, part := range m.AssistantGenMultiContent {
+}
+
+func (rs redaction) assistantParts(e *messageEdit) {
+	for i, part := range e.m.AssistantGenMultiContent {
 		text := rs.text(part.Text)
-		var reasoning *schema.MessageOutputReasoning
-		if part.Reasoning != nil {
-			if s := rs.text(part.Reasoning.Text); s != part.Reasoning.Text {
-				r := *part.Reasoning
-				r.Text = s
-				reasoning = &r
-			}
-		}
+		reasoning := rs.reasoning(part.Reasoning)
 		if text == part.Text && reasoning == nil {
 			continue
 		}
-		if c == nil || &c.AssistantGenMultiContent[0] == &m.AssistantGenMultiContent[0] {
-			clone().AssistantGenMultiContent = append([]schema.MessageOutputPart(nil), m.AssistantGenMultiContent...)
-		}
-		c.AssistantGenMultiContent[i].Text = text
+		parts := owned(&e.clone().AssistantGenMultiContent, e.m.AssistantGenMultiContent)
+		parts[i].Text = text
 		if reasoning != nil {
-			c.AssistantGenMultiContent[i].Reasoning = reasoning
+			parts[i].Reasoning = reasoning
 		}
 	}
-	if c == nil {
-		return m
+}
+
+// reasoning returns a redacted copy of r, or nil when r is nil or its
+// text does not change.
+func (rs redaction) reasoning(r *schema.MessageOutputReasoning) *schema.MessageOutputReasoning {
+	if r == nil {
+		return nil
 	}
-	return c
+	s := rs.text(r.Text)
+	if s == r.Text {
+		return nil
+	}
+	c := *r
+	c.Text = s
+	return &c
 }
