@@ -1,8 +1,7 @@
-package engine
+package lookout
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
 )
 
 // Defaults used when a [Config] field is zero.
@@ -29,42 +29,45 @@ const (
 	// model can read ("Error: ..."), counted as a failure by the observers.
 	// It is the default.
 	ToolErrorsAsMessages ToolErrors = iota
-	// ToolErrorsAbort keeps Eino's behaviour: the error ends the run. The
-	// call is still recorded as a failure first.
+	// ToolErrorsAbort keeps the runtime's behaviour: the error ends the
+	// run. The call is still recorded as a failure first.
 	ToolErrorsAbort
 )
 
-// Config configures Lookout's Eino adapters. A nil *Config, and every zero
-// field, means the defaults.
+// Config configures Lookout. A nil *Config, and every zero field, means
+// the defaults. [New] copies it: changing a Config afterwards has no
+// effect on the [Lookout] made from it.
 type Config struct {
-	// Limits are the run's budget. The zero value is unlimited.
+	// Limits are the run's budget: a timeout, tokens and tool calls. The
+	// zero value is unlimited.
 	Limits budget.Limits
 
-	// Observers run after each tool call. Nil means one Resource observer
-	// that runs every 10 calls or after 3 consecutive errors. An empty,
-	// non-nil slice means no observers.
+	// Observers run after each tool call, each on its own trigger. Nil
+	// means one Resource observer that runs every 10 calls or after 3
+	// consecutive errors. An empty, non-nil slice means no observers.
 	Observers []observer.Spec
 
-	// InjectAs is the role of the injected assessment message:
-	// schema.User (the default) or schema.System.
+	// InjectAs is the role of the injected assessment and wrap-up
+	// messages: schema.User (the default) or schema.System.
 	InjectAs schema.RoleType
 
-	// MaxAgeCalls is how many tool calls an assessment stays fresh for.
-	// Zero means observer.DefaultMaxAgeCalls.
+	// MaxAgeCalls is how many tool calls an assessment stays fresh for;
+	// a stale assessment is no longer shown. Zero means
+	// observer.DefaultMaxAgeCalls.
 	MaxAgeCalls int
 
 	// Advisory lists resources that are reported to the model but not
-	// enforced. Every other limited resource is enforced: a tool call over
-	// the tool-call limit is refused, and a model call after tokens or time
-	// ran out ends the run with a *budget.ExceededError.
+	// enforced. Every other limited resource is enforced: a tool call
+	// over the tool-call limit is refused, and a model call after tokens
+	// or time ran out ends the run with a *budget.ExceededError.
 	Advisory []budget.Resource
 
 	// WrapUpAt is the fraction of tokens or time remaining at or below
 	// which the model gets a wrap-up turn: tool calls are forbidden
-	// through the tool choice (the tools stay described) and it is asked
-	// to summarise its progress. A spent, enforced tool-call limit gives
-	// one too. Zero means DefaultWrapUpAt; negative turns wrap-up turns
-	// off.
+	// through the tool choice (the tools stay described) and the model is
+	// asked to summarise its progress. A spent, enforced tool-call limit
+	// gives one too. Zero means DefaultWrapUpAt; a negative value turns
+	// wrap-up turns off.
 	WrapUpAt float64
 
 	// ToolErrors says what a tool's error does. The zero value turns it
@@ -76,35 +79,31 @@ type Config struct {
 	Retention int
 
 	// MaxRecordBytes bounds the arguments, result and error message kept
-	// per tool call for the observers. A longer text is cut and copied, so
-	// the rest of it is not held in memory. Zero means
+	// per tool call for the observers. A longer text is cut and copied,
+	// so the rest of it is not held in memory. Zero means
 	// DefaultMaxRecordBytes.
 	MaxRecordBytes int
 
-	// Now is the clock. Nil means time.Now.
+	// Now is the clock of budgets, triggers and records. Nil means
+	// time.Now.
 	Now func() time.Time
 
 	// OnError receives failures of observers and of Lookout itself, which
-	// never stop the run. Nil logs them with log/slog.
+	// never stop the run. Nil logs them with log/slog. A panic in it goes
+	// no further.
 	OnError func(ctx context.Context, err error)
 
-	// Sink receives the run's trajectory: run_started, messages, model
-	// requests and responses, tool calls, assessments, budget events and
-	// run_ended records. Nil records nothing, unless Recorder is set.
-	Sink recorder.Sink
-	// RecorderOptions configure the recorder built on Sink: the failure
-	// policy (drop and count, or escalate and end the run), redaction,
-	// field limits, the clock. Nil means the defaults, except that
-	// dropped writes go to OnError unless ErrorHandler is set.
-	RecorderOptions *recorder.Options
-	// Recorder, when set, is used instead of one built from Sink, so
-	// several agents can share one.
+	// Recorder receives the run's trajectory: run_started, messages,
+	// model requests and responses, tool calls, assessments, budget
+	// events and run_ended. Nil records nothing. One Recorder may serve
+	// many runs and agents; Close it when the program is done with it, so
+	// that the records it queued reach the sink.
 	Recorder *recorder.Recorder
 }
 
-// Normalized returns a copy of c with defaults filled in, or an error
+// normalized returns a copy of c with defaults filled in, or an error
 // wrapping ErrInvalidConfig.
-func (c *Config) Normalized() (Config, error) {
+func (c *Config) normalized() (Config, error) {
 	var n Config
 	if c != nil {
 		n = *c
@@ -118,33 +117,48 @@ func (c *Config) Normalized() (Config, error) {
 			Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
 		}}
 	}
+	if err := n.checkFields(); err != nil {
+		return n, err
+	}
+	n.fillDefaults()
+	return n, nil
+}
+
+// checkFields rejects fields that cannot work, naming the field.
+func (n *Config) checkFields() error {
 	switch n.InjectAs {
-	case "":
-		n.InjectAs = schema.User
-	case schema.User, schema.System:
+	case "", schema.User, schema.System:
 	default:
-		return n, fmt.Errorf("%w: InjectAs must be schema.User or schema.System, not %q", ErrInvalidConfig, n.InjectAs)
+		return fmt.Errorf("%w: InjectAs must be schema.User or schema.System, not %q", ErrInvalidConfig, n.InjectAs)
 	}
 	if n.MaxAgeCalls < 0 {
-		return n, fmt.Errorf("%w: MaxAgeCalls %d is negative", ErrInvalidConfig, n.MaxAgeCalls)
+		return fmt.Errorf("%w: MaxAgeCalls %d is negative", ErrInvalidConfig, n.MaxAgeCalls)
 	}
 	for _, r := range n.Advisory {
 		switch r {
 		case budget.Time, budget.Tokens, budget.ToolCalls:
 		default:
-			return n, fmt.Errorf("%w: Advisory: unknown resource %q", ErrInvalidConfig, r)
+			return fmt.Errorf("%w: Advisory: unknown resource %q", ErrInvalidConfig, r)
 		}
 	}
-	if n.WrapUpAt == 0 {
-		n.WrapUpAt = DefaultWrapUpAt
-	}
-	if n.WrapUpAt >= 1 {
-		return n, fmt.Errorf("%w: WrapUpAt %v must be below 1", ErrInvalidConfig, n.WrapUpAt)
+	if n.WrapUpAt >= 1 || n.WrapUpAt != n.WrapUpAt {
+		return fmt.Errorf("%w: WrapUpAt %v must be a number below 1", ErrInvalidConfig, n.WrapUpAt)
 	}
 	switch n.ToolErrors {
 	case ToolErrorsAsMessages, ToolErrorsAbort:
 	default:
-		return n, fmt.Errorf("%w: unknown ToolErrors %d", ErrInvalidConfig, n.ToolErrors)
+		return fmt.Errorf("%w: unknown ToolErrors %d", ErrInvalidConfig, n.ToolErrors)
+	}
+	return nil
+}
+
+// fillDefaults sets the zero fields to their defaults.
+func (n *Config) fillDefaults() {
+	if n.InjectAs == "" {
+		n.InjectAs = schema.User
+	}
+	if n.WrapUpAt == 0 {
+		n.WrapUpAt = DefaultWrapUpAt
 	}
 	switch {
 	case n.Retention == 0:
@@ -163,25 +177,10 @@ func (c *Config) Normalized() (Config, error) {
 	} else {
 		n.OnError = guardOnError(n.OnError)
 	}
-	if n.Recorder == nil && n.Sink != nil {
-		// Writes the sink fails under the Drop policy go to OnError, as
-		// every other observing and recording failure does, unless the
-		// options name their own handler.
-		var opts recorder.Options
-		if n.RecorderOptions != nil {
-			opts = *n.RecorderOptions
-		}
-		if opts.ErrorHandler == nil {
-			onError := n.OnError
-			opts.ErrorHandler = func(err error) { onError(context.Background(), err) }
-		}
-		n.Recorder = recorder.New(n.Sink, &opts)
-	}
-	return n, nil
 }
 
-// Enforced reports whether resource r is enforced rather than advisory.
-func (c *Config) Enforced(r budget.Resource) bool {
+// enforced reports whether resource r is enforced rather than advisory.
+func (c *Config) enforced(r budget.Resource) bool {
 	for _, a := range c.Advisory {
 		if a == r {
 			return false
@@ -190,9 +189,60 @@ func (c *Config) Enforced(r budget.Resource) bool {
 	return true
 }
 
-// ErrInvalidConfig is returned for a configuration that cannot work. The
-// error names the field.
-var ErrInvalidConfig = errors.New("lookout: invalid config")
+// Lookout is a checked configuration, ready to start runs. It holds only
+// configuration: each run's session, budget tracker and observer
+// pipeline belong to its [Run]. A Lookout is safe for concurrent use and
+// serves any number of concurrent runs.
+type Lookout struct {
+	cfg Config
+	// enforced lists which of time and tokens are enforced, checked
+	// before each model call; beforeTool which of time and tool calls
+	// are, checked before each tool call.
+	enforced, beforeTool []budget.Resource
+	// toolCalls is true when the tool-call limit is enforced: once it is
+	// spent, the model gets a wrap-up turn.
+	toolCalls bool
+}
+
+// New checks cfg and returns a Lookout for it. A nil cfg means the
+// defaults. The observers are checked now, so a bad trigger fails here
+// rather than at the first run. The error wraps [ErrInvalidConfig] (or
+// the observer package's) and names the field.
+func New(cfg *Config) (*Lookout, error) {
+	n, err := cfg.normalized()
+	if err != nil {
+		return nil, err
+	}
+	if err := observer.Validate(n.Observers); err != nil {
+		return nil, err
+	}
+	l := &Lookout{cfg: n, toolCalls: n.enforced(budget.ToolCalls)}
+	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens)
+	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
+	return l, nil
+}
+
+// Config returns the configuration, with the defaults filled in.
+func (l *Lookout) Config() Config { return l.cfg }
+
+// OnError reports err to the configured error handler.
+func (l *Lookout) OnError(ctx context.Context, err error) { l.cfg.OnError(ctx, err) }
+
+// enforcedOf returns which of rs cfg enforces.
+func enforcedOf(cfg *Config, rs ...budget.Resource) []budget.Resource {
+	var check []budget.Resource
+	for _, res := range rs {
+		if cfg.enforced(res) {
+			check = append(check, res)
+		}
+	}
+	return check
+}
+
+// newStore returns the session a root run uses when ctx carries none.
+func (l *Lookout) newStore() *session.Store {
+	return session.New(&session.StoreOptions{Now: l.cfg.Now, Retention: l.cfg.Retention})
+}
 
 // guardOnError returns onError made safe to call from anywhere in the
 // agent: a panic in it is logged with the error it was handling, and goes
@@ -212,3 +262,6 @@ func guardOnError(onError func(context.Context, error)) func(context.Context, er
 func LogError(ctx context.Context, err error) {
 	slog.WarnContext(ctx, "lookout: error", "error", err)
 }
+
+// Recording reports whether runs are recorded: Config.Recorder is set.
+func (l *Lookout) Recording() bool { return l.cfg.Recorder != nil }

@@ -1,4 +1,4 @@
-package engine
+package lookout
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestNormalizedRejectsConfigsThatCannotWork(t *testing.T) {
 		{"unknown tool-error mode", Config{ToolErrors: ToolErrors(7)}, "ToolErrors", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := c.cfg.Normalized()
+			_, err := c.cfg.normalized()
 			require.ErrorIs(t, err, ErrInvalidConfig)
 			assert.Contains(t, err.Error(), c.field)
 			if c.also != nil {
@@ -39,7 +39,7 @@ func TestNormalizedRejectsConfigsThatCannotWork(t *testing.T) {
 }
 
 func TestNormalizedFillsDefaults(t *testing.T) {
-	n, err := (*Config)(nil).Normalized()
+	n, err := (*Config)(nil).normalized()
 	require.NoError(t, err)
 	assert.Equal(t, schema.User, n.InjectAs)
 	assert.Equal(t, DefaultWrapUpAt, n.WrapUpAt)
@@ -53,7 +53,7 @@ func TestNormalizedFillsDefaults(t *testing.T) {
 }
 
 func TestAPanickingOnErrorGoesNoFurther(t *testing.T) {
-	n, err := (&Config{OnError: func(context.Context, error) { panic("handler bug") }}).Normalized()
+	n, err := (&Config{OnError: func(context.Context, error) { panic("handler bug") }}).normalized()
 	require.NoError(t, err)
 	assert.NotPanics(t, func() { n.OnError(context.Background(), errors.New("observer failed")) })
 }

@@ -1,4 +1,4 @@
-package engine
+package lookout
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/lookout-go/lookout/budget"
 )
 
-// WithDeadline returns a copy of parent that is done at d, like
+// withDeadline returns a copy of parent that is done at d, like
 // context.WithDeadlineCause with cause as the cause, except for its Err:
 // once d has passed, Err returns the budget error rather than
 // context.DeadlineExceeded. The error still satisfies
@@ -26,7 +26,7 @@ import (
 // the tool wrappers turn such an error from a tool into the budget error. Giving those contexts this Err too would take a
 // callback registration for each, which Eino makes several of per model
 // and tool call.
-func WithDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
+func withDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithDeadlineCause(parent, d, cause)
 	return &deadlineCtx{Context: inner, cause: cause}, cancel
 }
@@ -47,15 +47,15 @@ func (c *deadlineCtx) Err() error {
 	return err
 }
 
-// WithMovableDeadline is WithDeadline for a ctx whose deadline
+// withMovableDeadline is withDeadline for a ctx whose deadline
 // [MoveDeadline] may move earlier: a run resumed from a checkpoint learns
 // its budget's deadline only once the checkpoint is read, after its ctx
 // was made with a deadline measured from the resume. Its ctx costs a
 // little more on every Value lookup that passes through it, so adapters
 // use it only where the deadline may move.
-func WithMovableDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
+func withMovableDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
 	early, stop := context.WithCancelCause(parent)
-	ctx, cancel := WithDeadline(early, d, cause)
+	ctx, cancel := withDeadline(early, d, cause)
 	m := &movableCtx{Context: ctx, stop: stop, deadline: d}
 	return m, func() {
 		cancel()
@@ -125,13 +125,13 @@ func (m *movableCtx) release() {
 	m.stop(context.Canceled)
 }
 
-// MoveDeadline moves the deadline that WithMovableDeadline set on ctx to
+// moveDeadline moves the deadline that WithMovableDeadline set on ctx to
 // d, with cause as its cause, when d is earlier. Once the moved deadline
 // passes, the ctx's Err is the budget error, as at the first deadline; a
 // context with a cancellation of its own made before then reports
 // context.Canceled, with the budget error as its context.Cause. A ctx
 // without such a deadline, or one already released, is left as it is.
-func MoveDeadline(ctx context.Context, d time.Time, cause *budget.ExceededError) {
+func moveDeadline(ctx context.Context, d time.Time, cause *budget.ExceededError) {
 	m, _ := ctx.Value(movableKey{}).(*movableCtx)
 	if m == nil {
 		return

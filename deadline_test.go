@@ -1,4 +1,4 @@
-package engine
+package lookout
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func checkBudgetDeadline(t *testing.T, err error) {
 }
 
 func TestWithDeadlineErrIsTheBudgetError(t *testing.T) {
-	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
+	ctx, cancel := withDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
 	defer cancel()
 	<-ctx.Done()
 	checkBudgetDeadline(t, ctx.Err())
@@ -49,7 +49,7 @@ func TestWithDeadlineErrIsTheBudgetError(t *testing.T) {
 }
 
 func TestWithDeadlineDerivedBeforeTheDeadline(t *testing.T) {
-	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Millisecond), timeUp)
+	ctx, cancel := withDeadline(context.Background(), time.Now().Add(time.Millisecond), timeUp)
 	defer cancel()
 	child, stop := context.WithCancel(ctx)
 	defer stop()
@@ -68,7 +68,7 @@ func TestWithDeadlineDerivedBeforeTheDeadline(t *testing.T) {
 
 func TestWithDeadlineCancelledBeforeTheDeadline(t *testing.T) {
 	t.Run("by its cancel func", func(t *testing.T) {
-		ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+		ctx, cancel := withDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
 		child, stop := context.WithCancel(ctx)
 		defer stop()
 		cancel()
@@ -79,7 +79,7 @@ func TestWithDeadlineCancelledBeforeTheDeadline(t *testing.T) {
 	})
 	t.Run("by its parent", func(t *testing.T) {
 		parent, cancelParent := context.WithCancelCause(context.Background())
-		ctx, cancel := WithDeadline(parent, time.Now().Add(time.Hour), timeUp)
+		ctx, cancel := withDeadline(parent, time.Now().Add(time.Hour), timeUp)
 		defer cancel()
 		why := errors.New("caller gave up")
 		cancelParent(why)
@@ -90,7 +90,7 @@ func TestWithDeadlineCancelledBeforeTheDeadline(t *testing.T) {
 	t.Run("by the parent's earlier deadline", func(t *testing.T) {
 		parent, cancelParent := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 		defer cancelParent()
-		ctx, cancel := WithDeadline(parent, time.Now().Add(time.Hour), timeUp)
+		ctx, cancel := withDeadline(parent, time.Now().Add(time.Hour), timeUp)
 		defer cancel()
 		<-ctx.Done()
 		assert.Equal(t, context.DeadlineExceeded, ctx.Err())
@@ -99,26 +99,23 @@ func TestWithDeadlineCancelledBeforeTheDeadline(t *testing.T) {
 }
 
 func TestExceededReturnsTheDeadlinesBudgetError(t *testing.T) {
-	cfg, err := (&Config{}).Normalized()
-	require.NoError(t, err)
-	r, err := NewRun(&cfg, session.New(nil))
-	require.NoError(t, err)
-	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
+	r := newTestRun(t, &Config{}, session.New(nil))
+	ctx, cancel := withDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
 	defer cancel()
 	<-ctx.Done()
-	checkBudgetDeadline(t, r.Exceeded(ctx))
-	_, err = r.BeforeModel(ctx)
+	checkBudgetDeadline(t, r.exceededNow(ctx))
+	_, err := r.BeforeModel(ctx, nil)
 	checkBudgetDeadline(t, err)
 }
 
 func TestMoveDeadlineMovesAMovableDeadlineEarlier(t *testing.T) {
 	movedUp := &budget.ExceededError{Resource: budget.Time, Limit: 500, Used: 500}
 	t.Run("earlier ends the ctx then, with the budget error", func(t *testing.T) {
-		ctx, cancel := WithMovableDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+		ctx, cancel := withMovableDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
 		defer cancel()
 		child := context.WithValue(ctx, testKey{}, 1)
 		d := time.Now().Add(-time.Second)
-		MoveDeadline(child, d, movedUp)
+		moveDeadline(child, d, movedUp)
 		got, ok := ctx.Deadline()
 		assert.True(t, ok)
 		assert.True(t, got.Equal(d))
@@ -134,27 +131,27 @@ func TestMoveDeadlineMovesAMovableDeadlineEarlier(t *testing.T) {
 	})
 	t.Run("later is ignored", func(t *testing.T) {
 		d := time.Now().Add(time.Hour)
-		ctx, cancel := WithMovableDeadline(context.Background(), d, timeUp)
+		ctx, cancel := withMovableDeadline(context.Background(), d, timeUp)
 		defer cancel()
-		MoveDeadline(ctx, d.Add(time.Hour), movedUp)
+		moveDeadline(ctx, d.Add(time.Hour), movedUp)
 		got, _ := ctx.Deadline()
 		assert.True(t, got.Equal(d))
 		assert.NoError(t, ctx.Err())
 	})
 	t.Run("a released ctx is left as it is", func(t *testing.T) {
-		ctx, cancel := WithMovableDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+		ctx, cancel := withMovableDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
 		cancel()
-		MoveDeadline(ctx, time.Now().Add(-time.Second), movedUp)
+		moveDeadline(ctx, time.Now().Add(-time.Second), movedUp)
 		assert.Equal(t, context.Canceled, ctx.Err())
 	})
 	t.Run("a ctx without a movable deadline is left as it is", func(t *testing.T) {
-		ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+		ctx, cancel := withDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
 		defer cancel()
-		MoveDeadline(ctx, time.Now().Add(-time.Second), movedUp)
+		moveDeadline(ctx, time.Now().Add(-time.Second), movedUp)
 		assert.NoError(t, ctx.Err())
 	})
 	t.Run("the first deadline still ends the ctx with its budget error", func(t *testing.T) {
-		ctx, cancel := WithMovableDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
+		ctx, cancel := withMovableDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
 		defer cancel()
 		<-ctx.Done()
 		checkBudgetDeadline(t, ctx.Err())

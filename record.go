@@ -1,4 +1,4 @@
-package engine
+package lookout
 
 import (
 	"bytes"
@@ -11,14 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/recorder/atif"
-	"github.com/lookout-go/lookout/recorder/summary"
 )
 
 // recording is the trajectory side of a run. Its zero value records
@@ -80,75 +77,75 @@ func (u *runUsage) store(v recorder.RunUsage) {
 	u.modelCalls.Store(v.ModelCalls)
 }
 
-// StartRecording writes the run's run_started record, as a child of
-// parent's recording when parent is not nil. callID is the parent's tool
-// call that started this run, if any.
-func (r *Run) StartRecording(ctx context.Context, agentName string, parent *Run, callID string) {
-	if r.Cfg.Recorder == nil {
+// startRecording writes the run's run_started record, as a child of
+// parent's recording when parent is not nil.
+func (r *Run) startRecording(ctx context.Context, parent *Run) {
+	if r.cfg.Recorder == nil {
 		return
 	}
-	b := r.Tracker.Budget()
+	b := r.tracker.Budget()
 	info := recorder.RunInfo{
-		AgentName: agentName,
+		AgentName: r.agentName,
 		Limits: recorder.RunLimits{
-			Timeout:      r.Cfg.Limits.Timeout,
+			Timeout:      r.cfg.Limits.Timeout,
 			Deadline:     b.Deadline,
 			MaxTokens:    b.MaxTokens,
 			MaxToolCalls: b.MaxToolCalls,
 		},
 	}
-	if callID != "" {
-		info.Metadata = map[string]string{atif.ParentToolCallKey: callID}
+	if r.callID != "" {
+		info.Metadata = map[string]string{ParentToolCallKey: r.callID}
 	}
 	var err error
 	switch {
 	case parent != nil && parent.trace.rec != nil:
-		if callID != "" {
+		if r.callID != "" {
 			// Models number their calls per turn, so the key names the
 			// parent run too.
-			r.familyKey = parent.trace.rec.ID() + "/" + callID
+			r.familyKey = parent.trace.rec.ID() + "/" + r.callID
 		}
 		if p, ok := r.family.resume(r.familyKey); ok {
 			// A sub-agent resumed after an interrupt inside its call goes
 			// on with the run it recorded before, whose input is recorded.
-			r.trace.rec = r.Cfg.Recorder.ResumeRun(recorder.RunInfo{
+			r.trace.rec = r.cfg.Recorder.ResumeRun(recorder.RunInfo{
 				RunID: p.RunID, ParentRunID: parent.trace.rec.ID(), Depth: parent.trace.rec.Depth() + 1,
 			}, p.Next)
 			r.trace.usage.store(p.Usage)
 			r.trace.input.Store(true)
-			r.SetPausedCalls(p.Calls)
+			r.setPausedCalls(p.Calls)
 		} else {
 			r.trace.rec, err = parent.trace.rec.StartChild(ctx, info)
 		}
 		r.family.opened(r)
-	default:
-		r.trace.rec, err = r.Cfg.Recorder.StartRun(ctx, info)
-		r.SetEfficacyBase(r.Pipeline.Efficacy().ByObserver)
+	case parent == nil:
+		r.trace.rec, err = r.cfg.Recorder.StartRun(ctx, info)
+		if r.trace.efficacyBase.Load() == nil {
+			r.trace.efficacyBase.Store(ptr(r.pipeline.Efficacy().ByObserver))
+		}
 	}
 	r.note(err)
 }
 
-// EfficacyBase returns the feedback-efficacy counts of the session when
-// the run started, for a checkpoint; see SetEfficacyBase.
-func (r *Run) EfficacyBase() map[string]observer.EfficacyCounts {
+// ParentToolCallKey is the run_started metadata key naming the parent's
+// tool call that started a sub-agent run; the ATIF export links the two
+// through it.
+const ParentToolCallKey = "parent_tool_call_id"
+
+func ptr[T any](v T) *T { return &v }
+
+// efficacyBase returns the feedback-efficacy counts of the session when
+// the run started. The counts of the run's efficacy records are those of
+// the session less these, so that runs sharing a session count their own.
+func (r *Run) efficacyBase() map[string]observer.EfficacyCounts {
 	if p := r.trace.efficacyBase.Load(); p != nil {
 		return *p
 	}
 	return nil
 }
 
-// SetEfficacyBase sets the session's feedback-efficacy counts when the
-// run started. The counts of the run's efficacy records are those of the
-// session less these, so that runs sharing a session count their own. A
-// resumed run sets the base its checkpoint kept. base is not changed
-// afterwards.
-func (r *Run) SetEfficacyBase(base map[string]observer.EfficacyCounts) {
-	r.trace.efficacyBase.Store(&base)
-}
-
-// Paused is a sub-agent run's recording as a checkpoint keeps it: the
+// PausedRun is a sub-agent run's recording as a checkpoint keeps it: the
 // run, the next seq and the usage so far.
-type Paused struct {
+type PausedRun struct {
 	RunID string            `json:"run_id"`
 	Next  uint64            `json:"next_seq"`
 	Usage recorder.RunUsage `json:"usage,omitzero"`
@@ -164,7 +161,7 @@ type Paused struct {
 type family struct {
 	mu     sync.Mutex
 	open   map[string]*Run
-	paused map[string]Paused
+	paused map[string]PausedRun
 }
 
 func (f *family) opened(r *Run) {
@@ -190,9 +187,9 @@ func (f *family) ended(r *Run) {
 	f.mu.Unlock()
 }
 
-func (f *family) resume(key string) (Paused, bool) {
+func (f *family) resume(key string) (PausedRun, bool) {
 	if f == nil || key == "" {
-		return Paused{}, false
+		return PausedRun{}, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -201,59 +198,60 @@ func (f *family) resume(key string) (Paused, bool) {
 	return p, ok
 }
 
-// PausedChildren returns the recordings of the sub-agent runs not yet
+// pausedChildren returns the recordings of the sub-agent runs not yet
 // ended, by family key, for a checkpoint.
-func (r *Run) PausedChildren() map[string]Paused {
-	if r.family == nil {
-		return nil
-	}
+func (r *Run) pausedChildren() map[string]PausedRun {
 	r.family.mu.Lock()
 	defer r.family.mu.Unlock()
 	if len(r.family.open) == 0 {
 		return nil
 	}
-	out := make(map[string]Paused, len(r.family.open))
+	out := make(map[string]PausedRun, len(r.family.open))
 	for id, c := range r.family.open {
-		out[id] = Paused{RunID: c.trace.rec.ID(), Next: c.trace.rec.Next(), Usage: c.trace.usage.load(), Calls: c.PausedCalls()}
+		out[id] = PausedRun{RunID: c.trace.rec.ID(), Next: c.trace.rec.Next(), Usage: c.trace.usage.load(), Calls: c.pausedCalls()}
 	}
 	return out
 }
 
-// ResumeChildren sets the sub-agent recordings to continue when the
-// sub-agents with those family keys start again.
-func (r *Run) ResumeChildren(paused map[string]Paused) {
-	if r.family == nil {
-		return
+// endChild records the end of the open sub-agent run with family key
+// key, if there is one, with err: a sub-agent that fails passes no hook
+// that would record its end, and its error reaches the tool call of the
+// parent that started it.
+func (f *family) endChild(ctx context.Context, key string, err error) {
+	f.mu.Lock()
+	c := f.open[key]
+	f.mu.Unlock()
+	if c != nil {
+		c.End(ctx, err)
 	}
-	r.family.mu.Lock()
-	r.family.paused = paused
-	r.family.mu.Unlock()
 }
 
-// ResumeRecording continues a run recorded before a checkpoint, which had
-// used usage so far: records get seqs from next on, and neither
-// run_started nor the run's input, recorded before, is written again.
-func (r *Run) ResumeRecording(runID string, next uint64, usage recorder.RunUsage) {
-	if r.Cfg.Recorder == nil {
-		return
+// endOpen records the end of every sub-agent run still open, with err,
+// before the root's own run_ended, which is the last record.
+func (f *family) endOpen(ctx context.Context, err error) {
+	f.mu.Lock()
+	open := make([]*Run, 0, len(f.open))
+	for _, c := range f.open {
+		open = append(open, c)
 	}
-	r.trace.rec = r.Cfg.Recorder.ResumeRun(recorder.RunInfo{RunID: runID}, next)
-	r.trace.usage.store(usage)
-	r.trace.input.Store(true)
+	f.mu.Unlock()
+	for _, c := range open {
+		c.End(ctx, err)
+	}
 }
 
-// PausedCalls returns the ids of the run's calls that an interrupt paused
+// pausedCalls returns the ids of the run's calls that an interrupt paused
 // after their tool_started was written, for a checkpoint.
-func (r *Run) PausedCalls() []string {
+func (r *Run) pausedCalls() []string {
 	r.trace.pausedMu.Lock()
 	defer r.trace.pausedMu.Unlock()
 	return slices.Clone(r.trace.paused)
 }
 
-// SetPausedCalls sets the calls of a resumed run that an interrupt paused,
-// from its checkpoint: Eino runs them again, and their tool_started, which
-// the recording has, is not written again.
-func (r *Run) SetPausedCalls(ids []string) {
+// setPausedCalls sets the calls of a resumed run that an interrupt paused,
+// from its checkpoint: the runtime runs them again, and their
+// tool_started, which the recording has, is not written again.
+func (r *Run) setPausedCalls(ids []string) {
 	r.trace.pausedMu.Lock()
 	r.trace.paused = slices.Clone(ids)
 	r.trace.hasPaused.Store(len(ids) > 0)
@@ -282,14 +280,14 @@ func (r *Run) unpause(id string) bool {
 	return true
 }
 
-// Recording returns the recorded run's id, next seq and usage so far, for
-// a checkpoint; an empty id when nothing is recorded.
-func (r *Run) Recording() (runID string, next uint64, usage recorder.RunUsage) {
-	return r.trace.rec.ID(), r.trace.rec.Next(), r.trace.usage.load()
-}
+// ID returns the id of the run's recording, or "" when nothing is
+// recorded.
+func (r *Run) ID() string { return r.trace.rec.ID() }
 
-// Recorded reports whether the run's recording has started.
-func (r *Run) Recorded() bool { return r.trace.rec != nil }
+// Usage returns what the run's own model and tool calls have used so far,
+// without its children's, as its run_ended record will say. It is counted
+// only while the run is recorded.
+func (r *Run) Usage() recorder.RunUsage { return r.trace.usage.load() }
 
 // note keeps the first recording error. Under the recorder's Escalate
 // policy such an error must end the run; under Drop it never happens.
@@ -300,26 +298,27 @@ func (r *Run) note(err error) {
 	}
 }
 
-// Failure returns the recording error that must end the run, if any.
+// Failure returns the recording error that must end the run, if any:
+// under the recorder's Escalate policy, the first failed write.
 func (r *Run) Failure() error {
 	if p := r.trace.failed.Load(); p != nil {
 		return *p
 	}
+	if rec := r.cfg.Recorder; rec != nil {
+		if err := rec.Err(); err != nil {
+			r.note(err)
+			return err
+		}
+	}
 	return nil
 }
 
-// RecordInput records the system and user messages of the run's input,
+// recordInput records the system and user messages of the run's input,
 // skipping what Lookout injected. A run that continues a conversation is
 // given the turns before it too; their user messages were recorded by the
 // runs that made them, so only the user messages after the last reply or
 // tool result are recorded, with the system messages that open the input.
-// Only the first call of a run records; later calls return at once.
-func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
-	if r.trace.rec != nil && !r.trace.input.Load() {
-		r.recordInput(ctx, msgs)
-	}
-}
-
+// Only the first call of a run records.
 func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
 	if !r.trace.input.CompareAndSwap(false, true) {
 		return
@@ -345,14 +344,11 @@ func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
 	}
 }
 
-// RecordAssessment records a new assessment block.
-func (r *Run) RecordAssessment(ctx context.Context, a *observer.CurrentAssessment) {
-	if r.trace.rec != nil && a != nil {
-		r.recordAssessment(ctx, a)
-	}
-}
-
+// recordAssessment records a new assessment block.
 func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessment) {
+	if r.trace.rec == nil || a == nil {
+		return
+	}
 	notes := make([]recorder.ObserverNote, len(a.Assessments))
 	for i, x := range a.Assessments {
 		notes[i] = recorder.ObserverNote{Name: x.Observer, Severity: x.Severity.String()}
@@ -362,8 +358,8 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 	}))
 }
 
-// RecordExceeded records a budget stop or refusal.
-func (r *Run) RecordExceeded(ctx context.Context, err error) {
+// recordExceeded records a budget stop or refusal.
+func (r *Run) recordExceeded(ctx context.Context, err error) {
 	var ex *budget.ExceededError
 	if r.trace.rec == nil || !errors.As(err, &ex) {
 		return
@@ -378,10 +374,30 @@ func (r *Run) RecordExceeded(ctx context.Context, err error) {
 	}))
 }
 
-// End records how the run ended, once. A nil err means it completed.
+// End records how the run ended, once, and releases its deadline. A nil
+// err means it completed. A root run first ends its sub-agent runs still
+// open, so its run_ended is its recording's last record. Adapters call
+// End before the caller can see that the run is over, so a program that
+// closes its Recorder right after a run loses nothing.
 func (r *Run) End(ctx context.Context, err error) {
-	if r.trace.rec == nil || !r.trace.ended.CompareAndSwap(false, true) {
+	if !r.trace.ended.CompareAndSwap(false, true) {
 		return
+	}
+	defer r.Release()
+	if r.parent == nil && !r.setupDone.Load() {
+		// A run that ended before its first hook is recorded from here.
+		r.Begin(ctx, nil)
+	}
+	if r.trace.rec == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.fault(ctx, "recording the end of a run", p)
+		}
+	}()
+	if r.parent == nil {
+		r.family.endOpen(ctx, err)
 	}
 	end := recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: r.trace.usage.load()}
 	if err != nil {
@@ -472,7 +488,7 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 	if r.trace.rec == nil {
 		return
 	}
-	if base, ok := r.EfficacyBase()[ev.Observer]; ok {
+	if base, ok := r.efficacyBase()[ev.Observer]; ok {
 		ev.Counts = observer.EfficacyCounts{
 			Shown:         ev.Counts.Shown - base.Shown,
 			ChangedCourse: ev.Counts.ChangedCourse - base.ChangedCourse,
@@ -482,49 +498,35 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 	}
 	body, err := json.Marshal(ev)
 	if err != nil {
-		r.Cfg.OnError(ctx, err)
+		r.cfg.OnError(ctx, err)
 		return
 	}
-	r.note(r.trace.rec.Extension(ctx, summary.EfficacyExtension, body))
+	r.note(r.trace.rec.Extension(ctx, EfficacyExtension, body))
 }
 
-// Ended reports whether the run's end has been recorded.
+// Ended reports whether the run has ended.
 func (r *Run) Ended() bool { return r.trace.ended.Load() }
 
-// recordRequest records a model call about to be made. The offered
+// writeRequest records a model call about to be made. The offered
 // tools' full definitions go with it only when the set is new to the run;
 // see toolDefinitions.
-func (r *Run) recordRequest(ctx context.Context, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) {
-	if r.trace.rec != nil {
-		r.writeRequest(ctx, input, opts, bound)
-	}
-}
-
-func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) {
+func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m ModelRequest) {
 	if r.trace.hasPaused.Load() {
 		// The paused calls ran again before the model is called again;
 		// the calls of its reply are new ones, whatever their ids.
-		r.SetPausedCalls(nil)
+		r.setPausedCalls(nil)
 	}
-	o := model.GetCommonOptions(&model.Options{}, opts...)
-	if len(o.Tools) == 0 {
-		o.Tools = bound // tools bound with WithTools rather than passed per call
+	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model}
+	if len(m.Tools) > 0 {
+		req.Tools = make([]string, 0, len(m.Tools))
 	}
-	req := recorder.ModelRequest{MessageCount: len(input)}
-	if o.Model != nil {
-		req.Model = *o.Model
-	}
-	if len(o.Tools) > 0 {
-		req.Tools = make([]string, 0, len(o.Tools))
-	}
-	for _, t := range o.Tools {
+	for _, t := range m.Tools {
 		if t != nil {
 			req.Tools = append(req.Tools, t.Name)
 		}
 	}
-	req.ToolDefinitions = r.toolDefinitions(ctx, o.Tools)
-	forbidden := o.ToolChoice != nil && *o.ToolChoice == schema.ToolChoiceForbidden
-	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || forbidden)
+	req.ToolDefinitions = r.toolDefinitions(ctx, m.Tools)
+	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || m.ToolChoiceForbidden)
 	r.note(r.trace.rec.ModelRequest(ctx, req))
 }
 
@@ -561,7 +563,7 @@ func (r *Run) toolDefinitions(ctx context.Context, tools []*schema.ToolInfo) []r
 		}
 		s.mu.Unlock()
 		if err != nil {
-			r.Cfg.OnError(ctx, err)
+			r.cfg.OnError(ctx, err)
 		}
 		return nil
 	}
@@ -612,32 +614,7 @@ func sameDefinition(a, b recorder.ToolDefinition) bool {
 	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
 }
 
-// startLatency reads the clock for a model call's latency, which only the
-// recording needs: without one it returns the zero time.
-func (r *Run) startLatency() time.Time {
-	if r.trace.rec == nil {
-		return time.Time{}
-	}
-	return r.Cfg.Now()
-}
-
-// latencySince returns the time since start, or zero when start is zero.
-func (r *Run) latencySince(start time.Time) time.Duration {
-	if start.IsZero() {
-		return 0
-	}
-	return r.since(start)
-}
-
-func (r *Run) since(start time.Time) time.Duration { return r.Cfg.Now().Sub(start) }
-
-// recordResponse records a model call's reply and the tokens charged.
-func (r *Run) recordResponse(ctx context.Context, msg *schema.Message, u *budget.Usage, latency time.Duration) {
-	if r.trace.rec != nil {
-		r.writeResponse(ctx, msg, u, latency)
-	}
-}
-
+// writeResponse records a model call's reply and the tokens charged.
 func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.Usage, latency time.Duration) {
 	resp := recorder.ModelResponse{Message: msg, Latency: latency, UsageReported: u != nil}
 	if u != nil {
@@ -652,20 +629,20 @@ func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.
 		r.trace.usage.prompt.Add(u.PromptTokens)
 		r.trace.usage.completion.Add(u.CompletionTokens)
 		r.trace.usage.total.Add(u.Total())
-		b := r.Tracker.Budget()
+		b := r.tracker.Budget()
 		r.note(r.trace.rec.Budget(ctx, recorder.BudgetRecord{
 			Event: recorder.BudgetCharged, Resource: string(budget.Tokens), Amount: u.Total(), Used: b.TokensUsed, Limit: b.MaxTokens,
 		}))
 	}
 }
 
-func (c *Call) recordStart(ctx context.Context) {
+func (c *ToolCall) recordStart(ctx context.Context) {
 	if c.run.trace.rec != nil {
 		c.writeStart(ctx)
 	}
 }
 
-func (c *Call) writeStart(ctx context.Context) {
+func (c *ToolCall) writeStart(ctx context.Context) {
 	if c.run.trace.hasPaused.Load() && c.run.unpause(c.id) {
 		return // started before the interrupt that paused it
 	}
@@ -683,10 +660,14 @@ func (r *Run) recordRefused(ctx context.Context, name, callID, refusal string, e
 	}
 }
 
-func (c *Call) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
+func (c *ToolCall) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
 	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: rec.Duration, CallIndex: int(rec.CallIndex)}
 	if err != nil {
 		te.Error = err.Error()
 	}
 	c.run.note(c.run.trace.rec.ToolEnded(ctx, te))
 }
+
+// EfficacyExtension is the name of the extension records that say how the
+// agent reacted to an assessment; recorder/summary reads them.
+const EfficacyExtension = "lookout.efficacy"

@@ -1,4 +1,4 @@
-package engine
+package lookout
 
 import (
 	"context"
@@ -14,25 +14,36 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// Run is the state of one agent run. Sub-agents share its session, tracker
-// and pipeline through [Run.Child]. A Run is safe for concurrent use.
+// Run is one run of an agent: one query, from its start to its end. It
+// holds the run's session, budget tracker and observer pipeline, which the
+// runs it starts (sub-agents, agents used as tools) share as its children.
+// A Run is safe for concurrent use.
+//
+// Its life, as an adapter drives it: [Lookout.Start] starts it (or a child
+// of the run on the ctx); [Run.BeforeModel] gates each model call and
+// gives what to inject; [Run.StartModel] and [ModelCall.End] charge and
+// record each attempt; [Run.Admit] admits each tool call and
+// [ToolCall.End] ends it; [Run.End] records how the run ended.
+// [Run.State] and [Run.Restore] carry it through a checkpoint.
 type Run struct {
-	Cfg      *Config
-	Store    *session.Store
-	Tracker  *budget.Tracker
-	Pipeline *observer.Pipeline
+	l     *Lookout
+	cfg   *Config
+	store *session.Store
+	// tracker charges the budget; pipeline runs the observers.
+	tracker  *budget.Tracker
+	pipeline *observer.Pipeline
 
-	// Root is true for the run that created the state; its children share
-	// it.
-	Root bool
-	// AgentName names the agent in the recording, when known.
-	AgentName string
+	// parent is the run that started this one, or nil for a root.
+	parent *Run
+	// agentName names the agent in the recording, when known.
+	agentName string
+	// callID is the parent's tool call that started this run, if any.
+	callID string
 
-	// Cancel releases the deadline set on the run's ctx, if any.
-	Cancel context.CancelFunc
+	// cancel releases the deadline set on the run's ctx, if any.
+	cancel context.CancelFunc
 
-	// setup guards work an adapter does once per run, inside the runtime,
-	// such as restoring a checkpointed session; see SetUp.
+	// setup guards the start of the recording, once per run; see Begin.
 	setup     sync.Once
 	setupDone atomic.Bool
 
@@ -69,34 +80,24 @@ type Run struct {
 	// shown is the block the pipeline was last told the model is shown.
 	shown *schema.Message
 
-	// enforced lists which of time and tokens are enforced, checked
-	// before each model call; beforeTool which of time and tool calls
-	// are, checked before each tool call.
-	enforced, beforeTool []budget.Resource
-	// toolCalls is true when the tool-call limit is enforced: once it is
-	// spent, the model gets a wrap-up turn.
-	toolCalls bool
-
 	calls   *session.Log[observer.ToolCallRecord]
 	current *session.Value[observer.CurrentAssessment]
 }
 
-// NewRun builds the state of a run on store, which may carry a budget and
-// tool calls from earlier runs.
-func NewRun(cfg *Config, store *session.Store) (*Run, error) {
+// newRun builds the state of a root run on store, which may carry a
+// budget and tool calls from earlier runs.
+func (l *Lookout) newRun(store *session.Store) (*Run, error) {
+	cfg := &l.cfg
 	tracker, err := budget.NewTracker(store, cfg.Limits, &budget.TrackerOptions{Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
 	r := &Run{
-		Cfg: cfg, Store: store, Tracker: tracker, Root: true, family: &family{},
+		l: l, cfg: cfg, store: store, tracker: tracker, family: &family{},
 		calls:   session.LogOf[observer.ToolCallRecord](store),
 		current: session.ValueOf[observer.CurrentAssessment](store),
 	}
-	r.enforced = enforcedOf(cfg, budget.Time, budget.Tokens)
-	r.beforeTool = enforcedOf(cfg, budget.Time, budget.ToolCalls)
-	r.toolCalls = cfg.Enforced(budget.ToolCalls)
-	r.Pipeline, err = observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{
+	r.pipeline, err = observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{
 		Now: cfg.Now, OnError: cfg.OnError, OnEfficacy: r.recordEfficacy,
 	})
 	if err != nil {
@@ -105,77 +106,17 @@ func NewRun(cfg *Config, store *session.Store) (*Run, error) {
 	return r, nil
 }
 
-// Child returns the state of a sub-agent run: the same session, tracker
+// child returns the state of a sub-agent run: the same session, tracker
 // and pipeline, with its own record of injected messages.
-func (r *Run) Child() *Run {
-	return &Run{Cfg: r.Cfg, Store: r.Store, Tracker: r.Tracker, Pipeline: r.Pipeline, calls: r.calls, current: r.current,
-		enforced: r.enforced, beforeTool: r.beforeTool, toolCalls: r.toolCalls, family: r.family}
-}
-
-// enforcedOf returns which of rs cfg enforces.
-func enforcedOf(cfg *Config, rs ...budget.Resource) []budget.Resource {
-	var check []budget.Resource
-	for _, res := range rs {
-		if cfg.Enforced(res) {
-			check = append(check, res)
-		}
-	}
-	return check
-}
-
-type runKey struct{}
-
-type toolCallKey struct{}
-
-// ToolCallMark stands for one tool call. Models number their calls within
-// a turn, so two calls, at different depths of nested agents, may share an
-// id; their marks differ.
-type ToolCallMark struct{ id string }
-
-// WithToolCall returns a copy of ctx that says it runs inside tool call id,
-// so a sub-agent started by the call can name it.
-func WithToolCall(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, toolCallKey{}, &ToolCallMark{id: id})
-}
-
-// ToolCallFrom returns the tool call ctx runs inside, if any.
-func ToolCallFrom(ctx context.Context) string {
-	if m := ToolCallMarkFrom(ctx); m != nil {
-		return m.id
-	}
-	return ""
-}
-
-// ToolCallMarkFrom returns the mark of the tool call ctx runs inside, or
-// nil.
-func ToolCallMarkFrom(ctx context.Context) *ToolCallMark {
-	m, _ := ctx.Value(toolCallKey{}).(*ToolCallMark)
-	return m
-}
-
-// WithRun returns a copy of ctx carrying r.
-func WithRun(ctx context.Context, r *Run) context.Context {
-	return context.WithValue(ctx, runKey{}, r)
-}
-
-// FromContext returns the run carried by ctx, or nil.
-func FromContext(ctx context.Context) *Run {
-	r, _ := ctx.Value(runKey{}).(*Run)
-	return r
-}
-
-// Lookup returns the run carried by ctx, and whether ctx carries a run
-// mark at all: WithRun(ctx, nil) marks a run that goes on without Lookout,
-// whose nested components must not start runs of their own.
-func Lookup(ctx context.Context) (r *Run, marked bool) {
-	r, marked = ctx.Value(runKey{}).(*Run)
-	return r, marked
+func (r *Run) child(agentName, callID string) *Run {
+	return &Run{l: r.l, cfg: r.cfg, store: r.store, tracker: r.tracker, pipeline: r.pipeline, calls: r.calls, current: r.current,
+		family: r.family, parent: r, agentName: agentName, callID: callID}
 }
 
 // Exceeded returns the error that ends the run before a model call: the
 // ctx's budget cause, an enforced resource already spent, or the refusal
 // of a tool call the model made on a wrap-up turn.
-func (r *Run) Exceeded(ctx context.Context) error {
+func (r *Run) exceededNow(ctx context.Context) error {
 	if err := r.Failure(); err != nil {
 		return err
 	}
@@ -185,51 +126,96 @@ func (r *Run) Exceeded(ctx context.Context) error {
 	if ex := r.ignored.Load(); ex != nil {
 		return ex
 	}
-	return r.exceeded(r.Tracker.Budget(), r.Tracker.Now())
+	return r.exceeded(r.tracker.Budget(), r.tracker.Now())
 }
 
-// exceeded is the budget part of Exceeded, on budget b at now.
+// exceeded is the budget part of exceededNow, on budget b at now.
 func (r *Run) exceeded(b budget.Budget, now time.Time) error {
-	if len(r.enforced) == 0 {
+	if len(r.l.enforced) == 0 {
 		return nil
 	}
-	if err := b.Exceeded(now, r.enforced...); err != nil {
+	if err := b.Exceeded(now, r.l.enforced...); err != nil {
 		return err
 	}
 	return nil
 }
 
-// BeforeModel readies a model call: it returns Exceeded's error, or else
-// what Prepare returns, reading the budget and the clock once for both.
-func (r *Run) BeforeModel(ctx context.Context) (Turn, error) {
+// Turn is what to add to the next model input.
+type Turn struct {
+	// Messages are the injected messages, tagged (see [Injected]): the
+	// current assessment when it is fresh, and the wrap-up reminder.
+	Messages []*schema.Message
+	// WrapUp is true when the model must not call tools on this call:
+	// pass the runtime's "no tool calls" tool choice.
+	WrapUp bool
+}
+
+// BeforeModel is the gate before each model call. On the run's first
+// call it records the run's input and gives the Drift observer its task.
+// Then it returns the error that ends the run, once tokens or time are
+// spent, the ctx's deadline passed, or the model ignored a wrap-up turn;
+// the run's end is then recorded with that error. Otherwise it returns
+// the turn: what to inject, and whether tools are withheld. It tells the
+// pipeline which assessment the model is shown, so that what the agent
+// does next can be classified (feedback efficacy).
+//
+// Should Lookout's own work panic, the panic goes to Config.OnError and
+// the call goes ahead with nothing injected.
+func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message) (t Turn, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.fault(ctx, "preparing a model call", p)
+			t, err = Turn{}, nil
+		}
+	}()
+	if !r.setupDone.Load() {
+		r.Begin(ctx, nil)
+	}
+	if r.trace.rec != nil && !r.trace.input.Load() {
+		r.recordInput(ctx, input)
+	}
+	if !r.trace.task.Load() {
+		r.seedTask(input)
+	}
+	t, err = r.gate(ctx)
+	if err != nil {
+		r.recordExceeded(ctx, err)
+		r.End(ctx, err)
+	}
+	return t, err
+}
+
+// gate returns exceededNow's error, or else the turn, reading the budget
+// and the clock once for both.
+func (r *Run) gate(ctx context.Context) (Turn, error) {
 	if err := r.Failure(); err != nil {
 		return Turn{}, err
 	}
 	if ctx.Err() != nil {
-		return Turn{}, r.Exceeded(ctx)
+		return Turn{}, r.exceededNow(ctx)
 	}
 	if ex := r.ignored.Load(); ex != nil {
 		return Turn{}, ex
 	}
-	b, now := r.Tracker.Budget(), r.Tracker.Now()
+	b, now := r.tracker.Budget(), r.tracker.Now()
 	if r.calm(&b, now) {
 		return r.turn(ctx, ""), nil
 	}
 	if err := r.exceeded(b, now); err != nil {
 		return Turn{}, err
 	}
-	return r.prepare(ctx, b, now), nil
+	return r.turn(ctx, r.nearlySpent(b, now)), nil
 }
 
 // calm reports whether b at now is clear of every limit BeforeModel
 // checks: neither tokens nor time is spent or within WrapUpAt of its
 // limit, and the tool calls are not spent. It is the usual case, and then
-// neither Exceeded nor the wrap-up turn applies.
+// neither a stop nor the wrap-up turn applies.
 func (r *Run) calm(b *budget.Budget, now time.Time) bool {
 	if r.toolCallsSpent(b) {
 		return false
 	}
-	w := max(r.Cfg.WrapUpAt, 0)
+	w := max(r.cfg.WrapUpAt, 0)
 	if b.MaxTokens > 0 && float64(b.MaxTokens-b.TokensUsed) <= w*float64(b.MaxTokens) {
 		return false
 	}
@@ -242,14 +228,14 @@ func (r *Run) calm(b *budget.Budget, now time.Time) bool {
 // nearlySpent says which of tokens and time has WrapUpAt or less left
 // on budget b at now, or "" when neither has.
 func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
-	if r.Cfg.WrapUpAt <= 0 {
+	if r.cfg.WrapUpAt <= 0 {
 		return ""
 	}
-	if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.Cfg.WrapUpAt {
+	if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.cfg.WrapUpAt {
 		return "tokens: " + observer.FormatCount(b.TokensUsed) + " of " + observer.FormatCount(b.MaxTokens) + " used"
 	}
 	if left, ok := b.TimeRemaining(now); ok {
-		if f, _ := b.FractionRemaining(budget.Time, now); f <= r.Cfg.WrapUpAt {
+		if f, _ := b.FractionRemaining(budget.Time, now); f <= r.cfg.WrapUpAt {
 			return "time: " + observer.FormatDuration(max(left, 0)) + " left before the deadline"
 		}
 	}
@@ -262,28 +248,7 @@ func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 // toolCallsSpent reports whether b's tool-call limit is enforced and
 // spent, so that further calls would be refused.
 func (r *Run) toolCallsSpent(b *budget.Budget) bool {
-	return r.toolCalls && b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls
-}
-
-// Turn is what to add to the next model input.
-type Turn struct {
-	// Messages are the injected messages, tagged.
-	Messages []*schema.Message
-	// WrapUp is true when tools must be withheld from this call.
-	WrapUp bool
-}
-
-// Prepare builds the messages to inject before a model call: the current
-// assessment when it is fresh, and the wrap-up reminder when the budget is
-// nearly spent. It tells the pipeline which assessment the model is shown,
-// so that what the agent does next can be classified (feedback efficacy).
-func (r *Run) Prepare(ctx context.Context) Turn {
-	return r.prepare(ctx, r.Tracker.Budget(), r.Tracker.Now())
-}
-
-// prepare is Prepare on budget b at now.
-func (r *Run) prepare(ctx context.Context, b budget.Budget, now time.Time) Turn {
-	return r.turn(ctx, r.nearlySpent(b, now))
+	return r.l.toolCalls && b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls
 }
 
 // turn builds the next turn: the current assessment, and the wrap-up
@@ -293,7 +258,7 @@ func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
 	if msg, turn, report, current := r.assessmentMessage(); msg != nil {
 		t.Messages = turn
 		if report {
-			r.Pipeline.Injected(ctx, current)
+			r.pipeline.Injected(ctx, current)
 		}
 	}
 	if reason := nearlySpent; reason != "" {
@@ -305,20 +270,6 @@ func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
 	return t
 }
 
-// SetUp runs f, the first time it is called for the run; later calls
-// return at once, and calls made while f runs wait for it.
-func (r *Run) SetUp(f func()) {
-	r.setup.Do(f)
-	r.setupDone.Store(true)
-}
-
-// NeedsSetUp reports whether the run is a root run and SetUp has not run
-// to the end. Adapters check it before each hook's work, where it costs
-// less than a call to SetUp. Sub-agent runs share their root's setup.
-func (r *Run) NeedsSetUp() bool { return r.Root && !r.setupDone.Load() }
-
-// WrappingUp reports whether the run has been given a wrap-up turn.
-func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
 
 // Reinject returns msgs without the messages this run injected before,
 // followed by add.
@@ -387,7 +338,7 @@ func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool)
 // been told that this run shows it.
 func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, report bool, current observer.CurrentAssessment) {
 	current, ok := r.current.Latest()
-	if !ok || len(current.Assessments) == 0 || current.IsStale(r.calls.Total(), r.Cfg.MaxAgeCalls) {
+	if !ok || len(current.Assessments) == 0 || current.IsStale(r.calls.Total(), r.cfg.MaxAgeCalls) {
 		return nil, nil, false, current
 	}
 	// An assessment is known by its call index and time. Comparing times
@@ -408,22 +359,16 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	return msg, turn, report, current
 }
 
-// SeedTask gives the Drift observer the task: the first user message in
+// seedTask gives the Drift observer the task: the first user message in
 // msgs, unless the session already has one (declared by the user, or from
 // an earlier run).
-func (r *Run) SeedTask(msgs []*schema.Message) {
-	if !r.trace.task.Load() {
-		r.seedTask(msgs)
-	}
-}
-
 func (r *Run) seedTask(msgs []*schema.Message) {
 	if !r.trace.task.CompareAndSwap(false, true) {
 		return
 	}
 	for _, m := range msgs {
 		if _, injected := Injected(m); m != nil && m.Role == schema.User && !injected {
-			session.ValueOf[observer.Task](r.Store).Update(func(t observer.Task, set bool) observer.Task {
+			session.ValueOf[observer.Task](r.store).Update(func(t observer.Task, set bool) observer.Task {
 				if set && (t.Prompt != "" || len(t.Scope) > 0) {
 					return t
 				}
@@ -436,7 +381,7 @@ func (r *Run) seedTask(msgs []*schema.Message) {
 }
 
 func (r *Run) message(content, kind string) *schema.Message {
-	return &schema.Message{Role: r.Cfg.InjectAs, Content: content, Extra: map[string]any{Tag: kind}}
+	return &schema.Message{Role: r.cfg.InjectAs, Content: content, Extra: map[string]any{Tag: kind}}
 }
 
 // Tag is the key Lookout sets in the Extra of every message it injects.

@@ -1,4 +1,4 @@
-package engine
+package lookout
 
 import (
 	"strings"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/session"
 )
 
 func contents(msgs []*schema.Message) string {
@@ -93,41 +94,13 @@ func TestSummarizeFoldsWhiteSpaceAndCuts(t *testing.T) {
 	}
 }
 
-func TestToolCallCountMatchesConcatenation(t *testing.T) {
-	idx := func(i int) *int { return &i }
-	tests := map[string][]*schema.Message{
-		"indexed chunks": {
-			{ToolCalls: []schema.ToolCall{{Index: idx(0), ID: "a", Function: schema.FunctionCall{Name: "x"}}}},
-			{ToolCalls: []schema.ToolCall{{Index: idx(0), Function: schema.FunctionCall{Arguments: "{}"}}}},
-			{ToolCalls: []schema.ToolCall{{Index: idx(1), ID: "b", Function: schema.FunctionCall{Name: "y"}}}},
-		},
-		"whole calls without an index": {
-			{ToolCalls: []schema.ToolCall{{ID: "a", Function: schema.FunctionCall{Name: "x"}}, {ID: "b", Function: schema.FunctionCall{Name: "y"}}}},
-		},
-		"text only": {{Content: "hello"}, nil, {Content: " world"}},
-	}
-	for name, chunks := range tests {
-		var c toolCallCount
-		var nonNil []*schema.Message
-		for _, ch := range chunks {
-			c.add(ch)
-			if ch != nil {
-				nonNil = append(nonNil, ch)
-			}
-		}
-		msg, err := schema.ConcatMessages(nonNil)
-		require.NoError(t, err, name)
-		assert.Equal(t, len(msg.ToolCalls), c.n(), name)
-	}
-}
-
 // calm is a shortcut for "neither exceeded nor nearlySpent has anything to
 // say"; it must agree with them on every budget, on both sides of each
 // threshold and at it.
 func TestCalmAgreesWithTheFullChecks(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, wrap := range []float64{-1, 0, 0.1, 0.5} {
-		r := &Run{Cfg: &Config{WrapUpAt: wrap}, enforced: []budget.Resource{budget.Time, budget.Tokens}}
+		r := &Run{cfg: &Config{WrapUpAt: wrap}, l: &Lookout{enforced: []budget.Resource{budget.Time, budget.Tokens}}}
 		for _, maxTokens := range []int64{0, 100} {
 			for _, used := range []int64{0, 50, 89, 90, 91, 99, 100, 150} {
 				for _, timeout := range []time.Duration{0, 100 * time.Second} {
@@ -143,4 +116,14 @@ func TestCalmAgreesWithTheFullChecks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newTestRun returns a root run of cfg on store, without a recording.
+func newTestRun(t testing.TB, cfg *Config, store *session.Store) *Run {
+	t.Helper()
+	l, err := New(cfg)
+	require.NoError(t, err)
+	r, err := l.newRun(store)
+	require.NoError(t, err)
+	return r
 }

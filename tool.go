@@ -1,4 +1,4 @@
-package engine
+package lookout
 
 import (
 	"context"
@@ -8,15 +8,15 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cloudwego/eino/compose"
-
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/session"
 )
 
-// Call is one tool call in flight.
-type Call struct {
+// ToolCall is one tool call in flight, from [Run.Admit] to its end. The
+// zero ToolCall stands for a call Lookout does not observe: its methods
+// pass the tool's outcome through and record nothing.
+type ToolCall struct {
 	run     *Run
 	name    string
 	id      string
@@ -27,132 +27,71 @@ type Call struct {
 	tracked bool
 }
 
-// Admit admits a tool call. When the budget does not allow it, it returns
-// nil and a refusal for the model; the call must then not run. A recording
-// failure that must end the run is returned as an error. Should Lookout's
-// own work panic, the call runs unobserved (see AdmitValue).
-func (r *Run) Admit(ctx context.Context, name, callID, args string) (*Call, string, error) {
-	c, ok, refusal, err := r.AdmitValue(ctx, name, callID, args)
-	if !ok {
-		return nil, refusal, err
-	}
-	return &c, "", err
-}
-
-// AdmitValue is Admit returning the call by value, for a caller that ends
-// the call before it returns, so the call need not be allocated. ok is
-// false when the call must not run; refusal then says why, for the model.
+// Admit admits a tool call about to run. When the budget does not allow
+// it, refusal is the tool message to give the model instead, and the call
+// must not run. A recording failure that must end the run is returned as
+// an error; the call must not run then either.
 //
-// Should Lookout's own work panic, the panic goes to Cfg.OnError and the
-// call runs unobserved: ok is true and c is the zero Call, whose End and
-// Record pass the tool's outcome through unchanged.
-func (r *Run) AdmitValue(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
+// Should Lookout's own work panic, the panic goes to Config.OnError and
+// the call runs unobserved: Admit returns the zero ToolCall.
+func (r *Run) Admit(ctx context.Context, name, callID, args string) (c ToolCall, refusal string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.fault(ctx, "admitting tool call "+callID, p)
-			c, ok, refusal, err = Call{}, true, "", nil
+			c, refusal, err = ToolCall{}, "", nil
 		}
 	}()
 	return r.admit(ctx, name, callID, args)
 }
 
-// admit is AdmitValue without the guard against panics.
-func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ok bool, refusal string, err error) {
+// admit is Admit without the guard against panics.
+func (r *Run) admit(ctx context.Context, name, callID, args string) (c ToolCall, refusal string, err error) {
 	if err := r.Failure(); err != nil {
-		return Call{}, false, "", err
+		return ToolCall{}, "", err
 	}
-	now := r.Cfg.Now()
+	if !r.setupDone.Load() {
+		r.Begin(ctx, nil)
+	}
+	now := r.cfg.Now()
 	// From here on the call's records are to come: an end of the run
 	// recorded meanwhile waits for them.
 	tracked := r.trace.rec != nil
 	if tracked {
 		r.callArrived()
 	}
-	if err := r.Tracker.ReserveToolCallAt(now, r.beforeTool...); err != nil {
-		r.RecordExceeded(ctx, err)
-		var ex *budget.ExceededError
-		if r.wrapUp.Load() && errors.As(err, &ex) {
-			r.ignored.CompareAndSwap(nil, ex)
-		}
-		refusal := Refusal(err)
-		r.recordRefused(ctx, name, callID, refusal, err)
-		if tracked {
-			r.callDone(ctx)
-		}
-		return Call{}, false, refusal, r.Failure()
+	if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
+		return ToolCall{}, r.refuse(ctx, name, callID, err, tracked), r.Failure()
 	}
-	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
+	c = ToolCall{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
 	c.recordStart(ctx)
-	if err := r.Failure(); err != nil {
-		// The call will not run, nor be recorded.
-		if tracked {
-			c.tracked = false
-			r.callDone(ctx)
-		}
-		return c, true, "", err
-	}
-	return c, true, "", nil
+	return c, "", nil
 }
 
-// The stages of a call in Invoke, and of a model call in ChargingModel,
-// which tell a panic in Lookout's own work from one in the tool's or the
-// model's.
-const (
-	stageBefore = iota
-	stageRunning
-	stageAfter
-)
-
-// Invoke runs one call of a tool that answers at once: it admits the
-// call, runs it with run unless the budget refuses it, and ends it. It
-// returns what End returns, or, for a refused call, the refusal and a nil
-// error; a recording failure that must end the run is returned as an
-// error, as from AdmitValue.
-//
-// It does what AdmitValue, run and End do, with one guard where those
-// have three (End guards Record too). Should Lookout's own work panic
-// before the call, the call runs unobserved; after it, the tool's
-// outcome passes through. Either way the panic goes to Cfg.OnError. A
-// panic in run is the tool's and goes on.
-func (r *Run) Invoke(ctx context.Context, name, callID, args string, run func() (string, error)) (out string, err error) {
-	stage := stageBefore
-	var result string
-	var runErr error
-	var c Call
-	defer func() {
-		if stage == stageRunning {
-			// run panicked: the panic is the tool's and goes on, once
-			// the call is recorded as failed.
-			c.EndPanicked(ctx)
-			return
-		}
-		p := recover()
-		if p == nil {
-			return
-		}
-		if stage == stageBefore {
-			r.fault(ctx, "admitting tool call "+callID, p)
-			stage = stageRunning
-			out, err = run()
-			return
-		}
-		r.fault(ctx, "recording a tool call", p)
-		out, err = result, runErr
-	}()
-	c, ok, refusal, err := r.admit(ctx, name, callID, args)
-	if !ok || err != nil {
-		return refusal, err
+// refuse records a call the budget refused with err and returns the
+// refusal for the model.
+func (r *Run) refuse(ctx context.Context, name, callID string, err error, tracked bool) string {
+	r.recordExceeded(ctx, err)
+	var ex *budget.ExceededError
+	if r.wrapUp.Load() && errors.As(err, &ex) {
+		r.ignored.CompareAndSwap(nil, ex)
 	}
-	stage = stageRunning
-	result, runErr = run()
-	stage = stageAfter
-	return c.end(ctx, result, runErr)
+	refusal := Refusal(err)
+	r.recordRefused(ctx, name, callID, refusal, err)
+	if tracked {
+		r.callDone(ctx)
+	}
+	return refusal
 }
 
 // fault reports p, the value of a panic in Lookout's own work while
-// doing what, to Cfg.OnError.
+// doing what, to Config.OnError.
 func (r *Run) fault(ctx context.Context, what string, p any) {
-	r.Cfg.OnError(ctx, fmt.Errorf("lookout: %s panicked: %v", what, p))
+	r.cfg.OnError(ctx, panicError(what, p))
+}
+
+// panicError describes a panic in Lookout's own work.
+func panicError(what string, p any) error {
+	return fmt.Errorf("lookout: %s panicked: %v", what, p)
 }
 
 // Refusal is the tool message for a call the budget did not allow.
@@ -165,39 +104,21 @@ func Refusal(err error) string {
 	return "Tool call refused: " + err.Error() + ". Finish with what you have."
 }
 
-// ErrToolPanicked is the error a call is recorded with when its tool
-// panicked.
-var ErrToolPanicked = errors.New("the tool panicked")
-
 // EndPanicked records the call as failed with [ErrToolPanicked]. Adapters
 // call it from a deferred function while the tool's panic unwinds,
-// without recovering it: the panic goes on to Eino as it would without
-// Lookout, and the call is not left started and never ended.
-func (c *Call) EndPanicked(ctx context.Context) {
+// without recovering it: the panic goes on to the runtime as it would
+// without Lookout, and the call is not left started and never ended.
+func (c *ToolCall) EndPanicked(ctx context.Context) {
 	_, _ = c.End(ctx, "", ErrToolPanicked)
-}
-
-// Guarded runs the tool with run and returns what it returns. Should run
-// panic, the call is recorded as failed (see [Call.EndPanicked]) and the
-// panic goes on.
-func Guarded[O any](ctx context.Context, c *Call, run func() (O, error)) (O, error) {
-	done := false
-	defer func() {
-		if !done {
-			c.EndPanicked(ctx)
-		}
-	}()
-	out, err := run()
-	done = true
-	return out, err
 }
 
 // End records the call's outcome and runs the observers. It returns what
 // to hand back to the runtime: a tool error becomes the message
-// "Error: ..." and a nil error, unless ToolErrors says abort, the error is
-// the budget's, or the error is an interrupt. The zero Call, and a call
-// whose recording panicked (see Record), pass result and err through.
-func (c *Call) End(ctx context.Context, result string, err error) (msg string, out error) {
+// "Error: ..." and a nil error, unless ToolErrors says abort or the error
+// is the budget's. A call that ends the run this way should be followed
+// by [Run.EndAfterCalls]. Should Lookout's own work panic, the panic goes
+// to Config.OnError and result and err pass through.
+func (c *ToolCall) End(ctx context.Context, result string, err error) (msg string, out error) {
 	if c.run == nil {
 		return result, err
 	}
@@ -207,110 +128,128 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 			msg, out = result, err
 		}
 	}()
-	return c.end(ctx, result, err)
-}
-
-// end is End without the guard against panics.
-func (c *Call) end(ctx context.Context, result string, err error) (msg string, out error) {
-	if c.run == nil {
-		return result, err
-	}
-	recorded, rerr := c.record(ctx, result, err)
+	out = c.record(ctx, result, err)
 	if failure := c.run.Failure(); failure != nil {
 		return result, failure
 	}
-	if rerr == nil {
+	if out == nil {
 		return result, nil
 	}
 	var ex *budget.ExceededError
-	if !recorded || c.run.Cfg.ToolErrors == ToolErrorsAbort || errors.As(rerr, &ex) {
-		return result, rerr
+	if c.run.cfg.ToolErrors == ToolErrorsAbort || errors.As(out, &ex) {
+		return result, out
 	}
-	return "Error: " + rerr.Error(), nil
+	return "Error: " + out.Error(), nil
 }
 
-// Record writes the call to the session and runs the observers. It returns
-// whether the call was recorded, and its error, replaced by the run's
-// budget error when the deadline cut the call short. An interrupt is
-// control flow, not an outcome, and is not recorded: Eino runs the call
-// again when the run resumes, and it counts as one call, admitted on the
-// resume (see Call.interrupted). The zero Call records nothing; should
-// Lookout's own work panic, the panic goes to Cfg.OnError and Record
-// returns false and err.
-func (c *Call) Record(ctx context.Context, result string, err error) (recorded bool, out error) {
+// EndStream records the end of a call whose tool handed back a stream,
+// read to its end or to its first error: result is the start of the
+// output, err the stream's error. It returns err, or the budget's error
+// when the deadline cut the stream short. Part of the output has already
+// reached the model, so an error is not turned into a message.
+func (c *ToolCall) EndStream(ctx context.Context, result string, err error) (out error) {
 	if c.run == nil {
-		return false, err
+		return err
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			c.run.fault(ctx, "recording a tool call", p)
-			recorded, out = false, err
+			out = err
 		}
 	}()
 	return c.record(ctx, result, err)
 }
 
-// record is Record without the guard against panics.
-func (c *Call) record(ctx context.Context, result string, err error) (recorded bool, out error) {
+// record writes the call to the session and runs the observers. It
+// returns the call's error, replaced by the run's budget error when the
+// deadline cut the call short.
+func (c *ToolCall) record(ctx context.Context, result string, err error) (out error) {
 	r := c.run
 	if c.tracked {
 		defer r.callDone(ctx)
 	}
 	out = err
 	if out != nil {
-		if _, interrupt := compose.IsInterruptRerunError(out); interrupt {
-			c.interrupted()
-			return false, out
-		}
 		out = budgetDeadline(ctx, out)
 	}
-	end := r.Cfg.Now()
+	end := r.cfg.Now()
 	rec := observer.ToolCallRecord{
 		CallID:        c.id,
 		ToolName:      c.name,
 		ParamsSummary: Summarize(c.args, 120),
-		Arguments:     Truncate(c.args, r.Cfg.MaxRecordBytes),
-		Result:        Truncate(result, r.Cfg.MaxRecordBytes),
+		Arguments:     Truncate(c.args, r.cfg.MaxRecordBytes),
+		Result:        Truncate(result, r.cfg.MaxRecordBytes),
 		Success:       out == nil,
 		Timestamp:     end,
 		Duration:      end.Sub(c.started),
 	}
 	if out != nil {
-		rec.ErrorMessage = Truncate(out.Error(), r.Cfg.MaxRecordBytes)
+		rec.ErrorMessage = Truncate(out.Error(), r.cfg.MaxRecordBytes)
 	}
 	if r.trace.rec == nil {
-		r.Pipeline.AfterToolCall(ctx, rec)
+		r.pipeline.AfterToolCall(ctx, rec)
 	} else {
 		c.writeInOrder(ctx, rec, result, out)
 	}
-	return true, out
+	return out
 }
 
 // writeInOrder runs the pipeline on rec and writes the call's tool_ended
 // and assessment records, one call at a time: parallel calls then reach
 // the recording in the order of their call indices, and the last
-// assessment recorded is the current one.
-func (c *Call) writeInOrder(ctx context.Context, rec observer.ToolCallRecord, result string, err error) {
+// assessment recorded is the current one. A sub-agent the call started
+// and that is still open (it failed, so no hook ended it) is ended first.
+func (c *ToolCall) writeInOrder(ctx context.Context, rec observer.ToolCallRecord, result string, err error) {
 	r := c.run
+	r.family.endChild(ctx, r.trace.rec.ID()+"/"+c.id, err)
 	r.trace.order.Lock()
 	defer r.trace.order.Unlock()
-	rec, current := r.Pipeline.AfterToolCall(ctx, rec)
+	rec, current := r.pipeline.AfterToolCall(ctx, rec)
 	c.writeEnd(ctx, &rec, result, err)
-	r.RecordAssessment(ctx, current)
+	r.recordAssessment(ctx, current)
 }
 
-// interrupted handles a call an interrupt paused. Eino runs it again when
-// the run resumes, and admits it again there, so the tool call it reserved
-// is given back; a call that the human was asked to approve must not be
-// refused on the resume for having asked. Its tool_started, written
-// already, is not written again (see Run.PausedCalls).
-func (c *Call) interrupted() {
-	session.ValueOf[budget.Budget](c.run.Store).Change(func(b *budget.Budget, _ bool) {
+// Pause handles a call an interrupt paused. The runtime runs it again
+// when the run resumes, and admits it again there, so the tool call it
+// reserved is given back: a call that a human was asked to approve must
+// not be refused on the resume for having asked. Its tool_started,
+// written already, is not written again (see State).
+func (c *ToolCall) Pause(ctx context.Context) {
+	if c.run == nil {
+		return
+	}
+	r := c.run
+	if c.tracked {
+		defer r.callDone(ctx)
+	}
+	session.ValueOf[budget.Budget](r.store).Change(func(b *budget.Budget, _ bool) {
 		b.ToolCalls = max(b.ToolCalls-1, 0)
 	})
-	if c.run.trace.rec != nil {
-		c.run.pause(c.id)
+	if r.trace.rec != nil {
+		r.pause(c.id)
 	}
+}
+
+// HandOff says the call's tool has handed back a stream, whose end is
+// recorded with EndStream when the stream is read to its end. An end of
+// the run recorded meanwhile (see Run.EndAfterCalls) does not wait for
+// it: a runtime may abandon the streams of a tool node that fails, and a
+// stream nobody reads never ends.
+func (c *ToolCall) HandOff(ctx context.Context) {
+	if c.tracked {
+		c.tracked = false
+		c.run.callDone(ctx)
+	}
+}
+
+// MaxRecordBytes returns how much of a call's output the observers keep,
+// which is all a streaming adapter needs to collect; 0 for the zero
+// ToolCall.
+func (c *ToolCall) MaxRecordBytes() int {
+	if c.run == nil {
+		return 0
+	}
+	return c.run.cfg.MaxRecordBytes
 }
 
 // Truncate cuts s to at most n bytes on a rune boundary. A cut string is

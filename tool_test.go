@@ -1,14 +1,12 @@
-package engine
+package lookout
 
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"unsafe"
 
-	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -38,11 +36,8 @@ func TestTruncateKeepsNothingOfWhatItCuts(t *testing.T) {
 // A tool's huge output must not stay in memory through the call log, which
 // keeps thousands of calls: only MaxRecordBytes of it may be kept.
 func TestRecordedCallsDoNotPinLargeOutputs(t *testing.T) {
-	cfg, err := (&Config{MaxRecordBytes: 64}).Normalized()
-	require.NoError(t, err)
 	store := session.New(nil)
-	r, err := NewRun(&cfg, store)
-	require.NoError(t, err)
+	r := newTestRun(t, &Config{MaxRecordBytes: 64}, store)
 	ctx := context.Background()
 
 	args := `{"q":"` + strings.Repeat("a", 1<<16) + `"}`
@@ -66,44 +61,4 @@ func TestRecordedCallsDoNotPinLargeOutputs(t *testing.T) {
 		assert.False(t, within(rec.Result, output), "result")
 	}
 	assert.NotEmpty(t, calls[1].ErrorMessage)
-}
-
-// A stream that fails and is then read to its end ends its call once, as
-// the failure.
-func TestAStreamThatFailsIsRecordedOnce(t *testing.T) {
-	cfg, err := (&Config{}).Normalized()
-	require.NoError(t, err)
-	store := session.New(nil)
-	r, err := NewRun(&cfg, store)
-	require.NoError(t, err)
-	ctx := context.Background()
-
-	c, refusal, err := r.Admit(ctx, "fetch", "c1", "{}")
-	require.NoError(t, err)
-	require.Empty(t, refusal)
-	sr, sw := schema.Pipe[string](3)
-	sw.Send("half", nil)
-	sw.Send("", errors.New("connection reset"))
-	sw.Close()
-	out := PassStream(c, sr, func(s string) string { return s }, func(result string, err error) error {
-		_, err = c.Record(ctx, result, err)
-		return err
-	})
-	var errs int
-	for {
-		_, err := out.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			errs++
-		}
-	}
-	assert.Equal(t, 1, errs)
-
-	calls := session.LogOf[observer.ToolCallRecord](store)
-	require.Equal(t, int64(1), calls.Total(), "recorded once")
-	rec := calls.Last(1)[0]
-	assert.False(t, rec.Success)
-	assert.Equal(t, "half", rec.Result)
 }

@@ -1,11 +1,11 @@
-package engine
+package lookout
 
 import (
 	"context"
 	"testing"
 
-	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
@@ -18,15 +18,18 @@ func (discard) Write(context.Context, *recorder.Record) error { return nil }
 
 func recordingRun(tb testing.TB, sink recorder.Sink) *Run {
 	tb.Helper()
-	cfg, err := (&Config{Sink: sink, OnError: func(_ context.Context, err error) { tb.Error(err) }}).Normalized()
+	rec := recorder.New(sink, nil)
+	tb.Cleanup(func() { _ = rec.Close(context.Background()) })
+	l, err := New(&Config{Recorder: rec, OnError: func(_ context.Context, err error) { tb.Error(err) }})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := NewRun(&cfg, session.New(nil))
+	r, err := l.newRun(session.New(nil))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r.StartRecording(context.Background(), "bench", nil, "")
+	r.agentName = "bench"
+	r.Begin(context.Background(), nil)
 	return r
 }
 
@@ -43,7 +46,8 @@ func TestRecordRequestSkipsANilToolInfo(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	r := recordingRun(t, sink)
 	tools := append(someTools(), nil)
-	r.recordRequest(context.Background(), nil, []model.Option{model.WithTools(tools)}, nil)
+	r.writeRequest(context.Background(), nil, ModelRequest{Tools: tools})
+	require.NoError(t, r.cfg.Recorder.Flush(context.Background()))
 	req := sink.Records()[1].Payload.(*recorder.ModelRequest)
 	if len(req.Tools) != 3 || len(req.ToolDefinitions) != 3 {
 		t.Errorf("tools %v, %d definitions; want the three real tools", req.Tools, len(req.ToolDefinitions))
@@ -55,13 +59,13 @@ func TestRecordRequestSkipsANilToolInfo(t *testing.T) {
 func BenchmarkRecordRequestSameTools(b *testing.B) {
 	r := recordingRun(b, discard{})
 	ctx := context.Background()
-	opts := []model.Option{model.WithTools(someTools())}
+	req := ModelRequest{Tools: someTools()}
 	input := []*schema.Message{schema.UserMessage("hi")}
-	r.recordRequest(ctx, input, opts, nil)
+	r.writeRequest(ctx, input, req)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r.recordRequest(ctx, input, opts, nil)
+		r.writeRequest(ctx, input, req)
 	}
 }
 
@@ -71,11 +75,11 @@ func BenchmarkRecordRequestChangedTools(b *testing.B) {
 	r := recordingRun(b, discard{})
 	ctx := context.Background()
 	a, c := someTools(), someTools()[:2]
-	opts := [][]model.Option{{model.WithTools(a)}, {model.WithTools(c)}}
+	reqs := []ModelRequest{{Tools: a}, {Tools: c}}
 	input := []*schema.Message{schema.UserMessage("hi")}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r.recordRequest(ctx, input, opts[i%2], nil)
+		r.writeRequest(ctx, input, reqs[i%2])
 	}
 }

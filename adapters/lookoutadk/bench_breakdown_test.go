@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
@@ -34,15 +36,15 @@ var breakdown = []namedAgent{
 	{"floor", func(b *testing.B) adk.Agent { return scriptedAgent(b, &floor{}) }},
 	// Lookout with no limits and no observers.
 	{"empty", func(b *testing.B) adk.Agent {
-		return configAgent(b, &lookoutadk.Config{Observers: []observer.Spec{}})
+		return configAgent(b, &lookout.Config{Observers: []observer.Spec{}})
 	}},
 	// Limits on time, tokens and tool calls, no observers.
 	{"limits", func(b *testing.B) adk.Agent {
-		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Spec{}})
+		return configAgent(b, &lookout.Config{Limits: overheadLimits, Observers: []observer.Spec{}})
 	}},
 	// The limits and a Resource observer that never fires.
 	{"quiet", func(b *testing.B) adk.Agent {
-		return configAgent(b, &lookoutadk.Config{Limits: overheadLimits, Observers: []observer.Spec{{
+		return configAgent(b, &lookout.Config{Limits: overheadLimits, Observers: []observer.Spec{{
 			Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
 		}}})
 	}},
@@ -94,7 +96,7 @@ var overheadLimits = budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxTo
 
 // configAgent is BenchmarkMiddlewareOverhead's agent with Lookout
 // configured by cfg.
-func configAgent(b *testing.B, cfg *lookoutadk.Config) adk.Agent {
+func configAgent(b *testing.B, cfg *lookout.Config) adk.Agent {
 	mw, err := lookoutadk.New(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)

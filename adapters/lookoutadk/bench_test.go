@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
@@ -100,8 +102,8 @@ func overheadAgent(b *testing.B, kind int) adk.Agent {
 
 // overheadConfig is the Lookout configuration of BenchmarkMiddlewareOverhead,
 // with the Resource observer every `every` calls.
-func overheadConfig(every int) *lookoutadk.Config {
-	return &lookoutadk.Config{
+func overheadConfig(every int) *lookout.Config {
+	return &lookout.Config{
 		Limits: overheadLimits,
 		Observers: []observer.Spec{{
 			Observer: observer.NewResource(),

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
@@ -49,19 +51,12 @@ func (s *memStore) Set(_ context.Context, id string, b []byte) error {
 	return nil
 }
 
+// TestResumeKeepsTheSessionSlices interrupts a run and resumes it. The
+// agent's wrapper sees the interrupted run's events end; the interrupted
+// run is paused, not ended, so it must not record an end, and it releases
+// the paused run's deadline.
 func TestResumeKeepsTheSessionSlices(t *testing.T) {
-	t.Run("without RunOption", func(t *testing.T) { testResumeKeepsTheSessionSlices(t, false) })
-	t.Run("with RunOption", func(t *testing.T) { testResumeKeepsTheSessionSlices(t, true) })
-}
-
-// testResumeKeepsTheSessionSlices interrupts a run and resumes it. With
-// RunOption, the run's end watcher sees the interrupted run's events end;
-// the interrupted run is paused, not ended, so it must not record an end.
-func testResumeKeepsTheSessionSlices(t *testing.T, withRunOption bool) {
 	var opts []adk.AgentRunOption
-	if withRunOption {
-		opts = append(opts, lookoutadk.RunOption())
-	}
 	m := scripted.New(
 		scripted.Call("prep", `{"step":1}`).WithUsage(100, 10),
 		scripted.Call("approve", `{"change":"deploy"}`).WithUsage(200, 20),
@@ -78,8 +73,8 @@ func testResumeKeepsTheSessionSlices(t *testing.T, withRunOption bool) {
 		return "approved", nil
 	}}
 	sink := recorder.NewMemorySink()
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), approve}, cfg: &lookoutadk.Config{
-		Sink:      sink,
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), approve}, cfg: &lookout.Config{
+		Recorder:  adaptertest.NewRecorder(t, sink, nil),
 		Limits:    budget.Limits{MaxTokens: 10_000, Timeout: time.Hour},
 		Observers: everyCall(),
 		OnError:   func(_ context.Context, err error) { t.Errorf("lookout error: %v", err) },
@@ -92,14 +87,12 @@ func testResumeKeepsTheSessionSlices(t *testing.T, withRunOption bool) {
 	last := first.events[len(first.events)-1]
 	require.NotNil(t, last.Action, "the run stopped at the interrupt")
 	require.NotNil(t, last.Action.Interrupted)
-	if withRunOption {
-		// The watcher releases the paused run's deadline after it has
-		// decided about the run's end.
-		select {
-		case <-paused.Done():
-		case <-time.After(10 * time.Second):
-			t.Fatal("the end watcher did not release the paused run's deadline")
-		}
+	// The wrapper releases the paused run's deadline once the run's
+	// events end.
+	select {
+	case <-paused.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wrapper did not release the paused run's deadline")
 	}
 
 	// Resume on a fresh ctx: the session must come back from the
@@ -123,7 +116,7 @@ func testResumeKeepsTheSessionSlices(t *testing.T, withRunOption bool) {
 
 	// The recording continues the same run: one run id, dense seqs, one
 	// run_started and one run_ended.
-	records := sink.Records()
+	records := flushedRecords(t, sink)
 	assertDenseSeq(t, records)
 	assert.Len(t, byRun(records), 1)
 	k := kinds(records)
@@ -185,7 +178,7 @@ func TestASessionThatCannotBeSnapshottedDoesNotBreakTheInterrupt(t *testing.T) {
 		}
 		return "approved", nil
 	}}
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{approve}, cfg: &lookoutadk.Config{
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{approve}, cfg: &lookout.Config{
 		OnError: func(_ context.Context, err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() },
 	}})
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
@@ -210,16 +203,13 @@ func TestASessionThatCannotBeSnapshottedDoesNotBreakTheInterrupt(t *testing.T) {
 
 // A sub-agent interrupted inside its tool call and resumed goes on with
 // the run it recorded before: one run_started and one run_ended for it,
-// dense seqs, whether the runs are watched with RunOption or not.
+// dense seqs.
 func TestAnInterruptedSubAgentResumesItsRecording(t *testing.T) {
-	for _, withRunOption := range []bool{false, true} {
+	{
 		var opts []adk.AgentRunOption
-		if withRunOption {
-			opts = append(opts, lookoutadk.RunOption())
-		}
 		ctx := context.Background()
 		sink := recorder.NewMemorySink()
-		cfg := &lookoutadk.Config{Sink: sink, Limits: budget.Limits{Timeout: time.Hour}}
+		cfg := &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil), Limits: budget.Limits{Timeout: time.Hour}}
 		approve := fnTool{Name: "approve", Fn: func(ctx context.Context, _ string) (string, error) {
 			if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
 				return "", tool.Interrupt(ctx, "needs a human")
@@ -245,7 +235,7 @@ func TestAnInterruptedSubAgentResumesItsRecording(t *testing.T) {
 		records := adaptertest.Ended(t, sink)
 		assertDenseSeq(t, records)
 		runs := byRun(records)
-		assert.Equal(t, 2, len(runs), "the parent and one child run, withRunOption=%v", withRunOption)
+		assert.Equal(t, 2, len(runs), "the parent and one child run")
 		for id, recs := range runs {
 			k := kinds(recs)
 			assert.Equal(t, 1, k[recorder.KindRunStarted], "run %s", id)
@@ -282,8 +272,8 @@ func TestResumeKeepsTheRunsEfficacyBase(t *testing.T) {
 		return "approved", nil
 	}}
 	sink := recorder.NewMemorySink()
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), approve, echo("check")}, cfg: &lookoutadk.Config{
-		Sink: sink, Observers: everyCall(),
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), approve, echo("check")}, cfg: &lookout.Config{
+		Recorder: adaptertest.NewRecorder(t, sink, nil), Observers: everyCall(),
 		OnError: func(_ context.Context, err error) { t.Errorf("lookout error: %v", err) },
 	}})
 	runner := adk.NewRunner(context.Background(), adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
@@ -294,7 +284,7 @@ func TestResumeKeepsTheRunsEfficacyBase(t *testing.T) {
 	require.NoError(t, drain(iter).err)
 
 	var shown []int64
-	for _, rec := range sink.Records() {
+	for _, rec := range flushedRecords(t, sink) {
 		if ext, ok := rec.Payload.(*recorder.Extension); ok && ext.Name == summary.EfficacyExtension {
 			var ev observer.EfficacyEvent
 			require.NoError(t, json.Unmarshal(ext.Body, &ev))
@@ -330,8 +320,8 @@ func TestAnInterruptedCallIsCountedOnce(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	store := session.New(nil)
 	ctx := session.NewContext(context.Background(), store)
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), interruptOnce("approve")}, cfg: &lookoutadk.Config{
-		Sink: sink, Limits: budget.Limits{MaxToolCalls: 2},
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("prep"), interruptOnce("approve")}, cfg: &lookout.Config{
+		Recorder: adaptertest.NewRecorder(t, sink, nil), Limits: budget.Limits{MaxToolCalls: 2},
 	}})
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
 	require.NoError(t, drain(runner.Query(ctx, "deploy it", adk.WithCheckPointID("c1"))).err)
@@ -355,7 +345,7 @@ func TestAnInterruptedCallIsCountedOnce(t *testing.T) {
 	}
 	assert.Equal(t, []string{"prep prep ok {}", "approve approved"}, calls)
 
-	records := sink.Records()
+	records := flushedRecords(t, sink)
 	k := kinds(records)
 	assert.Equal(t, 2, k[recorder.KindToolStarted], "one tool_started per call")
 	assert.Equal(t, 2, k[recorder.KindToolEnded])
@@ -386,7 +376,7 @@ func TestAResumedRunKeepsItsDeadline(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	}}
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{approve}, cfg: &lookoutadk.Config{
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{approve}, cfg: &lookout.Config{
 		Now: c.Now, WrapUpAt: -1, Limits: budget.Limits{Timeout: time.Hour},
 	}})
 	runner := adk.NewRunner(context.Background(), adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
@@ -394,7 +384,7 @@ func TestAResumedRunKeepsItsDeadline(t *testing.T) {
 
 	// The human answers with 20ms of the hour left.
 	c.Advance(time.Hour - 20*time.Millisecond)
-	iter, err := runner.Resume(context.Background(), "c1", lookoutadk.RunOption())
+	iter, err := runner.Resume(context.Background(), "c1")
 	require.NoError(t, err)
 	o := drain(iter)
 	adaptertest.RequireExceeded(t, o.err, budget.Time)
@@ -408,19 +398,19 @@ func TestAResumedRunDoesNotRecordItsInputAgain(t *testing.T) {
 	t.Run("a root run", func(t *testing.T) {
 		m := scripted.New(scripted.Call("approve", `{}`), scripted.Reply("deployed"))
 		sink := recorder.NewMemorySink()
-		agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{interruptOnce("approve")}, cfg: &lookoutadk.Config{Sink: sink}})
+		agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{interruptOnce("approve")}, cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}})
 		ctx := context.Background()
 		runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, CheckPointStore: &memStore{}})
 		require.NoError(t, drain(runner.Query(ctx, "deploy it", adk.WithCheckPointID("c1"))).err)
 		iter, err := runner.Resume(ctx, "c1")
 		require.NoError(t, err)
 		require.NoError(t, drain(iter).err)
-		assert.Equal(t, []string{"You are a test agent.", "deploy it"}, recordedMessages(sink.Records()))
+		assert.Equal(t, []string{"You are a test agent.", "deploy it"}, recordedMessages(flushedRecords(t, sink)))
 	})
 	t.Run("a sub-agent", func(t *testing.T) {
 		ctx := context.Background()
 		sink := recorder.NewMemorySink()
-		cfg := &lookoutadk.Config{Sink: sink}
+		cfg := &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}
 		child := newAgent(t, agentSpec{name: "deployer", model: scripted.New(
 			scripted.Call("approve", `{}`), scripted.Reply("deployed"),
 		), tools: []tool.BaseTool{interruptOnce("approve")}, cfg: cfg})
@@ -431,14 +421,14 @@ func TestAResumedRunDoesNotRecordItsInputAgain(t *testing.T) {
 		runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: parent, CheckPointStore: &memStore{}})
 		require.NoError(t, drain(runner.Query(ctx, "deploy it", adk.WithCheckPointID("c1"))).err)
 		before := map[string][]string{}
-		for id, recs := range byRun(sink.Records()) {
+		for id, recs := range byRun(flushedRecords(t, sink)) {
 			before[id] = recordedMessages(recs)
 		}
 		iter, err := runner.Resume(ctx, "c1")
 		require.NoError(t, err)
 		require.NoError(t, drain(iter).err)
 		after := map[string][]string{}
-		for id, recs := range byRun(sink.Records()) {
+		for id, recs := range byRun(flushedRecords(t, sink)) {
 			after[id] = recordedMessages(recs)
 		}
 		assert.Len(t, after, 2)

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -18,7 +19,8 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// This is the README's example: one middleware added to an existing agent.
+// This is the README's example: one middleware added to an existing
+// agent, and the agent wrapped for the Runner.
 func Example() {
 	ctx := context.Background()
 	chatModel := scripted.New( // any Eino ToolCallingChatModel
@@ -26,14 +28,16 @@ func Example() {
 		scripted.Reply("Both services use the new API.").WithUsage(1_000, 60),
 	)
 	tools := adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{echo("search")}}}
-	trajectory := recorder.NewMemorySink() // or recorder.NewFileSink("run.jsonl", nil), which also returns an error and must be closed
+	trajectory := recorder.NewMemorySink() // or a recorder.NewFileSink("run.jsonl", nil)
+	rec := recorder.New(trajectory, nil)
+	defer rec.Close(ctx) // delivers what is queued, then closes the sink
 
-	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
+	mw, err := lookoutadk.New(ctx, &lookout.Config{
 		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
 		Observers: []observer.Spec{
 			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 2, AfterConsecutiveErrors: 3}},
 		},
-		Sink: trajectory,
+		Recorder: rec,
 	})
 	if err != nil {
 		panic(err)
@@ -41,15 +45,16 @@ func Example() {
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name: "auditor", Description: "Audits services.", Instruction: "Audit the services.",
 		Model: chatModel, ToolsConfig: tools,
-		Handlers: []adk.ChatModelAgentMiddleware{mw}, // the one added line
+		Handlers: []adk.ChatModelAgentMiddleware{mw}, // added line 1
 	})
 	if err != nil {
 		panic(err)
 	}
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}) // added line 2
 
 	store := session.New(nil) // optional: hold the session to read the budget afterwards
 	ctx = session.NewContext(ctx, store)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "audit billing and payments", lookoutadk.RunOption())
+	iter := runner.Query(ctx, "audit billing and payments")
 	for {
 		event, ok := iter.Next()
 		if !ok {
@@ -60,7 +65,10 @@ func Example() {
 		}
 	}
 
-	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	if err := rec.Flush(ctx); err != nil {
+		panic(err)
+	}
+	b, _ := lookout.BudgetOf(store)
 	fmt.Printf("%d tokens, %d model calls, %d tool calls, %d records\n", b.TokensUsed, b.ModelCalls, b.ToolCalls, trajectory.Len())
 	// Output:
 	// 2000 tokens, 2 model calls, 2 tool calls, 16 records

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
@@ -41,9 +43,9 @@ func newFaults(t *testing.T) *faults {
 	t.Helper()
 	f := &faults{}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	mw, err := lookoutadk.New(context.Background(), &lookoutadk.Config{
-		Limits: budget.Limits{Timeout: time.Hour, MaxToolCalls: 100},
-		Sink:   recorder.NewMemorySink(),
+	mw, err := lookoutadk.New(context.Background(), &lookout.Config{
+		Limits:   budget.Limits{Timeout: time.Hour, MaxToolCalls: 100},
+		Recorder: adaptertest.NewRecorder(t, recorder.NewMemorySink(), nil),
 		Now: func() time.Time {
 			if f.armed.Load() {
 				panic("clock fault")
@@ -220,20 +222,20 @@ func TestAPanicInTheToolOrModelIsNotLookouts(t *testing.T) {
 func TestAFaultStartingARunLetsTheAgentRunWithoutLookout(t *testing.T) {
 	var clock adaptertest.FaultyClock
 	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutadk.Config{
-		Limits: budget.Limits{Timeout: time.Hour, MaxToolCalls: 10},
-		Sink:   recorder.NewMemorySink(),
-		Now:    clock.Now, OnError: clock.OnError,
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookout.Config{
+		Limits:   budget.Limits{Timeout: time.Hour, MaxToolCalls: 10},
+		Recorder: adaptertest.NewRecorder(t, recorder.NewMemorySink(), nil),
+		Now:      clock.Now, OnError: clock.OnError,
 	}})
 	clock.Arm()
 	var o outcome
-	require.NotPanics(t, func() { o = runAgent(t, agent, nil, false, lookoutadk.RunOption()) })
+	require.NotPanics(t, func() { o = runAgent(t, agent, nil, false) })
 	require.NoError(t, o.err)
 	require.NotEmpty(t, o.messages)
 	assert.Equal(t, "done", o.messages[len(o.messages)-1].Content)
 	reported := clock.Reported()
 	require.Len(t, reported, 1)
-	assert.Contains(t, reported[0], "BeforeAgent panicked: clock fault")
+	assert.Contains(t, reported[0], "starting a run panicked: clock fault")
 }
 
 // unprintable is an error whose text panics.
@@ -249,8 +251,8 @@ func TestAnErrorWhoseTextPanicsIsRecordedAsSuch(t *testing.T) {
 		return nil, unprintable{}
 	}))
 	sink := recorder.NewMemorySink()
-	agent := newAgent(t, agentSpec{model: m, cfg: &lookoutadk.Config{Sink: sink}})
-	o := runAgent(t, agent, nil, false, lookoutadk.RunOption())
+	agent := newAgent(t, agentSpec{model: m, cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}})
+	o := runAgent(t, agent, nil, false)
 	require.ErrorIs(t, o.err, unprintable{})
 	records := adaptertest.Ended(t, sink)
 	end := records[len(records)-1].Payload.(*recorder.RunEnded)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -27,8 +30,11 @@ type agentSpec struct {
 	name     string
 	model    model.ToolCallingChatModel
 	tools    []tool.BaseTool
-	cfg      *lookoutadk.Config
+	cfg      *lookout.Config
 	bare     bool // no Lookout middleware
+	// inner leaves the agent unwrapped by Middleware.Agent: it runs
+	// inside an agent that is wrapped, such as a transfer target.
+	inner bool
 	handlers []adk.ChatModelAgentMiddleware
 	maxIter  int
 }
@@ -47,14 +53,20 @@ func newAgent(t testing.TB, s agentSpec) adk.Agent {
 		ToolsConfig:   adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: s.tools}},
 	}
 	cfg.Handlers = s.handlers
-	if !s.bare {
-		mw, err := lookoutadk.New(ctx, s.cfg)
+	if s.bare {
+		agent, err := adk.NewChatModelAgent(ctx, cfg)
 		require.NoError(t, err)
-		cfg.Handlers = append(cfg.Handlers, mw)
+		return agent
 	}
+	mw, err := lookoutadk.New(ctx, s.cfg)
+	require.NoError(t, err)
+	cfg.Handlers = append(cfg.Handlers, mw)
 	agent, err := adk.NewChatModelAgent(ctx, cfg)
 	require.NoError(t, err)
-	return agent
+	if s.inner {
+		return agent
+	}
+	return mw.Agent(agent)
 }
 
 // outcome is what a run produced.
@@ -93,19 +105,29 @@ func runAgent(t testing.TB, agent adk.Agent, store *session.Store, streaming boo
 		ctx = session.NewContext(ctx, store)
 	}
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming})
-	return drain(runner.Query(ctx, "do the task", opts...))
+	o := drain(runner.Query(ctx, "do the task", opts...))
+	adaptertest.Flush(t)
+	return o
 }
 
 // runInput runs one shared scenario's run on a ChatModelAgent with the
-// middleware, through an ADK Runner with the recording's run option.
+// middleware, wrapped by Middleware.Agent, through an ADK Runner.
 func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
 	t.Helper()
 	agent := newAgent(t, agentSpec{model: in.Model, tools: in.Tools, cfg: in.Config})
 	runner := adk.NewRunner(in.Ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: in.Mode.Streaming()})
-	o := drain(runner.Query(in.Ctx, in.Query, lookoutadk.RunOption()))
+	o := drain(runner.Query(in.Ctx, in.Query))
 	var final *schema.Message
 	if len(o.messages) > 0 {
 		final = o.messages[len(o.messages)-1]
 	}
 	return adaptertest.Outcome{Final: final, Err: o.err}
+}
+
+// flushedRecords returns sink's records once every Recorder the test made
+// has delivered what it queued.
+func flushedRecords(t testing.TB, sink *recorder.MemorySink) []recorder.Record {
+	t.Helper()
+	adaptertest.Flush(t)
+	return sink.Records()
 }

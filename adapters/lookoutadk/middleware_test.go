@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
@@ -22,7 +24,7 @@ import (
 
 func TestASubAgentSharesTheBudget(t *testing.T) {
 	ctx := context.Background()
-	cfg := &lookoutadk.Config{Limits: budget.Limits{MaxTokens: 10_000}}
+	cfg := &lookout.Config{Limits: budget.Limits{MaxTokens: 10_000}}
 	childModel := scripted.New(
 		scripted.Call("lookup", `{"id":1}`).WithUsage(100, 10),
 		scripted.Reply("child answer").WithUsage(200, 20),
@@ -49,10 +51,10 @@ func TestASubAgentSharesTheBudget(t *testing.T) {
 }
 
 func TestInjectedRecognisesLookoutMessages(t *testing.T) {
-	kind, ok := lookoutadk.Injected(&schema.Message{Extra: map[string]any{lookoutadk.Tag: lookoutadk.TagWrapUp}})
+	kind, ok := lookout.Injected(&schema.Message{Extra: map[string]any{lookout.Tag: lookout.TagWrapUp}})
 	assert.True(t, ok)
-	assert.Equal(t, lookoutadk.TagWrapUp, kind)
-	_, ok = lookoutadk.Injected(schema.UserMessage("hi"))
+	assert.Equal(t, lookout.TagWrapUp, kind)
+	_, ok = lookout.Injected(schema.UserMessage("hi"))
 	assert.False(t, ok)
 }
 
@@ -60,7 +62,7 @@ func TestInjectedRecognisesLookoutMessages(t *testing.T) {
 func TestSharedBehaviour(t *testing.T) {
 	adaptertest.RunSuite(t, adaptertest.Adapter{
 		Run: runInput,
-		New: func(cfg *lookoutadk.Config) error {
+		New: func(cfg *lookout.Config) error {
 			_, err := lookoutadk.New(context.Background(), cfg)
 			return err
 		},
@@ -97,7 +99,7 @@ func TestEveryRetriedAttemptIsCharged(t *testing.T) {
 			scripted.Call("search", `{}`).WithUsage(200, 20),
 			scripted.Reply("never reached"),
 		)
-		mw, err := lookoutadk.New(ctx, &lookoutadk.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1})
+		mw, err := lookoutadk.New(ctx, &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1})
 		require.NoError(t, err)
 		agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 			Name: "worker", Description: "test agent", Instruction: "You are a test agent.", Model: m,
@@ -116,24 +118,34 @@ func TestEveryRetriedAttemptIsCharged(t *testing.T) {
 	}
 }
 
-// A transfer target does not see the run of the agent that transferred to
-// it; the session on the Runner's ctx carries the budget across.
-func TestATransferTargetSharesTheBudgetThroughTheSessionOnTheCtx(t *testing.T) {
+// A transfer target runs inside the query's run when the Runner's agent
+// is wrapped: the agents share one budget, with no session on the ctx.
+func TestATransferTargetSharesTheQuerysBudget(t *testing.T) {
 	ctx := context.Background()
-	cfg := &lookoutadk.Config{Limits: budget.Limits{MaxTokens: 10_000}}
-	helper := newAgent(t, agentSpec{name: "helper", model: scripted.New(
+	mw, err := lookoutadk.New(ctx, &lookout.Config{Limits: budget.Limits{MaxTokens: 10_000}})
+	require.NoError(t, err)
+	agent := func(name string, m *scripted.Model, tools ...tool.BaseTool) adk.Agent {
+		a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+			Name: name, Description: "test agent " + name, Instruction: "You are a test agent.", Model: m,
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+			Handlers:    []adk.ChatModelAgentMiddleware{mw},
+		})
+		require.NoError(t, err)
+		return a
+	}
+	helper := agent("helper", scripted.New(
 		scripted.Call("lookup", `{}`).WithUsage(100, 10),
 		scripted.Reply("found it").WithUsage(200, 20),
-	), tools: []tool.BaseTool{echo("lookup")}, cfg: cfg})
-	lead := newAgent(t, agentSpec{name: "lead", model: scripted.New(
+	), echo("lookup"))
+	lead := agent("lead", scripted.New(
 		scripted.Calls(scripted.ToolCall{ID: "t1", Name: adk.TransferToAgentToolName, Arguments: `{"agent_name":"helper"}`}).WithUsage(1000, 100),
-	), cfg: cfg})
+	))
 	root, err := adk.SetSubAgents(ctx, lead, []adk.Agent{helper})
 	require.NoError(t, err)
 
 	store := session.New(nil)
-	require.NoError(t, runAgent(t, root, store, false).err)
-	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	require.NoError(t, runAgent(t, mw.Agent(root), store, false).err)
+	b, _ := lookout.BudgetOf(store)
 	assert.Equal(t, int64(1000+100+100+10+200+20), b.TokensUsed, "both agents charged the one budget")
 	assert.Equal(t, int64(3), b.ModelCalls)
 	assert.Equal(t, int64(2), b.ToolCalls, "the transfer and the helper's lookup")

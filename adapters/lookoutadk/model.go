@@ -2,12 +2,12 @@ package lookoutadk
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
@@ -15,26 +15,14 @@ import (
 // assessment, and gives the wrap-up turn. Eino persists the state returned
 // here, so earlier injected messages are removed before new ones are
 // added: the model input never holds more than one assessment block.
-func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (rctx context.Context, rstate *adk.ChatModelAgentState, err error) {
-	r := engine.FromContext(ctx)
+func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	r, _ := lookout.FromContext(ctx)
 	if r == nil || state == nil {
 		return ctx, state, nil
 	}
-	// A fault in Lookout must not break the agent: the model call goes
-	// ahead with the state unchanged.
-	defer func() {
-		if p := recover(); p != nil {
-			r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: BeforeModelRewriteState panicked: %v", p))
-			rctx, rstate, err = ctx, state, nil
-		}
-	}()
 	ensure(ctx, r)
-	r.RecordInput(ctx, state.Messages)
-	r.SeedTask(state.Messages)
-	turn, err := r.BeforeModel(ctx)
+	turn, err := r.BeforeModel(ctx, state.Messages)
 	if err != nil {
-		r.RecordExceeded(ctx, err)
-		r.End(ctx, err)
 		return ctx, nil, err
 	}
 	// On a wrap-up turn the tools stay described, and WrapModel's model
@@ -54,11 +42,11 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 // AfterModelRewriteState notes how many of the reply's tool calls name
 // tools the agent offers: each of them passes through the tool wrappers,
 // and a tool call that ends the run records the end after all of them.
-func (m *middleware) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
-	if m.cfg.Recorder == nil || state == nil || len(state.Messages) == 0 {
+func (m *Middleware) AfterModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
+	if !m.l.Recording() || state == nil || len(state.Messages) == 0 {
 		return ctx, state, nil // only the recording needs to know
 	}
-	r := engine.FromContext(ctx)
+	r, _ := lookout.FromContext(ctx)
 	if r == nil {
 		return ctx, state, nil
 	}
@@ -96,8 +84,8 @@ func sameSlice[T any](a, b []T) bool {
 // WrapModel charges the budget for every model call attempt, streaming
 // ones included: retries pass through it one attempt at a time. On a
 // wrap-up turn it forbids tool calls through the tool choice.
-func (m *middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
-	r := engine.FromContext(ctx)
+func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	r, _ := lookout.FromContext(ctx)
 	if r == nil {
 		return inner, nil
 	}

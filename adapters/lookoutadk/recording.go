@@ -2,122 +2,104 @@ package lookoutadk
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"sync"
+	"sync/atomic"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/callbacks"
-	ucb "github.com/cloudwego/eino/utils/callbacks"
+	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout/adapters/internal/engine"
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/session"
 )
 
-// RunOption returns the run option that lets Lookout see how every agent
-// run ends, errors included, and each agent's name. Pass it to
-// Runner.Run, Runner.Query or Runner.Resume:
-//
-//	iter := runner.Query(ctx, "migrate the billing service", lookoutadk.RunOption())
-//
-// Without it, a recorded run that Eino ends with an error (a model
-// failure, a cancelled ctx) gets no run_ended record, because no
-// middleware hook sees such ends; runs that succeed, and runs Lookout
-// itself stops, are recorded either way. With it, the deadline of a run
-// that ended with an error is also released when the run's events end;
-// without it, the deadline's timer, and through it the run and its
-// session, stay in memory until the deadline passes.
-func RunOption() adk.AgentRunOption { return adk.WithCallbacks(endWatcher) }
-
-// watch connects an agent callback to the run BeforeAgent starts.
-type watch struct {
-	name string
-	mu   sync.Mutex
-	run  *engine.Run
-}
-
-type watchKey struct{}
-
-func (w *watch) set(r *engine.Run) {
-	w.mu.Lock()
-	w.run = r
-	w.mu.Unlock()
-}
-
-func (w *watch) get() *engine.Run {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.run
-}
-
-func watchFrom(ctx context.Context) *watch {
-	w, _ := ctx.Value(watchKey{}).(*watch)
-	return w
-}
-
-var endWatcher = ucb.NewHandlerHelper().Agent(&ucb.AgentCallbackHandler{
-	OnStart: func(ctx context.Context, info *callbacks.RunInfo, _ *adk.AgentCallbackInput) context.Context {
-		name := ""
-		if info != nil {
-			name = info.Name
-		}
-		return context.WithValue(ctx, watchKey{}, &watch{name: name})
-	},
-	OnEnd: func(ctx context.Context, _ *callbacks.RunInfo, out *adk.AgentCallbackOutput) context.Context {
-		w := watchFrom(ctx)
-		if out == nil || out.Events == nil {
-			return ctx
-		}
-		// Eino hands the events over when the run starts; they are read on
-		// a goroutine that ends with the run.
-		go func() {
-			var last error
-			interrupted := false
-			for {
-				ev, ok := out.Events.Next()
-				if !ok {
-					break
-				}
-				if ev != nil && ev.Err != nil {
-					last = ev.Err
-				}
-				if ev != nil && ev.Action != nil && ev.Action.Interrupted != nil {
-					interrupted = true
-				}
-			}
-			if w == nil {
-				return
-			}
-			if r := w.get(); r != nil {
-				finish(context.WithoutCancel(ctx), r, last, interrupted)
-			}
-		}()
-		return ctx
-	},
-}).Handler()
-
-// finish records how run r ended, with err, unless it was interrupted,
-// and releases its deadline. It runs on the watcher's goroutine, where a
-// panic would end the program: a panic in Lookout's work goes to
-// Config.OnError.
-func finish(ctx context.Context, r *engine.Run, err error, interrupted bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.Cfg.OnError(ctx, fmt.Errorf("lookoutadk: recording the end of a run panicked: %v", p))
-		}
-	}()
-	// The run is over: release its deadline now rather than when it
-	// passes. AfterAgent does this only for a run that succeeded.
-	if r.Cancel != nil {
-		defer r.Cancel()
+// Session returns the session of the agent run that ctx belongs to, as seen
+// from inside tools and other middleware.
+func Session(ctx context.Context) (*session.Store, bool) {
+	if r, _ := lookout.FromContext(ctx); r != nil {
+		return r.Session(), true
 	}
-	// An interrupted run is paused, not ended: its resume goes on with the
-	// recording from the checkpoint.
-	if interrupted {
-		return
+	return session.FromContext(ctx)
+}
+
+// checkpointKey is the run-local value under which the run's state
+// travels in Eino checkpoints.
+const checkpointKey = "lookout.session"
+
+// checkpoint carries the run's lookout.State through Eino's run state. It
+// takes the state of the live run when encoded, so nothing is done until
+// Eino saves a checkpoint.
+type checkpoint struct {
+	run *lookout.Run
+	// probing is set while Eino checks, as the value is registered, that
+	// it can be encoded. The check throws the encoding away, so it gets
+	// one without the session: a snapshot costs as much as the session
+	// holds, which in a long conversation is thousands of calls.
+	probing atomic.Bool
+	// state is decoded from a checkpoint.
+	state *lookout.State
+}
+
+func init() {
+	schema.RegisterName[*checkpoint]("lookout_session_checkpoint")
+}
+
+// MarshalJSON encodes the run's state. Eino's checkpoint serializer
+// encodes values that implement json.Marshaler with it rather than with
+// gob.
+func (c *checkpoint) MarshalJSON() ([]byte, error) {
+	switch {
+	case c.run != nil && !c.probing.Load():
+		return json.Marshal(c.run.State(context.Background()))
+	case c.state != nil:
+		return json.Marshal(c.state)
+	default:
+		return json.Marshal(lookout.State{Session: json.RawMessage("null")})
 	}
-	if r.Root {
-		// A run that Eino ended before Lookout's first hook inside the
-		// agent is recorded here.
-		r.SetUp(func() { r.StartRecording(ctx, r.AgentName, nil, "") })
+}
+
+// UnmarshalJSON keeps the state the resumed run restores.
+func (c *checkpoint) UnmarshalJSON(b []byte) error {
+	var st lookout.State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return err
 	}
-	r.End(ctx, err)
+	c.state = &st
+	return nil
+}
+
+// GobEncode encodes as MarshalJSON does.
+func (c *checkpoint) GobEncode() ([]byte, error) { return c.MarshalJSON() }
+
+// GobDecode decodes as UnmarshalJSON does.
+func (c *checkpoint) GobDecode(b []byte) error { return c.UnmarshalJSON(b) }
+
+// ensure runs inside the agent's graph, once per root run: on a resume it
+// restores the run's state from the checkpoint; either way it begins the
+// recording and registers the run for future checkpoints.
+func ensure(ctx context.Context, r *lookout.Run) {
+	if !r.Begun() {
+		r.Begin(ctx, func() *lookout.State { return load(ctx, r) })
+	}
+}
+
+// load reads the checkpointed state, if any, and registers the live run
+// for the checkpoints to come.
+func load(ctx context.Context, r *lookout.Run) *lookout.State {
+	v, found, err := adk.GetRunLocalValue(ctx, checkpointKey)
+	if err != nil {
+		r.OnError(ctx, fmt.Errorf("lookoutadk: read checkpoint: %w", err))
+	}
+	var st *lookout.State
+	if cp, _ := v.(*checkpoint); found && cp != nil && cp.run == nil {
+		st = cp.state
+	}
+	live := &checkpoint{run: r}
+	live.probing.Store(true)
+	err = adk.SetRunLocalValue(ctx, checkpointKey, live)
+	live.probing.Store(false)
+	if err != nil {
+		r.OnError(ctx, fmt.Errorf("lookoutadk: register session for checkpoints: %w", err))
+	}
+	return st
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
@@ -39,13 +41,13 @@ func runWith(t *testing.T, agent adk.Agent, streaming bool) outcome {
 	t.Helper()
 	ctx := context.Background()
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming})
-	return drain(runner.Query(ctx, "do the task", lookoutadk.RunOption()))
+	return drain(runner.Query(ctx, "do the task"))
 }
 
 func TestASubAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 	ctx := context.Background()
 	sink := recorder.NewMemorySink()
-	cfg := &lookoutadk.Config{Sink: sink}
+	cfg := &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}
 	child := newAgent(t, agentSpec{name: "researcher", model: scripted.New(
 		scripted.Call("lookup", `{"id":1}`), scripted.Reply("child answer"),
 	), tools: []tool.BaseTool{echo("lookup")}, cfg: cfg})
@@ -55,7 +57,7 @@ func TestASubAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 	), tools: []tool.BaseTool{adk.NewAgentTool(ctx, child)}, cfg: cfg})
 	require.NoError(t, runWith(t, parent, false).err)
 
-	records := sink.Records()
+	records := flushedRecords(t, sink)
 	assertDenseSeq(t, records)
 	runs := byRun(records)
 	require.Len(t, runs, 2)
@@ -94,14 +96,14 @@ func feedbackEfficacy(t *testing.T, streaming bool) {
 		scripted.Reply("done"),                // no tools after the second: wrapped up
 	)
 	store := session.New(nil)
-	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search"), echo("fetch")}, cfg: &lookoutadk.Config{
-		Sink: sink, Observers: everyCall(),
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search"), echo("fetch")}, cfg: &lookout.Config{
+		Recorder: adaptertest.NewRecorder(t, sink, nil), Observers: everyCall(),
 	}})
 	ctx := session.NewContext(context.Background(), store)
-	require.NoError(t, drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming}).Query(ctx, "find the billing owner", lookoutadk.RunOption())).err)
+	require.NoError(t, drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming}).Query(ctx, "find the billing owner")).err)
 
 	var reactions []observer.Reaction
-	for _, r := range sink.Records() {
+	for _, r := range flushedRecords(t, sink) {
 		if ext, ok := r.Payload.(*recorder.Extension); ok && ext.Name == summary.EfficacyExtension {
 			var ev observer.EfficacyEvent
 			require.NoError(t, json.Unmarshal(ext.Body, &ev))
@@ -114,18 +116,18 @@ func feedbackEfficacy(t *testing.T, streaming bool) {
 	assert.Equal(t, "find the billing owner", task.Prompt)
 }
 
-// A run that Eino ends with an error never reaches AfterAgent. With
-// RunOption, the run's deadline is released when its events end, rather
+// A run that Eino ends with an error never reaches AfterAgent. The
+// agent's wrapper releases the run's deadline when its events end, rather
 // than holding the run and its session in memory until the deadline.
-func TestRunOptionReleasesTheDeadlineOfAFailedRun(t *testing.T) {
+func TestTheWrapperReleasesTheDeadlineOfAFailedRun(t *testing.T) {
 	errModel := errors.New("model unavailable")
 	var runCtx context.Context
 	m := scripted.New(scripted.Func(func(ctx context.Context, _ []*schema.Message, _ *model.Options) (*schema.Message, error) {
 		runCtx = ctx
 		return nil, errModel
 	}))
-	agent := newAgent(t, agentSpec{model: m, cfg: &lookoutadk.Config{Limits: budget.Limits{Timeout: time.Hour}}})
-	o := runAgent(t, agent, nil, false, lookoutadk.RunOption())
+	agent := newAgent(t, agentSpec{model: m, cfg: &lookout.Config{Limits: budget.Limits{Timeout: time.Hour}}})
+	o := runAgent(t, agent, nil, false)
 	require.ErrorIs(t, o.err, errModel)
 	require.NotNil(t, runCtx)
 	select {
@@ -146,16 +148,16 @@ func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
 	history := []*schema.Message{schema.UserMessage("turn one")}
 	for turn, reply := range []string{"first answer", "second answer"} {
 		m := scripted.New(scripted.Reply(reply).WithUsage(100*(turn+1), 10*(turn+1)))
-		agent := newAgent(t, agentSpec{model: m, cfg: &lookoutadk.Config{Sink: sink}})
+		agent := newAgent(t, agentSpec{model: m, cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}})
 		if turn == 1 {
 			history = append(history, schema.AssistantMessage("first answer", nil), schema.UserMessage("turn two"))
 		}
 		runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
-		require.NoError(t, drain(runner.Run(ctx, history, lookoutadk.RunOption())).err)
+		require.NoError(t, drain(runner.Run(ctx, history)).err)
 	}
 
 	var users, systems []string
-	for _, rec := range sink.Records() {
+	for _, rec := range flushedRecords(t, sink) {
 		if p, ok := rec.Payload.(*recorder.Message); ok {
 			switch p.Message.Role {
 			case schema.User:
@@ -170,7 +172,7 @@ func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
 
 	// Each run's end holds what that run used, not the session's totals.
 	var usages []recorder.RunUsage
-	for _, rec := range sink.Records() {
+	for _, rec := range flushedRecords(t, sink) {
 		if p, ok := rec.Payload.(*recorder.RunEnded); ok {
 			usages = append(usages, p.Usage)
 		}
@@ -194,13 +196,13 @@ func TestEfficacyCountsAreRecordedPerRunOfAConversation(t *testing.T) {
 			scripted.Call("fetch", `{"url":"b"}`),
 			scripted.Reply("done"),
 		)
-		agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search"), echo("fetch")}, cfg: &lookoutadk.Config{
-			Sink: sink, Observers: everyCall(),
+		agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search"), echo("fetch")}, cfg: &lookout.Config{
+			Recorder: adaptertest.NewRecorder(t, sink, nil), Observers: everyCall(),
 		}})
-		require.NoError(t, drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "find the billing owner", lookoutadk.RunOption())).err)
+		require.NoError(t, drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "find the billing owner")).err)
 	}
 	shownInSession := observerEfficacy(t, store)
-	report := summary.Analyze(sink.Records())
+	report := summary.Analyze(flushedRecords(t, sink))
 	require.Len(t, report.Runs, 2)
 	require.Len(t, report.Total.Efficacy, 1)
 	total := report.Total.Efficacy[0]
@@ -254,10 +256,10 @@ func (g *gate) WrapInvokableToolCall(_ context.Context, next adk.InvokableToolCa
 // and so does the recording: their records come before run_ended, the
 // run's last record.
 func TestRunEndedIsTheLastRecordWhenAToolCallEndsTheRun(t *testing.T) {
-	abort := lookoutadk.Config{ToolErrors: lookoutadk.ToolErrorsAbort}
+	abort := lookout.Config{ToolErrors: lookout.ToolErrorsAbort}
 	for _, tc := range []struct {
 		name string
-		cfg  lookoutadk.Config
+		cfg  lookout.Config
 		// late says the call beside starts only once the ending call has
 		// returned; otherwise it runs until then.
 		late bool
@@ -283,7 +285,7 @@ func TestRunEndedIsTheLastRecordWhenAToolCallEndsTheRun(t *testing.T) {
 		},
 		{
 			name: "the budget deadline",
-			cfg:  lookoutadk.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, WrapUpAt: -1, Now: adaptertest.NewClock().Now},
+			cfg:  lookout.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, WrapUpAt: -1, Now: adaptertest.NewClock().Now},
 			ending: func(ctx context.Context, running <-chan struct{}) (string, error) {
 				<-running
 				<-ctx.Done()
@@ -307,13 +309,13 @@ func TestRunEndedIsTheLastRecordWhenAToolCallEndsTheRun(t *testing.T) {
 			), scripted.Reply("never reached"))
 			sink := recorder.NewMemorySink()
 			cfg := tc.cfg
-			cfg.Sink = sink
+			cfg.Recorder = adaptertest.NewRecorder(t, sink, nil)
 			agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{ending, beside},
 				handlers: []adk.ChatModelAgentMiddleware{g}, cfg: &cfg})
 			o := runAgent(t, agent, nil, false)
 			require.Error(t, o.err)
 
-			records := sink.Records()
+			records := flushedRecords(t, sink)
 			require.NotEmpty(t, records)
 			k := kinds(records)
 			assert.Equal(t, 2, k[recorder.KindToolStarted], "both calls were recorded")
@@ -326,17 +328,16 @@ func TestRunEndedIsTheLastRecordWhenAToolCallEndsTheRun(t *testing.T) {
 }
 
 // A run that Eino ends with an error before Lookout's first hook inside
-// the agent (here another middleware's BeforeAgent fails) is recorded too
-// when the runs are watched with RunOption.
-func TestRunOptionRecordsARunThatFailsBeforeItsFirstModelCall(t *testing.T) {
+// the agent (here another middleware's BeforeAgent fails) is recorded too.
+func TestARunThatFailsBeforeItsFirstModelCallIsRecorded(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	m := scripted.New(scripted.Reply("never reached"))
-	mw, err := lookoutadk.New(context.Background(), &lookoutadk.Config{Sink: sink})
+	mw, err := lookoutadk.New(context.Background(), &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)})
 	require.NoError(t, err)
 	// Lookout's BeforeAgent runs first; the other's fails after it.
 	agent := newAgent(t, agentSpec{model: m, bare: true,
 		handlers: []adk.ChatModelAgentMiddleware{mw, failingBeforeAgent{&adk.BaseChatModelAgentMiddleware{}}}})
-	o := runAgent(t, agent, nil, false, lookoutadk.RunOption())
+	o := runAgent(t, mw.Agent(agent), nil, false)
 	require.ErrorIs(t, o.err, errNoConfig)
 	assert.Zero(t, m.Calls())
 
@@ -388,7 +389,7 @@ func TestAnUnreadToolStreamDoesNotHoldTheRunsEnd(t *testing.T) {
 	), scripted.Reply("never reached"))
 	sink := recorder.NewMemorySink()
 	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{fail, streamed},
-		cfg: &lookoutadk.Config{Sink: sink, ToolErrors: lookoutadk.ToolErrorsAbort}})
+		cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil), ToolErrors: lookout.ToolErrorsAbort}})
 	ctx := context.Background()
 	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: true}).Query(ctx, "do the task")
 	var last error

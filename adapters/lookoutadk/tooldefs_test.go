@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lookout-go/lookout"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
@@ -13,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lookout-go/lookout/adapters/lookoutadk"
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
@@ -90,10 +92,10 @@ func editedRequests(t *testing.T, editor *toolSetEditor) []*recorder.ModelReques
 	sink := recorder.NewMemorySink()
 	agent := newAgent(t, agentSpec{
 		model: threeCalls(), tools: []tool.BaseTool{searchTool()}, handlers: []adk.ChatModelAgentMiddleware{editor},
-		cfg: &lookoutadk.Config{Sink: sink},
+		cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)},
 	})
 	require.NoError(t, runWith(t, agent, false).err)
-	reqs := modelRequests(sink.Records())
+	reqs := modelRequests(flushedRecords(t, sink))
 	require.Len(t, reqs, 3)
 	return reqs
 }
@@ -110,10 +112,10 @@ func TestToolDefinitionsAreRecordedOnTheFirstRequestOnly(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			sink := recorder.NewMemorySink()
-			agent := newAgent(t, agentSpec{model: threeCalls(), tools: []tool.BaseTool{searchTool(), clockTool()}, cfg: &lookoutadk.Config{Sink: sink}})
+			agent := newAgent(t, agentSpec{model: threeCalls(), tools: []tool.BaseTool{searchTool(), clockTool()}, cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}})
 			require.NoError(t, runWith(t, agent, streaming).err)
 
-			reqs := modelRequests(sink.Records())
+			reqs := modelRequests(flushedRecords(t, sink))
 			require.Len(t, reqs, 3)
 			for _, req := range reqs {
 				assert.ElementsMatch(t, []string{"search", "clock"}, req.Tools, "every request names its tools")
@@ -188,8 +190,8 @@ func TestAToolThatCannotBeDescribedIsRecordedByNameAndReportedOnce(t *testing.T)
 			odd := describedTool{&schema.ToolInfo{Name: "search", Desc: "odd", ParamsOneOf: schema.NewParamsOneOfByJSONSchema(&jsonschema.Schema{Type: "object", Default: def})}}
 			var mu sync.Mutex
 			var reported []error
-			agent := newAgent(t, agentSpec{model: threeCalls(), tools: []tool.BaseTool{odd}, cfg: &lookoutadk.Config{
-				Sink: sink,
+			agent := newAgent(t, agentSpec{model: threeCalls(), tools: []tool.BaseTool{odd}, cfg: &lookout.Config{
+				Recorder: adaptertest.NewRecorder(t, sink, nil),
 				OnError: func(_ context.Context, err error) {
 					mu.Lock()
 					reported = append(reported, err)
@@ -199,7 +201,7 @@ func TestAToolThatCannotBeDescribedIsRecordedByNameAndReportedOnce(t *testing.T)
 			out := runWith(t, agent, false)
 			require.NoError(t, out.err, "the run goes on")
 
-			reqs := modelRequests(sink.Records())
+			reqs := modelRequests(flushedRecords(t, sink))
 			require.Len(t, reqs, 3)
 			for _, req := range reqs {
 				assert.Equal(t, []string{"search"}, req.Tools)
@@ -215,10 +217,10 @@ func TestAToolThatCannotBeDescribedIsRecordedByNameAndReportedOnce(t *testing.T)
 
 func TestAnAgentsToolDefinitionsReachItsATIFExport(t *testing.T) {
 	sink := recorder.NewMemorySink()
-	agent := newAgent(t, agentSpec{model: threeCalls(), tools: []tool.BaseTool{searchTool(), clockTool()}, cfg: &lookoutadk.Config{Sink: sink}})
+	agent := newAgent(t, agentSpec{model: threeCalls(), tools: []tool.BaseTool{searchTool(), clockTool()}, cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}})
 	require.NoError(t, runWith(t, agent, false).err)
 
-	traj, err := atif.FromRecords(sink.Records(), nil)
+	traj, err := atif.FromRecords(flushedRecords(t, sink), nil)
 	require.NoError(t, err)
 	doc, err := json.Marshal(traj)
 	require.NoError(t, err)

@@ -2,13 +2,13 @@ package lookoutreact
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
@@ -34,7 +34,6 @@ func (l *Lookout) WrapModel(m model.ToolCallingChatModel) model.ToolCallingChatM
 	if m == nil {
 		return nil
 	}
-	l.config()
 	return &chatModel{l: l, inner: m}
 }
 
@@ -78,30 +77,17 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	return c.Stream(ctx, input, opts...)
 }
 
-// prepare readies one model call: it records the run's input and gives
-// the Drift observer its task on the run's first call, enforces the budget,
-// injects the turn's messages (telling the observers which assessment the
-// model is shown) and, on a wrap-up turn, adds the option that forbids tool
-// calls. Neither the caller's input nor its options slice is written to.
-//
-// A fault in Lookout must not break the agent: after a panic the call goes
-// ahead unchanged and the panic is reported to Config.OnError.
-func prepare(ctx context.Context, r *engine.Run, input []*schema.Message, opts []model.Option) (in []*schema.Message, o []model.Option, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.Cfg.OnError(ctx, fmt.Errorf("lookoutreact: preparing a model call panicked: %v", p))
-			in, o, err = input, opts, nil
-		}
-	}()
-	r.RecordInput(ctx, input)
-	r.SeedTask(input)
-	if err := r.Exceeded(ctx); err != nil {
-		r.RecordExceeded(ctx, err)
+// prepare readies one model call through the run's gate (see
+// lookout.Run.BeforeModel): it injects the turn's messages and, on a
+// wrap-up turn, adds the option that forbids tool calls. Neither the
+// caller's input nor its options slice is written to.
+func prepare(ctx context.Context, r *lookout.Run, input []*schema.Message, opts []model.Option) ([]*schema.Message, []model.Option, error) {
+	turn, err := r.BeforeModel(ctx, input)
+	if err != nil {
 		return nil, nil, err
 	}
-	turn := r.Prepare(ctx)
-	in = reinject(input, turn.Messages)
-	o = opts
+	in := reinject(input, turn.Messages)
+	o := opts
 	if turn.WrapUp {
 		o = make([]model.Option, len(opts), len(opts)+1)
 		copy(o, opts)
@@ -117,7 +103,7 @@ func reinject(msgs, add []*schema.Message) []*schema.Message {
 	var out []*schema.Message
 	from := 0
 	for i, m := range msgs {
-		if _, ok := engine.Injected(m); !ok {
+		if _, ok := lookout.Injected(m); !ok {
 			continue
 		}
 		if out == nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
@@ -24,7 +25,6 @@ import (
 // panic is reported to Config.OnError and the call goes on as it would
 // without Lookout.
 func (l *Lookout) ToolMiddleware() compose.ToolMiddleware {
-	l.config()
 	return compose.ToolMiddleware{
 		Invokable:          l.invokable,
 		Streamable:         l.streamable,
@@ -102,9 +102,9 @@ func invoke[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	text func(O) (string, bool), answer func(string) O,
 ) (O, error) {
-	return around(ctx, l, in, next, answer, func(c *engine.Call, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *lookout.ToolCall, out O, err error) (O, error) {
 		result, ok := text(out)
-		msg, err := c.End(ctx, result, err)
+		msg, err := engine.EndCall(ctx, c, result, err)
 		if err != nil {
 			var zero O
 			return zero, err
@@ -126,22 +126,22 @@ func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	chunk func(string) C, text func(C) string,
 ) (O, error) {
 	answer := func(msg string) O { return wrap(schema.StreamReaderFromArray([]C{chunk(msg)})) }
-	return around(ctx, l, in, next, answer, func(c *engine.Call, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *lookout.ToolCall, out O, err error) (O, error) {
 		var sr *schema.StreamReader[C]
 		if err == nil {
 			sr = chunks(out)
 		}
 		if sr == nil {
-			msg, err := c.End(ctx, "", err)
+			msg, err := engine.EndCall(ctx, c, "", err)
 			if err != nil {
 				var zero O
 				return zero, err
 			}
 			return answer(msg), nil
 		}
+		c.HandOff(ctx)
 		return wrap(engine.PassStream(c, sr, text, func(result string, err error) error {
-			_, err = c.Record(ctx, result, err)
-			return err
+			return engine.EndStream(ctx, c, result, err)
 		})), nil
 	})
 }
@@ -152,29 +152,29 @@ func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 // Lookout failed to admit because its own work panicked.
 func around[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error), answer func(string) O,
-	after func(c *engine.Call, out O, err error) (O, error),
+	after func(c *lookout.ToolCall, out O, err error) (O, error),
 ) (O, error) {
 	r := l.toolRun(ctx, in)
 	if r == nil {
 		return next(ctx, in)
 	}
-	c, refused, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
+	c, refusal, err := r.Admit(ctx, in.Name, in.CallID, in.Arguments)
 	switch {
 	case err != nil:
 		var zero O
 		return zero, err
-	case c == nil:
-		return answer(refused), nil
+	case refusal != "":
+		return answer(refusal), nil
 	}
-	out, err := engine.Guarded(ctx, c, func() (O, error) {
-		return next(engine.WithToolCall(ctx, in.CallID), in)
+	out, err := engine.Guarded(ctx, &c, func() (O, error) {
+		return next(engine.WithToolCall(ctx, in.CallID, in.Name), in)
 	})
-	return after(c, out, err)
+	return after(&c, out, err)
 }
 
 // toolRun returns the run a tool call belongs to, or nil when the call is
 // to pass through untouched.
-func (l *Lookout) toolRun(ctx context.Context, in *compose.ToolInput) *engine.Run {
+func (l *Lookout) toolRun(ctx context.Context, in *compose.ToolInput) *lookout.Run {
 	if in == nil {
 		return nil
 	}

@@ -72,6 +72,7 @@ func recordTrajectory(t testing.TB) []recorder.Record {
 	_ = root.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 110, Used: 110, Limit: 100})
 	_ = root.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, StopReason: "tokens",
 		Usage: recorder.RunUsage{PromptTokens: 80, CompletionTokens: 30, TotalTokens: 110, ToolCalls: 2, ModelCalls: 1}})
+	require.NoError(t, rec.Close(ctx))
 	return sink.Records()
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -45,7 +46,7 @@ func start(ctx context.Context, w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
-	var sink recorder.Sink
+	var rec *recorder.Recorder // nil records nothing
 	if dir != "" {
 		path := filepath.Join(dir, "trajectory.jsonl")
 		// Truncate: the file holds this run alone, as the commands that
@@ -54,16 +55,18 @@ func start(ctx context.Context, w io.Writer, dir string) error {
 		if err != nil {
 			return err
 		}
+		// The recorder writes on a goroutine of its own; Close delivers
+		// what it has queued and closes the file.
+		rec = recorder.New(file, nil)
 		defer func() {
-			if err := file.Close(ctx); err != nil {
+			if err := rec.Close(ctx); err != nil {
 				fmt.Fprintln(os.Stderr, "quickstart: close trajectory:", err)
 				return
 			}
 			fmt.Fprintf(w, "Trajectory written to %s\n", path)
 		}()
-		sink = file
 	}
-	return run(ctx, w, chat, name, sink)
+	return run(ctx, w, chat, name, rec)
 }
 
 // chatModel returns a real OpenAI-compatible model when OPENAI_API_KEY is
@@ -136,10 +139,10 @@ func tools() []tool.BaseTool {
 	}
 }
 
-func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, modelName string, sink recorder.Sink) error {
-	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
-		Sink:   sink, // nil records nothing
-		Limits: budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
+func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, modelName string, rec *recorder.Recorder) error {
+	mw, err := lookoutadk.New(ctx, &lookout.Config{
+		Recorder: rec,
+		Limits:   budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
 		Observers: []observer.Spec{
 			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
 			{Observer: observer.NewErrorCascade(), Trigger: observer.Trigger{OnEveryCall: true}},
@@ -167,7 +170,7 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 	ctx = session.NewContext(ctx, store)
 
 	fmt.Fprintf(w, "Lookout quickstart: an unattended agent on %s.\nTask: %s\n\n", modelName, task)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, task, lookoutadk.RunOption())
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, task)
 	var final string
 	var runErr error
 	for {
@@ -187,7 +190,7 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 		}
 	}
 
-	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	b, _ := lookout.BudgetOf(store)
 	n := observer.FormatCount
 	fmt.Fprintf(w, "\nBudget: %s of %s tokens (%s prompt, %s completion) in %d model calls, %d without usage; %d of %d tool calls.\n",
 		n(b.TokensUsed), n(b.MaxTokens), n(b.PromptTokens), n(b.CompletionTokens), b.ModelCalls, b.ModelCallsWithoutUsage, b.ToolCalls, b.MaxToolCalls)
@@ -244,7 +247,7 @@ func (p *printing) show(input []*schema.Message) {
 		}
 	}
 	for _, msg := range input {
-		kind, ok := lookoutadk.Injected(msg)
+		kind, ok := lookout.Injected(msg)
 		if !ok || s.last[kind] == msg.Content {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/simtarget"
 	"github.com/lookout-go/lookout/budget"
@@ -74,9 +75,11 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 	// Lookout on the agent records its trajectory; one session on the ctx
 	// gives the conversation's turns one budget.
 	trajectory := recorder.NewMemorySink()
-	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
-		Limits: budget.Limits{MaxToolCalls: 40},
-		Sink:   trajectory,
+	rec := recorder.New(trajectory, nil)
+	defer rec.Close(ctx)
+	mw, err := lookoutadk.New(ctx, &lookout.Config{
+		Limits:   budget.Limits{MaxToolCalls: 40},
+		Recorder: rec,
 	})
 	if err != nil {
 		return err
@@ -94,7 +97,7 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 	}
 	ctx = session.NewContext(ctx, session.New(nil))
 	runner := &simulate.Runner{UserModel: m.user, Ranker: m.ranker}
-	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, agent, lookoutadk.RunOption()))
+	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, mw.Agent(agent)))
 	if res == nil {
 		return runErr
 	}
@@ -120,6 +123,9 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 	}
 	dir, err := simulate.WriteArtifacts(outDir, res)
 	if err != nil {
+		return err
+	}
+	if err := rec.Flush(ctx); err != nil {
 		return err
 	}
 	if err := writeTrajectory(ctx, filepath.Join(dir, "trajectory.jsonl"), trajectory.Records()); err != nil {

@@ -46,6 +46,9 @@ func TestExportFromTheRecordersJSONL(t *testing.T) {
 	_ = root.Assessment(ctx, recorder.AssessmentRecord{Markdown: "on track", AfterCallIndex: 1})
 	_ = root.ModelResponse(ctx, recorder.ModelResponse{Message: schema.AssistantMessage("It is a Go library.", nil)})
 	_ = root.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
+	if err := rec.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	var file bytes.Buffer
 	for _, r := range sink.Records() {

@@ -40,6 +40,9 @@ func recordRun() []recorder.Record {
 	_ = run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 110, Used: 110, Limit: 100})
 	_ = run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, StopReason: "tokens",
 		Usage: recorder.RunUsage{PromptTokens: 80, CompletionTokens: 30, TotalTokens: 110, ToolCalls: 2, ModelCalls: 1}})
+	if err := rec.Close(ctx); err != nil {
+		panic(err)
+	}
 	return sink.Records()
 }
 

@@ -1,8 +1,11 @@
 package adaptertest
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,3 +112,36 @@ func RequireExceeded(t testing.TB, err error, resource budget.Resource) *budget.
 	assert.Equal(t, resource, ex.Resource)
 	return ex
 }
+
+// NewRecorder returns a Recorder writing to sink with opts, closed when
+// the test ends. [Flush] flushes every Recorder a test made this way.
+func NewRecorder(t testing.TB, sink recorder.Sink, opts *recorder.Options) *recorder.Recorder {
+	rec := recorder.New(sink, opts)
+	recordersMu.Lock()
+	recorders[t] = append(recorders[t], rec)
+	recordersMu.Unlock()
+	t.Cleanup(func() {
+		recordersMu.Lock()
+		delete(recorders, t)
+		recordersMu.Unlock()
+		_ = rec.Close(context.Background())
+	})
+	return rec
+}
+
+// Flush flushes every Recorder that test t made with [NewRecorder], so
+// that their sinks hold every record queued so far.
+func Flush(t testing.TB) {
+	t.Helper()
+	recordersMu.Lock()
+	recs := slices.Clone(recorders[t])
+	recordersMu.Unlock()
+	for _, rec := range recs {
+		require.NoError(t, rec.Flush(context.Background()))
+	}
+}
+
+var (
+	recordersMu sync.Mutex
+	recorders   = map[testing.TB][]*recorder.Recorder{}
+)

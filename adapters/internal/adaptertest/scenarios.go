@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lookout-go/lookout/adapters/internal/engine"
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
@@ -53,7 +53,7 @@ func injectionScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Observers: EveryCall(), Limits: budget.Limits{MaxToolCalls: 50}},
+				Config: &lookout.Config{Observers: EveryCall(), Limits: budget.Limits{MaxToolCalls: 50}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					reqs := m.Requests()
@@ -61,9 +61,9 @@ func injectionScenarios() []Scenario {
 					assert.Equal(t, 0, reqs[0].CountContaining(assessmentHeading), "nothing to say before the first call")
 					for i := 1; i < 4; i++ {
 						assert.Equal(t, 1, reqs[i].CountContaining(assessmentHeading), "request %d", i)
-						kind, ok := engine.Injected(reqs[i].Last())
+						kind, ok := lookout.Injected(reqs[i].Last())
 						assert.True(t, ok)
-						assert.Equal(t, engine.TagAssessment, kind)
+						assert.Equal(t, lookout.TagAssessment, kind)
 					}
 					assert.Contains(t, reqs[1].Last().Content, "_Generated after tool call #2_")
 					assert.Contains(t, reqs[3].Last().Content, "_Generated after tool call #4_")
@@ -83,7 +83,7 @@ func injectionScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Echo("search"), Failing("flaky", "boom")},
-				Config: &engine.Config{
+				Config: &lookout.Config{
 					MaxAgeCalls: 2,
 					InjectAs:    schema.System,
 					Observers: []observer.Spec{{
@@ -132,7 +132,7 @@ func injectionScenarios() []Scenario {
 				return "done " + args, nil
 			}}
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{work}, Config: &engine.Config{Observers: EveryCall()},
+				Model: m, Tools: []tool.BaseTool{work}, Config: &lookout.Config{Observers: EveryCall()},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					mu.Lock()
@@ -167,7 +167,7 @@ func injectionScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Failing("deploy", "permission denied")},
-				Config: &engine.Config{Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
+				Config: &lookout.Config{Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					tools := ToolMessages(m.Requests()[3].Messages)
@@ -182,7 +182,7 @@ func injectionScenarios() []Scenario {
 		{Name: "tool errors can abort the run as Eino does", Build: func(t *testing.T, _ Adapter) Spec {
 			return Spec{
 				Model: scripted.New(scripted.Call("deploy", `{}`), scripted.Reply("never reached")),
-				Tools: []tool.BaseTool{Failing("deploy", "permission denied")}, Config: &engine.Config{ToolErrors: engine.ToolErrorsAbort},
+				Tools: []tool.BaseTool{Failing("deploy", "permission denied")}, Config: &lookout.Config{ToolErrors: lookout.ToolErrorsAbort},
 				Check: func(t *testing.T, r Result) {
 					require.Error(t, r.Err)
 					assert.Contains(t, r.Err.Error(), "permission denied")
@@ -193,7 +193,7 @@ func injectionScenarios() []Scenario {
 			}
 		}},
 		{Name: "new rejects a bad config", Runs: func(t *testing.T, a Adapter, _ RunFunc) {
-			for name, cfg := range map[string]*engine.Config{
+			for name, cfg := range map[string]*lookout.Config{
 				"negative limits":        {Limits: budget.Limits{MaxTokens: -1}},
 				"an unknown role":        {InjectAs: schema.Assistant},
 				"an unknown resource":    {Advisory: []budget.Resource{"money"}},
@@ -223,7 +223,7 @@ func budgetScenarios() []Scenario {
 				return "found", nil
 			}}
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{search}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}},
+				Model: m, Tools: []tool.BaseTool{search}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					mu.Lock()
@@ -249,7 +249,7 @@ func budgetScenarios() []Scenario {
 				scripted.Reply("Summary: searched twice."),
 			)
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}},
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					reqs := m.Requests()
@@ -268,7 +268,7 @@ func budgetScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 1}, Advisory: []budget.Resource{budget.ToolCalls}},
+				Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 1}, Advisory: []budget.Resource{budget.ToolCalls}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					for i, req := range m.Requests() {
@@ -283,7 +283,7 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Forever(scripted.Call("search", `{"q":"again"}`)))
 			sink := recorder.NewMemorySink()
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 2}, Sink: sink},
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}, Recorder: NewRecorder(t, sink, nil)},
 				Check: func(t *testing.T, r Result) {
 					ex := RequireExceeded(t, r.Err, budget.ToolCalls)
 					assert.Equal(t, int64(2), ex.Limit)
@@ -306,7 +306,7 @@ func budgetScenarios() []Scenario {
 			)
 			sink := recorder.NewMemorySink()
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 1000}, Sink: sink},
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}, Recorder: NewRecorder(t, sink, nil)},
 				Check: func(t *testing.T, r Result) {
 					var withheld []bool
 					for _, rec := range Ended(t, sink) {
@@ -336,7 +336,7 @@ func budgetScenarios() []Scenario {
 				scripted.Reply("never reached"),
 			)
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					require.Error(t, r.Err)
 					ex := RequireExceeded(t, r.Err, budget.Tokens)
@@ -363,7 +363,7 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Call("slow", `{}`), scripted.Reply("never reached"))
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{slow},
-				Config: &engine.Config{Limits: budget.Limits{Timeout: 30 * time.Minute}, Now: c.Now, WrapUpAt: -1},
+				Config: &lookout.Config{Limits: budget.Limits{Timeout: 30 * time.Minute}, Now: c.Now, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					mu.Lock()
 					assert.True(t, sawDeadline, "the run's ctx carries the deadline")
@@ -383,7 +383,7 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{waitForDeadline},
-				Config: &engine.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1, Sink: sink},
+				Config: &lookout.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1, Recorder: NewRecorder(t, sink, nil)},
 				Check: func(t *testing.T, r Result) {
 					RequireExceeded(t, r.Err, budget.Time)
 					assert.ErrorIs(t, r.Err, context.DeadlineExceeded, "still a deadline for code that checks for one")
@@ -411,7 +411,7 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{wait},
-				Config: &engine.Config{Sink: sink},
+				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
 				Ctx: func(t *testing.T, ctx context.Context) context.Context {
 					return &expiringCtx{Context: ctx, done: expire}
 				},
@@ -434,7 +434,7 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{wait},
-				Config: &engine.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1},
+				Config: &lookout.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					RequireExceeded(t, r.Err, budget.Time)
 					assert.LessOrEqual(t, m.Calls(), 1)
@@ -448,7 +448,7 @@ func budgetScenarios() []Scenario {
 			m := scripted.New(scripted.Reply("never reached"))
 			return Spec{
 				Model:  m,
-				Config: &engine.Config{Limits: budget.Limits{Deadline: T0.Add(-time.Second)}, Now: c.Now, WrapUpAt: -1},
+				Config: &lookout.Config{Limits: budget.Limits{Deadline: T0.Add(-time.Second)}, Now: c.Now, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					require.Error(t, r.Err)
 					assert.ErrorIs(t, r.Err, budget.ErrExceeded)
@@ -465,7 +465,7 @@ func budgetScenarios() []Scenario {
 					scripted.Reply("All three searches agree."),
 				)
 				r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("search")}, TextThenCalls: true,
-					Config: &engine.Config{Limits: budget.Limits{MaxTokens: 100_000}}}, mode)
+					Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100_000}}}, mode)
 				require.NoError(t, r.Err)
 				assert.Equal(t, "All three searches agree.", r.Final.Content)
 				for _, req := range m.Requests() {
@@ -491,7 +491,7 @@ func budgetScenarios() []Scenario {
 		}, budget.Budget{ModelCalls: 2, TokensUsed: 330}),
 		{Name: "several runs share the session on the ctx", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
 			store := session.New(nil)
-			cfg := &engine.Config{Limits: budget.Limits{MaxToolCalls: 3}}
+			cfg := &lookout.Config{Limits: budget.Limits{MaxToolCalls: 3}}
 			for range 2 {
 				m := scripted.New(scripted.Call("search", `{}`).Call("search", `{}`), scripted.Reply("ok"))
 				require.NoError(t, run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: cfg, Store: store}, Generate).Err)
@@ -506,7 +506,7 @@ func budgetScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{
+				Config: &lookout.Config{
 					Limits:   budget.Limits{MaxTokens: 100, MaxToolCalls: 1},
 					Advisory: []budget.Resource{budget.Tokens, budget.ToolCalls},
 					WrapUpAt: -1,
@@ -531,7 +531,7 @@ func budgetScenarios() []Scenario {
 					scripted.Call("search", `{}`).WithUsage(last, 0),
 					scripted.Reply("never reached"),
 				),
-				Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					require.ErrorIs(t, r.Err, budget.ErrExceeded)
 					b := latestBudget(r.Store)
@@ -612,7 +612,7 @@ func toolScenarios() []Scenario {
 			// Two parallel calls under a limit of one: one runs, one is refused.
 			m := scripted.New(scripted.Call(name, `{"n":1}`).Call(name, `{"n":2}`), scripted.Reply("done"))
 			return Spec{
-				Model: m, Tools: EveryKindOfTool(), Config: &engine.Config{Limits: budget.Limits{MaxToolCalls: 1}},
+				Model: m, Tools: EveryKindOfTool(), Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 1}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					var refused, ran int
@@ -671,7 +671,7 @@ func recordingScenarios() []Scenario {
 					scripted.Reply("done"),
 				),
 				Tools:  []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Sink: sink, Observers: EveryCall(), Limits: budget.Limits{MaxTokens: 10_000}},
+				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Observers: EveryCall(), Limits: budget.Limits{MaxTokens: 10_000}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					records := Ended(t, sink)
@@ -739,8 +739,8 @@ func recordingScenarios() []Scenario {
 				}
 				sink := recorder.NewMemorySink()
 				m := scripted.New(scripted.Calls(calls...), scripted.Reply("done"))
-				r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("work")}, Config: &engine.Config{
-					Observers: EveryCall(), Sink: sink, RecorderOptions: &recorder.Options{Redactors: []recorder.Redactor{yield}},
+				r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("work")}, Config: &lookout.Config{
+					Observers: EveryCall(), Recorder: NewRecorder(t, sink, &recorder.Options{Redactors: []recorder.Redactor{yield}}),
 				}}, Generate)
 				require.NoError(t, r.Err)
 				var ended, assessed []int
@@ -765,7 +765,7 @@ func recordingScenarios() []Scenario {
 			return Spec{
 				Model:  scripted.New(scripted.Call("search", `{}`).WithUsage(150, 0), scripted.Reply("never")),
 				Tools:  []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Sink: sink, Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					require.ErrorIs(t, r.Err, budget.ErrExceeded)
 					records := Ended(t, sink)
@@ -793,7 +793,7 @@ func recordingScenarios() []Scenario {
 			), scripted.Reply("done"))
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Sink: sink, Limits: budget.Limits{MaxToolCalls: 1}, WrapUpAt: -1},
+				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Limits: budget.Limits{MaxToolCalls: 1}, WrapUpAt: -1},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					records := Ended(t, sink)
@@ -840,7 +840,7 @@ func recordingScenarios() []Scenario {
 			return Spec{
 				Model:  scripted.New(scripted.Call("search", `{}`), scripted.Fail(errors.New("provider unavailable"))),
 				Tools:  []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Sink: sink},
+				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
 				Check: func(t *testing.T, r Result) {
 					require.Error(t, r.Err)
 					records := Ended(t, sink)
@@ -858,10 +858,11 @@ func recordingScenarios() []Scenario {
 			return Spec{
 				Model:  scripted.New(scripted.Call("search", `{}`), scripted.Reply("done")),
 				Tools:  []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Recorder: rec},
+				Config: &lookout.Config{Recorder: rec},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					assert.Equal(t, "done", r.Final.Content)
+					require.NoError(t, rec.Close(context.Background()))
 					mu.Lock()
 					defer mu.Unlock()
 					assert.Equal(t, uint64(sink.Writes()), rec.Dropped(), "every failed write is counted")
@@ -874,7 +875,7 @@ func recordingScenarios() []Scenario {
 			sink := recorder.NewMemorySink()
 			m := scripted.New(scripted.Call("search", `{"q":"a"}`), scripted.Reply("done"))
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &engine.Config{Sink: sink},
+				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					var requests int
@@ -897,7 +898,7 @@ func recordingScenarios() []Scenario {
 			boom := Tool{Name: "boom", Fn: func(context.Context, string) (string, error) { panic("kaput") }}
 			m := scripted.New(scripted.Call("boom", `{}`), scripted.Reply("after the panic"))
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{boom}, Config: &engine.Config{Sink: sink},
+				Model: m, Tools: []tool.BaseTool{boom}, Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
 				Check: func(t *testing.T, r Result) {
 					// What the panic does to the run is Eino's business; the
 					// call is recorded either way.
@@ -913,41 +914,27 @@ func recordingScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "a failing Sink's dropped writes go to OnError", Build: func(t *testing.T, _ Adapter) Spec {
-			sink := &FailingSink{}
-			var mu sync.Mutex
-			var reported []error
-			return Spec{
-				Model: scripted.New(scripted.Call("search", `{}`), scripted.Reply("done")),
-				Tools: []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Sink: sink, OnError: func(_ context.Context, err error) {
-					mu.Lock()
-					reported = append(reported, err)
-					mu.Unlock()
-				}},
-				Check: func(t *testing.T, r Result) {
-					require.NoError(t, r.Err)
-					require.Eventually(t, func() bool {
-						mu.Lock()
-						defer mu.Unlock()
-						return len(reported) > 0 && len(reported) == sink.Writes()
-					}, 5*time.Second, time.Millisecond, "every failed write is reported")
-					mu.Lock()
-					defer mu.Unlock()
-					assert.ErrorIs(t, reported[0], ErrDiskFull)
-				},
-			}
-		}},
 		{Name: "a failing sink with the escalate policy ends the run with its error", Build: func(t *testing.T, _ Adapter) Spec {
+			sink := &FailingSink{}
+			rec := NewRecorder(t, sink, &recorder.Options{Policy: recorder.Escalate})
+			// The sink is written on the recorder's own goroutine; the tool
+			// waits until the failure is known, so the model call after it
+			// is the one the failure ends.
+			wait := Tool{Name: "search", Fn: func(context.Context, string) (string, error) {
+				for rec.Err() == nil {
+					runtime.Gosched()
+				}
+				return "found", nil
+			}}
 			m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("never"))
 			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Sink: &FailingSink{}, RecorderOptions: &recorder.Options{Policy: recorder.Escalate}},
+				Model: m, Tools: []tool.BaseTool{wait},
+				Config: &lookout.Config{Recorder: rec},
 				Check: func(t *testing.T, r Result) {
 					require.Error(t, r.Err)
 					assert.ErrorIs(t, r.Err, ErrDiskFull)
 					assert.ErrorIs(t, r.Err, recorder.ErrSinkFailed)
-					assert.Zero(t, m.Calls(), "the run ended before the first model call")
+					assert.Equal(t, 1, m.Calls(), "the run ended before the second model call")
 				},
 			}
 		}},
@@ -973,7 +960,7 @@ func openAIScenarios() []Scenario {
 			require.NoError(t, err)
 			return Spec{
 				Model: chat, Tools: []tool.BaseTool{Echo("search")},
-				Config: &engine.Config{Limits: budget.Limits{MaxTokens: 1000}},
+				Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					assert.Equal(t, "Found it.", r.Final.Content)

@@ -8,7 +8,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout/adapters/internal/engine"
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -22,7 +22,7 @@ type Adapter struct {
 	// it produced. A streamed run is read to its end.
 	Run func(t testing.TB, in Input) Outcome
 	// New validates cfg the way the adapter's constructor does.
-	New func(cfg *engine.Config) error
+	New func(cfg *lookout.Config) error
 	// Session is the adapter's lookup of the run's session from inside a
 	// tool.
 	Session func(ctx context.Context) (*session.Store, bool)
@@ -42,7 +42,7 @@ type Adapter struct {
 type Input struct {
 	Model  model.ToolCallingChatModel
 	Tools  []tool.BaseTool
-	Config *engine.Config
+	Config *lookout.Config
 	// Ctx carries the session the run uses.
 	Ctx   context.Context
 	Query string
@@ -91,7 +91,7 @@ var Both = []Mode{Generate, Stream}
 type Spec struct {
 	Model         model.ToolCallingChatModel
 	Tools         []tool.BaseTool
-	Config        *engine.Config
+	Config        *lookout.Config
 	Store         *session.Store
 	Query         string
 	TextThenCalls bool
@@ -172,6 +172,9 @@ func runSpec(t *testing.T, a Adapter, s Spec, m Mode) Result {
 		Ctx: ctx, Query: query,
 		Mode: m, TextThenCalls: s.TextThenCalls,
 	})
+	// The run has ended: a recording is complete once its Recorder has
+	// delivered what the run queued.
+	Flush(t)
 	r := Result{Outcome: o, Mode: m, Store: store, Adapter: a}
 	if s.Check != nil {
 		s.Check(t, r)

@@ -1,7 +1,6 @@
-// Package engine holds what Lookout's Eino adapters share: the
-// configuration, the per-run state (session, budget tracker, observer
-// pipeline), the bookkeeping around a tool call, budget enforcement, the
-// injected messages and model-call charging. The adapters (lookoutadk for
-// ADK agents, lookoutreact for react agents and compose graphs) wire it to
-// their runtime's hooks.
+// Package engine is the Eino glue Lookout's adapters share, over the
+// runtime-neutral core in the root package: a chat model that charges
+// and records every attempt, streamed tool results passed through to
+// their end, interrupts told from errors, and the mark of the tool call a
+// ctx runs inside.
 package engine

@@ -2,22 +2,22 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"io"
-	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 )
 
 // ChargingModel charges the run's budget for every call, streaming ones
-// included. Usage comes from the reply's ResponseMeta.Usage; for a stream,
-// from the last chunk that carries it, charged when the stream ends.
+// included, and records it. Usage comes from the reply's
+// ResponseMeta.Usage; for a stream, from its chunks, charged when the
+// stream ends.
 type ChargingModel struct {
 	Inner model.BaseChatModel
-	Run   *Run
+	Run   *lookout.Run
 	// ForbidToolsOnWrapUp adds model.WithToolChoice(schema.ToolChoiceForbidden)
 	// to the call's options once the run has been given a wrap-up turn.
 	ForbidToolsOnWrapUp bool
@@ -35,66 +35,50 @@ func (c *ChargingModel) options(opts []model.Option) []model.Option {
 	return append(opts[:len(opts):len(opts)], model.WithToolChoice(schema.ToolChoiceForbidden))
 }
 
-// Generate calls the inner model and charges its usage. Should Lookout's
-// own work before or after the call panic, the panic goes to Cfg.OnError
-// and the call, or its reply, goes on. One guard covers both; a panic in
-// the inner model is the model's and goes on.
-func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
-	stage := stageBefore
-	defer func() {
-		if stage == stageRunning {
-			return
-		}
-		p := recover()
-		if p == nil {
-			return
-		}
-		if stage == stageBefore {
-			c.Run.fault(ctx, "preparing a model call", p)
-			stage = stageRunning
-			out, err = c.Inner.Generate(ctx, input, opts...)
-			return
-		}
-		c.Run.fault(ctx, "charging a model call", p)
-		err = nil
-	}()
+// request describes a call with opts for the recording.
+func (c *ChargingModel) request(opts []model.Option) lookout.ModelRequest {
+	o := model.GetCommonOptions(&model.Options{}, opts...)
+	req := lookout.ModelRequest{Tools: o.Tools}
+	if len(req.Tools) == 0 {
+		req.Tools = c.Tools // bound with WithTools rather than passed per call
+	}
+	if o.Model != nil {
+		req.Model = *o.Model
+	}
+	req.ToolChoiceForbidden = o.ToolChoice != nil && *o.ToolChoice == schema.ToolChoiceForbidden
+	return req
+}
+
+// Generate calls the inner model and charges its usage.
+func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	opts = c.options(opts)
-	start, err := c.prepare(ctx, input, opts)
+	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelRequest { return c.request(opts) })
 	if err != nil {
 		return nil, err
 	}
-	stage = stageRunning
-	out, err = c.Inner.Generate(ctx, input, opts...)
-	if err != nil {
-		return out, budgetDeadline(ctx, err)
-	}
-	stage = stageAfter
-	toolCalls := -1
-	if out != nil {
-		toolCalls = len(out.ToolCalls)
-	}
-	return out, c.charge(ctx, out, UsageOf(out), toolCalls, start)
+	out, err := c.Inner.Generate(ctx, input, opts...)
+	return out, call.End(ctx, out, err)
 }
 
 // Stream calls the inner model and charges its usage at the end of the
-// stream. Faults in Lookout's own work are handled as in Generate.
+// stream.
 func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	opts = c.options(opts)
-	start, err := c.before(ctx, input, opts)
+	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelRequest { return c.request(opts) })
 	if err != nil {
 		return nil, err
 	}
 	sr, err := c.Inner.Stream(ctx, input, opts...)
 	if err != nil {
-		return sr, budgetDeadline(ctx, err)
+		return sr, call.End(ctx, nil, err)
 	}
 	var last *budget.Usage
 	var calls toolCallCount
 	var chunks []*schema.Message // kept only for the recording
-	recording := c.Run.trace.rec != nil
+	recording := call.Recorded()
 	return schema.StreamReaderWithConvert(sr,
 		func(chunk *schema.Message) (*schema.Message, error) {
-			if u := UsageOf(chunk); u != nil {
+			if u := lookout.UsageOf(chunk); u != nil {
 				last = mergeUsage(last, u)
 			}
 			calls.add(chunk)
@@ -108,14 +92,14 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 			if recording {
 				msg = c.reply(ctx, chunks)
 			}
-			if err := c.after(ctx, msg, last, calls.n(), start); err != nil {
+			if err := call.EndStream(ctx, msg, last, calls.n(), nil); err != nil {
 				return nil, err
 			}
 			return nil, io.EOF
 		}),
 		// An error in mid-stream made from a ctx of the model's own, after
 		// the budget deadline passed, is the budget's.
-		schema.WithErrWrapper(func(err error) error { return budgetDeadline(ctx, err) }),
+		schema.WithErrWrapper(func(err error) error { return call.EndStream(ctx, nil, nil, -1, err) }),
 	), nil
 }
 
@@ -123,62 +107,14 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 func (c *ChargingModel) reply(ctx context.Context, chunks []*schema.Message) *schema.Message {
 	defer func() {
 		if p := recover(); p != nil {
-			c.Run.fault(ctx, "recording a model reply", p)
+			c.Run.OnError(ctx, panicError("recording a model reply", p))
 		}
 	}()
 	msg, err := schema.ConcatMessages(chunks)
 	if err != nil {
-		c.Run.Cfg.OnError(ctx, err)
+		c.Run.OnError(ctx, err)
 	}
 	return msg
-}
-
-// before readies a model call: it returns the run's failure, if any, and
-// records the request. It returns the start of the call for its latency.
-// Should Lookout's own work panic, the panic goes to Cfg.OnError and the
-// call goes ahead.
-func (c *ChargingModel) before(ctx context.Context, input []*schema.Message, opts []model.Option) (start time.Time, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.Run.fault(ctx, "preparing a model call", p)
-			start, err = time.Time{}, nil
-		}
-	}()
-	return c.prepare(ctx, input, opts)
-}
-
-// prepare is before without the guard against panics.
-func (c *ChargingModel) prepare(ctx context.Context, input []*schema.Message, opts []model.Option) (start time.Time, err error) {
-	if err := c.Run.Failure(); err != nil {
-		return time.Time{}, err
-	}
-	c.Run.recordRequest(ctx, input, opts, c.Tools)
-	return c.Run.startLatency(), nil
-}
-
-// after charges a model call's usage u, records its reply msg and tells
-// the observers how many tool calls the reply made; a negative count means
-// there was no reply to tell of. It returns the run's failure, which a
-// spent budget sets. Should Lookout's own work panic, the panic goes to
-// Cfg.OnError and the reply goes on.
-func (c *ChargingModel) after(ctx context.Context, msg *schema.Message, u *budget.Usage, toolCalls int, start time.Time) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.Run.fault(ctx, "charging a model call", p)
-			err = nil
-		}
-	}()
-	return c.charge(ctx, msg, u, toolCalls, start)
-}
-
-// charge is after without the guard against panics.
-func (c *ChargingModel) charge(ctx context.Context, msg *schema.Message, u *budget.Usage, toolCalls int, start time.Time) error {
-	c.Run.Tracker.ChargeModelCall(u)
-	c.Run.recordResponse(ctx, msg, u, c.Run.latencySince(start))
-	if toolCalls >= 0 {
-		c.Run.Pipeline.ModelResponded(ctx, toolCalls)
-	}
-	return c.Run.Failure()
 }
 
 // toolCallCount counts the tool calls of a streamed reply from its
@@ -217,35 +153,5 @@ func mergeUsage(a, b *budget.Usage) *budget.Usage {
 		PromptTokens:     max(a.PromptTokens, b.PromptTokens),
 		CompletionTokens: max(a.CompletionTokens, b.CompletionTokens),
 		TotalTokens:      max(a.TotalTokens, b.TotalTokens),
-	}
-}
-
-// budgetDeadline returns err, or the budget error when the run's budget
-// deadline has passed and err is what the call made of it: a model or tool
-// that derives its own ctx reports plain context.DeadlineExceeded.
-func budgetDeadline(ctx context.Context, err error) error {
-	if ctx.Err() == nil {
-		return err
-	}
-	var ex *budget.ExceededError
-	if errors.As(err, &ex) {
-		return err
-	}
-	if errors.As(context.Cause(ctx), &ex) {
-		return deadlineError{ex}
-	}
-	return err
-}
-
-// UsageOf converts a reply's usage; nil means the provider reported none.
-func UsageOf(msg *schema.Message) *budget.Usage {
-	if msg == nil || msg.ResponseMeta == nil || msg.ResponseMeta.Usage == nil {
-		return nil
-	}
-	u := msg.ResponseMeta.Usage
-	return &budget.Usage{
-		PromptTokens:     int64(u.PromptTokens),
-		CompletionTokens: int64(u.CompletionTokens),
-		TotalTokens:      int64(u.TotalTokens),
 	}
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lookout-go/lookout/session"
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/budget"
 )
 
 // splitUsageModel streams a reply whose usage is split across chunks, as
@@ -36,19 +37,33 @@ func (splitUsageModel) Stream(context.Context, []*schema.Message, ...model.Optio
 	}), nil
 }
 
-func newTestRun(t *testing.T, cfg *Config) *Run {
+// newTestRun starts a root run of cfg, and returns it with its ctx.
+func newTestRun(t *testing.T, cfg *lookout.Config) (context.Context, *lookout.Run) {
 	t.Helper()
-	n, err := cfg.Normalized()
+	l, err := lookout.New(cfg)
 	require.NoError(t, err)
-	r, err := NewRun(&n, session.New(nil))
+	ctx, r, err := l.Start(context.Background(), lookout.StartOptions{})
 	require.NoError(t, err)
-	return r
+	t.Cleanup(func() { r.End(ctx, nil) })
+	return ctx, r
+}
+
+// checkBudgetDeadline checks that err is the time budget's error, which
+// is also a deadline.
+func checkBudgetDeadline(t *testing.T, err error) {
+	t.Helper()
+	require.Error(t, err)
+	assert.ErrorIs(t, err, budget.ErrExceeded)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	var ex *budget.ExceededError
+	require.ErrorAs(t, err, &ex)
+	assert.Equal(t, budget.Time, ex.Resource)
 }
 
 func TestAStreamWithUsageSplitAcrossChunksIsChargedInFull(t *testing.T) {
-	r := newTestRun(t, &Config{})
+	ctx, r := newTestRun(t, &lookout.Config{})
 	c := &ChargingModel{Inner: splitUsageModel{}, Run: r}
-	sr, err := c.Stream(context.Background(), []*schema.Message{schema.UserMessage("hi")})
+	sr, err := c.Stream(ctx, []*schema.Message{schema.UserMessage("hi")})
 	require.NoError(t, err)
 	for {
 		if _, err := sr.Recv(); err != nil {
@@ -56,7 +71,7 @@ func TestAStreamWithUsageSplitAcrossChunksIsChargedInFull(t *testing.T) {
 			break
 		}
 	}
-	b := r.Tracker.Budget()
+	b := r.Budget()
 	assert.Equal(t, int64(1000), b.PromptTokens)
 	assert.Equal(t, int64(50), b.CompletionTokens)
 	assert.Equal(t, int64(1050), b.TokensUsed)
@@ -74,9 +89,7 @@ func (ctxErrModel) Generate(ctx context.Context, _ []*schema.Message, _ ...model
 }
 
 func TestAModelCallCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
-	r := newTestRun(t, &Config{})
-	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Millisecond), timeUp)
-	defer cancel()
+	ctx, r := newTestRun(t, &lookout.Config{Limits: budget.Limits{Timeout: time.Millisecond}})
 	c := &ChargingModel{Inner: ctxErrModel{}, Run: r}
 	_, err := c.Generate(ctx, []*schema.Message{schema.UserMessage("hi")})
 	checkBudgetDeadline(t, err)
@@ -100,9 +113,7 @@ func (midStreamModel) Stream(ctx context.Context, _ []*schema.Message, _ ...mode
 }
 
 func TestAStreamCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
-	r := newTestRun(t, &Config{})
-	ctx, cancel := WithDeadline(context.Background(), time.Now().Add(time.Millisecond), timeUp)
-	defer cancel()
+	ctx, r := newTestRun(t, &lookout.Config{Limits: budget.Limits{Timeout: time.Millisecond}})
 	c := &ChargingModel{Inner: midStreamModel{}, Run: r}
 	sr, err := c.Stream(ctx, []*schema.Message{schema.UserMessage("hi")})
 	require.NoError(t, err)
@@ -113,4 +124,31 @@ func TestAStreamCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
 		}
 	}
 	checkBudgetDeadline(t, err)
+}
+func TestToolCallCountMatchesConcatenation(t *testing.T) {
+	idx := func(i int) *int { return &i }
+	tests := map[string][]*schema.Message{
+		"indexed chunks": {
+			{ToolCalls: []schema.ToolCall{{Index: idx(0), ID: "a", Function: schema.FunctionCall{Name: "x"}}}},
+			{ToolCalls: []schema.ToolCall{{Index: idx(0), Function: schema.FunctionCall{Arguments: "{}"}}}},
+			{ToolCalls: []schema.ToolCall{{Index: idx(1), ID: "b", Function: schema.FunctionCall{Name: "y"}}}},
+		},
+		"whole calls without an index": {
+			{ToolCalls: []schema.ToolCall{{ID: "a", Function: schema.FunctionCall{Name: "x"}}, {ID: "b", Function: schema.FunctionCall{Name: "y"}}}},
+		},
+		"text only": {{Content: "hello"}, nil, {Content: " world"}},
+	}
+	for name, chunks := range tests {
+		var c toolCallCount
+		var nonNil []*schema.Message
+		for _, ch := range chunks {
+			c.add(ch)
+			if ch != nil {
+				nonNil = append(nonNil, ch)
+			}
+		}
+		msg, err := schema.ConcatMessages(nonNil)
+		require.NoError(t, err, name)
+		assert.Equal(t, len(msg.ToolCalls), c.n(), name)
+	}
 }

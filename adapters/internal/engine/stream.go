@@ -1,12 +1,13 @@
 package engine
 
 import (
-	"context"
 	"io"
 	"strings"
 	"sync/atomic"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout"
 )
 
 // PassStream passes a tool's stream through and ends the call when the
@@ -15,11 +16,11 @@ import (
 // mid-stream is passed on as record returns it: part of the output has
 // already reached the model, so it cannot be turned into a message. The
 // zero Call (a call admitted unobserved) gets sr back as it is.
-func PassStream[T any](c *Call, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
-	if c.run == nil {
+func PassStream[T any](c *lookout.ToolCall, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
+	limit := c.MaxRecordBytes()
+	if limit == 0 {
 		return sr
 	}
-	limit := c.run.Cfg.MaxRecordBytes
 	var head strings.Builder
 	// The call ends once: at the stream's first error or at its end,
 	// whichever comes first. A reader that goes on after an error may
@@ -44,18 +45,6 @@ func PassStream[T any](c *Call, sr *schema.StreamReader[T], text func(T) string,
 		}),
 		schema.WithErrWrapper(end),
 	)
-}
-
-// HandOff says the call's tool has handed back a stream, whose end is
-// recorded when the stream is read to its end. An end of the run recorded
-// meanwhile (see Run.EndAfterCalls) does not wait for it: Eino abandons
-// the streams of a tool node that fails, and a stream nobody reads never
-// ends.
-func (c *Call) HandOff(ctx context.Context) {
-	if c.tracked {
-		c.tracked = false
-		c.run.callDone(ctx)
-	}
 }
 
 // TextResult is a multimodal tool result holding only text s.

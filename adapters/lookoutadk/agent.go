@@ -1,0 +1,117 @@
+package lookoutadk
+
+import (
+	"context"
+
+	"github.com/cloudwego/eino/adk"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/internal/engine"
+)
+
+// Agent returns a, wrapped so that each query the Runner runs on it is
+// one Lookout run: Run and Resume start it, the ChatModelAgents inside
+// run as it or as its children, and its end, errors included, is
+// recorded before the iterator reports the last event or the error:
+//
+//	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)})
+//
+// A program that closes its Recorder right after reading the events to
+// their end loses nothing. A run an interrupt pauses is not ended: its
+// Resume goes on with the same recording, from the checkpoint. The
+// returned agent is resumable when a is.
+func (m *Middleware) Agent(a adk.Agent) adk.Agent {
+	w := &agent{inner: a, m: m}
+	if r, ok := a.(adk.ResumableAgent); ok {
+		return &resumable{agent: w, inner: r}
+	}
+	return w
+}
+
+// agent is the wrapper Middleware.Agent returns.
+type agent struct {
+	inner adk.Agent
+	m     *Middleware
+}
+
+func (a *agent) Name(ctx context.Context) string        { return a.inner.Name(ctx) }
+func (a *agent) Description(ctx context.Context) string { return a.inner.Description(ctx) }
+
+// Run starts the query's run, runs the agent under it and ends it when
+// the agent's events end.
+func (a *agent) Run(ctx context.Context, input *adk.AgentInput, opts ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
+	return a.start(ctx, false, func(ctx context.Context) *adk.AsyncIterator[*adk.AgentEvent] {
+		return a.inner.Run(ctx, input, opts...)
+	})
+}
+
+// start starts the run, calls run under it and forwards its events.
+func (a *agent) start(ctx context.Context, resumed bool, run func(context.Context) *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
+	ctx, r, err := a.m.l.Start(ctx, lookout.StartOptions{
+		AgentName: a.inner.Name(ctx),
+		CallID:    engine.ToolCallFrom(ctx),
+		// The recording begins at the first hook inside the agent, where
+		// the checkpoint can be read and the run registered for the
+		// checkpoints to come.
+		Deferred: true,
+		Resumed:  resumed,
+	})
+	if err != nil {
+		it, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
+		gen.Send(&adk.AgentEvent{AgentName: a.inner.Name(ctx), Err: err})
+		gen.Close()
+		return it
+	}
+	if r == nil {
+		return run(ctx)
+	}
+	ctx = context.WithValue(ctx, claimKey{}, &claim{run: r})
+	return forward(ctx, r, run(ctx))
+}
+
+// forward passes the events of in on, ending run r before the event that
+// carries an error and before the end of the events, so that the caller
+// sees neither before run_ended is queued for the recording.
+func forward(ctx context.Context, r *lookout.Run, in *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
+	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
+	end := context.WithoutCancel(ctx)
+	go func() {
+		defer gen.Close()
+		var last error
+		interrupted := false
+		for {
+			ev, ok := in.Next()
+			if !ok {
+				break
+			}
+			if ev != nil && ev.Action != nil && ev.Action.Interrupted != nil {
+				interrupted = true
+			}
+			if ev != nil && ev.Err != nil {
+				last = ev.Err
+				r.End(end, ev.Err)
+			}
+			gen.Send(ev)
+		}
+		if interrupted && last == nil {
+			r.Release() // paused: the resume goes on with the recording
+			return
+		}
+		r.End(end, last)
+	}()
+	return out
+}
+
+// resumable is the wrapper of an agent that can resume.
+type resumable struct {
+	*agent
+	inner adk.ResumableAgent
+}
+
+// Resume starts the run again from a checkpoint: its recording goes on
+// where it stopped, once the agent reads the checkpoint.
+func (a *resumable) Resume(ctx context.Context, info *adk.ResumeInfo, opts ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
+	return a.start(ctx, true, func(ctx context.Context) *adk.AsyncIterator[*adk.AgentEvent] {
+		return a.inner.Resume(ctx, info, opts...)
+	})
+}

@@ -1,0 +1,129 @@
+package lookout
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/budget"
+)
+
+// ModelRequest describes a model call attempt for the recording.
+type ModelRequest struct {
+	// Model names the model, when the call or the client says.
+	Model string
+	// Tools are the tools offered to the model.
+	Tools []*schema.ToolInfo
+	// ToolChoiceForbidden says the call forbids tool calls.
+	ToolChoiceForbidden bool
+}
+
+// ModelCall is one attempt at a model call, from [Run.StartModel] to its
+// end. Every attempt is charged, retries included. The zero ModelCall
+// records and charges nothing.
+type ModelCall struct {
+	run   *Run
+	start time.Time
+}
+
+// StartModel begins a model call attempt with input: it records the
+// request, which req describes; req is called only when the run is
+// recorded. It returns the recording failure that must end the run, if
+// any; the call must not be made then. Should Lookout's own work panic,
+// the panic goes to Config.OnError and the attempt goes ahead unobserved.
+func (r *Run) StartModel(ctx context.Context, input []*schema.Message, req func() ModelRequest) (c ModelCall, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.fault(ctx, "preparing a model call", p)
+			c, err = ModelCall{}, nil
+		}
+	}()
+	if err := r.Failure(); err != nil {
+		return ModelCall{}, err
+	}
+	c.run = r
+	if r.trace.rec != nil {
+		r.writeRequest(ctx, input, req())
+		c.start = r.cfg.Now()
+	}
+	return c, nil
+}
+
+// Recorded reports whether the attempt is recorded, so that its reply is
+// worth collecting.
+func (c ModelCall) Recorded() bool { return c.run != nil && c.run.trace.rec != nil }
+
+// End ends an attempt that answered with reply, or failed with err: the
+// reply's usage is charged (a reply without usage is counted as a call
+// without usage, apart from one that reported zero), the reply is
+// recorded, and the observers learn how many tool calls it made. It
+// returns err, replaced by the budget's error when the budget's deadline
+// cut the call short, or else the recording failure that must end the
+// run.
+func (c ModelCall) End(ctx context.Context, reply *schema.Message, err error) error {
+	toolCalls := -1
+	if reply != nil {
+		toolCalls = len(reply.ToolCalls)
+	}
+	return c.EndStream(ctx, reply, UsageOf(reply), toolCalls, err)
+}
+
+// EndStream is End for a streamed reply, whose usage and tool calls the
+// adapter collected from its chunks: usage nil means none was reported,
+// and toolCalls is negative when there was no reply to count. reply may
+// be nil when nothing is recorded.
+func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *budget.Usage, toolCalls int, err error) (out error) {
+	r := c.run
+	if err != nil {
+		return budgetDeadline(ctx, err)
+	}
+	if r == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.fault(ctx, "charging a model call", p)
+			out = nil
+		}
+	}()
+	r.tracker.ChargeModelCall(usage)
+	if r.trace.rec != nil {
+		r.writeResponse(ctx, reply, usage, r.cfg.Now().Sub(c.start))
+	}
+	if toolCalls >= 0 {
+		r.pipeline.ModelResponded(ctx, toolCalls)
+	}
+	return r.Failure()
+}
+
+// UsageOf converts a reply's usage; nil means the provider reported none.
+func UsageOf(msg *schema.Message) *budget.Usage {
+	if msg == nil || msg.ResponseMeta == nil || msg.ResponseMeta.Usage == nil {
+		return nil
+	}
+	u := msg.ResponseMeta.Usage
+	return &budget.Usage{
+		PromptTokens:     int64(u.PromptTokens),
+		CompletionTokens: int64(u.CompletionTokens),
+		TotalTokens:      int64(u.TotalTokens),
+	}
+}
+
+// budgetDeadline returns err, or the budget error when the run's budget
+// deadline has passed and err is what the call made of it: a model or tool
+// that derives its own ctx reports plain context.DeadlineExceeded.
+func budgetDeadline(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	var ex *budget.ExceededError
+	if errors.As(err, &ex) {
+		return err
+	}
+	if errors.As(context.Cause(ctx), &ex) {
+		return deadlineError{ex}
+	}
+	return err
+}

@@ -1,0 +1,221 @@
+package lookout
+
+import (
+	"context"
+	"time"
+
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+type runKey struct{}
+
+// NewContext returns a copy of ctx carrying r, where the components of
+// the run (tools, models, nested agents) find it with [FromContext]. A nil
+// r marks a run that goes on without Lookout: components under it neither
+// use a run nor start one.
+func NewContext(ctx context.Context, r *Run) context.Context {
+	return context.WithValue(ctx, runKey{}, r)
+}
+
+// FromContext returns the run ctx carries. ok reports whether ctx
+// carries a run or the mark of a run that goes on without Lookout, for
+// which r is nil.
+func FromContext(ctx context.Context) (r *Run, ok bool) {
+	r, ok = ctx.Value(runKey{}).(*Run)
+	return r, ok
+}
+
+// StartOptions describe a run being started. The zero value starts a run
+// of an unnamed agent.
+type StartOptions struct {
+	// AgentName names the agent in the recording.
+	AgentName string
+	// CallID is the tool call of the run on the ctx that starts this
+	// one, for an agent used as a tool.
+	CallID string
+	// Deferred leaves the start of the recording to [Run.Begin], which
+	// may load a checkpoint first: a run resumed from a checkpoint learns
+	// where its recording stopped only once it reads the checkpoint.
+	Deferred bool
+	// Resumed says the run resumes from a checkpoint that Begin will
+	// load, whose budget may have an earlier deadline than a new one.
+	Resumed bool
+}
+
+// Start starts a run and returns ctx carrying it. When ctx carries a run
+// already, the new run is its child: it shares the parent's session,
+// budget and observers and is recorded as a linked sub-run. Otherwise it
+// is a root run, on the session ctx carries (see session.NewContext) or a
+// new one; when time is enforced, the budget's deadline is set on the
+// returned ctx with a *budget.ExceededError as its cause, so that
+// errors.Is(err, budget.ErrExceeded) holds for a run the deadline ends.
+//
+// On a ctx marked to go on without Lookout (NewContext(ctx, nil)), Start
+// returns ctx and a nil run. Start returns an error only when the
+// budget's time is already spent; the run is then recorded as ended with
+// it. Should Lookout's own work panic, the panic goes to Config.OnError and
+// ctx is returned marked to go on without Lookout.
+func (l *Lookout) Start(ctx context.Context, opts StartOptions) (out context.Context, r *Run, err error) {
+	in := ctx
+	defer func() {
+		if p := recover(); p != nil {
+			l.cfg.OnError(in, panicError("starting a run", p))
+			if r != nil && r.cancel != nil {
+				r.cancel()
+			}
+			out, r, err = NewContext(in, nil), nil, nil
+		}
+	}()
+	parent, marked := FromContext(ctx)
+	if parent != nil {
+		c := parent.child(opts.AgentName, opts.CallID)
+		c.setupDone.Store(true)
+		c.startRecording(ctx, parent)
+		return NewContext(ctx, c), c, c.Failure()
+	}
+	if marked {
+		return ctx, nil, nil
+	}
+	return l.startRoot(ctx, opts)
+}
+
+// startRoot starts a root run.
+func (l *Lookout) startRoot(ctx context.Context, opts StartOptions) (context.Context, *Run, error) {
+	store, ok := session.FromContext(ctx)
+	if !ok {
+		store = l.newStore()
+		ctx = session.NewContext(ctx, store)
+	}
+	r, err := l.newRun(store)
+	if err != nil {
+		// The config was checked in New, so this should not happen; if
+		// it does, the agent runs without Lookout rather than failing.
+		l.cfg.OnError(ctx, err)
+		return NewContext(ctx, nil), nil, nil
+	}
+	r.agentName = opts.AgentName
+	ctx = NewContext(ctx, r)
+	if l.cfg.enforced(budget.Time) {
+		if err := r.tracker.Check(budget.Time); err != nil {
+			r.Begin(ctx, nil)
+			r.recordExceeded(ctx, err)
+			r.End(ctx, err)
+			return ctx, r, err
+		}
+		if d, cause, ok := r.deadline(); ok {
+			with := withDeadline
+			if opts.Resumed {
+				// The checkpoint, read at Begin, may hold a budget with
+				// an earlier deadline.
+				with = withMovableDeadline
+			}
+			ctx, r.cancel = with(ctx, d, cause)
+		}
+	}
+	if !opts.Deferred {
+		r.Begin(ctx, nil)
+	}
+	return ctx, r, nil
+}
+
+// deadline returns when, on real time, the deadline of r's budget passes,
+// and the budget error it ends the run with; false when the budget has no
+// deadline. The budget's clock may be injected; a ctx runs on real time.
+func (r *Run) deadline() (time.Time, *budget.ExceededError, bool) {
+	b := r.tracker.Budget()
+	if b.Deadline.IsZero() {
+		return time.Time{}, nil, false
+	}
+	left := b.Deadline.Sub(r.cfg.Now())
+	allowed := b.Deadline.Sub(b.StartedAt).Milliseconds()
+	return time.Now().Add(left), &budget.ExceededError{Resource: budget.Time, Limit: allowed, Used: allowed}, true
+}
+
+// Begin starts the recording of a run started with
+// StartOptions.Deferred, once: load, when not nil, is called first and
+// returns the state of a checkpoint to continue from, or nil for a new
+// run. Later calls return at once, and calls made while the first runs
+// wait for it. The hooks call Begin themselves; an adapter calls it
+// before them when it has a checkpoint to load.
+func (r *Run) Begin(ctx context.Context, load func() *State) {
+	r.setup.Do(func() {
+		defer r.setupDone.Store(true)
+		if load != nil {
+			if st := load(); st != nil {
+				r.restore(ctx, st)
+			}
+		}
+		if r.trace.rec == nil {
+			r.startRecording(ctx, nil)
+		}
+	})
+}
+
+// Begun reports whether the run's Begin is done; a child's always is.
+func (r *Run) Begun() bool { return r.setupDone.Load() }
+
+// Release releases the run's deadline timer without recording an end,
+// for a run an interrupt paused. End releases it too.
+func (r *Run) Release() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+// Session returns the session the run works on.
+func (r *Run) Session() *session.Store { return r.store }
+
+// Budget returns the budget the run charges, shared with its parent and
+// children and with earlier runs on the same session.
+func (r *Run) Budget() budget.Budget { return r.tracker.Budget() }
+
+// Parent returns the run that started this one, or nil for a root.
+func (r *Run) Parent() *Run { return r.parent }
+
+// AgentName returns the name of the run's agent, if known.
+func (r *Run) AgentName() string { return r.agentName }
+
+// WrappingUp reports whether the run has been given a wrap-up turn.
+func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
+
+// Limits returns the limits of the Lookout that started the run.
+func (r *Run) Limits() budget.Limits { return r.cfg.Limits }
+
+// ToolErrors returns what a tool's error does in this run.
+func (r *Run) ToolErrors() ToolErrors { return r.cfg.ToolErrors }
+
+// OnError reports err to the run's error handler.
+func (r *Run) OnError(ctx context.Context, err error) { r.cfg.OnError(ctx, err) }
+
+// ToolCalls returns the last n tool calls the run's session keeps (all of
+// them for n ≤ 0), oldest first; see [ToolCallsOf].
+func (r *Run) ToolCalls(n int) []observer.ToolCallRecord { return ToolCallsOf(r.store, n) }
+
+// Assessment returns the session's current assessment, the one the model
+// is shown while it is fresh; see [AssessmentOf].
+func (r *Run) Assessment() (observer.CurrentAssessment, bool) { return r.current.Latest() }
+
+// BudgetOf returns the budget of the runs on session s, and false when no
+// run has used it.
+func BudgetOf(s *session.Store) (budget.Budget, bool) {
+	return session.ValueOf[budget.Budget](s).Latest()
+}
+
+// ToolCallsOf returns the last n tool calls session s keeps (all of them
+// for n ≤ 0), oldest first. Retention bounds how many are kept; the
+// budget's ToolCalls counts them all.
+func ToolCallsOf(s *session.Store, n int) []observer.ToolCallRecord {
+	calls := session.LogOf[observer.ToolCallRecord](s)
+	if n <= 0 || int64(n) > calls.Total() {
+		n = int(calls.Total())
+	}
+	return calls.Last(n)
+}
+
+// AssessmentOf returns the current assessment of session s: the observers'
+// last merged output, and false when they have said nothing yet.
+func AssessmentOf(s *session.Store) (observer.CurrentAssessment, bool) {
+	return session.ValueOf[observer.CurrentAssessment](s).Latest()
+}
