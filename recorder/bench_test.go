@@ -37,7 +37,7 @@ func BenchmarkRecorderMemorySink(b *testing.B) {
 		{"real clock default redaction", recorder.Options{}, smallResult},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			benchmarkEmit(b, func() recorder.Sink { return recorder.NewMemorySink() }, bc.opts, bc.result)
+			benchmarkEmit(b, func() recorder.Sink { return recorder.NewMemorySink() }, bc.opts, bc.result, true)
 		})
 	}
 }
@@ -47,22 +47,34 @@ func BenchmarkRecorderMemorySink(b *testing.B) {
 // and the sink's pace shows once the queue is full. Each run of runLength
 // records gets a fresh recorder and sink, so the numbers show the
 // recorder, not the garbage collector scanning millions of records kept
-// alive; closing the old one, which waits for its queue, is not timed.
-func benchmarkEmit(b *testing.B, newSink func() recorder.Sink, opts recorder.Options, result string) {
+// alive. Closing the old recorder is not timed: with drain it waits for
+// the sink to take every record; without, it gives up at once and the
+// records still queued are dropped unwritten, so a slow sink does not
+// make the benchmark last for hours.
+func benchmarkEmit(b *testing.B, newSink func() recorder.Sink, opts recorder.Options, result string, drain bool) {
 	ctx := context.Background()
 	opts.Block = true
 	opts.BlockTimeout = time.Minute
+	opts.OnError = func(context.Context, error) {}
 	var rec *recorder.Recorder
 	var run *recorder.Trace
+	giveUp, cancel := context.WithCancel(ctx)
+	cancel()
 	closeRec := func() {
-		if rec != nil {
+		if rec == nil {
+			return
+		}
+		if drain {
 			if err := rec.Close(ctx); err != nil {
 				b.Fatal(err)
 			}
 			if rec.Dropped() != 0 {
 				b.Fatalf("%d records dropped", rec.Dropped())
 			}
+			return
 		}
+		rec.Close(giveUp)
+		rec.Close(ctx) // waits for the goroutine to exit
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -102,10 +114,10 @@ func (slowSink) Write(ctx context.Context, _ *recorder.Record) error {
 func BenchmarkRecorderSlowSink(b *testing.B) {
 	opts := recorder.Options{Clock: fixedClock, QueueSize: runLength}
 	b.Run("memory sink", func(b *testing.B) {
-		benchmarkEmit(b, func() recorder.Sink { return recorder.NewMemorySink() }, opts, smallResult)
+		benchmarkEmit(b, func() recorder.Sink { return recorder.NewMemorySink() }, opts, smallResult, false)
 	})
 	b.Run("1ms sink", func(b *testing.B) {
-		benchmarkEmit(b, func() recorder.Sink { return slowSink{} }, opts, smallResult)
+		benchmarkEmit(b, func() recorder.Sink { return slowSink{} }, opts, smallResult, false)
 	})
 }
 
@@ -114,7 +126,11 @@ func BenchmarkRecorderMemorySinkParallelRuns(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		var rec *recorder.Recorder
-		defer func() { rec.Close(ctx) }()
+		defer func() {
+			if rec != nil {
+				rec.Close(ctx)
+			}
+		}()
 		var run *recorder.Trace
 		for i := 0; pb.Next(); i++ {
 			if i%runLength == 0 {

@@ -120,15 +120,15 @@ func (p *processor) enqueue(ctx context.Context, it *item, wait waitMode) error 
 // Flush returns once every record queued before the call has been handed
 // to the sink and the sink has been flushed (see the package's Flush), with
 // the sink's Flush error; or with ctx's error if ctx ends first; or
-// ErrClosed after Close. The zero Recorder returns nil at once.
+// ErrClosed after Close. The zero Recorder, and a nil one, return nil at once.
 //
 // Flush waits for a sink that is slow; the write in progress and the
 // flush itself are bounded by Options.WriteTimeout.
 func (r *Recorder) Flush(ctx context.Context) error {
-	p := r.proc
-	if p == nil {
+	if r == nil || r.proc == nil {
 		return nil
 	}
+	p := r.proc
 	done := make(chan error, 1)
 	if err := p.request(ctx, item{ctx: ctx, flush: done}); err != nil {
 		return err
@@ -172,12 +172,12 @@ func (p *processor) request(ctx context.Context, it item) error {
 // for a shutdown given up on wraps the ctx error that ended it.
 //
 // After Close, emitted records are lost and counted, as for a full queue,
-// with ErrClosed. The zero Recorder returns nil at once.
+// with ErrClosed. The zero Recorder, and a nil one, return nil at once.
 func (r *Recorder) Close(ctx context.Context) error {
-	p := r.proc
-	if p == nil {
+	if r == nil || r.proc == nil {
 		return nil
 	}
+	p := r.proc
 	p.once.Do(func() {
 		close(p.closing)
 		// Wait for emitters that are between their check and their send;

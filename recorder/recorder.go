@@ -159,13 +159,21 @@ func New(sink Sink, opts *Options) *Recorder {
 // Dropped returns how many records were lost, over all runs, under either
 // policy: failed or panicking writes, a full queue, failed redaction or
 // stamping, and records emitted after Close.
-func (r *Recorder) Dropped() uint64 { return r.dropped.Load() }
+func (r *Recorder) Dropped() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.dropped.Load()
+}
 
 // Err returns the first lost record's *SinkError under the Escalate
 // policy, and nil until then or under Drop. Losses happen on the
 // Recorder's goroutine too, so call it after Flush to learn of those of
 // the last records.
 func (r *Recorder) Err() error {
+	if r == nil {
+		return nil
+	}
 	if se := r.failure.Load(); se != nil {
 		return se
 	}
