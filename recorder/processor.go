@@ -22,6 +22,10 @@ type processor struct {
 	blockTimeout time.Duration
 
 	queue   chan item
+	half    int           // len(queue) past which a lingering goroutine is woken
+	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
+	parked  atomic.Bool   // the goroutine waits for wake with an empty queue
+	linger  atomic.Bool   // the goroutine lets records gather before it drains them
 	mu      sync.RWMutex  // emitters hold it for reading while they queue; Close takes it to fence them
 	closing chan struct{} // closed when Close begins: no more items are taken
 	stop    chan struct{} // closed once no emitter is between its check and its send
@@ -69,6 +73,8 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		size = DefaultQueueSize
 	}
 	p.queue = make(chan item, size)
+	p.half = size / 2
+	p.wake = make(chan struct{}, 1)
 	p.wctx.timeout = opts.WriteTimeout
 	if p.wctx.timeout <= 0 {
 		p.wctx.timeout = DefaultWriteTimeout
@@ -93,9 +99,11 @@ func (p *processor) enqueue(ctx context.Context, it *item, wait waitMode) error 
 	}
 	select {
 	case p.queue <- *it:
+		p.poke()
 		return nil
 	default:
 	}
+	p.nudge() // a lingering goroutine would leave the queue full
 	if wait == waitIfBlocking && !p.block {
 		return ErrQueueFull
 	}
@@ -107,6 +115,7 @@ func (p *processor) enqueue(ctx context.Context, it *item, wait waitMode) error 
 	defer timer.Stop()
 	select {
 	case p.queue <- *it:
+		p.poke()
 		return nil
 	case <-p.closing:
 		return ErrClosed
@@ -152,11 +161,40 @@ func (p *processor) request(ctx context.Context, it item) error {
 	}
 	select {
 	case p.queue <- it:
+		p.nudge()
 		return nil
 	case <-p.closing:
 		return ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// poke wakes the goroutine after an emit when it is parked with an empty
+// queue, or lingering with the queue half full. Otherwise it costs an
+// atomic load or two: waking a goroutine for every record would cost the
+// emitter more than everything else it does.
+func (p *processor) poke() {
+	if p.parked.Load() {
+		if p.parked.CompareAndSwap(true, false) {
+			p.signal()
+		}
+	} else if p.linger.Load() && len(p.queue) >= p.half {
+		p.signal()
+	}
+}
+
+// nudge wakes the goroutine whatever it is doing, for a flush request or a
+// full queue.
+func (p *processor) nudge() {
+	p.parked.Store(false)
+	p.signal()
+}
+
+func (p *processor) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -201,21 +239,46 @@ func (r *Recorder) Close(ctx context.Context) error {
 	}
 }
 
+// lingerTime is how long the goroutine, woken by a record, lets more
+// gather before it drains them: one wake-up then serves a batch.
+const lingerTime = time.Millisecond
+
 func (p *processor) loop() {
 	defer close(p.exited)
 	defer p.wctx.timer.Stop()
+	timer := time.NewTimer(lingerTime)
+	timer.Stop()
 	for {
-		select {
-		case p.cur = <-p.queue:
-			p.handle()
-			if len(p.queue) == 0 {
-				p.idle()
+		p.drain()
+		p.idle()
+		// Park until an emit finds the queue empty and wakes us. A record
+		// queued between the drain and parked being set is seen by the
+		// length check, or its emitter sees parked and wakes us.
+		p.parked.Store(true)
+		if len(p.queue) == 0 {
+			select {
+			case <-p.wake:
+			case <-p.stop:
+				p.parked.Store(false)
+				p.drain()
+				p.shutdown()
+				return
 			}
-		case <-p.stop:
-			p.drain()
-			p.shutdown()
-			return
 		}
+		p.parked.Store(false)
+		// Linger, unless the queue is already half full; a flush request,
+		// a half-full queue or Close cuts it short.
+		p.linger.Store(true)
+		if len(p.queue) < p.half {
+			timer.Reset(lingerTime)
+			select {
+			case <-timer.C:
+			case <-p.wake:
+			case <-p.stop:
+			}
+			timer.Stop()
+		}
+		p.linger.Store(false)
 	}
 }
 
