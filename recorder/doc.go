@@ -16,28 +16,58 @@
 // # Recording
 //
 // A Recorder stamps records and hands them to a Sink. Start a run, record
-// what happens, end it:
+// what happens, end it, and Close the Recorder:
 //
 //	sink, err := recorder.NewFileSink("runs/run-1.jsonl", nil)
 //	if err != nil { ... }
-//	defer sink.Close(ctx)
 //	rec := recorder.New(sink, nil)
+//	defer rec.Close(ctx) // writes out the queue, closes the sink, stops the goroutine
 //	run, _ := rec.StartRun(ctx, recorder.RunInfo{AgentName: "migrator"})
 //	run.ToolStarted(ctx, recorder.ToolStarted{CallID: id, Name: "shell", Arguments: args})
 //	run.ToolEnded(ctx, recorder.ToolEnded{CallID: id, Name: "shell", Result: out, Duration: d})
 //	run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
 //
 // Within a run, seq starts at 0 and grows by one per record, also when many
-// goroutines record at once: the seq is assigned and the record written
-// under one per-run lock, so the sink receives a run's records in seq
-// order. Child runs (Run.StartChild) have their own seq and point to their
-// parent. ResumeRun continues a run after a checkpoint.
+// goroutines record at once. Child runs (Trace.StartChild) have their own
+// seq and point to their parent. ResumeRun continues a run after a
+// checkpoint.
 //
-// A failed write follows the Policy: Drop (the default) counts it
-// (Recorder.Dropped, Run.Dropped) and reports it to the error handler,
-// which logs with log/slog unless Options.ErrorHandler is set; Escalate
-// returns a *SinkError that wraps both ErrSinkFailed and the sink's error,
-// so the caller can end the run. A sink that panics is treated as failing.
+// # The processor
+//
+// Writing to the sink is not the agent's business. On the caller's
+// goroutine a Trace method stamps the record (seq and time), cuts and
+// redacts it, and copies it into a bounded queue (Options.QueueSize),
+// under the run's lock so that a run's records enter the queue in seq
+// order. One goroutine, which New starts and Close stops, hands queued
+// records to Sink.Write one at a time, in queue order, so the sink sees
+// each run's records in seq order. No lock of the Recorder is held while
+// the sink runs, and a slow sink only delays the queue.
+//
+// A full queue loses the record at once and counts it (ErrQueueFull).
+// With Options.Block the emit waits for room instead, until its ctx ends or
+// Options.BlockTimeout passes. Trace.End always waits for room, for up to
+// BlockTimeout, even when its ctx has ended. Every sink call gets a ctx
+// that carries the emitting ctx's values and ends after
+// Options.WriteTimeout, or when a Close gives up.
+//
+// Recorder.Flush waits until every record queued before it has been
+// written and the sink flushed. Recorder.Close writes out the queue,
+// closes the sink and stops the goroutine; it is idempotent and honours
+// its ctx: when ctx ends first it returns, the write in progress sees its
+// ctx end and the records still queued are dropped and counted.
+//
+// # Lost records and policies
+//
+// A record is lost when the sink's Write fails (or panics), when the queue
+// is full, when a Redactor or the Clock panics, when it holds JSON nested
+// too deeply, or when it is emitted after Close. A lost record keeps its
+// seq, so a stored trajectory shows a gap, and is counted under either
+// policy (Recorder.Dropped, Trace.Dropped). Drop, the default, reports
+// each loss as a *SinkError to Options.OnError (log/slog by default) and
+// lets the run go on. Escalate keeps the first loss: Recorder.Err returns
+// it, and so does every Trace method from then on, so the run can end
+// itself; records emitted later are still written, and later losses go to
+// OnError. A *SinkError wraps both ErrSinkFailed and its cause.
 //
 // Before any sink sees a record, tool arguments and results longer than
 // Options.MaxFieldBytes (4 KiB by default) are cut, keeping their full
@@ -49,11 +79,13 @@
 //
 // # Sinks
 //
-// Sink has one method, Write. Sinks that buffer implement Flusher, sinks
-// that hold resources implement Closer; Flush and Close call them when
-// present. The package provides FileSink (JSON Lines through one owned
-// goroutine, files created 0600), MemorySink (for tests) and FanOut. The
-// recorder/sinktest package checks any Sink against the promises above.
+// Sink has one method, Write, called from the Recorder's goroutine; see
+// Sink for what a sink may and may not do. Sinks that buffer implement
+// Flusher, sinks that hold resources implement Closer; Flush and Close
+// call them when present. The package provides FileSink (JSON Lines
+// through a buffer, files created 0600), MemorySink (for tests) and
+// FanOut. The recorder/sinktest package checks any Sink against the
+// promises above.
 //
 // # Reading
 //
@@ -65,29 +97,31 @@
 //
 // # Concurrency
 //
-// Recorder, Run, FileSink, MemorySink and FanOut's sink are safe for
+// Recorder, Trace, FileSink, MemorySink and FanOut's sink are safe for
 // concurrent use. A Reader is not. Record values are plain data.
 //
 // # Common pitfalls
 //
-//   - Close a FileSink when done (or call Close(ctx, sink)): it owns a
-//     goroutine and a buffer, and records still queued are written only by
-//     Flush or Close.
-//   - By default a full FileSink queue drops the record and returns
-//     ErrQueueFull. Under the Escalate policy that ends the run; set
-//     FileOptions.Block (or a larger QueueSize) when no record may be lost.
-//   - A failed write keeps its seq, so a stored trajectory shows a gap
+//   - Close the Recorder (not just the sink) when the program is done:
+//     records still queued are written only by Flush or Close, and are
+//     lost if the program exits first. Close also closes the sink.
+//   - Writes happen after the Trace method returns. Read a MemorySink, or
+//     the file of a FileSink, after Recorder.Flush or Close; check
+//     Recorder.Err after Flush to learn of a failure of the last records.
+//   - By default a full queue drops the record. Under the Escalate policy
+//     that ends the run; set Options.Block (or a larger QueueSize) when no
+//     record may be lost to a burst.
+//   - A lost record keeps its seq, so a stored trajectory shows a gap
 //     where a record was lost; Dropped counts the gaps.
 //   - Messages are recorded by pointer and not copied unless redaction
-//     changes them. Do not modify a *schema.Message after recording it if
-//     a sink keeps records in memory.
+//     changes them. Do not modify a *schema.Message after recording it.
 //   - Redaction matches common shapes; it is a safety net, not a
 //     guarantee. The Extra maps of messages and tool calls are not
 //     redacted. Add Options.Redactors for secrets of your own.
 //   - ResultBytes and ArgumentsBytes are the sizes of the original text,
 //     before truncation and redaction.
-//   - Run.End writes even when ctx is cancelled; other records honour ctx
-//     as far as the sink does.
+//   - OnError must not call the Recorder's Flush or Close: it may run on
+//     the Recorder's goroutine, which they wait for.
 //   - One file per writer: two processes appending to the same file can
 //     interleave partial lines.
 //   - Extension bodies, *Unknown payloads and tool parameter schemas may

@@ -43,7 +43,7 @@ const DefaultMaxFieldBytes = 4 << 10
 // Defaults of Options.
 const (
 	DefaultQueueSize    = 2048
-	DefaultBlockTimeout = time.Second
+	DefaultBlockTimeout = 250 * time.Millisecond
 	DefaultWriteTimeout = 5 * time.Second
 )
 
@@ -193,9 +193,9 @@ type RunInfo struct {
 	Metadata    map[string]string
 }
 
-// StartRun begins a run and writes its run_started record. It always
-// returns a usable *Run; the error is that of the run_started write (nil
-// under the Drop policy).
+// StartRun begins a run and queues its run_started record. It always
+// returns a usable *Trace; the error is nil under the Drop policy and,
+// under Escalate, the Recorder's first loss if there was one (see Err).
 func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Trace, error) {
 	id := info.RunID
 	if id == "" {
