@@ -1,0 +1,75 @@
+package lookout
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The root package is runtime-neutral: of Eino it imports the message
+// types (schema) and nothing else, so no graph, agent or callbacks
+// machinery comes with it. schema's own dependencies are Eino's internal
+// helpers and schema's subpackages.
+func TestTheRootImportsNoEinoPackageButSchema(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	const eino = "github.com/cloudwego/eino/"
+	for _, pkg := range strings.Fields(string(out)) {
+		rest, ok := strings.CutPrefix(pkg, eino)
+		if !ok {
+			continue
+		}
+		if rest != "schema" && !strings.HasPrefix(rest, "schema/") && !strings.HasPrefix(rest, "internal") {
+			t.Errorf("the root package depends on %s", pkg)
+		}
+	}
+}
+
+// No exported type is an alias of a type in an internal package, which
+// go doc would show without its fields or methods.
+func TestNoExportedAliasIntoAnInternalPackage(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		internal := map[string]bool{}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if strings.Contains(p, "/internal/") || strings.HasSuffix(p, "/internal") {
+				name := p[strings.LastIndex(p, "/")+1:]
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				internal[name] = true
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !ts.Assign.IsValid() || !ts.Name.IsExported() {
+				return true
+			}
+			if sel, ok := ts.Type.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && internal[x.Name] {
+					t.Errorf("%s: type %s is an alias into internal package %s", fset.Position(ts.Pos()), ts.Name.Name, x.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
