@@ -173,7 +173,7 @@ func (n *Config) fillDefaults() {
 		n.Now = time.Now
 	}
 	if n.OnError == nil {
-		n.OnError = LogError
+		n.OnError = logError
 	} else {
 		n.OnError = guardOnError(n.OnError)
 	}
@@ -251,15 +251,15 @@ func guardOnError(onError func(context.Context, error)) func(context.Context, er
 	return func(ctx context.Context, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				LogError(ctx, fmt.Errorf("lookout: Config.OnError panicked (%v) handling: %w", p, err))
+				logError(ctx, fmt.Errorf("lookout: Config.OnError panicked (%v) handling: %w", p, err))
 			}
 		}()
 		onError(ctx, err)
 	}
 }
 
-// LogError is the default error handler: it logs with log/slog.
-func LogError(ctx context.Context, err error) {
+// logError is the default error handler: it logs with log/slog.
+func logError(ctx context.Context, err error) {
 	slog.WarnContext(ctx, "lookout: error", "error", err)
 }
 

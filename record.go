@@ -94,7 +94,7 @@ func (r *Run) startRecording(ctx context.Context, parent *Run) {
 		},
 	}
 	if r.callID != "" {
-		info.Metadata = map[string]string{ParentToolCallKey: r.callID}
+		info.Metadata = map[string]string{parentToolCallKey: r.callID}
 	}
 	var err error
 	switch {
@@ -126,10 +126,10 @@ func (r *Run) startRecording(ctx context.Context, parent *Run) {
 	r.note(err)
 }
 
-// ParentToolCallKey is the run_started metadata key naming the parent's
+// parentToolCallKey is the run_started metadata key naming the parent's
 // tool call that started a sub-agent run; the ATIF export links the two
 // through it.
-const ParentToolCallKey = "parent_tool_call_id"
+const parentToolCallKey = "parent_tool_call_id"
 
 func ptr[T any](v T) *T { return &v }
 
@@ -501,7 +501,7 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 		r.cfg.OnError(ctx, err)
 		return
 	}
-	r.note(r.trace.rec.Extension(ctx, EfficacyExtension, body))
+	r.note(r.trace.rec.Extension(ctx, efficacyExtension, body))
 }
 
 // Ended reports whether the run has ended.
@@ -668,6 +668,6 @@ func (c *ToolCall) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, r
 	c.run.note(c.run.trace.rec.ToolEnded(ctx, te))
 }
 
-// EfficacyExtension is the name of the extension records that say how the
+// efficacyExtension is the name of the extension records that say how the
 // agent reacted to an assessment; recorder/summary reads them.
-const EfficacyExtension = "lookout.efficacy"
+const efficacyExtension = "lookout.efficacy"

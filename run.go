@@ -265,11 +265,10 @@ func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
 		r.wrapUp.Store(true)
 		t.WrapUp = true
 		// A fresh slice: the shared one-block turn is never appended to.
-		t.Messages = append(slices.Clip(t.Messages), r.message(WrapUpText(reason), TagWrapUp))
+		t.Messages = append(slices.Clip(t.Messages), r.message(wrapUpText(reason), TagWrapUp))
 	}
 	return t
 }
-
 
 // Reinject returns msgs without the messages this run injected before,
 // followed by add.
@@ -403,8 +402,8 @@ func Injected(msg *schema.Message) (kind string, ok bool) {
 	return kind, ok
 }
 
-// WrapUpText is the reminder of the wrap-up turn.
-func WrapUpText(reason string) string {
+// wrapUpText is the reminder of the wrap-up turn.
+func wrapUpText(reason string) string {
 	return "## Budget nearly spent\n\n" +
 		"Your budget is nearly spent (" + reason + "). Tools are withheld from this turn. " +
 		"Write your final answer now: summarise what you have done, what you found, and what remains to be done."

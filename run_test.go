@@ -90,7 +90,7 @@ func TestSummarizeFoldsWhiteSpaceAndCuts(t *testing.T) {
 		"non\u00a0breaking":          "non breaking",
 		strings.Repeat("x", 200):     strings.Repeat("x", 17) + "...",
 	} {
-		assert.Equal(t, want, Summarize(in, 20), "Summarize(%q)", in)
+		assert.Equal(t, want, summarize(in, 20), "summarize(%q)", in)
 	}
 }
 

@@ -75,7 +75,7 @@ func (r *Run) refuse(ctx context.Context, name, callID string, err error, tracke
 	if r.wrapUp.Load() && errors.As(err, &ex) {
 		r.ignored.CompareAndSwap(nil, ex)
 	}
-	refusal := Refusal(err)
+	refusal := refusal(err)
 	r.recordRefused(ctx, name, callID, refusal, err)
 	if tracked {
 		r.callDone(ctx)
@@ -94,8 +94,8 @@ func panicError(what string, p any) error {
 	return fmt.Errorf("lookout: %s panicked: %v", what, p)
 }
 
-// Refusal is the tool message for a call the budget did not allow.
-func Refusal(err error) string {
+// refusal is the tool message for a call the budget did not allow.
+func refusal(err error) string {
 	var ex *budget.ExceededError
 	if errors.As(err, &ex) && ex.Resource == budget.ToolCalls {
 		return "Tool call refused: the tool-call budget is spent (" + err.Error() + "). " +
@@ -176,15 +176,15 @@ func (c *ToolCall) record(ctx context.Context, result string, err error) (out er
 	rec := observer.ToolCallRecord{
 		CallID:        c.id,
 		ToolName:      c.name,
-		ParamsSummary: Summarize(c.args, 120),
-		Arguments:     Truncate(c.args, r.cfg.MaxRecordBytes),
-		Result:        Truncate(result, r.cfg.MaxRecordBytes),
+		ParamsSummary: summarize(c.args, 120),
+		Arguments:     truncate(c.args, r.cfg.MaxRecordBytes),
+		Result:        truncate(result, r.cfg.MaxRecordBytes),
 		Success:       out == nil,
 		Timestamp:     end,
 		Duration:      end.Sub(c.started),
 	}
 	if out != nil {
-		rec.ErrorMessage = Truncate(out.Error(), r.cfg.MaxRecordBytes)
+		rec.ErrorMessage = truncate(out.Error(), r.cfg.MaxRecordBytes)
 	}
 	if r.trace.rec == nil {
 		r.pipeline.AfterToolCall(ctx, rec)
@@ -252,10 +252,10 @@ func (c *ToolCall) MaxRecordBytes() int {
 	return c.run.cfg.MaxRecordBytes
 }
 
-// Truncate cuts s to at most n bytes on a rune boundary. A cut string is
+// truncate cuts s to at most n bytes on a rune boundary. A cut string is
 // a copy: the call log keeps thousands of calls, and a slice of a tool's
 // output would keep all of that output in memory.
-func Truncate(s string, n int) string {
+func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -271,9 +271,9 @@ func runeCut(s string, n int) int {
 	return n
 }
 
-// Summarize abbreviates arguments for evidence lines: white space folded,
+// summarize abbreviates arguments for evidence lines: white space folded,
 // cut to n bytes with an ellipsis.
-func Summarize(args string, n int) string {
+func summarize(args string, n int) string {
 	s := args
 	if needsFolding(s) {
 		s = strings.Join(strings.Fields(s), " ")
@@ -285,7 +285,7 @@ func Summarize(args string, n int) string {
 }
 
 // needsFolding reports whether s has white space other than single spaces
-// between words, which Summarize folds. Compact JSON, the usual case, has
+// between words, which summarize folds. Compact JSON, the usual case, has
 // none, and is then used as it is.
 func needsFolding(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -25,12 +25,12 @@ func within(part, whole string) bool {
 
 func TestTruncateKeepsNothingOfWhatItCuts(t *testing.T) {
 	long := strings.Repeat("é", 1000) // 2,000 bytes
-	cut := Truncate(long, 1001)
+	cut := truncate(long, 1001)
 	assert.Equal(t, strings.Repeat("é", 500), cut, "cut on a rune boundary")
 	assert.False(t, within(cut, long), "a cut string must not hold on to the original's memory")
 
 	short := "fits"
-	assert.True(t, within(Truncate(short, 10), short), "a string that fits is returned as it is")
+	assert.True(t, within(truncate(short, 10), short), "a string that fits is returned as it is")
 }
 
 // A tool's huge output must not stay in memory through the call log, which

@@ -27,14 +27,14 @@ func echo(name string) fnTool { return adaptertest.Echo(name) }
 var everyCall = adaptertest.EveryCall
 
 type agentSpec struct {
-	name     string
-	model    model.ToolCallingChatModel
-	tools    []tool.BaseTool
-	cfg      *lookout.Config
-	bare     bool // no Lookout middleware
+	name  string
+	model model.ToolCallingChatModel
+	tools []tool.BaseTool
+	cfg   *lookout.Config
+	bare  bool // no Lookout middleware
 	// inner leaves the agent unwrapped by Middleware.Agent: it runs
 	// inside an agent that is wrapped, such as a transfer target.
-	inner bool
+	inner    bool
 	handlers []adk.ChatModelAgentMiddleware
 	maxIter  int
 }
