@@ -10,8 +10,9 @@ import (
 	"github.com/lookout-go/lookout/budget"
 )
 
-// ModelRequest describes a model call attempt for the recording.
-type ModelRequest struct {
+// ModelOptions describe a model call attempt for the recording: the
+// options it is made with.
+type ModelOptions struct {
 	// Model names the model, when the call or the client says.
 	Model string
 	// Tools are the tools offered to the model.
@@ -33,7 +34,7 @@ type ModelCall struct {
 // recorded. It returns the recording failure that must end the run, if
 // any; the call must not be made then. Should Lookout's own work panic,
 // the panic goes to Config.OnError and the attempt goes ahead unobserved.
-func (r *Run) StartModel(ctx context.Context, input []*schema.Message, req func() ModelRequest) (c ModelCall, err error) {
+func (r *Run) StartModel(ctx context.Context, input []*schema.Message, req func() ModelOptions) (c ModelCall, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.fault(ctx, "preparing a model call", p)

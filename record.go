@@ -510,7 +510,7 @@ func (r *Run) Ended() bool { return r.trace.ended.Load() }
 // writeRequest records a model call about to be made. The offered
 // tools' full definitions go with it only when the set is new to the run;
 // see toolDefinitions.
-func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m ModelRequest) {
+func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m ModelOptions) {
 	if r.trace.hasPaused.Load() {
 		// The paused calls ran again before the model is called again;
 		// the calls of its reply are new ones, whatever their ids.

@@ -46,7 +46,7 @@ func TestRecordRequestSkipsANilToolInfo(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	r := recordingRun(t, sink)
 	tools := append(someTools(), nil)
-	r.writeRequest(context.Background(), nil, ModelRequest{Tools: tools})
+	r.writeRequest(context.Background(), nil, ModelOptions{Tools: tools})
 	require.NoError(t, r.cfg.Recorder.Flush(context.Background()))
 	req := sink.Records()[1].Payload.(*recorder.ModelRequest)
 	if len(req.Tools) != 3 || len(req.ToolDefinitions) != 3 {
@@ -59,7 +59,7 @@ func TestRecordRequestSkipsANilToolInfo(t *testing.T) {
 func BenchmarkRecordRequestSameTools(b *testing.B) {
 	r := recordingRun(b, discard{})
 	ctx := context.Background()
-	req := ModelRequest{Tools: someTools()}
+	req := ModelOptions{Tools: someTools()}
 	input := []*schema.Message{schema.UserMessage("hi")}
 	r.writeRequest(ctx, input, req)
 	b.ReportAllocs()
@@ -75,7 +75,7 @@ func BenchmarkRecordRequestChangedTools(b *testing.B) {
 	r := recordingRun(b, discard{})
 	ctx := context.Background()
 	a, c := someTools(), someTools()[:2]
-	reqs := []ModelRequest{{Tools: a}, {Tools: c}}
+	reqs := []ModelOptions{{Tools: a}, {Tools: c}}
 	input := []*schema.Message{schema.UserMessage("hi")}
 	b.ReportAllocs()
 	b.ResetTimer()

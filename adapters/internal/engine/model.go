@@ -36,9 +36,9 @@ func (c *ChargingModel) options(opts []model.Option) []model.Option {
 }
 
 // request describes a call with opts for the recording.
-func (c *ChargingModel) request(opts []model.Option) lookout.ModelRequest {
+func (c *ChargingModel) request(opts []model.Option) lookout.ModelOptions {
 	o := model.GetCommonOptions(&model.Options{}, opts...)
-	req := lookout.ModelRequest{Tools: o.Tools}
+	req := lookout.ModelOptions{Tools: o.Tools}
 	if len(req.Tools) == 0 {
 		req.Tools = c.Tools // bound with WithTools rather than passed per call
 	}
@@ -52,7 +52,7 @@ func (c *ChargingModel) request(opts []model.Option) lookout.ModelRequest {
 // Generate calls the inner model and charges its usage.
 func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	opts = c.options(opts)
-	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelRequest { return c.request(opts) })
+	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelOptions { return c.request(opts) })
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 // stream.
 func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	opts = c.options(opts)
-	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelRequest { return c.request(opts) })
+	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelOptions { return c.request(opts) })
 	if err != nil {
 		return nil, err
 	}
