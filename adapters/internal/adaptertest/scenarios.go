@@ -36,6 +36,8 @@ func Scenarios() []Scenario {
 	out = append(out, budgetScenarios()...)
 	out = append(out, toolScenarios()...)
 	out = append(out, recordingScenarios()...)
+	out = append(out, recordingBudgetScenarios()...)
+	out = append(out, recordingFaultScenarios()...)
 	out = append(out, openAIScenarios()...)
 	return out
 }
@@ -760,6 +762,13 @@ func recordingScenarios() []Scenario {
 				require.Equal(t, want, assessed, "assessment records in call-index order: the last is the current one")
 			}
 		}},
+	}
+}
+
+// recordingBudgetScenarios are the recording's scenarios where the
+// budget stops a run or refuses a call.
+func recordingBudgetScenarios() []Scenario {
+	return []Scenario{
 		{Name: "a budget stop is recorded", Build: func(t *testing.T, _ Adapter) Spec {
 			sink := recorder.NewMemorySink()
 			return Spec{
@@ -835,6 +844,13 @@ func recordingScenarios() []Scenario {
 				},
 			}
 		}},
+	}
+}
+
+// recordingFaultScenarios are the recording's scenarios where something
+// fails: the model, a tool or the sink.
+func recordingFaultScenarios() []Scenario {
+	return []Scenario{
 		{Name: "an error end is recorded", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
 			sink := recorder.NewMemorySink()
 			return Spec{
