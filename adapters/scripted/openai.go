@@ -124,6 +124,28 @@ func (h *openaiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// deltaOf converts a streamed chunk to the wire's delta; the first chunk
+// names the role.
+func deltaOf(chunk *schema.Message, first bool) streamDelta {
+	delta := streamDelta{Content: chunk.Content, ReasoningContent: chunk.ReasoningContent}
+	if first {
+		delta.Role = string(schema.Assistant)
+	}
+	for i, c := range chunk.ToolCalls {
+		index := i
+		if c.Index != nil {
+			index = *c.Index
+		}
+		delta.ToolCalls = append(delta.ToolCalls, wireToolCall{
+			Index:    &index,
+			ID:       c.ID,
+			Type:     c.Type,
+			Function: wireFunction{Name: c.Function.Name, Arguments: c.Function.Arguments},
+		})
+	}
+	return delta
+}
+
 func (h *openaiHandler) stream(w http.ResponseWriter, r *http.Request, req *chatRequest, id string, input []*schema.Message, opts []model.Option) {
 	sr, err := h.m.Stream(r.Context(), input, opts...)
 	if err != nil {
@@ -162,23 +184,8 @@ func (h *openaiHandler) stream(w http.ResponseWriter, r *http.Request, req *chat
 		if u := wireUsage(chunk); u != nil {
 			usage = u
 		}
-		delta := streamDelta{Content: chunk.Content, ReasoningContent: chunk.ReasoningContent}
-		if first {
-			delta.Role = string(schema.Assistant)
-			first = false
-		}
-		for i, c := range chunk.ToolCalls {
-			index := i
-			if c.Index != nil {
-				index = *c.Index
-			}
-			delta.ToolCalls = append(delta.ToolCalls, wireToolCall{
-				Index:    &index,
-				ID:       c.ID,
-				Type:     c.Type,
-				Function: wireFunction{Name: c.Function.Name, Arguments: c.Function.Arguments},
-			})
-		}
+		delta := deltaOf(chunk, first)
+		first = false
 		reason := finishReason(chunk)
 		if delta.empty() && reason == nil {
 			continue
