@@ -244,6 +244,17 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscapes maps the ASCII bytes JSON escapes with a letter to it.
+var shortEscapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
+// appendEscaped appends the JSON escape of ASCII byte c.
+func appendEscaped(b []byte, c byte) []byte {
+	if e := shortEscapes[c]; e != 0 {
+		return append(b, '\\', e)
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+}
+
 // appendString appends s as a JSON string. It escapes what JSON requires
 // plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
 // with U+FFFD, and leaves HTML characters alone.
@@ -257,23 +268,7 @@ func appendString(b []byte, s string) []byte {
 				i++
 				continue
 			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
+			b = appendEscaped(append(b, s[start:i]...), c)
 			i++
 			start = i
 			continue
