@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // The root package is runtime-neutral: of Eino it imports the message
@@ -71,5 +73,40 @@ func TestNoExportedAliasIntoAnInternalPackage(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The packages a program that attaches Lookout imports together.
+var usedTogether = []string{".", "budget", "observer", "recorder", "session", "simulate",
+	"adapters/lookoutadk", "adapters/lookoutreact", "adapters/simtarget"}
+
+// No two of them export a type of the same name, so every type reads
+// unambiguously at the call site.
+func TestNoTwoPackagesUsedTogetherExportOneTypeName(t *testing.T) {
+	owner := map[string]string{}
+	fset := token.NewFileSet()
+	for _, dir := range usedTogether {
+		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		for _, pkg := range pkgs {
+			for _, f := range pkg.Files {
+				for _, decl := range f.Decls {
+					gd, ok := decl.(*ast.GenDecl)
+					if !ok || gd.Tok != token.TYPE {
+						continue
+					}
+					for _, spec := range gd.Specs {
+						name := spec.(*ast.TypeSpec).Name.Name
+						if !ast.IsExported(name) {
+							continue
+						}
+						if other, ok := owner[name]; ok && other != dir {
+							t.Errorf("type %s is exported by both %s and %s", name, other, dir)
+						}
+						owner[name] = dir
+					}
+				}
+			}
+		}
 	}
 }

@@ -636,13 +636,13 @@ func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.
 	}
 }
 
-func (c *ToolCall) recordStart(ctx context.Context) {
+func (c *Call) recordStart(ctx context.Context) {
 	if c.run.trace.rec != nil {
 		c.writeStart(ctx)
 	}
 }
 
-func (c *ToolCall) writeStart(ctx context.Context) {
+func (c *Call) writeStart(ctx context.Context) {
 	if c.run.trace.hasPaused.Load() && c.run.unpause(c.id) {
 		return // started before the interrupt that paused it
 	}
@@ -660,7 +660,7 @@ func (r *Run) recordRefused(ctx context.Context, name, callID, refusal string, e
 	}
 }
 
-func (c *ToolCall) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
+func (c *Call) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
 	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: rec.Duration, CallIndex: int(rec.CallIndex)}
 	if err != nil {
 		te.Error = err.Error()

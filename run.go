@@ -23,7 +23,7 @@ import (
 // of the run on the ctx); [Run.BeforeModel] gates each model call and
 // gives what to inject; [Run.StartModel] and [ModelCall.End] charge and
 // record each attempt; [Run.Admit] admits each tool call and
-// [ToolCall.End] ends it; [Run.End] records how the run ended.
+// [Call.End] ends it; [Run.End] records how the run ended.
 // [Run.State] and [Run.Restore] carry it through a checkpoint.
 type Run struct {
 	l     *Lookout

@@ -13,10 +13,10 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// ToolCall is one tool call in flight, from [Run.Admit] to its end. The
-// zero ToolCall stands for a call Lookout does not observe: its methods
+// Call is one tool call in flight, from [Run.Admit] to its end. The
+// zero Call stands for a call Lookout does not observe: its methods
 // pass the tool's outcome through and record nothing.
-type ToolCall struct {
+type Call struct {
 	run     *Run
 	name    string
 	id      string
@@ -34,20 +34,20 @@ type ToolCall struct {
 //
 // Should Lookout's own work panic, the panic goes to Config.OnError and
 // the call runs unobserved: Admit returns the zero ToolCall.
-func (r *Run) Admit(ctx context.Context, name, callID, args string) (c ToolCall, refusal string, err error) {
+func (r *Run) Admit(ctx context.Context, name, callID, args string) (c Call, refusal string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.fault(ctx, "admitting tool call "+callID, p)
-			c, refusal, err = ToolCall{}, "", nil
+			c, refusal, err = Call{}, "", nil
 		}
 	}()
 	return r.admit(ctx, name, callID, args)
 }
 
 // admit is Admit without the guard against panics.
-func (r *Run) admit(ctx context.Context, name, callID, args string) (c ToolCall, refusal string, err error) {
+func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, refusal string, err error) {
 	if err := r.Failure(); err != nil {
-		return ToolCall{}, "", err
+		return Call{}, "", err
 	}
 	if !r.setupDone.Load() {
 		r.Begin(ctx, nil)
@@ -60,9 +60,9 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c ToolCall,
 		r.callArrived()
 	}
 	if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
-		return ToolCall{}, r.refuse(ctx, name, callID, err, tracked), r.Failure()
+		return Call{}, r.refuse(ctx, name, callID, err, tracked), r.Failure()
 	}
-	c = ToolCall{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
+	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
 	c.recordStart(ctx)
 	return c, "", nil
 }
@@ -108,7 +108,7 @@ func refusal(err error) string {
 // call it from a deferred function while the tool's panic unwinds,
 // without recovering it: the panic goes on to the runtime as it would
 // without Lookout, and the call is not left started and never ended.
-func (c *ToolCall) EndPanicked(ctx context.Context) {
+func (c *Call) EndPanicked(ctx context.Context) {
 	_, _ = c.End(ctx, "", ErrToolPanicked)
 }
 
@@ -118,7 +118,7 @@ func (c *ToolCall) EndPanicked(ctx context.Context) {
 // is the budget's. A call that ends the run this way should be followed
 // by [Run.EndAfterCalls]. Should Lookout's own work panic, the panic goes
 // to Config.OnError and result and err pass through.
-func (c *ToolCall) End(ctx context.Context, result string, err error) (msg string, out error) {
+func (c *Call) End(ctx context.Context, result string, err error) (msg string, out error) {
 	if c.run == nil {
 		return result, err
 	}
@@ -147,7 +147,7 @@ func (c *ToolCall) End(ctx context.Context, result string, err error) (msg strin
 // output, err the stream's error. It returns err, or the budget's error
 // when the deadline cut the stream short. Part of the output has already
 // reached the model, so an error is not turned into a message.
-func (c *ToolCall) EndStream(ctx context.Context, result string, err error) (out error) {
+func (c *Call) EndStream(ctx context.Context, result string, err error) (out error) {
 	if c.run == nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (c *ToolCall) EndStream(ctx context.Context, result string, err error) (out
 // record writes the call to the session and runs the observers. It
 // returns the call's error, replaced by the run's budget error when the
 // deadline cut the call short.
-func (c *ToolCall) record(ctx context.Context, result string, err error) (out error) {
+func (c *Call) record(ctx context.Context, result string, err error) (out error) {
 	r := c.run
 	if c.tracked {
 		defer r.callDone(ctx)
@@ -199,7 +199,7 @@ func (c *ToolCall) record(ctx context.Context, result string, err error) (out er
 // the recording in the order of their call indices, and the last
 // assessment recorded is the current one. A sub-agent the call started
 // and that is still open (it failed, so no hook ended it) is ended first.
-func (c *ToolCall) writeInOrder(ctx context.Context, rec observer.ToolCallRecord, result string, err error) {
+func (c *Call) writeInOrder(ctx context.Context, rec observer.ToolCallRecord, result string, err error) {
 	r := c.run
 	r.family.endChild(ctx, r.trace.rec.ID()+"/"+c.id, err)
 	r.trace.order.Lock()
@@ -214,7 +214,7 @@ func (c *ToolCall) writeInOrder(ctx context.Context, rec observer.ToolCallRecord
 // reserved is given back: a call that a human was asked to approve must
 // not be refused on the resume for having asked. Its tool_started,
 // written already, is not written again (see State).
-func (c *ToolCall) Pause(ctx context.Context) {
+func (c *Call) Pause(ctx context.Context) {
 	if c.run == nil {
 		return
 	}
@@ -235,7 +235,7 @@ func (c *ToolCall) Pause(ctx context.Context) {
 // the run recorded meanwhile (see Run.EndAfterCalls) does not wait for
 // it: a runtime may abandon the streams of a tool node that fails, and a
 // stream nobody reads never ends.
-func (c *ToolCall) HandOff(ctx context.Context) {
+func (c *Call) HandOff(ctx context.Context) {
 	if c.tracked {
 		c.tracked = false
 		c.run.callDone(ctx)
@@ -245,7 +245,7 @@ func (c *ToolCall) HandOff(ctx context.Context) {
 // MaxRecordBytes returns how much of a call's output the observers keep,
 // which is all a streaming adapter needs to collect; 0 for the zero
 // ToolCall.
-func (c *ToolCall) MaxRecordBytes() int {
+func (c *Call) MaxRecordBytes() int {
 	if c.run == nil {
 		return 0
 	}

@@ -313,7 +313,7 @@ func TestCloseIsIdempotent(t *testing.T) {
 func TestEmittingAfterCloseDropsOrEscalates(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		policy  recorder.Policy
+		policy  recorder.LossPolicy
 		wantErr bool
 	}{{recorder.Drop, false}, {recorder.Escalate, true}} {
 		t.Run(fmt.Sprintf("policy %d", tc.policy), func(t *testing.T) {

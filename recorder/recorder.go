@@ -15,19 +15,19 @@ import (
 	"github.com/google/uuid"
 )
 
-// Policy decides what a lost record does to the run. The zero Policy is
+// LossPolicy decides what a lost record does to the run. The zero LossPolicy is
 // Drop. It is a plain value and safe for concurrent use.
 //
 // A record is lost when the sink's Write fails (or panics), when the queue
 // is full, when a Redactor or the Clock panics, when it holds JSON nested
 // too deeply, or when it is emitted after Close. Under both policies a
 // lost record keeps its seq, so it leaves a gap, and is counted in Dropped.
-type Policy int
+type LossPolicy int
 
 const (
 	// Drop reports every lost record to Options.OnError and goes on: the
 	// Trace methods return nil. It is the default.
-	Drop Policy = iota
+	Drop LossPolicy = iota
 	// Escalate keeps the first lost record's *SinkError, which wraps
 	// ErrSinkFailed and the cause: Recorder.Err returns it, and so does
 	// every Trace method from then on, so the run can end itself. Records
@@ -52,7 +52,7 @@ const (
 // afterwards has no effect.
 type Options struct {
 	// Policy is what a lost record does: Drop (default) or Escalate.
-	Policy Policy
+	Policy LossPolicy
 
 	// OnError receives lost records (a *SinkError each) and other
 	// failures of the recorder that the caller does not get back. Nil logs
@@ -119,7 +119,7 @@ type Options struct {
 // default options and starts no goroutine.
 type Recorder struct {
 	sink      Sink
-	policy    Policy
+	policy    LossPolicy
 	onError   func(context.Context, error)
 	clock     func() time.Time
 	newRunID  func() string

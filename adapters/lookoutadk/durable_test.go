@@ -146,7 +146,7 @@ func (s *stuckSink) Write(ctx context.Context, _ *recorder.Record) error {
 // goroutine is left.
 func TestABlockingSinkCannotHangARun(t *testing.T) {
 	for _, forever := range []bool{false, true} {
-		for _, policy := range []recorder.Policy{recorder.Drop, recorder.Escalate} {
+		for _, policy := range []recorder.LossPolicy{recorder.Drop, recorder.Escalate} {
 			for _, block := range []bool{false, true} {
 				name := fmt.Sprintf("forever=%v policy=%d block=%v", forever, policy, block)
 				t.Run(name, func(t *testing.T) { testBlockingSink(t, forever, policy, block) })
@@ -155,7 +155,7 @@ func TestABlockingSinkCannotHangARun(t *testing.T) {
 	}
 }
 
-func testBlockingSink(t *testing.T, forever bool, policy recorder.Policy, block bool) {
+func testBlockingSink(t *testing.T, forever bool, policy recorder.LossPolicy, block bool) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	sink := newStuckSink(forever)
 	rec := recorder.New(sink, &recorder.Options{Policy: policy, Block: block, QueueSize: 4,

@@ -148,7 +148,7 @@ func (m *Middleware) withToolCall(ctx context.Context, tc *adk.ToolContext) cont
 }
 
 // recordStream records the end of a streamed call.
-func recordStream(ctx context.Context, c *lookout.ToolCall) func(result string, err error) error {
+func recordStream(ctx context.Context, c *lookout.Call) func(result string, err error) error {
 	return func(result string, err error) error {
 		return engine.EndStream(ctx, c, result, err)
 	}

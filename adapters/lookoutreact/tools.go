@@ -102,7 +102,7 @@ func invoke[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	text func(O) (string, bool), answer func(string) O,
 ) (O, error) {
-	return around(ctx, l, in, next, answer, func(c *lookout.ToolCall, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *lookout.Call, out O, err error) (O, error) {
 		result, ok := text(out)
 		msg, err := engine.EndCall(ctx, c, result, err)
 		if err != nil {
@@ -126,7 +126,7 @@ func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	chunk func(string) C, text func(C) string,
 ) (O, error) {
 	answer := func(msg string) O { return wrap(schema.StreamReaderFromArray([]C{chunk(msg)})) }
-	return around(ctx, l, in, next, answer, func(c *lookout.ToolCall, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *lookout.Call, out O, err error) (O, error) {
 		var sr *schema.StreamReader[C]
 		if err == nil {
 			sr = chunks(out)
@@ -152,7 +152,7 @@ func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 // Lookout failed to admit because its own work panicked.
 func around[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error), answer func(string) O,
-	after func(c *lookout.ToolCall, out O, err error) (O, error),
+	after func(c *lookout.Call, out O, err error) (O, error),
 ) (O, error) {
 	r := l.toolRun(ctx, in)
 	if r == nil {

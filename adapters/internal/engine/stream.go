@@ -16,7 +16,7 @@ import (
 // mid-stream is passed on as record returns it: part of the output has
 // already reached the model, so it cannot be turned into a message. The
 // zero Call (a call admitted unobserved) gets sr back as it is.
-func PassStream[T any](c *lookout.ToolCall, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
+func PassStream[T any](c *lookout.Call, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
 	limit := c.MaxRecordBytes()
 	if limit == 0 {
 		return sr

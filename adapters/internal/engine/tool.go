@@ -13,7 +13,7 @@ import (
 // ToolCall.End does, except that an interrupt is control flow, not an
 // outcome: the call is paused (Eino runs it again when the run resumes)
 // and result and err pass through.
-func EndCall(ctx context.Context, c *lookout.ToolCall, result string, err error) (string, error) {
+func EndCall(ctx context.Context, c *lookout.Call, result string, err error) (string, error) {
 	if IsInterrupt(err) {
 		c.Pause(ctx)
 		return result, err
@@ -23,7 +23,7 @@ func EndCall(ctx context.Context, c *lookout.ToolCall, result string, err error)
 
 // EndStream ends a streamed tool call as ToolCall.EndStream does, pausing
 // it on an interrupt.
-func EndStream(ctx context.Context, c *lookout.ToolCall, result string, err error) error {
+func EndStream(ctx context.Context, c *lookout.Call, result string, err error) error {
 	if IsInterrupt(err) {
 		c.Pause(ctx)
 		return err
@@ -57,7 +57,7 @@ func Ended(ctx context.Context, r *lookout.Run, err error) error {
 // Guarded runs the tool with run and returns what it returns. Should run
 // panic, the call is recorded as failed (see ToolCall.EndPanicked) and the
 // panic goes on.
-func Guarded[O any](ctx context.Context, c *lookout.ToolCall, run func() (O, error)) (O, error) {
+func Guarded[O any](ctx context.Context, c *lookout.Call, run func() (O, error)) (O, error) {
 	done := false
 	defer func() {
 		if !done {
