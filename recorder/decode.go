@@ -26,28 +26,12 @@ func decodeRecord(data []byte, r *Record) error {
 // record turns the envelope into a Record, decoding the payload. With fast
 // set, common payloads are tried without reflection first.
 func (w *wireRecord) record(r *Record, fast bool) error {
-	if w.SchemaVersion > SchemaVersion {
-		return &VersionError{Seen: w.SchemaVersion, Supported: SchemaVersion}
+	if err := w.checkEnvelope(); err != nil {
+		return err
 	}
-	if w.SchemaVersion < 0 {
-		return fmt.Errorf("%w: negative schema_version %d", ErrMalformed, w.SchemaVersion)
-	}
-	if w.Kind == "" {
-		return fmt.Errorf("%w: missing kind", ErrMalformed)
-	}
-	p := newPayload(w.Kind)
-	if p == nil {
-		if len(w.Payload) > 0 && !json.Valid(w.Payload) {
-			return fmt.Errorf("%w: %s payload is not valid JSON", ErrMalformed, w.Kind)
-		}
-		p = &Unknown{Name: w.Kind, Body: append(json.RawMessage(nil), w.Payload...)}
-	} else if len(w.Payload) > 0 && !bytes.Equal(w.Payload, []byte("null")) {
-		if !fast || !decodeFlatPayload(w.Payload, p) {
-			p = newPayload(w.Kind) // drop anything the fast path half-filled
-			if err := json.Unmarshal(w.Payload, p); err != nil {
-				return fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
-			}
-		}
+	p, err := w.payload(fast)
+	if err != nil {
+		return err
 	}
 	*r = Record{
 		SchemaVersion: w.SchemaVersion,
@@ -61,6 +45,45 @@ func (w *wireRecord) record(r *Record, fast bool) error {
 	return nil
 }
 
+// checkEnvelope reports an envelope this version cannot read: a newer
+// schema version, a negative one, or no kind.
+func (w *wireRecord) checkEnvelope() error {
+	if w.SchemaVersion > SchemaVersion {
+		return &VersionError{Seen: w.SchemaVersion, Supported: SchemaVersion}
+	}
+	if w.SchemaVersion < 0 {
+		return fmt.Errorf("%w: negative schema_version %d", ErrMalformed, w.SchemaVersion)
+	}
+	if w.Kind == "" {
+		return fmt.Errorf("%w: missing kind", ErrMalformed)
+	}
+	return nil
+}
+
+// payload decodes the payload of the envelope's kind. A kind this version
+// does not know keeps its body, which must still be valid JSON, as an
+// Unknown; a missing or null payload leaves the kind's zero payload.
+func (w *wireRecord) payload(fast bool) (Payload, error) {
+	p := newPayload(w.Kind)
+	if p == nil {
+		if len(w.Payload) > 0 && !json.Valid(w.Payload) {
+			return nil, fmt.Errorf("%w: %s payload is not valid JSON", ErrMalformed, w.Kind)
+		}
+		return &Unknown{Name: w.Kind, Body: append(json.RawMessage(nil), w.Payload...)}, nil
+	}
+	if len(w.Payload) == 0 || bytes.Equal(w.Payload, []byte("null")) {
+		return p, nil
+	}
+	if fast && decodeFlatPayload(w.Payload, p) {
+		return p, nil
+	}
+	p = newPayload(w.Kind) // drop anything the fast path half-filled
+	if err := json.Unmarshal(w.Payload, p); err != nil {
+		return nil, fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
+	}
+	return p, nil
+}
+
 // scanEnvelope fills w from data when data is an object whose fields are
 // all envelope fields with plain values. It reports false, leaving w in
 // any state, when the slow path must decide. The payload is captured as a
@@ -72,62 +95,86 @@ func scanEnvelope(data []byte, w *wireRecord) bool {
 		if done {
 			return ok
 		}
-		switch string(key) {
-		case "schema_version":
-			n, ok := s.int()
-			if !ok || n > 1<<31 {
-				return false
-			}
-			w.SchemaVersion = int(n)
-		case "seq":
-			n, ok := s.int()
-			if !ok || n < 0 {
-				return false
-			}
-			w.Seq = uint64(n)
-		case "depth":
-			n, ok := s.int()
-			if !ok || n > 1<<31 {
-				return false
-			}
-			w.Depth = int(n)
-		case "run_id":
-			v, ok := s.plainString()
-			if !ok {
-				return false
-			}
-			w.RunID = string(v)
-		case "parent_run_id":
-			v, ok := s.plainString()
-			if !ok {
-				return false
-			}
-			w.ParentRunID = string(v)
-		case "kind":
-			v, ok := s.plainString()
-			if !ok {
-				return false
-			}
-			w.Kind = Kind(v)
-		case "recorded_at":
-			start := s.i
-			if _, ok := s.plainString(); !ok {
-				return false
-			}
-			// time.Time's own decoder, for exactly encoding/json's rules.
-			if err := w.RecordedAt.UnmarshalJSON(s.data[start:s.i]); err != nil {
-				return false
-			}
-		case "payload":
-			start := s.i
-			if !s.skipValue(0) {
-				return false
-			}
-			w.Payload = s.data[start:s.i] // copied later if kept
-		default:
+		if !s.envelopeField(w, key) {
 			return false
 		}
 	}
+}
+
+// envelopeField reads the value of the envelope field key into w. It
+// reports false for a field the envelope does not have, or a value that is
+// not plain.
+func (s *scanner) envelopeField(w *wireRecord, key []byte) bool {
+	switch string(key) {
+	case "schema_version":
+		return s.smallInt(&w.SchemaVersion)
+	case "seq":
+		return s.uintField(&w.Seq)
+	case "depth":
+		return s.smallInt(&w.Depth)
+	case "run_id":
+		return s.plainField(&w.RunID)
+	case "parent_run_id":
+		return s.plainField(&w.ParentRunID)
+	case "kind":
+		return s.plainField((*string)(&w.Kind))
+	case "recorded_at":
+		return s.timeField(&w.RecordedAt)
+	case "payload":
+		return s.rawValue(&w.Payload)
+	}
+	return false
+}
+
+// smallInt reads an integer of at most 1<<31 into dst.
+func (s *scanner) smallInt(dst *int) bool {
+	n, ok := s.int()
+	if !ok || n > 1<<31 {
+		return false
+	}
+	*dst = int(n)
+	return true
+}
+
+// uintField reads a non-negative integer into dst.
+func (s *scanner) uintField(dst *uint64) bool {
+	n, ok := s.int()
+	if !ok || n < 0 {
+		return false
+	}
+	*dst = uint64(n)
+	return true
+}
+
+// plainField reads a plain string (see plainString) into dst.
+func (s *scanner) plainField(dst *string) bool {
+	v, ok := s.plainString()
+	if !ok {
+		return false
+	}
+	*dst = string(v)
+	return true
+}
+
+// timeField reads a plain string into dst with time.Time's own decoder, for
+// exactly encoding/json's rules.
+func (s *scanner) timeField(dst *time.Time) bool {
+	start := s.i
+	if _, ok := s.plainString(); !ok {
+		return false
+	}
+	return dst.UnmarshalJSON(s.data[start:s.i]) == nil
+}
+
+// rawValue points dst at the next value in data, checking only its
+// structure. The bytes are shared with data and copied later if kept.
+func (s *scanner) rawValue(dst *json.RawMessage) bool {
+	start := s.i
+	if !s.skipValue(0) {
+		return false
+	}
+	*dst = s.data[start:s.i]
+	return true
 }
 
 type scanner struct {
@@ -229,6 +276,19 @@ func (s *scanner) plainString() ([]byte, bool) {
 func (s *scanner) int() (int64, bool) {
 	neg := s.byte('-')
 	start := s.i
+	n, ok := s.digits()
+	if !ok || !s.integerEnds(start) {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// digits reads a run of decimal digits, failing before the value could
+// overflow an int64.
+func (s *scanner) digits() (int64, bool) {
 	var n int64
 	for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
 		if n > (1<<62)/10 {
@@ -237,81 +297,99 @@ func (s *scanner) int() (int64, bool) {
 		n = n*10 + int64(s.data[s.i]-'0')
 		s.i++
 	}
+	return n, true
+}
+
+// integerEnds reports whether the digits from start to s.i make a whole
+// JSON integer: at least one digit, no leading zero, and no fraction or
+// exponent after them.
+func (s *scanner) integerEnds(start int) bool {
 	digits := s.i - start
 	if digits == 0 || (digits > 1 && s.data[start] == '0') {
-		return 0, false
+		return false
 	}
-	if s.i < len(s.data) {
-		switch s.data[s.i] {
-		case '.', 'e', 'E':
-			return 0, false
-		}
+	if s.i == len(s.data) {
+		return true
 	}
-	if neg {
-		n = -n
+	switch s.data[s.i] {
+	case '.', 'e', 'E':
+		return false
 	}
-	return n, true
+	return true
 }
 
 // skipValue moves past one JSON value, checking only its structure; the
 // payload decoder (or json.Valid for unknown kinds) checks the rest.
 func (s *scanner) skipValue(depth int) bool {
-	if depth > 1000 {
-		return false
-	}
-	if s.i >= len(s.data) {
+	if depth > 1000 || s.i >= len(s.data) {
 		return false
 	}
 	switch s.data[s.i] {
-	case '{', '[':
-		closeBy := byte('}')
-		if s.data[s.i] == '[' {
-			closeBy = ']'
+	case '{':
+		return s.skipContainer('}', depth)
+	case '[':
+		return s.skipContainer(']', depth)
+	case '"':
+		return s.skipString()
+	}
+	return s.skipLiteral()
+}
+
+// skipContainer moves past an object or array from its opening byte to
+// closeBy, skipping the values in it at depth+1. Commas and colons are
+// only stepped over: their order is the payload decoder's to check.
+func (s *scanner) skipContainer(closeBy byte, depth int) bool {
+	s.i++
+	for {
+		s.ws()
+		if s.i >= len(s.data) {
+			return false
 		}
-		s.i++
-		for {
-			s.ws()
-			if s.i >= len(s.data) {
+		c := s.data[s.i]
+		switch {
+		case c == closeBy:
+			s.i++
+			return true
+		case c == ',' || c == ':':
+			s.i++
+		default:
+			if !s.skipValue(depth + 1) {
 				return false
 			}
-			c := s.data[s.i]
-			switch {
-			case c == closeBy:
-				s.i++
-				return true
-			case c == ',' || c == ':':
-				s.i++
-			default:
-				if !s.skipValue(depth + 1) {
-					return false
-				}
-			}
 		}
-	case '"':
-		s.i++
-		for s.i < len(s.data) {
-			switch s.data[s.i] {
-			case '\\':
-				s.i += 2
-			case '"':
-				s.i++
-				return true
-			default:
-				s.i++
-			}
-		}
-		return false
-	default:
-		start := s.i
-		for s.i < len(s.data) {
-			switch s.data[s.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r', ':':
-				return s.i > start
-			}
+	}
+}
+
+// skipString moves past a string from its opening quote, stepping over
+// escape sequences whole.
+func (s *scanner) skipString() bool {
+	s.i++
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case '\\':
+			s.i += 2
+		case '"':
+			s.i++
+			return true
+		default:
 			s.i++
 		}
-		return s.i > start
 	}
+	return false
+}
+
+// skipLiteral moves past a number, true, false or null: the bytes up to
+// whatever may follow a value. It reports false when there are none.
+func (s *scanner) skipLiteral() bool {
+	start := s.i
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r', ':':
+			return s.i > start
+		}
+		s.i++
+	}
+	return s.i > start
 }
 
 // decodeFlatPayload decodes the payloads that make up most of a trajectory
@@ -319,77 +397,8 @@ func (s *scanner) skipValue(depth int) bool {
 // leaving p in any state, when the payload has anything it does not expect;
 // encoding/json then decodes it from scratch.
 func decodeFlatPayload(data []byte, p Payload) bool {
-	var set func(key []byte, s *scanner) bool
-	switch t := p.(type) {
-	case *ToolStarted:
-		set = func(key []byte, s *scanner) bool {
-			switch string(key) {
-			case "call_id":
-				return s.str(&t.CallID)
-			case "name":
-				return s.str(&t.Name)
-			case "arguments":
-				return s.str(&t.Arguments)
-			case "arguments_bytes":
-				return s.intField(&t.ArgumentsBytes)
-			case "arguments_truncated":
-				return s.boolean(&t.ArgumentsTruncated)
-			case "call_index":
-				return s.intField(&t.CallIndex)
-			}
-			return false
-		}
-	case *ToolEnded:
-		set = func(key []byte, s *scanner) bool {
-			switch string(key) {
-			case "call_id":
-				return s.str(&t.CallID)
-			case "name":
-				return s.str(&t.Name)
-			case "result":
-				return s.str(&t.Result)
-			case "result_bytes":
-				return s.intField(&t.ResultBytes)
-			case "truncated":
-				return s.boolean(&t.Truncated)
-			case "is_error":
-				return s.boolean(&t.IsError)
-			case "error":
-				return s.str(&t.Error)
-			case "duration_ns":
-				n, ok := s.int()
-				t.Duration = time.Duration(n)
-				return ok
-			case "call_index":
-				return s.intField(&t.CallIndex)
-			}
-			return false
-		}
-	case *BudgetRecord:
-		set = func(key []byte, s *scanner) bool {
-			switch string(key) {
-			case "event":
-				var v string
-				ok := s.str(&v)
-				t.Event = BudgetEvent(v)
-				return ok
-			case "resource":
-				return s.str(&t.Resource)
-			case "amount":
-				n, ok := s.int()
-				t.Amount = n
-				return ok
-			case "used":
-				n, ok := s.int()
-				t.Used = n
-				return ok
-			case "limit":
-				n, ok := s.int()
-				t.Limit = n
-				return ok
-			}
-			return false
-		}
+	switch p.(type) {
+	case *ToolStarted, *ToolEnded, *BudgetRecord:
 	default:
 		return false
 	}
@@ -399,10 +408,89 @@ func decodeFlatPayload(data []byte, p Payload) bool {
 		if done {
 			return ok
 		}
-		if !set(key, &s) {
+		if !s.flatField(p, key) {
 			return false
 		}
 	}
+}
+
+// flatField reads the value of the field key into p, one of the payloads
+// decodeFlatPayload handles. It reports false for a field it does not
+// know or a value it cannot read.
+func (s *scanner) flatField(p Payload, key []byte) bool {
+	switch t := p.(type) {
+	case *ToolStarted:
+		return s.toolStartedField(t, key)
+	case *ToolEnded:
+		return s.toolEndedField(t, key)
+	case *BudgetRecord:
+		return s.budgetField(t, key)
+	}
+	return false
+}
+
+func (s *scanner) toolStartedField(t *ToolStarted, key []byte) bool {
+	switch string(key) {
+	case "call_id":
+		return s.str(&t.CallID)
+	case "name":
+		return s.str(&t.Name)
+	case "arguments":
+		return s.str(&t.Arguments)
+	case "arguments_bytes":
+		return s.intField(&t.ArgumentsBytes)
+	case "arguments_truncated":
+		return s.boolean(&t.ArgumentsTruncated)
+	case "call_index":
+		return s.intField(&t.CallIndex)
+	}
+	return false
+}
+
+func (s *scanner) toolEndedField(t *ToolEnded, key []byte) bool {
+	switch string(key) {
+	case "call_id":
+		return s.str(&t.CallID)
+	case "name":
+		return s.str(&t.Name)
+	case "result":
+		return s.str(&t.Result)
+	case "result_bytes":
+		return s.intField(&t.ResultBytes)
+	case "truncated":
+		return s.boolean(&t.Truncated)
+	case "is_error":
+		return s.boolean(&t.IsError)
+	case "error":
+		return s.str(&t.Error)
+	case "duration_ns":
+		return s.int64Field((*int64)(&t.Duration))
+	case "call_index":
+		return s.intField(&t.CallIndex)
+	}
+	return false
+}
+
+func (s *scanner) budgetField(t *BudgetRecord, key []byte) bool {
+	switch string(key) {
+	case "event":
+		return s.str((*string)(&t.Event))
+	case "resource":
+		return s.str(&t.Resource)
+	case "amount":
+		return s.int64Field(&t.Amount)
+	case "used":
+		return s.int64Field(&t.Used)
+	case "limit":
+		return s.int64Field(&t.Limit)
+	}
+	return false
+}
+
+func (s *scanner) int64Field(dst *int64) bool {
+	n, ok := s.int()
+	*dst = n
+	return ok
 }
 
 func (s *scanner) intField(dst *int) bool {
@@ -450,13 +538,19 @@ func (s *scanner) str(dst *string) bool {
 			return true
 		}
 		if c == '\\' {
-			break
+			return s.escapedStr(dst, start)
 		}
 		if c < 0x20 {
 			return false
 		}
 		s.i++
 	}
+	return false
+}
+
+// escapedStr reads the rest of a string that started at start from its
+// first backslash at s.i, unescaping it into a copy.
+func (s *scanner) escapedStr(dst *string, start int) bool {
 	buf := make([]byte, 0, s.i-start+16)
 	buf = append(buf, s.data[start:s.i]...)
 	for s.i < len(s.data) {
@@ -476,26 +570,24 @@ func (s *scanner) str(dst *string) bool {
 			s.i++
 			continue
 		}
-		if s.i+1 >= len(s.data) {
+		if s.i+1 >= len(s.data) || unescaped[s.data[s.i+1]] == 0 {
 			return false
 		}
-		switch s.data[s.i+1] {
-		case '"', '\\', '/':
-			buf = append(buf, s.data[s.i+1])
-		case 'n':
-			buf = append(buf, '\n')
-		case 't':
-			buf = append(buf, '\t')
-		case 'r':
-			buf = append(buf, '\r')
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		default:
-			return false
-		}
+		buf = append(buf, unescaped[s.data[s.i+1]])
 		s.i += 2
 	}
 	return false
+}
+
+// unescaped maps the byte after a backslash to the byte its escape stands
+// for. It is 0 for the rest, \u among them, which encoding/json decodes.
+var unescaped = [256]byte{
+	'"':  '"',
+	'\\': '\\',
+	'/':  '/',
+	'n':  '\n',
+	't':  '\t',
+	'r':  '\r',
+	'b':  '\b',
+	'f':  '\f',
 }

@@ -54,16 +54,8 @@ func (r *Reader) Next() (Record, error) {
 			return Record{}, r.err
 		}
 		line, start, terminated, tooLong, err := r.lines.Next()
-		if err != nil && !errors.Is(err, io.EOF) {
-			r.err = err
-			return Record{}, err
-		}
-		if err != nil && len(line) == 0 && !tooLong {
-			r.err = io.EOF
-			return Record{}, io.EOF
-		}
-		if err != nil {
-			r.err = io.EOF // the line read is the last one
+		if rerr := r.readError(line, tooLong, err); rerr != nil {
+			return Record{}, rerr
 		}
 		r.line++
 		if tooLong {
@@ -72,21 +64,49 @@ func (r *Reader) Next() (Record, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var rec Record
-		// UnmarshalJSON directly: json.Unmarshal would validate the line
-		// once more before calling it.
-		if derr := rec.UnmarshalJSON(line); derr != nil {
-			if !terminated && !json.Valid(line) {
-				r.tear = &Tear{Line: r.line, Offset: start, Bytes: len(line)}
-				return Record{}, io.EOF
-			}
-			if !errors.Is(derr, ErrMalformed) && !errors.Is(derr, ErrNewerVersion) {
-				derr = fmt.Errorf("%w: %w", ErrMalformed, derr)
-			}
-			return Record{}, &LineError{Line: r.line, Offset: start, Err: derr}
-		}
+		return r.decode(line, start, terminated)
+	}
+}
+
+// readError makes an error from reading a line sticky and returns what
+// Next must return at once: the underlying reader's error, or io.EOF when
+// the input ended with nothing more to read. At the end of input after a
+// last line it returns nil, so that line is still decoded and io.EOF comes
+// with the next call.
+func (r *Reader) readError(line []byte, tooLong bool, err error) error {
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, io.EOF) {
+		r.err = err
+		return err
+	}
+	r.err = io.EOF
+	if len(line) == 0 && !tooLong {
+		return io.EOF
+	}
+	return nil
+}
+
+// decode decodes the line that starts at offset start. An unterminated
+// line that is not even valid JSON is a tear, reported as io.EOF; any
+// other failure is a *LineError.
+func (r *Reader) decode(line []byte, start int64, terminated bool) (Record, error) {
+	var rec Record
+	// UnmarshalJSON directly: json.Unmarshal would validate the line
+	// once more before calling it.
+	err := rec.UnmarshalJSON(line)
+	if err == nil {
 		return rec, nil
 	}
+	if !terminated && !json.Valid(line) {
+		r.tear = &Tear{Line: r.line, Offset: start, Bytes: len(line)}
+		return Record{}, io.EOF
+	}
+	if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrNewerVersion) {
+		err = fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return Record{}, &LineError{Line: r.line, Offset: start, Err: err}
 }
 
 // Tear returns the torn last line once Next has returned io.EOF, or nil if
