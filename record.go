@@ -53,7 +53,55 @@ type recording struct {
 	pausedMu  sync.Mutex
 	paused    []string
 	hasPaused atomic.Bool
+	// open holds the calls whose tool_started is written and whose
+	// tool_ended is not yet.
+	open openCalls
 }
+
+// openCalls are a run's calls started and not ended in its recording. Once
+// the run's end is recorded, the set is closed: the calls still open are
+// ended then, and their own ends, if they come, are not written after the
+// run's.
+type openCalls struct {
+	mu     sync.Mutex
+	calls  []openCall
+	closed bool
+}
+
+type openCall struct{ id, name string }
+
+func (o *openCalls) add(id, name string) {
+	o.mu.Lock()
+	o.calls = append(o.calls, openCall{id, name})
+	o.mu.Unlock()
+}
+
+// remove forgets call id, reporting false when the set is closed.
+func (o *openCalls) remove(id string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, c := range o.calls {
+		if c.id == id {
+			o.calls = append(o.calls[:i], o.calls[i+1:]...)
+			break
+		}
+	}
+	return !o.closed
+}
+
+// close closes the set and returns the calls still open.
+func (o *openCalls) close() []openCall {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	calls := o.calls
+	o.calls = nil
+	return calls
+}
+
+// errAbandoned is the error a call is recorded with when its run ended
+// before it did, such as a streamed result nobody read to its end.
+var errAbandoned = errors.New("the run ended before the call did")
 
 // runUsage counts what a run's own calls consume, for its run_ended
 // record: the budget it charges may be shared with earlier runs of the
@@ -399,6 +447,9 @@ func (r *Run) End(ctx context.Context, err error) {
 	if r.parent == nil {
 		r.family.endOpen(ctx, err)
 	}
+	for _, c := range r.trace.open.close() {
+		r.note(r.trace.rec.ToolEnded(ctx, recorder.ToolEnded{CallID: c.id, Name: c.name, IsError: true, Error: errAbandoned.Error()}))
+	}
 	end := recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: r.trace.usage.load()}
 	if err != nil {
 		end.Error = errorText(err)
@@ -643,6 +694,7 @@ func (c *Call) recordStart(ctx context.Context) {
 }
 
 func (c *Call) writeStart(ctx context.Context) {
+	c.run.trace.open.add(c.id, c.name)
 	if c.run.trace.hasPaused.Load() && c.run.unpause(c.id) {
 		return // started before the interrupt that paused it
 	}
@@ -661,6 +713,9 @@ func (r *Run) recordRefused(ctx context.Context, name, callID, refusal string, e
 }
 
 func (c *Call) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, result string, err error) {
+	if !c.run.trace.open.remove(c.id) {
+		return // ended with the run, as abandoned
+	}
 	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: rec.Duration, CallIndex: int(rec.CallIndex)}
 	if err != nil {
 		te.Error = err.Error()

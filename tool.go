@@ -226,6 +226,7 @@ func (c *Call) Pause(ctx context.Context) {
 		b.ToolCalls = max(b.ToolCalls-1, 0)
 	})
 	if r.trace.rec != nil {
+		r.trace.open.remove(c.id)
 		r.pause(c.id)
 	}
 }

@@ -113,7 +113,7 @@ func fixedRanking(cs ...Candidate) Ranker {
 	return RankerFunc(func(context.Context, RankInput) ([]Candidate, error) { return cs, nil })
 }
 
-func never(context.Context, Snapshot) (bool, error) { return false, nil }
+func never(context.Context, Progress) (bool, error) { return false, nil }
 
 func methods(r *Result) []Method {
 	var out []Method

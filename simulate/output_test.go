@@ -29,7 +29,7 @@ func travelResult(t *testing.T) *Result {
 		Metadata: map[string]any{"suite": "smoke"},
 		Graph: &Graph{Start: "ask", Terminals: []string{"book"}, Steps: []Step{
 			{ID: "ask", Instruction: "ask for flights", Hints: []string{"May"}},
-			{ID: "book", Instruction: "book", Preconditions: []Precondition{After("ask"), When("has flights", func(context.Context, Snapshot) (bool, error) { return true, nil })}, MaxAttempts: 2, Timeout: time.Minute},
+			{ID: "book", Instruction: "book", Preconditions: []Precondition{After("ask"), When("has flights", func(context.Context, Progress) (bool, error) { return true, nil })}, MaxAttempts: 2, Timeout: time.Minute},
 		}},
 		Goals: []Goal{ToolCalled("search")},
 	}

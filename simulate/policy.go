@@ -21,16 +21,16 @@ type Verdict struct {
 // policy says, the runner never plays more than the scenario's MaxTurns.
 // Implementations must be safe for concurrent use when the Runner is shared.
 type Policy interface {
-	Evaluate(ctx context.Context, s Snapshot) (Verdict, error)
+	Evaluate(ctx context.Context, s Progress) (Verdict, error)
 }
 
 // PolicyFunc adapts a function to Policy.
 //
 // It is as safe for concurrent use as the function is.
-type PolicyFunc func(ctx context.Context, s Snapshot) (Verdict, error)
+type PolicyFunc func(ctx context.Context, s Progress) (Verdict, error)
 
 // Evaluate calls f.
-func (f PolicyFunc) Evaluate(ctx context.Context, s Snapshot) (Verdict, error) { return f(ctx, s) }
+func (f PolicyFunc) Evaluate(ctx context.Context, s Progress) (Verdict, error) { return f(ctx, s) }
 
 // DefaultPolicy stops with StopGoalReached when State.GoalReached reports
 // true, and with StopMaxTurns once the scenario's MaxTurns turns have been
@@ -39,7 +39,7 @@ func (f PolicyFunc) Evaluate(ctx context.Context, s Snapshot) (Verdict, error) {
 type DefaultPolicy struct{}
 
 // Evaluate applies the default rules.
-func (DefaultPolicy) Evaluate(_ context.Context, s Snapshot) (Verdict, error) {
+func (DefaultPolicy) Evaluate(_ context.Context, s Progress) (Verdict, error) {
 	if s.GoalReached() {
 		return Verdict{Stop: true, Reason: StopGoalReached}, nil
 	}

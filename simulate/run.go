@@ -124,12 +124,12 @@ func newRun(r *Runner, sc *Scenario, target Target) *run {
 }
 
 // state snapshots the run for checks and policies.
-func (ru *run) state() Snapshot {
+func (ru *run) state() Progress {
 	m := make(map[string]StepState, len(ru.steps))
 	for _, s := range ru.steps {
 		m[s.StepID] = s
 	}
-	return Snapshot{Scenario: ru.sc, Traces: ru.res.Traces, Steps: m, Goals: slices.Clone(ru.goals)}
+	return Progress{Scenario: ru.sc, Traces: ru.res.Traces, Steps: m, Goals: slices.Clone(ru.goals)}
 }
 
 func (ru *run) play(ctx context.Context) (*Result, error) {
@@ -304,7 +304,7 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 // eligible evaluates preconditions of every unfinished step and reports
 // which steps may be selected. Custom checks run in parallel; a step whose
 // step-satisfied preconditions already fail skips its custom ones.
-func (ru *run) eligible(ctx context.Context, st Snapshot) ([]bool, error) {
+func (ru *run) eligible(ctx context.Context, st Progress) ([]bool, error) {
 	steps := ru.sc.steps()
 	ok := make([]bool, len(steps))
 	type check struct {
@@ -588,7 +588,7 @@ func summarize(id string, e End, steps []StepState, note string) string {
 	return b.String()
 }
 
-func safeCheck(ctx context.Context, fn CheckFunc, st Snapshot) (ok bool, err error) {
+func safeCheck(ctx context.Context, fn CheckFunc, st Progress) (ok bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			ok, err = false, fmt.Errorf("%w: %v", ErrPanicked, p)
@@ -606,7 +606,7 @@ func safeGoal(ctx context.Context, g Goal, ev Evidence) (ok bool, err error) {
 	return g.Met(ctx, ev)
 }
 
-func evaluate(ctx context.Context, p Policy, st Snapshot) (v Verdict, err error) {
+func evaluate(ctx context.Context, p Policy, st Progress) (v Verdict, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = Verdict{}, fmt.Errorf("%w: policy: %v", ErrPanicked, r)

@@ -42,7 +42,7 @@ func TestSelection(t *testing.T) {
 	t.Run("preconditioned step wins over the ranker even when listed later", func(t *testing.T) {
 		g := &Graph{Steps: []Step{
 			{ID: "free", Instruction: "anything"},
-			{ID: "gated", Instruction: "gated", Preconditions: []Precondition{When("always", func(context.Context, Snapshot) (bool, error) { return true, nil })}},
+			{ID: "gated", Instruction: "gated", Preconditions: []Precondition{When("always", func(context.Context, Progress) (bool, error) { return true, nil })}},
 		}}
 		r := &Runner{UserModel: stepUser(), Ranker: noRanking(t)}
 		res, err := r.Run(ctx, &Scenario{Goal: "g", Graph: g, MaxTurns: 1}, echoTarget())
@@ -163,7 +163,7 @@ func TestStops(t *testing.T) {
 	})
 
 	t.Run("max-turns backstops a policy that never stops", func(t *testing.T) {
-		p := PolicyFunc(func(context.Context, Snapshot) (Verdict, error) { return Verdict{}, nil })
+		p := PolicyFunc(func(context.Context, Progress) (Verdict, error) { return Verdict{}, nil })
 		res, err := (&Runner{UserModel: stepUser(), Policy: p}).Run(ctx, &Scenario{Goal: "g", MaxTurns: 2}, echoTarget())
 		require.NoError(t, err)
 		assert.Equal(t, StopMaxTurns, res.End.Reason)
@@ -171,7 +171,7 @@ func TestStops(t *testing.T) {
 	})
 
 	t.Run("policy-violation from a custom policy, with its note in the summary", func(t *testing.T) {
-		p := PolicyFunc(func(ctx context.Context, s Snapshot) (Verdict, error) {
+		p := PolicyFunc(func(ctx context.Context, s Progress) (Verdict, error) {
 			last := s.Traces[len(s.Traces)-1]
 			if strings.Contains(last.Agent[0].Content, "password") {
 				return Verdict{Stop: true, Reason: StopPolicyViolation, Note: "agent asked for a password"}, nil
@@ -194,7 +194,7 @@ func TestStops(t *testing.T) {
 	})
 
 	t.Run("agent-loop when the same step would be chosen more than LoopLimit times", func(t *testing.T) {
-		g := &Graph{Steps: []Step{{ID: "stuck", Instruction: "s", Satisfied: never, Preconditions: []Precondition{When("yes", func(context.Context, Snapshot) (bool, error) { return true, nil })}}}}
+		g := &Graph{Steps: []Step{{ID: "stuck", Instruction: "s", Satisfied: never, Preconditions: []Precondition{When("yes", func(context.Context, Progress) (bool, error) { return true, nil })}}}}
 		res, err := (&Runner{UserModel: stepUser()}).Run(ctx, &Scenario{Goal: "g", Graph: g, LoopLimit: 2, MaxTurns: 10}, echoTarget())
 		require.NoError(t, err)
 		assert.Equal(t, StopAgentLoop, res.End.Reason)
@@ -276,7 +276,7 @@ func TestStops(t *testing.T) {
 	})
 
 	t.Run("a failing policy is a simulator error", func(t *testing.T) {
-		p := PolicyFunc(func(context.Context, Snapshot) (Verdict, error) { return Verdict{}, errors.New("bad rule") })
+		p := PolicyFunc(func(context.Context, Progress) (Verdict, error) { return Verdict{}, errors.New("bad rule") })
 		_, err := (&Runner{UserModel: stepUser(), Policy: p}).Run(ctx, &Scenario{Goal: "g"}, echoTarget())
 		var re *RunError
 		require.ErrorAs(t, err, &re)
@@ -354,7 +354,7 @@ func TestCustomPreconditionsRunInParallel(t *testing.T) {
 	const n = 4
 	var started atomic.Int32
 	all := make(chan struct{})
-	barrier := func(context.Context, Snapshot) (bool, error) {
+	barrier := func(context.Context, Progress) (bool, error) {
 		if started.Add(1) == n {
 			close(all)
 		}
@@ -379,7 +379,7 @@ func TestPreconditionsSeeTheStateSnapshot(t *testing.T) {
 	var got []int
 	g := &Graph{Steps: []Step{
 		{ID: "a", Instruction: "a"},
-		{ID: "b", Instruction: "b", Preconditions: []Precondition{When("after two turns", func(_ context.Context, s Snapshot) (bool, error) {
+		{ID: "b", Instruction: "b", Preconditions: []Precondition{When("after two turns", func(_ context.Context, s Progress) (bool, error) {
 			got = append(got, len(s.Traces))
 			return len(s.Traces) >= 2 && s.Satisfied("a") && s.Attempts("a") == 1, nil
 		})}},
@@ -393,7 +393,7 @@ func TestPreconditionsSeeTheStateSnapshot(t *testing.T) {
 
 func TestFailingPreconditionStopsTheRun(t *testing.T) {
 	g := &Graph{Steps: []Step{{ID: "a", Instruction: "a", Preconditions: []Precondition{
-		When("explodes", func(context.Context, Snapshot) (bool, error) { panic("oops") }),
+		When("explodes", func(context.Context, Progress) (bool, error) { panic("oops") }),
 	}}}}
 	res, err := (&Runner{UserModel: stepUser()}).Run(context.Background(), &Scenario{Goal: "g", Graph: g}, echoTarget())
 	assert.ErrorIs(t, err, ErrPanicked)
@@ -435,7 +435,7 @@ func TestSatisfaction(t *testing.T) {
 	})
 
 	t.Run("custom: the step's own check decides", func(t *testing.T) {
-		booked := func(_ context.Context, s Snapshot) (bool, error) {
+		booked := func(_ context.Context, s Progress) (bool, error) {
 			last := s.Traces[len(s.Traces)-1]
 			for _, m := range last.Agent {
 				if m.Role == schema.Tool && m.ToolName == "book" {
@@ -454,7 +454,7 @@ func TestSatisfaction(t *testing.T) {
 	})
 
 	t.Run("custom: a step can be satisfied without being selected", func(t *testing.T) {
-		searched := func(_ context.Context, s Snapshot) (bool, error) {
+		searched := func(_ context.Context, s Progress) (bool, error) {
 			for _, tr := range s.Traces {
 				for _, m := range tr.Agent {
 					if m.ToolName == "search" {
@@ -663,7 +663,7 @@ func TestConversationIDDefaultsToAUUID(t *testing.T) {
 }
 
 func TestPolicyStopErrorReturnsARunError(t *testing.T) {
-	p := PolicyFunc(func(context.Context, Snapshot) (Verdict, error) {
+	p := PolicyFunc(func(context.Context, Progress) (Verdict, error) {
 		return Verdict{Stop: true, Reason: StopError, Note: "agent leaked PII"}, nil
 	})
 	res, err := (&Runner{UserModel: stepUser(), Policy: p}).Run(context.Background(), &Scenario{Goal: "g"}, echoTarget())
@@ -680,8 +680,8 @@ func TestPolicyStopErrorReturnsARunError(t *testing.T) {
 }
 
 func TestPolicyStatesStayAsTheyWere(t *testing.T) {
-	var kept []Snapshot
-	p := PolicyFunc(func(ctx context.Context, s Snapshot) (Verdict, error) {
+	var kept []Progress
+	p := PolicyFunc(func(ctx context.Context, s Progress) (Verdict, error) {
 		kept = append(kept, s)
 		return DefaultPolicy{}.Evaluate(ctx, s)
 	})
@@ -702,12 +702,12 @@ func TestPolicyStatesStayAsTheyWere(t *testing.T) {
 }
 
 func TestAFailingPreconditionDoesNotLookLikeTheCallersCancel(t *testing.T) {
-	slow := When("slow", func(ctx context.Context, _ Snapshot) (bool, error) {
+	slow := When("slow", func(ctx context.Context, _ Progress) (bool, error) {
 		<-ctx.Done()
 		return false, fmt.Errorf("lookup: %w", ctx.Err())
 	})
 	g := &Graph{Steps: []Step{
-		{ID: "a", Instruction: "a", Preconditions: []Precondition{When("bad", func(context.Context, Snapshot) (bool, error) {
+		{ID: "a", Instruction: "a", Preconditions: []Precondition{When("bad", func(context.Context, Progress) (bool, error) {
 			return false, errors.New("db down")
 		})}},
 		{ID: "b", Instruction: "b", Preconditions: []Precondition{slow}},
@@ -725,7 +725,7 @@ func TestAFailingPreconditionDoesNotLookLikeTheCallersCancel(t *testing.T) {
 	t.Run("the caller's cancel", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		only := &Scenario{Goal: "g", Graph: &Graph{Steps: []Step{
-			{ID: "b", Instruction: "b", Preconditions: []Precondition{When("slow", func(ctx context.Context, _ Snapshot) (bool, error) {
+			{ID: "b", Instruction: "b", Preconditions: []Precondition{When("slow", func(ctx context.Context, _ Progress) (bool, error) {
 				cancel()
 				<-ctx.Done()
 				return false, ctx.Err()
@@ -780,7 +780,7 @@ func TestRankerScoresMustBeNumbersFromZeroToOne(t *testing.T) {
 func TestCompletedOnlyWhenTheGoalEndsTheRun(t *testing.T) {
 	ctx := context.Background()
 	stopWith := func(r StopReason) Policy {
-		return PolicyFunc(func(context.Context, Snapshot) (Verdict, error) { return Verdict{Stop: true, Reason: r}, nil })
+		return PolicyFunc(func(context.Context, Progress) (Verdict, error) { return Verdict{Stop: true, Reason: r}, nil })
 	}
 	t.Run("goals met, but a policy stops the run for another reason", func(t *testing.T) {
 		sc := &Scenario{Goal: "g", Goals: []Goal{ToolCalled("book")}}
@@ -792,7 +792,7 @@ func TestCompletedOnlyWhenTheGoalEndsTheRun(t *testing.T) {
 		assert.Contains(t, res.End.Summary, "goal not completed")
 	})
 	t.Run("a terminal reached, but the run goes on to max turns", func(t *testing.T) {
-		never := PolicyFunc(func(context.Context, Snapshot) (Verdict, error) { return Verdict{}, nil })
+		never := PolicyFunc(func(context.Context, Progress) (Verdict, error) { return Verdict{}, nil })
 		res, err := (&Runner{UserModel: stepUser(), Policy: never, Ranker: fixedRanking()}).Run(ctx, &Scenario{Goal: "g", Graph: chain(), MaxTurns: 4}, echoTarget())
 		require.NoError(t, err)
 		assert.Equal(t, StatusSatisfied, stepState(res, "c").Status)
@@ -846,7 +846,7 @@ func TestValidateRejectsStepsThatWaitInACycle(t *testing.T) {
 		"a diamond":                         {Steps: []Step{step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c")}},
 		"a step that waits for a later one": {Steps: []Step{step("b", "a"), step("a")}},
 		"a start step with an After":        {Start: "b", Steps: []Step{step("a"), step("b", "a")}},
-		"custom checks are not followed":    {Steps: []Step{{ID: "a", Preconditions: []Precondition{When("b done", func(_ context.Context, s Snapshot) (bool, error) { return s.Satisfied("b"), nil })}}, step("b", "a")}},
+		"custom checks are not followed":    {Steps: []Step{{ID: "a", Preconditions: []Precondition{When("b done", func(_ context.Context, s Progress) (bool, error) { return s.Satisfied("b"), nil })}}, step("b", "a")}},
 	}
 	for name, g := range legal {
 		t.Run(name+" is accepted", func(t *testing.T) {

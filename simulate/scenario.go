@@ -28,7 +28,7 @@ type Persona struct {
 // CheckFunc decides something about the run so far. Preconditions and
 // satisfaction checks have this shape. It gets a read-only snapshot and must
 // not modify it; preconditions of different steps run concurrently.
-type CheckFunc func(ctx context.Context, s Snapshot) (bool, error)
+type CheckFunc func(ctx context.Context, s Progress) (bool, error)
 
 // Precondition gates a step. Set exactly one of Step (the named step must be
 // satisfied) or Check (a custom test, labelled by Name). Build them with

@@ -33,13 +33,13 @@ type StepState struct {
 	UpdatedAt time.Time `json:"lastUpdatedAt"`
 }
 
-// Snapshot is a read-only snapshot of a run, handed to preconditions,
+// Progress is a read-only snapshot of a run, handed to preconditions,
 // satisfaction checks and policies. Traces holds every completed turn, oldest
 // first; Steps maps step id to its state; Goals holds the outcome of each
 // scenario goal so far. The runner does not change a snapshot after handing
 // it out, so one kept for later still shows the run as it was. Callers must
 // not modify any of it: concurrent checks share the same snapshot.
-type Snapshot struct {
+type Progress struct {
 	Scenario *Scenario
 	Traces   []StepTrace
 	Steps    map[string]StepState
@@ -47,16 +47,16 @@ type Snapshot struct {
 }
 
 // Satisfied reports whether the step with the given id is satisfied.
-func (s Snapshot) Satisfied(stepID string) bool {
+func (s Progress) Satisfied(stepID string) bool {
 	return s.Steps[stepID].Status == StatusSatisfied
 }
 
 // Attempts reports how many turns have been spent on the step.
-func (s Snapshot) Attempts(stepID string) int { return s.Steps[stepID].Attempts }
+func (s Progress) Attempts(stepID string) int { return s.Steps[stepID].Attempts }
 
 // GoalsMet reports whether the scenario declares goals and all of them are
 // met.
-func (s Snapshot) GoalsMet() bool {
+func (s Progress) GoalsMet() bool {
 	if len(s.Goals) == 0 {
 		return false
 	}
@@ -73,7 +73,7 @@ func (s Snapshot) GoalsMet() bool {
 // a terminal step satisfied when its graph has terminals; otherwise every
 // step satisfied when it has a graph. A scenario with none of these never
 // reaches its goal by itself; it ends on max turns or a custom policy.
-func (s Snapshot) GoalReached() bool {
+func (s Progress) GoalReached() bool {
 	sc := s.Scenario
 	if sc == nil {
 		return false
