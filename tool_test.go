@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -61,4 +62,35 @@ func TestRecordedCallsDoNotPinLargeOutputs(t *testing.T) {
 		assert.False(t, within(rec.Result, output), "result")
 	}
 	assert.NotEmpty(t, calls[1].ErrorMessage)
+}
+
+// A call whose run ends first, such as a streamed result nobody reads to
+// its end, is ended with the run: its tool_started has a tool_ended, and
+// run_ended stays the last record even when the call ends after all.
+func TestACallStillOpenWhenTheRunEndsIsEndedWithIt(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, nil)
+	defer rec.Close(context.Background())
+	l, err := New(&Config{Recorder: rec})
+	require.NoError(t, err)
+	ctx, r, err := l.Start(context.Background(), StartOptions{AgentName: "a"})
+	require.NoError(t, err)
+
+	c, refusal, err := r.Admit(ctx, "stream", "c1", "{}")
+	require.NoError(t, err)
+	require.Empty(t, refusal)
+	c.HandOff(ctx)
+	r.End(ctx, nil)
+	require.NoError(t, c.EndStream(ctx, "late", nil))
+	require.NoError(t, rec.Flush(ctx))
+
+	records := sink.Records()
+	var kinds []recorder.Kind
+	for _, rec := range records {
+		kinds = append(kinds, rec.Kind())
+	}
+	assert.Equal(t, []recorder.Kind{recorder.KindRunStarted, recorder.KindToolStarted, recorder.KindToolEnded, recorder.KindRunEnded}, kinds)
+	ended := records[2].Payload.(*recorder.ToolEnded)
+	assert.True(t, ended.IsError)
+	assert.Equal(t, errAbandoned.Error(), ended.Error)
 }
