@@ -33,34 +33,43 @@ func parseISO(s string) (time.Time, bool) {
 		return date, true
 	}
 	_, size := utf8.DecodeRuneInString(rest)
-	rest = rest[size:]
-	if rest == "" {
+	clock, offset, sign, ok := splitOffset(rest[size:])
+	if !ok {
 		return time.Time{}, false
-	}
-	clock, offset, sign := rest, "", time.Duration(0)
-	if i := strings.IndexAny(rest, "+-"); i >= 0 {
-		clock, offset = rest[:i], rest[i+1:]
-		sign = 1
-		if rest[i] == '-' {
-			sign = -1
-		}
-		if offset == "" {
-			return time.Time{}, false
-		}
 	}
 	at, ok := isoClock(clock)
 	if !ok {
 		return time.Time{}, false
 	}
 	t := date.Add(at)
-	if offset != "" {
-		off, ok := isoClock(offset)
-		if !ok {
-			return time.Time{}, false
-		}
-		t = t.Add(-sign * off)
+	if offset == "" {
+		return t, true
 	}
-	return t, true
+	off, ok := isoClock(offset)
+	if !ok {
+		return time.Time{}, false
+	}
+	return t.Add(-sign * off), true
+}
+
+// splitOffset splits what follows a date's separator into the time and
+// the UTC offset after its sign, which it returns as 1 or -1 (0 when there
+// is no offset). Both the time and an offset that is there must be
+// non-empty.
+func splitOffset(rest string) (clock, offset string, sign time.Duration, ok bool) {
+	if rest == "" {
+		return "", "", 0, false
+	}
+	i := strings.IndexAny(rest, "+-")
+	if i < 0 {
+		return rest, "", 0, true
+	}
+	sign = 1
+	if rest[i] == '-' {
+		sign = -1
+	}
+	offset = rest[i+1:]
+	return rest[:i], offset, sign, offset != ""
 }
 
 // isoDate consumes a calendar or week date at the start of s and returns
@@ -78,35 +87,49 @@ func isoDate(s string) (year int, month time.Month, day int, rest string, ok boo
 	if len(s) > pos && s[pos] == 'W' {
 		return isoWeekDate(s, year, pos+1, extended)
 	}
+	return isoCalendarDate(s, year, pos, extended)
+}
+
+// isoCalendarDate reads the month and day of a calendar date from pos on,
+// with a '-' between them in the extended form.
+func isoCalendarDate(s string, year, pos int, extended bool) (int, time.Month, int, string, bool) {
 	m, ok := digits(s, pos, 2)
 	if !ok {
 		return 0, 0, 0, "", false
 	}
-	pos += 2
-	if extended {
-		if len(s) <= pos || s[pos] != '-' {
-			return 0, 0, 0, "", false
-		}
-		pos++
+	pos, ok = dateSeparator(s, pos+2, extended)
+	if !ok {
+		return 0, 0, 0, "", false
 	}
-	day, ok = digits(s, pos, 2)
+	day, ok := digits(s, pos, 2)
 	if !ok || m < 1 || m > 12 || day < 1 || day > daysIn(year, m) {
 		return 0, 0, 0, "", false
 	}
 	return year, time.Month(m), day, s[pos+2:], true
 }
 
+// dateSeparator steps over the '-' at pos that the extended form puts
+// between a date's fields; the basic form has none.
+func dateSeparator(s string, pos int, extended bool) (int, bool) {
+	if !extended {
+		return pos, true
+	}
+	if len(s) <= pos || s[pos] != '-' {
+		return 0, false
+	}
+	return pos + 1, true
+}
+
+// isoWeekDate reads the week and weekday of a week date from pos on, just
+// after its 'W', with a '-' between them in the extended form.
 func isoWeekDate(s string, year, pos int, extended bool) (int, time.Month, int, string, bool) {
 	week, ok := digits(s, pos, 2)
 	if !ok {
 		return 0, 0, 0, "", false
 	}
-	pos += 2
-	if extended {
-		if len(s) <= pos || s[pos] != '-' {
-			return 0, 0, 0, "", false
-		}
-		pos++
+	pos, ok = dateSeparator(s, pos+2, extended)
+	if !ok {
+		return 0, 0, 0, "", false
 	}
 	weekday, ok := digits(s, pos, 1)
 	if !ok || weekday < 1 || weekday > 7 || week < 1 || week > weeksIn(year) {
@@ -127,42 +150,75 @@ func isoClock(s string) (time.Duration, bool) {
 	if !ok || hour > 23 {
 		return 0, false
 	}
-	at := time.Duration(hour) * time.Hour
-	s = s[2:]
-	colons := s != "" && s[0] == ':'
-	parts := 0
-	for parts < 2 && s != "" && s[0] != '.' && s[0] != ',' {
-		if colons {
-			if s[0] != ':' {
-				return 0, false
-			}
-			s = s[1:]
-		}
-		n, ok := digits(s, 0, 2)
-		if !ok || n > 59 {
-			return 0, false
-		}
-		s = s[2:]
-		if parts == 0 {
-			at += time.Duration(n) * time.Minute
-		} else {
-			at += time.Duration(n) * time.Second
-		}
-		parts++
+	at, s, parts, ok := clockFields(s[2:])
+	if !ok {
+		return 0, false
 	}
+	at += time.Duration(hour) * time.Hour
 	if s == "" {
 		return at, true
 	}
-	if parts < 2 || (s[0] != '.' && s[0] != ',') || len(s) == 1 {
+	if parts < 2 || !isDecimalMark(s[0]) || len(s) == 1 {
 		return 0, false
 	}
+	frac, ok := fraction(s[1:])
+	if !ok {
+		return 0, false
+	}
+	return at + frac, true
+}
+
+// clockUnits are the units of the fields after the hour, in order.
+var clockUnits = [...]time.Duration{time.Minute, time.Second}
+
+// clockFields reads the minutes and seconds after the hour, as far as they
+// go, up to a decimal mark. Either every field follows a colon or none
+// does. It returns their time, what follows them and how many it read.
+func clockFields(s string) (at time.Duration, rest string, parts int, ok bool) {
+	colons := s != "" && s[0] == ':'
+	for parts < len(clockUnits) && s != "" && !isDecimalMark(s[0]) {
+		var n int
+		n, s, ok = clockField(s, colons)
+		if !ok {
+			return 0, "", 0, false
+		}
+		at += time.Duration(n) * clockUnits[parts]
+		parts++
+	}
+	return at, s, parts, true
+}
+
+// clockField reads one minutes or seconds field, after its colon when
+// colons is set, and returns it with what follows it.
+func clockField(s string, colons bool) (int, string, bool) {
+	if colons {
+		if s[0] != ':' {
+			return 0, "", false
+		}
+		s = s[1:]
+	}
+	n, ok := digits(s, 0, 2)
+	if !ok || n > 59 {
+		return 0, "", false
+	}
+	return n, s[2:], true
+}
+
+// isDecimalMark reports whether c starts a fraction: ISO 8601 allows a
+// comma as well as a full stop.
+func isDecimalMark(c byte) bool { return c == '.' || c == ',' }
+
+// fraction reads the digits ds after a decimal mark as a fraction of a
+// second. Digits finer than a nanosecond add nothing.
+func fraction(ds string) (time.Duration, bool) {
+	var at time.Duration
 	scale := time.Second
-	for i := 1; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+	for i := 0; i < len(ds); i++ {
+		if ds[i] < '0' || ds[i] > '9' {
 			return 0, false
 		}
 		scale /= 10
-		at += time.Duration(s[i]-'0') * scale
+		at += time.Duration(ds[i]-'0') * scale
 	}
 	return at, true
 }

@@ -267,30 +267,11 @@ func (v *validator) step(path string, val any, position int) {
 	if !ok {
 		return
 	}
-	if id, ok := v.integer(path, m, "step_id", true); ok {
-		switch {
-		case id < 1:
-			v.add(join(path, "step_id"), RuleMinimum, "step_id must be at least 1, got %d", id)
-		case id != int64(position):
-			v.add(join(path, "step_id"), RuleStepOrder, "expected step_id %d (sequential from 1), got %d", position, id)
-		}
-	}
-	if ts, ok := v.str(path, m, "timestamp", false); ok && !validTimestamp(ts) {
-		v.add(join(path, "timestamp"), RuleTimestamp, "%q is not an ISO 8601 timestamp", ts)
-	}
-	source, sourceOK := v.str(path, m, "source", true)
-	if sourceOK && source != string(SourceSystem) && source != string(SourceUser) && source != string(SourceAgent) {
-		v.add(join(path, "source"), RuleEnum, "source must be \"system\", \"user\" or \"agent\", got %q", source)
-		sourceOK = false
-	}
+	v.stepID(path, m, position)
+	v.timestamp(path, m)
+	source, sourceOK := v.stepSource(path, m)
 	v.str(path, m, "model_name", false)
-	if e, ok := present(m, "reasoning_effort"); ok {
-		if _, isStr := e.(string); !isStr {
-			if _, isNum := asFloat(e); !isNum {
-				v.add(join(path, "reasoning_effort"), RuleType, "expected a string or a number, got %s", describe(e))
-			}
-		}
-	}
+	v.reasoningEffort(path, m)
 	if msg, ok := m["message"]; ok {
 		v.content(join(path, "message"), msg, true)
 	}
@@ -303,24 +284,91 @@ func (v *validator) step(path string, val any, position int) {
 		v.metrics(join(path, "metrics"), mt)
 	}
 	v.boolean(path, m, "is_copied_context")
-	count, countOK := v.integer(path, m, "llm_call_count", false)
-	if countOK && count < 0 {
+	count, countOK := v.callCount(path, m)
+	v.dict(path, m, "extra", false)
+	if sourceOK {
+		v.sourceRules(path, m, source, count, countOK)
+	}
+}
+
+// stepID checks that a step's step_id counts from 1 in the order of the
+// steps; position is the step's place in that order.
+func (v *validator) stepID(path string, m map[string]any, position int) {
+	id, ok := v.integer(path, m, "step_id", true)
+	switch {
+	case !ok:
+	case id < 1:
+		v.add(join(path, "step_id"), RuleMinimum, "step_id must be at least 1, got %d", id)
+	case id != int64(position):
+		v.add(join(path, "step_id"), RuleStepOrder, "expected step_id %d (sequential from 1), got %d", position, id)
+	}
+}
+
+// timestamp checks a step's optional ISO 8601 timestamp.
+func (v *validator) timestamp(path string, m map[string]any) {
+	if ts, ok := v.str(path, m, "timestamp", false); ok && !validTimestamp(ts) {
+		v.add(join(path, "timestamp"), RuleTimestamp, "%q is not an ISO 8601 timestamp", ts)
+	}
+}
+
+// stepSource checks and returns a step's source. It reports false when
+// the source is missing or not one ATIF defines, so that the rules that
+// depend on it are not checked against a guess.
+func (v *validator) stepSource(path string, m map[string]any) (string, bool) {
+	source, ok := v.str(path, m, "source", true)
+	if !ok {
+		return "", false
+	}
+	switch Source(source) {
+	case SourceSystem, SourceUser, SourceAgent:
+		return source, true
+	}
+	v.add(join(path, "source"), RuleEnum, "source must be \"system\", \"user\" or \"agent\", got %q", source)
+	return "", false
+}
+
+// reasoningEffort checks that a step's reasoning_effort, when set, is a
+// string or a number.
+func (v *validator) reasoningEffort(path string, m map[string]any) {
+	e, ok := present(m, "reasoning_effort")
+	if !ok {
+		return
+	}
+	if _, isStr := e.(string); isStr {
+		return
+	}
+	if _, isNum := asFloat(e); !isNum {
+		v.add(join(path, "reasoning_effort"), RuleType, "expected a string or a number, got %s", describe(e))
+	}
+}
+
+// callCount checks and returns a step's optional llm_call_count.
+func (v *validator) callCount(path string, m map[string]any) (int64, bool) {
+	count, ok := v.integer(path, m, "llm_call_count", false)
+	if ok && count < 0 {
 		v.add(join(path, "llm_call_count"), RuleMinimum, "llm_call_count must be at least 0, got %d", count)
 	}
-	v.dict(path, m, "extra", false)
+	return count, ok
+}
 
-	if sourceOK && source != string(SourceAgent) {
+// sourceRules checks the fields a step's source allows: only agent steps
+// may set the agentOnly fields, and an agent step that made no model call
+// (a deterministic dispatch) has no metrics or reasoning to report.
+func (v *validator) sourceRules(path string, m map[string]any, source string, count int64, countOK bool) {
+	if source != string(SourceAgent) {
 		for _, k := range agentOnly {
 			if _, set := present(m, k); set {
 				v.add(join(path, k), RuleAgentOnly, "%s is only allowed on agent steps, this step's source is %q", k, source)
 			}
 		}
+		return
 	}
-	if sourceOK && source == string(SourceAgent) && countOK && count == 0 {
-		for _, k := range []string{"metrics", "reasoning_content"} {
-			if _, set := present(m, k); set {
-				v.add(join(path, k), RuleDeterministicStep, "%s must be absent when llm_call_count is 0 (a deterministic dispatch)", k)
-			}
+	if !countOK || count != 0 {
+		return
+	}
+	for _, k := range []string{"metrics", "reasoning_content"} {
+		if _, set := present(m, k); set {
+			v.add(join(path, k), RuleDeterministicStep, "%s must be absent when llm_call_count is 0 (a deterministic dispatch)", k)
 		}
 	}
 }
@@ -463,26 +511,48 @@ func (v *validator) part(path string, val any) {
 	if !ok {
 		return
 	}
-	kind, kindOK := v.str(path, m, "type", true)
-	if kindOK && kind != string(PartText) && kind != string(PartImage) && kind != string(PartAudio) {
-		v.add(join(path, "type"), RuleEnum, "type must be \"text\", \"image\" or \"audio\", got %q", kind)
-		kindOK = false
-	}
+	kind, kindOK := v.partType(path, m)
 	v.str(path, m, "text", false)
 	_, hasText := present(m, "text")
 	source, hasSource := present(m, "source")
-	if !kindOK {
-		return
+	switch {
+	case !kindOK:
+	case kind == string(PartText):
+		v.textPart(path, hasText, hasSource)
+	default:
+		v.mediaPart(path, kind, hasText, source, hasSource)
 	}
-	if kind == string(PartText) {
-		if !hasText {
-			v.add(path, RuleContentPart, "a text part needs text")
-		}
-		if hasSource {
-			v.add(join(path, "source"), RuleContentPart, "a text part must not have a source")
-		}
-		return
+}
+
+// partType checks and returns a content part's type. It reports false
+// when the type is missing or not one ATIF defines, so that the rules for
+// each type are not checked against a guess.
+func (v *validator) partType(path string, m map[string]any) (string, bool) {
+	kind, ok := v.str(path, m, "type", true)
+	if !ok {
+		return "", false
 	}
+	switch PartType(kind) {
+	case PartText, PartImage, PartAudio:
+		return kind, true
+	}
+	v.add(join(path, "type"), RuleEnum, "type must be \"text\", \"image\" or \"audio\", got %q", kind)
+	return "", false
+}
+
+// textPart checks that a text part has text and no source.
+func (v *validator) textPart(path string, hasText, hasSource bool) {
+	if !hasText {
+		v.add(path, RuleContentPart, "a text part needs text")
+	}
+	if hasSource {
+		v.add(join(path, "source"), RuleContentPart, "a text part must not have a source")
+	}
+}
+
+// mediaPart checks that an image or audio part has a source of its kind
+// and no text.
+func (v *validator) mediaPart(path, kind string, hasText bool, source any, hasSource bool) {
 	if hasText {
 		v.add(join(path, "text"), RuleContentPart, "an %s part must not have text", kind)
 	}
@@ -504,22 +574,28 @@ func (v *validator) source(path string, val any, kind PartType) {
 		return
 	}
 	if mt, ok := v.str(path, m, "media_type", true); ok {
-		image := slices.Contains(imageMediaTypes, mt)
-		audio := slices.Contains(audioMediaTypes, normalizeAudioType(mt))
-		switch {
-		case kind == PartImage && audio, kind == PartAudio && image:
-			v.add(join(path, "media_type"), RuleContentPart, "an %s part needs an %s source, got media_type %q", kind, kind, mt)
-		case kind == PartImage && !image:
-			v.add(join(path, "media_type"), RuleEnum, "image media_type must be one of %s, got %q", strings.Join(imageMediaTypes, ", "), mt)
-		case kind == PartAudio && !audio:
-			v.add(join(path, "media_type"), RuleEnum, "audio media_type must be one of %s, got %q", strings.Join(audioMediaTypes, ", "), mt)
-		}
+		v.mediaType(join(path, "media_type"), mt, kind)
 	}
 	if d, ok := v.number(path, m, "duration_sec", false); ok && d < 0 {
 		v.add(join(path, "duration_sec"), RuleMinimum, "duration_sec must be at least 0, got %v", d)
 	}
 	if p, ok := v.str(path, m, "path", true); ok && v.checkMedia {
 		v.mediaExists(join(path, "path"), p, kind)
+	}
+}
+
+// mediaType checks that a source's media type, at path, is one ATIF
+// allows for the kind of its part.
+func (v *validator) mediaType(path, mt string, kind PartType) {
+	image := slices.Contains(imageMediaTypes, mt)
+	audio := slices.Contains(audioMediaTypes, normalizeAudioType(mt))
+	switch {
+	case kind == PartImage && audio, kind == PartAudio && image:
+		v.add(path, RuleContentPart, "an %s part needs an %s source, got media_type %q", kind, kind, mt)
+	case kind == PartImage && !image:
+		v.add(path, RuleEnum, "image media_type must be one of %s, got %q", strings.Join(imageMediaTypes, ", "), mt)
+	case kind == PartAudio && !audio:
+		v.add(path, RuleEnum, "audio media_type must be one of %s, got %q", strings.Join(audioMediaTypes, ", "), mt)
 	}
 }
 
