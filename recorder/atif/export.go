@@ -292,98 +292,140 @@ func (x *exporter) redact(s string) string {
 // trajectory exports one run and, depth first, the runs below it.
 func (x *exporter) trajectory(r *run) *Trajectory {
 	x.seen[r.id] = true
-	var (
-		steps []*pending
-		calls = map[string][]*callSpan{} // by call id, in the order made
-		made  int
-		model string
-		first string
-		ended *recorder.RunEnded
-		tools toolSet
-	)
+	rt := &runTrace{calls: map[string][]*callSpan{}}
 	for _, rec := range r.records {
-		now := moment{rec.RecordedAt, rec.pos}
-		switch p := rec.Payload.(type) {
-		case *recorder.ModelRequest:
-			model = p.Model
-			if first == "" {
-				first = p.Model
-			}
-			tools.add(p.ToolDefinitions)
-		case *recorder.Message:
-			if p.Message != nil {
-				steps = append(steps, x.messageStep(p.Message, now))
-			}
-		case *recorder.ModelResponse:
-			steps = append(steps, x.agentStep(p, model, now))
-			last := steps[len(steps)-1]
-			for i, c := range last.step.ToolCalls {
-				calls[c.ID] = append(calls[c.ID], &callSpan{step: last, index: i, order: made, id: c.ID, name: c.FunctionName, start: now})
-				made++
-			}
-		case *recorder.ToolStarted:
-			if c := callFor(calls[p.CallID], p.Name, func(c *callSpan) bool { return c.started }); c != nil {
-				c.start, c.started = now, true
-			}
-		case *recorder.ToolEnded:
-			result := x.toolResult(p)
-			if c := callFor(calls[p.CallID], p.Name, func(c *callSpan) bool { return c.done }); c != nil {
-				c.end, c.done = now, true
-				result.SourceCallID = p.CallID
-				c.step.results[c.index] = result
-				continue
-			}
-			info, _ := result.Extra[ExtraKey].(map[string]any)
-			if info == nil {
-				info = map[string]any{}
-			}
-			info["call_id"], info["tool_name"] = p.CallID, p.Name
-			result.Extra = map[string]any{ExtraKey: info}
-			steps = append(steps, carrierStep(now, *result))
-		case *recorder.AssessmentRecord:
-			if !x.opts.OmitAssessments {
-				steps = append(steps, x.assessmentStep(p, now))
-			}
-		case *recorder.RunEnded:
-			ended = p
-		}
+		x.record(rt, rec)
 	}
-
-	// subagent_trajectories lists runs depth first: each child right
-	// after the runs above it, its own children right after it.
-	var delegated []*FinalMetrics
-	for _, child := range r.children {
-		if x.seen[child.id] {
-			continue
-		}
-		steps = x.link(steps, calls, child)
-		slot := len(x.subagents)
-		x.subagents = append(x.subagents, Trajectory{})
-		sub := x.trajectory(child)
-		sub.SchemaVersion = Version
-		sub.TrajectoryID = child.id
-		x.subagents[slot] = *sub
-		delegated = append(delegated, sub.FinalMetrics)
-	}
-
-	if len(steps) == 0 {
+	delegated := x.children(r, rt)
+	if len(rt.steps) == 0 {
 		// ATIF needs a step; a run that recorded none gets an empty one.
-		steps = append(steps, carrierStep(moment{}))
+		rt.steps = append(rt.steps, carrierStep(moment{}))
 	}
 	t := &Trajectory{
-		Agent: Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: first, ToolDefinitions: x.toolDefinitions(tools.defs)},
-		Steps: finish(steps),
+		Agent: Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: rt.first, ToolDefinitions: x.toolDefinitions(rt.tools.defs)},
+		Steps: finish(rt.steps),
 	}
 	if t.Agent.Name == "" {
 		t.Agent.Name = "agent"
 	}
 	t.FinalMetrics = totals(t.Steps, delegated)
 	info := map[string]any{"run_id": r.id}
-	if ended != nil {
-		x.runEnded(info, ended)
+	if rt.ended != nil {
+		x.runEnded(info, rt.ended)
 	}
 	t.Extra = map[string]any{ExtraKey: info}
 	return t
+}
+
+// runTrace is what a run's records make while they are read in order:
+// its steps, the tool calls its model responses made (by call id, in the
+// order made), the model of the latest request and of the first, the tools
+// it offered and how it ended.
+type runTrace struct {
+	steps []*pending
+	calls map[string][]*callSpan
+	made  int
+	model string
+	first string
+	ended *recorder.RunEnded
+	tools toolSet
+}
+
+// record adds one of the run's records to rt.
+func (x *exporter) record(rt *runTrace, rec placed) {
+	now := moment{rec.RecordedAt, rec.pos}
+	switch p := rec.Payload.(type) {
+	case *recorder.ModelRequest:
+		rt.request(p)
+	case *recorder.Message:
+		if p.Message != nil {
+			rt.steps = append(rt.steps, x.messageStep(p.Message, now))
+		}
+	case *recorder.ModelResponse:
+		rt.response(x.agentStep(p, rt.model, now), now)
+	case *recorder.ToolStarted:
+		rt.toolStarted(p, now)
+	case *recorder.ToolEnded:
+		rt.toolEnded(p, x.toolResult(p), now)
+	case *recorder.AssessmentRecord:
+		if !x.opts.OmitAssessments {
+			rt.steps = append(rt.steps, x.assessmentStep(p, now))
+		}
+	case *recorder.RunEnded:
+		rt.ended = p
+	}
+}
+
+func (rt *runTrace) request(p *recorder.ModelRequest) {
+	rt.model = p.Model
+	if rt.first == "" {
+		rt.first = p.Model
+	}
+	rt.tools.add(p.ToolDefinitions)
+}
+
+// response adds the agent step of a model response, and a span for each
+// tool call it made, starting when the response was recorded until the
+// call's own start is seen.
+func (rt *runTrace) response(step *pending, now moment) {
+	rt.steps = append(rt.steps, step)
+	for i, c := range step.step.ToolCalls {
+		rt.calls[c.ID] = append(rt.calls[c.ID], &callSpan{step: step, index: i, order: rt.made, id: c.ID, name: c.FunctionName, start: now})
+		rt.made++
+	}
+}
+
+func (rt *runTrace) toolStarted(p *recorder.ToolStarted, now moment) {
+	if c := callFor(rt.calls[p.CallID], p.Name, func(c *callSpan) bool { return c.started }); c != nil {
+		c.start, c.started = now, true
+	}
+}
+
+// toolEnded puts a tool's result on the step that made its call. A result
+// no call made is kept on a step of its own, with the call id and tool
+// name it was recorded with.
+func (rt *runTrace) toolEnded(p *recorder.ToolEnded, result *ObservationResult, now moment) {
+	if c := callFor(rt.calls[p.CallID], p.Name, func(c *callSpan) bool { return c.done }); c != nil {
+		c.end, c.done = now, true
+		result.SourceCallID = p.CallID
+		c.step.results[c.index] = result
+		return
+	}
+	info, _ := result.Extra[ExtraKey].(map[string]any)
+	if info == nil {
+		info = map[string]any{}
+	}
+	info["call_id"], info["tool_name"] = p.CallID, p.Name
+	result.Extra = map[string]any{ExtraKey: info}
+	rt.steps = append(rt.steps, carrierStep(now, *result))
+}
+
+// children exports the runs below r not exported yet, links each to the
+// step of rt that delegated to it, and returns their final metrics.
+// subagent_trajectories lists runs depth first: each child right after the
+// runs above it, its own children right after it.
+func (x *exporter) children(r *run, rt *runTrace) []*FinalMetrics {
+	var delegated []*FinalMetrics
+	for _, child := range r.children {
+		if x.seen[child.id] {
+			continue
+		}
+		rt.steps = x.link(rt.steps, rt.calls, child)
+		delegated = append(delegated, x.subagent(child))
+	}
+	return delegated
+}
+
+// subagent exports child into its slot in subagent_trajectories, taken
+// before its own children take theirs, and returns its final metrics.
+func (x *exporter) subagent(child *run) *FinalMetrics {
+	slot := len(x.subagents)
+	x.subagents = append(x.subagents, Trajectory{})
+	sub := x.trajectory(child)
+	sub.SchemaVersion = Version
+	sub.TrajectoryID = child.id
+	x.subagents[slot] = *sub
+	return sub.FinalMetrics
 }
 
 // toolSet gathers the tool definitions a run recorded: every name once,
@@ -449,31 +491,50 @@ func (x *exporter) link(steps []*pending, calls map[string][]*callSpan, child *r
 		attachToCall(calledBy(spans, child.started), ref)
 		return steps
 	}
-	var best *callSpan
-	for _, spans := range calls {
-		if named {
-			break
-		}
-		for _, c := range spans {
-			open := c.started && c.start.before(child.started) && (!c.done || child.started.before(c.end))
-			if open && (best == nil || better(c, best, child.agentName)) {
-				best = c
-			}
-		}
-	}
-	if best != nil {
-		attachToCall(best, ref)
-		return steps
-	}
-	for i := len(steps) - 1; i >= 0; i-- {
-		if steps[i].step.Source == SourceAgent && steps[i].at.before(child.started) {
-			steps[i].others = append(steps[i].others, ObservationResult{SubagentTrajectoryRef: []SubagentTrajectoryRef{ref}})
+	if !named {
+		if best := openCall(calls, child); best != nil {
+			attachToCall(best, ref)
 			return steps
 		}
+	}
+	if i := lastAgentStepBefore(steps, child.started); i >= 0 {
+		steps[i].others = append(steps[i].others, ObservationResult{SubagentTrajectoryRef: []SubagentTrajectoryRef{ref}})
+		return steps
 	}
 	carrier := carrierStep(child.started, ObservationResult{SubagentTrajectoryRef: []SubagentTrajectoryRef{ref}})
 	at := sort.Search(len(steps), func(i int) bool { return child.started.before(steps[i].at) })
 	return slices.Insert(steps, at, carrier)
+}
+
+// openCall returns the best parent, by better, among the calls that were
+// running when child started, or nil when none was.
+func openCall(calls map[string][]*callSpan, child *run) *callSpan {
+	var best *callSpan
+	for _, spans := range calls {
+		for _, c := range spans {
+			if c.openAt(child.started) && (best == nil || better(c, best, child.agentName)) {
+				best = c
+			}
+		}
+	}
+	return best
+}
+
+// openAt reports whether the call had started before at and had not
+// ended by then.
+func (c *callSpan) openAt(at moment) bool {
+	return c.started && c.start.before(at) && (!c.done || at.before(c.end))
+}
+
+// lastAgentStepBefore returns the index of the last agent step recorded
+// before at, or -1.
+func lastAgentStepBefore(steps []*pending, at moment) int {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i].step.Source == SourceAgent && steps[i].at.before(at) {
+			return i
+		}
+	}
+	return -1
 }
 
 // calledBy picks, among the calls made with the id a child names (spans),

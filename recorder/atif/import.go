@@ -389,6 +389,15 @@ func (w *runWriter) results(s *Step, calls []ToolCall) {
 		results = s.Observation.Results
 	}
 	owner := owners(results, calls)
+	indexes := w.startCalls(calls)
+	w.delegations(results, calls, owner)
+	w.endCalls(results, calls, owner, indexes)
+	w.unclaimed(results, owner)
+}
+
+// startCalls writes a ToolStarted for each call and returns the call
+// index each got.
+func (w *runWriter) startCalls(calls []ToolCall) []int {
 	indexes := make([]int, len(calls))
 	for j, c := range calls {
 		indexes[j] = w.calls
@@ -397,28 +406,48 @@ func (w *runWriter) results(s *Step, calls []ToolCall) {
 		args := argumentsText(c)
 		w.add(&recorder.ToolStarted{CallID: c.ID, Name: c.FunctionName, Arguments: args, ArgumentsBytes: len(args), CallIndex: indexes[j]})
 	}
+	return indexes
+}
 
-	type child struct {
-		id, callID string
-	}
-	var children []child
+// delegation is a subagent a result refers to and the id of the call
+// that result answers, if any.
+type delegation struct {
+	id, callID string
+}
+
+// delegations runs the subagents the results refer to and that have not
+// run yet, in the order they appear in subagent_trajectories, each as a
+// child of the call its result answers.
+func (w *runWriter) delegations(results []ObservationResult, calls []ToolCall, owner []int) {
+	var children []delegation
 	for i, r := range results {
 		callID := ""
 		if owner[i] >= 0 {
 			callID = calls[owner[i]].ID
 		}
-		for _, ref := range r.SubagentTrajectoryRef {
-			if w.im.subs[ref.TrajectoryID] != nil && !w.im.used[ref.TrajectoryID] {
-				w.im.used[ref.TrajectoryID] = true
-				children = append(children, child{ref.TrajectoryID, callID})
-			}
-		}
+		children = w.unusedRefs(children, r.SubagentTrajectoryRef, callID)
 	}
-	slices.SortStableFunc(children, func(a, b child) int { return w.im.order[a.id] - w.im.order[b.id] })
+	slices.SortStableFunc(children, func(a, b delegation) int { return w.im.order[a.id] - w.im.order[b.id] })
 	for _, c := range children {
 		w.im.run(w.im.subs[c.id], c.id, w.id, w.depth+1, c.callID, w.at)
 	}
+}
 
+// unusedRefs appends the embedded subagents refs names that no earlier
+// ref claimed, and claims them.
+func (w *runWriter) unusedRefs(children []delegation, refs []SubagentTrajectoryRef, callID string) []delegation {
+	for _, ref := range refs {
+		if w.im.subs[ref.TrajectoryID] != nil && !w.im.used[ref.TrajectoryID] {
+			w.im.used[ref.TrajectoryID] = true
+			children = append(children, delegation{ref.TrajectoryID, callID})
+		}
+	}
+	return children
+}
+
+// endCalls writes a ToolEnded for each result with content that answers
+// a call, in the order of the calls.
+func (w *runWriter) endCalls(results []ObservationResult, calls []ToolCall, owner, indexes []int) {
 	for j, c := range calls {
 		for i, r := range results {
 			if owner[i] == j && r.Content != nil {
@@ -426,6 +455,12 @@ func (w *runWriter) results(s *Step, calls []ToolCall) {
 			}
 		}
 	}
+}
+
+// unclaimed writes a ToolEnded for each result with content that answers
+// no call, under the call id and tool name its extra recorded, with a
+// call index of its own.
+func (w *runWriter) unclaimed(results []ObservationResult, owner []int) {
 	for i, r := range results {
 		if owner[i] >= 0 || r.Content == nil {
 			continue
