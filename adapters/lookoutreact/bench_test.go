@@ -6,20 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 )
 
-func benchConfig() *lookoutreact.Config {
-	return &lookoutreact.Config{
+func benchConfig() *lookout.Config {
+	return &lookout.Config{
 		Limits: budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
 		Observers: []observer.Spec{{
 			Observer: observer.NewResource(),
@@ -79,21 +79,15 @@ func benchmarkAgentOverhead(b *testing.B, calls int) {
 	b.ReportMetric(float64(lookout)/float64(bare), "ratio")
 }
 
-// started returns a ctx carrying a run, as the handler leaves it for the
-// graph's nodes.
-func started(l *lookoutreact.Lookout) context.Context {
-	return l.Handler().OnStart(context.Background(), &callbacks.RunInfo{Component: compose.ComponentOfGraph}, nil)
-}
-
 // BenchmarkToolMiddleware measures one invokable tool call through the
 // middleware: admission, the record, and the observer pipeline with a
 // Resource observer that fires every 10 calls.
 func BenchmarkToolMiddleware(b *testing.B) {
-	l, err := lookoutreact.New(benchConfig())
+	l, err := lookoutreact.New(context.Background(), benchConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := started(l)
+	ctx := started(b, l)
 	out := &compose.ToolOutput{Result: "ok"}
 	call := l.ToolMiddleware().Invokable(func(context.Context, *compose.ToolInput) (*compose.ToolOutput, error) {
 		return out, nil
@@ -116,13 +110,13 @@ func BenchmarkInjection(b *testing.B) {
 	reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: 10, CompletionTokens: 1, TotalTokens: 11}}
 	for _, n := range []int{100, 10_000} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
-			l, err := lookoutreact.New(&lookoutreact.Config{
+			l, err := lookoutreact.New(context.Background(), &lookout.Config{
 				Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
 			})
 			if err != nil {
 				b.Fatal(err)
 			}
-			ctx := started(l)
+			ctx := started(b, l)
 			call := l.ToolMiddleware().Invokable(func(context.Context, *compose.ToolInput) (*compose.ToolOutput, error) {
 				return &compose.ToolOutput{Result: "ok"}, nil
 			})
@@ -152,11 +146,11 @@ func BenchmarkWrapModel(b *testing.B) {
 	reply := schema.AssistantMessage("hi", nil)
 	reply.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: 10, CompletionTokens: 1, TotalTokens: 11}}
 	inner := fixedModel{reply: reply}
-	l, err := lookoutreact.New(benchConfig())
+	l, err := lookoutreact.New(context.Background(), benchConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := started(l)
+	ctx := started(b, l)
 	input := []*schema.Message{schema.UserMessage("hello")}
 	for name, m := range map[string]model.ToolCallingChatModel{"bare": inner, "wrapped": l.WrapModel(inner)} {
 		b.Run(name, func(b *testing.B) {

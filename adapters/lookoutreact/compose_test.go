@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
-	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -27,9 +27,9 @@ type loopState struct {
 
 // toolLoop builds the graph a compose user writes instead of react: a
 // ChatModel node and a ToolsNode in a loop, with the history in the
-// graph's state. Lookout goes in through the same two hooks and run
-// option.
-func toolLoop(t testing.TB, l *lookoutreact.Lookout, m model.ToolCallingChatModel, tools []tool.BaseTool) compose.Runnable[[]*schema.Message, *schema.Message] {
+// graph's state. Lookout goes in through the same two hooks, and the
+// compiled graph is run through lookoutreact.Runnable.
+func toolLoop(t testing.TB, l *lookoutreact.Hooks, m model.ToolCallingChatModel, tools []tool.BaseTool) compose.Runnable[[]*schema.Message, *schema.Message] {
 	t.Helper()
 	ctx := context.Background()
 	infos := make([]*schema.ToolInfo, len(tools))
@@ -69,12 +69,12 @@ func toolLoop(t testing.TB, l *lookoutreact.Lookout, m model.ToolCallingChatMode
 	require.NoError(t, g.AddEdge("tools", "model"))
 	r, err := g.Compile(ctx, compose.WithMaxRunSteps(40), compose.WithGraphName("ToolLoop"))
 	require.NoError(t, err)
-	return r
+	return lookoutreact.Runnable(l, "ToolLoop", r)
 }
 
 func TestAComposeGraphGetsTheSameHooks(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
-		l, err := lookoutreact.New(&lookoutreact.Config{
+		l, err := lookoutreact.New(context.Background(), &lookout.Config{
 			Limits:    budget.Limits{MaxToolCalls: 9, MaxTokens: 10_000},
 			Observers: everyCall(),
 		})
@@ -96,12 +96,12 @@ func TestAComposeGraphGetsTheSameHooks(t *testing.T) {
 		input := []*schema.Message{schema.UserMessage("do ten things")}
 		var out *schema.Message
 		if streaming {
-			sr, err := r.Stream(ctx, input, l.ComposeOption())
+			sr, err := r.Stream(ctx, input)
 			require.NoError(t, err)
 			out, err = concat(sr)
 			require.NoError(t, err)
 		} else {
-			out, err = r.Invoke(ctx, input, l.ComposeOption())
+			out, err = r.Invoke(ctx, input)
 			require.NoError(t, err)
 		}
 		assert.Equal(t, "Summary: nine done, one refused.", out.Content)
@@ -109,7 +109,7 @@ func TestAComposeGraphGetsTheSameHooks(t *testing.T) {
 		// Two batches of five parallel calls under a limit of nine: dense
 		// indices 1..9, one refusal the model can read.
 		var indices []int64
-		for _, rec := range session.LogOf[observer.ToolCallRecord](store).All() {
+		for _, rec := range lookout.ToolCallsOf(store, 0) {
 			indices = append(indices, rec.CallIndex)
 		}
 		slices.Sort(indices)
@@ -135,7 +135,7 @@ func TestAComposeGraphGetsTheSameHooks(t *testing.T) {
 		assert.True(t, reqs[2].ToolsWithheld())
 		assert.Contains(t, reqs[2].Last().Content, "no tool calls left: 9 of 9 used")
 
-		b, _ := session.ValueOf[budget.Budget](store).Latest()
+		b, _ := lookout.BudgetOf(store)
 		assert.Equal(t, int64(4050+4050+1050), b.TokensUsed)
 		assert.Equal(t, int64(3), b.ModelCalls)
 		assert.Equal(t, int64(9), b.ToolCalls)
@@ -143,7 +143,7 @@ func TestAComposeGraphGetsTheSameHooks(t *testing.T) {
 }
 
 func TestAComposeGraphWrapsUpAndEndsWithTheTypedError(t *testing.T) {
-	l, err := lookoutreact.New(&lookoutreact.Config{Limits: budget.Limits{MaxTokens: 1000}})
+	l, err := lookoutreact.New(context.Background(), &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}})
 	require.NoError(t, err)
 	// The model ignores the wrap-up turn and calls a tool anyway; the next
 	// call finds the tokens spent.
@@ -154,7 +154,7 @@ func TestAComposeGraphWrapsUpAndEndsWithTheTypedError(t *testing.T) {
 	)
 	r := toolLoop(t, l, m, []tool.BaseTool{echo("search")})
 	store := session.New(nil)
-	_, err = r.Invoke(session.NewContext(context.Background(), store), []*schema.Message{schema.UserMessage("go")}, l.ComposeOption())
+	_, err = r.Invoke(session.NewContext(context.Background(), store), []*schema.Message{schema.UserMessage("go")})
 	require.ErrorIs(t, err, budget.ErrExceeded)
 	var ex *budget.ExceededError
 	require.ErrorAs(t, err, &ex)
@@ -164,5 +164,5 @@ func TestAComposeGraphWrapsUpAndEndsWithTheTypedError(t *testing.T) {
 	require.Len(t, reqs, 2, "the third call was not made")
 	assert.True(t, reqs[1].ToolsWithheld())
 	assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
-	assert.Equal(t, lookoutreact.TagWrapUp, func() string { k, _ := lookoutreact.Injected(reqs[1].Last()); return k }())
+	assert.Equal(t, lookout.TagWrapUp, func() string { k, _ := lookout.Injected(reqs[1].Last()); return k }())
 }

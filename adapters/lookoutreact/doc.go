@@ -3,40 +3,43 @@
 // observers, injected assessments and enforced budget that lookoutadk
 // gives ADK agents.
 //
-//	l, err := lookoutreact.New(&lookoutreact.Config{
+//	l, err := lookoutreact.New(ctx, &lookout.Config{
 //		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
 //	})
-//	agent, err := react.NewAgent(ctx, &react.AgentConfig{
+//	ra, err := react.NewAgent(ctx, &react.AgentConfig{
 //		ToolCallingModel: l.WrapModel(chatModel),
 //		ToolsConfig: compose.ToolsNodeConfig{
 //			Tools:               tools,
 //			ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()},
 //		},
 //	})
-//	out, err := agent.Generate(ctx, msgs, l.AgentOption())
+//	agent := l.Agent(ra)
+//	out, err := agent.Generate(ctx, msgs) // one run
 //
 // What each piece does:
 //
-//   - [Lookout.AgentOption] (for compose runnables, [Lookout.ComposeOption])
-//     registers a callbacks handler whose OnStart, when the outermost graph
-//     starts, builds the run's state: a session (the one on ctx, see
-//     session.NewContext, or a new one), a budget tracker and an observer
-//     pipeline. Eino runs every node of the graph with the ctx that OnStart
-//     returns, so the hooks below find the state there. A graph run inside
-//     a tool call of another with the tool's ctx (a nested agent) starts a
-//     child run that shares its parent's session, budget and observers, so
-//     one budget covers both; it inherits the handler through the ctx, so
-//     the run option is not needed there. The deadline, if any, is set on the run's ctx with a
-//     *budget.ExceededError as its cause. When the graph ends (a streamed
-//     graph: when its output stream ends) the handler records the run's
-//     end, errors included, and releases the deadline's timer.
-//   - [Lookout.ToolMiddleware] admits every tool call, of all four kinds,
+//   - [New] checks a lookout.Config (limits, observers, recorder, ...)
+//     and returns a [Hooks], which holds only configuration: one Lookout
+//     serves any number of agents and concurrent runs.
+//   - [Hooks.Agent] wraps the agent: each Generate or Stream is one run.
+//     It starts the run on the ctx it hands the agent, where every node
+//     finds it: a session (the one on ctx, see session.NewContext, or a new
+//     one), a budget tracker and an observer pipeline. The deadline, if
+//     any, is set on that ctx with a *budget.ExceededError as its cause.
+//     An agent run through its own Hooks.Agent inside a tool call of
+//     another run (a nested agent) is a child run: it shares its parent's
+//     session, budget and observers, and is recorded as a sub-run linked to
+//     the tool call. Agent.Name (default "ReActAgent") names the run in the
+//     recording.
+//   - [Runnable] does the same for a compiled compose graph, chain or
+//     workflow: each Invoke, Stream, Collect or Transform is one run.
+//   - [Hooks.ToolMiddleware] admits every tool call, of all four kinds,
 //     through the budget (a call over the tool-call limit is not run; the
 //     model gets a tool message saying why), records it with a dense,
 //     unique call index even when calls run in parallel, and runs the
 //     observers after it. A tool error becomes a message the model can
-//     read, unless ToolErrors says abort.
-//   - [Lookout.WrapModel] ends the run with a *budget.ExceededError before
+//     read, unless Config.ToolErrors is lookout.ToolErrorsAbort.
+//   - [Hooks.WrapModel] ends the run with a *budget.ExceededError before
 //     a model call once tokens or time are spent, or after a tool call was
 //     refused on a wrap-up turn; adds the current assessment to the model's
 //     input when it is not stale and, when tokens or time are nearly spent
@@ -48,24 +51,30 @@
 //     only: they never reach react's history or a compose graph's state.
 //
 // In a compose graph built by hand (a ChatModel node and a ToolsNode in a
-// loop), the same three pieces go in the same places: the wrapped model in
-// the ChatModel node, the middleware in the ToolsNodeConfig, and
-// [Lookout.ComposeOption] on each Invoke or Stream.
+// loop), the wrapped model goes in the ChatModel node, the middleware in
+// the ToolsNodeConfig, and the compiled graph is run through [Runnable].
 //
-// With Config.Sink or Config.Recorder set, the run's trajectory is recorded
-// as a side effect: run_started (named after the graph, "ReActAgent" for a
-// react agent), the input messages, model requests and responses, tool
-// calls, assessments, budget events and run_ended. A nested agent's run is
-// recorded as a sub-run linked to the tool call that started it.
+// # Where a run ends
+//
+// A run ends, errors included, before the caller can see that it is over:
+// before Generate (or Invoke, Collect) returns, and, for Stream (or
+// Transform), before the stream reports its end or its error. The wrapper
+// reads the agent's stream on a goroutine of its own and ends the run
+// before passing the end on. So with Config.Recorder set, run_ended is
+// queued for the recording by then, and a program that closes its
+// Recorder right after the run loses nothing. A caller that closes the
+// stream early ends the run with context.Canceled, recorded from that
+// goroutine once it notices. An interrupt pauses the run rather than
+// ending it: it has no run_ended.
+//
+// With Config.Recorder set, the run's trajectory is recorded as a side
+// effect: run_started, the input messages, model requests and responses,
+// tool calls, assessments, budget events and run_ended.
 //
 // Observing and recording never break the agent: should Lookout's own work
-// around a model or tool call panic, the panic is reported to
-// Config.OnError and the call goes on as it would without Lookout.
-//
-// Token usage is charged by the model wrapper, from the reply's
-// ResponseMeta.Usage, and never by the callbacks handler, so a model that
-// fires its own callbacks (model.CallbackOutput.TokenUsage) is not charged
-// twice.
+// around a model or tool call, or the start of a run, panic, the panic is
+// reported to Config.OnError and the call goes on as it would without
+// Lookout.
 //
 // # The overrun bound
 //
@@ -73,21 +82,12 @@
 // by at most one model response: the call that started under the limit.
 // Nested agents running at the same time each may overrun by one response.
 //
-// # Cost
-//
-// Registering any callbacks handler makes Eino run its callback machinery
-// around every node, which a graph without handlers skips; Lookout's
-// handler asks for only the timings it uses (see callbacks.TimingChecker).
-// Injecting a block copies the model's input once per model call.
-//
 // # Pitfalls
 //
-//   - Pass [Lookout.AgentOption] to every Generate and Stream call. Without
-//     it the hooks find no run: they let every call through unobserved and
-//     unlimited, and report [ErrNoRun] to Config.OnError once per Lookout.
-//   - The handler must see the whole graph. Do not register it with
-//     DesignateNode: a run started by a node's callbacks would end with that
-//     node.
+//   - Run the agent through [Hooks.Agent] (a compose runnable through
+//     [Runnable]). Called directly, its hooks find no run: they let every
+//     call through unobserved and unlimited, and report [ErrNoRun] to
+//     Config.OnError once per Hooks.
 //   - Wrap the model given to react as ToolCallingModel. react's older
 //     Model field (a model.ChatModel bound with BindTools) is not wrapped,
 //     and its calls are not charged.
@@ -103,9 +103,7 @@
 //     admitted by the tool-call budget. Once one is refused on a wrap-up
 //     turn, or the tokens run out, the next model call ends the run.
 //   - A streamed model reply is charged when its stream ends. The last
-//     reply of agent.Stream is the run's output stream, which the handler
-//     reads to its end (see below), so it is charged even when the caller
-//     stops reading early; until then the run has not ended.
+//     reply of Stream is the run's output stream: read it to its end.
 //   - react's default StreamToolCallChecker decides from the first chunk
 //     whether a streamed reply calls tools; a model that writes text before
 //     its tool calls ends the run there. That is react's behaviour, with or
@@ -114,13 +112,7 @@
 //     ctx's Err is the budget error, which also satisfies
 //     errors.Is(err, context.DeadlineExceeded); so the run ends with the
 //     budget error whether Eino notices the expired ctx between nodes or
-//     Lookout's own hooks do. A deadline already past when the run starts
-//     is left to the hooks.
-//   - Eino calls a streamed graph's end when it hands the output stream
-//     back, before it has been read. The handler reads its own copy of that
-//     stream on a goroutine, which ends with the stream, and ends the run
-//     (records run_ended, releases the deadline's timer) then. A stream the
-//     caller never reads to its end is still read to its end this way.
+//     Lookout's own hooks do.
 //   - The session is not part of Eino's checkpoints. To keep the budget,
 //     the tool calls and the assessments across an interrupt and its
 //     resume, put the same session on the ctx of both calls with

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -20,12 +21,13 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// A react agent with a tool-call budget of two. After two searches the
-// budget is spent: the model's next input gets an assessment of the run
-// and a wrap-up message, and tool calls are forbidden on that turn.
+// A react agent with a tool-call budget of two, run through Lookout.Agent.
+// After two searches the budget is spent: the model's next input gets an
+// assessment of the run and a wrap-up message, and tool calls are
+// forbidden on that turn.
 func Example() {
 	ctx := context.Background()
-	l, err := lookoutreact.New(&lookoutreact.Config{
+	l, err := lookoutreact.New(ctx, &lookout.Config{
 		Limits: budget.Limits{MaxToolCalls: 2},
 		Observers: []observer.Spec{
 			{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
@@ -40,7 +42,7 @@ func Example() {
 		scripted.Call("search", `{"q":"react"}`),
 		scripted.Reply("Eino's react agent loops a model and tools."),
 	)
-	agent, err := react.NewAgent(ctx, &react.AgentConfig{
+	reactAgent, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: l.WrapModel(chatModel),
 		ToolsConfig: compose.ToolsNodeConfig{
 			Tools:               []tool.BaseTool{echo("search")},
@@ -51,9 +53,11 @@ func Example() {
 		log.Fatal(err)
 	}
 
+	agent := l.Agent(reactAgent) // each Generate or Stream is one run
+
 	store := session.New(nil) // optional: to read the budget afterwards
 	out, err := agent.Generate(session.NewContext(ctx, store),
-		[]*schema.Message{schema.UserMessage("What is a react agent?")}, l.AgentOption())
+		[]*schema.Message{schema.UserMessage("What is a react agent?")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,14 +65,14 @@ func Example() {
 
 	last, _ := chatModel.Request(2)
 	for _, msg := range last.Messages {
-		if _, injected := lookoutreact.Injected(msg); injected {
+		if _, injected := lookout.Injected(msg); injected {
 			fmt.Println("injected:", strings.SplitN(msg.Content, "\n", 2)[0])
 		} else if msg.Role == schema.Tool {
 			fmt.Println("tool:", msg.Content)
 		}
 	}
 	fmt.Println("tools forbidden:", last.ToolsWithheld())
-	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	b, _ := lookout.BudgetOf(store)
 	fmt.Printf("tool calls: %d of %d\n", b.ToolCalls, b.MaxToolCalls)
 	// Output:
 	// Eino's react agent loops a model and tools.
@@ -81,11 +85,12 @@ func Example() {
 }
 
 // The same hooks in a compose graph: a ChatModel node and a ToolsNode in a
-// loop. The model spends the token budget; on the wrap-up turn it gets no
-// tools, and when it carries on the run ends with the budget's typed error.
+// loop, the compiled graph run through lookoutreact.Runnable. The model
+// spends the token budget; on the wrap-up turn it gets no tools, and when
+// it carries on the run ends with the budget's typed error.
 func Example_compose() {
 	ctx := context.Background()
-	l, err := lookoutreact.New(&lookoutreact.Config{Limits: budget.Limits{MaxTokens: 1000}})
+	l, err := lookoutreact.New(ctx, &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -125,12 +130,13 @@ func Example_compose() {
 		return compose.END, nil
 	}, map[string]bool{"tools": true, compose.END: true}))
 	_ = g.AddEdge("tools", "model")
-	runnable, err := g.Compile(ctx)
+	compiled, err := g.Compile(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
+	runnable := lookoutreact.Runnable(l, "search-loop", compiled) // each Invoke is one run
 
-	_, err = runnable.Invoke(ctx, []*schema.Message{schema.UserMessage("search")}, l.ComposeOption())
+	_, err = runnable.Invoke(ctx, []*schema.Message{schema.UserMessage("search")})
 	var ex *budget.ExceededError
 	fmt.Println("budget exceeded:", errors.Is(err, budget.ErrExceeded), errors.As(err, &ex), ex.Resource)
 	wrapUp, _ := chatModel.Request(1)

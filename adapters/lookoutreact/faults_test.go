@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
@@ -27,12 +27,11 @@ type faultyCtx struct{ context.Context }
 
 func (faultyCtx) Err() error { panic("fault in Lookout's work") }
 
-func faultyRun(t *testing.T, log *errorLog) (*lookoutreact.Lookout, context.Context) {
+func faultyRun(t *testing.T, log *errorLog) (*lookoutreact.Hooks, context.Context) {
 	t.Helper()
-	l, err := lookoutreact.New(&lookoutreact.Config{OnError: log.OnError})
+	l, err := lookoutreact.New(context.Background(), &lookout.Config{OnError: log.OnError})
 	require.NoError(t, err)
-	ctx := l.Handler().OnStart(context.Background(), &callbacks.RunInfo{Component: compose.ComponentOfGraph}, nil)
-	return l, faultyCtx{ctx}
+	return l, faultyCtx{started(t, l)}
 }
 
 func TestAFaultPreparingAModelCallLetsTheCallGoAhead(t *testing.T) {
@@ -70,9 +69,9 @@ func TestAFaultAdmittingAToolCallRunsTheToolUnobserved(t *testing.T) {
 		}
 		return t0
 	}
-	l, err := lookoutreact.New(&lookoutreact.Config{OnError: log.OnError, Now: clock, Limits: budget.Limits{Timeout: time.Hour}})
+	l, err := lookoutreact.New(context.Background(), &lookout.Config{OnError: log.OnError, Now: clock, Limits: budget.Limits{Timeout: time.Hour}})
 	require.NoError(t, err)
-	ctx := l.Handler().OnStart(context.Background(), &callbacks.RunInfo{Component: compose.ComponentOfGraph}, nil)
+	ctx := started(t, l)
 	armed.Store(true)
 	ran := false
 	call := l.ToolMiddleware().Invokable(func(context.Context, *compose.ToolInput) (*compose.ToolOutput, error) {
@@ -112,14 +111,14 @@ func TestAFaultRecordingAStreamedToolCallPassesTheStreamsErrorOn(t *testing.T) {
 	assert.Contains(t, errs[0].Error(), "recording a tool call panicked")
 }
 
-// Eino calls the handler's OnStart on the goroutine that runs the agent.
-// A fault there goes to OnError, and the agent runs without Lookout,
-// its nested components included.
+// Lookout.Agent starts the run on the caller's goroutine. A fault there
+// goes to OnError, and the agent runs without Lookout, its nested
+// components included.
 func TestAFaultStartingARunLetsTheAgentRunWithoutLookout(t *testing.T) {
 	var clock adaptertest.FaultyClock
 	// One script per run: through Generate, then Stream.
 	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"), scripted.Call("search", `{}`), scripted.Reply("done"))
-	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{
+	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookout.Config{
 		Limits: budget.Limits{Timeout: time.Hour, MaxToolCalls: 10},
 		Now:    clock.Now, OnError: clock.OnError,
 	}})

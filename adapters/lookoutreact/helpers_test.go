@@ -17,8 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -36,8 +38,8 @@ func echo(name string) fnTool { return adaptertest.Echo(name) }
 type agentSpec struct {
 	model    model.ToolCallingChatModel
 	tools    []tool.BaseTool
-	cfg      *lookoutreact.Config
-	lookout  *lookoutreact.Lookout // used instead of cfg when set
+	cfg      *lookout.Config
+	lookout  *lookoutreact.Hooks // used instead of cfg when set
 	bare     bool                  // no Lookout at all
 	modifier react.MessageModifier
 	maxStep  int
@@ -47,10 +49,15 @@ type agentSpec struct {
 	readWholeStream bool
 }
 
-// reactAgent is a react agent and the Lookout wired into it.
+// reactAgent is a react agent and the Lookout wired into it. Its Generate
+// and Stream run the agent through the Lookout ([lookoutreact.Hooks.Agent]),
+// each call one run; a bare agent's run it as it is.
 type reactAgent struct {
-	*react.Agent
-	lookout *lookoutreact.Lookout
+	lookoutreact.Generator
+	// raw is the react agent itself, with Lookout's hooks inside it (unless
+	// bare) but not run through the wrapper.
+	raw     *react.Agent
+	lookout *lookoutreact.Hooks
 }
 
 func newAgent(t testing.TB, s agentSpec) reactAgent {
@@ -75,7 +82,7 @@ func newAgent(t testing.TB, s agentSpec) reactAgent {
 	if !s.bare {
 		if l == nil {
 			var err error
-			l, err = lookoutreact.New(s.cfg)
+			l, err = lookoutreact.New(context.Background(), s.cfg)
 			require.NoError(t, err)
 		}
 		cfg.ToolCallingModel = l.WrapModel(s.model)
@@ -83,7 +90,10 @@ func newAgent(t testing.TB, s agentSpec) reactAgent {
 	}
 	a, err := react.NewAgent(ctx, cfg)
 	require.NoError(t, err)
-	return reactAgent{Agent: a, lookout: l}
+	if s.bare {
+		return reactAgent{Generator: a, raw: a}
+	}
+	return reactAgent{Generator: l.Agent(a), raw: a, lookout: l}
 }
 
 // outcome is what a run produced.
@@ -107,11 +117,9 @@ func (a reactAgent) runCtx(ctx context.Context, streaming bool, opts ...agent.Ag
 	return a.runQuery(ctx, "do the task", streaming, opts...)
 }
 
-// runQuery runs the agent on query with ctx, with the Lookout's run option.
+// runQuery runs the agent on query with ctx, through the Lookout unless
+// the agent is bare.
 func (a reactAgent) runQuery(ctx context.Context, query string, streaming bool, opts ...agent.AgentOption) outcome {
-	if a.lookout != nil {
-		opts = append([]agent.AgentOption{a.lookout.AgentOption()}, opts...)
-	}
 	input := []*schema.Message{schema.UserMessage(query)}
 	if !streaming {
 		out, err := a.Generate(ctx, input, opts...)
@@ -167,10 +175,44 @@ func (e *errorLog) all() []error {
 }
 
 // runInput runs one shared scenario's run on a react agent with Lookout's
-// model wrapper, tool middleware and run option.
+// model wrapper and tool middleware, run through Lookout.Agent.
 func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
 	t.Helper()
 	o := newAgent(t, agentSpec{model: in.Model, tools: in.Tools, cfg: in.Config, readWholeStream: in.TextThenCalls}).
 		runQuery(in.Ctx, in.Query, in.Mode.Streaming())
 	return adaptertest.Outcome{Final: o.out, Err: o.err}
+}
+
+// newRecorder returns a Recorder over a new MemorySink, closed when the
+// test ends.
+func newRecorder(t testing.TB) (*recorder.Recorder, *recorder.MemorySink) {
+	t.Helper()
+	sink := recorder.NewMemorySink()
+	return adaptertest.NewRecorder(t, sink, nil), sink
+}
+
+// flushed flushes rec and returns sink's records, checking that the last
+// is the run_ended of a root run: a run's end is queued before Generate
+// returns or its stream reports its end, so one Flush is all it takes.
+func flushed(t testing.TB, rec *recorder.Recorder, sink *recorder.MemorySink) []recorder.Record {
+	t.Helper()
+	require.NoError(t, rec.Flush(context.Background()))
+	recs := sink.Records()
+	require.NotEmpty(t, recs)
+	last := recs[len(recs)-1]
+	_, ok := last.Payload.(*recorder.RunEnded)
+	require.True(t, ok, "the last record is run_ended, not %s", last.Kind())
+	require.Empty(t, last.ParentRunID, "of the root run")
+	return recs
+}
+
+// started starts a run of l by hand, as Lookout.Agent does, and returns
+// the ctx that carries it. The run ends when the test does.
+func started(t testing.TB, l *lookoutreact.Hooks) context.Context {
+	t.Helper()
+	ctx, run, err := l.Lookout().Start(context.Background(), lookout.StartOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, run)
+	t.Cleanup(func() { run.End(context.Background(), nil) })
+	return ctx
 }

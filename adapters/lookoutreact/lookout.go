@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cloudwego/eino/flow/agent"
@@ -14,38 +15,47 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// Lookout gives react agents and compose graphs observers, injected
+// Hooks gives react agents and compose graphs observers, injected
 // assessments and an enforced budget. Its hooks go in two places, the
-// model ([Lookout.WrapModel]) and the tools node
-// ([Lookout.ToolMiddleware]); [Lookout.Agent] (or [Runnable] for a compose
+// model ([Hooks.WrapModel]) and the tools node
+// ([Hooks.ToolMiddleware]); [Hooks.Agent] (or [Runnable] for a compose
 // runnable) makes each Generate or Stream one run, and records its end
 // before Generate returns or the stream reports its end.
 //
-// A Lookout holds only configuration: each run's session, budget tracker
-// and observer pipeline live on the run's ctx, so one Lookout serves any
-// number of concurrent runs and is safe for concurrent use.
-type Lookout struct {
-	l *lookout.Lookout
+// A Hooks holds only configuration: each run's session, budget tracker
+// and observer pipeline live on the run's ctx, so one Hooks serves any
+// number of concurrent runs and is safe for concurrent use. The zero
+// Hooks works and behaves as New(ctx, nil).
+type Hooks struct {
+	once sync.Once
+	l    *lookout.Lookout
 	// warned is set once a hook has reported ErrNoRun, so a misconfigured
 	// agent logs once rather than on every call.
 	warned atomic.Bool
 }
 
-// New returns a Lookout for cfg. A nil cfg means the defaults: a Resource
+// New returns the Hooks for cfg. A nil cfg means the defaults: a Resource
 // observer every 10 calls or after 3 consecutive errors, no limits,
 // nothing recorded. The configuration is checked now; an error wraps
 // lookout.ErrInvalidConfig and names the field. ctx is unused and
 // reserved.
-func New(_ context.Context, cfg *lookout.Config) (*Lookout, error) {
+func New(_ context.Context, cfg *lookout.Config) (*Hooks, error) {
 	l, err := lookout.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Lookout{l: l}, nil
+	return &Hooks{l: l}, nil
 }
 
 // Lookout returns the checked configuration the adapter runs with.
-func (l *Lookout) Lookout() *lookout.Lookout { return l.l }
+func (l *Hooks) Lookout() *lookout.Lookout {
+	l.once.Do(func() {
+		if l.l == nil {
+			l.l, _ = lookout.New(nil) // the defaults always check
+		}
+	})
+	return l.l
+}
 
 // Session returns the session of the run that ctx belongs to, as seen from
 // inside tools, models and other graph nodes.
@@ -57,14 +67,14 @@ func Session(ctx context.Context) (*session.Store, bool) {
 }
 
 // run returns the run on ctx. A hook that finds none lets its call through
-// and reports ErrNoRun, once per Lookout.
-func (l *Lookout) run(ctx context.Context) *lookout.Run {
+// and reports ErrNoRun, once per Hooks.
+func (l *Hooks) run(ctx context.Context) *lookout.Run {
 	r, marked := lookout.FromContext(ctx)
 	if r != nil || marked {
 		return r
 	}
 	if !l.warned.Swap(true) {
-		l.l.OnError(ctx, ErrNoRun)
+		l.Lookout().OnError(ctx, ErrNoRun)
 	}
 	return nil
 }
@@ -79,10 +89,10 @@ type Generator interface {
 // Agent is an agent run through Lookout: each Generate or Stream is one
 // run. It is safe for concurrent use when the agent is.
 type Agent struct {
-	// Name is the name runs are recorded under. [Lookout.Agent] sets it
+	// Name is the name runs are recorded under. [Hooks.Agent] sets it
 	// to "ReActAgent", the react package's own name for its graph.
 	Name  string
-	l     *Lookout
+	l     *Hooks
 	inner Generator
 }
 
@@ -93,7 +103,7 @@ type Agent struct {
 // sub-run. The run's end, errors included, is recorded before Generate
 // returns or the stream reports its end, so a program that closes its
 // Recorder right after loses nothing.
-func (l *Lookout) Agent(a Generator) *Agent {
+func (l *Hooks) Agent(a Generator) *Agent {
 	return &Agent{Name: "ReActAgent", l: l, inner: a}
 }
 
@@ -124,8 +134,8 @@ func (a *Agent) Stream(ctx context.Context, input []*schema.Message, opts ...age
 }
 
 // start starts a run named name on ctx.
-func (l *Lookout) start(ctx context.Context, name string) (context.Context, *lookout.Run, error) {
-	return l.l.Start(ctx, lookout.StartOptions{AgentName: name, CallID: engine.ToolCallFrom(ctx)})
+func (l *Hooks) start(ctx context.Context, name string) (context.Context, *lookout.Run, error) {
+	return l.Lookout().Start(ctx, lookout.StartOptions{AgentName: name, CallID: engine.ToolCallFrom(ctx)})
 }
 
 // finish records the end of run r with err, once, and releases its
@@ -144,7 +154,9 @@ func finish(ctx context.Context, r *lookout.Run, err error) {
 // endWith returns a stream of what sr holds, ending run r before the
 // caller can see the stream's end: a goroutine reads sr to its end and
 // ends the run, then closes the stream it hands on. A caller that closes
-// that stream early ends the run with context.Canceled.
+// that stream early ends the run with context.Canceled once the goroutine
+// has read sr to its end, so that the model's last reply is still charged
+// and recorded; that end is recorded after the caller's Close returns.
 func endWith[T any](ctx context.Context, r *lookout.Run, sr *schema.StreamReader[T]) *schema.StreamReader[T] {
 	if r == nil {
 		return sr
@@ -153,20 +165,26 @@ func endWith[T any](ctx context.Context, r *lookout.Run, sr *schema.StreamReader
 	go func() {
 		defer sr.Close()
 		defer in.Close()
+		abandoned := false
 		for {
 			v, err := sr.Recv()
-			if errors.Is(err, io.EOF) {
-				finish(ctx, r, nil)
-				return
-			}
-			if err != nil {
+			switch {
+			case errors.Is(err, io.EOF):
+				if abandoned {
+					err = context.Canceled
+				} else {
+					err = nil
+				}
 				finish(ctx, r, err)
-				in.Send(v, err)
 				return
-			}
-			if closed := in.Send(v, nil); closed {
-				finish(ctx, r, context.Canceled)
+			case err != nil:
+				finish(ctx, r, err)
+				if !abandoned {
+					in.Send(v, err)
+				}
 				return
+			case !abandoned:
+				abandoned = in.Send(v, nil)
 			}
 		}
 	}()

@@ -30,7 +30,7 @@ import (
 // The wrapped model binds tools through m's WithTools, and reports m's type
 // and whether m fires its own callbacks, so Eino sees the same model as
 // without Lookout. A nil m returns nil.
-func (l *Lookout) WrapModel(m model.ToolCallingChatModel) model.ToolCallingChatModel {
+func (l *Hooks) WrapModel(m model.ToolCallingChatModel) model.ToolCallingChatModel {
 	if m == nil {
 		return nil
 	}
@@ -40,7 +40,7 @@ func (l *Lookout) WrapModel(m model.ToolCallingChatModel) model.ToolCallingChatM
 // chatModel is the model.ToolCallingChatModel returned by WrapModel. It is
 // safe for concurrent use when the inner model is.
 type chatModel struct {
-	l     *Lookout
+	l     *Hooks
 	inner model.ToolCallingChatModel
 	tools []*schema.ToolInfo // bound with WithTools, for the recording
 }

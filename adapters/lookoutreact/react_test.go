@@ -2,22 +2,20 @@ package lookoutreact_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
-	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
@@ -26,18 +24,18 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// TestEinoHandsTheGraphStartCtxToEveryNode checks the Eino behaviour the
-// whole package rests on: the ctx a callbacks handler returns from the
-// react graph's OnStart is the ctx its model, message modifier and tool
-// middleware run with, in Generate and in Stream.
-func TestEinoHandsTheGraphStartCtxToEveryNode(t *testing.T) {
-	type key struct{}
+// TestTheRunReachesEveryNode checks the Eino behaviour the package rests
+// on: the ctx given to the agent's Generate or Stream, which Lookout.Agent
+// makes carry the run, is the ctx its model, message modifier, tool
+// middleware and tools run with.
+func TestTheRunReachesEveryNode(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		var mu sync.Mutex
-		seen := map[string]any{}
+		seen := map[string]*lookout.Run{}
 		note := func(where string, ctx context.Context) {
+			r, _ := lookout.FromContext(ctx)
 			mu.Lock()
-			seen[where] = ctx.Value(key{})
+			seen[where] = r
 			mu.Unlock()
 		}
 		m := scripted.New(
@@ -51,6 +49,8 @@ func TestEinoHandsTheGraphStartCtxToEveryNode(t *testing.T) {
 			note("tool", ctx)
 			return "seen", nil
 		}}
+		l, err := lookoutreact.New(context.Background(), nil)
+		require.NoError(t, err)
 		a, err := react.NewAgent(context.Background(), &react.AgentConfig{
 			ToolCallingModel: m,
 			ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{look}, ToolCallMiddlewares: []compose.ToolMiddleware{{
@@ -67,28 +67,14 @@ func TestEinoHandsTheGraphStartCtxToEveryNode(t *testing.T) {
 			},
 		})
 		require.NoError(t, err)
-		starts := 0
-		onStart := func(ctx context.Context, info *callbacks.RunInfo) context.Context {
-			if info.Component != compose.ComponentOfGraph {
-				return ctx
-			}
-			starts++
-			return context.WithValue(ctx, key{}, "from OnStart")
-		}
-		// A streamed run starts the graph with a stream input.
-		h := callbacks.NewHandlerBuilder().
-			OnStartFn(func(ctx context.Context, info *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
-				return onStart(ctx, info)
-			}).
-			OnStartWithStreamInputFn(func(ctx context.Context, info *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
-				in.Close()
-				return onStart(ctx, info)
-			}).Build()
-		o := reactAgent{Agent: a}.runCtx(context.Background(), streaming, agent.WithComposeOptions(compose.WithCallbacks(h)))
+		o := reactAgent{Generator: l.Agent(a), raw: a, lookout: l}.runCtx(context.Background(), streaming)
 		require.NoError(t, o.err)
-		assert.Equal(t, 1, starts, "streaming=%v", streaming)
-		for _, where := range []string{"model", "modifier", "middleware", "tool"} {
-			assert.Equal(t, "from OnStart", seen[where], "%s, streaming=%v", where, streaming)
+		run := seen["model"]
+		require.NotNil(t, run, "streaming=%v", streaming)
+		assert.Equal(t, "ReActAgent", run.AgentName())
+		assert.True(t, run.Ended(), "the run ended before the caller saw its end, streaming=%v", streaming)
+		for _, where := range []string{"modifier", "middleware", "tool"} {
+			assert.Same(t, run, seen[where], "%s, streaming=%v", where, streaming)
 		}
 	}
 }
@@ -96,11 +82,11 @@ func TestEinoHandsTheGraphStartCtxToEveryNode(t *testing.T) {
 func TestInjectionReplacesLookoutMessagesAlreadyInTheHistory(t *testing.T) {
 	// A history carried over from an earlier run holds an old block; the
 	// model still sees exactly one.
-	old := &schema.Message{Role: schema.User, Content: "## Trajectory Assessment\n\nold", Extra: map[string]any{lookoutreact.Tag: lookoutreact.TagAssessment}}
+	old := &schema.Message{Role: schema.User, Content: "## Trajectory Assessment\n\nold", Extra: map[string]any{lookout.Tag: lookout.TagAssessment}}
 	m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("done"))
-	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{Observers: everyCall()}})
+	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookout.Config{Observers: everyCall()}})
 	history := []*schema.Message{schema.UserMessage("earlier question"), old, schema.UserMessage("do the task")}
-	_, err := a.Generate(context.Background(), history, a.lookout.AgentOption())
+	_, err := a.Generate(context.Background(), history)
 	require.NoError(t, err)
 
 	reqs := m.Requests()
@@ -116,7 +102,7 @@ func TestTheBlockFollowsWhatTheAgentsOwnModifierAdds(t *testing.T) {
 	persona := func(_ context.Context, in []*schema.Message) []*schema.Message {
 		return append([]*schema.Message{schema.SystemMessage("You are terse.")}, in...)
 	}
-	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, modifier: persona, cfg: &lookoutreact.Config{Observers: everyCall()}}).run(t, nil, false)
+	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, modifier: persona, cfg: &lookout.Config{Observers: everyCall()}}).run(t, nil, false)
 	require.NoError(t, o.err)
 	req := m.Requests()[1]
 	assert.Equal(t, "You are terse.", req.Messages[0].Content)
@@ -128,7 +114,7 @@ func TestTwoConcurrentRunsKeepSeparateBudgets(t *testing.T) {
 	// One agent, one Lookout, two runs at once. Each run makes three tool
 	// calls under a limit of three: shared state would refuse some.
 	const perRun = 3
-	l, err := lookoutreact.New(&lookoutreact.Config{Limits: budget.Limits{MaxToolCalls: perRun, MaxTokens: 10_000}, WrapUpAt: -1})
+	l, err := lookoutreact.New(context.Background(), &lookout.Config{Limits: budget.Limits{MaxToolCalls: perRun, MaxTokens: 10_000}, WrapUpAt: -1})
 	require.NoError(t, err)
 	m := scripted.New(scripted.Forever(scripted.Func(func(_ context.Context, in []*schema.Message, _ *model.Options) (*schema.Message, error) {
 		if len(toolMessages(in)) < perRun {
@@ -168,7 +154,7 @@ func TestTwoConcurrentRunsKeepSeparateBudgets(t *testing.T) {
 		go func() {
 			defer done.Done()
 			ctx := context.WithValue(context.Background(), runnerKey{}, name)
-			outs[i], errs[i] = a.Generate(ctx, []*schema.Message{schema.UserMessage(name)}, l.AgentOption())
+			outs[i], errs[i] = a.Generate(ctx, []*schema.Message{schema.UserMessage(name)})
 		}()
 	}
 	done.Wait()
@@ -179,11 +165,12 @@ func TestTwoConcurrentRunsKeepSeparateBudgets(t *testing.T) {
 
 	require.Len(t, stores, 2, "each run had its own session")
 	for store := range stores {
-		b, _ := session.ValueOf[budget.Budget](store).Latest()
+		b, ok := lookout.BudgetOf(store)
+		require.True(t, ok)
 		assert.Equal(t, int64(perRun), b.ToolCalls)
 		assert.Equal(t, int64(perRun+1), b.ModelCalls)
 		assert.Equal(t, int64((perRun+1)*100), b.TokensUsed)
-		assert.Equal(t, int64(perRun), session.LogOf[observer.ToolCallRecord](store).Total())
+		assert.Len(t, lookout.ToolCallsOf(store, 0), perRun)
 	}
 	for _, req := range m.Requests() {
 		for _, msg := range toolMessages(req.Messages) {
@@ -196,8 +183,8 @@ type runnerKey struct{}
 
 func TestTheDeadlineTimerIsReleasedWhenTheRunEndsAndNotBefore(t *testing.T) {
 	// The tool runs after the model node has ended: its ctx must still be
-	// live. Once the run is over (for a stream, once its output has been
-	// read), the run's ctx is released.
+	// live. Once the run is over (Generate has returned, or the stream has
+	// reported its end), the run's ctx is already released.
 	for _, streaming := range []bool{false, true} {
 		var mu sync.Mutex
 		var toolCtx context.Context
@@ -209,7 +196,7 @@ func TestTheDeadlineTimerIsReleasedWhenTheRunEndsAndNotBefore(t *testing.T) {
 			return "ok", nil
 		}}
 		m := scripted.New(scripted.Call("look", `{}`), scripted.Reply("a long final answer in several words"))
-		o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{look}, cfg: &lookoutreact.Config{
+		o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{look}, cfg: &lookout.Config{
 			Limits: budget.Limits{Timeout: time.Hour},
 		}}).run(t, nil, streaming)
 		require.NoError(t, o.err)
@@ -219,31 +206,32 @@ func TestTheDeadlineTimerIsReleasedWhenTheRunEndsAndNotBefore(t *testing.T) {
 		require.NotNil(t, toolCtx)
 		done := toolCtx
 		mu.Unlock()
-		assert.Eventually(t, func() bool { return errors.Is(done.Err(), context.Canceled) }, 5*time.Second, time.Millisecond,
-			"the timer was released at the end of the run, streaming=%v", streaming)
+		assert.ErrorIs(t, done.Err(), context.Canceled, "the timer was released at the end of the run, streaming=%v", streaming)
 	}
 }
 
-func TestWithoutTheRunOptionTheHooksPassThroughAndReportOnce(t *testing.T) {
+func TestWithoutTheAgentWrapperTheHooksPassThroughAndReportOnce(t *testing.T) {
 	log := &errorLog{}
 	m := scripted.New(scripted.Call("search", `{}`), scripted.Call("search", `{}`), scripted.Reply("done"))
-	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookoutreact.Config{
+	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, cfg: &lookout.Config{
 		Limits: budget.Limits{MaxToolCalls: 1}, OnError: log.OnError,
 	}})
-	out, err := a.Generate(context.Background(), []*schema.Message{schema.UserMessage("go")})
+	// The hooks are in the agent, but it is run directly, not through
+	// Lookout.Agent.
+	out, err := a.raw.Generate(context.Background(), []*schema.Message{schema.UserMessage("go")})
 	require.NoError(t, err, "the agent still runs")
 	assert.Equal(t, "done", out.Content)
 	errs := log.all()
 	require.Len(t, errs, 1, "reported once, not on every hook")
 	assert.ErrorIs(t, errs[0], lookoutreact.ErrNoRun)
-	assert.Contains(t, errs[0].Error(), "AgentOption")
+	assert.Contains(t, errs[0].Error(), "Lookout.Agent")
 	assert.Len(t, toolMessages(m.Requests()[2].Messages), 2, "the second call was not refused")
 }
 
 func TestANestedAgentSharesTheBudget(t *testing.T) {
 	// A tool that runs another react agent with the same Lookout: the inner
 	// graph finds the outer run on its ctx and charges the same budget.
-	l, err := lookoutreact.New(&lookoutreact.Config{Limits: budget.Limits{MaxTokens: 10_000}})
+	l, err := lookoutreact.New(context.Background(), &lookout.Config{Limits: budget.Limits{MaxTokens: 10_000}})
 	require.NoError(t, err)
 	innerModel := scripted.New(
 		scripted.Call("lookup", `{"id":1}`).WithUsage(100, 10),
@@ -251,7 +239,7 @@ func TestANestedAgentSharesTheBudget(t *testing.T) {
 	)
 	inner := newAgent(t, agentSpec{model: innerModel, tools: []tool.BaseTool{echo("lookup")}, lookout: l})
 	research := fnTool{Name: "research", Fn: func(ctx context.Context, args string) (string, error) {
-		out, err := inner.Generate(ctx, []*schema.Message{schema.UserMessage(args)}, l.AgentOption())
+		out, err := inner.Generate(ctx, []*schema.Message{schema.UserMessage(args)})
 		if err != nil {
 			return "", err
 		}
@@ -264,30 +252,19 @@ func TestANestedAgentSharesTheBudget(t *testing.T) {
 	store := session.New(nil)
 	o := newAgent(t, agentSpec{model: outerModel, tools: []tool.BaseTool{research}, lookout: l}).run(t, store, false)
 	require.NoError(t, o.err)
-	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	b, _ := lookout.BudgetOf(store)
 	assert.Equal(t, int64(4), b.ModelCalls, "two outer and two inner model calls")
 	assert.Equal(t, int64(100+10+200+20+1000+100+2000+200), b.TokensUsed)
 	var names []string
-	for _, rec := range session.LogOf[observer.ToolCallRecord](store).All() {
+	for _, rec := range lookout.ToolCallsOf(store, 0) {
 		names = append(names, rec.ToolName)
 	}
 	assert.Equal(t, []string{"lookup", "research"}, names)
 	assert.Equal(t, "inner answer", toolMessages(outerModel.Requests()[1].Messages)[0].Content)
 }
 
-func TestTheZeroLookoutUsesTheDefaults(t *testing.T) {
-	var l lookoutreact.Lookout
-	m := scripted.New(scripted.Call("search", `{}`).WithUsage(10, 1), scripted.Reply("done").WithUsage(20, 2))
-	store := session.New(nil)
-	o := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, lookout: &l}).run(t, store, false)
-	require.NoError(t, o.err)
-	b, _ := session.ValueOf[budget.Budget](store).Latest()
-	assert.Equal(t, int64(33), b.TokensUsed)
-	assert.Equal(t, int64(1), session.LogOf[observer.ToolCallRecord](store).Total())
-}
-
 func TestWrapModelLooksLikeTheInnerModelToEino(t *testing.T) {
-	var l lookoutreact.Lookout
+	var l lookoutreact.Hooks
 	assert.Nil(t, l.WrapModel(nil))
 	for _, callbacksOn := range []bool{false, true} {
 		m := scripted.New(scripted.Reply("hi")).WithCallbacks(callbacksOn)
@@ -321,16 +298,16 @@ func (*plainModel) Stream(context.Context, []*schema.Message, ...model.Option) (
 func (p *plainModel) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return p, nil }
 
 func TestInjectionNeverWritesToTheCallersInput(t *testing.T) {
-	l, err := lookoutreact.New(&lookoutreact.Config{Observers: everyCall()})
+	l, err := lookoutreact.New(context.Background(), &lookout.Config{Observers: everyCall()})
 	require.NoError(t, err)
-	ctx := l.Handler().OnStart(context.Background(), &callbacks.RunInfo{Component: compose.ComponentOfGraph}, nil)
+	ctx := started(t, l)
 	call := l.ToolMiddleware().Invokable(func(context.Context, *compose.ToolInput) (*compose.ToolOutput, error) {
 		return &compose.ToolOutput{Result: "ok"}, nil
 	})
 	_, err = call(ctx, &compose.ToolInput{Name: "search", Arguments: "{}", CallID: "c1"})
 	require.NoError(t, err)
 
-	old := &schema.Message{Role: schema.User, Content: "old block", Extra: map[string]any{lookoutreact.Tag: lookoutreact.TagAssessment}}
+	old := &schema.Message{Role: schema.User, Content: "old block", Extra: map[string]any{lookout.Tag: lookout.TagAssessment}}
 	for name, history := range map[string][]*schema.Message{
 		"with nothing to remove": {schema.UserMessage("go")},
 		"with an old block":      {schema.UserMessage("go"), old, schema.UserMessage("more")},
@@ -349,7 +326,7 @@ func TestInjectionNeverWritesToTheCallersInput(t *testing.T) {
 		assert.Equal(t, 0, req.CountContaining("old block"), name)
 		want := 1 // the new block
 		for _, msg := range history {
-			if _, injected := lookoutreact.Injected(msg); !injected {
+			if _, injected := lookout.Injected(msg); !injected {
 				want++
 			}
 		}
@@ -362,7 +339,7 @@ func TestTheDriftObserverIsGivenTheTask(t *testing.T) {
 	store := session.New(nil)
 	a := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}})
 	history := []*schema.Message{schema.SystemMessage("be brief"), schema.UserMessage("migrate the billing service")}
-	_, err := a.Generate(session.NewContext(context.Background(), store), history, a.lookout.AgentOption())
+	_, err := a.Generate(session.NewContext(context.Background(), store), history)
 	require.NoError(t, err)
 	task, ok := session.ValueOf[observer.Task](store).Latest()
 	require.True(t, ok)
@@ -373,7 +350,7 @@ func TestTheDriftObserverIsGivenTheTask(t *testing.T) {
 func TestSharedBehaviour(t *testing.T) {
 	adaptertest.RunSuite(t, adaptertest.Adapter{
 		Run:                  runInput,
-		New:                  func(cfg *lookoutreact.Config) error { _, err := lookoutreact.New(cfg); return err },
+		New:                  func(cfg *lookout.Config) error { _, err := lookoutreact.New(context.Background(), cfg); return err },
 		Session:              lookoutreact.Session,
 		AgentName:            "ReActAgent",
 		InputMessages:        1, // the user's message

@@ -9,15 +9,15 @@ import (
 
 // Runnable returns r, a compiled compose graph, chain or workflow, run
 // through l: each Invoke, Stream, Collect or Transform is one run, named
-// name in the recording, as [Lookout.Agent] makes each Generate or Stream
-// of an agent. Put l's hooks in the graph: [Lookout.WrapModel] around its
-// chat model and [Lookout.ToolMiddleware] in its tools node.
-func Runnable[I, O any](l *Lookout, name string, r compose.Runnable[I, O]) compose.Runnable[I, O] {
+// name in the recording, as [Hooks.Agent] makes each Generate or Stream
+// of an agent. Put l's hooks in the graph: [Hooks.WrapModel] around its
+// chat model and [Hooks.ToolMiddleware] in its tools node.
+func Runnable[I, O any](l *Hooks, name string, r compose.Runnable[I, O]) compose.Runnable[I, O] {
 	return &runnable[I, O]{l: l, name: name, inner: r}
 }
 
 type runnable[I, O any] struct {
-	l     *Lookout
+	l     *Hooks
 	name  string
 	inner compose.Runnable[I, O]
 }

@@ -24,7 +24,7 @@ import (
 // its stream does. Should Lookout's own work around a call panic, the
 // panic is reported to Config.OnError and the call goes on as it would
 // without Lookout.
-func (l *Lookout) ToolMiddleware() compose.ToolMiddleware {
+func (l *Hooks) ToolMiddleware() compose.ToolMiddleware {
 	return compose.ToolMiddleware{
 		Invokable:          l.invokable,
 		Streamable:         l.streamable,
@@ -33,7 +33,7 @@ func (l *Lookout) ToolMiddleware() compose.ToolMiddleware {
 	}
 }
 
-func (l *Lookout) invokable(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+func (l *Hooks) invokable(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
 	return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
 		return invoke(ctx, l, in, next,
 			func(out *compose.ToolOutput) (string, bool) {
@@ -46,7 +46,7 @@ func (l *Lookout) invokable(next compose.InvokableToolEndpoint) compose.Invokabl
 	}
 }
 
-func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
+func (l *Hooks) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
 	return func(ctx context.Context, in *compose.ToolInput) (*compose.EnhancedInvokableToolOutput, error) {
 		return invoke(ctx, l, in, next,
 			func(out *compose.EnhancedInvokableToolOutput) (string, bool) {
@@ -61,7 +61,7 @@ func (l *Lookout) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) 
 	}
 }
 
-func (l *Lookout) streamable(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
+func (l *Hooks) streamable(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
 	return func(ctx context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
 		return stream(ctx, l, in, next,
 			func(out *compose.StreamToolOutput) *schema.StreamReader[string] {
@@ -77,7 +77,7 @@ func (l *Lookout) streamable(next compose.StreamableToolEndpoint) compose.Stream
 	}
 }
 
-func (l *Lookout) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
+func (l *Hooks) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
 	return func(ctx context.Context, in *compose.ToolInput) (*compose.EnhancedStreamableToolOutput, error) {
 		return stream(ctx, l, in, next,
 			func(out *compose.EnhancedStreamableToolOutput) *schema.StreamReader[*schema.ToolResult] {
@@ -98,7 +98,7 @@ func (l *Lookout) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint
 // budget, run, recorded and observed. text returns an output's text and
 // whether there is an output; answer makes an output of a message, for a
 // refusal or a result Lookout replaced (a tool error turned into text).
-func invoke[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
+func invoke[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	text func(O) (string, bool), answer func(string) O,
 ) (O, error) {
@@ -120,7 +120,7 @@ func invoke[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 // and is recorded, when its stream does. chunks returns an output's stream
 // (nil when there is none), wrap makes an output of a stream, chunk makes
 // a chunk of a message and text reads a chunk's text.
-func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
+func stream[O, C any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	chunks func(O) *schema.StreamReader[C], wrap func(*schema.StreamReader[C]) O,
 	chunk func(string) C, text func(C) string,
@@ -150,7 +150,7 @@ func stream[O, C any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 // refused call is answered with answer(refusal); a call that belongs to no
 // run runs untouched, and so, through the zero engine.Call, does one that
 // Lookout failed to admit because its own work panicked.
-func around[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
+func around[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error), answer func(string) O,
 	after func(c *lookout.Call, out O, err error) (O, error),
 ) (O, error) {
@@ -174,7 +174,7 @@ func around[O any](ctx context.Context, l *Lookout, in *compose.ToolInput,
 
 // toolRun returns the run a tool call belongs to, or nil when the call is
 // to pass through untouched.
-func (l *Lookout) toolRun(ctx context.Context, in *compose.ToolInput) *lookout.Run {
+func (l *Hooks) toolRun(ctx context.Context, in *compose.ToolInput) *lookout.Run {
 	if in == nil {
 		return nil
 	}

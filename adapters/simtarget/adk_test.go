@@ -11,7 +11,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
+	"github.com/lookout-go/lookout/simulate"
 )
 
 func newADK(t *testing.T, name string, m *scripted.Model, tools adk.ToolsConfig) adk.Agent {
@@ -76,4 +82,55 @@ func TestADKTargetListsParallelToolResultsInCallOrder(t *testing.T) {
 	a := newADK(t, "worker", m, adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{first, second}}})
 	out, err := Agent(ctx, a).Respond(ctx, []*schema.Message{schema.UserMessage("go")})
 	requireCallOrder(t, m, out, err)
+}
+
+// An ADK agent with Lookout: the middleware in its Handlers, the agent
+// wrapped with mw.Agent. Each turn is one run on the session the ctx
+// carries, so the conversation has one budget, and each run's end is
+// recorded by the time Respond returns.
+func TestADKTargetWithLookout(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		ctx := context.Background()
+		sink := recorder.NewMemorySink()
+		rec := recorder.New(sink, nil)
+		t.Cleanup(func() { _ = rec.Close(context.Background()) })
+		mw, err := lookoutadk.New(ctx, &lookout.Config{Limits: budget.Limits{MaxToolCalls: 10}, Recorder: rec})
+		require.NoError(t, err)
+		agentModel := scripted.New(
+			scripted.Call("search_flights", `{"to":"LIS"}`), scripted.Reply("TP123 leaves at 09:00."),
+			scripted.Call("book", `{"flight":"TP123"}`), scripted.Reply("Booked: ABC."),
+		)
+		a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+			Name: "travel", Description: "plans trips", Model: agentModel,
+			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: travelTools()}},
+			Handlers:    []adk.ChatModelAgentMiddleware{mw},
+		})
+		require.NoError(t, err)
+		runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(a), EnableStreaming: streaming})
+		store := session.New(nil)
+		ctx = session.NewContext(ctx, store)
+		user := scripted.New(scripted.Reply("Flights to Lisbon?"), scripted.Reply("Book TP123 please."))
+		res, err := (&simulate.Runner{UserModel: user}).Run(ctx, &simulate.Scenario{Goal: "book a trip", MaxTurns: 2}, Runner(runner))
+		require.NoError(t, err, "streaming=%v", streaming)
+		require.Len(t, res.Traces, 2)
+		assert.Equal(t, []roleText{{schema.Assistant, "call book"}, {schema.Tool, `confirmation ABC for {"flight":"TP123"}`}, {schema.Assistant, "Booked: ABC."}},
+			summarise(res.Traces[1].Agent), "streaming=%v", streaming)
+
+		b, ok := lookout.BudgetOf(store)
+		require.True(t, ok)
+		assert.Equal(t, int64(2), b.ToolCalls, "both turns charged the conversation's budget")
+		assert.Len(t, lookout.ToolCallsOf(store, 0), 2)
+
+		require.NoError(t, rec.Flush(context.Background()))
+		var ended []*recorder.RunEnded
+		for _, r := range sink.Records() {
+			if e, ok := r.Payload.(*recorder.RunEnded); ok {
+				ended = append(ended, e)
+			}
+		}
+		require.Len(t, ended, 2, "one run per turn, each ended, streaming=%v", streaming)
+		for _, e := range ended {
+			assert.Equal(t, recorder.OutcomeCompleted, e.Outcome)
+		}
+	}
 }

@@ -8,6 +8,24 @@
 //
 // A plain function needs no adapter: use simulate.TargetFunc.
 //
+// # With Lookout
+//
+// A target runs the agent it is given, so to observe the conversation with
+// Lookout, give it the agent as Lookout runs it; each turn is then one
+// Lookout run, whose end is recorded before Respond returns. Put a session
+// on the ctx (session.NewContext) to give the whole conversation one
+// budget.
+//
+//   - ADK: register the lookoutadk middleware in the agent's Handlers and
+//     pass the agent wrapped with mw.Agent:
+//     simtarget.Agent(ctx, mw.Agent(agent)), or a Runner built with
+//     adk.RunnerConfig{Agent: mw.Agent(agent)}.
+//   - react: build the agent with lookoutreact's l.WrapModel and
+//     l.ToolMiddleware and pass it run through l.Agent:
+//     simtarget.React(l.Agent(agent)).
+//   - compose: pass the compiled graph run through
+//     lookoutreact.Runnable(l, name, compiled) to simtarget.Runnable.
+//
 // # Multi-turn
 //
 // Eino agents keep no conversation between calls, so every Respond hands the

@@ -2,6 +2,7 @@ package simtarget
 
 import (
 	"context"
+	"reflect"
 	"sync"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -9,11 +10,18 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/flow/agent"
-	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/simulate"
 )
+
+// ReactAgent is the agent React runs: a react agent (*react.Agent), or,
+// to observe it with Lookout, the same agent run through lookoutreact's
+// Lookout.Agent (*lookoutreact.Agent), which makes each Generate one
+// Lookout run.
+type ReactAgent interface {
+	Generate(ctx context.Context, input []*schema.Message, opts ...agent.AgentOption) (*schema.Message, error)
+}
 
 // React adapts a react agent (flow/agent/react). Each Respond calls Generate
 // on the whole history, with a callbacks handler added to opts, and returns
@@ -23,6 +31,20 @@ import (
 // refusals and tool errors turned into messages by a tool middleware
 // included.
 //
+// With Lookout, build the agent with lookoutreact's model wrapper and tool
+// middleware and pass it run through Lookout.Agent, so each turn is one
+// run, ended (and its end recorded) before Respond returns:
+//
+//	l, err := lookoutreact.New(ctx, &lookout.Config{Limits: limits})
+//	ra, err := react.NewAgent(ctx, &react.AgentConfig{
+//		ToolCallingModel: l.WrapModel(chatModel),
+//		ToolsConfig: compose.ToolsNodeConfig{
+//			Tools:               tools,
+//			ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()},
+//		},
+//	})
+//	target := simtarget.React(l.Agent(ra))
+//
 // Only the agent's own model and tools node count: a tool that runs
 // another agent, or calls a model, with its ctx hands the handler down to
 // it (Eino passes callbacks down through the ctx), and those messages are
@@ -30,12 +52,24 @@ import (
 // with the error.
 //
 // The target is safe for concurrent use when the agent is.
-func React(a *react.Agent, opts ...agent.AgentOption) simulate.Target {
+func React(a ReactAgent, opts ...agent.AgentOption) simulate.Target {
+	if isNil(a) {
+		a = nil
+	}
 	return &reactTarget{a: a, opts: opts}
 }
 
+// isNil reports whether a is nil or holds a nil pointer.
+func isNil(a any) bool {
+	if a == nil {
+		return true
+	}
+	v := reflect.ValueOf(a)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
 type reactTarget struct {
-	a    *react.Agent
+	a    ReactAgent
 	opts []agent.AgentOption
 }
 

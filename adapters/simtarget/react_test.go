@@ -13,9 +13,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
 )
 
 // funcTool is an invokable tool backed by a function.
@@ -162,11 +165,15 @@ func TestReactTargetKeepsToolMessagesAsTheModelReadThem(t *testing.T) {
 }
 
 // A model that fires its own callbacks, as the eino-ext providers do,
-// behind Lookout's model wrapper and tool middleware: each reply counts
-// once.
+// behind Lookout's model wrapper and tool middleware, the agent run
+// through Lookout.Agent: each reply counts once, and the turn is one run,
+// ended before Respond returns.
 func TestReactTargetWithLookoutAndAModelThatFiresItsOwnCallbacks(t *testing.T) {
 	ctx := context.Background()
-	l, err := lookoutreact.New(&lookoutreact.Config{Limits: budget.Limits{MaxToolCalls: 1}})
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, nil)
+	t.Cleanup(func() { _ = rec.Close(context.Background()) })
+	l, err := lookoutreact.New(ctx, &lookout.Config{Limits: budget.Limits{MaxToolCalls: 1}, Recorder: rec})
 	require.NoError(t, err)
 	m := scripted.New(scripted.Call("search_flights", `{"to":"LIS"}`).Call("book", `{}`), scripted.Reply("TP123 it is.")).WithCallbacks(true)
 	a, err := react.NewAgent(ctx, &react.AgentConfig{
@@ -176,7 +183,8 @@ func TestReactTargetWithLookoutAndAModelThatFiresItsOwnCallbacks(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	out, err := React(a, l.AgentOption()).Respond(ctx, []*schema.Message{schema.UserMessage("Flights?")})
+	store := session.New(nil)
+	out, err := React(l.Agent(a)).Respond(session.NewContext(ctx, store), []*schema.Message{schema.UserMessage("Flights?")})
 	require.NoError(t, err)
 	require.Len(t, out, 4)
 	assert.Len(t, out[0].ToolCalls, 2)
@@ -195,4 +203,25 @@ func TestReactTargetWithLookoutAndAModelThatFiresItsOwnCallbacks(t *testing.T) {
 	assert.Equal(t, 1, refused, "the refusal the model read")
 	assert.Equal(t, 1, ran)
 	assert.Equal(t, "TP123 it is.", out[3].Content)
+
+	b, ok := lookout.BudgetOf(store)
+	require.True(t, ok, "the turn ran as a Lookout run")
+	assert.Equal(t, int64(2), b.ModelCalls, "each reply charged once")
+	require.NoError(t, rec.Flush(ctx))
+	records := sink.Records()
+	require.NotEmpty(t, records)
+	end, ok := records[len(records)-1].Payload.(*recorder.RunEnded)
+	require.True(t, ok, "run_ended is recorded by the time Respond returns")
+	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
+}
+
+// The react target accepts the agent run through Lookout.Agent, and a nil
+// one of those is a nil agent too.
+func TestReactTargetOfANilLookoutAgent(t *testing.T) {
+	var a *react.Agent
+	_, err := React(a).Respond(context.Background(), []*schema.Message{schema.UserMessage("hi")})
+	assert.ErrorIs(t, err, ErrNilAgent)
+	var la *lookoutreact.Agent
+	_, err = React(la).Respond(context.Background(), []*schema.Message{schema.UserMessage("hi")})
+	assert.ErrorIs(t, err, ErrNilAgent)
 }
