@@ -21,7 +21,7 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// A react agent with a tool-call budget of two, run through Lookout.Agent.
+// A react agent with a tool-call budget of two, run through Hooks.Agent.
 // After two searches the budget is spent: the model's next input gets an
 // assessment of the run and a wrap-up message, and tool calls are
 // forbidden on that turn.

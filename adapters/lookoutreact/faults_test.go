@@ -111,7 +111,7 @@ func TestAFaultRecordingAStreamedToolCallPassesTheStreamsErrorOn(t *testing.T) {
 	assert.Contains(t, errs[0].Error(), "recording a tool call panicked")
 }
 
-// Lookout.Agent starts the run on the caller's goroutine. A fault there
+// Hooks.Agent starts the run on the caller's goroutine. A fault there
 // goes to OnError, and the agent runs without Lookout, its nested
 // components included.
 func TestAFaultStartingARunLetsTheAgentRunWithoutLookout(t *testing.T) {

@@ -175,7 +175,7 @@ func (e *errorLog) all() []error {
 }
 
 // runInput runs one shared scenario's run on a react agent with Lookout's
-// model wrapper and tool middleware, run through Lookout.Agent.
+// model wrapper and tool middleware, run through Hooks.Agent.
 func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
 	t.Helper()
 	o := newAgent(t, agentSpec{model: in.Model, tools: in.Tools, cfg: in.Config, readWholeStream: in.TextThenCalls}).
@@ -206,7 +206,7 @@ func flushed(t testing.TB, rec *recorder.Recorder, sink *recorder.MemorySink) []
 	return recs
 }
 
-// started starts a run of l by hand, as Lookout.Agent does, and returns
+// started starts a run of l by hand, as Hooks.Agent does, and returns
 // the ctx that carries it. The run ends when the test does.
 func started(t testing.TB, l *lookoutreact.Hooks) context.Context {
 	t.Helper()

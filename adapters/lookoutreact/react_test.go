@@ -25,7 +25,7 @@ import (
 )
 
 // TestTheRunReachesEveryNode checks the Eino behaviour the package rests
-// on: the ctx given to the agent's Generate or Stream, which Lookout.Agent
+// on: the ctx given to the agent's Generate or Stream, which Hooks.Agent
 // makes carry the run, is the ctx its model, message modifier, tool
 // middleware and tools run with.
 func TestTheRunReachesEveryNode(t *testing.T) {
@@ -217,14 +217,14 @@ func TestWithoutTheAgentWrapperTheHooksPassThroughAndReportOnce(t *testing.T) {
 		Limits: budget.Limits{MaxToolCalls: 1}, OnError: log.OnError,
 	}})
 	// The hooks are in the agent, but it is run directly, not through
-	// Lookout.Agent.
+	// Hooks.Agent.
 	out, err := a.raw.Generate(context.Background(), []*schema.Message{schema.UserMessage("go")})
 	require.NoError(t, err, "the agent still runs")
 	assert.Equal(t, "done", out.Content)
 	errs := log.all()
 	require.Len(t, errs, 1, "reported once, not on every hook")
 	assert.ErrorIs(t, errs[0], lookoutreact.ErrNoRun)
-	assert.Contains(t, errs[0].Error(), "Lookout.Agent")
+	assert.Contains(t, errs[0].Error(), "Hooks.Agent")
 	assert.Len(t, toolMessages(m.Requests()[2].Messages), 2, "the second call was not refused")
 }
 
