@@ -188,7 +188,7 @@ type Run struct {
 	Started time.Time `json:"started,omitzero"`
 	Ended   time.Time `json:"ended,omitzero"`
 
-	Limits     recorder.RunLimits    `json:"limits"`
+	Limits     recorder.RunLimits `json:"limits"`
 	Outcome    string             `json:"outcome"` // from run_ended, or Unfinished
 	StopReason string             `json:"stop_reason,omitempty"`
 	Error      string             `json:"error,omitempty"`
@@ -339,42 +339,45 @@ func (o *openCalls) byTool() map[string]int {
 // more.
 func (a *Analyzer) Add(rec recorder.Record) {
 	st := a.state(rec)
-	s := &st.run.Stats
-	s.Records++
-	if !rec.RecordedAt.IsZero() {
-		if st.first.IsZero() || rec.RecordedAt.Before(st.first) {
-			st.first = rec.RecordedAt
-		}
-		if rec.RecordedAt.After(st.last) {
-			st.last = rec.RecordedAt
-		}
-	}
+	st.run.Stats.Records++
+	st.seen(rec.RecordedAt)
 	if recorder.IsNilPayload(rec.Payload) {
 		return
 	}
+	st.payload(rec)
+}
+
+// seen widens the span of the run's record times to take in at. A record
+// without a time leaves it as it is.
+func (st *runState) seen(at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	if st.first.IsZero() || at.Before(st.first) {
+		st.first = at
+	}
+	if at.After(st.last) {
+		st.last = at
+	}
+}
+
+// payload counts what the payload of rec, which is not nil, says about
+// the run.
+func (st *runState) payload(rec recorder.Record) {
+	s := &st.run.Stats
 	switch p := rec.Payload.(type) {
 	case *recorder.RunStarted:
 		st.run.AgentName = p.AgentName
 		st.run.Limits = p.Limits
 		st.startedAt = rec.RecordedAt
 	case *recorder.RunEnded:
-		st.run.Outcome = string(p.Outcome)
-		st.run.StopReason = p.StopReason
-		st.run.Error = p.Error
-		usage := p.Usage
-		st.run.Usage = &usage
-		st.endedAt = rec.RecordedAt
+		st.runEnded(p, rec.RecordedAt)
 	case *recorder.Message:
 		if p.Message != nil && p.Message.Role == schema.User {
 			s.UserMessages++
 		}
 	case *recorder.ModelResponse:
-		s.ModelCalls++
-		if p.UsageReported {
-			s.Tokens.add(tokensOf(p.Usage))
-		} else {
-			s.ModelCallsWithoutUsage++
-		}
+		s.modelResponse(p)
 	case *recorder.ToolStarted:
 		st.open.start(p.CallID, p.CallIndex, p.Name)
 		st.tool(p.Name).Calls++
@@ -384,17 +387,49 @@ func (a *Analyzer) Add(rec recorder.Record) {
 	case *recorder.AssessmentRecord:
 		st.assessment(p)
 	case *recorder.BudgetRecord:
-		if p.Event == recorder.BudgetExceeded {
-			s.BudgetExceeded = increment(s.BudgetExceeded, p.Resource)
-			st.run.Exceeded = append(st.run.Exceeded, Exceeded{Seq: rec.Seq, Resource: p.Resource, Used: p.Used, Limit: p.Limit})
-		}
+		st.budget(rec.Seq, p)
 	case *recorder.Extension:
-		s.Extensions = increment(s.Extensions, p.Name)
-		if p.Name == EfficacyExtension {
-			st.efficacyEvent(p.Body)
-		}
+		st.extension(p)
 	case *recorder.Unknown:
 		s.UnknownKinds = increment(s.UnknownKinds, string(p.Name))
+	}
+}
+
+func (st *runState) runEnded(p *recorder.RunEnded, at time.Time) {
+	st.run.Outcome = string(p.Outcome)
+	st.run.StopReason = p.StopReason
+	st.run.Error = p.Error
+	usage := p.Usage
+	st.run.Usage = &usage
+	st.endedAt = at
+}
+
+// modelResponse counts a model call and the tokens it reported, or that
+// it reported none.
+func (s *Stats) modelResponse(p *recorder.ModelResponse) {
+	s.ModelCalls++
+	if p.UsageReported {
+		s.Tokens.add(tokensOf(p.Usage))
+	} else {
+		s.ModelCallsWithoutUsage++
+	}
+}
+
+// budget counts a budget record; only exceeded budgets are reported.
+func (st *runState) budget(seq uint64, p *recorder.BudgetRecord) {
+	if p.Event != recorder.BudgetExceeded {
+		return
+	}
+	s := &st.run.Stats
+	s.BudgetExceeded = increment(s.BudgetExceeded, p.Resource)
+	st.run.Exceeded = append(st.run.Exceeded, Exceeded{Seq: seq, Resource: p.Resource, Used: p.Used, Limit: p.Limit})
+}
+
+func (st *runState) extension(p *recorder.Extension) {
+	s := &st.run.Stats
+	s.Extensions = increment(s.Extensions, p.Name)
+	if p.Name == EfficacyExtension {
+		st.efficacyEvent(p.Body)
 	}
 }
 

@@ -43,21 +43,7 @@ func (p *printer) line(indent, format string, args ...any) {
 
 func (p *printer) run(r *Run) {
 	p.line("", "")
-	var about []string
-	if r.AgentName != "" {
-		about = append(about, "agent "+r.AgentName)
-	}
-	if r.ParentRunID != "" {
-		about = append(about, "child of "+r.ParentRunID)
-	}
-	head := "run " + r.RunID
-	if r.RunID == "" {
-		head = "run (no id)"
-	}
-	if len(about) > 0 {
-		head += " (" + strings.Join(about, ", ") + ")"
-	}
-	p.line("", "%s", oneLine(head))
+	p.line("", "%s", oneLine(runHeading(r)))
 	const in = "  "
 	outcome := r.Outcome
 	if r.StopReason != "" {
@@ -78,18 +64,42 @@ func (p *printer) run(r *Run) {
 	for _, e := range r.Exceeded {
 		p.line(in, "budget exceeded: %s, used %d of %d (seq %d)", e.Resource, e.Used, e.Limit, e.Seq)
 	}
-	if len(r.Failures) > 0 {
-		p.line(in, "failures:")
-		for _, f := range r.Failures {
-			call := f.Tool
-			if f.CallID != "" {
-				call += " (" + f.CallID + ")"
-			}
-			p.line(in+"  ", "seq %d %s: %s", f.Seq, call, oneLine(f.Error))
-		}
-	}
+	p.failures(in, r.Failures)
 	if len(r.Children) > 0 {
 		p.line(in, "children: %s", strings.Join(r.Children, ", "))
+	}
+}
+
+// runHeading names a run, with its agent and its parent when known.
+func runHeading(r *Run) string {
+	var about []string
+	if r.AgentName != "" {
+		about = append(about, "agent "+r.AgentName)
+	}
+	if r.ParentRunID != "" {
+		about = append(about, "child of "+r.ParentRunID)
+	}
+	head := "run " + r.RunID
+	if r.RunID == "" {
+		head = "run (no id)"
+	}
+	if len(about) > 0 {
+		head += " (" + strings.Join(about, ", ") + ")"
+	}
+	return head
+}
+
+func (p *printer) failures(in string, failures []Failure) {
+	if len(failures) == 0 {
+		return
+	}
+	p.line(in, "failures:")
+	for _, f := range failures {
+		call := f.Tool
+		if f.CallID != "" {
+			call += " (" + f.CallID + ")"
+		}
+		p.line(in+"  ", "seq %d %s: %s", f.Seq, call, oneLine(f.Error))
 	}
 }
 
@@ -103,14 +113,36 @@ func (p *printer) stats(in string, s *Stats, exceeded bool) {
 		turns += fmt.Sprintf(" (%d without usage)", s.ModelCallsWithoutUsage)
 	}
 	p.line(in, "turns: %s, %s", turns, plural(s.UserMessages, "user message", "user messages"))
-	tok := fmt.Sprintf("%d prompt, %d completion, %d total", s.Tokens.Prompt, s.Tokens.Completion, s.Tokens.Total)
-	if s.Tokens.Cached > 0 {
-		tok += fmt.Sprintf(", %d cached", s.Tokens.Cached)
+	p.line(in, "tokens: %s", tokenLine(s.Tokens))
+	p.tools(in, s)
+	p.assessments(in, s.Assessments)
+	if exceeded && len(s.BudgetExceeded) > 0 {
+		p.line(in, "budget exceeded: %s", counts(s.BudgetExceeded))
 	}
-	if s.Tokens.Reasoning > 0 {
-		tok += fmt.Sprintf(", %d reasoning", s.Tokens.Reasoning)
+	p.efficacy(in, s)
+	if len(s.Extensions) > 0 {
+		p.line(in, "extensions: %s", counts(s.Extensions))
 	}
-	p.line(in, "tokens: %s", tok)
+	if len(s.UnknownKinds) > 0 {
+		p.line(in, "unknown kinds: %s", counts(s.UnknownKinds))
+	}
+}
+
+// tokenLine renders token counts, with cached and reasoning tokens only
+// when there are some.
+func tokenLine(t Tokens) string {
+	tok := fmt.Sprintf("%d prompt, %d completion, %d total", t.Prompt, t.Completion, t.Total)
+	if t.Cached > 0 {
+		tok += fmt.Sprintf(", %d cached", t.Cached)
+	}
+	if t.Reasoning > 0 {
+		tok += fmt.Sprintf(", %d reasoning", t.Reasoning)
+	}
+	return tok
+}
+
+// tools writes the tool counters and a line for each tool.
+func (p *printer) tools(in string, s *Stats) {
 	p.line(in, "tools: %s, %s (%s)", plural(s.ToolCalls, "call", "calls"), plural(s.ToolErrors, "error", "errors"), percent(s.ErrorRate))
 	for _, t := range s.Tools {
 		line := fmt.Sprintf("%s: %s, %s, %s", t.Name, plural(t.Calls, "call", "calls"), plural(t.Errors, "error", "errors"), duration(t.Duration))
@@ -119,37 +151,37 @@ func (p *printer) stats(in string, s *Stats, exceeded bool) {
 		}
 		p.line(in+"  ", "%s", line)
 	}
+}
+
+func (p *printer) assessments(in string, a Assessments) {
 	switch {
-	case s.Assessments.Count == 0:
+	case a.Count == 0:
 		p.line(in, "assessments: none")
-	case len(s.Assessments.BySeverity) == 0: // assessments without observer notes
-		p.line(in, "assessments: %d", s.Assessments.Count)
+	case len(a.BySeverity) == 0: // assessments without observer notes
+		p.line(in, "assessments: %d", a.Count)
 	default:
-		p.line(in, "assessments: %d (%s)", s.Assessments.Count, counts(s.Assessments.BySeverity))
-		for _, o := range s.Assessments.Observers {
+		p.line(in, "assessments: %d (%s)", a.Count, counts(a.BySeverity))
+		for _, o := range a.Observers {
 			p.line(in+"  ", "%s: %s", o.Observer, counts(o.BySeverity))
 		}
 	}
-	if exceeded && len(s.BudgetExceeded) > 0 {
-		p.line(in, "budget exceeded: %s", counts(s.BudgetExceeded))
+}
+
+// efficacy writes how the model took each observer's notes, when any were
+// measured or any measure was malformed.
+func (p *printer) efficacy(in string, s *Stats) {
+	if len(s.Efficacy) == 0 && s.MalformedEfficacy == 0 {
+		return
 	}
-	if len(s.Efficacy) > 0 || s.MalformedEfficacy > 0 {
-		head := "efficacy:"
-		if s.MalformedEfficacy > 0 {
-			head += fmt.Sprintf(" (%d malformed)", s.MalformedEfficacy)
-		}
-		p.line(in, "%s", head)
-		for _, e := range s.Efficacy {
-			p.line(in+"  ", "%s: %d shown, %s, %d followed (%s): changed course %d, wrapped up %d, carried on %d",
-				e.Observer, e.Shown, plural(e.Reactions, "reaction", "reactions"), e.Followed(), percent(e.FollowRate()),
-				e.ChangedCourse, e.WrappedUp, e.CarriedOn)
-		}
+	head := "efficacy:"
+	if s.MalformedEfficacy > 0 {
+		head += fmt.Sprintf(" (%d malformed)", s.MalformedEfficacy)
 	}
-	if len(s.Extensions) > 0 {
-		p.line(in, "extensions: %s", counts(s.Extensions))
-	}
-	if len(s.UnknownKinds) > 0 {
-		p.line(in, "unknown kinds: %s", counts(s.UnknownKinds))
+	p.line(in, "%s", head)
+	for _, e := range s.Efficacy {
+		p.line(in+"  ", "%s: %d shown, %s, %d followed (%s): changed course %d, wrapped up %d, carried on %d",
+			e.Observer, e.Shown, plural(e.Reactions, "reaction", "reactions"), e.Followed(), percent(e.FollowRate()),
+			e.ChangedCourse, e.WrappedUp, e.CarriedOn)
 	}
 }
 

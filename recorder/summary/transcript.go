@@ -60,75 +60,115 @@ func request(seg segment, maxField, maxTotal int) string {
 // trajectory renders the records of a prompt as one entry each, skipping
 // those that say nothing about the agent's reasoning.
 func trajectory(recs []*recorder.Record, maxField int) []string {
-	announced := map[string]bool{} // call ids the model's responses already show
+	t := &transcript{announced: announced(recs), maxField: maxField}
 	for _, rec := range recs {
-		if p, ok := rec.Payload.(*recorder.ModelResponse); ok && p.Message != nil {
-			for _, c := range p.Message.ToolCalls {
-				if c.ID != "" {
-					announced[c.ID] = true
-				}
+		t.record(rec)
+	}
+	return t.out
+}
+
+// announced returns the ids of the tool calls the model's responses among
+// recs show, whose starts need no entry of their own.
+func announced(recs []*recorder.Record) map[string]bool {
+	ids := map[string]bool{}
+	for _, rec := range recs {
+		p, ok := rec.Payload.(*recorder.ModelResponse)
+		if !ok || p.Message == nil {
+			continue
+		}
+		for _, c := range p.Message.ToolCalls {
+			if c.ID != "" {
+				ids[c.ID] = true
 			}
 		}
 	}
-	var out []string
-	add := func(seq uint64, format string, args ...any) {
-		out = append(out, "["+strconv.FormatUint(seq, 10)+"] "+fmt.Sprintf(format, args...))
-	}
-	// Cutting first keeps the folding cheap for long outputs.
-	text := func(s string) string { return oneLine(cut(s, maxField)) }
-	for _, rec := range recs {
-		switch p := rec.Payload.(type) {
-		case *recorder.ModelResponse:
-			if p.Message == nil {
-				add(rec.Seq, "model answered nothing")
-				continue
-			}
-			if r := p.Message.ReasoningContent; r != "" {
-				add(rec.Seq, "model reasoning: %s", text(r))
-			}
-			if c := msgtext.Of(p.Message); strings.TrimSpace(c) != "" {
-				add(rec.Seq, "model says: %s", text(c))
-			}
-			for _, c := range p.Message.ToolCalls {
-				add(rec.Seq, "model calls %s with %s", c.Function.Name, text(c.Function.Arguments))
-			}
-		case *recorder.ToolStarted:
-			if p.CallID == "" || !announced[p.CallID] {
-				add(rec.Seq, "tool %s starts with %s", p.Name, text(p.Arguments))
-			}
-		case *recorder.ToolEnded:
-			switch {
-			case p.IsError || p.Error != "":
-				add(rec.Seq, "tool %s failed: %s; output: %s", p.Name, text(p.Error), text(p.Result))
-			default:
-				add(rec.Seq, "tool %s returned: %s", p.Name, text(p.Result))
-			}
-		case *recorder.Message:
-			if p.Message != nil {
-				add(rec.Seq, "%s message: %s", p.Message.Role, text(msgtext.Of(p.Message)))
-			}
-		case *recorder.AssessmentRecord:
-			var who []string
-			for _, o := range p.Observers {
-				who = append(who, strings.TrimSpace(o.Name+" "+o.Severity))
-			}
-			add(rec.Seq, "observers (%s) told the model: %s", strings.Join(who, ", "), text(p.Markdown))
-		case *recorder.BudgetRecord:
-			if p.Event == recorder.BudgetExceeded {
-				add(rec.Seq, "budget exceeded: %s, used %d of %d", p.Resource, p.Used, p.Limit)
-			}
-		case *recorder.RunEnded:
-			line := "run ended: " + string(p.Outcome)
-			if p.StopReason != "" {
-				line += " (" + p.StopReason + ")"
-			}
-			if p.Error != "" {
-				line += ": " + text(p.Error)
-			}
-			add(rec.Seq, "%s", line)
+	return ids
+}
+
+// transcript gathers the entries trajectory renders.
+type transcript struct {
+	out       []string
+	announced map[string]bool
+	maxField  int
+}
+
+func (t *transcript) add(seq uint64, format string, args ...any) {
+	t.out = append(t.out, "["+strconv.FormatUint(seq, 10)+"] "+fmt.Sprintf(format, args...))
+}
+
+// text is s cut to maxField and folded onto one line. Cutting first keeps
+// the folding cheap for long outputs.
+func (t *transcript) text(s string) string { return oneLine(cut(s, t.maxField)) }
+
+// record adds the entries of one record.
+func (t *transcript) record(rec *recorder.Record) {
+	switch p := rec.Payload.(type) {
+	case *recorder.ModelResponse:
+		t.response(rec.Seq, p)
+	case *recorder.ToolStarted:
+		if p.CallID == "" || !t.announced[p.CallID] {
+			t.add(rec.Seq, "tool %s starts with %s", p.Name, t.text(p.Arguments))
 		}
+	case *recorder.ToolEnded:
+		t.toolEnded(rec.Seq, p)
+	case *recorder.Message:
+		if p.Message != nil {
+			t.add(rec.Seq, "%s message: %s", p.Message.Role, t.text(msgtext.Of(p.Message)))
+		}
+	case *recorder.AssessmentRecord:
+		t.assessment(rec.Seq, p)
+	case *recorder.BudgetRecord:
+		if p.Event == recorder.BudgetExceeded {
+			t.add(rec.Seq, "budget exceeded: %s, used %d of %d", p.Resource, p.Used, p.Limit)
+		}
+	case *recorder.RunEnded:
+		t.add(rec.Seq, "%s", t.runEnded(p))
 	}
-	return out
+}
+
+// response adds what a model response holds: its reasoning, its text and
+// each tool call, one entry each.
+func (t *transcript) response(seq uint64, p *recorder.ModelResponse) {
+	if p.Message == nil {
+		t.add(seq, "model answered nothing")
+		return
+	}
+	if r := p.Message.ReasoningContent; r != "" {
+		t.add(seq, "model reasoning: %s", t.text(r))
+	}
+	if c := msgtext.Of(p.Message); strings.TrimSpace(c) != "" {
+		t.add(seq, "model says: %s", t.text(c))
+	}
+	for _, c := range p.Message.ToolCalls {
+		t.add(seq, "model calls %s with %s", c.Function.Name, t.text(c.Function.Arguments))
+	}
+}
+
+func (t *transcript) toolEnded(seq uint64, p *recorder.ToolEnded) {
+	if p.IsError || p.Error != "" {
+		t.add(seq, "tool %s failed: %s; output: %s", p.Name, t.text(p.Error), t.text(p.Result))
+		return
+	}
+	t.add(seq, "tool %s returned: %s", p.Name, t.text(p.Result))
+}
+
+func (t *transcript) assessment(seq uint64, p *recorder.AssessmentRecord) {
+	var who []string
+	for _, o := range p.Observers {
+		who = append(who, strings.TrimSpace(o.Name+" "+o.Severity))
+	}
+	t.add(seq, "observers (%s) told the model: %s", strings.Join(who, ", "), t.text(p.Markdown))
+}
+
+func (t *transcript) runEnded(p *recorder.RunEnded) string {
+	line := "run ended: " + string(p.Outcome)
+	if p.StopReason != "" {
+		line += " (" + p.StopReason + ")"
+	}
+	if p.Error != "" {
+		line += ": " + t.text(p.Error)
+	}
+	return line
 }
 
 // fit returns entries whose lines fit in budget bytes: all of them if they
