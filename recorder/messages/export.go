@@ -60,6 +60,15 @@ func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := conversation{x: exporter{opts: o}, calls: map[string][]slot{}}
+	for _, r := range recordsOf(records, run) {
+		c.add(r)
+	}
+	return c.messages(), nil
+}
+
+// recordsOf returns the records of the run, in seq order.
+func recordsOf(records []recorder.Record, run string) []recorder.Record {
 	var mine []recorder.Record
 	for _, r := range records {
 		if r.RunID == run {
@@ -70,46 +79,67 @@ func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
 	if !slices.IsSortedFunc(mine, bySeq) {
 		slices.SortStableFunc(mine, bySeq)
 	}
+	return mine
+}
 
-	x := exporter{opts: o}
-	// Each entry is a message and, for an assistant message, one slot per
-	// tool call for its result.
-	type entry struct {
-		msg     Message
-		results []*Message
-	}
-	var (
-		entries []entry
-		calls   = map[string][]slot{} // call id → the calls made with it, in order
-	)
-	for _, r := range mine {
-		switch p := r.Payload.(type) {
-		case *recorder.Message:
-			if p.Message != nil {
-				entries = append(entries, entry{msg: x.message(p.Message)})
-			}
-		case *recorder.ModelResponse:
-			m := x.response(p)
-			entries = append(entries, entry{msg: m, results: make([]*Message, len(m.ToolCalls))})
-			for i, c := range m.ToolCalls {
-				calls[c.ID] = append(calls[c.ID], slot{entry: len(entries) - 1, index: i, name: c.Function.Name})
-			}
-		case *recorder.ToolEnded:
-			m := x.toolResult(p)
-			free := func(s slot) bool { return entries[s.entry].results[s.index] == nil }
-			if s, ok := callFor(calls[p.CallID], p.CallID, p.Name, free); ok {
-				entries[s.entry].results[s.index] = &m
-				continue
-			}
-			entries = append(entries, entry{msg: m})
-		case *recorder.AssessmentRecord:
-			if o.Assessments {
-				entries = append(entries, entry{msg: Message{Role: RoleSystem, Content: Content{Text: x.redact(p.Markdown)}}})
-			}
+// conversation gathers a run's messages while its records are read in
+// order. Each entry is a message and, for an assistant message, one slot
+// per tool call for its result; calls maps a call id to the calls made
+// with it, in order.
+type conversation struct {
+	x       exporter
+	entries []entry
+	calls   map[string][]slot
+}
+
+type entry struct {
+	msg     Message
+	results []*Message
+}
+
+// add adds what one record says to the conversation.
+func (c *conversation) add(r recorder.Record) {
+	switch p := r.Payload.(type) {
+	case *recorder.Message:
+		if p.Message != nil {
+			c.entries = append(c.entries, entry{msg: c.x.message(p.Message)})
+		}
+	case *recorder.ModelResponse:
+		c.response(c.x.response(p))
+	case *recorder.ToolEnded:
+		c.toolResult(p.CallID, p.Name, c.x.toolResult(p))
+	case *recorder.AssessmentRecord:
+		if c.x.opts.Assessments {
+			c.entries = append(c.entries, entry{msg: Message{Role: RoleSystem, Content: Content{Text: c.x.redact(p.Markdown)}}})
 		}
 	}
-	out := make([]Message, 0, len(entries))
-	for _, e := range entries {
+}
+
+// response adds an assistant message with a free slot for the result of
+// each of its tool calls.
+func (c *conversation) response(m Message) {
+	c.entries = append(c.entries, entry{msg: m, results: make([]*Message, len(m.ToolCalls))})
+	for i, tc := range m.ToolCalls {
+		c.calls[tc.ID] = append(c.calls[tc.ID], slot{entry: len(c.entries) - 1, index: i, name: tc.Function.Name})
+	}
+}
+
+// toolResult puts a tool message in the slot of the call it answers, or,
+// when no call made is waiting for it, where it was recorded.
+func (c *conversation) toolResult(callID, name string, m Message) {
+	free := func(s slot) bool { return c.entries[s.entry].results[s.index] == nil }
+	if s, ok := callFor(c.calls[callID], callID, name, free); ok {
+		c.entries[s.entry].results[s.index] = &m
+		return
+	}
+	c.entries = append(c.entries, entry{msg: m})
+}
+
+// messages lists the conversation: each message, then the results of its
+// tool calls that came, in the order of the calls.
+func (c *conversation) messages() []Message {
+	out := make([]Message, 0, len(c.entries))
+	for _, e := range c.entries {
 		out = append(out, e.msg)
 		for _, m := range e.results {
 			if m != nil {
@@ -117,7 +147,7 @@ func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // slot is where a tool call's result goes: the entry of the assistant
@@ -157,6 +187,19 @@ func pickRun(records []recorder.Record, id string) (string, error) {
 		}
 		return id, nil
 	}
+	roots := rootRuns(records, present)
+	switch len(roots) {
+	case 0:
+		return "", ErrNoRootRun
+	case 1:
+		return roots[0], nil
+	}
+	return "", &AmbiguousRootError{RunIDs: roots}
+}
+
+// rootRuns returns the runs, in the order first seen, that have no parent
+// among the records (present) or name themselves as their parent.
+func rootRuns(records []recorder.Record, present map[string]bool) []string {
 	var roots []string
 	seen := map[string]bool{}
 	for _, r := range records {
@@ -168,13 +211,7 @@ func pickRun(records []recorder.Record, id string) (string, error) {
 			roots = append(roots, r.RunID)
 		}
 	}
-	switch len(roots) {
-	case 0:
-		return "", ErrNoRootRun
-	case 1:
-		return roots[0], nil
-	}
-	return "", &AmbiguousRootError{RunIDs: roots}
+	return roots
 }
 
 type exporter struct{ opts Options }
