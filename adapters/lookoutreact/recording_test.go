@@ -242,5 +242,8 @@ func TestClosingTheStreamEarlyEndsTheRunAsCancelled(t *testing.T) {
 		return end != nil
 	}, 5*time.Second, time.Millisecond)
 	assert.Equal(t, recorder.OutcomeCancelled, end.Outcome)
-	assert.Equal(t, 1, kinds(sink.Records())[recorder.KindRunEnded])
+	k := kinds(sink.Records())
+	assert.Equal(t, 1, k[recorder.KindRunEnded])
+	assert.Equal(t, 2, k[recorder.KindModelResponse], "the reply the caller stopped reading is recorded")
+	assert.Equal(t, 2, k[recorder.KindBudget], "and charged")
 }
