@@ -347,7 +347,7 @@ func (p *processor) shutdown() {
 		p.rec.report(context.Background(), err)
 		errs = append(errs, err)
 	}
-	p.wctx.begin(nil)
+	p.wctx.begin(context.Background())
 	if err := safeClose(&p.wctx, p.sink); err != nil {
 		errs = append(errs, err)
 	}

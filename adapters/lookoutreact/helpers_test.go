@@ -40,7 +40,7 @@ type agentSpec struct {
 	tools    []tool.BaseTool
 	cfg      *lookout.Config
 	lookout  *lookoutreact.Hooks // used instead of cfg when set
-	bare     bool                  // no Lookout at all
+	bare     bool                // no Lookout at all
 	modifier react.MessageModifier
 	maxStep  int
 	// readWholeStream replaces react's default stream tool-call checker,
