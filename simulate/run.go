@@ -149,56 +149,87 @@ func (ru *run) play(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return ru.fail(SideSimulator, turn, "user", err)
 		}
-		// The attempt counts from here: a turn whose user message was never
-		// written was not spent on the step.
-		stepID := ""
-		if step != nil {
-			stepID = step.ID
-			ru.attempt(step.ID, ts)
+		if err := ru.exchange(ctx, turn, sel, step, user, ts); err != nil {
+			return ru.respondFailed(ctx, turn, err)
 		}
-		hist := append(ru.history, user)
-		out, err := respond(ctx, ru.target, hist[:len(hist):len(hist)])
-		out = compact(out)
-		ru.res.Traces = append(ru.res.Traces, StepTrace{
-			Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel,
-		})
-		ru.res.ToolCalls = appendToolCalls(ru.res.ToolCalls, turn, out)
+		v, stage, err := ru.judge(ctx, turn, step)
 		if err != nil {
-			// A cancelled run is the caller's doing, not the agent's.
-			if cerr := ctx.Err(); cerr != nil {
-				if !errors.Is(err, cerr) {
-					err = fmt.Errorf("%w: %w", cerr, err)
-				}
-				return ru.fail(SideSimulator, turn, "respond", err)
-			}
-			return ru.fail(SideAgent, turn, "respond", err)
-		}
-		ru.history = append(hist, out...)
-
-		if err := ru.settle(ctx, step); err != nil {
-			return ru.fail(SideSimulator, turn, "satisfaction", err)
-		}
-		if err := ru.checkGoals(ctx, turn); err != nil {
-			return ru.fail(SideSimulator, turn, "goal", err)
-		}
-		v, err := evaluate(ctx, ru.policy, ru.state())
-		if err != nil {
-			return ru.fail(SideSimulator, turn, "policy", err)
+			return ru.fail(SideSimulator, turn, stage, err)
 		}
 		if v.Stop {
-			switch v.Reason {
-			case "":
-				return ru.stop(StopPolicyViolation, v.Note)
-			case StopError:
-				// A StopError run always returns a *RunError.
-				return ru.fail(SideSimulator, turn, "policy", policyStop(v.Note))
-			}
-			return ru.stop(v.Reason, v.Note)
+			return ru.policyStopped(turn, v)
 		}
 		if len(ru.res.Traces) >= ru.sc.maxTurns() {
 			return ru.stop(StopMaxTurns, "")
 		}
 	}
+}
+
+// exchange sends the user message to the target and records the turn,
+// which began at ts, with what the target answered, even when it failed.
+// The attempt on the step counts from here: a turn whose user message was
+// never written was not spent on the step.
+func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step, user *schema.Message, ts time.Time) error {
+	stepID := ""
+	if step != nil {
+		stepID = step.ID
+		ru.attempt(step.ID, ts)
+	}
+	hist := append(ru.history, user)
+	out, err := respond(ctx, ru.target, hist[:len(hist):len(hist)])
+	out = compact(out)
+	ru.res.Traces = append(ru.res.Traces, StepTrace{
+		Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel,
+	})
+	ru.res.ToolCalls = appendToolCalls(ru.res.ToolCalls, turn, out)
+	if err != nil {
+		return err
+	}
+	ru.history = append(hist, out...)
+	return nil
+}
+
+// respondFailed ends the run after the target failed to respond. A
+// cancelled run is the caller's doing, not the agent's.
+func (ru *run) respondFailed(ctx context.Context, turn int, err error) (*Result, error) {
+	cerr := ctx.Err()
+	if cerr == nil {
+		return ru.fail(SideAgent, turn, "respond", err)
+	}
+	if !errors.Is(err, cerr) {
+		err = fmt.Errorf("%w: %w", cerr, err)
+	}
+	return ru.fail(SideSimulator, turn, "respond", err)
+}
+
+// judge updates the steps and goals after a turn and asks the policy
+// whether the run goes on. On an error it also names the stage that
+// failed.
+func (ru *run) judge(ctx context.Context, turn int, step *Step) (Verdict, string, error) {
+	if err := ru.settle(ctx, step); err != nil {
+		return Verdict{}, "satisfaction", err
+	}
+	if err := ru.checkGoals(ctx, turn); err != nil {
+		return Verdict{}, "goal", err
+	}
+	v, err := evaluate(ctx, ru.policy, ru.state())
+	if err != nil {
+		return Verdict{}, "policy", err
+	}
+	return v, "", nil
+}
+
+// policyStopped ends the run as the policy's verdict v says. A verdict
+// without a reason is a policy violation.
+func (ru *run) policyStopped(turn int, v Verdict) (*Result, error) {
+	switch v.Reason {
+	case "":
+		return ru.stop(StopPolicyViolation, v.Note)
+	case StopError:
+		// A StopError run always returns a *RunError.
+		return ru.fail(SideSimulator, turn, "policy", policyStop(v.Note))
+	}
+	return ru.stop(v.Reason, v.Note)
 }
 
 // compact drops nil messages a target may return.
@@ -256,19 +287,45 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 	if start := ru.sc.Graph.Start; turn == 0 && start != "" && eligible[ru.index[start]] {
 		return Selection{Method: MethodStart}, &steps[ru.index[start]], nil
 	}
+	gated, cands := toRank(steps, eligible)
+	if gated >= 0 {
+		return Selection{Method: MethodPreconditions}, &steps[gated], nil
+	}
+	if len(cands) == 0 {
+		return Selection{Method: MethodNone}, nil, nil
+	}
+	sel, err := ru.rankSteps(ctx, cands)
+	if err != nil {
+		return sel, nil, nil
+	}
+	best := bestRanked(steps, eligible, sel.Candidates)
+	if best < 0 {
+		return sel, nil, nil
+	}
+	sel.Method = MethodRanked
+	return sel, &steps[best], nil
+}
+
+// toRank returns the first eligible step that has preconditions, which
+// is chosen without ranking, or -1 and the eligible steps to rank.
+func toRank(steps []Step, eligible []bool) (int, []Step) {
 	var cands []Step
 	for i := range steps {
 		if !eligible[i] {
 			continue
 		}
 		if len(steps[i].Preconditions) > 0 {
-			return Selection{Method: MethodPreconditions}, &steps[i], nil
+			return i, nil
 		}
 		cands = append(cands, steps[i])
 	}
-	if len(cands) == 0 {
-		return Selection{Method: MethodNone}, nil, nil
-	}
+	return -1, cands
+}
+
+// rankSteps asks the ranker to score the candidates, given the latest
+// turns. A ranking that fails, or that scores no candidate usably, is
+// kept in the selection as its RankError, and returned.
+func (ru *run) rankSteps(ctx context.Context, cands []Step) (Selection, error) {
 	traces := ru.res.Traces
 	if n := ru.r.rankContextTurns(); len(traces) > n {
 		traces = traces[len(traces)-n:]
@@ -281,8 +338,13 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 	sel := Selection{Method: MethodNone, Candidates: ranked}
 	if err != nil {
 		sel.RankError = err.Error()
-		return sel, nil, nil
 	}
+	return sel, err
+}
+
+// bestRanked returns the eligible step, in graph order, that scores
+// highest above RankThreshold, or -1 when none does.
+func bestRanked(steps []Step, eligible []bool, ranked []Candidate) int {
 	best, bestScore := -1, RankThreshold
 	for i := range steps {
 		if !eligible[i] {
@@ -294,11 +356,7 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 			}
 		}
 	}
-	if best < 0 {
-		return sel, nil, nil
-	}
-	sel.Method = MethodRanked
-	return sel, &steps[best], nil
+	return best
 }
 
 // eligible evaluates preconditions of every unfinished step and reports
@@ -306,71 +364,97 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 // step-satisfied preconditions already fail skips its custom ones.
 func (ru *run) eligible(ctx context.Context, st Progress) ([]bool, error) {
 	steps := ru.sc.steps()
-	ok := make([]bool, len(steps))
-	type check struct {
-		step int
-		name string
-		fn   CheckFunc
+	ok, checks := ru.stepPreconditions(steps, st)
+	if len(checks) > 0 {
+		passed, err := runChecks(ctx, checks, steps, st)
+		if err != nil {
+			return nil, err
+		}
+		for k, c := range checks {
+			if !passed[k] {
+				ok[c.step] = false
+			}
+		}
 	}
+	ru.updateStatuses(ok)
+	return ok, nil
+}
+
+// check is a custom precondition of a step, by the step's index.
+type check struct {
+	step int
+	name string
+	fn   CheckFunc
+}
+
+// stepPreconditions reports which unfinished steps have every step
+// precondition satisfied, and lists the custom checks of those steps.
+func (ru *run) stepPreconditions(steps []Step, st Progress) ([]bool, []check) {
+	ok := make([]bool, len(steps))
 	var checks []check
 	for i, s := range steps {
-		if ru.steps[i].Status.finished() {
+		if ru.steps[i].Status.finished() || !stepsSatisfied(s, st) {
 			continue
 		}
 		ok[i] = true
-		for _, p := range s.Preconditions {
-			if p.Step != "" && !st.Satisfied(p.Step) {
-				ok[i] = false
-				break
-			}
-		}
-		if !ok[i] {
-			continue
-		}
 		for _, p := range s.Preconditions {
 			if p.Check != nil {
 				checks = append(checks, check{step: i, name: p.Name, fn: p.Check})
 			}
 		}
 	}
-	if len(checks) > 0 {
-		results := make([]bool, len(checks))
-		errs := make([]error, len(checks))
-		// The first check to fail cancels the others. Their context.Canceled
-		// errors are the runner's doing, not the caller's, and are left out
-		// below so that errors.Is(err, context.Canceled) keeps meaning that
-		// the caller cancelled.
-		cctx, cancel := context.WithCancelCause(ctx)
-		var first atomic.Int64
-		first.Store(-1)
-		var wg sync.WaitGroup
-		for k, c := range checks {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				results[k], errs[k] = safeCheck(cctx, c.fn, st)
-				if errs[k] != nil && first.CompareAndSwap(-1, int64(k)) {
-					cancel(errSiblingFailed)
-				}
-			}()
-		}
-		wg.Wait()
-		cancel(nil)
-		siblingsCancelled := ctx.Err() == nil && errors.Is(context.Cause(cctx), errSiblingFailed)
-		var all []error
-		for k, c := range checks {
-			if errs[k] != nil && (k == int(first.Load()) || !siblingsCancelled || !errors.Is(errs[k], context.Canceled)) {
-				all = append(all, fmt.Errorf("step %q precondition %q: %w", steps[c.step].ID, c.name, errs[k]))
-			}
-			if !results[k] {
-				ok[c.step] = false
-			}
-		}
-		if err := errors.Join(all...); err != nil {
-			return nil, err
+	return ok, checks
+}
+
+// stepsSatisfied reports whether every step a step waits for is
+// satisfied.
+func stepsSatisfied(s Step, st Progress) bool {
+	for _, p := range s.Preconditions {
+		if p.Step != "" && !st.Satisfied(p.Step) {
+			return false
 		}
 	}
-	for i := range steps {
+	return true
+}
+
+// runChecks runs the checks in parallel and reports which passed, or the
+// errors they failed with, joined. The first check to fail cancels the
+// others. Their context.Canceled errors are the runner's doing, not the
+// caller's, and are left out so that errors.Is(err, context.Canceled)
+// keeps meaning that the caller cancelled.
+func runChecks(ctx context.Context, checks []check, steps []Step, st Progress) ([]bool, error) {
+	results := make([]bool, len(checks))
+	errs := make([]error, len(checks))
+	cctx, cancel := context.WithCancelCause(ctx)
+	var first atomic.Int64
+	first.Store(-1)
+	var wg sync.WaitGroup
+	for k, c := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[k], errs[k] = safeCheck(cctx, c.fn, st)
+			if errs[k] != nil && first.CompareAndSwap(-1, int64(k)) {
+				cancel(errSiblingFailed)
+			}
+		}()
+	}
+	wg.Wait()
+	cancel(nil)
+	siblingsCancelled := ctx.Err() == nil && errors.Is(context.Cause(cctx), errSiblingFailed)
+	var all []error
+	for k, c := range checks {
+		if errs[k] != nil && (k == int(first.Load()) || !siblingsCancelled || !errors.Is(errs[k], context.Canceled)) {
+			all = append(all, fmt.Errorf("step %q precondition %q: %w", steps[c.step].ID, c.name, errs[k]))
+		}
+	}
+	return results, errors.Join(all...)
+}
+
+// updateStatuses marks the steps that are neither finished nor in
+// progress idle when they are eligible (ok) and blocked when not.
+func (ru *run) updateStatuses(ok []bool) {
+	for i := range ok {
 		switch s := ru.steps[i].Status; {
 		case s.finished() || s == StatusInProgress:
 		case ok[i]:
@@ -379,7 +463,6 @@ func (ru *run) eligible(ctx context.Context, st Progress) ([]bool, error) {
 			ru.setStatus(i, StatusBlocked)
 		}
 	}
-	return ok, nil
 }
 
 // policyStop is the cause recorded when a policy stops a run with

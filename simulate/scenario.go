@@ -138,6 +138,17 @@ func (sc *Scenario) Validate() error {
 	if sc == nil {
 		return &ScenarioError{Field: "Scenario", Reason: "nil"}
 	}
+	if err := sc.validateGoals(); err != nil {
+		return err
+	}
+	if sc.Graph == nil {
+		return nil
+	}
+	return sc.Graph.validate()
+}
+
+// validateGoals checks the scenario's goal, its goals and its limits.
+func (sc *Scenario) validateGoals() error {
 	if sc.Goal == "" {
 		return &ScenarioError{Field: "Goal", Reason: "empty"}
 	}
@@ -152,46 +163,75 @@ func (sc *Scenario) Validate() error {
 			return &ScenarioError{Field: fmt.Sprintf("Goals[%d]", i), Reason: "no Met function"}
 		}
 	}
-	if sc.Graph == nil {
-		return nil
+	return nil
+}
+
+// validate checks the graph's steps, then that every step it names is
+// one of them, then that its After preconditions form no cycle.
+func (g *Graph) validate() error {
+	ids, err := g.stepIDs()
+	if err != nil {
+		return err
 	}
-	ids := make(map[string]bool, len(sc.Graph.Steps))
-	for i, st := range sc.Graph.Steps {
-		f := fmt.Sprintf("Graph.Steps[%d]", i)
-		switch {
-		case st.ID == "":
-			return &ScenarioError{Field: f + ".ID", Reason: "empty"}
-		case ids[st.ID]:
-			return &ScenarioError{Field: f + ".ID", Reason: fmt.Sprintf("duplicate id %q", st.ID)}
-		case st.MaxAttempts < 0:
-			return &ScenarioError{Field: f + ".MaxAttempts", Reason: "negative"}
-		case st.Timeout < 0:
-			return &ScenarioError{Field: f + ".Timeout", Reason: "negative"}
-		}
-		ids[st.ID] = true
-	}
-	for i, st := range sc.Graph.Steps {
+	for i, st := range g.Steps {
 		for j, p := range st.Preconditions {
-			f := fmt.Sprintf("Graph.Steps[%d].Preconditions[%d]", i, j)
-			switch {
-			case p.Step != "" && p.Check != nil:
-				return &ScenarioError{Field: f, Reason: "both Step and Check set"}
-			case p.Step == "" && p.Check == nil:
-				return &ScenarioError{Field: f, Reason: "neither Step nor Check set"}
-			case p.Step != "" && !ids[p.Step]:
-				return &ScenarioError{Field: f, Reason: fmt.Sprintf("unknown step %q", p.Step)}
+			if err := p.validate(fmt.Sprintf("Graph.Steps[%d].Preconditions[%d]", i, j), ids); err != nil {
+				return err
 			}
 		}
 	}
-	if s := sc.Graph.Start; s != "" && !ids[s] {
+	if err := g.validateRefs(ids); err != nil {
+		return err
+	}
+	return g.afterCycle()
+}
+
+// stepIDs checks each step on its own and returns the set of their ids,
+// which must be non-empty and distinct.
+func (g *Graph) stepIDs() (map[string]bool, error) {
+	ids := make(map[string]bool, len(g.Steps))
+	for i, st := range g.Steps {
+		f := fmt.Sprintf("Graph.Steps[%d]", i)
+		switch {
+		case st.ID == "":
+			return nil, &ScenarioError{Field: f + ".ID", Reason: "empty"}
+		case ids[st.ID]:
+			return nil, &ScenarioError{Field: f + ".ID", Reason: fmt.Sprintf("duplicate id %q", st.ID)}
+		case st.MaxAttempts < 0:
+			return nil, &ScenarioError{Field: f + ".MaxAttempts", Reason: "negative"}
+		case st.Timeout < 0:
+			return nil, &ScenarioError{Field: f + ".Timeout", Reason: "negative"}
+		}
+		ids[st.ID] = true
+	}
+	return ids, nil
+}
+
+// validate checks that a precondition, at field f, sets exactly one of
+// Step and Check, and that its Step is one of the graph's ids.
+func (p Precondition) validate(f string, ids map[string]bool) error {
+	switch {
+	case p.Step != "" && p.Check != nil:
+		return &ScenarioError{Field: f, Reason: "both Step and Check set"}
+	case p.Step == "" && p.Check == nil:
+		return &ScenarioError{Field: f, Reason: "neither Step nor Check set"}
+	case p.Step != "" && !ids[p.Step]:
+		return &ScenarioError{Field: f, Reason: fmt.Sprintf("unknown step %q", p.Step)}
+	}
+	return nil
+}
+
+// validateRefs checks that the start and terminal steps are among ids.
+func (g *Graph) validateRefs(ids map[string]bool) error {
+	if s := g.Start; s != "" && !ids[s] {
 		return &ScenarioError{Field: "Graph.Start", Reason: fmt.Sprintf("unknown step %q", s)}
 	}
-	for i, t := range sc.Graph.Terminals {
+	for i, t := range g.Terminals {
 		if !ids[t] {
 			return &ScenarioError{Field: fmt.Sprintf("Graph.Terminals[%d]", i), Reason: fmt.Sprintf("unknown step %q", t)}
 		}
 	}
-	return sc.Graph.afterCycle()
+	return nil
 }
 
 // afterCycle reports the first cycle of After preconditions, searching in
