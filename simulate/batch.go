@@ -112,54 +112,23 @@ type Batch struct {
 // including folder names that differ only in case, which macOS and Windows
 // treat as one by default.
 func (b *Batch) Jobs() ([]Job, error) {
+	if err := b.checkShape(); err != nil {
+		return nil, err
+	}
 	shards := max(b.Shards, 1)
-	if b.Shards < 0 || b.Shard < 0 || b.Shard >= shards {
-		return nil, fmt.Errorf("%w: shard %d of %d", ErrInvalidBatch, b.Shard, b.Shards)
-	}
-	if b.Repetitions < 0 || b.Concurrency < 0 {
-		return nil, fmt.Errorf("%w: negative repetitions or concurrency", ErrInvalidBatch)
-	}
-	if len(b.Scenarios) == 0 {
-		return nil, fmt.Errorf("%w: no scenarios", ErrInvalidBatch)
-	}
 	reps := max(b.Repetitions, 1)
-	// seen is keyed by the folded folder name: macOS and Windows ignore case
-	// by default, so two names that differ only in case would share a
-	// folder there, and every shard must build the same jobs on any system.
-	type owner struct {
-		scenario int
-		id       string
-	}
-	seen := make(map[string]owner)
-	bases := make([]string, len(b.Scenarios))
+	f := folders{seen: make(map[string]folderOwner), bases: make([]string, len(b.Scenarios))}
 	var jobs []Job
 	for si, sc := range b.Scenarios {
 		if err := sc.Validate(); err != nil {
 			return nil, fmt.Errorf("scenario %d: %w", si, err)
 		}
-		base := sc.ConversationID
-		if base == "" {
-			base = sc.Name
-		}
-		if base == "" {
-			base = fmt.Sprintf("scenario-%d", si)
-		}
-		bases[si] = base
+		f.bases[si] = scenarioBase(sc, si)
 		for rep := 0; rep < reps; rep++ {
-			// The base is cut, if need be, before the suffix is added, so
-			// the repetitions of a long name stay apart.
-			suffix := fmt.Sprintf("-r%d", rep)
-			id := safeName(base, maxNameLen-len(suffix)) + suffix
-			key := strings.ToLower(strings.ToUpper(id))
-			if prev, dup := seen[key]; dup {
-				if prev.id == id {
-					return nil, fmt.Errorf("%w: scenarios %d (%q) and %d (%q) both run as %q",
-						ErrInvalidBatch, prev.scenario, bases[prev.scenario], si, base, id)
-				}
-				return nil, fmt.Errorf("%w: scenarios %d (%q) and %d (%q) run as %q and %q, one folder on systems that ignore case",
-					ErrInvalidBatch, prev.scenario, bases[prev.scenario], si, base, prev.id, id)
+			id, err := f.claim(si, rep)
+			if err != nil {
+				return nil, err
 			}
-			seen[key] = owner{si, id}
 			idx := si*reps + rep
 			if idx%shards != b.Shard {
 				continue
@@ -170,6 +139,69 @@ func (b *Batch) Jobs() ([]Job, error) {
 		}
 	}
 	return jobs, nil
+}
+
+// checkShape checks the batch's shard, counts and scenario list.
+func (b *Batch) checkShape() error {
+	shards := max(b.Shards, 1)
+	if b.Shards < 0 || b.Shard < 0 || b.Shard >= shards {
+		return fmt.Errorf("%w: shard %d of %d", ErrInvalidBatch, b.Shard, b.Shards)
+	}
+	if b.Repetitions < 0 || b.Concurrency < 0 {
+		return fmt.Errorf("%w: negative repetitions or concurrency", ErrInvalidBatch)
+	}
+	if len(b.Scenarios) == 0 {
+		return fmt.Errorf("%w: no scenarios", ErrInvalidBatch)
+	}
+	return nil
+}
+
+// scenarioBase is what the folders of a scenario's jobs are named after:
+// its conversation id, else its name, else its place in the batch.
+func scenarioBase(sc *Scenario, si int) string {
+	if sc.ConversationID != "" {
+		return sc.ConversationID
+	}
+	if sc.Name != "" {
+		return sc.Name
+	}
+	return fmt.Sprintf("scenario-%d", si)
+}
+
+// folders hands out the job folder names of a batch. seen is keyed by
+// the folded folder name: macOS and Windows ignore case by default, so two
+// names that differ only in case would share a folder there, and every
+// shard must build the same jobs on any system. bases holds each
+// scenario's base name, for the errors.
+type folders struct {
+	seen  map[string]folderOwner
+	bases []string
+}
+
+type folderOwner struct {
+	scenario int
+	id       string
+}
+
+// claim returns the folder name of repetition rep of scenario si, or
+// ErrInvalidBatch when an earlier job has it already. The base is cut, if
+// need be, before the suffix is added, so the repetitions of a long name
+// stay apart.
+func (f *folders) claim(si, rep int) (string, error) {
+	suffix := fmt.Sprintf("-r%d", rep)
+	id := safeName(f.bases[si], maxNameLen-len(suffix)) + suffix
+	key := strings.ToLower(strings.ToUpper(id))
+	prev, dup := f.seen[key]
+	if !dup {
+		f.seen[key] = folderOwner{si, id}
+		return id, nil
+	}
+	if prev.id == id {
+		return "", fmt.Errorf("%w: scenarios %d (%q) and %d (%q) both run as %q",
+			ErrInvalidBatch, prev.scenario, f.bases[prev.scenario], si, f.bases[si], id)
+	}
+	return "", fmt.Errorf("%w: scenarios %d (%q) and %d (%q) run as %q and %q, one folder on systems that ignore case",
+		ErrInvalidBatch, prev.scenario, f.bases[prev.scenario], si, f.bases[si], prev.id, id)
 }
 
 // Run runs this shard's jobs and reports on them. Jobs whose folder under
@@ -197,6 +229,13 @@ func (b *Batch) Run(ctx context.Context) (*Report, error) {
 		}
 		defer unlock()
 	}
+	results, ran := b.runJobs(ctx, jobs)
+	return report(results, ran), ctx.Err()
+}
+
+// runJobs runs the jobs on Concurrency workers and returns their results,
+// with which of them started.
+func (b *Batch) runJobs(ctx context.Context, jobs []Job) ([]JobResult, []bool) {
 	results := make([]JobResult, len(jobs))
 	ran := make([]bool, len(jobs))
 	prog := newProgress(b.Progress, len(jobs))
@@ -217,23 +256,33 @@ func (b *Batch) Run(ctx context.Context) (*Report, error) {
 			}
 		}()
 	}
-feed:
-	for i := range jobs {
+	feed(ctx, work, len(jobs))
+	close(work)
+	wg.Wait()
+	prog.finish()
+	return results, ran
+}
+
+// feed hands the job indexes below n to the workers, in order, until ctx
+// ends.
+func feed(ctx context.Context, work chan<- int, n int) {
+	for i := range n {
 		// select picks at random among ready cases, so an ended ctx is
 		// checked first: once it has ended, no job is handed out.
 		if ctx.Err() != nil {
-			break
+			return
 		}
 		select {
 		case work <- i:
 		case <-ctx.Done():
-			break feed
+			return
 		}
 	}
-	close(work)
-	wg.Wait()
-	prog.finish()
+}
 
+// report counts the results of the jobs that started, listed in job
+// order.
+func report(results []JobResult, ran []bool) *Report {
 	rep := &Report{}
 	for i := range results {
 		if !ran[i] {
@@ -252,7 +301,7 @@ feed:
 		}
 	}
 	sort.Slice(rep.Jobs, func(i, j int) bool { return rep.Jobs[i].Job.Index < rep.Jobs[j].Job.Index })
-	return rep, ctx.Err()
+	return rep
 }
 
 // lockOutDir creates dir and takes the batch lock in it, and returns the
@@ -288,14 +337,9 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 	}
 	jr.Job = j
 	if b.OutDir != "" {
-		dir, err := childDir(b.OutDir, j.ID)
-		if err != nil {
-			jr.Err = err
-			return jr, true
-		}
-		jr.Dir = dir
-		if _, err := os.Stat(filepath.Join(dir, DoneFile)); err == nil {
-			jr.Skipped = true
+		dir, done, err := jobDir(b.OutDir, j.ID)
+		jr.Dir, jr.Skipped, jr.Err = dir, done, err
+		if done || err != nil {
 			return jr, true
 		}
 	}
@@ -319,21 +363,38 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 			jr.Err = errors.Join(jr.Err, fmt.Errorf("OnResult %s: %w", j.ID, perr))
 		}
 	}
-	if jr.Dir == "" {
-		return jr, true
-	}
-	if werr := writeArtifactsIn(jr.Dir, res); werr != nil {
-		jr.Err = errors.Join(jr.Err, werr)
-		return jr, true
-	}
-	if jr.Err != nil {
-		return jr, true
-	}
-	marker, _ := json.Marshal(doneMarker{ConversationID: res.ConversationID, Reason: end.Reason, Completed: end.Completed})
-	if werr := writeFileAtomic(jr.Dir, DoneFile, append(marker, '\n')); werr != nil {
-		jr.Err = werr
+	if jr.Dir != "" {
+		jr.Err = saveJob(jr.Dir, res, end, jr.Err)
 	}
 	return jr, true
+}
+
+// jobDir returns the folder of job id under out, and whether it holds
+// DoneFile, so the job ran before and is skipped.
+func jobDir(out, id string) (dir string, done bool, err error) {
+	dir, err = childDir(out, id)
+	if err != nil {
+		return "", false, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, DoneFile)); err == nil {
+		return dir, true, nil
+	}
+	return dir, false, nil
+}
+
+// saveJob writes the artifacts of a run into its folder and, when the run
+// ended without error (jobErr), the DoneFile marker that skips it next
+// time, saying how it ended (end, as the run returned it). It returns
+// jobErr with any error writing them.
+func saveJob(dir string, res *Result, end End, jobErr error) error {
+	if werr := writeArtifactsIn(dir, res); werr != nil {
+		return errors.Join(jobErr, werr)
+	}
+	if jobErr != nil {
+		return jobErr
+	}
+	marker, _ := json.Marshal(doneMarker{ConversationID: res.ConversationID, Reason: end.Reason, Completed: end.Completed})
+	return writeFileAtomic(dir, DoneFile, append(marker, '\n'))
 }
 
 // setup calls Setup and turns a panic into an error.

@@ -169,49 +169,64 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 var listKeys = []string{"scores", "candidates", "rankings", "ranking", "steps", "results"}
 
 func candidates(v any, known map[string]bool) []Candidate {
-	var out []Candidate
-	add := func(c Candidate, ok bool) {
-		if !ok || !known[c.StepID] {
-			return
-		}
-		for i := range out {
-			if out[i].StepID == c.StepID {
-				if c.Score > out[i].Score {
-					out[i] = c
-				}
-				return
-			}
-		}
-		out = append(out, c)
-	}
+	cs := candidateSet{known: known}
 	switch v := v.(type) {
 	case []any:
-		for _, it := range v {
-			add(item(it))
-		}
+		cs.addItems(v)
 	case map[string]any:
-		for _, k := range listKeys {
-			if list, ok := v[k].([]any); ok {
-				for _, it := range list {
-					add(item(it))
-				}
-				return out
-			}
-		}
-		if c, ok := item(v); ok && known[c.StepID] {
-			add(c, ok)
-			return out
-		}
-		// {"step_a": 0.9, "step_b": 0.2}
-		for id, s := range v {
-			if f, ok := number(s); ok {
-				add(Candidate{StepID: id, Score: f}, true)
-			}
-		}
-		// Map order is random; sort so the record is deterministic.
-		slices.SortFunc(out, func(a, b Candidate) int { return cmp.Compare(a.StepID, b.StepID) })
+		cs.addObject(v)
 	}
-	return out
+	return cs.out
+}
+
+// candidateSet gathers the candidates for known steps, one per step with
+// its best score, in the order first seen.
+type candidateSet struct {
+	out   []Candidate
+	known map[string]bool
+}
+
+// add adds c when ok and its step is known.
+func (cs *candidateSet) add(c Candidate, ok bool) {
+	if !ok || !cs.known[c.StepID] {
+		return
+	}
+	i := slices.IndexFunc(cs.out, func(o Candidate) bool { return o.StepID == c.StepID })
+	switch {
+	case i < 0:
+		cs.out = append(cs.out, c)
+	case c.Score > cs.out[i].Score:
+		cs.out[i] = c
+	}
+}
+
+func (cs *candidateSet) addItems(list []any) {
+	for _, it := range list {
+		cs.add(item(it))
+	}
+}
+
+// addObject adds the candidates of an object: a list under one of
+// listKeys, a single candidate, or step ids mapped to scores.
+func (cs *candidateSet) addObject(v map[string]any) {
+	for _, k := range listKeys {
+		if list, ok := v[k].([]any); ok {
+			cs.addItems(list)
+			return
+		}
+	}
+	if c, ok := item(v); ok && cs.known[c.StepID] {
+		cs.add(c, ok)
+		return
+	}
+	// {"step_a": 0.9, "step_b": 0.2}
+	for id, s := range v {
+		if f, ok := number(s); ok {
+			cs.add(Candidate{StepID: id, Score: f}, true)
+		}
+	}
+	// Map order is random; sort so the record is deterministic.
+	slices.SortFunc(cs.out, func(a, b Candidate) int { return cmp.Compare(a.StepID, b.StepID) })
 }
 
 func item(v any) (Candidate, bool) {
@@ -219,77 +234,95 @@ func item(v any) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	var c Candidate
-	for _, k := range []string{"stepId", "step_id", "id", "step", "name"} {
-		switch s := m[k].(type) {
-		case string:
-			c.StepID = s
-		case json.Number: // a step named "2" answered as 2
-			c.StepID = s.String()
-		}
-		if c.StepID != "" {
-			break
-		}
-	}
-	found := false
-	for _, k := range []string{"score", "confidence", "relevance"} {
-		if f, ok := number(m[k]); ok {
-			c.Score, found = f, true
-			break
-		}
-	}
+	c := Candidate{StepID: stepIDOf(m)}
+	score, found := scoreOf(m)
 	if c.StepID == "" || !found {
 		return Candidate{}, false
 	}
+	c.Score = score
+	c.Reasons = reasonsOf(m)
+	return c, true
+}
+
+// stepIDOf returns the step id of a candidate object, under the first of
+// the keys models use for it that holds one.
+func stepIDOf(m map[string]any) string {
+	for _, k := range []string{"stepId", "step_id", "id", "step", "name"} {
+		switch s := m[k].(type) {
+		case string:
+			if s != "" {
+				return s
+			}
+		case json.Number: // a step named "2" answered as 2
+			if s.String() != "" {
+				return s.String()
+			}
+		}
+	}
+	return ""
+}
+
+// scoreOf returns the score of a candidate object, under the first of the
+// keys models use for it that holds one.
+func scoreOf(m map[string]any) (float64, bool) {
+	for _, k := range []string{"score", "confidence", "relevance"} {
+		if f, ok := number(m[k]); ok {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// reasonsOf returns the reasons of a candidate object: its "reasons", a
+// list or a single string, or else its "reason".
+func reasonsOf(m map[string]any) []string {
+	var reasons []string
 	switch r := m["reasons"].(type) {
 	case []any:
 		for _, x := range r {
 			if s, ok := x.(string); ok {
-				c.Reasons = append(c.Reasons, s)
+				reasons = append(reasons, s)
 			}
 		}
 	case string:
-		c.Reasons = []string{r}
+		reasons = []string{r}
 	}
-	if s, ok := m["reason"].(string); ok && len(c.Reasons) == 0 {
-		c.Reasons = []string{s}
+	if s, ok := m["reason"].(string); ok && len(reasons) == 0 {
+		reasons = []string{s}
 	}
-	return c, true
+	return reasons
 }
 
 // number reads a score: a JSON number or a numeric string in [0, 1], or a
 // percentage: a number in (1, 100], or a string ending in '%' with a number
 // in [0, 100] before it. Anything else is rejected.
 func number(v any) (float64, bool) {
-	var f float64
-	percent := false
+	f, percent, ok := numeric(v)
+	switch {
+	case !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 100:
+		return 0, false
+	case percent || f > 1:
+		f /= 100
+	}
+	return f, true
+}
+
+// numeric reads a JSON number or a numeric string, which may end in '%'
+// (percent).
+func numeric(v any) (f float64, percent, ok bool) {
 	switch v := v.(type) {
 	case json.Number:
 		x, err := v.Float64()
-		if err != nil {
-			return 0, false
-		}
-		f = x
+		return x, false, err == nil
 	case float64:
-		f = v
+		return v, false, true
 	case string:
 		s := strings.TrimSpace(v)
 		if t, ok := strings.CutSuffix(s, "%"); ok {
 			s, percent = strings.TrimSpace(t), true
 		}
 		x, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return 0, false
-		}
-		f = x
-	default:
-		return 0, false
+		return x, percent, err == nil
 	}
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 100:
-		return 0, false
-	case percent || f > 1:
-		f /= 100
-	}
-	return f, true
+	return 0, false, false
 }
