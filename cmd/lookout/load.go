@@ -83,42 +83,66 @@ func (in *input) mediaDir() string {
 // Anything else is treated as JSON Lines.
 func sniff(head []byte) format {
 	dec := json.NewDecoder(bytes.NewReader(head))
-	var steps, kind bool
+	var sn objectSniff
 	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
-		for {
-			tok, err := dec.Token()
-			if err != nil {
-				break
-			}
-			if tok == json.Delim('}') {
-				if steps && !kind {
-					return formatATIF
-				}
-				return formatJSONL
-			}
-			switch tok {
-			case "steps":
-				steps = true
-			case "kind":
-				kind = true
-			}
-			var value json.RawMessage
-			if err := dec.Decode(&value); err != nil {
-				break
-			}
-			var version string
-			if tok == "schema_version" && json.Unmarshal(value, &version) == nil && strings.HasPrefix(version, "ATIF-") {
-				return formatATIF
-			}
+		if f, ok := sn.scan(dec); ok {
+			return f
 		}
 	}
 	switch {
-	case kind:
+	case sn.kind:
 		return formatJSONL
-	case steps || atifVersion.Match(head[:min(len(head), sniffBytes)]):
+	case sn.steps || atifVersion.Match(head[:min(len(head), sniffBytes)]):
 		return formatATIF
 	}
 	return formatJSONL
+}
+
+// objectSniff is what sniff has seen of the members of the first object:
+// whether it has steps, and whether it has a kind.
+type objectSniff struct{ steps, kind bool }
+
+// scan reads the members of the object dec is in until one decides the
+// format or the object ends, and returns the format. It reports false
+// when head ends, or stops being JSON, before that.
+func (sn *objectSniff) scan(dec *json.Decoder) (format, bool) {
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return formatJSONL, false
+		}
+		if tok == json.Delim('}') {
+			return sn.whole(), true
+		}
+		switch tok {
+		case "steps":
+			sn.steps = true
+		case "kind":
+			sn.kind = true
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return formatJSONL, false
+		}
+		if tok == "schema_version" && isATIFVersion(value) {
+			return formatATIF, true
+		}
+	}
+}
+
+// whole is the format of a whole object without an ATIF schema_version:
+// ATIF when it has steps and no kind.
+func (sn *objectSniff) whole() format {
+	if sn.steps && !sn.kind {
+		return formatATIF
+	}
+	return formatJSONL
+}
+
+// isATIFVersion reports whether value is a string starting with "ATIF-".
+func isATIFVersion(value json.RawMessage) bool {
+	var version string
+	return json.Unmarshal(value, &version) == nil && strings.HasPrefix(version, "ATIF-")
 }
 
 // load reads the records of a trajectory file: JSON Lines as written, or

@@ -126,13 +126,7 @@ type runCheck struct {
 }
 
 func validateJSONL(r io.Reader) (string, []string, error) {
-	var (
-		problems []string
-		runs     = map[string]*runCheck{}
-		order    []*runCheck
-		records  int
-	)
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	c := jsonlCheck{runs: map[string]*runCheck{}}
 	lines := newLineReader(r)
 	for {
 		text, n, terminated, err := lines.next()
@@ -140,53 +134,78 @@ func validateJSONL(r io.Reader) (string, []string, error) {
 			break
 		}
 		if errors.Is(err, recorder.ErrLineTooLong) {
-			add("line %d: %v", n, err)
+			c.add("line %d: %v", n, err)
 			continue
 		}
 		if err != nil {
 			return "", nil, err
 		}
-		if len(bytes.TrimSpace(text)) == 0 {
-			continue
-		}
-		var rec recorder.Record
-		if err := rec.UnmarshalJSON(text); err != nil {
-			if !terminated && !json.Valid(text) {
-				add("line %d: torn last line: %d bytes without a newline that are not a whole record (a write cut short)", n, len(text))
-			} else {
-				add("line %d: %v", n, err)
-			}
-			continue
-		}
-		records++
-		if rec.RunID == "" {
-			add("line %d: empty run_id", n)
-		}
-		rc, ok := runs[rec.RunID]
-		if !ok {
-			rc = &runCheck{id: rec.RunID, firstLine: n, parent: rec.ParentRunID, depth: rec.Depth, seqLines: map[uint64]int{}}
-			runs[rec.RunID] = rc
-			order = append(order, rc)
-		}
-		if rec.ParentRunID != rc.parent {
-			add("line %d: run %s: parent_run_id %q differs from %q on line %d", n, rec.RunID, rec.ParentRunID, rc.parent, rc.firstLine)
-		}
-		if rec.Depth != rc.depth {
-			add("line %d: run %s: depth %d differs from %d on line %d", n, rec.RunID, rec.Depth, rc.depth, rc.firstLine)
-		}
-		if prev, dup := rc.seqLines[rec.Seq]; dup {
-			add("line %d: run %s: seq %d repeats line %d", n, rec.RunID, rec.Seq, prev)
+		c.line(text, n, terminated)
+	}
+	for _, rc := range c.order {
+		c.problems = append(c.problems, seqProblems(rc)...)
+	}
+	if c.records == 0 && len(c.problems) == 0 {
+		c.add("no records")
+	}
+	return fmt.Sprintf("trajectory (%s, %s)", count(c.records, "record", "records"), count(len(c.runs), "run", "runs")), c.problems, nil
+}
+
+// jsonlCheck gathers what validateJSONL finds: the problems, each run by
+// id and in the order first seen, and how many records decoded.
+type jsonlCheck struct {
+	problems []string
+	runs     map[string]*runCheck
+	order    []*runCheck
+	records  int
+}
+
+func (c *jsonlCheck) add(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+
+// line checks line n, text. A line that does not decode is a problem, and
+// an unterminated one that is not even JSON is a torn last line.
+func (c *jsonlCheck) line(text []byte, n int, terminated bool) {
+	if len(bytes.TrimSpace(text)) == 0 {
+		return
+	}
+	var rec recorder.Record
+	if err := rec.UnmarshalJSON(text); err != nil {
+		if !terminated && !json.Valid(text) {
+			c.add("line %d: torn last line: %d bytes without a newline that are not a whole record (a write cut short)", n, len(text))
 		} else {
-			rc.seqLines[rec.Seq] = n
+			c.add("line %d: %v", n, err)
 		}
+		return
 	}
-	for _, rc := range order {
-		problems = append(problems, seqProblems(rc)...)
+	c.records++
+	c.record(rec, n)
+}
+
+// record checks a record, on line n, against the earlier records of its
+// run: the same parent and depth, and a seq of its own.
+func (c *jsonlCheck) record(rec recorder.Record, n int) {
+	if rec.RunID == "" {
+		c.add("line %d: empty run_id", n)
 	}
-	if records == 0 && len(problems) == 0 {
-		add("no records")
+	rc, ok := c.runs[rec.RunID]
+	if !ok {
+		rc = &runCheck{id: rec.RunID, firstLine: n, parent: rec.ParentRunID, depth: rec.Depth, seqLines: map[uint64]int{}}
+		c.runs[rec.RunID] = rc
+		c.order = append(c.order, rc)
 	}
-	return fmt.Sprintf("trajectory (%s, %s)", count(records, "record", "records"), count(len(runs), "run", "runs")), problems, nil
+	if rec.ParentRunID != rc.parent {
+		c.add("line %d: run %s: parent_run_id %q differs from %q on line %d", n, rec.RunID, rec.ParentRunID, rc.parent, rc.firstLine)
+	}
+	if rec.Depth != rc.depth {
+		c.add("line %d: run %s: depth %d differs from %d on line %d", n, rec.RunID, rec.Depth, rc.depth, rc.firstLine)
+	}
+	if prev, dup := rc.seqLines[rec.Seq]; dup {
+		c.add("line %d: run %s: seq %d repeats line %d", n, rec.RunID, rec.Seq, prev)
+	} else {
+		rc.seqLines[rec.Seq] = n
+	}
 }
 
 // lineReader splits JSON Lines as recorder.Reader does, but tells the
