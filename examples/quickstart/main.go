@@ -170,13 +170,20 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 	ctx = session.NewContext(ctx, store)
 
 	fmt.Fprintf(w, "Lookout quickstart: an unattended agent on %s.\nTask: %s\n\n", modelName, task)
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, task)
-	var final string
-	var runErr error
+	final, runErr := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, task))
+	b, _ := lookout.BudgetOf(store)
+	report(w, b, final, runErr)
+	return nil
+}
+
+// drain reads the run's events to the end and returns the agent's final
+// answer, its last message without tool calls, and the last error the run
+// reported.
+func drain(iter *adk.AsyncIterator[*adk.AgentEvent]) (final string, runErr error) {
 	for {
 		ev, ok := iter.Next()
 		if !ok {
-			break
+			return final, runErr
 		}
 		if ev.Err != nil {
 			runErr = ev.Err
@@ -189,8 +196,10 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 			final = msg.Content
 		}
 	}
+}
 
-	b, _ := lookout.BudgetOf(store)
+// report prints what the run spent of its budget and how it ended.
+func report(w io.Writer, b budget.Budget, final string, runErr error) {
 	n := observer.FormatCount
 	fmt.Fprintf(w, "\nBudget: %s of %s tokens (%s prompt, %s completion) in %d model calls, %d without usage; %d of %d tool calls.\n",
 		n(b.TokensUsed), n(b.MaxTokens), n(b.PromptTokens), n(b.CompletionTokens), b.ModelCalls, b.ModelCallsWithoutUsage, b.ToolCalls, b.MaxToolCalls)
@@ -206,7 +215,6 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 	if b.MaxTokens > 0 && b.TokensUsed > b.MaxTokens {
 		fmt.Fprintln(w, "(The token limit is checked before each model call, so a run overruns it by at most one response.)")
 	}
-	return nil
 }
 
 func firstLine(s string, n int) string {
