@@ -18,21 +18,23 @@ func Of(m *schema.Message) string {
 	}
 	var parts []string
 	for _, p := range m.UserInputMultiContent {
-		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
-			parts = append(parts, p.Text)
-		}
+		parts = appendText(parts, p.Type, p.Text)
 	}
 	for _, p := range m.AssistantGenMultiContent {
-		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
-			parts = append(parts, p.Text)
-		}
+		parts = appendText(parts, p.Type, p.Text)
 	}
 	for _, p := range m.MultiContent {
-		if p.Type == schema.ChatMessagePartTypeText && p.Text != "" {
-			parts = append(parts, p.Text)
-		}
+		parts = appendText(parts, p.Type, p.Text)
 	}
 	return strings.Join(parts, "\n")
+}
+
+// appendText appends the text of a part that is a text part and has some.
+func appendText(parts []string, typ schema.ChatMessagePartType, text string) []string {
+	if typ == schema.ChatMessagePartTypeText && text != "" {
+		return append(parts, text)
+	}
+	return parts
 }
 
 // InputParts returns m's multimodal input: its UserInputMultiContent, or
@@ -52,18 +54,27 @@ func InputParts(m *schema.Message) []schema.MessageInputPart {
 	}
 	parts := make([]schema.MessageInputPart, len(legacy))
 	for i, p := range legacy {
-		parts[i] = schema.MessageInputPart{Type: p.Type, Text: p.Text}
-		switch {
-		case p.Type == schema.ChatMessagePartTypeImageURL && p.ImageURL != nil:
-			url := p.ImageURL.URL
-			parts[i].Image = &schema.MessageInputImage{
-				MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.ImageURL.MIMEType},
-				Detail:            p.ImageURL.Detail,
-			}
-		case p.Type == schema.ChatMessagePartTypeAudioURL && p.AudioURL != nil:
-			url := p.AudioURL.URL
-			parts[i].Audio = &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.AudioURL.MIMEType}}
-		}
+		parts[i] = inputPart(p)
 	}
 	return parts
+}
+
+// inputPart converts a part of the older MultiContent field. Its image or
+// audio URL is kept only on a part of that type.
+//
+//lint:ignore SA1019 reading the deprecated field is what this conversion is for
+func inputPart(p schema.ChatMessagePart) schema.MessageInputPart {
+	part := schema.MessageInputPart{Type: p.Type, Text: p.Text}
+	switch {
+	case p.Type == schema.ChatMessagePartTypeImageURL && p.ImageURL != nil:
+		url := p.ImageURL.URL
+		part.Image = &schema.MessageInputImage{
+			MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.ImageURL.MIMEType},
+			Detail:            p.ImageURL.Detail,
+		}
+	case p.Type == schema.ChatMessagePartTypeAudioURL && p.AudioURL != nil:
+		url := p.AudioURL.URL
+		part.Audio = &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.AudioURL.MIMEType}}
+	}
+	return part
 }
