@@ -69,38 +69,60 @@ func (x *exporter) export(path string) int {
 	if err != nil {
 		return x.fail("%v", err)
 	}
+	runs, err := x.runs(path, records)
+	if err != nil {
+		return x.fail("%v", err)
+	}
+	if x.dir == "" {
+		return x.toStdout(path, records, runs)
+	}
+	names := fileNames(runs)
+	if id, ok := x.overwritesInput(path, runs, names); ok {
+		return x.fail("export %s: run %s: writing %s would overwrite the input file; choose another -o DIR",
+			path, id, filepath.Join(x.dir, names.byRun[id]+x.extension()))
+	}
+	return x.toDir(path, records, runs, names)
+}
+
+// runs returns the runs to export from the file at path: the one --run
+// names, or else every root run, of which standard output takes only one.
+func (x *exporter) runs(path string, records []recorder.Record) ([]string, error) {
 	runs := atif.RootRuns(records)
 	if x.runID != "" {
 		if !hasRun(records, x.runID) {
-			return x.fail("export %s: no run %q in the file", path, x.runID)
+			return nil, fmt.Errorf("export %s: no run %q in the file", path, x.runID)
 		}
 		runs = []string{x.runID}
 	}
 	switch {
 	case len(runs) == 0:
-		return x.fail("export %s: no runs to export", path)
+		return nil, fmt.Errorf("export %s: no runs to export", path)
 	case x.dir == "" && len(runs) > 1:
-		return x.fail("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
+		return nil, fmt.Errorf("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
 			path, len(runs), strings.Join(runs, ", "))
 	}
-	names := fileNames(runs)
-	if x.dir != "" {
-		if id, ok := x.overwritesInput(path, runs, names); ok {
-			return x.fail("export %s: run %s: writing %s would overwrite the input file; choose another -o DIR",
-				path, id, filepath.Join(x.dir, names.byRun[id]+x.extension()))
+	return runs, nil
+}
+
+// toStdout writes the runs to standard output.
+func (x *exporter) toStdout(path string, records []recorder.Record, runs []string) int {
+	for _, id := range runs {
+		data, err := x.encode(records, id)
+		if err != nil {
+			return x.fail("export %s: run %s: %v", path, id, err)
+		}
+		if _, err := x.stdout.Write(data); err != nil {
+			return x.fail("write: %v", err)
 		}
 	}
+	return exitOK
+}
+
+// toDir writes each run to its file in the output directory and prints
+// the file's path, warning when a run's file is named apart because
+// another run has its name.
+func (x *exporter) toDir(path string, records []recorder.Record, runs []string, names runNames) int {
 	for _, id := range runs {
-		if x.dir == "" {
-			data, err := x.encode(records, id)
-			if err != nil {
-				return x.fail("export %s: run %s: %v", path, id, err)
-			}
-			if _, err := x.stdout.Write(data); err != nil {
-				return x.fail("write: %v", err)
-			}
-			continue
-		}
 		if other, ok := names.takenBy[id]; ok {
 			x.warn("export %s: run %s is written as %s, since run %s has its file name", path, id, names.byRun[id], other)
 		}
