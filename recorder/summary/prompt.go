@@ -132,43 +132,66 @@ func newSegment(recs []*recorder.Record) segment {
 		At:    first.RecordedAt,
 		Query: msgtext.Of(first.Payload.(*recorder.Message).Message),
 	}
-	tools := map[string]bool{}
-	var open openCalls
+	c := promptCount{p: &p, tools: map[string]bool{}}
 	last := first.RecordedAt
 	for _, rec := range recs[1:] {
 		if rec.RecordedAt.After(last) {
 			last = rec.RecordedAt
 		}
-		switch v := rec.Payload.(type) {
-		case *recorder.ModelResponse:
-			p.ModelCalls++
-			if v.UsageReported {
-				p.Tokens += v.Usage.TotalTokens
-			}
-			if text := msgtext.Of(v.Message); strings.TrimSpace(text) != "" {
-				p.Response = text
-			}
-		case *recorder.ToolStarted:
-			open.start(v.CallID, v.CallIndex, v.Name)
-			tools[v.Name] = true
-			p.ToolCalls++
-		case *recorder.ToolEnded:
-			if !open.end(v.CallID, v.CallIndex, v.Name) {
-				p.ToolCalls++
-			}
-			tools[v.Name] = true
-			if v.IsError || v.Error != "" {
-				p.ToolErrors++
-			}
-		}
+		c.record(rec)
 	}
 	if last.After(p.At) {
 		p.Duration = last.Sub(p.At)
 	}
-	if len(tools) > 0 {
-		p.Tools = sortedKeys(tools)
+	if len(c.tools) > 0 {
+		p.Tools = sortedKeys(c.tools)
 	}
 	return segment{prompt: p, records: recs}
+}
+
+// promptCount counts the records of one prompt into p: the tools used,
+// by name, and the calls still open.
+type promptCount struct {
+	p     *Prompt
+	tools map[string]bool
+	open  openCalls
+}
+
+func (c *promptCount) record(rec *recorder.Record) {
+	switch v := rec.Payload.(type) {
+	case *recorder.ModelResponse:
+		c.response(v)
+	case *recorder.ToolStarted:
+		c.open.start(v.CallID, v.CallIndex, v.Name)
+		c.tools[v.Name] = true
+		c.p.ToolCalls++
+	case *recorder.ToolEnded:
+		c.toolEnded(v)
+	}
+}
+
+// response counts a model call and its tokens, and keeps its text as the
+// prompt's latest answer.
+func (c *promptCount) response(v *recorder.ModelResponse) {
+	c.p.ModelCalls++
+	if v.UsageReported {
+		c.p.Tokens += v.Usage.TotalTokens
+	}
+	if text := msgtext.Of(v.Message); strings.TrimSpace(text) != "" {
+		c.p.Response = text
+	}
+}
+
+// toolEnded counts a tool's end: as a call of its own when no start was
+// seen for it, and as an error when it failed.
+func (c *promptCount) toolEnded(v *recorder.ToolEnded) {
+	if !c.open.end(v.CallID, v.CallIndex, v.Name) {
+		c.p.ToolCalls++
+	}
+	c.tools[v.Name] = true
+	if v.IsError || v.Error != "" {
+		c.p.ToolErrors++
+	}
 }
 
 // Prompts is the list Split and Summarize return. Like the Prompt values
@@ -224,37 +247,10 @@ func (ps Prompts) Stats() PromptStats {
 func (ps Prompts) WriteText(w io.Writer) error {
 	p := &printer{w: w}
 	for i := range ps {
-		q := &ps[i]
 		if i > 0 {
 			p.line("", "")
 		}
-		p.line("", "prompt at run %s seq %d: %s", q.RunID, q.Seq, quote(cut(oneLine(q.Query), 120)))
-		const in = "  "
-		tools := "none"
-		if len(q.Tools) > 0 {
-			tools = strings.Join(q.Tools, ", ")
-		}
-		p.line(in, "work: %s, %s (%s), %s, %s", plural(q.ModelCalls, "model call", "model calls"),
-			plural(q.ToolCalls, "tool call", "tool calls"), tools, plural(q.ToolErrors, "error", "errors"), duration(q.Duration))
-		if q.Response != "" {
-			p.line(in, "answer: %s", quote(cut(oneLine(q.Response), 200)))
-		}
-		switch {
-		case q.Error != "":
-			p.line(in, "summary failed: %s", oneLine(q.Error))
-		case q.Summary != "":
-			p.line(in, "confidence: %s", cmp.Or(string(q.Confidence), "unknown"))
-			p.line(in, "summary: %s", oneLine(q.Summary))
-			if q.Rationale != "" {
-				p.line(in, "tools rationale: %s", oneLine(q.Rationale))
-			}
-			if len(q.Findings) > 0 {
-				p.line(in, "key findings:")
-				for _, f := range q.Findings {
-					p.line(in+"  ", "- %s", oneLine(f))
-				}
-			}
-		}
+		p.prompt(&ps[i])
 	}
 	s := ps.Stats()
 	if len(ps) > 0 {
@@ -267,6 +263,42 @@ func (ps Prompts) WriteText(w io.Writer) error {
 	}
 	p.line("", "%s", line)
 	return p.err
+}
+
+// prompt writes the block of one prompt: what it asked, the work it took,
+// its answer, and its summary or why that failed.
+func (p *printer) prompt(q *Prompt) {
+	p.line("", "prompt at run %s seq %d: %s", q.RunID, q.Seq, quote(cut(oneLine(q.Query), 120)))
+	const in = "  "
+	tools := "none"
+	if len(q.Tools) > 0 {
+		tools = strings.Join(q.Tools, ", ")
+	}
+	p.line(in, "work: %s, %s (%s), %s, %s", plural(q.ModelCalls, "model call", "model calls"),
+		plural(q.ToolCalls, "tool call", "tool calls"), tools, plural(q.ToolErrors, "error", "errors"), duration(q.Duration))
+	if q.Response != "" {
+		p.line(in, "answer: %s", quote(cut(oneLine(q.Response), 200)))
+	}
+	switch {
+	case q.Error != "":
+		p.line(in, "summary failed: %s", oneLine(q.Error))
+	case q.Summary != "":
+		p.promptSummary(in, q)
+	}
+}
+
+func (p *printer) promptSummary(in string, q *Prompt) {
+	p.line(in, "confidence: %s", cmp.Or(string(q.Confidence), "unknown"))
+	p.line(in, "summary: %s", oneLine(q.Summary))
+	if q.Rationale != "" {
+		p.line(in, "tools rationale: %s", oneLine(q.Rationale))
+	}
+	if len(q.Findings) > 0 {
+		p.line(in, "key findings:")
+		for _, f := range q.Findings {
+			p.line(in+"  ", "- %s", oneLine(f))
+		}
+	}
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
