@@ -76,7 +76,7 @@ func travelTools() ([]tool.BaseTool, error) {
 
 // answered reports whether the agent got a result from the named tool.
 func answered(name string) simulate.CheckFunc {
-	return func(_ context.Context, s simulate.Snapshot) (bool, error) {
+	return func(_ context.Context, s simulate.Progress) (bool, error) {
 		for _, t := range s.Traces {
 			for _, m := range t.Agent {
 				if m.ToolName == name && !strings.HasPrefix(m.Content, "error") {
