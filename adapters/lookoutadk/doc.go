@@ -1,76 +1,104 @@
-// Package lookoutadk attaches Lookout to Eino ADK agents: one middleware
-// gives a ChatModelAgent observers, injected assessments and an enforced
-// budget.
+// Package lookoutadk attaches Lookout to Eino ADK agents. A [Middleware]
+// gives each ChatModelAgent it is registered on the observers, the
+// injected assessments, the enforced budget and the recording that
+// package lookout describes; [Middleware.Agent] makes each query of the
+// Runner one run.
 //
-//	mw, err := lookoutadk.New(ctx, &lookoutadk.Config{
-//		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
+//	mw, err := lookoutadk.New(ctx, &lookout.Config{
+//		Limits:   budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
+//		Recorder: rec, // optional: a *recorder.Recorder
 //	})
 //	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 //		Model: chatModel, ToolsConfig: tools,
 //		Handlers: []adk.ChatModelAgentMiddleware{mw},
 //	})
+//	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)})
 //
-// What it does, hook by hook:
+// [New] takes a [lookout.Config] (go doc github.com/lookout-go/lookout
+// Config); a nil one means the defaults. It adds Eino's transfer and exit
+// tools to Config.ControlTools. One Middleware serves every agent of a
+// program and any number of concurrent runs.
 //
-//   - BeforeAgent starts the run's state: a session (the one on ctx, see
-//     session.NewContext, or a new one), a budget tracker and an observer
-//     pipeline. A sub-agent finds its parent's state on ctx and shares it,
-//     so one budget covers the whole tree. The deadline is set on the
-//     run's ctx with a *budget.ExceededError as its cause.
-//   - Every tool call, of all four kinds, is admitted by the budget (a call
-//     over the tool-call limit is not run; the model gets a message saying
-//     why), recorded with a dense, unique call index, and followed by the
-//     observer pipeline, even when calls run in parallel. A tool error
-//     becomes a message the model can read, unless ToolErrors says abort.
+// # The query's run
+//
+// [Middleware.Agent] wraps the agent given to the Runner. Each Run or
+// Resume of the wrapper is one run: a wrapped ChatModelAgent runs as that
+// run, and the agents a query reaches from it (agents used as tools,
+// sub-agents a transfer hands over to, the agents of a workflow) run as its
+// children, on its session and budget. The wrapper ends the run, errors
+// included, before the Runner's iterator reports the error event or its
+// last event, so run_ended is queued for the recorder by then. A run an
+// interrupt pauses is not ended: its Resume goes on with the same run.
+//
+// # What each hook does
+//
+//   - BeforeAgent starts a child run when a run is on the ctx, or, for an
+//     agent run without the wrapper, a root run on the session the ctx
+//     carries (session.NewContext) or a new one. With an enforced time
+//     limit, the deadline is set on the run's ctx with a
+//     *budget.ExceededError as its cause.
 //   - BeforeModelRewriteState ends the run with a *budget.ExceededError
-//     once tokens or time are spent, or after a tool call was refused on
-//     a wrap-up turn; removes the previous injected block and injects the
-//     current assessment if it is not stale; and, when tokens or time are
-//     nearly spent or the tool calls are spent, makes the call a wrap-up
-//     turn: a reminder to summarise, and no tool calls (WrapModel passes
-//     model.WithToolChoice(schema.ToolChoiceForbidden); the tools stay
-//     described, as providers that see tool calls in the history require).
-//   - WrapModel charges every model call attempt, streaming ones included,
-//     telling a call that reported no usage from one that reported zero,
-//     and forbids tool calls on a wrap-up turn.
-//   - AfterModelRewriteState notes the tool calls the reply asks for, so
-//     that a tool call that ends the run records run_ended after the
-//     calls beside it.
+//     once tokens or time are spent, or after a tool call was refused on a
+//     wrap-up turn. Otherwise it replaces the previous injected block with
+//     the current assessment, when it is fresh, and on a wrap-up turn adds
+//     the reminder. Eino keeps the state returned here, so the history
+//     never holds more than one block.
+//   - WrapModel charges every model call attempt, retries and streams
+//     included, telling a reply that reported no usage from one that
+//     reported zero; records requests and replies; and on a wrap-up turn
+//     passes model.WithToolChoice(schema.ToolChoiceForbidden), keeping the
+//     tools described, as providers that see tool calls in the history
+//     require.
+//   - AfterModelRewriteState, when recording, notes how many tool calls
+//     the reply asks for, so that a tool call that ends the run records
+//     run_ended after the calls made beside it.
+//   - WrapInvokableToolCall, WrapStreamableToolCall and their Enhanced
+//     forms admit each call by the budget (a call over the tool-call limit
+//     does not run: the model gets a tool message saying why), record it
+//     with a dense, unique call index, run the observers after it, even
+//     when calls run in parallel, and turn a tool error into the message
+//     "Error: ..." unless Config.ToolErrors is lookout.ToolErrorsAbort. A
+//     streamed call ends when its stream does.
+//   - AfterAgent ends a child run, or a root run started without the
+//     wrapper; Eino calls it only when the agent succeeds.
 //
 // Should Lookout's own work in a hook panic, the panic goes to
 // Config.OnError and the agent goes on as it would without Lookout: a run
-// whose BeforeAgent panicked runs without Lookout, the model call goes
-// ahead with the state unchanged, the tool runs unobserved, a tool's
-// result or error and a model's reply pass through.
+// whose start panicked runs without Lookout, the model call goes ahead
+// with the state unchanged, the tool runs unobserved, and a tool's result
+// or error and a model's reply pass through. A panic in a tool or model
+// is not Lookout's: it goes on to Eino.
 //
-// # The overrun bound
-//
-// The token limit is checked before each model call, so a run overruns it
-// by at most one model response: the call that started under the limit.
-// Sub-agents running at the same time each may overrun by one response.
-// A call that a ModelRetryConfig retries after its ShouldRetry rejected a
-// reply overruns by one response per attempt: each reply is charged.
+// The run's state ([lookout.State]) travels in Eino's checkpoints as the
+// run-local value "lookout.session", whose type is registered with
+// schema.RegisterName as "lookout_session_checkpoint" and encodes as JSON
+// whether Eino's serializer uses JSON or gob: a resumed
+// run keeps its budget, tool calls, assessments and recorded run, even in
+// a fresh process.
 //
 // # Pitfalls
 //
-//   - Register the middleware on every agent, sub-agents included; an
-//     agent without it does not charge the shared budget.
-//   - A transfer target (adk.SetSubAgents) does not see the run of the
-//     agent that transferred to it; it shares the budget only through a
-//     session on the ctx given to the Runner (session.NewContext).
-//   - The deadline set on the ctx runs on real time. Once it passes, the
-//     ctx's Err is the budget error (its context.Cause too), which also
+//   - Register the middleware on every ChatModelAgent, sub-agents
+//     included: an agent without it does not charge the shared budget.
+//   - Give the Runner mw.Agent(agent). Without the wrapper, a run that Eino
+//     ends with an error (a failing model, a cancelled ctx) gets no
+//     run_ended, and its deadline's timer holds the run in memory until the
+//     deadline passes; and a sub-agent a transfer hands over to starts a run
+//     of its own, which shares the budget only through a session on the
+//     ctx given to the Runner.
+//   - In Eino v0.9.21, one ChatModelAgent used by several Runner runs at
+//     the same time has a data race inside Eino (each run writes its cancel
+//     context into a run config the agent builds once), with or without
+//     middleware. Build one agent per concurrent run.
+//   - The deadline on the run's ctx runs on real time. Once it passes, the
+//     ctx's Err and context.Cause are the budget error, which also
 //     satisfies errors.Is(err, context.DeadlineExceeded); so the run ends
-//     with the budget error whether Eino notices the expired ctx between
-//     hooks or Lookout's own hooks do.
+//     with the budget error whether Eino or Lookout notices first.
 //   - The assessment block moves to the end of the history in place: the
 //     tail of the history's array is rewritten before each model call, so
 //     a model or callbacks handler that keeps a call's input slice after
 //     the call returns must copy it (slices.Clone) to keep it as it was.
-//   - Eino calls AfterAgent only on success. Pass RunOption to the Runner
-//     so that runs ending with an error are recorded to the end and their
-//     deadline released at once, not when it passes.
-//   - The session travels in Eino checkpoints as a run-local value
-//     registered under the name "lookout_session_checkpoint", encoded as
-//     JSON whether Eino's serializer uses JSON or gob.
+//   - With a ModelRetryConfig whose ShouldRetry rejects replies, each
+//     rejected reply is charged, so the token overrun bound is one
+//     response per attempt of the call that started under the limit.
 package lookoutadk
