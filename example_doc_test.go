@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -100,4 +102,29 @@ func Example() {
 
 func toolCall(id, name, args string) *schema.Message {
 	return schema.AssistantMessage("", []schema.ToolCall{{ID: id, Function: schema.FunctionCall{Name: name, Arguments: args}}})
+}
+
+// The README's snippet is the body of the ADK adapter's Example, which
+// compiles and runs with the tests; this keeps the two identical.
+func TestTheReadmeSnippetIsTheADKExample(t *testing.T) {
+	src, err := os.ReadFile("adapters/lookoutadk/example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(src), "\nfunc Example() {\n")
+	body, _, ok2 := strings.Cut(rest, "\n}\n")
+	if !ok || !ok2 {
+		t.Fatal("no func Example in adapters/lookoutadk/example_test.go")
+	}
+	var want strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		want.WriteString(strings.TrimPrefix(line, "\t") + "\n")
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```go\n"+want.String()+"```\n") {
+		t.Error("README.md's Go snippet differs from the body of Example in adapters/lookoutadk/example_test.go")
+	}
 }
