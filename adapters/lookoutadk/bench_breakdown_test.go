@@ -20,7 +20,7 @@ import (
 // namedAgent names an agent the benchmarks build.
 type namedAgent struct {
 	name  string
-	agent func(b *testing.B) adk.Agent
+	agent func(b *testing.B) *subject
 }
 
 // breakdown lists the agents BenchmarkOverheadByConfig compares: the
@@ -28,22 +28,22 @@ type namedAgent struct {
 // that the differences between neighbours say what each part costs.
 var breakdown = []namedAgent{
 	// No middleware.
-	{"bare", func(b *testing.B) adk.Agent { return overheadAgent(b, bareAgent) }},
+	{"bare", func(b *testing.B) *subject { return newSubject(b, bareAgent, sequential(agentCalls), nil) }},
 	// A middleware that does nothing: Eino's handler machinery.
-	{"noop", func(b *testing.B) adk.Agent { return overheadAgent(b, noopAgent) }},
+	{"nothing", func(b *testing.B) *subject { return newSubject(b, nothingAgent, sequential(agentCalls), nil) }},
 	// A middleware with Lookout's shape and no work: its state on the ctx,
 	// found in every hook, a model wrapper and a tool wrapper.
-	{"floor", func(b *testing.B) adk.Agent { return scriptedAgent(b, &floor{}) }},
+	{"floor", func(b *testing.B) *subject { return plain(scriptedAgent(b, &floor{})) }},
 	// Lookout with no limits and no observers.
-	{"empty", func(b *testing.B) adk.Agent {
+	{"empty", func(b *testing.B) *subject {
 		return configAgent(b, &lookout.Config{Observers: []observer.Spec{}})
 	}},
 	// Limits on time, tokens and tool calls, no observers.
-	{"limits", func(b *testing.B) adk.Agent {
+	{"limits", func(b *testing.B) *subject {
 		return configAgent(b, &lookout.Config{Limits: overheadLimits, Observers: []observer.Spec{}})
 	}},
 	// The limits and a Resource observer that never fires.
-	{"quiet", func(b *testing.B) adk.Agent {
+	{"quiet", func(b *testing.B) *subject {
 		return configAgent(b, &lookout.Config{Limits: overheadLimits, Observers: []observer.Spec{{
 			Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
 		}}})
@@ -51,14 +51,17 @@ var breakdown = []namedAgent{
 	// The observer every 10 calls with MaxAgeCalls 1: its block is in the
 	// two model calls after each firing and stale after that, so this is
 	// what the firings cost without the block staying in every call.
-	{"brief", func(b *testing.B) adk.Agent {
+	{"brief", func(b *testing.B) *subject {
 		cfg := overheadConfig(10)
 		cfg.MaxAgeCalls = 1
 		return configAgent(b, cfg)
 	}},
-	// BenchmarkMiddlewareOverhead's Lookout: the Resource observer every 10
-	// calls, so an assessment block in every model call after the 10th.
-	{"lookout", func(b *testing.B) adk.Agent { return overheadAgent(b, lookoutAgent) }},
+	// The observer every 10 calls, so an assessment block in every model
+	// call after the 10th; nothing recorded, the agent not wrapped.
+	{"observed", func(b *testing.B) *subject { return configAgent(b, overheadConfig(10)) }},
+	// BenchmarkMiddlewareOverhead's Lookout: recording into a memory sink,
+	// the agent wrapped by Middleware.Agent.
+	{"lookout", func(b *testing.B) *subject { return newSubject(b, lookoutAgent, sequential(agentCalls), nil) }},
 }
 
 // BenchmarkOverheadByConfig runs the agents of breakdown side by side in
@@ -94,14 +97,14 @@ func ratiosToFirst(b *testing.B, agents []namedAgent) [][]float64 {
 // enforced, and never reached.
 var overheadLimits = budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40}
 
-// configAgent is BenchmarkMiddlewareOverhead's agent with Lookout
-// configured by cfg.
-func configAgent(b *testing.B, cfg *lookout.Config) adk.Agent {
+// configAgent is the agent of scriptedAgent with Lookout configured by
+// cfg, the agent not wrapped by Middleware.Agent.
+func configAgent(b *testing.B, cfg *lookout.Config) *subject {
 	mw, err := lookoutadk.New(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return scriptedAgent(b, mw)
+	return plain(scriptedAgent(b, mw))
 }
 
 // floor is the least a middleware like Lookout's does: it keeps a per-run

@@ -25,11 +25,9 @@ import (
 // BenchmarkMiddlewareOverhead. It reports each one's median ratio to
 // bare.
 func BenchmarkEssentialWork(b *testing.B) {
-	agents := []namedAgent{
-		{"bare", func(b *testing.B) adk.Agent { return overheadAgent(b, bareAgent) }},
-		{"noop", func(b *testing.B) adk.Agent { return overheadAgent(b, noopAgent) }},
-		{"essential", func(b *testing.B) adk.Agent { return scriptedAgent(b, &essential{}) }},
-		{"lookout", func(b *testing.B) adk.Agent { return overheadAgent(b, lookoutAgent) }},
+	agents := []namedAgent{breakdown[0], breakdown[1],
+		{"essential", func(b *testing.B) *subject { return plain(scriptedAgent(b, &essential{})) }},
+		breakdown[len(breakdown)-1],
 	}
 	ratios := ratiosToFirst(b, agents)
 	for k, a := range agents[1:] {

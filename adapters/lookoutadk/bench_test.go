@@ -4,12 +4,15 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/lookout-go/lookout"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
@@ -17,91 +20,441 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 )
 
-// BenchmarkMiddlewareOverhead runs the same agent, a scripted model making
-// 1,000 sequential tool calls, three ways side by side in each iteration so
-// all see the same machine: bare, with a middleware that does nothing (the
-// cost of Eino's handler machinery, which any middleware pays), and with
-// the whole Lookout middleware. Each run starts after a garbage collection,
-// so none pays for the garbage of the one before; the order rotates so none
-// always runs first.
+// The agents the side-by-side benchmarks compare. Each is the same
+// ChatModelAgent on a scripted model with zero latency:
 //
-// It reports the median wall time of each and the medians of the
-// per-iteration ratios: Lookout over bare ("ratio") and Lookout over the
-// do-nothing middleware ("ratio-vs-noop"). Pairing the runs of one
-// iteration cancels most of the drift of a shared machine. It also
-// reports, in absolute terms, the median of what Lookout adds to each of
-// the agent's 1,000 iterations of a model call and a tool call, over bare
-// ("added-us/iter") and over the do-nothing middleware
-// ("added-vs-noop-us/iter").
-func BenchmarkMiddlewareOverhead(b *testing.B) {
-	var runs [3][]float64
-	var ratio, ratioNoop, added, addedNoop []float64
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		var took [3]time.Duration
-		for j := range 3 {
-			kind := (i + j) % 3
-			took[kind] = timedRun(b, func(b *testing.B) adk.Agent { return overheadAgent(b, kind) })
-			runs[kind] = append(runs[kind], float64(took[kind].Microseconds())/1e3)
-		}
-		ratio = append(ratio, float64(took[lookoutAgent])/float64(took[bareAgent]))
-		ratioNoop = append(ratioNoop, float64(took[lookoutAgent])/float64(took[noopAgent]))
-		added = append(added, float64(took[lookoutAgent]-took[bareAgent])/agentCalls/1e3)
-		addedNoop = append(addedNoop, float64(took[lookoutAgent]-took[noopAgent])/agentCalls/1e3)
-	}
-	b.ReportMetric(median(runs[bareAgent]), "bare-ms/run")
-	b.ReportMetric(median(runs[noopAgent]), "noop-ms/run")
-	b.ReportMetric(median(runs[lookoutAgent]), "lookout-ms/run")
-	b.ReportMetric(median(ratio), "ratio")
-	b.ReportMetric(median(ratioNoop), "ratio-vs-noop")
-	b.ReportMetric(median(added), "added-us/iter")
-	b.ReportMetric(median(addedNoop), "added-vs-noop-us/iter")
-}
-
-// timedRun builds an agent with build and runs it to the end after a
-// garbage collection, so that it does not pay for the garbage of the run
-// before, and returns how long the run took.
-func timedRun(b *testing.B, build func(*testing.B) adk.Agent) time.Duration {
-	b.StopTimer()
-	agent := build(b)
-	ctx := context.Background()
-	runtime.GC()
-	b.StartTimer()
-	start := time.Now()
-	o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go"))
-	elapsed := time.Since(start)
-	if o.err != nil {
-		b.Fatal(o.err)
-	}
-	return elapsed
-}
-
-// The agents BenchmarkMiddlewareOverhead and BenchmarkAgentRun compare.
+//   - bareAgent has no middleware;
+//   - nothingAgent has a middleware that does nothing (an empty struct
+//     embedding adk.BaseChatModelAgentMiddleware): Eino's handler
+//     machinery, which any middleware pays for;
+//   - callbacksAgent is bare, run with a plain Eino callbacks handler that
+//     appends every event to a slice (appendingHandler): the floor of any
+//     recorder built on callbacks;
+//   - lookoutAgent has the whole of Lookout: limits on time, tokens and
+//     tool calls, the Resource observer every 10 calls, a Recorder into a
+//     memory sink, and the agent wrapped with Middleware.Agent so that the
+//     run's end is recorded.
 const (
 	bareAgent = iota
-	noopAgent
+	nothingAgent
+	callbacksAgent
 	lookoutAgent
+	agentKinds
 )
 
-// overheadAgent returns an agent of the given kind whose scripted model
-// makes 1,000 sequential tool calls and then answers. The Lookout agent
-// has limits on time, tokens and tool calls and a Resource observer every
-// 10 calls.
-func overheadAgent(b *testing.B, kind int) adk.Agent {
-	switch kind {
-	case bareAgent:
-		return scriptedAgent(b)
-	case noopAgent:
-		return scriptedAgent(b, &adk.BaseChatModelAgentMiddleware{})
-	}
-	return configAgent(b, overheadConfig(10))
+var kindNames = [agentKinds]string{"bare", "nothing", "callbacks", "lookout"}
+
+// nothing is the do-nothing middleware.
+type nothing struct {
+	adk.BaseChatModelAgentMiddleware
 }
 
-// overheadConfig is the Lookout configuration of BenchmarkMiddlewareOverhead,
-// with the Resource observer every `every` calls.
+// workload is what an agent's scripted model does in one run.
+type workload struct {
+	turns   func() []scripted.Turn
+	maxIter int
+}
+
+// sequential makes n sequential tool calls, one per model call, and then
+// answers.
+func sequential(n int) workload {
+	return workload{
+		turns: func() []scripted.Turn {
+			return []scripted.Turn{scripted.Repeat(n, scripted.Call("noop", "{}")), scripted.Reply("done")}
+		},
+		maxIter: n + 1,
+	}
+}
+
+// parallel makes turns model calls of width parallel tool calls each, and
+// then answers.
+func parallel(turns, width int) workload {
+	calls := make([]scripted.ToolCall, width)
+	for i := range calls {
+		calls[i] = scripted.ToolCall{Name: "noop", Arguments: `{"i":` + strconv.Itoa(i) + `}`}
+	}
+	return workload{
+		turns: func() []scripted.Turn {
+			return []scripted.Turn{scripted.Repeat(turns, scripted.Calls(calls...)), scripted.Reply("done")}
+		},
+		maxIter: turns + 1,
+	}
+}
+
+// subject is one agent built for one run, with what the run needs.
+type subject struct {
+	agent   adk.Agent
+	opts    []adk.AgentRunOption
+	rec     *recorder.Recorder // Lookout's, nil for the others
+	sink    recorder.Sink
+	handler *appendingHandler // the callbacks agent's
+}
+
+// recordingQueue is the Recorder's queue in the benchmarks: room for every
+// record of the largest run, so that none is dropped however far the
+// Recorder's goroutine falls behind on a busy machine.
+const recordingQueue = 1 << 15
+
+// newSubject builds an agent of the given kind doing w. A Lookout subject
+// records into sink, a new memory sink when sink is nil.
+func newSubject(tb testing.TB, kind int, w workload, sink recorder.Sink) *subject {
+	tb.Helper()
+	m := scripted.New(w.turns()...).WithCapture(false)
+	s := &subject{}
+	spec := agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, maxIter: w.maxIter}
+	switch kind {
+	case nothingAgent:
+		spec.handlers = []adk.ChatModelAgentMiddleware{&nothing{}}
+	case callbacksAgent:
+		s.handler = &appendingHandler{}
+		s.opts = []adk.AgentRunOption{adk.WithCallbacks(s.handler.build())}
+	case lookoutAgent:
+		if sink == nil {
+			sink = recorder.NewMemorySink()
+		}
+		s.sink = sink
+		s.rec = recorder.New(sink, &recorder.Options{QueueSize: recordingQueue})
+		cfg := overheadConfig(10)
+		cfg.Recorder = s.rec
+		mw, err := lookoutadk.New(context.Background(), cfg)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		spec.handlers = []adk.ChatModelAgentMiddleware{mw}
+		s.agent = mw.Agent(newAgent(tb, spec))
+		return s
+	}
+	s.agent = newAgent(tb, spec)
+	return s
+}
+
+// run runs the subject's query to its last event.
+func (s *subject) run(ctx context.Context) error {
+	o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: s.agent}).Query(ctx, "go", s.opts...))
+	if s.handler != nil {
+		s.handler.wait()
+	}
+	return o.err
+}
+
+// flush waits until the Recorder has handed every queued record to the
+// sink.
+func (s *subject) flush(tb testing.TB) {
+	if s.rec == nil {
+		return
+	}
+	if err := s.rec.Flush(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// close closes the subject's Recorder and returns how many records it
+// dropped.
+func (s *subject) close(tb testing.TB) uint64 {
+	if s.rec == nil {
+		return 0
+	}
+	if err := s.rec.Close(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return s.rec.Dropped()
+}
+
+// measured is what one run of a subject took.
+type measured struct {
+	took   time.Duration
+	allocs uint64 // heap allocations, the Recorder's goroutine included
+}
+
+// measure runs s once after a garbage collection, so that it does not pay
+// for the garbage of the run before. The time is the Runner's, from the
+// query to its last event; the allocations also count what the Recorder
+// allocates delivering the run's records.
+func measure(b *testing.B, s *subject) measured {
+	ctx := context.Background()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	err := s.run(ctx)
+	took := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.flush(b)
+	runtime.ReadMemStats(&after)
+	return measured{took: took, allocs: after.Mallocs - before.Mallocs}
+}
+
+// BenchmarkMiddlewareOverhead holds the gates on the cost of a model+tool
+// iteration. Every benchmark iteration runs the four agents (bareAgent and
+// the others), each making agentCalls sequential tool calls, one after
+// the other, rotating their order so none always runs first, and each
+// after a garbage collection. Pairing the runs of one iteration cancels
+// most of the drift of a shared machine; the figures are medians over the
+// iterations of the per-iteration differences:
+//
+//   - us-above-nothing/iter and allocs-above-nothing/iter: what Lookout
+//     adds to one iteration (a model call and a tool call) over the
+//     do-nothing middleware (targets: 2 µs and 4 allocations);
+//   - us-above-bare/iter: what it adds over the bare agent;
+//   - callbacks-us-above-bare/iter and callbacks-allocs-above-bare/iter:
+//     what the appending callbacks handler adds over the bare agent;
+//   - lookout-per-callbacks: Lookout's added cost over bare divided by the
+//     handler's (target: at most 0.25);
+//   - ratio-to-bare: Lookout's run time over bare's, tracked, not gated;
+//   - dropped-records: records the Recorder lost (expected 0).
+func BenchmarkMiddlewareOverhead(b *testing.B) {
+	var took [agentKinds][]float64 // µs per iteration
+	var allocs [agentKinds][]float64
+	var aboveNothing, aboveBare, callbacksAboveBare, ratio []float64
+	var allocsAboveNothing, callbacksAllocsAboveBare []float64
+	var dropped uint64
+	w := sequential(agentCalls)
+	b.ReportAllocs()
+	for i := range b.N {
+		var m [agentKinds]measured
+		for j := range agentKinds {
+			kind := (i + j) % agentKinds
+			s := newSubject(b, kind, w, nil)
+			m[kind] = measure(b, s)
+			dropped += s.close(b)
+		}
+		for k := range agentKinds {
+			took[k] = append(took[k], perCall(m[k].took))
+			allocs[k] = append(allocs[k], float64(m[k].allocs)/agentCalls)
+		}
+		aboveNothing = append(aboveNothing, perCall(m[lookoutAgent].took-m[nothingAgent].took))
+		aboveBare = append(aboveBare, perCall(m[lookoutAgent].took-m[bareAgent].took))
+		callbacksAboveBare = append(callbacksAboveBare, perCall(m[callbacksAgent].took-m[bareAgent].took))
+		ratio = append(ratio, float64(m[lookoutAgent].took)/float64(m[bareAgent].took))
+		allocsAboveNothing = append(allocsAboveNothing, (float64(m[lookoutAgent].allocs)-float64(m[nothingAgent].allocs))/agentCalls)
+		callbacksAllocsAboveBare = append(callbacksAllocsAboveBare, (float64(m[callbacksAgent].allocs)-float64(m[bareAgent].allocs))/agentCalls)
+	}
+	for k := range agentKinds {
+		b.ReportMetric(median(took[k]), kindNames[k]+"-us/iter")
+	}
+	b.ReportMetric(median(allocs[lookoutAgent]), "lookout-allocs/iter")
+	b.ReportMetric(median(aboveNothing), "us-above-nothing/iter")
+	b.ReportMetric(median(allocsAboveNothing), "allocs-above-nothing/iter")
+	b.ReportMetric(median(aboveBare), "us-above-bare/iter")
+	b.ReportMetric(median(callbacksAboveBare), "callbacks-us-above-bare/iter")
+	b.ReportMetric(median(callbacksAllocsAboveBare), "callbacks-allocs-above-bare/iter")
+	b.ReportMetric(median(aboveBare)/median(callbacksAboveBare), "lookout-per-callbacks")
+	b.ReportMetric(median(ratio), "ratio-to-bare")
+	b.ReportMetric(float64(dropped), "dropped-records")
+}
+
+// perCall is d spread over the agentCalls iterations of a run, in µs.
+func perCall(d time.Duration) float64 {
+	return float64(d.Nanoseconds()) / agentCalls / 1e3
+}
+
+// fixedRuns is how many runs of each agent BenchmarkRunFixedCost times
+// back to back in each iteration: one run is tens of µs, too short to
+// time alone on a noisy machine.
+const fixedRuns = 25
+
+// BenchmarkRunFixedCost holds the gate on the fixed cost of a run: one
+// model call that answers at once, no tool call. Every benchmark iteration
+// times fixedRuns runs of each of the four agents back to back, rotating
+// the agents' order, after a garbage collection, and reports the medians
+// of the per-run figures: each agent's time (bare-us/run and so on),
+// Lookout's time and allocations above the do-nothing middleware
+// (us-above-nothing/run, target 10 µs; allocs-above-nothing/run), and the
+// callbacks handler's time above bare.
+func BenchmarkRunFixedCost(b *testing.B) {
+	var took [agentKinds][]float64
+	var aboveNothing, allocsAboveNothing, callbacksAboveBare []float64
+	var dropped uint64
+	w := sequential(0)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := range b.N {
+		var d [agentKinds]time.Duration
+		var allocs [agentKinds]uint64
+		for j := range agentKinds {
+			kind := (i + j) % agentKinds
+			subjects := make([]*subject, fixedRuns)
+			for r := range subjects {
+				subjects[r] = newSubject(b, kind, w, nil)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			for _, s := range subjects {
+				if err := s.run(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			d[kind] = time.Since(start) / fixedRuns
+			for _, s := range subjects {
+				s.flush(b)
+			}
+			runtime.ReadMemStats(&after)
+			allocs[kind] = (after.Mallocs - before.Mallocs) / fixedRuns
+			for _, s := range subjects {
+				dropped += s.close(b)
+			}
+		}
+		for k := range agentKinds {
+			took[k] = append(took[k], float64(d[k].Nanoseconds())/1e3)
+		}
+		aboveNothing = append(aboveNothing, float64((d[lookoutAgent]-d[nothingAgent]).Nanoseconds())/1e3)
+		callbacksAboveBare = append(callbacksAboveBare, float64((d[callbacksAgent]-d[bareAgent]).Nanoseconds())/1e3)
+		allocsAboveNothing = append(allocsAboveNothing, float64(allocs[lookoutAgent])-float64(allocs[nothingAgent]))
+	}
+	for k := range agentKinds {
+		b.ReportMetric(median(took[k]), kindNames[k]+"-us/run")
+	}
+	b.ReportMetric(median(aboveNothing), "us-above-nothing/run")
+	b.ReportMetric(median(allocsAboveNothing), "allocs-above-nothing/run")
+	b.ReportMetric(median(callbacksAboveBare), "callbacks-us-above-bare/run")
+	b.ReportMetric(float64(dropped), "dropped-records")
+}
+
+// slowSink is a memory sink whose every Write takes a millisecond, the
+// latency of a remote store.
+type slowSink struct {
+	*recorder.MemorySink
+}
+
+func (s slowSink) Write(ctx context.Context, r *recorder.Record) error {
+	t := time.NewTimer(time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.MemorySink.Write(ctx, r)
+}
+
+// BenchmarkSlowSink shows that a slow sink does not slow the agent: the
+// Recorder's goroutine waits for the sink, the agent only queues. Every
+// benchmark iteration runs Lookout's agent twice, recording into the
+// memory sink and into slowSink (1 ms per Write), in rotating order after
+// a garbage collection; the model makes slowTurns turns of slowWidth
+// parallel tool calls. The time is the Runner's, from the query to its
+// last event; the Recorder is closed, writing out its queue, after it.
+// It reports the medians of both runs' times (memory-us/run,
+// slow-us/run), their difference (slow-minus-memory-us/run), both spread
+// over the run's records (memory-ns/record, slow-ns/record), the records
+// per run, and the records dropped (expected 0: the queue holds a run).
+func BenchmarkSlowSink(b *testing.B) {
+	const slowTurns, slowWidth = 2, 64
+	var took [2][]float64
+	var diff []float64
+	var records, dropped uint64
+	w := parallel(slowTurns, slowWidth)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := range b.N {
+		var d [2]time.Duration // memory, slow
+		for j := range 2 {
+			k := (i + j) % 2
+			slow := k == 1
+			mem := recorder.NewMemorySink()
+			var sink recorder.Sink = mem
+			if slow {
+				sink = slowSink{mem}
+			}
+			s := newSubject(b, lookoutAgent, w, sink)
+			runtime.GC()
+			start := time.Now()
+			if err := s.run(ctx); err != nil {
+				b.Fatal(err)
+			}
+			d[k] = time.Since(start)
+			dropped += s.close(b)
+			records = uint64(mem.Len())
+		}
+		for k := range 2 {
+			took[k] = append(took[k], float64(d[k].Nanoseconds())/1e3)
+		}
+		diff = append(diff, float64((d[1]-d[0]).Nanoseconds())/1e3)
+	}
+	b.ReportMetric(median(took[0]), "memory-us/run")
+	b.ReportMetric(median(took[1]), "slow-us/run")
+	b.ReportMetric(median(diff), "slow-minus-memory-us/run")
+	b.ReportMetric(median(took[0])*1e3/float64(records), "memory-ns/record")
+	b.ReportMetric(median(took[1])*1e3/float64(records), "slow-ns/record")
+	b.ReportMetric(float64(records), "records/run")
+	b.ReportMetric(float64(dropped), "dropped-records")
+}
+
+// appendingHandler is a plain Eino callbacks handler that appends every
+// event to a slice: the least a recorder built on callbacks does. It
+// closes the stream copies it is given, and reads its copy of each
+// agent's events to the end, appending each.
+type appendingHandler struct {
+	mu     sync.Mutex
+	events []callbackEvent
+	agents sync.WaitGroup
+}
+
+type callbackEvent struct {
+	info    *callbacks.RunInfo
+	timing  callbacks.CallbackTiming
+	payload any
+}
+
+func (h *appendingHandler) add(info *callbacks.RunInfo, timing callbacks.CallbackTiming, payload any) {
+	h.mu.Lock()
+	h.events = append(h.events, callbackEvent{info: info, timing: timing, payload: payload})
+	h.mu.Unlock()
+}
+
+func (h *appendingHandler) build() callbacks.Handler {
+	return callbacks.NewHandlerBuilder().
+		OnStartFn(func(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
+			h.add(info, callbacks.TimingOnStart, in)
+			return ctx
+		}).
+		OnEndFn(func(ctx context.Context, info *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
+			h.add(info, callbacks.TimingOnEnd, out)
+			if o, ok := out.(*adk.AgentCallbackOutput); ok && o.Events != nil {
+				h.agents.Add(1)
+				go func() {
+					defer h.agents.Done()
+					for {
+						ev, ok := o.Events.Next()
+						if !ok {
+							return
+						}
+						h.add(info, callbacks.TimingOnEnd, ev)
+					}
+				}()
+			}
+			return ctx
+		}).
+		OnErrorFn(func(ctx context.Context, info *callbacks.RunInfo, err error) context.Context {
+			h.add(info, callbacks.TimingOnError, err)
+			return ctx
+		}).
+		OnStartWithStreamInputFn(func(ctx context.Context, info *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+			h.add(info, callbacks.TimingOnStartWithStreamInput, nil)
+			in.Close()
+			return ctx
+		}).
+		OnEndWithStreamOutputFn(func(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
+			h.add(info, callbacks.TimingOnEndWithStreamOutput, nil)
+			out.Close()
+			return ctx
+		}).
+		Build()
+}
+
+// wait waits until the handler has read every agent's events.
+func (h *appendingHandler) wait() { h.agents.Wait() }
+
+// overheadConfig is Lookout's configuration in the benchmarks, without a
+// Recorder: limits on time, tokens and tool calls, and the Resource
+// observer every `every` calls or after 3 consecutive errors.
 func overheadConfig(every int) *lookout.Config {
 	return &lookout.Config{
 		Limits: overheadLimits,
@@ -112,8 +465,9 @@ func overheadConfig(every int) *lookout.Config {
 	}
 }
 
-// lookoutAgentWith is the Lookout agent of overheadAgent with the Resource
-// observer every `every` calls and the middleware passed through wrap.
+// lookoutAgentWith is the agent of BenchmarkHooksInAgent: Lookout as
+// configured by overheadConfig(every), without a Recorder or the agent
+// wrapper, passed through wrap.
 func lookoutAgentWith(b *testing.B, every int, wrap func(adk.ChatModelAgentMiddleware) adk.ChatModelAgentMiddleware) adk.Agent {
 	mw, err := lookoutadk.New(context.Background(), overheadConfig(every))
 	if err != nil {
@@ -122,17 +476,39 @@ func lookoutAgentWith(b *testing.B, every int, wrap func(adk.ChatModelAgentMiddl
 	return scriptedAgent(b, wrap(mw))
 }
 
-// scriptedAgent returns the benchmarks' agent, with handlers as its
-// middleware: a scripted model that makes 1,000 sequential tool calls and
-// then answers, and one tool.
+// scriptedAgent returns an agent making agentCalls sequential tool calls,
+// with handlers as its middleware.
 func scriptedAgent(b *testing.B, handlers ...adk.ChatModelAgentMiddleware) adk.Agent {
-	m := scripted.New(scripted.Repeat(agentCalls, scripted.Call("noop", "{}")), scripted.Reply("done")).WithCapture(false)
+	m := scripted.New(sequential(agentCalls).turns()...).WithCapture(false)
 	return newAgent(b, agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, handlers: handlers, maxIter: agentCalls + 1})
 }
 
 // agentCalls is how many tool calls the benchmarks' agent makes, each
 // after a model call.
 const agentCalls = 1000
+
+// timedRun builds a subject with build and runs it to the end after a
+// garbage collection, and returns how long the run took.
+func timedRun(b *testing.B, build func(*testing.B) *subject) time.Duration {
+	b.StopTimer()
+	s := build(b)
+	ctx := context.Background()
+	runtime.GC()
+	b.StartTimer()
+	start := time.Now()
+	err := s.run(ctx)
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.close(b)
+	b.StartTimer()
+	return elapsed
+}
+
+// plain is a subject of an agent alone.
+func plain(a adk.Agent) *subject { return &subject{agent: a} }
 
 // BenchmarkAgentRun runs one of BenchmarkOverheadByConfig's agents per
 // sub-benchmark ("bare", "noop" and "lookout" are BenchmarkMiddlewareOverhead's),
@@ -146,13 +522,7 @@ func BenchmarkAgentRun(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				b.StopTimer()
-				agent := c.agent(b)
-				ctx := context.Background()
-				b.StartTimer()
-				if o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}).Query(ctx, "go")); o.err != nil {
-					b.Fatal(o.err)
-				}
+				timedRun(b, c.agent)
 			}
 		})
 	}
