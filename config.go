@@ -58,21 +58,31 @@ type Config struct {
 
 	// Advisory lists resources that are reported to the model but not
 	// enforced. Every other limited resource is enforced: a tool call
-	// over the tool-call limit is refused, and a model call after tokens
-	// or time ran out ends the run with a *budget.ExceededError.
+	// over the tool-call limit is refused, and a model call after tokens,
+	// time or model calls ran out ends the run with a
+	// *budget.ExceededError.
 	Advisory []budget.Resource
 
 	// WrapUpAt is the fraction of tokens or time remaining at or below
 	// which the model gets a wrap-up turn: tool calls are forbidden
 	// through the tool choice (the tools stay described) and the model is
 	// asked to summarise its progress. A spent, enforced tool-call limit
-	// gives one too. Zero means DefaultWrapUpAt; a negative value turns
+	// gives one too, and so does the last model call an enforced
+	// model-call limit allows. Zero means DefaultWrapUpAt; a negative value turns
 	// wrap-up turns off.
 	WrapUpAt float64
 
 	// ToolErrors says what a tool's error does. The zero value turns it
 	// into a message the model can read.
 	ToolErrors ToolErrors
+
+	// ControlTools names tools that steer the run rather than do work,
+	// such as handing over to another agent or leaving a loop. They are
+	// recorded and observed like any call, but not charged to
+	// MaxToolCalls nor refused by it, and a wrap-up turn still lets the
+	// model call them. The ADK adapter adds Eino's transfer and exit
+	// tools.
+	ControlTools []string
 
 	// Retention bounds the tool calls kept in memory per session; counts
 	// stay exact. Zero means DefaultRetention; negative keeps all.
@@ -136,7 +146,7 @@ func (n *Config) checkFields() error {
 	}
 	for _, r := range n.Advisory {
 		switch r {
-		case budget.Time, budget.Tokens, budget.ToolCalls:
+		case budget.Time, budget.Tokens, budget.ToolCalls, budget.ModelCalls:
 		default:
 			return fmt.Errorf("%w: Advisory: unknown resource %q", ErrInvalidConfig, r)
 		}
@@ -195,13 +205,18 @@ func (c *Config) enforced(r budget.Resource) bool {
 // serves any number of concurrent runs.
 type Lookout struct {
 	cfg Config
-	// enforced lists which of time and tokens are enforced, checked
-	// before each model call; beforeTool which of time and tool calls
-	// are, checked before each tool call.
+	// enforced lists which of time, tokens and model calls are enforced,
+	// checked before each model call; beforeTool which of time and tool
+	// calls are, checked before each tool call.
 	enforced, beforeTool []budget.Resource
 	// toolCalls is true when the tool-call limit is enforced: once it is
 	// spent, the model gets a wrap-up turn.
 	toolCalls bool
+	// modelCalls is true when the model-call limit is enforced: its
+	// last call is a wrap-up turn.
+	modelCalls bool
+	// control holds Config.ControlTools.
+	control map[string]bool
 }
 
 // New checks cfg and returns a Lookout for it. A nil cfg means the
@@ -216,8 +231,14 @@ func New(cfg *Config) (*Lookout, error) {
 	if err := observer.Validate(n.Observers); err != nil {
 		return nil, err
 	}
-	l := &Lookout{cfg: n, toolCalls: n.enforced(budget.ToolCalls)}
-	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens)
+	l := &Lookout{cfg: n, toolCalls: n.enforced(budget.ToolCalls), modelCalls: n.enforced(budget.ModelCalls)}
+	if len(n.ControlTools) > 0 {
+		l.control = make(map[string]bool, len(n.ControlTools))
+		for _, name := range n.ControlTools {
+			l.control[name] = true
+		}
+	}
+	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.ModelCalls)
 	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
 	return l, nil
 }
@@ -262,6 +283,10 @@ func guardOnError(onError func(context.Context, error)) func(context.Context, er
 func logError(ctx context.Context, err error) {
 	slog.WarnContext(ctx, "lookout: error", "error", err)
 }
+
+// Control reports whether the tool named name is a control tool (see
+// Config.ControlTools).
+func (l *Lookout) Control(name string) bool { return l.control[name] }
 
 // Recording reports whether runs are recorded: Config.Recorder is set.
 func (l *Lookout) Recording() bool { return l.cfg.Recorder != nil }

@@ -78,6 +78,12 @@ func (c ModelCall) End(ctx context.Context, reply *schema.Message, err error) er
 func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *budget.Usage, toolCalls int, err error) (out error) {
 	r := c.run
 	if err != nil {
+		if r != nil {
+			// A failed attempt is a call without usage: it counts
+			// against a model-call limit, and the token figures are a
+			// lower bound.
+			r.tracker.ChargeModelCall(nil)
+		}
 		return budgetDeadline(ctx, err)
 	}
 	if r == nil {

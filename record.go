@@ -135,10 +135,11 @@ func (r *Run) startRecording(ctx context.Context, parent *Run) {
 	info := recorder.RunInfo{
 		AgentName: r.agentName,
 		Limits: recorder.RunLimits{
-			Timeout:      r.cfg.Limits.Timeout,
-			Deadline:     b.Deadline,
-			MaxTokens:    b.MaxTokens,
-			MaxToolCalls: b.MaxToolCalls,
+			Timeout:       r.cfg.Limits.Timeout,
+			Deadline:      b.Deadline,
+			MaxTokens:     b.MaxTokens,
+			MaxToolCalls:  b.MaxToolCalls,
+			MaxModelCalls: b.MaxModelCalls,
 		},
 	}
 	if r.callID != "" {

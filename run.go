@@ -3,6 +3,7 @@ package lookout
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -212,7 +213,7 @@ func (r *Run) gate(ctx context.Context) (Turn, error) {
 // limit, and the tool calls are not spent. It is the usual case, and then
 // neither a stop nor the wrap-up turn applies.
 func (r *Run) calm(b *budget.Budget, now time.Time) bool {
-	if r.toolCallsSpent(b) {
+	if r.toolCallsSpent(b) || r.lastModelCall(b) {
 		return false
 	}
 	w := max(r.cfg.WrapUpAt, 0)
@@ -242,7 +243,16 @@ func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 	if r.toolCallsSpent(&b) {
 		return "no tool calls left: " + observer.FormatCount(b.ToolCalls) + " of " + observer.FormatCount(b.MaxToolCalls) + " used"
 	}
+	if r.lastModelCall(&b) {
+		return "model calls: " + observer.FormatCount(b.ModelCalls) + " of " + observer.FormatCount(b.MaxModelCalls) + " used"
+	}
 	return ""
+}
+
+// lastModelCall reports whether b's model-call limit is enforced and
+// allows one call more: the next is the last, and a wrap-up turn.
+func (r *Run) lastModelCall(b *budget.Budget) bool {
+	return r.l.modelCalls && b.MaxModelCalls > 0 && b.MaxModelCalls-b.ModelCalls <= 1
 }
 
 // toolCallsSpent reports whether b's tool-call limit is enforced and
@@ -265,7 +275,7 @@ func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
 		r.wrapUp.Store(true)
 		t.WrapUp = true
 		// A fresh slice: the shared one-block turn is never appended to.
-		t.Messages = append(slices.Clip(t.Messages), r.message(wrapUpText(reason), TagWrapUp))
+		t.Messages = append(slices.Clip(t.Messages), r.message(wrapUpText(reason, r.cfg.ControlTools), TagWrapUp))
 	}
 	return t
 }
@@ -403,8 +413,13 @@ func Injected(msg *schema.Message) (kind string, ok bool) {
 }
 
 // wrapUpText is the reminder of the wrap-up turn.
-func wrapUpText(reason string) string {
+func wrapUpText(reason string, control []string) string {
+	withheld, answer := "Tools are withheld from this turn. ", "Write your final answer now"
+	if len(control) > 0 {
+		withheld = "Tools are withheld from this turn, except those that hand back or finish (" + strings.Join(control, ", ") + "). "
+		answer = "Write your final answer now, or hand back"
+	}
 	return "## Budget nearly spent\n\n" +
-		"Your budget is nearly spent (" + reason + "). Tools are withheld from this turn. " +
-		"Write your final answer now: summarise what you have done, what you found, and what remains to be done."
+		"Your budget is nearly spent (" + reason + "). " + withheld +
+		answer + ": summarise what you have done, what you found, and what remains to be done."
 }

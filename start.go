@@ -70,6 +70,11 @@ func (l *Lookout) Start(ctx context.Context, opts StartOptions) (out context.Con
 	}()
 	parent, marked := FromContext(ctx)
 	if parent != nil {
+		if !parent.setupDone.Load() {
+			// A run whose first segment is a child (a supervisor's, a
+			// workflow's) begins its recording with it.
+			parent.Begin(ctx, nil)
+		}
 		c := parent.child(opts.AgentName, opts.CallID)
 		c.setupDone.Store(true)
 		c.startRecording(ctx, parent)
@@ -219,3 +224,7 @@ func ToolCallsOf(s *session.Store, n int) []observer.ToolCallRecord {
 func AssessmentOf(s *session.Store) (observer.CurrentAssessment, bool) {
 	return session.ValueOf[observer.CurrentAssessment](s).Latest()
 }
+
+// Control reports whether the tool named name is a control tool (see
+// Config.ControlTools).
+func (r *Run) Control(name string) bool { return r.l.control[name] }

@@ -59,7 +59,9 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 	if tracked {
 		r.callArrived()
 	}
-	if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
+	if r.l.control[name] {
+		// A control tool steers the run and is not charged.
+	} else if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
 		return Call{}, r.refuse(ctx, name, callID, err, tracked), r.Failure()
 	}
 	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}

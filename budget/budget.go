@@ -24,7 +24,10 @@ type Budget struct {
 	// ToolCalls counts tool calls that were allowed to run.
 	ToolCalls int64 `json:"tool_calls"`
 
-	// ModelCalls counts every model call attempt charged.
+	// MaxModelCalls caps ModelCalls; zero means unlimited.
+	MaxModelCalls int64 `json:"max_model_calls,omitempty"`
+	// ModelCalls counts every model call attempt charged, failed ones
+	// included.
 	ModelCalls int64 `json:"model_calls"`
 	// ModelCallsWithoutUsage counts attempts whose provider reported no
 	// usage. When it is non-zero the token figures are a lower bound.
@@ -34,10 +37,11 @@ type Budget struct {
 // New returns the budget of a run that starts at start under limits.
 func New(limits Limits, start time.Time) Budget {
 	return Budget{
-		StartedAt:    start,
-		Deadline:     limits.DeadlineFrom(start),
-		MaxTokens:    limits.MaxTokens,
-		MaxToolCalls: limits.MaxToolCalls,
+		StartedAt:     start,
+		Deadline:      limits.DeadlineFrom(start),
+		MaxTokens:     limits.MaxTokens,
+		MaxToolCalls:  limits.MaxToolCalls,
+		MaxModelCalls: limits.MaxModelCalls,
 	}
 }
 
@@ -108,6 +112,11 @@ func (b Budget) FractionRemaining(r Resource, now time.Time) (float64, bool) {
 			return 1, false
 		}
 		left, total = float64(b.MaxToolCalls-b.ToolCalls), float64(b.MaxToolCalls)
+	case ModelCalls:
+		if b.MaxModelCalls <= 0 {
+			return 1, false
+		}
+		left, total = float64(b.MaxModelCalls-b.ModelCalls), float64(b.MaxModelCalls)
 	default:
 		return 1, false
 	}
@@ -119,7 +128,7 @@ func (b Budget) FractionRemaining(r Resource, now time.Time) (float64, bool) {
 
 // Exceeded returns an [*ExceededError] for the first of rs that is
 // exhausted at now, in the order given, or nil. With no rs it checks time,
-// tokens and tool calls, in that order. A resource is exhausted when nothing
+// tokens, tool calls and model calls, in that order. A resource is exhausted when nothing
 // of it is left: the deadline has come, or the count used has reached the
 // limit.
 func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
@@ -140,12 +149,16 @@ func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
 			if b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls {
 				return &ExceededError{Resource: ToolCalls, Limit: b.MaxToolCalls, Used: b.ToolCalls}
 			}
+		case ModelCalls:
+			if b.MaxModelCalls > 0 && b.ModelCalls >= b.MaxModelCalls {
+				return &ExceededError{Resource: ModelCalls, Limit: b.MaxModelCalls, Used: b.ModelCalls}
+			}
 		}
 	}
 	return nil
 }
 
-var allResources = []Resource{Time, Tokens, ToolCalls}
+var allResources = []Resource{Time, Tokens, ToolCalls, ModelCalls}
 
 // timeExceeded reports the deadline passed at now. A deadline already past
 // at the start allowed no time; a budget without a start knows neither the
@@ -165,5 +178,6 @@ func (b *Budget) timeExceeded(now time.Time) *ExceededError {
 func (b *Budget) anySpent(now time.Time) bool {
 	return b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens ||
 		b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls ||
+		b.MaxModelCalls > 0 && b.ModelCalls >= b.MaxModelCalls ||
 		!b.Deadline.IsZero() && !now.Before(b.Deadline)
 }

@@ -10,9 +10,10 @@ type Resource string
 
 // The resources a budget limits.
 const (
-	Time      Resource = "time"
-	Tokens    Resource = "tokens"
-	ToolCalls Resource = "tool_calls"
+	Time       Resource = "time"
+	Tokens     Resource = "tokens"
+	ToolCalls  Resource = "tool_calls"
+	ModelCalls Resource = "model_calls"
 )
 
 // Limits says how much a run may spend. Each zero field means unlimited, so
@@ -27,6 +28,11 @@ type Limits struct {
 	MaxTokens int64 `json:"max_tokens,omitempty"`
 	// MaxToolCalls caps the number of tool calls that run.
 	MaxToolCalls int64 `json:"max_tool_calls,omitempty"`
+	// MaxModelCalls caps the number of model calls made, failed attempts
+	// included. Set it below an agent runtime's own iteration cap (Eino's
+	// MaxIterations) and the run ends on a wrap-up answer rather than on
+	// the runtime's error.
+	MaxModelCalls int64 `json:"max_model_calls,omitempty"`
 }
 
 // Validate reports limits that cannot be enforced.
@@ -38,6 +44,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidLimits, l.MaxTokens)
 	case l.MaxToolCalls < 0:
 		return fmt.Errorf("%w: MaxToolCalls %d is negative", ErrInvalidLimits, l.MaxToolCalls)
+	case l.MaxModelCalls < 0:
+		return fmt.Errorf("%w: MaxModelCalls %d is negative", ErrInvalidLimits, l.MaxModelCalls)
 	case !l.Deadline.IsZero() && (l.Deadline.Year() < 0 || l.Deadline.Year() > 9999):
 		// Outside these years a time has no RFC 3339 form, so the budget
 		// could not be saved in a session snapshot or a trajectory.

@@ -65,7 +65,12 @@ func (a *agent) start(ctx context.Context, resumed bool, run func(context.Contex
 	if r == nil {
 		return run(ctx)
 	}
-	ctx = context.WithValue(ctx, claimKey{}, &claim{run: r})
+	if _, single := a.inner.(*adk.ChatModelAgent); single {
+		// The agent is the query's one segment: it runs as the run itself.
+		// The segments of any other agent (a supervisor, a workflow) run
+		// as the run's children.
+		ctx = context.WithValue(ctx, claimKey{}, &claim{run: r})
+	}
 	return forward(ctx, r, run(ctx))
 }
 
@@ -88,6 +93,12 @@ func forward(ctx context.Context, r *lookout.Run, in *adk.AsyncIterator[*adk.Age
 				interrupted = true
 			}
 			if ev != nil && ev.Err != nil {
+				if last != nil {
+					// The run ended with the first error: Eino may report
+					// it again as the agents above the one that failed
+					// unwind (a transfer back that finds the run over).
+					continue
+				}
 				last = ev.Err
 				r.End(end, ev.Err)
 			}

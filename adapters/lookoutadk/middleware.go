@@ -2,6 +2,7 @@ package lookoutadk
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 
 	"github.com/cloudwego/eino/adk"
@@ -29,11 +30,18 @@ var _ adk.ChatModelAgentMiddleware = (*Middleware)(nil)
 
 // New returns a Middleware for cfg. A nil cfg means the defaults: a
 // Resource observer every 10 calls or after 3 consecutive errors, no
-// limits, nothing recorded. The configuration is checked now; an error
+// limits, nothing recorded. Eino's transfer and exit tools
+// (adk.TransferToAgentToolName, and "exit" of adk.ExitTool) are added to
+// cfg.ControlTools. The configuration is checked now; an error
 // wraps lookout.ErrInvalidConfig and names the field. ctx is unused and
 // reserved.
 func New(_ context.Context, cfg *lookout.Config) (*Middleware, error) {
-	l, err := lookout.New(cfg)
+	var c lookout.Config
+	if cfg != nil {
+		c = *cfg
+	}
+	c.ControlTools = withControlTools(c.ControlTools)
+	l, err := lookout.New(&c)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +73,10 @@ func (m *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 	if c, _ := ctx.Value(claimKey{}).(*claim); c != nil && c.run == r && c.taken.CompareAndSwap(false, true) {
 		return ctx, rc, nil
 	}
-	opts := lookout.StartOptions{AgentName: engine.ToolNameFrom(ctx), CallID: engine.ToolCallFrom(ctx)}
+	opts := lookout.StartOptions{AgentName: engine.AgentNameFrom(ctx), CallID: engine.ToolCallFrom(ctx)}
+	if opts.AgentName == "" {
+		opts.AgentName = engine.ToolNameFrom(ctx)
+	}
 	if r == nil {
 		// A root run without the wrapper: a resume reads its checkpoint
 		// at the first hook inside the agent's graph.
@@ -90,4 +101,20 @@ func (m *Middleware) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState)
 	}
 	r.End(ctx, nil)
 	return ctx, r.Failure()
+}
+
+// exitToolName is the name of adk.ExitTool, which leaves a loop agent or
+// ends the run.
+const exitToolName = "exit"
+
+// withControlTools returns names with Eino's transfer and exit tools
+// added, in a new slice.
+func withControlTools(names []string) []string {
+	out := slices.Clone(names)
+	for _, n := range []string{adk.TransferToAgentToolName, exitToolName} {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -146,9 +146,10 @@ func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
 	store := session.New(nil)
 	ctx := session.NewContext(context.Background(), store)
 	history := []*schema.Message{schema.UserMessage("turn one")}
+	rec := adaptertest.NewRecorder(t, sink, nil) // one recorder keeps the turns in order
 	for turn, reply := range []string{"first answer", "second answer"} {
 		m := scripted.New(scripted.Reply(reply).WithUsage(100*(turn+1), 10*(turn+1)))
-		agent := newAgent(t, agentSpec{model: m, cfg: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)}})
+		agent := newAgent(t, agentSpec{model: m, cfg: &lookout.Config{Recorder: rec}})
 		if turn == 1 {
 			history = append(history, schema.AssistantMessage("first answer", nil), schema.UserMessage("turn two"))
 		}

@@ -56,7 +56,7 @@ func (m *chatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 	if r == nil {
 		return m.inner.Generate(ctx, input, opts...)
 	}
-	input, opts, err := prepare(ctx, r, input, opts)
+	input, opts, err := prepare(ctx, r, input, opts, m.tools)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	if r == nil {
 		return m.inner.Stream(ctx, input, opts...)
 	}
-	input, opts, err := prepare(ctx, r, input, opts)
+	input, opts, err := prepare(ctx, r, input, opts, m.tools)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 // lookout.Run.BeforeModel): it injects the turn's messages and, on a
 // wrap-up turn, adds the option that forbids tool calls. Neither the
 // caller's input nor its options slice is written to.
-func prepare(ctx context.Context, r *lookout.Run, input []*schema.Message, opts []model.Option) ([]*schema.Message, []model.Option, error) {
+func prepare(ctx context.Context, r *lookout.Run, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) ([]*schema.Message, []model.Option, error) {
 	turn, err := r.BeforeModel(ctx, input)
 	if err != nil {
 		return nil, nil, err
@@ -91,7 +91,7 @@ func prepare(ctx context.Context, r *lookout.Run, input []*schema.Message, opts 
 	if turn.WrapUp {
 		o = make([]model.Option, len(opts), len(opts)+1)
 		copy(o, opts)
-		o = append(o, model.WithToolChoice(schema.ToolChoiceForbidden))
+		o = append(o, engine.WrapUpChoice(r, opts, bound))
 	}
 	return in, o, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"io"
+	"sync/atomic"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -32,7 +33,29 @@ func (c *ChargingModel) options(opts []model.Option) []model.Option {
 	if !c.ForbidToolsOnWrapUp || !c.Run.WrappingUp() {
 		return opts
 	}
-	return append(opts[:len(opts):len(opts)], model.WithToolChoice(schema.ToolChoiceForbidden))
+	return append(opts[:len(opts):len(opts)], WrapUpChoice(c.Run, opts, c.Tools))
+}
+
+// WrapUpChoice is the tool choice of a wrap-up turn made with opts, on a
+// model bound to tools: no tool calls, except to the control tools
+// offered (see lookout.Config.ControlTools), so that an agent can still
+// hand back or finish. The tools stay described either way: providers
+// reject a history of tool calls sent without their definitions.
+func WrapUpChoice(r *lookout.Run, opts []model.Option, bound []*schema.ToolInfo) model.Option {
+	offered := model.GetCommonOptions(&model.Options{}, opts...).Tools
+	if len(offered) == 0 {
+		offered = bound
+	}
+	var control []string
+	for _, t := range offered {
+		if t != nil && r.Control(t.Name) {
+			control = append(control, t.Name)
+		}
+	}
+	if len(control) == 0 {
+		return model.WithToolChoice(schema.ToolChoiceForbidden)
+	}
+	return model.WithToolChoice(schema.ToolChoiceAllowed, control...)
 }
 
 // request describes a call with opts for the recording.
@@ -75,6 +98,7 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 	var last *budget.Usage
 	var calls toolCallCount
 	var chunks []*schema.Message // kept only for the recording
+	var failed atomic.Bool
 	recording := call.Recorded()
 	return schema.StreamReaderWithConvert(sr,
 		func(chunk *schema.Message) (*schema.Message, error) {
@@ -99,7 +123,14 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 		}),
 		// An error in mid-stream made from a ctx of the model's own, after
 		// the budget deadline passed, is the budget's.
-		schema.WithErrWrapper(func(err error) error { return call.EndStream(ctx, nil, nil, -1, err) }),
+		schema.WithErrWrapper(func(err error) error {
+			if failed.Swap(true) {
+				// A reader that goes on after the error sees it again;
+				// the attempt is charged once.
+				return lookout.ModelCall{}.EndStream(ctx, nil, nil, -1, err)
+			}
+			return call.EndStream(ctx, nil, nil, -1, err)
+		}),
 	), nil
 }
 

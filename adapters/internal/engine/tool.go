@@ -116,3 +116,15 @@ func ToolCallMarkFrom(ctx context.Context) *ToolCallMark {
 func panicError(what string, p any) error {
 	return fmt.Errorf("lookout: %s panicked: %v", what, p)
 }
+
+// AgentNameFrom returns the name of the innermost ADK agent ctx runs in,
+// from the address Eino's flow gives each agent it runs, or "".
+func AgentNameFrom(ctx context.Context) string {
+	addr := compose.GetCurrentAddress(ctx)
+	for i := len(addr) - 1; i >= 0; i-- {
+		if addr[i].Type == "agent" {
+			return addr[i].ID
+		}
+	}
+	return ""
+}

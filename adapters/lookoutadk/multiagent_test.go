@@ -1,0 +1,263 @@
+package lookoutadk_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/prebuilt/supervisor"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
+	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
+)
+
+// shape builds ChatModelAgents that share one middleware, as a program
+// with several agents attaches Lookout.
+type shape struct {
+	t    *testing.T
+	mw   *lookoutadk.Middleware
+	sink *recorder.MemorySink
+}
+
+func newShape(t *testing.T, cfg lookout.Config) *shape {
+	sink := recorder.NewMemorySink()
+	cfg.Recorder = adaptertest.NewRecorder(t, sink, nil)
+	mw, err := lookoutadk.New(context.Background(), &cfg)
+	require.NoError(t, err)
+	return &shape{t: t, mw: mw, sink: sink}
+}
+
+func (s *shape) agent(name string, m *scripted.Model, tools ...tool.BaseTool) *adk.ChatModelAgent {
+	a, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+		Name: name, Description: "the " + name + " agent", Instruction: "You are the " + name + " agent.", Model: m,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+		Handlers:    []adk.ChatModelAgentMiddleware{s.mw},
+	})
+	require.NoError(s.t, err)
+	return a
+}
+
+// run runs the query on root, wrapped, and returns its outcome and the
+// recording, grouped by run.
+func (s *shape) run(root adk.Agent) (outcome, []recorder.Record) {
+	o := runAgent(s.t, s.mw.Agent(root), nil, false)
+	return o, flushedRecords(s.t, s.sink)
+}
+
+// runTree checks the recording holds one root run and returns the
+// names of its child runs, in the order they started.
+func runTree(t *testing.T, records []recorder.Record) (root string, children []string) {
+	t.Helper()
+	roots := 0
+	for _, r := range records {
+		started, ok := r.Payload.(*recorder.RunStarted)
+		if !ok {
+			continue
+		}
+		if r.ParentRunID == "" {
+			roots++
+			root = started.AgentName
+		} else {
+			children = append(children, started.AgentName)
+		}
+	}
+	require.Equal(t, 1, roots, "one query, one root run")
+	last := records[len(records)-1]
+	require.Equal(t, recorder.KindRunEnded, last.Kind(), "run_ended is the last record")
+	require.Empty(t, last.ParentRunID, "and it is the root's")
+	return root, children
+}
+
+func transferTo(name string) scripted.ToolCall {
+	return scripted.ToolCall{Name: adk.TransferToAgentToolName, Arguments: `{"agent_name":"` + name + `"}`}
+}
+
+// A supervisor that transfers to two agents in turn is one root run, with
+// a child run per segment, and one budget across the transfers.
+func TestASupervisorQueryIsOneRootWithAChildPerSegment(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxTokens: 100_000}})
+	lead := s.agent("lead", scripted.New(
+		scripted.Calls(transferTo("researcher")).WithUsage(100, 10),
+		scripted.Calls(transferTo("writer")).WithUsage(100, 10),
+		scripted.Reply("all done").WithUsage(100, 10),
+	))
+	researcher := s.agent("researcher", scripted.New(
+		scripted.Call("search", `{"q":"x"}`).WithUsage(200, 20),
+		scripted.Reply("found x").WithUsage(200, 20),
+	), echo("search"))
+	writer := s.agent("writer", scripted.New(scripted.Reply("wrote it").WithUsage(300, 30)))
+	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{researcher, writer}})
+	require.NoError(t, err)
+
+	o, records := s.run(root)
+	require.NoError(t, o.err)
+	rootName, children := runTree(t, records)
+	assert.Equal(t, "lead", rootName)
+	assert.Equal(t, []string{"lead", "researcher", "lead", "writer", "lead"}, children, "one child per segment, named")
+	end := records[len(records)-1].Payload.(*recorder.RunEnded)
+	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
+}
+
+// A token limit holds across the transfers, with no session on the ctx:
+// the query stops within one response of the limit, with one typed error
+// event.
+func TestASupervisorsBudgetHoldsAcrossTransfers(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxTokens: 1_500}, WrapUpAt: -1})
+	lead := s.agent("lead", scripted.New(
+		scripted.Calls(transferTo("worker")).WithUsage(400, 100),
+		scripted.Reply("never").WithUsage(400, 100),
+	))
+	worker := s.agent("worker", scripted.New(
+		scripted.Call("search", `{"q":"a"}`).WithUsage(400, 100),
+		scripted.Call("search", `{"q":"b"}`).WithUsage(400, 100),
+		scripted.Call("search", `{"q":"c"}`).WithUsage(400, 100),
+		scripted.Reply("never").WithUsage(400, 100),
+	), echo("search"))
+	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{worker}})
+	require.NoError(t, err)
+
+	o, records := s.run(root)
+	adaptertest.RequireExceeded(t, o.err, budget.Tokens)
+	errs := 0
+	for _, ev := range o.events {
+		if ev.Err != nil {
+			errs++
+		}
+	}
+	assert.Equal(t, 1, errs, "one error event")
+	end := records[len(records)-1].Payload.(*recorder.RunEnded)
+	assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
+}
+
+// A sequential workflow of two agents is one root run with a child per
+// agent, on one budget.
+func TestASequentialWorkflowIsOneRootOnOneBudget(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxTokens: 1_000}, WrapUpAt: -1})
+	first := s.agent("first", scripted.New(scripted.Reply("step one").WithUsage(400, 100)))
+	second := s.agent("second", scripted.New(
+		scripted.Call("search", `{}`).WithUsage(400, 100),
+		scripted.Reply("never").WithUsage(400, 100),
+	), echo("search"))
+	root, err := adk.NewSequentialAgent(context.Background(), &adk.SequentialAgentConfig{Name: "pipeline", SubAgents: []adk.Agent{first, second}})
+	require.NoError(t, err)
+
+	o, records := s.run(root)
+	adaptertest.RequireExceeded(t, o.err, budget.Tokens)
+	rootName, children := runTree(t, records)
+	assert.Equal(t, "pipeline", rootName)
+	assert.Equal(t, []string{"first", "second"}, children)
+}
+
+// A parallel workflow's agents run as children of one root, charging one
+// budget.
+func TestAParallelWorkflowIsOneRootOnOneBudget(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxTokens: 10_000}})
+	a := s.agent("a", scripted.New(scripted.Reply("a done").WithUsage(100, 10)))
+	b := s.agent("b", scripted.New(scripted.Reply("b done").WithUsage(200, 20)))
+	root, err := adk.NewParallelAgent(context.Background(), &adk.ParallelAgentConfig{Name: "fanout", SubAgents: []adk.Agent{a, b}})
+	require.NoError(t, err)
+
+	store := session.New(nil)
+	o := runAgent(t, s.mw.Agent(root), store, false)
+	require.NoError(t, o.err)
+	rootName, children := runTree(t, flushedRecords(t, s.sink))
+	assert.Equal(t, "fanout", rootName)
+	assert.ElementsMatch(t, []string{"a", "b"}, children)
+	used, _ := lookout.BudgetOf(store)
+	assert.Equal(t, int64(330), used.TokensUsed, "both agents charged the one budget")
+}
+
+// A loop near its budget gets a wrap-up turn that still offers the exit
+// tool; the model leaves through it, and the query ends cleanly. Neither
+// the exit nor any other control tool is charged to the tool calls.
+func TestALoopNearItsBudgetLeavesThroughItsExitTool(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxTokens: 1_000, MaxToolCalls: 1}})
+	var wrapUpChoices []string
+	m := scripted.New(scripted.Forever(scripted.Func(func(_ context.Context, _ []*schema.Message, o *model.Options) (*schema.Message, error) {
+		if o.ToolChoice != nil && *o.ToolChoice == schema.ToolChoiceAllowed {
+			wrapUpChoices = append(wrapUpChoices, o.AllowedToolNames...)
+			msg := schema.AssistantMessage("", []schema.ToolCall{{ID: "leave", Function: schema.FunctionCall{Name: "exit", Arguments: `{"final_result":"stopped near the budget"}`}}})
+			msg.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: 40, CompletionTokens: 10, TotalTokens: 50}}
+			return msg, nil
+		}
+		msg := schema.AssistantMessage("working", nil)
+		msg.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: 400, CompletionTokens: 50, TotalTokens: 450}}
+		return msg, nil
+	})))
+	worker, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+		Name: "worker", Description: "works", Instruction: "Work.", Model: m,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{echo("search")}}},
+		Exit:        &adk.ExitTool{},
+		Handlers:    []adk.ChatModelAgentMiddleware{s.mw},
+	})
+	require.NoError(t, err)
+	root, err := adk.NewLoopAgent(context.Background(), &adk.LoopAgentConfig{Name: "loop", SubAgents: []adk.Agent{worker}, MaxIterations: 10})
+	require.NoError(t, err)
+
+	store := session.New(nil)
+	o := runAgent(t, s.mw.Agent(root), store, false)
+	require.NoError(t, o.err, "the loop ended on its exit, not on the budget")
+	assert.Equal(t, []string{"exit"}, wrapUpChoices, "the wrap-up turn offered the exit tool alone")
+	records := flushedRecords(t, s.sink)
+	_, children := runTree(t, records)
+	assert.Len(t, children, 3, "two iterations, then the wrap-up one")
+	used, _ := lookout.BudgetOf(store)
+	assert.Zero(t, used.ToolCalls, "the exit is not charged")
+	end := records[len(records)-1].Payload.(*recorder.RunEnded)
+	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
+}
+
+// With a model-call limit below Eino's MaxIterations, the last call the
+// limit allows is a wrap-up turn, and the run ends on its answer rather
+// than on Eino's error.
+func TestAModelCallLimitEndsOnTheWrapUpAnswer(t *testing.T) {
+	m := scripted.New(scripted.Forever(scripted.Func(func(_ context.Context, _ []*schema.Message, o *model.Options) (*schema.Message, error) {
+		if o.ToolChoice != nil && *o.ToolChoice == schema.ToolChoiceForbidden {
+			return schema.AssistantMessage("final answer", nil), nil
+		}
+		return schema.AssistantMessage("", []schema.ToolCall{{ID: "c", Function: schema.FunctionCall{Name: "search", Arguments: `{}`}}}), nil
+	})))
+	agent := newAgent(t, agentSpec{model: m, tools: []tool.BaseTool{echo("search")}, maxIter: 5,
+		cfg: &lookout.Config{Limits: budget.Limits{MaxModelCalls: 3}}})
+	store := session.New(nil)
+	o := runAgent(t, agent, store, false)
+	require.NoError(t, o.err)
+	require.NotEmpty(t, o.messages)
+	assert.Equal(t, "final answer", o.messages[len(o.messages)-1].Content)
+	b, _ := lookout.BudgetOf(store)
+	assert.Equal(t, int64(3), b.ModelCalls)
+}
+
+// A failed model attempt counts as a model call without usage.
+func TestAFailedModelAttemptCounts(t *testing.T) {
+	m := scripted.New(scripted.Fail(errModelDown), scripted.Reply("done").WithUsage(10, 5))
+	agent, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+		Name: "worker", Description: "works", Instruction: "Work.", Model: m,
+		ModelRetryConfig: &adk.ModelRetryConfig{MaxRetries: 1},
+		Handlers:         []adk.ChatModelAgentMiddleware{mustNew(t, nil)},
+	})
+	require.NoError(t, err)
+	store := session.New(nil)
+	require.NoError(t, runAgent(t, agent, store, false).err)
+	b, _ := lookout.BudgetOf(store)
+	assert.Equal(t, int64(2), b.ModelCalls)
+	assert.Equal(t, int64(1), b.ModelCallsWithoutUsage, "the failed attempt reported no usage")
+	assert.Equal(t, int64(15), b.TokensUsed)
+}
+
+func mustNew(t *testing.T, cfg *lookout.Config) *lookoutadk.Middleware {
+	mw, err := lookoutadk.New(context.Background(), cfg)
+	require.NoError(t, err)
+	return mw
+}
