@@ -372,3 +372,22 @@ func TestExceededErrorPrintsHugeTimesWithoutOverflow(t *testing.T) {
 	assert.NotContains(t, err.Error(), "-")
 	assert.Equal(t, "budget exceeded: time: 2562047h47m16.854775807s allowed, 2562047h47m16.854775807s used", err.Error())
 }
+
+// A model-call limit counts every attempt charged, failed ones included,
+// and is exhausted once that many calls were made.
+func TestModelCallLimit(t *testing.T) {
+	require.ErrorIs(t, budget.Limits{MaxModelCalls: -1}.Validate(), budget.ErrInvalidLimits)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := budget.New(budget.Limits{MaxModelCalls: 4}, start)
+	assert.Equal(t, int64(4), b.MaxModelCalls)
+	b.ModelCalls = 3
+	assert.Nil(t, b.Exceeded(start, budget.ModelCalls))
+	f, limited := b.FractionRemaining(budget.ModelCalls, start)
+	assert.True(t, limited)
+	assert.InDelta(t, 0.25, f, 1e-9)
+	b.ModelCalls = 4
+	ex := b.Exceeded(start)
+	require.NotNil(t, ex, "checked with the other resources")
+	assert.Equal(t, budget.ModelCalls, ex.Resource)
+	assert.Equal(t, int64(4), ex.Limit)
+}
