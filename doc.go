@@ -40,19 +40,21 @@
 //
 // # Budgets
 //
-// [budget.Limits] bound a run's time, tokens and tool calls; the zero
-// value is unlimited. The limits are told to the model (the Resource
-// observer) and enforced, unless listed in Config.Advisory:
+// [budget.Limits] bound a run's time, tokens, tool calls and model calls;
+// the zero value is unlimited. The limits are told to the model (the
+// Resource observer, and the wrap-up turn) and enforced, unless listed in
+// Config.Advisory:
 //
 //   - A tool call over the tool-call limit does not run; the model gets a
 //     tool message saying why.
 //   - When tokens or time are nearly spent (Config.WrapUpAt, 10% by
-//     default) or the tool calls are spent, the next model call is a
-//     wrap-up turn: tool calls are forbidden through the tool choice and
+//     default), the tool calls are spent, or one model call is left, the
+//     next model call is a wrap-up turn: tool calls are forbidden through
+//     the tool choice (control tools, Config.ControlTools, excepted) and
 //     the model is asked to summarise.
-//   - Once tokens or time are spent, or the model ignored its wrap-up turn,
-//     the next model call is not made and the run ends with a
-//     *[budget.ExceededError], which satisfies errors.Is(err,
+//   - Once tokens, time or model calls are spent, or the model ignored its
+//     wrap-up turn, the next model call is not made and the run ends with
+//     a *[budget.ExceededError], which satisfies errors.Is(err,
 //     budget.ErrExceeded). The deadline is also set on the run's ctx with
 //     that error as its cause.
 //

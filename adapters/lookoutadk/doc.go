@@ -38,7 +38,7 @@
 //     limit, the deadline is set on the run's ctx with a
 //     *budget.ExceededError as its cause.
 //   - BeforeModelRewriteState ends the run with a *budget.ExceededError
-//     once tokens or time are spent, or after a tool call was refused on a
+//     once tokens, time or model calls are spent, or after a tool call was refused on a
 //     wrap-up turn. Otherwise it replaces the previous injected block with
 //     the current assessment, when it is fresh, and on a wrap-up turn adds
 //     the reminder. Eino keeps the state returned here, so the history
@@ -46,9 +46,10 @@
 //   - WrapModel charges every model call attempt, retries and streams
 //     included, telling a reply that reported no usage from one that
 //     reported zero; records requests and replies; and on a wrap-up turn
-//     passes model.WithToolChoice(schema.ToolChoiceForbidden), keeping the
-//     tools described, as providers that see tool calls in the history
-//     require.
+//     forbids tool calls through the tool choice, keeping the tools
+//     described, as providers that see tool calls in the history require:
+//     schema.ToolChoiceForbidden, or schema.ToolChoiceAllowed with only the
+//     control tools the agent offers (a transfer, exit).
 //   - AfterModelRewriteState, when recording, notes how many tool calls
 //     the reply asks for, so that a tool call that ends the run records
 //     run_ended after the calls made beside it.
@@ -98,7 +99,4 @@
 //     tail of the history's array is rewritten before each model call, so
 //     a model or callbacks handler that keeps a call's input slice after
 //     the call returns must copy it (slices.Clone) to keep it as it was.
-//   - With a ModelRetryConfig whose ShouldRetry rejects replies, each
-//     rejected reply is charged, so the token overrun bound is one
-//     response per attempt of the call that started under the limit.
 package lookoutadk
