@@ -104,7 +104,7 @@ func TestExceededReturnsTheDeadlinesBudgetError(t *testing.T) {
 	defer cancel()
 	<-ctx.Done()
 	checkBudgetDeadline(t, r.exceededNow(ctx))
-	_, err := r.BeforeModel(ctx, nil)
+	_, err := r.BeforeModel(ctx, nil, nil)
 	checkBudgetDeadline(t, err)
 }
 

@@ -53,7 +53,7 @@ func Example() {
 		schema.AssistantMessage("12 files.", nil),
 	}
 	for _, reply := range replies {
-		turn, err := run.BeforeModel(ctx, history) // the gate: stop, or what to inject
+		turn, err := run.BeforeModel(ctx, history, nil) // the gate: stop, or what to inject
 		if err != nil {
 			panic(err)
 		}

@@ -387,9 +387,39 @@ func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
 			continue
 		}
 		opening = opening && m.Role == schema.System
-		if (i >= since || opening) && (m.Role == schema.User || m.Role == schema.System) {
+		if (i >= since || opening) && r.ownInput(m) {
 			r.note(r.trace.rec.Message(ctx, m))
 		}
+	}
+}
+
+// ownInput reports whether input message m is the run's own to record: a
+// system or user message, except that a segment of a query that no tool
+// call started (a transfer target, a workflow's agent) records only its
+// system messages. Its user messages are the query's, recorded by the
+// root, or the runtime's rewriting of earlier segments ("For context:
+// ..."), not a user's.
+func (r *Run) ownInput(m *schema.Message) bool {
+	switch m.Role {
+	case schema.System:
+		return true
+	case schema.User:
+		return r.parent == nil || r.callID != ""
+	default:
+		return false
+	}
+}
+
+// RecordInput records the query's messages as the run's input, for a run
+// whose own model calls do not see them: the root of a supervisor or a
+// workflow, whose agents run as its children. Only the first call of a
+// run records, here or in BeforeModel.
+func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
+	if !r.setupDone.Load() {
+		r.Begin(ctx, nil)
+	}
+	if r.trace.rec != nil && !r.trace.input.Load() {
+		r.recordInput(ctx, msgs)
 	}
 }
 
@@ -467,6 +497,8 @@ func (r *Run) End(ctx context.Context, err error) {
 		default:
 			end.Outcome, end.StopReason = recorder.OutcomeError, "error"
 		}
+	} else if h := r.handover.Load(); h != nil {
+		end.StopReason = "handed over: " + *h
 	} else if r.WrappingUp() {
 		end.StopReason = "wrapped up near the budget"
 	} else {

@@ -25,7 +25,8 @@ import (
 // gives what to inject; [Run.StartModel] and [ModelCall.End] charge and
 // record each attempt; [Run.Admit] admits each tool call and
 // [Call.End] ends it; [Run.End] records how the run ended.
-// [Run.State] and [Run.Restore] carry it through a checkpoint.
+// [Run.State] keeps it in a checkpoint, and [Run.Begin] continues it from
+// one.
 type Run struct {
 	l     *Lookout
 	cfg   *Config
@@ -53,6 +54,10 @@ type Run struct {
 	// given a wrap-up turn: the model ignored both, and its next call
 	// ends the run with this error.
 	ignored atomic.Pointer[budget.ExceededError]
+	// handover names the control tool the run's last model reply called
+	// and that succeeded: the run hands over (to another agent, out of a
+	// loop) rather than answers.
+	handover atomic.Pointer[string]
 	trace   recording
 	// family is shared by a root run and its sub-agent runs.
 	family *family
@@ -158,11 +163,12 @@ type Turn struct {
 // the run's end is then recorded with that error. Otherwise it returns
 // the turn: what to inject, and whether tools are withheld. It tells the
 // pipeline which assessment the model is shown, so that what the agent
-// does next can be classified (feedback efficacy).
+// does next can be classified (feedback efficacy). tools are the tools
+// the call offers: a wrap-up reminder names the control tools among them.
 //
 // Should Lookout's own work panic, the panic goes to Config.OnError and
 // the call goes ahead with nothing injected.
-func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message) (t Turn, err error) {
+func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message, tools []*schema.ToolInfo) (t Turn, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.fault(ctx, "preparing a model call", p)
@@ -178,7 +184,10 @@ func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message) (t Turn,
 	if !r.trace.task.Load() {
 		r.seedTask(input)
 	}
-	t, err = r.gate(ctx)
+	if r.handover.Load() != nil {
+		r.handover.Store(nil) // the model is called again: no handover
+	}
+	t, err = r.gate(ctx, tools)
 	if err != nil {
 		r.recordExceeded(ctx, err)
 		r.End(ctx, err)
@@ -188,7 +197,7 @@ func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message) (t Turn,
 
 // gate returns exceededNow's error, or else the turn, reading the budget
 // and the clock once for both.
-func (r *Run) gate(ctx context.Context) (Turn, error) {
+func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) {
 	if err := r.Failure(); err != nil {
 		return Turn{}, err
 	}
@@ -200,12 +209,12 @@ func (r *Run) gate(ctx context.Context) (Turn, error) {
 	}
 	b, now := r.tracker.Budget(), r.tracker.Now()
 	if r.calm(&b, now) {
-		return r.turn(ctx, ""), nil
+		return r.turn(ctx, "", nil), nil
 	}
 	if err := r.exceeded(b, now); err != nil {
 		return Turn{}, err
 	}
-	return r.turn(ctx, r.nearlySpent(b, now)), nil
+	return r.turn(ctx, r.nearlySpent(b, now), tools), nil
 }
 
 // calm reports whether b at now is clear of every limit BeforeModel
@@ -249,6 +258,17 @@ func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 	return ""
 }
 
+// controlOf returns the names of the control tools among tools.
+func (r *Run) controlOf(tools []*schema.ToolInfo) []string {
+	var names []string
+	for _, t := range tools {
+		if t != nil && r.l.control[t.Name] {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
 // lastModelCall reports whether b's model-call limit is enforced and
 // allows one call more: the next is the last, and a wrap-up turn.
 func (r *Run) lastModelCall(b *budget.Budget) bool {
@@ -263,7 +283,7 @@ func (r *Run) toolCallsSpent(b *budget.Budget) bool {
 
 // turn builds the next turn: the current assessment, and the wrap-up
 // reminder when nearlySpent is not "".
-func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
+func (r *Run) turn(ctx context.Context, nearlySpent string, tools []*schema.ToolInfo) Turn {
 	var t Turn
 	if msg, turn, report, current := r.assessmentMessage(); msg != nil {
 		t.Messages = turn
@@ -275,7 +295,7 @@ func (r *Run) turn(ctx context.Context, nearlySpent string) Turn {
 		r.wrapUp.Store(true)
 		t.WrapUp = true
 		// A fresh slice: the shared one-block turn is never appended to.
-		t.Messages = append(slices.Clip(t.Messages), r.message(wrapUpText(reason, r.cfg.ControlTools), TagWrapUp))
+		t.Messages = append(slices.Clip(t.Messages), r.message(wrapUpText(reason, r.controlOf(tools)), TagWrapUp))
 	}
 	return t
 }

@@ -1,6 +1,7 @@
 package lookout
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +127,28 @@ func newTestRun(t testing.TB, cfg *Config, store *session.Store) *Run {
 	r, err := l.newRun(store)
 	require.NoError(t, err)
 	return r
+}
+
+// The wrap-up reminder names the control tools the call offers, and
+// only those; with none, it withholds every tool.
+func TestTheWrapUpReminderNamesTheOfferedControlTools(t *testing.T) {
+	l, err := New(&Config{ControlTools: []string{"exit", "transfer_to_agent"}, Limits: budget.Limits{MaxToolCalls: 1}})
+	require.NoError(t, err)
+	r, err := l.newRun(session.New(nil))
+	require.NoError(t, err)
+	ctx := context.Background()
+	_, refusal, err := r.Admit(ctx, "search", "c1", "{}")
+	require.NoError(t, err)
+	require.Empty(t, refusal)
+
+	turn, err := r.BeforeModel(ctx, nil, []*schema.ToolInfo{{Name: "search"}, {Name: "exit"}})
+	require.NoError(t, err)
+	require.True(t, turn.WrapUp)
+	reminder := turn.Messages[len(turn.Messages)-1].Content
+	assert.Contains(t, reminder, "except those that hand back or finish (exit)")
+
+	turn, err = r.BeforeModel(ctx, nil, []*schema.ToolInfo{{Name: "search"}})
+	require.NoError(t, err)
+	reminder = turn.Messages[len(turn.Messages)-1].Content
+	assert.Contains(t, reminder, "Tools are withheld from this turn. Write your final answer now:")
 }

@@ -33,7 +33,7 @@ type Call struct {
 // an error; the call must not run then either.
 //
 // Should Lookout's own work panic, the panic goes to Config.OnError and
-// the call runs unobserved: Admit returns the zero ToolCall.
+// the call runs unobserved: Admit returns the zero Call.
 func (r *Run) Admit(ctx context.Context, name, callID, args string) (c Call, refusal string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -131,6 +131,9 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 		}
 	}()
 	out = c.record(ctx, result, err)
+	if out == nil && c.run.l.control[c.name] {
+		c.run.handover.Store(&c.name)
+	}
 	if failure := c.run.Failure(); failure != nil {
 		return result, failure
 	}
@@ -247,7 +250,7 @@ func (c *Call) HandOff(ctx context.Context) {
 
 // MaxRecordBytes returns how much of a call's output the observers keep,
 // which is all a streaming adapter needs to collect; 0 for the zero
-// ToolCall.
+// Call.
 func (c *Call) MaxRecordBytes() int {
 	if c.run == nil {
 		return 0

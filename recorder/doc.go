@@ -8,7 +8,7 @@
 // run id, the parent run id and depth (for sub-agents), the time it was
 // recorded, and a kind-tagged Payload: *RunStarted, *RunEnded,
 // *ModelRequest, *ModelResponse, *Message, *ToolStarted, *ToolEnded,
-// *Assessment, *Budget, *Extension, or *Unknown for kinds written by a
+// *AssessmentRecord, *BudgetRecord, *Extension, or *Unknown for kinds written by a
 // newer version. A record encodes as one JSON object, so a trajectory on
 // disk is JSON Lines. Records without a schema_version read as version 0;
 // records newer than SchemaVersion are rejected with a *VersionError.

@@ -40,13 +40,15 @@ func (a *agent) Description(ctx context.Context) string { return a.inner.Descrip
 // Run starts the query's run, runs the agent under it and ends it when
 // the agent's events end.
 func (a *agent) Run(ctx context.Context, input *adk.AgentInput, opts ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
-	return a.start(ctx, false, func(ctx context.Context) *adk.AsyncIterator[*adk.AgentEvent] {
+	return a.start(ctx, input, func(ctx context.Context) *adk.AsyncIterator[*adk.AgentEvent] {
 		return a.inner.Run(ctx, input, opts...)
 	})
 }
 
-// start starts the run, calls run under it and forwards its events.
-func (a *agent) start(ctx context.Context, resumed bool, run func(context.Context) *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
+// start starts the run of a query with input, or of a resume when input
+// is nil, calls run under it and forwards its events.
+func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(context.Context) *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
+	resumed := input == nil
 	ctx, r, err := a.m.l.Start(ctx, lookout.StartOptions{
 		AgentName: a.inner.Name(ctx),
 		CallID:    engine.ToolCallFrom(ctx),
@@ -66,10 +68,13 @@ func (a *agent) start(ctx context.Context, resumed bool, run func(context.Contex
 		return run(ctx)
 	}
 	if _, single := a.inner.(*adk.ChatModelAgent); single {
-		// The agent is the query's one segment: it runs as the run itself.
-		// The segments of any other agent (a supervisor, a workflow) run
-		// as the run's children.
+		// The agent is the query's one segment: it runs as the run itself,
+		// and records the input it is given.
 		ctx = context.WithValue(ctx, claimKey{}, &claim{run: r})
+	} else if input != nil {
+		// The segments of any other agent (a supervisor, a workflow) run
+		// as the run's children; the query's messages are the root's.
+		r.RecordInput(ctx, input.Messages)
 	}
 	return forward(ctx, r, run(ctx))
 }
@@ -122,7 +127,7 @@ type resumable struct {
 // Resume starts the run again from a checkpoint: its recording goes on
 // where it stopped, once the agent reads the checkpoint.
 func (a *resumable) Resume(ctx context.Context, info *adk.ResumeInfo, opts ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
-	return a.start(ctx, true, func(ctx context.Context) *adk.AsyncIterator[*adk.AgentEvent] {
+	return a.start(ctx, nil, func(ctx context.Context) *adk.AsyncIterator[*adk.AgentEvent] {
 		return a.inner.Resume(ctx, info, opts...)
 	})
 }

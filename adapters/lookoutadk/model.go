@@ -21,7 +21,7 @@ func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 		return ctx, state, nil
 	}
 	ensure(ctx, r)
-	turn, err := r.BeforeModel(ctx, state.Messages)
+	turn, err := r.BeforeModel(ctx, state.Messages, state.ToolInfos)
 	if err != nil {
 		return ctx, nil, err
 	}

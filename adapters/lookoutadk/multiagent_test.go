@@ -2,6 +2,7 @@ package lookoutadk_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
@@ -105,8 +106,31 @@ func TestASupervisorQueryIsOneRootWithAChildPerSegment(t *testing.T) {
 	rootName, children := runTree(t, records)
 	assert.Equal(t, "lead", rootName)
 	assert.Equal(t, []string{"lead", "researcher", "lead", "writer", "lead"}, children, "one child per segment, named")
+	var reasons []string
+	for _, r := range records {
+		if e, ok := r.Payload.(*recorder.RunEnded); ok && r.ParentRunID != "" {
+			reasons = append(reasons, e.StopReason)
+		}
+	}
+	assert.Equal(t, []string{"handed over: transfer_to_agent", "final answer", "handed over: transfer_to_agent", "final answer", "final answer"}, reasons,
+		"a segment that transferred says so")
 	end := records[len(records)-1].Payload.(*recorder.RunEnded)
 	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
+	var users []string
+	for _, r := range records {
+		if m, ok := r.Payload.(*recorder.Message); ok && m.Message.Role == schema.User {
+			users = append(users, m.Message.Content)
+		}
+	}
+	assert.Equal(t, []string{"do the task"}, users, "one user message: the transfers' rewritten context is not the user's")
+	if path := os.Getenv("LOOKOUT_WRITE_SUPERVISOR"); path != "" {
+		var b []byte
+		for i := range records {
+			b, _ = records[i].AppendJSON(b)
+			b = append(b, '\n')
+		}
+		require.NoError(t, os.WriteFile(path, b, 0o600))
+	}
 }
 
 // A token limit holds across the transfers, with no session on the ctx:

@@ -82,7 +82,7 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 // wrap-up turn, adds the option that forbids tool calls. Neither the
 // caller's input nor its options slice is written to.
 func prepare(ctx context.Context, r *lookout.Run, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) ([]*schema.Message, []model.Option, error) {
-	turn, err := r.BeforeModel(ctx, input)
+	turn, err := r.BeforeModel(ctx, input, bound)
 	if err != nil {
 		return nil, nil, err
 	}
