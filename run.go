@@ -58,7 +58,7 @@ type Run struct {
 	// and that succeeded: the run hands over (to another agent, out of a
 	// loop) rather than answers.
 	handover atomic.Pointer[string]
-	trace   recording
+	trace    recording
 	// family is shared by a root run and its sub-agent runs.
 	family *family
 	// familyKey names a sub-agent run by its parent run and the tool
