@@ -15,6 +15,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // namedAgent names an agent the benchmarks build.
@@ -59,6 +60,10 @@ var breakdown = []namedAgent{
 	// The observer every 10 calls, so an assessment block in every model
 	// call after the 10th; nothing recorded, the agent not wrapped.
 	{"observed", func(b *testing.B) *subject { return configAgent(b, overheadConfig(10)) }},
+	// And recording into a memory sink, the agent not wrapped.
+	{"recorded", func(b *testing.B) *subject {
+		return lookoutSubject(b, sequential(agentCalls), recorder.NewMemorySink(), false)
+	}},
 	// BenchmarkMiddlewareOverhead's Lookout: recording into a memory sink,
 	// the agent wrapped by Middleware.Agent.
 	{"lookout", func(b *testing.B) *subject { return newSubject(b, lookoutAgent, sequential(agentCalls), nil) }},

@@ -115,19 +115,32 @@ func newSubject(tb testing.TB, kind int, w workload, sink recorder.Sink) *subjec
 		if sink == nil {
 			sink = recorder.NewMemorySink()
 		}
-		s.sink = sink
-		s.rec = recorder.New(sink, &recorder.Options{QueueSize: recordingQueue})
-		cfg := overheadConfig(10)
-		cfg.Recorder = s.rec
-		mw, err := lookoutadk.New(context.Background(), cfg)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		spec.handlers = []adk.ChatModelAgentMiddleware{mw}
-		s.agent = mw.Agent(newAgent(tb, spec))
-		return s
+		return lookoutSubject(tb, w, sink, true)
 	}
 	s.agent = newAgent(tb, spec)
+	return s
+}
+
+// lookoutSubject builds Lookout's agent doing w: recording into sink
+// unless it is nil, and wrapped by Middleware.Agent when wrapped is true.
+func lookoutSubject(tb testing.TB, w workload, sink recorder.Sink, wrapped bool) *subject {
+	tb.Helper()
+	s := &subject{sink: sink}
+	cfg := overheadConfig(10)
+	if sink != nil {
+		s.rec = recorder.New(sink, &recorder.Options{QueueSize: recordingQueue})
+		cfg.Recorder = s.rec
+	}
+	mw, err := lookoutadk.New(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := scripted.New(w.turns()...).WithCapture(false)
+	spec := agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, maxIter: w.maxIter, handlers: []adk.ChatModelAgentMiddleware{mw}}
+	s.agent = newAgent(tb, spec)
+	if wrapped {
+		s.agent = mw.Agent(s.agent)
+	}
 	return s
 }
 
@@ -258,6 +271,9 @@ func perCall(d time.Duration) float64 {
 // time alone on a noisy machine.
 const fixedRuns = 25
 
+// oneAnswer is a run with no tool call: one model call that answers.
+var oneAnswer = sequential(0)
+
 // BenchmarkRunFixedCost holds the gate on the fixed cost of a run: one
 // model call that answers at once, no tool call. Every benchmark iteration
 // times fixedRuns runs of each of the four agents back to back, rotating
@@ -267,20 +283,56 @@ const fixedRuns = 25
 // (us-above-nothing/run, target 10 µs; allocs-above-nothing/run), and the
 // callbacks handler's time above bare.
 func BenchmarkRunFixedCost(b *testing.B) {
-	var took [agentKinds][]float64
-	var aboveNothing, allocsAboveNothing, callbacksAboveBare []float64
+	var builders [agentKinds]func(*testing.B) *subject
+	for k := range agentKinds {
+		builders[k] = func(b *testing.B) *subject { return newSubject(b, k, oneAnswer, nil) }
+	}
+	took, allocs := fixedCosts(b, builders[:])
+	for k := range agentKinds {
+		b.ReportMetric(median(took[k]), kindNames[k]+"-us/run")
+	}
+	b.ReportMetric(median(differences(took[lookoutAgent], took[nothingAgent])), "us-above-nothing/run")
+	b.ReportMetric(median(differences(allocs[lookoutAgent], allocs[nothingAgent])), "allocs-above-nothing/run")
+	b.ReportMetric(median(differences(took[callbacksAgent], took[bareAgent])), "callbacks-us-above-bare/run")
+}
+
+// BenchmarkRunFixedCostByPart splits Lookout's fixed cost of a run, as
+// BenchmarkRunFixedCost measures it, between its parts: it reports each
+// one's time and allocations per run above the do-nothing middleware,
+// for Lookout alone ("plain": limits and the observer), with the
+// Recorder ("recorded"), and with the Recorder and the agent wrapper
+// ("lookout", the whole).
+func BenchmarkRunFixedCostByPart(b *testing.B) {
+	builders := []func(*testing.B) *subject{
+		func(b *testing.B) *subject { return newSubject(b, nothingAgent, oneAnswer, nil) },
+		func(b *testing.B) *subject { return lookoutSubject(b, oneAnswer, nil, false) },
+		func(b *testing.B) *subject { return lookoutSubject(b, oneAnswer, recorder.NewMemorySink(), false) },
+		func(b *testing.B) *subject { return lookoutSubject(b, oneAnswer, recorder.NewMemorySink(), true) },
+	}
+	took, allocs := fixedCosts(b, builders)
+	for k, name := range []string{"plain", "recorded", "lookout"} {
+		b.ReportMetric(median(differences(took[k+1], took[0])), name+"-us-above-nothing/run")
+		b.ReportMetric(median(differences(allocs[k+1], allocs[0])), name+"-allocs-above-nothing/run")
+	}
+}
+
+// fixedCosts times, in every benchmark iteration, fixedRuns runs of a
+// subject of each builder back to back, rotating the builders' order,
+// after a garbage collection, and returns the time (µs) and allocations
+// of one run, per builder and iteration. The allocations count those of
+// the Recorders delivering the runs' records.
+func fixedCosts(b *testing.B, builders []func(*testing.B) *subject) (took, allocs [][]float64) {
+	took = make([][]float64, len(builders))
+	allocs = make([][]float64, len(builders))
 	var dropped uint64
-	w := sequential(0)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := range b.N {
-		var d [agentKinds]time.Duration
-		var allocs [agentKinds]uint64
-		for j := range agentKinds {
-			kind := (i + j) % agentKinds
+		for j := range builders {
+			k := (i + j) % len(builders)
 			subjects := make([]*subject, fixedRuns)
 			for r := range subjects {
-				subjects[r] = newSubject(b, kind, w, nil)
+				subjects[r] = builders[k](b)
 			}
 			var before, after runtime.MemStats
 			runtime.GC()
@@ -291,30 +343,29 @@ func BenchmarkRunFixedCost(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			d[kind] = time.Since(start) / fixedRuns
+			d := time.Since(start)
 			for _, s := range subjects {
 				s.flush(b)
 			}
 			runtime.ReadMemStats(&after)
-			allocs[kind] = (after.Mallocs - before.Mallocs) / fixedRuns
+			took[k] = append(took[k], float64(d.Nanoseconds())/1e3/fixedRuns)
+			allocs[k] = append(allocs[k], float64(after.Mallocs-before.Mallocs)/fixedRuns)
 			for _, s := range subjects {
 				dropped += s.close(b)
 			}
 		}
-		for k := range agentKinds {
-			took[k] = append(took[k], float64(d[k].Nanoseconds())/1e3)
-		}
-		aboveNothing = append(aboveNothing, float64((d[lookoutAgent]-d[nothingAgent]).Nanoseconds())/1e3)
-		callbacksAboveBare = append(callbacksAboveBare, float64((d[callbacksAgent]-d[bareAgent]).Nanoseconds())/1e3)
-		allocsAboveNothing = append(allocsAboveNothing, float64(allocs[lookoutAgent])-float64(allocs[nothingAgent]))
 	}
-	for k := range agentKinds {
-		b.ReportMetric(median(took[k]), kindNames[k]+"-us/run")
-	}
-	b.ReportMetric(median(aboveNothing), "us-above-nothing/run")
-	b.ReportMetric(median(allocsAboveNothing), "allocs-above-nothing/run")
-	b.ReportMetric(median(callbacksAboveBare), "callbacks-us-above-bare/run")
 	b.ReportMetric(float64(dropped), "dropped-records")
+	return took, allocs
+}
+
+// differences returns a[i] - b[i] for each i.
+func differences(a, b []float64) []float64 {
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - b[i]
+	}
+	return d
 }
 
 // slowSink is a memory sink whose every Write takes a millisecond, the
