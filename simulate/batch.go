@@ -343,30 +343,46 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 			return jr, true
 		}
 	}
-	runner, target := b.Runner, b.Target
-	if b.Setup != nil {
-		var err error
-		if runner, target, err = b.setup(ctx, j); err != nil {
-			jr.Err = fmt.Errorf("setup %s: %w", j.ID, err)
-			return jr, true
-		}
+	runner, target, err := b.runnerFor(ctx, j)
+	if err != nil {
+		jr.Err = err
+		return jr, true
 	}
 	res, err := runner.Run(ctx, j.Scenario, target)
 	jr.Err = err
-	if res == nil {
-		return jr, true
+	if res != nil {
+		b.finish(&jr, res)
 	}
+	return jr, true
+}
+
+// runnerFor returns the runner and the target of job j: the batch's own,
+// or those that Setup makes for the job when there is a Setup.
+func (b *Batch) runnerFor(ctx context.Context, j Job) (*Runner, Target, error) {
+	if b.Setup == nil {
+		return b.Runner, b.Target, nil
+	}
+	runner, target, err := b.setup(ctx, j)
+	if err != nil {
+		return nil, nil, fmt.Errorf("setup %s: %w", j.ID, err)
+	}
+	return runner, target, nil
+}
+
+// finish records in jr how the job's run ended with res, hands the result
+// to OnResult and saves the artifacts in the job's folder, if it has one.
+// jr.Err holds the run's error, and gains those of the later stages.
+func (b *Batch) finish(jr *JobResult, res *Result) {
 	end := res.End
 	jr.End = &end
 	if b.OnResult != nil {
-		if perr := b.onResult(j, res, err); perr != nil {
-			jr.Err = errors.Join(jr.Err, fmt.Errorf("OnResult %s: %w", j.ID, perr))
+		if perr := b.onResult(jr.Job, res, jr.Err); perr != nil {
+			jr.Err = errors.Join(jr.Err, fmt.Errorf("OnResult %s: %w", jr.Job.ID, perr))
 		}
 	}
 	if jr.Dir != "" {
 		jr.Err = saveJob(jr.Dir, res, end, jr.Err)
 	}
-	return jr, true
 }
 
 // jobDir returns the folder of job id under out, and whether it holds

@@ -132,37 +132,55 @@ func (ru *run) state() Progress {
 	return Progress{Scenario: ru.sc, Traces: ru.res.Traces, Steps: m, Goals: slices.Clone(ru.goals)}
 }
 
+// play plays turns until one of them ends the run.
 func (ru *run) play(ctx context.Context) (*Result, error) {
 	for turn := 0; ; turn++ {
-		if err := ctx.Err(); err != nil {
-			return ru.fail(SideSimulator, turn, "run", err)
-		}
-		sel, step, err := ru.selectStep(ctx, turn)
-		if err != nil {
-			return ru.fail(SideSimulator, turn, "precondition", err)
-		}
-		if step != nil && ru.looping(step.ID) {
-			return ru.stop(StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
-		}
-		ts := ru.now()
-		user, err := ru.r.nextUserMessage(ctx, ru.sc, step, ru.res.Traces)
-		if err != nil {
-			return ru.fail(SideSimulator, turn, "user", err)
-		}
-		if err := ru.exchange(ctx, turn, sel, step, user, ts); err != nil {
-			return ru.respondFailed(ctx, turn, err)
-		}
-		v, stage, err := ru.judge(ctx, turn, step)
-		if err != nil {
-			return ru.fail(SideSimulator, turn, stage, err)
-		}
-		if v.Stop {
-			return ru.policyStopped(turn, v)
-		}
-		if len(ru.res.Traces) >= ru.sc.maxTurns() {
-			return ru.stop(StopMaxTurns, "")
+		if res, err := ru.turn(ctx, turn); res != nil {
+			return res, err
 		}
 	}
+}
+
+// turn plays one turn: it chooses the step, writes the user message and
+// sends it to the target. It returns a nil Result while the run goes on,
+// and the run's Result, with its error, once the turn has ended it.
+func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return ru.fail(SideSimulator, turn, "run", err)
+	}
+	sel, step, err := ru.selectStep(ctx, turn)
+	if err != nil {
+		return ru.fail(SideSimulator, turn, "precondition", err)
+	}
+	if step != nil && ru.looping(step.ID) {
+		return ru.stop(StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
+	}
+	ts := ru.now()
+	user, err := ru.r.nextUserMessage(ctx, ru.sc, step, ru.res.Traces)
+	if err != nil {
+		return ru.fail(SideSimulator, turn, "user", err)
+	}
+	if err := ru.exchange(ctx, turn, sel, step, user, ts); err != nil {
+		return ru.respondFailed(ctx, turn, err)
+	}
+	return ru.afterTurn(ctx, turn, step)
+}
+
+// afterTurn judges the turn just played on step and ends the run when the
+// policy or the turn limit says so. Like turn, it returns a nil Result
+// while the run goes on.
+func (ru *run) afterTurn(ctx context.Context, turn int, step *Step) (*Result, error) {
+	v, stage, err := ru.judge(ctx, turn, step)
+	if err != nil {
+		return ru.fail(SideSimulator, turn, stage, err)
+	}
+	if v.Stop {
+		return ru.policyStopped(turn, v)
+	}
+	if len(ru.res.Traces) >= ru.sc.maxTurns() {
+		return ru.stop(StopMaxTurns, "")
+	}
+	return nil, nil
 }
 
 // exchange sends the user message to the target and records the turn,
@@ -522,36 +540,47 @@ func (ru *run) settle(ctx context.Context, attempted *Step) error {
 	steps := ru.sc.steps()
 	now := ru.now()
 	for i := range steps {
-		s := &steps[i]
 		if ru.steps[i].Status.finished() {
 			continue
 		}
-		isAttempted := attempted != nil && attempted.ID == s.ID
-		var done bool
+		done, err := satisfied(ctx, &steps[i], attempted, st)
+		if err != nil {
+			return err
+		}
 		switch {
-		case s.Satisfied != nil:
-			ok, err := safeCheck(ctx, s.Satisfied, st)
-			if err != nil {
-				return fmt.Errorf("step %q: %w", s.ID, err)
-			}
-			done = ok
-		case isAttempted:
-			done = answered(st.Traces[len(st.Traces)-1])
-		}
-		if done {
+		case done:
 			ru.setStatus(i, StatusSatisfied)
-			continue
-		}
-		if ru.steps[i].Status != StatusInProgress {
-			continue
-		}
-		if s.MaxAttempts > 0 && ru.steps[i].Attempts >= s.MaxAttempts {
-			ru.setStatus(i, StatusFailed)
-		} else if s.Timeout > 0 && now.Sub(ru.started[i]) >= s.Timeout {
+		case ru.outOfBudget(i, &steps[i], now):
 			ru.setStatus(i, StatusFailed)
 		}
 	}
 	return nil
+}
+
+// satisfied reports whether step s is done after the turn in st: by its
+// own check when it has one, which may pass on any turn, or else by the
+// default heuristic, which only the attempted step can pass.
+func satisfied(ctx context.Context, s, attempted *Step, st Progress) (bool, error) {
+	if s.Satisfied != nil {
+		ok, err := safeCheck(ctx, s.Satisfied, st)
+		if err != nil {
+			return false, fmt.Errorf("step %q: %w", s.ID, err)
+		}
+		return ok, nil
+	}
+	return attempted != nil && attempted.ID == s.ID && answered(st.Traces[len(st.Traces)-1]), nil
+}
+
+// outOfBudget reports whether step s, the i-th, is in progress but has
+// used up its attempts or its time by now, so it has failed. Steps not
+// in progress spend neither.
+func (ru *run) outOfBudget(i int, s *Step, now time.Time) bool {
+	if ru.steps[i].Status != StatusInProgress {
+		return false
+	}
+	outOfAttempts := s.MaxAttempts > 0 && ru.steps[i].Attempts >= s.MaxAttempts
+	outOfTime := s.Timeout > 0 && now.Sub(ru.started[i]) >= s.Timeout
+	return outOfAttempts || outOfTime
 }
 
 // answered is the default satisfaction heuristic: the agent's last message
@@ -620,17 +649,11 @@ func (ru *run) end(e End, note string) {
 	}
 }
 
+// summarize describes how the run ended, in a line, then its steps and
+// goals, one line each when there are any.
 func summarize(id string, e End, steps []StepState, note string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: stopped with %s after %d turn", id, e.Reason, e.Turns)
-	if e.Turns != 1 {
-		b.WriteByte('s')
-	}
-	if e.Completed {
-		b.WriteString("; goal completed.")
-	} else {
-		b.WriteString("; goal not completed.")
-	}
+	fmt.Fprintf(&b, "%s: stopped with %s after %s; goal %s.", id, e.Reason, count(e.Turns, "turn"), completion[e.Completed])
 	if e.Error != "" {
 		fmt.Fprintf(&b, " The %s failed: %s.", e.ErrorSide, e.Error)
 	}
@@ -638,37 +661,49 @@ func summarize(id string, e End, steps []StepState, note string) string {
 		fmt.Fprintf(&b, " %s.", strings.TrimSuffix(note, "."))
 	}
 	if len(steps) > 0 {
-		b.WriteString("\nSteps: ")
-		for i, s := range steps {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s %s", s.StepID, s.Status)
-			if s.Attempts > 0 {
-				fmt.Fprintf(&b, " (%d attempt", s.Attempts)
-				if s.Attempts != 1 {
-					b.WriteByte('s')
-				}
-				b.WriteByte(')')
-			}
-		}
-		b.WriteByte('.')
+		fmt.Fprintf(&b, "\nSteps: %s.", joinEach(steps, stepSummary))
 	}
 	if len(e.Goals) > 0 {
-		b.WriteString("\nGoals: ")
-		for i, g := range e.Goals {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if g.Met {
-				fmt.Fprintf(&b, "%s met in turn %d", g.Name, g.Turn)
-			} else {
-				fmt.Fprintf(&b, "%s not met", g.Name)
-			}
-		}
-		b.WriteByte('.')
+		fmt.Fprintf(&b, "\nGoals: %s.", joinEach(e.Goals, goalSummary))
 	}
 	return b.String()
+}
+
+// completion words whether the goal was completed, for summarize.
+var completion = map[bool]string{true: "completed", false: "not completed"}
+
+// count words n of a thing, "1 turn" or "2 turns".
+func count(n int, thing string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, thing)
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// joinEach describes each of xs with describe, and joins them with commas.
+func joinEach[T any](xs []T, describe func(T) string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = describe(x)
+	}
+	return strings.Join(out, ", ")
+}
+
+// stepSummary describes a step's state and, once it was tried, its
+// attempts.
+func stepSummary(s StepState) string {
+	if s.Attempts <= 0 {
+		return fmt.Sprintf("%s %s", s.StepID, s.Status)
+	}
+	return fmt.Sprintf("%s %s (%s)", s.StepID, s.Status, count(s.Attempts, "attempt"))
+}
+
+// goalSummary describes whether a goal was met, and in which turn.
+func goalSummary(g GoalResult) string {
+	if g.Met {
+		return fmt.Sprintf("%s met in turn %d", g.Name, g.Turn)
+	}
+	return fmt.Sprintf("%s not met", g.Name)
 }
 
 func safeCheck(ctx context.Context, fn CheckFunc, st Progress) (ok bool, err error) {

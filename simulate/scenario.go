@@ -238,56 +238,86 @@ func (g *Graph) validateRefs(ids map[string]bool) error {
 // graph order. A step in such a cycle, or one that waits for it, can never
 // become eligible; without cycles every step can, as far as After goes.
 func (g *Graph) afterCycle() error {
-	const (
-		unseen = iota
-		onPath
-		done
-	)
-	index := make(map[string]int, len(g.Steps))
+	f := cycleFinder{g: g, index: make(map[string]int, len(g.Steps)), state: make([]visitState, len(g.Steps))}
 	for i, st := range g.Steps {
-		index[st.ID] = i
-	}
-	state := make([]int, len(g.Steps))
-	var path []int // steps being visited; each waits for the next
-	var visit func(i int) error
-	visit = func(i int) error {
-		state[i] = onPath
-		path = append(path, i)
-		for j, p := range g.Steps[i].Preconditions {
-			if p.Step == "" {
-				continue
-			}
-			k := index[p.Step]
-			switch state[k] {
-			case unseen:
-				if err := visit(k); err != nil {
-					return err
-				}
-			case onPath:
-				field := fmt.Sprintf("Graph.Steps[%d].Preconditions[%d]", i, j)
-				if k == i {
-					return &ScenarioError{Field: field, Reason: fmt.Sprintf("step %q waits for itself, so it can never be selected", p.Step)}
-				}
-				var names []string
-				for _, s := range path[slices.Index(path, k):] {
-					names = append(names, strconv.Quote(g.Steps[s].ID))
-				}
-				names = append(names, strconv.Quote(p.Step))
-				return &ScenarioError{Field: field, Reason: fmt.Sprintf(
-					"steps wait for each other in a cycle, so none of them can ever be selected: %s (each waits for the next)",
-					strings.Join(names, " -> "))}
-			}
-		}
-		path = path[:len(path)-1]
-		state[i] = done
-		return nil
+		f.index[st.ID] = i
 	}
 	for i := range g.Steps {
-		if state[i] == unseen {
-			if err := visit(i); err != nil {
-				return err
-			}
+		if f.state[i] != visitUnseen {
+			continue
+		}
+		if err := f.visit(i); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// visitState is how far the search for cycles has got with a step.
+type visitState int
+
+const (
+	visitUnseen visitState = iota
+	visitOnPath
+	visitDone
+)
+
+// cycleFinder searches a graph's After preconditions depth first. A
+// precondition that leads back to a step on the current path closes a
+// cycle.
+type cycleFinder struct {
+	g     *Graph
+	index map[string]int // step index by id
+	state []visitState   // by step index
+	path  []int          // steps being visited; each waits for the next
+}
+
+// visit searches the steps that step i waits for, and the steps they wait
+// for in turn.
+func (f *cycleFinder) visit(i int) error {
+	f.state[i] = visitOnPath
+	f.path = append(f.path, i)
+	for j, p := range f.g.Steps[i].Preconditions {
+		if p.Step == "" {
+			continue
+		}
+		if err := f.follow(i, j, p.Step); err != nil {
+			return err
+		}
+	}
+	f.path = f.path[:len(f.path)-1]
+	f.state[i] = visitDone
+	return nil
+}
+
+// follow goes on from step i along its j-th precondition, which waits for
+// the step with id: into that step when it is unseen, and to an error
+// when it is on the path. Steps done were searched before and lead to no
+// cycle.
+func (f *cycleFinder) follow(i, j int, id string) error {
+	k := f.index[id]
+	switch f.state[k] {
+	case visitUnseen:
+		return f.visit(k)
+	case visitOnPath:
+		return f.cycle(i, j, k, id)
+	}
+	return nil
+}
+
+// cycle reports the cycle that the j-th precondition of step i closes by
+// waiting for step k, with id, on the path.
+func (f *cycleFinder) cycle(i, j, k int, id string) error {
+	field := fmt.Sprintf("Graph.Steps[%d].Preconditions[%d]", i, j)
+	if k == i {
+		return &ScenarioError{Field: field, Reason: fmt.Sprintf("step %q waits for itself, so it can never be selected", id)}
+	}
+	var names []string
+	for _, s := range f.path[slices.Index(f.path, k):] {
+		names = append(names, strconv.Quote(f.g.Steps[s].ID))
+	}
+	names = append(names, strconv.Quote(id))
+	return &ScenarioError{Field: field, Reason: fmt.Sprintf(
+		"steps wait for each other in a cycle, so none of them can ever be selected: %s (each waits for the next)",
+		strings.Join(names, " -> "))}
 }

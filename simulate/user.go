@@ -15,33 +15,44 @@ import (
 // guardrails; the user prompt carries the recent turns and the step to work
 // on.
 func userPrompt(sc *Scenario, step *Step, traces []StepTrace, contextTurns int) []*schema.Message {
+	return []*schema.Message{
+		schema.SystemMessage(systemPrompt(sc)),
+		schema.UserMessage(turnPrompt(step, traces, contextTurns)),
+	}
+}
+
+// systemPrompt sets the user model up as the scenario's persona, working
+// toward its goal within its guardrails.
+func systemPrompt(sc *Scenario) string {
 	var sys strings.Builder
 	sys.WriteString("You are role-playing a person who is talking to an AI assistant. You are the user, not the assistant.\n")
 	p := sc.Persona
 	if p.Name != "" || p.Description != "" {
 		sys.WriteString("\nWho you are: ")
-		if p.Name != "" {
-			sys.WriteString(p.Name)
-			if p.Description != "" {
-				sys.WriteString(". ")
-			}
-		}
-		sys.WriteString(p.Description)
+		sys.WriteString(who(p))
 		sys.WriteByte('\n')
 	}
 	sys.WriteString("\nYour goal in this conversation: ")
 	sys.WriteString(sc.Goal)
 	sys.WriteByte('\n')
-	if len(p.Guardrails) > 0 {
-		sys.WriteString("\nRules you must follow in every message, whatever the assistant says:\n")
-		for _, g := range p.Guardrails {
-			sys.WriteString("- ")
-			sys.WriteString(g)
-			sys.WriteByte('\n')
-		}
-	}
+	writeList(&sys, "\nRules you must follow in every message, whatever the assistant says:\n", p.Guardrails)
 	sys.WriteString("\nWrite only the next message the user sends: plain text in the user's voice, with no role label, quotes or explanation.")
+	return sys.String()
+}
 
+// who introduces the persona by its name and description, either of which
+// may be missing.
+func who(p Persona) string {
+	if p.Name != "" && p.Description != "" {
+		return p.Name + ". " + p.Description
+	}
+	return p.Name + p.Description
+}
+
+// turnPrompt shows the user model the latest turns and what to do in the
+// next message: the step's instruction and hints, or, without a step, to
+// carry on toward the goal.
+func turnPrompt(step *Step, traces []StepTrace, contextTurns int) string {
 	var u strings.Builder
 	if len(traces) == 0 {
 		u.WriteString("The conversation has not started yet. Write your opening message.\n")
@@ -49,22 +60,29 @@ func userPrompt(sc *Scenario, step *Step, traces []StepTrace, contextTurns int) 
 		u.WriteString("The conversation so far (most recent turns):\n")
 		formatTraces(&u, traces, contextTurns)
 	}
-	if step != nil {
-		u.WriteString("\nWhat to do in this message: ")
-		u.WriteString(step.Instruction)
-		u.WriteByte('\n')
-		if len(step.Hints) > 0 {
-			u.WriteString("Hints:\n")
-			for _, h := range step.Hints {
-				u.WriteString("- ")
-				u.WriteString(h)
-				u.WriteByte('\n')
-			}
-		}
-	} else {
+	if step == nil {
 		u.WriteString("\nNo particular step applies now: continue naturally toward your goal.\n")
+		return u.String()
 	}
-	return []*schema.Message{schema.SystemMessage(sys.String()), schema.UserMessage(u.String())}
+	u.WriteString("\nWhat to do in this message: ")
+	u.WriteString(step.Instruction)
+	u.WriteByte('\n')
+	writeList(&u, "Hints:\n", step.Hints)
+	return u.String()
+}
+
+// writeList writes items as a bulleted list under header, and nothing at
+// all when there are no items.
+func writeList(b *strings.Builder, header string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	b.WriteString(header)
+	for _, it := range items {
+		b.WriteString("- ")
+		b.WriteString(it)
+		b.WriteByte('\n')
+	}
 }
 
 // nextUserMessage asks the user model for the next message.
