@@ -76,6 +76,14 @@ type Config struct {
 	// into a message the model can read.
 	ToolErrors ToolErrors
 
+	// Leases cap, by agent name, what a child run of that agent may spend
+	// of the query's budget: tokens, tool calls and model calls (a
+	// lease's Timeout and Deadline are not used). Near its cap the child
+	// gets a wrap-up turn, and a tool call over it is refused, so the
+	// child hands back and the query goes on. What a child leaves unspent
+	// stays with the query.
+	Leases map[string]budget.Limits
+
 	// ControlTools names tools that steer the run rather than do work,
 	// such as handing over to another agent or leaving a loop. They are
 	// recorded and observed like any call, but not charged to
@@ -140,6 +148,11 @@ func (n *Config) checkFields() error {
 	case "", schema.User, schema.System:
 	default:
 		return fmt.Errorf("%w: InjectAs must be schema.User or schema.System, not %q", ErrInvalidConfig, n.InjectAs)
+	}
+	for name, lease := range n.Leases {
+		if err := lease.Validate(); err != nil {
+			return fmt.Errorf("%w: Leases[%q]: %w", ErrInvalidConfig, name, err)
+		}
 	}
 	if n.MaxAgeCalls < 0 {
 		return fmt.Errorf("%w: MaxAgeCalls %d is negative", ErrInvalidConfig, n.MaxAgeCalls)

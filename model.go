@@ -83,6 +83,9 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 			// against a model-call limit, and the token figures are a
 			// lower bound.
 			r.tracker.ChargeModelCall(nil)
+			if r.lease != nil {
+				r.spent.modelCalls.Add(1)
+			}
 		}
 		return budgetDeadline(ctx, err)
 	}
@@ -96,6 +99,12 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 		}
 	}()
 	r.tracker.ChargeModelCall(usage)
+	if r.lease != nil {
+		r.spent.modelCalls.Add(1)
+		if usage != nil {
+			r.spent.tokens.Add(usage.Total())
+		}
+	}
 	if r.trace.rec != nil {
 		r.writeResponse(ctx, reply, usage, r.cfg.Now().Sub(c.start))
 	}

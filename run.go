@@ -41,6 +41,10 @@ type Run struct {
 	agentName string
 	// callID is the parent's tool call that started this run, if any.
 	callID string
+	// lease caps what the run may spend itself (see Config.Leases), and
+	// spent counts that, for a run with a lease.
+	lease *budget.Limits
+	spent leaseUse
 
 	// cancel releases the deadline set on the run's ctx, if any.
 	cancel context.CancelFunc
@@ -115,8 +119,36 @@ func (l *Lookout) newRun(store *session.Store) (*Run, error) {
 // child returns the state of a sub-agent run: the same session, tracker
 // and pipeline, with its own record of injected messages.
 func (r *Run) child(agentName, callID string) *Run {
-	return &Run{l: r.l, cfg: r.cfg, store: r.store, tracker: r.tracker, pipeline: r.pipeline, calls: r.calls, current: r.current,
+	c := &Run{l: r.l, cfg: r.cfg, store: r.store, tracker: r.tracker, pipeline: r.pipeline, calls: r.calls, current: r.current,
 		family: r.family, parent: r, agentName: agentName, callID: callID}
+	if lease, ok := r.cfg.Leases[agentName]; ok && agentName != "" {
+		c.lease = &lease
+	}
+	return c
+}
+
+// leaseUse counts what a run with a lease has spent itself.
+type leaseUse struct {
+	tokens, modelCalls, toolCalls atomic.Int64
+}
+
+// leaseSpent says which part of the run's lease is spent or nearly
+// spent (within WrapUpAt of its cap, or one model call left), or "" when
+// none is. A spent lease gives a wrap-up turn, never an error: the query
+// goes on once the run hands back.
+func (r *Run) leaseSpent() string {
+	l := r.lease
+	w := max(r.cfg.WrapUpAt, 0)
+	if used := r.spent.tokens.Load(); l.MaxTokens > 0 && float64(l.MaxTokens-used) <= w*float64(l.MaxTokens) {
+		return "this agent's lease: " + observer.FormatCount(used) + " of " + observer.FormatCount(l.MaxTokens) + " tokens used"
+	}
+	if used := r.spent.modelCalls.Load(); l.MaxModelCalls > 0 && l.MaxModelCalls-used <= 1 {
+		return "this agent's lease: " + observer.FormatCount(used) + " of " + observer.FormatCount(l.MaxModelCalls) + " model calls used"
+	}
+	if used := r.spent.toolCalls.Load(); l.MaxToolCalls > 0 && used >= l.MaxToolCalls {
+		return "this agent's lease: no tool calls left, " + observer.FormatCount(used) + " of " + observer.FormatCount(l.MaxToolCalls) + " used"
+	}
+	return ""
 }
 
 // Exceeded returns the error that ends the run before a model call: the
@@ -208,13 +240,20 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 		return Turn{}, ex
 	}
 	b, now := r.tracker.Budget(), r.tracker.Now()
-	if r.calm(&b, now) {
+	reason := ""
+	if !r.calm(&b, now) {
+		if err := r.exceeded(b, now); err != nil {
+			return Turn{}, err
+		}
+		reason = r.nearlySpent(b, now)
+	}
+	if reason == "" && r.lease != nil {
+		reason = r.leaseSpent()
+	}
+	if reason == "" {
 		return r.turn(ctx, "", nil), nil
 	}
-	if err := r.exceeded(b, now); err != nil {
-		return Turn{}, err
-	}
-	return r.turn(ctx, r.nearlySpent(b, now), tools), nil
+	return r.turn(ctx, reason, tools), nil
 }
 
 // calm reports whether b at now is clear of every limit BeforeModel

@@ -59,10 +59,18 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 	if tracked {
 		r.callArrived()
 	}
-	if r.l.control[name] {
+	switch {
+	case r.l.control[name]:
 		// A control tool steers the run and is not charged.
-	} else if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
-		return Call{}, r.refuse(ctx, name, callID, err, tracked), r.Failure()
+	case r.lease != nil && r.lease.MaxToolCalls > 0 && r.spent.toolCalls.Load() >= r.lease.MaxToolCalls:
+		return Call{}, r.refuseOverLease(ctx, name, callID, tracked), r.Failure()
+	default:
+		if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
+			return Call{}, r.refuse(ctx, name, callID, err, tracked), r.Failure()
+		}
+		if r.lease != nil {
+			r.spent.toolCalls.Add(1)
+		}
 	}
 	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
 	c.recordStart(ctx)
@@ -84,6 +92,22 @@ func (r *Run) refuse(ctx context.Context, name, callID string, err error, tracke
 	}
 	return refusal
 }
+
+// refuseOverLease records a call over the run's lease of tool calls and
+// returns the refusal for the model. It is not a budget stop: the agent
+// is told to hand back, and the query goes on.
+func (r *Run) refuseOverLease(ctx context.Context, name, callID string, tracked bool) string {
+	refusal := "Tool call refused: this agent's lease of " + observer.FormatCount(r.lease.MaxToolCalls) +
+		" tool calls is spent. Hand back or finish with what you have."
+	r.recordRefused(ctx, name, callID, refusal, errLeaseSpent)
+	if tracked {
+		r.callDone(ctx)
+	}
+	return refusal
+}
+
+// errLeaseSpent is the error a call over its run's lease is recorded with.
+var errLeaseSpent = errors.New("the agent's lease of tool calls is spent")
 
 // fault reports p, the value of a panic in Lookout's own work while
 // doing what, to Config.OnError.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
@@ -93,4 +94,35 @@ func TestACallStillOpenWhenTheRunEndsIsEndedWithIt(t *testing.T) {
 	ended := records[2].Payload.(*recorder.ToolEnded)
 	assert.True(t, ended.IsError)
 	assert.Equal(t, errAbandoned.Error(), ended.Error)
+}
+
+// A child's lease of tool calls refuses the calls over it, without
+// ending the query: the refusal asks the agent to hand back.
+func TestALeaseRefusesToolCallsOverItsCap(t *testing.T) {
+	l, err := New(&Config{Leases: map[string]budget.Limits{"helper": {MaxToolCalls: 1}}})
+	require.NoError(t, err)
+	ctx, root, err := l.Start(context.Background(), StartOptions{AgentName: "lead"})
+	require.NoError(t, err)
+	ctx, child, err := l.Start(ctx, StartOptions{AgentName: "helper"})
+	require.NoError(t, err)
+
+	c, refusal, err := child.Admit(ctx, "search", "c1", "{}")
+	require.NoError(t, err)
+	require.Empty(t, refusal)
+	_, err = c.End(ctx, "ok", nil)
+	require.NoError(t, err)
+	_, refusal, err = child.Admit(ctx, "search", "c2", "{}")
+	require.NoError(t, err)
+	assert.Contains(t, refusal, "lease of 1 tool calls is spent")
+	_, refusal, err = root.Admit(ctx, "search", "c3", "{}")
+	require.NoError(t, err)
+	assert.Empty(t, refusal, "the lease is the child's alone")
+	assert.Equal(t, int64(2), root.Budget().ToolCalls)
+
+	turn, err := child.BeforeModel(ctx, nil, nil)
+	require.NoError(t, err, "a spent lease is a wrap-up turn, not a stop")
+	assert.True(t, turn.WrapUp)
+
+	_, err = New(&Config{Leases: map[string]budget.Limits{"x": {MaxTokens: -1}}})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }

@@ -285,3 +285,42 @@ func mustNew(t *testing.T, cfg *lookout.Config) *lookoutadk.Middleware {
 	require.NoError(t, err)
 	return mw
 }
+
+// A child with a lease wraps up at its cap and hands back; the query
+// goes on with the budget the child left.
+func TestAChildWithALeaseWrapsUpAtItsCapWhileTheQueryGoesOn(t *testing.T) {
+	s := newShape(t, lookout.Config{
+		Limits: budget.Limits{MaxTokens: 100_000},
+		Leases: map[string]budget.Limits{"researcher": {MaxModelCalls: 3}},
+	})
+	lead := s.agent("lead", scripted.New(
+		scripted.Calls(transferTo("researcher")),
+		scripted.Reply("summary of the findings"),
+	))
+	var wrappedUp bool
+	researcher := s.agent("researcher", scripted.New(scripted.Forever(scripted.Func(func(_ context.Context, _ []*schema.Message, o *model.Options) (*schema.Message, error) {
+		if o.ToolChoice != nil && *o.ToolChoice != schema.ToolChoiceForced {
+			wrappedUp = true
+			return schema.AssistantMessage("partial findings", nil), nil
+		}
+		return schema.AssistantMessage("", []schema.ToolCall{{ID: "s", Function: schema.FunctionCall{Name: "search", Arguments: `{}`}}}), nil
+	}))), echo("search"))
+	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{researcher}})
+	require.NoError(t, err)
+
+	store := session.New(nil)
+	o := runAgent(t, s.mw.Agent(root), store, false)
+	require.NoError(t, o.err, "the query goes on past the child's cap")
+	assert.True(t, wrappedUp, "the researcher got a wrap-up turn")
+	require.NotEmpty(t, o.messages)
+	assert.Equal(t, "summary of the findings", o.messages[len(o.messages)-1].Content)
+	b, _ := lookout.BudgetOf(store)
+	assert.Equal(t, int64(2+3), b.ModelCalls, "the lead's two calls and the researcher's three")
+	var reasons []string
+	for _, r := range flushedRecords(t, s.sink) {
+		if e, ok := r.Payload.(*recorder.RunEnded); ok && r.ParentRunID != "" {
+			reasons = append(reasons, e.StopReason)
+		}
+	}
+	assert.Contains(t, reasons, "wrapped up near the budget")
+}
