@@ -2,6 +2,8 @@ package lookoutadk
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/cloudwego/eino/adk"
 
@@ -67,22 +69,22 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 	if r == nil {
 		return run(ctx)
 	}
-	if _, single := a.inner.(*adk.ChatModelAgent); single {
-		// The agent is the query's one segment: it runs as the run itself,
-		// and records the input it is given.
-		ctx = context.WithValue(ctx, claimKey{}, &claim{run: r})
-	} else if input != nil {
-		// The segments of any other agent (a supervisor, a workflow) run
-		// as the run's children; the query's messages are the root's.
+	c := &claim{run: r}
+	if _, c.single = a.inner.(*adk.ChatModelAgent); !c.single && input != nil {
+		// The segments of an agent other than a ChatModelAgent (a
+		// supervisor, a workflow) run as the run's children; the query's
+		// messages are the root's. A ChatModelAgent runs as the run
+		// itself, and records the input it is given.
 		r.RecordInput(ctx, input.Messages)
 	}
-	return forward(ctx, r, run(ctx))
+	ctx = context.WithValue(ctx, claimKey{}, c)
+	return forward(ctx, r, c, run(ctx))
 }
 
 // forward passes the events of in on, ending run r before the event that
 // carries an error and before the end of the events, so that the caller
 // sees neither before run_ended is queued for the recording.
-func forward(ctx context.Context, r *lookout.Run, in *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
+func forward(ctx context.Context, r *lookout.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
 	end := context.WithoutCancel(ctx)
 	go func() {
@@ -96,6 +98,9 @@ func forward(ctx context.Context, r *lookout.Run, in *adk.AsyncIterator[*adk.Age
 			}
 			if ev != nil && ev.Action != nil && ev.Action.Interrupted != nil {
 				interrupted = true
+			}
+			if ev != nil && c.unobserved(ev.AgentName) {
+				r.OnError(end, fmt.Errorf("%w: %q", ErrUnobservedAgent, ev.AgentName))
 			}
 			if ev != nil && ev.Err != nil {
 				if last != nil {
@@ -131,3 +136,10 @@ func (a *resumable) Resume(ctx context.Context, info *adk.ResumeInfo, opts ...ad
 		return a.inner.Resume(ctx, info, opts...)
 	})
 }
+
+// ErrUnobservedAgent is reported to Config.OnError, once per agent and
+// query, when an agent sends events in a query run through
+// [Middleware.Agent] without having started a run: it has no Lookout
+// middleware in its Handlers (or is not a ChatModelAgent), so its model
+// and tool calls are neither charged nor recorded.
+var ErrUnobservedAgent = errors.New("lookoutadk: an agent in the query runs without the Lookout middleware")

@@ -3,6 +3,7 @@ package lookoutadk
 import (
 	"context"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cloudwego/eino/adk"
@@ -51,11 +52,37 @@ func New(_ context.Context, cfg *lookout.Config) (*Middleware, error) {
 // Lookout returns the checked configuration the middleware runs with.
 func (m *Middleware) Lookout() *lookout.Lookout { return m.l }
 
-// claim is put on the ctx by the agent wrapper: the first ChatModelAgent
-// to start under it runs as the wrapper's run itself, not as its child.
+// claim is put on the ctx by the agent wrapper. When the wrapped agent
+// is a ChatModelAgent, single is set, and the agent runs as the
+// wrapper's run itself, not as its child. observed holds the names of
+// the agents whose middleware started a run in the query, so that the
+// wrapper can report an agent without it.
 type claim struct {
-	run   *lookout.Run
-	taken atomic.Bool
+	run      *lookout.Run
+	single   bool
+	taken    atomic.Bool
+	observed sync.Map // agent name → struct{}
+	reported sync.Map // agent name → struct{}
+}
+
+// observe notes that agent name started a run in the query.
+func (c *claim) observe(name string) {
+	if name != "" {
+		c.observed.Store(name, struct{}{})
+	}
+}
+
+// unobserved reports whether agent name sent an event without having
+// started a run in the query, the first time it does.
+func (c *claim) unobserved(name string) bool {
+	if name == "" {
+		return false
+	}
+	if _, ok := c.observed.Load(name); ok {
+		return false
+	}
+	_, seen := c.reported.LoadOrStore(name, struct{}{})
+	return !seen
 }
 
 type claimKey struct{}
@@ -70,10 +97,15 @@ func (m *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 	if r == nil && marked {
 		return ctx, rc, nil // a run going on without Lookout
 	}
-	if c, _ := ctx.Value(claimKey{}).(*claim); c != nil && c.run == r && c.taken.CompareAndSwap(false, true) {
-		return ctx, rc, nil
+	name := engine.AgentNameFrom(ctx)
+	c, _ := ctx.Value(claimKey{}).(*claim)
+	if c != nil {
+		c.observe(name)
+		if c.single && c.run == r && c.taken.CompareAndSwap(false, true) {
+			return ctx, rc, nil
+		}
 	}
-	opts := lookout.StartOptions{AgentName: engine.AgentNameFrom(ctx), CallID: engine.ToolCallFrom(ctx)}
+	opts := lookout.StartOptions{AgentName: name, CallID: engine.ToolCallFrom(ctx)}
 	if opts.AgentName == "" {
 		opts.AgentName = engine.ToolNameFrom(ctx)
 	}
@@ -96,7 +128,7 @@ func (m *Middleware) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState)
 	if r == nil {
 		return ctx, nil
 	}
-	if c, _ := ctx.Value(claimKey{}).(*claim); c != nil && c.run == r {
+	if c, _ := ctx.Value(claimKey{}).(*claim); c != nil && c.single && c.run == r {
 		return ctx, r.Failure()
 	}
 	r.End(ctx, nil)

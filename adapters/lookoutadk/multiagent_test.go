@@ -3,6 +3,7 @@ package lookoutadk_test
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/cloudwego/eino/adk"
@@ -323,4 +324,35 @@ func TestAChildWithALeaseWrapsUpAtItsCapWhileTheQueryGoesOn(t *testing.T) {
 		}
 	}
 	assert.Contains(t, reasons, "wrapped up near the budget")
+}
+
+// An agent of the query without the middleware is reported once, so the
+// trajectory is never split silently.
+func TestAnAgentWithoutTheMiddlewareIsReportedOnce(t *testing.T) {
+	var mu sync.Mutex
+	var reported []error
+	s := newShape(t, lookout.Config{OnError: func(_ context.Context, err error) {
+		mu.Lock()
+		reported = append(reported, err)
+		mu.Unlock()
+	}})
+	lead := s.agent("lead", scripted.New(
+		scripted.Calls(transferTo("bare")),
+		scripted.Reply("done"),
+	))
+	bare, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+		Name: "bare", Description: "no middleware", Instruction: "Work.",
+		Model: scripted.New(scripted.Reply("one"), scripted.Reply("two")),
+	})
+	require.NoError(t, err)
+	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{bare}})
+	require.NoError(t, err)
+
+	o, _ := s.run(root)
+	require.NoError(t, o.err)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, reported, 1)
+	assert.ErrorIs(t, reported[0], lookoutadk.ErrUnobservedAgent)
+	assert.Contains(t, reported[0].Error(), `"bare"`)
 }
