@@ -541,3 +541,13 @@ func TestValidateRejectsWhatNewPipelineRejects(t *testing.T) {
 	err := observer.Validate([]observer.Spec{{Observer: nil}})
 	assert.ErrorIs(t, err, observer.ErrInvalidConfig)
 }
+
+func TestResourceReportsTheModelCallLimit(t *testing.T) {
+	b := budgetAt(0, 0, 0)
+	b.MaxModelCalls, b.ModelCalls = 10, 9
+	a := observer.NewResource().Assess(b, start)
+	assert.Equal(t, "You have made 9 of 10 allowed model calls. 1 call remaining.", a.Summary)
+	assert.Equal(t, observer.Warning, a.Severity)
+	b.ModelCalls = 10
+	assert.Equal(t, "You have exhausted your model call budget.", observer.NewResource().Assess(b, start).Summary)
+}

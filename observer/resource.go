@@ -60,6 +60,7 @@ func (r *ResourceObserver) Assess(b budget.Budget, now time.Time) Assessment {
 	sev := g.timeStatement(&text, &b, now, Info)
 	sev = g.tokenStatement(&text, &b, now, sev)
 	sev = g.toolCallStatement(&text, &b, now, sev)
+	sev = g.modelCallStatement(&text, &b, now, sev)
 	sev = r.paceStatements(&text, &b, now, sev)
 
 	a := Assessment{Observer: r.Name(), Severity: sev, Timestamp: now, Suggestions: resourceSuggestions(sev)}
@@ -191,6 +192,29 @@ func (g resourceGrader) toolCallStatement(text *strings.Builder, b *budget.Budge
 	writePlural(text, left, "call", "calls")
 	text.WriteString(" remaining.")
 	f, _ := b.FractionRemaining(budget.ToolCalls, now)
+	return g.grade(sev, f)
+}
+
+// modelCallStatement writes the model calls made and left, if they are
+// limited, and returns sev graded by them.
+func (g resourceGrader) modelCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+	if b.MaxModelCalls <= 0 {
+		return sev
+	}
+	left := b.MaxModelCalls - b.ModelCalls
+	startSentence(text)
+	if left <= 0 {
+		text.WriteString("You have exhausted your model call budget.")
+		return Warning
+	}
+	text.WriteString("You have made ")
+	writeInt(text, b.ModelCalls)
+	text.WriteString(" of ")
+	writeInt(text, b.MaxModelCalls)
+	text.WriteString(" allowed model calls. ")
+	writePlural(text, left, "call", "calls")
+	text.WriteString(" remaining.")
+	f, _ := b.FractionRemaining(budget.ModelCalls, now)
 	return g.grade(sev, f)
 }
 
