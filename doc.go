@@ -59,7 +59,9 @@
 //     that error as its cause.
 //
 // Tokens are checked before each model call, so a run overruns its token
-// limit by at most one model response.
+// limit by at most one model response. Config.Leases give a named child
+// a cap of its own within the query's budget: near it the child gets a
+// wrap-up turn and hands back, and the query goes on.
 //
 // # Recording
 //
