@@ -172,42 +172,58 @@ type runSet struct {
 	order []*run
 }
 
+// groupRuns sorts the records into their runs, each in Seq order, and
+// links every run under its parent, children by start.
 func groupRuns(records []recorder.Record) *runSet {
 	s := &runSet{byID: map[string]*run{}}
 	for i, rec := range records {
-		at := moment{rec.RecordedAt, i}
-		r := s.byID[rec.RunID]
-		if r == nil {
-			r = &run{id: rec.RunID, parent: rec.ParentRunID, started: at}
-			s.byID[rec.RunID] = r
-			s.order = append(s.order, r)
-		}
-		if r.parent == "" {
-			r.parent = rec.ParentRunID
-		}
-		r.records = append(r.records, placed{rec, i})
-		if p, ok := rec.Payload.(*recorder.RunStarted); ok {
-			r.started = at
-			r.agentName = p.AgentName
-			r.metadata = p.Metadata
-		}
+		s.add(rec, i)
 	}
 	for _, r := range s.order {
-		bySeq := func(a, b placed) int { return cmp.Compare(a.Seq, b.Seq) }
-		if !slices.IsSortedFunc(r.records, bySeq) {
-			slices.SortStableFunc(r.records, bySeq)
-		}
-		if r.parent == r.id {
-			r.parent = ""
-		}
-		if p := s.byID[r.parent]; p != nil && !r.isRoot(s) {
-			p.children = append(p.children, r)
-		}
+		s.settle(r)
 	}
 	for _, r := range s.order {
 		sort.SliceStable(r.children, func(i, j int) bool { return r.children[i].started.before(r.children[j].started) })
 	}
 	return s
+}
+
+// add files rec, the i-th record, under its run, starting the run at rec
+// when it is the run's first. A RunStarted record restarts the run at
+// itself and names it, wherever it comes.
+func (s *runSet) add(rec recorder.Record, i int) {
+	at := moment{rec.RecordedAt, i}
+	r := s.byID[rec.RunID]
+	if r == nil {
+		r = &run{id: rec.RunID, parent: rec.ParentRunID, started: at}
+		s.byID[rec.RunID] = r
+		s.order = append(s.order, r)
+	}
+	if r.parent == "" {
+		r.parent = rec.ParentRunID
+	}
+	r.records = append(r.records, placed{rec, i})
+	if p, ok := rec.Payload.(*recorder.RunStarted); ok {
+		r.started = at
+		r.agentName = p.AgentName
+		r.metadata = p.Metadata
+	}
+}
+
+// settle puts the records of r in Seq order, and r among the children of
+// its parent when it has one in the set. A run that names itself as its
+// parent has none.
+func (s *runSet) settle(r *run) {
+	bySeq := func(a, b placed) int { return cmp.Compare(a.Seq, b.Seq) }
+	if !slices.IsSortedFunc(r.records, bySeq) {
+		slices.SortStableFunc(r.records, bySeq)
+	}
+	if r.parent == r.id {
+		r.parent = ""
+	}
+	if p := s.byID[r.parent]; p != nil && !r.isRoot(s) {
+		p.children = append(p.children, r)
+	}
 }
 
 func (s *runSet) root(id string) (*run, error) {
@@ -604,18 +620,24 @@ func (x *exporter) messageContent(m *schema.Message) Content {
 	}
 	parts := make([]ContentPart, 0, len(input))
 	for _, in := range input {
-		switch {
-		case in.Type == schema.ChatMessagePartTypeText:
-			parts = append(parts, ContentPart{Type: PartText, Text: x.redact(in.Text)})
-		case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && mediaURL(in.Image.MessagePartCommon, imageMediaTypes):
-			parts = append(parts, ContentPart{Type: PartImage, Source: &MediaSource{MediaType: in.Image.MIMEType, Path: *in.Image.URL}})
-		case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && mediaURL(in.Audio.MessagePartCommon, audioMediaTypes):
-			parts = append(parts, ContentPart{Type: PartAudio, Source: &MediaSource{MediaType: normalizeAudioType(in.Audio.MIMEType), Path: *in.Audio.URL}})
-		default:
-			parts = append(parts, ContentPart{Type: PartText, Text: fmt.Sprintf("[%s omitted]", in.Type)})
-		}
+		parts = append(parts, x.part(in))
 	}
 	return Parts(parts...)
+}
+
+// part turns one input part of a message into ATIF content: text, images
+// and audio that ATIF can point at, and for anything else a text that
+// says what was left out.
+func (x *exporter) part(in schema.MessageInputPart) ContentPart {
+	switch {
+	case in.Type == schema.ChatMessagePartTypeText:
+		return ContentPart{Type: PartText, Text: x.redact(in.Text)}
+	case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && mediaURL(in.Image.MessagePartCommon, imageMediaTypes):
+		return ContentPart{Type: PartImage, Source: &MediaSource{MediaType: in.Image.MIMEType, Path: *in.Image.URL}}
+	case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && mediaURL(in.Audio.MessagePartCommon, audioMediaTypes):
+		return ContentPart{Type: PartAudio, Source: &MediaSource{MediaType: normalizeAudioType(in.Audio.MIMEType), Path: *in.Audio.URL}}
+	}
+	return ContentPart{Type: PartText, Text: fmt.Sprintf("[%s omitted]", in.Type)}
 }
 
 // mediaURL reports whether a part points at media by a URL (not inline
@@ -794,41 +816,60 @@ func finish(steps []*pending) []Step {
 func totals(steps []Step, delegated []*FinalMetrics) *FinalMetrics {
 	n := len(steps)
 	fm := &FinalMetrics{TotalSteps: &n}
-	var prompt, completion, cached int
-	var known, cachedKnown bool
+	var sum tokenSum
 	for _, s := range steps {
-		if s.Metrics == nil {
-			continue
-		}
-		known = true
-		prompt += deref(s.Metrics.PromptTokens)
-		completion += deref(s.Metrics.CompletionTokens)
-		if s.Metrics.CachedTokens != nil {
-			cachedKnown = true
-			cached += *s.Metrics.CachedTokens
-		}
+		sum.addStep(s.Metrics)
 	}
 	for _, sub := range delegated {
-		if sub == nil {
-			continue
-		}
-		if sub.TotalPromptTokens != nil || sub.TotalCompletionTokens != nil {
-			known = true
-			prompt += deref(sub.TotalPromptTokens)
-			completion += deref(sub.TotalCompletionTokens)
-		}
-		if sub.TotalCachedTokens != nil {
-			cachedKnown = true
-			cached += *sub.TotalCachedTokens
-		}
+		sum.addSubagent(sub)
 	}
-	if known {
-		fm.TotalPromptTokens, fm.TotalCompletionTokens = &prompt, &completion
+	if sum.known {
+		fm.TotalPromptTokens, fm.TotalCompletionTokens = &sum.prompt, &sum.completion
 	}
-	if cachedKnown {
-		fm.TotalCachedTokens = &cached
+	if sum.cachedKnown {
+		fm.TotalCachedTokens = &sum.cached
 	}
 	return fm
+}
+
+// tokenSum adds up token counts. It remembers whether any prompt or
+// completion count, and any cached count, was known at all: a total of
+// nothing known is left out, not written as 0.
+type tokenSum struct {
+	prompt, completion, cached int
+	known, cachedKnown         bool
+}
+
+// addStep adds the metrics of a step, if it has any.
+func (t *tokenSum) addStep(m *Metrics) {
+	if m == nil {
+		return
+	}
+	t.known = true
+	t.prompt += deref(m.PromptTokens)
+	t.completion += deref(m.CompletionTokens)
+	t.addCached(m.CachedTokens)
+}
+
+// addSubagent adds the final metrics of a subagent, if it has any.
+func (t *tokenSum) addSubagent(sub *FinalMetrics) {
+	if sub == nil {
+		return
+	}
+	if sub.TotalPromptTokens != nil || sub.TotalCompletionTokens != nil {
+		t.known = true
+		t.prompt += deref(sub.TotalPromptTokens)
+		t.completion += deref(sub.TotalCompletionTokens)
+	}
+	t.addCached(sub.TotalCachedTokens)
+}
+
+// addCached adds a cached token count, when it is known.
+func (t *tokenSum) addCached(n *int) {
+	if n != nil {
+		t.cachedKnown = true
+		t.cached += *n
+	}
 }
 
 func deref(p *int) int {

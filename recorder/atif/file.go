@@ -36,27 +36,40 @@ func WriteFile(dir, name string, t *Trajectory) (string, error) {
 	if err := staysInside(dir, name); err != nil {
 		return "", err
 	}
+	if err := writeIn(dir, name, append(data, '\n')); err != nil {
+		return "", fmt.Errorf("atif: %w", err)
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// writeIn writes data to the file name inside dir through an os.Root, so
+// that no link can lead the write out of dir, and leaves the file with
+// mode 0600 even when it existed before.
+func writeIn(dir, name string, data []byte) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return "", fmt.Errorf("atif: %w", err)
+		return err
 	}
 	defer root.Close()
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return "", fmt.Errorf("atif: %w", err)
+		return err
 	}
+	if err := fill(f, data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// fill makes f private (0600) and writes data to it. It leaves closing f
+// to the caller.
+func fill(f *os.File, data []byte) error {
 	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return "", fmt.Errorf("atif: %w", err)
+		return err
 	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return "", fmt.Errorf("atif: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("atif: %w", err)
-	}
-	return filepath.Join(dir, name), nil
+	_, err := f.Write(data)
+	return err
 }
 
 // staysInside resolves the symbolic links on the way to dir/name and
@@ -68,22 +81,18 @@ func staysInside(dir, name string) error {
 	if err != nil {
 		return fmt.Errorf("atif: %w", err)
 	}
+	escape := &PathError{Dir: dir, Name: name, Reason: "a symbolic link leads outside the directory"}
 	target := filepath.Join(dir, name)
 	for {
-		resolved, err := filepath.EvalSymlinks(target)
-		if err == nil {
-			rel, err := filepath.Rel(base, resolved)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return &PathError{Dir: dir, Name: name, Reason: "a symbolic link leads outside the directory"}
+		if resolved, err := filepath.EvalSymlinks(target); err == nil {
+			if !within(base, resolved) {
+				return escape
 			}
 			return nil
 		}
 		// A link whose target is missing would create that target.
-		if info, lerr := os.Lstat(target); lerr == nil && info.Mode()&os.ModeSymlink != 0 {
-			link, _ := os.Readlink(target)
-			if filepath.IsAbs(link) || !filepath.IsLocal(link) {
-				return &PathError{Dir: dir, Name: name, Reason: "a symbolic link leads outside the directory"}
-			}
+		if escapingLink(target) {
+			return escape
 		}
 		parent := filepath.Dir(target)
 		if parent == target || len(parent) < len(filepath.Clean(dir)) {
@@ -91,6 +100,25 @@ func staysInside(dir, name string) error {
 		}
 		target = parent
 	}
+}
+
+// within reports whether path is base or lies under it, both with their
+// links resolved.
+func within(base, path string) bool {
+	rel, err := filepath.Rel(base, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// escapingLink reports whether target is a symbolic link whose text is
+// absolute or climbs out with "..", so that a write through it could
+// leave the directory even though what it points at does not exist yet.
+func escapingLink(target string) bool {
+	info, err := os.Lstat(target)
+	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+		return false
+	}
+	link, _ := os.Readlink(target)
+	return filepath.IsAbs(link) || !filepath.IsLocal(link)
 }
 
 // ReadFile decodes the ATIF document in the file name. It does not

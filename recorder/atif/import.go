@@ -1,6 +1,7 @@
 package atif
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
@@ -66,33 +67,43 @@ func ToRecords(t *Trajectory) ([]recorder.Record, error) {
 		return nil, errors.New("atif: ToRecords: nil trajectory")
 	}
 	im := &importer{subs: map[string]*Trajectory{}, order: map[string]int{}, used: map[string]bool{}}
-	for i := range t.SubagentTrajectories {
-		sub := &t.SubagentTrajectories[i]
-		if sub.TrajectoryID != "" && im.subs[sub.TrajectoryID] == nil {
-			im.subs[sub.TrajectoryID] = sub
-			im.order[sub.TrajectoryID] = i
-		}
-	}
-	id := t.SessionID
-	if id == "" {
-		id = t.TrajectoryID
-	}
+	im.indexSubagents(t.SubagentTrajectories)
+	id := cmp.Or(t.SessionID, t.TrajectoryID)
 	if id == "" {
 		id = uuid.NewString()
 	}
 	im.used[id] = true
 	root := im.run(t, id, "", 0, "", time.Time{})
-	// Subagents no step referred to still belong to the run.
-	for i := range t.SubagentTrajectories {
-		sub := &t.SubagentTrajectories[i]
+	im.unreferenced(t.SubagentTrajectories, id, root.at)
+	root.end(t)
+	return im.out, nil
+}
+
+// indexSubagents makes the embedded subagents findable by trajectory id,
+// and remembers their order. Of two with the same id, refs resolve to the
+// first.
+func (im *importer) indexSubagents(subs []Trajectory) {
+	for i := range subs {
+		sub := &subs[i]
+		if sub.TrajectoryID != "" && im.subs[sub.TrajectoryID] == nil {
+			im.subs[sub.TrajectoryID] = sub
+			im.order[sub.TrajectoryID] = i
+		}
+	}
+}
+
+// unreferenced imports the subagents that no step referred to, as
+// children of the root run, with id, that started at rootAt: they still
+// belong to the run.
+func (im *importer) unreferenced(subs []Trajectory, id string, rootAt time.Time) {
+	for i := range subs {
+		sub := &subs[i]
 		if sub.TrajectoryID == "" || im.used[sub.TrajectoryID] || im.subs[sub.TrajectoryID] != sub {
 			continue
 		}
 		im.used[sub.TrajectoryID] = true
-		im.run(sub, sub.TrajectoryID, id, 1, "", root.at)
+		im.run(sub, sub.TrajectoryID, id, 1, "", rootAt)
 	}
-	root.end(t)
-	return im.out, nil
 }
 
 // toolDefinitions reads agent.tool_definitions back into records: the
@@ -533,29 +544,44 @@ func batched(results []ObservationResult, calls []ToolCall, owner []int) {
 	if len(calls) == 0 {
 		return
 	}
-	answered := make([]bool, len(calls))
-	for _, j := range owner {
-		if j >= 0 {
-			answered[j] = true
-		}
-	}
-	var free, loose []int
-	for j := range calls {
-		if !answered[j] {
-			free = append(free, j)
-		}
-	}
-	for i, r := range results {
-		if owner[i] < 0 && r.SourceCallID == "" && r.Content != nil {
-			loose = append(loose, i)
-		}
-	}
+	free, loose := unansweredCalls(len(calls), owner), looseResults(results, owner)
 	if len(loose) < len(free) {
 		free = free[len(free)-len(loose):]
 	}
 	for k := 0; k < len(free) && k < len(loose); k++ {
 		owner[loose[k]] = free[k]
 	}
+}
+
+// unansweredCalls returns the indexes, in order, of the n calls that no
+// result has in owner.
+func unansweredCalls(n int, owner []int) []int {
+	answered := make([]bool, n)
+	for _, j := range owner {
+		if j >= 0 {
+			answered[j] = true
+		}
+	}
+	var free []int
+	for j := range answered {
+		if !answered[j] {
+			free = append(free, j)
+		}
+	}
+	return free
+}
+
+// looseResults returns the indexes, in order, of the results that have
+// no call in owner, name none and have content: the candidates for
+// batched output.
+func looseResults(results []ObservationResult, owner []int) []int {
+	var loose []int
+	for i, r := range results {
+		if owner[i] < 0 && r.SourceCallID == "" && r.Content != nil {
+			loose = append(loose, i)
+		}
+	}
+	return loose
 }
 
 func (w *runWriter) toolEnded(r ObservationResult, callID, name string, index int) {

@@ -194,30 +194,44 @@ func (v *validator) trajectory(path string, val any) {
 	if !ok {
 		return
 	}
-	if s, ok := v.str(path, m, "schema_version", false); ok && !KnownVersion(s) {
-		v.add(join(path, "schema_version"), RuleSchemaVersion, "unknown schema_version %q (want ATIF-v1.0 … ATIF-v1.8)", s)
-	}
+	v.schemaVersion(path, m)
 	for _, k := range []string{"session_id", "trajectory_id", "notes", "continued_trajectory_ref"} {
 		v.str(path, m, k, false)
 	}
 	if a, ok := v.dict(path, m, "agent", true); ok {
 		v.agent(join(path, "agent"), a)
 	}
-	if steps, ok := v.list(path, m, "steps", true); ok {
-		stepsPath := join(path, "steps")
-		if len(steps) == 0 {
-			v.add(stepsPath, RuleEmptySteps, "a trajectory needs at least one step")
-		}
-		for i, s := range steps {
-			v.step(index(stepsPath, i), s, i+1)
-		}
-	}
+	v.steps(path, m)
 	if fm, ok := v.dict(path, m, "final_metrics", false); ok {
 		v.finalMetrics(join(path, "final_metrics"), fm)
 	}
 	v.dict(path, m, "extra", false)
 	if subs, ok := v.list(path, m, "subagent_trajectories", false); ok {
 		v.subagents(join(path, "subagent_trajectories"), subs)
+	}
+}
+
+// schemaVersion checks that the trajectory m at path, if it names its
+// schema_version, names one of the versions this package knows.
+func (v *validator) schemaVersion(path string, m map[string]any) {
+	if s, ok := v.str(path, m, "schema_version", false); ok && !KnownVersion(s) {
+		v.add(join(path, "schema_version"), RuleSchemaVersion, "unknown schema_version %q (want ATIF-v1.0 … ATIF-v1.8)", s)
+	}
+}
+
+// steps checks the steps of the trajectory m at path: there must be at
+// least one, and each is checked against its position, counted from 1.
+func (v *validator) steps(path string, m map[string]any) {
+	steps, ok := v.list(path, m, "steps", true)
+	if !ok {
+		return
+	}
+	stepsPath := join(path, "steps")
+	if len(steps) == 0 {
+		v.add(stepsPath, RuleEmptySteps, "a trajectory needs at least one step")
+	}
+	for i, s := range steps {
+		v.step(index(stepsPath, i), s, i+1)
 	}
 }
 
@@ -413,24 +427,29 @@ func (v *validator) observation(path string, m map[string]any, callIDs map[strin
 	}
 	resultsPath := join(path, "results")
 	for i, r := range results {
-		p := index(resultsPath, i)
-		rm, ok := v.object(p, r, resultFields)
-		if !ok {
-			continue
-		}
-		if id, ok := v.str(p, rm, "source_call_id", false); ok && idsKnown && !callIDs[id] {
-			v.add(join(p, "source_call_id"), RuleSourceCallID, "source_call_id %q is not among this step's tool_call_ids", id)
-		}
-		if c, ok := present(rm, "content"); ok {
-			v.content(join(p, "content"), c, false)
-		}
-		if refs, ok := v.list(p, rm, "subagent_trajectory_ref", false); ok {
-			for j, ref := range refs {
-				v.ref(index(join(p, "subagent_trajectory_ref"), j), ref)
-			}
-		}
-		v.dict(p, rm, "extra", false)
+		v.result(index(resultsPath, i), r, callIDs, idsKnown)
 	}
+}
+
+// result checks one observation result at path. Its source_call_id must
+// be one of the step's callIDs, when idsKnown says they could all be read.
+func (v *validator) result(path string, val any, callIDs map[string]bool, idsKnown bool) {
+	m, ok := v.object(path, val, resultFields)
+	if !ok {
+		return
+	}
+	if id, ok := v.str(path, m, "source_call_id", false); ok && idsKnown && !callIDs[id] {
+		v.add(join(path, "source_call_id"), RuleSourceCallID, "source_call_id %q is not among this step's tool_call_ids", id)
+	}
+	if c, ok := present(m, "content"); ok {
+		v.content(join(path, "content"), c, false)
+	}
+	if refs, ok := v.list(path, m, "subagent_trajectory_ref", false); ok {
+		for j, ref := range refs {
+			v.ref(index(join(path, "subagent_trajectory_ref"), j), ref)
+		}
+	}
+	v.dict(path, m, "extra", false)
 }
 
 func (v *validator) ref(path string, val any) {
