@@ -373,17 +373,22 @@ func (st *runState) payload(rec recorder.Record) {
 	case *recorder.RunEnded:
 		st.runEnded(p, rec.RecordedAt)
 	case *recorder.Message:
-		if p.Message != nil && p.Message.Role == schema.User {
-			s.UserMessages++
-		}
+		s.message(p)
 	case *recorder.ModelResponse:
 		s.modelResponse(p)
 	case *recorder.ToolStarted:
-		st.open.start(p.CallID, p.CallIndex, p.Name)
-		st.tool(p.Name).Calls++
-		s.ToolCalls++
+		st.toolStarted(p)
 	case *recorder.ToolEnded:
 		st.toolEnded(rec.Seq, p)
+	default:
+		st.aside(rec)
+	}
+}
+
+// aside counts the records that are not part of the conversation itself:
+// assessments, budgets, extensions and kinds this version does not know.
+func (st *runState) aside(rec recorder.Record) {
+	switch p := rec.Payload.(type) {
 	case *recorder.AssessmentRecord:
 		st.assessment(p)
 	case *recorder.BudgetRecord:
@@ -391,8 +396,23 @@ func (st *runState) payload(rec recorder.Record) {
 	case *recorder.Extension:
 		st.extension(p)
 	case *recorder.Unknown:
-		s.UnknownKinds = increment(s.UnknownKinds, string(p.Name))
+		st.run.Stats.UnknownKinds = increment(st.run.Stats.UnknownKinds, string(p.Name))
 	}
+}
+
+// message counts a user message; the other messages are counted where
+// they come from, as model responses and tool results.
+func (s *Stats) message(p *recorder.Message) {
+	if p.Message != nil && p.Message.Role == schema.User {
+		s.UserMessages++
+	}
+}
+
+// toolStarted counts a tool call, and opens it until its end is seen.
+func (st *runState) toolStarted(p *recorder.ToolStarted) {
+	st.open.start(p.CallID, p.CallIndex, p.Name)
+	st.tool(p.Name).Calls++
+	st.run.Stats.ToolCalls++
 }
 
 func (st *runState) runEnded(p *recorder.RunEnded, at time.Time) {

@@ -119,22 +119,34 @@ func listOf(raw json.RawMessage) []string {
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) == nil {
-		var out []string
-		for _, it := range items {
-			var s string
-			if json.Unmarshal(it, &s) != nil {
-				s = string(bytes.TrimSpace(it))
-			}
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-		return out
+		return itemTexts(items)
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return []string{string(raw)}
 	}
+	return listLines(s)
+}
+
+// itemTexts returns the non-empty items of a JSON list as trimmed text:
+// strings as they are, anything else as its JSON.
+func itemTexts(items []json.RawMessage) []string {
+	var out []string
+	for _, it := range items {
+		var s string
+		if json.Unmarshal(it, &s) != nil {
+			s = string(bytes.TrimSpace(it))
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// listLines returns the non-empty lines of s without the bullets or
+// numbers a model may put before list items.
+func listLines(s string) []string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(line)

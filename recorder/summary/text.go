@@ -258,17 +258,20 @@ func oneLine(s string) string {
 // isOneLine reports ASCII text with no white space but single spaces
 // between words, which oneLine would return unchanged.
 func isOneLine(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' {
+	if strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, "  ") {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf || (c < ' ' && c != 0) || (c == ' ' && s[i+1] == ' ') {
+		if !keptByte(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// keptByte reports whether c is a byte that oneLine surely leaves as it
+// is: printable ASCII, a space or NUL. Other control bytes may be white
+// space, and bytes past ASCII may start some, so they are not.
+func keptByte(c byte) bool {
+	return c < utf8.RuneSelf && (c >= ' ' || c == 0)
 }

@@ -106,23 +106,40 @@ func (t *transcript) record(rec *recorder.Record) {
 	case *recorder.ModelResponse:
 		t.response(rec.Seq, p)
 	case *recorder.ToolStarted:
-		if p.CallID == "" || !t.announced[p.CallID] {
-			t.add(rec.Seq, "tool %s starts with %s", p.Name, t.text(p.Arguments))
-		}
+		t.toolStarted(rec.Seq, p)
 	case *recorder.ToolEnded:
 		t.toolEnded(rec.Seq, p)
 	case *recorder.Message:
-		if p.Message != nil {
-			t.add(rec.Seq, "%s message: %s", p.Message.Role, t.text(msgtext.Of(p.Message)))
-		}
+		t.message(rec.Seq, p)
 	case *recorder.AssessmentRecord:
 		t.assessment(rec.Seq, p)
 	case *recorder.BudgetRecord:
-		if p.Event == recorder.BudgetExceeded {
-			t.add(rec.Seq, "budget exceeded: %s, used %d of %d", p.Resource, p.Used, p.Limit)
-		}
+		t.budget(rec.Seq, p)
 	case *recorder.RunEnded:
 		t.add(rec.Seq, "%s", t.runEnded(p))
+	}
+}
+
+// toolStarted adds the start of a tool call and its arguments, unless the
+// model response already showed the call with them.
+func (t *transcript) toolStarted(seq uint64, p *recorder.ToolStarted) {
+	if p.CallID == "" || !t.announced[p.CallID] {
+		t.add(seq, "tool %s starts with %s", p.Name, t.text(p.Arguments))
+	}
+}
+
+// message adds a message, by its role.
+func (t *transcript) message(seq uint64, p *recorder.Message) {
+	if p.Message != nil {
+		t.add(seq, "%s message: %s", p.Message.Role, t.text(msgtext.Of(p.Message)))
+	}
+}
+
+// budget adds an exceeded budget; budgets that were only checked say
+// nothing about what the agent did.
+func (t *transcript) budget(seq uint64, p *recorder.BudgetRecord) {
+	if p.Event == recorder.BudgetExceeded {
+		t.add(seq, "budget exceeded: %s, used %d of %d", p.Resource, p.Used, p.Limit)
 	}
 }
 
