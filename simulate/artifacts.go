@@ -40,14 +40,7 @@ func SafeName(s string) string { return safeName(s, maxNameLen) }
 func safeName(s string, limit int) string {
 	b := make([]byte, 0, min(len(s), limit+utf8.UTFMax))
 	for i, r := range s {
-		switch {
-		case unicode.IsLetter(r), unicode.IsDigit(r), unicode.IsMark(r), r == '-', r == '_':
-			b = utf8.AppendRune(b, r)
-		case r == '.' && i > 0 && i < len(s)-1:
-			b = append(b, '.')
-		default:
-			b = append(b, '_')
-		}
+		b = appendSafe(b, r, i > 0 && i < len(s)-1)
 	}
 	if len(b) == 0 {
 		return "_"
@@ -55,6 +48,25 @@ func safeName(s string, limit int) string {
 	if len(b) <= limit {
 		return string(b)
 	}
+	return hashCut(b, s, limit)
+}
+
+// appendSafe appends r to b when it is safe in a file name, and '_' when
+// it is not. A dot is safe only inside the name (inner), never at an end.
+func appendSafe(b []byte, r rune, inner bool) []byte {
+	switch {
+	case unicode.IsLetter(r), unicode.IsDigit(r), unicode.IsMark(r), r == '-', r == '_':
+		return utf8.AppendRune(b, r)
+	case r == '.' && inner:
+		return append(b, '.')
+	}
+	return append(b, '_')
+}
+
+// hashCut cuts the safe name b, made from s, to fit in limit bytes with a
+// hash of the whole of s after it, cutting on a rune boundary, so that
+// names which differ only past the cut stay distinct.
+func hashCut(b []byte, s string, limit int) string {
 	cut := limit - hashLen
 	for cut > 0 && !utf8.RuneStart(b[cut]) {
 		cut--

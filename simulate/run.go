@@ -302,8 +302,8 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 	if err != nil {
 		return Selection{}, nil, err
 	}
-	if start := ru.sc.Graph.Start; turn == 0 && start != "" && eligible[ru.index[start]] {
-		return Selection{Method: MethodStart}, &steps[ru.index[start]], nil
+	if start := ru.startStep(turn, eligible); start >= 0 {
+		return Selection{Method: MethodStart}, &steps[start], nil
 	}
 	gated, cands := toRank(steps, eligible)
 	if gated >= 0 {
@@ -312,16 +312,37 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 	if len(cands) == 0 {
 		return Selection{Method: MethodNone}, nil, nil
 	}
-	sel, err := ru.rankSteps(ctx, cands)
-	if err != nil {
-		return sel, nil, nil
-	}
-	best := bestRanked(steps, eligible, sel.Candidates)
+	sel, best := ru.bestOf(ctx, steps, eligible, cands)
 	if best < 0 {
 		return sel, nil, nil
 	}
-	sel.Method = MethodRanked
 	return sel, &steps[best], nil
+}
+
+// startStep returns the index of the graph's start step when this is the
+// first turn and the start step is eligible, or -1.
+func (ru *run) startStep(turn int, eligible []bool) int {
+	start := ru.sc.Graph.Start
+	if turn != 0 || start == "" || !eligible[ru.index[start]] {
+		return -1
+	}
+	return ru.index[start]
+}
+
+// bestOf ranks the candidates and returns the selection with the index
+// of the best eligible step, or -1 when the ranking failed or no step
+// scored above RankThreshold. A failed ranking chooses no step rather
+// than failing the turn; its error stays in the selection.
+func (ru *run) bestOf(ctx context.Context, steps []Step, eligible []bool, cands []Step) (Selection, int) {
+	sel, err := ru.rankSteps(ctx, cands)
+	if err != nil {
+		return sel, -1
+	}
+	best := bestRanked(steps, eligible, sel.Candidates)
+	if best >= 0 {
+		sel.Method = MethodRanked
+	}
+	return sel, best
 }
 
 // toRank returns the first eligible step that has preconditions, which
@@ -460,13 +481,20 @@ func runChecks(ctx context.Context, checks []check, steps []Step, st Progress) (
 	wg.Wait()
 	cancel(nil)
 	siblingsCancelled := ctx.Err() == nil && errors.Is(context.Cause(cctx), errSiblingFailed)
+	return results, checkErrors(checks, steps, errs, int(first.Load()), siblingsCancelled)
+}
+
+// checkErrors joins the errors of the checks, each naming its step and
+// precondition. When the first failure, the check at first, cancelled its
+// siblings, their context.Canceled errors are left out.
+func checkErrors(checks []check, steps []Step, errs []error, first int, siblingsCancelled bool) error {
 	var all []error
 	for k, c := range checks {
-		if errs[k] != nil && (k == int(first.Load()) || !siblingsCancelled || !errors.Is(errs[k], context.Canceled)) {
+		if errs[k] != nil && (k == first || !siblingsCancelled || !errors.Is(errs[k], context.Canceled)) {
 			all = append(all, fmt.Errorf("step %q precondition %q: %w", steps[c.step].ID, c.name, errs[k]))
 		}
 	}
-	return results, errors.Join(all...)
+	return errors.Join(all...)
 }
 
 // updateStatuses marks the steps that are neither finished nor in
@@ -517,7 +545,7 @@ func usableScores(cs []Candidate, offered []Step) ([]Candidate, error) {
 	for _, c := range cs {
 		i, ok := at[c.StepID]
 		switch {
-		case !ok || !(c.Score >= 0 && c.Score <= 1):
+		case !ok || !inUnit(c.Score):
 		case i < 0:
 			at[c.StepID] = len(out)
 			out = append(out, c)
@@ -529,6 +557,11 @@ func usableScores(cs []Candidate, offered []Step) ([]Candidate, error) {
 		return nil, fmt.Errorf("%w: no candidate scores an offered step with a number in [0, 1]", ErrBadRanking)
 	}
 	return out, nil
+}
+
+// inUnit reports whether score is a number in [0, 1]; NaN is not.
+func inUnit(score float64) bool {
+	return score >= 0 && score <= 1
 }
 
 // settle updates step states after a turn: the attempted step is checked

@@ -1,6 +1,9 @@
 package simulate
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Status is where a step stands.
 //
@@ -85,14 +88,14 @@ func (s Progress) GoalReached() bool {
 		return false
 	}
 	if len(sc.Graph.Terminals) > 0 {
-		for _, t := range sc.Graph.Terminals {
-			if s.Satisfied(t) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(sc.Graph.Terminals, s.Satisfied)
 	}
-	for _, st := range sc.Graph.Steps {
+	return s.allSatisfied(sc.Graph.Steps)
+}
+
+// allSatisfied reports whether every one of steps is satisfied.
+func (s Progress) allSatisfied(steps []Step) bool {
+	for _, st := range steps {
 		if !s.Satisfied(st.ID) {
 			return false
 		}

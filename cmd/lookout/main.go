@@ -155,11 +155,8 @@ func (c *command) run(ctx context.Context, e *env, args []string) int {
 		commandUsage(e.stdout, c, fs)
 		return exitOK
 	}
-	if err == nil && len(files) < c.minArgs {
-		err = fmt.Errorf("missing %s", c.args)
-	}
-	if err == nil && c.maxArgs >= 0 && len(files) > c.maxArgs {
-		err = fmt.Errorf("too many arguments: %s", strings.Join(files[c.maxArgs:], " "))
+	if err == nil {
+		err = c.checkArgs(files)
 	}
 	if err != nil {
 		return c.usageError(e, fs, err)
@@ -169,6 +166,18 @@ func (c *command) run(ctx context.Context, e *env, args []string) int {
 		return c.usageError(e, fs, e.usageErr)
 	}
 	return code
+}
+
+// checkArgs reports a usage error when there are fewer positional
+// arguments than the command needs, or more than it takes.
+func (c *command) checkArgs(files []string) error {
+	if len(files) < c.minArgs {
+		return fmt.Errorf("missing %s", c.args)
+	}
+	if c.maxArgs >= 0 && len(files) > c.maxArgs {
+		return fmt.Errorf("too many arguments: %s", strings.Join(files[c.maxArgs:], " "))
+	}
+	return nil
 }
 
 // usageError prints err and the command's usage to stderr and returns

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudwego/eino-ext/components/model/openai"
 
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/summary"
 )
 
@@ -57,27 +58,7 @@ func summarize(ctx context.Context, e *env, files []string, asJSON bool, timeout
 	}
 	out := summarizeOutput{Report: summary.Analyze(records)}
 
-	s, name, closeModel, err := configuredSummarizer(ctx)
-	switch {
-	case err != nil:
-		e.warn("summarize: no prompt summaries: %v", err)
-		out.Prompts = summary.Split(records)
-	case s == nil:
-		out.Prompts = summary.Split(records)
-	default:
-		defer closeModel()
-		out.Model = name
-		if timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
-		}
-		var perr error
-		out.Prompts, perr = s.Summarize(ctx, records)
-		if perr != nil {
-			e.warn("summarize: %d of %d prompts could not be summarized", failed(out.Prompts), len(out.Prompts))
-		}
-	}
+	out.Model, out.Prompts = prompts(ctx, e, records, timeout)
 	if out.Prompts == nil {
 		out.Prompts = summary.Prompts{}
 	}
@@ -94,24 +75,50 @@ func summarize(ctx context.Context, e *env, files []string, asJSON bool, timeout
 	return exitOK
 }
 
+// prompts splits the records into prompts and, when a model is
+// configured, has it summarize each one within timeout (none when 0). It
+// returns the model's name, or "" without one. A model that cannot be set
+// up or that fails on some prompts is a warning: the prompts are still
+// worth reporting.
+func prompts(ctx context.Context, e *env, records []recorder.Record, timeout time.Duration) (string, summary.Prompts) {
+	s, name, closeModel, err := configuredSummarizer(ctx)
+	if err != nil {
+		e.warn("summarize: no prompt summaries: %v", err)
+		return "", summary.Split(records)
+	}
+	if s == nil {
+		return "", summary.Split(records)
+	}
+	defer closeModel()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	ps, err := s.Summarize(ctx, records)
+	if err != nil {
+		e.warn("summarize: %d of %d prompts could not be summarized", failed(ps), len(ps))
+	}
+	return name, ps
+}
+
 func writeSummaryText(e *env, out *summarizeOutput) error {
 	if err := out.Report.WriteText(e.stdout); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintln(e.stdout); err != nil {
-		return err
-	}
-	if out.Model == "" {
-		if _, err := fmt.Fprintln(e.stdout, "prompt summaries: no model configured (set OPENAI_API_KEY)"); err != nil {
-			return err
-		}
-	} else if _, err := fmt.Fprintf(e.stdout, "prompt summaries by %s\n", out.Model); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintln(e.stdout); err != nil {
+	if _, err := fmt.Fprintf(e.stdout, "\n%s\n\n", modelLine(out.Model)); err != nil {
 		return err
 	}
 	return out.Prompts.WriteText(e.stdout)
+}
+
+// modelLine says which model summarized the prompts, or how to configure
+// one.
+func modelLine(model string) string {
+	if model == "" {
+		return "prompt summaries: no model configured (set OPENAI_API_KEY)"
+	}
+	return "prompt summaries by " + model
 }
 
 func failed(ps summary.Prompts) int {
