@@ -543,29 +543,36 @@ func (st *runState) efficacyEvent(body json.RawMessage) {
 		st.run.MalformedEfficacy++
 		return
 	}
-	e, ok := st.efficacy[ev.Observer]
-	if !ok {
+	e := st.efficacy[ev.Observer]
+	if e == nil {
 		e = &Efficacy{Observer: ev.Observer}
 	}
-	switch ev.Reaction {
-	case "changed_course":
-		e.ChangedCourse++
-	case "wrapped_up":
-		e.WrappedUp++
-	case "carried_on":
-		e.CarriedOn++
-	default:
+	n := reactionCount(e, ev.Reaction)
+	if n == nil {
 		st.run.MalformedEfficacy++
 		return
 	}
-	if !ok {
-		if st.efficacy == nil {
-			st.efficacy = map[string]*Efficacy{}
-		}
-		st.efficacy[ev.Observer] = e
+	*n++
+	if st.efficacy == nil {
+		st.efficacy = map[string]*Efficacy{}
 	}
+	st.efficacy[ev.Observer] = e
 	e.Reactions++
 	e.Shown = max(e.Shown, ev.Counts.Shown)
+}
+
+// reactionCount returns the counter of e for a reaction, or nil for a
+// reaction this version does not know, which makes the event malformed.
+func reactionCount(e *Efficacy, reaction string) *int {
+	switch reaction {
+	case "changed_course":
+		return &e.ChangedCourse
+	case "wrapped_up":
+		return &e.WrappedUp
+	case "carried_on":
+		return &e.CarriedOn
+	}
+	return nil
 }
 
 // Report returns the report of the records added so far. The Analyzer
@@ -578,14 +585,7 @@ func (a *Analyzer) Report() Report {
 		index[st.run.RunID] = len(rep.Runs)
 		rep.Runs = append(rep.Runs, st.snapshot())
 	}
-	parents := make([]int, len(rep.Runs))
-	for i := range rep.Runs {
-		parents[i] = -1
-		id := rep.Runs[i].ParentRunID
-		if p, ok := index[id]; ok && id != "" && p != i {
-			parents[i] = p
-		}
-	}
+	parents := parentsOf(rep.Runs, index)
 	breakCycles(parents)
 	t := &rep.Total
 	t.Runs = len(rep.Runs)
@@ -608,6 +608,20 @@ func (a *Analyzer) Report() Report {
 	}
 	t.finish()
 	return rep
+}
+
+// parentsOf returns, for each run, the index of its parent run, found
+// by id in index, or -1 when it names none, an unknown one or itself.
+func parentsOf(runs []Run, index map[string]int) []int {
+	parents := make([]int, len(runs))
+	for i := range runs {
+		parents[i] = -1
+		id := runs[i].ParentRunID
+		if p, ok := index[id]; ok && id != "" && p != i {
+			parents[i] = p
+		}
+	}
+	return parents
 }
 
 // breakCycles unlinks, in every cycle of parents (indices of parent runs,
@@ -645,13 +659,7 @@ func breakCycles(parents []int) {
 func (st *runState) snapshot() Run {
 	r := st.run
 	r.Outcome = cmp.Or(r.Outcome, Unfinished)
-	r.Started, r.Ended = st.first, st.last
-	if !st.startedAt.IsZero() {
-		r.Started = st.startedAt
-	}
-	if !st.endedAt.IsZero() {
-		r.Ended = st.endedAt
-	}
+	r.Started, r.Ended = st.span()
 	if r.Ended.After(r.Started) {
 		r.Duration = r.Ended.Sub(r.Started)
 	}
@@ -685,6 +693,19 @@ func (st *runState) snapshot() Run {
 	}
 	r.finish()
 	return r
+}
+
+// span returns when the run started and ended: as its RunStarted and
+// RunEnded records say, or else at its first and last record.
+func (st *runState) span() (started, ended time.Time) {
+	started, ended = st.first, st.last
+	if !st.startedAt.IsZero() {
+		started = st.startedAt
+	}
+	if !st.endedAt.IsZero() {
+		ended = st.endedAt
+	}
+	return started, ended
 }
 
 // merge adds o's counters to s. Run-level fields (Duration) are left to

@@ -83,7 +83,23 @@ func Split(records []recorder.Record) Prompts {
 	return out
 }
 
+// split cuts the records of every run, in Seq order, into segments that
+// each begin at a user message. Runs come in the order of their first
+// record.
 func split(records []recorder.Record) []segment {
+	byRun, order := groupByRun(records)
+	var segs []segment
+	for _, id := range order {
+		recs := byRun[id]
+		slices.SortStableFunc(recs, func(a, b *recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
+		segs = appendSegments(segs, recs)
+	}
+	return segs
+}
+
+// groupByRun returns the records that have a payload by run id, and the
+// run ids in the order of their first record.
+func groupByRun(records []recorder.Record) (map[string][]*recorder.Record, []string) {
 	byRun := map[string][]*recorder.Record{}
 	var order []string
 	for i := range records {
@@ -96,23 +112,25 @@ func split(records []recorder.Record) []segment {
 		}
 		byRun[id] = append(byRun[id], &records[i])
 	}
-	var segs []segment
-	for _, id := range order {
-		recs := byRun[id]
-		slices.SortStableFunc(recs, func(a, b *recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
-		start := -1
-		for i, rec := range recs {
-			if !isUserMessage(rec) {
-				continue
-			}
-			if start >= 0 {
-				segs = append(segs, newSegment(recs[start:i]))
-			}
-			start = i
+	return byRun, order
+}
+
+// appendSegments appends to segs a segment for each user message in
+// recs, holding it and the records up to the next one. Records before the
+// first user message belong to no prompt.
+func appendSegments(segs []segment, recs []*recorder.Record) []segment {
+	start := -1
+	for i, rec := range recs {
+		if !isUserMessage(rec) {
+			continue
 		}
 		if start >= 0 {
-			segs = append(segs, newSegment(recs[start:]))
+			segs = append(segs, newSegment(recs[start:i]))
 		}
+		start = i
+	}
+	if start >= 0 {
+		segs = append(segs, newSegment(recs[start:]))
 	}
 	return segs
 }
