@@ -1,11 +1,3 @@
-// The deep agent imports github.com/cloudwego/eino/adk/filesystem, which
-// needs github.com/bmatcuk/doublestar/v4 in go.sum, and the module does
-// not list it yet. Until it does (go get
-// github.com/cloudwego/eino/adk/filesystem@v0.9.21), these tests build
-// only with -tags lookout_prebuilt and a go.mod that has it.
-
-//go:build lookout_prebuilt
-
 package lookoutadk_test
 
 import (
