@@ -114,12 +114,7 @@ func (sn *objectSniff) scan(dec *json.Decoder) (format, bool) {
 		if tok == json.Delim('}') {
 			return sn.whole(), true
 		}
-		switch tok {
-		case "steps":
-			sn.steps = true
-		case "kind":
-			sn.kind = true
-		}
+		sn.note(tok)
 		var value json.RawMessage
 		if err := dec.Decode(&value); err != nil {
 			return formatJSONL, false
@@ -127,6 +122,18 @@ func (sn *objectSniff) scan(dec *json.Decoder) (format, bool) {
 		if tok == "schema_version" && isATIFVersion(value) {
 			return formatATIF, true
 		}
+	}
+}
+
+// note remembers whether the object has the member named by tok, steps
+// or kind, which tell the formats apart when the object has no
+// schema_version.
+func (sn *objectSniff) note(tok json.Token) {
+	switch tok {
+	case "steps":
+		sn.steps = true
+	case "kind":
+		sn.kind = true
 	}
 }
 
@@ -155,15 +162,7 @@ func load(e *env, path string) ([]recorder.Record, error) {
 	}
 	defer in.close()
 	if in.format == formatATIF {
-		data, err := io.ReadAll(in.r)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		t, err := atif.Decode(data)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		records, err := atif.ToRecords(t)
+		records, err := importATIF(in.r)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
@@ -177,6 +176,20 @@ func load(e *env, path string) ([]recorder.Record, error) {
 		e.warn("%s: %s; the records before it are used", path, describeTear(tear))
 	}
 	return records, nil
+}
+
+// importATIF reads a whole ATIF document from r and imports it into
+// records.
+func importATIF(r io.Reader) ([]recorder.Record, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	t, err := atif.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return atif.ToRecords(t)
 }
 
 // loadAll reads every file, in order, into one slice.

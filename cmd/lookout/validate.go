@@ -127,28 +127,42 @@ type runCheck struct {
 
 func validateJSONL(r io.Reader) (string, []string, error) {
 	c := jsonlCheck{runs: map[string]*runCheck{}}
-	lines := newLineReader(r)
+	if err := c.readAll(newLineReader(r)); err != nil {
+		return "", nil, err
+	}
+	c.finish()
+	return fmt.Sprintf("trajectory (%s, %s)", count(c.records, "record", "records"), count(len(c.runs), "run", "runs")), c.problems, nil
+}
+
+// readAll checks every line that lines reads. A line too long to read is
+// a problem of the file and the check goes on; another read error ends
+// it.
+func (c *jsonlCheck) readAll(lines *lineReader) error {
 	for {
 		text, n, terminated, err := lines.next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if errors.Is(err, recorder.ErrLineTooLong) {
 			c.add("line %d: %v", n, err)
 			continue
 		}
 		if err != nil {
-			return "", nil, err
+			return err
 		}
 		c.line(text, n, terminated)
 	}
+}
+
+// finish adds the problems that only the whole file shows: the seq
+// problems of each run, and that there are no records at all.
+func (c *jsonlCheck) finish() {
 	for _, rc := range c.order {
 		c.problems = append(c.problems, seqProblems(rc)...)
 	}
 	if c.records == 0 && len(c.problems) == 0 {
 		c.add("no records")
 	}
-	return fmt.Sprintf("trajectory (%s, %s)", count(c.records, "record", "records"), count(len(c.runs), "run", "runs")), c.problems, nil
 }
 
 // jsonlCheck gathers what validateJSONL finds: the problems, each run by
