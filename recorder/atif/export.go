@@ -234,12 +234,7 @@ func (s *runSet) root(id string) (*run, error) {
 		}
 		return r, nil
 	}
-	var roots []*run
-	for _, r := range s.order {
-		if r.isRoot(s) {
-			roots = append(roots, r)
-		}
-	}
+	roots := s.roots()
 	switch len(roots) {
 	case 0:
 		return nil, ErrNoRootRun
@@ -251,6 +246,18 @@ func (s *runSet) root(id string) (*run, error) {
 		ids[i] = r.id
 	}
 	return nil, &AmbiguousRootError{RunIDs: ids}
+}
+
+// roots returns the runs without a parent in the set, in the order
+// first seen.
+func (s *runSet) roots() []*run {
+	var roots []*run
+	for _, r := range s.order {
+		if r.isRoot(s) {
+			roots = append(roots, r)
+		}
+	}
+	return roots
 }
 
 type exporter struct {
@@ -723,6 +730,17 @@ func (x *exporter) toolResult(p *recorder.ToolEnded) *ObservationResult {
 		text = p.Error
 	}
 	content := Text(x.redact(text))
+	result := &ObservationResult{Content: &content}
+	if info := x.toolInfo(p); len(info) > 0 {
+		result.Extra = map[string]any{ExtraKey: info}
+	}
+	return result
+}
+
+// toolInfo is what a tool result says beyond its text, for the Lookout
+// extra: whether and how it failed, whether its output was cut, and how
+// long the call took. It is empty for a success of unknown duration.
+func (x *exporter) toolInfo(p *recorder.ToolEnded) map[string]any {
 	info := map[string]any{}
 	if p.IsError {
 		info["is_error"] = true
@@ -737,11 +755,7 @@ func (x *exporter) toolResult(p *recorder.ToolEnded) *ObservationResult {
 	if p.Duration != 0 {
 		info["duration_ms"] = millis(p.Duration)
 	}
-	result := &ObservationResult{Content: &content}
-	if len(info) > 0 {
-		result.Extra = map[string]any{ExtraKey: info}
-	}
-	return result
+	return info
 }
 
 func (x *exporter) assessmentStep(p *recorder.AssessmentRecord, at moment) *pending {

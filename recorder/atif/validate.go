@@ -477,22 +477,24 @@ func (v *validator) metrics(path string, m map[string]any) {
 	}
 	v.number(path, m, "cost_usd", false)
 	for _, k := range []string{"prompt_token_ids", "completion_token_ids"} {
-		if ids, ok := v.list(path, m, k, false); ok {
-			for i, id := range ids {
-				if _, ok := asInteger(id); !ok {
-					v.add(index(join(path, k), i), RuleType, "expected an integer, got %s", describe(id))
-				}
-			}
-		}
+		items(v, path, m, k, asInteger, "an integer")
 	}
-	if lps, ok := v.list(path, m, "logprobs", false); ok {
-		for i, lp := range lps {
-			if _, ok := asFloat(lp); !ok {
-				v.add(index(join(path, "logprobs"), i), RuleType, "expected a number, got %s", describe(lp))
-			}
-		}
-	}
+	items(v, path, m, "logprobs", asFloat, "a number")
 	v.dict(path, m, "extra", false)
+}
+
+// items checks that the list under key k of m at path, when there is
+// one, holds only items that read accepts, what names as want.
+func items[T any](v *validator, path string, m map[string]any, k string, read func(any) (T, bool), want string) {
+	list, ok := v.list(path, m, k, false)
+	if !ok {
+		return
+	}
+	for i, it := range list {
+		if _, ok := read(it); !ok {
+			v.add(index(join(path, k), i), RuleType, "expected %s, got %s", want, describe(it))
+		}
+	}
 }
 
 func (v *validator) finalMetrics(path string, m map[string]any) {
