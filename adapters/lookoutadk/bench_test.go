@@ -562,7 +562,7 @@ func timedRun(b *testing.B, build func(*testing.B) *subject) time.Duration {
 func plain(a adk.Agent) *subject { return &subject{agent: a} }
 
 // BenchmarkAgentRun runs one of BenchmarkOverheadByConfig's agents per
-// sub-benchmark ("bare", "noop" and "lookout" are BenchmarkMiddlewareOverhead's),
+// sub-benchmark ("bare", "nothing" and "lookout" are BenchmarkMiddlewareOverhead's),
 // for profilers and for counting what a run executes. Under cachegrind (see
 // docs/performance.md) the difference between two of them is what the
 // middleware's parts cost, counted exactly: instructions, and
@@ -580,7 +580,7 @@ func BenchmarkAgentRun(b *testing.B) {
 }
 
 // BenchmarkHooksInAgent times Lookout's hooks inside the agent of
-// BenchmarkMiddlewareOverhead, where they run with the CPU caches holding
+// BenchmarkMiddlewareOverhead, without its Recorder and agent wrapper, where they run with the CPU caches holding
 // Eino's code and data rather than their own. A wrapping middleware
 // times each hook, leaving out the model and the tool it calls, and
 // reports per iteration (one model call and one tool call): the state
