@@ -3,6 +3,7 @@ package lookout
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -27,6 +28,20 @@ type ModelOptions struct {
 type ModelCall struct {
 	run   *Run
 	start time.Time
+	// streamed says the attempt is counted in its run's open streams.
+	streamed bool
+}
+
+// Streamed returns c marked as a streamed reply, whose end may come after
+// the runtime has stopped reading it: the run's end waits for it (a
+// second at most), so that its charge and record come before run_ended.
+func (c ModelCall) Streamed() ModelCall {
+	if c.run == nil || c.streamed {
+		return c
+	}
+	c.run.streams.add()
+	c.streamed = true
+	return c
 }
 
 // StartModel begins a model call attempt with input: it records the
@@ -77,6 +92,9 @@ func (c ModelCall) End(ctx context.Context, reply *schema.Message, err error) er
 // be nil when nothing is recorded.
 func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *budget.Usage, toolCalls int, err error) (out error) {
 	r := c.run
+	if c.streamed {
+		defer r.streams.done()
+	}
 	if err != nil {
 		if r != nil {
 			// A failed attempt is a call without usage: it counts
@@ -142,4 +160,45 @@ func budgetDeadline(ctx context.Context, err error) error {
 		return deadlineError{ex}
 	}
 	return err
+}
+
+// openStreams counts a run's streamed replies not yet ended.
+type openStreams struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to zero
+}
+
+func (o *openStreams) add() {
+	o.mu.Lock()
+	if o.n == 0 {
+		o.idle = make(chan struct{})
+	}
+	o.n++
+	o.mu.Unlock()
+}
+
+func (o *openStreams) done() {
+	o.mu.Lock()
+	if o.n--; o.n == 0 {
+		close(o.idle)
+	}
+	o.mu.Unlock()
+}
+
+// wait returns once no stream is open, or after d.
+func (o *openStreams) wait(d time.Duration) {
+	o.mu.Lock()
+	if o.n == 0 {
+		o.mu.Unlock()
+		return
+	}
+	idle := o.idle
+	o.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
 }

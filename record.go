@@ -99,6 +99,9 @@ func (o *openCalls) close() []openCall {
 	return calls
 }
 
+// streamWait bounds how long a run's end waits for its streamed replies.
+const streamWait = time.Second
+
 // errAbandoned is the error a call is recorded with when its run ended
 // before it did, such as a streamed result nobody read to its end.
 var errAbandoned = errors.New("the run ended before the call did")
@@ -463,6 +466,9 @@ func (r *Run) End(ctx context.Context, err error) {
 		return
 	}
 	defer r.Release()
+	// A streamed reply the runtime stopped reading is still being read to
+	// its end, to charge it: its records come before the run's end.
+	r.streams.wait(streamWait)
 	if r.parent == nil && !r.setupDone.Load() {
 		// A run that ended before its first hook is recorded from here.
 		r.Begin(ctx, nil)

@@ -45,6 +45,8 @@ type Run struct {
 	// spent counts that, for a run with a lease.
 	lease *budget.Limits
 	spent leaseUse
+	// streams are the run's streamed replies not yet ended.
+	streams openStreams
 
 	// cancel releases the deadline set on the run's ctx, if any.
 	cancel context.CancelFunc

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
-	"sync/atomic"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -95,43 +95,60 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 	if err != nil {
 		return sr, call.End(ctx, nil, err)
 	}
+	out, in := schema.Pipe[*schema.Message](streamBuffer)
+	go c.pass(ctx, call.Streamed(), sr, in)
+	return out, nil
+}
+
+// streamBuffer is how many chunks of a streamed reply may wait for its
+// reader.
+const streamBuffer = 16
+
+// pass reads a streamed reply to its end and hands its chunks on through
+// in. The attempt is charged and recorded at the end of the reply, or at
+// its first error, even when the reader closed its end before then: a
+// runtime may stop reading a reply once it has seen enough of it (react's
+// tool-call check, a step limit), and the reply still cost its tokens.
+// An error in mid-stream made from a ctx of the model's own, after the
+// budget deadline passed, is the budget's.
+func (c *ChargingModel) pass(ctx context.Context, call lookout.ModelCall, sr *schema.StreamReader[*schema.Message], in *schema.StreamWriter[*schema.Message]) {
+	defer sr.Close()
+	defer in.Close()
 	var last *budget.Usage
 	var calls toolCallCount
 	var chunks []*schema.Message // kept only for the recording
-	var failed atomic.Bool
 	recording := call.Recorded()
-	return schema.StreamReaderWithConvert(sr,
-		func(chunk *schema.Message) (*schema.Message, error) {
-			if u := lookout.UsageOf(chunk); u != nil {
-				last = mergeUsage(last, u)
-			}
-			calls.add(chunk)
-			if recording {
-				chunks = append(chunks, chunk)
-			}
-			return chunk, nil
-		},
-		schema.WithOnEOF(func() (any, error) {
+	closed := false
+	for {
+		chunk, err := sr.Recv()
+		if errors.Is(err, io.EOF) {
 			var msg *schema.Message
 			if recording {
 				msg = c.reply(ctx, chunks)
 			}
-			if err := call.EndStream(ctx, msg, last, calls.n(), nil); err != nil {
-				return nil, err
+			if err := call.EndStream(ctx, msg, last, calls.n(), nil); err != nil && !closed {
+				in.Send(nil, err)
 			}
-			return nil, io.EOF
-		}),
-		// An error in mid-stream made from a ctx of the model's own, after
-		// the budget deadline passed, is the budget's.
-		schema.WithErrWrapper(func(err error) error {
-			if failed.Swap(true) {
-				// A reader that goes on after the error sees it again;
-				// the attempt is charged once.
-				return lookout.ModelCall{}.EndStream(ctx, nil, nil, -1, err)
+			return
+		}
+		if err != nil {
+			err = call.EndStream(ctx, nil, nil, -1, err)
+			if !closed {
+				in.Send(nil, err)
 			}
-			return call.EndStream(ctx, nil, nil, -1, err)
-		}),
-	), nil
+			return
+		}
+		if u := lookout.UsageOf(chunk); u != nil {
+			last = mergeUsage(last, u)
+		}
+		calls.add(chunk)
+		if recording {
+			chunks = append(chunks, chunk)
+		}
+		if !closed {
+			closed = in.Send(chunk, nil)
+		}
+	}
 }
 
 // reply concatenates a streamed reply's chunks for the recording.
