@@ -2,6 +2,7 @@ package lookout
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -245,7 +246,10 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	reason := ""
 	if !r.calm(&b, now) {
 		if err := r.exceeded(b, now); err != nil {
-			return Turn{}, err
+			if !r.lastWord(err) {
+				return Turn{}, err
+			}
+			return r.turn(ctx, r.spentReason(err), tools), nil
 		}
 		reason = r.nearlySpent(b, now)
 	}
@@ -308,6 +312,27 @@ func (r *Run) controlOf(tools []*schema.ToolInfo) []string {
 		}
 	}
 	return names
+}
+
+// lastWord reports whether err, the budget's stop, gives way to one
+// wrap-up turn of this run: the model calls are spent, but by another
+// segment of the query, and this one, a segment the query handed back to
+// (a supervisor after its agent wrapped up), has had no wrap-up turn yet.
+// So a query whose model calls run out in a sub-agent still ends on an
+// answer; a model-call limit overruns by at most one call per segment.
+func (r *Run) lastWord(err error) bool {
+	var ex *budget.ExceededError
+	return r.parent != nil && r.cfg.WrapUpAt >= 0 && !r.wrapUp.Load() &&
+		errors.As(err, &ex) && ex.Resource == budget.ModelCalls
+}
+
+// spentReason says what err, a budget stop, spent, for a wrap-up turn.
+func (r *Run) spentReason(err error) string {
+	var ex *budget.ExceededError
+	if errors.As(err, &ex) {
+		return string(ex.Resource) + ": " + observer.FormatCount(ex.Used) + " of " + observer.FormatCount(ex.Limit) + " used"
+	}
+	return err.Error()
 }
 
 // lastModelCall reports whether b's model-call limit is enforced and

@@ -356,3 +356,33 @@ func TestAnAgentWithoutTheMiddlewareIsReportedOnce(t *testing.T) {
 	assert.ErrorIs(t, reported[0], lookoutadk.ErrUnobservedAgent)
 	assert.Contains(t, reported[0].Error(), `"bare"`)
 }
+
+// A model-call limit that runs out in a sub-agent still ends the query on
+// an answer: the supervisor the sub-agent hands back to gets one wrap-up
+// turn of its own.
+func TestAModelCallLimitSpentInASubAgentEndsOnTheSupervisorsAnswer(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxModelCalls: 3}})
+	answer := func(transfer string) *scripted.Model {
+		return scripted.New(scripted.Forever(scripted.Func(func(_ context.Context, _ []*schema.Message, o *model.Options) (*schema.Message, error) {
+			if o.ToolChoice != nil {
+				return schema.AssistantMessage("answer under the limit", nil), nil
+			}
+			if transfer != "" {
+				return schema.AssistantMessage("", []schema.ToolCall{{ID: "t", Function: schema.FunctionCall{Name: adk.TransferToAgentToolName, Arguments: `{"agent_name":"` + transfer + `"}`}}}), nil
+			}
+			return schema.AssistantMessage("", []schema.ToolCall{{ID: "s", Function: schema.FunctionCall{Name: "search", Arguments: `{}`}}}), nil
+		})))
+	}
+	lead := s.agent("lead", answer("worker"))
+	worker := s.agent("worker", answer(""), echo("search"))
+	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{worker}})
+	require.NoError(t, err)
+
+	store := session.New(nil)
+	o := runAgent(t, s.mw.Agent(root), store, false)
+	require.NoError(t, o.err, "the query ends on an answer, not on the limit")
+	require.NotEmpty(t, o.messages)
+	assert.Equal(t, "answer under the limit", o.messages[len(o.messages)-1].Content)
+	b, _ := lookout.BudgetOf(store)
+	assert.Equal(t, int64(4), b.ModelCalls, "the limit, and the supervisor's one wrap-up call")
+}
