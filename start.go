@@ -228,3 +228,15 @@ func AssessmentOf(s *session.Store) (observer.CurrentAssessment, bool) {
 // Control reports whether the tool named name is a control tool (see
 // Config.ControlTools).
 func (r *Run) Control(name string) bool { return r.l.control[name] }
+
+// Check returns the error that stops a model call of the run now (see
+// BeforeModel), recording it, without preparing a turn: for a model an
+// agent calls outside the run's own model calls, whose input gets
+// nothing injected.
+func (r *Run) Check(ctx context.Context) error {
+	err := r.exceededNow(ctx)
+	if err != nil {
+		r.recordExceeded(ctx, err)
+	}
+	return err
+}

@@ -150,3 +150,14 @@ func TestATransferTargetSharesTheQuerysBudget(t *testing.T) {
 	assert.Equal(t, int64(3), b.ModelCalls)
 	assert.Equal(t, int64(1), b.ToolCalls, "the helper's lookup; the transfer is a control tool")
 }
+
+// Outside a query, Middleware.Model calls the model as it is.
+func TestModelOutsideAQueryPassesThrough(t *testing.T) {
+	mw, err := lookoutadk.New(context.Background(), nil)
+	require.NoError(t, err)
+	m := scripted.New(scripted.Reply("hello"))
+	out, err := mw.Model(m).Generate(context.Background(), []*schema.Message{schema.UserMessage("hi")})
+	require.NoError(t, err)
+	assert.Equal(t, "hello", out.Content)
+	assert.Nil(t, mw.Model(nil))
+}
