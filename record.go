@@ -269,6 +269,16 @@ func (r *Run) pausedChildren() map[string]PausedRun {
 // key, if there is one, with err: a sub-agent that fails passes no hook
 // that would record its end, and its error reaches the tool call of the
 // parent that started it.
+func (f *family) endChildOf(ctx context.Context, runID, callID string, err error) {
+	f.mu.Lock()
+	if len(f.open) == 0 {
+		f.mu.Unlock()
+		return // no sub-agent open: no key to build
+	}
+	f.mu.Unlock()
+	f.endChild(ctx, runID+"/"+callID, err)
+}
+
 func (f *family) endChild(ctx context.Context, key string, err error) {
 	f.mu.Lock()
 	c := f.open[key]
@@ -607,24 +617,41 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 		r.setPausedCalls(nil)
 	}
 	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model}
-	if len(m.Tools) > 0 {
-		req.Tools = make([]string, 0, len(m.Tools))
-	}
-	for _, t := range m.Tools {
-		if t != nil {
-			req.Tools = append(req.Tools, t.Name)
-		}
-	}
+	req.Tools = r.toolNames(m.Tools)
 	req.ToolDefinitions = r.toolDefinitions(ctx, m.Tools)
 	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || m.ToolChoiceForbidden)
 	r.note(r.trace.rec.ModelRequest(ctx, req))
 }
 
+// toolNames returns the names of the offered tools, the same slice as
+// long as the same set is offered.
+func (r *Run) toolNames(tools []*schema.ToolInfo) []string {
+	if len(tools) == 0 {
+		return nil
+	}
+	s := &r.trace.tools
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.names != nil && slices.Equal(s.namesOf, tools) {
+		return s.names
+	}
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		if t != nil {
+			names = append(names, t.Name)
+		}
+	}
+	s.names, s.namesOf = names, append(s.namesOf[:0], tools...)
+	return names
+}
+
 // offeredTools is the tool set a run last recorded definitions for.
 type offeredTools struct {
-	mu    sync.Mutex
-	infos []*schema.ToolInfo        // as last offered, compared by pointer
-	defs  []recorder.ToolDefinition // as last recorded; nil after a failed conversion
+	mu      sync.Mutex
+	infos   []*schema.ToolInfo        // as last offered, compared by pointer
+	names   []string                  // names of namesOf, shared by the requests that offer them
+	namesOf []*schema.ToolInfo        // the set names was made for
+	defs    []recorder.ToolDefinition // as last recorded; nil after a failed conversion
 }
 
 // toolDefinitions returns the definitions of the offered tools when the

@@ -156,7 +156,8 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 	}()
 	out = c.record(ctx, result, err)
 	if out == nil && c.run.l.control[c.name] {
-		c.run.handover.Store(&c.name)
+		name := c.name // a copy, so that c does not escape
+		c.run.handover.Store(&name)
 	}
 	if failure := c.run.Failure(); failure != nil {
 		return result, failure
@@ -230,7 +231,7 @@ func (c *Call) record(ctx context.Context, result string, err error) (out error)
 // and that is still open (it failed, so no hook ended it) is ended first.
 func (c *Call) writeInOrder(ctx context.Context, rec observer.ToolCallRecord, result string, err error) {
 	r := c.run
-	r.family.endChild(ctx, r.trace.rec.ID()+"/"+c.id, err)
+	r.family.endChildOf(ctx, r.trace.rec.ID(), c.id, err)
 	r.trace.order.Lock()
 	defer r.trace.order.Unlock()
 	rec, current := r.pipeline.AfterToolCall(ctx, rec)

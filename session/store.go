@@ -130,11 +130,21 @@ func (s *Store) Names() []string {
 	return names
 }
 
+// typeNames caches typeName: reflect.Type.String of a generic or
+// unnamed struct type allocates a dozen times, and every run opens the
+// same types.
+var typeNames sync.Map // reflect.Type -> string
+
 func typeName(t reflect.Type) string {
-	if t.PkgPath() != "" && t.Name() != "" {
-		return t.PkgPath() + "." + t.Name()
+	if n, ok := typeNames.Load(t); ok {
+		return n.(string)
 	}
-	return t.String()
+	n := t.String()
+	if t.PkgPath() != "" && t.Name() != "" {
+		n = t.PkgPath() + "." + t.Name()
+	}
+	typeNames.Store(t, n)
+	return n
 }
 
 type storeKey struct{}

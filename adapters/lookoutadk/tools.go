@@ -138,10 +138,11 @@ func argText(a *schema.ToolArgument) string {
 
 // withToolCall returns ctx marked as running inside the tool call tc, so
 // that an agent the call starts (an agent used as a tool) is recorded as
-// the run's child under the tool's name. Only the recording needs the
-// name; without it, Eino's own mark of the call id suffices.
+// the run's child, linked to the call. Eino's tool node has usually marked
+// it already (compose.GetToolCallID), and then ctx is returned as it is;
+// the agent's name comes from the address Eino gives it.
 func (m *Middleware) withToolCall(ctx context.Context, tc *adk.ToolContext) context.Context {
-	if !m.l.Recording() && engine.ToolCallFrom(ctx) == tc.CallID {
+	if engine.ToolCallFrom(ctx) == tc.CallID {
 		return ctx
 	}
 	return engine.WithToolCall(ctx, tc.CallID, tc.Name)

@@ -25,6 +25,10 @@ type ChargingModel struct {
 	// Tools are the tools bound to Inner with WithTools, which the
 	// recording lists when a call's options name none.
 	Tools []*schema.ToolInfo
+
+	// scratch receives the options request reads, in the allocation of
+	// the ChargingModel rather than one of its own per call.
+	scratch model.Options
 }
 
 // options returns opts, with the tool choice forbidden on a wrap-up turn
@@ -60,7 +64,8 @@ func WrapUpChoice(r *lookout.Run, opts []model.Option, bound []*schema.ToolInfo)
 
 // request describes a call with opts for the recording.
 func (c *ChargingModel) request(opts []model.Option) lookout.ModelOptions {
-	o := model.GetCommonOptions(&model.Options{}, opts...)
+	c.scratch = model.Options{}
+	o := model.GetCommonOptions(&c.scratch, opts...)
 	req := lookout.ModelOptions{Tools: o.Tools}
 	if len(req.Tools) == 0 {
 		req.Tools = c.Tools // bound with WithTools rather than passed per call
