@@ -22,13 +22,24 @@
 // # The query's run
 //
 // [Middleware.Agent] wraps the agent given to the Runner. Each Run or
-// Resume of the wrapper is one run: a wrapped ChatModelAgent runs as that
-// run, and the agents a query reaches from it (agents used as tools,
-// sub-agents a transfer hands over to, the agents of a workflow) run as its
-// children, on its session and budget. The wrapper ends the run, errors
+// Resume of the wrapper is one run. A wrapped ChatModelAgent runs as that
+// run, and the agents it reaches (agents used as tools) as its children. A
+// wrapped supervisor or workflow (adk.SetSubAgents, adk/prebuilt/supervisor,
+// sequential, loop and parallel agents, adk/prebuilt/deep and planexecute)
+// is the run, and records the query's messages; each agent segment in it is
+// a child named after its agent, and a segment that hands over says so in
+// its stop reason. Children share the run's session and budget;
+// Config.Leases may cap a named child. The wrapper ends the run, errors
 // included, before the Runner's iterator reports the error event or its
-// last event, so run_ended is queued for the recorder by then. A run an
-// interrupt pauses is not ended: its Resume goes on with the same run.
+// last event, so run_ended is queued for the recorder by then; a query
+// reports one error event. A run an interrupt pauses is not ended: its
+// Resume goes on with the same run.
+//
+// An agent that sends events in a query without having started a run (no
+// middleware in its Handlers) is reported to Config.OnError once, with
+// [ErrUnobservedAgent]. A model an agent calls outside a ChatModelAgent
+// (the planner and replanner of planexecute) is charged and recorded
+// through [Middleware.Model].
 //
 // # What each hook does
 //
