@@ -175,46 +175,39 @@ func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, 
 // toolCallStatement writes the tool calls made and left, if they are
 // limited, and returns sev graded by them.
 func (g resourceGrader) toolCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
-	left, ok := b.ToolCallsRemaining()
-	if !ok {
-		return sev
-	}
-	startSentence(text)
-	if left <= 0 {
-		text.WriteString("You have exhausted your tool call budget.")
-		return Warning
-	}
-	text.WriteString("You have made ")
-	writeInt(text, b.ToolCalls)
-	text.WriteString(" of ")
-	writeInt(text, b.MaxToolCalls)
-	text.WriteString(" allowed tool calls. ")
-	writePlural(text, left, "call", "calls")
-	text.WriteString(" remaining.")
-	f, _ := b.FractionRemaining(budget.ToolCalls, now)
-	return g.grade(sev, f)
+	return g.callStatement(text, b, now, sev, budget.ToolCalls, b.ToolCalls, b.MaxToolCalls, "tool")
 }
 
 // modelCallStatement writes the model calls made and left, if they are
 // limited, and returns sev graded by them.
 func (g resourceGrader) modelCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
-	if b.MaxModelCalls <= 0 {
+	return g.callStatement(text, b, now, sev, budget.ModelCalls, b.ModelCalls, b.MaxModelCalls, "model")
+}
+
+// callStatement writes the calls of a kind made and left (resource r,
+// made of limit), if they are limited, and returns sev graded by them.
+func (g resourceGrader) callStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity, r budget.Resource, made, limit int64, kind string) Severity {
+	if limit <= 0 {
 		return sev
 	}
-	left := b.MaxModelCalls - b.ModelCalls
+	left := limit - made
 	startSentence(text)
 	if left <= 0 {
-		text.WriteString("You have exhausted your model call budget.")
+		text.WriteString("You have exhausted your ")
+		text.WriteString(kind)
+		text.WriteString(" call budget.")
 		return Warning
 	}
 	text.WriteString("You have made ")
-	writeInt(text, b.ModelCalls)
+	writeInt(text, made)
 	text.WriteString(" of ")
-	writeInt(text, b.MaxModelCalls)
-	text.WriteString(" allowed model calls. ")
+	writeInt(text, limit)
+	text.WriteString(" allowed ")
+	text.WriteString(kind)
+	text.WriteString(" calls. ")
 	writePlural(text, left, "call", "calls")
 	text.WriteString(" remaining.")
-	f, _ := b.FractionRemaining(budget.ModelCalls, now)
+	f, _ := b.FractionRemaining(r, now)
 	return g.grade(sev, f)
 }
 
