@@ -26,7 +26,7 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "", "write both queries' records to `DIR`/trajectory.jsonl")
+	out := flag.String("out", "", "write the query's records to `DIR`/trajectory.jsonl")
 	flag.Parse()
 	if err := start(context.Background(), os.Stdout, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "multiagent:", err)
@@ -35,13 +35,13 @@ func main() {
 }
 
 // start records to memory, and to DIR/trajectory.jsonl when dir is set,
-// and runs both queries.
+// and runs the query.
 func start(ctx context.Context, w io.Writer, dir string) error {
 	mem := recorder.NewMemorySink() // read back to print each query's run tree
 	var sink recorder.Sink = mem
 	path := filepath.Join(dir, "trajectory.jsonl")
 	if dir != "" {
-		// Truncate: the file holds this program's two queries alone.
+		// Truncate: the file holds this program's query alone.
 		file, err := recorder.NewFileSink(path, &recorder.FileOptions{Truncate: true})
 		if err != nil {
 			return err
@@ -61,7 +61,7 @@ func start(ctx context.Context, w io.Writer, dir string) error {
 }
 
 // run attaches one middleware to every agent and runs one query on a
-// supervisor, then one on a loop workflow, each through its own Runner.
+// supervisor whose sub-agents are a researcher and a loop workflow.
 func run(ctx context.Context, w io.Writer, rec *recorder.Recorder, mem *recorder.MemorySink) error {
 	mw, err := lookoutadk.New(ctx, &lookout.Config{
 		// The last model call allowed is a wrap-up turn; keep the limit
@@ -76,47 +76,34 @@ func run(ctx context.Context, w io.Writer, rec *recorder.Recorder, mem *recorder
 	if err != nil {
 		return err
 	}
-	loop, err := looping(ctx, mw)
-	if err != nil {
+	const task = "Find out how often Go ships, and keep checking the sources until your budget says stop."
+	fmt.Fprintf(w, "Query: %q\n", task)
+	store := session.New(nil) // the query's budget, read after it
+	qctx := session.NewContext(ctx, store)
+	final, qerr := drain(adk.NewRunner(qctx, adk.RunnerConfig{Agent: mw.Agent(team)}).Query(qctx, task))
+	if err := rec.Flush(ctx); err != nil {
 		return err
 	}
-	queries := []struct {
-		title, text string
-		agent       adk.Agent
-	}{
-		{"a supervisor with a researcher and a writer", "Write a short note on Go's release cycle.", team},
-		{"a loop workflow that leaves through exit", "Keep checking the sources until your budget says stop.", loop},
+	printTree(w, mem.Records())
+	b, _ := lookout.BudgetOf(store)
+	n := observer.FormatCount
+	fmt.Fprintf(w, "Budget: %s of %s tokens, %d of %d model calls, %d of %d tool calls.\n",
+		n(b.TokensUsed), n(b.MaxTokens), b.ModelCalls, b.MaxModelCalls, b.ToolCalls, b.MaxToolCalls)
+	if qerr != nil {
+		fmt.Fprintf(w, "Error: %v\n", qerr)
+		return nil
 	}
-	for i, q := range queries {
-		fmt.Fprintf(w, "Query %d, %s: %q\n", i+1, q.title, q.text)
-		before := mem.Len()
-		store := session.New(nil) // one budget per query, read after it
-		qctx := session.NewContext(ctx, store)
-		final, qerr := drain(adk.NewRunner(qctx, adk.RunnerConfig{Agent: mw.Agent(q.agent)}).Query(qctx, q.text))
-		if err := rec.Flush(ctx); err != nil {
-			return err
-		}
-		printTree(w, mem.Records()[before:])
-		b, _ := lookout.BudgetOf(store)
-		n := observer.FormatCount
-		fmt.Fprintf(w, "Budget: %s of %s tokens, %d of %d model calls, %d of %d tool calls.\n",
-			n(b.TokensUsed), n(b.MaxTokens), b.ModelCalls, b.MaxModelCalls, b.ToolCalls, b.MaxToolCalls)
-		if qerr != nil {
-			fmt.Fprintf(w, "Error: %v\n\n", qerr)
-			continue
-		}
-		fmt.Fprintf(w, "Answer: %s\n\n", final)
-	}
+	fmt.Fprintf(w, "Answer: %s\n", final)
 	return nil
 }
 
 // supervised is a lead that hands the task to a researcher, which
-// searches, and then to a writer. Every agent has the middleware.
+// searches, and then to a loop workflow. Every agent has the middleware.
 func supervised(ctx context.Context, mw *lookoutadk.Middleware) (adk.Agent, error) {
 	lead, err := newAgent(ctx, mw, "lead", scripted.New(
 		scripted.Calls(transferTo("researcher")).WithUsage(300, 20),
-		scripted.Calls(transferTo("writer")).WithUsage(500, 20),
-		scripted.Reply("The note is written: Go ships twice a year.").WithUsage(700, 30),
+		scripted.Calls(transferTo("checking")).WithUsage(500, 20),
+		scripted.Reply("Go ships twice a year; the sources agree.").WithUsage(700, 30),
 	), nil)
 	if err != nil {
 		return nil, err
@@ -128,13 +115,11 @@ func supervised(ctx context.Context, mw *lookoutadk.Middleware) (adk.Agent, erro
 	if err != nil {
 		return nil, err
 	}
-	writer, err := newAgent(ctx, mw, "writer", scripted.New(
-		scripted.Reply("Go ships a major release twice a year.").WithUsage(400, 30),
-	), nil)
+	checking, err := looping(ctx, mw)
 	if err != nil {
 		return nil, err
 	}
-	return supervisor.New(ctx, &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{researcher, writer}})
+	return supervisor.New(ctx, &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{researcher, checking}})
 }
 
 // looping is a loop workflow of one agent that searches and reports on
