@@ -479,7 +479,7 @@ func (r *Run) End(ctx context.Context, err error) {
 	// A streamed reply the runtime stopped reading is still being read to
 	// its end, to charge it: its records come before the run's end.
 	r.streams.wait(streamWait)
-	if r.parent == nil && !r.setupDone.Load() {
+	if !r.setupDone.Load() {
 		// A run that ended before its first hook is recorded from here.
 		r.Begin(ctx, nil)
 	}

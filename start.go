@@ -70,14 +70,11 @@ func (l *Lookout) Start(ctx context.Context, opts StartOptions) (out context.Con
 	}()
 	parent, marked := FromContext(ctx)
 	if parent != nil {
-		if !parent.setupDone.Load() {
-			// A run whose first segment is a child (a supervisor's, a
-			// workflow's) begins its recording with it.
-			parent.Begin(ctx, nil)
-		}
+		// The child begins at its first hook, or at its end, and a
+		// parent that has not begun (a supervisor's or a workflow's
+		// root, whose first segment this is) with it: the hook may load
+		// a checkpoint first.
 		c := parent.child(opts.AgentName, opts.CallID)
-		c.setupDone.Store(true)
-		c.startRecording(ctx, parent)
 		return NewContext(ctx, c), c, c.Failure()
 	}
 	if marked {
@@ -144,7 +141,18 @@ func (r *Run) deadline() (time.Time, *budget.ExceededError, bool) {
 // run. Later calls return at once, and calls made while the first runs
 // wait for it. The hooks call Begin themselves; an adapter calls it
 // before them when it has a checkpoint to load.
+//
+// A child's Begin begins its root first, with load, and then starts the
+// child's own recording.
 func (r *Run) Begin(ctx context.Context, load func() *State) {
+	if r.parent != nil {
+		r.parent.Begin(ctx, load)
+		r.setup.Do(func() {
+			defer r.setupDone.Store(true)
+			r.startRecording(ctx, r.parent)
+		})
+		return
+	}
 	r.setup.Do(func() {
 		defer r.setupDone.Store(true)
 		if load != nil {
@@ -158,7 +166,7 @@ func (r *Run) Begin(ctx context.Context, load func() *State) {
 	})
 }
 
-// Begun reports whether the run's Begin is done; a child's always is.
+// Begun reports whether the run's Begin is done.
 func (r *Run) Begun() bool { return r.setupDone.Load() }
 
 // Release releases the run's deadline timer without recording an end,

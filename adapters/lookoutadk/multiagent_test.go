@@ -386,3 +386,46 @@ func TestAModelCallLimitSpentInASubAgentEndsOnTheSupervisorsAnswer(t *testing.T)
 	b, _ := lookout.BudgetOf(store)
 	assert.Equal(t, int64(4), b.ModelCalls, "the limit, and the supervisor's one wrap-up call")
 }
+
+// A supervisor's query interrupted in a sub-agent and resumed in a fresh
+// ctx is one run across the resume: one root run, one run_ended, and the
+// budget from before the interrupt kept.
+func TestASupervisorsQueryResumedFromACheckpointIsOneRun(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxTokens: 100_000}})
+	lead := s.agent("lead", scripted.New(
+		scripted.Calls(transferTo("deployer")).WithUsage(100, 10),
+		scripted.Reply("deployed and checked").WithUsage(100, 10),
+	))
+	deployer := s.agent("deployer", scripted.New(
+		scripted.Call("approve", `{}`).WithUsage(200, 20),
+		scripted.Reply("deployed").WithUsage(200, 20),
+	), interruptOnce("approve"))
+	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{deployer}})
+	require.NoError(t, err)
+	runner := adk.NewRunner(context.Background(), adk.RunnerConfig{Agent: s.mw.Agent(root), CheckPointStore: &memStore{}})
+
+	first := drain(runner.Query(context.Background(), "deploy it", adk.WithCheckPointID("c1")))
+	require.NoError(t, first.err)
+	last := first.events[len(first.events)-1]
+	require.NotNil(t, last.Action)
+	require.NotNil(t, last.Action.Interrupted, "the query paused at the interrupt")
+	iter, err := runner.Resume(context.Background(), "c1")
+	require.NoError(t, err)
+	second := drain(iter)
+	require.NoError(t, second.err)
+
+	records := flushedRecords(t, s.sink)
+	rootName, _ := runTree(t, records)
+	assert.Equal(t, "lead", rootName)
+	ends := 0
+	var rootEnd *recorder.RunEnded
+	for _, r := range records {
+		if e, ok := r.Payload.(*recorder.RunEnded); ok && r.ParentRunID == "" {
+			ends++
+			rootEnd = e
+		}
+	}
+	assert.Equal(t, 1, ends, "the root ends once, after the resume")
+	require.NotNil(t, rootEnd)
+	assert.Equal(t, recorder.OutcomeCompleted, rootEnd.Outcome)
+}

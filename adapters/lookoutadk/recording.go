@@ -74,32 +74,43 @@ func (c *checkpoint) GobEncode() ([]byte, error) { return c.MarshalJSON() }
 // GobDecode decodes as UnmarshalJSON does.
 func (c *checkpoint) GobDecode(b []byte) error { return c.UnmarshalJSON(b) }
 
-// ensure runs inside the agent's graph, once per root run: on a resume it
-// restores the run's state from the checkpoint; either way it begins the
-// recording and registers the run for future checkpoints.
+// ensure runs inside the agent's graph, once per run: on a resume it
+// restores the root run's state from the checkpoint; either way it begins
+// the recording (the root's first, for a child) and registers the root in
+// this agent's run-local values, so that a checkpoint Eino saves while
+// this agent runs (an interrupt inside it) carries the root's state.
 func ensure(ctx context.Context, r *lookout.Run) {
-	if !r.Begun() {
-		r.Begin(ctx, func() *lookout.State { return load(ctx, r) })
+	if r.Begun() {
+		return
 	}
+	root := r
+	for root.Parent() != nil {
+		root = root.Parent()
+	}
+	r.Begin(ctx, func() *lookout.State { return read(ctx, root) })
+	register(ctx, root)
 }
 
-// load reads the checkpointed state, if any, and registers the live run
-// for the checkpoints to come.
-func load(ctx context.Context, r *lookout.Run) *lookout.State {
+// read returns the checkpointed state, if any.
+func read(ctx context.Context, r *lookout.Run) *lookout.State {
 	v, found, err := adk.GetRunLocalValue(ctx, checkpointKey)
 	if err != nil {
 		r.OnError(ctx, fmt.Errorf("lookoutadk: read checkpoint: %w", err))
 	}
-	var st *lookout.State
 	if cp, _ := v.(*checkpoint); found && cp != nil && cp.run == nil {
-		st = cp.state
+		return cp.state
 	}
-	live := &checkpoint{run: r}
+	return nil
+}
+
+// register makes the live root run the run-local value that Eino's
+// checkpoints save.
+func register(ctx context.Context, root *lookout.Run) {
+	live := &checkpoint{run: root}
 	live.probing.Store(true)
-	err = adk.SetRunLocalValue(ctx, checkpointKey, live)
+	err := adk.SetRunLocalValue(ctx, checkpointKey, live)
 	live.probing.Store(false)
 	if err != nil {
-		r.OnError(ctx, fmt.Errorf("lookoutadk: register session for checkpoints: %w", err))
+		root.OnError(ctx, fmt.Errorf("lookoutadk: register session for checkpoints: %w", err))
 	}
-	return st
 }
