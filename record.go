@@ -497,31 +497,47 @@ func (r *Run) End(ctx context.Context, err error) {
 	for _, c := range r.trace.open.close() {
 		r.note(r.trace.rec.ToolEnded(ctx, recorder.ToolEnded{CallID: c.id, Name: c.name, IsError: true, Error: errAbandoned.Error()}))
 	}
+	end := r.ending(err)
+	r.note(r.trace.rec.End(ctx, end))
+	r.family.ended(r)
+}
+
+// ending is the run_ended record of a run that ended with err (nil: it
+// completed): its outcome, stop reason and usage.
+func (r *Run) ending(err error) recorder.RunEnded {
 	end := recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: r.trace.usage.load()}
 	if err != nil {
 		end.Error = errorText(err)
-		var ex *budget.ExceededError
-		switch {
-		case errors.As(err, &ex):
-			end.Outcome, end.StopReason = recorder.OutcomeBudgetExceeded, string(ex.Resource)+" budget exceeded"
-		case errors.Is(err, context.Canceled):
-			end.Outcome, end.StopReason = recorder.OutcomeCancelled, "cancelled"
-		case errors.Is(err, context.DeadlineExceeded):
-			// A deadline of the caller's, not the budget's, which ends
-			// the run with the budget error.
-			end.Outcome, end.StopReason = recorder.OutcomeCancelled, "deadline"
-		default:
-			end.Outcome, end.StopReason = recorder.OutcomeError, "error"
-		}
-	} else if h := r.handover.Load(); h != nil {
+		end.Outcome, end.StopReason = failedEnd(err)
+		return end
+	}
+	switch h := r.handover.Load(); {
+	case h != nil:
 		end.StopReason = "handed over: " + *h
-	} else if r.WrappingUp() {
+	case r.WrappingUp():
 		end.StopReason = "wrapped up near the budget"
-	} else {
+	default:
 		end.StopReason = "final answer"
 	}
-	r.note(r.trace.rec.End(ctx, end))
-	r.family.ended(r)
+	return end
+}
+
+// failedEnd returns the outcome and stop reason of a run that ended with
+// err.
+func failedEnd(err error) (recorder.Outcome, string) {
+	var ex *budget.ExceededError
+	switch {
+	case errors.As(err, &ex):
+		return recorder.OutcomeBudgetExceeded, string(ex.Resource) + " budget exceeded"
+	case errors.Is(err, context.Canceled):
+		return recorder.OutcomeCancelled, "cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		// A deadline of the caller's, not the budget's, which ends the
+		// run with the budget error.
+		return recorder.OutcomeCancelled, "deadline"
+	default:
+		return recorder.OutcomeError, "error"
+	}
 }
 
 // ExpectCalls says that the model's reply asks for n tool calls that the
