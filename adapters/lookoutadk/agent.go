@@ -86,41 +86,67 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 // sees neither before run_ended is queued for the recording.
 func forward(ctx context.Context, r *lookout.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
-	end := context.WithoutCancel(ctx)
+	rl := &relay{run: r, claim: c, ctx: context.WithoutCancel(ctx)}
 	go func() {
 		defer gen.Close()
-		var last error
-		interrupted := false
 		for {
 			ev, ok := in.Next()
 			if !ok {
 				break
 			}
-			if ev != nil && ev.Action != nil && ev.Action.Interrupted != nil {
-				interrupted = true
+			if rl.pass(ev) {
+				gen.Send(ev)
 			}
-			if ev != nil && c.unobserved(ev.AgentName) {
-				r.OnError(end, fmt.Errorf("%w: %q", ErrUnobservedAgent, ev.AgentName))
-			}
-			if ev != nil && ev.Err != nil {
-				if last != nil {
-					// The run ended with the first error: Eino may report
-					// it again as the agents above the one that failed
-					// unwind (a transfer back that finds the run over).
-					continue
-				}
-				last = ev.Err
-				r.End(end, ev.Err)
-			}
-			gen.Send(ev)
 		}
-		if interrupted && last == nil {
-			r.Release() // paused: the resume goes on with the recording
-			return
-		}
-		r.End(end, last)
+		rl.finish()
 	}()
 	return out
+}
+
+// relay is the state of forward's goroutine.
+type relay struct {
+	run   *lookout.Run
+	claim *claim
+	ctx   context.Context // the run's, without its cancellation
+	// last is the error the run ended with; interrupted says an
+	// interrupt paused the run.
+	last        error
+	interrupted bool
+}
+
+// pass notes what event ev says of the run, ending the run before an
+// error event, and reports whether ev is passed on: the run ends with the
+// first error, and Eino may report it again as the agents above the one
+// that failed unwind (a transfer back that finds the run over).
+func (rl *relay) pass(ev *adk.AgentEvent) bool {
+	if ev == nil {
+		return true
+	}
+	if ev.Action != nil && ev.Action.Interrupted != nil {
+		rl.interrupted = true
+	}
+	if rl.claim.unobserved(ev.AgentName) {
+		rl.run.OnError(rl.ctx, fmt.Errorf("%w: %q", ErrUnobservedAgent, ev.AgentName))
+	}
+	if ev.Err == nil {
+		return true
+	}
+	if rl.last != nil {
+		return false
+	}
+	rl.last = ev.Err
+	rl.run.End(rl.ctx, ev.Err)
+	return true
+}
+
+// finish ends the run once its events are over, unless an interrupt
+// paused it: the resume goes on with the recording.
+func (rl *relay) finish() {
+	if rl.interrupted && rl.last == nil {
+		rl.run.Release()
+		return
+	}
+	rl.run.End(rl.ctx, rl.last)
 }
 
 // resumable is the wrapper of an agent that can resume.
