@@ -429,3 +429,25 @@ func TestASupervisorsQueryResumedFromACheckpointIsOneRun(t *testing.T) {
 	require.NotNil(t, rootEnd)
 	assert.Equal(t, recorder.OutcomeCompleted, rootEnd.Outcome)
 }
+
+// A parallel workflow's agents are stopped by the one budget they share:
+// the query ends with the typed error.
+func TestAParallelWorkflowsBudgetStopsTheQuery(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxTokens: 1_000}, WrapUpAt: -1})
+	searcher := func() *scripted.Model {
+		return scripted.New(scripted.Forever(scripted.Call("search", `{}`).WithUsage(200, 50)))
+	}
+	a := s.agent("a", searcher(), echo("search"))
+	b := s.agent("b", searcher(), echo("search"))
+	root, err := adk.NewParallelAgent(context.Background(), &adk.ParallelAgentConfig{Name: "fanout", SubAgents: []adk.Agent{a, b}})
+	require.NoError(t, err)
+
+	store := session.New(nil)
+	o := runAgent(t, s.mw.Agent(root), store, false)
+	adaptertest.RequireExceeded(t, o.err, budget.Tokens)
+	used, _ := lookout.BudgetOf(store)
+	assert.GreaterOrEqual(t, used.TokensUsed, int64(1_000))
+	assert.LessOrEqual(t, used.TokensUsed, int64(1_000+2*250), "within one response per agent running at once")
+	end := flushedRecords(t, s.sink)
+	assert.Equal(t, recorder.OutcomeBudgetExceeded, end[len(end)-1].Payload.(*recorder.RunEnded).Outcome)
+}
