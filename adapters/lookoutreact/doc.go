@@ -19,7 +19,7 @@
 // What each piece does:
 //
 //   - [New] checks a lookout.Config (limits, observers, recorder, ...)
-//     and returns a [Hooks], which holds only configuration: one Lookout
+//     and returns a [Hooks], which holds only configuration: one Hooks
 //     serves any number of agents and concurrent runs.
 //   - [Hooks.Agent] wraps the agent: each Generate or Stream is one run.
 //     It starts the run on the ctx it hands the agent, where every node
@@ -40,8 +40,8 @@
 //     observers after it. A tool error becomes a message the model can
 //     read, unless Config.ToolErrors is lookout.ToolErrorsAbort.
 //   - [Hooks.WrapModel] ends the run with a *budget.ExceededError before
-//     a model call once tokens or time are spent, or after a tool call was
-//     refused on a wrap-up turn; adds the current assessment to the model's
+//     a model call once tokens, time or model calls are spent, or after a
+//     tool call was refused on a wrap-up turn; adds the current assessment to the model's
 //     input when it is not stale and, when tokens or time are nearly spent
 //     or the tool calls are spent, a wrap-up reminder, while removing blocks
 //     Lookout added before, so the input holds at most one; forbids tool
