@@ -27,6 +27,8 @@
 //	                      and OPENAI_MODEL), an LLM summary of each prompt with
 //	                      the tools' rationale, key findings and a confidence
 //	                      level; --json, --timeout
+//	version               the module version ("(devel)" from a checkout) and the
+//	                      Go version; also lookout --version
 //	help [command]        usage, or a command's flags
 //
 // Flags may come before or after the file names; "--" ends the flags. A

@@ -17,7 +17,10 @@ func Example_help() {
 	//   export     convert a trajectory to ATIF JSON or OpenAI-style messages JSONL
 	//   validate   check a trajectory (JSON Lines records or ATIF) and name every problem
 	//   summarize  analytics, plus a summary of each user prompt when a model is configured
+	//   version    print the version of lookout and of the Go that built it
 	//   help       show this help, or a command's: lookout help <command>
+	//
+	// lookout --version is lookout version.
 	//
 	// Exit status: 0 on success, 1 when the input cannot be read or is invalid
 	// or the output cannot be written, 2 on a usage error.

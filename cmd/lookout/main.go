@@ -81,7 +81,7 @@ func (e *env) warn(format string, args ...any) {
 	fmt.Fprintf(e.stderr, "lookout: "+format+"\n", args...)
 }
 
-var commands = []*command{inspectCmd, exportCmd, validateCmd, summarizeCmd}
+var commands = []*command{inspectCmd, exportCmd, validateCmd, summarizeCmd, versionCmd}
 
 func lookup(name string) *command {
 	for _, c := range commands {
@@ -114,6 +114,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch name := args[0]; name {
+	case "-version", "--version":
+		return versionCmd.run(ctx, e, args[1:])
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 && name == "help" {
 			c := lookup(args[1])
@@ -138,6 +140,23 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return c.run(ctx, e, args[1:])
 	}
+}
+
+// usageLine is the command's synopsis: its name, "[flags]" when it has
+// any, and its positional arguments.
+func (c *command) usageLine() string {
+	fs := c.newFlagSet()
+	c.flags(fs)
+	line := "lookout " + c.name
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		line += " [flags]"
+	}
+	if c.args != "" {
+		line += " " + c.args
+	}
+	return line
 }
 
 func (c *command) newFlagSet() *flag.FlagSet {
@@ -223,13 +242,15 @@ Commands:
 	}
 	fmt.Fprint(w, `  help       show this help, or a command's: lookout help <command>
 
+lookout --version is lookout version.
+
 Exit status: 0 on success, 1 when the input cannot be read or is invalid
 or the output cannot be written, 2 on a usage error.
 `)
 }
 
 func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: lookout %s [flags] %s\n\n%s\n", c.name, c.args, c.details)
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.usageLine(), c.details)
 	var flags strings.Builder
 	fs.SetOutput(&flags)
 	fs.PrintDefaults()
