@@ -35,12 +35,13 @@
 // FILE of "-" is standard input. Each file is opened and read once, so a
 // pipe, /dev/stdin or a shell's process substitution works as a FILE.
 //
-// Exit status: 0 on success; 1 when a file cannot be read, holds invalid
-// data (validate: any problem; inspect, export, summarize: a line that does
-// not decode), export has nothing to write (no runs, an unknown -run,
-// several root runs without -o) or an output cannot be written; 2 for an
-// unknown command, a bad flag or missing arguments, with the usage on
-// standard error.
+// Exit status: 0 on success; 1 when problems are found: a file holds
+// invalid data (validate: any problem; inspect, export, summarize: a line
+// that does not decode), export has nothing to write (no runs, an unknown
+// -run, several root runs without -o) or an output cannot be written; 2 for
+// an unknown command, a bad flag or missing arguments, with the usage on
+// standard error; 3 when a file cannot be read (missing, permission denied,
+// a directory with nothing to read). When several apply, the highest wins.
 //
 // # Common pitfalls
 //

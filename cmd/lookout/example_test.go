@@ -22,6 +22,7 @@ func Example_help() {
 	//
 	// lookout --version is lookout version.
 	//
-	// Exit status: 0 on success, 1 when the input cannot be read or is invalid
-	// or the output cannot be written, 2 on a usage error.
+	// Exit status: 0 on success; 1 when problems are found (invalid input, a
+	// failed validation, nothing to export, output that cannot be written); 2 on
+	// a usage error; 3 when a file cannot be read.
 }

@@ -67,7 +67,7 @@ type exporter struct {
 func (x *exporter) export(path string) int {
 	records, err := load(x.env, path)
 	if err != nil {
-		return x.fail("%v", err)
+		return x.failErr(err)
 	}
 	runs, err := x.runs(path, records)
 	if err != nil {

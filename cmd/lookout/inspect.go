@@ -23,7 +23,7 @@ under their parents.`,
 		return func(_ context.Context, e *env, files []string) int {
 			records, err := loadAll(e, files)
 			if err != nil {
-				return e.fail("%v", err)
+				return e.failErr(err)
 			}
 			rep := summary.Analyze(records)
 			if *asJSON {

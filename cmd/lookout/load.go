@@ -52,14 +52,14 @@ func (e *env) open(name string) (*input, error) {
 	if name != stdinName {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, err
+			return nil, &unreadableError{err}
 		}
 		src, closer = f, f.Close
 	}
 	head, err := io.ReadAll(io.LimitReader(src, sniffLimit))
 	if err != nil {
 		closer()
-		return nil, err
+		return nil, &unreadableError{err}
 	}
 	return &input{name: name, format: sniff(head), r: io.MultiReader(bytes.NewReader(head), src), close: closer}, nil
 }

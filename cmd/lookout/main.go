@@ -11,11 +11,13 @@ import (
 	"strings"
 )
 
-// Exit statuses.
+// Exit statuses. When several apply, as when validate finds one file
+// invalid and cannot read another, the highest is returned.
 const (
-	exitOK      = 0
-	exitFailure = 1 // unreadable or invalid input, a failed write
-	exitUsage   = 2 // unknown command, bad flags, missing arguments
+	exitOK         = 0
+	exitProblems   = 1 // invalid input, validation failures, nothing to export, a failed write
+	exitUsage      = 2 // unknown command, bad flags, missing arguments
+	exitUnreadable = 3 // a file that cannot be read: missing, no permission, a directory with nothing to read
 )
 
 func main() {
@@ -69,11 +71,34 @@ func (o *outputWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// fail reports a runtime failure and returns exitFailure.
+// fail reports a runtime failure and returns exitProblems.
 func (e *env) fail(format string, args ...any) int {
 	fmt.Fprintf(e.stderr, "lookout: "+format+"\n", args...)
-	return exitFailure
+	return exitProblems
 }
+
+// failErr reports err and returns its exit status: exitUnreadable when
+// it wraps an *unreadableError, exitProblems otherwise.
+func (e *env) failErr(err error) int {
+	e.fail("%v", err)
+	return exitCode(err)
+}
+
+// exitCode is the exit status of a command that failed with err.
+func exitCode(err error) int {
+	var unreadable *unreadableError
+	if errors.As(err, &unreadable) {
+		return exitUnreadable
+	}
+	return exitProblems
+}
+
+// unreadableError is a file that could not be read at all, as opposed to
+// one whose content is invalid.
+type unreadableError struct{ err error }
+
+func (u *unreadableError) Error() string { return u.err.Error() }
+func (u *unreadableError) Unwrap() error { return u.err }
 
 // warn reports something the user should know that does not fail the
 // command.
@@ -94,13 +119,13 @@ func lookup(name string) *command {
 
 // run is the whole program: it runs the command named by args[0] and
 // returns the exit status. A command that succeeded but could not write
-// all of its output to stdout fails with exitFailure.
+// all of its output to stdout fails with exitProblems.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := &outputWriter{w: stdout}
 	code := dispatch(args, stdin, out, stderr)
 	if out.err != nil && code == exitOK {
 		fmt.Fprintf(stderr, "lookout: write: %v\n", out.err)
-		return exitFailure
+		return exitProblems
 	}
 	return code
 }
@@ -244,8 +269,9 @@ Commands:
 
 lookout --version is lookout version.
 
-Exit status: 0 on success, 1 when the input cannot be read or is invalid
-or the output cannot be written, 2 on a usage error.
+Exit status: 0 on success; 1 when problems are found (invalid input, a
+failed validation, nothing to export, output that cannot be written); 2 on
+a usage error; 3 when a file cannot be read.
 `)
 }
 

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -35,10 +38,10 @@ func TestExitStatusesAndUsage(t *testing.T) {
 		{name: "export takes one file", args: []string{"export", "--format", "atif", file, file}, code: 2, stderr: "too many arguments"},
 		{name: "export needs a format", args: []string{"export", file}, code: 2, stderr: "--format must be atif or openai"},
 		{name: "export rejects an unknown format", args: []string{"export", "--format=xml", file}, code: 2, stderr: `not "xml"`},
-		{name: "a missing file is a runtime failure", args: []string{"inspect", "missing.jsonl"}, code: 1,
+		{name: "a missing file cannot be read", args: []string{"inspect", "missing.jsonl"}, code: 3,
 			stderr: "lookout: read missing.jsonl: open missing.jsonl: no such file or directory\n", quietOut: true},
-		{name: "validate of a missing file is a runtime failure", args: []string{"validate", "missing.jsonl"}, code: 1, stderr: "lookout: read missing.jsonl: open missing.jsonl"},
-		{name: "export of a missing file is a runtime failure", args: []string{"export", "--format", "openai", "missing.jsonl"}, code: 1, stderr: "lookout: read missing.jsonl"},
+		{name: "validate of a missing file cannot be read", args: []string{"validate", "missing.jsonl"}, code: 3, stderr: "lookout: read missing.jsonl: open missing.jsonl"},
+		{name: "export of a missing file cannot be read", args: []string{"export", "--format", "openai", "missing.jsonl"}, code: 3, stderr: "lookout: read missing.jsonl"},
 		{name: "inspect succeeds", args: []string{"inspect", file}, code: 0, stdout: "runs: 2 (1 root, 1 child)", quietError: true},
 		{name: "validate succeeds", args: []string{"validate", file}, code: 0, stdout: "valid trajectory", quietError: true},
 		{name: "summarize succeeds", args: []string{"summarize", file}, code: 0, stdout: "prompts: 2"},
@@ -73,6 +76,44 @@ func TestFlagsMayFollowTheFile(t *testing.T) {
 
 func TestAfterDoubleDashEverythingIsAFile(t *testing.T) {
 	r := lookout("inspect", "--", "-json")
-	assert.Equal(t, 1, r.code)
+	assert.Equal(t, exitUnreadable, r.code)
 	assert.Contains(t, r.stderr, "lookout: read -json: open -json: no such file or directory")
+}
+
+func TestTheExitStatusesAreTheDocumentedNumbers(t *testing.T) {
+	assert.Equal(t, []int{0, 1, 2, 3}, []int{exitOK, exitProblems, exitUsage, exitUnreadable})
+}
+
+func TestExitStatusTellsProblemsFromUnreadableFiles(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	good := trajectoryFile(t)
+	invalid := writeFile(t, "invalid.jsonl", []byte("not json\n"))
+	locked := writeFile(t, "locked.jsonl", []byte("{}\n"))
+	require.NoError(t, os.Chmod(locked, 0))
+	if f, err := os.Open(locked); err == nil {
+		f.Close()
+		locked = "" // running as root: every file can be read
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"inspect of invalid data finds problems", []string{"inspect", invalid}, exitProblems},
+		{"summarize of invalid data finds problems", []string{"summarize", invalid}, exitProblems},
+		{"export of invalid data finds problems", []string{"export", "--format", "atif", invalid}, exitProblems},
+		{"validate of invalid data finds problems", []string{"validate", good, invalid}, exitProblems},
+		{"validate of an invalid and a missing file cannot read one", []string{"validate", invalid, "missing.jsonl", good}, exitUnreadable},
+		{"inspect of a file without permission cannot read it", []string{"inspect", locked}, exitUnreadable},
+		{"validate of a file without permission cannot read it", []string{"validate", locked}, exitUnreadable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if slices.Contains(tc.args, "") {
+				t.Skip("permissions do not stop root")
+			}
+			r := lookout(tc.args...)
+			assert.Equal(t, tc.code, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+		})
+	}
 }

@@ -57,7 +57,7 @@ func TestExportNeverOverwritesItsInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(input, []byte(edited), 0o600))
 
 	r = lookout("export", "--format", "atif", "-o", dir, input)
-	assert.Equal(t, exitFailure, r.code)
+	assert.Equal(t, exitProblems, r.code)
 	assert.Empty(t, r.stdout)
 	assert.Contains(t, r.stderr, "would overwrite the input file")
 	after, err := os.ReadFile(input)

@@ -54,7 +54,7 @@ type summarizeOutput struct {
 func summarize(ctx context.Context, e *env, files []string, asJSON bool, timeout time.Duration) int {
 	records, err := loadAll(e, files)
 	if err != nil {
-		return e.fail("%v", err)
+		return e.failErr(err)
 	}
 	out := summarizeOutput{Report: summary.Analyze(records)}
 

@@ -39,16 +39,15 @@ build reads, a last line torn by a crash, an empty run_id, a run whose seq
 repeats, does not start at 0 or has gaps (lost records), and a run whose
 records disagree about its parent or depth.
 
-The exit status is 1 when any file is invalid or cannot be read.`,
+The exit status is 1 when any file is invalid, and 3 when any cannot be
+read.`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(*flag.FlagSet) func(context.Context, *env, []string) int {
 		return func(_ context.Context, e *env, files []string) int {
 			status := exitOK
 			for _, path := range files {
-				if code := validate(e, path); code != exitOK {
-					status = code
-				}
+				status = max(status, validate(e, path))
 			}
 			return status
 		}
@@ -58,7 +57,7 @@ The exit status is 1 when any file is invalid or cannot be read.`,
 func validate(e *env, path string) int {
 	in, err := e.open(path)
 	if err != nil {
-		return e.fail("read %s: %v", path, err)
+		return e.failErr(fmt.Errorf("read %s: %w", path, err))
 	}
 	defer in.close()
 	var (
@@ -85,7 +84,7 @@ func validate(e *env, path string) int {
 		}
 		fmt.Fprintf(e.stdout, "  %s\n", p)
 	}
-	return exitFailure
+	return exitProblems
 }
 
 func validateATIF(in *input) (string, []string, error) {
