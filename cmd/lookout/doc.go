@@ -32,8 +32,12 @@
 //	help [command]        usage, or a command's flags
 //
 // Flags may come before or after the file names; "--" ends the flags. A
-// FILE of "-" is standard input. Each file is opened and read once, so a
-// pipe, /dev/stdin or a shell's process substitution works as a FILE.
+// FILE of "-" is standard input. A directory stands for every *.jsonl and
+// *.jsonl.gz file under it, at any depth, in lexical order of their paths;
+// a directory with none cannot be read. Gzip-compressed content is
+// decompressed wherever a file is read, ATIF included. Each file is opened
+// and read once, so a pipe, /dev/stdin or a shell's process substitution
+// works as a FILE.
 //
 // Exit status: 0 on success; 1 when problems are found: a file holds
 // invalid data (validate: any problem; inspect, export, summarize: a line

@@ -21,7 +21,8 @@ var exportCmd = &command{
 	name:    "export",
 	args:    "FILE",
 	summary: "convert a trajectory to ATIF JSON or OpenAI-style messages JSONL",
-	details: `Export converts the runs in FILE to another format:
+	details: `Export converts the runs in FILE, or in the files of a directory FILE read
+together, to another format:
 
   atif    one ATIF (Agent Trajectory Interchange Format) document per root
           run, with the runs it started embedded as subagent trajectories.
@@ -64,8 +65,14 @@ type exporter struct {
 	runID  string
 }
 
+// export exports the runs of path, a file or a directory whose files are
+// read together.
 func (x *exporter) export(path string) int {
-	records, err := load(x.env, path)
+	inputs, err := expand([]string{path})
+	if err != nil {
+		return x.failErr(err)
+	}
+	records, err := loadAll(x.env, inputs)
 	if err != nil {
 		return x.failErr(err)
 	}
@@ -77,7 +84,7 @@ func (x *exporter) export(path string) int {
 		return x.toStdout(path, records, runs)
 	}
 	names := fileNames(runs)
-	if id, ok := x.overwritesInput(path, runs, names); ok {
+	if id, ok := x.overwritesInput(inputs, runs, names); ok {
 		return x.fail("export %s: run %s: writing %s would overwrite the input file; choose another -o DIR",
 			path, id, filepath.Join(x.dir, names.byRun[id]+x.extension()))
 	}
@@ -188,10 +195,20 @@ func (x *exporter) extension() string {
 	return ".messages.jsonl"
 }
 
-// overwritesInput returns the run whose file in x.dir is the input file
-// itself, which the export would otherwise replace: an ATIF file exported
+// overwritesInput returns the run whose file in x.dir is one of the input
+// files, which the export would otherwise replace: an ATIF file exported
 // into its own folder has the name its run's export gets.
-func (x *exporter) overwritesInput(input string, runs []string, names runNames) (string, bool) {
+func (x *exporter) overwritesInput(inputs []string, runs []string, names runNames) (string, bool) {
+	for _, input := range inputs {
+		if id, ok := x.overwrites(input, runs, names); ok {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// overwrites returns the run whose file in x.dir is input.
+func (x *exporter) overwrites(input string, runs []string, names runNames) (string, bool) {
 	if input == stdinName {
 		return "", false
 	}

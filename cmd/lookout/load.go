@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/lookout-go/lookout/recorder"
@@ -45,7 +50,8 @@ type input struct {
 }
 
 // open opens the file name, or standard input for stdinName, and reads
-// enough of its start to tell its format.
+// enough of its start to tell its format. Gzip-compressed content is
+// decompressed, whatever the file's name.
 func (e *env) open(name string) (*input, error) {
 	var src io.Reader = e.stdin
 	closer := func() error { return nil }
@@ -56,12 +62,102 @@ func (e *env) open(name string) (*input, error) {
 		}
 		src, closer = f, f.Close
 	}
+	src, closer, compressed, err := gunzip(src, closer)
+	if err != nil {
+		closer()
+		return nil, err
+	}
 	head, err := io.ReadAll(io.LimitReader(src, sniffLimit))
+	if err != nil && compressed {
+		closer()
+		return nil, fmt.Errorf("gzip: %w", err) // most likely a broken stream, which is invalid input
+	}
 	if err != nil {
 		closer()
 		return nil, &unreadableError{err}
 	}
 	return &input{name: name, format: sniff(head), r: io.MultiReader(bytes.NewReader(head), src), close: closer}, nil
+}
+
+// gzipMagic starts every gzip stream.
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// gunzip returns src decompressed when it starts as a gzip stream does,
+// and src as it is otherwise, with a closer that closes what closer does
+// and the decompressor, and whether src was compressed. A stream that
+// starts as gzip but has no valid header is invalid input.
+func gunzip(src io.Reader, closer func() error) (io.Reader, func() error, bool, error) {
+	br := bufio.NewReader(src)
+	magic, err := br.Peek(len(gzipMagic))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, closer, false, &unreadableError{err}
+	}
+	if !bytes.Equal(magic, gzipMagic) {
+		return br, closer, false, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, closer, true, fmt.Errorf("gzip: %w", err)
+	}
+	return zr, func() error { return errors.Join(zr.Close(), closer()) }, true, nil
+}
+
+// trajectorySuffixes are the file names read in a directory.
+var trajectorySuffixes = []string{".jsonl", ".jsonl.gz"}
+
+// expand replaces each directory among args by the trajectory files in it
+// (see filesIn); other arguments are kept as they are, for open to read
+// or report.
+func expand(args []string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		found, err := filesIn(arg)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+// filesIn returns the files a command-line argument stands for: when arg
+// is a directory, every file under it, at any depth, whose name ends in
+// .jsonl or .jsonl.gz, sorted by path; otherwise arg itself. A directory
+// that cannot be walked or holds no such file cannot be read.
+func filesIn(arg string) ([]string, error) {
+	if arg == stdinName {
+		return []string{arg}, nil
+	}
+	if info, err := os.Stat(arg); err != nil || !info.IsDir() {
+		return []string{arg}, nil
+	}
+	var found []string
+	err := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && hasSuffix(d.Name(), trajectorySuffixes) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &unreadableError{fmt.Errorf("read %s: %w", arg, err)}
+	}
+	if len(found) == 0 {
+		return nil, &unreadableError{fmt.Errorf("read %s: a directory with no *.jsonl or *.jsonl.gz files", arg)}
+	}
+	slices.Sort(found)
+	return found, nil
+}
+
+func hasSuffix(name string, suffixes []string) bool {
+	for _, s := range suffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // mediaDir is where the local media paths of an ATIF input are looked up:
@@ -192,8 +288,13 @@ func importATIF(r io.Reader) ([]recorder.Record, error) {
 	return atif.ToRecords(t)
 }
 
-// loadAll reads every file, in order, into one slice.
-func loadAll(e *env, paths []string) ([]recorder.Record, error) {
+// loadAll reads the files args stand for (see expand), in order, into one
+// slice.
+func loadAll(e *env, args []string) ([]recorder.Record, error) {
+	paths, err := expand(args)
+	if err != nil {
+		return nil, err
+	}
 	var all []recorder.Record
 	for _, p := range paths {
 		records, err := load(e, p)

@@ -258,7 +258,9 @@ func usage(w io.Writer) {
 
 Inspect, export, validate and summarize recorded agent trajectories: the
 JSON Lines files Lookout's recorder writes. Commands that read records also
-accept an ATIF trajectory file. A FILE of - reads standard input.
+accept an ATIF trajectory file. A FILE of - reads standard input; a
+directory stands for every *.jsonl and *.jsonl.gz file under it, in lexical
+order. Gzip-compressed files are read as they are.
 
 Commands:
 `)

@@ -44,7 +44,11 @@ read.`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(*flag.FlagSet) func(context.Context, *env, []string) int {
-		return func(_ context.Context, e *env, files []string) int {
+		return func(_ context.Context, e *env, args []string) int {
+			files, err := expand(args)
+			if err != nil {
+				return e.failErr(err)
+			}
 			status := exitOK
 			for _, path := range files {
 				status = max(status, validate(e, path))
