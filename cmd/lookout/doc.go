@@ -21,7 +21,7 @@
 //	                      supported, seq dense from 0 per run with no repeats,
 //	                      consistent parent and depth, no torn last line) or an
 //	                      ATIF document (its rules, by JSON path), and names
-//	                      every problem
+//	                      every problem; --json for the verdicts as JSON
 //	summarize FILE...     the inspect analytics plus one entry per user prompt;
 //	                      with OPENAI_API_KEY set (and optionally OPENAI_BASE_URL
 //	                      and OPENAI_MODEL), an LLM summary of each prompt with

@@ -43,52 +43,109 @@ The exit status is 1 when any file is invalid, and 3 when any cannot be
 read.`,
 	minArgs: 1,
 	maxArgs: -1,
-	flags: func(*flag.FlagSet) func(context.Context, *env, []string) int {
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
+		asJSON := fs.Bool("json", false, "print the verdicts as one JSON object")
 		return func(_ context.Context, e *env, args []string) int {
 			files, err := expand(args)
 			if err != nil {
 				return e.failErr(err)
 			}
+			out := validateOutput{Valid: true, Files: []verdict{}}
 			status := exitOK
 			for _, path := range files {
-				status = max(status, validate(e, path))
+				v, code := check(e, path)
+				status = max(status, code)
+				out.Valid = out.Valid && v.Valid
+				out.Files = append(out.Files, v)
+				if !*asJSON {
+					v.writeText(e.stdout)
+				}
+			}
+			if *asJSON {
+				if err := writeJSON(e.stdout, out); err != nil {
+					return e.fail("write: %v", err)
+				}
 			}
 			return status
 		}
 	},
 }
 
-func validate(e *env, path string) int {
+// validateOutput is the JSON shape of validate --json. Fields may be
+// added; none is renamed or removed.
+type validateOutput struct {
+	Valid bool      `json:"valid"` // every file was read and is valid
+	Files []verdict `json:"files"` // one per file, in the order read
+}
+
+// verdict is what validation made of one file.
+type verdict struct {
+	File string `json:"file"`
+	// Format is "jsonl" or "atif", and empty when the file could not be
+	// read.
+	Format string `json:"format,omitempty"`
+	Valid  bool   `json:"valid"`
+	// Description is what the file holds, as the text output says it:
+	// "trajectory (15 records, 2 runs)".
+	Description string `json:"description,omitempty"`
+	// Problems are every problem found, none left out; empty when the
+	// file is valid.
+	Problems []string `json:"problems"`
+	// Error says why the file could not be read; the file is then not
+	// valid and has no problems.
+	Error string `json:"error,omitempty"`
+}
+
+// check validates the file at path and returns its verdict and exit
+// status. A file that cannot be read is reported on stderr.
+func check(e *env, path string) (verdict, int) {
+	v := verdict{File: path, Problems: []string{}}
 	in, err := e.open(path)
 	if err != nil {
-		return e.failErr(fmt.Errorf("read %s: %w", path, err))
+		err = fmt.Errorf("read %s: %w", path, err)
+		v.Error = err.Error()
+		return v, e.failErr(err)
 	}
 	defer in.close()
-	var (
-		verdict  string
-		problems []string
-	)
+	var problems []string
 	if in.format == formatATIF {
-		verdict, problems, err = validateATIF(in)
+		v.Format = "atif"
+		v.Description, problems, err = validateATIF(in)
 	} else {
-		verdict, problems, err = validateJSONL(in.r)
+		v.Format = "jsonl"
+		v.Description, problems, err = validateJSONL(in.r)
 	}
 	if err != nil {
-		return e.fail("read %s: %v", path, err)
+		err = fmt.Errorf("read %s: %w", path, err)
+		v.Format, v.Description, v.Error = "", "", err.Error()
+		return v, e.failErr(err)
 	}
-	if len(problems) == 0 {
-		fmt.Fprintf(e.stdout, "%s: valid %s\n", path, verdict)
-		return exitOK
+	v.Valid = len(problems) == 0
+	if !v.Valid {
+		v.Problems = problems
+		return v, exitProblems
 	}
-	fmt.Fprintf(e.stdout, "%s: invalid %s: %s\n", path, verdict, count(len(problems), "problem", "problems"))
-	for i, p := range problems {
+	return v, exitOK
+}
+
+// writeText writes the verdict of a file that was read: valid, or the
+// problems, at most maxProblemsShown of them.
+func (v *verdict) writeText(w io.Writer) {
+	if v.Error != "" {
+		return
+	}
+	if v.Valid {
+		fmt.Fprintf(w, "%s: valid %s\n", v.File, v.Description)
+		return
+	}
+	fmt.Fprintf(w, "%s: invalid %s: %s\n", v.File, v.Description, count(len(v.Problems), "problem", "problems"))
+	for i, p := range v.Problems {
 		if i == maxProblemsShown {
-			fmt.Fprintf(e.stdout, "  … and %d more\n", len(problems)-i)
+			fmt.Fprintf(w, "  … and %d more\n", len(v.Problems)-i)
 			break
 		}
-		fmt.Fprintf(e.stdout, "  %s\n", p)
+		fmt.Fprintf(w, "  %s\n", p)
 	}
-	return exitProblems
 }
 
 func validateATIF(in *input) (string, []string, error) {
