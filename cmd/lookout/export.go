@@ -40,6 +40,14 @@ name (ignoring case), the later one gets a suffix -2, -3, … and a warning
 names both. Files are created with mode 0600 (DIR with 0700 if missing),
 names never leave DIR, the input file is never overwritten, and the paths
 written are printed.`,
+	examples: `  # the one root run of a file as an ATIF document
+  lookout export --format atif trajectory.jsonl > run.trajectory.json
+
+  # every root run into out/, one file each
+  lookout export --format atif -o out trajectory.jsonl
+
+  # one child run's conversation as OpenAI-style messages
+  lookout export --format openai --run run-2 trajectory.jsonl`,
 	minArgs: 1,
 	maxArgs: 1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {

@@ -16,6 +16,14 @@ and then for each run: how it ended, its duration, model calls and tokens, the
 tools called with their errors, the assessments observers made, budget limits
 exceeded, feedback efficacy and extension records. Child runs are listed
 under their parents.`,
+	examples: `  # the runs of one trajectory
+  lookout inspect trajectory.jsonl
+
+  # every *.jsonl and *.jsonl.gz file under runs/, read together
+  lookout inspect runs/
+
+  # the failed tool calls of each run, with jq
+  lookout inspect --json trajectory.jsonl | jq '.runs[] | {run_id, failures}'`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {

@@ -30,6 +30,9 @@ type command struct {
 	args    string // the positional arguments, for the usage line
 	summary string
 	details string
+	// examples are command lines indented by two spaces, most with a
+	// "#" comment above, shown under "Examples:" in the help.
+	examples string
 	// flags declares the command's flags on fs; the returned function runs
 	// the command on the positional arguments once they are parsed.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, files []string) int
@@ -286,4 +289,5 @@ func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	if flags.Len() > 0 {
 		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
 	}
+	fmt.Fprintf(w, "\nExamples:\n%s\n", c.examples)
 }

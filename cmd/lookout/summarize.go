@@ -32,6 +32,14 @@ level (low, medium or high). OPENAI_BASE_URL points at another compatible
 server; OPENAI_MODEL picks the model (default gpt-4o-mini). A prompt the
 model fails to summarize is reported with its error; the analytics and the
 other prompts are not affected, and the exit status stays 0.`,
+	examples: `  # the analytics and the prompts, without a model
+  lookout summarize trajectory.jsonl
+
+  # with a summary of each prompt by an OpenAI model
+  OPENAI_API_KEY=sk-... lookout summarize trajectory.jsonl
+
+  # a folder of runs as JSON
+  lookout summarize --json runs/ > summary.json`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {

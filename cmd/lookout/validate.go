@@ -41,6 +41,14 @@ records disagree about its parent or depth.
 
 The exit status is 1 when any file is invalid, and 3 when any cannot be
 read.`,
+	examples: `  # check one file
+  lookout validate trajectory.jsonl
+
+  # check every trajectory under runs/, compressed or not
+  lookout validate runs/
+
+  # the invalid files, with jq
+  lookout validate --json runs/ | jq -r '.files[] | select(.valid | not) | .file'`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {

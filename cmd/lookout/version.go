@@ -18,6 +18,8 @@ var versionCmd = &command{
 was built from a checkout rather than installed at a version, and the Go
 version, operating system and architecture it was built with. lookout
 --version prints the same.`,
+	examples: `  lookout version
+  lookout --version`,
 	maxArgs: 0,
 	flags: func(*flag.FlagSet) func(context.Context, *env, []string) int {
 		return func(_ context.Context, e *env, _ []string) int {
