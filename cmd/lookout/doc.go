@@ -39,6 +39,9 @@
 // and read once, so a pipe, /dev/stdin or a shell's process substitution
 // works as a FILE.
 //
+// Long work reports its progress on standard error when that is a
+// terminal, and with --progress otherwise.
+//
 // Exit status: 0 on success; 1 when problems are found: a file holds
 // invalid data (validate: any problem; inspect, export, summarize: a line
 // that does not decode), export has nothing to write (no runs, an unknown

@@ -32,8 +32,7 @@ func TestTheExamplesParse(t *testing.T) {
 				continue
 			}
 			t.Run(strings.TrimSpace(line), func(t *testing.T) {
-				fs := c.newFlagSet()
-				c.flags(fs)
+				fs, _, _ := c.declare()
 				files, err := parse(fs, args)
 				require.NoError(t, err)
 				assert.NoError(t, c.checkArgs(files))

@@ -296,12 +296,13 @@ func loadAll(e *env, args []string) ([]recorder.Record, error) {
 		return nil, err
 	}
 	var all []recorder.Record
-	for _, p := range paths {
+	for i, p := range paths {
 		records, err := load(e, p)
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, records...)
+		e.progress.step("reading files", i+1, len(paths))
 	}
 	return all, nil
 }

@@ -48,6 +48,8 @@ type env struct {
 	// usageErr is a bad flag value a command found once its flags were
 	// parsed; see badUsage.
 	usageErr error
+	// progress reports long work on stderr; see newProgress.
+	progress *progress
 }
 
 // badUsage reports a bad flag value, found once the flags are parsed: the
@@ -76,6 +78,7 @@ func (o *outputWriter) Write(p []byte) (int, error) {
 
 // fail reports a runtime failure and returns exitProblems.
 func (e *env) fail(format string, args ...any) int {
+	e.progress.clear()
 	fmt.Fprintf(e.stderr, "lookout: "+format+"\n", args...)
 	return exitProblems
 }
@@ -106,6 +109,7 @@ func (u *unreadableError) Unwrap() error { return u.err }
 // warn reports something the user should know that does not fail the
 // command.
 func (e *env) warn(format string, args ...any) {
+	e.progress.clear()
 	fmt.Fprintf(e.stderr, "lookout: "+format+"\n", args...)
 }
 
@@ -152,8 +156,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				usage(stderr)
 				return exitUsage
 			}
-			fs := c.newFlagSet()
-			c.flags(fs)
+			fs, _, _ := c.declare()
 			commandUsage(stdout, c, fs)
 			return exitOK
 		}
@@ -173,8 +176,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // usageLine is the command's synopsis: its name, "[flags]" when it has
 // any, and its positional arguments.
 func (c *command) usageLine() string {
-	fs := c.newFlagSet()
-	c.flags(fs)
+	fs, _, _ := c.declare()
 	line := "lookout " + c.name
 	hasFlags := false
 	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
@@ -194,9 +196,21 @@ func (c *command) newFlagSet() *flag.FlagSet {
 	return fs
 }
 
-func (c *command) run(ctx context.Context, e *env, args []string) int {
+// declare returns the command's flags, the function that runs it once
+// they are parsed, and the value of --progress, which every command that
+// reads files has.
+func (c *command) declare() (*flag.FlagSet, func(context.Context, *env, []string) int, *bool) {
 	fs := c.newFlagSet()
 	body := c.flags(fs)
+	forced := new(bool)
+	if c.args != "" {
+		fs.BoolVar(forced, "progress", false, "report progress on standard error even when it is not a terminal")
+	}
+	return fs, body, forced
+}
+
+func (c *command) run(ctx context.Context, e *env, args []string) int {
+	fs, body, forced := c.declare()
 	files, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		commandUsage(e.stdout, c, fs)
@@ -208,6 +222,7 @@ func (c *command) run(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return c.usageError(e, fs, err)
 	}
+	e.progress = newProgress(e.stderr, *forced)
 	code := body(ctx, e, files)
 	if e.usageErr != nil {
 		return c.usageError(e, fs, e.usageErr)

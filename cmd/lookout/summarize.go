@@ -38,8 +38,8 @@ other prompts are not affected, and the exit status stays 0.`,
   # with a summary of each prompt by an OpenAI model
   OPENAI_API_KEY=sk-... lookout summarize trajectory.jsonl
 
-  # a folder of runs as JSON
-  lookout summarize --json runs/ > summary.json`,
+  # a folder of runs as JSON, with progress on standard error
+  lookout summarize --json --progress runs/ > summary.json`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
@@ -89,7 +89,8 @@ func summarize(ctx context.Context, e *env, files []string, asJSON bool, timeout
 // up or that fails on some prompts is a warning: the prompts are still
 // worth reporting.
 func prompts(ctx context.Context, e *env, records []recorder.Record, timeout time.Duration) (string, summary.Prompts) {
-	s, name, closeModel, err := configuredSummarizer(ctx)
+	counter := &countingModel{total: len(summary.Split(records)), p: e.progress}
+	s, name, closeModel, err := configuredSummarizer(ctx, counter)
 	if err != nil {
 		e.warn("summarize: no prompt summaries: %v", err)
 		return "", summary.Split(records)
@@ -140,10 +141,10 @@ func failed(ps summary.Prompts) int {
 }
 
 // configuredSummarizer returns a Summarizer over the OpenAI-compatible
-// model named by the environment, its model name, and a function that
-// closes the model's idle connections. Without OPENAI_API_KEY it returns
-// a nil Summarizer and no error.
-func configuredSummarizer(ctx context.Context) (*summary.Summarizer, string, func(), error) {
+// model named by the environment, reached through counter, its model name,
+// and a function that closes the model's idle connections. Without
+// OPENAI_API_KEY it returns a nil Summarizer and no error.
+func configuredSummarizer(ctx context.Context, counter *countingModel) (*summary.Summarizer, string, func(), error) {
 	key := os.Getenv("OPENAI_API_KEY")
 	if key == "" {
 		return nil, "", nil, nil
@@ -163,7 +164,8 @@ func configuredSummarizer(ctx context.Context) (*summary.Summarizer, string, fun
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("openai model %s: %w", name, err)
 	}
-	s, err := summary.New(&summary.Config{Model: cm})
+	counter.BaseChatModel = cm
+	s, err := summary.New(&summary.Config{Model: counter})
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -60,8 +60,9 @@ read.`,
 			}
 			out := validateOutput{Valid: true, Files: []verdict{}}
 			status := exitOK
-			for _, path := range files {
+			for i, path := range files {
 				v, code := check(e, path)
+				e.progress.step("validating files", i+1, len(files))
 				status = max(status, code)
 				out.Valid = out.Valid && v.Valid
 				out.Files = append(out.Files, v)
