@@ -15,27 +15,51 @@ import (
 // emitting never waits for the sink, a full queue loses and counts the
 // record unless blocking was asked for, and every sink call gets a
 // context that ends.
+//
+// The queue is a slice that emitters append to under mu, held only for
+// the append. The goroutine swaps it for an empty one and writes the
+// batch it took without the lock, so a burst of records costs each
+// emitter one short lock, and the goroutine one lock per batch. An
+// emitter wakes the goroutine only when it is parked, or lingering with
+// the queue half full: a wake-up per record would cost the emitter more
+// than everything else it does.
+//
+// QueueSize bounds the records queued and not yet taken for writing: those
+// waiting in the slice plus those of the batch in hand that the goroutine
+// has not yet begun to write (taking). A record leaves the queue as its
+// write begins, as it did when the queue was a channel.
 type processor struct {
 	rec          *Recorder
 	sink         Sink
 	block        bool
 	blockTimeout time.Duration
+	size         int // Options.QueueSize
+	half         int // queued records past which a lingering goroutine is woken
 
-	queue   chan item
-	half    int           // len(queue) past which a lingering goroutine is woken
+	mu        sync.Mutex
+	queue     []item // waiting records and flush requests, in emit order
+	batchLen  int    // len of the batch in hand when it was taken: never less than taking
+	parked    bool   // the goroutine waits for wake with an empty queue
+	lingering bool   // the goroutine lets records gather before it takes them
+	closed    bool   // Close began: no more items are taken
+
 	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
-	parked  atomic.Bool   // the goroutine waits for wake with an empty queue
-	linger  atomic.Bool   // the goroutine lets records gather before it drains them
-	mu      sync.RWMutex  // emitters hold it for reading while they queue; Close takes it to fence them
-	closing chan struct{} // closed when Close begins: no more items are taken
-	stop    chan struct{} // closed once no emitter is between its check and its send
+	room    chan struct{} // cap 1: wakes an emitter waiting for room
+	closing chan struct{} // closed once closed is set: no emitter can queue any more
 	exited  chan struct{} // closed when the goroutine returns
 	once    sync.Once
 
+	// The goroutine writes taking and reads waiters for every record:
+	// they are kept off the cache line of mu, which every emitter writes.
+	_       [64]byte
+	taking  atomic.Int64 // records of the batch in hand not yet begun
+	waiters atomic.Int64 // emitters waiting for room
+	_       [48]byte
+
 	// Owned by the goroutine; closeErr is set before exited closes.
 	wctx     writeCtx
-	cur      item
-	lost     int // records dropped unwritten after a Close gave up
+	spare    []item // the last batch written, emptied, to take the next one into
+	lost     int    // records dropped unwritten after a Close gave up
 	closeErr error
 }
 
@@ -61,20 +85,23 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		sink:         rec.sink,
 		block:        opts.Block,
 		blockTimeout: opts.BlockTimeout,
+		wake:         make(chan struct{}, 1),
+		room:         make(chan struct{}, 1),
 		closing:      make(chan struct{}),
-		stop:         make(chan struct{}),
 		exited:       make(chan struct{}),
 	}
 	if p.blockTimeout <= 0 {
 		p.blockTimeout = DefaultBlockTimeout
 	}
-	size := opts.QueueSize
-	if size <= 0 {
-		size = DefaultQueueSize
+	p.size = opts.QueueSize
+	if p.size <= 0 {
+		p.size = DefaultQueueSize
 	}
-	p.queue = make(chan item, size)
-	p.half = size / 2
-	p.wake = make(chan struct{}, 1)
+	p.half = p.size / 2
+	// The queue is made whole at once, as the channel it replaced was: a
+	// burst then fills it without copying it as it grows. The slice that
+	// takes over while the first batch is written is made on that swap.
+	p.queue = make([]item, 0, p.size)
 	p.wctx.timeout = opts.WriteTimeout
 	if p.wctx.timeout <= 0 {
 		p.wctx.timeout = DefaultWriteTimeout
@@ -86,43 +113,96 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	return p
 }
 
-// enqueue copies *it into the queue. A free slot takes it whatever the
-// state of ctx; a full queue loses it at once, or after a wait bounded by
+// enqueue copies *it into the queue. Room takes it whatever the state of
+// ctx; a full queue loses it at once, or after a wait bounded by
 // blockTimeout (and ctx, unless wait is waitIgnoringCtx).
 func (p *processor) enqueue(ctx context.Context, it *item, wait waitMode) error {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	select {
-	case <-p.closing:
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
 		return ErrClosed
-	default:
 	}
-	select {
-	case p.queue <- *it:
-		p.poke()
+	if p.hasRoom() {
+		wake := p.push(it)
+		p.mu.Unlock()
+		if wake {
+			p.signal()
+		}
 		return nil
-	default:
 	}
-	p.nudge() // a lingering goroutine would leave the queue full
+	p.mu.Unlock()
+	p.signal() // a lingering goroutine would leave the queue full
 	if wait == waitIfBlocking && !p.block {
 		return ErrQueueFull
 	}
+	return p.waitForRoom(ctx, it, wait)
+}
+
+// hasRoom reports whether a record may be queued; p.mu is held. The batch
+// in hand is first counted whole, which spares the emitter a read of
+// taking, written by the goroutine for every record, while the queue is
+// far from full.
+func (p *processor) hasRoom() bool {
+	n := len(p.queue)
+	return n+p.batchLen < p.size || n+int(p.taking.Load()) < p.size
+}
+
+// push appends *it to the queue and reports whether the goroutine must be
+// woken; p.mu is held.
+func (p *processor) push(it *item) (wake bool) {
+	p.queue = append(p.queue, *it) // within its capacity, but for flush requests
+	switch {
+	case p.parked:
+		p.parked = false
+		return true
+	case p.lingering && len(p.queue) >= p.half:
+		p.lingering = false
+		return true
+	}
+	return false
+}
+
+// waitForRoom waits for room in a full queue to copy *it into, for
+// blockTimeout at most, and until ctx ends unless wait is waitIgnoringCtx.
+func (p *processor) waitForRoom(ctx context.Context, it *item, wait waitMode) error {
 	var done <-chan struct{}
 	if wait == waitIfBlocking {
 		done = ctx.Done()
 	}
 	timer := time.NewTimer(p.blockTimeout)
 	defer timer.Stop()
-	select {
-	case p.queue <- *it:
-		p.poke()
-		return nil
-	case <-p.closing:
-		return ErrClosed
-	case <-done:
-		return fmt.Errorf("%w: %w", ErrQueueFull, ctx.Err())
-	case <-timer.C:
-		return fmt.Errorf("%w after waiting %v", ErrQueueFull, p.blockTimeout)
+	// Counted before looking for room: the goroutine frees a slot, then
+	// reads waiters; either it sees this waiter, or this waiter sees the slot.
+	p.waiters.Add(1)
+	defer p.waiters.Add(-1)
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return ErrClosed
+		}
+		if p.hasRoom() {
+			wake := p.push(it)
+			more := p.waiters.Load() > 1 && p.hasRoom()
+			p.mu.Unlock()
+			if wake {
+				p.signal()
+			}
+			if more {
+				p.signalRoom() // the goroutine's one wake-up may have been meant for several
+			}
+			return nil
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.room:
+		case <-p.closing:
+			return ErrClosed
+		case <-done:
+			return fmt.Errorf("%w: %w", ErrQueueFull, ctx.Err())
+		case <-timer.C:
+			return fmt.Errorf("%w after waiting %v", ErrQueueFull, p.blockTimeout)
+		}
 	}
 }
 
@@ -139,7 +219,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	}
 	p := r.proc
 	done := make(chan error, 1)
-	if err := p.request(ctx, item{ctx: ctx, flush: done}); err != nil {
+	if err := p.request(item{ctx: ctx, flush: done}); err != nil {
 		return err
 	}
 	select {
@@ -150,50 +230,32 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	}
 }
 
-// request queues a flush request, waiting for room until ctx ends.
-func (p *processor) request(ctx context.Context, it item) error {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	select {
-	case <-p.closing:
+// request queues a flush request and wakes the goroutine whatever it is
+// doing. A request is not a record: it does not wait for room, so a full
+// queue never holds up a Flush that is waiting for it anyway.
+func (p *processor) request(it item) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
 		return ErrClosed
-	default:
 	}
-	select {
-	case p.queue <- it:
-		p.nudge()
-		return nil
-	case <-p.closing:
-		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// poke wakes the goroutine after an emit when it is parked with an empty
-// queue, or lingering with the queue half full. Otherwise it costs an
-// atomic load or two: waking a goroutine for every record would cost the
-// emitter more than everything else it does.
-func (p *processor) poke() {
-	if p.parked.Load() {
-		if p.parked.CompareAndSwap(true, false) {
-			p.signal()
-		}
-	} else if p.linger.Load() && len(p.queue) >= p.half {
-		p.signal()
-	}
-}
-
-// nudge wakes the goroutine whatever it is doing, for a flush request or a
-// full queue.
-func (p *processor) nudge() {
-	p.parked.Store(false)
+	p.queue = append(p.queue, it)
+	p.parked, p.lingering = false, false
+	p.mu.Unlock()
 	p.signal()
+	return nil
 }
 
 func (p *processor) signal() {
 	select {
 	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *processor) signalRoom() {
+	select {
+	case p.room <- struct{}{}:
 	default:
 	}
 }
@@ -217,12 +279,12 @@ func (r *Recorder) Close(ctx context.Context) error {
 	}
 	p := r.proc
 	p.once.Do(func() {
-		close(p.closing)
-		// Wait for emitters that are between their check and their send;
-		// none can wait long, since closing wakes blocked ones.
+		// Emitters queue under mu, so once closed is set none can queue
+		// more; closing then wakes the goroutine and blocked emitters.
 		p.mu.Lock()
-		close(p.stop)
+		p.closed = true
 		p.mu.Unlock()
+		close(p.closing)
 	})
 	// A shutdown that is over gives its result, whatever the state of ctx.
 	select {
@@ -240,63 +302,94 @@ func (r *Recorder) Close(ctx context.Context) error {
 }
 
 // lingerTime is how long the goroutine, woken by a record, lets more
-// gather before it drains them: one wake-up then serves a batch.
+// gather before it takes them: one wake-up then serves a batch.
 const lingerTime = time.Millisecond
 
 func (p *processor) loop() {
 	defer close(p.exited)
-	defer p.wctx.timer.Stop()
+	defer p.wctx.stop()
 	timer := time.NewTimer(lingerTime)
 	timer.Stop()
 	for {
 		p.drain()
 		p.idle()
-		// Park until an emit finds the queue empty and wakes us. A record
-		// queued between the drain and parked being set is seen by the
-		// length check, or its emitter sees parked and wakes us.
-		p.parked.Store(true)
-		if len(p.queue) == 0 {
-			select {
-			case <-p.wake:
-			case <-p.stop:
-				p.parked.Store(false)
-				p.drain()
-				p.shutdown()
-				return
-			}
-		}
-		p.parked.Store(false)
-		// Linger, unless the queue is already half full; a flush request,
-		// a half-full queue or Close cuts it short.
-		p.linger.Store(true)
-		if len(p.queue) < p.half {
-			timer.Reset(lingerTime)
-			select {
-			case <-timer.C:
-			case <-p.wake:
-			case <-p.stop:
-			}
-			timer.Stop()
-		}
-		p.linger.Store(false)
-	}
-}
-
-// drain handles every item already queued, without waiting.
-func (p *processor) drain() {
-	for {
-		select {
-		case p.cur = <-p.queue:
-			p.handle()
-		default:
+		if p.wait(timer) {
+			p.drain()
+			p.shutdown()
 			return
 		}
 	}
 }
 
-// handle writes p.cur to the sink, or answers it if it is a flush request.
-func (p *processor) handle() {
-	it := &p.cur
+// wait parks the goroutine until an emit wakes it, then lingers, unless
+// the queue is already half full; a flush request, a half-full queue or
+// Close cuts the linger short. It reports whether Close has begun.
+func (p *processor) wait(timer *time.Timer) (closed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return true
+	}
+	if len(p.queue) == 0 {
+		// An emitter that queues while parked is set clears it and wakes us.
+		p.parked = true
+		p.mu.Unlock()
+		select {
+		case <-p.wake:
+		case <-p.closing:
+		}
+		p.mu.Lock()
+		p.parked = false
+	}
+	if len(p.queue) < p.half && !p.closed {
+		p.lingering = true
+		p.mu.Unlock()
+		timer.Reset(lingerTime)
+		select {
+		case <-timer.C:
+		case <-p.wake:
+		case <-p.closing:
+		}
+		timer.Stop()
+		p.mu.Lock()
+		p.lingering = false
+	}
+	return false
+}
+
+// drain takes the queue a batch at a time and handles every item in it,
+// until it finds the queue empty.
+func (p *processor) drain() {
+	for {
+		p.mu.Lock()
+		batch := p.queue
+		if p.spare == nil && len(batch) > 0 {
+			p.spare = make([]item, 0, p.size)
+		}
+		p.queue = p.spare
+		p.batchLen = len(batch)
+		p.taking.Store(int64(len(batch)))
+		p.mu.Unlock()
+		if len(batch) == 0 {
+			p.spare = batch
+			return
+		}
+		for i := range batch {
+			// The record leaves the queue as its write begins.
+			p.taking.Add(-1)
+			if p.waiters.Load() > 0 {
+				p.signalRoom()
+			}
+			p.handle(&batch[i])
+		}
+		// Let go of what the callers handed over before the slice is reused.
+		clear(batch)
+		p.spare = batch[:0]
+	}
+}
+
+// handle writes it to the sink, or answers it if it is a flush request.
+func (p *processor) handle(it *item) {
 	switch {
 	case it.flush != nil:
 		var err error
@@ -321,9 +414,6 @@ func (p *processor) handle() {
 			p.rec.failed(ctx, it.run, &SinkError{RunID: it.rec.RunID, Seq: it.rec.Seq, Kind: it.rec.Payload.Kind(), Err: err})
 		}
 	}
-	// Let go of what the caller handed over; the strings are overwritten
-	// by the next item.
-	it.rec.Payload, it.ctx, it.run, it.flush = nil, nil, nil, nil
 }
 
 // idle tells a sink that buffers, when it can take a hint, that the queue
@@ -395,8 +485,8 @@ type writeCtx struct {
 	mu       sync.Mutex
 	done     chan struct{}
 	err      error
-	deadline time.Time
-	active   bool
+	deadline time.Time // of the call in progress or the last one
+	armed    bool      // the timer will fire, at or before deadline
 	gaveUp   atomic.Bool
 	why      error // why Close gave up
 }
@@ -404,7 +494,7 @@ type writeCtx struct {
 func (c *writeCtx) Deadline() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.deadline, c.active
+	return c.deadline, !c.deadline.IsZero()
 }
 
 func (c *writeCtx) Done() <-chan struct{} {
@@ -428,41 +518,62 @@ func (c *writeCtx) Value(key any) any {
 
 func (c *writeCtx) String() string { return "recorder.writeCtx" }
 
-// begin starts a sink call carrying the values of values.
+// begin starts a sink call carrying the values of values. A call that
+// timed out, or a timer that fired after its call ended, left the channel
+// closed: this call gets a fresh one, unless Close gave up.
+//
+// The timer is set only when it is not already running: deadlines only
+// move later, so a timer set for an earlier call fires at or before this
+// one's deadline, and expire sets it again for what is left. Setting and
+// stopping a timer for every write would cost more than the write.
 func (c *writeCtx) begin(values context.Context) {
 	c.values = values
+	deadline := time.Now().Add(c.timeout)
 	c.mu.Lock()
-	c.deadline = time.Now().Add(c.timeout)
-	c.active = true
-	c.mu.Unlock()
-	c.timer.Reset(c.timeout)
-}
-
-// end finishes a sink call. A call that timed out leaves the channel
-// closed; the next call gets a fresh one, unless Close gave up.
-func (c *writeCtx) end() {
-	c.values = nil
-	c.timer.Stop()
-	c.mu.Lock()
-	c.active = false
-	c.deadline = time.Time{}
 	if c.err != nil && !c.gaveUp.Load() {
 		c.done = make(chan struct{})
 		c.err = nil
 	}
+	c.deadline = deadline
+	if !c.armed {
+		c.armed = true
+		c.timer.Reset(c.timeout)
+	}
 	c.mu.Unlock()
 }
 
-// expire ends the call in progress if its deadline has passed. A timer
-// that fires late, after its call ended, finds no call or a later deadline
-// and does nothing.
+// end finishes a sink call. It takes no lock: the call's deadline stays
+// set, and a timer that fires past it ends a ctx no sink may hold any
+// more, which the next begin replaces.
+func (c *writeCtx) end() {
+	c.values = nil
+}
+
+// expire ends the current ctx if its deadline has passed, and otherwise
+// sets the timer again for the deadline. Once it has ended the ctx the
+// timer stays stopped until the next call begins.
 func (c *writeCtx) expire() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.active && c.err == nil && !time.Now().Before(c.deadline) {
-		c.err = context.DeadlineExceeded
-		close(c.done)
+	c.armed = false
+	if c.err != nil || c.deadline.IsZero() {
+		return
 	}
+	if left := time.Until(c.deadline); left > 0 {
+		c.armed = true
+		c.timer.Reset(left)
+		return
+	}
+	c.err = context.DeadlineExceeded
+	close(c.done)
+}
+
+// stop stops the timer for good, once the goroutine makes no more calls.
+func (c *writeCtx) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deadline = time.Time{} // an expire already running finds nothing to do
+	c.timer.Stop()
 }
 
 // abort ends the call in progress and every later one, with cause.

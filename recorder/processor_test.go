@@ -374,3 +374,28 @@ func TestTheZeroRecorderFlushesAndClosesAtOnce(t *testing.T) {
 	require.NoError(t, discard.Close(ctx))
 	assert.NoError(t, discard.ResumeRun(recorder.RunInfo{}, 0).Budget(ctx, recorder.BudgetRecord{}), "a nil sink discards, even after Close")
 }
+
+func TestEveryBlockedEmitterGetsInAsRoomAppears(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	rec := newRec(t, sink, &recorder.Options{QueueSize: 2, Block: true, BlockTimeout: time.Hour})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered
+	for range 2 {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{})) // fills the queue
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+		}()
+	}
+	sink.release()
+	wg.Wait()
+	require.NoError(t, rec.Flush(ctx))
+	assert.Equal(t, 7, sink.Len())
+	assert.Zero(t, rec.Dropped())
+}

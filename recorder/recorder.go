@@ -447,7 +447,8 @@ func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMo
 	// A record whose redaction failed still uses up its seq, so that, as
 	// for failed writes, every lost record leaves a gap.
 	if err == nil && proc != nil {
-		// The item is copied into the queue's ring buffer: no allocation.
+		// The item is copied into the queue's slice, which is reused from
+		// batch to batch: no allocation.
 		// The seq is assigned and the item queued under the run's lock, so
 		// the run's records enter the queue, and leave it, in seq order.
 		it := item{ctx: ctx, run: r}
