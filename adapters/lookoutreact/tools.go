@@ -148,7 +148,7 @@ func stream[O, C any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 
 // around admits a tool call and runs it, handing its output to after. A
 // refused call is answered with answer(refusal); a call that belongs to no
-// run runs untouched, and so, through the zero engine.Call, does one that
+// run runs untouched, and so, through the zero lookout.Call, does one that
 // Lookout failed to admit because its own work panicked.
 func around[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error), answer func(string) O,

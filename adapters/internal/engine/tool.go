@@ -10,7 +10,7 @@ import (
 )
 
 // EndCall ends tool call c with the tool's result and error, as
-// ToolCall.End does, except that an interrupt is control flow, not an
+// Call.End does, except that an interrupt is control flow, not an
 // outcome: the call is paused (Eino runs it again when the run resumes)
 // and result and err pass through.
 func EndCall(ctx context.Context, c *lookout.Call, result string, err error) (string, error) {
@@ -21,7 +21,7 @@ func EndCall(ctx context.Context, c *lookout.Call, result string, err error) (st
 	return c.End(ctx, result, err)
 }
 
-// EndStream ends a streamed tool call as ToolCall.EndStream does, pausing
+// EndStream ends a streamed tool call as Call.EndStream does, pausing
 // it on an interrupt.
 func EndStream(ctx context.Context, c *lookout.Call, result string, err error) error {
 	if IsInterrupt(err) {
@@ -55,7 +55,7 @@ func Ended(ctx context.Context, r *lookout.Run, err error) error {
 }
 
 // Guarded runs the tool with run and returns what it returns. Should run
-// panic, the call is recorded as failed (see ToolCall.EndPanicked) and the
+// panic, the call is recorded as failed (see Call.EndPanicked) and the
 // panic goes on.
 func Guarded[O any](ctx context.Context, c *lookout.Call, run func() (O, error)) (O, error) {
 	done := false
