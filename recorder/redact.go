@@ -94,8 +94,11 @@ func secretSpans(s string, from int, spans []span) []span {
 	spans = findAll(s, from, spans, "Bearer", bearerAt)
 	spans = findAll(s, from, spans, "bearer", bearerAt)
 	spans = findAll(s, from, spans, "BEARER", bearerAt)
+	spans = findAll(s, from, spans, "S", sKeyAt)
+	spans = findAll(s, from, spans, "J", jwtAt)
+	spans = findAll(s, from, spans, "d", databricksTokenAt)
 	spans = findAll(s, from, spans, "@", userinfoAt)
-	spans = findAll(s, from, spans, ":", pairAt)
+	spans = findAll(s, from, spans, ":", colonSecretAt)
 	spans = findAll(s, from, spans, "=", pairAt)
 	return spans
 }
@@ -128,7 +131,10 @@ const (
 	anchorAWS    // the 'A' of "AKIA", "ASIA" or "AIza"
 	anchorBearer // the 'B' or 'b' of "Bearer", "bearer" or "BEARER"
 	anchorAt     // the '@' after a URL's user information
-	anchorPair   // the ':' or '=' of a key/value pair
+	anchorPair   // the ':' or '=' of a key/value pair, or the ':' of a webhook URL
+	anchorS      // the 'S' of a SendGrid key (SG.…) or a Twilio API key (SK…)
+	anchorJ      // the 'J' of a JWT's "eyJ"
+	anchorD      // the 'd' of a Databricks token (dapi…)
 )
 
 var anchors = [256]uint8{
@@ -140,6 +146,9 @@ var anchors = [256]uint8{
 	'@': anchorAt,
 	':': anchorPair,
 	'=': anchorPair,
+	'S': anchorS,
+	'J': anchorJ,
+	'd': anchorD,
 }
 
 // firstSecret returns the first anchor in s at which secretSpans finds a
@@ -197,13 +206,38 @@ func secretAt(s string, p int) bool {
 	case anchorBearer:
 		return bearerHere(s, p)
 	case anchorPair:
-		return pairHere(s, p)
+		return pairHere(s, p) || s[p] == ':' && webhookHere(s, p)
 	}
-	return false
+	return rareSecretAt(s, p)
+}
+
+// rareSecretAt runs the matchers of the anchors that start few shapes.
+func rareSecretAt(s string, p int) bool {
+	var ok bool
+	switch anchors[s[p]] {
+	case anchorS:
+		_, ok = sKeyAt(s, p)
+	case anchorJ:
+		_, ok = jwtAt(s, p)
+	case anchorD:
+		_, ok = databricksTokenAt(s, p)
+	}
+	return ok
+}
+
+// webhookHere reports whether webhookAt matches at the ':' at p, which
+// must start "://".
+func webhookHere(s string, p int) bool {
+	if len(s)-p < len("://x") || s[p+1] != '/' {
+		return false
+	}
+	_, ok := webhookAt(s, p)
+	return ok
 }
 
 // dashSecretHere reports whether dashSecretAt matches at the '-' at p,
-// which must follow "sk", "xox" and a letter, "glpat", or "----".
+// which must follow "sk", "xox" and a letter, "glpat", "----", "--" or a
+// blank.
 func dashSecretHere(s string, p int) bool {
 	if p < 2 || !mayPrecedeDash[s[p-1]] {
 		return false
@@ -213,17 +247,19 @@ func dashSecretHere(s string, p int) bool {
 }
 
 // mayPrecedeDash holds the bytes that come before the '-' of a secret:
-// the last byte of "sk", of "xox" and a Slack token letter, of "glpat", or
-// of "-----BEGIN".
+// the last byte of "sk", of "xox" and a Slack token letter, of "glpat", of
+// "-----BEGIN" or of the "--" of a long flag, or the blank before a short
+// flag.
 var mayPrecedeDash = [256]bool{
-	'k': true, 't': true, '-': true,
+	'k': true, 't': true, '-': true, ' ': true,
 	'a': true, 'b': true, 'e': true, 'p': true, 'r': true, 's': true,
 }
 
 // underscoreSecretHere reports whether underscoreSecretAt matches at the
-// '_' at p, which must follow "gh" and a letter, "github", "sk" or "rk".
+// '_' at p, which must follow "gh" and a letter, "github", "sk", "rk",
+// "hf" or "npm".
 func underscoreSecretHere(s string, p int) bool {
-	if p < 2 || s[p-2] != 'h' && s[p-1] != 'b' && s[p-1] != 'k' {
+	if p < 2 || s[p-2] != 'h' && s[p-1] != 'b' && s[p-1] != 'k' && s[p-1] != 'm' {
 		return false
 	}
 	_, ok := underscoreSecretAt(s, p)
@@ -320,7 +356,12 @@ func dashSecretAt(s string, p int) (span, bool) {
 	case 't':
 		return gitLabTokenAt(s, p)
 	case '-':
-		return privateKeyAt(s, p)
+		if m, ok := privateKeyAt(s, p); ok {
+			return m, ok
+		}
+		return longFlagAt(s, p)
+	case ' ':
+		return shortFlagAt(s, p)
 	}
 	return slackTokenAt(s, p)
 }
@@ -395,10 +436,22 @@ func pemBodyEnd(s string, i int) int {
 func isPEMLabelByte(c byte) bool { return isUpperAlnum(c) || c == ' ' }
 
 // underscoreSecretAt matches a secret with a '_' at p: a GitHub token or
-// a Stripe key.
+// a Stripe, Hugging Face (hf_…) or npm (npm_…) token.
 func underscoreSecretAt(s string, p int) (span, bool) {
-	if p >= 2 && s[p-1] == 'k' {
+	if p < 2 {
+		return span{}, false
+	}
+	switch s[p-1] {
+	case 'k':
 		return stripeKeyAt(s, p)
+	case 'f':
+		if s[p-2:p] == "hf" && boundaryBefore(s, p-2) {
+			return keyOfAtLeast(s, p-2, p+1, isAlpha, 30)
+		}
+	case 'm':
+		if p >= 3 && s[p-3:p] == "npm" && boundaryBefore(s, p-3) {
+			return keyOfAtLeast(s, p-3, p+1, isAlnum, 36)
+		}
 	}
 	return gitHubTokenAt(s, p)
 }
@@ -462,6 +515,202 @@ func googleKeyAt(s string, p int) (span, bool) {
 	return keyOfAtLeast(s, p, p+4, isKeyByte, 35)
 }
 
+// sKeyAt matches a SendGrid API key (SG.….…) or a Twilio API key id (SK
+// and 32 hex digits) starting at the 'S' at p.
+func sKeyAt(s string, p int) (span, bool) {
+	if len(s)-p < 34 || !boundaryBefore(s, p) {
+		return span{}, false
+	}
+	switch s[p+1] {
+	case 'G':
+		return sendGridKeyAt(s, p)
+	case 'K':
+		return hexKeyAt(s, p, p+2, 32)
+	}
+	return span{}, false
+}
+
+// sendGridKeyAt matches SG., a key id, '.' and a secret starting at p.
+func sendGridKeyAt(s string, p int) (span, bool) {
+	if s[p+2] != '.' {
+		return span{}, false
+	}
+	dot := runEnd(s, p+3, isKeyByte)
+	if dot-(p+3) < 16 || dot >= len(s) || s[dot] != '.' {
+		return span{}, false
+	}
+	return keyOfAtLeast(s, p, dot+1, isKeyByte, 32)
+}
+
+// hexKeyAt matches a key from start whose prefix ends at body and whose
+// body is exactly n hexadecimal digits, followed by no letter or digit.
+func hexKeyAt(s string, start, body, n int) (span, bool) {
+	end := runEnd(s, body, isHex)
+	if end-body != n || end < len(s) && isAlnum(s[end]) {
+		return span{}, false
+	}
+	return span{start, end}, true
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// databricksTokenAt matches a Databricks token (dapi and 32 hex digits,
+// perhaps with a "-1" suffix) starting at the 'd' at p.
+func databricksTokenAt(s string, p int) (span, bool) {
+	if !strings.HasPrefix(s[p:], "dapi") || !boundaryBefore(s, p) {
+		return span{}, false
+	}
+	m, ok := hexKeyAt(s, p, p+4, 32)
+	if ok && m.end+1 < len(s) && s[m.end] == '-' && s[m.end+1] >= '0' && s[m.end+1] <= '9' {
+		m.end += 2
+	}
+	return m, ok
+}
+
+// jwtAt matches a JSON Web Token, eyJ….ey….…, whose first 'J' is at p:
+// a JSON header, a '.', a payload and a '.' with an optional signature.
+// It needs no key or scheme before it, so a bare token in a cookie or
+// a JSON field is caught too.
+func jwtAt(s string, p int) (span, bool) {
+	start := p - 2
+	if start < 0 || s[start:p] != "ey" || !boundaryBefore(s, start) {
+		return span{}, false
+	}
+	dot := runEnd(s, p+1, isB64URLByte)
+	if dot-start < 12 || !strings.HasPrefix(s[dot:], ".ey") {
+		return span{}, false
+	}
+	dot2 := runEnd(s, dot+1, isB64URLByte)
+	if dot2-dot < 12 || dot2 >= len(s) || s[dot2] != '.' {
+		return span{}, false
+	}
+	return span{start, runEnd(s, dot2+1, isB64URLByte)}, true
+}
+
+func isB64URLByte(c byte) bool { return isKeyByte(c) }
+
+// colonSecretAt matches at a ':' the value of a sensitive pair or the
+// secret path of a webhook URL.
+func colonSecretAt(s string, p int) (span, bool) {
+	if m, ok := pairAt(s, p); ok {
+		return m, ok
+	}
+	return webhookAt(s, p)
+}
+
+// webhookHosts are the URL prefixes, after "://", whose rest is a secret.
+var webhookHosts = [...]string{
+	"hooks.slack.com/services/",
+	"hooks.slack.com/workflows/",
+	"discord.com/api/webhooks/",
+	"discordapp.com/api/webhooks/",
+}
+
+// webhookAt matches the secret path of a Slack or Discord webhook URL
+// whose "://" starts at p.
+func webhookAt(s string, p int) (span, bool) {
+	if !strings.HasPrefix(s[p:], "://") {
+		return span{}, false
+	}
+	for _, h := range webhookHosts {
+		if strings.HasPrefix(s[p+3:], h) {
+			v := p + 3 + len(h)
+			return keyOfAtLeast(s, v, v, isWebhookByte, 20)
+		}
+	}
+	return span{}, false
+}
+
+func isWebhookByte(c byte) bool { return isKeyByte(c) || c == '/' }
+
+// longFlagAt matches the value of a command-line flag such as
+// --password PASS or --token "TOK", whose second '-' is at p, and the
+// password of curl's --user user:password. A value that starts with '$'
+// names a variable and is left alone. The --flag=value form is a pair.
+func longFlagAt(s string, p int) (span, bool) {
+	if p < 2 || !isArgSpace(s[p-2]) {
+		return span{}, false
+	}
+	n := runEnd(s, p+1, isKeyByte)
+	if n >= len(s) || s[n] != ' ' {
+		return span{}, false
+	}
+	switch name := s[p+1 : n]; {
+	case name == "user":
+		return curlPasswordAt(s, p, n)
+	case sensitiveKey(name):
+		return flagValueAt(s, runEnd(s, n, isBlank))
+	}
+	return span{}, false
+}
+
+// shortFlagAt matches curl's -u user:password and mysql's -pPASSWORD,
+// whose '-' is at p.
+func shortFlagAt(s string, p int) (span, bool) {
+	if len(s)-p < 4 {
+		return span{}, false
+	}
+	switch s[p+1] {
+	case 'u':
+		if s[p+2] == ' ' {
+			return curlPasswordAt(s, p, p+2)
+		}
+	case 'p':
+		if s[p+2] != '-' && (onLine(s, p, "mysql") || onLine(s, p, "mariadb")) {
+			return flagValueAt(s, p+2)
+		}
+	}
+	return span{}, false
+}
+
+// curlPasswordAt matches the password of the user:password argument that
+// follows a curl flag at p after blanks from i.
+func curlPasswordAt(s string, p, i int) (span, bool) {
+	if !onLine(s, p, "curl") {
+		return span{}, false
+	}
+	v := runEnd(s, i, isBlank)
+	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+		v++
+	}
+	end := runEnd(s, v, isArgByte)
+	colon := strings.IndexByte(s[v:end], ':')
+	if colon < 0 || v+colon+1 == end || strings.HasPrefix(s[v+colon+1:], Redacted) {
+		return span{}, false
+	}
+	return span{v + colon + 1, end}, true
+}
+
+// flagValueAt matches a command-line value starting at v: quoted, or up
+// to the next blank or quote.
+func flagValueAt(s string, v int) (span, bool) {
+	if v >= len(s) {
+		return span{}, false
+	}
+	var end int
+	switch q := s[v]; q {
+	case '"', '\'':
+		v++
+		end = quotedValueEnd(s, v, q)
+	default:
+		end = runEnd(s, v, isArgByte)
+	}
+	if end == v || s[v] == '$' || strings.HasPrefix(s[v:], Redacted) {
+		return span{}, false
+	}
+	return span{v, end}, true
+}
+
+// isArgByte reports the bytes of an unquoted command-line argument.
+func isArgByte(c byte) bool { return c > ' ' && c != '"' && c != '\'' && c != '\\' }
+
+func isArgSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// onLine reports whether the line that holds p names cmd before p.
+func onLine(s string, p int, cmd string) bool {
+	return strings.Contains(s[strings.LastIndexByte(s[:p], '\n')+1:p], cmd)
+}
+
 // userinfoAt matches the password of a URL's user information,
 // scheme://user:password@host, whose '@' is at p. The user may be empty.
 func userinfoAt(s string, p int) (span, bool) {
@@ -523,7 +772,9 @@ var sensitiveKeySuffixes = [...][]string{
 	'd' - 'a': {"password", "passwd"},
 	't' - 'a': {"secret"},
 	'n' - 'a': {"token", "authorization"},
-	'y' - 'a': {"api_key", "apikey", "api-key", "access_key", "private_key", "secret_key", "secretkey", "secret-key"},
+	'y' - 'a': {"api_key", "apikey", "api-key", "access_key", "accesskey", "private_key", "secret_key", "secretkey", "secret-key", "accountkey", "account_key"},
+	'e' - 'a': {"secret_key_base"},
+	'h' - 'a': {"auth"},
 }
 
 // sensitiveKey reports whether the key k, made of isKeyByte characters,
@@ -538,7 +789,9 @@ func sensitiveKey(k string) bool {
 	}
 	for _, suf := range sensitiveKeySuffixes[last-'a'] {
 		if hasSuffixLower(k, suf) {
-			return true
+			// "auth" is a key of its own or a word after '_' or '-', as
+			// in docker's "auth", never the end of a word like "oauth".
+			return last != 'h' || len(k) == len(suf) || !isAlnum(k[len(k)-len(suf)-1])
 		}
 	}
 	return false
@@ -601,10 +854,10 @@ func closingKeyQuote(s string, k int) (int, bool) {
 }
 
 // sensitiveLast reports whether a key ending in c may be sensitive: every
-// sensitive key ends in d, t, n or y.
+// sensitive key ends in d, t, n, y, e or h.
 func sensitiveLast(c byte) bool {
 	switch c {
-	case 'd', 't', 'n', 'y', 'D', 'T', 'N', 'Y':
+	case 'd', 't', 'n', 'y', 'e', 'h', 'D', 'T', 'N', 'Y', 'E', 'H':
 		return true
 	}
 	return false
