@@ -62,6 +62,7 @@ func TestModelRespondedWithOneCallLeavesThePendingReactionAlone(t *testing.T) {
 
 func TestObserverStatesAreReplacedNotChanged(t *testing.T) {
 	h := newHarness(t, observer.NewResource())
+	session.ValueOf[budget.Budget](h.store).Seed(budget.New(budget.Limits{Timeout: time.Hour}, start))
 	read := readFile("go.mod", "module x")
 	h.run(read)
 	states := session.ValueOf[observer.ObserverStates](h.store)
@@ -80,7 +81,9 @@ func TestEfficacyCycleAllocations(t *testing.T) {
 	c := &clock{t: start}
 	var last observer.EfficacyEvent
 	events := 0
-	p, err := observer.NewPipeline(session.New(&session.StoreOptions{Now: c.Now}),
+	store := session.New(&session.StoreOptions{Now: c.Now})
+	session.ValueOf[budget.Budget](store).Seed(budget.New(budget.Limits{Timeout: time.Hour}, start))
+	p, err := observer.NewPipeline(store,
 		[]observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		&observer.PipelineOptions{OnEfficacy: func(_ context.Context, e observer.EfficacyEvent) { last, events = e, events+1 }})
 	require.NoError(t, err)

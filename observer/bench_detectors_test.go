@@ -100,7 +100,7 @@ func BenchmarkAllDetectorsQuiet(b *testing.B) {
 	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
 	every := observer.Trigger{OnEveryCall: true}
 	p, err := observer.NewPipeline(store, []observer.Spec{
-		{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
+		{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
 		{Observer: observer.NewStall(), Trigger: every},
 		{Observer: observer.NewErrorCascade(), Trigger: every},
 		{Observer: observer.NewDrift(), Trigger: every},

@@ -29,7 +29,7 @@ func BenchmarkAfterToolCallQuiet(b *testing.B) {
 			history := bench.history
 			now := start
 			store := session.New(&session.StoreOptions{Now: func() time.Time { return now }, Retention: bench.retention})
-			quiet := observer.Trigger{EveryNCalls: 1 << 40, AfterConsecutiveErrors: 3, EveryInterval: time.Hour}
+			quiet := observer.Trigger{EveryNCalls: observer.MaxTriggerCalls, AfterConsecutiveErrors: 3, EveryInterval: time.Hour}
 			p, err := observer.NewPipeline(store, []observer.Spec{
 				{Observer: named{observer.NewResource(), "a"}, Trigger: quiet},
 				{Observer: named{observer.NewResource(), "b"}, Trigger: quiet},
@@ -99,8 +99,8 @@ func BenchmarkEfficacyCycle(b *testing.B) {
 	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
 	p, err := observer.NewPipeline(store, []observer.Spec{
 		{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
-		{Observer: named{observer.NewResource(), "b"}, Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
-		{Observer: named{observer.NewResource(), "c"}, Trigger: observer.Trigger{EveryNCalls: 1 << 40}},
+		{Observer: named{observer.NewResource(), "b"}, Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
+		{Observer: named{observer.NewResource(), "c"}, Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
 	}, &observer.PipelineOptions{OnEfficacy: func(context.Context, observer.EfficacyEvent) {}})
 	if err != nil {
 		b.Fatal(err)

@@ -20,6 +20,14 @@ const (
 	// DefaultErrorWarningAfter is how many failures in a row raise the
 	// severity to warning.
 	DefaultErrorWarningAfter = 6
+	// MaxErrorWindow is the largest Window, Consecutive and WarningAfter
+	// that [ErrorCascade.Validate] accepts. ErrorCascade keeps a slot of
+	// 152 bytes (on 64-bit platforms) for each call of the window,
+	// allocated when a session is first checked, and groups up to the
+	// window's failures in 40 bytes each, so a window of 5,000 calls takes
+	// about 1 MB per session; the slots' strings are the call records'
+	// own.
+	MaxErrorWindow = 5_000
 )
 
 // DefaultErrorRules returns the rules [ErrorCascade] applies to error
@@ -75,7 +83,7 @@ type ErrorCascade struct {
 	// [DefaultConsecutiveErrors].
 	Consecutive int
 	// Window is how many recent calls the error rate is measured over.
-	// Zero means [DefaultErrorWindow].
+	// Zero means [DefaultErrorWindow]; at most [MaxErrorWindow].
 	Window int
 	// Rate is the share of failed calls in the window, from 0 to 1, at or
 	// above which it reports. Zero means [DefaultErrorRate].
@@ -94,16 +102,27 @@ func NewErrorCascade() *ErrorCascade { return &ErrorCascade{} }
 // Name returns "Errors".
 func (e *ErrorCascade) Name() string { return "Errors" }
 
-// Validate reports a rate above 1 or not a number, or a window or streak
-// too small to mean anything. [NewPipeline] calls it.
+// Validate reports a rate above 1 or not a number, a window or streak
+// too small to mean anything, or a window or count above
+// [MaxErrorWindow], as a [*ConfigError]. A negative Rate is accepted: it
+// turns the rate condition off. [NewPipeline] calls it.
 func (e *ErrorCascade) Validate() error {
+	const name = "Errors"
+	for _, c := range []struct {
+		field string
+		value int
+	}{{"Window", e.Window}, {"Consecutive", e.Consecutive}, {"WarningAfter", e.WarningAfter}} {
+		if err := tooLarge(name, c.field, c.value, MaxErrorWindow, "MaxErrorWindow"); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !(e.Rate <= 1):
-		return fmt.Errorf("error cascade Rate %v is not a number of at most 1", e.Rate)
+		return &ConfigError{Observer: name, Field: "Rate", Problem: fmt.Sprintf("%v is not a number of at most 1", e.Rate)}
 	case e.Window < 0 || e.Window == 1:
-		return fmt.Errorf("error cascade Window %d is less than 2", e.Window)
+		return &ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is less than 2", e.Window)}
 	case e.Consecutive == 1:
-		return fmt.Errorf("error cascade Consecutive 1 would report every failure; use 2 or more")
+		return &ConfigError{Observer: name, Field: "Consecutive", Problem: "1 would report every failure; use 2 or more"}
 	}
 	return nil
 }

@@ -42,6 +42,17 @@ const (
 	// DefaultInitialCalls is how many of the run's first calls add their
 	// targets to a scope that was not declared.
 	DefaultInitialCalls = 5
+	// MaxDriftWindow is the largest Window and MinCalls that
+	// [Drift.Validate] accepts. Drift keeps a slot of 128 bytes (on 64-bit
+	// platforms) for each call of the window, allocated when a session is
+	// first checked, and the targets named by those calls, so a window of
+	// 5,000 calls takes about 640 KB per session besides the targets.
+	MaxDriftWindow = 5_000
+	// MaxInitialCalls is the largest InitialCalls that [Drift.Validate]
+	// accepts. The scope learned from the first calls keeps their targets,
+	// and every target of every later call is matched against it, so the
+	// bound keeps both the scope and each check small.
+	MaxInitialCalls = 1_000
 )
 
 // defaultDriftEscalation is Drift's escalation when none is configured.
@@ -85,7 +96,8 @@ var defaultDriftEscalation = Escalation{CautionAfter: 5, WarningAfter: 15}
 // long as its fields are not changed once it is in use.
 type Drift struct {
 	// Window is how many recent calls naming a target are compared with
-	// the scope. Zero means [DefaultDriftWindow].
+	// the scope. Zero means [DefaultDriftWindow]; at most
+	// [MaxDriftWindow].
 	Window int
 	// MinCalls is how many such calls the window must hold before Drift
 	// judges. Zero means [DefaultDriftMinCalls].
@@ -95,7 +107,7 @@ type Drift struct {
 	Share float64
 	// InitialCalls is how many of the run's first calls add their targets
 	// to an undeclared scope. Zero means [DefaultInitialCalls]; negative
-	// means none.
+	// means none; at most [MaxInitialCalls].
 	InitialCalls int
 	// Escalation raises the severity while the drift lasts. The zero value
 	// means caution after 5 more calls and warning after 15.
@@ -112,18 +124,30 @@ func NewDrift() *Drift { return &Drift{} }
 func (d *Drift) Name() string { return "Drift" }
 
 // Validate reports a share outside [0, 1] (or not a number), a negative
-// window or minimum, or a minimum larger than the window. [NewPipeline]
-// calls it.
+// window or minimum, a minimum larger than the window, or a window or
+// count above [MaxDriftWindow] or [MaxInitialCalls], as a [*ConfigError].
+// [NewPipeline] calls it.
 func (d *Drift) Validate() error {
+	const name = "Drift"
+	if err := tooLarge(name, "Window", d.Window, MaxDriftWindow, "MaxDriftWindow"); err != nil {
+		return err
+	}
+	if err := tooLarge(name, "MinCalls", d.MinCalls, MaxDriftWindow, "MaxDriftWindow"); err != nil {
+		return err
+	}
+	if err := tooLarge(name, "InitialCalls", d.InitialCalls, MaxInitialCalls, "MaxInitialCalls"); err != nil {
+		return err
+	}
+	if err := notFraction(name, "Share", d.Share); err != nil {
+		return err
+	}
 	switch {
-	case !(d.Share >= 0 && d.Share <= 1):
-		return fmt.Errorf("drift Share %v is outside [0, 1]", d.Share)
 	case d.Window < 0:
-		return fmt.Errorf("drift Window %d is negative", d.Window)
+		return &ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", d.Window)}
 	case d.MinCalls < 0:
-		return fmt.Errorf("drift MinCalls %d is negative", d.MinCalls)
+		return &ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is negative", d.MinCalls)}
 	case pick(d.MinCalls, DefaultDriftMinCalls) > pick(d.Window, DefaultDriftWindow):
-		return fmt.Errorf("drift MinCalls %d is more than the window of %d calls", pick(d.MinCalls, DefaultDriftMinCalls), pick(d.Window, DefaultDriftWindow))
+		return &ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", pick(d.MinCalls, DefaultDriftMinCalls), pick(d.Window, DefaultDriftWindow))}
 	}
 	return nil
 }

@@ -5,9 +5,19 @@ import (
 	"strconv"
 )
 
-// DefaultHistorySize is how many past assessments the pipeline keeps when
-// no other size is given.
-const DefaultHistorySize = 20
+// History sizes.
+const (
+	// DefaultHistorySize is how many past assessments the pipeline keeps
+	// when no other size is given.
+	DefaultHistorySize = 20
+	// MaxHistorySize is the largest [PipelineOptions].HistorySize that
+	// [NewPipeline] accepts. An entry of the history is 56 bytes (on
+	// 64-bit platforms) and holds the assessments produced on one call,
+	// so 1,000 entries take about 56 KB besides those assessments, which
+	// rarely run past a kilobyte each: about 1 MB per session at most for
+	// the built-in observers.
+	MaxHistorySize = 1_000
+)
 
 // PastAssessment is one entry of the session's assessment history: a
 // [CurrentAssessment] as it was when produced. The pipeline appends one to

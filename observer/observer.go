@@ -29,11 +29,12 @@ type Observer interface {
 // The zero Trigger never fires and is rejected by [NewPipeline].
 type Trigger struct {
 	// EveryNCalls fires when N tool calls have completed since this
-	// observer last ran (or since the start).
+	// observer last ran (or since the start). At most [MaxTriggerCalls].
 	EveryNCalls int
 	// AfterConsecutiveErrors fires when the last N tool calls all failed
 	// and at least N calls have completed since this observer last ran, so
 	// a long failure streak fires it every N calls rather than every call.
+	// At most [MaxTriggerCalls].
 	AfterConsecutiveErrors int
 	// EveryInterval fires when this much time has passed since this
 	// observer last ran (or since the pipeline started). It is checked
@@ -46,9 +47,20 @@ type Trigger struct {
 	OnEveryCall bool
 }
 
-// Validate reports a trigger with negative values or one that never fires.
+// MaxTriggerCalls is the largest EveryNCalls and AfterConsecutiveErrors
+// that [Trigger.Validate] accepts. A trigger keeps no memory for them,
+// whatever their value; the bound catches a value no run could reach,
+// such as a size passed for a count.
+const MaxTriggerCalls = 1_000_000
+
+// Validate reports a trigger with negative values, counts above
+// [MaxTriggerCalls], or one that never fires.
 func (t Trigger) Validate() error {
 	switch {
+	case t.EveryNCalls > MaxTriggerCalls:
+		return fmt.Errorf("EveryNCalls %d is more than MaxTriggerCalls (%d)", t.EveryNCalls, MaxTriggerCalls)
+	case t.AfterConsecutiveErrors > MaxTriggerCalls:
+		return fmt.Errorf("AfterConsecutiveErrors %d is more than MaxTriggerCalls (%d)", t.AfterConsecutiveErrors, MaxTriggerCalls)
 	case t.EveryNCalls < 0:
 		return fmt.Errorf("EveryNCalls %d is negative", t.EveryNCalls)
 	case t.AfterConsecutiveErrors < 0:

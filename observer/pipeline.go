@@ -21,7 +21,7 @@ type PipelineOptions struct {
 	OnError func(ctx context.Context, err error)
 	// HistorySize is how many past assessments the session keeps in its
 	// [PastAssessment] log. Zero means [DefaultHistorySize]; negative
-	// keeps none.
+	// keeps none; at most [MaxHistorySize].
 	HistorySize int
 	// OnEfficacy receives the agent's reaction to each observer's part of
 	// an assessment shown to the model, once it is classified; see
@@ -112,6 +112,9 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	}
 	session.ValueOf[Task](store)
 	p.applyOptions(opts)
+	if p.historySize > MaxHistorySize {
+		return nil, fmt.Errorf("%w: HistorySize %d is more than MaxHistorySize (%d)", ErrInvalidConfig, p.historySize, MaxHistorySize)
+	}
 	if p.historySize > 0 {
 		p.history.SetRetention(p.historySize)
 	}
@@ -174,10 +177,20 @@ func checkSpec(errs []error, i int, name string, c Spec, taken bool) []error {
 	}
 	if v, ok := c.Observer.(validator); ok {
 		if err := v.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err))
+			errs = append(errs, observerInvalid(name, err))
 		}
 	}
 	return errs
+}
+
+// observerInvalid returns the error for observer name, whose Validate
+// method returned err: a [*ConfigError] names the observer already.
+func observerInvalid(name string, err error) error {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("%w: observer %q: %v", ErrInvalidConfig, name, err)
 }
 
 // Store returns the pipeline's session store.

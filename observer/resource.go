@@ -26,11 +26,11 @@ const (
 // The zero value uses the defaults. A ResourceObserver is safe for concurrent use
 // as long as its fields are not changed while it runs.
 type ResourceObserver struct {
-	// CautionAt is the fraction remaining at or below which the severity is
-	// at least caution. Zero means [DefaultCautionAt].
+	// CautionAt is the fraction remaining, from 0 to 1, at or below which
+	// the severity is at least caution. Zero means [DefaultCautionAt].
 	CautionAt float64
-	// WarningAt is the fraction remaining at or below which the severity is
-	// warning. Zero means [DefaultWarningAt].
+	// WarningAt is the fraction remaining, from 0 to 1, at or below which
+	// the severity is warning. Zero means [DefaultWarningAt].
 	WarningAt float64
 	// MinPaceCalls is how many tool calls must have run before pace is
 	// projected. Zero means [DefaultMinPaceCalls]; negative turns pace off.
@@ -42,6 +42,15 @@ func NewResource() *ResourceObserver { return &ResourceObserver{} }
 
 // Name returns "Resources".
 func (r *ResourceObserver) Name() string { return "Resources" }
+
+// Validate reports a CautionAt or WarningAt that is not a number from 0 to
+// 1, as a [*ConfigError]. [NewPipeline] calls it.
+func (r *ResourceObserver) Validate() error {
+	if err := notFraction(r.Name(), "CautionAt", r.CautionAt); err != nil {
+		return err
+	}
+	return notFraction(r.Name(), "WarningAt", r.WarningAt)
+}
 
 // ShouldRun always reports true: the trigger decides how often it speaks.
 func (r *ResourceObserver) ShouldRun(context.Context, *Context) bool { return true }

@@ -21,6 +21,15 @@ const (
 	// DefaultWriteBack is how many alternating reads and writes of one
 	// target make one.
 	DefaultWriteBack = 4
+	// MaxStallWindow is the largest Window, and the largest Repeats,
+	// FailedRepeats, Oscillation and WriteBack, that [Stall.Validate]
+	// accepts: a pattern longer than the window could never be seen. Stall
+	// keeps a slot of 336 bytes (on 64-bit platforms) for each call of the
+	// window, allocated when a session is first checked, so a window of
+	// 1,000 calls takes about 330 KiB per session; the slots' strings are
+	// the call records' own. Each call is also compared with the window's
+	// earlier calls, which this bound keeps quick.
+	MaxStallWindow = 1_000
 )
 
 // defaultStallEscalation is Stall's escalation when none is configured.
@@ -69,7 +78,7 @@ var defaultStallEscalation = Escalation{CautionAfter: 2, WarningAfter: 6}
 // changed once it is in use.
 type Stall struct {
 	// Window is how many recent calls are compared. Zero means
-	// [DefaultStallWindow].
+	// [DefaultStallWindow]; at most [MaxStallWindow].
 	Window int
 	// Repeats is how many identical successful calls within the window
 	// make a repeat. Zero means [DefaultRepeats].
@@ -115,13 +124,15 @@ func NewStall() *Stall { return &Stall{} }
 // Name returns "Stall".
 func (s *Stall) Name() string { return "Stall" }
 
-// Validate reports thresholds too small to mean anything: a window under
+// Validate reports thresholds too small to mean anything (a window under
 // 2 calls, fewer than 2 repeats, or fewer than 3 calls of oscillation or
-// write-back. [NewPipeline] calls it.
+// write-back), a negative window, or a window or count above
+// [MaxStallWindow], as a [*ConfigError]. [NewPipeline] calls it.
 func (s *Stall) Validate() error {
+	const name = "Stall"
 	for _, c := range []struct {
-		name     string
-		value, a int
+		field        string
+		value, least int
 	}{
 		{"Window", s.Window, 2},
 		{"Repeats", s.Repeats, 2},
@@ -129,12 +140,15 @@ func (s *Stall) Validate() error {
 		{"Oscillation", s.Oscillation, 3},
 		{"WriteBack", s.WriteBack, 3},
 	} {
-		if c.value > 0 && c.value < c.a {
-			return fmt.Errorf("stall %s %d is less than %d", c.name, c.value, c.a)
+		if err := tooLarge(name, c.field, c.value, MaxStallWindow, "MaxStallWindow"); err != nil {
+			return err
+		}
+		if c.value > 0 && c.value < c.least {
+			return &ConfigError{Observer: name, Field: c.field, Problem: fmt.Sprintf("%d is less than %d", c.value, c.least)}
 		}
 	}
 	if s.Window < 0 {
-		return fmt.Errorf("stall Window %d is negative", s.Window)
+		return &ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
 	}
 	return nil
 }

@@ -473,7 +473,7 @@ func TestStallCountsRepeatsItDidNotRunAfter(t *testing.T) {
 		// A new pipeline on a session of thousands of calls reads back a
 		// bounded number of them, so its first check stays cheap.
 		store := session.New(nil)
-		quiet := newPipeline(store, 1<<20)
+		quiet := newPipeline(store, observer.MaxTriggerCalls)
 		for range 3000 {
 			quiet.AfterToolCall(context.Background(), read)
 		}

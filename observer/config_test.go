@@ -1,0 +1,140 @@
+package observer_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/session"
+)
+
+// validate runs observer.Validate on o alone, with a trigger that fires.
+func validate(o observer.Observer) error {
+	return observer.Validate([]observer.Spec{{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}})
+}
+
+// requireConfigError asserts err is a ConfigError for the observer and
+// field, wrapping ErrInvalidConfig.
+func requireConfigError(t *testing.T, err error, name, field string) {
+	t.Helper()
+	require.ErrorIs(t, err, observer.ErrInvalidConfig)
+	var ce *observer.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, name, ce.Observer)
+	assert.Equal(t, field, ce.Field)
+	assert.Contains(t, err.Error(), name)
+	assert.Contains(t, err.Error(), field)
+}
+
+func TestValidateRejectsAHugeWindow(t *testing.T) {
+	tests := []struct {
+		name     string
+		observer observer.Observer
+		want     string
+	}{
+		{"a Stall window of 1<<28 calls is rejected", &observer.Stall{Window: 1 << 28}, "Stall"},
+		{"an ErrorCascade window of 1<<28 calls is rejected", &observer.ErrorCascade{Window: 1 << 28}, "Errors"},
+		{"a Drift window of 1<<28 calls is rejected", &observer.Drift{Window: 1 << 28}, "Drift"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			requireConfigError(t, validate(tt.observer), tt.want, "Window")
+		})
+	}
+}
+
+func TestValidateAcceptsTheMaximum(t *testing.T) {
+	tests := []struct {
+		name     string
+		observer observer.Observer
+	}{
+		{"a Stall at MaxStallWindow is accepted", &observer.Stall{Window: observer.MaxStallWindow, Repeats: observer.MaxStallWindow,
+			FailedRepeats: observer.MaxStallWindow, Oscillation: observer.MaxStallWindow, WriteBack: observer.MaxStallWindow}},
+		{"an ErrorCascade at MaxErrorWindow is accepted", &observer.ErrorCascade{Window: observer.MaxErrorWindow,
+			Consecutive: observer.MaxErrorWindow, WarningAfter: observer.MaxErrorWindow}},
+		{"a Drift at MaxDriftWindow and MaxInitialCalls is accepted", &observer.Drift{Window: observer.MaxDriftWindow,
+			MinCalls: observer.MaxDriftWindow, InitialCalls: observer.MaxInitialCalls}},
+		{"a Resource observer at thresholds of 1 is accepted", &observer.ResourceObserver{CautionAt: 1, WarningAt: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.NoError(t, validate(tt.observer))
+		})
+	}
+}
+
+func TestValidateRejectsCountsAboveTheMaximum(t *testing.T) {
+	tests := []struct {
+		name, observer, field string
+		o                     observer.Observer
+	}{
+		{"Stall Repeats", "Stall", "Repeats", &observer.Stall{Repeats: observer.MaxStallWindow + 1}},
+		{"Stall FailedRepeats", "Stall", "FailedRepeats", &observer.Stall{FailedRepeats: observer.MaxStallWindow + 1}},
+		{"Stall Oscillation", "Stall", "Oscillation", &observer.Stall{Oscillation: observer.MaxStallWindow + 1}},
+		{"Stall WriteBack", "Stall", "WriteBack", &observer.Stall{WriteBack: observer.MaxStallWindow + 1}},
+		{"ErrorCascade Consecutive", "Errors", "Consecutive", &observer.ErrorCascade{Consecutive: observer.MaxErrorWindow + 1}},
+		{"ErrorCascade WarningAfter", "Errors", "WarningAfter", &observer.ErrorCascade{WarningAfter: observer.MaxErrorWindow + 1}},
+		{"Drift MinCalls", "Drift", "MinCalls", &observer.Drift{Window: observer.MaxDriftWindow, MinCalls: observer.MaxDriftWindow + 1}},
+		{"Drift InitialCalls", "Drift", "InitialCalls", &observer.Drift{InitialCalls: observer.MaxInitialCalls + 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" one above its maximum is rejected", func(t *testing.T) {
+			requireConfigError(t, validate(tt.o), tt.observer, tt.field)
+		})
+	}
+}
+
+func TestValidateRejectsNaNAndNegativeThresholds(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name, observer, field string
+		o                     observer.Observer
+	}{
+		{"a NaN ErrorCascade Rate is rejected", "Errors", "Rate", &observer.ErrorCascade{Rate: nan}},
+		{"a NaN Drift Share is rejected", "Drift", "Share", &observer.Drift{Share: nan}},
+		{"a negative Drift Share is rejected", "Drift", "Share", &observer.Drift{Share: -0.5}},
+		{"a NaN Resource CautionAt is rejected", "Resources", "CautionAt", &observer.ResourceObserver{CautionAt: nan}},
+		{"a negative Resource CautionAt is rejected", "Resources", "CautionAt", &observer.ResourceObserver{CautionAt: -0.1}},
+		{"a NaN Resource WarningAt is rejected", "Resources", "WarningAt", &observer.ResourceObserver{WarningAt: nan}},
+		{"a negative Resource WarningAt is rejected", "Resources", "WarningAt", &observer.ResourceObserver{WarningAt: -0.1}},
+		{"a Resource WarningAt above 1 is rejected", "Resources", "WarningAt", &observer.ResourceObserver{WarningAt: 1.5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			requireConfigError(t, validate(tt.o), tt.observer, tt.field)
+		})
+	}
+}
+
+func TestValidateRejectsATriggerCountAboveTheMaximum(t *testing.T) {
+	for _, tr := range []observer.Trigger{
+		{EveryNCalls: observer.MaxTriggerCalls + 1},
+		{AfterConsecutiveErrors: observer.MaxTriggerCalls + 1},
+	} {
+		err := observer.Validate([]observer.Spec{{Observer: observer.NewResource(), Trigger: tr}})
+		require.ErrorIs(t, err, observer.ErrInvalidConfig)
+		assert.Contains(t, err.Error(), "MaxTriggerCalls")
+		assert.Contains(t, err.Error(), `"Resources"`)
+	}
+	assert.NoError(t, observer.Validate([]observer.Spec{{Observer: observer.NewResource(),
+		Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls, AfterConsecutiveErrors: observer.MaxTriggerCalls}}}))
+}
+
+func TestNewPipelineRejectsAHistoryAboveTheMaximum(t *testing.T) {
+	specs := []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
+	_, err := observer.NewPipeline(session.New(nil), specs, &observer.PipelineOptions{HistorySize: observer.MaxHistorySize + 1})
+	require.ErrorIs(t, err, observer.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "HistorySize")
+	_, err = observer.NewPipeline(session.New(nil), specs, &observer.PipelineOptions{HistorySize: observer.MaxHistorySize})
+	assert.NoError(t, err)
+}
+
+func TestConfigErrorUnwrapsToErrInvalidConfig(t *testing.T) {
+	err := (&observer.Stall{Window: -1}).Validate()
+	assert.True(t, errors.Is(err, observer.ErrInvalidConfig))
+	assert.Equal(t, `observer: invalid config: observer "Stall": Window -1 is negative`, err.Error())
+}
