@@ -94,9 +94,10 @@ func secretSpans(s string, from int, spans []span) []span {
 	spans = findAll(s, from, spans, "Bearer", bearerAt)
 	spans = findAll(s, from, spans, "bearer", bearerAt)
 	spans = findAll(s, from, spans, "BEARER", bearerAt)
-	spans = findAll(s, from, spans, "S", sKeyAt)
+	spans = findAll(s, from, spans, "SG.", sKeyAt)
+	spans = findAll(s, from, spans, "SK", sKeyAt)
 	spans = findAll(s, from, spans, "J", jwtAt)
-	spans = findAll(s, from, spans, "d", databricksTokenAt)
+	spans = findAll(s, from, spans, "dapi", databricksTokenAt)
 	spans = findAll(s, from, spans, "@", userinfoAt)
 	spans = findAll(s, from, spans, ":", colonSecretAt)
 	spans = findAll(s, from, spans, "=", pairAt)
@@ -207,6 +208,9 @@ func secretAt(s string, p int) bool {
 		return bearerHere(s, p)
 	case anchorPair:
 		return pairHere(s, p) || s[p] == ':' && webhookHere(s, p)
+	case anchorD:
+		// 'd' is common: look at the next byte before calling.
+		return p+1 < len(s) && s[p+1] == 'a' && rareSecretAt(s, p)
 	}
 	return rareSecretAt(s, p)
 }
@@ -296,7 +300,7 @@ func bearerHere(s string, p int) bool {
 // pairHere reports whether pairAt matches at the separator at p, which
 // must follow a key whose last letter a sensitive key could end in.
 func pairHere(s string, p int) bool {
-	if k, _ := keyEnd(s, p); k == 0 || !sensitiveLast(s[k-1]) {
+	if k, _ := keyEnd(s, p); k == 0 || !sensitiveEnd(s, k) {
 		return false
 	}
 	_, ok := pairAt(s, p)
@@ -853,12 +857,18 @@ func closingKeyQuote(s string, k int) (int, bool) {
 	return k, true
 }
 
-// sensitiveLast reports whether a key ending in c may be sensitive: every
-// sensitive key ends in d, t, n, y, e or h.
-func sensitiveLast(c byte) bool {
-	switch c {
-	case 'd', 't', 'n', 'y', 'e', 'h', 'D', 'T', 'N', 'Y', 'E', 'H':
+// sensitiveEnd reports whether the key that ends at k may be sensitive,
+// from its last bytes: every sensitive key ends in d, t, n or y, or in
+// "_base" or "auth". Many plain keys (name, type, path) end in e or h,
+// so those two are checked further here, on the pre-scan's path.
+func sensitiveEnd(s string, k int) bool {
+	switch s[k-1] {
+	case 'd', 't', 'n', 'y', 'D', 'T', 'N', 'Y':
 		return true
+	case 'e', 'E':
+		return hasSuffixLower(s[:k], "_base")
+	case 'h', 'H':
+		return hasSuffixLower(s[:k], "auth")
 	}
 	return false
 }
@@ -893,7 +903,7 @@ func pairAt(s string, p int) (span, bool) {
 // sensitive key ends there.
 func pairKey(s string, p int) (k, last int, quoted, ok bool) {
 	k, quoted = keyEnd(s, p)
-	if k == 0 || !sensitiveLast(s[k-1]) {
+	if k == 0 || !sensitiveEnd(s, k) {
 		return 0, 0, false, false
 	}
 	last = k
