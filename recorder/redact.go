@@ -40,13 +40,24 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //   - Slack tokens: xoxa-, xoxb-, xoxe-, xoxp-, xoxr- and xoxs- tokens;
 //   - GitLab personal access tokens: glpat-…;
 //   - Google API keys: AIza… (35 or more key characters after "AIza");
+//   - Hugging Face tokens (hf_…), npm tokens (npm_…), SendGrid keys
+//     (SG.….…), Twilio API key ids (SK and 32 hex digits) and Databricks
+//     tokens (dapi and 32 hex digits);
+//   - JSON Web Tokens, eyJ….ey….…, wherever they are, as in a cookie;
+//   - the secret path of a Slack or Discord webhook URL;
+//   - the password of curl's -u and --user user:password, of mysql's
+//     -pPASSWORD, and the value of a --flag value whose flag name is a
+//     sensitive key (below), as in --password PASS, unless it starts with
+//     '$';
 //   - the body of a PEM private key block, from its "-----BEGIN … PRIVATE
 //     KEY-----" line to its "-----END" line (or to the end of the text or
 //     of the JSON string it is in, when that comes first);
 //   - the password in a URL's user information: scheme://user:password@host;
 //   - the value of key/value pairs whose key ends in password, passwd,
-//     secret, token, api_key, apikey, api-key, access_key, private_key,
-//     secret_key, secretkey, secret-key or authorization (any case),
+//     secret, token, api_key, apikey, api-key, access_key, accesskey,
+//     private_key, secret_key, secretkey, secret-key, accountkey,
+//     account_key, secret_key_base or authorization (any case), or that
+//     is auth or ends in _auth or -auth,
 //     written as key=value, key: value, "key": "value", key := "value",
 //     "key" => "value" or with escaped quotes inside a JSON string. A
 //     quoted key needs a quoted value, so JSON numbers, booleans and nulls
