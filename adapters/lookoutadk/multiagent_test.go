@@ -149,11 +149,17 @@ func TestASupervisorsBudgetHoldsAcrossTransfers(t *testing.T) {
 		scripted.Call("search", `{"q":"c"}`).WithUsage(400, 100),
 		scripted.Reply("never").WithUsage(400, 100),
 	), echo("search"))
-	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{worker}})
+	writer := s.agent("writer", scripted.New(scripted.Reply("never").WithUsage(400, 100)))
+	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{worker, writer}})
 	require.NoError(t, err)
 
-	o, records := s.run(root)
+	store := session.New(nil) // only to read the budget: the query shares it without one
+	o := runAgent(t, s.mw.Agent(root), store, false)
+	records := flushedRecords(t, s.sink)
 	adaptertest.RequireExceeded(t, o.err, budget.Tokens)
+	b, _ := lookout.BudgetOf(store)
+	assert.GreaterOrEqual(t, b.TokensUsed, int64(1_500))
+	assert.LessOrEqual(t, b.TokensUsed, int64(1_500+500), "within one response of the limit")
 	errs := 0
 	for _, ev := range o.events {
 		if ev.Err != nil {
