@@ -297,9 +297,5 @@ func logError(ctx context.Context, err error) {
 	slog.WarnContext(ctx, "lookout: error", "error", err)
 }
 
-// Control reports whether the tool named name is a control tool (see
-// Config.ControlTools).
-func (l *Lookout) Control(name string) bool { return l.control[name] }
-
 // Recording reports whether runs are recorded: Config.Recorder is set.
 func (l *Lookout) Recording() bool { return l.cfg.Recorder != nil }

@@ -265,23 +265,17 @@ func (r *Run) pausedChildren() map[string]PausedRun {
 	return out
 }
 
-// endChild records the end of the open sub-agent run with family key
-// key, if there is one, with err: a sub-agent that fails passes no hook
-// that would record its end, and its error reaches the tool call of the
-// parent that started it.
+// endChildOf records the end of the open sub-agent run that call callID
+// of run runID started, if there is one, with err: a sub-agent that fails
+// passes no hook that would record its end, and its error reaches the
+// tool call of the parent that started it. The key is built only while a
+// sub-agent is open.
 func (f *family) endChildOf(ctx context.Context, runID, callID string, err error) {
 	f.mu.Lock()
-	if len(f.open) == 0 {
-		f.mu.Unlock()
-		return // no sub-agent open: no key to build
+	var c *Run
+	if len(f.open) > 0 {
+		c = f.open[runID+"/"+callID]
 	}
-	f.mu.Unlock()
-	f.endChild(ctx, runID+"/"+callID, err)
-}
-
-func (f *family) endChild(ctx context.Context, key string, err error) {
-	f.mu.Lock()
-	c := f.open[key]
 	f.mu.Unlock()
 	if c != nil {
 		c.End(ctx, err)

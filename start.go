@@ -193,12 +193,6 @@ func (r *Run) AgentName() string { return r.agentName }
 // WrappingUp reports whether the run has been given a wrap-up turn.
 func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
 
-// Limits returns the limits of the Lookout that started the run.
-func (r *Run) Limits() budget.Limits { return r.cfg.Limits }
-
-// ToolErrors returns what a tool's error does in this run.
-func (r *Run) ToolErrors() ToolErrors { return r.cfg.ToolErrors }
-
 // OnError reports err to the run's error handler.
 func (r *Run) OnError(ctx context.Context, err error) { r.cfg.OnError(ctx, err) }
 
