@@ -627,76 +627,62 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 		r.setPausedCalls(nil)
 	}
 	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model}
-	req.Tools = r.toolNames(m.Tools)
-	req.ToolDefinitions = r.toolDefinitions(ctx, m.Tools)
+	req.Tools, req.ToolDefinitions = r.offered(ctx, m.Tools)
 	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || m.ToolChoiceForbidden)
 	r.note(r.trace.rec.ModelRequest(ctx, req))
 }
 
-// toolNames returns the names of the offered tools, the same slice as
-// long as the same set is offered.
-func (r *Run) toolNames(tools []*schema.ToolInfo) []string {
+// offeredTools is the tool set a run last recorded.
+type offeredTools struct {
+	mu    sync.Mutex
+	infos []*schema.ToolInfo        // as last offered, compared by pointer
+	names []string                  // their names, shared by the requests that offer them
+	defs  []recorder.ToolDefinition // as last recorded; nil after a failed conversion
+}
+
+// offered returns the names of the offered tools, and their definitions
+// when the set differs from the one the run last recorded (nil when it is
+// the same or empty). The same slice of the same *schema.ToolInfo
+// pointers is taken as unchanged without converting anything, which is the
+// common case: the agent offers one set call after call, and its requests
+// share one slice of names. Anything else is converted and compared by
+// content, so a set rebuilt with equal values is not written again. A
+// conversion error goes to the run's error handler and the request keeps
+// the names only.
+func (r *Run) offered(ctx context.Context, tools []*schema.ToolInfo) (names []string, defs []recorder.ToolDefinition) {
 	if len(tools) == 0 {
-		return nil
+		return nil, nil
 	}
 	s := &r.trace.tools
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.names != nil && slices.Equal(s.namesOf, tools) {
-		return s.names
+	if s.names != nil && slices.Equal(s.infos, tools) {
+		names = s.names
+		s.mu.Unlock()
+		return names, nil
 	}
-	names := make([]string, 0, len(tools))
+	names = make([]string, 0, len(tools))
 	for _, t := range tools {
 		if t != nil {
 			names = append(names, t.Name)
 		}
 	}
-	s.names, s.namesOf = names, append(s.namesOf[:0], tools...)
-	return names
-}
-
-// offeredTools is the tool set a run last recorded definitions for.
-type offeredTools struct {
-	mu      sync.Mutex
-	infos   []*schema.ToolInfo        // as last offered, compared by pointer
-	names   []string                  // names of namesOf, shared by the requests that offer them
-	namesOf []*schema.ToolInfo        // the set names was made for
-	defs    []recorder.ToolDefinition // as last recorded; nil after a failed conversion
-}
-
-// toolDefinitions returns the definitions of the offered tools when the
-// set differs from the one the run last recorded, and nil when it is the
-// same or empty. The same slice of the same *schema.ToolInfo pointers is
-// taken as unchanged without converting anything, which is the common
-// case: the agent offers one set call after call. Anything else is
-// converted and compared by content, so a set rebuilt with equal values is
-// not written again. A conversion error goes to the run's error handler
-// and the request keeps the names only.
-func (r *Run) toolDefinitions(ctx context.Context, tools []*schema.ToolInfo) []recorder.ToolDefinition {
-	if len(tools) == 0 {
-		return nil
-	}
-	s := &r.trace.tools
-	s.mu.Lock()
-	if slices.Equal(s.infos, tools) {
-		s.mu.Unlock()
-		return nil
-	}
 	defs, err := toolDefinitions(tools)
-	s.infos = append(s.infos[:0], tools...)
-	if err != nil || slices.EqualFunc(s.defs, defs, sameDefinition) {
-		if err != nil {
-			s.defs = nil
-		}
-		s.mu.Unlock()
-		if err != nil {
-			r.cfg.OnError(ctx, err)
-		}
-		return nil
+	s.infos, s.names = append(s.infos[:0], tools...), names
+	same := err == nil && slices.EqualFunc(s.defs, defs, sameDefinition)
+	if err == nil {
+		s.defs = defs
+	} else {
+		s.defs = nil
 	}
-	s.defs = defs
 	s.mu.Unlock()
-	return defs
+	if err != nil {
+		r.cfg.OnError(ctx, err)
+		return names, nil
+	}
+	if same {
+		return names, nil
+	}
+	return names, defs
 }
 
 // toolDefinitions converts Eino tool infos to recorded definitions, with
