@@ -2,8 +2,6 @@ package lookoutreact
 
 import (
 	"context"
-	"errors"
-	"io"
 	"sync"
 	"sync/atomic"
 
@@ -152,41 +150,24 @@ func finish(ctx context.Context, r *lookout.Run, err error) {
 }
 
 // endWith returns a stream of what sr holds, ending run r before the
-// caller can see the stream's end: a goroutine reads sr to its end and
-// ends the run, then closes the stream it hands on. A caller that closes
-// that stream early ends the run with context.Canceled once the goroutine
-// has read sr to its end, so that the model's last reply is still charged
-// and recorded; that end is recorded after the caller's Close returns.
+// caller can see the stream's end or error (see engine.Relay). A caller
+// that closes the stream early ends the run with context.Canceled once sr
+// has been read to its end, so that the model's last reply is still
+// charged and recorded; that end is recorded after the caller's Close
+// returns.
 func endWith[T any](ctx context.Context, r *lookout.Run, sr *schema.StreamReader[T]) *schema.StreamReader[T] {
 	if r == nil {
 		return sr
 	}
-	out, in := schema.Pipe[T](0)
-	go func() {
-		defer sr.Close()
-		defer in.Close()
-		abandoned := false
-		for {
-			v, err := sr.Recv()
-			switch {
-			case errors.Is(err, io.EOF):
-				if abandoned {
-					err = context.Canceled
-				} else {
-					err = nil
-				}
-				finish(ctx, r, err)
-				return
-			case err != nil:
-				finish(ctx, r, err)
-				if !abandoned {
-					in.Send(v, err)
-				}
-				return
-			case !abandoned:
-				abandoned = in.Send(v, nil)
-			}
+	// Unbuffered: a caller's early Close is seen at the next value.
+	return engine.Relay(sr, 0, func(T) {}, func(err error, abandoned bool) error {
+		if err == nil && abandoned {
+			err = context.Canceled
 		}
-	}()
-	return out
+		finish(ctx, r, err)
+		if abandoned {
+			return nil
+		}
+		return err
+	})
 }

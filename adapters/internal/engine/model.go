@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"io"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -100,49 +98,26 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 	if err != nil {
 		return sr, call.End(ctx, nil, err)
 	}
-	out, in := schema.Pipe[*schema.Message](streamBuffer)
-	go c.pass(ctx, call.Streamed(), sr, in)
-	return out, nil
+	return c.pass(ctx, call.Streamed(), sr), nil
 }
 
 // streamBuffer is how many chunks of a streamed reply may wait for its
 // reader.
 const streamBuffer = 16
 
-// pass reads a streamed reply to its end and hands its chunks on through
-// in. The attempt is charged and recorded at the end of the reply, or at
-// its first error, even when the reader closed its end before then: a
-// runtime may stop reading a reply once it has seen enough of it (react's
-// tool-call check, a step limit), and the reply still cost its tokens.
-// An error in mid-stream made from a ctx of the model's own, after the
-// budget deadline passed, is the budget's.
-func (c *ChargingModel) pass(ctx context.Context, call lookout.ModelCall, sr *schema.StreamReader[*schema.Message], in *schema.StreamWriter[*schema.Message]) {
-	defer sr.Close()
-	defer in.Close()
+// pass hands a streamed reply on, read to its end by Relay. The attempt
+// is charged and recorded at the end of the reply, or at its first error,
+// even when the reader closed its end before then: a runtime may stop
+// reading a reply once it has seen enough of it (react's tool-call check,
+// a step limit), and the reply still cost its tokens. An error in
+// mid-stream made from a ctx of the model's own, after the budget deadline
+// passed, is the budget's.
+func (c *ChargingModel) pass(ctx context.Context, call lookout.ModelCall, sr *schema.StreamReader[*schema.Message]) *schema.StreamReader[*schema.Message] {
 	var last *budget.Usage
 	var calls toolCallCount
 	var chunks []*schema.Message // kept only for the recording
 	recording := call.Recorded()
-	closed := false
-	for {
-		chunk, err := sr.Recv()
-		if errors.Is(err, io.EOF) {
-			var msg *schema.Message
-			if recording {
-				msg = c.reply(ctx, chunks)
-			}
-			if err := call.EndStream(ctx, msg, last, calls.n(), nil); err != nil && !closed {
-				in.Send(nil, err)
-			}
-			return
-		}
-		if err != nil {
-			err = call.EndStream(ctx, nil, nil, -1, err)
-			if !closed {
-				in.Send(nil, err)
-			}
-			return
-		}
+	each := func(chunk *schema.Message) {
 		if u := lookout.UsageOf(chunk); u != nil {
 			last = mergeUsage(last, u)
 		}
@@ -150,10 +125,18 @@ func (c *ChargingModel) pass(ctx context.Context, call lookout.ModelCall, sr *sc
 		if recording {
 			chunks = append(chunks, chunk)
 		}
-		if !closed {
-			closed = in.Send(chunk, nil)
-		}
 	}
+	end := func(err error, _ bool) error {
+		if err != nil {
+			return call.EndStream(ctx, nil, nil, -1, err)
+		}
+		var msg *schema.Message
+		if recording {
+			msg = c.reply(ctx, chunks)
+		}
+		return call.EndStream(ctx, msg, last, calls.n(), nil)
+	}
+	return Relay(sr, streamBuffer, each, end)
 }
 
 // reply concatenates a streamed reply's chunks for the recording.

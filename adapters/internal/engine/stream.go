@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -64,4 +65,39 @@ func ResultText(r *schema.ToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// Relay returns a stream of what sr holds, read to its end by a goroutine
+// of its own, which ends with sr; up to buffer values wait for the reader
+// (none: a reader that closes early is seen at the next value). each sees every value; end is called
+// once, at sr's end (err nil) or first error, before the reader can see
+// either, and with abandoned set when the reader closed the returned
+// stream first: sr is still read to its end, so that what it costs is
+// known. end's error, if any, is what the reader gets in place of the
+// end or the error.
+func Relay[T any](sr *schema.StreamReader[T], buffer int, each func(T), end func(err error, abandoned bool) error) *schema.StreamReader[T] {
+	out, in := schema.Pipe[T](buffer)
+	go func() {
+		defer sr.Close()
+		defer in.Close()
+		abandoned := false
+		for {
+			v, err := sr.Recv()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				if err = end(err, abandoned); err != nil && !abandoned {
+					var zero T
+					in.Send(zero, err)
+				}
+				return
+			}
+			each(v)
+			if !abandoned {
+				abandoned = in.Send(v, nil)
+			}
+		}
+	}()
+	return out
 }
