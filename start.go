@@ -190,6 +190,10 @@ func (r *Run) Parent() *Run { return r.parent }
 // AgentName returns the name of the run's agent, if known.
 func (r *Run) AgentName() string { return r.agentName }
 
+// CallID returns the id of the parent's tool call that started the run,
+// for an agent used as a tool, or "".
+func (r *Run) CallID() string { return r.callID }
+
 // WrappingUp reports whether the run has been given a wrap-up turn.
 func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
 

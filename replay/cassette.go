@@ -1,0 +1,307 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/components/model"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
+)
+
+// Options configure a [Cassette]. A nil *Options means the defaults: the
+// system prompt, the other messages and the tools offered all count, text
+// is normalized as the Stall observer normalizes tool arguments, and the
+// live input is redacted with the recorder's built-in Secrets redactor.
+type Options struct {
+	// IgnoreSystem leaves system messages out of the input check.
+	IgnoreSystem bool
+	// IgnoreMessages leaves the messages out of the input check
+	// altogether: each call is answered by its position alone.
+	IgnoreMessages bool
+	// IgnoreTools leaves the tools offered (names and definitions) out of
+	// the input check.
+	IgnoreTools bool
+	// Normalizer canonicalizes text before it is compared. Nil means the
+	// zero observer.Normalizer: UUIDs, timestamps, epoch times, temporary
+	// paths and long ids compare equal whatever their value.
+	Normalizer *observer.Normalizer
+	// KeepSecrets says the cassette was recorded with
+	// recorder.Options.KeepSecrets: the live input is then not redacted
+	// with recorder.Secrets before it is compared.
+	KeepSecrets bool
+	// Redactors are the recorder.Options.Redactors the cassette was
+	// recorded with; they run on the live input, after Secrets, so that
+	// it compares equal to the redacted recording.
+	Redactors []recorder.Redactor
+	// Live is the model to record with when [Update] reports true (see
+	// [Open]). It is not used to replay.
+	Live model.ToolCallingChatModel
+}
+
+// Cassette is a recorded trajectory ready to replay: [Cassette.Model]
+// answers model calls from it, [Cassette.Tool] answers tool calls,
+// [Cassette.Now] is its clock and [Cassette.Err] the divergence, if any.
+//
+// A Cassette is safe for concurrent use. It keeps the position of every
+// recorded run it plays, so it replays one run of the agent (a query,
+// or a conversation of several) once; load it again to replay again.
+type Cassette struct {
+	path string
+	opts Options
+	norm *observer.Normalizer
+
+	// recording is set in record mode (see Open).
+	recording *recording
+
+	mu    sync.Mutex
+	roots []*recRun
+	runs  []*recRun // every run, in order of first appearance
+	bound map[*lookout.Run]*recRun
+	now   time.Time
+	err   error // the first divergence
+}
+
+// Load reads the cassette at path: a Lookout trajectory (JSON Lines, as a
+// recorder.FileSink writes it) or, for a name ending in .json, an ATIF
+// document, which the ATIF importer turns into records.
+func Load(path string, opts *Options) (*Cassette, error) {
+	records, err := readRecords(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := FromRecords(records, opts)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", path, err)
+	}
+	c.path = path
+	return c, nil
+}
+
+func readRecords(path string) ([]recorder.Record, error) {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		t, err := atif.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		records, err := atif.ToRecords(t)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %s: %w", path, err)
+		}
+		return records, nil
+	}
+	records, _, err := recorder.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	return records, nil
+}
+
+// FromRecords builds a cassette from records, such as a
+// recorder.MemorySink holds. Records of several runs may be interleaved;
+// each run's are taken in seq order. It fails with an error wrapping
+// [ErrEmpty] when the records hold no model call.
+func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
+	c := &Cassette{bound: map[*lookout.Run]*recRun{}}
+	if opts != nil {
+		c.opts = *opts
+	}
+	c.norm = c.opts.Normalizer
+	if c.norm == nil {
+		c.norm = &observer.Normalizer{}
+	}
+	byID := map[string]*recRun{}
+	for _, rec := range records {
+		if recorder.IsNilPayload(rec.Payload) {
+			continue
+		}
+		r := byID[rec.RunID]
+		if r == nil {
+			r = &recRun{id: rec.RunID, parent: rec.ParentRunID}
+			byID[rec.RunID] = r
+			c.runs = append(c.runs, r)
+		}
+		r.records = append(r.records, rec)
+	}
+	calls := 0
+	for _, r := range c.runs {
+		slices.SortStableFunc(r.records, func(a, b recorder.Record) int {
+			switch {
+			case a.Seq < b.Seq:
+				return -1
+			case a.Seq > b.Seq:
+				return 1
+			}
+			return 0
+		})
+		r.build()
+		calls += len(r.calls)
+		if p := byID[r.parent]; p != nil && r.parent != "" {
+			p.children = append(p.children, r)
+		} else {
+			c.roots = append(c.roots, r)
+		}
+	}
+	if calls == 0 {
+		return nil, ErrEmpty
+	}
+	for _, r := range c.runs {
+		if len(r.records) > 0 {
+			if c.now.IsZero() || r.records[0].RecordedAt.Before(c.now) {
+				c.now = r.records[0].RecordedAt
+			}
+		}
+	}
+	return c, nil
+}
+
+// Model returns the chat model that answers from the cassette; in record
+// mode (see [Open]), Options.Live.
+func (c *Cassette) Model() model.ToolCallingChatModel {
+	if c.recording != nil {
+		return c.opts.Live
+	}
+	return &Model{c: c}
+}
+
+// Err returns the divergence that stopped the replay, a
+// *[DivergenceError], or nil while the run follows the recording.
+func (c *Cassette) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Remaining counts the recorded model calls not played yet, over all
+// runs: zero once the replay has played the whole recording.
+func (c *Cassette) Remaining() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, r := range c.runs {
+		n += len(r.calls) - r.next
+	}
+	return n
+}
+
+// diverge keeps d as the divergence, unless there is one already, and
+// returns the one kept. The caller holds c.mu.
+func (c *Cassette) diverge(d *DivergenceError) error {
+	if c.err == nil {
+		d.Path = c.path
+		c.err = d
+	}
+	return c.err
+}
+
+// runFor returns the recorded run that the live run on ctx replays. The
+// caller holds c.mu.
+//
+// A live run is bound to a recorded run the first time it asks, and stays
+// bound: a root run to the first recorded root of the same agent not
+// bound yet; an agent used as a tool to the child of its parent's
+// recorded run started by the same tool call; another sub-agent (a
+// transfer target) to the first unbound child of its agent. A run
+// resumed after an interrupt finds its recorded run bound already, and
+// takes it again when it still has calls to play.
+func (c *Cassette) runFor(ctx context.Context) *recRun {
+	r, _ := lookout.FromContext(ctx)
+	if r == nil {
+		for _, rr := range c.roots {
+			if rr.next < len(rr.calls) {
+				return rr
+			}
+		}
+		return nil
+	}
+	return c.bind(r)
+}
+
+func (c *Cassette) bind(r *lookout.Run) *recRun {
+	if rr, ok := c.bound[r]; ok {
+		return rr
+	}
+	candidates := c.roots
+	match := func(rr *recRun) bool { return r.AgentName() == "" || rr.agent == r.AgentName() }
+	if p := r.Parent(); p != nil {
+		pr := c.bind(p)
+		if pr == nil {
+			return nil
+		}
+		candidates = pr.children
+		if id := r.CallID(); id != "" {
+			match = func(rr *recRun) bool { return rr.callID == id }
+		} else {
+			match = func(rr *recRun) bool { return rr.callID == "" && rr.agent == r.AgentName() }
+		}
+	}
+	var chosen *recRun
+	for _, rr := range candidates {
+		if match(rr) && !rr.claimed {
+			chosen = rr
+			break
+		}
+	}
+	if chosen == nil {
+		for _, rr := range candidates {
+			if match(rr) && rr.next < len(rr.calls) {
+				chosen = rr
+				break
+			}
+		}
+	}
+	if chosen == nil {
+		return nil
+	}
+	chosen.claimed = true
+	c.bound[r] = chosen
+	return chosen
+}
+
+// Now returns the cassette's clock reading: the time recorded for the
+// point the replay has reached. It starts at the first record's time and
+// moves forward as model calls and tool calls are answered, so that the
+// budget's deadline and interval triggers see the times they saw when the
+// run was recorded. Pass it as lookout.Config.Now. In record mode it is
+// time.Now.
+func (c *Cassette) Now() time.Time {
+	if c.recording != nil {
+		return time.Now()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// advance moves the clock to t, never back. The caller holds c.mu.
+func (c *Cassette) advance(t time.Time) {
+	if t.After(c.now) {
+		c.now = t
+	}
+}
+
+// errorOf returns the error for a call made after the replay diverged or
+// outside the recording.
+func (c *Cassette) noRun(ctx context.Context, what string) error {
+	r, _ := lookout.FromContext(ctx)
+	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1}
+	if r != nil {
+		d.Agent = r.AgentName()
+	}
+	d.Reason = what + ": the recording has no run for it"
+	if d.Agent != "" {
+		d.Reason = what + " of agent " + d.Agent + ": the recording has no run for it"
+	}
+	return c.diverge(d)
+}
+
+var errNoModel = errors.New("replay: record mode needs Options.Live, the model to record")

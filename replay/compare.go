@@ -1,0 +1,296 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// check compares a live call's input and tools with recorded call k of
+// run r. It returns nil when they match.
+func (c *Cassette) check(r *recRun, k int, input []*schema.Message, tools []*schema.ToolInfo) *DivergenceError {
+	call := r.calls[k]
+	if !c.opts.IgnoreMessages {
+		if d := c.checkMessages(r, call, input); d != nil {
+			return d
+		}
+	}
+	if !c.opts.IgnoreTools && call.request != nil {
+		if reason, diff := c.checkTools(call, tools); reason != "" {
+			return &DivergenceError{Reason: reason, Diff: diff, Message: -1, ToolCallIndex: -1}
+		}
+	}
+	return nil
+}
+
+func (c *Cassette) checkMessages(r *recRun, call *recCall, input []*schema.Message) *DivergenceError {
+	live := make([]*schema.Message, 0, len(input))
+	for _, m := range input {
+		if _, injected := lookout.Injected(m); m == nil || injected {
+			continue
+		}
+		if c.opts.IgnoreSystem && m.Role == schema.System {
+			continue
+		}
+		live = append(live, m)
+	}
+	wants, system := call.input, call.system
+	if c.opts.IgnoreSystem {
+		wants = slices.DeleteFunc(slices.Clone(wants), func(w want) bool { return w.msg.Role == schema.System })
+		system = 0
+	}
+	// The run's system messages open the input, its own messages end it;
+	// between them a run may hold a conversation the recording does not
+	// show (see strict).
+	for i := 0; i < system; i++ {
+		if i >= len(live) {
+			return missing(i, wants[i])
+		}
+		if d := c.compare(i, wants[i], live[i]); d != nil {
+			return d
+		}
+	}
+	own := wants[system:]
+	at := len(live) - len(own)
+	if c.strict(r) && at > system {
+		extra := live[system]
+		return &DivergenceError{
+			Reason:        fmt.Sprintf("input message %d is not in the recording", system+1),
+			Message:       system,
+			ToolCallIndex: -1,
+			Diff:          lineDiff("", render(c.redact(extra))),
+		}
+	}
+	at = max(at, system)
+	for i, w := range own {
+		j := at + i
+		if j >= len(live) {
+			return missing(j, w)
+		}
+		if d := c.compare(j, w, live[j]); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+func missing(i int, w want) *DivergenceError {
+	return &DivergenceError{
+		Reason:        fmt.Sprintf("input message %d (%s) is missing", i+1, describe(w)),
+		Message:       i,
+		ToolCallIndex: w.toolCall,
+		Diff:          lineDiff(render(w.msg), ""),
+	}
+}
+
+// describe names a recorded message for a report.
+func describe(w want) string {
+	if w.msg.Role == schema.Tool {
+		if w.toolCall > 0 {
+			return fmt.Sprintf("the result of tool call #%d, %s", w.toolCall, w.msg.ToolName)
+		}
+		return "the result of tool " + w.msg.ToolName
+	}
+	return string(w.msg.Role)
+}
+
+// compare checks live message i against the recorded one.
+func (c *Cassette) compare(i int, w want, live *schema.Message) *DivergenceError {
+	got := c.redact(live)
+	if c.same(w, got) {
+		return nil
+	}
+	return &DivergenceError{
+		Reason:        fmt.Sprintf("input message %d (%s) differs", i+1, describe(w)),
+		Message:       i,
+		ToolCallIndex: w.toolCall,
+		Diff:          lineDiff(render(w.msg), render(got)),
+	}
+}
+
+// same reports whether got, redacted, matches the recorded message:
+// roles, contents and tool calls equal once normalized. Ids and times
+// do not count.
+func (c *Cassette) same(w want, got *schema.Message) bool {
+	m := w.msg
+	if m.Role != got.Role {
+		return false
+	}
+	if m.Role == schema.Tool && m.ToolName != "" && got.ToolName != "" && m.ToolName != got.ToolName {
+		return false
+	}
+	wantText, gotText := c.norm.NormalizeText(m.Content), c.norm.NormalizeText(got.Content)
+	if w.truncated {
+		// The recording keeps the start of a long result; the live text
+		// is normalized whole, so compare the recorded prefix raw.
+		if !strings.HasPrefix(got.Content, m.Content) {
+			return false
+		}
+	} else if wantText != gotText {
+		return false
+	}
+	if !slices.EqualFunc(partsText(m), partsText(got), func(a, b string) bool {
+		return c.norm.NormalizeText(a) == c.norm.NormalizeText(b)
+	}) {
+		return false
+	}
+	return slices.EqualFunc(m.ToolCalls, got.ToolCalls, func(a, b schema.ToolCall) bool {
+		return a.Function.Name == b.Function.Name && c.norm.Normalize(a.Function.Arguments) == c.norm.Normalize(b.Function.Arguments)
+	})
+}
+
+// partsText lists the text of a message's multi-part content.
+func partsText(m *schema.Message) []string {
+	var out []string
+	for _, p := range m.UserInputMultiContent {
+		if p.Type == schema.ChatMessagePartTypeText {
+			out = append(out, p.Text)
+		}
+	}
+	for _, p := range m.MultiContent {
+		if p.Type == schema.ChatMessagePartTypeText {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+// redact returns a copy of m with its free text redacted as the recorder
+// redacted the recording.
+func (c *Cassette) redact(m *schema.Message) *schema.Message {
+	out := *m
+	out.Content = c.redactText(m.Content)
+	if len(m.ToolCalls) > 0 {
+		out.ToolCalls = slices.Clone(m.ToolCalls)
+		for i := range out.ToolCalls {
+			out.ToolCalls[i].Function.Arguments = c.redactText(out.ToolCalls[i].Function.Arguments)
+		}
+	}
+	if len(m.UserInputMultiContent) > 0 {
+		out.UserInputMultiContent = slices.Clone(m.UserInputMultiContent)
+		for i := range out.UserInputMultiContent {
+			out.UserInputMultiContent[i].Text = c.redactText(out.UserInputMultiContent[i].Text)
+		}
+	}
+	if len(m.MultiContent) > 0 {
+		out.MultiContent = slices.Clone(m.MultiContent)
+		for i := range out.MultiContent {
+			out.MultiContent[i].Text = c.redactText(out.MultiContent[i].Text)
+		}
+	}
+	return &out
+}
+
+var secrets = recorder.Secrets()
+
+func (c *Cassette) redactText(s string) string {
+	if s == "" {
+		return s
+	}
+	if !c.opts.KeepSecrets {
+		s = secrets.Redact(s)
+	}
+	for _, r := range c.opts.Redactors {
+		s = r.Redact(s)
+	}
+	return s
+}
+
+// render writes a message as lines for a diff.
+func render(m *schema.Message) string {
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "role: %s\n", m.Role)
+	if m.ToolName != "" {
+		fmt.Fprintf(&b, "tool: %s\n", m.ToolName)
+	}
+	if m.Content != "" {
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	for _, t := range partsText(m) {
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	for _, tc := range m.ToolCalls {
+		fmt.Fprintf(&b, "call %s(%s)\n", tc.Function.Name, tc.Function.Arguments)
+	}
+	return b.String()
+}
+
+// checkTools compares the tools offered with those recorded. It returns
+// a reason and a diff when they differ.
+func (c *Cassette) checkTools(call *recCall, tools []*schema.ToolInfo) (string, string) {
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		if t != nil {
+			names = append(names, t.Name)
+		}
+	}
+	wantNames := slices.Sorted(slices.Values(call.request.Tools))
+	gotNames := slices.Sorted(slices.Values(names))
+	if !slices.Equal(wantNames, gotNames) {
+		return "the tools offered differ", lineDiff(strings.Join(wantNames, "\n")+"\n", strings.Join(gotNames, "\n")+"\n")
+	}
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		def, ok := call.defs[t.Name]
+		if !ok {
+			continue // recorded before definitions were
+		}
+		got, err := c.definition(t)
+		if err != nil {
+			return fmt.Sprintf("the definition of tool %s cannot be read: %v", t.Name, err), ""
+		}
+		if def.Description != got.Description || !sameJSON(def.Parameters, got.Parameters) {
+			return "the definition of tool " + t.Name + " differs", lineDiff(renderDef(def), renderDef(got))
+		}
+	}
+	return "", ""
+}
+
+// definition converts a live tool as Lookout records it, redacted.
+func (c *Cassette) definition(t *schema.ToolInfo) (recorder.ToolDefinition, error) {
+	d := recorder.ToolDefinition{Name: t.Name, Description: c.redactText(t.Desc)}
+	js, err := t.ToJSONSchema()
+	if err != nil || js == nil {
+		return d, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(js); err != nil {
+		return d, err
+	}
+	d.Parameters = json.RawMessage(c.redactText(strings.TrimSuffix(buf.String(), "\n")))
+	return d, nil
+}
+
+// sameJSON compares two JSON documents as values.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return bytes.Equal(ja, jb)
+}
+
+func renderDef(d recorder.ToolDefinition) string {
+	return fmt.Sprintf("tool: %s\ndescription: %s\nparameters: %s\n", d.Name, d.Description, d.Parameters)
+}

@@ -1,0 +1,189 @@
+package replay
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
+)
+
+// recRun is one recorded run: its model calls, each with the input it
+// was given as far as the recording tells it, and its tool calls.
+type recRun struct {
+	id, parent    string
+	agent, callID string
+	records       []recorder.Record
+	children      []*recRun
+	calls         []*recCall
+	tools         []*recTool
+	// firstSeq is the seq of the run's first model call, or of its
+	// first record without one.
+	firstSeq uint64
+
+	// Replay state, guarded by the cassette's lock.
+	next    int // index of the next model call to play
+	claimed bool
+}
+
+// recCall is one recorded model call.
+type recCall struct {
+	seq      uint64 // of the model_request, or of the model_response without one
+	at, done time.Time
+	request  *recorder.ModelRequest // nil when the recording has none (ATIF)
+	response *recorder.ModelResponse
+	// input is what the recording says the call's input held: the
+	// run's system and user messages, the replies before it and their
+	// tool results. Lookout's injected messages are not recorded.
+	input []want
+	// system counts the system messages that open input.
+	system int
+	// defs are the definitions of the tools offered, by name, as last
+	// recorded up to this call.
+	defs map[string]recorder.ToolDefinition
+}
+
+// want is one message the recording expects in a call's input.
+type want struct {
+	msg *schema.Message
+	// truncated says the recorded content is the start of the real one.
+	truncated bool
+	// toolCall is the recorded call index of a tool result, or -1.
+	toolCall int
+	seq      uint64
+}
+
+// recTool is one recorded tool call.
+type recTool struct {
+	started  *recorder.ToolStarted
+	ended    *recorder.ToolEnded // nil when the call never ended
+	seq      uint64              // of the tool_started record
+	at, done time.Time
+	used     bool
+}
+
+// build reads the run's records, in seq order, into calls and tools.
+func (r *recRun) build() {
+	var (
+		conv    []want
+		pending *recCall // the request waiting for its response
+		last    *recCall // the last answered call, whose results follow
+		ended   = map[string]*recorder.ToolEnded{}
+		endSeq  = map[string]uint64{}
+		defs    = map[string]recorder.ToolDefinition{}
+		byID    = map[string]*recTool{}
+	)
+	// flush appends the last reply and the results of its tool calls, in
+	// the order the reply made them, as the runtime hands them to the
+	// model.
+	flush := func() {
+		if last == nil {
+			return
+		}
+		if msg := last.response.Message; msg != nil {
+			conv = append(conv, want{msg: msg, toolCall: -1, seq: last.seq})
+			for _, tc := range msg.ToolCalls {
+				te := ended[tc.ID]
+				if te == nil {
+					continue
+				}
+				conv = append(conv, want{msg: toolMessage(te), truncated: te.Truncated, toolCall: te.CallIndex, seq: endSeq[tc.ID]})
+			}
+		}
+		last = nil
+	}
+	open := func(seq uint64, at time.Time, req *recorder.ModelRequest) *recCall {
+		flush()
+		if req != nil {
+			for _, d := range req.ToolDefinitions {
+				defs[d.Name] = d
+			}
+		}
+		c := &recCall{seq: seq, at: at, request: req, input: append([]want(nil), conv...), defs: copyDefs(defs)}
+		for _, w := range c.input {
+			if w.msg.Role != schema.System {
+				break
+			}
+			c.system++
+		}
+		return c
+	}
+	for _, rec := range r.records {
+		switch p := rec.Payload.(type) {
+		case *recorder.RunStarted:
+			r.agent = p.AgentName
+			r.callID = p.Metadata[atif.ParentToolCallKey]
+		case *recorder.Message:
+			if p.Message != nil {
+				flush()
+				conv = append(conv, want{msg: p.Message, toolCall: -1, seq: rec.Seq})
+			}
+		case *recorder.ModelRequest:
+			// A request without a response (a failed attempt) is
+			// replaced by the next one.
+			pending = open(rec.Seq, rec.RecordedAt, p)
+		case *recorder.ModelResponse:
+			c := pending
+			if c == nil {
+				c = open(rec.Seq, rec.RecordedAt, nil)
+			}
+			pending = nil
+			c.response, c.done = p, rec.RecordedAt
+			r.calls = append(r.calls, c)
+			last = c
+		case *recorder.ToolStarted:
+			t := &recTool{started: p, seq: rec.Seq, at: rec.RecordedAt}
+			r.tools = append(r.tools, t)
+			if p.CallID != "" {
+				byID[p.CallID] = t
+			}
+		case *recorder.ToolEnded:
+			ended[p.CallID] = p
+			endSeq[p.CallID] = rec.Seq
+			if t := byID[p.CallID]; t != nil && t.ended == nil {
+				t.ended, t.done = p, rec.RecordedAt
+			}
+		}
+	}
+	if len(r.calls) > 0 {
+		r.firstSeq = r.calls[0].seq
+	} else if len(r.records) > 0 {
+		r.firstSeq = r.records[0].Seq
+	}
+}
+
+func copyDefs(m map[string]recorder.ToolDefinition) map[string]recorder.ToolDefinition {
+	out := make(map[string]recorder.ToolDefinition, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// refusalPrefix starts the tool message of a call the budget refused,
+// which the recording keeps as the call's result.
+const refusalPrefix = "Tool call refused:"
+
+// toolMessage is the tool message the model was given for a recorded
+// result: the result, or for a failed call Lookout's "Error: ..." text.
+func toolMessage(te *recorder.ToolEnded) *schema.Message {
+	content := te.Result
+	if te.IsError && !strings.HasPrefix(te.Result, refusalPrefix) {
+		content = "Error: " + te.Error
+	}
+	return &schema.Message{Role: schema.Tool, Content: content, ToolCallID: te.CallID, ToolName: te.Name}
+}
+
+// strict reports whether a call's input must hold exactly the recorded
+// messages: a run that may have been given a conversation the recording
+// does not show (a later root run of a conversation, a transfer target
+// given the history of the agents before it) may hold more between its
+// system messages and its own.
+func (c *Cassette) strict(r *recRun) bool {
+	if r.parent == "" {
+		return len(c.roots) > 0 && c.roots[0] == r
+	}
+	return r.callID != ""
+}

@@ -1,0 +1,185 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+)
+
+// Tool returns t answering from the recording: each call is matched to a
+// recorded call of the same run and tool, by its call id or else by its
+// arguments once redacted and normalized, and returns the recorded
+// result, or the recorded error. A call the recording does not have is a
+// divergence. In record mode Tool returns t.
+//
+// The returned tool is safe for concurrent use.
+func (c *Cassette) Tool(t tool.InvokableTool) tool.InvokableTool {
+	if c.recording != nil {
+		return t
+	}
+	return &recordedTool{c: c, inner: t}
+}
+
+// Live returns t running live, with the cassette's clock moved to the
+// recorded end of the matching recorded call, if any, when it returns.
+// In record mode Live returns t.
+func (c *Cassette) Live(t tool.InvokableTool) tool.InvokableTool {
+	if c.recording != nil {
+		return t
+	}
+	return &liveTool{c: c, inner: t}
+}
+
+// Tools wraps the invokable tools of ts with [Cassette.Tool], except
+// those named in live, which run live (see [Cassette.Live]). Tools of
+// other kinds, such as streaming tools, are returned as they are. In
+// record mode Tools returns ts.
+func (c *Cassette) Tools(ctx context.Context, ts []tool.BaseTool, live ...string) ([]tool.BaseTool, error) {
+	if c.recording != nil {
+		return ts, nil
+	}
+	out := make([]tool.BaseTool, len(ts))
+	for i, t := range ts {
+		out[i] = t
+		it, ok := t.(tool.InvokableTool)
+		if !ok {
+			continue
+		}
+		info, err := t.Info(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("replay: tool info: %w", err)
+		}
+		if slices.Contains(live, info.Name) {
+			out[i] = c.Live(it)
+		} else {
+			out[i] = c.Tool(it)
+		}
+	}
+	return out, nil
+}
+
+type recordedTool struct {
+	c     *Cassette
+	inner tool.InvokableTool
+}
+
+func (t *recordedTool) Info(ctx context.Context) (*schema.ToolInfo, error) { return t.inner.Info(ctx) }
+
+func (t *recordedTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
+	info, err := t.inner.Info(ctx)
+	if err != nil {
+		return "", err
+	}
+	c := t.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return "", c.err
+	}
+	r := c.runFor(ctx)
+	rt := c.matchTool(r, info.Name, compose.GetToolCallID(ctx), args)
+	if rt == nil {
+		return "", c.diverge(c.unknownCall(r, info.Name, args))
+	}
+	rt.used = true
+	c.advance(rt.done)
+	te := rt.ended
+	if te == nil {
+		d := &DivergenceError{
+			ModelCall: 0, Seq: rt.seq, Message: -1, ToolCallIndex: rt.started.CallIndex,
+			Reason: fmt.Sprintf("tool call #%d, %s, never ended in the recording: run it live", rt.started.CallIndex, info.Name),
+		}
+		if r != nil {
+			d.RunID, d.Agent = r.id, r.agent
+		}
+		return "", c.diverge(d)
+	}
+	if te.IsError && !strings.HasPrefix(te.Result, refusalPrefix) {
+		return "", errors.New(te.Error)
+	}
+	return te.Result, nil
+}
+
+type liveTool struct {
+	c     *Cassette
+	inner tool.InvokableTool
+}
+
+func (t *liveTool) Info(ctx context.Context) (*schema.ToolInfo, error) { return t.inner.Info(ctx) }
+
+func (t *liveTool) InvokableRun(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+	out, err := t.inner.InvokableRun(ctx, args, opts...)
+	if info, ierr := t.inner.Info(ctx); ierr == nil {
+		c := t.c
+		c.mu.Lock()
+		if rt := c.matchTool(c.runFor(ctx), info.Name, compose.GetToolCallID(ctx), args); rt != nil {
+			rt.used = true
+			c.advance(rt.done)
+		}
+		c.mu.Unlock()
+	}
+	return out, err
+}
+
+// matchTool finds the unused recorded call of tool name in run r (in any
+// run when r is nil) that the live call replays: the one with the same
+// call id and arguments, or else the first with the same arguments. The
+// caller holds c.mu.
+func (c *Cassette) matchTool(r *recRun, name, callID, args string) *recTool {
+	runs := c.runs
+	if r != nil {
+		runs = []*recRun{r}
+	}
+	live := c.redactText(args)
+	norm := c.norm.Normalize(live)
+	sameArgs := func(s string, truncated bool) bool {
+		if truncated {
+			return strings.HasPrefix(live, s)
+		}
+		return c.norm.Normalize(s) == norm
+	}
+	var first *recTool
+	for _, rr := range runs {
+		for _, rt := range rr.tools {
+			s := rt.started
+			if rt.used || s.Name != name || !sameArgs(s.Arguments, s.ArgumentsTruncated) {
+				continue
+			}
+			if callID != "" && s.CallID == callID {
+				return rt
+			}
+			if first == nil {
+				first = rt
+			}
+		}
+	}
+	return first
+}
+
+// unknownCall reports a tool call the recording does not have, with the
+// arguments of the run's next unused call of that tool as the diff.
+func (c *Cassette) unknownCall(r *recRun, name, args string) *DivergenceError {
+	d := &DivergenceError{
+		Message: -1, ToolCallIndex: -1,
+		Reason: fmt.Sprintf("tool call %s(%s) is not in the recording", name, c.redactText(args)),
+	}
+	if r == nil {
+		return d
+	}
+	d.RunID, d.Agent, d.Seq = r.id, r.agent, r.lastSeq()
+	for _, rt := range r.tools {
+		if !rt.used && rt.started.Name == name {
+			d.Seq, d.ToolCallIndex = rt.seq, rt.started.CallIndex
+			d.Reason = fmt.Sprintf("the arguments of tool call #%d, %s, differ", rt.started.CallIndex, name)
+			d.Diff = lineDiff(rt.started.Arguments+"\n", c.redactText(args)+"\n")
+			break
+		}
+	}
+	return d
+}
