@@ -36,9 +36,9 @@ func deployer(search, deploy tool.BaseTool, instr string) func(*world) adk.Agent
 // construction does not fail in these tests.
 type testingT struct{ testing.TB }
 
-func (testingT) Helper()                       {}
+func (testingT) Helper()                        {}
 func (testingT) Errorf(format string, a ...any) { panic(fmt.Sprintf(format, a...)) }
-func (testingT) FailNow()                      { panic("agent construction failed") }
+func (testingT) FailNow()                       { panic("agent construction failed") }
 
 func deployerModels() map[string]model.ToolCallingChatModel {
 	return map[string]model.ToolCallingChatModel{"deployer": scripted.New(
