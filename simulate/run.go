@@ -724,6 +724,7 @@ func (ru *run) end(e End, note string) {
 	}
 	st := ru.state()
 	e.Completed = e.Reason == StopGoalReached && st.GoalReached()
+	e.Passed = e.Completed
 	e.Turns = len(ru.res.Traces)
 	e.Goals = append([]GoalResult(nil), ru.goals...)
 	e.DegradedTurns = ru.degraded

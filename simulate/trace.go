@@ -56,7 +56,9 @@ const (
 	StopError           StopReason = "error"            // the agent or the simulator failed
 )
 
-// End describes how a run ended. Completed says whether the run ended
+// End describes how a run ended. Passed says whether the run counts as a
+// success in a batch report: it completed and every judged criterion
+// passed. Completed says whether the run ended
 // because its goal was reached: Reason is StopGoalReached and the scenario's
 // own criteria (State.GoalReached) hold. A run that stops for any other
 // reason is not completed, even if its goals happen to be met by then.
@@ -70,6 +72,7 @@ const (
 type End struct {
 	Reason    StopReason   `json:"reason"`
 	Completed bool         `json:"completed"`
+	Passed    bool         `json:"passed,omitempty"`
 	Summary   string       `json:"summary,omitempty"`
 	Turns     int          `json:"turns"`
 	Goals     []GoalResult `json:"goals,omitempty"`
