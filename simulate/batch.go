@@ -2,10 +2,10 @@ package simulate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,7 +14,8 @@ import (
 )
 
 // DoneFile is the marker written last, atomically, into a run's folder once
-// the run has finished without error. A batch skips runs that have it.
+// the run has finished without error (see Marker). A batch skips runs that
+// have it with the job's current fingerprint (see Batch.Fingerprint).
 const DoneFile = "done.json"
 
 // LockFile is the file in OutDir that a running batch holds an exclusive
@@ -39,7 +40,8 @@ type Job struct {
 }
 
 // JobResult is the outcome of one job. Skipped means a previous batch had
-// completed it. End is nil when the job was skipped or never ran.
+// completed it, with the same fingerprint. End is nil when the job was
+// skipped or never ran.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type JobResult struct {
@@ -71,7 +73,7 @@ type Report struct {
 // Zero values: Repetitions 0 means 1; Concurrency 0 means 1; Shards 0 means
 // one shard holding every job. Shard is zero-based: job Index belongs to
 // shard Index % Shards. OutDir "" keeps artifacts off disk, which also
-// disables resuming. Progress nil means os.Stdout.
+// disables resuming. Progress nil means os.Stderr.
 //
 // Progress is drawn as one updating line when the writer is a terminal or
 // is not an *os.File at all; a regular file or pipe stays quiet.
@@ -105,6 +107,10 @@ type Batch struct {
 	Setup       func(ctx context.Context, j Job) (*Runner, Target, error)
 	Progress    io.Writer
 	OnResult    func(j Job, r *Result, err error)
+	// Version names what the fingerprint cannot see: the agent's version,
+	// a prompt's hash, the options Setup gives its runners. Changing it
+	// reruns every job.
+	Version string
 }
 
 // Jobs lists the jobs of this shard, in index order. It fails with
@@ -205,8 +211,11 @@ func (f *folders) claim(si, rep int) (string, error) {
 }
 
 // Run runs this shard's jobs and reports on them. Jobs whose folder under
-// OutDir holds DoneFile are skipped, so running a batch again resumes it.
-// A run that stopped with an error gets no marker and runs again next time.
+// OutDir holds DoneFile with the job's fingerprint are skipped, so running a
+// batch again resumes it; a job whose scenario, options or Lookout version
+// changed since runs again. A run that stopped with an error gets
+// FailedFile instead and runs again next time. Temporary files that a
+// killed batch left in OutDir are removed first.
 //
 // The error is non-nil, with a nil report, for an invalid batch or an
 // OutDir that cannot be created or is in use by another batch
@@ -228,6 +237,9 @@ func (b *Batch) Run(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 		defer unlock()
+		if err := removeTemps(b.OutDir); err != nil {
+			return nil, fmt.Errorf("simulate: removing temporary files: %w", err)
+		}
 	}
 	results, ran := b.runJobs(ctx, jobs)
 	return report(results, ran), ctx.Err()
@@ -323,12 +335,6 @@ func lockOutDir(dir string) (func(), error) {
 // errLocked is what lockFile returns when another holder has the lock.
 var errLocked = errors.New("locked")
 
-type doneMarker struct {
-	ConversationID string     `json:"conversationId"`
-	Reason         StopReason `json:"reason"`
-	Completed      bool       `json:"completed"`
-}
-
 // runJob runs one job. started is false when ctx had ended before the job
 // began; the job then did nothing and is left out of the report.
 func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) {
@@ -337,7 +343,7 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 	}
 	jr.Job = j
 	if b.OutDir != "" {
-		dir, done, err := jobDir(b.OutDir, j.ID)
+		dir, done, err := jobDir(b.OutDir, j.ID, b.Fingerprint(j))
 		jr.Dir, jr.Skipped, jr.Err = dir, done, err
 		if done || err != nil {
 			return jr, true
@@ -381,36 +387,49 @@ func (b *Batch) finish(jr *JobResult, res *Result) {
 		}
 	}
 	if jr.Dir != "" {
-		jr.Err = saveJob(jr.Dir, res, end, jr.Err)
+		jr.Err = b.saveJob(jr, res, end, jr.Err)
 	}
 }
 
 // jobDir returns the folder of job id under out, and whether it holds
-// DoneFile, so the job ran before and is skipped.
-func jobDir(out, id string) (dir string, done bool, err error) {
+// DoneFile with the fingerprint fp, so the job ran before and is skipped.
+// Otherwise the markers of an earlier run go, before the job runs again:
+// a batch killed during the new run must not leave the old verdict.
+func jobDir(out, id, fp string) (dir string, done bool, err error) {
 	dir, err = childDir(out, id)
 	if err != nil {
 		return "", false, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, DoneFile)); err == nil {
+	if m, ok := readMarker(dir, DoneFile); ok && m.Fingerprint == fp {
 		return dir, true, nil
+	}
+	for _, name := range []string{DoneFile, FailedFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return dir, false, err
+		}
 	}
 	return dir, false, nil
 }
 
-// saveJob writes the artifacts of a run into its folder and, when the run
-// ended without error (jobErr), the DoneFile marker that skips it next
-// time, saying how it ended (end, as the run returned it). It returns
-// jobErr with any error writing them.
-func saveJob(dir string, res *Result, end End, jobErr error) error {
-	if werr := writeArtifactsIn(dir, res); werr != nil {
+// saveJob writes the artifacts of a run into its folder and then the
+// marker saying how it ended (end, as the run returned it): DoneFile, which
+// skips it next time, when it ended without error (jobErr), else
+// FailedFile. It returns jobErr with any error writing them.
+func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error {
+	if werr := writeArtifactsIn(jr.Dir, res); werr != nil {
 		return errors.Join(jobErr, werr)
 	}
-	if jobErr != nil {
-		return jobErr
+	j := jr.Job
+	m := Marker{
+		ConversationID: res.ConversationID, Index: j.Index, ScenarioIndex: j.ScenarioIndex, Repetition: j.Repetition,
+		Scenario: j.Scenario.Name, Reason: end.Reason, Completed: end.Completed, Passed: end.Passed,
+		Fingerprint: b.Fingerprint(j), LookoutVersion: LookoutVersion(),
 	}
-	marker, _ := json.Marshal(doneMarker{ConversationID: res.ConversationID, Reason: end.Reason, Completed: end.Completed})
-	return writeFileAtomic(dir, DoneFile, append(marker, '\n'))
+	name := DoneFile
+	if jobErr != nil {
+		name, m.Error, m.ErrorSide = FailedFile, jobErr.Error(), end.ErrorSide
+	}
+	return errors.Join(jobErr, writeMarker(jr.Dir, name, m))
 }
 
 // setup calls Setup and turns a panic into an error.
@@ -443,7 +462,7 @@ type progress struct {
 
 func newProgress(w io.Writer, total int) *progress {
 	if w == nil {
-		w = os.Stdout
+		w = os.Stderr
 	}
 	if !showProgress(w) {
 		w = nil

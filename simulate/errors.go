@@ -24,9 +24,20 @@ var (
 
 	// ErrSimulator marks a run that ended because the simulation itself
 	// failed: the user model, a precondition, a satisfaction check, a goal,
-	// the policy, or a cancelled context. Ranker failures are not errors: the
-	// turn goes on without a step.
+	// the policy, the judge, or a cancelled context.
 	ErrSimulator = errors.New("simulate: simulator failed")
+
+	// ErrRanker marks a run that ended because the ranker failed: it
+	// returned an error that is not a provider's, panicked, or gave no
+	// usable score. A scenario may choose to degrade instead (see
+	// RankerFailure).
+	ErrRanker = errors.New("simulate: ranker failed")
+
+	// ErrInfrastructure marks a run that ended because a model provider
+	// failed and kept failing after retries: HTTP 429 or 5xx, a timeout, a
+	// connection reset (see IsTransient), whether the model was the
+	// simulated user's, the ranker's, the judge's or the agent's.
+	ErrInfrastructure = errors.New("simulate: model provider failed")
 
 	// ErrPolicyStop is the cause of a run that a policy stopped with reason
 	// StopError; the verdict's note follows it in the message.
@@ -43,7 +54,7 @@ var (
 	ErrPanicked = errors.New("simulate: user code panicked")
 
 	// ErrBadRanking reports ranker output that could not be read as scores.
-	// The runner treats it as "no ranking" and continues without a step.
+	// It fails the run with SideRanker, unless the scenario degrades.
 	ErrBadRanking = errors.New("simulate: ranker output not understood")
 
 	// ErrUnsafePath reports an artifact name that would leave its output
@@ -73,6 +84,13 @@ const (
 	SideSimulator Side = "simulator"
 	// SideAgent blames the agent under test: its Target returned an error.
 	SideAgent Side = "agent"
+	// SideRanker blames the ranker: it failed, panicked or gave no usable
+	// score.
+	SideRanker Side = "ranker"
+	// SideInfrastructure blames a model provider: a call to the user's, the
+	// ranker's, the judge's or the agent's model failed with a transient
+	// error (see IsTransient) after its retries.
+	SideInfrastructure Side = "infrastructure"
 )
 
 // RunError is returned by Runner.Run when a run stops with reason
@@ -96,8 +114,13 @@ func (e *RunError) Error() string {
 // Unwrap returns the side's sentinel and the cause.
 func (e *RunError) Unwrap() []error {
 	s := ErrSimulator
-	if e.Side == SideAgent {
+	switch e.Side {
+	case SideAgent:
 		s = ErrAgent
+	case SideRanker:
+		s = ErrRanker
+	case SideInfrastructure:
+		s = ErrInfrastructure
 	}
 	return []error{s, e.Err}
 }

@@ -3,6 +3,7 @@ package simulate
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -11,7 +12,9 @@ import (
 
 // ToolCall is one tool call the agent made, with the result its tool
 // returned. Answered is false when no tool message with the call's id came
-// back (the turn ended or failed before the result).
+// back (the turn ended or failed before the result). Failed is true when the
+// tool message reports an error the way Lookout's middleware writes one: its
+// text starts with ToolErrorPrefix ("Error: ").
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type ToolCall struct {
@@ -21,7 +24,13 @@ type ToolCall struct {
 	Arguments string `json:"arguments"`
 	Result    string `json:"result,omitempty"`
 	Answered  bool   `json:"answered"`
+	Failed    bool   `json:"failed,omitempty"`
 }
+
+// ToolErrorPrefix starts the tool message of a failed tool call: Lookout's
+// middleware (lookoutadk, lookoutreact) hands a tool's error back to the
+// model as "Error: " and the error's text.
+const ToolErrorPrefix = "Error: "
 
 // Args decodes the call's JSON arguments into v.
 func (c ToolCall) Args(v any) error { return json.Unmarshal([]byte(c.Arguments), v) }
@@ -71,20 +80,34 @@ type GoalResult struct {
 }
 
 // ToolCalled is a goal met once the agent has called the named tool and got
-// a result back.
+// a result back that is not an error (see ToolCall.Failed).
 func ToolCalled(name string) Goal {
 	return ToolCalledWith(name, nil)
 }
 
 // ToolCalledWith is a goal met once the agent has called the named tool, got
-// a result back, and match (when not nil) accepts the call. Use ToolCall.Args
-// to read the arguments.
+// a result back that is not an error, and match (when not nil) accepts the
+// call. Use ToolCall.Args to read the arguments.
 func ToolCalledWith(name string, match func(ToolCall) bool) Goal {
+	return toolGoal("called "+name, name, false, match)
+}
+
+// ToolTried is a goal met once the agent has called the named tool and got
+// a result back, failed or not, and match (when not nil) accepts the call:
+// for scenarios where trying is what counts, such as handling a tool that
+// is down.
+func ToolTried(name string, match func(ToolCall) bool) Goal {
+	return toolGoal("tried "+name, name, true, match)
+}
+
+// toolGoal is met by an answered call to tool that match accepts, and that
+// did not fail unless failures are accepted.
+func toolGoal(label, tool string, failures bool, match func(ToolCall) bool) Goal {
 	return Goal{
-		Name: "called " + name,
+		Name: label,
 		Met: func(_ context.Context, e Evidence) (bool, error) {
 			for _, c := range e.ToolCalls {
-				if c.Name == name && c.Answered && (match == nil || match(c)) {
+				if c.Name == tool && c.Answered && (failures || !c.Failed) && (match == nil || match(c)) {
 					return true, nil
 				}
 			}
@@ -111,6 +134,7 @@ func appendToolCalls(calls []ToolCall, turn int, msgs []*schema.Message) []ToolC
 				c := &calls[start+i]
 				c.Result = msgtext.Of(m)
 				c.Answered = true
+				c.Failed = strings.HasPrefix(c.Result, ToolErrorPrefix)
 			}
 		}
 	}

@@ -98,8 +98,19 @@ type Line struct {
 	Metadata       map[string]any  `json:"metadata,omitempty"`
 }
 
-// Lines converts the result to dataset lines, one per turn.
+// Lines converts the result to dataset lines, one per turn. A run that
+// ended before its first turn, as when the user model failed at once, has
+// one line all the same, so that datasets list it: its input is empty, it
+// has no output, and its metadata holds the end with the error.
 func (r *Result) Lines() []Line {
+	if len(r.Traces) == 0 && r.End.Reason != "" {
+		end := r.End
+		l := Line{ConversationID: r.ConversationID, Output: []OpenAIMessage{}, Metadata: map[string]any{"end": &end}}
+		if r.Scenario != nil && len(r.Scenario.Metadata) > 0 {
+			l.Metadata["scenario"] = r.Scenario.Metadata
+		}
+		return []Line{l}
+	}
 	out := make([]Line, len(r.Traces))
 	for i, t := range r.Traces {
 		l := Line{

@@ -226,7 +226,7 @@ func TestArtifacts(t *testing.T) {
 	    {"stepId": "ask", "status": "satisfied", "attempts": 1, "lastUpdatedAt": "2025-01-02T03:04:09Z"},
 	    {"stepId": "book", "status": "skipped", "attempts": 0, "lastUpdatedAt": "2025-01-02T03:04:10Z"}
 	  ],
-	  "end": {"reason": "goal-reached", "completed": true, "turns": 1, "summary": ` + mustJSON(t, res.End.Summary) + `,
+	  "end": {"reason": "goal-reached", "completed": true, "passed": true, "turns": 1, "summary": ` + mustJSON(t, res.End.Summary) + `,
 	          "goals": [{"name": "called search", "met": true, "turn": 0}]}
 	}`
 	assert.JSONEq(t, wantMeta, string(b))

@@ -35,16 +35,18 @@ type RankInput struct {
 }
 
 // Ranker scores eligible steps in [0, 1] for how well each fits as the
-// user's next move. It may omit steps. An error means "no ranking": the
-// runner records it and the turn goes on without a step.
+// user's next move. It may omit steps. An error fails the run with
+// SideRanker, or with SideInfrastructure when it is transient and remains
+// after the Runner's retries; a scenario whose OnRankerFailure is
+// RankerDegrade goes on without a step instead.
 //
 // The runner applies the rules the default ranker applies to a model's
 // answer: it drops every candidate whose score is not a number in [0, 1]
 // (NaN, infinities, negative or larger scores) or that names a step not in
 // RankInput.Steps, and keeps one candidate per step, with its best score.
 // A dropped candidate is neither recorded nor selected. When candidates were
-// given but none is usable, the turn goes on without a step and
-// Selection.RankError wraps ErrBadRanking. A panic counts as an error.
+// given but none is usable, the ranking failed with an error wrapping
+// ErrBadRanking. A panic counts as an error.
 //
 // Implementations must be safe for concurrent use when the Runner that
 // holds them is shared.
@@ -101,6 +103,7 @@ func (r *llmRanker) Rank(ctx context.Context, in RankInput) ([]Candidate, error)
 		schema.SystemMessage(rankSystemPrompt),
 		schema.UserMessage(b.String()),
 	})
+	noteUsage(ctx, msg)
 	if err != nil {
 		return nil, err
 	}

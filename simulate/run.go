@@ -26,6 +26,12 @@ import (
 // RankContextTurns (default 1) say how many recent turns the user model and
 // the ranker see.
 //
+// Retry says how the calls to the user model, the ranker and the judge are
+// retried on transient failures; nil means the default Retry, NoRetry
+// disables it. CallTimeout, when positive, bounds each attempt; an attempt
+// that runs out of it is transient, and retried. ModelNames labels the
+// models in Result.Usage.
+//
 // A Runner is safe for concurrent use when its models, ranker and policy
 // are: Run keeps all per-run state on its own stack.
 type Runner struct {
@@ -35,7 +41,20 @@ type Runner struct {
 	Clock            func() time.Time
 	UserContextTurns int
 	RankContextTurns int
+	Retry            *Retry
+	CallTimeout      time.Duration
+	ModelNames       ModelNames
 }
+
+func (r *Runner) retry() *Retry {
+	if r.Retry != nil {
+		return r.Retry
+	}
+	return &defaultRetry
+}
+
+// defaultRetry is the Retry of a Runner without one.
+var defaultRetry Retry
 
 func (r *Runner) userContextTurns() int {
 	if r.UserContextTurns > 0 {
@@ -89,6 +108,9 @@ type run struct {
 	started []time.Time // first attempt per step
 	history []*schema.Message
 	goals   []GoalResult
+	// degraded counts the turns that went on without a step because the
+	// ranker failed and the scenario degrades.
+	degraded int
 }
 
 func newRun(r *Runner, sc *Scenario, target Target) *run {
@@ -149,6 +171,9 @@ func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
 		return ru.fail(SideSimulator, turn, "run", err)
 	}
 	sel, step, err := ru.selectStep(ctx, turn)
+	if rf, ok := err.(*rankFailure); ok {
+		return ru.fail(ru.sideOf(ctx, rf.err, SideRanker), turn, "rank", rf.err)
+	}
 	if err != nil {
 		return ru.fail(SideSimulator, turn, "precondition", err)
 	}
@@ -156,9 +181,9 @@ func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
 		return ru.stop(StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
 	}
 	ts := ru.now()
-	user, err := ru.r.nextUserMessage(ctx, ru.sc, step, ru.res.Traces)
+	user, err := ru.userMessage(ctx, step)
 	if err != nil {
-		return ru.fail(SideSimulator, turn, "user", err)
+		return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "user", err)
 	}
 	if err := ru.exchange(ctx, turn, sel, step, user, ts); err != nil {
 		return ru.respondFailed(ctx, turn, err)
@@ -196,6 +221,7 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 	hist := append(ru.history, user)
 	out, err := respond(ctx, ru.target, hist[:len(hist):len(hist)])
 	out = compact(out)
+	ru.noteAgent(out)
 	ru.res.Traces = append(ru.res.Traces, StepTrace{
 		Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel,
 	})
@@ -208,11 +234,12 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 }
 
 // respondFailed ends the run after the target failed to respond. A
-// cancelled run is the caller's doing, not the agent's.
+// cancelled run is the caller's doing, not the agent's, and a provider's
+// transient failure is the infrastructure's.
 func (ru *run) respondFailed(ctx context.Context, turn int, err error) (*Result, error) {
 	cerr := ctx.Err()
 	if cerr == nil {
-		return ru.fail(SideAgent, turn, "respond", err)
+		return ru.fail(ru.sideOf(ctx, err, SideAgent), turn, "respond", err)
 	}
 	if !errors.Is(err, cerr) {
 		err = fmt.Errorf("%w: %w", cerr, err)
@@ -312,9 +339,9 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 	if len(cands) == 0 {
 		return Selection{Method: MethodNone}, nil, nil
 	}
-	sel, best := ru.bestOf(ctx, steps, eligible, cands)
+	sel, best, err := ru.bestOf(ctx, steps, eligible, cands)
 	if best < 0 {
-		return sel, nil, nil
+		return sel, nil, err
 	}
 	return sel, &steps[best], nil
 }
@@ -330,19 +357,43 @@ func (ru *run) startStep(turn int, eligible []bool) int {
 }
 
 // bestOf ranks the candidates and returns the selection with the index
-// of the best eligible step, or -1 when the ranking failed or no step
-// scored above RankThreshold. A failed ranking chooses no step rather
-// than failing the turn; its error stays in the selection.
-func (ru *run) bestOf(ctx context.Context, steps []Step, eligible []bool, cands []Step) (Selection, int) {
+// of the best eligible step, or -1 when no step scored above
+// RankThreshold. A failed ranking fails the turn with a *rankFailure,
+// unless the scenario degrades: the turn then goes on without a step, and
+// the selection records the error and the degradation.
+func (ru *run) bestOf(ctx context.Context, steps []Step, eligible []bool, cands []Step) (Selection, int, error) {
 	sel, err := ru.rankSteps(ctx, cands)
 	if err != nil {
-		return sel, -1
+		if ru.sc.OnRankerFailure != RankerDegrade || ctx.Err() != nil {
+			return sel, -1, &rankFailure{err}
+		}
+		sel.Degraded = true
+		ru.degraded++
+		return sel, -1, nil
 	}
 	best := bestRanked(steps, eligible, sel.Candidates)
 	if best >= 0 {
 		sel.Method = MethodRanked
 	}
-	return sel, best
+	return sel, best, nil
+}
+
+// rankFailure is a ranking that failed the turn.
+type rankFailure struct{ err error }
+
+func (f *rankFailure) Error() string { return f.err.Error() }
+
+// sideOf is the side to blame for err, which a call made for side failed
+// with: the caller's when ctx has ended, the infrastructure's when err is
+// a transient failure that remained after retries, else side.
+func (ru *run) sideOf(ctx context.Context, err error, side Side) Side {
+	switch {
+	case ctx.Err() != nil:
+		return SideSimulator
+	case ru.r.retry().transient(err):
+		return SideInfrastructure
+	}
+	return side
 }
 
 // toRank returns the first eligible step that has preconditions, which
@@ -369,7 +420,12 @@ func (ru *run) rankSteps(ctx context.Context, cands []Step) (Selection, error) {
 	if n := ru.r.rankContextTurns(); len(traces) > n {
 		traces = traces[len(traces)-n:]
 	}
-	ranked, err := rank(ctx, ru.ranker, RankInput{Goal: ru.sc.Goal, Persona: ru.sc.Persona, Steps: cands, Traces: traces})
+	in := RankInput{Goal: ru.sc.Goal, Persona: ru.sc.Persona, Steps: cands, Traces: traces}
+	var ranked []Candidate
+	err := ru.call(ctx, RoleRanker, func(ctx context.Context) (err error) {
+		ranked, err = rank(ctx, ru.ranker, in)
+		return err
+	})
 	ranked, uerr := usableScores(ranked, cands)
 	if err == nil {
 		err = uerr
@@ -654,7 +710,7 @@ func (ru *run) stop(reason StopReason, note string) (*Result, error) {
 
 func (ru *run) fail(side Side, turn int, op string, err error) (*Result, error) {
 	re := &RunError{Side: side, Turn: turn, Op: op, Err: err}
-	ru.end(End{Reason: StopError, Error: err.Error(), ErrorSide: side}, "")
+	ru.end(End{Reason: StopError, Error: err.Error(), ErrorSide: side, ErrorOp: op}, "")
 	return ru.res, re
 }
 
@@ -668,8 +724,10 @@ func (ru *run) end(e End, note string) {
 	}
 	st := ru.state()
 	e.Completed = e.Reason == StopGoalReached && st.GoalReached()
+	e.Passed = e.Completed
 	e.Turns = len(ru.res.Traces)
 	e.Goals = append([]GoalResult(nil), ru.goals...)
+	e.DegradedTurns = ru.degraded
 	ru.res.Steps = append([]StepState(nil), ru.steps...)
 	e.Summary = summarize(ru.res.ConversationID, e, ru.res.Steps, note)
 	ru.res.End = e
@@ -689,6 +747,9 @@ func summarize(id string, e End, steps []StepState, note string) string {
 	fmt.Fprintf(&b, "%s: stopped with %s after %s; goal %s.", id, e.Reason, count(e.Turns, "turn"), completion[e.Completed])
 	if e.Error != "" {
 		fmt.Fprintf(&b, " The %s failed: %s.", e.ErrorSide, e.Error)
+	}
+	if e.DegradedTurns > 0 {
+		fmt.Fprintf(&b, " The ranker failed in %s, played without a step.", count(e.DegradedTurns, "turn"))
 	}
 	if note != "" {
 		fmt.Fprintf(&b, " %s.", strings.TrimSuffix(note, "."))

@@ -96,14 +96,17 @@ func TestSelection(t *testing.T) {
 		assert.Equal(t, "just chatting", res.Traces[0].User.Content)
 	})
 
-	t.Run("no step when the ranker fails, and the run goes on", func(t *testing.T) {
+	t.Run("no step when the ranker fails and the scenario degrades, and the run goes on", func(t *testing.T) {
 		g := &Graph{Steps: []Step{{ID: "x", Instruction: "x"}}}
 		rk := RankerFunc(func(context.Context, RankInput) ([]Candidate, error) { panic("boom") })
 		r := &Runner{UserModel: stepUser(), Ranker: rk}
-		res, err := r.Run(ctx, &Scenario{Goal: "g", Graph: g, MaxTurns: 2}, echoTarget())
+		res, err := r.Run(ctx, &Scenario{Goal: "g", Graph: g, MaxTurns: 2, OnRankerFailure: RankerDegrade}, echoTarget())
 		require.NoError(t, err)
 		assert.Equal(t, []Method{MethodNone, MethodNone}, methods(res))
 		assert.Contains(t, res.Traces[0].Selection.RankError, "boom")
+		assert.True(t, res.Traces[0].Selection.Degraded)
+		assert.Equal(t, 2, res.End.DegradedTurns)
+		assert.Contains(t, res.End.Summary, "The ranker failed in 2 turns")
 	})
 
 	t.Run("no step without a graph", func(t *testing.T) {
@@ -741,7 +744,7 @@ func TestRankerScoresMustBeNumbersFromZeroToOne(t *testing.T) {
 	g := &Graph{Steps: []Step{{ID: "a", Instruction: "a"}, {ID: "b", Instruction: "b"}, {ID: "c", Instruction: "c"}, {ID: "d", Instruction: "d"}}}
 	run := func(t *testing.T, cs ...Candidate) *Result {
 		t.Helper()
-		res, err := (&Runner{UserModel: stepUser(), Ranker: fixedRanking(cs...)}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1}, echoTarget())
+		res, err := (&Runner{UserModel: stepUser(), Ranker: fixedRanking(cs...)}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1, OnRankerFailure: RankerDegrade}, echoTarget())
 		require.NoError(t, err)
 		_, err = WriteArtifacts(t.TempDir(), res)
 		require.NoError(t, err, "every recorded score encodes as JSON")
@@ -759,7 +762,7 @@ func TestRankerScoresMustBeNumbersFromZeroToOne(t *testing.T) {
 		rk := RankerFunc(func(context.Context, RankInput) ([]Candidate, error) {
 			return []Candidate{{StepID: "a", Score: math.NaN()}, {StepID: "b", Score: 0.9}}, errors.New("partial")
 		})
-		res, err := (&Runner{UserModel: stepUser(), Ranker: rk}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1}, echoTarget())
+		res, err := (&Runner{UserModel: stepUser(), Ranker: rk}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1, OnRankerFailure: RankerDegrade}, echoTarget())
 		require.NoError(t, err)
 		sel := res.Traces[0].Selection
 		assert.Equal(t, MethodNone, sel.Method)
@@ -865,7 +868,7 @@ func TestRankedCandidatesMustNameAnOfferedStep(t *testing.T) {
 	}}
 	run := func(t *testing.T, cs ...Candidate) Selection {
 		t.Helper()
-		res, err := (&Runner{UserModel: stepUser(), Ranker: fixedRanking(cs...)}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1}, echoTarget())
+		res, err := (&Runner{UserModel: stepUser(), Ranker: fixedRanking(cs...)}).Run(context.Background(), &Scenario{Goal: "g", Graph: g, MaxTurns: 1, OnRankerFailure: RankerDegrade}, echoTarget())
 		require.NoError(t, err)
 		return res.Traces[0].Selection
 	}

@@ -105,7 +105,24 @@ type Scenario struct {
 	ConversationID string
 	Metadata       map[string]any
 	Goals          []Goal
+	// OnRankerFailure says what a failed ranking does: fail the run (the
+	// zero value, RankerFail) or go on without a step (RankerDegrade).
+	OnRankerFailure RankerFailure
 }
+
+// RankerFailure says what a scenario does when its ranker fails.
+//
+// A RankerFailure is an immutable string, safe for concurrent use.
+type RankerFailure string
+
+const (
+	// RankerFail ends the run with StopError and SideRanker (or
+	// SideInfrastructure for a provider's failure). It is the default.
+	RankerFail RankerFailure = ""
+	// RankerDegrade plays the turn without a step; the selection records
+	// the error and Degraded, and End.DegradedTurns counts such turns.
+	RankerDegrade RankerFailure = "degrade"
+)
 
 func (sc *Scenario) maxTurns() int {
 	if sc.MaxTurns > 0 {
@@ -157,6 +174,9 @@ func (sc *Scenario) validateGoals() error {
 	}
 	if sc.LoopLimit < 0 {
 		return &ScenarioError{Field: "LoopLimit", Reason: "negative"}
+	}
+	if sc.OnRankerFailure != RankerFail && sc.OnRankerFailure != RankerDegrade {
+		return &ScenarioError{Field: "OnRankerFailure", Reason: fmt.Sprintf("unknown value %q", sc.OnRankerFailure)}
 	}
 	for i, g := range sc.Goals {
 		if g.Met == nil {

@@ -31,13 +31,15 @@ type Candidate struct {
 // Selection records how a turn's step was chosen. Candidates holds every
 // usable score the ranker gave (see Ranker), including those at or below
 // RankThreshold that were dropped. RankError is set when the ranker failed
-// or gave no usable score; the turn then went on without a step.
+// or gave no usable score; Degraded says the scenario chose to go on
+// without a step then (see RankerFailure).
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type Selection struct {
 	Method     Method      `json:"method"`
 	Candidates []Candidate `json:"candidates,omitempty"`
 	RankError  string      `json:"rankError,omitempty"`
+	Degraded   bool        `json:"degraded,omitempty"`
 }
 
 // StopReason says why a run ended.
@@ -54,21 +56,31 @@ const (
 	StopError           StopReason = "error"            // the agent or the simulator failed
 )
 
-// End describes how a run ended. Completed says whether the run ended
+// End describes how a run ended. Passed says whether the run counts as a
+// success in a batch report: it completed and every judged criterion
+// passed. Completed says whether the run ended
 // because its goal was reached: Reason is StopGoalReached and the scenario's
 // own criteria (State.GoalReached) hold. A run that stops for any other
 // reason is not completed, even if its goals happen to be met by then.
-// Error and ErrorSide are set when Reason is StopError.
+// Error, ErrorSide and ErrorOp (what was being done: "user", "rank",
+// "respond", "judge", ...; see RunError) are set when Reason is StopError.
+// DegradedTurns
+// counts the turns played without a step because the ranker failed and the
+// scenario degrades.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type End struct {
 	Reason    StopReason   `json:"reason"`
 	Completed bool         `json:"completed"`
+	Passed    bool         `json:"passed,omitempty"`
 	Summary   string       `json:"summary,omitempty"`
 	Turns     int          `json:"turns"`
 	Goals     []GoalResult `json:"goals,omitempty"`
 	Error     string       `json:"error,omitempty"`
 	ErrorSide Side         `json:"errorSide,omitempty"`
+	ErrorOp   string       `json:"errorOp,omitempty"`
+
+	DegradedTurns int `json:"degradedTurns,omitempty"`
 }
 
 // StepTrace is one turn: the simulated user's message, everything the agent
@@ -98,6 +110,8 @@ type Result struct {
 	Steps          []StepState `json:"stepStates,omitempty"`
 	ToolCalls      []ToolCall  `json:"toolCalls,omitempty"`
 	End            End         `json:"end"`
+	// Usage is what each role's model did, by role (RoleUser, ...).
+	Usage map[string]*ModelUsage `json:"usage,omitempty"`
 }
 
 // Conversation returns the whole conversation in order: each user message

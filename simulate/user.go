@@ -85,7 +85,16 @@ func writeList(b *strings.Builder, header string, items []string) {
 	}
 }
 
-// nextUserMessage asks the user model for the next message.
+// userMessage asks the user model for the next message, with retries.
+func (ru *run) userMessage(ctx context.Context, step *Step) (msg *schema.Message, err error) {
+	err = ru.call(ctx, RoleUser, func(ctx context.Context) (err error) {
+		msg, err = ru.r.nextUserMessage(ctx, ru.sc, step, ru.res.Traces)
+		return err
+	})
+	return msg, err
+}
+
+// nextUserMessage asks the user model for the next message, once.
 func (r *Runner) nextUserMessage(ctx context.Context, sc *Scenario, step *Step, traces []StepTrace) (_ *schema.Message, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -93,6 +102,7 @@ func (r *Runner) nextUserMessage(ctx context.Context, sc *Scenario, step *Step, 
 		}
 	}()
 	out, err := r.UserModel.Generate(ctx, userPrompt(sc, step, traces, r.userContextTurns()))
+	noteUsage(ctx, out)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,116 @@
+package simulate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// MergeOptions adjusts Merge. SkipFailed leaves out the runs that ended
+// with an error, listing them in MergeReport.Failed only.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
+type MergeOptions struct {
+	SkipFailed bool
+}
+
+// MergeReport says what Merge took and what it left. Runs counts the runs
+// whose lines were written, Lines the lines; Failed lists the folders of
+// runs that ended with an error (taken unless skipped), Unfinished those
+// with no marker: runs in progress, or cut short by a killed batch.
+//
+// It is a plain value: safe for concurrent reads, not for concurrent writes.
+type MergeReport struct {
+	Runs       int      `json:"runs"`
+	Lines      int      `json:"lines"`
+	Failed     []string `json:"failed,omitempty"`
+	Unfinished []string `json:"unfinished,omitempty"`
+}
+
+// Merge writes to w the conversation.jsonl of every finished run in the
+// batch output folders dirs (the OutDirs of one batch's shards), in job
+// order, and reports on the rest. A run is finished once its marker is
+// written: DoneFile when it ended without error, FailedFile when it ended
+// with one; a failed run's last line carries its error in
+// metadata.end, and a run that failed before its first turn has one line
+// saying so. Folders with no marker are listed as unfinished and left out.
+//
+// The output does not depend on how often the batch was interrupted and
+// resumed, nor on how it was sharded. Two folders holding the same job
+// index make an ErrInvalidBatch, as do folders that are not batch
+// outputs.
+func Merge(w io.Writer, opts MergeOptions, dirs ...string) (*MergeReport, error) {
+	if len(dirs) == 0 {
+		return nil, errNoDirs
+	}
+	runs, rep, err := finishedRuns(dirs, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		raw, err := os.ReadFile(filepath.Join(r.dir, ConversationFile))
+		if err != nil {
+			return rep, fmt.Errorf("simulate: merge %s: %w", r.dir, err)
+		}
+		if _, err := w.Write(raw); err != nil {
+			return rep, err
+		}
+		rep.Runs++
+		rep.Lines += bytes.Count(raw, []byte{'\n'})
+	}
+	return rep, nil
+}
+
+type finishedRun struct {
+	dir    string
+	marker Marker
+}
+
+// finishedRuns lists the finished runs under dirs in job order, with a
+// report of the runs it leaves out.
+func finishedRuns(dirs []string, opts MergeOptions) ([]finishedRun, *MergeReport, error) {
+	rep := &MergeReport{}
+	var runs []finishedRun
+	seen := map[int]string{}
+	for _, out := range dirs {
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("simulate: merge: %w", err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			dir := filepath.Join(out, e.Name())
+			m, ok := readMarker(dir, DoneFile)
+			failed := false
+			if !ok {
+				m, failed = readMarker(dir, FailedFile)
+			}
+			switch {
+			case !ok && !failed:
+				rep.Unfinished = append(rep.Unfinished, dir)
+				continue
+			case failed:
+				rep.Failed = append(rep.Failed, dir)
+				if opts.SkipFailed {
+					continue
+				}
+			}
+			if prev, dup := seen[m.Index]; dup {
+				return nil, nil, fmt.Errorf("%w: job %d is in both %s and %s", ErrInvalidBatch, m.Index, prev, dir)
+			}
+			seen[m.Index] = dir
+			runs = append(runs, finishedRun{dir: dir, marker: m})
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].marker.Index < runs[j].marker.Index })
+	return runs, rep, nil
+}
+
+// errNoDirs is the error of a merge given no folders.
+var errNoDirs = errors.New("simulate: merge: no batch folders")

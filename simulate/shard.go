@@ -1,0 +1,45 @@
+package simulate
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Environment variables ShardFromEnv reads. Kubernetes sets
+// JOB_COMPLETION_INDEX in every pod of an Indexed Job; the Job's
+// completions count is not in the pod's environment, so the manifest sets
+// JOB_COMPLETIONS to the same number as spec.completions.
+const (
+	EnvShard  = "JOB_COMPLETION_INDEX"
+	EnvShards = "JOB_COMPLETIONS"
+)
+
+// ShardFromEnv returns the shard of this process and the number of shards,
+// for Batch.Shard and Batch.Shards, from the Kubernetes Indexed Job
+// variables EnvShard and EnvShards. Without EnvShard it returns 0 and 1, one
+// shard holding every job. An index without a count, values that are not
+// numbers, a count below one or an index outside [0, count) are errors
+// wrapping ErrInvalidBatch.
+func ShardFromEnv() (shard, shards int, err error) {
+	idx, ok := os.LookupEnv(EnvShard)
+	if !ok || idx == "" {
+		return 0, 1, nil
+	}
+	shard, err = strconv.Atoi(idx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %s=%q is not a number", ErrInvalidBatch, EnvShard, idx)
+	}
+	count := os.Getenv(EnvShards)
+	if count == "" {
+		return 0, 0, fmt.Errorf("%w: %s is set but %s is not; set it to the Job's completions", ErrInvalidBatch, EnvShard, EnvShards)
+	}
+	shards, err = strconv.Atoi(count)
+	if err != nil || shards < 1 {
+		return 0, 0, fmt.Errorf("%w: %s=%q is not a positive number", ErrInvalidBatch, EnvShards, count)
+	}
+	if shard < 0 || shard >= shards {
+		return 0, 0, fmt.Errorf("%w: %s=%d is not below %s=%d", ErrInvalidBatch, EnvShard, shard, EnvShards, shards)
+	}
+	return shard, shards, nil
+}
