@@ -111,6 +111,10 @@ type Config struct {
 	// no further.
 	OnError func(ctx context.Context, err error)
 
+	// Agent describes the agent in the recording: its name, version and
+	// model. The zero value leaves them to what Lookout learns.
+	Agent AgentInfo
+
 	// Recorder receives the run's trajectory: run_started, messages,
 	// model requests and responses, tool calls, assessments, budget
 	// events and run_ended. Nil records nothing. One Recorder may serve

@@ -170,6 +170,12 @@ func (r *Run) startRecording(ctx context.Context, parent *Run) {
 		}
 		r.family.opened(r)
 	case parent == nil:
+		conv := r.takeTurn(ctx)
+		info.ConversationID, info.Turn = conv.ID, conv.Turn
+		info.AgentVersion, info.AgentModel = r.cfg.Agent.Version, r.cfg.Agent.Model
+		if info.AgentVersion == "" {
+			info.AgentVersion = mainVersion()
+		}
 		r.trace.rec, err = r.cfg.Recorder.StartRun(ctx, info)
 		if r.trace.efficacyBase.Load() == nil {
 			r.trace.efficacyBase.Store(ptr(r.pipeline.Efficacy().ByObserver))

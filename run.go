@@ -110,6 +110,8 @@ func (l *Lookout) newRun(store *session.Store) (*Run, error) {
 		calls:   session.LogOf[observer.ToolCallRecord](store),
 		current: session.ValueOf[observer.CurrentAssessment](store),
 	}
+	// Opened before a checkpoint's session is restored into the store.
+	session.ValueOf[conversation](store)
 	r.pipeline, err = observer.NewPipeline(store, cfg.Observers, &observer.PipelineOptions{
 		Now: cfg.Now, OnError: cfg.OnError, OnEfficacy: r.recordEfficacy,
 	})

@@ -98,6 +98,9 @@ func (l *Lookout) startRoot(ctx context.Context, opts StartOptions) (context.Con
 		return NewContext(ctx, nil), nil, nil
 	}
 	r.agentName = opts.AgentName
+	if r.agentName == "" {
+		r.agentName = l.cfg.Agent.Name
+	}
 	ctx = NewContext(ctx, r)
 	if l.cfg.enforced(budget.Time) {
 		if err := r.tracker.Check(budget.Time); err != nil {

@@ -52,10 +52,21 @@ type RunLimits struct {
 // RunStarted is the first record of a run.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
+//
+// ConversationID and Turn place a root run in its conversation: runs that
+// share a session, or that a driver such as a conversation simulator
+// names as turns of one conversation, carry one ConversationID, and Turn
+// counts them from 0. Runs recorded before the fields existed, and child
+// runs, have neither. AgentVersion and AgentModel describe the agent, as
+// configured.
 type RunStarted struct {
-	AgentName string            `json:"agent_name,omitempty"`
-	Limits    RunLimits         `json:"limits"`
-	Metadata  map[string]string `json:"metadata,omitempty"`
+	AgentName      string            `json:"agent_name,omitempty"`
+	AgentVersion   string            `json:"agent_version,omitempty"`
+	AgentModel     string            `json:"agent_model,omitempty"`
+	ConversationID string            `json:"conversation_id,omitempty"`
+	Turn           int               `json:"turn,omitempty"`
+	Limits         RunLimits         `json:"limits"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
 }
 
 // Outcome is how a run ended. It is a string value and safe for

@@ -189,8 +189,15 @@ type RunInfo struct {
 	ParentRunID string // the run that started this one, if any
 	Depth       int    // 0 for a top-level run
 	AgentName   string
-	Limits      RunLimits
-	Metadata    map[string]string
+	// AgentVersion and AgentModel describe the agent (RunStarted).
+	AgentVersion string
+	AgentModel   string
+	// ConversationID and Turn place the run in its conversation; see
+	// RunStarted.
+	ConversationID string
+	Turn           int
+	Limits         RunLimits
+	Metadata       map[string]string
 }
 
 // StartRun begins a run and queues its run_started record. It always
@@ -202,7 +209,10 @@ func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Trace, error) {
 		id = r.runID()
 	}
 	run := &Trace{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth}
-	err := run.emit(ctx, &RunStarted{AgentName: info.AgentName, Limits: info.Limits, Metadata: info.Metadata}, true)
+	err := run.emit(ctx, &RunStarted{
+		AgentName: info.AgentName, AgentVersion: info.AgentVersion, AgentModel: info.AgentModel,
+		ConversationID: info.ConversationID, Turn: info.Turn, Limits: info.Limits, Metadata: info.Metadata,
+	}, true)
 	return run, err
 }
 

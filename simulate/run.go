@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lookout-go/lookout/internal/msgtext"
+	"github.com/lookout-go/lookout/session"
 )
 
 // Runner plays scenarios against targets.
@@ -219,7 +220,10 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 		ru.attempt(step.ID, ts)
 	}
 	hist := append(ru.history, user)
-	out, err := respond(ctx, ru.target, hist[:len(hist):len(hist)])
+	// The agent's runs learn which conversation and turn they are, so that
+	// their recordings form one conversation.
+	tctx := session.WithConversation(ctx, session.Conversation{ID: ru.res.ConversationID, Turn: turn})
+	out, err := respond(tctx, ru.target, hist[:len(hist):len(hist)])
 	out = compact(out)
 	ru.noteAgent(out)
 	ru.res.Traces = append(ru.res.Traces, StepTrace{
