@@ -56,6 +56,7 @@ type RunStarted struct {
 	AgentName string            `json:"agent_name,omitempty"`
 	Limits    RunLimits         `json:"limits"`
 	Metadata  map[string]string `json:"metadata,omitempty"`
+	Extra     Extras            `json:"extra,omitempty"` // see Extras
 }
 
 // Outcome is how a run ended. It is a string value and safe for
@@ -148,6 +149,7 @@ type ModelResponse struct {
 	UsageReported bool            `json:"usage_reported"`
 	FinishReason  string          `json:"finish_reason,omitempty"`
 	Latency       time.Duration   `json:"latency_ns,omitempty"`
+	Extra         Extras          `json:"extra,omitempty"` // see Extras
 }
 
 // Message records a user or system message entering the conversation.
@@ -155,6 +157,7 @@ type ModelResponse struct {
 // concurrently.
 type Message struct {
 	Message *schema.Message `json:"message,omitempty"`
+	Extra   Extras          `json:"extra,omitempty"` // see Extras
 }
 
 // ToolStarted records a tool call about to run. Arguments longer than the
@@ -184,6 +187,8 @@ type ToolEnded struct {
 	Error       string        `json:"error,omitempty"`
 	Duration    time.Duration `json:"duration_ns,omitempty"`
 	CallIndex   int           `json:"call_index"`
+	Parts       []Part        `json:"parts,omitempty"` // the result as text and media parts, when it has media
+	Extra       Extras        `json:"extra,omitempty"` // see Extras
 }
 
 // ObserverNote is one observer's part in an assessment.
