@@ -67,6 +67,7 @@ type RunStarted struct {
 	Turn           int               `json:"turn,omitempty"`
 	Limits         RunLimits         `json:"limits"`
 	Metadata       map[string]string `json:"metadata,omitempty"`
+	Extra          Extras            `json:"extra,omitempty"` // see Extras
 }
 
 // Outcome is how a run ended. It is a string value and safe for
@@ -159,6 +160,7 @@ type ModelResponse struct {
 	UsageReported bool            `json:"usage_reported"`
 	FinishReason  string          `json:"finish_reason,omitempty"`
 	Latency       time.Duration   `json:"latency_ns,omitempty"`
+	Extra         Extras          `json:"extra,omitempty"` // see Extras
 }
 
 // Message records a user or system message entering the conversation.
@@ -166,6 +168,7 @@ type ModelResponse struct {
 // concurrently.
 type Message struct {
 	Message *schema.Message `json:"message,omitempty"`
+	Extra   Extras          `json:"extra,omitempty"` // see Extras
 }
 
 // ToolStarted records a tool call about to run. Arguments longer than the
@@ -195,6 +198,8 @@ type ToolEnded struct {
 	Error       string        `json:"error,omitempty"`
 	Duration    time.Duration `json:"duration_ns,omitempty"`
 	CallIndex   int           `json:"call_index"`
+	Parts       []Part        `json:"parts,omitempty"` // the result as text and media parts, when it has media
+	Extra       Extras        `json:"extra,omitempty"` // see Extras
 }
 
 // ObserverNote is one observer's part in an assessment.

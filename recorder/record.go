@@ -167,6 +167,9 @@ func appendFlatPayload(b []byte, p Payload) ([]byte, bool) {
 		b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
 		return append(b, '}'), true
 	case *ToolEnded:
+		if t.Parts != nil || t.Extra != nil {
+			return b, false
+		}
 		b = appendCallStart(b, t.CallID, t.Name)
 		if t.Result != "" {
 			b = appendStringField(b, `,"result":`, t.Result)

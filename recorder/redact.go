@@ -1174,12 +1174,34 @@ func (rs redaction) toolStarted(p *ToolStarted) *ToolStarted {
 
 func (rs redaction) toolEnded(p *ToolEnded) *ToolEnded {
 	res, e := rs.text(p.Result), rs.text(p.Error)
-	if res == p.Result && e == p.Error {
+	parts := rs.parts(p.Parts)
+	if res == p.Result && e == p.Error && parts == nil {
 		return p
 	}
 	c := *p
 	c.Result, c.Error = res, e
+	if parts != nil {
+		c.Parts = parts
+	}
 	return &c
+}
+
+// parts returns a copy of a tool result's parts with their text redacted,
+// or nil when no text changes.
+func (rs redaction) parts(parts []Part) []Part {
+	var out []Part
+	for i, part := range parts {
+		if part.Type != PartText {
+			continue
+		}
+		if t := rs.text(part.Text); t != part.Text {
+			if out == nil {
+				out = slices.Clone(parts)
+			}
+			out[i].Text = t
+		}
+	}
+	return out
 }
 
 func (rs redaction) assessment(p *AssessmentRecord) *AssessmentRecord {

@@ -114,7 +114,8 @@ func FromRecords(records []recorder.Record, opts *Options) (*Trajectory, error) 
 	if opts != nil {
 		o = *opts
 	}
-	if o.AgentVersion == "" {
+	versionSet := o.AgentVersion != ""
+	if !versionSet {
 		o.AgentVersion = lookoutVersion()
 	}
 	runs := groupRuns(records)
@@ -122,11 +123,13 @@ func FromRecords(records []recorder.Record, opts *Options) (*Trajectory, error) 
 	if err != nil {
 		return nil, err
 	}
-	x := &exporter{opts: o, seen: map[string]bool{}}
+	x := &exporter{opts: o, seen: map[string]bool{}, versionSet: versionSet}
 	t := x.trajectory(root)
 	t.SchemaVersion = Version
-	t.SessionID = root.id
-	t.SubagentTrajectories = x.subagents
+	if t.SessionID == "" {
+		t.SessionID = root.id
+	}
+	t.media = x.media
 	return t, nil
 }
 
@@ -138,6 +141,7 @@ type run struct {
 	started    moment
 	agentName  string
 	metadata   map[string]string
+	extras     recorder.Extras // what an imported trajectory kept on run_started
 	children   []*run
 }
 
@@ -207,6 +211,7 @@ func (s *runSet) add(rec recorder.Record, i int) {
 		r.started = at
 		r.agentName = p.AgentName
 		r.metadata = p.Metadata
+		r.extras = p.Extra
 	}
 }
 
@@ -261,9 +266,10 @@ func (s *runSet) roots() []*run {
 }
 
 type exporter struct {
-	opts      Options
-	subagents []Trajectory
-	seen      map[string]bool // runs already exported, so a cycle cannot loop
+	opts       Options
+	versionSet bool              // Options.AgentVersion was given, so it wins over an imported version
+	seen       map[string]bool   // runs already exported, so a cycle cannot loop
+	media      map[string][]byte // media files to write next to the document, by path
 }
 
 // pending is a step under construction. results lines up with the step's
@@ -274,6 +280,10 @@ type pending struct {
 	at      moment
 	results []*ObservationResult
 	others  []ObservationResult
+
+	timestamp   string // the timestamp an imported step had, when not the one at gives
+	template    []any  // an imported step's observation results; see observationTemplate
+	hasTemplate bool
 }
 
 // callSpan is where a tool call sits in the run: its step and position
@@ -319,17 +329,22 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 	for _, rec := range r.records {
 		x.record(rt, rec)
 	}
-	delegated := x.children(r, rt)
+	subs := x.children(r, rt)
 	if len(rt.steps) == 0 {
 		// ATIF needs a step; a run that recorded none gets an empty one.
 		rt.steps = append(rt.steps, carrierStep(moment{}))
 	}
 	t := &Trajectory{
-		Agent: Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: rt.first, ToolDefinitions: x.toolDefinitions(rt.tools.defs)},
-		Steps: finish(rt.steps),
+		Agent:                Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: rt.first, ToolDefinitions: x.toolDefinitions(rt.tools.defs)},
+		Steps:                x.finish(rt.steps),
+		SubagentTrajectories: subs,
 	}
 	if t.Agent.Name == "" {
 		t.Agent.Name = "agent"
+	}
+	delegated := make([]*FinalMetrics, len(subs))
+	for i := range subs {
+		delegated[i] = subs[i].FinalMetrics
 	}
 	t.FinalMetrics = totals(t.Steps, delegated)
 	info := map[string]any{"run_id": r.id}
@@ -337,6 +352,7 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 		x.runEnded(info, rt.ended)
 	}
 	t.Extra = map[string]any{ExtraKey: info}
+	x.applyTrajectoryResidue(t, r.extras)
 	return t
 }
 
@@ -361,15 +377,29 @@ func (x *exporter) record(rt *runTrace, rec placed) {
 	case *recorder.ModelRequest:
 		rt.request(p)
 	case *recorder.Message:
-		if p.Message != nil {
-			rt.steps = append(rt.steps, x.messageStep(p.Message, now))
+		switch {
+		case p.Message == nil:
+		case resultOfStep(p.Extra) && len(rt.steps) > 0:
+			content := x.messageContent(p.Message)
+			last := rt.steps[len(rt.steps)-1]
+			last.others = append(last.others, ObservationResult{SourceCallID: p.Message.ToolCallID, Content: &content})
+		default:
+			step := x.messageStep(p.Message, now)
+			if r := residueOf(p.Extra, stepKey); r != nil {
+				x.applyStepResidue(step, r)
+			}
+			rt.steps = append(rt.steps, step)
 		}
 	case *recorder.ModelResponse:
-		rt.response(x.agentStep(p, rt.model, now), now)
+		step := x.agentStep(p, rt.model, now)
+		if r := residueOf(p.Extra, stepKey); r != nil {
+			x.applyStepResidue(step, r)
+		}
+		rt.response(step, now)
 	case *recorder.ToolStarted:
 		rt.toolStarted(p, now)
 	case *recorder.ToolEnded:
-		rt.toolEnded(p, x.toolResult(p), now)
+		rt.toolEnded(p, x.toolResult(p), now, resultOfStep(p.Extra))
 	case *recorder.AssessmentRecord:
 		if !x.opts.OmitAssessments {
 			rt.steps = append(rt.steps, x.assessmentStep(p, now))
@@ -407,11 +437,19 @@ func (rt *runTrace) toolStarted(p *recorder.ToolStarted, now moment) {
 // toolEnded puts a tool's result on the step that made its call. A result
 // no call made is kept on a step of its own, with the call id and tool
 // name it was recorded with.
-func (rt *runTrace) toolEnded(p *recorder.ToolEnded, result *ObservationResult, now moment) {
-	if c := callFor(rt.calls[p.CallID], p.Name, func(c *callSpan) bool { return c.done }); c != nil {
-		c.end, c.done = now, true
-		result.SourceCallID = p.CallID
-		c.step.results[c.index] = result
+func (rt *runTrace) toolEnded(p *recorder.ToolEnded, result *ObservationResult, now moment, ofStep bool) {
+	if !ofStep {
+		if c := callFor(rt.calls[p.CallID], p.Name, func(c *callSpan) bool { return c.done }); c != nil {
+			c.end, c.done = now, true
+			result.SourceCallID = p.CallID
+			c.step.results[c.index] = result
+			return
+		}
+	}
+	if ofStep && len(rt.steps) > 0 {
+		// An imported result that belongs to the step before it.
+		last := rt.steps[len(rt.steps)-1]
+		last.others = append(last.others, *result)
 		return
 	}
 	info, _ := result.Extra[ExtraKey].(map[string]any)
@@ -424,31 +462,22 @@ func (rt *runTrace) toolEnded(p *recorder.ToolEnded, result *ObservationResult, 
 }
 
 // children exports the runs below r not exported yet, links each to the
-// step of rt that delegated to it, and returns their final metrics.
-// subagent_trajectories lists runs depth first: each child right after the
-// runs above it, its own children right after it.
-func (x *exporter) children(r *run, rt *runTrace) []*FinalMetrics {
-	var delegated []*FinalMetrics
+// step of rt that delegated to it, and returns their trajectories, for
+// r's subagent_trajectories: each child's own children sit in its own
+// subagent_trajectories, as the RFC nests them.
+func (x *exporter) children(r *run, rt *runTrace) []Trajectory {
+	var subs []Trajectory
 	for _, child := range r.children {
 		if x.seen[child.id] {
 			continue
 		}
 		rt.steps = x.link(rt.steps, rt.calls, child)
-		delegated = append(delegated, x.subagent(child))
+		sub := x.trajectory(child)
+		sub.SchemaVersion = Version
+		sub.TrajectoryID = child.id
+		subs = append(subs, *sub)
 	}
-	return delegated
-}
-
-// subagent exports child into its slot in subagent_trajectories, taken
-// before its own children take theirs, and returns its final metrics.
-func (x *exporter) subagent(child *run) *FinalMetrics {
-	slot := len(x.subagents)
-	x.subagents = append(x.subagents, Trajectory{})
-	sub := x.trajectory(child)
-	sub.SchemaVersion = Version
-	sub.TrajectoryID = child.id
-	x.subagents[slot] = *sub
-	return sub.FinalMetrics
+	return subs
 }
 
 // toolSet gathers the tool definitions a run recorded: every name once,
@@ -639,19 +668,27 @@ func (x *exporter) part(in schema.MessageInputPart) ContentPart {
 	switch {
 	case in.Type == schema.ChatMessagePartTypeText:
 		return ContentPart{Type: PartText, Text: x.redact(in.Text)}
-	case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && mediaURL(in.Image.MessagePartCommon, imageMediaTypes):
-		return ContentPart{Type: PartImage, Source: &MediaSource{MediaType: in.Image.MIMEType, Path: *in.Image.URL}}
-	case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && mediaURL(in.Audio.MessagePartCommon, audioMediaTypes):
-		return ContentPart{Type: PartAudio, Source: &MediaSource{MediaType: normalizeAudioType(in.Audio.MIMEType), Path: *in.Audio.URL}}
+	case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && slices.Contains(imageMediaTypes, partMIME(in.Image.MessagePartCommon)):
+		if src := x.inputMedia(in.Image.MessagePartCommon, in.Extra, partMIME(in.Image.MessagePartCommon)); src != nil {
+			return ContentPart{Type: PartImage, Source: src}
+		}
+	case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && slices.Contains(audioMediaTypes, normalizeAudioType(partMIME(in.Audio.MessagePartCommon))):
+		if src := x.inputMedia(in.Audio.MessagePartCommon, in.Extra, normalizeAudioType(partMIME(in.Audio.MessagePartCommon))); src != nil {
+			return ContentPart{Type: PartAudio, Source: src}
+		}
 	}
 	return ContentPart{Type: PartText, Text: fmt.Sprintf("[%s omitted]", in.Type)}
 }
 
-// mediaURL reports whether a part points at media by a URL (not inline
-// data) with a media type ATIF accepts.
-func mediaURL(c schema.MessagePartCommon, allowed []string) bool {
-	return c.URL != nil && *c.URL != "" && !strings.HasPrefix(*c.URL, "data:") &&
-		(slices.Contains(allowed, c.MIMEType) || slices.Contains(allowed, normalizeAudioType(c.MIMEType)))
+// partMIME is a media part's MIME type: the one it names, or else the one
+// its data: URL names.
+func partMIME(c schema.MessagePartCommon) string {
+	if c.MIMEType != "" || c.URL == nil || !strings.HasPrefix(*c.URL, "data:") {
+		return c.MIMEType
+	}
+	meta, _, _ := strings.Cut(strings.TrimPrefix(*c.URL, "data:"), ",")
+	mime, _, _ := strings.Cut(meta, ";")
+	return mime
 }
 
 func (x *exporter) agentStep(p *recorder.ModelResponse, model string, at moment) *pending {
@@ -730,6 +767,9 @@ func (x *exporter) toolResult(p *recorder.ToolEnded) *ObservationResult {
 		text = p.Error
 	}
 	content := Text(x.redact(text))
+	if p.Parts != nil {
+		content = x.resultContent(p.Parts)
+	}
 	result := &ObservationResult{Content: &content}
 	if info := x.toolInfo(p); len(info) > 0 {
 		result.Extra = map[string]any{ExtraKey: info}
@@ -800,7 +840,7 @@ func (x *exporter) runEnded(info map[string]any, p *recorder.RunEnded) {
 
 // finish numbers the steps, stamps their times and assembles their
 // observations.
-func finish(steps []*pending) []Step {
+func (x *exporter) finish(steps []*pending) []Step {
 	out := make([]Step, len(steps))
 	for i, p := range steps {
 		s := p.step
@@ -808,14 +848,11 @@ func finish(steps []*pending) []Step {
 		if !p.at.at.IsZero() {
 			s.Timestamp = p.at.at.UTC().Format(timestampLayout)
 		}
-		var results []ObservationResult
-		for _, r := range p.results {
-			if r != nil {
-				results = append(results, *r)
-			}
+		if p.timestamp != "" {
+			s.Timestamp = p.timestamp
 		}
-		results = append(results, p.others...)
-		if len(results) > 0 {
+		results := x.observation(p)
+		if len(results) > 0 || (p.hasTemplate && p.template != nil) {
 			s.Observation = &Observation{Results: results}
 		}
 		out[i] = s

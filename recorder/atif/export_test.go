@@ -1,6 +1,7 @@
 package atif
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -186,9 +187,14 @@ func TestFromRecordsMultimodalUserInput(t *testing.T) {
 	tr := export(t, tp.records, nil)
 	got, _ := json.Marshal(tr.Steps[0].Message)
 	want := `[{"type":"text","text":"what is this?"},{"type":"image","source":{"media_type":"image/png","path":"https://example.com/cat.png"}},` +
-		`{"type":"text","text":"[image_url omitted]"},{"type":"audio","source":{"media_type":"audio/mpeg","path":"clips/q.mp3"}},{"type":"text","text":"[video_url omitted]"}]`
+		`{"type":"image","source":{"media_type":"image/png","path":"media/709e80c88487a2411e1ee4dfb9f22a861492d20c4765150c0c794abd70f8147c.png"}},{"type":"audio","source":{"media_type":"audio/mpeg","path":"clips/q.mp3"}},{"type":"text","text":"[video_url omitted]"}]`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// The inline image is a file to write next to the document.
+	files := tr.MediaFiles()
+	if len(files) != 1 || files[0].Path != "media/709e80c88487a2411e1ee4dfb9f22a861492d20c4765150c0c794abd70f8147c.png" || !bytes.Equal(files[0].Data, []byte{0, 0, 0}) {
+		t.Errorf("media files = %+v, want the inline image's three bytes", files)
 	}
 }
 
@@ -291,8 +297,17 @@ func TestFromRecordsEmbedsSubagents(t *testing.T) {
 			t.Errorf("subagent %s: first step %d, version %q", sub.TrajectoryID, sub.Steps[0].StepID, sub.SchemaVersion)
 		}
 	}
-	if want := []string{"early", "child", "grandchild", "writer"}; !reflect.DeepEqual(ids, want) {
-		t.Fatalf("subagent_trajectories = %v, want %v (depth first, by start)", ids, want)
+	if want := []string{"early", "child", "writer"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("subagent_trajectories = %v, want %v (the root's own children, by start)", ids, want)
+	}
+	// The RFC nests: a subagent's own subagents sit in its
+	// subagent_trajectories.
+	var nested []string
+	for _, sub := range tr.SubagentTrajectories[1].SubagentTrajectories {
+		nested = append(nested, sub.TrajectoryID)
+	}
+	if want := []string{"grandchild"}; !reflect.DeepEqual(nested, want) {
+		t.Fatalf("child's subagent_trajectories = %v, want %v", nested, want)
 	}
 
 	refs := func(steps []Step) map[string]string { // trajectory_id → "step N call X"

@@ -1,6 +1,7 @@
 package atif
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,38 +9,152 @@ import (
 )
 
 // WriteFile validates t and writes it, indented, to the file name inside
-// dir, and returns the path written. dir is created (0700) if missing;
-// the file is created with mode 0600, and an existing file is truncated
-// and set to 0600.
+// dir, with the media files it needs (Trajectory.MediaFiles) in a folder
+// "media" next to it, and returns the path written. dir is created (0700)
+// if missing; files are created with mode 0600, and an existing file is
+// truncated and set to 0600. A media file already there, named by its
+// content's SHA-256, is left as it is.
 //
 // name must stay inside dir: an empty name, an absolute path, a path
 // with ".." that leaves dir, or a symbolic link that points outside dir
 // is refused with a *PathError (ErrUnsafePath), before anything is
 // written. The write goes through an os.Root, so a link swapped in after
-// the check cannot redirect it. A document that fails Validate is refused
-// with a *ValidationError. The write is not atomic: a crash can leave a
-// partial file.
+// the check cannot redirect it. A document that fails Validate, or names
+// a local media file that is neither written with it nor already there,
+// is refused with a *ValidationError. The write is not atomic: a crash
+// can leave a partial file.
 func WriteFile(dir, name string, t *Trajectory) (string, error) {
+	d, err := PrepareFile(dir, name, t)
+	if err != nil {
+		return "", err
+	}
+	return d.Write()
+}
+
+// Document is a trajectory encoded and checked for one place, ready to
+// be written there: PrepareFile does every check WriteFile does, and
+// Write does the writing, so that a caller writing several documents can
+// check them all before writing any. A Document is not safe for
+// concurrent use.
+type Document struct {
+	dir, name string
+	data      []byte
+	media     []MediaFile // paths relative to dir
+	created   []string    // files Write created, for Undo
+}
+
+// PrepareFile encodes and validates t for the file name inside dir and
+// checks that it and its media files stay inside dir, as WriteFile does,
+// without writing anything. dir need not exist yet.
+func PrepareFile(dir, name string, t *Trajectory) (*Document, error) {
 	if !filepath.IsLocal(name) {
-		return "", &PathError{Dir: dir, Name: name, Reason: "not a relative path inside the directory"}
+		return nil, &PathError{Dir: dir, Name: name, Reason: "not a relative path inside the directory"}
 	}
 	data, err := Encode(t)
 	if err != nil {
-		return "", fmt.Errorf("atif: encode: %w", err)
+		return nil, fmt.Errorf("atif: encode: %w", err)
 	}
-	if problems := Validate(data); problems != nil {
-		return "", &ValidationError{Problems: problems}
+	d := &Document{dir: dir, name: name, data: append(data, '\n')}
+	pending := map[string]bool{}
+	for _, m := range t.MediaFiles() {
+		rel := filepath.Join(filepath.Dir(name), filepath.FromSlash(m.Path))
+		if !filepath.IsLocal(rel) {
+			return nil, &PathError{Dir: dir, Name: rel, Reason: "a media file outside the directory"}
+		}
+		pending[m.Path] = true
+		d.media = append(d.media, MediaFile{Path: rel, Data: m.Data})
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	v := &validator{checkMedia: true, mediaDir: filepath.Join(dir, filepath.Dir(name)), pending: pending}
+	v.document(data)
+	if v.problems != nil {
+		return nil, &ValidationError{Problems: v.problems}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		for _, target := range append([]string{name}, d.mediaPaths()...) {
+			if err := staysInside(dir, target); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return d, nil
+}
+
+// Path is where the document is written.
+func (d *Document) Path() string { return filepath.Join(d.dir, d.name) }
+
+func (d *Document) mediaPaths() []string {
+	paths := make([]string, len(d.media))
+	for i, m := range d.media {
+		paths[i] = m.Path
+	}
+	return paths
+}
+
+// Write writes the document's media files, then the document, and
+// returns the document's path. The paths are checked again first, so a
+// link put in place since PrepareFile cannot lead a write out of the
+// directory.
+func (d *Document) Write() (string, error) {
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return "", fmt.Errorf("atif: %w", err)
 	}
-	if err := staysInside(dir, name); err != nil {
-		return "", err
+	for _, target := range append([]string{d.name}, d.mediaPaths()...) {
+		if err := staysInside(d.dir, target); err != nil {
+			return "", err
+		}
 	}
-	if err := writeIn(dir, name, append(data, '\n')); err != nil {
+	for _, m := range d.media {
+		if err := d.writeMedia(m); err != nil {
+			return "", fmt.Errorf("atif: %w", err)
+		}
+	}
+	if err := d.writeNew(d.name, d.data); err != nil {
 		return "", fmt.Errorf("atif: %w", err)
 	}
-	return filepath.Join(dir, name), nil
+	return d.Path(), nil
+}
+
+// writeMedia writes a media file unless a file of its name, which says
+// what it holds, is already there.
+func (d *Document) writeMedia(m MediaFile) error {
+	full := filepath.Join(d.dir, m.Path)
+	if _, err := os.Lstat(full); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+		return err
+	}
+	if err := staysInside(d.dir, m.Path); err != nil {
+		return err
+	}
+	return d.writeNew(m.Path, m.Data)
+}
+
+// writeNew writes the file name, remembering it for Undo when it did not
+// exist before.
+func (d *Document) writeNew(name string, data []byte) error {
+	_, err := os.Lstat(filepath.Join(d.dir, name))
+	existed := err == nil
+	if err := writeIn(d.dir, name, data); err != nil {
+		return err
+	}
+	if !existed {
+		d.created = append(d.created, name)
+	}
+	return nil
+}
+
+// Undo removes the files Write created, for a caller that writes several
+// documents all or nothing. Files Write replaced keep their new content.
+func (d *Document) Undo() error {
+	var errs []error
+	for i := len(d.created) - 1; i >= 0; i-- {
+		if err := os.Remove(filepath.Join(d.dir, d.created[i])); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	d.created = nil
+	return errors.Join(errs...)
 }
 
 // writeIn writes data to the file name inside dir through an os.Root, so

@@ -54,55 +54,87 @@ import (
 // Record times come from step timestamps, in any ISO 8601 form Validate
 // accepts; one without a UTC offset is taken as UTC, and a date alone as
 // its midnight. A step without a readable timestamp takes the time of the
-// step before it. What records cannot hold is dropped: costs, token ids,
-// logprobs, reasoning effort, the copied-context flag itself, file-form
-// subagent refs, continuation refs, subagent refs on copied steps,
-// subagent trajectories nested inside an embedded one (refs resolve
-// against the root's list only), and tool definition keys other than the
-// function's name, description and parameters.
-// Exporting the records again gives back a trajectory from FromRecords
-// unchanged.
+// step before it. Embedded subagents nest as the RFC has them: a ref
+// names an entry of its own trajectory's subagent_trajectories, or, for
+// documents that list every subagent at the root, of a trajectory above.
+//
+// What records have no field for (agent version and extra, notes, the
+// final_metrics as they were, costs, token ids, logprobs, reasoning
+// effort, the copied-context flag, llm_call_count, extras, file-form
+// subagent refs, continuation refs, timestamps in another form, results
+// that name no call) is kept in the records' Extras under
+// recorder.ExtraATIF, and FromRecords puts it back: exporting the records
+// again gives the trajectory back field for field, except that
+// schema_version becomes Version and media paths may change (see
+// ToRecordsIn).
 func ToRecords(t *Trajectory) ([]recorder.Record, error) {
+	return ToRecordsIn("", t)
+}
+
+// ToRecordsIn is ToRecords for a trajectory read from a file in the
+// folder dir: the local image and audio files its content parts name
+// (relative to dir, or absolute) are read into the records, inline up to
+// recorder.DefaultMediaInlineBytes and beyond that by reference (their
+// absolute path, SHA-256 and size), so that an export elsewhere still
+// has them. A file that cannot be read stays a reference to its path.
+// With an empty dir, media paths are kept as they are, as ToRecords does.
+func ToRecordsIn(dir string, t *Trajectory) ([]recorder.Record, error) {
 	if t == nil {
 		return nil, errors.New("atif: ToRecords: nil trajectory")
 	}
-	im := &importer{subs: map[string]*Trajectory{}, order: map[string]int{}, used: map[string]bool{}}
-	im.indexSubagents(t.SubagentTrajectories)
+	im := &importer{used: map[string]bool{}, mediaDir: dir}
 	id := cmp.Or(t.SessionID, t.TrajectoryID)
 	if id == "" {
 		id = uuid.NewString()
 	}
 	im.used[id] = true
-	root := im.run(t, id, "", 0, "", time.Time{})
-	im.unreferenced(t.SubagentTrajectories, id, root.at)
+	root := im.run(t, nil, id, "", 0, "", time.Time{})
 	root.end(t)
 	return im.out, nil
 }
 
-// indexSubagents makes the embedded subagents findable by trajectory id,
-// and remembers their order. Of two with the same id, refs resolve to the
-// first.
-func (im *importer) indexSubagents(subs []Trajectory) {
-	for i := range subs {
-		sub := &subs[i]
-		if sub.TrajectoryID != "" && im.subs[sub.TrajectoryID] == nil {
-			im.subs[sub.TrajectoryID] = sub
-			im.order[sub.TrajectoryID] = i
-		}
-	}
+// scope is the embedded subagents a trajectory's refs can name: its own
+// subagent_trajectories, then those of the trajectories above it (a flat
+// list at the root, as exports wrote before nesting, still resolves).
+type scope struct {
+	subs   map[string]*Trajectory // by trajectory_id; of two with one id, the first
+	order  map[string]int         // their position in subagent_trajectories
+	parent *scope
 }
 
-// unreferenced imports the subagents that no step referred to, as
-// children of the root run, with id, that started at rootAt: they still
-// belong to the run.
-func (im *importer) unreferenced(subs []Trajectory, id string, rootAt time.Time) {
+func newScope(subs []Trajectory, parent *scope) *scope {
+	s := &scope{subs: map[string]*Trajectory{}, order: map[string]int{}, parent: parent}
 	for i := range subs {
 		sub := &subs[i]
-		if sub.TrajectoryID == "" || im.used[sub.TrajectoryID] || im.subs[sub.TrajectoryID] != sub {
+		if sub.TrajectoryID != "" && s.subs[sub.TrajectoryID] == nil {
+			s.subs[sub.TrajectoryID] = sub
+			s.order[sub.TrajectoryID] = i
+		}
+	}
+	return s
+}
+
+// find returns the embedded subagent with the id, nearest scope first,
+// and its position in its list.
+func (s *scope) find(id string) (*Trajectory, int) {
+	for ; s != nil; s = s.parent {
+		if sub := s.subs[id]; sub != nil {
+			return sub, s.order[id]
+		}
+	}
+	return nil, 0
+}
+
+// unreferenced imports the subagents of t that no step referred to, as
+// children of w's run, started when it did: they still belong to it.
+func (im *importer) unreferenced(w *runWriter, t *Trajectory) {
+	for i := range t.SubagentTrajectories {
+		sub := &t.SubagentTrajectories[i]
+		if sub.TrajectoryID == "" || im.used[sub.TrajectoryID] || w.scope.subs[sub.TrajectoryID] != sub {
 			continue
 		}
 		im.used[sub.TrajectoryID] = true
-		im.run(sub, sub.TrajectoryID, id, 1, "", rootAt)
+		im.run(sub, w.scope, sub.TrajectoryID, w.id, w.depth+1, "", w.started)
 	}
 }
 
@@ -130,10 +162,9 @@ func toolDefinitions(entries []map[string]any) []recorder.ToolDefinition {
 }
 
 type importer struct {
-	subs  map[string]*Trajectory // embedded subagents by trajectory_id
-	order map[string]int         // their position in subagent_trajectories
-	used  map[string]bool        // run ids already imported
-	out   []recorder.Record
+	used     map[string]bool // run ids already imported
+	mediaDir string          // where relative media paths are read from; "" keeps them as paths
+	out      []recorder.Record
 }
 
 // runWriter appends one run's records with dense seqs.
@@ -143,6 +174,8 @@ type runWriter struct {
 	depth      int
 	seq        uint64
 	at         time.Time
+	started    time.Time
+	scope      *scope
 	calls      int
 	usage      recorder.RunUsage
 	tools      []recorder.ToolDefinition // not yet written; they go with the first model request
@@ -163,12 +196,13 @@ func (w *runWriter) add(p recorder.Payload) {
 
 // run writes a trajectory's records up to, not including, its run_ended;
 // the caller ends it once any trailing children are written.
-func (im *importer) run(t *Trajectory, id, parent string, depth int, parentCall string, start time.Time) *runWriter {
-	w := &runWriter{im: im, id: id, parent: parent, depth: depth, at: start}
+func (im *importer) run(t *Trajectory, outer *scope, id, parent string, depth int, parentCall string, start time.Time) *runWriter {
+	w := &runWriter{im: im, id: id, parent: parent, depth: depth, at: start, scope: newScope(t.SubagentTrajectories, outer)}
 	if start.IsZero() && len(t.Steps) > 0 {
 		w.at, _ = parseTimestamp(t.Steps[0].Timestamp)
 	}
-	started := &recorder.RunStarted{AgentName: t.Agent.Name}
+	w.started = w.at
+	started := &recorder.RunStarted{AgentName: t.Agent.Name, Extra: trajectoryResidue(t, id)}
 	if parent != "" {
 		// An empty value says the child was not started by a tool call,
 		// so FromRecords does not guess one from the times.
@@ -189,6 +223,7 @@ func (im *importer) run(t *Trajectory, id, parent string, depth int, parentCall 
 		// No agent step took them: the run offered tools and got no reply.
 		w.add(w.toolRequest(t.Agent.ModelName))
 	}
+	im.unreferenced(w, t)
 	if parent != "" {
 		w.end(t)
 	}
@@ -239,24 +274,34 @@ func (w *runWriter) step(t *Trajectory, s *Step) {
 	info := lookoutExtra(s.Extra)
 	role, _ := info["role"].(string)
 	var calls []ToolCall
+	var results []ObservationResult
+	if s.Observation != nil {
+		results = s.Observation.Results
+	}
 	switch {
 	case s.IsCopiedContext:
-		w.message(s, role, info)
+		var owner []int
+		if s.Source == SourceAgent {
+			owner = owners(results, s.ToolCalls)
+		} else {
+			owner = owners(results, nil)
+		}
+		w.message(s, role, info, stepResidue(s, false, contentOrder(results, owner, len(s.ToolCalls), true)))
 		w.history(s)
 		return
 	case info["carrier"] == true:
 	case responseStep(s, info):
-		w.modelResponse(t, s, info)
+		w.modelResponse(t, s, info, stepResidue(s, true, contentOrder(results, owners(results, s.ToolCalls), len(s.ToolCalls), false)))
 		calls = s.ToolCalls
 	case info["assessment"] != nil && s.Source == SourceSystem:
 		w.assessment(s, info["assessment"])
 	default:
-		w.message(s, role, info)
+		w.message(s, role, info, stepResidue(s, false, contentOrder(results, owners(results, nil), 0, false)))
 	}
-	w.results(s, calls)
+	w.results(s, calls, info["carrier"] != true)
 }
 
-func (w *runWriter) message(s *Step, role string, info map[string]any) {
+func (w *runWriter) message(s *Step, role string, info map[string]any, residue map[string]any) {
 	m := &schema.Message{Role: schema.User, Content: s.Message.PlainText()}
 	switch {
 	case role == string(schema.Tool):
@@ -273,28 +318,9 @@ func (w *runWriter) message(s *Step, role string, info map[string]any) {
 		// FromRecords writes parts for any message with multimodal input,
 		// whatever its role.
 		m.Content = ""
-		m.UserInputMultiContent = inputParts(s.Message.Parts)
+		m.UserInputMultiContent = w.im.inputParts(s.Message.Parts)
 	}
-	w.add(&recorder.Message{Message: m})
-}
-
-func inputParts(parts []ContentPart) []schema.MessageInputPart {
-	out := make([]schema.MessageInputPart, 0, len(parts))
-	for _, p := range parts {
-		switch {
-		case p.Type == PartImage && p.Source != nil:
-			url := p.Source.Path
-			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeImageURL,
-				Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.Source.MediaType}}})
-		case p.Type == PartAudio && p.Source != nil:
-			url := p.Source.Path
-			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeAudioURL,
-				Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: p.Source.MediaType}}})
-		default:
-			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeText, Text: p.Text})
-		}
-	}
-	return out
+	w.add(&recorder.Message{Message: m, Extra: atifExtras(stepKey, residue)})
 }
 
 func (w *runWriter) assessment(s *Step, raw any) {
@@ -313,7 +339,7 @@ func (w *runWriter) assessment(s *Step, raw any) {
 	w.add(a)
 }
 
-func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any) {
+func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any, residue map[string]any) {
 	model := s.ModelName
 	if model == "" {
 		model = t.Agent.ModelName
@@ -323,7 +349,7 @@ func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any) {
 	}
 	m := &schema.Message{Role: schema.Assistant, Content: s.Message.PlainText(), ReasoningContent: s.ReasoningContent}
 	m.ToolCalls = toolCalls(s.ToolCalls)
-	resp := &recorder.ModelResponse{Message: m, UsageReported: s.Metrics != nil}
+	resp := &recorder.ModelResponse{Message: m, UsageReported: s.Metrics != nil, Extra: atifExtras(stepKey, residue)}
 	if s.Metrics != nil {
 		resp.Usage = tokenUsage(s.Metrics)
 		w.usage.PromptTokens += resp.Usage.PromptTokens
@@ -394,7 +420,7 @@ func tokenUsage(m *Metrics) recorder.TokenUsage {
 // about them: every call starts, then the subagents the results refer to
 // run (in their subagent_trajectories order, the order they started in),
 // then the calls with a result end, followed by results no call claims.
-func (w *runWriter) results(s *Step, calls []ToolCall) {
+func (w *runWriter) results(s *Step, calls []ToolCall, ofStep bool) {
 	var results []ObservationResult
 	if s.Observation != nil {
 		results = s.Observation.Results
@@ -403,7 +429,7 @@ func (w *runWriter) results(s *Step, calls []ToolCall) {
 	indexes := w.startCalls(calls)
 	w.delegations(results, calls, owner)
 	w.endCalls(results, calls, owner, indexes)
-	w.unclaimed(results, owner)
+	w.unclaimed(results, owner, ofStep)
 }
 
 // startCalls writes a ToolStarted for each call and returns the call
@@ -424,6 +450,8 @@ func (w *runWriter) startCalls(calls []ToolCall) []int {
 // that result answers, if any.
 type delegation struct {
 	id, callID string
+	sub        *Trajectory
+	order      int
 }
 
 // delegations runs the subagents the results refer to and that have not
@@ -438,9 +466,9 @@ func (w *runWriter) delegations(results []ObservationResult, calls []ToolCall, o
 		}
 		children = w.unusedRefs(children, r.SubagentTrajectoryRef, callID)
 	}
-	slices.SortStableFunc(children, func(a, b delegation) int { return w.im.order[a.id] - w.im.order[b.id] })
+	slices.SortStableFunc(children, func(a, b delegation) int { return a.order - b.order })
 	for _, c := range children {
-		w.im.run(w.im.subs[c.id], c.id, w.id, w.depth+1, c.callID, w.at)
+		w.im.run(c.sub, w.scope, c.id, w.id, w.depth+1, c.callID, w.at)
 	}
 }
 
@@ -448,9 +476,9 @@ func (w *runWriter) delegations(results []ObservationResult, calls []ToolCall, o
 // ref claimed, and claims them.
 func (w *runWriter) unusedRefs(children []delegation, refs []SubagentTrajectoryRef, callID string) []delegation {
 	for _, ref := range refs {
-		if w.im.subs[ref.TrajectoryID] != nil && !w.im.used[ref.TrajectoryID] {
+		if sub, order := w.scope.find(ref.TrajectoryID); sub != nil && !w.im.used[ref.TrajectoryID] {
 			w.im.used[ref.TrajectoryID] = true
-			children = append(children, delegation{ref.TrajectoryID, callID})
+			children = append(children, delegation{ref.TrajectoryID, callID, sub, order})
 		}
 	}
 	return children
@@ -471,7 +499,7 @@ func (w *runWriter) endCalls(results []ObservationResult, calls []ToolCall, owne
 // unclaimed writes a ToolEnded for each result with content that answers
 // no call, under the call id and tool name its extra recorded, with a
 // call index of its own.
-func (w *runWriter) unclaimed(results []ObservationResult, owner []int) {
+func (w *runWriter) unclaimed(results []ObservationResult, owner []int, ofStep bool) {
 	for i, r := range results {
 		if owner[i] >= 0 || r.Content == nil {
 			continue
@@ -481,7 +509,12 @@ func (w *runWriter) unclaimed(results []ObservationResult, owner []int) {
 		name, _ := info["tool_name"].(string)
 		index := w.calls
 		w.calls++
-		w.toolEnded(r, callID, name, index)
+		e := w.toolEnded(r, callID, name, index)
+		if ofStep {
+			// It belongs to the step just written, not to a step of its
+			// own as a result no call claims would otherwise get.
+			e.Extra = recorder.Extras{recorder.ExtraATIF: map[string]any{resultOfStepKey: true}}
+		}
 	}
 }
 
@@ -508,7 +541,10 @@ func (w *runWriter) history(s *Step) {
 		if owner[i] >= 0 {
 			id = calls[owner[i]].ID
 		}
-		w.add(&recorder.Message{Message: &schema.Message{Role: schema.Tool, Content: r.Content.PlainText(), ToolCallID: id}})
+		w.add(&recorder.Message{
+			Message: &schema.Message{Role: schema.Tool, Content: r.Content.PlainText(), ToolCallID: id},
+			Extra:   recorder.Extras{recorder.ExtraATIF: map[string]any{resultOfStepKey: true}},
+		})
 	}
 }
 
@@ -584,9 +620,12 @@ func looseResults(results []ObservationResult, owner []int) []int {
 	return loose
 }
 
-func (w *runWriter) toolEnded(r ObservationResult, callID, name string, index int) {
+func (w *runWriter) toolEnded(r ObservationResult, callID, name string, index int) *recorder.ToolEnded {
 	info := lookoutExtra(r.Extra)
 	e := &recorder.ToolEnded{CallID: callID, Name: name, Result: r.Content.PlainText(), CallIndex: index}
+	if r.Content.IsParts() {
+		e.Parts = w.im.resultParts(r.Content.Parts)
+	}
 	e.IsError, _ = info["is_error"].(bool)
 	e.Error, _ = info["error"].(string)
 	e.Truncated, _ = info["truncated"].(bool)
@@ -598,6 +637,7 @@ func (w *runWriter) toolEnded(r ObservationResult, callID, name string, index in
 		e.Duration = fromMillis(ms)
 	}
 	w.add(e)
+	return e
 }
 
 // lookoutExtra returns extra[ExtraKey] when it is an object.

@@ -295,21 +295,28 @@ func TestToRecordsReadsEveryTimestampValidateAccepts(t *testing.T) {
 	for stamp, want := range stamps {
 		doc := `{"schema_version":"ATIF-v1.6","session_id":"s","agent":{"name":"a","version":"1"},` +
 			`"steps":[{"step_id":1,"timestamp":"` + stamp + `","source":"user","message":"hi"}]}`
-		if problems := Validate([]byte(doc)); problems != nil {
-			t.Fatalf("%s: %v", stamp, problems)
-		}
-		tr, err := Decode([]byte(doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		records, err := ToRecords(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		records := importValid(t, doc)
 		for _, r := range records {
 			if !r.RecordedAt.Equal(want) {
 				t.Errorf("%s: %s record at %v, want %v", stamp, r.Kind(), r.RecordedAt, want)
 			}
 		}
 	}
+}
+
+// importValid checks that doc is a valid ATIF document and imports it.
+func importValid(t *testing.T, doc string) []recorder.Record {
+	t.Helper()
+	if problems := Validate([]byte(doc)); problems != nil {
+		t.Fatal(problems)
+	}
+	tr, err := Decode([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := ToRecords(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return records
 }

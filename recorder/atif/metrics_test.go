@@ -22,9 +22,14 @@ func TestFinalMetricsCountTheSubagentsEachTrajectoryDelegatedTo(t *testing.T) {
 		t.Errorf("root final_metrics = %+v, want %+v", got, want)
 	}
 	byID := map[string]*Trajectory{}
-	for i := range tr.SubagentTrajectories {
-		byID[tr.SubagentTrajectories[i].TrajectoryID] = &tr.SubagentTrajectories[i]
+	var index func(subs []Trajectory)
+	index = func(subs []Trajectory) {
+		for i := range subs {
+			byID[subs[i].TrajectoryID] = &subs[i]
+			index(subs[i].SubagentTrajectories)
+		}
 	}
+	index(tr.SubagentTrajectories)
 	if got, want := get(byID["child"]), (totals{55, 6, len(byID["child"].Steps)}); got != want {
 		t.Errorf("child final_metrics = %+v, want %+v (its own and its grandchild's)", got, want)
 	}

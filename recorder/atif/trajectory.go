@@ -42,6 +42,8 @@ type Trajectory struct {
 	ContinuedTrajectoryRef string         `json:"continued_trajectory_ref,omitempty"`
 	Extra                  map[string]any `json:"extra,omitzero"`
 	SubagentTrajectories   []Trajectory   `json:"subagent_trajectories,omitzero"`
+
+	media map[string][]byte // files to write next to the document; see MediaFiles
 }
 
 // Agent describes the agent system that produced a trajectory. ModelName

@@ -124,6 +124,7 @@ type validator struct {
 	problems   []Problem
 	checkMedia bool
 	mediaDir   string
+	pending    map[string]bool // media paths written with the document, which need not exist yet
 }
 
 func (v *validator) add(path string, rule Rule, format string, args ...any) {
@@ -621,7 +622,7 @@ func (v *validator) mediaType(path, mt string, kind PartType) {
 }
 
 func (v *validator) mediaExists(path, file string, kind PartType) {
-	if file == "" || strings.Contains(file, "://") {
+	if file == "" || strings.Contains(file, "://") || v.pending[file] {
 		return
 	}
 	full := file

@@ -1,0 +1,227 @@
+package atif
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// mediaDirName is the folder, next to a written document, that holds the
+// media files it refers to, each named by the SHA-256 of its content.
+const mediaDirName = "media"
+
+// MediaFile is an image or audio file that a trajectory refers to by a
+// path relative to the document's folder and that must be written there
+// with it: media the records held inline. WriteFile writes them.
+type MediaFile struct {
+	Path string // relative to the document's folder, with '/' separators
+	Data []byte
+}
+
+// MediaFiles returns the media files t needs written next to it, in
+// path order, or nil when it needs none. Only a trajectory made by
+// FromRecords has any.
+func (t *Trajectory) MediaFiles() []MediaFile {
+	if t == nil || len(t.media) == 0 {
+		return nil
+	}
+	out := make([]MediaFile, 0, len(t.media))
+	for path, data := range t.media {
+		out = append(out, MediaFile{Path: path, Data: data})
+	}
+	slices.SortFunc(out, func(a, b MediaFile) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// loadedMedia is a media file an import read: its bytes when small enough
+// to keep inline, else where it is and what it holds.
+type loadedMedia struct {
+	data   []byte
+	url    string
+	sha256 string
+	size   int64
+}
+
+// load reads the media file at path, relative to the import's folder,
+// when the import has one and path is local. A URL, or a file that
+// cannot be read, stays a reference to the path as given.
+func (im *importer) load(path string) loadedMedia {
+	if im.mediaDir == "" || path == "" || strings.Contains(path, "://") {
+		return loadedMedia{url: path}
+	}
+	full := path
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(im.mediaDir, path)
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return loadedMedia{url: path}
+	}
+	if len(data) <= recorder.DefaultMediaInlineBytes {
+		return loadedMedia{data: data}
+	}
+	if abs, err := filepath.Abs(full); err == nil {
+		full = abs
+	}
+	sum := sha256.Sum256(data)
+	return loadedMedia{url: full, sha256: hex.EncodeToString(sum[:]), size: int64(len(data))}
+}
+
+// inputParts turns ATIF content parts into a message's multimodal input.
+func (im *importer) inputParts(parts []ContentPart) []schema.MessageInputPart {
+	out := make([]schema.MessageInputPart, 0, len(parts))
+	for _, p := range parts {
+		if (p.Type != PartImage && p.Type != PartAudio) || p.Source == nil {
+			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeText, Text: p.Text})
+			continue
+		}
+		common, extra := im.partCommon(p.Source)
+		if p.Type == PartImage {
+			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{MessagePartCommon: common}, Extra: extra})
+		} else {
+			out = append(out, schema.MessageInputPart{Type: schema.ChatMessagePartTypeAudioURL, Audio: &schema.MessageInputAudio{MessagePartCommon: common}, Extra: extra})
+		}
+	}
+	return out
+}
+
+// partCommon is a media source as Eino's message parts hold it: inline
+// base64 data, or a URL, with the part's extra holding the content's hash
+// and size, and an audio file's duration.
+func (im *importer) partCommon(src *MediaSource) (schema.MessagePartCommon, map[string]any) {
+	m := im.load(src.Path)
+	c := schema.MessagePartCommon{MIMEType: src.MediaType}
+	extra := map[string]any{}
+	if m.data != nil {
+		data := base64.StdEncoding.EncodeToString(m.data)
+		c.Base64Data = &data
+	} else {
+		url := m.url
+		c.URL = &url
+		if m.sha256 != "" {
+			extra["sha256"], extra["size"] = m.sha256, m.size
+		}
+	}
+	if src.DurationSec != nil {
+		extra["duration_sec"] = *src.DurationSec
+	}
+	if len(extra) == 0 {
+		extra = nil
+	}
+	return c, extra
+}
+
+// resultParts turns ATIF content parts into a tool result's parts.
+func (im *importer) resultParts(parts []ContentPart) []recorder.Part {
+	out := make([]recorder.Part, 0, len(parts))
+	for _, p := range parts {
+		if (p.Type != PartImage && p.Type != PartAudio) || p.Source == nil {
+			out = append(out, recorder.Part{Type: recorder.PartText, Text: p.Text})
+			continue
+		}
+		m := im.load(p.Source.Path)
+		media := &recorder.Media{MIMEType: p.Source.MediaType, Data: m.data, URL: m.url, SHA256: m.sha256, Size: m.size}
+		if p.Source.DurationSec != nil {
+			media.DurationSec = *p.Source.DurationSec
+		}
+		out = append(out, recorder.Part{Type: recorder.PartType(p.Type), Media: media})
+	}
+	return out
+}
+
+// mediaPath returns the path, relative to the document, under which
+// data is written with the document, and remembers it for WriteFile.
+func (x *exporter) mediaPath(data []byte, mediaType string) string {
+	sum := sha256.Sum256(data)
+	path := mediaDirName + "/" + hex.EncodeToString(sum[:]) + mediaExtension(mediaType)
+	if x.media == nil {
+		x.media = map[string][]byte{}
+	}
+	x.media[path] = data
+	return path
+}
+
+// mediaSource is where an exported document finds a media file: inline
+// data becomes a file of its own next to the document, a reference keeps
+// its URL or path.
+func (x *exporter) mediaSource(m *recorder.Media, mediaType string) *MediaSource {
+	src := &MediaSource{MediaType: mediaType, Path: m.URL}
+	if m.Data != nil {
+		src.Path = x.mediaPath(m.Data, mediaType)
+	}
+	if m.DurationSec != 0 {
+		d := m.DurationSec
+		src.DurationSec = &d
+	}
+	return src
+}
+
+// resultContent is a tool result's parts as ATIF content. Media whose type
+// ATIF does not accept becomes a text part saying what was left out.
+func (x *exporter) resultContent(parts []recorder.Part) Content {
+	out := make([]ContentPart, 0, len(parts))
+	for _, p := range parts {
+		switch {
+		case p.Type == recorder.PartImage && p.Media != nil && slices.Contains(imageMediaTypes, p.Media.MIMEType) && mediaPresent(p.Media):
+			out = append(out, ContentPart{Type: PartImage, Source: x.mediaSource(p.Media, p.Media.MIMEType)})
+		case p.Type == recorder.PartAudio && p.Media != nil && slices.Contains(audioMediaTypes, normalizeAudioType(p.Media.MIMEType)) && mediaPresent(p.Media):
+			out = append(out, ContentPart{Type: PartAudio, Source: x.mediaSource(p.Media, normalizeAudioType(p.Media.MIMEType))})
+		case p.Type == recorder.PartText:
+			out = append(out, ContentPart{Type: PartText, Text: x.redact(p.Text)})
+		default:
+			out = append(out, ContentPart{Type: PartText, Text: "[" + string(p.Type) + " omitted]"})
+		}
+	}
+	return Parts(out...)
+}
+
+// mediaPresent reports whether m has its bytes or a place to find them.
+func mediaPresent(m *recorder.Media) bool {
+	return m.Data != nil || m.URL != ""
+}
+
+// inputMedia is an Eino message part's media as an ATIF source, or nil
+// when it has neither data nor a URL, or data that is not base64.
+func (x *exporter) inputMedia(c schema.MessagePartCommon, extra map[string]any, mediaType string) *MediaSource {
+	var src *MediaSource
+	switch {
+	case c.Base64Data != nil && *c.Base64Data != "":
+		data, err := base64.StdEncoding.DecodeString(*c.Base64Data)
+		if err != nil {
+			return nil
+		}
+		src = &MediaSource{MediaType: mediaType, Path: x.mediaPath(data, mediaType)}
+	case c.URL != nil && strings.HasPrefix(*c.URL, "data:"):
+		data, ok := dataURL(*c.URL)
+		if !ok {
+			return nil
+		}
+		src = &MediaSource{MediaType: mediaType, Path: x.mediaPath(data, mediaType)}
+	case c.URL != nil && *c.URL != "":
+		src = &MediaSource{MediaType: mediaType, Path: *c.URL}
+	default:
+		return nil
+	}
+	if d, ok := number(extra["duration_sec"]); ok {
+		src.DurationSec = &d
+	}
+	return src
+}
+
+// dataURL decodes the bytes of a base64 data: URL.
+func dataURL(url string) ([]byte, bool) {
+	meta, payload, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ",")
+	if !ok || !strings.HasSuffix(meta, ";base64") {
+		return nil, false
+	}
+	data, err := base64.StdEncoding.DecodeString(payload)
+	return data, err == nil
+}
