@@ -1,0 +1,622 @@
+package report
+
+import (
+	"cmp"
+	"html/template"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// view is what the page template renders.
+type view struct {
+	Title   string
+	CSP     string
+	Style   template.CSS
+	Script  template.JS
+	Summary summary
+	Roots   []*run // the run tree
+	Runs    []*run // every run, parents before their children
+	Folded  int    // texts cut short
+}
+
+// summary is the header: all runs together.
+type summary struct {
+	Runs       int
+	Outcome    string
+	Class      string // CSS class of the outcome
+	StopReason string
+	Models     string
+	Usage      usage
+	Cost       string
+	Duration   string
+}
+
+// usage is what runs consumed, as the header shows it.
+type usage struct {
+	Tokens, Prompt, Completion string
+	ModelCalls, ToolCalls      int64
+}
+
+// run is one run's section of the page.
+type run struct {
+	ID         string
+	Anchor     string // id of the run's section
+	StartedID  string // anchor of run_started, or ""
+	Agent      string
+	Depth      int
+	Parent     *run
+	Children   []*run
+	Outcome    string
+	Class      string
+	StopReason string
+	Error      *text
+	Models     string
+	Usage      usage
+	Duration   string
+	Limits     string
+	Chart      *chart
+	Entries    []*entry
+
+	prefix  string // of the record anchors: "" or the run id and "-"
+	records []recorder.Record
+	first   time.Time
+	last    time.Time
+	ended   *recorder.RunEnded
+	started *recorder.RunStarted
+}
+
+// Entry kinds.
+const (
+	kindMessage    = "message"
+	kindReminder   = "reminder"
+	kindAssessment = "assessment"
+	kindModel      = "model"
+	kindTools      = "tools"
+	kindBudget     = "budget"
+	kindExtension  = "extension"
+	kindAnchor     = "anchor"
+	kindEnd        = "end"
+)
+
+// entry is one item of a run's timeline.
+type entry struct {
+	Kind   string
+	ID     string
+	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome
+	Note   string // the CSS class of an outcome
+	Text   *text
+	Model  *modelCall
+	Group  *toolGroup
+	Budget *recorder.BudgetRecord
+	Notes  []recorder.ObserverNote
+}
+
+// modelCall is a model request and its response.
+type modelCall struct {
+	RespID   string
+	Model    string
+	Messages int
+	Offered  int
+	Withheld bool
+	Reply    *text
+	Calls    string // the tool calls the model asked for
+	Usage    string
+	Latency  string
+	Finish   string
+}
+
+// toolGroup is the tool calls run between two model calls, each in the
+// lane of the calls it overlaps.
+type toolGroup struct {
+	Lanes  int
+	Calls  []*toolCall
+	Extras []*entry // records between the calls: budget charges, extensions
+}
+
+// maxLanes bounds the lanes drawn; more overlapping calls share the last.
+const maxLanes = 6
+
+// toolCall is a tool_started record and its tool_ended record.
+type toolCall struct {
+	ID         string
+	EndID      string
+	Name       string
+	CallID     string
+	Args       *text
+	Result     *text
+	Error      *text
+	IsError    bool
+	Unfinished bool
+	Cut        string // what the recorder cut, as it recorded
+	Duration   string
+	Lane       int
+
+	start, end uint64
+}
+
+// text is recorded text, cut to the page's length when it is longer.
+type text struct {
+	S    string
+	More int // bytes folded away
+}
+
+// builder turns records into a view.
+type builder struct {
+	opts  *Options
+	texts []*text
+}
+
+func build(records []recorder.Record, opts *Options) *view {
+	b := &builder{opts: opts}
+	runs := group(records)
+	roots := tree(runs)
+	multi := len(runs) > 1
+	var ordered []*run
+	var walk func(*run)
+	walk = func(r *run) {
+		ordered = append(ordered, r)
+		for _, c := range r.Children {
+			walk(c)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	for _, r := range ordered {
+		if multi {
+			r.prefix = r.ID + "-"
+		}
+		b.run(r)
+	}
+	v := &view{
+		Title:   opts.Title,
+		CSP:     csp,
+		Style:   template.CSS(styleCSS),
+		Script:  template.JS(scriptJS),
+		Summary: summarize(roots, ordered),
+		Roots:   roots,
+		Runs:    ordered,
+	}
+	v.Folded = fold(b.texts, opts.MaxTextBytes, opts.TotalTextBytes)
+	return v
+}
+
+// group splits records by run, in the order runs first appear, each
+// run's records sorted by seq.
+func group(records []recorder.Record) []*run {
+	byID := map[string]*run{}
+	var runs []*run
+	for _, rec := range records {
+		r := byID[rec.RunID]
+		if r == nil {
+			r = &run{ID: rec.RunID, Anchor: "run-" + rec.RunID, Depth: rec.Depth}
+			byID[rec.RunID] = r
+			runs = append(runs, r)
+		}
+		r.records = append(r.records, rec)
+	}
+	for _, r := range runs {
+		slices.SortStableFunc(r.records, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
+		parent := ""
+		for _, rec := range r.records {
+			if rec.ParentRunID != "" {
+				parent = rec.ParentRunID
+				break
+			}
+		}
+		if p := byID[parent]; p != nil && p != r {
+			r.Parent = p
+		}
+	}
+	return runs
+}
+
+// tree links each run to its parent and returns the runs without one in
+// the records: the roots.
+func tree(runs []*run) []*run {
+	var roots []*run
+	for _, r := range runs {
+		if r.Parent == nil || cycles(r) {
+			r.Parent = nil
+			roots = append(roots, r)
+			continue
+		}
+		r.Parent.Children = append(r.Parent.Children, r)
+	}
+	return roots
+}
+
+// cycles reports whether following parents from r comes back to r, which
+// only damaged records can make.
+func cycles(r *run) bool {
+	seen := map[*run]bool{}
+	for p := r.Parent; p != nil; p = p.Parent {
+		if p == r || seen[p] {
+			return true
+		}
+		seen[p] = true
+	}
+	return false
+}
+
+// anchor is the id of the record with seq in r.
+func (r *run) anchor(seq uint64) string {
+	return r.prefix + "seq-" + strconv.FormatUint(seq, 10)
+}
+
+// text registers s to be folded with every other text of the page.
+func (b *builder) text(s string) *text {
+	t := &text{S: s}
+	b.texts = append(b.texts, t)
+	return t
+}
+
+// run fills r's header and timeline from its records.
+func (b *builder) run(r *run) {
+	t := timeline{b: b, r: r, open: map[string][]*toolCall{}}
+	models := map[string]bool{}
+	for i := range r.records {
+		rec := &r.records[i]
+		if !rec.RecordedAt.IsZero() {
+			if r.first.IsZero() || rec.RecordedAt.Before(r.first) {
+				r.first = rec.RecordedAt
+			}
+			if rec.RecordedAt.After(r.last) {
+				r.last = rec.RecordedAt
+			}
+		}
+		if req, ok := rec.Payload.(*recorder.ModelRequest); ok && req.Model != "" {
+			models[req.Model] = true
+		}
+		t.add(rec)
+	}
+	t.closeGroup()
+	r.Entries = t.entries
+	r.Models = joinSet(models)
+	r.Agent = "(unnamed agent)"
+	if r.started != nil && r.started.AgentName != "" {
+		r.Agent = r.started.AgentName
+	}
+	r.Outcome, r.Class = "unfinished", "unfinished"
+	if r.ended != nil {
+		r.Outcome, r.Class = string(r.ended.Outcome), "outcome-"+string(r.ended.Outcome)
+		r.StopReason = r.ended.StopReason
+		if r.ended.Error != "" {
+			r.Error = b.text(r.ended.Error)
+		}
+		r.Usage = usageOf(r.ended.Usage)
+	} else {
+		r.Usage = usageOf(t.usage)
+	}
+	r.Duration = duration(r.last.Sub(r.first))
+	if r.started != nil {
+		r.Limits = limits(r.started.Limits)
+	}
+	r.Chart = burnDown(r)
+}
+
+// timeline builds a run's entries, record by record.
+type timeline struct {
+	b       *builder
+	r       *run
+	entries []*entry
+	group   *toolGroup             // the tool calls since the last model call, or nil
+	open    map[string][]*toolCall // started and not yet ended, by call id or name
+	model   *modelCall             // the request waiting for its response
+	usage   recorder.RunUsage      // summed from the records, for a run without run_ended
+}
+
+func (t *timeline) push(e *entry) {
+	t.closeGroup()
+	t.entries = append(t.entries, e)
+}
+
+// minor adds an entry that belongs among the tool calls when it comes
+// between them.
+func (t *timeline) minor(e *entry) {
+	if t.group != nil {
+		t.group.Extras = append(t.group.Extras, e)
+		return
+	}
+	t.entries = append(t.entries, e)
+}
+
+func (t *timeline) add(rec *recorder.Record) {
+	id := t.r.anchor(rec.Seq)
+	b := t.b
+	switch p := rec.Payload.(type) {
+	case *recorder.RunStarted:
+		t.r.started = p
+		t.r.StartedID = id
+	case *recorder.RunEnded:
+		t.r.ended = p
+		t.push(&entry{Kind: kindEnd, ID: id, Label: string(p.Outcome), Note: "outcome-" + string(p.Outcome)})
+	case *recorder.Message:
+		e := &entry{Kind: kindMessage, ID: id, Text: b.text("")}
+		if p.Message != nil {
+			e.Label, e.Text.S = string(p.Message.Role), p.Message.Content
+			if tag, ok := lookout.Injected(p.Message); ok {
+				e.Kind, e.Label = kindReminder, tag
+			}
+		}
+		t.push(e)
+	case *recorder.AssessmentRecord:
+		t.push(&entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers})
+	case *recorder.ModelRequest:
+		m := &modelCall{Model: p.Model, Messages: p.MessageCount, Offered: len(p.Tools), Withheld: p.ToolsWithheld}
+		t.model = m
+		t.usage.ModelCalls++
+		t.push(&entry{Kind: kindModel, ID: id, Model: m})
+	case *recorder.ModelResponse:
+		m := t.model
+		t.model = nil
+		if m == nil {
+			m = &modelCall{}
+			t.push(&entry{Kind: kindModel, ID: id, Model: m})
+		}
+		t.response(m, id, p)
+	case *recorder.ToolStarted:
+		t.started(id, rec.Seq, p)
+	case *recorder.ToolEnded:
+		t.ended(id, rec.Seq, p)
+	case *recorder.BudgetRecord:
+		if p.Event == recorder.BudgetExceeded {
+			t.push(&entry{Kind: kindBudget, ID: id, Budget: p})
+			return
+		}
+		t.minor(&entry{Kind: kindAnchor, ID: id})
+	case *recorder.Extension:
+		t.minor(&entry{Kind: kindExtension, ID: id, Label: p.Name, Text: b.text(string(p.Body))})
+	case *recorder.Unknown:
+		t.minor(&entry{Kind: kindExtension, ID: id, Label: string(p.Name), Text: b.text(string(p.Body))})
+	default:
+		t.minor(&entry{Kind: kindAnchor, ID: id})
+	}
+}
+
+func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
+	m.RespID = id
+	m.Finish = p.FinishReason
+	if p.Latency > 0 {
+		m.Latency = duration(p.Latency)
+	}
+	m.Usage = "usage not reported"
+	if p.UsageReported {
+		u := p.Usage
+		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens (" + observer.FormatCount(u.PromptTokens) + " prompt, " +
+			observer.FormatCount(u.CompletionTokens) + " completion)"
+		t.usage.PromptTokens += u.PromptTokens
+		t.usage.CompletionTokens += u.CompletionTokens
+		t.usage.TotalTokens += u.TotalTokens
+	}
+	if p.Message == nil {
+		return
+	}
+	if p.Message.Content != "" {
+		m.Reply = t.b.text(p.Message.Content)
+	}
+	names := make([]string, 0, len(p.Message.ToolCalls))
+	for _, c := range p.Message.ToolCalls {
+		names = append(names, c.Function.Name)
+	}
+	m.Calls = strings.Join(names, ", ")
+}
+
+func (t *timeline) started(id string, seq uint64, p *recorder.ToolStarted) {
+	if t.group == nil {
+		t.closeGroup()
+		t.group = &toolGroup{}
+		t.entries = append(t.entries, &entry{Kind: kindTools, ID: id, Group: t.group})
+	}
+	c := &toolCall{ID: id, Name: p.Name, CallID: p.CallID, Args: t.b.text(p.Arguments), Unfinished: true, start: seq}
+	if p.ArgumentsTruncated {
+		c.Cut = "arguments cut by the recorder at " + strconv.Itoa(len(p.Arguments)) + " of " + strconv.Itoa(p.ArgumentsBytes) + " bytes"
+	}
+	t.group.Calls = append(t.group.Calls, c)
+	key := callKey(p.CallID, p.Name)
+	t.open[key] = append(t.open[key], c)
+	t.usage.ToolCalls++
+}
+
+// callKey pairs a tool's start and end: by call id, or by name when the
+// model gave none.
+func callKey(callID, name string) string {
+	if callID != "" {
+		return "id:" + callID
+	}
+	return "name:" + name
+}
+
+func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
+	key := callKey(p.CallID, p.Name)
+	var c *toolCall
+	if q := t.open[key]; len(q) > 0 {
+		c, t.open[key] = q[0], q[1:]
+	} else {
+		// An end without its start: show it on its own.
+		t.started(id, seq, &recorder.ToolStarted{CallID: p.CallID, Name: p.Name})
+		q := t.open[key]
+		c, t.open[key] = q[len(q)-1], q[:len(q)-1]
+		t.usage.ToolCalls--
+		c.Args = nil
+	}
+	c.EndID, c.end, c.Unfinished = id, seq, false
+	c.IsError = p.IsError || p.Error != ""
+	c.Result = t.b.text(p.Result)
+	if p.Error != "" {
+		c.Error = t.b.text(p.Error)
+	}
+	if p.Duration > 0 {
+		c.Duration = duration(p.Duration)
+	}
+	if p.Truncated {
+		c.Cut = "result cut by the recorder at " + strconv.Itoa(len(p.Result)) + " of " + strconv.Itoa(p.ResultBytes) + " bytes"
+	}
+}
+
+// closeGroup ends the current group of tool calls and puts each call in
+// the first lane free when it started.
+func (t *timeline) closeGroup() {
+	g := t.group
+	if g == nil {
+		return
+	}
+	t.group = nil
+	var ends []uint64 // the seq at which each lane is free again
+	for _, c := range g.Calls {
+		end := c.end
+		if c.Unfinished {
+			end = ^uint64(0)
+		}
+		lane := slices.IndexFunc(ends, func(e uint64) bool { return e < c.start })
+		if lane < 0 {
+			lane = len(ends)
+			ends = append(ends, end)
+		} else {
+			ends[lane] = end
+		}
+		c.Lane = min(lane, maxLanes-1)
+	}
+	g.Lanes = min(len(ends), maxLanes)
+}
+
+// severity is the highest severity among an assessment's observers.
+func severity(notes []recorder.ObserverNote) string {
+	best, rank := "", -1
+	for _, n := range notes {
+		s, err := observer.ParseSeverity(n.Severity)
+		if err == nil && int(s) > rank {
+			best, rank = s.String(), int(s)
+		}
+	}
+	return best
+}
+
+func usageOf(u recorder.RunUsage) usage {
+	return usage{
+		Tokens:     observer.FormatCount(u.TotalTokens),
+		Prompt:     observer.FormatCount(u.PromptTokens),
+		Completion: observer.FormatCount(u.CompletionTokens),
+		ModelCalls: u.ModelCalls,
+		ToolCalls:  u.ToolCalls,
+	}
+}
+
+// summarize is the header over all runs: root outcomes, every run's own
+// usage added up, and the root runs' durations.
+func summarize(roots, runs []*run) summary {
+	s := summary{Runs: len(runs), Cost: "not recorded"}
+	var total recorder.RunUsage
+	models := map[string]bool{}
+	for _, r := range runs {
+		u := r.usageTotals()
+		total.PromptTokens += u.PromptTokens
+		total.CompletionTokens += u.CompletionTokens
+		total.TotalTokens += u.TotalTokens
+		total.ModelCalls += u.ModelCalls
+		total.ToolCalls += u.ToolCalls
+		for _, m := range strings.Split(r.Models, ", ") {
+			if m != "" {
+				models[m] = true
+			}
+		}
+	}
+	s.Usage = usageOf(total)
+	s.Models = joinSet(models)
+	var d time.Duration
+	outcomes := map[string]int{}
+	for _, r := range roots {
+		d += r.last.Sub(r.first)
+		outcomes[r.Outcome]++
+	}
+	s.Duration = duration(d)
+	if len(roots) == 1 {
+		s.Outcome, s.Class, s.StopReason = roots[0].Outcome, roots[0].Class, roots[0].StopReason
+		return s
+	}
+	var parts []string
+	for _, o := range slices.Sorted(maps.Keys(outcomes)) {
+		parts = append(parts, strconv.Itoa(outcomes[o])+" "+o)
+	}
+	s.Outcome, s.Class = strings.Join(parts, ", "), "mixed"
+	return s
+}
+
+// usageTotals is what the run's header counts: run_ended's usage, or what
+// its records add up to.
+func (r *run) usageTotals() recorder.RunUsage {
+	if r.ended != nil {
+		return r.ended.Usage
+	}
+	var u recorder.RunUsage
+	for i := range r.records {
+		switch p := r.records[i].Payload.(type) {
+		case *recorder.ModelRequest:
+			u.ModelCalls++
+		case *recorder.ModelResponse:
+			if p.UsageReported {
+				u.PromptTokens += p.Usage.PromptTokens
+				u.CompletionTokens += p.Usage.CompletionTokens
+				u.TotalTokens += p.Usage.TotalTokens
+			}
+		case *recorder.ToolStarted:
+			u.ToolCalls++
+		}
+	}
+	return u
+}
+
+func joinSet(set map[string]bool) string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}
+
+// limits describes a run's limits, or "none".
+func limits(l recorder.RunLimits) string {
+	var parts []string
+	if l.Timeout > 0 {
+		parts = append(parts, duration(l.Timeout)+" timeout")
+	}
+	if !l.Deadline.IsZero() && l.Timeout <= 0 {
+		parts = append(parts, "deadline "+l.Deadline.UTC().Format(time.RFC3339))
+	}
+	for _, n := range []struct {
+		v    int64
+		name string
+	}{{l.MaxTokens, "tokens"}, {l.MaxModelCalls, "model calls"}, {l.MaxToolCalls, "tool calls"}} {
+		if n.v > 0 {
+			parts = append(parts, observer.FormatCount(n.v)+" "+n.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// duration rounds d to what a reader compares: microseconds under a
+// millisecond, tenths of a millisecond under a second, milliseconds above.
+func duration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Millisecond:
+		d = d.Round(time.Microsecond)
+	case d < time.Second:
+		d = d.Round(100 * time.Microsecond)
+	default:
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
+}

@@ -1,0 +1,303 @@
+package report_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// browser is headless Chromium driven over the Chrome DevTools Protocol.
+// It talks over --remote-debugging-pipe: JSON messages ended by a NUL
+// byte, written to the browser's fd 3 and read from its fd 4. A pipe needs
+// no port and no websocket, so the standard library is enough.
+type browser struct {
+	cmd     *exec.Cmd
+	in      *os.File // the browser reads commands from it
+	out     *os.File // the browser writes answers and events to it
+	r       *bufio.Reader
+	next    int
+	session string
+	// events are the events read so far, in order.
+	events []cdpMessage
+}
+
+// cdpMessage is a command's answer or an event.
+type cdpMessage struct {
+	ID        int             `json:"id,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *cdpError       `json:"error,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+}
+
+type cdpError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// chromiumPath finds Debian's chromium. Without it the test is skipped,
+// except in CI, whose script installs it.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed; .ci/run installs it")
+	}
+	t.Skip("chromium is not installed (apt-get install chromium)")
+	return ""
+}
+
+// startBrowser starts headless Chromium with a fresh profile and opens a
+// blank page in it, with the Runtime, Log, Network and Page domains on.
+// The browser is stopped when the test ends.
+func startBrowser(t *testing.T, ctx context.Context) *browser {
+	t.Helper()
+	path := chromiumPath(t)
+	toBrowser, in, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, fromBrowser, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
+		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "about:blank")
+	cmd.ExtraFiles = []*os.File{toBrowser, fromBrowser} // fd 3 and fd 4
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	toBrowser.Close()
+	fromBrowser.Close()
+	b := &browser{cmd: cmd, in: in, out: out, r: bufio.NewReaderSize(out, 1<<20)}
+	t.Cleanup(func() {
+		// Ask politely, then make sure; either way wait for the process.
+		b.send(ctx, "", "Browser.close", nil)
+		in.Close()
+		done := make(chan struct{})
+		go func() {
+			cmd.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		out.Close()
+		if t.Failed() {
+			t.Logf("chromium's stderr:\n%s", stderr.String())
+		}
+	})
+	var target struct {
+		TargetID string `json:"targetId"`
+	}
+	b.call(t, ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target)
+	var attached struct {
+		SessionID string `json:"sessionId"`
+	}
+	b.call(t, ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached)
+	b.session = attached.SessionID
+	for _, domain := range []string{"Runtime", "Log", "Network", "Page"} {
+		b.call(t, ctx, b.session, domain+".enable", nil, nil)
+	}
+	b.call(t, ctx, b.session, "Emulation.setDeviceMetricsOverride",
+		map[string]any{"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": false}, nil)
+	return b
+}
+
+// send writes one command and returns its id.
+func (b *browser) send(ctx context.Context, session, method string, params any) (int, error) {
+	b.next++
+	msg := map[string]any{"id": b.next, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return 0, err
+	}
+	if d, ok := ctx.Deadline(); ok {
+		b.in.SetWriteDeadline(d)
+	}
+	_, err = b.in.Write(append(data, 0))
+	return b.next, err
+}
+
+// read reads the next message, keeping events.
+func (b *browser) read(ctx context.Context) (cdpMessage, error) {
+	if d, ok := ctx.Deadline(); ok {
+		b.out.SetReadDeadline(d)
+	}
+	line, err := b.r.ReadBytes(0)
+	if err != nil {
+		return cdpMessage{}, fmt.Errorf("read from chromium: %w", err)
+	}
+	var m cdpMessage
+	if err := json.Unmarshal(line[:len(line)-1], &m); err != nil {
+		return cdpMessage{}, fmt.Errorf("decode %q: %w", line, err)
+	}
+	if m.Method != "" {
+		b.events = append(b.events, m)
+	}
+	return m, nil
+}
+
+// call sends a command and decodes its result into result, if not nil.
+func (b *browser) call(t *testing.T, ctx context.Context, session, method string, params, result any) {
+	t.Helper()
+	if err := b.callErr(ctx, session, method, params, result); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (b *browser) callErr(ctx context.Context, session, method string, params, result any) error {
+	id, err := b.send(ctx, session, method, params)
+	if err != nil {
+		return err
+	}
+	for {
+		m, err := b.read(ctx)
+		if err != nil {
+			return err
+		}
+		if m.ID != id {
+			continue
+		}
+		if m.Error != nil {
+			return fmt.Errorf("chromium: %s (%d)", m.Error.Message, m.Error.Code)
+		}
+		if result == nil {
+			return nil
+		}
+		return json.Unmarshal(m.Result, result)
+	}
+}
+
+// waitFor reads until the page sends the event method, or ctx ends.
+func (b *browser) waitFor(t *testing.T, ctx context.Context, method string) {
+	t.Helper()
+	for _, e := range b.events {
+		if e.Method == method && e.SessionID == b.session {
+			return
+		}
+	}
+	for {
+		m, err := b.read(ctx)
+		if errors.Is(err, io.EOF) || err != nil {
+			t.Fatalf("waiting for %s: %v", method, err)
+		}
+		if m.Method == method && m.SessionID == b.session {
+			return
+		}
+	}
+}
+
+// open loads url and waits for its load event.
+func (b *browser) open(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	b.events = b.events[:0]
+	var nav struct {
+		ErrorText string `json:"errorText"`
+	}
+	b.call(t, ctx, b.session, "Page.navigate", map[string]any{"url": url}, &nav)
+	if nav.ErrorText != "" {
+		t.Fatalf("navigate to %s: %s", url, nav.ErrorText)
+	}
+	b.waitFor(t, ctx, "Page.loadEventFired")
+}
+
+// eval evaluates a JavaScript expression in the page and decodes its
+// value, which must be JSON, into v.
+func (b *browser) eval(t *testing.T, ctx context.Context, expr string, v any) {
+	t.Helper()
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	b.call(t, ctx, b.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &res)
+	if res.ExceptionDetails != nil {
+		t.Fatalf("evaluate %s: %s", expr, res.ExceptionDetails)
+	}
+	if err := json.Unmarshal(res.Result.Value, v); err != nil {
+		t.Fatalf("evaluate %s: %v (value %s)", expr, err, res.Result.Value)
+	}
+}
+
+// screenshot returns a PNG of the whole page.
+func (b *browser) screenshot(t *testing.T, ctx context.Context) []byte {
+	t.Helper()
+	var shot struct {
+		Data []byte `json:"data"` // base64 in JSON, which encoding/json decodes into bytes
+	}
+	b.call(t, ctx, b.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+	return shot.Data
+}
+
+// problems returns what the page reported that a clean page does not:
+// console messages of level error or warning, uncaught exceptions, log
+// entries (CSP violations among them) of level error or warning, and
+// requests for anything but the page itself.
+func (b *browser) problems(page string) []string {
+	var out []string
+	for _, e := range b.events {
+		switch e.Method {
+		case "Runtime.consoleAPICalled":
+			var p struct {
+				Type string            `json:"type"`
+				Args []json.RawMessage `json:"args"`
+			}
+			json.Unmarshal(e.Params, &p)
+			if p.Type == "error" || p.Type == "warning" || p.Type == "assert" {
+				out = append(out, fmt.Sprintf("console %s: %s", p.Type, e.Params))
+			}
+		case "Runtime.exceptionThrown":
+			out = append(out, "exception: "+string(e.Params))
+		case "Log.entryAdded":
+			var p struct {
+				Entry struct {
+					Level string `json:"level"`
+					Text  string `json:"text"`
+				} `json:"entry"`
+			}
+			json.Unmarshal(e.Params, &p)
+			if p.Entry.Level == "error" || p.Entry.Level == "warning" {
+				out = append(out, "log "+p.Entry.Level+": "+p.Entry.Text)
+			}
+		case "Network.requestWillBeSent":
+			var p struct {
+				Request struct {
+					URL string `json:"url"`
+				} `json:"request"`
+			}
+			json.Unmarshal(e.Params, &p)
+			if p.Request.URL != page {
+				out = append(out, "request: "+p.Request.URL)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// Chart geometry, in SVG user units: the plot area and the margins
+// around it for the axis labels.
+const (
+	chartWidth  = 720
+	chartHeight = 160
+	chartLeft   = 40
+	chartTop    = 8
+	chartRight  = 8
+	chartBottom = 20
+)
+
+// chart is a run's budget burn-down: for each limited resource, the
+// share left after each record, with the bands where the Resource
+// observer speaks with caution and with a warning.
+type chart struct {
+	Width, Height    int
+	Left, Top        int
+	PlotW, PlotH     int
+	Bottom           int // y of the x axis
+	CautionY         int // top of the caution band
+	CautionH         int
+	WarningY         int // top of the warning band
+	WarningH         int
+	Caution, Warning string // the bands' thresholds as percentages left
+	Lines            []*line
+	Records          int
+}
+
+// line is one resource's burn-down.
+type line struct {
+	Resource string // tokens, model_calls, tool_calls, time
+	Label    string
+	Points   string // the SVG polyline's points
+	Left     string // what is left at the end, as a percentage
+	Exceeded bool
+}
+
+// burnDown draws the run's burn-down, or returns nil when the run had no
+// limits.
+func burnDown(r *run) *chart {
+	if r.started == nil {
+		return nil
+	}
+	l := r.started.Limits
+	c := &chart{
+		Width: chartWidth, Height: chartHeight, Left: chartLeft, Top: chartTop,
+		PlotW: chartWidth - chartLeft - chartRight, PlotH: chartHeight - chartTop - chartBottom,
+		Records: len(r.records),
+	}
+	c.Bottom = c.Top + c.PlotH
+	c.CautionY = c.y(observer.DefaultCautionAt)
+	c.WarningY = c.y(observer.DefaultWarningAt)
+	c.CautionH = c.WarningY - c.CautionY
+	c.WarningH = c.Bottom - c.WarningY
+	c.Caution = pct(observer.DefaultCautionAt)
+	c.Warning = pct(observer.DefaultWarningAt)
+
+	series := []*counter{
+		{resource: "tokens", label: "tokens", limit: l.MaxTokens},
+		{resource: "model_calls", label: "model calls", limit: l.MaxModelCalls},
+		{resource: "tool_calls", label: "tool calls", limit: l.MaxToolCalls},
+	}
+	deadline := l.Deadline
+	if l.Timeout > 0 && !r.first.IsZero() {
+		deadline = r.first.Add(l.Timeout)
+	}
+	var clock *counter
+	if !deadline.IsZero() && !r.first.IsZero() && deadline.After(r.first) {
+		clock = &counter{resource: "time", label: "time", limit: int64(deadline.Sub(r.first))}
+		series = append(series, clock)
+	}
+	budgeted := map[string]bool{}
+	for i := range r.records {
+		if b, ok := r.records[i].Payload.(*recorder.BudgetRecord); ok && b.Event == recorder.BudgetCharged {
+			budgeted[b.Resource] = true
+		}
+	}
+	active := series[:0]
+	for _, s := range series {
+		if s.limit > 0 {
+			s.fromBudget = budgeted[s.resource]
+			active = append(active, s)
+		}
+	}
+	if len(active) == 0 {
+		return nil
+	}
+	n := len(r.records)
+	for i := range r.records {
+		rec := &r.records[i]
+		x := c.Left
+		if n > 1 {
+			x += i * c.PlotW / (n - 1)
+		}
+		for _, s := range active {
+			if s == clock {
+				if !rec.RecordedAt.IsZero() {
+					s.set(int64(rec.RecordedAt.Sub(r.first)), s.limit)
+				}
+			} else {
+				s.charge(rec)
+			}
+			s.plot(c, x)
+		}
+	}
+	for _, s := range active {
+		s.finish()
+		c.Lines = append(c.Lines, &line{
+			Resource: s.resource, Label: s.label, Points: s.points.String(),
+			Left: pct(max(s.left(), 0)), Exceeded: s.used > s.limit,
+		})
+	}
+	return c
+}
+
+// y is the chart's y for a share left, from 1 (top) to 0 (bottom).
+func (c *chart) y(left float64) int {
+	return c.Top + int(math.Round((1-left)*float64(c.PlotH)))
+}
+
+func pct(f float64) string {
+	return strconv.Itoa(int(math.Round(f*100))) + "%"
+}
+
+// counter follows one resource through a run's records.
+type counter struct {
+	resource, label string
+	limit, used     int64
+	fromBudget      bool // the run recorded budget charges for it: use their totals
+
+	points  strings.Builder
+	plotted bool
+	// colX and colY are the column being drawn and its level so far;
+	// level is the level drawn last, and wroteX the last x written.
+	colX, colY, level, wroteX int
+}
+
+func (s *counter) left() float64 {
+	return 1 - float64(s.used)/float64(s.limit)
+}
+
+func (s *counter) set(used, limit int64) {
+	s.used = used
+	if limit > 0 {
+		s.limit = limit
+	}
+}
+
+// charge counts what rec consumed of the resource.
+func (s *counter) charge(rec *recorder.Record) {
+	switch p := rec.Payload.(type) {
+	case *recorder.BudgetRecord:
+		if s.fromBudget && p.Resource == s.resource && p.Event == recorder.BudgetCharged {
+			s.set(p.Used, p.Limit)
+		}
+	case *recorder.ModelResponse:
+		if !s.fromBudget && s.resource == "tokens" && p.UsageReported {
+			s.used += p.Usage.TotalTokens
+		}
+	case *recorder.ModelRequest:
+		if !s.fromBudget && s.resource == "model_calls" {
+			s.used++
+		}
+	case *recorder.ToolStarted:
+		if !s.fromBudget && s.resource == "tool_calls" {
+			s.used++
+		}
+	}
+}
+
+// plot puts the resource's level after a record at x. The line is a
+// step: a change shows as a drop at the column where it happened, and a
+// column holding many changes shows only its last, so the points stay
+// few however many records there are.
+func (s *counter) plot(c *chart, x int) {
+	y := c.y(min(max(s.left(), 0), 1))
+	if !s.plotted {
+		s.plotted = true
+		s.colX, s.colY, s.level, s.wroteX = x, y, y, x
+		s.point(x, y)
+		return
+	}
+	if x != s.colX {
+		s.flush()
+		s.colX = x
+	}
+	s.colY = y
+}
+
+// flush draws the current column's drop, if its level changed.
+func (s *counter) flush() {
+	if s.colY == s.level {
+		return
+	}
+	if s.wroteX != s.colX {
+		s.point(s.colX, s.level)
+	}
+	s.point(s.colX, s.colY)
+	s.wroteX, s.level = s.colX, s.colY
+}
+
+// finish draws the line up to the last column.
+func (s *counter) finish() {
+	s.flush()
+	if s.wroteX != s.colX {
+		s.point(s.colX, s.level)
+		s.wroteX = s.colX
+	}
+}
+
+func (s *counter) point(x, y int) {
+	if s.points.Len() > 0 {
+		s.points.WriteByte(' ')
+	}
+	s.points.WriteString(strconv.Itoa(x))
+	s.points.WriteByte(',')
+	s.points.WriteString(strconv.Itoa(y))
+}
