@@ -24,7 +24,6 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-
 func main() {
 	out := flag.String("out", "", "write the run's trajectory to `DIR`/trajectory.jsonl")
 	flag.Parse()
