@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -304,8 +303,8 @@ func (c *Cassette) advance(t time.Time) {
 	}
 }
 
-// errorOf returns the error for a call made after the replay diverged or
-// outside the recording.
+// noRun reports a call that no recorded run matches. The caller holds
+// c.mu.
 func (c *Cassette) noRun(ctx context.Context, what string) error {
 	r, _ := lookout.FromContext(ctx)
 	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1}
@@ -318,5 +317,3 @@ func (c *Cassette) noRun(ctx context.Context, what string) error {
 	}
 	return c.diverge(d)
 }
-
-var errNoModel = errors.New("replay: record mode needs Options.Live, the model to record")

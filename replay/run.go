@@ -19,9 +19,6 @@ type recRun struct {
 	children      []*recRun
 	calls         []*recCall
 	tools         []*recTool
-	// firstSeq is the seq of the run's first model call, or of its
-	// first record without one.
-	firstSeq uint64
 
 	// Replay state, guarded by the cassette's lock.
 	next    int // index of the next model call to play
@@ -191,11 +188,6 @@ func (r *recRun) build() {
 	}
 	for i := 1; i < len(r.calls); i++ {
 		r.calls[i-1].next = r.calls[i].at
-	}
-	if len(r.calls) > 0 {
-		r.firstSeq = r.calls[0].seq
-	} else if len(r.records) > 0 {
-		r.firstSeq = r.records[0].Seq
 	}
 }
 
