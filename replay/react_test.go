@@ -21,14 +21,15 @@ import (
 
 // runReact runs a react agent with Lookout once, streaming or not, and
 // returns its answer.
-func runReact(t *testing.T, chat model.ToolCallingChatModel, tools []tool.BaseTool, rec *recorder.Recorder, now func() time.Time, stream bool) (string, error) {
+// A cassette's ToolMiddleware, given as first, goes before Lookout's.
+func runReact(t *testing.T, chat model.ToolCallingChatModel, tools []tool.BaseTool, rec *recorder.Recorder, now func() time.Time, stream bool, first ...compose.ToolMiddleware) (string, error) {
 	t.Helper()
 	ctx := context.Background()
 	l, err := lookoutreact.New(ctx, config(rec, now))
 	require.NoError(t, err)
 	a, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: l.WrapModel(chat),
-		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools, ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()}},
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools, ToolCallMiddlewares: append(first, l.ToolMiddleware())},
 		MessageModifier: func(_ context.Context, in []*schema.Message) []*schema.Message {
 			return append([]*schema.Message{schema.SystemMessage(instruction)}, in...)
 		},
@@ -78,10 +79,14 @@ func TestAReactAgentReplays(t *testing.T) {
 		require.NoError(t, err)
 		tools, err := c.Tools(context.Background(), []tool.BaseTool{must("search", t), must("deploy", t)})
 		require.NoError(t, err)
-		got, err := runReact(t, c.Model(), tools, nil, c.Now, stream)
+		again := recorder.NewMemorySink()
+		rec = recorder.New(again, nil)
+		got, err := runReact(t, c.Model(), tools, rec, c.Now, stream, c.ToolMiddleware())
 		require.NoError(t, err, "stream=%v", stream)
+		require.NoError(t, rec.Close(context.Background()))
 		assert.Equal(t, want, got, "stream=%v", stream)
 		assert.Zero(t, c.Remaining())
+		assert.Equal(t, indices(sink.Records()), indices(again.Records()), "the parallel calls took their recorded indices")
 
 		t.Run("and reports a changed tool result", func(t *testing.T) {
 			c, err := replay.FromRecords(sink.Records(), nil)

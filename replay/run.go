@@ -2,6 +2,7 @@ package replay
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -65,6 +66,9 @@ type recTool struct {
 	at, done time.Time
 	call     *recCall // the model call whose reply made it, if any
 	used     bool
+	// over is closed once the live call has ended; see inTurn.
+	once, closeOnce sync.Once
+	over            chan struct{}
 }
 
 // use marks t as played and moves the clock to its recorded end; once
