@@ -14,7 +14,7 @@
 //	mw, err := lookoutadk.New(ctx, &lookout.Config{Now: c.Now, Limits: limits})
 //	tools, err := c.Tools(ctx, myTools, "run_tests") // run_tests runs live
 //	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
-//		Model: c.Model(), Handlers: []adk.ChatModelAgentMiddleware{mw}, ...})
+//		Model: c.Model(), Handlers: []adk.ChatModelAgentMiddleware{c.Middleware(), mw}, ...})
 //	... run the query ...
 //	if err := c.Err(); err != nil { t.Fatal(err) } // a *replay.DivergenceError
 //
@@ -73,9 +73,12 @@
 // # Pitfalls
 //
 //   - A cassette plays once: load it again to replay again.
-//   - Parallel tool calls take their call indices in the order they
-//     arrive, in a replay as in a live run; their results do not depend
-//     on it.
+//   - Lookout numbers tool calls as they end, so parallel calls take
+//     their indices in an order goroutines decide, in a replay as in a
+//     live run; their results do not depend on it. [Cassette.Middleware]
+//     (ADK) and [Cassette.ToolMiddleware] (compose, react), registered
+//     before Lookout's, run a reply's calls one at a time in their
+//     recorded order, so each takes its recorded index.
 //   - An agent used as a tool must run live (name it in Tools' live
 //     list): its own model calls replay through the cassette.
 //   - A tool that interrupts the run must run live: the interrupt is its

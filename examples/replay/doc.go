@@ -1,7 +1,9 @@
 // Command replay records the quickstart's agent once, on its scripted
 // model, into a temporary folder, then replays the recording without the
 // model and prints that the replay matched: the same final answer, the
-// same budget, every model call played.
+// same budget, every model call played, and the same tool calls (with
+// their indices), assessments and budget events in the replay's own
+// trajectory.
 //
 //	go run ./examples/replay
 //

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
@@ -73,7 +74,16 @@ func recordAndReplay(ctx context.Context, w io.Writer, broken bool, path string)
 		fmt.Fprintln(w, "replay example:", err)
 		return 2
 	}
-	replayed := runAgent(ctx, cassette.Model(), tools, nil, cassette.Now)
+	// The replay is recorded too, to compare with the recording. The
+	// cassette's middleware runs the calls of a reply in their recorded
+	// order, so that each takes its recorded call index.
+	again := recorder.NewMemorySink()
+	rec := recorder.New(again, nil)
+	replayed := runAgent(ctx, cassette.Model(), tools, rec, cassette.Now, cassette.Middleware())
+	if err := rec.Close(ctx); err != nil {
+		fmt.Fprintln(w, "replay example:", err)
+		return 2
+	}
 
 	var d *replay.DivergenceError
 	if errors.As(cassette.Err(), &d) {
@@ -84,12 +94,50 @@ func recordAndReplay(ctx context.Context, w io.Writer, broken bool, path string)
 		fmt.Fprintln(w, "replay example: the replay failed:", replayed.err)
 		return 2
 	}
-	if summary(replayed) != summary(recorded) || replayed.final != recorded.final || cassette.Remaining() != 0 {
+	original, _, err := recorder.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(w, "replay example:", err)
+		return 2
+	}
+	want, got := events(original), events(again.Records())
+	if summary(replayed) != summary(recorded) || replayed.final != recorded.final || cassette.Remaining() != 0 || !slices.Equal(want, got) {
 		fmt.Fprintf(w, "The replay differs: %s, %d recorded model calls not played.\n", summary(replayed), cassette.Remaining())
+		for i := range max(len(want), len(got)) {
+			if i >= len(want) || i >= len(got) || want[i] != got[i] {
+				fmt.Fprintf(w, "recorded: %s\nreplayed: %s\n", at(want, i), at(got, i))
+				break
+			}
+		}
 		return 1
 	}
-	fmt.Fprintf(w, "Replayed without the model: the replay matched the recording (%s).\nFinal answer: %s\n", summary(replayed), replayed.final)
+	fmt.Fprintf(w, "Replayed without the model: the replay matched the recording: the same budget (%s), the same %d events (tool calls with their indices, assessments, budget charges) and the same final answer.\nFinal answer: %s\n",
+		summary(replayed), len(want), replayed.final)
 	return 0
+}
+
+// events lists what a trajectory says happened, in order, without times
+// and ids: tool calls with their indices and results, assessments and
+// budget events.
+func events(records []recorder.Record) []string {
+	var out []string
+	for _, r := range records {
+		switch p := r.Payload.(type) {
+		case *recorder.ToolEnded:
+			out = append(out, fmt.Sprintf("tool call #%d %s: %q %q", p.CallIndex, p.Name, p.Result, p.Error))
+		case *recorder.AssessmentRecord:
+			out = append(out, fmt.Sprintf("assessment after #%d: %s", p.AfterCallIndex, p.Markdown))
+		case *recorder.BudgetRecord:
+			out = append(out, fmt.Sprintf("budget %s %s: %d, %d of %d", p.Event, p.Resource, p.Amount, p.Used, p.Limit))
+		}
+	}
+	return out
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(nothing)"
 }
 
 // outcome is what a run of the agent did.
@@ -119,12 +167,12 @@ func record(ctx context.Context, path string) (outcome, error) {
 }
 
 // runAgent runs the agent once on chat and tools.
-func runAgent(ctx context.Context, chat model.ToolCallingChatModel, tools []tool.BaseTool, rec *recorder.Recorder, now func() time.Time) outcome {
+func runAgent(ctx context.Context, chat model.ToolCallingChatModel, tools []tool.BaseTool, rec *recorder.Recorder, now func() time.Time, first ...adk.ChatModelAgentMiddleware) outcome {
 	mw, err := lookoutadk.New(ctx, migrator.Config(rec, now))
 	if err != nil {
 		return outcome{err: err}
 	}
-	agent, err := migrator.NewAgent(ctx, chat, tools, mw)
+	agent, err := migrator.NewAgent(ctx, chat, tools, append(first, mw)...)
 	if err != nil {
 		return outcome{err: err}
 	}

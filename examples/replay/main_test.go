@@ -15,7 +15,7 @@ func TestTheReplayMatches(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Recorded the quickstart agent on its scripted model: 4,240 tokens in 8 model calls, 9 tool calls.",
-		"Replayed without the model: the replay matched the recording (4,240 tokens in 8 model calls, 9 tool calls).",
+		"Replayed without the model: the replay matched the recording: the same budget (4,240 tokens in 8 model calls, 9 tool calls), the same 19 events",
 		"Final answer: I moved billing/client.go to payments.Charge.",
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -95,16 +95,16 @@ func Config(rec *recorder.Recorder, now func() time.Time) *lookout.Config {
 	}
 }
 
-// NewAgent builds the agent on chat with tools, Lookout's middleware mw
-// in its handlers.
-func NewAgent(ctx context.Context, chat model.ToolCallingChatModel, tools []tool.BaseTool, mw adk.ChatModelAgentMiddleware) (adk.Agent, error) {
+// NewAgent builds the agent on chat with tools and handlers, the first
+// registered outermost; Lookout's middleware is one of them.
+func NewAgent(ctx context.Context, chat model.ToolCallingChatModel, tools []tool.BaseTool, handlers ...adk.ChatModelAgentMiddleware) (adk.Agent, error) {
 	return adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name:        "migrator",
 		Description: "Migrates services to new APIs.",
 		Instruction: "You work unattended. Use the tools, keep an eye on your budget, and finish with a short report.",
 		Model:       chat,
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
-		Handlers:    []adk.ChatModelAgentMiddleware{mw},
+		Handlers:    handlers,
 	})
 }
 
