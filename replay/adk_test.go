@@ -12,11 +12,13 @@ import (
 	"github.com/cloudwego/eino/adk/prebuilt/supervisor"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/replay"
@@ -274,4 +276,47 @@ func TestASupervisorQueryReplays(t *testing.T) {
 	assert.Equal(t, want.final, got.final)
 	assert.Equal(t, want.tools, got.tools)
 	assert.Zero(t, c.Remaining())
+}
+
+// indices maps each tool call's id to the index Lookout gave it.
+func indices(records []recorder.Record) map[string]int {
+	out := map[string]int{}
+	for _, r := range records {
+		if e, ok := r.Payload.(*recorder.ToolEnded); ok {
+			out[e.CallID] = e.CallIndex
+		}
+	}
+	return out
+}
+
+// With the cassette's middleware outside Lookout's, parallel tool calls
+// end in the recorded order and take the recorded call indices.
+func TestParallelToolCallsTakeTheirRecordedIndices(t *testing.T) {
+	models := map[string]model.ToolCallingChatModel{"deployer": scripted.New(
+		scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`).Call("search", `{"q":"d"}`),
+		scripted.Call("search", `{"q":"e"}`).Call("search", `{"q":"f"}`),
+		scripted.Reply("searched"),
+	)}
+	records, want := record(t, models, deployer(echo("search"), echo("deploy"), instruction), "search")
+	require.NoError(t, want.err)
+	c, err := replay.FromRecords(records, nil)
+	require.NoError(t, err)
+
+	ctx := context.Background()
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, nil)
+	mw, err := lookoutadk.New(ctx, config(rec, c.Now))
+	require.NoError(t, err)
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "deployer", Description: "the deployer agent", Instruction: instruction, Model: c.Model(),
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{c.Tool(must("search", t)), c.Tool(must("deploy", t))}}},
+		Handlers:    []adk.ChatModelAgentMiddleware{c.Middleware(), mw},
+	})
+	require.NoError(t, err)
+	got := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, "search"))
+	require.NoError(t, got.err)
+	require.NoError(t, rec.Close(ctx))
+	require.NoError(t, c.Err())
+	assert.Equal(t, indices(records), indices(sink.Records()))
+	assert.ElementsMatch(t, want.tools, got.tools)
 }

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -154,14 +153,29 @@ func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
 	if calls == 0 {
 		return nil, ErrEmpty
 	}
-	for _, r := range c.runs {
-		if len(r.records) > 0 {
-			if c.now.IsZero() || r.records[0].RecordedAt.Before(c.now) {
-				c.now = r.records[0].RecordedAt
+	c.now = start(c.runs)
+	return c, nil
+}
+
+// start is when the recording starts: its first record, or earlier, when
+// the budget was started before, the start of the time budget, which
+// run_started's limits give as the deadline less the timeout.
+func start(runs []*recRun) time.Time {
+	var at time.Time
+	earlier := func(t time.Time) {
+		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
+	}
+	for _, r := range runs {
+		for _, rec := range r.records {
+			earlier(rec.RecordedAt)
+			if p, ok := rec.Payload.(*recorder.RunStarted); ok && p.Limits.Timeout > 0 && !p.Limits.Deadline.IsZero() {
+				earlier(p.Limits.Deadline.Add(-p.Limits.Timeout))
 			}
 		}
 	}
-	return c, nil
+	return at
 }
 
 // Model returns the chat model that answers from the cassette; in record
@@ -289,8 +303,8 @@ func (c *Cassette) advance(t time.Time) {
 	}
 }
 
-// errorOf returns the error for a call made after the replay diverged or
-// outside the recording.
+// noRun reports a call that no recorded run matches. The caller holds
+// c.mu.
 func (c *Cassette) noRun(ctx context.Context, what string) error {
 	r, _ := lookout.FromContext(ctx)
 	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1}
@@ -303,5 +317,3 @@ func (c *Cassette) noRun(ctx context.Context, what string) error {
 	}
 	return c.diverge(d)
 }
-
-var errNoModel = errors.New("replay: record mode needs Options.Live, the model to record")

@@ -34,12 +34,12 @@ func lineDiff(recorded, live string) string {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
 			sb.WriteString("  " + a[i] + "\n")
 			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			sb.WriteString("+ " + b[j] + "\n")
-			j++
-		default:
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 			sb.WriteString("- " + a[i] + "\n")
 			i++
+		default:
+			sb.WriteString("+ " + b[j] + "\n")
+			j++
 		}
 	}
 	return sb.String()

@@ -11,6 +11,8 @@ var (
 	ErrDiverged = errors.New("replay: the run left the recording")
 	// ErrEmpty says a trajectory holds no model call to replay.
 	ErrEmpty = errors.New("replay: the recording holds no model call")
+
+	errNoModel = errors.New("replay: record mode needs Options.Live, the model to record")
 )
 
 // DivergenceError reports the first point where a replayed run left its

@@ -140,9 +140,19 @@ func record(t testing.TB, models map[string]model.ToolCallingChatModel, build fu
 // replayed runs build on the cassette's model, with the tools named in
 // live run live and the others answered from the recording.
 func replayed(t testing.TB, c *replay.Cassette, build func(*world) adk.Agent, query string, live ...string) outcome {
+	return replayedOn(t, c, build, query, nil, live)
+}
+
+// replayedWith runs build on the cassette as a test that uses Open
+// does: its model, its tools, its recorder and its clock.
+func replayedWith(t testing.TB, c *replay.Cassette, build func(*world) adk.Agent) outcome {
+	return replayedOn(t, c, build, "deploy billing", c.Recorder(), nil)
+}
+
+func replayedOn(t testing.TB, c *replay.Cassette, build func(*world) adk.Agent, query string, rec *recorder.Recorder, live []string) outcome {
 	t.Helper()
 	ctx := context.Background()
-	mw, err := lookoutadk.New(ctx, config(nil, c.Now))
+	mw, err := lookoutadk.New(ctx, config(rec, c.Now))
 	require.NoError(t, err)
 	w := &world{mw: mw, model: func(string) model.ToolCallingChatModel { return c.Model() },
 		tools: func(ts []tool.BaseTool) []tool.BaseTool {
@@ -150,8 +160,7 @@ func replayed(t testing.TB, c *replay.Cassette, build func(*world) adk.Agent, qu
 			require.NoError(t, err)
 			return out
 		}}
-	root := build(w)
-	return drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(root)}).Query(ctx, query))
+	return drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(build(w))}).Query(ctx, query))
 }
 
 // divergence returns the *replay.DivergenceError err holds.

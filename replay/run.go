@@ -2,6 +2,7 @@ package replay
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -19,9 +20,6 @@ type recRun struct {
 	children      []*recRun
 	calls         []*recCall
 	tools         []*recTool
-	// firstSeq is the seq of the run's first model call, or of its
-	// first record without one.
-	firstSeq uint64
 
 	// Replay state, guarded by the cassette's lock.
 	next    int // index of the next model call to play
@@ -43,6 +41,11 @@ type recCall struct {
 	// defs are the definitions of the tools offered, by name, as last
 	// recorded up to this call.
 	defs map[string]recorder.ToolDefinition
+	// tools are the recorded tool calls the reply made, and next the
+	// time of what the run did once they were done: its next model
+	// call, or its end.
+	tools []*recTool
+	next  time.Time
 }
 
 // want is one message the recording expects in a call's input.
@@ -61,7 +64,29 @@ type recTool struct {
 	ended    *recorder.ToolEnded // nil when the call never ended
 	seq      uint64              // of the tool_started record
 	at, done time.Time
+	call     *recCall // the model call whose reply made it, if any
 	used     bool
+	// over is closed once the live call has ended; see inTurn.
+	once, closeOnce sync.Once
+	over            chan struct{}
+}
+
+// use marks t as played and moves the clock to its recorded end; once
+// every call of its reply is played, to what the run did next, so that a
+// budget check before the next model call sees the time it saw in the
+// recording. The caller holds c.mu.
+func (c *Cassette) use(t *recTool) {
+	t.used = true
+	c.advance(t.done)
+	if t.call == nil {
+		return
+	}
+	for _, o := range t.call.tools {
+		if !o.used {
+			return
+		}
+	}
+	c.advance(t.call.next)
 }
 
 // build reads the run's records, in seq order, into calls and tools.
@@ -74,6 +99,8 @@ func (r *recRun) build() {
 		endSeq  = map[string]uint64{}
 		defs    = map[string]recorder.ToolDefinition{}
 		byID    = map[string]*recTool{}
+		// deadline is the run's time budget's end, if it has one.
+		deadline time.Time
 	)
 	// flush appends the last reply and the results of its tool calls, in
 	// the order the reply made them, as the runtime hands them to the
@@ -114,6 +141,7 @@ func (r *recRun) build() {
 		switch p := rec.Payload.(type) {
 		case *recorder.RunStarted:
 			r.agent = p.AgentName
+			deadline = p.Limits.Deadline
 			r.callID = p.Metadata[atif.ParentToolCallKey]
 		case *recorder.Message:
 			if p.Message != nil {
@@ -136,6 +164,10 @@ func (r *recRun) build() {
 		case *recorder.ToolStarted:
 			t := &recTool{started: p, seq: rec.Seq, at: rec.RecordedAt}
 			r.tools = append(r.tools, t)
+			if n := len(r.calls); n > 0 {
+				t.call = r.calls[n-1]
+				t.call.tools = append(t.call.tools, t)
+			}
 			if p.CallID != "" {
 				byID[p.CallID] = t
 			}
@@ -145,12 +177,21 @@ func (r *recRun) build() {
 			if t := byID[p.CallID]; t != nil && t.ended == nil {
 				t.ended, t.done = p, rec.RecordedAt
 			}
+		case *recorder.BudgetRecord:
+			// A run the deadline stopped records how much time the
+			// check found used: the time of the check, to the
+			// millisecond, is the budget's start plus that.
+			if n := len(r.calls); n > 0 && p.Event == recorder.BudgetExceeded && p.Resource == "time" && !deadline.IsZero() {
+				r.calls[n-1].next = deadline.Add(time.Duration(p.Used-p.Limit) * time.Millisecond)
+			}
+		case *recorder.RunEnded:
+			if n := len(r.calls); n > 0 && r.calls[n-1].next.IsZero() {
+				r.calls[n-1].next = rec.RecordedAt
+			}
 		}
 	}
-	if len(r.calls) > 0 {
-		r.firstSeq = r.calls[0].seq
-	} else if len(r.records) > 0 {
-		r.firstSeq = r.records[0].Seq
+	for i := 1; i < len(r.calls); i++ {
+		r.calls[i-1].next = r.calls[i].at
 	}
 }
 

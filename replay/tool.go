@@ -87,8 +87,7 @@ func (t *recordedTool) InvokableRun(ctx context.Context, args string, _ ...tool.
 	if rt == nil {
 		return "", c.diverge(c.unknownCall(r, info.Name, args))
 	}
-	rt.used = true
-	c.advance(rt.done)
+	c.use(rt)
 	te := rt.ended
 	if te == nil {
 		d := &DivergenceError{
@@ -119,8 +118,7 @@ func (t *liveTool) InvokableRun(ctx context.Context, args string, opts ...tool.O
 		c := t.c
 		c.mu.Lock()
 		if rt := c.matchTool(c.runFor(ctx), info.Name, compose.GetToolCallID(ctx), args); rt != nil {
-			rt.used = true
-			c.advance(rt.done)
+			c.use(rt)
 		}
 		c.mu.Unlock()
 	}

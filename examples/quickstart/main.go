@@ -9,25 +9,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/components/tool"
-	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
-	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/examples/quickstart/migrator"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
-
-const task = "Migrate the billing service to the new payments API, make the tests pass, and report what you changed."
 
 func main() {
 	out := flag.String("out", "", "write the run's trajectory to `DIR`/trajectory.jsonl")
@@ -74,7 +69,7 @@ func start(ctx context.Context, w io.Writer, dir string) error {
 func chatModel(ctx context.Context) (model.ToolCallingChatModel, string, error) {
 	key := os.Getenv("OPENAI_API_KEY")
 	if key == "" {
-		return script(), "a scripted model (set OPENAI_API_KEY to use a real one)", nil
+		return migrator.Script(), "a scripted model (set OPENAI_API_KEY to use a real one)", nil
 	}
 	name := os.Getenv("OPENAI_MODEL")
 	if name == "" {
@@ -84,82 +79,12 @@ func chatModel(ctx context.Context) (model.ToolCallingChatModel, string, error) 
 	return m, name, err
 }
 
-// script is what the offline model does: it explores, edits, and keeps
-// re-running tests that keep failing, until its tool calls are spent and
-// Lookout asks it to wrap up.
-func script() *scripted.Model {
-	// Each turn reports fixed usage, so the offline run is the same every
-	// time whatever the prompts look like.
-	return scripted.New(
-		scripted.Call("list_files", `{"dir":"billing"}`).WithUsage(300, 20),
-		scripted.Call("read_file", `{"path":"billing/client.go"}`).
-			Call("read_file", `{"path":"billing/client_test.go"}`).
-			Call("read_file", `{"path":"payments/api.go"}`).WithUsage(350, 40),
-		scripted.Call("write_file", `{"path":"billing/client.go","content":"package billing // uses payments.Charge"}`).WithUsage(420, 60),
-		scripted.Call("run_tests", `{"package":"./billing"}`).WithUsage(480, 20),
-		scripted.Call("run_tests", `{"package":"./billing","verbose":true}`).WithUsage(520, 25),
-		scripted.Call("run_tests", `{"package":"./billing","run":"TestCharge"}`).WithUsage(560, 25),
-		scripted.Call("read_file", `{"path":"billing/testdata/charge.json"}`).WithUsage(600, 20),
-		scripted.Reply("I moved billing/client.go to payments.Charge. The billing tests still fail: "+
-			"the fixture in billing/testdata/charge.json expects the old currency field. "+
-			"Remaining: update the fixture and re-run the tests.").WithUsage(720, 80),
-	)
-}
-
-// tools is a small in-memory project; run_tests always fails.
-func tools() []tool.BaseTool {
-	files := map[string]string{
-		"billing/client.go":            "package billing // calls legacy.Charge",
-		"billing/client_test.go":       "package billing // TestCharge",
-		"billing/testdata/charge.json": `{"amount": 100, "currency_code": "EUR"}`,
-		"payments/api.go":              "package payments // func Charge(amount int, currency string)",
-	}
-	return []tool.BaseTool{
-		newTool("list_files", "List the files of a directory. Arguments: {\"dir\": string}.", func(string) (string, error) {
-			var names []string
-			for name := range files {
-				names = append(names, name)
-			}
-			return strings.Join(sorted(names), "\n"), nil
-		}),
-		newTool("read_file", "Read a file. Arguments: {\"path\": string}.", func(args string) (string, error) {
-			for name, body := range files {
-				if strings.Contains(args, `"`+name+`"`) {
-					return body, nil
-				}
-			}
-			return "", errors.New("no such file")
-		}),
-		newTool("write_file", "Write a file. Arguments: {\"path\": string, \"content\": string}.", func(string) (string, error) {
-			return "written", nil
-		}),
-		newTool("run_tests", "Run the tests of a package. Arguments: {\"package\": string}.", func(string) (string, error) {
-			return "", errors.New("FAIL billing TestCharge: unknown field \"currency_code\" in testdata/charge.json")
-		}),
-	}
-}
-
 func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, modelName string, rec *recorder.Recorder) error {
-	mw, err := lookoutadk.New(ctx, &lookout.Config{
-		Recorder: rec,
-		Limits:   budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
-		Observers: []observer.Spec{
-			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
-			{Observer: observer.NewErrorCascade(), Trigger: observer.Trigger{OnEveryCall: true}},
-			{Observer: observer.NewStall(), Trigger: observer.Trigger{OnEveryCall: true}},
-		},
-	})
+	mw, err := lookoutadk.New(ctx, migrator.Config(rec, nil))
 	if err != nil {
 		return err
 	}
-	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
-		Name:        "migrator",
-		Description: "Migrates services to new APIs.",
-		Instruction: "You work unattended. Use the tools, keep an eye on your budget, and finish with a short report.",
-		Model:       &printing{inner: chat, w: w, seen: &shown{last: map[string]string{}}},
-		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools()}},
-		Handlers:    []adk.ChatModelAgentMiddleware{mw},
-	})
+	agent, err := migrator.NewAgent(ctx, &printing{inner: chat, w: w, seen: &shown{last: map[string]string{}}}, migrator.Tools(), mw)
 	if err != nil {
 		return err
 	}
@@ -169,33 +94,11 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 	store := session.New(nil)
 	ctx = session.NewContext(ctx, store)
 
-	fmt.Fprintf(w, "Lookout quickstart: an unattended agent on %s.\nTask: %s\n\n", modelName, task)
-	final, runErr := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, task))
+	fmt.Fprintf(w, "Lookout quickstart: an unattended agent on %s.\nTask: %s\n\n", modelName, migrator.Task)
+	final, runErr := migrator.Drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, migrator.Task))
 	b, _ := lookout.BudgetOf(store)
 	report(w, b, final, runErr)
 	return nil
-}
-
-// drain reads the run's events to the end and returns the agent's final
-// answer, its last message without tool calls, and the last error the run
-// reported.
-func drain(iter *adk.AsyncIterator[*adk.AgentEvent]) (final string, runErr error) {
-	for {
-		ev, ok := iter.Next()
-		if !ok {
-			return final, runErr
-		}
-		if ev.Err != nil {
-			runErr = ev.Err
-			continue
-		}
-		if ev.Output == nil || ev.Output.MessageOutput == nil {
-			continue
-		}
-		if msg, err := ev.Output.MessageOutput.GetMessage(); err == nil && msg != nil && msg.Role == schema.Assistant && len(msg.ToolCalls) == 0 {
-			final = msg.Content
-		}
-	}
 }
 
 // report prints what the run spent of its budget and how it ended.

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/lookout-go/lookout/adapters/scripted"
+	"github.com/lookout-go/lookout/examples/quickstart/migrator"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 )
 
 func TestQuickstartOffline(t *testing.T) {
 	var out strings.Builder
-	if err := run(context.Background(), &out, script(), "a scripted model", nil); err != nil {
+	if err := run(context.Background(), &out, migrator.Script(), "a scripted model", nil); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -39,7 +40,7 @@ func TestQuickstartOffline(t *testing.T) {
 // TestQuickstartWithAnOpenAIServer takes the OPENAI_API_KEY path against a
 // loopback OpenAI-compatible server.
 func TestQuickstartWithAnOpenAIServer(t *testing.T) {
-	srv := scripted.NewOpenAIServer(script())
+	srv := scripted.NewOpenAIServer(migrator.Script())
 	defer srv.Close()
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
