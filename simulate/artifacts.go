@@ -168,8 +168,17 @@ type Meta struct {
 	LoopLimit      int            `json:"loopLimit"`
 	Goals          []string       `json:"goals,omitempty"`
 	Metadata       map[string]any `json:"metadata,omitempty"`
-	StepStates     []StepState    `json:"stepStates,omitempty"`
-	End            End            `json:"end"`
+	Opening        string         `json:"opening,omitempty"`
+	Script         map[int]string `json:"script,omitempty"`
+	StopSignal     string         `json:"stopSignal,omitempty"`
+	Criteria       []string       `json:"criteria,omitempty"`
+	// Interrupts is the scenario's interrupt policy, by tool.
+	Interrupts      InterruptPolicy `json:"interrupts,omitempty"`
+	OnRankerFailure RankerFailure   `json:"onRankerFailure,omitempty"`
+	StepStates      []StepState     `json:"stepStates,omitempty"`
+	End             End             `json:"end"`
+	// Usage is Result.Usage: what each role's model did.
+	Usage map[string]*ModelUsage `json:"usage,omitempty"`
 }
 
 // GraphMeta describes a step graph in trajectory.meta.json.
@@ -205,13 +214,15 @@ type PreconditionMeta struct {
 }
 
 func newMeta(r *Result) Meta {
-	m := Meta{ConversationID: r.ConversationID, StepStates: r.Steps, End: r.End}
+	m := Meta{ConversationID: r.ConversationID, StepStates: r.Steps, End: r.End, Usage: r.Usage}
 	sc := r.Scenario
 	if sc == nil {
 		return m
 	}
 	m.Name, m.Goal, m.Persona, m.Metadata = sc.Name, sc.Goal, sc.Persona, sc.Metadata
 	m.MaxTurns, m.LoopLimit = sc.maxTurns(), sc.loopLimit()
+	m.Opening, m.Script, m.StopSignal, m.Criteria = sc.Opening, sc.Script, sc.StopSignal, sc.Criteria
+	m.Interrupts, m.OnRankerFailure = sc.Interrupts, sc.OnRankerFailure
 	for _, g := range sc.Goals {
 		m.Goals = append(m.Goals, g.Name)
 	}

@@ -50,6 +50,8 @@ type JobResult struct {
 	Skipped bool
 	End     *End
 	Err     error
+
+	fingerprint string // of the job, once its folder was looked at
 }
 
 // Report summarises a batch: the jobs of this shard that were run or
@@ -343,7 +345,8 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 	}
 	jr.Job = j
 	if b.OutDir != "" {
-		dir, done, err := jobDir(b.OutDir, j.ID, b.Fingerprint(j))
+		jr.fingerprint = b.Fingerprint(j)
+		dir, done, err := jobDir(b.OutDir, j.ID, jr.fingerprint)
 		jr.Dir, jr.Skipped, jr.Err = dir, done, err
 		if done || err != nil {
 			return jr, true
@@ -423,7 +426,7 @@ func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error
 	m := Marker{
 		ConversationID: res.ConversationID, Index: j.Index, ScenarioIndex: j.ScenarioIndex, Repetition: j.Repetition,
 		Scenario: j.Scenario.Name, Reason: end.Reason, Completed: end.Completed, Passed: end.Passed,
-		Fingerprint: b.Fingerprint(j), LookoutVersion: LookoutVersion(),
+		Fingerprint: jr.fingerprint, LookoutVersion: LookoutVersion(),
 	}
 	name := DoneFile
 	if jobErr != nil {

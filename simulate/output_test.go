@@ -227,7 +227,9 @@ func TestArtifacts(t *testing.T) {
 	    {"stepId": "book", "status": "skipped", "attempts": 0, "lastUpdatedAt": "2025-01-02T03:04:10Z"}
 	  ],
 	  "end": {"reason": "goal-reached", "completed": true, "passed": true, "turns": 1, "summary": ` + mustJSON(t, res.End.Summary) + `,
-	          "goals": [{"name": "called search", "met": true, "turn": 0}]}
+	          "goals": [{"name": "called search", "met": true, "turn": 0}]},
+	  "usage": {"user": {"calls": 1, "attempts": 1, "promptTokens": 0, "completionTokens": 0},
+	            "agent": {"calls": 2, "attempts": 2, "promptTokens": 0, "completionTokens": 0}}
 	}`
 	assert.JSONEq(t, wantMeta, string(b))
 }

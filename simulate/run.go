@@ -45,6 +45,8 @@ type Runner struct {
 	Retry            *Retry
 	CallTimeout      time.Duration
 	ModelNames       ModelNames
+	// Judge scores scenarios' Criteria; nil means NewJudge on UserModel.
+	Judge Judge
 }
 
 func (r *Runner) retry() *Retry {
@@ -179,12 +181,15 @@ func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
 		return ru.fail(SideSimulator, turn, "precondition", err)
 	}
 	if step != nil && ru.looping(step.ID) {
-		return ru.stop(StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
+		return ru.stop(ctx, turn, StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
 	}
 	ts := ru.now()
-	user, err := ru.userMessage(ctx, step)
+	user, err := ru.userTurn(ctx, turn, step)
 	if err != nil {
 		return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "user", err)
+	}
+	if ru.sc.stopsConversation(user) {
+		return ru.stop(ctx, turn, StopUser, "")
 	}
 	if err := ru.exchange(ctx, turn, sel, step, user, ts); err != nil {
 		return ru.respondFailed(ctx, turn, err)
@@ -201,10 +206,10 @@ func (ru *run) afterTurn(ctx context.Context, turn int, step *Step) (*Result, er
 		return ru.fail(SideSimulator, turn, stage, err)
 	}
 	if v.Stop {
-		return ru.policyStopped(turn, v)
+		return ru.policyStopped(ctx, turn, v)
 	}
 	if len(ru.res.Traces) >= ru.sc.maxTurns() {
-		return ru.stop(StopMaxTurns, "")
+		return ru.stop(ctx, turn, StopMaxTurns, "")
 	}
 	return nil, nil
 }
@@ -223,11 +228,12 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 	// The agent's runs learn which conversation and turn they are, so that
 	// their recordings form one conversation.
 	tctx := session.WithConversation(ctx, session.Conversation{ID: ru.res.ConversationID, Turn: turn})
-	out, err := respond(tctx, ru.target, hist[:len(hist):len(hist)])
+	in := &interrupts{policy: ru.sc.Interrupts}
+	out, err := respond(context.WithValue(tctx, interruptsKey{}, in), ru.target, hist[:len(hist):len(hist)])
 	out = compact(out)
 	ru.noteAgent(out)
 	ru.res.Traces = append(ru.res.Traces, StepTrace{
-		Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel,
+		Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel, Interrupts: in.seen,
 	})
 	ru.res.ToolCalls = appendToolCalls(ru.res.ToolCalls, turn, out)
 	if err != nil {
@@ -270,15 +276,15 @@ func (ru *run) judge(ctx context.Context, turn int, step *Step) (Verdict, string
 
 // policyStopped ends the run as the policy's verdict v says. A verdict
 // without a reason is a policy violation.
-func (ru *run) policyStopped(turn int, v Verdict) (*Result, error) {
+func (ru *run) policyStopped(ctx context.Context, turn int, v Verdict) (*Result, error) {
 	switch v.Reason {
 	case "":
-		return ru.stop(StopPolicyViolation, v.Note)
+		return ru.stop(ctx, turn, StopPolicyViolation, v.Note)
 	case StopError:
 		// A StopError run always returns a *RunError.
 		return ru.fail(SideSimulator, turn, "policy", policyStop(v.Note))
 	}
-	return ru.stop(v.Reason, v.Note)
+	return ru.stop(ctx, turn, v.Reason, v.Note)
 }
 
 // compact drops nil messages a target may return.
@@ -707,8 +713,18 @@ func (ru *run) checkGoals(ctx context.Context, turn int) error {
 	return nil
 }
 
-func (ru *run) stop(reason StopReason, note string) (*Result, error) {
-	ru.end(End{Reason: reason}, note)
+// stop ends the run for reason, in turn, once the judge, if the scenario
+// has criteria, has scored the conversation.
+func (ru *run) stop(ctx context.Context, turn int, reason StopReason, note string) (*Result, error) {
+	e := End{Reason: reason}
+	if len(ru.sc.Criteria) > 0 {
+		crit, err := ru.judgeRun(ctx)
+		if err != nil {
+			return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "judge", err)
+		}
+		e.Criteria = crit
+	}
+	ru.end(e, note)
 	return ru.res, nil
 }
 
@@ -727,8 +743,14 @@ func (ru *run) end(e End, note string) {
 		}
 	}
 	st := ru.state()
-	e.Completed = e.Reason == StopGoalReached && st.GoalReached()
+	e.Completed = (e.Reason == StopGoalReached || e.Reason == StopUser) && st.GoalReached()
 	e.Passed = e.Completed
+	for _, c := range e.Criteria {
+		e.Passed = e.Passed && c.Passed
+	}
+	if e.Reason == StopUser {
+		e.UnmetGoals = unmetGoals(st)
+	}
 	e.Turns = len(ru.res.Traces)
 	e.Goals = append([]GoalResult(nil), ru.goals...)
 	e.DegradedTurns = ru.degraded
@@ -752,6 +774,12 @@ func summarize(id string, e End, steps []StepState, note string) string {
 	if e.Error != "" {
 		fmt.Fprintf(&b, " The %s failed: %s.", e.ErrorSide, e.Error)
 	}
+	if len(e.UnmetGoals) > 0 {
+		fmt.Fprintf(&b, " The user stopped the conversation with unmet goals: %s.", strings.Join(e.UnmetGoals, ", "))
+	}
+	for _, c := range e.Criteria {
+		fmt.Fprintf(&b, "\nCriterion %q %s (%.2f): %s", c.Criterion, passFail[c.Passed], c.Score, c.Reason)
+	}
 	if e.DegradedTurns > 0 {
 		fmt.Fprintf(&b, " The ranker failed in %s, played without a step.", count(e.DegradedTurns, "turn"))
 	}
@@ -769,6 +797,9 @@ func summarize(id string, e End, steps []StepState, note string) string {
 
 // completion words whether the goal was completed, for summarize.
 var completion = map[bool]string{true: "completed", false: "not completed"}
+
+// passFail words whether a criterion passed, for summarize.
+var passFail = map[bool]string{true: "passed", false: "failed"}
 
 // count words n of a thing, "1 turn" or "2 turns".
 func count(n int, thing string) string {

@@ -108,6 +108,23 @@ type Scenario struct {
 	// OnRankerFailure says what a failed ranking does: fail the run (the
 	// zero value, RankerFail) or go on without a step (RankerDegrade).
 	OnRankerFailure RankerFailure
+
+	// Opening is the user's first message, sent as written instead of
+	// asking the user model. Script holds fixed user messages for chosen
+	// turns, by zero-based turn index; Script[0] and Opening are one turn,
+	// so only one of them may be set.
+	Opening string
+	Script  map[int]string
+	// StopSignal, when set, lets the simulated user end the conversation:
+	// the user model is told to send it, and a user message containing it
+	// stops the run with StopUser before it reaches the agent.
+	StopSignal string
+	// Criteria are natural-language success criteria, scored by the
+	// Runner's Judge once the run ends (see End.Criteria, End.Passed).
+	Criteria []string
+	// Interrupts answers the interrupts the agent raises (human-in-the-loop
+	// approvals, questions from tools), by tool name. See AnswerInterrupt.
+	Interrupts InterruptPolicy
 }
 
 // RankerFailure says what a scenario does when its ranker fails.
@@ -177,6 +194,41 @@ func (sc *Scenario) validateGoals() error {
 	}
 	if sc.OnRankerFailure != RankerFail && sc.OnRankerFailure != RankerDegrade {
 		return &ScenarioError{Field: "OnRankerFailure", Reason: fmt.Sprintf("unknown value %q", sc.OnRankerFailure)}
+	}
+	return sc.validateControls()
+}
+
+// validateControls checks the scripted messages, the stop signal, the
+// criteria and the interrupt answers.
+func (sc *Scenario) validateControls() error {
+	if _, ok := sc.Script[0]; ok && sc.Opening != "" {
+		return &ScenarioError{Field: "Script[0]", Reason: "set, and so is Opening; they are the same turn"}
+	}
+	for turn, text := range sc.Script {
+		if turn < 0 {
+			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: "negative turn"}
+		}
+		if strings.TrimSpace(text) == "" {
+			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: "empty message"}
+		}
+	}
+	if sc.StopSignal != "" && strings.TrimSpace(sc.StopSignal) == "" {
+		return &ScenarioError{Field: "StopSignal", Reason: "only white space"}
+	}
+	for i, c := range sc.Criteria {
+		if strings.TrimSpace(c) == "" {
+			return &ScenarioError{Field: fmt.Sprintf("Criteria[%d]", i), Reason: "empty"}
+		}
+		if slices.Index(sc.Criteria, c) < i {
+			return &ScenarioError{Field: fmt.Sprintf("Criteria[%d]", i), Reason: fmt.Sprintf("duplicate criterion %q", c)}
+		}
+	}
+	for tool, a := range sc.Interrupts {
+		switch a.Action {
+		case InterruptApprove, InterruptReject, InterruptReply:
+		default:
+			return &ScenarioError{Field: fmt.Sprintf("Interrupts[%q].Action", tool), Reason: fmt.Sprintf("unknown action %q", a.Action)}
+		}
 	}
 	for i, g := range sc.Goals {
 		if g.Met == nil {

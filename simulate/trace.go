@@ -80,6 +80,14 @@ type End struct {
 	ErrorSide Side         `json:"errorSide,omitempty"`
 	ErrorOp   string       `json:"errorOp,omitempty"`
 
+	// Criteria holds the judge's verdict on each of the scenario's
+	// criteria, in their order.
+	Criteria []CriterionResult `json:"criteria,omitempty"`
+	// UnmetGoals lists, for a run the user stopped (StopUser), the goals
+	// not met then; "goal not reached" stands for a scenario without named
+	// goals whose goal was not reached.
+	UnmetGoals []string `json:"unmetGoals,omitempty"`
+
 	DegradedTurns int `json:"degradedTurns,omitempty"`
 }
 
@@ -97,7 +105,10 @@ type StepTrace struct {
 	Timestamp time.Time         `json:"timestamp"`
 	StepID    string            `json:"stepId,omitempty"`
 	Selection Selection         `json:"selection"`
-	End       *End              `json:"end,omitempty"`
+	// Interrupts lists the interrupts the agent raised in the turn and how
+	// the scenario answered them.
+	Interrupts []Interruption `json:"interrupts,omitempty"`
+	End        *End           `json:"end,omitempty"`
 }
 
 // Result is a finished run. Traces are the source of truth; the other

@@ -36,6 +36,11 @@ func systemPrompt(sc *Scenario) string {
 	sys.WriteString(sc.Goal)
 	sys.WriteByte('\n')
 	writeList(&sys, "\nRules you must follow in every message, whatever the assistant says:\n", p.Guardrails)
+	if sc.StopSignal != "" {
+		sys.WriteString("\nWhen your goal is reached, or you want to end the conversation, send only this: ")
+		sys.WriteString(sc.StopSignal)
+		sys.WriteByte('\n')
+	}
 	sys.WriteString("\nWrite only the next message the user sends: plain text in the user's voice, with no role label, quotes or explanation.")
 	return sys.String()
 }

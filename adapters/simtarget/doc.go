@@ -45,8 +45,10 @@
 //   - Runnable sees only the graph's final reply, not its tool calls, so
 //     goals over tool calls (simulate.ToolCalled) can never be met through
 //     it. Use React or an ADK agent for those.
-//   - An ADK run that ends in an interrupt fails the turn with
-//     ErrInterrupted: a simulated user cannot answer adk's interrupt.
+//   - An ADK interrupt is answered by the scenario's Interrupts policy, by
+//     tool name; one it does not answer fails the turn with
+//     ErrInterrupted. A Runner of your own needs a CheckPointStore to
+//     resume; Agent builds one.
 //   - In a batch with concurrency above one, a shared target must be safe for
 //     concurrent use; agents built on stateful fakes (scripted models) are
 //     not, so build one per job in simulate.Batch.Setup.

@@ -29,9 +29,19 @@ When OPENAI_API_KEY is set, each prompt is also sent, with a bounded
 rendering of its steps, to an OpenAI-compatible chat model, which writes a
 summary, the rationale for the tools chosen, key findings and a confidence
 level (low, medium or high). OPENAI_BASE_URL points at another compatible
-server; OPENAI_MODEL picks the model (default gpt-4o-mini). A prompt the
+server; OPENAI_MODEL picks the model (default gpt-4o-mini). Prompts are
+summarized --concurrency at a time; a failed call is retried, up to
+--max-attempts calls per prompt, with exponential backoff. A prompt the
 model fails to summarize is reported with its error; the analytics and the
-other prompts are not affected, and the exit status stays 0.`,
+other prompts are not affected. When more than --max-failures prompts
+failed, the exit status is 1.
+
+--state FILE makes the work resumable: each prompt is appended to FILE as
+it is done, and a later run with the same FILE sends only the prompts not
+summarized yet. --conversation and --turn show the prompts of one
+conversation, or one turn of it: a run whose metadata names a
+conversation_id and turn belongs to that conversation, any other run is a
+conversation of its own, named by its run id.`,
 	examples: `  # the analytics and the prompts, without a model
   lookout summarize trajectory.jsonl
 
@@ -39,14 +49,33 @@ other prompts are not affected, and the exit status stays 0.`,
   OPENAI_API_KEY=sk-... lookout summarize trajectory.jsonl
 
   # a folder of runs as JSON, with progress on standard error
-  lookout summarize --json --progress runs/ > summary.json`,
+  lookout summarize --json --progress runs/ > summary.json
+
+  # 2,000 prompts, 16 at a time, resumable, failing on any lost prompt
+  lookout summarize --concurrency 16 --state summaries.jsonl --timeout 30m runs/
+
+  # the summary of one turn
+  lookout summarize --conversation run-1 --turn 0 trajectory.jsonl`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
 		asJSON := fs.Bool("json", false, "print the result as one JSON object")
-		timeout := fs.Duration("timeout", 5*time.Minute, "give up on the model after this long, for all prompts together")
+		var o summarizeOptions
+		fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up on the model after this long, for all prompts together")
+		fs.IntVar(&o.concurrency, "concurrency", summary.DefaultConcurrency, "prompts summarized at once")
+		fs.IntVar(&o.attempts, "max-attempts", summary.DefaultMaxAttempts, "model calls per prompt, retries included")
+		fs.IntVar(&o.maxFailures, "max-failures", 0, "exit with status 1 when more prompts than this fail")
+		fs.StringVar(&o.state, "state", "", "append each prompt to this JSON Lines file, and skip the ones it holds summarized")
+		fs.StringVar(&o.conversation, "conversation", "", "show only the prompts of this conversation")
+		fs.IntVar(&o.turn, "turn", -1, "with --conversation, show only this turn")
 		return func(ctx context.Context, e *env, files []string) int {
-			return summarize(ctx, e, files, *asJSON, *timeout)
+			if o.concurrency < 1 || o.attempts < 1 || o.maxFailures < 0 {
+				return e.badUsage("--concurrency and --max-attempts must be at least 1, --max-failures at least 0")
+			}
+			if o.turn >= 0 && o.conversation == "" {
+				return e.badUsage("--turn needs --conversation")
+			}
+			return summarize(ctx, e, files, *asJSON, o)
 		}
 	},
 }
@@ -59,14 +88,30 @@ type summarizeOutput struct {
 	PromptStats summary.PromptStats `json:"prompt_stats"`
 }
 
-func summarize(ctx context.Context, e *env, files []string, asJSON bool, timeout time.Duration) int {
+// summarizeOptions are the summarize command's flags for the model's
+// work.
+type summarizeOptions struct {
+	timeout               time.Duration
+	concurrency, attempts int
+	maxFailures           int
+	state                 string
+	conversation          string
+	turn                  int
+}
+
+func summarize(ctx context.Context, e *env, files []string, asJSON bool, o summarizeOptions) int {
 	records, err := loadAll(e, files)
 	if err != nil {
 		return e.failErr(err)
 	}
 	out := summarizeOutput{Report: summary.Analyze(records)}
 
-	out.Model, out.Prompts = prompts(ctx, e, records, timeout)
+	out.Model, out.Prompts, err = prompts(ctx, e, records, o)
+	if err != nil {
+		return e.fail("%v", err)
+	}
+	lost := failed(out.Prompts)
+	out.Prompts = only(out.Prompts, o.conversation, o.turn)
 	if out.Prompts == nil {
 		out.Prompts = summary.Prompts{}
 	}
@@ -80,7 +125,25 @@ func summarize(ctx context.Context, e *env, files []string, asJSON bool, timeout
 	if err != nil {
 		return e.fail("write: %v", err)
 	}
+	if lost > o.maxFailures {
+		return e.fail("summarize: %d prompts failed, more than --max-failures %d", lost, o.maxFailures)
+	}
 	return exitOK
+}
+
+// only keeps the prompts of a conversation, or of one of its turns (turn
+// >= 0); an empty conversation keeps them all.
+func only(ps summary.Prompts, conversation string, turn int) summary.Prompts {
+	if conversation == "" {
+		return ps
+	}
+	var out summary.Prompts
+	for _, p := range ps {
+		if p.Conversation == conversation && (turn < 0 || p.Turn == turn) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // prompts splits the records into prompts and, when a model is
@@ -88,27 +151,36 @@ func summarize(ctx context.Context, e *env, files []string, asJSON bool, timeout
 // returns the model's name, or "" without one. A model that cannot be set
 // up or that fails on some prompts is a warning: the prompts are still
 // worth reporting.
-func prompts(ctx context.Context, e *env, records []recorder.Record, timeout time.Duration) (string, summary.Prompts) {
+func prompts(ctx context.Context, e *env, records []recorder.Record, o summarizeOptions) (string, summary.Prompts, error) {
 	counter := &countingModel{total: len(summary.Split(records)), p: e.progress}
-	s, name, closeModel, err := configuredSummarizer(ctx, counter)
+	cfg := &summary.Config{Concurrency: o.concurrency, MaxAttempts: o.attempts}
+	if o.state != "" {
+		st, err := openState(o.state)
+		if err != nil {
+			return "", nil, err
+		}
+		defer st.close()
+		cfg.Previous, cfg.OnPrompt = st.previous, st.save
+	}
+	s, name, closeModel, err := configuredSummarizer(ctx, counter, cfg)
 	if err != nil {
 		e.warn("summarize: no prompt summaries: %v", err)
-		return "", summary.Split(records)
+		return "", summary.Split(records), nil
 	}
 	if s == nil {
-		return "", summary.Split(records)
+		return "", summary.Split(records), nil
 	}
 	defer closeModel()
-	if timeout > 0 {
+	if o.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
 	ps, err := s.Summarize(ctx, records)
 	if err != nil {
 		e.warn("summarize: %d of %d prompts could not be summarized", failed(ps), len(ps))
 	}
-	return name, ps
+	return name, ps, nil
 }
 
 func writeSummaryText(e *env, out *summarizeOutput) error {
@@ -144,7 +216,7 @@ func failed(ps summary.Prompts) int {
 // model named by the environment, reached through counter, its model name,
 // and a function that closes the model's idle connections. Without
 // OPENAI_API_KEY it returns a nil Summarizer and no error.
-func configuredSummarizer(ctx context.Context, counter *countingModel) (*summary.Summarizer, string, func(), error) {
+func configuredSummarizer(ctx context.Context, counter *countingModel, cfg *summary.Config) (*summary.Summarizer, string, func(), error) {
 	key := os.Getenv("OPENAI_API_KEY")
 	if key == "" {
 		return nil, "", nil, nil
@@ -154,6 +226,7 @@ func configuredSummarizer(ctx context.Context, counter *countingModel) (*summary
 		name = defaultModel
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = max(cfg.Concurrency, 2)
 	client := &http.Client{Transport: transport, Timeout: 2 * time.Minute}
 	cm, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{
 		APIKey:     key,
@@ -165,7 +238,8 @@ func configuredSummarizer(ctx context.Context, counter *countingModel) (*summary
 		return nil, "", nil, fmt.Errorf("openai model %s: %w", name, err)
 	}
 	counter.BaseChatModel = cm
-	s, err := summary.New(&summary.Config{Model: counter})
+	cfg.Model = counter
+	s, err := summary.New(cfg)
 	if err != nil {
 		return nil, "", nil, err
 	}

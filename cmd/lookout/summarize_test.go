@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cloudwego/eino/components/model"
@@ -34,7 +37,7 @@ func TestSummarizeWithAModelSummarizesEachPrompt(t *testing.T) {
 	m := scripted.New(scripted.Forever(scripted.Reply(modelAnswer)))
 	serve(t, m)
 
-	r := lookout("summarize", trajectoryFile(t))
+	r := lookout("summarize", "--concurrency", "1", trajectoryFile(t))
 
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stderr)
@@ -92,9 +95,9 @@ func TestSummarizeReportsAFailingModelPerPrompt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			serve(t, scripted.New(first, scripted.Reply(modelAnswer)))
 
-			r := lookout("summarize", trajectoryFile(t))
+			r := lookout("summarize", "--concurrency", "1", "--max-attempts", "1", "--max-failures", "1", trajectoryFile(t))
 
-			require.Equal(t, 0, r.code, "the analytics still come out")
+			require.Equal(t, 0, r.code, "one failure is within --max-failures 1")
 			assert.Contains(t, r.stderr, "lookout: summarize: 1 of 2 prompts could not be summarized")
 			assert.Contains(t, r.stdout, "runs: 2 (1 root, 1 child)")
 			assert.Contains(t, r.stdout, "  work: 1 model call, 2 tool calls (helper, shell), 1 error, 13s\n  summary failed: summary: ")
@@ -132,8 +135,52 @@ func TestSummarizeGivesUpOnASlowModelAtTheTimeout(t *testing.T) {
 
 	r := lookout("summarize", "--timeout", "50ms", trajectoryFile(t))
 
-	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, exitProblems, r.code, "failed prompts fail the command")
 	assert.Contains(t, r.stderr, "lookout: summarize: 2 of 2 prompts could not be summarized")
-	assert.Contains(t, r.stdout, "summary failed: context deadline exceeded")
+	assert.Contains(t, r.stderr, "lookout: summarize: 2 prompts failed, more than --max-failures 0")
+	assert.Equal(t, 2, strings.Count(r.stdout, "context deadline exceeded\n"))
 	assert.Contains(t, r.stdout, "runs: 2 (1 root, 1 child)")
+}
+
+func TestSummarizeFailsPastMaxFailures(t *testing.T) {
+	serve(t, scripted.New(scripted.Forever(scripted.Fail(errors.New("overloaded")))))
+	r := lookout("summarize", "--max-attempts", "2", "--max-failures", "1", trajectoryFile(t))
+	assert.Equal(t, exitProblems, r.code)
+	assert.Contains(t, r.stderr, "2 prompts failed, more than --max-failures 1")
+	assert.Contains(t, r.stdout, "runs: 2 (1 root, 1 child)", "the report still comes out")
+}
+
+func TestSummarizeResumesFromItsState(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.jsonl")
+	// The first run summarizes one prompt, then the model goes down.
+	m := scripted.New(scripted.Reply(modelAnswer), scripted.Forever(scripted.Fail(errors.New("down"))))
+	serve(t, m)
+	r := lookout("summarize", "--concurrency", "1", "--max-attempts", "1", "--state", state, trajectoryFile(t))
+	assert.Equal(t, exitProblems, r.code)
+	data, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(data), "\n"), "both prompts were saved as they were done")
+
+	m2 := scripted.New(scripted.Forever(scripted.Reply(modelAnswer)))
+	serve(t, m2)
+	r = lookout("summarize", "--state", state, trajectoryFile(t))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, 1, m2.Calls(), "only the failed prompt is sent again")
+	assert.Contains(t, r.stdout, "prompts: 2, 2 summarized, 0 failed")
+}
+
+func TestSummarizeLooksUpAConversationsTurn(t *testing.T) {
+	serve(t, scripted.New(scripted.Forever(scripted.Reply(modelAnswer))))
+	r := lookout("summarize", "--json", "--conversation", "run-2", "--turn", "0", trajectoryFile(t))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var out struct {
+		Prompts []summary.Prompt `json:"prompts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
+	require.Len(t, out.Prompts, 1)
+	assert.Equal(t, "check the schema", out.Prompts[0].Query)
+	assert.Equal(t, "run-2", out.Prompts[0].Conversation)
+
+	assert.Equal(t, exitUsage, lookout("summarize", "--turn", "1", trajectoryFile(t)).code)
+	assert.Equal(t, exitUsage, lookout("summarize", "--concurrency", "0", trajectoryFile(t)).code)
 }

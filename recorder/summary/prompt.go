@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,12 @@ type Prompt struct {
 	Seq   uint64    `json:"seq"`
 	At    time.Time `json:"at,omitzero"` // when the user message was recorded
 
+	// Conversation and Turn place the prompt in its conversation (see
+	// Prompts.Lookup): the run's MetaConversation and MetaTurn metadata
+	// when it has them, else the run's id and the prompt's index in it.
+	Conversation string `json:"conversation"`
+	Turn         int    `json:"turn"`
+
 	Query      string        `json:"query"`              // the user message's text
 	Response   string        `json:"response,omitempty"` // the last non-empty text the model answered with
 	Tools      []string      `json:"tools,omitempty"`    // distinct tools called, sorted
@@ -59,6 +66,27 @@ type Prompt struct {
 	// Error says why the prompt has no summary, when asking for one
 	// failed. The summary fields are then empty; the counted ones are not.
 	Error string `json:"error,omitempty"`
+	// Attempts counts the model calls made for the prompt, retries
+	// included.
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// Run metadata keys (recorder.RunStarted.Metadata) that place a run's
+// prompts in a conversation: the conversation's id, and the turn of the
+// run's first prompt, in decimal.
+const (
+	MetaConversation = "conversation_id"
+	MetaTurn         = "turn"
+)
+
+// Lookup returns the prompt of a conversation's turn.
+func (ps Prompts) Lookup(conversation string, turn int) (Prompt, bool) {
+	for _, p := range ps {
+		if p.Conversation == conversation && p.Turn == turn {
+			return p, true
+		}
+	}
+	return Prompt{}, false
 }
 
 // segment is a prompt with the records it covers, its user message first.
@@ -92,9 +120,35 @@ func split(records []recorder.Record) []segment {
 	for _, id := range order {
 		recs := byRun[id]
 		slices.SortStableFunc(recs, func(a, b *recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
+		first := len(segs)
 		segs = appendSegments(segs, recs)
+		conv, turn := place(id, recs)
+		for i := first; i < len(segs); i++ {
+			segs[i].prompt.Conversation, segs[i].prompt.Turn = conv, turn+i-first
+		}
 	}
 	return segs
+}
+
+// place returns the conversation of a run's prompts and the turn of its
+// first: from the run's metadata when it names them, else the run's id
+// and 0.
+func place(runID string, recs []*recorder.Record) (string, int) {
+	conv, turn := runID, 0
+	for _, r := range recs {
+		rs, ok := r.Payload.(*recorder.RunStarted)
+		if !ok {
+			continue
+		}
+		if c := rs.Metadata[MetaConversation]; c != "" {
+			conv = c
+		}
+		if t, err := strconv.Atoi(rs.Metadata[MetaTurn]); err == nil && t >= 0 {
+			turn = t
+		}
+		break
+	}
+	return conv, turn
 }
 
 // groupByRun returns the records that have a payload by run id, and the

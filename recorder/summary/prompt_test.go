@@ -19,7 +19,7 @@ func TestSplitCutsARunAtEachUserMessage(t *testing.T) {
 	require.Len(t, prompts, 3)
 	first := prompts[0]
 	assert.Equal(t, summary.Prompt{
-		RunID: "r1", Seq: 1, At: twoPrompts().records[1].RecordedAt,
+		RunID: "r1", Seq: 1, At: twoPrompts().records[1].RecordedAt, Conversation: "r1", Turn: 0,
 		Query: "list the files", Response: "There are two files.",
 		Tools: []string{"ls"}, ToolCalls: 1, ModelCalls: 2, Tokens: 28, Duration: 4 * time.Second,
 	}, first)
@@ -27,6 +27,23 @@ func TestSplitCutsARunAtEachUserMessage(t *testing.T) {
 	assert.Equal(t, 1, prompts[1].ToolErrors)
 	assert.Equal(t, "I could not.", prompts[1].Response)
 	assert.Equal(t, "r2", prompts[2].RunID)
+	p, ok := prompts.Lookup("r1", 1)
+	require.True(t, ok, "a run without conversation metadata is its own conversation")
+	assert.Equal(t, uint64(6), p.Seq)
+	_, ok = prompts.Lookup("r1", 2)
+	assert.False(t, ok)
+}
+
+func TestPromptsArePlacedByTheirRunsConversationMetadata(t *testing.T) {
+	tp := newTape()
+	tp.add("turn-a", &recorder.RunStarted{Metadata: map[string]string{summary.MetaConversation: "conv-7", summary.MetaTurn: "3"}})
+	tp.user("turn-a", "book it").reply("turn-a", "booked", 1, 1).user("turn-a", "thanks")
+	prompts := summary.Split(tp.records)
+	require.Len(t, prompts, 2)
+	assert.Equal(t, [2]any{"conv-7", 3}, [2]any{prompts[0].Conversation, prompts[0].Turn})
+	p, ok := prompts.Lookup("conv-7", 4)
+	require.True(t, ok)
+	assert.Equal(t, "thanks", p.Query)
 }
 
 func TestSplitOrdersARunBySeq(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/components/model"
@@ -48,7 +50,39 @@ type Config struct {
 	// entries are left out of the middle of the trajectory to stay under
 	// it. Zero means DefaultMaxRequestBytes.
 	MaxRequestBytes int
+
+	// Concurrency bounds the model calls in flight. Zero means
+	// DefaultConcurrency.
+	Concurrency int
+
+	// MaxAttempts bounds the calls made for one prompt: a call that fails,
+	// or answers without a usable summary, is tried again after a wait of
+	// about RetryDelay × 2ⁿ⁻¹ (capped at 30s, with jitter), unless ctx has
+	// ended or its deadline would pass during the wait. Zero means
+	// DefaultMaxAttempts; 1 disables retries. Zero RetryDelay means 500ms.
+	MaxAttempts int
+	RetryDelay  time.Duration
+
+	// Sleep waits between attempts; nil waits on a timer or until ctx
+	// ends. Tests inject it so that no time passes.
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	// Previous holds prompts summarized before, by an interrupted run of
+	// the same records for example: a prompt of Previous with a summary
+	// and the same RunID and Seq is taken as it is, not sent again.
+	Previous Prompts
+
+	// OnPrompt, when set, is called with each prompt as soon as it is
+	// summarized or has failed, one call at a time, so that progress can
+	// be saved as it is made.
+	OnPrompt func(Prompt)
 }
+
+// Defaults for Config's scale settings.
+const (
+	DefaultConcurrency = 4
+	DefaultMaxAttempts = 3
+)
 
 // Summarizer asks a chat model to summarize each user prompt of a
 // trajectory: what the agent did, why it chose its tools, what it found and
@@ -66,6 +100,19 @@ type Summarizer struct {
 	// options it is given copies them rather than writing into a slice
 	// that concurrent calls share.
 	opts []model.Option
+
+	concurrency int
+	attempts    int
+	delay       time.Duration
+	sleep       func(ctx context.Context, d time.Duration) error
+	previous    map[promptKey]Prompt
+	onPrompt    func(Prompt)
+	onPromptMu  sync.Mutex
+}
+
+type promptKey struct {
+	run string
+	seq uint64
 }
 
 // New returns a Summarizer. It fails with ErrNoModel when cfg or
@@ -90,30 +137,141 @@ func New(cfg *Config) (*Summarizer, error) {
 	if s.maxReq <= 0 {
 		s.maxReq = DefaultMaxRequestBytes
 	}
+	s.concurrency, s.attempts, s.delay = orDefault(cfg.Concurrency, DefaultConcurrency), orDefault(cfg.MaxAttempts, DefaultMaxAttempts), cfg.RetryDelay
+	if s.delay <= 0 {
+		s.delay = 500 * time.Millisecond
+	}
+	s.sleep, s.onPrompt = cfg.Sleep, cfg.OnPrompt
+	if s.sleep == nil {
+		s.sleep = sleepCtx
+	}
+	for _, p := range cfg.Previous {
+		if p.Summary != "" && p.Error == "" {
+			if s.previous == nil {
+				s.previous = map[promptKey]Prompt{}
+			}
+			s.previous[promptKey{p.RunID, p.Seq}] = p
+		}
+	}
 	return s, nil
 }
 
+func orDefault(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Summarize splits records into prompts (see Split) and asks the model to
-// summarize each one, one call per prompt, in order.
+// summarize each one, up to Config.Concurrency at a time, each with up to
+// Config.MaxAttempts calls. Prompts found summarized in Config.Previous are
+// not sent again.
 //
-// It always returns every prompt. A prompt whose model call fails, panics
-// or answers without a usable summary keeps its counted fields, has its
-// Error set, and contributes a *PromptError to the returned error, which
-// joins them all (nil when every prompt was summarized). Once ctx is done,
-// the remaining prompts are not sent and fail with ctx's error.
+// It always returns every prompt, in the order of Split. A prompt whose
+// model calls fail, panic or answer without a usable summary keeps its
+// counted fields, has its Error set, and contributes a *PromptError to the
+// returned error, which joins them all (nil when every prompt was
+// summarized). Once ctx is done, the remaining prompts are not sent and
+// fail with ctx's error.
 func (s *Summarizer) Summarize(ctx context.Context, records []recorder.Record) (Prompts, error) {
 	segs := split(records)
 	out := make(Prompts, len(segs))
-	var errs []error
-	for i, seg := range segs {
-		p := seg.prompt
-		if err := s.summarize(ctx, seg, &p); err != nil {
-			p.Error = err.Error()
-			errs = append(errs, &PromptError{RunID: p.RunID, Seq: p.Seq, Err: err})
-		}
-		out[i] = p
+	errs := make([]error, len(segs))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(s.workers(), len(segs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i], errs[i] = s.one(ctx, segs[i])
+			}
+		}()
 	}
+	for i := range segs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 	return out, errors.Join(errs...)
+}
+
+func (s *Summarizer) workers() int {
+	if s == nil || s.concurrency <= 0 {
+		return 1
+	}
+	return s.concurrency
+}
+
+// one summarizes the prompt of seg, or takes it from Previous, and hands
+// it to OnPrompt.
+func (s *Summarizer) one(ctx context.Context, seg segment) (Prompt, error) {
+	p := seg.prompt
+	var perr error
+	if prev, ok := s.previousOf(p); ok {
+		p.Summary, p.Rationale, p.Findings, p.Confidence = prev.Summary, prev.Rationale, prev.Findings, prev.Confidence
+		p.SummarizedAt, p.Attempts = prev.SummarizedAt, prev.Attempts
+	} else if err := s.retried(ctx, seg, &p); err != nil {
+		p.Error = err.Error()
+		perr = &PromptError{RunID: p.RunID, Seq: p.Seq, Err: err}
+	}
+	if s != nil && s.onPrompt != nil {
+		s.onPromptMu.Lock()
+		s.onPrompt(p)
+		s.onPromptMu.Unlock()
+	}
+	return p, perr
+}
+
+func (s *Summarizer) previousOf(p Prompt) (Prompt, bool) {
+	if s == nil {
+		return Prompt{}, false
+	}
+	prev, ok := s.previous[promptKey{p.RunID, p.Seq}]
+	return prev, ok
+}
+
+// retried summarizes seg into p, trying again after failures, and counts
+// the attempts in p.
+func (s *Summarizer) retried(ctx context.Context, seg segment, p *Prompt) error {
+	for n := 1; ; n++ {
+		p.Attempts = n
+		err := s.summarize(ctx, seg, p)
+		if err == nil || ctx.Err() != nil || errors.Is(err, ErrNoModel) || n >= s.attempts {
+			return err
+		}
+		d := backoff(s.delay, n)
+		if dl, ok := ctx.Deadline(); ok && !time.Now().Add(d).Before(dl) {
+			return err
+		}
+		if s.sleep(ctx, d) != nil {
+			return err
+		}
+	}
+}
+
+// backoff is the wait before retry n (1 for the first): base × 2ⁿ⁻¹,
+// capped at 30s, between half of that and all of it.
+func backoff(base time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < 30*time.Second; i++ {
+		d *= 2
+	}
+	d = min(d, 30*time.Second)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }
 
 func (s *Summarizer) summarize(ctx context.Context, seg segment, p *Prompt) error {

@@ -87,7 +87,7 @@ func fixedClock() time.Time { return time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC)
 
 func TestSummarizeTiesEachSummaryToItsUserMessage(t *testing.T) {
 	m := answering(goodAnswer)
-	s, err := summary.New(&summary.Config{Model: m, Clock: fixedClock})
+	s, err := summary.New(&summary.Config{Model: m, Clock: fixedClock, Concurrency: 1})
 	require.NoError(t, err)
 
 	prompts, err := s.Summarize(context.Background(), twoPrompts().records)
@@ -173,7 +173,7 @@ func TestSummarizeReportsFailuresPerPrompt(t *testing.T) {
 				}
 				return schema.AssistantMessage(goodAnswer, nil), nil
 			}}
-			s, err := summary.New(&summary.Config{Model: m})
+			s, err := summary.New(&summary.Config{Model: m, MaxAttempts: 1, Concurrency: 1})
 			require.NoError(t, err)
 
 			prompts, err := s.Summarize(context.Background(), twoPrompts().records)
@@ -199,7 +199,7 @@ func TestSummarizeStopsAskingOnceTheContextIsDone(t *testing.T) {
 		cancel()
 		return schema.AssistantMessage(goodAnswer, nil), nil
 	}}
-	s, err := summary.New(&summary.Config{Model: m})
+	s, err := summary.New(&summary.Config{Model: m, Concurrency: 1})
 	require.NoError(t, err)
 
 	prompts, err := s.Summarize(ctx, twoPrompts().records)

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/lookout-go/lookout/simulate"
+)
+
+var mergeCmd = &command{
+	name:    "merge",
+	args:    "DIR...",
+	summary: "merge the conversations of simulation batches, finished runs only",
+	details: `Merge writes the conversation.jsonl of every finished run in the simulation
+batch folders given (a batch's output folder, or one per shard) to standard
+output or --output, in job order, whatever the shards and however often the
+batch was interrupted and resumed. A run is finished once its done.json or
+failed.json is written; a failed run's last line carries its error in
+metadata.end, and a run that failed before its first turn has one line
+saying so. --skip-failed leaves failed runs out.
+
+Runs without a marker (in progress, or cut short by a killed batch) are
+left out and listed on standard error; they make the exit status 1 unless
+--allow-unfinished is given. --json prints what was merged and left out as
+JSON on standard output, and then needs --output for the lines.`,
+	examples: `  # the dataset of a finished batch
+  lookout merge out/ > dataset.jsonl
+
+  # the shards of a Kubernetes Indexed Job, without failed runs
+  lookout merge --skip-failed --output dataset.jsonl shards/*/
+
+  # what a batch still lacks, as JSON
+  lookout merge --json --allow-unfinished --output /dev/null out/`,
+	minArgs: 1,
+	maxArgs: -1,
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
+		output := fs.String("output", "", "write the lines to this file instead of standard output")
+		skipFailed := fs.Bool("skip-failed", false, "leave out runs that ended with an error")
+		allowUnfinished := fs.Bool("allow-unfinished", false, "exit 0 even when some runs are unfinished")
+		asJSON := fs.Bool("json", false, "print the merge report as JSON on standard output (needs --output)")
+		return func(_ context.Context, e *env, dirs []string) int {
+			if *asJSON && *output == "" {
+				return e.badUsage("--json needs --output, since standard output then holds the report")
+			}
+			return merge(e, dirs, *output, simulate.MergeOptions{SkipFailed: *skipFailed}, *allowUnfinished, *asJSON)
+		}
+	},
+}
+
+func merge(e *env, dirs []string, output string, opts simulate.MergeOptions, allowUnfinished, asJSON bool) int {
+	w := e.stdout
+	if output != "" {
+		f, err := os.OpenFile(output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			return e.fail("%v", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	rep, err := simulate.Merge(w, opts, dirs...)
+	if err != nil {
+		return e.fail("%v", err)
+	}
+	for _, d := range rep.Unfinished {
+		e.warn("unfinished run left out: %s", d)
+	}
+	if asJSON {
+		if err := writeJSON(e.stdout, rep); err != nil {
+			return e.fail("%v", err)
+		}
+	} else {
+		fmt.Fprintf(e.stderr, "lookout: merged %d runs (%d lines); %d failed%s, %d unfinished\n",
+			rep.Runs, rep.Lines, len(rep.Failed), map[bool]string{true: " (left out)", false: ""}[opts.SkipFailed], len(rep.Unfinished))
+	}
+	if len(rep.Unfinished) > 0 && !allowUnfinished {
+		return exitProblems
+	}
+	return exitOK
+}
