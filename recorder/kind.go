@@ -85,12 +85,20 @@ const (
 // shared by several runs or by sub-agents, each run counts only its own.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
+//
+// CachedTokens, CacheWriteTokens and ReasoningTokens add up what the
+// model responses reported (see TokenUsage), and CostUSD their cost in US
+// dollars, zero when no price was configured for their models.
 type RunUsage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
-	TotalTokens      int64 `json:"total_tokens"`
-	ToolCalls        int64 `json:"tool_calls"`
-	ModelCalls       int64 `json:"model_calls"`
+	PromptTokens     int64   `json:"prompt_tokens"`
+	CompletionTokens int64   `json:"completion_tokens"`
+	TotalTokens      int64   `json:"total_tokens"`
+	CachedTokens     int64   `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
+	CostUSD          float64 `json:"cost_usd,omitempty"`
+	ToolCalls        int64   `json:"tool_calls"`
+	ModelCalls       int64   `json:"model_calls"`
 }
 
 // RunEnded is the last record of a run.
@@ -137,7 +145,10 @@ type ToolDefinition struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// TokenUsage is one model call's token usage.
+// TokenUsage is one model call's token usage, as its provider reported
+// it. CachedTokens (prompt tokens read from the provider's cache) and
+// CacheWriteTokens (prompt tokens written to it) count inside
+// PromptTokens, and ReasoningTokens inside CompletionTokens.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type TokenUsage struct {
@@ -145,12 +156,20 @@ type TokenUsage struct {
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
 	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // ModelResponse is one model call's answer. UsageReported tells "the
 // provider reported zero tokens" (true, zero Usage) from "the provider
 // reported nothing" (false).
+//
+// Model and Provider name the model that answered and its
+// implementation: a per-call model option when the call had one, or else
+// what the model's own callbacks reported (Eino's callback config and run
+// info type, such as "OpenAI"), or else the agent's configured model.
+// CostUSD is the call's cost in US dollars from the configured price
+// table, zero when the model has no price.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ModelResponse struct {
@@ -159,6 +178,9 @@ type ModelResponse struct {
 	UsageReported bool            `json:"usage_reported"`
 	FinishReason  string          `json:"finish_reason,omitempty"`
 	Latency       time.Duration   `json:"latency_ns,omitempty"`
+	Model         string          `json:"model,omitempty"`
+	Provider      string          `json:"provider,omitempty"`
+	CostUSD       float64         `json:"cost_usd,omitempty"`
 }
 
 // Message records a user or system message entering the conversation.

@@ -39,6 +39,12 @@ type openAIReact struct {
 }
 
 func newOpenAIReact(t *testing.T, backend *scripted.Model, maxStep int) openAIReact {
+	return newOpenAIReactWith(t, backend, maxStep, "gpt-test", lookout.Config{})
+}
+
+// newOpenAIReactWith is newOpenAIReact with the client configured with
+// model and Lookout with cfg, given the agent's recorder.
+func newOpenAIReactWith(t *testing.T, backend *scripted.Model, maxStep int, model string, cfg lookout.Config) openAIReact {
 	t.Helper()
 	ctx := context.Background()
 	srv := scripted.NewOpenAIServer(backend)
@@ -46,13 +52,14 @@ func newOpenAIReact(t *testing.T, backend *scripted.Model, maxStep int) openAIRe
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	chat, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{
-		BaseURL: srv.BaseURL(), APIKey: "test-key", Model: "gpt-test",
+		BaseURL: srv.BaseURL(), APIKey: "test-key", Model: model,
 		HTTPClient: &http.Client{Transport: tr},
 	})
 	require.NoError(t, err)
 
 	rec, sink := newRecorder(t)
-	h, err := lookoutreact.New(ctx, &lookout.Config{Recorder: rec})
+	cfg.Recorder = rec
+	h, err := lookoutreact.New(ctx, &cfg)
 	require.NoError(t, err)
 	ra, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: h.WrapModel(chat),

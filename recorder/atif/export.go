@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -42,9 +40,16 @@ type Options struct {
 	// ErrAmbiguousRoot.
 	RunID string
 
-	// AgentVersion is written as agent.version. Empty means the version of
-	// the Lookout module in the program's build info, or "devel".
+	// AgentName, AgentVersion and ModelName are written as agent.name,
+	// agent.version and agent.model_name, over what the records say.
+	// Without them, the name is the root run's agent name ("agent" when it
+	// has none), the version the one its run_started recorded, or else the
+	// version of the program's main module from its build info ("devel"
+	// when it has none), and the model the one its run_started recorded,
+	// or else the model of its first model response.
+	AgentName    string
 	AgentVersion string
+	ModelName    string
 
 	// Redactor, if set, rewrites every free-text field on its way into
 	// the trajectory: messages, reasoning, tool arguments and results,
@@ -114,9 +119,6 @@ func FromRecords(records []recorder.Record, opts *Options) (*Trajectory, error) 
 	if opts != nil {
 		o = *opts
 	}
-	if o.AgentVersion == "" {
-		o.AgentVersion = lookoutVersion()
-	}
 	runs := groupRuns(records)
 	root, err := runs.root(o.RunID)
 	if err != nil {
@@ -138,7 +140,9 @@ type run struct {
 	started    moment
 	agentName  string
 	metadata   map[string]string
-	children   []*run
+	// started holds the run's run_started record, if it has one.
+	info     *recorder.RunStarted
+	children []*run
 }
 
 // placed is a record with its position in the records FromRecords was
@@ -207,6 +211,7 @@ func (s *runSet) add(rec recorder.Record, i int) {
 		r.started = at
 		r.agentName = p.AgentName
 		r.metadata = p.Metadata
+		r.info = p
 	}
 }
 
@@ -325,11 +330,8 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 		rt.steps = append(rt.steps, carrierStep(moment{}))
 	}
 	t := &Trajectory{
-		Agent: Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: rt.first, ToolDefinitions: x.toolDefinitions(rt.tools.defs)},
+		Agent: x.agent(r, rt),
 		Steps: finish(rt.steps),
-	}
-	if t.Agent.Name == "" {
-		t.Agent.Name = "agent"
 	}
 	t.FinalMetrics = totals(t.Steps, delegated)
 	info := map[string]any{"run_id": r.id}
@@ -350,8 +352,10 @@ type runTrace struct {
 	made  int
 	model string
 	first string
-	ended *recorder.RunEnded
-	tools toolSet
+	// answered is the model of the first model response.
+	answered string
+	ended    *recorder.RunEnded
+	tools    toolSet
 }
 
 // record adds one of the run's records to rt.
@@ -365,7 +369,10 @@ func (x *exporter) record(rt *runTrace, rec placed) {
 			rt.steps = append(rt.steps, x.messageStep(p.Message, now))
 		}
 	case *recorder.ModelResponse:
-		rt.response(x.agentStep(p, rt.model, now), now)
+		rt.response(x.agentStep(p, cmp.Or(p.Model, rt.model), now), now)
+		if rt.answered == "" {
+			rt.answered = cmp.Or(p.Model, rt.model)
+		}
 	case *recorder.ToolStarted:
 		rt.toolStarted(p, now)
 	case *recorder.ToolEnded:
@@ -665,7 +672,7 @@ func (x *exporter) agentStep(p *recorder.ModelResponse, model string, at moment)
 		}
 	}
 	if p.UsageReported {
-		step.Metrics = metrics(p.Usage)
+		step.Metrics = responseMetrics(p)
 	}
 	extra := map[string]any{}
 	if p.FinishReason != "" {
@@ -843,6 +850,12 @@ func totals(steps []Step, delegated []*FinalMetrics) *FinalMetrics {
 	if sum.cachedKnown {
 		fm.TotalCachedTokens = &sum.cached
 	}
+	if sum.costKnown {
+		fm.TotalCostUSD = &sum.cost
+	}
+	if sum.reasoning > 0 {
+		fm.Extra = map[string]any{"total_reasoning_tokens": sum.reasoning}
+	}
 	return fm
 }
 
@@ -850,8 +863,10 @@ func totals(steps []Step, delegated []*FinalMetrics) *FinalMetrics {
 // completion count, and any cached count, was known at all: a total of
 // nothing known is left out, not written as 0.
 type tokenSum struct {
-	prompt, completion, cached int
-	known, cachedKnown         bool
+	prompt, completion, cached    int
+	known, cachedKnown, costKnown bool
+	cost                          float64
+	reasoning                     int64
 }
 
 // addStep adds the metrics of a step, if it has any.
@@ -863,6 +878,10 @@ func (t *tokenSum) addStep(m *Metrics) {
 	t.prompt += deref(m.PromptTokens)
 	t.completion += deref(m.CompletionTokens)
 	t.addCached(m.CachedTokens)
+	t.addCost(m.CostUSD)
+	if n, ok := m.Extra["reasoning_tokens"].(int64); ok {
+		t.reasoning += n
+	}
 }
 
 // addSubagent adds the final metrics of a subagent, if it has any.
@@ -876,6 +895,10 @@ func (t *tokenSum) addSubagent(sub *FinalMetrics) {
 		t.completion += deref(sub.TotalCompletionTokens)
 	}
 	t.addCached(sub.TotalCachedTokens)
+	t.addCost(sub.TotalCostUSD)
+	if n, ok := sub.Extra["total_reasoning_tokens"].(int64); ok {
+		t.reasoning += n
+	}
 }
 
 // addCached adds a cached token count, when it is known.
@@ -897,25 +920,3 @@ func deref(p *int) int {
 func millis(d time.Duration) float64 {
 	return math.Round(float64(d)/1e3) / 1e3
 }
-
-// lookoutVersion is the version of this module in the build, or "devel".
-var lookoutVersion = sync.OnceValue(func() string {
-	const module = "github.com/lookout-go/lookout"
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	version := ""
-	if info.Main.Path == module {
-		version = info.Main.Version
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == module {
-			version = dep.Version
-		}
-	}
-	if version == "" || version == "(devel)" {
-		return "devel"
-	}
-	return version
-})
