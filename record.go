@@ -29,6 +29,8 @@ type recording struct {
 	failed atomic.Pointer[error]
 	tools  offeredTools
 	usage  runUsage
+	// injected is what the last model call was injected.
+	injected lastInjected
 	// exceeded is the budget error last recorded.
 	exceeded atomic.Pointer[budget.ExceededError]
 	// efficacyBase holds the session's feedback-efficacy counts when the
@@ -652,10 +654,61 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 		// the calls of its reply are new ones, whatever their ids.
 		r.setPausedCalls(nil)
 	}
-	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model}
+	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model, Injected: r.injectedIn(input)}
 	req.Tools, req.ToolDefinitions = r.offered(ctx, m.Tools)
 	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || m.ToolChoiceForbidden)
 	r.note(r.trace.rec.ModelRequest(ctx, req))
+}
+
+// injectedIn returns the messages Lookout injected into input, which
+// Reinject puts at its end, as the model receives them: never nil, so that
+// the record says that nothing was injected. The same messages as the
+// run's last call give the same slice, which records share.
+func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
+	from := len(input)
+	for from > 0 {
+		if _, ok := Injected(input[from-1]); !ok {
+			break
+		}
+		from--
+	}
+	tail := input[from:]
+	s := &r.trace.injected
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out != nil && slices.Equal(s.msgs, tail) {
+		return s.out
+	}
+	out := make([]recorder.InjectedMessage, 0, len(tail))
+	for _, m := range tail {
+		kind, _ := Injected(m)
+		im := recorder.InjectedMessage{Kind: kind, Role: string(m.Role), Content: m.Content}
+		if kind == TagAssessment {
+			im.AfterCallIndex = r.assessmentIndex(m)
+		}
+		out = append(out, im)
+	}
+	s.msgs, s.out = append(s.msgs[:0], tail...), out
+	return out
+}
+
+// lastInjected is what a run's last model call was injected, and how it
+// was recorded.
+type lastInjected struct {
+	mu   sync.Mutex
+	msgs []*schema.Message
+	out  []recorder.InjectedMessage
+}
+
+// assessmentIndex returns the call index of the assessment whose block
+// is m, the run's current block, or -1 when m is not that block.
+func (r *Run) assessmentIndex(m *schema.Message) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m == r.block {
+		return int(r.blockIndex)
+	}
+	return -1
 }
 
 // offeredTools is the tool set a run last recorded.

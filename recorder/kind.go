@@ -128,7 +128,34 @@ type ModelRequest struct {
 	Tools           []string         `json:"tools,omitempty"`            // names of the tools offered
 	ToolDefinitions []ToolDefinition `json:"tool_definitions,omitempty"` // full definitions, when the offered set is new to the run
 	ToolsWithheld   bool             `json:"tools_withheld,omitempty"`   // tools were removed, e.g. for a wrap-up turn
+	// Injected lists the messages Lookout added to the call's input, as
+	// the model received them. A recorder that records them writes an
+	// empty list for a call that got none; records written before the
+	// field existed have none at all (nil), and say nothing either way.
+	Injected []InjectedMessage `json:"injected,omitzero"`
 }
+
+// InjectedMessage is a message Lookout added to a model call's input:
+// the current assessment or the wrap-up reminder. Kind says which
+// ("assessment" or "wrap_up"), and Role and Content are the message as
+// the model received it. Injected messages are the last messages of the
+// input, in the order listed. AfterCallIndex names the assessment's tool
+// call, as the assessment record does; -1 when unknown.
+//
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type InjectedMessage struct {
+	Kind           string `json:"kind"`
+	Role           string `json:"role"`
+	Content        string `json:"content"`
+	AfterCallIndex int    `json:"after_call_index,omitempty"`
+}
+
+// The kinds of InjectedMessage.
+const (
+	InjectedAssessment = "assessment"
+	InjectedWrapUp     = "wrap_up"
+)
 
 // ToolDefinition is a tool as it was offered to the model: its name, the
 // description the model reads and the JSON Schema of its arguments.
@@ -204,7 +231,10 @@ type ToolStarted struct {
 }
 
 // ToolEnded records a tool call's result. Results longer than the
-// recorder's limit are cut; ResultBytes keeps the full size.
+// recorder's limit are cut; ResultBytes keeps the full size. Result is
+// what the model read: for a call that failed and whose error reached the
+// model as a message, that message ("Error: <text>"), with the error's
+// own text in Error; for a call the budget refused, the refusal.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ToolEnded struct {

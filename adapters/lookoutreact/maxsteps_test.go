@@ -33,6 +33,7 @@ var errBackendDown = errors.New("backend down")
 // talking to a loopback OpenAI-compatible server that plays backend,
 // with Lookout's hooks inside it and a recorder on its Lookout.
 type openAIReact struct {
+	hooks *lookoutreact.Hooks
 	agent *lookoutreact.Agent
 	rec   *recorder.Recorder
 	sink  *recorder.MemorySink
@@ -70,7 +71,7 @@ func newOpenAIReactWith(t *testing.T, backend *scripted.Model, maxStep int, mode
 		MaxStep: maxStep,
 	})
 	require.NoError(t, err)
-	return openAIReact{agent: h.Agent(ra), rec: rec, sink: sink}
+	return openAIReact{hooks: h, agent: h.Agent(ra), rec: rec, sink: sink}
 }
 
 // run runs the agent once, through Stream read to its end or Generate,

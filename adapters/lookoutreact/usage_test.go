@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
-	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/recorder"
@@ -38,10 +39,9 @@ var testPrices = budget.Prices{"gpt-4o-mini": {InputPerMTok: 0.15, CachedInputPe
 // newPricedAgent is a react agent on the eino-ext OpenAI client,
 // configured with model, talking to a loopback server that plays backend,
 // with testPrices.
-func newPricedAgent(t *testing.T, backend *scripted.Model, model string, cfg lookout.Config) (*lookoutreact.Agent, *recorder.Recorder, *recorder.MemorySink) {
+func newPricedAgent(t *testing.T, backend *scripted.Model, model string, cfg lookout.Config) openAIReact {
 	cfg.Prices = testPrices
-	a := newOpenAIReactWith(t, backend, 12, model, cfg)
-	return a.agent, a.rec, a.sink
+	return newOpenAIReactWith(t, backend, 12, model, cfg)
 }
 
 func responses(records []recorder.Record) []*recorder.ModelResponse {
@@ -66,16 +66,19 @@ func TestTheOpenAIClientsModelTokensAndCostAreRecorded(t *testing.T) {
 				detailedUsage(call, 1000, 512, 40, 20),
 				detailedUsage(schema.AssistantMessage("done", nil), 1200, 768, 30, 5),
 			)
-			agent, rec, sink := newPricedAgent(t, backend, model, lookout.Config{})
+			a := newPricedAgent(t, backend, model, lookout.Config{})
+			ra, rec, sink, hooks := a.agent, a.rec, a.sink, a.hooks
 			ctx := session.NewContext(context.Background(), session.New(nil))
 			input := []*schema.Message{schema.UserMessage("do the task")}
+			// The handler that reads the model's configured name.
+			cb := agent.WithComposeOptions(compose.WithCallbacks(hooks.Callbacks()))
 			if streaming {
-				sr, err := agent.Stream(ctx, input)
+				sr, err := ra.Stream(ctx, input, cb)
 				require.NoError(t, err)
 				_, err = concat(sr)
 				require.NoError(t, err)
 			} else {
-				_, err := agent.Generate(ctx, input)
+				_, err := ra.Generate(ctx, input, cb)
 				require.NoError(t, err)
 			}
 			records := flushed(t, rec, sink)
@@ -136,9 +139,13 @@ func TestMaxCostUSDStopsTheRunAfterAWrapUpTurn(t *testing.T) {
 	// $0.00125 limit is left, and the third spends it.
 	turn := func(m *schema.Message) scripted.Turn { return detailedUsage(m, 1000, 0, 750, 0) }
 	backend := scripted.New(turn(search()), turn(search()), scripted.Forever(turn(search())))
-	agent, rec, sink := newPricedAgent(t, backend, "gpt-4o-mini", lookout.Config{Limits: budget.Limits{MaxCostUSD: 0.00125}})
+	// Without the callbacks, the configured agent model names the model.
+	a := newPricedAgent(t, backend, "gpt-4o-mini", lookout.Config{
+		Limits: budget.Limits{MaxCostUSD: 0.00125}, Agent: lookout.AgentInfo{Model: "gpt-4o-mini"},
+	})
+	ra, rec, sink := a.agent, a.rec, a.sink
 	store := session.New(nil)
-	_, err := agent.Generate(session.NewContext(context.Background(), store), []*schema.Message{schema.UserMessage("go")})
+	_, err := ra.Generate(session.NewContext(context.Background(), store), []*schema.Message{schema.UserMessage("go")})
 
 	var ex *budget.ExceededError
 	require.True(t, errors.As(err, &ex), "err = %v", err)

@@ -320,7 +320,7 @@ func (x *exporter) redact(s string) string {
 // trajectory exports one run and, depth first, the runs below it.
 func (x *exporter) trajectory(r *run) *Trajectory {
 	x.seen[r.id] = true
-	rt := &runTrace{calls: map[string][]*callSpan{}}
+	rt := &runTrace{calls: map[string][]*callSpan{}, seen: injectionsOf(r.records)}
 	for _, rec := range r.records {
 		x.record(rt, rec)
 	}
@@ -356,6 +356,10 @@ type runTrace struct {
 	answered string
 	ended    *recorder.RunEnded
 	tools    toolSet
+	// seen is what the run's model calls were injected, and injected
+	// what the latest was.
+	seen     injections
+	injected []recorder.InjectedMessage
 }
 
 // record adds one of the run's records to rt.
@@ -364,6 +368,7 @@ func (x *exporter) record(rt *runTrace, rec placed) {
 	switch p := rec.Payload.(type) {
 	case *recorder.ModelRequest:
 		rt.request(p)
+		rt.steps = append(rt.steps, x.injectedSteps(rt, p, now)...)
 	case *recorder.Message:
 		if p.Message != nil {
 			rt.steps = append(rt.steps, x.messageStep(p.Message, now))
@@ -378,8 +383,8 @@ func (x *exporter) record(rt *runTrace, rec placed) {
 	case *recorder.ToolEnded:
 		rt.toolEnded(p, x.toolResult(p), now)
 	case *recorder.AssessmentRecord:
-		if !x.opts.OmitAssessments {
-			rt.steps = append(rt.steps, x.assessmentStep(p, now))
+		if !x.opts.OmitAssessments && !rt.seen.shown(p.AfterCallIndex) {
+			rt.steps = append(rt.steps, x.unshownAssessment(rt, x.assessmentStep(p, now)))
 		}
 	case *recorder.RunEnded:
 		rt.ended = p

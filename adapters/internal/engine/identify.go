@@ -15,13 +15,11 @@ import (
 // model calls use: at the start of a chat model, the model named in the
 // callback input's config (the model's own configuration, with a per-call
 // override applied by the model) and the run info's type (the provider,
-// such as "OpenAI"), for the run on the ctx. It is registered as a global
-// Eino handler when the adapters are loaded; a program that replaces
-// Eino's global handlers (callbacks.InitCallbackHandlers) can pass it
-// with its own.
+// such as "OpenAI"), for the run on the ctx. The adapters hand it to the
+// program, which passes it with a run's callbacks: it is not registered
+// globally, since any Eino handler makes every component of every graph
+// pay for the callback machinery.
 var Identifier callbacks.Handler = identifier{}
-
-func init() { callbacks.AppendGlobalHandlers(Identifier) }
 
 type identifier struct{}
 
@@ -35,8 +33,10 @@ func (identifier) OnStart(ctx context.Context, info *callbacks.RunInfo, input ca
 	if r == nil || info == nil {
 		return ctx
 	}
+	// A model that fires its own callbacks passes its typed input, with
+	// its config; the input a graph passes for other models has none.
 	name := ""
-	if in := model.ConvCallbackInput(input); in != nil && in.Config != nil {
+	if in, ok := input.(*model.CallbackInput); ok && in != nil && in.Config != nil {
 		name = in.Config.Model
 	}
 	r.IdentifyModel(name, info.Type)
