@@ -59,11 +59,11 @@ type Config struct {
 	// Advisory lists resources that are reported to the model but not
 	// enforced. Every other limited resource is enforced: a tool call
 	// over the tool-call limit is refused, and a model call after tokens,
-	// time or model calls ran out ends the run with a
+	// cost, time or model calls ran out ends the run with a
 	// *budget.ExceededError.
 	Advisory []budget.Resource
 
-	// WrapUpAt is the fraction of tokens or time remaining at or below
+	// WrapUpAt is the fraction of tokens, cost or time remaining at or below
 	// which the model gets a wrap-up turn: tool calls are forbidden
 	// through the tool choice (the tools stay described) and the model is
 	// asked to summarise its progress. A spent, enforced tool-call limit
@@ -111,6 +111,12 @@ type Config struct {
 	// no further.
 	OnError func(ctx context.Context, err error)
 
+	// Prices price the model calls, by model name, in US dollars per
+	// million tokens. A priced call's cost is recorded, counted in
+	// run_ended and the exports, and charged to Limits.MaxCostUSD. Nil
+	// prices nothing, and then no call costs anything against the limit.
+	Prices budget.Prices
+
 	// Agent describes the agent in the recording: its name, version and
 	// model. The zero value leaves them to what Lookout learns.
 	Agent AgentInfo
@@ -132,6 +138,9 @@ func (c *Config) normalized() (Config, error) {
 	}
 	if err := n.Limits.Validate(); err != nil {
 		return n, fmt.Errorf("%w: Limits: %w", ErrInvalidConfig, err)
+	}
+	if err := n.Prices.Validate(); err != nil {
+		return n, fmt.Errorf("%w: Prices: %w", ErrInvalidConfig, err)
 	}
 	if n.Observers == nil {
 		n.Observers = []observer.Spec{{
@@ -163,7 +172,7 @@ func (n *Config) checkFields() error {
 	}
 	for _, r := range n.Advisory {
 		switch r {
-		case budget.Time, budget.Tokens, budget.ToolCalls, budget.ModelCalls:
+		case budget.Time, budget.Tokens, budget.ToolCalls, budget.ModelCalls, budget.CostUSD:
 		default:
 			return fmt.Errorf("%w: Advisory: unknown resource %q", ErrInvalidConfig, r)
 		}
@@ -255,7 +264,7 @@ func New(cfg *Config) (*Lookout, error) {
 			l.control[name] = true
 		}
 	}
-	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.ModelCalls)
+	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.CostUSD, budget.ModelCalls)
 	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
 	return l, nil
 }

@@ -14,8 +14,13 @@ import (
 // ModelOptions describe a model call attempt for the recording: the
 // options it is made with.
 type ModelOptions struct {
-	// Model names the model, when the call or the client says.
+	// Model names the model when the call's options say (a per-call
+	// override, which wins over what the model's callbacks report).
 	Model string
+	// Provider names the model's implementation when the adapter knows
+	// it, such as Eino's component type ("OpenAI"); what the model's
+	// callbacks report wins over it.
+	Provider string
 	// Tools are the tools offered to the model.
 	Tools []*schema.ToolInfo
 	// ToolChoiceForbidden says the call forbids tool calls.
@@ -30,6 +35,9 @@ type ModelCall struct {
 	start time.Time
 	// streamed says the attempt is counted in its run's open streams.
 	streamed bool
+	// model and provider are what the call's options say; see
+	// ModelOptions.
+	model, provider string
 }
 
 // Streamed returns c marked as a streamed reply, whose end may come after
@@ -60,11 +68,54 @@ func (r *Run) StartModel(ctx context.Context, input []*schema.Message, req func(
 		return ModelCall{}, err
 	}
 	c.run = r
-	if r.trace.rec != nil {
-		r.writeRequest(ctx, input, req())
+	switch {
+	case r.trace.rec != nil:
+		o := req()
+		c.model, c.provider = o.Model, o.Provider
+		r.writeRequest(ctx, input, o)
 		c.start = r.cfg.Now()
+	case len(r.cfg.Prices) > 0:
+		o := req()
+		c.model, c.provider = o.Model, o.Provider
 	}
 	return c, nil
+}
+
+// modelID is a model and its provider, as a model's callbacks report
+// them.
+type modelID struct{ model, provider string }
+
+// IdentifyModel says which model and provider the run's current model
+// call uses, as the model's own callbacks report them (Eino's callback
+// input config and run info). Adapters call it from a callback handler;
+// the call's record and its cost use it unless the call's options named
+// a model. Empty values say nothing.
+func (r *Run) IdentifyModel(model, provider string) {
+	if r == nil || model == "" && provider == "" {
+		return
+	}
+	if cur := r.seenModel.Load(); cur != nil && cur.model == model && cur.provider == provider {
+		return
+	}
+	r.seenModel.Store(&modelID{model, provider})
+}
+
+// identify returns the model and provider of call c: the call's options
+// first, then the model's callbacks, then the configured agent model.
+func (c ModelCall) identify() (model, provider string) {
+	model, provider = c.model, c.provider
+	if seen := c.run.seenModel.Load(); seen != nil {
+		if model == "" {
+			model = seen.model
+		}
+		if seen.provider != "" {
+			provider = seen.provider
+		}
+	}
+	if model == "" {
+		model = c.run.cfg.Agent.Model
+	}
+	return model, provider
 }
 
 // Recorded reports whether the attempt is recorded, so that its reply is
@@ -116,6 +167,14 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 			out = nil
 		}
 	}()
+	model, provider := c.identify()
+	if usage != nil && len(r.cfg.Prices) > 0 {
+		if cost, ok := r.cfg.Prices.Cost(model, *usage); ok {
+			priced := *usage
+			priced.CostUSD = cost
+			usage = &priced
+		}
+	}
 	r.tracker.ChargeModelCall(usage)
 	if r.lease != nil {
 		r.spent.modelCalls.Add(1)
@@ -124,7 +183,7 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 		}
 	}
 	if r.trace.rec != nil {
-		r.writeResponse(ctx, reply, usage, r.cfg.Now().Sub(c.start))
+		r.writeResponse(ctx, reply, usage, r.cfg.Now().Sub(c.start), model, provider)
 	}
 	if toolCalls >= 0 {
 		r.pipeline.ModelResponded(ctx, toolCalls)
@@ -142,6 +201,9 @@ func UsageOf(msg *schema.Message) *budget.Usage {
 		PromptTokens:     int64(u.PromptTokens),
 		CompletionTokens: int64(u.CompletionTokens),
 		TotalTokens:      int64(u.TotalTokens),
+		CachedTokens:     int64(u.PromptTokenDetails.CachedTokens),
+		CacheWriteTokens: int64(u.PromptTokenDetails.CacheWriteTokens),
+		ReasoningTokens:  int64(u.CompletionTokensDetails.ReasoningTokens),
 	}
 }
 

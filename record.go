@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,8 @@ type recording struct {
 	failed atomic.Pointer[error]
 	tools  offeredTools
 	usage  runUsage
+	// injected is what the last model call was injected.
+	injected lastInjected
 	// exceeded is the budget error last recorded.
 	exceeded atomic.Pointer[budget.ExceededError]
 	// efficacyBase holds the session's feedback-efficacy counts when the
@@ -111,11 +114,16 @@ var errAbandoned = errors.New("the run ended before the call did")
 // session and with sub-agents, which record their own.
 type runUsage struct {
 	prompt, completion, total, modelCalls, toolCalls atomic.Int64
+	cached, cacheWrite, reasoning                    atomic.Int64
+	// cost holds the float64 bits of the dollars spent.
+	cost atomic.Uint64
 }
 
 func (u *runUsage) load() recorder.RunUsage {
 	return recorder.RunUsage{
 		PromptTokens: u.prompt.Load(), CompletionTokens: u.completion.Load(), TotalTokens: u.total.Load(),
+		CachedTokens: u.cached.Load(), CacheWriteTokens: u.cacheWrite.Load(), ReasoningTokens: u.reasoning.Load(),
+		CostUSD:   math.Float64frombits(u.cost.Load()),
 		ToolCalls: u.toolCalls.Load(), ModelCalls: u.modelCalls.Load(),
 	}
 }
@@ -124,8 +132,22 @@ func (u *runUsage) store(v recorder.RunUsage) {
 	u.prompt.Store(v.PromptTokens)
 	u.completion.Store(v.CompletionTokens)
 	u.total.Store(v.TotalTokens)
+	u.cached.Store(v.CachedTokens)
+	u.cacheWrite.Store(v.CacheWriteTokens)
+	u.reasoning.Store(v.ReasoningTokens)
+	u.cost.Store(math.Float64bits(v.CostUSD))
 	u.toolCalls.Store(v.ToolCalls)
 	u.modelCalls.Store(v.ModelCalls)
+}
+
+// addCost adds usd to the dollars spent.
+func (u *runUsage) addCost(usd float64) {
+	for {
+		old := u.cost.Load()
+		if u.cost.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+usd)) {
+			return
+		}
+	}
 }
 
 // startRecording writes the run's run_started record, as a child of
@@ -632,10 +654,61 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 		// the calls of its reply are new ones, whatever their ids.
 		r.setPausedCalls(nil)
 	}
-	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model}
+	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model, Injected: r.injectedIn(input)}
 	req.Tools, req.ToolDefinitions = r.offered(ctx, m.Tools)
 	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || m.ToolChoiceForbidden)
 	r.note(r.trace.rec.ModelRequest(ctx, req))
+}
+
+// injectedIn returns the messages Lookout injected into input, which
+// Reinject puts at its end, as the model receives them: never nil, so that
+// the record says that nothing was injected. The same messages as the
+// run's last call give the same slice, which records share.
+func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
+	from := len(input)
+	for from > 0 {
+		if _, ok := Injected(input[from-1]); !ok {
+			break
+		}
+		from--
+	}
+	tail := input[from:]
+	s := &r.trace.injected
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out != nil && slices.Equal(s.msgs, tail) {
+		return s.out
+	}
+	out := make([]recorder.InjectedMessage, 0, len(tail))
+	for _, m := range tail {
+		kind, _ := Injected(m)
+		im := recorder.InjectedMessage{Kind: kind, Role: string(m.Role), Content: m.Content}
+		if kind == TagAssessment {
+			im.AfterCallIndex = r.assessmentIndex(m)
+		}
+		out = append(out, im)
+	}
+	s.msgs, s.out = append(s.msgs[:0], tail...), out
+	return out
+}
+
+// lastInjected is what a run's last model call was injected, and how it
+// was recorded.
+type lastInjected struct {
+	mu   sync.Mutex
+	msgs []*schema.Message
+	out  []recorder.InjectedMessage
+}
+
+// assessmentIndex returns the call index of the assessment whose block
+// is m, the run's current block, or -1 when m is not that block.
+func (r *Run) assessmentIndex(m *schema.Message) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m == r.block {
+		return int(r.blockIndex)
+	}
+	return -1
 }
 
 // offeredTools is the tool set a run last recorded.
@@ -734,10 +807,14 @@ func sameDefinition(a, b recorder.ToolDefinition) bool {
 }
 
 // writeResponse records a model call's reply and the tokens charged.
-func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.Usage, latency time.Duration) {
-	resp := recorder.ModelResponse{Message: msg, Latency: latency, UsageReported: u != nil}
+func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.Usage, latency time.Duration, model, provider string) {
+	resp := recorder.ModelResponse{Message: msg, Latency: latency, UsageReported: u != nil, Model: model, Provider: provider}
 	if u != nil {
-		resp.Usage = recorder.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.Total()}
+		resp.Usage = recorder.TokenUsage{
+			PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.Total(),
+			CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
+		}
+		resp.CostUSD = u.CostUSD
 	}
 	if msg != nil && msg.ResponseMeta != nil {
 		resp.FinishReason = msg.ResponseMeta.FinishReason
@@ -748,10 +825,20 @@ func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.
 		r.trace.usage.prompt.Add(u.PromptTokens)
 		r.trace.usage.completion.Add(u.CompletionTokens)
 		r.trace.usage.total.Add(u.Total())
+		r.trace.usage.cached.Add(u.CachedTokens)
+		r.trace.usage.cacheWrite.Add(u.CacheWriteTokens)
+		r.trace.usage.reasoning.Add(u.ReasoningTokens)
 		b := r.tracker.Budget()
 		r.note(r.trace.rec.Budget(ctx, recorder.BudgetRecord{
 			Event: recorder.BudgetCharged, Resource: string(budget.Tokens), Amount: u.Total(), Used: b.TokensUsed, Limit: b.MaxTokens,
 		}))
+		if u.CostUSD > 0 {
+			r.trace.usage.addCost(u.CostUSD)
+			r.note(r.trace.rec.Budget(ctx, recorder.BudgetRecord{
+				Event: recorder.BudgetCharged, Resource: string(budget.CostUSD),
+				Amount: budget.MicroUSD(u.CostUSD), Used: budget.MicroUSD(b.CostUSD), Limit: budget.MicroUSD(b.MaxCostUSD),
+			}))
+		}
 	}
 }
 

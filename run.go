@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,9 @@ type Run struct {
 	setupDone atomic.Bool
 
 	wrapUp atomic.Bool
+	// seenModel is the model the run's model calls last reported through
+	// their callbacks; see IdentifyModel.
+	seenModel atomic.Pointer[modelID]
 	// ignored is the refusal of a tool call the model made after it was
 	// given a wrap-up turn: the model ignored both, and its next call
 	// ends the run with this error.
@@ -276,6 +280,9 @@ func (r *Run) calm(b *budget.Budget, now time.Time) bool {
 	if b.MaxTokens > 0 && float64(b.MaxTokens-b.TokensUsed) <= w*float64(b.MaxTokens) {
 		return false
 	}
+	if b.MaxCostUSD > 0 && b.MaxCostUSD-b.CostUSD <= w*b.MaxCostUSD {
+		return false
+	}
 	if !b.Deadline.IsZero() && float64(b.Deadline.Sub(now)) <= w*float64(b.Deadline.Sub(b.StartedAt)) {
 		return false
 	}
@@ -290,6 +297,9 @@ func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 	}
 	if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.cfg.WrapUpAt {
 		return "tokens: " + observer.FormatCount(b.TokensUsed) + " of " + observer.FormatCount(b.MaxTokens) + " used"
+	}
+	if f, ok := b.FractionRemaining(budget.CostUSD, now); ok && f <= r.cfg.WrapUpAt {
+		return costReason(b.CostUSD, b.MaxCostUSD)
 	}
 	if left, ok := b.TimeRemaining(now); ok {
 		if f, _ := b.FractionRemaining(budget.Time, now); f <= r.cfg.WrapUpAt {
@@ -332,9 +342,18 @@ func (r *Run) lastWord(err error) bool {
 func (r *Run) spentReason(err error) string {
 	var ex *budget.ExceededError
 	if errors.As(err, &ex) {
+		if ex.Resource == budget.CostUSD {
+			return costReason(float64(ex.Used)/1e6, float64(ex.Limit)/1e6)
+		}
 		return string(ex.Resource) + ": " + observer.FormatCount(ex.Used) + " of " + observer.FormatCount(ex.Limit) + " used"
 	}
 	return err.Error()
+}
+
+// costReason says how much of the cost limit is spent, for a wrap-up
+// reminder.
+func costReason(used, limit float64) string {
+	return "cost: $" + strconv.FormatFloat(used, 'f', 4, 64) + " of $" + strconv.FormatFloat(limit, 'f', 2, 64) + " spent"
 }
 
 // lastModelCall reports whether b's model-call limit is enforced and

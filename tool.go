@@ -154,7 +154,7 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 			msg, out = result, err
 		}
 	}()
-	out = c.record(ctx, result, err)
+	out = c.record(ctx, result, err, true)
 	if out == nil && c.run.l.control[c.name] {
 		name := c.name // a copy, so that c does not escape
 		c.run.handover.Store(&name)
@@ -165,12 +165,22 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 	if out == nil {
 		return result, nil
 	}
-	var ex *budget.ExceededError
-	if c.run.cfg.ToolErrors == ToolErrorsAbort || errors.As(out, &ex) {
+	if !c.run.errorAsMessage(out) {
 		return result, out
 	}
-	return "Error: " + out.Error(), nil
+	return errorMessage(out), nil
 }
+
+// errorAsMessage reports whether a call's error err, not nil, reaches the
+// model as a message (see errorMessage) rather than ending the run.
+func (r *Run) errorAsMessage(err error) bool {
+	var ex *budget.ExceededError
+	return r.cfg.ToolErrors != ToolErrorsAbort && !errors.As(err, &ex)
+}
+
+// errorMessage is the tool message the model reads for a call that failed
+// with err.
+func errorMessage(err error) string { return "Error: " + err.Error() }
 
 // EndStream records the end of a call whose tool handed back a stream,
 // read to its end or to its first error: result is the start of the
@@ -187,13 +197,15 @@ func (c *Call) EndStream(ctx context.Context, result string, err error) (out err
 			out = err
 		}
 	}()
-	return c.record(ctx, result, err)
+	return c.record(ctx, result, err, false)
 }
 
 // record writes the call to the session and runs the observers. It
 // returns the call's error, replaced by the run's budget error when the
-// deadline cut the call short.
-func (c *Call) record(ctx context.Context, result string, err error) (out error) {
+// deadline cut the call short. asMessage says that an error the model is
+// to read as a message (see errorAsMessage) is recorded as that message,
+// the result the model gets.
+func (c *Call) record(ctx context.Context, result string, err error, asMessage bool) (out error) {
 	r := c.run
 	if c.tracked {
 		defer r.callDone(ctx)
@@ -219,7 +231,11 @@ func (c *Call) record(ctx context.Context, result string, err error) (out error)
 	if r.trace.rec == nil {
 		r.pipeline.AfterToolCall(ctx, rec)
 	} else {
-		c.writeInOrder(ctx, rec, result, out)
+		read := result
+		if asMessage && out != nil && r.errorAsMessage(out) {
+			read = errorMessage(out)
+		}
+		c.writeInOrder(ctx, rec, read, out)
 	}
 	return out
 }

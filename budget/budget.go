@@ -32,6 +32,18 @@ type Budget struct {
 	// ModelCallsWithoutUsage counts attempts whose provider reported no
 	// usage. When it is non-zero the token figures are a lower bound.
 	ModelCallsWithoutUsage int64 `json:"model_calls_without_usage"`
+
+	// MaxCostUSD caps CostUSD; zero means unlimited.
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
+	// CostUSD is the cost of the model calls charged, in US dollars, as
+	// their usage priced it (see [Usage.CostUSD]).
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	// CachedTokens and ReasoningTokens count the prompt tokens read
+	// from the provider's cache and the completion tokens spent
+	// reasoning, as providers report them; both are already inside
+	// PromptTokens and CompletionTokens.
+	CachedTokens    int64 `json:"cached_tokens,omitempty"`
+	ReasoningTokens int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // New returns the budget of a run that starts at start under limits.
@@ -42,7 +54,17 @@ func New(limits Limits, start time.Time) Budget {
 		MaxTokens:     limits.MaxTokens,
 		MaxToolCalls:  limits.MaxToolCalls,
 		MaxModelCalls: limits.MaxModelCalls,
+		MaxCostUSD:    limits.MaxCostUSD,
 	}
+}
+
+// CostRemaining returns the dollars left, negative after an overrun, and
+// whether cost is limited.
+func (b Budget) CostRemaining() (float64, bool) {
+	if b.MaxCostUSD <= 0 {
+		return 0, false
+	}
+	return b.MaxCostUSD - b.CostUSD, true
 }
 
 // Elapsed returns the time since the run started.
@@ -117,6 +139,11 @@ func (b Budget) FractionRemaining(r Resource, now time.Time) (float64, bool) {
 			return 1, false
 		}
 		left, total = float64(b.MaxModelCalls-b.ModelCalls), float64(b.MaxModelCalls)
+	case CostUSD:
+		if b.MaxCostUSD <= 0 {
+			return 1, false
+		}
+		left, total = b.MaxCostUSD-b.CostUSD, b.MaxCostUSD
 	default:
 		return 1, false
 	}
@@ -128,7 +155,7 @@ func (b Budget) FractionRemaining(r Resource, now time.Time) (float64, bool) {
 
 // Exceeded returns an [*ExceededError] for the first of rs that is
 // exhausted at now, in the order given, or nil. With no rs it checks time,
-// tokens, tool calls and model calls, in that order. A resource is exhausted when nothing
+// tokens, cost, tool calls and model calls, in that order. A resource is exhausted when nothing
 // of it is left: the deadline has come, or the count used has reached the
 // limit.
 func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
@@ -145,6 +172,10 @@ func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
 			if b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens {
 				return &ExceededError{Resource: Tokens, Limit: b.MaxTokens, Used: b.TokensUsed}
 			}
+		case CostUSD:
+			if b.costSpent() {
+				return &ExceededError{Resource: CostUSD, Limit: MicroUSD(b.MaxCostUSD), Used: MicroUSD(b.CostUSD)}
+			}
 		case ToolCalls:
 			if b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls {
 				return &ExceededError{Resource: ToolCalls, Limit: b.MaxToolCalls, Used: b.ToolCalls}
@@ -158,7 +189,10 @@ func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
 	return nil
 }
 
-var allResources = []Resource{Time, Tokens, ToolCalls, ModelCalls}
+var allResources = []Resource{Time, Tokens, CostUSD, ToolCalls, ModelCalls}
+
+// costSpent reports whether b's cost limit is set and reached.
+func (b *Budget) costSpent() bool { return b.MaxCostUSD > 0 && b.CostUSD >= b.MaxCostUSD }
 
 // timeExceeded reports the deadline passed at now. A deadline already past
 // at the start allowed no time; a budget without a start knows neither the
@@ -176,7 +210,7 @@ func (b *Budget) timeExceeded(now time.Time) *ExceededError {
 // quick test for hot paths, which call Exceeded, for the resources they
 // enforce and in their order, only when it is true.
 func (b *Budget) anySpent(now time.Time) bool {
-	return b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens ||
+	return b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens || b.costSpent() ||
 		b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls ||
 		b.MaxModelCalls > 0 && b.ModelCalls >= b.MaxModelCalls ||
 		!b.Deadline.IsZero() && !now.Before(b.Deadline)

@@ -391,3 +391,53 @@ func TestModelCallLimit(t *testing.T) {
 	assert.Equal(t, budget.ModelCalls, ex.Resource)
 	assert.Equal(t, int64(4), ex.Limit)
 }
+
+func TestPricesCostCountsCachedInsideInputAndReasoningInsideOutput(t *testing.T) {
+	prices := budget.Prices{
+		"gpt-4o-mini": {InputPerMTok: 0.15, CachedInputPerMTok: 0.075, OutputPerMTok: 0.60},
+		"gpt-4o":      {InputPerMTok: 2.5, CachedInputPerMTok: 1.25, OutputPerMTok: 10},
+	}
+	u := budget.Usage{PromptTokens: 1_000_000, CachedTokens: 400_000, CompletionTokens: 100_000, ReasoningTokens: 30_000}
+	cost, ok := prices.Cost("gpt-4o-mini-2024-07-18", u)
+	if !ok {
+		t.Fatal("the longest prefix prices a dated model")
+	}
+	// 600k input at 0.15, 400k cached at 0.075, 100k output at 0.60.
+	if want := 0.09 + 0.03 + 0.06; math.Abs(cost-want) > 1e-12 {
+		t.Errorf("cost = %v, want %v", cost, want)
+	}
+	if _, ok := prices.Cost("claude", u); ok {
+		t.Error("a model without a price has no cost")
+	}
+	if err := (budget.Prices{"x": {InputPerMTok: -1}}).Validate(); !errors.Is(err, budget.ErrInvalidLimits) {
+		t.Errorf("negative price: %v", err)
+	}
+}
+
+func TestCostLimitIsExceededInMicroDollars(t *testing.T) {
+	tr, err := budget.NewTracker(session.New(nil), budget.Limits{MaxCostUSD: 0.5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.ChargeModelCall(&budget.Usage{PromptTokens: 10, CostUSD: 0.3})
+	if err := tr.Check(budget.CostUSD); err != nil {
+		t.Fatalf("under the limit: %v", err)
+	}
+	if f, ok := tr.Budget().FractionRemaining(budget.CostUSD, time.Now()); !ok || math.Abs(f-0.4) > 1e-9 {
+		t.Errorf("fraction = %v %v", f, ok)
+	}
+	b := tr.ChargeModelCall(&budget.Usage{PromptTokens: 10, CachedTokens: 4, ReasoningTokens: 2, CostUSD: 0.25})
+	if b.CachedTokens != 4 || b.ReasoningTokens != 2 {
+		t.Errorf("cached %d reasoning %d", b.CachedTokens, b.ReasoningTokens)
+	}
+	var ex *budget.ExceededError
+	if err := tr.Check(); !errors.As(err, &ex) || ex.Resource != budget.CostUSD || ex.Limit != 500_000 || ex.Used != 550_000 {
+		t.Fatalf("Check = %v", err)
+	}
+	if got, want := ex.Error(), "budget exceeded: cost_usd: $0.55 of $0.50 used"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if err := (budget.Limits{MaxCostUSD: math.NaN()}).Validate(); !errors.Is(err, budget.ErrInvalidLimits) {
+		t.Errorf("NaN limit: %v", err)
+	}
+}

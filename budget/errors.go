@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,7 +18,8 @@ var ErrInvalidLimits = errors.New("budget: invalid limits")
 
 // ExceededError reports which resource ran out. It unwraps to [ErrExceeded].
 //
-// For [Time], Limit and Used are in milliseconds: the time allowed from the
+// For [CostUSD], Limit and Used are in millionths of a US dollar. For
+// [Time], Limit and Used are in milliseconds: the time allowed from the
 // run's start to its deadline, and the time elapsed. Both are zero when the
 // budget has no start to measure them from; the message then says only that
 // the deadline has passed.
@@ -33,7 +36,33 @@ func (e *ExceededError) Error() string {
 		}
 		return fmt.Sprintf("budget exceeded: time: %v allowed, %v used", millis(e.Limit), millis(e.Used))
 	}
+	if e.Resource == CostUSD {
+		return fmt.Sprintf("budget exceeded: %s: $%s of $%s used", e.Resource, dollars(e.Used), dollars(e.Limit))
+	}
 	return fmt.Sprintf("budget exceeded: %s: %d of %d used", e.Resource, e.Used, e.Limit)
+}
+
+// MicroUSD converts dollars to whole millionths of a dollar, the unit of
+// [CostUSD] in an [ExceededError], rounded and saturating.
+func MicroUSD(usd float64) int64 {
+	m := math.Round(usd * 1e6)
+	if m >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(m)
+}
+
+// dollars writes millionths of a dollar as dollars, with at least two
+// decimals and no trailing zeros beyond them.
+func dollars(micro int64) string {
+	s := strconv.FormatFloat(float64(micro)/1e6, 'f', -1, 64)
+	switch i := strings.IndexByte(s, '.'); {
+	case i < 0:
+		return s + ".00"
+	case len(s)-i == 2:
+		return s + "0"
+	}
+	return s
 }
 
 func (e *ExceededError) Unwrap() error { return ErrExceeded }

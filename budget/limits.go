@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -14,6 +15,10 @@ const (
 	Tokens     Resource = "tokens"
 	ToolCalls  Resource = "tool_calls"
 	ModelCalls Resource = "model_calls"
+	// CostUSD is money, in US dollars, priced from the tokens with a
+	// [Prices] table. In an [ExceededError] its Limit and Used are in
+	// millionths of a dollar.
+	CostUSD Resource = "cost_usd"
 )
 
 // Limits says how much a run may spend. Each zero field means unlimited, so
@@ -33,6 +38,10 @@ type Limits struct {
 	// MaxIterations) and the run ends on a wrap-up answer rather than on
 	// the runtime's error.
 	MaxModelCalls int64 `json:"max_model_calls,omitempty"`
+	// MaxCostUSD caps the cost of all model calls, in US dollars. The
+	// cost is known only for models with a price (see [Prices]); calls to
+	// other models cost nothing against it.
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
 }
 
 // Validate reports limits that cannot be enforced.
@@ -44,6 +53,8 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidLimits, l.MaxTokens)
 	case l.MaxToolCalls < 0:
 		return fmt.Errorf("%w: MaxToolCalls %d is negative", ErrInvalidLimits, l.MaxToolCalls)
+	case l.MaxCostUSD < 0 || math.IsNaN(l.MaxCostUSD) || math.IsInf(l.MaxCostUSD, 0):
+		return fmt.Errorf("%w: MaxCostUSD %v is not a non-negative number", ErrInvalidLimits, l.MaxCostUSD)
 	case l.MaxModelCalls < 0:
 		return fmt.Errorf("%w: MaxModelCalls %d is negative", ErrInvalidLimits, l.MaxModelCalls)
 	case !l.Deadline.IsZero() && (l.Deadline.Year() < 0 || l.Deadline.Year() > 9999):

@@ -12,10 +12,20 @@ import (
 // Total means "Prompt plus Completion". A negative count, which no
 // provider should report, counts as zero, so that it cannot refund a
 // budget.
+//
+// CachedTokens (prompt tokens read from the provider's cache) and
+// CacheWriteTokens (prompt tokens written to it) count inside
+// PromptTokens, and ReasoningTokens inside CompletionTokens, as the
+// OpenTelemetry GenAI conventions count them. CostUSD is the call's cost
+// in US dollars, zero when unknown (see [Prices]).
 type Usage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
-	TotalTokens      int64 `json:"total_tokens"`
+	PromptTokens     int64   `json:"prompt_tokens"`
+	CompletionTokens int64   `json:"completion_tokens"`
+	TotalTokens      int64   `json:"total_tokens"`
+	CachedTokens     int64   `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
+	CostUSD          float64 `json:"cost_usd,omitempty"`
 }
 
 // Total returns the tokens to charge for u: never negative, and
@@ -95,6 +105,11 @@ func (t *Tracker) ChargeModelCall(u *Usage) Budget {
 			b.PromptTokens = addCount(b.PromptTokens, max(u.PromptTokens, 0))
 			b.CompletionTokens = addCount(b.CompletionTokens, max(u.CompletionTokens, 0))
 			b.TokensUsed = addCount(b.TokensUsed, u.Total())
+			b.CachedTokens = addCount(b.CachedTokens, max(u.CachedTokens, 0))
+			b.ReasoningTokens = addCount(b.ReasoningTokens, max(u.ReasoningTokens, 0))
+			if u.CostUSD > 0 && !math.IsInf(u.CostUSD, 0) {
+				b.CostUSD += u.CostUSD
+			}
 		}
 		out = *b
 	})

@@ -86,12 +86,20 @@ const (
 // shared by several runs or by sub-agents, each run counts only its own.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
+//
+// CachedTokens, CacheWriteTokens and ReasoningTokens add up what the
+// model responses reported (see TokenUsage), and CostUSD their cost in US
+// dollars, zero when no price was configured for their models.
 type RunUsage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
-	TotalTokens      int64 `json:"total_tokens"`
-	ToolCalls        int64 `json:"tool_calls"`
-	ModelCalls       int64 `json:"model_calls"`
+	PromptTokens     int64   `json:"prompt_tokens"`
+	CompletionTokens int64   `json:"completion_tokens"`
+	TotalTokens      int64   `json:"total_tokens"`
+	CachedTokens     int64   `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
+	CostUSD          float64 `json:"cost_usd,omitempty"`
+	ToolCalls        int64   `json:"tool_calls"`
+	ModelCalls       int64   `json:"model_calls"`
 }
 
 // RunEnded is the last record of a run.
@@ -121,7 +129,34 @@ type ModelRequest struct {
 	Tools           []string         `json:"tools,omitempty"`            // names of the tools offered
 	ToolDefinitions []ToolDefinition `json:"tool_definitions,omitempty"` // full definitions, when the offered set is new to the run
 	ToolsWithheld   bool             `json:"tools_withheld,omitempty"`   // tools were removed, e.g. for a wrap-up turn
+	// Injected lists the messages Lookout added to the call's input, as
+	// the model received them. A recorder that records them writes an
+	// empty list for a call that got none; records written before the
+	// field existed have none at all (nil), and say nothing either way.
+	Injected []InjectedMessage `json:"injected,omitzero"`
 }
+
+// InjectedMessage is a message Lookout added to a model call's input:
+// the current assessment or the wrap-up reminder. Kind says which
+// ("assessment" or "wrap_up"), and Role and Content are the message as
+// the model received it. Injected messages are the last messages of the
+// input, in the order listed. AfterCallIndex names the assessment's tool
+// call, as the assessment record does; -1 when unknown.
+//
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type InjectedMessage struct {
+	Kind           string `json:"kind"`
+	Role           string `json:"role"`
+	Content        string `json:"content"`
+	AfterCallIndex int    `json:"after_call_index,omitempty"`
+}
+
+// The kinds of InjectedMessage.
+const (
+	InjectedAssessment = "assessment"
+	InjectedWrapUp     = "wrap_up"
+)
 
 // ToolDefinition is a tool as it was offered to the model: its name, the
 // description the model reads and the JSON Schema of its arguments.
@@ -138,7 +173,10 @@ type ToolDefinition struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// TokenUsage is one model call's token usage.
+// TokenUsage is one model call's token usage, as its provider reported
+// it. CachedTokens (prompt tokens read from the provider's cache) and
+// CacheWriteTokens (prompt tokens written to it) count inside
+// PromptTokens, and ReasoningTokens inside CompletionTokens.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type TokenUsage struct {
@@ -146,12 +184,20 @@ type TokenUsage struct {
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
 	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // ModelResponse is one model call's answer. UsageReported tells "the
 // provider reported zero tokens" (true, zero Usage) from "the provider
 // reported nothing" (false).
+//
+// Model and Provider name the model that answered and its
+// implementation: a per-call model option when the call had one, or else
+// what the model's own callbacks reported (Eino's callback config and run
+// info type, such as "OpenAI"), or else the agent's configured model.
+// CostUSD is the call's cost in US dollars from the configured price
+// table, zero when the model has no price.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ModelResponse struct {
@@ -161,6 +207,9 @@ type ModelResponse struct {
 	FinishReason  string          `json:"finish_reason,omitempty"`
 	Latency       time.Duration   `json:"latency_ns,omitempty"`
 	Extra         Extras          `json:"extra,omitempty"` // see Extras
+	Model         string          `json:"model,omitempty"`
+	Provider      string          `json:"provider,omitempty"`
+	CostUSD       float64         `json:"cost_usd,omitempty"`
 }
 
 // Message records a user or system message entering the conversation.
@@ -185,7 +234,10 @@ type ToolStarted struct {
 }
 
 // ToolEnded records a tool call's result. Results longer than the
-// recorder's limit are cut; ResultBytes keeps the full size.
+// recorder's limit are cut; ResultBytes keeps the full size. Result is
+// what the model read: for a call that failed and whose error reached the
+// model as a message, that message ("Error: <text>"), with the error's
+// own text in Error; for a call the budget refused, the refusal.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ToolEnded struct {

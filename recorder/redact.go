@@ -1136,12 +1136,35 @@ func (rs redaction) runEnded(p *RunEnded) *RunEnded {
 
 func (rs redaction) modelRequest(p *ModelRequest) *ModelRequest {
 	defs := rs.tools(p.ToolDefinitions)
-	if defs == nil {
+	injected := rs.injected(p.Injected)
+	if defs == nil && injected == nil {
 		return p
 	}
 	c := *p
-	c.ToolDefinitions = defs
+	if defs != nil {
+		c.ToolDefinitions = defs
+	}
+	if injected != nil {
+		c.Injected = injected
+	}
 	return &c
+}
+
+// injected returns the injected messages with their content redacted, or
+// nil when none changes.
+func (rs redaction) injected(in []InjectedMessage) []InjectedMessage {
+	var out []InjectedMessage
+	for i, m := range in {
+		text := rs.text(m.Content)
+		if text == m.Content {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(in)
+		}
+		out[i].Content = text
+	}
+	return out
 }
 
 func (rs redaction) modelResponse(p *ModelResponse) *ModelResponse {

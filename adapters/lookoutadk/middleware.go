@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/lookout-go/lookout"
@@ -48,6 +49,14 @@ func New(_ context.Context, cfg *lookout.Config) (*Middleware, error) {
 	}
 	return &Middleware{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}, l: l}, nil
 }
+
+// Callbacks returns the Eino callback handler through which the run
+// learns the model its calls use, and the provider, from the model's own
+// configuration: pass it to a run with adk.WithCallbacks(m.Callbacks()),
+// or with callbacks.AppendGlobalHandlers at init. Without it, a call's
+// model is the one its options name (model.WithModel), or else
+// lookout.Config.Agent.Model.
+func (m *Middleware) Callbacks() callbacks.Handler { return engine.Identifier }
 
 // Lookout returns the checked configuration the middleware runs with.
 func (m *Middleware) Lookout() *lookout.Lookout { return m.l }

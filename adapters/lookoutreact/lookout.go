@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/schema"
 
@@ -44,6 +45,15 @@ func New(_ context.Context, cfg *lookout.Config) (*Hooks, error) {
 	}
 	return &Hooks{l: l}, nil
 }
+
+// Callbacks returns the Eino callback handler through which the run
+// learns the model its calls use, and the provider, from the model's own
+// configuration: pass it to a run with
+// agent.WithComposeOptions(compose.WithCallbacks(h.Callbacks())), or with
+// callbacks.AppendGlobalHandlers at init. Without it, a call's model is
+// the one its options name (model.WithModel), or else
+// lookout.Config.Agent.Model. It has no cost beyond Eino's callbacks.
+func (l *Hooks) Callbacks() callbacks.Handler { return engine.Identifier }
 
 // Lookout returns the checked configuration the adapter runs with.
 func (l *Hooks) Lookout() *lookout.Lookout {

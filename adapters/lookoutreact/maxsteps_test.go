@@ -33,12 +33,19 @@ var errBackendDown = errors.New("backend down")
 // talking to a loopback OpenAI-compatible server that plays backend,
 // with Lookout's hooks inside it and a recorder on its Lookout.
 type openAIReact struct {
+	hooks *lookoutreact.Hooks
 	agent *lookoutreact.Agent
 	rec   *recorder.Recorder
 	sink  *recorder.MemorySink
 }
 
 func newOpenAIReact(t *testing.T, backend *scripted.Model, maxStep int) openAIReact {
+	return newOpenAIReactWith(t, backend, maxStep, "gpt-test", lookout.Config{})
+}
+
+// newOpenAIReactWith is newOpenAIReact with the client configured with
+// model and Lookout with cfg, given the agent's recorder.
+func newOpenAIReactWith(t *testing.T, backend *scripted.Model, maxStep int, model string, cfg lookout.Config) openAIReact {
 	t.Helper()
 	ctx := context.Background()
 	srv := scripted.NewOpenAIServer(backend)
@@ -46,13 +53,14 @@ func newOpenAIReact(t *testing.T, backend *scripted.Model, maxStep int) openAIRe
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	chat, err := openai.NewChatModel(ctx, &openai.ChatModelConfig{
-		BaseURL: srv.BaseURL(), APIKey: "test-key", Model: "gpt-test",
+		BaseURL: srv.BaseURL(), APIKey: "test-key", Model: model,
 		HTTPClient: &http.Client{Transport: tr},
 	})
 	require.NoError(t, err)
 
 	rec, sink := newRecorder(t)
-	h, err := lookoutreact.New(ctx, &lookout.Config{Recorder: rec})
+	cfg.Recorder = rec
+	h, err := lookoutreact.New(ctx, &cfg)
 	require.NoError(t, err)
 	ra, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: h.WrapModel(chat),
@@ -63,7 +71,7 @@ func newOpenAIReact(t *testing.T, backend *scripted.Model, maxStep int) openAIRe
 		MaxStep: maxStep,
 	})
 	require.NoError(t, err)
-	return openAIReact{agent: h.Agent(ra), rec: rec, sink: sink}
+	return openAIReact{hooks: h, agent: h.Agent(ra), rec: rec, sink: sink}
 }
 
 // run runs the agent once, through Stream read to its end or Generate,

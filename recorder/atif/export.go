@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -42,9 +40,16 @@ type Options struct {
 	// ErrAmbiguousRoot.
 	RunID string
 
-	// AgentVersion is written as agent.version. Empty means the version of
-	// the Lookout module in the program's build info, or "devel".
+	// AgentName, AgentVersion and ModelName are written as agent.name,
+	// agent.version and agent.model_name, over what the records say.
+	// Without them, the name is the root run's agent name ("agent" when it
+	// has none), the version the one its run_started recorded, or else the
+	// version of the program's main module from its build info ("devel"
+	// when it has none), and the model the one its run_started recorded,
+	// or else the model of its first model response.
+	AgentName    string
 	AgentVersion string
+	ModelName    string
 
 	// Redactor, if set, rewrites every free-text field on its way into
 	// the trajectory: messages, reasoning, tool arguments and results,
@@ -115,9 +120,6 @@ func FromRecords(records []recorder.Record, opts *Options) (*Trajectory, error) 
 		o = *opts
 	}
 	versionSet := o.AgentVersion != ""
-	if !versionSet {
-		o.AgentVersion = lookoutVersion()
-	}
 	runs := groupRuns(records)
 	root, err := runs.root(o.RunID)
 	if err != nil {
@@ -142,7 +144,9 @@ type run struct {
 	agentName  string
 	metadata   map[string]string
 	extras     recorder.Extras // what an imported trajectory kept on run_started
-	children   []*run
+	// info holds the run's run_started record, if it has one.
+	info     *recorder.RunStarted
+	children []*run
 }
 
 // placed is a record with its position in the records FromRecords was
@@ -212,6 +216,7 @@ func (s *runSet) add(rec recorder.Record, i int) {
 		r.agentName = p.AgentName
 		r.metadata = p.Metadata
 		r.extras = p.Extra
+		r.info = p
 	}
 }
 
@@ -325,7 +330,7 @@ func (x *exporter) redact(s string) string {
 // trajectory exports one run and, depth first, the runs below it.
 func (x *exporter) trajectory(r *run) *Trajectory {
 	x.seen[r.id] = true
-	rt := &runTrace{calls: map[string][]*callSpan{}}
+	rt := &runTrace{calls: map[string][]*callSpan{}, seen: injectionsOf(r.records)}
 	for _, rec := range r.records {
 		x.record(rt, rec)
 	}
@@ -335,12 +340,9 @@ func (x *exporter) trajectory(r *run) *Trajectory {
 		rt.steps = append(rt.steps, carrierStep(moment{}))
 	}
 	t := &Trajectory{
-		Agent:                Agent{Name: r.agentName, Version: x.opts.AgentVersion, ModelName: rt.first, ToolDefinitions: x.toolDefinitions(rt.tools.defs)},
+		Agent:                x.agent(r, rt),
 		Steps:                x.finish(rt.steps),
 		SubagentTrajectories: subs,
-	}
-	if t.Agent.Name == "" {
-		t.Agent.Name = "agent"
 	}
 	delegated := make([]*FinalMetrics, len(subs))
 	for i := range subs {
@@ -366,8 +368,14 @@ type runTrace struct {
 	made  int
 	model string
 	first string
-	ended *recorder.RunEnded
-	tools toolSet
+	// answered is the model of the first model response.
+	answered string
+	ended    *recorder.RunEnded
+	tools    toolSet
+	// seen is what the run's model calls were injected, and injected
+	// what the latest was.
+	seen     injections
+	injected []recorder.InjectedMessage
 }
 
 // record adds one of the run's records to rt.
@@ -376,6 +384,7 @@ func (x *exporter) record(rt *runTrace, rec placed) {
 	switch p := rec.Payload.(type) {
 	case *recorder.ModelRequest:
 		rt.request(p)
+		rt.steps = append(rt.steps, x.injectedSteps(rt, p, now)...)
 	case *recorder.Message:
 		switch {
 		case p.Message == nil:
@@ -391,18 +400,21 @@ func (x *exporter) record(rt *runTrace, rec placed) {
 			rt.steps = append(rt.steps, step)
 		}
 	case *recorder.ModelResponse:
-		step := x.agentStep(p, rt.model, now)
+		step := x.agentStep(p, cmp.Or(p.Model, rt.model), now)
 		if r := residueOf(p.Extra, stepKey); r != nil {
 			x.applyStepResidue(step, r)
 		}
 		rt.response(step, now)
+		if rt.answered == "" {
+			rt.answered = cmp.Or(p.Model, rt.model)
+		}
 	case *recorder.ToolStarted:
 		rt.toolStarted(p, now)
 	case *recorder.ToolEnded:
 		rt.toolEnded(p, x.toolResult(p), now, resultOfStep(p.Extra))
 	case *recorder.AssessmentRecord:
-		if !x.opts.OmitAssessments {
-			rt.steps = append(rt.steps, x.assessmentStep(p, now))
+		if !x.opts.OmitAssessments && !rt.seen.shown(p.AfterCallIndex) {
+			rt.steps = append(rt.steps, x.unshownAssessment(rt, x.assessmentStep(p, now)))
 		}
 	case *recorder.RunEnded:
 		rt.ended = p
@@ -702,7 +714,7 @@ func (x *exporter) agentStep(p *recorder.ModelResponse, model string, at moment)
 		}
 	}
 	if p.UsageReported {
-		step.Metrics = metrics(p.Usage)
+		step.Metrics = responseMetrics(p)
 	}
 	extra := map[string]any{}
 	if p.FinishReason != "" {
@@ -880,6 +892,12 @@ func totals(steps []Step, delegated []*FinalMetrics) *FinalMetrics {
 	if sum.cachedKnown {
 		fm.TotalCachedTokens = &sum.cached
 	}
+	if sum.costKnown {
+		fm.TotalCostUSD = &sum.cost
+	}
+	if sum.reasoning > 0 {
+		fm.Extra = map[string]any{"total_reasoning_tokens": sum.reasoning}
+	}
 	return fm
 }
 
@@ -887,8 +905,10 @@ func totals(steps []Step, delegated []*FinalMetrics) *FinalMetrics {
 // completion count, and any cached count, was known at all: a total of
 // nothing known is left out, not written as 0.
 type tokenSum struct {
-	prompt, completion, cached int
-	known, cachedKnown         bool
+	prompt, completion, cached    int
+	known, cachedKnown, costKnown bool
+	cost                          float64
+	reasoning                     int64
 }
 
 // addStep adds the metrics of a step, if it has any.
@@ -900,6 +920,10 @@ func (t *tokenSum) addStep(m *Metrics) {
 	t.prompt += deref(m.PromptTokens)
 	t.completion += deref(m.CompletionTokens)
 	t.addCached(m.CachedTokens)
+	t.addCost(m.CostUSD)
+	if n, ok := m.Extra["reasoning_tokens"].(int64); ok {
+		t.reasoning += n
+	}
 }
 
 // addSubagent adds the final metrics of a subagent, if it has any.
@@ -913,6 +937,10 @@ func (t *tokenSum) addSubagent(sub *FinalMetrics) {
 		t.completion += deref(sub.TotalCompletionTokens)
 	}
 	t.addCached(sub.TotalCachedTokens)
+	t.addCost(sub.TotalCostUSD)
+	if n, ok := sub.Extra["total_reasoning_tokens"].(int64); ok {
+		t.reasoning += n
+	}
 }
 
 // addCached adds a cached token count, when it is known.
@@ -934,25 +962,3 @@ func deref(p *int) int {
 func millis(d time.Duration) float64 {
 	return math.Round(float64(d)/1e3) / 1e3
 }
-
-// lookoutVersion is the version of this module in the build, or "devel".
-var lookoutVersion = sync.OnceValue(func() string {
-	const module = "github.com/lookout-go/lookout"
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	version := ""
-	if info.Main.Path == module {
-		version = info.Main.Version
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == module {
-			version = dep.Version
-		}
-	}
-	if version == "" || version == "(devel)" {
-		return "devel"
-	}
-	return version
-})

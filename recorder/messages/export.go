@@ -90,11 +90,15 @@ type conversation struct {
 	x       exporter
 	entries []entry
 	calls   map[string][]slot
+	// lastInjected is what the latest model call was injected.
+	lastInjected []recorder.InjectedMessage
 }
 
 type entry struct {
 	msg     Message
 	results []*Message
+	// injected marks a message Lookout injected into a model call.
+	injected bool
 }
 
 // add adds what one record says to the conversation.
@@ -108,6 +112,8 @@ func (c *conversation) add(r recorder.Record) {
 		c.response(c.x.response(p))
 	case *recorder.ToolEnded:
 		c.toolResult(p.CallID, p.Name, c.x.toolResult(p))
+	case *recorder.ModelRequest:
+		c.request(p)
 	case *recorder.AssessmentRecord:
 		if c.x.opts.Assessments {
 			c.entries = append(c.entries, entry{msg: Message{Role: RoleSystem, Content: Content{Text: c.x.redact(p.Markdown)}}})

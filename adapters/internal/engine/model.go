@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
@@ -65,6 +66,7 @@ func (c *ChargingModel) request(opts []model.Option) lookout.ModelOptions {
 	c.scratch = model.Options{}
 	o := model.GetCommonOptions(&c.scratch, opts...)
 	req := lookout.ModelOptions{Tools: o.Tools}
+	req.Provider, _ = components.GetType(c.Inner)
 	if len(req.Tools) == 0 {
 		req.Tools = c.Tools // bound with WithTools rather than passed per call
 	}
@@ -189,5 +191,8 @@ func mergeUsage(a, b *budget.Usage) *budget.Usage {
 		PromptTokens:     max(a.PromptTokens, b.PromptTokens),
 		CompletionTokens: max(a.CompletionTokens, b.CompletionTokens),
 		TotalTokens:      max(a.TotalTokens, b.TotalTokens),
+		CachedTokens:     max(a.CachedTokens, b.CachedTokens),
+		CacheWriteTokens: max(a.CacheWriteTokens, b.CacheWriteTokens),
+		ReasoningTokens:  max(a.ReasoningTokens, b.ReasoningTokens),
 	}
 }
