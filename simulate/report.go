@@ -8,16 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-)
 
-// Price is what a model costs, in a currency of your choice (say US
-// dollars) per million tokens.
-//
-// It is a plain value: safe for concurrent reads, not for concurrent writes.
-type Price struct {
-	Input  float64 `json:"input"`
-	Output float64 `json:"output"`
-}
+	"github.com/lookout-go/lookout/budget"
+)
 
 // BatchSummary is the verdict on a batch, read from its folders by
 // ReadBatch.
@@ -88,7 +81,7 @@ type RoleUsage struct {
 // and sums them up. prices maps model names (ModelNames) to their prices;
 // progress, when not nil, is called after each run folder read, with the
 // count read and the total.
-func ReadBatch(dirs []string, prices map[string]Price, progress func(done, total int)) (*BatchSummary, error) {
+func ReadBatch(dirs []string, prices budget.Prices, progress func(done, total int)) (*BatchSummary, error) {
 	if len(dirs) == 0 {
 		return nil, errNoDirs
 	}
@@ -119,7 +112,7 @@ func ReadBatch(dirs []string, prices map[string]Price, progress func(done, total
 
 type tally struct {
 	s             *BatchSummary
-	prices        map[string]Price
+	prices        budget.Prices
 	byScenario    map[int][]bool // passes, by scenario index
 	goals         map[string]*Rate
 	goalOrder     []string
@@ -171,8 +164,7 @@ func (t *tally) add(m Marker, meta Meta) {
 		ru.Attempts += float64(u.Attempts)
 		ru.PromptTokens += float64(u.PromptTokens)
 		ru.CompletionTokens += float64(u.CompletionTokens)
-		p := t.prices[u.Model]
-		c := (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
+		c, _ := t.prices.Cost(u.Model, budget.Usage{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
 		ru.Cost += c
 		t.cost += c
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+	"github.com/lookout-go/lookout/budget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,7 +57,7 @@ func TestReadBatch(t *testing.T) {
 	require.NoError(t, err)
 
 	var calls []int
-	s, err := ReadBatch([]string{out}, map[string]Price{"big": {Input: 2, Output: 10}}, func(done, total int) {
+	s, err := ReadBatch([]string{out}, budget.Prices{"big": {InputPerMTok: 2, OutputPerMTok: 10}}, func(done, total int) {
 		calls = append(calls, done)
 		assert.Equal(t, 12, total)
 	})

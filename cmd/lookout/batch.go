@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/simulate"
 )
 
@@ -42,13 +43,13 @@ gave it; repeat it for each model.`,
 		prices := priceFlag{}
 		fs.Var(prices, "price", "MODEL=INPUT,OUTPUT: a model's price per million prompt and completion tokens (repeatable)")
 		return func(_ context.Context, e *env, dirs []string) int {
-			return batchReport(e, dirs, prices, *asJSON)
+			return batchReport(e, dirs, budget.Prices(prices), *asJSON)
 		}
 	},
 }
 
 // priceFlag collects --price MODEL=INPUT,OUTPUT values.
-type priceFlag map[string]simulate.Price
+type priceFlag budget.Prices
 
 func (p priceFlag) String() string { return "" }
 
@@ -63,11 +64,11 @@ func (p priceFlag) Set(v string) error {
 	if err1 != nil || err2 != nil || fin < 0 || fout < 0 {
 		return fmt.Errorf("prices must be non-negative numbers, got %q", v)
 	}
-	p[name] = simulate.Price{Input: fin, Output: fout}
+	p[name] = budget.Price{InputPerMTok: fin, OutputPerMTok: fout}
 	return nil
 }
 
-func batchReport(e *env, dirs []string, prices map[string]simulate.Price, asJSON bool) int {
+func batchReport(e *env, dirs []string, prices budget.Prices, asJSON bool) int {
 	s, err := simulate.ReadBatch(dirs, prices, func(done, total int) { e.progress.step("reading runs", done, total) })
 	e.progress.clear()
 	if err != nil {
