@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/internal/openaicheck"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 )
@@ -166,4 +168,16 @@ func runRecords(t *testing.T, id string, msg *schema.Message) []recorder.Record 
 	require.NoError(t, run.End(t.Context(), recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
 	require.NoError(t, rec.Close(t.Context()))
 	return sink.Records()
+}
+
+func TestOpenAIExportOfEveryRunIsValid(t *testing.T) {
+	for _, run := range []string{"run-1", "run-2"} {
+		r := lookout("export", "--format", "openai", "--run", run, trajectoryFile(t))
+		require.Equal(t, exitOK, r.code, r.stderr)
+		var raw []json.RawMessage
+		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			raw = append(raw, json.RawMessage(line))
+		}
+		assert.Empty(t, openaicheck.Check(raw), run)
+	}
 }
