@@ -871,7 +871,7 @@ func (c *Call) writeEnd(ctx context.Context, rec *observer.ToolCallRecord, resul
 	if !c.run.trace.open.remove(c.id) {
 		return // ended with the run, as abandoned
 	}
-	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: rec.Duration, CallIndex: int(rec.CallIndex)}
+	te := recorder.ToolEnded{CallID: c.id, Name: c.name, Result: result, IsError: err != nil, Duration: rec.Duration, CallIndex: int(rec.CallIndex), Parts: c.parts}
 	if err != nil {
 		te.Error = err.Error()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lookout-go/lookout/recorder"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,6 +26,7 @@ type Call struct {
 	// tracked says the call is counted in the run's inflight until its
 	// records are written; see Run.EndAfterCalls.
 	tracked bool
+	parts   []recorder.Part // the result's media; see SetResultMedia
 }
 
 // Admit admits a tool call about to run. When the budget does not allow

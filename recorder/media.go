@@ -1,5 +1,15 @@
 package recorder
 
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"maps"
+	"slices"
+
+	"github.com/cloudwego/eino/schema"
+)
+
 // PartType is the kind of a Part. It is a string value and safe for
 // concurrent use.
 type PartType string
@@ -51,3 +61,104 @@ type Extras map[string]any
 // ExtraATIF is the Extras key of what an imported ATIF document said
 // beyond the record's own fields.
 const ExtraATIF = "atif"
+
+// capMedia returns p with every image or audio file larger than limit
+// bytes kept by reference (SHA-256 and size) instead of inline, copying
+// what it changes; p itself when nothing is over. A negative limit keeps
+// everything.
+func capMedia(p Payload, limit int) Payload {
+	if limit < 0 {
+		return p
+	}
+	switch t := p.(type) {
+	case *ToolEnded:
+		var parts []Part
+		for i, part := range t.Parts {
+			if part.Media == nil || len(part.Media.Data) <= limit {
+				continue
+			}
+			if parts == nil {
+				parts = slices.Clone(t.Parts)
+			}
+			m := *part.Media
+			m.SHA256, m.Size = contentHash(m.Data), int64(len(m.Data))
+			m.Data = nil
+			parts[i].Media = &m
+		}
+		if parts != nil {
+			c := *t
+			c.Parts = parts
+			return &c
+		}
+	case *Message:
+		if m := capInput(t.Message, limit); m != nil {
+			c := *t
+			c.Message = m
+			return &c
+		}
+	}
+	return p
+}
+
+// capInput returns a copy of m whose inline images and audio larger than
+// limit bytes are kept by reference, their SHA-256 and size in the part's
+// Extra, or nil when none is over.
+func capInput(m *schema.Message, limit int) *schema.Message {
+	if m == nil {
+		return nil
+	}
+	var parts []schema.MessageInputPart
+	for i, part := range m.UserInputMultiContent {
+		common := partCommon(part)
+		if common == nil || common.Base64Data == nil || base64.StdEncoding.DecodedLen(len(*common.Base64Data)) <= limit {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(*common.Base64Data)
+		if err != nil || len(data) <= limit {
+			continue
+		}
+		if parts == nil {
+			parts = slices.Clone(m.UserInputMultiContent)
+		}
+		ref := *common
+		ref.Base64Data = nil
+		extra := maps.Clone(part.Extra)
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra["sha256"], extra["size"] = contentHash(data), len(data)
+		parts[i].Extra = extra
+		switch {
+		case part.Image != nil:
+			img := *part.Image
+			img.MessagePartCommon = ref
+			parts[i].Image = &img
+		case part.Audio != nil:
+			audio := *part.Audio
+			audio.MessagePartCommon = ref
+			parts[i].Audio = &audio
+		}
+	}
+	if parts == nil {
+		return nil
+	}
+	c := *m
+	c.UserInputMultiContent = parts
+	return &c
+}
+
+// partCommon is the media of an input part, if it is an image or audio.
+func partCommon(p schema.MessageInputPart) *schema.MessagePartCommon {
+	switch {
+	case p.Image != nil:
+		return &p.Image.MessagePartCommon
+	case p.Audio != nil:
+		return &p.Audio.MessagePartCommon
+	}
+	return nil
+}
+
+func contentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

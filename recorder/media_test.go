@@ -1,10 +1,14 @@
 package recorder
 
 import (
+	"bytes"
+	"encoding/base64"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudwego/eino/schema"
 )
 
 func TestToolResultPartsAndExtrasSurviveTheirJSONForm(t *testing.T) {
@@ -39,5 +43,48 @@ func TestRedactionReachesTheTextPartsOfAToolResult(t *testing.T) {
 	got := rs.toolEnded(p)
 	if got.Parts[0].Text != "a [x]" || p.Parts[0].Text != "a secret" {
 		t.Errorf("parts = %+v (original %+v), want the text part redacted in a copy", got.Parts, p.Parts)
+	}
+}
+
+func TestMediaOverTheLimitIsKeptByHashAndSize(t *testing.T) {
+	sink := NewMemorySink()
+	rec := New(sink, &Options{MaxMediaBytes: 4})
+	run, err := rec.StartRun(t.Context(), RunInfo{RunID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, big := []byte{1, 2, 3}, []byte("0123456789")
+	parts := []Part{{Type: PartImage, Media: &Media{MIMEType: "image/png", Data: small}}, {Type: PartImage, Media: &Media{MIMEType: "image/png", Data: big}}}
+	if err := run.ToolEnded(t.Context(), ToolEnded{Name: "camera", Parts: parts}); err != nil {
+		t.Fatal(err)
+	}
+	inline := base64.StdEncoding.EncodeToString(big)
+	msg := &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{
+		{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{Base64Data: &inline, MIMEType: "image/png"}}},
+	}}
+	if err := run.Message(t.Context(), msg); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	const bigHash = "84d89877f0d4041efb6bf91a16f0248f2fd573e6af05c19f96bedb9f882f7882"
+	records := sink.Records()
+	got := records[1].Payload.(*ToolEnded).Parts
+	if !bytes.Equal(got[0].Media.Data, small) {
+		t.Errorf("small image = %+v, want it inline", got[0].Media)
+	}
+	if m := got[1].Media; m.Data != nil || m.SHA256 != bigHash || m.Size != 10 {
+		t.Errorf("big image = %+v, want its hash and size only", m)
+	}
+	if parts[1].Media.Data == nil {
+		t.Error("the caller's parts were changed")
+	}
+	in := records[2].Payload.(*Message).Message.UserInputMultiContent[0]
+	if in.Image.Base64Data != nil || in.Extra["sha256"] != bigHash || in.Extra["size"] != 10 {
+		t.Errorf("big input image = %+v %v, want its hash and size only", in.Image, in.Extra)
+	}
+	if msg.UserInputMultiContent[0].Image.Base64Data == nil {
+		t.Error("the caller's message was changed")
 	}
 }

@@ -102,6 +102,14 @@ type Options struct {
 	// KeepSecrets turns off the built-in Secrets redactor. Redactors still
 	// run.
 	KeepSecrets bool
+
+	// MaxMediaBytes is the largest image or audio file a record keeps
+	// inline: in a tool result's parts, or as base64 data in a message's
+	// multimodal input. A larger one is kept by reference only: its
+	// SHA-256 and size (and its URL, when it had one), not its bytes.
+	// Zero means DefaultMediaInlineBytes; a negative value keeps every
+	// file inline.
+	MaxMediaBytes int
 }
 
 // Recorder stamps records with their run's next seq and time, redacts
@@ -124,6 +132,7 @@ type Recorder struct {
 	clock     func() time.Time
 	newRunID  func() string
 	maxField  int
+	maxMedia  int
 	redaction redaction
 	dropped   atomic.Uint64
 	failure   atomic.Pointer[SinkError] // the first loss, under Escalate
@@ -145,6 +154,10 @@ func New(sink Sink, opts *Options) *Recorder {
 		clock:    opts.Clock,
 		newRunID: opts.NewRunID,
 		maxField: opts.MaxFieldBytes,
+		maxMedia: opts.MaxMediaBytes,
+	}
+	if r.maxMedia == 0 {
+		r.maxMedia = DefaultMediaInlineBytes
 	}
 	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors)}
 	if r.maxField == 0 {
@@ -489,7 +502,7 @@ func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
 			out, err = nil, fmt.Errorf("%w: %v", ErrRedactorPanicked, v)
 		}
 	}()
-	p = r.prepare(p, owned)
+	p = r.prepare(capMedia(p, r.maxMedia), owned)
 	return p, checkDepth(p, owned)
 }
 

@@ -87,7 +87,7 @@ func (m *Middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 		res, err := engine.Guarded(ctx, &c, func() (*schema.ToolResult, error) {
 			return next(m.withToolCall(ctx, tc), arg, opts...)
 		})
-		msg, err := engine.EndCall(ctx, &c, engine.ResultText(res), err)
+		msg, err := engine.EndResult(ctx, &c, res, err)
 		if err != nil {
 			return res, engine.Ended(ctx, r, err)
 		}

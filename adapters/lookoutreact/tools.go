@@ -8,6 +8,7 @@ import (
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // ToolMiddleware returns the tool middleware that admits, records and
@@ -42,6 +43,7 @@ func (l *Hooks) invokable(next compose.InvokableToolEndpoint) compose.InvokableT
 				}
 				return out.Result, true
 			},
+			nil,
 			func(msg string) *compose.ToolOutput { return &compose.ToolOutput{Result: msg} })
 	}
 }
@@ -54,6 +56,12 @@ func (l *Hooks) enhancedInvokable(next compose.EnhancedInvokableToolEndpoint) co
 					return engine.ResultText(nil), false
 				}
 				return engine.ResultText(out.Result), true
+			},
+			func(out *compose.EnhancedInvokableToolOutput) []recorder.Part {
+				if out == nil {
+					return nil
+				}
+				return engine.ResultParts(out.Result)
 			},
 			func(msg string) *compose.EnhancedInvokableToolOutput {
 				return &compose.EnhancedInvokableToolOutput{Result: engine.TextResult(msg)}
@@ -96,14 +104,18 @@ func (l *Hooks) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint) 
 
 // invoke runs one call of a tool that answers at once: admitted by the
 // budget, run, recorded and observed. text returns an output's text and
-// whether there is an output; answer makes an output of a message, for a
+// whether there is an output; parts, when not nil, an output's parts for
+// the record, media included; answer makes an output of a message, for a
 // refusal or a result Lookout replaced (a tool error turned into text).
 func invoke[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
-	text func(O) (string, bool), answer func(string) O,
+	text func(O) (string, bool), parts func(O) []recorder.Part, answer func(string) O,
 ) (O, error) {
 	return around(ctx, l, in, next, answer, func(c *lookout.Call, out O, err error) (O, error) {
 		result, ok := text(out)
+		if parts != nil {
+			c.SetResultMedia(parts(out))
+		}
 		msg, err := engine.EndCall(ctx, c, result, err)
 		if err != nil {
 			var zero O

@@ -55,12 +55,13 @@ written are printed.`,
 			format = fs.String("format", "", "output format: atif or openai (required)")
 			dir    = fs.String("o", "", "write one file per run into `DIR` instead of standard output")
 			runID  = fs.String("run", "", "export only the run with this `ID`")
+			repair = fs.Bool("repair", false, "import an ATIF FILE that breaks the ATIF rules as well as possible instead of refusing it")
 		)
 		return func(_ context.Context, e *env, files []string) int {
 			if *format != "atif" && *format != "openai" {
 				return e.badUsage("--format must be atif or openai, not %q", *format)
 			}
-			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID}
+			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, repair: *repair}
 			return x.export(files[0])
 		}
 	},
@@ -71,6 +72,7 @@ type exporter struct {
 	format string
 	dir    string
 	runID  string
+	repair bool // import an invalid ATIF input as well as possible
 }
 
 // export exports the runs of path, a file or a directory whose files are
@@ -80,7 +82,7 @@ func (x *exporter) export(path string) int {
 	if err != nil {
 		return x.failErr(err)
 	}
-	records, err := loadAll(x.env, inputs)
+	records, err := loadAllWith(x.env, inputs, x.repair)
 	if err != nil {
 		return x.failErr(err)
 	}
@@ -135,17 +137,25 @@ func (x *exporter) toStdout(path string, records []recorder.Record, runs []strin
 
 // toDir writes each run to its file in the output directory and prints
 // the file's path, warning when a run's file is named apart because
-// another run has its name.
+// another run has its name. Every file is made and checked before any is
+// written (see prepareAll), and a failed write removes the files already
+// written, so the export writes all or nothing.
 func (x *exporter) toDir(path string, records []recorder.Record, runs []string, names runNames) int {
 	for _, id := range runs {
 		if other, ok := names.takenBy[id]; ok {
 			x.warn("export %s: run %s is written as %s, since run %s has its file name", path, id, names.byRun[id], other)
 		}
-		written, err := x.write(records, id, names.byRun[id])
-		if err != nil {
-			return x.fail("export %s: run %s: %v", path, id, err)
-		}
-		fmt.Fprintln(x.stdout, written)
+	}
+	files, err := x.prepareAll(records, runs, names)
+	if err != nil {
+		return x.fail("export %s: %v; nothing was written", path, err)
+	}
+	written, err := writeAll(files)
+	if err != nil {
+		return x.fail("export %s: %v; nothing was written", path, err)
+	}
+	for _, w := range written {
+		fmt.Fprintln(x.stdout, w)
 	}
 	return exitOK
 }
@@ -167,6 +177,9 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := needsNoMedia(t); err != nil {
+		return nil, err
+	}
 	data, err := atif.Encode(t)
 	if err != nil {
 		return nil, err
@@ -175,24 +188,6 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 		return nil, &atif.ValidationError{Problems: problems}
 	}
 	return append(data, '\n'), nil
-}
-
-// write puts one run's output in x.dir, in the file named after name, and
-// returns the path written. ATIF goes through atif.WriteFile, which
-// validates and checks the path.
-func (x *exporter) write(records []recorder.Record, id, name string) (string, error) {
-	if x.format == "atif" {
-		t, err := atif.FromRecords(records, &atif.Options{RunID: id})
-		if err != nil {
-			return "", err
-		}
-		return atif.WriteFile(x.dir, name+x.extension(), t)
-	}
-	data, err := x.encode(records, id)
-	if err != nil {
-		return "", err
-	}
-	return writeInside(x.dir, name+x.extension(), data)
 }
 
 // extension is what the file names of the output format end in.
@@ -258,32 +253,6 @@ func fileNames(runs []string) runNames {
 		names.byRun[id] = name
 	}
 	return names
-}
-
-// writeInside writes data to the file name inside dir, created 0600 (dir
-// 0700 if missing), through an os.Root so that the write cannot leave dir.
-func writeInside(dir, name string, data []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return "", err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return "", err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return "", err
-	}
-	return filepath.Join(dir, name), f.Close()
 }
 
 // maxNameBytes bounds a file name made from a run id, leaving room for a

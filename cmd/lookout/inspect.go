@@ -15,7 +15,12 @@ var inspectCmd = &command{
 and then for each run: how it ended, its duration, model calls and tokens, the
 tools called with their errors, the assessments observers made, budget limits
 exceeded, feedback efficacy and extension records. Child runs are listed
-under their parents.`,
+under their parents.
+
+An ATIF document is checked against the ATIF rules first, as validate
+checks it, and refused with its problems listed; --repair imports it
+anyway, as well as it can. A file that is neither JSON Lines of records
+nor ATIF is refused.`,
 	examples: `  # the runs of one trajectory
   lookout inspect trajectory.jsonl
 
@@ -28,8 +33,9 @@ under their parents.`,
 	maxArgs: -1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
 		asJSON := fs.Bool("json", false, "print the report as JSON")
+		repair := fs.Bool("repair", false, "import ATIF documents that break the ATIF rules as well as possible instead of refusing them")
 		return func(_ context.Context, e *env, files []string) int {
-			records, err := loadAll(e, files)
+			records, err := loadAllWith(e, files, *repair)
 			if err != nil {
 				return e.failErr(err)
 			}

@@ -45,6 +45,7 @@ var atifVersion = regexp.MustCompile(`"schema_version"\s*:\s*"ATIF-`)
 type input struct {
 	name   string    // as given; stdinName for standard input
 	format format    // what sniff made of its start
+	object bool      // it starts, after white space, with '{' as a record does
 	r      io.Reader // the whole content, from its first byte
 	close  func() error
 }
@@ -76,7 +77,8 @@ func (e *env) open(name string) (*input, error) {
 		closer()
 		return nil, &unreadableError{err}
 	}
-	return &input{name: name, format: sniff(head), r: io.MultiReader(bytes.NewReader(head), src), close: closer}, nil
+	object := bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{"))
+	return &input{name: name, format: sniff(head), object: object, r: io.MultiReader(bytes.NewReader(head), src), close: closer}, nil
 }
 
 // gzipMagic starts every gzip stream.
@@ -250,15 +252,18 @@ func isATIFVersion(value json.RawMessage) bool {
 
 // load reads the records of a trajectory file: JSON Lines as written, or
 // an ATIF document imported into records. A torn last line is reported on
-// stderr and the records before it are kept.
-func load(e *env, path string) ([]recorder.Record, error) {
+// stderr and the records before it are kept. An ATIF document that breaks
+// the ATIF rules is refused with every problem listed, unless repair is
+// set: it is then imported as well as it can be. A file that is not ATIF
+// and whose only line is not even the start of a record is refused.
+func load(e *env, path string, repair bool) ([]recorder.Record, error) {
 	in, err := e.open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer in.close()
 	if in.format == formatATIF {
-		records, err := importATIF(in.r)
+		records, err := importATIF(in, repair)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
@@ -268,36 +273,73 @@ func load(e *env, path string) ([]recorder.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	if tear != nil && len(records) == 0 && !in.object {
+		// A record cut short by a crash starts as a record does; this
+		// does not.
+		return nil, fmt.Errorf("read %s: neither JSON Lines of Lookout records nor an ATIF document: %s", path, describeTear(tear))
+	}
 	if tear != nil {
 		e.warn("%s: %s; the records before it are used", path, describeTear(tear))
 	}
 	return records, nil
 }
 
-// importATIF reads a whole ATIF document from r and imports it into
-// records.
-func importATIF(r io.Reader) ([]recorder.Record, error) {
-	data, err := io.ReadAll(r)
+// importATIF reads a whole ATIF document and imports it into records,
+// with the local media it names read from its folder. Without repair, a
+// document that Validate (media checks included) finds problems in is
+// refused with a *atif.ValidationError listing them.
+func importATIF(in *input, repair bool) ([]recorder.Record, error) {
+	data, err := io.ReadAll(in.r)
 	if err != nil {
 		return nil, err
+	}
+	if !repair {
+		if problems := atif.ValidateIn(in.mediaDir(), data, nil); problems != nil {
+			return nil, &invalidATIFError{problems}
+		}
 	}
 	t, err := atif.Decode(data)
 	if err != nil {
 		return nil, err
 	}
-	return atif.ToRecords(t)
+	return atif.ToRecordsIn(in.mediaDir(), t)
+}
+
+// invalidATIFError is an ATIF document refused for breaking the ATIF
+// rules. It lists every problem, one per line, and says how to import the
+// document anyway.
+type invalidATIFError struct{ problems []atif.Problem }
+
+func (e *invalidATIFError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "not a valid ATIF document (%s; --repair imports it anyway):", count(len(e.problems), "problem", "problems"))
+	for i, p := range e.problems {
+		if i == maxProblemsShown {
+			fmt.Fprintf(&b, "\n  … and %d more", len(e.problems)-i)
+			break
+		}
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
 }
 
 // loadAll reads the files args stand for (see expand), in order, into one
-// slice.
+// slice, refusing invalid ATIF documents.
 func loadAll(e *env, args []string) ([]recorder.Record, error) {
+	return loadAllWith(e, args, false)
+}
+
+// loadAllWith is loadAll, importing invalid ATIF documents as well as it
+// can when repair is set.
+func loadAllWith(e *env, args []string, repair bool) ([]recorder.Record, error) {
 	paths, err := expand(args)
 	if err != nil {
 		return nil, err
 	}
 	var all []recorder.Record
 	for i, p := range paths {
-		records, err := load(e, p)
+		records, err := load(e, p, repair)
 		if err != nil {
 			return nil, err
 		}

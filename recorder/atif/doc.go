@@ -30,15 +30,19 @@
 // FromRecords turns recorded runs (package recorder) into one trajectory:
 // messages become user and system steps, each model response an agent
 // step whose tool results are its observation (parallel calls share the
-// step), assessments system steps, and runs started under the root
-// embedded subagent trajectories referenced from the step that delegated
-// to them. A child run names that step's tool call in its run_started
+// step), assessments system steps, and each run started under another an
+// embedded subagent trajectory of its parent (nested as RFC 0001 has
+// them), referenced from the step that delegated to it. A child run names that step's tool call in its run_started
 // metadata under ParentToolCallKey; without it the call is found from
 // the times of the records. The tool definitions a run's model requests
 // recorded become its agent.tool_definitions. What ATIF has no field for (tool errors,
 // truncation, durations, finish reasons, the run's outcome) goes in the
-// extra objects under ExtraKey. ToRecords goes the other way, so that
-// records → ATIF → records → ATIF gives back the same document.
+// extra objects under ExtraKey. Images and audio held inline become
+// files written next to the document (Trajectory.MediaFiles, WriteFile).
+// ToRecords goes the other way and keeps, in the records' Extras, what
+// records have no field for, so that ATIF → records → ATIF gives back
+// every field of the document, and records → ATIF → records → ATIF the
+// same document. ToRecordsIn also reads the document's local media.
 //
 // # Common pitfalls
 //
@@ -61,10 +65,10 @@
 //   - ToolCall.Arguments is raw JSON and must be an object; FromRecords
 //     keeps arguments that are not one as text in extra.
 //   - WriteFile refuses names that leave its directory, including through
-//     symbolic links, but does not write atomically.
-//   - ToRecords keeps only what records can hold: costs, token ids,
-//     logprobs, reasoning effort, file-form subagent refs and subagent
-//     trajectories nested inside an embedded one are dropped.
+//     symbolic links, but does not write atomically. To write several
+//     documents all or nothing, PrepareFile them all first.
+//   - A trajectory with MediaFiles needs a folder: Encode alone writes a
+//     document whose media paths name files not yet written.
 //
 // The functions of this package are safe for concurrent use; the
 // document types are plain data, safe for concurrent reads only.

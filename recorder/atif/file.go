@@ -245,3 +245,17 @@ func ReadFile(name string) (*Trajectory, error) {
 	}
 	return Decode(data)
 }
+
+// CheckPath reports a *PathError when a file written under the name
+// inside dir would land outside dir: name is not a local path, or a
+// symbolic link on the way, or the file itself, leads out. A dir that
+// does not exist yet holds no links, so only the name is checked.
+func CheckPath(dir, name string) error {
+	if !filepath.IsLocal(name) {
+		return &PathError{Dir: dir, Name: name, Reason: "not a relative path inside the directory"}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	return staysInside(dir, name)
+}

@@ -1,10 +1,11 @@
 package atif
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/lookout-go/lookout/internal/openaicheck"
 )
 
 // fixtureDir returns the shared ATIF fixtures folder, which sits next to
@@ -21,24 +22,14 @@ func fixtureDir(t testing.TB) string {
 	return fixtures
 }
 
-// findFixtures walks up to the module root (the folder with go.mod) and
-// returns ../shared/fixtures/atif from there, if it exists.
+// findFixtures returns ../shared/fixtures/atif from the module root, if
+// it exists.
 func findFixtures() (string, error) {
-	dir, err := os.Getwd()
+	shared, err := openaicheck.SharedFixtures()
 	if err != nil {
-		return "", err
+		return filepath.Join("..", "shared", "fixtures", "atif"), err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("module root (go.mod) not found above the test directory")
-		}
-		dir = parent
-	}
-	fixtures := filepath.Join(dir, "..", "shared", "fixtures", "atif")
+	fixtures := filepath.Join(shared, "atif")
 	_, err = os.Stat(fixtures)
 	return fixtures, err
 }

@@ -22,16 +22,8 @@ import (
 // left out: those are the ones the validator refuses.
 func realFixtureFiles(t *testing.T) []string {
 	t.Helper()
-	atifDir, err := findFixtures()
-	real := filepath.Join(filepath.Dir(atifDir), "atif-real")
-	if err != nil {
-		t.Skipf("shared fixtures not found: %v", err)
-	}
-	if _, err := os.Stat(real); err != nil {
-		t.Skipf("real ATIF fixtures not found at %s", real)
-	}
 	var files []string
-	err = filepath.WalkDir(real, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(realFixtureRoot(t), func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

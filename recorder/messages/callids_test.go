@@ -10,7 +10,8 @@ import (
 
 func TestFromRecordsOrdersResultsOfCallsWithoutIDsByCall(t *testing.T) {
 	// Some providers leave tool call ids empty: each result still follows
-	// the assistant message, in the order of its calls, matched by tool.
+	// the assistant message, in the order of its calls, matched by tool,
+	// and each call gets an id its tool message names.
 	tp := newRunTape().
 		msg("r", schema.UserMessage("find it")).
 		reply("r", "", call("", "search", `{"q":"x"}`), call("", "fetch", `{"u":"y"}`)).
@@ -22,9 +23,9 @@ func TestFromRecordsOrdersResultsOfCallsWithoutIDsByCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"role":"user","content":"find it"}
-{"role":"assistant","content":"","tool_calls":[{"id":"","type":"function","function":{"name":"search","arguments":"{\"q\":\"x\"}"}},{"id":"","type":"function","function":{"name":"fetch","arguments":"{\"u\":\"y\"}"}}]}
-{"role":"tool","content":"hits"}
-{"role":"tool","content":"page"}
+{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"search","arguments":"{\"q\":\"x\"}"}},{"id":"call_2","type":"function","function":{"name":"fetch","arguments":"{\"u\":\"y\"}"}}]}
+{"role":"tool","content":"hits","tool_call_id":"call_1"}
+{"role":"tool","content":"page","tool_call_id":"call_2"}
 {"role":"assistant","content":"done"}
 `
 	if got := jsonl(t, msgs); got != want {

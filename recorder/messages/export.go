@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
@@ -92,6 +93,7 @@ type conversation struct {
 	calls   map[string][]slot
 	// lastInjected is what the latest model call was injected.
 	lastInjected []recorder.InjectedMessage
+	unnamed      int // calls given an id of their own
 }
 
 type entry struct {
@@ -105,7 +107,17 @@ type entry struct {
 func (c *conversation) add(r recorder.Record) {
 	switch p := r.Payload.(type) {
 	case *recorder.Message:
-		if p.Message != nil {
+		switch {
+		case p.Message == nil:
+		case p.Message.Role == schema.Tool:
+			// A tool message from the conversation's history answers a
+			// call like a recorded result does.
+			c.toolResult(p.Message.ToolCallID, p.Message.Name, c.x.message(p.Message))
+		case p.Message.Role == schema.Assistant:
+			// An assistant message from the history, whose calls its tool
+			// messages answer.
+			c.response(c.x.message(p.Message))
+		default:
 			c.entries = append(c.entries, entry{msg: c.x.message(p.Message)})
 		}
 	case *recorder.ModelResponse:
@@ -122,35 +134,51 @@ func (c *conversation) add(r recorder.Record) {
 }
 
 // response adds an assistant message with a free slot for the result of
-// each of its tool calls.
+// each of its tool calls. A call without an id gets one, call_<n>, since
+// a tool message must name the call it answers.
 func (c *conversation) response(m Message) {
 	c.entries = append(c.entries, entry{msg: m, results: make([]*Message, len(m.ToolCalls))})
 	for i, tc := range m.ToolCalls {
 		c.calls[tc.ID] = append(c.calls[tc.ID], slot{entry: len(c.entries) - 1, index: i, name: tc.Function.Name})
+		if tc.ID == "" {
+			c.unnamed++
+			m.ToolCalls[i].ID = "call_" + strconv.Itoa(c.unnamed)
+		}
 	}
 }
 
-// toolResult puts a tool message in the slot of the call it answers, or,
-// when no call made is waiting for it, where it was recorded.
+// toolResult puts a tool message in the slot of the call it answers, with
+// that call's id. A result no call made is waiting for stays where it was
+// recorded, as a user message: a tool message must answer a call of the
+// assistant message before it, and the model read the result all the
+// same.
 func (c *conversation) toolResult(callID, name string, m Message) {
 	free := func(s slot) bool { return c.entries[s.entry].results[s.index] == nil }
 	if s, ok := callFor(c.calls[callID], callID, name, free); ok {
+		m.ToolCallID = c.entries[s.entry].msg.ToolCalls[s.index].ID
 		c.entries[s.entry].results[s.index] = &m
 		return
 	}
+	m.Role, m.ToolCallID = RoleUser, ""
 	c.entries = append(c.entries, entry{msg: m})
 }
 
+// noResult is the tool message that answers a call whose result was
+// never recorded, so that every call of the conversation is answered.
+const noResult = "[no result was recorded for this call]"
+
 // messages lists the conversation: each message, then the results of its
-// tool calls that came, in the order of the calls.
+// tool calls, in the order of the calls, with noResult for a call whose
+// result never came.
 func (c *conversation) messages() []Message {
 	out := make([]Message, 0, len(c.entries))
 	for _, e := range c.entries {
 		out = append(out, e.msg)
-		for _, m := range e.results {
-			if m != nil {
-				out = append(out, *m)
+		for i, m := range e.results {
+			if m == nil {
+				m = &Message{Role: RoleTool, Content: Content{Text: noResult}, ToolCallID: e.msg.ToolCalls[i].ID}
 			}
+			out = append(out, *m)
 		}
 	}
 	return out

@@ -73,6 +73,19 @@ type ImageURL struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// MarshalJSON writes a text part with its text, even when empty, as the
+// API requires, and other parts as they are.
+func (p Part) MarshalJSON() ([]byte, error) {
+	type plain Part
+	if p.Type != "text" {
+		return marshal(plain(p))
+	}
+	return marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{p.Type, p.Text})
+}
+
 // MarshalJSON writes the string or the list, leaving HTML characters
 // unescaped.
 func (c Content) MarshalJSON() ([]byte, error) {

@@ -2,6 +2,7 @@ package messages
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -86,7 +87,10 @@ func TestFromRecordsOrdersToolResultsByCall(t *testing.T) {
 	}
 }
 
-func TestFromRecordsKeepsStrayResultsInPlace(t *testing.T) {
+func TestFromRecordsKeepsStrayResultsInPlaceAsUserMessages(t *testing.T) {
+	// A tool message must answer a call of the assistant message before
+	// it; a result no call waits for is kept where it came, as what the
+	// model read.
 	tp := newRunTape().
 		msg("r", schema.UserMessage("hi")).
 		result("r", "", "tick").
@@ -99,11 +103,11 @@ func TestFromRecordsKeepsStrayResultsInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"role":"user","content":"hi"}
-{"role":"tool","content":"tick"}
+{"role":"user","content":"tick"}
 {"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}
 {"role":"tool","content":"first","tool_call_id":"c1"}
-{"role":"tool","content":"unknown call","tool_call_id":"c9"}
-{"role":"tool","content":"duplicate","tool_call_id":"c1"}
+{"role":"user","content":"unknown call"}
+{"role":"user","content":"duplicate"}
 `
 	if got := jsonl(t, msgs); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -251,4 +255,35 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("written messages do not read back: %d vs %d, %v", len(again), len(msgs), err)
 		}
 	})
+}
+
+func TestFromRecordsAnswersEveryCall(t *testing.T) {
+	// A call whose result was never recorded still gets a tool message,
+	// which the API requires before the next message.
+	tp := newRunTape().
+		reply("r", "", call("c1", "f", "{}"), call("c2", "g", "{}")).
+		result("r", "c2", "ok").
+		reply("r", "done")
+	msgs, err := FromRecords(tp.records, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"g","arguments":"{}"}}]}
+{"role":"tool","content":"[no result was recorded for this call]","tool_call_id":"c1"}
+{"role":"tool","content":"ok","tool_call_id":"c2"}
+{"role":"assistant","content":"done"}
+`
+	if got := jsonl(t, msgs); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestATextPartAlwaysCarriesItsText(t *testing.T) {
+	got, err := json.Marshal(Content{Parts: []Part{{Type: "text"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `[{"type":"text","text":""}]` {
+		t.Errorf("got %s", got)
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/openaicheck"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
@@ -115,6 +116,9 @@ func RequireExceeded(t testing.TB, err error, resource budget.Resource) *budget.
 
 // NewRecorder returns a Recorder writing to sink with opts, closed when
 // the test ends. [Flush] flushes every Recorder a test made this way.
+// When sink is a *recorder.MemorySink, the conversation of every run it
+// recorded must then export as valid OpenAI messages (see
+// [CheckOpenAIMessages]).
 func NewRecorder(t testing.TB, sink recorder.Sink, opts *recorder.Options) *recorder.Recorder {
 	rec := recorder.New(sink, opts)
 	recordersMu.Lock()
@@ -125,8 +129,22 @@ func NewRecorder(t testing.TB, sink recorder.Sink, opts *recorder.Options) *reco
 		delete(recorders, t)
 		recordersMu.Unlock()
 		_ = rec.Close(context.Background())
+		if mem, ok := sink.(*recorder.MemorySink); ok {
+			CheckOpenAIMessages(t, mem.Records())
+		}
 	})
 	return rec
+}
+
+// CheckOpenAIMessages exports every run in records as OpenAI-style
+// messages and fails t for each message that breaks the Chat Completions
+// message schema (when the shared schema is there) or the tool-call
+// pairing rules.
+func CheckOpenAIMessages(t testing.TB, records []recorder.Record) {
+	t.Helper()
+	for _, p := range openaicheck.Conversations(records) {
+		t.Errorf("openai export: %s", p)
+	}
 }
 
 // Flush flushes every Recorder that test t made with [NewRecorder], so

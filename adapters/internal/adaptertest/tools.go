@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"context"
+	"encoding/base64"
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
@@ -31,11 +32,13 @@ func (t StreamTool) StreamableRun(context.Context, string, ...tool.Option) (*sch
 	return sr, nil
 }
 
-// RichTool is an enhanced (multimodal) invokable tool.
+// RichTool is an enhanced (multimodal) invokable tool. Its result is
+// Text, followed by a PNG image of the bytes Image when it has some.
 type RichTool struct {
-	Name string
-	Text string
-	Err  error
+	Name  string
+	Text  string
+	Image []byte
+	Err   error
 }
 
 func (t RichTool) Info(context.Context) (*schema.ToolInfo, error) {
@@ -46,7 +49,13 @@ func (t RichTool) InvokableRun(context.Context, *schema.ToolArgument, ...tool.Op
 	if t.Err != nil {
 		return nil, t.Err
 	}
-	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: t.Text}}}, nil
+	res := &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: t.Text}}}
+	if t.Image != nil {
+		data := base64.StdEncoding.EncodeToString(t.Image)
+		res.Parts = append(res.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{
+			MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: "image/png"}}})
+	}
+	return res, nil
 }
 
 // RichStreamTool is an enhanced (multimodal) streaming tool.

@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 
 	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // EndCall ends tool call c with the tool's result and error, as
@@ -127,4 +130,57 @@ func AgentNameFrom(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// ResultParts converts a multimodal tool result to record parts: text,
+// and images and audio with their inline data or URL. It is nil when the
+// result holds no image or audio, whose text is then all there is.
+// Video and files are left out.
+func ResultParts(r *schema.ToolResult) []recorder.Part {
+	if r == nil {
+		return nil
+	}
+	var parts []recorder.Part
+	media := false
+	for _, p := range r.Parts {
+		switch {
+		case p.Type == schema.ToolPartTypeText:
+			parts = append(parts, recorder.Part{Type: recorder.PartText, Text: p.Text})
+		case p.Type == schema.ToolPartTypeImage && p.Image != nil:
+			if m := partMedia(p.Image.MessagePartCommon); m != nil {
+				parts, media = append(parts, recorder.Part{Type: recorder.PartImage, Media: m}), true
+			}
+		case p.Type == schema.ToolPartTypeAudio && p.Audio != nil:
+			if m := partMedia(p.Audio.MessagePartCommon); m != nil {
+				parts, media = append(parts, recorder.Part{Type: recorder.PartAudio, Media: m}), true
+			}
+		}
+	}
+	if !media {
+		return nil
+	}
+	return parts
+}
+
+// partMedia is a tool output part's image or audio: its base64 data
+// decoded, or its URL; nil when it has neither or the data is not base64.
+func partMedia(c schema.MessagePartCommon) *recorder.Media {
+	switch {
+	case c.Base64Data != nil && *c.Base64Data != "":
+		data, err := base64.StdEncoding.DecodeString(*c.Base64Data)
+		if err != nil {
+			return nil
+		}
+		return &recorder.Media{MIMEType: c.MIMEType, Data: data}
+	case c.URL != nil && *c.URL != "":
+		return &recorder.Media{MIMEType: c.MIMEType, URL: *c.URL}
+	}
+	return nil
+}
+
+// EndResult ends a call of a multimodal tool: its text is the result, and
+// its images and audio go to the record with it.
+func EndResult(ctx context.Context, c *lookout.Call, r *schema.ToolResult, err error) (string, error) {
+	c.SetResultMedia(ResultParts(r))
+	return EndCall(ctx, c, ResultText(r), err)
 }
