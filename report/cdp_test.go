@@ -198,6 +198,8 @@ func (b *browser) callErr(ctx context.Context, session, method string, params, r
 // waitFor reads until the page sends the event method, or ctx ends.
 func (b *browser) waitFor(t *testing.T, ctx context.Context, method string) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	for _, e := range b.events {
 		if e.Method == method && e.SessionID == b.session {
 			return
