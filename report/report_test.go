@@ -271,7 +271,7 @@ func TestTheBurnDownFollowsEachLimit(t *testing.T) {
 		`<li class="res-tokens">tokens: 10% left</li>`,
 		`<li class="res-model_calls">model calls: 0% left</li>`,
 		`<li class="res-tool_calls">tool calls: 0% left, exceeded</li>`,
-		`<li class="res-time">time: 85% left</li>`, // 16 records a second apart: 15 s of 100
+		`<li class="res-time">time: 85% left</li>`,                       // 16 records a second apart: 15 s of 100
 		`<polyline class="res res-model_calls" points="40,8 84,8 84,74 `, // the first request is record 2 of 16
 	} {
 		if !strings.Contains(page, want) {
