@@ -198,7 +198,7 @@ func checkTextsAreText(t *testing.T, ctx context.Context, b *browser, records []
 	}
 	var got []string
 	b.eval(t, ctx, `Array.from(document.querySelectorAll("details.tool"), function (d) {
-  return Array.from(d.querySelectorAll("pre:not(:first-of-type), pre.err"), function (p) { return p.textContent; }).join("");
+  return Array.from(d.querySelectorAll("pre:not(.args)"), function (p) { return p.textContent; }).join("");
 })`, &got)
 	if !slices.Equal(got, want) {
 		t.Errorf("tool results as the page shows them:\n%q\nwant:\n%q", got, want)

@@ -23,7 +23,7 @@ type view struct {
 	Summary summary
 	Roots   []*run // the run tree
 	Runs    []*run // every run, parents before their children
-	Folded  int    // texts cut short
+	Folded  int    // texts cut short, once folded
 }
 
 // summary is the header: all runs together.
@@ -106,7 +106,6 @@ type modelCall struct {
 	Offered  int
 	Withheld bool
 	Reply    *text
-	Calls    string // the tool calls the model asked for
 	Usage    string
 	Latency  string
 	Finish   string
@@ -153,7 +152,9 @@ type builder struct {
 	texts []*text
 }
 
-func build(records []recorder.Record, opts *Options) *view {
+// build returns the page's view of records and the texts it shows, to be
+// folded.
+func build(records []recorder.Record, opts *Options) (*view, []*text) {
 	b := &builder{opts: opts}
 	runs := group(records)
 	roots := tree(runs)
@@ -184,8 +185,7 @@ func build(records []recorder.Record, opts *Options) *view {
 		Roots:   roots,
 		Runs:    ordered,
 	}
-	v.Folded = fold(b.texts, opts.MaxTextBytes, opts.TotalTextBytes)
-	return v
+	return v, b.texts
 }
 
 // group splits records by run, in the order runs first appear, each
@@ -280,6 +280,14 @@ func (b *builder) run(r *run) {
 	t.closeGroup()
 	r.Entries = t.entries
 	r.Models = joinSet(models)
+	if len(models) == 1 {
+		// The run's header names its one model; each call need not.
+		for _, e := range r.Entries {
+			if e.Kind == kindModel {
+				e.Model.Model = ""
+			}
+		}
+	}
 	r.Agent = "(unnamed agent)"
 	if r.started != nil && r.started.AgentName != "" {
 		r.Agent = r.started.AgentName
@@ -383,15 +391,16 @@ func (t *timeline) add(rec *recorder.Record) {
 
 func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
 	m.RespID = id
-	m.Finish = p.FinishReason
+	if p.FinishReason != "tool_calls" && p.FinishReason != "stop" {
+		m.Finish = p.FinishReason // the usual reasons show in what follows
+	}
 	if p.Latency > 0 {
 		m.Latency = duration(p.Latency)
 	}
 	m.Usage = "usage not reported"
 	if p.UsageReported {
 		u := p.Usage
-		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens (" + observer.FormatCount(u.PromptTokens) + " prompt, " +
-			observer.FormatCount(u.CompletionTokens) + " completion)"
+		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens"
 		t.usage.PromptTokens += u.PromptTokens
 		t.usage.CompletionTokens += u.CompletionTokens
 		t.usage.TotalTokens += u.TotalTokens
@@ -402,11 +411,6 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	if p.Message.Content != "" {
 		m.Reply = t.b.text(p.Message.Content)
 	}
-	names := make([]string, 0, len(p.Message.ToolCalls))
-	for _, c := range p.Message.ToolCalls {
-		names = append(names, c.Function.Name)
-	}
-	m.Calls = strings.Join(names, ", ")
 }
 
 func (t *timeline) started(id string, seq uint64, p *recorder.ToolStarted) {

@@ -40,7 +40,7 @@ func TestUntrustedTextStaysText(t *testing.T) {
 	if n := strings.Count(lower, "<script"); n != 1 {
 		t.Errorf("%d script elements, want the page's own alone", n)
 	}
-	for _, tag := range []string{"<img", `onerror="`, "</pre></div></details>"} {
+	for _, tag := range []string{"<img", "</pre></div></details>"} {
 		if strings.Contains(lower, tag) {
 			t.Errorf("the page holds %q unescaped", tag)
 		}
@@ -123,10 +123,10 @@ func TestParallelToolCallsSitInLanes(t *testing.T) {
 	r.add(&recorder.ToolEnded{CallID: "4", Name: "alone"})
 	page := render(t, tr.records, nil)
 	for _, want := range []string{
-		`<div class="lanes lanes-2"><details class="tool lane-0" id="seq-2">`,
+		`<div class="lanes lanes-2"><details class="tool" id="seq-2">`,
 		`<details class="tool lane-1" id="seq-3">`,
 		`<details class="tool lane-1" id="seq-5">`,
-		`<div class="lanes lanes-1"><details class="tool lane-0" id="seq-10">`,
+		`<div class="lanes"><details class="tool" id="seq-10">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
@@ -143,10 +143,10 @@ func TestToolCallsShowArgumentsResultsAndErrors(t *testing.T) {
 	r.add(&recorder.ToolEnded{CallID: "3", Name: "orphan", Result: "an end without its start"})
 	page := render(t, tr.records, nil)
 	for _, want := range []string{
-		`<details class="tool lane-0 error" id="seq-0"><summary>run_tests <small>1.5s</small> <b>error</b></summary>`,
-		`<pre>{&#34;package&#34;:&#34;./billing&#34;}</pre><div class="k" id="seq-1">result</div><pre class="err">FAIL billing</pre>`,
+		`<details class="tool error" id="seq-0"><summary>run_tests · 1.5s <b>error</b></summary>`,
+		`<pre class="args">{"package":"./billing"}</pre><pre class="err" id="seq-1">FAIL billing</pre></details>`,
 		`unfinished" id="seq-2"><summary>hang <b>unfinished</b>`,
-		`<summary>orphan</summary><div class="k" id="seq-3">result</div><pre>an end without its start</pre>`,
+		`<summary>orphan</summary><pre id="seq-3">an end without its start</pre>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
@@ -179,9 +179,9 @@ func TestInjectedTextComesBeforeTheModelCallThatReceivedIt(t *testing.T) {
 	before(assessment, received)
 	before(reminder, last)
 	for _, want := range []string{
-		`<div class="assessment sev-caution" id="seq-` + itoa(assessment) + `"><div class="tag">assessment [caution]`,
+		`<div class="assessment sev-caution" id="seq-` + itoa(assessment) + `"><p class="tag">assessment [caution]`,
 		"<pre>## Trajectory Assessment\n\n### Resources [caution]</pre>",
-		`<div class="reminder" id="seq-` + itoa(reminder) + `"><div class="tag">wrap_up, added by Lookout`,
+		`<div class="reminder" id="seq-` + itoa(reminder) + `"><p class="tag">wrap_up, added by Lookout`,
 		`<div class="model wrapup" id="seq-` + itoa(last) + `">`,
 		`<b>wrap-up turn: tools withheld</b>`,
 	} {
@@ -210,7 +210,7 @@ func TestTheHeaderSumsTheRuns(t *testing.T) {
 		`<dt>Cost</dt><dd>not recorded</dd>`,
 		`<dt>Runs</dt><dd>2</dd>`,
 		`<ul><li><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls<ul><li><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</li>`,
-		`<div class="run-error"><div class="tag">error</div><pre>budget exceeded: tokens</pre></div>`,
+		`<div class="run-error"><p class="tag">error</p><pre>budget exceeded: tokens</pre></div>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
@@ -225,11 +225,11 @@ func TestLongTextsAreFolded(t *testing.T) {
 	r.add(&recorder.ToolEnded{CallID: "1", Name: "read", Result: strings.Repeat("é", 100)}) // 200 bytes
 	page := render(t, tr.records, &report.Options{MaxTextBytes: 65})
 	// 65 bytes would split an é: the cut goes back to a whole one.
-	want := "<pre>" + strings.Repeat("é", 32) + `<span class="more">… 136 more bytes not shown</span></pre>`
+	want := `<pre id="seq-1">` + strings.Repeat("é", 32) + `<i>+136 bytes</i></pre>`
 	if !strings.Contains(page, want) {
 		t.Errorf("the page lacks %q", want)
 	}
-	if !strings.Contains(page, "<pre>short</pre>") {
+	if !strings.Contains(page, `<pre class="args">short</pre>`) {
 		t.Error("a short text was folded")
 	}
 	if !strings.Contains(page, "1 long texts are shown in part") {
@@ -237,23 +237,38 @@ func TestLongTextsAreFolded(t *testing.T) {
 	}
 }
 
-func TestTheTextsShareThePageBudget(t *testing.T) {
+func TestTheTextsAreFoldedToFitThePage(t *testing.T) {
 	tr := newTrajectory()
 	r := tr.run("r", nil)
 	for i := range 10 {
 		r.add(&recorder.Message{Message: schema.UserMessage(strings.Repeat("x", 100*(i+1)))}) // 100 … 1000 bytes
 	}
-	// 2,000 bytes for ten texts: the two shortest (300 bytes in all) stay
-	// whole and the eight others share the 1,700 left: 212 each.
-	page := render(t, tr.records, &report.Options{TotalTextBytes: 2000})
-	for i, want := range []int{100, 200, 212, 212, 212, 212, 212, 212, 212, 212} {
-		seq := "seq-" + itoa(uint64(i))
-		start := strings.Index(page, `id="`+seq+`"`)
-		body := page[start:]
+	full := len(render(t, tr.records, nil))
+	limit := full - 2000
+	page := render(t, tr.records, &report.Options{MaxBytes: limit})
+	if len(page) > limit {
+		t.Errorf("the page is %d bytes, more than MaxBytes %d", len(page), limit)
+	}
+	// The shortest texts stay whole, and those a note's length longer
+	// than the cut; the others are cut to one length.
+	var shown []int
+	for i := range 10 {
+		body := page[strings.Index(page, `id="seq-`+itoa(uint64(i))+`"`):]
 		body = body[strings.Index(body, "<pre>")+len("<pre>"):]
-		if got := strings.Index(body, "<"); got != want {
-			t.Errorf("%s shows %d bytes, want %d", seq, got, want)
+		shown = append(shown, strings.Index(body, "<"))
+	}
+	cut := shown[9]
+	for i, n := range shown {
+		whole, want := 100*(i+1), cut
+		if whole <= cut+24 {
+			want = whole
 		}
+		if n != want {
+			t.Errorf("text %d shows %d bytes, want %d: all of its %d or the common %d", i, n, want, whole, cut)
+		}
+	}
+	if cut < 300 || cut >= 1000 {
+		t.Errorf("the longest texts are cut to %d bytes, want most of what the page allows", cut)
 	}
 }
 
