@@ -70,6 +70,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return len(p), nil
 }
+
 // maxPageBytes is the size a report of 100,000 records stays under: 10 MB.
 const maxPageBytes = 10_000_000
 

@@ -76,18 +76,21 @@ func escapedLen(s string) int {
 	return n
 }
 
-// prefixWithin returns the length of the longest prefix of s that ends on
-// a rune boundary and is at most limit bytes once escaped.
+// prefixWithin returns the length of the longest prefix of s that is at
+// most limit bytes once escaped and does not split a rune.
 func prefixWithin(s string, limit int) int {
 	n, i := 0, 0
-	for ; i < len(s); i++ {
-		n += 1 + escapeGrowth(s[i])
-		if n > limit {
+	for i < len(s) {
+		_, size := utf8.DecodeRuneInString(s[i:]) // 1 for a byte that is not UTF-8
+		cost := size
+		if size == 1 {
+			cost += escapeGrowth(s[i])
+		}
+		if n+cost > limit {
 			break
 		}
-	}
-	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
-		i--
+		n += cost
+		i += size
 	}
 	return i
 }
