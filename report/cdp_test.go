@@ -249,13 +249,14 @@ func (b *browser) eval(t *testing.T, ctx context.Context, expr string, v any) {
 	}
 }
 
-// screenshot returns a PNG of the whole page.
-func (b *browser) screenshot(t *testing.T, ctx context.Context) []byte {
+// screenshot returns a PNG of the top of the page, height pixels tall.
+func (b *browser) screenshot(t *testing.T, ctx context.Context, height int) []byte {
 	t.Helper()
 	var shot struct {
 		Data []byte `json:"data"` // base64 in JSON, which encoding/json decodes into bytes
 	}
-	b.call(t, ctx, b.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+	b.call(t, ctx, b.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true,
+		"clip": map[string]any{"x": 0, "y": 0, "width": 1200, "height": height, "scale": 1}}, &shot)
 	return shot.Data
 }
 
