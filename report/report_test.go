@@ -70,7 +70,8 @@ func TestWriteReportsAFailedWrite(t *testing.T) {
 
 func TestTheSameRecordsGiveTheSamePage(t *testing.T) {
 	records := untrusted()
-	if render(t, records, nil) != render(t, records, nil) {
+	first, second := render(t, records, nil), render(t, records, nil)
+	if first != second {
 		t.Error("two reports of one trajectory differ")
 	}
 }
