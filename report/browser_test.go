@@ -184,6 +184,13 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 			}
 			checkTextsAreText(t, ctx, b, records)
 			checkAnAnchorOpensItsToolCall(t, ctx, b, page, want)
+			// An address whose fragment is not percent-encoding the
+			// script can decode.
+			b.open(t, ctx, "about:blank")
+			b.open(t, ctx, page+"#%E0%A4%A")
+			if p := b.problems(page); len(p) > 0 {
+				t.Errorf("with a malformed fragment, the browser reported:\n%s", strings.Join(p, "\n"))
+			}
 		})
 	}
 }

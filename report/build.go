@@ -100,6 +100,7 @@ type entry struct {
 
 // modelCall is a model request and its response.
 type modelCall struct {
+	Answered bool
 	RespID   string
 	Model    string
 	Messages int
@@ -366,8 +367,10 @@ func (t *timeline) add(rec *recorder.Record) {
 		m := t.model
 		t.model = nil
 		if m == nil {
+			// A response without its request: the entry carries its anchor.
 			m = &modelCall{}
 			t.push(&entry{Kind: kindModel, ID: id, Model: m})
+			id = ""
 		}
 		t.response(m, id, p)
 	case *recorder.ToolStarted:
@@ -389,8 +392,10 @@ func (t *timeline) add(rec *recorder.Record) {
 	}
 }
 
+// response fills m from p, the response with anchor id ("" when the
+// entry itself carries it).
 func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
-	m.RespID = id
+	m.Answered, m.RespID = true, id
 	if p.FinishReason != "tool_calls" && p.FinishReason != "stop" {
 		m.Finish = p.FinishReason // the usual reasons show in what follows
 	}

@@ -278,7 +278,15 @@ func (b *browser) problems(page string) []string {
 				out = append(out, fmt.Sprintf("console %s: %s", p.Type, e.Params))
 			}
 		case "Runtime.exceptionThrown":
-			out = append(out, "exception: "+string(e.Params))
+			var p struct {
+				Details struct {
+					Exception struct {
+						Description string `json:"description"`
+					} `json:"exception"`
+				} `json:"exceptionDetails"`
+			}
+			json.Unmarshal(e.Params, &p)
+			out = append(out, "exception: "+p.Details.Exception.Description)
 		case "Log.entryAdded":
 			var p struct {
 				Entry struct {

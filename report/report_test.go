@@ -135,19 +135,21 @@ func TestParallelToolCallsSitInLanes(t *testing.T) {
 	}
 }
 
-func TestToolCallsShowArgumentsResultsAndErrors(t *testing.T) {
+func TestCallsShowWhatWasRecorded(t *testing.T) {
 	tr := newTrajectory()
 	r := tr.run("r", nil)
 	r.add(&recorder.ToolStarted{CallID: "1", Name: "run_tests", Arguments: `{"package":"./billing"}`})
 	r.add(&recorder.ToolEnded{CallID: "1", Name: "run_tests", IsError: true, Error: "FAIL billing", Duration: 1500 * time.Millisecond})
 	r.add(&recorder.ToolStarted{CallID: "2", Name: "hang", Arguments: `{}`})
 	r.add(&recorder.ToolEnded{CallID: "3", Name: "orphan", Result: "an end without its start"})
+	r.add(&recorder.ModelResponse{Message: schema.AssistantMessage("a response without its request", nil)})
 	page := render(t, tr.records, nil)
 	for _, want := range []string{
 		`<details class="tool error" id="seq-0"><summary>run_tests · 1.5s <b>error</b></summary>`,
 		`<pre class="args">{"package":"./billing"}</pre><pre class="err" id="seq-1">FAIL billing</pre></details>`,
 		`unfinished" id="seq-2"><summary>hang <b>unfinished</b>`,
 		`<summary>orphan</summary><pre id="seq-3">an end without its start</pre>`,
+		`<div class="model" id="seq-4"><p>model call</p><pre>a response without its request</pre><p class="meta">usage not reported</p></div>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)

@@ -160,13 +160,17 @@ func writeModel(w *bufio.Writer, e *entry) {
 		w.WriteString(" · <b>wrap-up turn: tools withheld</b>")
 	}
 	w.WriteString("</p>")
-	if m.RespID != "" {
+	if m.Answered {
 		if m.Reply != nil {
 			writePre(w, "", "", m.Reply)
 		}
-		w.WriteString(`<p class="meta" id="`)
-		escapeAttr(w, m.RespID)
-		w.WriteString(`">`)
+		w.WriteString(`<p class="meta"`)
+		if m.RespID != "" {
+			w.WriteString(` id="`)
+			escapeAttr(w, m.RespID)
+			w.WriteByte('"')
+		}
+		w.WriteByte('>')
 		w.WriteString(m.Usage)
 		for _, s := range []string{m.Latency, m.Finish} {
 			if s != "" {
