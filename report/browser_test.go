@@ -129,7 +129,8 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	chromiumPath(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Generous: on a cold build cache, go run compiles Eino for the examples.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cases := []struct {
 		name     string
