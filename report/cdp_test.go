@@ -29,6 +29,10 @@ type browser struct {
 	events []cdpMessage
 }
 
+// answerTimeout bounds the wait for one answer or event, so that a
+// browser that stops answering fails the test instead of hanging it.
+const answerTimeout = 30 * time.Second
+
 // cdpMessage is a command's answer or an event.
 type cdpMessage struct {
 	ID        int             `json:"id,omitempty"`
@@ -173,6 +177,8 @@ func (b *browser) call(t *testing.T, ctx context.Context, session, method string
 }
 
 func (b *browser) callErr(ctx context.Context, session, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
 	id, err := b.send(ctx, session, method, params)
 	if err != nil {
 		return err
@@ -198,7 +204,7 @@ func (b *browser) callErr(ctx context.Context, session, method string, params, r
 // waitFor reads until the page sends the event method, or ctx ends.
 func (b *browser) waitFor(t *testing.T, ctx context.Context, method string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
 	defer cancel()
 	for _, e := range b.events {
 		if e.Method == method && e.SessionID == b.session {
