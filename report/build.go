@@ -50,7 +50,6 @@ type run struct {
 	Anchor     string // id of the run's section
 	StartedID  string // anchor of run_started, or ""
 	Agent      string
-	Depth      int
 	Parent     *run
 	Children   []*run
 	Outcome    string
@@ -70,6 +69,7 @@ type run struct {
 	last    time.Time
 	ended   *recorder.RunEnded
 	started *recorder.RunStarted
+	usage   recorder.RunUsage // from run_ended, or added up from the records
 }
 
 // Entry kinds.
@@ -149,14 +149,13 @@ type text struct {
 
 // builder turns records into a view.
 type builder struct {
-	opts  *Options
 	texts []*text
 }
 
 // build returns the page's view of records and the texts it shows, to be
 // folded.
 func build(records []recorder.Record, opts *Options) (*view, []*text) {
-	b := &builder{opts: opts}
+	b := &builder{}
 	runs := group(records)
 	roots := tree(runs)
 	multi := len(runs) > 1
@@ -197,7 +196,7 @@ func group(records []recorder.Record) []*run {
 	for _, rec := range records {
 		r := byID[rec.RunID]
 		if r == nil {
-			r = &run{ID: rec.RunID, Anchor: "run-" + rec.RunID, Depth: rec.Depth}
+			r = &run{ID: rec.RunID, Anchor: "run-" + rec.RunID}
 			byID[rec.RunID] = r
 			runs = append(runs, r)
 		}
@@ -294,16 +293,16 @@ func (b *builder) run(r *run) {
 		r.Agent = r.started.AgentName
 	}
 	r.Outcome, r.Class = "unfinished", "unfinished"
+	r.usage = t.usage
 	if r.ended != nil {
 		r.Outcome, r.Class = string(r.ended.Outcome), "outcome-"+string(r.ended.Outcome)
 		r.StopReason = r.ended.StopReason
 		if r.ended.Error != "" {
 			r.Error = b.text(r.ended.Error)
 		}
-		r.Usage = usageOf(r.ended.Usage)
-	} else {
-		r.Usage = usageOf(t.usage)
+		r.usage = r.ended.Usage
 	}
+	r.Usage = usageOf(r.usage)
 	r.Duration = duration(r.last.Sub(r.first))
 	if r.started != nil {
 		r.Limits = limits(r.started.Limits)
@@ -525,7 +524,7 @@ func summarize(roots, runs []*run) summary {
 	var total recorder.RunUsage
 	models := map[string]bool{}
 	for _, r := range runs {
-		u := r.usageTotals()
+		u := r.usage
 		total.PromptTokens += u.PromptTokens
 		total.CompletionTokens += u.CompletionTokens
 		total.TotalTokens += u.TotalTokens
@@ -556,30 +555,6 @@ func summarize(roots, runs []*run) summary {
 	}
 	s.Outcome, s.Class = strings.Join(parts, ", "), "mixed"
 	return s
-}
-
-// usageTotals is what the run's header counts: run_ended's usage, or what
-// its records add up to.
-func (r *run) usageTotals() recorder.RunUsage {
-	if r.ended != nil {
-		return r.ended.Usage
-	}
-	var u recorder.RunUsage
-	for i := range r.records {
-		switch p := r.records[i].Payload.(type) {
-		case *recorder.ModelRequest:
-			u.ModelCalls++
-		case *recorder.ModelResponse:
-			if p.UsageReported {
-				u.PromptTokens += p.Usage.PromptTokens
-				u.CompletionTokens += p.Usage.CompletionTokens
-				u.TotalTokens += p.Usage.TotalTokens
-			}
-		case *recorder.ToolStarted:
-			u.ToolCalls++
-		}
-	}
-	return u
 }
 
 func joinSet(set map[string]bool) string {
