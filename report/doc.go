@@ -26,7 +26,7 @@
 //     calls (collapsible, with their arguments and results, errors
 //     highlighted, calls that overlapped side by side in lanes), and each
 //     assessment or wrap-up reminder as the model received it, before the
-//     model call that received it;
+//     first model call that received it;
 //   - an anchor for every record: id "seq-N" for the record with seq N, or
 //     "RUN-seq-N" when the page shows several runs, where RUN is the run
 //     id.
