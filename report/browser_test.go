@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,6 +106,7 @@ type found struct {
 	TreeRuns    int      `json:"treeRuns"`
 	TreeNested  int      `json:"treeNested"`
 	Scripts     int      `json:"scripts"`
+	Title       string   `json:"title"`
 }
 
 const inspectDOM = `(function (want) {
@@ -116,7 +119,8 @@ const inspectDOM = `(function (want) {
     lines: document.querySelectorAll("svg.burndown polyline").length,
     treeRuns: document.querySelectorAll("#tree li > a").length,
     treeNested: document.querySelectorAll("#tree li li").length,
-    scripts: document.scripts.length
+    scripts: document.scripts.length,
+    title: document.title
   };
 })`
 
@@ -124,22 +128,23 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	path := chromiumPath(t)
-	_ = path
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	chromiumPath(t)
+	// Generous: on a cold build cache, go run compiles Eino for the examples.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cases := []struct {
 		name     string
-		example  string
+		records  func(t *testing.T) []recorder.Record
 		children bool
 	}{
-		{"the quickstart run", "quickstart", false},
-		{"a multi-agent run", "multiagent", true},
+		{"the quickstart run", func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "quickstart") }, false},
+		{"a multi-agent run", func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "multiagent") }, true},
+		{"a run of hostile text", func(*testing.T) []recorder.Record { return untrusted() }, false},
 	}
 	b := startBrowser(t, ctx)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			records := exampleRun(t, ctx, c.example)
+			records := c.records(t)
 			page := writeReport(t, records)
 			b.open(t, ctx, page)
 			want := expect(records)
@@ -165,22 +170,72 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 			if c.children && got.TreeNested == 0 {
 				t.Error("the sub-agent tree nests no run under another")
 			}
-			if got.Scripts != 1 {
-				t.Errorf("%d scripts in the page, want its own alone", got.Scripts)
+			if got.Scripts != 1 || got.Title != "Lookout report" {
+				t.Errorf("%d scripts in the page and the title %q: only the page's own script may run", got.Scripts, got.Title)
 			}
 			if p := b.problems(page); len(p) > 0 {
-				t.Errorf("the browser reported:\n%v", p)
+				t.Errorf("the browser reported:\n%s", strings.Join(p, "\n"))
 			}
-			if c.example == "quickstart" && *update {
-				if err := os.WriteFile(filepath.Join("..", "docs", "report.png"), b.screenshot(t, ctx), 0o644); err != nil {
+			if c.name == "the quickstart run" && *update {
+				var clicked bool
+				b.eval(t, ctx, `document.getElementById("expand").click(), true`, &clicked) // every tool call open
+				if err := os.WriteFile(filepath.Join("..", "docs", "report.png"), b.screenshot(t, ctx, 2000), 0o644); err != nil {
 					t.Fatal(err)
 				}
+			}
+			checkTextsAreText(t, ctx, b, records)
+			checkAnAnchorOpensItsToolCall(t, ctx, b, page, want)
+			// An address whose fragment is not percent-encoding the
+			// script can decode.
+			b.open(t, ctx, "about:blank")
+			b.open(t, ctx, page+"#%E0%A4%A")
+			if p := b.problems(page); len(p) > 0 {
+				t.Errorf("with a malformed fragment, the browser reported:\n%s", strings.Join(p, "\n"))
 			}
 		})
 	}
 }
 
-func itoa(n uint64) string {
-	b, _ := json.Marshal(n)
+// checkTextsAreText checks that each tool result shows exactly as
+// recorded, markup included.
+func checkTextsAreText(t *testing.T, ctx context.Context, b *browser, records []recorder.Record) {
+	t.Helper()
+	var want []string
+	for _, r := range records {
+		if e, ok := r.Payload.(*recorder.ToolEnded); ok {
+			want = append(want, e.Result+e.Error)
+		}
+	}
+	var got []string
+	b.eval(t, ctx, `Array.from(document.querySelectorAll("details.tool"), function (d) {
+  return Array.from(d.querySelectorAll("pre:not(.args)"), function (p) { return p.textContent; }).join("");
+})`, &got)
+	if !slices.Equal(got, want) {
+		t.Errorf("tool results as the page shows them:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// checkAnAnchorOpensItsToolCall opens the page at the anchor of its
+// first tool result and checks that the tool call holding it is open.
+func checkAnAnchorOpensItsToolCall(t *testing.T, ctx context.Context, b *browser, page string, want expected) {
+	t.Helper()
+	if len(want.Tools) == 0 {
+		return
+	}
+	// A new document, so that the load event comes: from the same page a
+	// fragment only scrolls.
+	b.open(t, ctx, "about:blank")
+	b.open(t, ctx, page+"#"+url.PathEscape(want.Tools[0]))
+	var open bool
+	b.eval(t, ctx, `document.getElementById(`+quoteJS(want.Tools[0])+`).open`, &open)
+	if !open {
+		t.Errorf("#%s does not open its tool call", want.Tools[0])
+	}
+}
+
+func quoteJS(s string) string {
+	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

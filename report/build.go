@@ -23,7 +23,7 @@ type view struct {
 	Summary summary
 	Roots   []*run // the run tree
 	Runs    []*run // every run, parents before their children
-	Folded  int    // texts cut short
+	Folded  int    // texts cut short, once folded
 }
 
 // summary is the header: all runs together.
@@ -50,7 +50,6 @@ type run struct {
 	Anchor     string // id of the run's section
 	StartedID  string // anchor of run_started, or ""
 	Agent      string
-	Depth      int
 	Parent     *run
 	Children   []*run
 	Outcome    string
@@ -70,6 +69,7 @@ type run struct {
 	last    time.Time
 	ended   *recorder.RunEnded
 	started *recorder.RunStarted
+	usage   recorder.RunUsage // from run_ended, or added up from the records
 }
 
 // Entry kinds.
@@ -100,13 +100,13 @@ type entry struct {
 
 // modelCall is a model request and its response.
 type modelCall struct {
+	Answered bool
 	RespID   string
 	Model    string
 	Messages int
 	Offered  int
 	Withheld bool
 	Reply    *text
-	Calls    string // the tool calls the model asked for
 	Usage    string
 	Latency  string
 	Finish   string
@@ -149,12 +149,13 @@ type text struct {
 
 // builder turns records into a view.
 type builder struct {
-	opts  *Options
 	texts []*text
 }
 
-func build(records []recorder.Record, opts *Options) *view {
-	b := &builder{opts: opts}
+// build returns the page's view of records and the texts it shows, to be
+// folded.
+func build(records []recorder.Record, opts *Options) (*view, []*text) {
+	b := &builder{}
 	runs := group(records)
 	roots := tree(runs)
 	multi := len(runs) > 1
@@ -184,8 +185,7 @@ func build(records []recorder.Record, opts *Options) *view {
 		Roots:   roots,
 		Runs:    ordered,
 	}
-	v.Folded = fold(b.texts, opts.MaxTextBytes, opts.TotalTextBytes)
-	return v
+	return v, b.texts
 }
 
 // group splits records by run, in the order runs first appear, each
@@ -196,7 +196,7 @@ func group(records []recorder.Record) []*run {
 	for _, rec := range records {
 		r := byID[rec.RunID]
 		if r == nil {
-			r = &run{ID: rec.RunID, Anchor: "run-" + rec.RunID, Depth: rec.Depth}
+			r = &run{ID: rec.RunID, Anchor: "run-" + rec.RunID}
 			byID[rec.RunID] = r
 			runs = append(runs, r)
 		}
@@ -280,21 +280,29 @@ func (b *builder) run(r *run) {
 	t.closeGroup()
 	r.Entries = t.entries
 	r.Models = joinSet(models)
+	if len(models) == 1 {
+		// The run's header names its one model; each call need not.
+		for _, e := range r.Entries {
+			if e.Kind == kindModel {
+				e.Model.Model = ""
+			}
+		}
+	}
 	r.Agent = "(unnamed agent)"
 	if r.started != nil && r.started.AgentName != "" {
 		r.Agent = r.started.AgentName
 	}
 	r.Outcome, r.Class = "unfinished", "unfinished"
+	r.usage = t.usage
 	if r.ended != nil {
 		r.Outcome, r.Class = string(r.ended.Outcome), "outcome-"+string(r.ended.Outcome)
 		r.StopReason = r.ended.StopReason
 		if r.ended.Error != "" {
 			r.Error = b.text(r.ended.Error)
 		}
-		r.Usage = usageOf(r.ended.Usage)
-	} else {
-		r.Usage = usageOf(t.usage)
+		r.usage = r.ended.Usage
 	}
+	r.Usage = usageOf(r.usage)
 	r.Duration = duration(r.last.Sub(r.first))
 	if r.started != nil {
 		r.Limits = limits(r.started.Limits)
@@ -358,8 +366,10 @@ func (t *timeline) add(rec *recorder.Record) {
 		m := t.model
 		t.model = nil
 		if m == nil {
+			// A response without its request: the entry carries its anchor.
 			m = &modelCall{}
 			t.push(&entry{Kind: kindModel, ID: id, Model: m})
+			id = ""
 		}
 		t.response(m, id, p)
 	case *recorder.ToolStarted:
@@ -381,17 +391,20 @@ func (t *timeline) add(rec *recorder.Record) {
 	}
 }
 
+// response fills m from p, the response with anchor id ("" when the
+// entry itself carries it).
 func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
-	m.RespID = id
-	m.Finish = p.FinishReason
+	m.Answered, m.RespID = true, id
+	if p.FinishReason != "tool_calls" && p.FinishReason != "stop" {
+		m.Finish = p.FinishReason // the usual reasons show in what follows
+	}
 	if p.Latency > 0 {
 		m.Latency = duration(p.Latency)
 	}
 	m.Usage = "usage not reported"
 	if p.UsageReported {
 		u := p.Usage
-		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens (" + observer.FormatCount(u.PromptTokens) + " prompt, " +
-			observer.FormatCount(u.CompletionTokens) + " completion)"
+		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens"
 		t.usage.PromptTokens += u.PromptTokens
 		t.usage.CompletionTokens += u.CompletionTokens
 		t.usage.TotalTokens += u.TotalTokens
@@ -402,11 +415,6 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	if p.Message.Content != "" {
 		m.Reply = t.b.text(p.Message.Content)
 	}
-	names := make([]string, 0, len(p.Message.ToolCalls))
-	for _, c := range p.Message.ToolCalls {
-		names = append(names, c.Function.Name)
-	}
-	m.Calls = strings.Join(names, ", ")
 }
 
 func (t *timeline) started(id string, seq uint64, p *recorder.ToolStarted) {
@@ -516,7 +524,7 @@ func summarize(roots, runs []*run) summary {
 	var total recorder.RunUsage
 	models := map[string]bool{}
 	for _, r := range runs {
-		u := r.usageTotals()
+		u := r.usage
 		total.PromptTokens += u.PromptTokens
 		total.CompletionTokens += u.CompletionTokens
 		total.TotalTokens += u.TotalTokens
@@ -547,30 +555,6 @@ func summarize(roots, runs []*run) summary {
 	}
 	s.Outcome, s.Class = strings.Join(parts, ", "), "mixed"
 	return s
-}
-
-// usageTotals is what the run's header counts: run_ended's usage, or what
-// its records add up to.
-func (r *run) usageTotals() recorder.RunUsage {
-	if r.ended != nil {
-		return r.ended.Usage
-	}
-	var u recorder.RunUsage
-	for i := range r.records {
-		switch p := r.records[i].Payload.(type) {
-		case *recorder.ModelRequest:
-			u.ModelCalls++
-		case *recorder.ModelResponse:
-			if p.UsageReported {
-				u.PromptTokens += p.Usage.PromptTokens
-				u.CompletionTokens += p.Usage.CompletionTokens
-				u.TotalTokens += p.Usage.TotalTokens
-			}
-		case *recorder.ToolStarted:
-			u.ToolCalls++
-		}
-	}
-	return u
 }
 
 func joinSet(set map[string]bool) string {

@@ -29,6 +29,10 @@ type browser struct {
 	events []cdpMessage
 }
 
+// answerTimeout bounds the wait for one answer or event, so that a
+// browser that stops answering fails the test instead of hanging it.
+const answerTimeout = 30 * time.Second
+
 // cdpMessage is a command's answer or an event.
 type cdpMessage struct {
 	ID        int             `json:"id,omitempty"`
@@ -173,6 +177,8 @@ func (b *browser) call(t *testing.T, ctx context.Context, session, method string
 }
 
 func (b *browser) callErr(ctx context.Context, session, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
 	id, err := b.send(ctx, session, method, params)
 	if err != nil {
 		return err
@@ -198,6 +204,8 @@ func (b *browser) callErr(ctx context.Context, session, method string, params, r
 // waitFor reads until the page sends the event method, or ctx ends.
 func (b *browser) waitFor(t *testing.T, ctx context.Context, method string) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
 	for _, e := range b.events {
 		if e.Method == method && e.SessionID == b.session {
 			return
@@ -247,13 +255,14 @@ func (b *browser) eval(t *testing.T, ctx context.Context, expr string, v any) {
 	}
 }
 
-// screenshot returns a PNG of the whole page.
-func (b *browser) screenshot(t *testing.T, ctx context.Context) []byte {
+// screenshot returns a PNG of the top of the page, height pixels tall.
+func (b *browser) screenshot(t *testing.T, ctx context.Context, height int) []byte {
 	t.Helper()
 	var shot struct {
 		Data []byte `json:"data"` // base64 in JSON, which encoding/json decodes into bytes
 	}
-	b.call(t, ctx, b.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
+	b.call(t, ctx, b.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true,
+		"clip": map[string]any{"x": 0, "y": 0, "width": 1200, "height": height, "scale": 1}}, &shot)
 	return shot.Data
 }
 
@@ -275,7 +284,15 @@ func (b *browser) problems(page string) []string {
 				out = append(out, fmt.Sprintf("console %s: %s", p.Type, e.Params))
 			}
 		case "Runtime.exceptionThrown":
-			out = append(out, "exception: "+string(e.Params))
+			var p struct {
+				Details struct {
+					Exception struct {
+						Description string `json:"description"`
+					} `json:"exception"`
+				} `json:"exceptionDetails"`
+			}
+			json.Unmarshal(e.Params, &p)
+			out = append(out, "exception: "+p.Details.Exception.Description)
 		case "Log.entryAdded":
 			var p struct {
 				Entry struct {

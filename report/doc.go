@@ -26,7 +26,7 @@
 //     calls (collapsible, with their arguments and results, errors
 //     highlighted, calls that overlapped side by side in lanes), and each
 //     assessment or wrap-up reminder as the model received it, before the
-//     model call that received it;
+//     first model call that received it;
 //   - an anchor for every record: id "seq-N" for the record with seq N, or
 //     "RUN-seq-N" when the page shows several runs, where RUN is the run
 //     id.
@@ -40,9 +40,10 @@
 //     defaults (observer.DefaultCautionAt and observer.DefaultWarningAt);
 //     a run configured with other thresholds spoke at those instead.
 //   - Long texts are folded: each shows up to Options.MaxTextBytes, and
-//     when a trajectory's texts add up to more than
-//     Options.TotalTextBytes, the longest are cut to a common length. The
-//     page says how many bytes each cut text left out.
+//     when the page would be larger than Options.MaxBytes, the longest are
+//     cut to one common length that fits. A text that folding would shorten
+//     by less than its note is shown whole. Each cut text says how many
+//     bytes it leaves out, and the header how many texts were cut.
 //   - The wrap-up turn is marked on its model call. The reminder's own text
 //     is shown only when the records hold it, as a message tagged by
 //     Lookout.

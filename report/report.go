@@ -18,13 +18,12 @@ const (
 	// tool's arguments or result, a message, an assessment) is shown
 	// before the rest is folded away.
 	DefaultMaxTextBytes = 4 << 10
-	// DefaultTotalTextBytes is how much recorded text the whole page
-	// shows. When the texts of a trajectory add up to more, each is cut
-	// to a common length that fits, so a long run still gives a page a
-	// browser opens quickly.
-	DefaultTotalTextBytes = 6 << 20
-	// minTextBytes is the least of each text shown, whatever the total.
-	minTextBytes = 64
+	// DefaultMaxBytes is the size the page is kept to by folding long
+	// texts.
+	DefaultMaxBytes = 9 << 20
+	// minTextBytes is the least of each text shown, whatever the page's
+	// size.
+	minTextBytes = 32
 )
 
 // Options tune a report. A nil *Options means the defaults. Options is
@@ -37,9 +36,11 @@ type Options struct {
 	// rest is folded, and the page says how many bytes were left out.
 	// Zero means DefaultMaxTextBytes.
 	MaxTextBytes int
-	// TotalTextBytes bounds the recorded text the page shows in all.
-	// Zero means DefaultTotalTextBytes.
-	TotalTextBytes int
+	// MaxBytes is the size the page is kept to: when the texts, each cut
+	// to MaxTextBytes, would make it larger, the longest are cut further,
+	// to one common length that fits. Zero means DefaultMaxBytes. The
+	// markup alone can exceed it; each text then shows 32 bytes.
+	MaxBytes int
 }
 
 func (o *Options) withDefaults() Options {
@@ -53,8 +54,8 @@ func (o *Options) withDefaults() Options {
 	if out.MaxTextBytes <= 0 {
 		out.MaxTextBytes = DefaultMaxTextBytes
 	}
-	if out.TotalTextBytes <= 0 {
-		out.TotalTextBytes = DefaultTotalTextBytes
+	if out.MaxBytes <= 0 {
+		out.MaxBytes = DefaultMaxBytes
 	}
 	return out
 }
@@ -86,20 +87,62 @@ func hash(s string) string {
 // seq. The page fetches nothing when it is viewed, and every piece of
 // recorded text is escaped.
 //
-// Write fails when records is empty or holds no record of any run, and
-// when w fails.
+// Write fails with ErrNoRecords when records is empty, and when w fails.
 func Write(w io.Writer, records []recorder.Record, opts *Options) error {
 	o := opts.withDefaults()
 	if len(records) == 0 {
 		return ErrNoRecords
 	}
-	v := build(records, &o)
+	v, texts := build(records, &o)
+	// Measure the page without its texts, then fold them into what is
+	// left of MaxBytes.
+	var markup countingWriter
+	v.Folded = len(texts) // as many digits as the note on folded texts can have
+	if err := render(&markup, v, texts); err != nil {
+		return err
+	}
+	v.Folded = fold(texts, o.MaxTextBytes, o.MaxBytes-int(markup.n))
+	return render(w, v, nil)
+}
+
+// render writes the page. With blank set, the texts are left out, so
+// that the page's markup can be measured.
+func render(w io.Writer, v *view, blank []*text) error {
+	if blank != nil {
+		saved := make([]text, len(blank))
+		for i, t := range blank {
+			saved[i], *t = *t, text{}
+		}
+		defer func() {
+			for i, t := range blank {
+				*t = saved[i]
+			}
+		}()
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := page.Execute(bw, v); err != nil {
+	if err := page.ExecuteTemplate(bw, "head", v); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, r := range v.Runs {
+		if err := page.ExecuteTemplate(bw, "run", r); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		writeTimeline(bw, r.Entries)
+		bw.WriteString("</div>\n</section>\n")
+	}
+	if err := page.ExecuteTemplate(bw, "foot", v); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
+}
+
+// countingWriter counts what is written to it.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }

@@ -3,7 +3,12 @@
   // Open the tool call or extension that holds the record named in the
   // address, so #seq-N shows it.
   function reveal() {
-    var id = decodeURIComponent(location.hash.slice(1));
+    var id = location.hash.slice(1);
+    try {
+      id = decodeURIComponent(id);
+    } catch (e) {
+      // Not percent-encoded after all: look the id up as it is.
+    }
     var el = id && document.getElementById(id);
     if (!el) {
       return;

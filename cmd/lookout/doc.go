@@ -27,6 +27,10 @@
 //	                      and OPENAI_MODEL), an LLM summary of each prompt with
 //	                      the tools' rationale, key findings and a confidence
 //	                      level; --json, --timeout
+//	report FILE...        one self-contained HTML page of the runs (header,
+//	                      sub-agent tree, budget burn-down, timeline with an
+//	                      anchor per record), to -o FILE (report.html; - for
+//	                      standard output); --title
 //	version               the module version ("(devel)" from a checkout) and the
 //	                      Go version; also lookout --version
 //	help [command]        usage, or a command's flags

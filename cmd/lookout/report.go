@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/report"
+)
+
+var reportCmd = &command{
+	name:    "report",
+	args:    "FILE...",
+	summary: "write the runs as one self-contained HTML page",
+	details: `Report reads one or more trajectory files, or the files of a directory,
+together and writes one HTML page showing their runs: a header with the
+outcome, stop reason, models, tokens, calls and duration; the sub-agent
+tree; for each run a budget burn-down chart with the caution and warning
+bands, and a timeline of its messages, model calls, tool calls (collapsible,
+with arguments, results and errors; overlapping calls side by side) and
+assessments as the model received them. Every record has an anchor:
+#seq-N, or #RUN-seq-N when the page shows several runs.
+
+The page needs nothing else: its style and script are inside it, its
+Content-Security-Policy allows nothing more, and it fetches nothing when it
+is viewed. Recorded text is escaped. Long texts are folded so that the page
+stays under about 9 MB, and each says how much it leaves out.
+
+The page is written to FILE given by -o, report.html by default, created
+with mode 0600 and replaced whole only once it is complete; the path
+written is printed. -o - writes the page to standard output. An input file
+is never overwritten.`,
+	examples: `  # the report of one run, written to report.html
+  lookout report trajectory.jsonl
+
+  # every run under runs/ on one page
+  lookout report -o runs.html runs/
+
+  # a compressed trajectory, to standard output
+  lookout report -o - run.jsonl.gz > run.html`,
+	minArgs: 1,
+	maxArgs: -1,
+	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
+		out := fs.String("o", "report.html", "write the page to `FILE`; - writes it to standard output")
+		title := fs.String("title", "", "the page's `TITLE` (default \"Lookout report\")")
+		return func(_ context.Context, e *env, files []string) int {
+			if *out == "" {
+				return e.badUsage("-o needs a file name, or - for standard output")
+			}
+			inputs, err := expand(files)
+			if err != nil {
+				return e.failErr(err)
+			}
+			if *out != stdinName && isInput(*out, inputs) {
+				return e.fail("report: writing %s would overwrite an input file; choose another -o FILE", *out)
+			}
+			records, err := loadAll(e, inputs)
+			if err != nil {
+				return e.failErr(err)
+			}
+			return writeReport(e, *out, records, &report.Options{Title: *title})
+		}
+	},
+}
+
+// isInput reports whether path is one of the input files.
+func isInput(path string, inputs []string) bool {
+	out, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	for _, in := range inputs {
+		if info, err := os.Stat(in); err == nil && os.SameFile(info, out) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeReport writes the page of records to path, or to standard output
+// for "-". A file is written beside path and renamed over it once
+// complete, so a failed write leaves no half page behind.
+func writeReport(e *env, path string, records []recorder.Record, opts *report.Options) int {
+	if len(records) == 0 {
+		return e.fail("report: the files hold no records")
+	}
+	if path == stdinName {
+		if err := report.Write(e.stdout, records, opts); err != nil {
+			return e.fail("%v", err)
+		}
+		return exitOK
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return e.fail("report: %v", err)
+	}
+	err = report.Write(f, records, opts)
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return e.fail("report: write %s: %v", path, err)
+	}
+	fmt.Fprintln(e.stdout, path)
+	return exitOK
+}

@@ -1,0 +1,40 @@
+package report_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/report"
+)
+
+func Example() {
+	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	rec := func(seq uint64, p recorder.Payload) recorder.Record {
+		return recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: seq, RunID: "run-1",
+			RecordedAt: at.Add(time.Duration(seq) * time.Second), Payload: p}
+	}
+	records := []recorder.Record{ // as recorder.ReadFile returns them
+		rec(0, &recorder.RunStarted{AgentName: "migrator", Limits: recorder.RunLimits{MaxToolCalls: 2}}),
+		rec(1, &recorder.ToolStarted{CallID: "c1", Name: "read_file", Arguments: `{"path":"index.html"}`}),
+		rec(2, &recorder.ToolEnded{CallID: "c1", Name: "read_file", Result: "<h1>Hello</h1>", Duration: 2 * time.Millisecond}),
+		rec(3, &recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{ToolCalls: 1}}),
+	}
+
+	var page strings.Builder // or an *os.File
+	if err := report.Write(&page, records, &report.Options{Title: "Migration"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	html := page.String()
+	fmt.Println(regexp.MustCompile(`<title>.*</title>`).FindString(html))
+	fmt.Println(regexp.MustCompile(`<li class="res-tool_calls">.*?</li>`).FindString(html))
+	// The tool call, its result escaped: the page shows it as text.
+	fmt.Println(regexp.MustCompile(`<details class="tool".*</details>`).FindString(html))
+	// Output:
+	// <title>Migration</title>
+	// <li class="res-tool_calls">tool calls: 50% left</li>
+	// <details class="tool" id="seq-1"><summary>read_file · 2ms</summary><pre class="args">{"path":"index.html"}</pre><pre id="seq-2">&lt;h1&gt;Hello&lt;/h1&gt;</pre></details>
+}

@@ -1,0 +1,306 @@
+package report_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/report"
+)
+
+// hostile is recorded text that would be markup if it were not escaped.
+const hostile = `</pre></div></details><script>document.title="pwned"</script><img src="x" onerror="alert(1)">`
+
+// untrusted is a run whose every recorded text is hostile.
+func untrusted() []recorder.Record {
+	t := newTrajectory()
+	r := t.run(`run"><script>1</script>`, nil)
+	r.add(&recorder.RunStarted{AgentName: hostile, Limits: recorder.RunLimits{MaxTokens: 1000}})
+	r.add(&recorder.Message{Message: schema.UserMessage(hostile)})
+	r.add(&recorder.ModelRequest{Model: hostile, MessageCount: 1, Tools: []string{hostile}})
+	r.add(&recorder.ModelResponse{Message: schema.AssistantMessage(hostile, []schema.ToolCall{
+		{ID: hostile, Function: schema.FunctionCall{Name: hostile, Arguments: hostile}}}), FinishReason: hostile})
+	r.add(&recorder.ToolStarted{CallID: hostile, Name: hostile, Arguments: hostile})
+	r.add(&recorder.ToolEnded{CallID: hostile, Name: hostile, Result: hostile, IsError: true, Error: hostile})
+	r.add(&recorder.AssessmentRecord{Markdown: hostile, Observers: []recorder.ObserverNote{{Name: hostile, Severity: hostile}}})
+	r.add(&recorder.Extension{Name: hostile, Body: []byte(`"` + strings.ReplaceAll(hostile, `"`, `\"`) + `"`)})
+	r.add(&recorder.RunEnded{Outcome: hostile, StopReason: hostile, Error: hostile})
+	return t.records
+}
+
+func TestUntrustedTextStaysText(t *testing.T) {
+	page := render(t, untrusted(), nil)
+	lower := strings.ToLower(page)
+	if n := strings.Count(lower, "<script"); n != 1 {
+		t.Errorf("%d script elements, want the page's own alone", n)
+	}
+	for _, tag := range []string{"<img", "</pre></div></details>"} {
+		if strings.Contains(lower, tag) {
+			t.Errorf("the page holds %q unescaped", tag)
+		}
+	}
+	if !strings.Contains(page, "&lt;/pre&gt;&lt;/div&gt;&lt;/details&gt;&lt;script&gt;") {
+		t.Error("the tool output is not shown as escaped text")
+	}
+}
+
+func TestWriteRefusesNoRecords(t *testing.T) {
+	var b strings.Builder
+	if err := report.Write(&b, nil, nil); !errors.Is(err, report.ErrNoRecords) {
+		t.Errorf("got %v, want ErrNoRecords", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteReportsAFailedWrite(t *testing.T) {
+	err := report.Write(failingWriter{}, untrusted(), nil)
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("got %v, want the writer's error", err)
+	}
+}
+
+func TestTheSameRecordsGiveTheSamePage(t *testing.T) {
+	records := untrusted()
+	first, second := render(t, records, nil), render(t, records, nil)
+	if first != second {
+		t.Error("two reports of one trajectory differ")
+	}
+}
+
+func TestEveryRecordHasAnAnchor(t *testing.T) {
+	t.Run("one run: seq-N", func(t *testing.T) {
+		records := untrusted()
+		got := ids(render(t, records, nil))
+		for _, r := range records {
+			if id := "seq-" + itoa(r.Seq); !slices.Contains(got, id) {
+				t.Errorf("no element with id %s", id)
+			}
+		}
+	})
+	t.Run("several runs: RUN-seq-N", func(t *testing.T) {
+		tr := newTrajectory()
+		a := tr.run("a", nil)
+		a.add(&recorder.RunStarted{AgentName: "lead"})
+		b := tr.run("b", a)
+		b.add(&recorder.RunStarted{AgentName: "helper"})
+		b.step("search")
+		b.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
+		a.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
+		got := ids(render(t, tr.records, nil))
+		for _, r := range tr.records {
+			if id := r.RunID + "-seq-" + itoa(r.Seq); !slices.Contains(got, id) {
+				t.Errorf("no element with id %s", id)
+			}
+		}
+		if slices.Contains(got, "seq-0") {
+			t.Error("an anchor without its run id on a page of several runs")
+		}
+	})
+}
+
+func TestParallelToolCallsSitInLanes(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.ModelRequest{})
+	r.add(&recorder.ModelResponse{})
+	r.add(&recorder.ToolStarted{CallID: "1", Name: "slow"})   // seq 2
+	r.add(&recorder.ToolStarted{CallID: "2", Name: "fast"})   // seq 3
+	r.add(&recorder.ToolEnded{CallID: "2", Name: "fast"})     // seq 4
+	r.add(&recorder.ToolStarted{CallID: "3", Name: "second"}) // seq 5: lane 1 is free again
+	r.add(&recorder.ToolEnded{CallID: "3", Name: "second"})
+	r.add(&recorder.ToolEnded{CallID: "1", Name: "slow"})
+	r.add(&recorder.ModelRequest{})
+	r.add(&recorder.ModelResponse{})
+	r.add(&recorder.ToolStarted{CallID: "4", Name: "alone"}) // seq 10
+	r.add(&recorder.ToolEnded{CallID: "4", Name: "alone"})
+	page := render(t, tr.records, nil)
+	for _, want := range []string{
+		`<div class="lanes lanes-2"><details class="tool" id="seq-2">`,
+		`<details class="tool lane-1" id="seq-3">`,
+		`<details class="tool lane-1" id="seq-5">`,
+		`<div class="lanes"><details class="tool" id="seq-10">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+func TestCallsShowWhatWasRecorded(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.ToolStarted{CallID: "1", Name: "run_tests", Arguments: `{"package":"./billing"}`})
+	r.add(&recorder.ToolEnded{CallID: "1", Name: "run_tests", IsError: true, Error: "FAIL billing", Duration: 1500 * time.Millisecond})
+	r.add(&recorder.ToolStarted{CallID: "2", Name: "hang", Arguments: `{}`})
+	r.add(&recorder.ToolEnded{CallID: "3", Name: "orphan", Result: "an end without its start"})
+	r.add(&recorder.ModelResponse{Message: schema.AssistantMessage("a response without its request", nil)})
+	page := render(t, tr.records, nil)
+	for _, want := range []string{
+		`<details class="tool error" id="seq-0"><summary>run_tests · 1.5s <b>error</b></summary>`,
+		`<pre class="args">{"package":"./billing"}</pre><pre class="err" id="seq-1">FAIL billing</pre></details>`,
+		`unfinished" id="seq-2"><summary>hang <b>unfinished</b>`,
+		`<summary>orphan</summary><pre id="seq-3">an end without its start</pre>`,
+		`<div class="model" id="seq-4"><p>model call</p><pre>a response without its request</pre><p class="meta">usage not reported</p></div>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+func TestInjectedTextComesBeforeTheModelCallThatReceivedIt(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.step("search")
+	assessment := r.add(&recorder.AssessmentRecord{Markdown: "## Trajectory Assessment\n\n### Resources [caution]",
+		Observers: []recorder.ObserverNote{{Name: "Resources", Severity: "caution"}}})
+	received := r.add(&recorder.ModelRequest{MessageCount: 5})
+	r.add(&recorder.ModelResponse{Message: schema.AssistantMessage("more", nil)})
+	wrapUp := schema.UserMessage("## Budget nearly spent")
+	wrapUp.Extra = map[string]any{lookout.Tag: lookout.TagWrapUp}
+	reminder := r.add(&recorder.Message{Message: wrapUp})
+	last := r.add(&recorder.ModelRequest{MessageCount: 7, ToolsWithheld: true})
+	page := render(t, tr.records, nil)
+
+	order := ids(page)
+	before := func(a, b uint64) {
+		t.Helper()
+		i, j := slices.Index(order, "seq-"+itoa(a)), slices.Index(order, "seq-"+itoa(b))
+		if i < 0 || j < 0 || i > j {
+			t.Errorf("seq-%d is not shown before seq-%d", a, b)
+		}
+	}
+	before(assessment, received)
+	before(reminder, last)
+	for _, want := range []string{
+		`<div class="assessment sev-caution" id="seq-` + itoa(assessment) + `"><p class="tag">assessment [caution]`,
+		"<pre>## Trajectory Assessment\n\n### Resources [caution]</pre>",
+		`<div class="reminder" id="seq-` + itoa(reminder) + `"><p class="tag">wrap_up, added by Lookout`,
+		`<div class="model wrapup" id="seq-` + itoa(last) + `">`,
+		`<b>wrap-up turn: tools withheld</b>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+func TestTheHeaderSumsTheRuns(t *testing.T) {
+	tr := newTrajectory()
+	lead := tr.run("lead", nil)
+	lead.add(&recorder.RunStarted{AgentName: "lead"})
+	child := tr.run("child", lead)
+	child.add(&recorder.RunStarted{AgentName: "researcher"})
+	child.step("search", "search") // no run_ended: counted from its records
+	lead.add(&recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, StopReason: "tokens", Error: "budget exceeded: tokens",
+		Usage: recorder.RunUsage{PromptTokens: 1000, CompletionTokens: 234, TotalTokens: 1234, ModelCalls: 3, ToolCalls: 4}})
+	page := render(t, tr.records, nil)
+	for _, want := range []string{
+		`<dt>Outcome</dt><dd class="outcome-budget_exceeded">budget_exceeded</dd>`,
+		`<dt>Stop reason</dt><dd>tokens</dd>`,
+		`<dt>Model</dt><dd>test-model</dd>`,
+		`<dt>Tokens</dt><dd>1,334 <small>(1,090 prompt, 244 completion)</small></dd>`,
+		`<dt>Calls</dt><dd>4 model, 6 tool</dd>`,
+		`<dt>Cost</dt><dd>not recorded</dd>`,
+		`<dt>Runs</dt><dd>2</dd>`,
+		`<ul><li><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls<ul><li><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</li>`,
+		`<div class="run-error"><p class="tag">error</p><pre>budget exceeded: tokens</pre></div>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+func TestLongTextsAreFolded(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.ToolStarted{CallID: "1", Name: "read", Arguments: "short"})
+	r.add(&recorder.ToolEnded{CallID: "1", Name: "read", Result: strings.Repeat("é", 100)}) // 200 bytes
+	page := render(t, tr.records, &report.Options{MaxTextBytes: 65})
+	// 65 bytes would split an é: the cut goes back to a whole one.
+	want := `<pre id="seq-1">` + strings.Repeat("é", 32) + `<i>+136 bytes</i></pre>`
+	if !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	if !strings.Contains(page, `<pre class="args">short</pre>`) {
+		t.Error("a short text was folded")
+	}
+	if !strings.Contains(page, "1 long texts are shown in part") {
+		t.Error("the header does not say texts were folded")
+	}
+}
+
+func TestTheTextsAreFoldedToFitThePage(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	for i := range 10 {
+		r.add(&recorder.Message{Message: schema.UserMessage(strings.Repeat("x", 100*(i+1)))}) // 100 … 1000 bytes
+	}
+	full := len(render(t, tr.records, nil))
+	limit := full - 2000
+	page := render(t, tr.records, &report.Options{MaxBytes: limit})
+	if len(page) > limit {
+		t.Errorf("the page is %d bytes, more than MaxBytes %d", len(page), limit)
+	}
+	// The shortest texts stay whole, and those a note's length longer
+	// than the cut; the others are cut to one length.
+	var shown []int
+	for i := range 10 {
+		body := page[strings.Index(page, `id="seq-`+itoa(uint64(i))+`"`):]
+		body = body[strings.Index(body, "<pre>")+len("<pre>"):]
+		shown = append(shown, strings.Index(body, "<"))
+	}
+	cut := shown[9]
+	for i, n := range shown {
+		whole, want := 100*(i+1), cut
+		if whole <= cut+24 {
+			want = whole
+		}
+		if n != want {
+			t.Errorf("text %d shows %d bytes, want %d: all of its %d or the common %d", i, n, want, whole, cut)
+		}
+	}
+	if cut < 300 || cut >= 1000 {
+		t.Errorf("the longest texts are cut to %d bytes, want most of what the page allows", cut)
+	}
+}
+
+func TestTheBurnDownFollowsEachLimit(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.RunStarted{Limits: recorder.RunLimits{MaxTokens: 1000, MaxToolCalls: 4, MaxModelCalls: 2, Timeout: 100 * time.Second}})
+	r.step("a", "b") // 100 tokens, but the budget's charge says 900 of the shared budget
+	r.add(&recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: 100, Used: 900, Limit: 1000})
+	r.step("c", "d", "e")
+	page := render(t, tr.records, nil)
+	for _, want := range []string{
+		`<rect class="band-caution" x="40" y="100" width="672" height="27"></rect>`,
+		`<rect class="band-warning" x="40" y="127" width="672" height="13"></rect>`,
+		`<li class="res-tokens">tokens: 10% left</li>`,
+		`<li class="res-model_calls">model calls: 0% left</li>`,
+		`<li class="res-tool_calls">tool calls: 0% left, exceeded</li>`,
+		`<li class="res-time">time: 85% left</li>`,                       // 16 records a second apart: 15 s of 100
+		`<polyline class="res res-model_calls" points="40,8 84,8 84,74 `, // the first request is record 2 of 16
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	t.Run("no limits, no chart", func(t *testing.T) {
+		tr := newTrajectory()
+		tr.run("r", nil).add(&recorder.RunStarted{})
+		if strings.Contains(render(t, tr.records, nil), "<svg") {
+			t.Error("a chart for a run without limits")
+		}
+	})
+}
