@@ -13,7 +13,7 @@
 //	                      tokens, tools with their errors, assessments, budget
 //	                      limits exceeded, feedback efficacy; --json for the report
 //	                      as JSON
-//	export FILE           --format atif or openai; to standard output, or with
+//	export FILE           --format atif, openai or otlp; to standard output, or with
 //	                      -o DIR one file per root run (0600, names kept inside
 //	                      DIR); --run ID picks one run. ATIF is validated before
 //	                      it is written.
