@@ -2,7 +2,6 @@ package otelexport
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +24,7 @@ const (
 	RunIDKey          = attribute.Key("lookout.run.id")          // invoke_agent: the run id
 	OutcomeKey        = attribute.Key("lookout.run.outcome")     // invoke_agent: the run's outcome
 	StopReasonKey     = attribute.Key("lookout.run.stop_reason") // invoke_agent: why the run stopped, when recorded
-	CallIndexKey      = attribute.Key("lookout.tool.call_index") // execute_tool: the call's index in its run
+	CallIndexKey      = attribute.Key("lookout.tool.call_index") // execute_tool: the call_index of its tool_ended record
 	ToolsWithheldKey  = attribute.Key("lookout.model.tools_withheld")
 	AssessmentKey     = attribute.Key("lookout.assessment.markdown")
 	AfterCallKey      = attribute.Key("lookout.assessment.after_call_index")
@@ -90,11 +89,36 @@ type runState struct {
 	span    tracetest.SpanStub
 	model   string // the first model the run requested
 	usage   usage
-	chat    *tracetest.SpanStub // the model call in flight
-	tools   map[int]*tracetest.SpanStub
+	chat    *tracetest.SpanStub     // the model call in flight
+	tools   []*openTool             // tool calls in flight, in start order
 	byCall  map[string]trace.SpanID // latest tool span by call id, for children
 	last    time.Time
 	ended   bool
+}
+
+// openTool is a tool call in flight.
+type openTool struct {
+	callID, name string
+	span         *tracetest.SpanStub
+}
+
+// takeTool removes and returns the span of the tool call in flight that a
+// tool_ended of callID and name ends: the first started with that call id,
+// or, without one, the first of that name. The call index cannot match
+// them: a call's index is given when it ends.
+func (st *runState) takeTool(callID, name string) *tracetest.SpanStub {
+	i := slices.IndexFunc(st.tools, func(t *openTool) bool {
+		if callID != "" {
+			return t.callID == callID
+		}
+		return t.callID == "" && t.name == name
+	})
+	if i < 0 {
+		return nil
+	}
+	t := st.tools[i]
+	st.tools = slices.Delete(st.tools, i, i+1)
+	return t.span
 }
 
 // usage sums what the run's responses reported.
@@ -158,7 +182,7 @@ func (b *builder) run(r *recorder.Record) *runState {
 	if st, ok := b.runs[r.RunID]; ok {
 		return st
 	}
-	st := &runState{id: r.RunID, tools: map[int]*tracetest.SpanStub{}, byCall: map[string]trace.SpanID{}, last: r.RecordedAt}
+	st := &runState{id: r.RunID, byCall: map[string]trace.SpanID{}, last: r.RecordedAt}
 	traceID := TraceID(r.RunID)
 	var parentSpan trace.SpanID
 	if r.ParentRunID != "" {
@@ -284,21 +308,18 @@ func toolName(name string) string {
 	return opExecuteTool + " " + name
 }
 
-func toolAttrs(name, callID string, index int) []attribute.KeyValue {
+func toolAttrs(name, callID string) []attribute.KeyValue {
 	kv := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(name), semconv.GenAIToolTypeKey.String("function")}
 	if callID != "" {
 		kv = append(kv, semconv.GenAIToolCallID(callID))
 	}
-	return append(kv, CallIndexKey.Int(index))
+	return kv
 }
 
 func (b *builder) openTool(st *runState, r *recorder.Record, p *recorder.ToolStarted) {
-	if old := st.tools[p.CallIndex]; old != nil {
-		b.endIncomplete(old, r.RecordedAt)
-	}
 	s := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt)
-	s.Attributes = append(s.Attributes, toolAttrs(p.Name, p.CallID, p.CallIndex)...)
-	st.tools[p.CallIndex] = &s
+	s.Attributes = append(s.Attributes, toolAttrs(p.Name, p.CallID)...)
+	st.tools = append(st.tools, &openTool{callID: p.CallID, name: p.Name, span: &s})
 	if p.CallID != "" {
 		st.byCall[p.CallID] = s.SpanContext.SpanID()
 	}
@@ -307,13 +328,13 @@ func (b *builder) openTool(st *runState, r *recorder.Record, p *recorder.ToolSta
 // endTool ends the tool span of the call, or makes one of the end alone,
 // started Duration before it.
 func (b *builder) endTool(st *runState, r *recorder.Record, p *recorder.ToolEnded) {
-	s := st.tools[p.CallIndex]
-	delete(st.tools, p.CallIndex)
+	s := st.takeTool(p.CallID, p.Name)
 	if s == nil {
 		c := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt.Add(-p.Duration))
-		c.Attributes = append(c.Attributes, toolAttrs(p.Name, p.CallID, p.CallIndex)...)
+		c.Attributes = append(c.Attributes, toolAttrs(p.Name, p.CallID)...)
 		s = &c
 	}
+	s.Attributes = append(s.Attributes, CallIndexKey.Int(p.CallIndex))
 	if p.IsError {
 		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(ToolErrorType))
 		s.Status = sdktrace.Status{Code: codes.Error, Description: p.Error}
@@ -351,10 +372,10 @@ func (b *builder) endRun(st *runState, at time.Time, end *recorder.RunEnded) {
 		b.endIncomplete(st.chat, at)
 		st.chat = nil
 	}
-	for _, i := range slices.Sorted(maps.Keys(st.tools)) {
-		b.endIncomplete(st.tools[i], at)
+	for _, t := range st.tools {
+		b.endIncomplete(t.span, at)
 	}
-	clear(st.tools)
+	st.tools = nil
 	s := &st.span
 	if st.model != "" {
 		s.Attributes = append(s.Attributes, semconv.GenAIRequestModel(st.model))
