@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/prebuilt/supervisor"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -92,20 +93,25 @@ func (f fnTool) InvokableRun(_ context.Context, args string, _ ...tool.Option) (
 	return f.fn(args)
 }
 
-// liveRun runs a lead agent that asks a researcher agent, used as a
-// tool; the researcher's search fails once and then answers. Every agent
-// has the middleware, whose recorder writes to sinks.
-func liveRun(t *testing.T, sinks ...recorder.Sink) *recorder.Recorder {
+// team builds the agents of a query, each with mw.
+type team func(t *testing.T, mw *lookoutadk.Middleware) adk.Agent
+
+// newAgent is a ChatModelAgent with mw.
+func newAgent(t *testing.T, mw *lookoutadk.Middleware, name string, m *scripted.Model, tools ...tool.BaseTool) *adk.ChatModelAgent {
 	t.Helper()
-	ctx := context.Background()
-	rec := recorder.New(recorder.FanOut(sinks...), nil)
-	mw, err := lookoutadk.New(ctx, &lookout.Config{
-		Limits:    budget.Limits{MaxTokens: 100_000, Timeout: time.Hour},
-		Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
-		Recorder:  rec,
-		OnError:   func(_ context.Context, err error) { t.Errorf("lookout: %v", err) },
+	a, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+		Name: name, Description: "The " + name + ".", Instruction: "You are the " + name + ".", Model: m,
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
+		Handlers:    []adk.ChatModelAgentMiddleware{mw},
 	})
 	require.NoError(t, err)
+	return a
+}
+
+// askResearcher is a lead agent that asks a researcher agent, used as a
+// tool; the researcher's search fails once and then answers, and its last
+// model call reports no usage.
+func askResearcher(t *testing.T, mw *lookoutadk.Middleware) adk.Agent {
 	searches := 0
 	search := fnTool{name: "search", fn: func(string) (string, error) {
 		searches++
@@ -114,26 +120,33 @@ func liveRun(t *testing.T, sinks ...recorder.Sink) *recorder.Recorder {
 		}
 		return "Go ships every six months.", nil
 	}}
-	newAgent := func(name string, m *scripted.Model, tools ...tool.BaseTool) adk.Agent {
-		a, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
-			Name: name, Description: "The " + name + ".", Instruction: "You are the " + name + ".", Model: m,
-			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
-			Handlers:    []adk.ChatModelAgentMiddleware{mw},
-		})
-		require.NoError(t, err)
-		return a
-	}
-	researcher := newAgent("researcher", scripted.New(
+	researcher := newAgent(t, mw, "researcher", scripted.New(
 		scripted.Call("search", `{"q":"go release cycle"}`).WithUsage(200, 20),
 		scripted.Call("search", `{"q":"go release cycle, again"}`).WithUsage(250, 20),
 		scripted.Reply("Every six months.").WithoutUsage(),
 	), search)
-	lead := newAgent("lead", scripted.New(
+	return newAgent(t, mw, "lead", scripted.New(
 		scripted.Call("researcher", `{"request":"how often does Go ship?"}`).WithUsage(300, 30),
 		scripted.Reply("Go ships twice a year.").WithUsage(500, 40),
-	), adk.NewAgentTool(ctx, researcher))
+	), adk.NewAgentTool(context.Background(), researcher))
+}
 
-	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(lead)}).Query(ctx, "How often does Go ship?")
+// liveRun runs one query on the agents of build, with every tool call
+// assessed, recording to sinks, and returns the records once the root run
+// has ended. The Recorder is closed when it returns.
+func liveRun(t *testing.T, build team, sinks ...recorder.Sink) []recorder.Record {
+	t.Helper()
+	ctx := context.Background()
+	mem := recorder.NewMemorySink()
+	rec := recorder.New(recorder.FanOut(append(sinks, mem)...), nil)
+	mw, err := lookoutadk.New(ctx, &lookout.Config{
+		Limits:    budget.Limits{MaxTokens: 100_000, Timeout: time.Hour},
+		Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+		Recorder:  rec,
+		OnError:   func(_ context.Context, err error) { t.Errorf("lookout: %v", err) },
+	})
+	require.NoError(t, err)
+	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(build(t, mw))}).Query(ctx, "How often does Go ship?")
 	for {
 		ev, ok := iter.Next()
 		if !ok {
@@ -141,38 +154,36 @@ func liveRun(t *testing.T, sinks ...recorder.Sink) *recorder.Recorder {
 		}
 		require.NoError(t, ev.Err)
 	}
-	return rec
-}
-
-// ended waits until the root run's run_ended is in mem: an adapter may
-// write it just after the query's output.
-func ended(t *testing.T, rec *recorder.Recorder, mem *recorder.MemorySink) []recorder.Record {
-	t.Helper()
+	// An adapter may write the root's run_ended just after the query's
+	// output.
 	require.Eventually(t, func() bool {
-		if err := rec.Flush(context.Background()); err != nil {
+		if err := rec.Flush(ctx); err != nil {
 			return false
 		}
 		records := mem.Records()
 		return len(records) > 0 && records[len(records)-1].Kind() == recorder.KindRunEnded && records[len(records)-1].ParentRunID == ""
 	}, 10*time.Second, time.Millisecond)
+	require.NoError(t, rec.Close(ctx)) // closes the sinks: otelexport's exports the rest and shuts its exporter down
 	return mem.Records()
 }
 
-func TestALiveRunExportsThroughOTLPHTTPToAReceiver(t *testing.T) {
+// exportLive runs the query of build with an otelexport Sink that sends
+// through otlptracehttp to a loopback receiver, and returns what the
+// receiver decoded. It checks that each span received equals the offline
+// export's span of the same records.
+func exportLive(t *testing.T, build team) []*tracepb.Span {
+	t.Helper()
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	ctx := context.Background()
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(srv.URL+"/v1/traces"), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(srv.URL+"/v1/traces"),
+		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
 	require.NoError(t, err)
 	res := resource.NewSchemaless(semconv.ServiceName("live-test"))
 	sink, err := otelexport.NewSink(exp, &otelexport.SinkOptions{Resource: res})
 	require.NoError(t, err)
-	mem := recorder.NewMemorySink()
 
-	rec := liveRun(t, sink, mem)
-	records := ended(t, rec, mem)
-	require.NoError(t, rec.Close(ctx)) // closes the sink, which exports the rest and shuts the exporter down
+	records := liveRun(t, build, sink)
 
 	got := rc.spans(t)
 	rc.mu.Lock()
@@ -187,8 +198,6 @@ func TestALiveRunExportsThroughOTLPHTTPToAReceiver(t *testing.T) {
 	}
 	rc.mu.Unlock()
 
-	// The spans the receiver got are the spans of an offline export of
-	// the same records, field for field.
 	reqs, err := otelexport.Requests(records, &otelexport.Options{Resource: res})
 	require.NoError(t, err)
 	want := protoSpans(reqs...)
@@ -199,11 +208,14 @@ func TestALiveRunExportsThroughOTLPHTTPToAReceiver(t *testing.T) {
 	for i := range want {
 		assert.True(t, proto.Equal(want[i], got[i]), "span %s differs:\nwant %v\ngot  %v", want[i].Name, want[i], got[i])
 	}
-
-	checkConventions(t, got)
+	return got
 }
 
-// checkConventions checks the spans of liveRun against the GenAI
+func TestALiveRunExportsThroughOTLPHTTPToAReceiver(t *testing.T) {
+	checkConventions(t, exportLive(t, askResearcher))
+}
+
+// checkConventions checks the spans of askResearcher against the GenAI
 // semantic conventions.
 func checkConventions(t *testing.T, spans []*tracepb.Span) {
 	t.Helper()
@@ -300,4 +312,74 @@ func without(m map[string]int, key string) map[string]int {
 		}
 	}
 	return out
+}
+
+// supervised is a supervisor whose lead hands the task to a researcher,
+// which searches, and then to a writer, as in examples/multiagent.
+func supervised(t *testing.T, mw *lookoutadk.Middleware) adk.Agent {
+	transferTo := func(name string) scripted.ToolCall {
+		return scripted.ToolCall{Name: adk.TransferToAgentToolName, Arguments: `{"agent_name":"` + name + `"}`}
+	}
+	lead := newAgent(t, mw, "lead", scripted.New(
+		scripted.Calls(transferTo("researcher")).WithUsage(300, 20),
+		scripted.Calls(transferTo("writer")).WithUsage(500, 20),
+		scripted.Reply("Go ships twice a year; the sources agree.").WithUsage(700, 30),
+	))
+	researcher := newAgent(t, mw, "researcher", scripted.New(
+		scripted.Call("search", `{"q":"Go release cycle"}`).WithUsage(200, 20),
+		scripted.Reply("Go releases every six months.").WithUsage(300, 40),
+	), fnTool{name: "search", fn: func(string) (string, error) { return "a major release every six months", nil }})
+	writer := newAgent(t, mw, "writer", scripted.New(scripted.Reply("Go ships twice a year.").WithUsage(100, 10)))
+	team, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{researcher, writer}})
+	require.NoError(t, err)
+	return team
+}
+
+func TestAMultiAgentRunIsOneTraceShapedAsItsRunTree(t *testing.T) {
+	spans := exportLive(t, supervised)
+	byID := map[string]*tracepb.Span{}
+	for _, s := range spans {
+		byID[string(s.SpanId)] = s
+	}
+	var tree []string
+	for _, s := range spans {
+		line := s.Name
+		for p := byID[string(s.ParentSpanId)]; p != nil; p = byID[string(p.ParentSpanId)] {
+			line = p.Name + " > " + line
+		}
+		tree = append(tree, line)
+	}
+	slices.Sort(tree)
+	// The recorder's run tree: the supervisor's root run, a child run per
+	// segment (the lead's three, the researcher's, the writer's).
+	assert.Equal(t, []string{
+		"invoke_agent lead",
+		"invoke_agent lead > invoke_agent lead",
+		"invoke_agent lead > invoke_agent lead",
+		"invoke_agent lead > invoke_agent lead",
+		"invoke_agent lead > invoke_agent lead > chat",
+		"invoke_agent lead > invoke_agent lead > chat",
+		"invoke_agent lead > invoke_agent lead > chat",
+		"invoke_agent lead > invoke_agent lead > execute_tool transfer_to_agent",
+		"invoke_agent lead > invoke_agent lead > execute_tool transfer_to_agent",
+		"invoke_agent lead > invoke_agent researcher",
+		"invoke_agent lead > invoke_agent researcher > chat",
+		"invoke_agent lead > invoke_agent researcher > chat",
+		"invoke_agent lead > invoke_agent researcher > execute_tool search",
+		"invoke_agent lead > invoke_agent writer",
+		"invoke_agent lead > invoke_agent writer > chat",
+	}, tree)
+
+	conversations := map[string]bool{}
+	for _, s := range spans {
+		a := protoAttrs(s.Attributes)
+		assert.Equal(t, spans[0].TraceId, s.TraceId, "one trace")
+		if id, ok := a["gen_ai.conversation.id"]; ok {
+			conversations[id.GetStringValue()] = true
+		}
+		if a["gen_ai.operation.name"].GetStringValue() == "chat" {
+			assert.Positive(t, a["gen_ai.usage.input_tokens"].GetIntValue(), "every scripted call reports usage")
+		}
+	}
+	assert.Len(t, conversations, 1, "one conversation")
 }
