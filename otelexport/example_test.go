@@ -100,13 +100,13 @@ func ExampleWriteJSON() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(out.String()[:101], "…")
+	fmt.Println(out.String()[:107], "…")
 	req, _ := otelexport.UnmarshalJSON(out.Bytes())
 	for _, s := range req.ResourceSpans[0].ScopeSpans[0].Spans {
 		fmt.Printf("%x %x %s\n", s.SpanId, s.ParentSpanId, s.Name)
 	}
 	// Output:
-	// {"resourceSpans":[{"resource":{},"scopeSpans":[{"schemaUrl":"https://opentelemetry.io/schemas/1.39.0" …
+	// {"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{"name":"github.com/lookout-go/lookout/otelexport"} …
 	// 58f569241f4f3bb8  invoke_agent migrator
 	// 58b03aa1358f5a81 58f569241f4f3bb8 chat gpt-4o-mini
 	// c2f07c8977d5466f 58f569241f4f3bb8 execute_tool shell

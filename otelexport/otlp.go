@@ -217,29 +217,65 @@ func WriteJSON(w io.Writer, records []recorder.Record, opts *Options) error {
 // without a trailing newline. It is the Protobuf JSON mapping with OTLP's
 // two differences: trace and span ids are hex strings, not base64, and
 // enums are numbers. 64-bit integers are strings, as the mapping has them.
-// The output has no insignificant whitespace and its object keys are
-// sorted, so it depends on the request alone.
+// Fields come in the order of the protobuf definition and there is no
+// insignificant whitespace, so the output depends on the request alone.
 func MarshalJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
 	data, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("otelexport: encoding request: %w", err)
 	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, fmt.Errorf("otelexport: re-reading encoded request: %w", err)
-	}
-	if err := hexIDs(v); err != nil {
-		return nil, err
-	}
+	// protojson adds whitespace at random, to keep its output from being
+	// relied on byte for byte; compacting takes it out.
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	buf.Grow(len(data))
+	if err := json.Compact(&buf, data); err != nil {
 		return nil, fmt.Errorf("otelexport: encoding request: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+	return hexIDs(buf.Bytes())
+}
+
+// idSuffix ends every id key of a request with the start of its value.
+var idSuffix = []byte(`Id":"`)
+
+// idKeys are the id keys of a request, quoted.
+var idKeys = [][]byte{[]byte(`"traceId"`), []byte(`"spanId"`), []byte(`"parentSpanId"`)}
+
+// hexIDs rewrites the base64 ids of a compact protojson request as hex. A
+// key follows '{' or ','; inside a string value every quote is escaped,
+// so no value can hold a key.
+func hexIDs(in []byte) ([]byte, error) {
+	out := make([]byte, 0, len(in))
+	for {
+		i := bytes.Index(in, idSuffix)
+		if i < 0 {
+			return append(out, in...), nil
+		}
+		end := i + len(idSuffix)
+		if !isIDKey(in[:i+len(`Id"`)]) {
+			out, in = append(out, in[:end]...), in[end:]
+			continue
+		}
+		n := bytes.IndexByte(in[end:], '"')
+		if n < 0 {
+			return nil, fmt.Errorf("otelexport: encoding request: unterminated id")
+		}
+		raw, err := base64.StdEncoding.AppendDecode(nil, in[end:end+n])
+		if err != nil {
+			return nil, fmt.Errorf("otelexport: encoding request: id %q: %w", in[end:end+n], err)
+		}
+		out = hex.AppendEncode(append(out, in[:end]...), raw)
+		in = in[end+n:]
+	}
+}
+
+// isIDKey reports whether b ends in an id key that follows '{' or ','.
+func isIDKey(b []byte) bool {
+	for _, k := range idKeys {
+		if bytes.HasSuffix(b, k) && len(b) > len(k) && (b[len(b)-len(k)-1] == '{' || b[len(b)-len(k)-1] == ',') {
+			return true
+		}
+	}
+	return false
 }
 
 // UnmarshalJSON decodes one request in the OTLP JSON encoding, as
@@ -277,17 +313,6 @@ func UnmarshalJSON(line []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 // idLen are the JSON keys of a request's trace and span ids, with the
 // ids' lengths in bytes.
 var idLen = map[string]int{"traceId": 16, "spanId": 8, "parentSpanId": 8}
-
-// hexIDs rewrites the base64 ids of a decoded request as hex.
-func hexIDs(v any) error {
-	return rewriteIDs(v, func(key, id string) (string, error) {
-		raw, err := base64.StdEncoding.DecodeString(id)
-		if err != nil {
-			return "", fmt.Errorf("otelexport: %s %q: %w", key, id, err)
-		}
-		return hex.EncodeToString(raw), nil
-	})
-}
 
 // rewriteIDs replaces every id of a decoded request by what rewrite makes
 // of it. An empty id (no parent) is left alone.

@@ -319,3 +319,20 @@ func TestUnmarshalJSONReadsBackWhatWriteJSONWrote(t *testing.T) {
 	_, err = otelexport.UnmarshalJSON(plain)
 	assert.ErrorContains(t, err, "bytes in hex")
 }
+
+func TestRecordedTextThatLooksLikeAnIDIsLeftAlone(t *testing.T) {
+	name := `{"traceId":"AAAAAAAAAAAAAAAAAAAAAA==","spanId":"AAAAAAAAAAA="}`
+	records := []recorder.Record{
+		{RunID: "r", RecordedAt: at(0), Payload: &recorder.RunStarted{AgentName: name}},
+		{RunID: "r", Seq: 1, RecordedAt: at(1), Payload: &recorder.RunEnded{Outcome: recorder.OutcomeCompleted}},
+	}
+	var out bytes.Buffer
+	require.NoError(t, otelexport.WriteJSON(&out, records, nil))
+	req, err := otelexport.UnmarshalJSON(bytes.TrimSuffix(out.Bytes(), []byte("\n")))
+	require.NoError(t, err)
+	spans := protoSpans(req)
+	require.Len(t, spans, 1)
+	assert.Equal(t, "invoke_agent "+name, spans[0].Name)
+	id := otelexport.TraceID("r")
+	assert.Equal(t, id[:], spans[0].TraceId)
+}
