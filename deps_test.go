@@ -34,6 +34,24 @@ func TestTheRootImportsNoEinoPackageButSchema(t *testing.T) {
 	}
 }
 
+// OpenTelemetry stays in the otelexport package: the root package, the
+// recorder and the adapters do not depend on it, so a program that
+// records without exporting spans does not build it in.
+func TestOnlyOtelexportImportsOpenTelemetry(t *testing.T) {
+	pkgs := []string{".", "./recorder/...", "./adapters/..."}
+	out, err := exec.Command("go", append([]string{"list", "-deps", "-test=false"}, pkgs...)...).Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/lookout-go/lookout/recorder", "go list listed the packages")
+	for _, pkg := range deps {
+		if strings.HasPrefix(pkg, "go.opentelemetry.io/") || pkg == "github.com/lookout-go/lookout/otelexport" {
+			t.Errorf("%v depend on %s", pkgs, pkg)
+		}
+	}
+}
+
 // No exported type is an alias of a type in an internal package, which
 // go doc would show without its fields or methods.
 func TestNoExportedAliasIntoAnInternalPackage(t *testing.T) {

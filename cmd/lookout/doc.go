@@ -13,7 +13,7 @@
 //	                      tokens, tools with their errors, assessments, budget
 //	                      limits exceeded, feedback efficacy; --json for the report
 //	                      as JSON
-//	export FILE           --format atif or openai; to standard output, or with
+//	export FILE           --format atif, openai or otlp; to standard output, or with
 //	                      -o DIR one file per root run (0600, names kept inside
 //	                      DIR); --run ID picks one run. ATIF is validated before
 //	                      it is written.
@@ -49,10 +49,11 @@
 // Exit status: 0 on success; 1 when problems are found: a file holds
 // invalid data (validate: any problem; inspect, export, summarize: a line
 // that does not decode), export has nothing to write (no runs, an unknown
-// -run, several root runs without -o) or an output cannot be written; 2 for
-// an unknown command, a bad flag or missing arguments, with the usage on
-// standard error; 3 when a file cannot be read (missing, permission denied,
-// a directory with nothing to read). When several apply, the highest wins.
+// -run, several root runs without -o for atif or openai) or an output
+// cannot be written; 2 for an unknown command, a bad flag or missing
+// arguments, with the usage on standard error; 3 when a file cannot be
+// read (missing, permission denied, a directory with nothing to read).
+// When several apply, the highest wins.
 //
 // # Common pitfalls
 //

@@ -16,7 +16,7 @@ func Example_help() {
 	//
 	// Commands:
 	//   inspect    show runs, outcomes, stop reasons, usage, tools, errors and assessments
-	//   export     convert a trajectory to ATIF JSON or OpenAI-style messages JSONL
+	//   export     convert a trajectory to ATIF JSON, OpenAI-style messages JSONL or OTLP JSON
 	//   validate   check a trajectory (JSON Lines records or ATIF) and name every problem
 	//   summarize  analytics, plus a summary of each user prompt when a model is configured
 	//   report     write the runs as one self-contained HTML page

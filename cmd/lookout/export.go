@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lookout-go/lookout/otelexport"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 	"github.com/lookout-go/lookout/recorder/messages"
@@ -20,7 +21,7 @@ import (
 var exportCmd = &command{
 	name:    "export",
 	args:    "FILE",
-	summary: "convert a trajectory to ATIF JSON or OpenAI-style messages JSONL",
+	summary: "convert a trajectory to ATIF JSON, OpenAI-style messages JSONL or OTLP JSON",
 	details: `Export converts the runs in FILE, or in the files of a directory FILE read
 together, to another format:
 
@@ -29,11 +30,17 @@ together, to another format:
           Each document is validated before it is written.
   openai  one OpenAI-style chat conversation per run, as JSON Lines with one
           message per line.
+  otlp    OpenTelemetry spans in the OTLP JSON encoding, following the GenAI
+          semantic conventions: one export request per root run, holding
+          its runs, model calls and tool calls, one request per line, as
+          the OpenTelemetry Collector's OTLP JSON file receiver reads it.
+          Ids derive from run ids, so exporting twice gives the same bytes.
 
 Without -o, the one root run in FILE (or the run named by --run) is written
-to standard output. With -o DIR, every root run (or the one named) is
-written to its own file in DIR: <run id>.trajectory.json for ATIF,
-<run id>.messages.jsonl for OpenAI messages. Characters other than
+to standard output; for otlp, every root run is. With -o DIR, every root run
+(or the one named) is written to its own file in DIR:
+<run id>.trajectory.json for ATIF, <run id>.messages.jsonl for OpenAI
+messages, <run id>.otlp.json for OTLP. Characters other than
 letters, digits, '.', '-' and '_' become '_', and names longer than 200
 bytes are cut and end in a hash of the run id; when two runs would share a
 name (ignoring case), the later one gets a suffix -2, -3, … and a warning
@@ -47,19 +54,22 @@ written are printed.`,
   lookout export --format atif -o out trajectory.jsonl
 
   # one child run's conversation as OpenAI-style messages
-  lookout export --format openai --run run-2 trajectory.jsonl`,
+  lookout export --format openai --run run-2 trajectory.jsonl
+
+  # every run as OpenTelemetry spans, for the Collector's file receiver
+  lookout export --format otlp trajectory.jsonl > traces.otlp.json`,
 	minArgs: 1,
 	maxArgs: 1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
 		var (
-			format = fs.String("format", "", "output format: atif or openai (required)")
+			format = fs.String("format", "", "output format: atif, openai or otlp (required)")
 			dir    = fs.String("o", "", "write one file per run into `DIR` instead of standard output")
 			runID  = fs.String("run", "", "export only the run with this `ID`")
 			repair = fs.Bool("repair", false, "import an ATIF FILE that breaks the ATIF rules as well as possible instead of refusing it")
 		)
 		return func(_ context.Context, e *env, files []string) int {
-			if *format != "atif" && *format != "openai" {
-				return e.badUsage("--format must be atif or openai, not %q", *format)
+			if *format != "atif" && *format != "openai" && *format != "otlp" {
+				return e.badUsage("--format must be atif, openai or otlp, not %q", *format)
 			}
 			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, repair: *repair}
 			return x.export(files[0])
@@ -114,7 +124,7 @@ func (x *exporter) runs(path string, records []recorder.Record) ([]string, error
 	switch {
 	case len(runs) == 0:
 		return nil, fmt.Errorf("export %s: no runs to export", path)
-	case x.dir == "" && len(runs) > 1:
+	case x.dir == "" && len(runs) > 1 && x.format != "otlp":
 		return nil, fmt.Errorf("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
 			path, len(runs), strings.Join(runs, ", "))
 	}
@@ -162,6 +172,11 @@ func (x *exporter) toDir(path string, records []recorder.Record, runs []string, 
 
 // encode returns the run in the output format, ATIF validated.
 func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) {
+	if x.format == "otlp" {
+		var buf bytes.Buffer
+		err := otelexport.WriteJSON(&buf, records, &otelexport.Options{RunID: id})
+		return buf.Bytes(), err
+	}
 	if x.format == "openai" {
 		msgs, err := messages.FromRecords(records, &messages.Options{RunID: id})
 		if err != nil {
@@ -192,8 +207,11 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 
 // extension is what the file names of the output format end in.
 func (x *exporter) extension() string {
-	if x.format == "atif" {
+	switch x.format {
+	case "atif":
 		return ".trajectory.json"
+	case "otlp":
+		return ".otlp.json"
 	}
 	return ".messages.jsonl"
 }

@@ -207,6 +207,6 @@ func TestABadFormatPrintsTheUsage(t *testing.T) {
 	r := lookout("export", "--format", "xml", trajectoryFile(t))
 	assert.Equal(t, exitUsage, r.code)
 	assert.Empty(t, r.stdout)
-	assert.True(t, strings.HasPrefix(r.stderr, "lookout export: --format must be atif or openai, not \"xml\"\n\nUsage: lookout export [flags] FILE\n"), r.stderr)
+	assert.True(t, strings.HasPrefix(r.stderr, "lookout export: --format must be atif, openai or otlp, not \"xml\"\n\nUsage: lookout export [flags] FILE\n"), r.stderr)
 	assert.Contains(t, r.stderr, "-format string")
 }

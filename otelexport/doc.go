@@ -1,0 +1,96 @@
+// Package otelexport turns recorded runs into OpenTelemetry spans that
+// follow the GenAI semantic conventions, live through an SDK span
+// exporter or offline as an OTLP JSON file. It is the only package of
+// Lookout that imports OpenTelemetry, so a program that records without
+// it does not build OpenTelemetry in.
+//
+// # Spans
+//
+// Each run becomes an invoke_agent span, each model call a chat span and
+// each tool call an execute_tool span:
+//
+//	invoke_agent lead                 gen_ai.operation.name=invoke_agent, gen_ai.agent.name
+//	├── chat gpt-4o                   gen_ai.operation.name=chat, gen_ai.request.model, gen_ai.usage.*
+//	├── execute_tool researcher       gen_ai.operation.name=execute_tool, gen_ai.tool.name, gen_ai.tool.call.id
+//	│   └── invoke_agent researcher   a sub-agent, under the tool call that started it
+//	│       ├── chat gpt-4o
+//	│       └── execute_tool search
+//	└── chat gpt-4o
+//
+// A sub-agent's run sits under the parent's tool call that started it
+// when its run_started names that call (see atif.ParentToolCallKey), and
+// under the parent's run otherwise. A span starts and ends at the times of
+// the records that open and close it: run_started and run_ended,
+// model_request and model_response, tool_started and tool_ended. A span
+// whose closing record is missing ends at the next model request (for a
+// model call) or at its run's end; a run without run_ended ends at its
+// last record or its last child's end, whichever is later. Such spans
+// have error.type "incomplete".
+//
+// The attributes, all under gen_ai.* from semantic conventions 1.39:
+//
+//   - every span: gen_ai.operation.name; invoke_agent and chat spans:
+//     gen_ai.conversation.id, which is the root run's id, as the ATIF
+//     export's session_id;
+//   - invoke_agent: gen_ai.agent.name, gen_ai.request.model (the first
+//     model the run asked for), and gen_ai.usage.input_tokens and
+//     gen_ai.usage.output_tokens summed over the run's own model calls
+//     when any of them reported usage;
+//   - chat: gen_ai.request.model when recorded,
+//     gen_ai.response.finish_reasons, and gen_ai.usage.input_tokens and
+//     gen_ai.usage.output_tokens only when the provider reported usage
+//     (a call with no usage has neither, not zeros);
+//   - execute_tool: gen_ai.tool.name, gen_ai.tool.type "function",
+//     gen_ai.tool.call.id when recorded.
+//
+// gen_ai.provider.name and gen_ai.response.model are set when the records
+// carry them; the records of this version do not. Message contents, tool
+// arguments and tool results, which the conventions make opt-in, are not
+// exported.
+//
+// Lookout adds, under lookout.*: lookout.run.id, lookout.run.outcome and
+// lookout.run.stop_reason on invoke_agent spans, lookout.tool.call_index
+// on execute_tool spans and lookout.model.tools_withheld on a wrap-up
+// turn's chat span.
+//
+// A failure sets the span's status to Error and error.type: a tool call
+// that failed has "tool_error" (ToolErrorType) with the error as the
+// status message; a run that did not complete has its outcome ("error",
+// "budget_exceeded", "cancelled"); a span whose end was not recorded has
+// "incomplete" (IncompleteType).
+//
+// Assessments, budget records and extension records become events of
+// their run's invoke_agent span: AssessmentEvent with the markdown the
+// model was shown, BudgetChargedEvent and BudgetExceededEvent with the
+// resource, amount, used and limit, ExtensionEvent with the extension's
+// name.
+//
+// # Ids
+//
+// Trace and span ids are hashes of run ids and seq (TraceID, RunSpanID,
+// CallSpanID): every span of a run tree has the trace id of its root run,
+// and exporting the same records twice, live or offline, gives the same
+// ids. A run whose parent is missing from the records is taken to be the
+// child of a root run of that id.
+//
+// # Live
+//
+// NewSink returns a recorder.Sink that exports through any SDK
+// SpanExporter, such as otlptracehttp's. Put it behind a Recorder, beside
+// a file sink if the trajectory is kept too:
+//
+//	exp, err := otlptracehttp.New(ctx) // OTEL_EXPORTER_OTLP_ENDPOINT, ...
+//	if err != nil { ... }
+//	spans, err := otelexport.NewSink(exp, nil)
+//	if err != nil { ... }
+//	rec := recorder.New(recorder.FanOut(file, spans), nil)
+//	defer rec.Close(ctx) // exports what is left and shuts the exporter down
+//
+// # Offline
+//
+// Spans returns the spans of recorded runs; Requests returns them as OTLP
+// export requests, one per root run; WriteJSON writes them in the OTLP
+// JSON encoding, one request per line, which the OpenTelemetry
+// Collector's otlpjson file receiver reads. The command
+// `lookout export --format otlp` writes it.
+package otelexport

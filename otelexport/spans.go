@@ -1,0 +1,449 @@
+package otelexport
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
+)
+
+// Attributes Lookout adds beside the GenAI conventions, under its own
+// namespace.
+const (
+	RunIDKey          = attribute.Key("lookout.run.id")          // invoke_agent: the run id
+	OutcomeKey        = attribute.Key("lookout.run.outcome")     // invoke_agent: the run's outcome
+	StopReasonKey     = attribute.Key("lookout.run.stop_reason") // invoke_agent: why the run stopped, when recorded
+	CallIndexKey      = attribute.Key("lookout.tool.call_index") // execute_tool: the call_index of its tool_ended record
+	ToolsWithheldKey  = attribute.Key("lookout.model.tools_withheld")
+	AssessmentKey     = attribute.Key("lookout.assessment.markdown")
+	AfterCallKey      = attribute.Key("lookout.assessment.after_call_index")
+	ObserversKey      = attribute.Key("lookout.assessment.observers")
+	SeveritiesKey     = attribute.Key("lookout.assessment.severities")
+	BudgetResourceKey = attribute.Key("lookout.budget.resource")
+	BudgetAmountKey   = attribute.Key("lookout.budget.amount")
+	BudgetUsedKey     = attribute.Key("lookout.budget.used")
+	BudgetLimitKey    = attribute.Key("lookout.budget.limit")
+	ExtensionKey      = attribute.Key("lookout.extension.name")
+)
+
+// Span event names.
+const (
+	AssessmentEvent     = "lookout.assessment"      // an assessment record
+	BudgetChargedEvent  = "lookout.budget.charged"  // a budget record of event "charged"
+	BudgetExceededEvent = "lookout.budget.exceeded" // a budget record of event "exceeded"
+	ExtensionEvent      = "lookout.extension"       // an extension record
+)
+
+// Values of error.type besides a run's outcome.
+const (
+	// ToolErrorType marks a tool call that failed.
+	ToolErrorType = "tool_error"
+	// IncompleteType marks a span whose end was not recorded: a model
+	// call without a response, a tool call without its end, a run
+	// without run_ended. A call ends at the next model request or its
+	// run's end; a run at its last record or its last child's end.
+	IncompleteType = "incomplete"
+)
+
+// ScopeName is the instrumentation scope of every span.
+const ScopeName = "github.com/lookout-go/lookout/otelexport"
+
+// builder turns records into spans. It takes a run's records in seq order,
+// runs interleaved, with a parent's run_started before its children's, as
+// a Recorder writes them; it hands each span to emit once the span ends.
+// It is not safe for concurrent use.
+type builder struct {
+	opts Options
+	runs map[string]*runState
+	emit func(*tracetest.SpanStub)
+}
+
+// The operation names, as written in span names.
+var (
+	opInvokeAgent = semconv.GenAIOperationNameInvokeAgent.Value.AsString()
+	opChat        = semconv.GenAIOperationNameChat.Value.AsString()
+	opExecuteTool = semconv.GenAIOperationNameExecuteTool.Value.AsString()
+)
+
+// scope is the instrumentation scope of every span.
+var scope = instrumentation.Scope{Name: ScopeName, SchemaURL: semconv.SchemaURL}
+
+// runState is what the builder holds of a run until its tree ends.
+type runState struct {
+	id      string
+	depth   int       // below the root it is known under
+	parent  *runState // when known
+	root    *runState
+	members []*runState // on a root, the runs of its tree
+	span    tracetest.SpanStub
+	model   string // the first model the run requested
+	usage   usage
+	chat    *tracetest.SpanStub     // the model call in flight
+	tools   []*openTool             // tool calls in flight, in start order
+	byCall  map[string]trace.SpanID // latest tool span by call id, for children
+	last    time.Time
+	ended   bool
+}
+
+// openTool is a tool call in flight.
+type openTool struct {
+	callID, name string
+	span         *tracetest.SpanStub
+}
+
+// takeTool removes and returns the span of the tool call in flight that a
+// tool_ended of callID and name ends: the first started with that call id,
+// or, without one, the first of that name. The call index cannot match
+// them: a call's index is given when it ends.
+func (st *runState) takeTool(callID, name string) *tracetest.SpanStub {
+	i := slices.IndexFunc(st.tools, func(t *openTool) bool {
+		if callID != "" {
+			return t.callID == callID
+		}
+		return t.callID == "" && t.name == name
+	})
+	if i < 0 {
+		return nil
+	}
+	t := st.tools[i]
+	st.tools = slices.Delete(st.tools, i, i+1)
+	return t.span
+}
+
+// usage sums what the run's responses reported.
+type usage struct {
+	reported      bool
+	input, output int64
+}
+
+func newBuilder(o *Options, emit func(*tracetest.SpanStub)) *builder {
+	return &builder{opts: o.withDefaults(), runs: map[string]*runState{}, emit: emit}
+}
+
+// add takes one record.
+func (b *builder) add(r *recorder.Record) {
+	if recorder.IsNilPayload(r.Payload) {
+		return
+	}
+	st := b.run(r)
+	if st.ended {
+		return
+	}
+	if r.RecordedAt.After(st.last) {
+		st.last = r.RecordedAt
+	}
+	switch p := r.Payload.(type) {
+	case *recorder.RunStarted:
+		if p.AgentName != "" {
+			st.span.Name = opInvokeAgent + " " + p.AgentName
+			st.span.Attributes = append(st.span.Attributes, semconv.GenAIAgentName(p.AgentName))
+		}
+	case *recorder.ModelRequest:
+		b.openChat(st, r, p)
+	case *recorder.ModelResponse:
+		b.endChat(st, r, p)
+	case *recorder.ToolStarted:
+		b.openTool(st, r, p)
+	case *recorder.ToolEnded:
+		b.endTool(st, r, p)
+	case *recorder.AssessmentRecord:
+		b.event(st, AssessmentEvent, r.RecordedAt, assessmentAttrs(p))
+	case *recorder.BudgetRecord:
+		name := BudgetChargedEvent
+		if p.Event == recorder.BudgetExceeded {
+			name = BudgetExceededEvent
+		}
+		b.event(st, name, r.RecordedAt, []attribute.KeyValue{
+			BudgetResourceKey.String(p.Resource), BudgetAmountKey.Int64(p.Amount),
+			BudgetUsedKey.Int64(p.Used), BudgetLimitKey.Int64(p.Limit),
+		})
+	case *recorder.Extension:
+		b.event(st, ExtensionEvent, r.RecordedAt, []attribute.KeyValue{ExtensionKey.String(p.Name)})
+	case *recorder.RunEnded:
+		b.endRun(st, r.RecordedAt, p)
+	}
+}
+
+// run returns r's run, started at r when it is new: under its parent's
+// span in its parent's trace when the parent is known, under the parent
+// tool call that started it when run_started names one.
+func (b *builder) run(r *recorder.Record) *runState {
+	if st, ok := b.runs[r.RunID]; ok {
+		return st
+	}
+	st := &runState{id: r.RunID, byCall: map[string]trace.SpanID{}, last: r.RecordedAt}
+	traceID := TraceID(r.RunID)
+	var parentSpan trace.SpanID
+	if r.ParentRunID != "" {
+		parentSpan = RunSpanID(r.ParentRunID)
+		// A parent missing from the records is taken for the root.
+		traceID = TraceID(r.ParentRunID)
+		if parent, ok := b.runs[r.ParentRunID]; ok {
+			traceID = parent.span.SpanContext.TraceID()
+			st.root = parent.root
+			st.parent = parent
+			st.depth = parent.depth + 1
+			if started, ok := r.Payload.(*recorder.RunStarted); ok {
+				if id, ok := parent.byCall[started.Metadata[atif.ParentToolCallKey]]; ok {
+					parentSpan = id
+				}
+			}
+		}
+	}
+	if st.root == nil {
+		st.root = st
+	}
+	st.root.members = append(st.root.members, st)
+	st.span = b.stub(opInvokeAgent, trace.SpanKindInternal, traceID, RunSpanID(r.RunID), parentSpan, r.RecordedAt)
+	st.span.Attributes = append(st.span.Attributes, semconv.GenAIOperationNameInvokeAgent, b.conversation(st), RunIDKey.String(r.RunID))
+	b.runs[r.RunID] = st
+	return st
+}
+
+// conversation is the run's gen_ai.conversation.id: its root run's id,
+// the id the ATIF export gives as the session id.
+func (b *builder) conversation(st *runState) attribute.KeyValue {
+	return semconv.GenAIConversationID(st.root.id)
+}
+
+func (b *builder) stub(name string, kind trace.SpanKind, traceID trace.TraceID, id, parent trace.SpanID, start time.Time) tracetest.SpanStub {
+	s := tracetest.SpanStub{
+		Name:                 name,
+		SpanContext:          trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: id, TraceFlags: trace.FlagsSampled}),
+		SpanKind:             kind,
+		StartTime:            start,
+		Resource:             b.opts.Resource,
+		InstrumentationScope: scope,
+	}
+	if parent.IsValid() {
+		s.Parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: parent, TraceFlags: trace.FlagsSampled})
+	}
+	return s
+}
+
+// openChat starts a chat span; a call still in flight got no response
+// and ends here.
+func (b *builder) openChat(st *runState, r *recorder.Record, p *recorder.ModelRequest) {
+	if st.chat != nil {
+		b.endIncomplete(st.chat, r.RecordedAt)
+	}
+	if st.model == "" && p.Model != "" {
+		st.model = p.Model
+	}
+	s := b.child(st, chatName(p.Model), trace.SpanKindClient, r.Seq, r.RecordedAt)
+	s.Attributes = append(s.Attributes, semconv.GenAIOperationNameChat, b.conversation(st))
+	s.Attributes = append(s.Attributes, requestAttrs(p)...)
+	st.chat = &s
+}
+
+func chatName(model string) string {
+	if model == "" {
+		return opChat
+	}
+	return opChat + " " + model
+}
+
+// requestAttrs are a chat span's attributes from its request.
+func requestAttrs(p *recorder.ModelRequest) []attribute.KeyValue {
+	var kv []attribute.KeyValue
+	if p.Model != "" {
+		kv = append(kv, semconv.GenAIRequestModel(p.Model))
+	}
+	if p.ToolsWithheld {
+		kv = append(kv, ToolsWithheldKey.Bool(true))
+	}
+	return kv
+}
+
+// responseAttrs are a chat span's attributes from its response.
+func responseAttrs(p *recorder.ModelResponse) []attribute.KeyValue {
+	var kv []attribute.KeyValue
+	if p.FinishReason != "" {
+		kv = append(kv, semconv.GenAIResponseFinishReasons(p.FinishReason))
+	}
+	if p.UsageReported {
+		kv = append(kv, semconv.GenAIUsageInputTokens(int(p.Usage.PromptTokens)), semconv.GenAIUsageOutputTokens(int(p.Usage.CompletionTokens)))
+	}
+	return kv
+}
+
+// endChat ends the chat span in flight with the response, or makes one of
+// the response alone, started Latency before it.
+func (b *builder) endChat(st *runState, r *recorder.Record, p *recorder.ModelResponse) {
+	s := st.chat
+	st.chat = nil
+	if s == nil {
+		c := b.child(st, chatName(""), trace.SpanKindClient, r.Seq, r.RecordedAt.Add(-p.Latency))
+		c.Attributes = append(c.Attributes, semconv.GenAIOperationNameChat, b.conversation(st))
+		s = &c
+	}
+	if p.UsageReported {
+		st.usage.reported = true
+		st.usage.input += p.Usage.PromptTokens
+		st.usage.output += p.Usage.CompletionTokens
+	}
+	s.Attributes = append(s.Attributes, responseAttrs(p)...)
+	s.EndTime = r.RecordedAt
+	b.emit(s)
+}
+
+// child returns a span of st's trace under st's span, with the id of the
+// record at seq.
+func (b *builder) child(st *runState, name string, kind trace.SpanKind, seq uint64, start time.Time) tracetest.SpanStub {
+	return b.stub(name, kind, st.span.SpanContext.TraceID(), CallSpanID(st.id, seq), st.span.SpanContext.SpanID(), start)
+}
+
+func toolName(name string) string {
+	return opExecuteTool + " " + name
+}
+
+func toolAttrs(name, callID string) []attribute.KeyValue {
+	kv := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(name), semconv.GenAIToolTypeKey.String("function")}
+	if callID != "" {
+		kv = append(kv, semconv.GenAIToolCallID(callID))
+	}
+	return kv
+}
+
+func (b *builder) openTool(st *runState, r *recorder.Record, p *recorder.ToolStarted) {
+	s := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt)
+	s.Attributes = append(s.Attributes, toolAttrs(p.Name, p.CallID)...)
+	st.tools = append(st.tools, &openTool{callID: p.CallID, name: p.Name, span: &s})
+	if p.CallID != "" {
+		st.byCall[p.CallID] = s.SpanContext.SpanID()
+	}
+}
+
+// endTool ends the tool span of the call, or makes one of the end alone,
+// started Duration before it.
+func (b *builder) endTool(st *runState, r *recorder.Record, p *recorder.ToolEnded) {
+	s := st.takeTool(p.CallID, p.Name)
+	if s == nil {
+		c := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt.Add(-p.Duration))
+		c.Attributes = append(c.Attributes, toolAttrs(p.Name, p.CallID)...)
+		s = &c
+	}
+	s.Attributes = append(s.Attributes, CallIndexKey.Int(p.CallIndex))
+	if p.IsError {
+		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(ToolErrorType))
+		s.Status = sdktrace.Status{Code: codes.Error, Description: p.Error}
+	}
+	s.EndTime = r.RecordedAt
+	b.emit(s)
+}
+
+func assessmentAttrs(p *recorder.AssessmentRecord) []attribute.KeyValue {
+	kv := []attribute.KeyValue{AssessmentKey.String(p.Markdown), AfterCallKey.Int(p.AfterCallIndex)}
+	if len(p.Observers) > 0 {
+		names := make([]string, len(p.Observers))
+		severities := make([]string, len(p.Observers))
+		for i, o := range p.Observers {
+			names[i], severities[i] = o.Name, o.Severity
+		}
+		kv = append(kv, ObserversKey.StringSlice(names), SeveritiesKey.StringSlice(severities))
+	}
+	return kv
+}
+
+// event adds an event to st's span, or counts it dropped past MaxEvents.
+func (b *builder) event(st *runState, name string, at time.Time, kv []attribute.KeyValue) {
+	if b.opts.MaxEvents >= 0 && len(st.span.Events) >= b.opts.MaxEvents {
+		st.span.DroppedEvents++
+		return
+	}
+	st.span.Events = append(st.span.Events, sdktrace.Event{Name: name, Time: at, Attributes: kv})
+}
+
+// endRun ends the run's calls still in flight and its span, with end
+// (nil when run_ended was not recorded) at time at.
+func (b *builder) endRun(st *runState, at time.Time, end *recorder.RunEnded) {
+	if st.chat != nil {
+		b.endIncomplete(st.chat, at)
+		st.chat = nil
+	}
+	for _, t := range st.tools {
+		b.endIncomplete(t.span, at)
+	}
+	st.tools = nil
+	s := &st.span
+	if st.model != "" {
+		s.Attributes = append(s.Attributes, semconv.GenAIRequestModel(st.model))
+	}
+	if st.usage.reported {
+		s.Attributes = append(s.Attributes, semconv.GenAIUsageInputTokens(int(st.usage.input)), semconv.GenAIUsageOutputTokens(int(st.usage.output)))
+	}
+	switch {
+	case end == nil:
+		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(IncompleteType))
+		s.Status = sdktrace.Status{Code: codes.Error, Description: "no run_ended record"}
+	default:
+		s.Attributes = append(s.Attributes, OutcomeKey.String(string(end.Outcome)))
+		if end.StopReason != "" {
+			s.Attributes = append(s.Attributes, StopReasonKey.String(end.StopReason))
+		}
+		if end.Outcome != recorder.OutcomeCompleted {
+			s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(string(end.Outcome)))
+			s.Status = sdktrace.Status{Code: codes.Error, Description: cmp.Or(end.Error, end.StopReason)}
+		}
+	}
+	s.EndTime = at
+	st.ended = true
+	if p := st.parent; p != nil && at.After(p.last) {
+		// A parent that ends without run_ended ends after its children.
+		p.last = at
+	}
+	b.emit(s)
+	b.forget(st)
+}
+
+// forget drops the runs of st's tree once its root has ended: until then a
+// child may still start under any of them.
+func (b *builder) forget(st *runState) {
+	root := st.root
+	if !root.ended {
+		return
+	}
+	for _, m := range root.members {
+		if m.ended {
+			delete(b.runs, m.id)
+		}
+	}
+	root.members = slices.DeleteFunc(root.members, func(m *runState) bool { return m.ended })
+}
+
+// endIncomplete ends a call span whose end was not recorded.
+func (b *builder) endIncomplete(s *tracetest.SpanStub, at time.Time) {
+	s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(IncompleteType))
+	s.Status = sdktrace.Status{Code: codes.Error, Description: "no end recorded"}
+	s.EndTime = at
+	b.emit(s)
+}
+
+// finish ends every run still open at its last record or its children's
+// end, whichever is later: children first, then in run id order.
+func (b *builder) finish() {
+	open := make([]*runState, 0, len(b.runs))
+	for _, st := range b.runs {
+		if !st.ended {
+			open = append(open, st)
+		}
+	}
+	// Children first, so that a root forgets its whole tree.
+	slices.SortFunc(open, func(x, y *runState) int {
+		return cmp.Or(cmp.Compare(y.depth, x.depth), strings.Compare(x.id, y.id))
+	})
+	for _, st := range open {
+		b.endRun(st, st.last, nil)
+	}
+}
