@@ -23,6 +23,9 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/resource"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
@@ -144,9 +147,9 @@ func run(ctx context.Context, w io.Writer, chat model.ToolCallingChatModel, mode
 		Recorder: rec,
 		Limits:   budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
 		Observers: []observer.Spec{
-			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
-			{Observer: observer.NewErrorCascade(), Trigger: observer.Trigger{OnEveryCall: true}},
-			{Observer: observer.NewStall(), Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
+			{Observer: cascade.New(), Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: stall.New(), Trigger: observer.Trigger{OnEveryCall: true}},
 		},
 	})
 	if err != nil {

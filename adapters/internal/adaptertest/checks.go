@@ -17,6 +17,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
@@ -24,7 +25,7 @@ import (
 // EveryCall configures a resource observer that speaks after every tool
 // call.
 func EveryCall() []observer.Spec {
-	return []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
+	return []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}}
 }
 
 func latestBudget(store *session.Store) budget.Budget {

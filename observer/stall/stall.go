@@ -1,4 +1,4 @@
-package observer
+package stall
 
 import (
 	"context"
@@ -6,12 +6,16 @@ import (
 	"hash/maphash"
 	"strconv"
 	"strings"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/detect"
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // Stall defaults.
 const (
-	// DefaultStallWindow is how many recent calls Stall compares.
-	DefaultStallWindow = 20
+	// DefaultWindow is how many recent calls Stall compares.
+	DefaultWindow = 20
 	// DefaultRepeats is how many identical successful calls make a stall.
 	DefaultRepeats = 4
 	// DefaultFailedRepeats is how many identical failing calls make one.
@@ -21,19 +25,19 @@ const (
 	// DefaultWriteBack is how many alternating reads and writes of one
 	// target make one.
 	DefaultWriteBack = 4
-	// MaxStallWindow is the largest Window, and the largest Repeats,
-	// FailedRepeats, Oscillation and WriteBack, that [Stall.Validate]
+	// MaxWindow is the largest Window, and the largest Repeats,
+	// FailedRepeats, Oscillation and WriteBack, that [Detector.Validate]
 	// accepts: a pattern longer than the window could never be seen. Stall
 	// keeps a slot of 336 bytes (on 64-bit platforms) for each call of the
 	// window, allocated when a session is first checked, so a window of
 	// 1,000 calls takes about 330 KiB per session; the slots' strings are
 	// the call records' own. Each call is also compared with the window's
 	// earlier calls, which this bound keeps quick.
-	MaxStallWindow = 1_000
+	MaxWindow = 1_000
 )
 
 // defaultStallEscalation is Stall's escalation when none is configured.
-var defaultStallEscalation = Escalation{CautionAfter: 2, WarningAfter: 6}
+var defaultStallEscalation = observer.Escalation{CautionAfter: 2, WarningAfter: 6}
 
 // Stall notices an agent going round in circles. After each call it asks
 // whether that call continues one of three patterns:
@@ -74,11 +78,11 @@ var defaultStallEscalation = Escalation{CautionAfter: 2, WarningAfter: 6}
 // serve many sessions at once.
 //
 // The zero value uses the defaults; a negative threshold turns its pattern
-// off. A Stall is safe for concurrent use as long as its fields are not
+// off. A Detector is safe for concurrent use as long as its fields are not
 // changed once it is in use.
-type Stall struct {
+type Detector struct {
 	// Window is how many recent calls are compared. Zero means
-	// [DefaultStallWindow]; at most [MaxStallWindow].
+	// [DefaultWindow]; at most [MaxWindow].
 	Window int
 	// Repeats is how many identical successful calls within the window
 	// make a repeat. Zero means [DefaultRepeats].
@@ -94,7 +98,7 @@ type Stall struct {
 	WriteBack int
 	// Escalation raises the severity as a pattern goes on. The zero value
 	// means caution after 2 more calls and warning after 6.
-	Escalation Escalation
+	Escalation observer.Escalation
 	// PollingTools names tools that are expected to be called again and
 	// again with the same arguments, such as a job-status check. Their
 	// calls are never part of a pattern.
@@ -115,20 +119,20 @@ type Stall struct {
 	// Normalizer decides which differences between calls do not count.
 	// Nil means the zero Normalizer: [DefaultVolatileKeys] and
 	// [DefaultRules].
-	Normalizer *Normalizer
+	Normalizer *observer.Normalizer
 }
 
-// NewStall returns a Stall with the default thresholds.
-func NewStall() *Stall { return &Stall{} }
+// New returns a Detector with the default thresholds.
+func New() *Detector { return &Detector{} }
 
 // Name returns "Stall".
-func (s *Stall) Name() string { return "Stall" }
+func (s *Detector) Name() string { return "Stall" }
 
 // Validate reports thresholds too small to mean anything (a window under
 // 2 calls, fewer than 2 repeats, or fewer than 3 calls of oscillation or
 // write-back), a negative window, or a window or count above
-// [MaxStallWindow], as a [*ConfigError]. [NewPipeline] calls it.
-func (s *Stall) Validate() error {
+// [MaxWindow], as a [*ConfigError]. [NewPipeline] calls it.
+func (s *Detector) Validate() error {
 	const name = "Stall"
 	for _, c := range []struct {
 		field        string
@@ -140,34 +144,34 @@ func (s *Stall) Validate() error {
 		{"Oscillation", s.Oscillation, 3},
 		{"WriteBack", s.WriteBack, 3},
 	} {
-		if err := tooLarge(name, c.field, c.value, MaxStallWindow, "MaxStallWindow"); err != nil {
+		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "stall.MaxWindow"); err != nil {
 			return err
 		}
 		if c.value > 0 && c.value < c.least {
-			return &ConfigError{Observer: name, Field: c.field, Problem: fmt.Sprintf("%d is less than %d", c.value, c.least)}
+			return &observer.ConfigError{Observer: name, Field: c.field, Problem: fmt.Sprintf("%d is less than %d", c.value, c.least)}
 		}
 	}
 	if s.Window < 0 {
-		return &ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
+		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
 	}
 	return nil
 }
 
 // ShouldRun reports whether the latest call continues a stuck pattern.
-func (s *Stall) ShouldRun(_ context.Context, oc *Context) bool {
+func (s *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	_, found := s.state(oc).check(oc)
 	return found
 }
 
 // Observe describes the pattern the latest call continues, or says there
 // is none.
-func (s *Stall) Observe(_ context.Context, oc *Context) (Assessment, error) {
+func (s *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	st := s.state(oc)
 	f, found := st.check(oc)
 	if !found {
-		return Assessment{
+		return observer.Assessment{
 			Summary:  "No repeated, alternating or write-back patterns in the last " + strconv.Itoa(st.window) + " calls.",
-			Severity: Info,
+			Severity: observer.Info,
 		}, nil
 	}
 	a := st.assess(f)
@@ -175,24 +179,33 @@ func (s *Stall) Observe(_ context.Context, oc *Context) (Assessment, error) {
 	return a, nil
 }
 
-func (s *Stall) state(oc *Context) *stallState {
-	return scratchOf(oc, s.newState)
+// NewCallState returns the working state of one session, which the
+// pipeline keeps up to date.
+func (s *Detector) NewCallState() observer.CallState { return s.newState() }
+
+// state returns the session's working state, or an empty one outside a
+// pipeline.
+func (s *Detector) state(oc *observer.Context) *stallState {
+	if st, ok := oc.CallState().(*stallState); ok {
+		return st
+	}
+	return s.newState()
 }
 
-func (s *Stall) newState() *stallState {
+func (s *Detector) newState() *stallState {
 	st := &stallState{
-		window:     max(pick(s.Window, DefaultStallWindow), 2),
-		repeats:    atLeast(pick(s.Repeats, DefaultRepeats), 2),
-		failed:     atLeast(pick(s.FailedRepeats, DefaultFailedRepeats), 2),
-		oscillate:  atLeast(pick(s.Oscillation, DefaultOscillation), 3),
-		writeBack:  atLeast(pick(s.WriteBack, DefaultWriteBack), 3),
-		escalation: s.Escalation.or(defaultStallEscalation),
-		canon:      s.Normalizer.compile(),
+		window:     max(scan.Pick(s.Window, DefaultWindow), 2),
+		repeats:    scan.AtLeast(scan.Pick(s.Repeats, DefaultRepeats), 2),
+		failed:     scan.AtLeast(scan.Pick(s.FailedRepeats, DefaultFailedRepeats), 2),
+		oscillate:  scan.AtLeast(scan.Pick(s.Oscillation, DefaultOscillation), 3),
+		writeBack:  scan.AtLeast(scan.Pick(s.WriteBack, DefaultWriteBack), 3),
+		escalation: s.Escalation.Or(defaultStallEscalation),
+		canon:      s.Normalizer.Compile(),
 		seed:       maphash.MakeSeed(),
 		polling:    make(map[string]bool, len(s.PollingTools)),
 		access:     make(map[string]access, len(s.ReadTools)+len(s.WriteTools)),
 	}
-	st.calls = newRing[stallCall](st.window)
+	st.calls = scan.NewRing[stallCall](st.window)
 	for _, t := range s.PollingTools {
 		st.polling[t] = true
 	}
@@ -201,22 +214,6 @@ func (s *Stall) newState() *stallState {
 	}
 	for _, t := range s.WriteTools {
 		st.access[t] = writeAccess
-	}
-	return st
-}
-
-// scratchOf returns the observer's working state for the pipeline that
-// runs it, creating it with build on first use. Outside a pipeline it
-// returns a fresh state each time.
-func scratchOf[T any](oc *Context, build func() *T) *T {
-	if oc.scratch != nil {
-		if st, ok := (*oc.scratch).(*T); ok {
-			return st
-		}
-	}
-	st := build()
-	if oc.scratch != nil {
-		*oc.scratch = st
 	}
 	return st
 }
@@ -262,11 +259,11 @@ func classifyTool(name string) access {
 // run of letters that ends at a non-letter or where a lower-case letter
 // is followed by an upper-case one. At the end of name the word is empty.
 func nextWord(name string, i int) (start, end int) {
-	for i < len(name) && !isLetter(name[i]) {
+	for i < len(name) && !scan.IsLetter(name[i]) {
 		i++
 	}
 	end = min(i+1, len(name))
-	for end < len(name) && isLetter(name[end]) && !isCaseChange(name[end-1], name[end]) {
+	for end < len(name) && scan.IsLetter(name[end]) && !isCaseChange(name[end-1], name[end]) {
 		end++
 	}
 	return i, end
@@ -275,7 +272,7 @@ func nextWord(name string, i int) (start, end int) {
 // isCaseChange reports a lower-case letter followed by an upper-case one,
 // where the words of a camel-case name meet.
 func isCaseChange(prev, b byte) bool {
-	return byteClasses[prev]&lowerClass != 0 && byteClasses[b]&upperClass != 0
+	return scan.ByteClasses[prev]&scan.LowerClass != 0 && scan.ByteClasses[b]&scan.UpperClass != 0
 }
 
 // foldedWordAccess looks up a word of letters in any case. Words longer
@@ -315,15 +312,15 @@ func wordAccess(w string) access {
 func primaryTarget(args string) (target, text string) {
 	best, rank := "", len(targetKeys)
 	var buf [16]byte
-	eachMember(args, func(k, val string, isString bool) bool {
+	scan.EachMember(args, func(k, val string, isString bool) bool {
 		if isString && val != "" && len(k) <= len(buf) {
-			if r := targetRank(foldKey(buf[:0], k), rank); r < rank {
+			if r := targetRank(scan.FoldKey(buf[:0], k), rank); r < rank {
 				best, rank = val, r
 			}
 		}
 		return rank > 0
 	})
-	if target = cleanTarget(best); target == "" {
+	if target = scan.CleanTarget(best); target == "" {
 		return "", ""
 	}
 	return target, strings.TrimSpace(best)
@@ -364,7 +361,7 @@ type stallCall struct {
 	wbNew               int  // successful writes in the cycle so far that no earlier one had made
 	wbStuck             bool // the cycle repeats itself
 	wbSince             int  // wbRun when the cycle began to repeat itself, while wbStuck
-	label               label
+	label               scan.Label
 }
 
 // callText is what an evidence line shows of a call. Its strings are the
@@ -374,18 +371,17 @@ type callText struct {
 	success                     bool
 }
 
-// stallCatchUp is how many calls a Stall reads back when it has not seen
+// stallCatchUp is how many calls a Detector reads back when it has not seen
 // them: a first check costs at most this many calls' work.
 const stallCatchUp = 1024
 
-// stallState is one session's working state for a Stall.
+// stallState is one session's working state for a Detector.
 type stallState struct {
 	window, repeats, failed, oscillate, writeBack int
-	escalation                                    Escalation
+	escalation                                    observer.Escalation
 
-	cur     cursor
-	calls   ring[stallCall]
-	canon   *canon
+	calls   scan.Ring[stallCall]
+	canon   *observer.Compiled
 	seed    maphash.Seed
 	text    []byte
 	polling map[string]bool
@@ -396,7 +392,7 @@ type stallState struct {
 	finding stallFinding
 	picked  []*stallCall // scratch for evidence
 	chain   []*stallCall // the latest call's chain of repeats, when detect looked for one
-	out     texts        // the texts of the latest assessment
+	out     scan.Texts   // the texts of the latest assessment
 }
 
 type stallKind uint8
@@ -411,28 +407,25 @@ type stallFinding struct {
 	kind      stallKind
 	length    int // calls in the pattern so far
 	threshold int // calls at which it is first reported
-	severity  Severity
+	severity  observer.Severity
 }
 
-// check brings the state up to date with the log and reports the pattern
+// CatchUp reads back up to stallCatchUp calls, so that a repeat is
+// counted across windows with a sparse trigger too, and after a restore
+// or in a new run on a long session.
+func (st *stallState) CatchUp() int { return max(st.window, stallCatchUp) }
+
+// Reset forgets every call.
+func (st *stallState) Reset(*observer.Context) { st.calls.Clear(); st.checked = 0 }
+
+// Add takes in the next call.
+func (st *stallState) Add(_ *observer.Context, rec *observer.ToolCallRecord) { st.add(rec) }
+
+// check reports the pattern
 // the latest call continues.
-func (st *stallState) check(oc *Context) (stallFinding, bool) {
-	if oc.calls == nil {
-		return stallFinding{}, false
-	}
-	// The calls since the last check are added, up to stallCatchUp of
-	// them, so that a repeat is counted across windows with a sparse
-	// trigger too, and after a restore or in a new run on a long session.
-	// Each call is added once.
-	from, reset := st.cur.next(oc.calls, oc.CallIndex, max(st.window, stallCatchUp))
-	if reset {
-		st.calls.clear()
-	}
-	if caughtUp(from, reset, st.checked, oc.CallIndex) {
+func (st *stallState) check(oc *observer.Context) (stallFinding, bool) {
+	if st.checked == oc.CallIndex {
 		return st.finding, st.found
-	}
-	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
-		st.add(rec)
 	}
 	st.checked = oc.CallIndex
 	st.finding, st.found = st.detect(oc.CallIndex)
@@ -451,15 +444,15 @@ func (st *stallState) accessOf(tool string) access {
 }
 
 func (st *stallState) signature(tool, args string) uint64 {
-	return maphash.String(st.seed, tool)*0x9E3779B97F4A7C15 ^ maphash.Bytes(st.seed, st.canon.canonical(args))
+	return maphash.String(st.seed, tool)*0x9E3779B97F4A7C15 ^ maphash.Bytes(st.seed, st.canon.Arguments(args))
 }
 
 // observation returns the hash of a call's normalized result and error.
 func (st *stallState) observation(c *stallCall) uint64 {
 	if !c.obsDone {
-		st.text = st.canon.text(st.text[:0], c.result)
+		st.text = st.canon.AppendText(st.text[:0], c.result)
 		st.text = append(st.text, 0)
-		st.text = st.canon.text(st.text, c.errMsg)
+		st.text = st.canon.AppendText(st.text, c.errMsg)
 		c.obs, c.obsDone = maphash.Bytes(st.seed, st.text), true
 	}
 	return c.obs
@@ -477,13 +470,13 @@ func (st *stallState) sameObservation(a, b *stallCall) bool {
 }
 
 // add records a call and extends the patterns it continues.
-func (st *stallState) add(rec *ToolCallRecord) {
+func (st *stallState) add(rec *observer.ToolCallRecord) {
 	e := stallCall{
 		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
 		result: rec.Result, errMsg: rec.ErrorMessage, success: rec.Success,
 		exempt: st.polling[rec.ToolName],
 	}
-	n := st.calls.len()
+	n := st.calls.Len()
 	e.raw = maphash.String(st.seed, rec.Arguments) ^ maphash.String(st.seed, rec.ToolName)*31 ^ maphash.String(st.seed, rec.ParamsSummary)*961
 	same := st.sameCall(&e)
 	if same != nil {
@@ -505,10 +498,10 @@ func (st *stallState) add(rec *ToolCallRecord) {
 	}
 	// The slot's label buffer is kept; the label of an identical call is
 	// copied into it (same may be the slot being replaced).
-	slot := st.calls.push()
-	e.label = slot.label.reuse()
-	if same != nil && same.label.done {
-		e.label.buf, e.label.done = append(e.label.buf, same.label.buf...), true
+	slot := st.calls.Push()
+	e.label = slot.label.Reuse()
+	if same != nil && same.label.Done {
+		e.label.Buf, e.label.Done = append(e.label.Buf, same.label.Buf...), true
 	}
 	*slot = e
 }
@@ -547,7 +540,7 @@ func (st *stallState) scanBack(e *stallCall, prior int) *stallCall {
 	var lastAccess *stallCall
 	novel := false
 	for i := 0; i < prior && (wantRepeat || wantAccess); i++ {
-		p := st.calls.back(i)
+		p := st.calls.Back(i)
 		if wantRepeat {
 			wantRepeat, novel = st.continueRepeat(e, p, novel)
 		}
@@ -582,14 +575,14 @@ func (st *stallState) oscillationRun(e *stallCall, n int) int {
 	if n < 1 {
 		return 1
 	}
-	p1 := st.calls.back(0)
+	p1 := st.calls.Back(0)
 	if p1.exempt || p1.sig == e.sig {
 		return 1
 	}
 	if n < 2 || p1.oscRun < 2 {
 		return 2
 	}
-	if st.identical(st.calls.back(1), e) {
+	if st.identical(st.calls.Back(1), e) {
 		return p1.oscRun + 1
 	}
 	return 2
@@ -650,8 +643,8 @@ func stuckSince(e, prev *stallCall) int {
 // sameCall returns a kept call with exactly e's tool, arguments and
 // summary, or nil.
 func (st *stallState) sameCall(e *stallCall) *stallCall {
-	for i := range st.calls.len() {
-		if c := st.calls.back(i); c.raw == e.raw && c.args == e.args && c.tool == e.tool && c.summary == e.summary {
+	for i := range st.calls.Len() {
+		if c := st.calls.Back(i); c.raw == e.raw && c.args == e.args && c.tool == e.tool && c.summary == e.summary {
 			return c
 		}
 	}
@@ -668,7 +661,7 @@ func (st *stallState) sameCall(e *stallCall) *stallCall {
 func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 	changed := false // a read between q and e got another result
 	for i := range prior {
-		q := st.calls.back(i)
+		q := st.calls.Back(i)
 		if q.index < e.wbFirst {
 			break
 		}
@@ -700,10 +693,10 @@ func (st *stallState) repeatsAccess(q, e *stallCall, changed bool) (repeats, dif
 
 // detect reports the most severe pattern the call at index continues.
 func (st *stallState) detect(index int64) (stallFinding, bool) {
-	if st.calls.len() == 0 {
+	if st.calls.Len() == 0 {
 		return stallFinding{}, false
 	}
-	e := st.calls.back(0)
+	e := st.calls.Back(0)
 	if e.index != index || e.exempt {
 		return stallFinding{}, false
 	}
@@ -733,7 +726,7 @@ func (st *stallState) strongest(e *stallCall) (stallFinding, bool) {
 // with the severity the escalation gives it.
 func (st *stallState) findingOf(kind stallKind, length, threshold int) stallFinding {
 	return stallFinding{kind: kind, length: length, threshold: threshold,
-		severity: st.escalation.severity(length - threshold)}
+		severity: st.escalation.Severity(length - threshold)}
 }
 
 // oscillating reports whether e ends an alternation long enough to report.
@@ -779,8 +772,8 @@ func (m *mostSevere) consider(f stallFinding) {
 // into st.chain, where assess finds them.
 func (st *stallState) chainOf(e *stallCall) []*stallCall {
 	st.chain = st.chain[:0]
-	for i := st.calls.len() - 1; i >= 0; i-- {
-		if c := st.calls.back(i); st.inChain(c, e) {
+	for i := st.calls.Len() - 1; i >= 0; i-- {
+		if c := st.calls.Back(i); st.inChain(c, e) {
 			st.chain = append(st.chain, c)
 		}
 	}
@@ -797,17 +790,17 @@ func (st *stallState) inChain(p, e *stallCall) bool {
 	return p.repeatFirst == e.repeatFirst && p.sig == e.sig && !p.exempt
 }
 
-func (st *stallState) labelOf(c *stallCall) []byte { return c.label.of(c.tool, c.summary, c.args) }
+func (st *stallState) labelOf(c *stallCall) []byte { return c.label.Of(c.tool, c.summary, c.args) }
 
 // list writes the evidence for a pattern of total calls whose kept calls
 // are st.picked, oldest first; firstIndex and firstOf give the pattern's
 // first call and a kept call identical to it.
 func (st *stallState) list(b *strings.Builder, total int, firstIndex int64, firstOf *stallCall) {
-	listCalls(b, len(st.picked), total, func(b *strings.Builder, i int) {
+	scan.ListCalls(b, len(st.picked), total, func(b *strings.Builder, i int) {
 		c := st.picked[i]
-		evidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
+		scan.EvidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
 	}, func(b *strings.Builder) {
-		evidenceLine(b, firstIndex, st.labelOf(firstOf), firstOf.success, firstOf.errMsg)
+		scan.EvidenceLine(b, firstIndex, st.labelOf(firstOf), firstOf.success, firstOf.errMsg)
 	})
 }
 
@@ -815,8 +808,8 @@ func (st *stallState) list(b *strings.Builder, total int, firstIndex int64, firs
 // into st.picked.
 func (st *stallState) pick(keep func(*stallCall) bool) {
 	st.picked = st.picked[:0]
-	for i := st.calls.len() - 1; i >= 0; i-- {
-		if c := st.calls.back(i); keep(c) {
+	for i := st.calls.Len() - 1; i >= 0; i-- {
+		if c := st.calls.Back(i); keep(c) {
 			st.picked = append(st.picked, c)
 		}
 	}
@@ -833,25 +826,25 @@ const (
 
 // assess turns a finding into an assessment. Its texts are written one
 // after the other into st.out and share one allocation.
-func (st *stallState) assess(f stallFinding) Assessment {
-	e := st.calls.back(0)
+func (st *stallState) assess(f stallFinding) observer.Assessment {
+	e := st.calls.Back(0)
 	var room [3]string
 	var x stallTexts
-	st.out.start(512)
+	st.out.Start(512)
 	suggestions := st.describe(&x, room[:0], f, e)
 	all := st.out.String()
-	if x.summaryAt != (piece{}) {
-		x.summary = x.summaryAt.in(all)
+	if x.summaryAt != (scan.Piece{}) {
+		x.summary = x.summaryAt.In(all)
 	}
-	if x.suggestion != (piece{}) {
-		suggestions = append(suggestions, x.suggestion.in(all))
+	if x.suggestion != (scan.Piece{}) {
+		suggestions = append(suggestions, x.suggestion.In(all))
 	}
-	if f.severity == Warning {
+	if f.severity == observer.Warning {
 		suggestions = append(suggestions, stallWarning)
 	}
-	a := Assessment{Summary: x.summary, Severity: f.severity}
-	a.Observations, a.Suggestions = observationWith(
-		Observation{Category: x.category, Description: x.description.in(all), Evidence: x.evidence.in(all)},
+	a := observer.Assessment{Summary: x.summary, Severity: f.severity}
+	a.Observations, a.Suggestions = detect.ObservationWith(
+		observer.Observation{Category: x.category, Description: x.description.In(all), Evidence: x.evidence.In(all)},
 		suggestions...)
 	return a
 }
@@ -861,7 +854,7 @@ func (st *stallState) assess(f stallFinding) Assessment {
 type stallTexts struct {
 	category, summary string // summary unless summaryAt is written
 
-	summaryAt, description, evidence, suggestion piece
+	summaryAt, description, evidence, suggestion scan.Piece
 }
 
 // describe writes the texts of the pattern f into st.out and x, and
@@ -908,17 +901,17 @@ func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stal
 	st.picked = append(st.picked[:0], st.chain...)
 	first := e.repeatFirst
 	st.list(&t.Builder, f.length, first, e)
-	x.evidence = t.end()
+	x.evidence = t.End()
 	x.category, x.summary = "repeat", w.summary
-	writeQuoted(&t.Builder, e.tool)
+	scan.WriteQuoted(&t.Builder, e.tool)
 	t.WriteString(" was called ")
-	writeInt(&t.Builder, int64(f.length))
+	scan.WriteInt(&t.Builder, int64(f.length))
 	t.WriteString(w.outcome)
-	writeInt(&t.Builder, first)
+	scan.WriteInt(&t.Builder, first)
 	t.WriteString(" to #")
-	writeInt(&t.Builder, e.index)
+	scan.WriteInt(&t.Builder, e.index)
 	t.WriteString(").")
-	x.description = t.end()
+	x.description = t.End()
 	return append(suggestions, w.suggestions...)
 }
 
@@ -926,23 +919,23 @@ func (st *stallState) describeOscillation(x *stallTexts, suggestions []string, f
 	t := &st.out
 	first := e.index - int64(f.length) + 1
 	st.pick(func(c *stallCall) bool { return c.index >= first })
-	other := st.calls.back(1)
+	other := st.calls.Back(1)
 	firstOf := e
 	if (f.length-1)%2 == 1 {
 		firstOf = other
 	}
 	st.list(&t.Builder, f.length, first, firstOf)
-	x.evidence = t.end()
+	x.evidence = t.End()
 	x.category = "oscillation"
 	x.summary = "You are alternating between two calls that keep giving the same results."
 	t.WriteString("The last ")
-	writeInt(&t.Builder, int64(f.length))
+	scan.WriteInt(&t.Builder, int64(f.length))
 	t.WriteString(" calls alternated between ")
 	writeQuotedLabel(&t.Builder, st.labelOf(other))
 	t.WriteString(" and ")
 	writeQuotedLabel(&t.Builder, st.labelOf(e))
 	t.WriteString(", with the same results each time.")
-	x.description = t.end()
+	x.description = t.End()
 	return append(suggestions, oscillateSuggestion)
 }
 
@@ -950,40 +943,33 @@ func (st *stallState) describeWriteBack(x *stallTexts, f stallFinding, e *stallC
 	t := &st.out
 	st.pick(func(c *stallCall) bool { return c.index >= e.wbFirst && c.wbRun > 0 && c.target == e.target })
 	head := e.wbHead
-	listCalls(&t.Builder, len(st.picked), f.length, func(b *strings.Builder, i int) {
+	scan.ListCalls(&t.Builder, len(st.picked), f.length, func(b *strings.Builder, i int) {
 		c := st.picked[i]
-		evidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
+		scan.EvidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
 	}, func(b *strings.Builder) {
-		st.text = appendLabel(st.text[:0], head.tool, head.summary, head.args)
-		evidenceLine(b, e.wbFirst, st.text, head.success, head.errMsg)
+		st.text = scan.AppendLabel(st.text[:0], head.tool, head.summary, head.args)
+		scan.EvidenceLine(b, e.wbFirst, st.text, head.success, head.errMsg)
 	})
-	x.evidence = t.end()
+	x.evidence = t.End()
 	x.category = "write_back"
-	target := clip(e.targetText, maxSummaryLen)
+	target := scan.Clip(e.targetText, scan.MaxSummaryLen)
 	t.WriteString("You keep reading and rewriting ")
-	writeQuoted(&t.Builder, target)
+	scan.WriteQuoted(&t.Builder, target)
 	t.WriteString(" without making progress.")
-	x.summaryAt = t.end()
-	writeQuoted(&t.Builder, target)
+	x.summaryAt = t.End()
+	scan.WriteQuoted(&t.Builder, target)
 	t.WriteString(" was read and written in turn ")
-	writeInt(&t.Builder, int64(f.length))
+	scan.WriteInt(&t.Builder, int64(f.length))
 	t.WriteString(" times (calls #")
-	writeInt(&t.Builder, e.wbFirst)
+	scan.WriteInt(&t.Builder, e.wbFirst)
 	t.WriteString(" to #")
-	writeInt(&t.Builder, e.index)
+	scan.WriteInt(&t.Builder, e.index)
 	t.WriteString("), and the cycle repeats itself: the same write, or the same content read back.")
-	x.description = t.end()
+	x.description = t.End()
 	t.WriteString("Stop rewriting ")
-	writeQuoted(&t.Builder, target)
+	scan.WriteQuoted(&t.Builder, target)
 	t.WriteString(": check what the last write did, then make one deliberate change.")
-	x.suggestion = t.end()
-}
-
-// writeQuoted writes a name in backticks for the markdown block.
-func writeQuoted(b *strings.Builder, name string) {
-	b.WriteByte('`')
-	b.WriteString(oneLine(name))
-	b.WriteByte('`')
+	x.suggestion = t.End()
 }
 
 // writeQuotedLabel writes a call's label, already on one line, in
@@ -992,13 +978,4 @@ func writeQuotedLabel(b *strings.Builder, label []byte) {
 	b.WriteByte('`')
 	b.Write(label)
 	b.WriteByte('`')
-}
-
-// atLeast returns a positive v raised to low; a non-positive v (a
-// threshold turned off) is returned as it is.
-func atLeast(v, low int) int {
-	if v > 0 {
-		return max(v, low)
-	}
-	return v
 }
