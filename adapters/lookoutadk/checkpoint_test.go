@@ -23,7 +23,6 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
-	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/summary"
 	"github.com/lookout-go/lookout/session"
@@ -255,7 +254,7 @@ func TestAnInterruptedSubAgentResumesItsRecording(t *testing.T) {
 // also after an interrupt: the checkpoint keeps the counts the session
 // had when the run started.
 func TestResumeKeepsTheRunsEfficacyBase(t *testing.T) {
-	name := resource.New().Name()
+	name := adaptertest.Probe{}.Name()
 	store := session.New(nil)
 	session.ValueOf[observer.Efficacy](store).Seed(observer.Efficacy{
 		ByObserver: map[string]observer.EfficacyCounts{name: {Shown: 5, ChangedCourse: 5}},

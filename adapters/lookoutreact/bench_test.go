@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -112,7 +113,7 @@ func BenchmarkInjection(b *testing.B) {
 	for _, n := range []int{100, 10_000} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
 			l, err := lookoutreact.New(context.Background(), &lookout.Config{
-				Observers: []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
+				Observers: adaptertest.EveryCall(),
 			})
 			if err != nil {
 				b.Fatal(err)

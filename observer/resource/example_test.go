@@ -93,10 +93,15 @@ func ExampleObserver_toolCallPace() {
 	// - Be mindful of remaining resources when planning next steps.
 }
 
+// With no limit set there is nothing to report: the observer declines to
+// run, and nothing is injected.
 func ExampleObserver_unconstrained() {
-	fmt.Println(resource.New().Assess(budget.Budget{}, start).Render())
-	// Output:
-	// ### Resources [info]
-	//
-	// No resource constraints configured.
+	store := session.New(nil)
+	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+	if err != nil {
+		panic(err)
+	}
+	p.AfterToolCall(context.Background(), observer.ToolCallRecord{ToolName: "read_file", Success: true})
+	fmt.Printf("%q\n", observer.BuildContext(store, 0))
+	// Output: ""
 }

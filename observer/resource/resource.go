@@ -55,8 +55,18 @@ func (r *Observer) Validate() error {
 	return detect.NotFraction(r.Name(), "WarningAt", r.WarningAt)
 }
 
-// ShouldRun always reports true: the trigger decides how often it speaks.
-func (r *Observer) ShouldRun(context.Context, *observer.Context) bool { return true }
+// ShouldRun reports whether the session's budget sets a limit: with none
+// there is nothing to report. Otherwise the trigger decides how often it
+// speaks.
+func (r *Observer) ShouldRun(_ context.Context, oc *observer.Context) bool {
+	b, _ := oc.Budget()
+	return limited(b)
+}
+
+// limited reports whether b sets a deadline or a cap.
+func limited(b budget.Budget) bool {
+	return !b.Deadline.IsZero() || b.MaxTokens > 0 || b.MaxToolCalls > 0 || b.MaxModelCalls > 0
+}
 
 // Observe describes the budget at oc.Now.
 func (r *Observer) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {

@@ -90,7 +90,7 @@ func injectionScenarios() []Scenario {
 					MaxAgeCalls: 2,
 					InjectAs:    schema.System,
 					Observers: []observer.Spec{{
-						Observer: resource.New(),
+						Observer: Probe{},
 						Trigger:  observer.Trigger{AfterConsecutiveErrors: 1},
 					}},
 				},
@@ -170,7 +170,7 @@ func injectionScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Failing("deploy", "permission denied")},
-				Config: &lookout.Config{Observers: []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
+				Config: &lookout.Config{Observers: []observer.Spec{{Observer: Probe{}, Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					tools := ToolMessages(m.Requests()[3].Messages)
