@@ -84,6 +84,36 @@ func DefaultRules() []Rule {
 	}
 }
 
+// MessageRules returns the rules that make tool results and error
+// messages with one cause compare equal, in the order they are tried. The
+// error-cascade detector groups failures with them, and the stall
+// detector compares results and errors with them:
+//
+//   - url: absolute URLs (https://api.example.com/v1/x);
+//   - uuid and time: as in [DefaultRules];
+//   - addr: IPv4 addresses with an optional port (10.0.0.7:5432);
+//   - path: words starting with /, ~/, ./, ../ or a drive (C:\), and
+//     words with a slash whose last part has an extension (src/main.go);
+//   - id: hexadecimal words of 8 or more characters with letters and
+//     digits, and words of 16 or more letters and digits with at least 4
+//     digits;
+//   - n: numbers (42, 3.14, 1,024, 0x1f), with a unit of up to three
+//     letters (30s, 512MB), so counters, pids and attempt numbers do not
+//     make two messages differ.
+//
+// The slice is new on each call: append to it to extend the defaults.
+func MessageRules() []Rule {
+	return []Rule{
+		{Name: "url", Starts: scan.Letters, Match: scan.MatchURL},
+		{Name: "uuid", Starts: scan.HexDigits, Match: scan.MatchUUID},
+		{Name: "time", Starts: scan.Digits, Match: scan.MatchTime},
+		{Name: "addr", Starts: scan.Digits, Match: scan.MatchIPv4},
+		{Name: "path", Starts: `/\~.` + scan.Letters + scan.Digits, Match: scan.MatchPath},
+		{Name: "id", Starts: scan.Letters + scan.Digits, Match: scan.MatchID},
+		{Name: "n", Starts: scan.Digits, Match: scan.MatchNumber},
+	}
+}
+
 // Normalizer turns tool arguments and results into a canonical form, so
 // that calls which differ only in volatile values compare equal. Arguments
 // that are JSON are compared as JSON: whitespace and the order of object

@@ -41,9 +41,9 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 			}(),
 		},
 		{
-			name:  "polling a job until it finishes, its status moving on",
+			name:  "polling a declared job-status tool until the job finishes, its progress moving on",
 			task:  observer.Task{Prompt: "Run the nightly build and report the result."},
-			stall: stall.New(),
+			stall: &stall.Detector{PollingTools: []string{"job_status"}},
 			calls: func() []observer.ToolCallRecord {
 				out := []observer.ToolCallRecord{succeeded("start_job", `{"name":"nightly"}`, `{"job_id":"j-8812"}`)}
 				for i := 0; i <= 100; i += 5 {
@@ -56,12 +56,12 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 			}(),
 		},
 		{
-			name:  "polling a declared polling tool that answers the same until done",
+			name:  "polling a declared polling tool that answers the same, fewer times than its cap, until done",
 			task:  observer.Task{Prompt: "Deploy the release and wait for it to be live."},
 			stall: &stall.Detector{PollingTools: []string{"deploy_status", "sleep"}},
 			calls: func() []observer.ToolCallRecord {
 				out := []observer.ToolCallRecord{succeeded("deploy", `{"release":"v2.4.0"}`, `{"id":"d-1"}`)}
-				for range 25 {
+				for range stall.DefaultPollingCap - 1 {
 					out = append(out,
 						succeeded("sleep", `{"seconds":10}`, "slept 10s"),
 						succeeded("deploy_status", `{"id":"d-1"}`, `{"state":"in_progress"}`))

@@ -217,19 +217,36 @@ func TestStallTreatsReorderedJSONKeysAsTheSameCall(t *testing.T) {
 	assert.Equal(t, []string{"Stall@4"}, h.firings())
 }
 
-func TestStallStaysQuietWhenResultsKeepChanging(t *testing.T) {
-	h := newHarness(t, stall.New())
+func TestStallStaysQuietWhenAPollingToolsResultsKeepChanging(t *testing.T) {
+	h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}})
 	for i := range 10 {
 		h.run(succeeded("job_status", `{"id":"build-7"}`, fmt.Sprintf("running: %d%% done", i*10)))
 	}
 	assert.Empty(t, h.firings())
 }
 
-func TestStallNeverCountsPollingTools(t *testing.T) {
+func TestStallCountsPollingToolsOnlyUpToTheirCap(t *testing.T) {
 	poll := succeeded("job_status", `{"id":"build-7"}`, "running")
-	t.Run("a declared polling tool is quiet", func(t *testing.T) {
+	t.Run("a declared polling tool is quiet below its cap", func(t *testing.T) {
 		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}})
-		h.run(times(12, poll)...)
+		h.run(times(stall.DefaultPollingCap-1, poll)...)
+		assert.Empty(t, h.firings())
+	})
+	t.Run("a declared polling tool is reported as no progress at its cap", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}})
+		last := h.run(times(12, poll)...)
+		assert.Equal(t, []string{"Stall@10", "Stall@11", "Stall@12"}, h.firings())
+		require.NotNil(t, last)
+		assert.Equal(t, "no_progress", last.Assessments[0].Observations[0].Category)
+	})
+	t.Run("a declared cap is kept", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}, PollingCap: 3})
+		h.run(times(3, poll)...)
+		assert.Equal(t, []string{"Stall@3"}, h.firings())
+	})
+	t.Run("a negative cap never reports", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}, PollingCap: -1})
+		h.run(times(30, poll)...)
 		assert.Empty(t, h.firings())
 	})
 	t.Run("the same calls to an undeclared tool fire", func(t *testing.T) {
@@ -517,4 +534,42 @@ func TestStallWriteBackNamesTheTargetAsTheCallsDo(t *testing.T) {
 	assert.True(t, strings.HasPrefix(a.Observations[0].Description, "`https://api.example.com/Items/42` was read and written"),
 		a.Observations[0].Description)
 	assert.Contains(t, a.Suggestions[0], "Stop rewriting `https://api.example.com/Items/42`:")
+}
+
+// The repeats peers' stuck detectors report that a raw comparison misses.
+func TestStallReportsRepeatsThatDifferOnlyInCounters(t *testing.T) {
+	tests := []struct {
+		name string
+		call func(i int) observer.ToolCallRecord
+	}{
+		{"results that differ only in a session id and pid", func(i int) observer.ToolCallRecord {
+			return succeeded("run_command", `{"command":"make build"}`, fmt.Sprintf("Command still running (session sess-%d, pid 100%d)", i, i))
+		}},
+		{"errors that differ only in an attempt counter", func(i int) observer.ToolCallRecord {
+			return failed("spawn", `{"runtime":"python3"}`, fmt.Sprintf("Runtime failed before spawn: attempt %d", i))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, stall.New())
+			for i := 1; i <= 10; i++ {
+				h.run(tt.call(i))
+			}
+			require.NotEmpty(t, h.firings())
+		})
+	}
+}
+
+func TestStallReportsManyIdenticalCallsWhoseOutputChanges(t *testing.T) {
+	h := newHarness(t, &stall.Detector{ResultRules: []observer.Rule{}})
+	var last *observer.CurrentAssessment
+	for i := range 30 {
+		if current := h.run(succeeded("shell", `{"command":"date"}`, fmt.Sprintf("Fri Nov 27 04:%02d:%02d UTC 2026", i/60, i%60))); current != nil {
+			last = current
+		}
+	}
+	firings := h.firings()
+	require.NotEmpty(t, firings)
+	assert.Equal(t, fmt.Sprintf("Stall@%d", stall.DefaultSameCalls), firings[0])
+	assert.Equal(t, "same_call", last.Assessments[0].Observations[0].Category)
 }

@@ -34,36 +34,13 @@ const (
 	MaxWindow = 5_000
 )
 
-// DefaultRules returns the rules [Detector] applies to error
-// messages so that messages with one cause group together, in the order
-// they are tried:
-//
-//   - url: absolute URLs (https://api.example.com/v1/x);
-//   - uuid and time: as in [DefaultRules];
-//   - addr: IPv4 addresses with an optional port (10.0.0.7:5432);
-//   - path: words starting with /, ~/, ./, ../ or a drive (C:\), and
-//     words with a slash whose last part has an extension (src/main.go);
-//   - id: hexadecimal words of 8 or more characters with letters and
-//     digits, and words of 16 or more letters and digits with at least 4
-//     digits;
-//   - n: numbers (42, 3.14, 1,024, 0x1f), with a unit of up to three
-//     letters (30s, 512MB).
-//
+// DefaultRules returns the rules [Detector] applies to error messages so
+// that messages with one cause group together: [observer.MessageRules].
 // So "open /var/data/users.db: permission denied" and "open
 // /var/data/orders.db: permission denied" both read "open <path>:
 // permission denied". The slice is new on each call: append to it to
 // extend the defaults.
-func DefaultRules() []observer.Rule {
-	return []observer.Rule{
-		{Name: "url", Starts: scan.Letters, Match: matchURL},
-		{Name: "uuid", Starts: scan.HexDigits, Match: scan.MatchUUID},
-		{Name: "time", Starts: scan.Digits, Match: scan.MatchTime},
-		{Name: "addr", Starts: scan.Digits, Match: matchIPv4},
-		{Name: "path", Starts: `/\~.` + scan.Letters + scan.Digits, Match: matchPath},
-		{Name: "id", Starts: scan.Letters + scan.Digits, Match: matchID},
-		{Name: "n", Starts: scan.Digits, Match: matchNumber},
-	}
-}
+func DefaultRules() []observer.Rule { return observer.MessageRules() }
 
 // Detector notices failures piling up. It reports when the latest
 // call failed and either the last Consecutive calls all failed, or at
@@ -614,139 +591,4 @@ func writeGroup(b *strings.Builder, g errorGroup) {
 		b.WriteString("\n  ")
 		scan.EvidenceLine(b, c.index, c.label.Of(c.tool, c.summary, c.args), true, "")
 	}
-}
-
-// matchURL matches an absolute URL up to the next space or quote, without
-// trailing punctuation.
-func matchURL(s string) int {
-	k := scan.RunOf(s, scan.IsSchemeByte)
-	if k == 0 || k > 16 || !strings.HasPrefix(s[k:], "://") {
-		return 0
-	}
-	rest := s[k+3:]
-	n := len(strings.TrimRight(rest[:scan.RunOf(rest, isURLByte)], ".,;:"))
-	if n == 0 {
-		return 0
-	}
-	return k + 3 + n
-}
-
-// isURLByte reports the bytes a URL in an error message is made of.
-func isURLByte(b byte) bool { return scan.ByteClasses[b]&scan.UrlStop == 0 }
-
-// matchIPv4 matches a dotted IPv4 address with an optional port.
-func matchIPv4(s string) int {
-	i := octetLen(s)
-	if i == 0 {
-		return 0
-	}
-	for range 3 {
-		if !strings.HasPrefix(s[i:], ".") {
-			return 0
-		}
-		d := octetLen(s[i+1:])
-		if d == 0 {
-			return 0
-		}
-		i += 1 + d
-	}
-	return i + scan.DigitsAfter(s[i:], ":")
-}
-
-// octetLen matches a number of an IPv4 address: one to three digits.
-func octetLen(s string) int {
-	if d := scan.RunOf(s, scan.IsDigit); d <= 3 {
-		return d
-	}
-	return 0
-}
-
-func isPathChar(b byte) bool { return scan.ByteClasses[b]&(scan.WordClass|scan.PathCharPunct) != 0 }
-
-// matchPath matches a file system path.
-func matchPath(s string) int {
-	start := 0
-	if scan.HasDrive(s) && scan.IsSlash(s[2]) {
-		start = 2
-	}
-	n := start + len(strings.TrimRight(s[start:start+scan.RunOf(s[start:], isPathChar)], "."))
-	w := s[:n]
-	if n < 2 || !scan.HasASCIIWordByte(w) {
-		return 0
-	}
-	if start > 0 || isRootedPath(w) || hasNamedFile(w) {
-		return n
-	}
-	return 0
-}
-
-// rootedPrefixes start a path that is a path whatever follows.
-var rootedPrefixes = [...]string{"/", `\`, "~/", "./", "../"}
-
-// isRootedPath reports a path from the root, the home directory, or the
-// current or parent directory.
-func isRootedPath(w string) bool {
-	for _, prefix := range rootedPrefixes {
-		if strings.HasPrefix(w, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasNamedFile reports a relative path with a directory whose last part
-// has an extension: src/main.go.
-func hasNamedFile(w string) bool {
-	slash := strings.LastIndexAny(w, `/\`)
-	if slash <= 0 {
-		return false
-	}
-	dot := strings.LastIndexByte(w[slash+1:], '.')
-	return dot > 0 && slash+1+dot < len(w)-1
-}
-
-// matchID matches a hexadecimal word of 8 or more characters with letters
-// and digits, or a long id as in [DefaultRules].
-func matchID(s string) int {
-	n := scan.RunOf(s, scan.IsHex)
-	if d := scan.CountOf(s[:n], scan.IsDigit); n >= 8 && 0 < d && d < n && endsWord(s, n) {
-		return n
-	}
-	return scan.MatchLongID(s)
-}
-
-// endsWord reports whether a match of n bytes at the start of s ends
-// where a word does.
-func endsWord(s string, n int) bool { return n == len(s) || !scan.IsWordByte(s[n]) }
-
-// matchNumber matches a number with an optional unit of up to three
-// letters.
-func matchNumber(s string) int {
-	if n := hexNumberLen(s); n > 0 {
-		return n
-	}
-	n := scan.RunOf(s, scan.IsDigit)
-	if n == 0 {
-		return 0
-	}
-	for n+1 < len(s) && strings.IndexByte(".,:_", s[n]) >= 0 && scan.IsDigit(s[n+1]) {
-		n += 1 + scan.RunOf(s[n+1:], scan.IsDigit)
-	}
-	return n + unitLen(s[n:])
-}
-
-// hexNumberLen matches a hexadecimal number written with 0x.
-func hexNumberLen(s string) int {
-	if len(s) < 3 || (s[:2] != "0x" && s[:2] != "0X") || !scan.IsHex(s[2]) {
-		return 0
-	}
-	return 2 + scan.RunOf(s[2:], scan.IsHex)
-}
-
-// unitLen matches the unit after a number: up to three letters.
-func unitLen(s string) int {
-	if u := scan.RunOf(s, scan.IsLetter); u <= 3 {
-		return u
-	}
-	return 0
 }

@@ -140,17 +140,34 @@ func ExampleDetector_writeBack() {
 	// - Stop rewriting `config.yaml`: check what the last write did, then make one deliberate change.
 }
 
+// A declared polling tool may be called again and again; ten polls in a
+// row with the same answer are reported as no progress.
 func ExampleDetector_polling() {
-	p, _ := newExamplePipeline(&stall.Detector{PollingTools: []string{"job_status"}})
-	fired := 0
-	for range 12 {
-		if _, current := p.AfterToolCall(context.Background(), observer.ToolCallRecord{
+	p, store := newExamplePipeline(&stall.Detector{PollingTools: []string{"job_status"}})
+	for range stall.DefaultPollingCap {
+		p.AfterToolCall(context.Background(), observer.ToolCallRecord{
 			ToolName: "job_status", Arguments: `{"job_id":"j-8812"}`, Result: `{"state":"running"}`, Success: true,
-		}); current != nil {
-			fired++
-		}
+		})
 	}
-	fmt.Println("assessments:", fired)
+	fmt.Print(observer.BuildContext(store, 0))
 	// Output:
-	// assessments: 0
+	// ## Trajectory Assessment
+	//
+	// _Generated after tool call #10_
+	//
+	// ### Stall [info]
+	//
+	// You keep polling, and nothing has changed.
+	//
+	// **no_progress**: `job_status` was called 10 times with the same arguments and returned the same result each time (calls #1 to #10).
+	// ```
+	// #1 job_status job_id=j-8812
+	// … 6 more calls …
+	// #8 job_status job_id=j-8812
+	// #9 job_status job_id=j-8812
+	// #10 job_status job_id=j-8812
+	// ```
+	//
+	// **Suggestions**:
+	// - Polling again will not change it: check whether what you are waiting for is stuck, or do other work before you poll again.
 }

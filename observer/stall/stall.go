@@ -25,12 +25,19 @@ const (
 	// DefaultWriteBack is how many alternating reads and writes of one
 	// target make one.
 	DefaultWriteBack = 4
+	// DefaultPollingCap is how many identical calls to a polling tool,
+	// each with the same result, make a repeat of no progress.
+	DefaultPollingCap = 10
+	// DefaultSameCalls is how many calls with the same tool and arguments
+	// make a repeat whatever their results.
+	DefaultSameCalls = 10
 	// MaxWindow is the largest Window, and the largest Repeats,
-	// FailedRepeats, Oscillation and WriteBack, that [Detector.Validate]
-	// accepts: a pattern longer than the window could never be seen. Stall
-	// keeps a slot of 336 bytes (on 64-bit platforms) for each call of the
-	// window, allocated when a session is first checked, so a window of
-	// 1,000 calls takes about 330 KiB per session; the slots' strings are
+	// FailedRepeats, Oscillation, WriteBack, PollingCap and SameCalls,
+	// that [Detector.Validate] accepts: a pattern longer than the window
+	// could never be seen. Stall keeps a slot of 360 bytes (on 64-bit
+	// platforms) for each call of the window, allocated when a session is
+	// first checked, so a window of 1,000 calls takes about 352 KiB per
+	// session; the slots' strings are
 	// the call records' own. Each call is also compared with the window's
 	// earlier calls, which this bound keeps quick.
 	MaxWindow = 1_000
@@ -101,8 +108,24 @@ type Detector struct {
 	Escalation observer.Escalation
 	// PollingTools names tools that are expected to be called again and
 	// again with the same arguments, such as a job-status check. Their
-	// calls are never part of a pattern.
+	// calls are part of no other pattern, and are reported only when
+	// PollingCap of them in a row got the same result: no progress.
 	PollingTools []string
+	// PollingCap is how many identical calls to a polling tool, each with
+	// the same result, make a repeat of no progress. Zero means
+	// [DefaultPollingCap]; negative means never.
+	PollingCap int
+	// SameCalls is how many calls with the same tool and arguments make a
+	// repeat even when their results differ, with nothing new in between.
+	// Zero means [DefaultSameCalls]; negative turns it off.
+	SameCalls int
+	// ResultRules decide which differences between two calls' results and
+	// error messages do not count. Nil means [observer.MessageRules]: ids,
+	// numbers, times, paths and URLs; an empty, non-nil slice means none.
+	// The results of PollingTools are compared with the Normalizer's
+	// rules instead, which keep numbers: a poll's counters are its
+	// progress.
+	ResultRules []observer.Rule
 	// ReadTools and WriteTools name the tools that read and write the
 	// target named in their arguments, for write-back detection. Tools in
 	// neither list are classified by the words of their name (split at
@@ -143,6 +166,8 @@ func (s *Detector) Validate() error {
 		{"FailedRepeats", s.FailedRepeats, 2},
 		{"Oscillation", s.Oscillation, 3},
 		{"WriteBack", s.WriteBack, 3},
+		{"PollingCap", s.PollingCap, 2},
+		{"SameCalls", s.SameCalls, 2},
 	} {
 		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "stall.MaxWindow"); err != nil {
 			return err
@@ -199,8 +224,11 @@ func (s *Detector) newState() *stallState {
 		failed:     scan.AtLeast(scan.Pick(s.FailedRepeats, DefaultFailedRepeats), 2),
 		oscillate:  scan.AtLeast(scan.Pick(s.Oscillation, DefaultOscillation), 3),
 		writeBack:  scan.AtLeast(scan.Pick(s.WriteBack, DefaultWriteBack), 3),
+		pollCap:    scan.AtLeast(scan.Pick(s.PollingCap, DefaultPollingCap), 2),
+		sameCalls:  scan.AtLeast(scan.Pick(s.SameCalls, DefaultSameCalls), 2),
 		escalation: s.Escalation.Or(defaultStallEscalation),
 		canon:      s.Normalizer.Compile(),
+		results:    resultNormalizer(s.ResultRules).Compile(),
 		seed:       maphash.MakeSeed(),
 		polling:    make(map[string]bool, len(s.PollingTools)),
 		access:     make(map[string]access, len(s.ReadTools)+len(s.WriteTools)),
@@ -216,6 +244,14 @@ func (s *Detector) newState() *stallState {
 		st.access[t] = writeAccess
 	}
 	return st
+}
+
+// resultNormalizer returns the normalizer results are compared with.
+func resultNormalizer(rules []observer.Rule) *observer.Normalizer {
+	if rules == nil {
+		rules = observer.MessageRules()
+	}
+	return &observer.Normalizer{VolatileKeys: []string{}, Rules: rules}
 }
 
 // access is what a tool does to the target named in its arguments.
@@ -354,6 +390,9 @@ type stallCall struct {
 	seen                bool  // an identical call precedes it in the window
 	repeatRun           int   // identical calls in the chain ending here
 	repeatFirst         int64 // index of the chain's first call
+	sigSeen             bool  // a call with its tool and arguments precedes it in the window
+	sigRun              int   // calls with its tool and arguments in the chain ending here, whatever their results
+	sigFirst            int64 // index of that chain's first call
 	oscRun              int   // calls in the alternation ending here
 	wbRun               int   // accesses in the read/write cycle ending here
 	wbFirst             int64 // index of the cycle's first access
@@ -378,10 +417,12 @@ const stallCatchUp = 1024
 // stallState is one session's working state for a Detector.
 type stallState struct {
 	window, repeats, failed, oscillate, writeBack int
+	pollCap, sameCalls                            int
 	escalation                                    observer.Escalation
 
 	calls   scan.Ring[stallCall]
 	canon   *observer.Compiled
+	results *observer.Compiled
 	seed    maphash.Seed
 	text    []byte
 	polling map[string]bool
@@ -401,6 +442,8 @@ const (
 	repeatPattern stallKind = iota
 	oscillationPattern
 	writeBackPattern
+	pollPattern     // identical polls past the cap
+	sameCallPattern // the same call, whatever its results
 )
 
 type stallFinding struct {
@@ -450,9 +493,15 @@ func (st *stallState) signature(tool, args string) uint64 {
 // observation returns the hash of a call's normalized result and error.
 func (st *stallState) observation(c *stallCall) uint64 {
 	if !c.obsDone {
-		st.text = st.canon.AppendText(st.text[:0], c.result)
+		// A polling tool's counters are its progress: its results are
+		// compared with the arguments' rules, which keep numbers.
+		norm := st.results
+		if c.exempt {
+			norm = st.canon
+		}
+		st.text = norm.AppendText(st.text[:0], c.result)
 		st.text = append(st.text, 0)
-		st.text = st.canon.AppendText(st.text, c.errMsg)
+		st.text = norm.AppendText(st.text, c.errMsg)
 		c.obs, c.obsDone = maphash.Bytes(st.seed, st.text), true
 	}
 	return c.obs
@@ -535,20 +584,63 @@ func (c *stallCall) accessed(e *stallCall) bool {
 // found both, or as soon as e needs neither.
 func (st *stallState) scanBack(e *stallCall, prior int) *stallCall {
 	e.repeatRun, e.repeatFirst = 1, e.index
-	wantRepeat := !e.exempt
+	e.sigRun, e.sigFirst = 1, e.index
+	wantRepeat, wantSig := !e.exempt, !e.exempt
 	wantAccess := e.tracksTarget()
 	var lastAccess *stallCall
-	novel := false
-	for i := 0; i < prior && (wantRepeat || wantAccess); i++ {
+	novel, novelSig := false, false
+	if e.exempt {
+		st.continuePolls(e, prior)
+	}
+	for i := 0; i < prior && (wantRepeat || wantSig || wantAccess); i++ {
 		p := st.calls.Back(i)
 		if wantRepeat {
 			wantRepeat, novel = st.continueRepeat(e, p, novel)
+		}
+		if wantSig {
+			wantSig, novelSig = continueSameCall(e, p, novelSig)
 		}
 		if wantAccess && p.accessed(e) {
 			lastAccess, wantAccess = p, false
 		}
 	}
 	return lastAccess
+}
+
+// continueSameCall looks at p, the next older call, for the latest call
+// with e's tool and arguments, whatever its result. When p is that call,
+// e continues its chain unless something new happened in between
+// (novel): a call whose tool and arguments had not been used before in
+// the window, or a polling call. It reports whether the search goes on,
+// and whether p was new.
+func continueSameCall(e, p *stallCall, novel bool) (searching, stillNovel bool) {
+	if p.sig != e.sig || p.exempt {
+		return true, novel || p.exempt || !p.sigSeen
+	}
+	e.sigSeen = true
+	if !novel {
+		e.sigRun, e.sigFirst = p.sigRun+1, p.sigFirst
+	}
+	return false, novel
+}
+
+// continuePolls continues the chain of identical polls that e, a polling
+// call, extends: the latest earlier call to its tool with its arguments,
+// if it got the same result and nothing new came in between (a call not
+// made before in the window).
+func (st *stallState) continuePolls(e *stallCall, prior int) {
+	for i := range prior {
+		p := st.calls.Back(i)
+		if p.exempt && p.sig == e.sig {
+			if st.sameObservation(p, e) {
+				e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
+			}
+			return
+		}
+		if !p.exempt && !p.sigSeen {
+			return
+		}
+	}
 }
 
 // continueRepeat looks at p, the next older call, for e's identical
@@ -697,7 +789,13 @@ func (st *stallState) detect(index int64) (stallFinding, bool) {
 		return stallFinding{}, false
 	}
 	e := st.calls.Back(0)
-	if e.index != index || e.exempt {
+	if e.index != index {
+		return stallFinding{}, false
+	}
+	if e.exempt {
+		if st.repeating(e, st.pollCap) {
+			return st.findingOf(pollPattern, e.repeatRun, st.pollCap), true
+		}
 		return stallFinding{}, false
 	}
 	return st.strongest(e)
@@ -719,6 +817,9 @@ func (st *stallState) strongest(e *stallCall) (stallFinding, bool) {
 	if threshold := st.repeatThreshold(e); st.repeating(e, threshold) {
 		best.consider(st.findingOf(repeatPattern, e.repeatRun, threshold))
 	}
+	if st.sameCalling(e) {
+		best.consider(st.findingOf(sameCallPattern, e.sigRun, st.sameCalls))
+	}
 	return best.f, best.found
 }
 
@@ -738,6 +839,21 @@ func (st *stallState) oscillating(e *stallCall) bool {
 // report that repeats itself.
 func (st *stallState) writingBack(e *stallCall) bool {
 	return st.writeBack > 0 && e.wbRun >= st.writeBack && e.wbStuck
+}
+
+// sameCalling reports whether e ends a chain of SameCalls or more calls
+// with its tool and arguments, that many of them still kept.
+func (st *stallState) sameCalling(e *stallCall) bool {
+	if st.sameCalls <= 0 || e.sigRun < st.sameCalls {
+		return false
+	}
+	kept := 0
+	for i := range st.calls.Len() {
+		if c := st.calls.Back(i); c.index >= e.sigFirst && c.sig == e.sig && !c.exempt {
+			kept++
+		}
+	}
+	return kept >= st.sameCalls
 }
 
 // repeatThreshold returns how many identical calls like e make a repeat:
@@ -787,7 +903,7 @@ func (st *stallState) chainOf(e *stallCall) []*stallCall {
 // first, so comparing the first index and the signature is enough: the
 // results need not be compared again.
 func (st *stallState) inChain(p, e *stallCall) bool {
-	return p.repeatFirst == e.repeatFirst && p.sig == e.sig && !p.exempt
+	return p.repeatFirst == e.repeatFirst && p.sig == e.sig && p.exempt == e.exempt
 }
 
 func (st *stallState) labelOf(c *stallCall) []byte { return c.label.Of(c.tool, c.summary, c.args) }
@@ -822,6 +938,8 @@ const (
 	failedSuggestion      = "Calling it again will not help: read the error, then change the call or try another approach."
 	oscillateSuggestion   = "Decide what you need from these two calls and move on: switching between them is not making progress."
 	stallWarning          = "If you cannot make progress this way, stop and report what is blocking you."
+	pollSuggestion        = "Polling again will not change it: check whether what you are waiting for is stuck, or do other work before you poll again."
+	sameCallSuggestion    = "Calling it again is not making progress: use what you already have, or change the call."
 )
 
 // assess turns a finding into an assessment. Its texts are written one
@@ -861,8 +979,10 @@ type stallTexts struct {
 // returns suggestions with the pattern's fixed suggestions appended.
 func (st *stallState) describe(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
 	switch f.kind {
-	case repeatPattern:
+	case repeatPattern, pollPattern:
 		return st.describeRepeat(x, suggestions, f, e)
+	case sameCallPattern:
+		return st.describeSameCall(x, suggestions, f, e)
 	case oscillationPattern:
 		return st.describeOscillation(x, suggestions, f, e)
 	case writeBackPattern:
@@ -874,27 +994,38 @@ func (st *stallState) describe(x *stallTexts, suggestions []string, f stallFindi
 // repeatWording is what a repeat's texts say, by whether its calls
 // succeeded.
 type repeatWording struct {
-	summary, outcome string
-	suggestions      []string
+	category, summary, outcome string
+	suggestions                []string
 }
 
 var (
 	repeatSucceeded = repeatWording{
+		category:    "repeat",
 		summary:     "You are repeating a call that keeps giving the same result.",
 		outcome:     " times with the same arguments and returned the same result each time (calls #",
 		suggestions: []string{repeatSuggestion, repeatOtherSuggestion},
 	}
 	repeatFailed = repeatWording{
+		category:    "repeat",
 		summary:     "You are repeating a call that keeps failing the same way.",
 		outcome:     " times with the same arguments and failed the same way each time (calls #",
 		suggestions: []string{failedSuggestion},
+	}
+	repeatPolled = repeatWording{
+		category:    "no_progress",
+		summary:     "You keep polling, and nothing has changed.",
+		outcome:     " times with the same arguments and returned the same result each time (calls #",
+		suggestions: []string{pollSuggestion},
 	}
 )
 
 func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
 	t := &st.out
 	w := &repeatFailed
-	if e.success {
+	switch {
+	case f.kind == pollPattern:
+		w = &repeatPolled
+	case e.success:
 		w = &repeatSucceeded
 	}
 	// detect found the chain's kept calls.
@@ -902,7 +1033,7 @@ func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stal
 	first := e.repeatFirst
 	st.list(&t.Builder, f.length, first, e)
 	x.evidence = t.End()
-	x.category, x.summary = "repeat", w.summary
+	x.category, x.summary = w.category, w.summary
 	scan.WriteQuoted(&t.Builder, e.tool)
 	t.WriteString(" was called ")
 	scan.WriteInt(&t.Builder, int64(f.length))
@@ -913,6 +1044,26 @@ func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stal
 	t.WriteString(").")
 	x.description = t.End()
 	return append(suggestions, w.suggestions...)
+}
+
+func (st *stallState) describeSameCall(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	t := &st.out
+	first := e.sigFirst
+	st.pick(func(c *stallCall) bool { return c.index >= first && c.sig == e.sig && !c.exempt })
+	st.list(&t.Builder, f.length, first, e)
+	x.evidence = t.End()
+	x.category = "same_call"
+	x.summary = "You keep making the same call; its result changes, but you are not moving on."
+	scan.WriteQuoted(&t.Builder, e.tool)
+	t.WriteString(" was called ")
+	scan.WriteInt(&t.Builder, int64(f.length))
+	t.WriteString(" times with the same arguments (calls #")
+	scan.WriteInt(&t.Builder, first)
+	t.WriteString(" to #")
+	scan.WriteInt(&t.Builder, e.index)
+	t.WriteString("), with nothing else in between.")
+	x.description = t.End()
+	return append(suggestions, sameCallSuggestion)
 }
 
 func (st *stallState) describeOscillation(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
