@@ -211,7 +211,7 @@ func TestDriftReadsPathsThroughMarkdownInThePrompt(t *testing.T) {
 			assert.Empty(t, h.firings(), "work in services/billing is in scope")
 		})
 	}
-	h := newHarness(t, &drift.Detector{InitialCalls: -1}).task(observer.Task{Prompt: "Fix **services/billing/invoice.go**."})
+	h := newHarness(t, &drift.Detector{InitialCalls: -1, DerivedMinCalls: 4}).task(observer.Task{Prompt: "Fix **services/billing/invoice.go**."})
 	h.run(times(5, readFile("web/page.tsx", "x"))...)
 	assert.Contains(t, h.mustAt(5, "Drift").Observations[0].Description, "(services/billing).")
 }
@@ -238,8 +238,48 @@ func TestDriftTakesNoScopeFromTopLevelFilesAlone(t *testing.T) {
 	assert.Empty(t, h.firings())
 
 	// A first call into a directory still gives its top directory.
-	h = newHarness(t, &drift.Detector{InitialCalls: 2}).task(observer.Task{Prompt: "Add rate limiting to the public API."})
+	h = newHarness(t, &drift.Detector{InitialCalls: 2, DerivedMinCalls: 4}).task(observer.Task{Prompt: "Add rate limiting to the public API."})
 	h.run(readFile("README.md", "# api"), readFile("internal/api/server.go", "package api"))
 	h.run(times(4, readFile("web/page.tsx", "x"))...)
 	assert.Contains(t, h.mustAt(6, "Drift").Observations[0].Description, "(internal).")
+}
+
+// The false alarms Drift raised on real runs.
+func TestDriftKeepsWhatTheAgentMadeInScope(t *testing.T) {
+	h := newHarness(t, drift.New()).task(observer.Task{Prompt: "Solve the `rock` challenge: run `./rock` and use `-c` to open it with `cat`, e.g. `n/a`."})
+	h.run(
+		succeeded("bash", `{"command":"./rock"}`, "?"),
+		succeeded("decompile", `{"binary_path":"rock"}`, "int main()"),
+		succeeded("create", `{"path":"solve.py"}`, "created"),
+		succeeded("bash", `{"command":"python solve.py > out.txt"}`, ""),
+		succeeded("bash", `{"command":"cat out.txt"}`, "flag"),
+	)
+	h.run(times(8, succeeded("bash", `{"command":"python solve.py"}`, "flag"))...)
+	assert.Empty(t, h.firings())
+}
+
+func TestDriftTakesNoShellWordsFlagsOrAbbreviationsFromThePrompt(t *testing.T) {
+	h := newHarness(t, &drift.Detector{InitialCalls: -1, DerivedMinCalls: 4}).task(observer.Task{
+		Prompt: "Connect with `nc` to port `4242`, use `-c`, `open` and `cat`, e.g. as n/a says, in `services/billing`."})
+	h.run(times(5, readFile("web/page.tsx", "x"))...)
+	a := h.mustAt(5, "Drift")
+	assert.Contains(t, a.Observations[0].Description, "(services/billing).")
+}
+
+func TestDriftTakesATopLevelFileForItsDirectory(t *testing.T) {
+	h := newHarness(t, drift.New())
+	for i := range 15 {
+		h.run(readFile(fmt.Sprintf("/file%d.txt", i), "x"))
+	}
+	assert.Empty(t, h.firings())
+}
+
+func TestDriftJudgesADerivedScopeLaterThanADeclaredOne(t *testing.T) {
+	outside := times(drift.DefaultDerivedMinCalls, readFile("web/page.tsx", "x"))
+	derived := newHarness(t, &drift.Detector{InitialCalls: -1}).task(observer.Task{Prompt: "Fix services/billing/invoice.go."})
+	derived.run(outside...)
+	declared := newHarness(t, &drift.Detector{InitialCalls: -1}).task(observer.Task{Scope: []string{"services/billing"}})
+	declared.run(outside...)
+	assert.Equal(t, fmt.Sprintf("Drift@%d", drift.DefaultDerivedMinCalls), derived.firings()[0])
+	assert.Equal(t, fmt.Sprintf("Drift@%d", drift.DefaultMinCalls), declared.firings()[0])
 }

@@ -18,8 +18,12 @@ const (
 	// looks at.
 	DefaultWindow = 10
 	// DefaultMinCalls is how many of them there must be before it
-	// judges.
+	// judges a declared scope.
 	DefaultMinCalls = 4
+	// DefaultDerivedMinCalls is how many there must be before it judges
+	// a scope taken from the prompt and the first calls, which is weaker
+	// evidence of the task's bounds than a declared one.
+	DefaultDerivedMinCalls = 8
 	// DefaultShare is the share of them outside the scope that makes
 	// a drift.
 	DefaultShare = 0.6
@@ -84,8 +88,13 @@ type Detector struct {
 	// [MaxWindow].
 	Window int
 	// MinCalls is how many such calls the window must hold before Drift
-	// judges. Zero means [DefaultMinCalls].
+	// judges a declared scope. Zero means [DefaultMinCalls].
 	MinCalls int
+	// DerivedMinCalls is how many such calls the window must hold before
+	// Drift judges a scope it derived from the prompt and the first calls.
+	// Zero means [DefaultDerivedMinCalls], or the window when that is
+	// smaller.
+	DerivedMinCalls int
 	// Share is the fraction of them outside the scope, from 0 to 1, at or
 	// above which Drift reports. Zero means [DefaultShare].
 	Share float64
@@ -119,6 +128,9 @@ func (d *Detector) Validate() error {
 	if err := detect.TooLarge(name, "MinCalls", d.MinCalls, MaxWindow, "drift.MaxWindow"); err != nil {
 		return err
 	}
+	if err := detect.TooLarge(name, "DerivedMinCalls", d.DerivedMinCalls, MaxWindow, "drift.MaxWindow"); err != nil {
+		return err
+	}
 	if err := detect.TooLarge(name, "InitialCalls", d.InitialCalls, MaxInitialCalls, "drift.MaxInitialCalls"); err != nil {
 		return err
 	}
@@ -130,6 +142,10 @@ func (d *Detector) Validate() error {
 		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", d.Window)}
 	case d.MinCalls < 0:
 		return &observer.ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is negative", d.MinCalls)}
+	case d.DerivedMinCalls < 0:
+		return &observer.ConfigError{Observer: name, Field: "DerivedMinCalls", Problem: fmt.Sprintf("%d is negative", d.DerivedMinCalls)}
+	case d.DerivedMinCalls > scan.Pick(d.Window, DefaultWindow):
+		return &observer.ConfigError{Observer: name, Field: "DerivedMinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", d.DerivedMinCalls, scan.Pick(d.Window, DefaultWindow))}
 	case scan.Pick(d.MinCalls, DefaultMinCalls) > scan.Pick(d.Window, DefaultWindow):
 		return &observer.ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", scan.Pick(d.MinCalls, DefaultMinCalls), scan.Pick(d.Window, DefaultWindow))}
 	}
@@ -185,6 +201,7 @@ func (d *Detector) newState() *driftState {
 	return &driftState{
 		window:     window,
 		minCalls:   min(max(scan.Pick(d.MinCalls, DefaultMinCalls), 1), window),
+		derivedMin: min(max(scan.Pick(d.DerivedMinCalls, DefaultDerivedMinCalls), 1), window),
 		share:      share,
 		initial:    scan.Pick(d.InitialCalls, DefaultInitialCalls),
 		escalation: d.Escalation.Or(defaultDriftEscalation),
@@ -206,6 +223,7 @@ type driftCall struct {
 // driftState is one session's working state for a Detector.
 type driftState struct {
 	window, minCalls, initial int
+	derivedMin                int
 	share                     float64
 	escalation                observer.Escalation
 	finder                    *scan.TargetFinder
@@ -222,6 +240,8 @@ type driftState struct {
 	declared    []string // from Task.Scope
 	fromPrompt  []string // from Task.Prompt
 	learned     []string // targets of the first calls
+	made        []string // what the agent wrote, and its working directories
+	key         []byte   // scratch for folding argument keys
 	topFiles    []string // of them, relative paths of files at the top of the tree
 	learnedUpTo int64
 	scope       []string
@@ -251,6 +271,7 @@ func (st *driftState) CatchUp() int { return 4 * st.window }
 func (st *driftState) Reset(oc *observer.Context) {
 	st.calls.Clear()
 	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
+	st.made = st.made[:0]
 	st.relearn(oc.Calls(), oc.CallIndex)
 	st.reset = true
 }
@@ -385,13 +406,22 @@ func (st *driftState) rebuildScope() {
 	st.scope = st.scope[:0]
 	if len(st.declared) > 0 {
 		st.scope = append(st.scope, st.declared...)
-		return
+	} else {
+		// Keep each entry once, and none that another entry covers.
+		entries := st.candidates()
+		for i, e := range entries {
+			if !covered(entries, i) {
+				st.scope = append(st.scope, e)
+			}
+		}
 	}
-	// Keep each entry once, and none that another entry covers.
-	entries := st.candidates()
-	for i, e := range entries {
-		if !covered(entries, i) {
-			st.scope = append(st.scope, e)
+	// What the agent made extends a scope; alone it makes none, or
+	// everything else would look like drift.
+	if len(st.scope) > 0 {
+		for _, m := range st.made {
+			if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
+				st.scope = append(st.scope, m)
+			}
 		}
 	}
 }
@@ -431,6 +461,9 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		st.rebuildScope()
 	}
 	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
+	if st.noteMade(rec) {
+		st.rebuildScope()
+	}
 	if len(st.targets) == 0 {
 		return
 	}
@@ -441,6 +474,88 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		version: -1,
 		label:   slot.label.Reuse(),
 	}
+}
+
+// maxMade bounds the targets the agent made that join the scope.
+const maxMade = 256
+
+// workDirKeys name a call's working directory.
+var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": true, "workingdirectory": true, "dir": true, "directory": true}
+
+// noteMade adds to what the agent made the targets of a successful call
+// that wrote them (a tool whose name says it writes, a shell redirection,
+// touch or mkdir) and the working directory it names, and reports whether
+// it added any.
+func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
+	if !rec.Success || len(st.made) >= maxMade {
+		return false
+	}
+	n := len(st.made)
+	if scan.ClassifyTool(rec.ToolName) == scan.WriteAccess {
+		for _, t := range st.targets {
+			st.addMade(t)
+		}
+	}
+	scan.EachMember(rec.Arguments, func(k, val string, isString bool) bool {
+		if !isString {
+			return true
+		}
+		if st.key = scan.FoldKey(st.key[:0], k); workDirKeys[string(st.key)] {
+			st.addMade(scan.CleanTarget(val))
+		} else if len(val) <= 512 {
+			madeByShell(val, st.addMade)
+		}
+		return true
+	})
+	return len(st.made) > n
+}
+
+func (st *driftState) addMade(t string) {
+	if t != "" && t != "." && len(st.made) < maxMade && !slices.Contains(st.made, t) {
+		st.made = append(st.made, t)
+	}
+}
+
+// madeByShell calls add for what a shell command writes or works in: the
+// target of a redirection (> out.txt, >> log), the arguments of touch and
+// mkdir, and the directory of cd.
+func madeByShell(cmd string, add func(string)) {
+	if !strings.Contains(cmd, ">") && !strings.Contains(cmd, "touch") && !strings.Contains(cmd, "mkdir") && !strings.Contains(cmd, "cd ") {
+		return
+	}
+	start, redirect, args := true, false, false
+	for w := range strings.FieldsSeq(cmd) {
+		switch {
+		case redirect:
+			addShellTarget(w, add)
+			redirect = false
+		case w == ">" || w == ">>":
+			redirect, args = true, false
+		case w[0] == '>':
+			addShellTarget(strings.TrimLeft(w, ">"), add)
+			args = false
+		case isShellOperator(w):
+			start, args = true, false
+			continue
+		case start && (w == "touch" || w == "mkdir" || w == "cd"):
+			args = true
+		case args && w[0] != '-':
+			addShellTarget(w, add)
+		}
+		start = false
+	}
+}
+
+// addShellTarget adds a word of a command as a target, but not a device.
+func addShellTarget(w string, add func(string)) {
+	if t := scan.CleanTarget(strings.Trim(w, `"'`)); !strings.HasPrefix(t, "/dev/") {
+		add(t)
+	}
+}
+
+// isShellOperator reports a word that ends one command of a line.
+func isShellOperator(w string) bool {
+	return w == "&&" || w == "||" || w == ";" || w == "|"
 }
 
 func (st *driftState) outside(c *driftCall) bool {
@@ -477,7 +592,11 @@ func (st *driftState) detect(index int64) (driftFinding, bool) {
 // whether they make a drift: there is a scope, enough calls, and a large
 // enough share of them outside it.
 func (st *driftState) mostlyOutside(n int) (int, bool) {
-	if len(st.scope) == 0 || n < st.minCalls {
+	least := st.derivedMin
+	if len(st.declared) > 0 {
+		least = st.minCalls
+	}
+	if len(st.scope) == 0 || n < least {
 		return 0, false
 	}
 	out := 0

@@ -231,17 +231,17 @@ func (s *Detector) newState() *stallState {
 		results:    resultNormalizer(s.ResultRules).Compile(),
 		seed:       maphash.MakeSeed(),
 		polling:    make(map[string]bool, len(s.PollingTools)),
-		access:     make(map[string]access, len(s.ReadTools)+len(s.WriteTools)),
+		access:     make(map[string]scan.Access, len(s.ReadTools)+len(s.WriteTools)),
 	}
 	st.calls = scan.NewRing[stallCall](st.window)
 	for _, t := range s.PollingTools {
 		st.polling[t] = true
 	}
 	for _, t := range s.ReadTools {
-		st.access[t] = readAccess
+		st.access[t] = scan.ReadAccess
 	}
 	for _, t := range s.WriteTools {
-		st.access[t] = writeAccess
+		st.access[t] = scan.WriteAccess
 	}
 	return st
 }
@@ -254,99 +254,10 @@ func resultNormalizer(rules []observer.Rule) *observer.Normalizer {
 	return &observer.Normalizer{VolatileKeys: []string{}, Rules: rules}
 }
 
-// access is what a tool does to the target named in its arguments.
-type access uint8
-
-const (
-	noAccess access = iota
-	readAccess
-	writeAccess
-)
-
-var (
-	writeWords = map[string]bool{
-		"write": true, "edit": true, "update": true, "put": true, "save": true, "patch": true,
-		"replace": true, "create": true, "set": true, "apply": true, "modify": true, "append": true,
-		"insert": true, "delete": true, "remove": true, "rename": true, "move": true, "upload": true,
-		"overwrite": true,
-	}
-	readWords = map[string]bool{
-		"read": true, "get": true, "cat": true, "view": true, "open": true, "load": true,
-		"fetch": true, "show": true, "head": true, "tail": true, "download": true, "inspect": true,
-		"stat": true, "describe": true, "list": true,
-	}
-	targetKeys = [...]string{"path", "filepath", "file", "filename", "target", "targetfile", "uri", "url", "key", "resource"}
-)
-
-// classifyTool reads a tool's access from the words of its name, split at
-// non-letters and at lower-to-upper case changes. A write word wins over
-// a read word wherever it comes.
-func classifyTool(name string) access {
-	found := noAccess
-	for i := 0; i < len(name); {
-		start, end := nextWord(name, i)
-		found = max(found, foldedWordAccess(name[start:end]))
-		i = end
-	}
-	return found
-}
-
-// nextWord returns the bounds of the first word of name at or after i: a
-// run of letters that ends at a non-letter or where a lower-case letter
-// is followed by an upper-case one. At the end of name the word is empty.
-func nextWord(name string, i int) (start, end int) {
-	for i < len(name) && !scan.IsLetter(name[i]) {
-		i++
-	}
-	end = min(i+1, len(name))
-	for end < len(name) && scan.IsLetter(name[end]) && !isCaseChange(name[end-1], name[end]) {
-		end++
-	}
-	return i, end
-}
-
-// isCaseChange reports a lower-case letter followed by an upper-case one,
-// where the words of a camel-case name meet.
-func isCaseChange(prev, b byte) bool {
-	return scan.ByteClasses[prev]&scan.LowerClass != 0 && scan.ByteClasses[b]&scan.UpperClass != 0
-}
-
-// foldedWordAccess looks up a word of letters in any case. Words longer
-// than the longest listed word with an ending are in neither list.
-func foldedWordAccess(w string) access {
-	var word [16]byte
-	if len(w) > len(word) {
-		return noAccess
-	}
-	for i := range len(w) {
-		word[i] = w[i] | ('a' - 'A') // letters only: sets the lower-case bit
-	}
-	return wordAccess(string(word[:len(w)]))
-}
-
-// wordAccess looks a word up in the write and read lists, as it is or
-// without one of the endings -s, -r, -er, -or and -ing (writes, writer,
-// viewer, editor, reading).
-func wordAccess(w string) access {
-	for _, suffix := range [...]string{"", "s", "r", "er", "or", "ing"} {
-		if len(w) <= len(suffix) || !strings.HasSuffix(w, suffix) {
-			continue
-		}
-		stem := w[:len(w)-len(suffix)]
-		if writeWords[stem] {
-			return writeAccess
-		}
-		if readWords[stem] {
-			return readAccess
-		}
-	}
-	return noAccess
-}
-
 // primaryTarget returns the target a reading or writing tool's arguments
 // name, normalized for comparison, and as the arguments spell it, or "".
 func primaryTarget(args string) (target, text string) {
-	best, rank := "", len(targetKeys)
+	best, rank := "", len(scan.TargetKeys)
 	var buf [16]byte
 	scan.EachMember(args, func(k, val string, isString bool) bool {
 		if isString && val != "" && len(k) <= len(buf) {
@@ -363,9 +274,9 @@ func primaryTarget(args string) (target, text string) {
 }
 
 // targetRank returns the place of the folded key among the first rank
-// targetKeys, or rank when it is not one of them.
+// scan.TargetKeys, or rank when it is not one of them.
 func targetRank(key []byte, rank int) int {
-	for r, tk := range targetKeys[:rank] {
+	for r, tk := range scan.TargetKeys[:rank] {
 		if string(key) == tk {
 			return r
 		}
@@ -379,7 +290,7 @@ type stallCall struct {
 	tool, summary, args string
 	result, errMsg      string
 	success, exempt     bool
-	access              access
+	access              scan.Access
 	target              string // normalized, for comparison
 	targetText          string // as the arguments spell it, for the model
 	targetHash          uint64 // of target, compared before it
@@ -426,7 +337,7 @@ type stallState struct {
 	seed    maphash.Seed
 	text    []byte
 	polling map[string]bool
-	access  map[string]access
+	access  map[string]scan.Access
 
 	checked int64
 	found   bool
@@ -475,11 +386,11 @@ func (st *stallState) check(oc *observer.Context) (stallFinding, bool) {
 	return st.finding, st.found
 }
 
-func (st *stallState) accessOf(tool string) access {
+func (st *stallState) accessOf(tool string) scan.Access {
 	if a, ok := st.access[tool]; ok {
 		return a
 	}
-	a := classifyTool(tool)
+	a := scan.ClassifyTool(tool)
 	if len(st.access) < 256 {
 		st.access[tool] = a
 	}
@@ -559,7 +470,7 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 // by: its signature, and the target it reads or writes, if any.
 func (st *stallState) derive(e *stallCall) {
 	e.sig = st.signature(e.tool, e.args)
-	if e.access = st.accessOf(e.tool); e.access != noAccess {
+	if e.access = st.accessOf(e.tool); e.access != scan.NoAccess {
 		e.target, e.targetText = primaryTarget(e.args)
 		e.targetHash = maphash.String(st.seed, e.target)
 	}
@@ -568,7 +479,7 @@ func (st *stallState) derive(e *stallCall) {
 // tracksTarget reports whether c takes part in write-back cycles: it reads
 // or writes a named target and is not a polling call.
 func (c *stallCall) tracksTarget() bool {
-	return c.access != noAccess && c.target != "" && !c.exempt
+	return c.access != scan.NoAccess && c.target != "" && !c.exempt
 }
 
 // accessed reports whether c is an access to e's target, one that took
@@ -711,7 +622,7 @@ func (st *stallState) markStuck(e, prev *stallCall, prior int) {
 	switch {
 	case prev != nil && st.cycleRepeats(e, prior):
 		e.wbStuck = true
-	case e.access == writeAccess && e.success:
+	case e.access == scan.WriteAccess && e.success:
 		// A change not made before in the cycle is progress, even
 		// if a read cannot show it (results are kept only in part).
 		e.wbNew++
@@ -774,7 +685,7 @@ func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 // same result, when the content changed in between or no new write was
 // made since q. differs reports a read that got another result than q.
 func (st *stallState) repeatsAccess(q, e *stallCall, changed bool) (repeats, differs bool) {
-	if e.access == writeAccess {
+	if e.access == scan.WriteAccess {
 		return q.sig == e.sig, false
 	}
 	if !st.sameObservation(q, e) {

@@ -248,8 +248,13 @@ func (f *TargetFinder) addPath(t string) {
 // trimWord strips the quotes and punctuation that surround a word in
 // prose or a command.
 func trimWord(w string) string {
-	w = strings.Trim(w, "\"'`()[]{}<>,;!?")
-	return strings.TrimRight(w, ".:")
+	for {
+		t := strings.TrimRight(strings.Trim(w, "\"'`()[]{}<>,;!?"), ".:")
+		if t == w {
+			return t
+		}
+		w = t
+	}
 }
 
 // isPromptSeparator reports the runes that end a word of a prompt: spaces,
@@ -306,14 +311,48 @@ func hostOf(rest string) string {
 // slash, one starting with "./" or "~/", or a file name with an
 // extension, such as main.go.
 func looksLikePath(w string) bool {
-	if len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") {
+	if len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") || strings.ContainsAny(w, "{}|<>*") {
 		return false
 	}
 	if strings.ContainsAny(w, `/\`) {
-		return HasASCIIWordByte(w)
+		// A path has a component of two letters or digits at least:
+		// n/a and 1/2 are not paths.
+		return hasWordOfTwo(w)
 	}
 	dot := strings.LastIndexByte(w, '.')
-	return dot > 0 && len(w)-dot <= 9 && isExtension(w[dot+1:])
+	// Abbreviations such as e.g and i.e are not file names.
+	return dot > 0 && len(w)-dot <= 9 && isExtension(w[dot+1:]) && !(dot == 1 && len(w) == 3)
+}
+
+// hasWordOfTwo reports whether s holds two ASCII letters or digits in a
+// row.
+func hasWordOfTwo(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] < 0x80 && s[i-1] < 0x80 && IsWordByte(s[i]) && IsWordByte(s[i-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellWords are commands and shell words a prompt puts in backticks
+// when it tells how to work, not what to work on.
+var shellWords = map[string]bool{
+	"open": true, "cat": true, "ls": true, "cd": true, "echo": true, "grep": true, "sed": true,
+	"awk": true, "python": true, "python3": true, "bash": true, "sh": true, "nc": true, "curl": true,
+	"wget": true, "find": true, "head": true, "tail": true, "less": true, "vim": true, "nano": true,
+	"chmod": true, "sudo": true, "pip": true, "git": true, "make": true, "gcc": true, "file": true,
+	"strings": true, "objdump": true, "gdb": true, "submit": true, "exit": true, "true": true,
+	"false": true, "rm": true, "cp": true, "mv": true, "mkdir": true, "touch": true, "xxd": true,
+	"sort": true, "wc": true, "diff": true, "ssh": true, "docker": true, "npm": true, "node": true,
+	"go": true, "edit": true, "create": true, "search": true, "goto": true, "scroll": true,
+	"none": true, "null": true, "n/a": true, "e.g": true, "i.e": true, "etc": true,
+}
+
+// isShellWord reports a backticked word of a prompt that names no target:
+// a flag, a number, or a shell command or word.
+func isShellWord(w string) bool {
+	return w[0] == '-' || RunOf(w, IsDigit) == len(w) || shellWords[strings.ToLower(w)]
 }
 
 // isExtension reports a file name's extension: ASCII letters and digits,
@@ -354,6 +393,10 @@ func withoutPort(t string) string {
 // itself.
 func ScopeOf(t string) string {
 	slash := strings.LastIndexByte(t, '/')
+	if slash == 0 && strings.Contains(t[1:], ".") {
+		// A file at the top of the tree stands for its directory.
+		return "/"
+	}
 	if slash <= 0 {
 		return t
 	}
@@ -458,7 +501,7 @@ func (f *TargetFinder) backticked(prompt string) {
 		if closing < 0 {
 			return
 		}
-		if w := rest[open+1 : open+1+closing]; isBareName(w) {
+		if w := rest[open+1 : open+1+closing]; isBareName(w) && !isShellWord(w) {
 			f.addName(w)
 		}
 		rest = rest[open+2+closing:]
