@@ -10,6 +10,7 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
@@ -144,7 +145,7 @@ func (c *Config) normalized() (Config, error) {
 	}
 	if n.Observers == nil {
 		n.Observers = []observer.Spec{{
-			Observer: observer.NewResource(),
+			Observer: resource.New(),
 			Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
 		}}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 )
 
 // A configuration that cannot work fails in New, with an error that
@@ -35,7 +36,7 @@ func Example() {
 	ctx := context.Background()
 	l, err := lookout.New(&lookout.Config{
 		Limits:    budget.Limits{MaxToolCalls: 2},
-		Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+		Observers: []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		Now:       func() time.Time { return time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) }, // a fixed clock keeps the output stable
 	})
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -20,7 +22,7 @@ import (
 func TestResourceAssessWritesItsSummaryOnce(t *testing.T) {
 	b := budget.New(budget.Limits{Timeout: time.Hour, MaxTokens: 50_000, MaxToolCalls: 100}, start)
 	b.TokensUsed, b.ToolCalls = 20_000, 20
-	r := observer.NewResource()
+	r := resource.New()
 	now := start.Add(10 * time.Minute)
 	a := r.Assess(b, now)
 	assert.Contains(t, a.Summary, "At this pace", "the budget is meant to need a pace statement")
@@ -46,7 +48,7 @@ func TestRenderAllocatesOnce(t *testing.T) {
 
 func TestModelRespondedWithOneCallLeavesThePendingReactionAlone(t *testing.T) {
 	ctx := context.Background()
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	read := readFile("go.mod", "module x")
 	h.run(times(4, read)...)
 	require.NotEmpty(t, h.p.Inject(ctx, 0))
@@ -61,7 +63,7 @@ func TestModelRespondedWithOneCallLeavesThePendingReactionAlone(t *testing.T) {
 }
 
 func TestObserverStatesAreReplacedNotChanged(t *testing.T) {
-	h := newHarness(t, observer.NewResource())
+	h := newHarness(t, resource.New())
 	session.ValueOf[budget.Budget](h.store).Seed(budget.New(budget.Limits{Timeout: time.Hour}, start))
 	read := readFile("go.mod", "module x")
 	h.run(read)
@@ -84,7 +86,7 @@ func TestEfficacyCycleAllocations(t *testing.T) {
 	store := session.New(&session.StoreOptions{Now: c.Now})
 	session.ValueOf[budget.Budget](store).Seed(budget.New(budget.Limits{Timeout: time.Hour}, start))
 	p, err := observer.NewPipeline(store,
-		[]observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+		[]observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		&observer.PipelineOptions{OnEfficacy: func(_ context.Context, e observer.EfficacyEvent) { last, events = e, events+1 }})
 	require.NoError(t, err)
 	rec := succeeded("read_file", `{"path":"go.mod"}`, "module x")

@@ -2,7 +2,6 @@ package observer
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,9 +55,6 @@ func ParseSeverity(name string) (Severity, error) {
 	}
 	return Info, fmt.Errorf("observer: unknown severity %q", name)
 }
-
-// raise returns s one level higher, capped at Warning.
-func (s Severity) raise() Severity { return min(s+1, Warning) }
 
 // Category of the observation that stands in for a failed observer.
 const CategoryObserverError = "observer_error"
@@ -199,25 +195,6 @@ func writeFence(b *strings.Builder, n int) {
 	for range n {
 		b.WriteByte('`')
 	}
-}
-
-// detectorParts is a detector's observation allocated together with its
-// suggestions.
-type detectorParts struct {
-	observations [1]Observation
-	suggestions  [3]string
-}
-
-// observationWith returns o as the only observation of an assessment and
-// a copy of suggestions, both from one allocation when there are at most
-// three suggestions.
-func observationWith(o Observation, suggestions ...string) ([]Observation, []string) {
-	if len(suggestions) > 3 {
-		return []Observation{o}, slices.Clone(suggestions)
-	}
-	p := &detectorParts{observations: [1]Observation{o}}
-	n := copy(p.suggestions[:], suggestions)
-	return p.observations[:], p.suggestions[:n:n]
 }
 
 // CurrentAssessment is the session slice holding the latest merged

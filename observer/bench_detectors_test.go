@@ -8,6 +8,10 @@ import (
 	"time"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/drift"
+	"github.com/lookout-go/lookout/observer/resource"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -43,11 +47,11 @@ func benchTraces(name string) (quiet, firing []observer.ToolCallRecord) {
 func benchDetector(name string) observer.Observer {
 	switch name {
 	case "Stall":
-		return &observer.Stall{Window: 20}
+		return &stall.Detector{Window: 20}
 	case "Errors":
-		return &observer.ErrorCascade{Window: 20}
+		return &cascade.Detector{Window: 20}
 	}
-	return &observer.Drift{Window: 20, InitialCalls: -1}
+	return &drift.Detector{Window: 20, InitialCalls: -1}
 }
 
 // BenchmarkDetector measures one detector, run on every call with a
@@ -100,10 +104,10 @@ func BenchmarkAllDetectorsQuiet(b *testing.B) {
 	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
 	every := observer.Trigger{OnEveryCall: true}
 	p, err := observer.NewPipeline(store, []observer.Spec{
-		{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
-		{Observer: observer.NewStall(), Trigger: every},
-		{Observer: observer.NewErrorCascade(), Trigger: every},
-		{Observer: observer.NewDrift(), Trigger: every},
+		{Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
+		{Observer: stall.New(), Trigger: every},
+		{Observer: cascade.New(), Trigger: every},
+		{Observer: drift.New(), Trigger: every},
 	}, nil)
 	if err != nil {
 		b.Fatal(err)

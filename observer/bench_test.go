@@ -8,6 +8,7 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -31,9 +32,9 @@ func BenchmarkAfterToolCallQuiet(b *testing.B) {
 			store := session.New(&session.StoreOptions{Now: func() time.Time { return now }, Retention: bench.retention})
 			quiet := observer.Trigger{EveryNCalls: observer.MaxTriggerCalls, AfterConsecutiveErrors: 3, EveryInterval: time.Hour}
 			p, err := observer.NewPipeline(store, []observer.Spec{
-				{Observer: named{observer.NewResource(), "a"}, Trigger: quiet},
-				{Observer: named{observer.NewResource(), "b"}, Trigger: quiet},
-				{Observer: named{observer.NewResource(), "c"}, Trigger: quiet},
+				{Observer: named{resource.New(), "a"}, Trigger: quiet},
+				{Observer: named{resource.New(), "b"}, Trigger: quiet},
+				{Observer: named{resource.New(), "c"}, Trigger: quiet},
 			}, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -63,7 +64,7 @@ func BenchmarkResourceFiring(b *testing.B) {
 	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }})
 	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 1 << 40}, nil)
 	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
-	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,9 +99,9 @@ func BenchmarkEfficacyCycle(b *testing.B) {
 	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000}, nil)
 	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
 	p, err := observer.NewPipeline(store, []observer.Spec{
-		{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
-		{Observer: named{observer.NewResource(), "b"}, Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
-		{Observer: named{observer.NewResource(), "c"}, Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
+		{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}},
+		{Observer: named{resource.New(), "b"}, Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
+		{Observer: named{resource.New(), "c"}, Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},
 	}, &observer.PipelineOptions{OnEfficacy: func(context.Context, observer.EfficacyEvent) {}})
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -18,7 +19,7 @@ func denied(path string) observer.ToolCallRecord {
 }
 
 func TestErrorsFireOnConsecutiveFailures(t *testing.T) {
-	h := newHarness(t, observer.NewErrorCascade())
+	h := newHarness(t, cascade.New())
 	for i := range 7 {
 		h.run(denied(fmt.Sprintf("/srv/data/part-%d.csv", i)))
 	}
@@ -35,7 +36,7 @@ func TestErrorsFireOnConsecutiveFailures(t *testing.T) {
 }
 
 func TestErrorsFireOnAHighErrorRate(t *testing.T) {
-	h := newHarness(t, observer.NewErrorCascade())
+	h := newHarness(t, cascade.New())
 	ok := readFile("README.md", "# app")
 	// f o f f o f f o f f: 7 of 10 failed, never 3 in a row.
 	for i, c := range "foffoffoff" {
@@ -59,7 +60,7 @@ func TestErrorsFireOnAHighErrorRate(t *testing.T) {
 }
 
 func TestErrorsNameTheCommonCauseInMixedFailures(t *testing.T) {
-	h := newHarness(t, observer.NewErrorCascade())
+	h := newHarness(t, cascade.New())
 	h.run(
 		failed("http_get", `{"url":"http://10.0.0.7:8080/health"}`, "dial tcp 10.0.0.7:8080: connection refused"),
 		denied("/etc/app/a.conf"),
@@ -80,7 +81,7 @@ func TestErrorsNameTheCommonCauseInMixedFailures(t *testing.T) {
 }
 
 func TestErrorsSayWhenEveryFailureDiffers(t *testing.T) {
-	h := newHarness(t, observer.NewErrorCascade())
+	h := newHarness(t, cascade.New())
 	h.run(failed("a", `{}`, "no such table: users"), failed("b", `{}`, "syntax error"), failed("c", `{}`, "timeout"))
 	a := h.mustAt(3, "Errors")
 	assert.Equal(t, "The last 3 calls all failed, each with a different error.", a.Summary)
@@ -88,13 +89,13 @@ func TestErrorsSayWhenEveryFailureDiffers(t *testing.T) {
 }
 
 func TestErrorsUseTheResultWhenThereIsNoErrorMessage(t *testing.T) {
-	h := newHarness(t, observer.NewErrorCascade())
+	h := newHarness(t, cascade.New())
 	h.run(times(3, observer.ToolCallRecord{ToolName: "sh", Arguments: `{"cmd":"ls /root"}`, Result: "ls: /root: Permission denied"})...)
 	assert.Equal(t, "The last 3 calls all failed with `ls: <path>: Permission denied`.", h.mustAt(3, "Errors").Summary)
 }
 
 func TestErrorsGoQuietWhenACallSucceeds(t *testing.T) {
-	h := newHarness(t, observer.NewErrorCascade())
+	h := newHarness(t, cascade.New())
 	h.run(concat(times(3, denied("/etc/x")), times(3, readFile("a.go", "package a")))...)
 	assert.Equal(t, []string{"Errors@3"}, h.firings())
 }
@@ -102,15 +103,15 @@ func TestErrorsGoQuietWhenACallSucceeds(t *testing.T) {
 func TestErrorsThresholdsAreConfigurable(t *testing.T) {
 	tests := []struct {
 		name    string
-		cascade *observer.ErrorCascade
+		cascade *cascade.Detector
 		pattern string // f fails, o succeeds
 		want    []string
 	}{
-		{"five in a row", &observer.ErrorCascade{Consecutive: 5}, "ffffff", []string{"Errors@5", "Errors@6"}},
-		{"streaks turned off", &observer.ErrorCascade{Consecutive: -1}, "fffff", nil},
-		{"a half rate over four calls", &observer.ErrorCascade{Window: 4, Rate: 0.5}, "ofof", []string{"Errors@4"}},
-		{"rates turned off", &observer.ErrorCascade{Rate: -1}, "ffoffoffoff", nil},
-		{"warning after three", &observer.ErrorCascade{WarningAfter: 3}, "fff", []string{"Errors@3"}},
+		{"five in a row", &cascade.Detector{Consecutive: 5}, "ffffff", []string{"Errors@5", "Errors@6"}},
+		{"streaks turned off", &cascade.Detector{Consecutive: -1}, "fffff", nil},
+		{"a half rate over four calls", &cascade.Detector{Window: 4, Rate: 0.5}, "ofof", []string{"Errors@4"}},
+		{"rates turned off", &cascade.Detector{Rate: -1}, "ffoffoffoff", nil},
+		{"warning after three", &cascade.Detector{WarningAfter: 3}, "fff", []string{"Errors@3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +126,7 @@ func TestErrorsThresholdsAreConfigurable(t *testing.T) {
 			assert.Equal(t, tt.want, h.firings())
 		})
 	}
-	h := newHarness(t, &observer.ErrorCascade{WarningAfter: 3})
+	h := newHarness(t, &cascade.Detector{WarningAfter: 3})
 	h.run(times(3, denied("/x"))...)
 	assert.Equal(t, observer.Warning, h.mustAt(3, "Errors").Severity)
 }
@@ -133,7 +134,7 @@ func TestErrorsThresholdsAreConfigurable(t *testing.T) {
 func TestErrorsRulesAreExtensible(t *testing.T) {
 	rule, err := observer.PatternRule("tenant", `tenant-[a-z]+`)
 	require.NoError(t, err)
-	h := newHarness(t, &observer.ErrorCascade{Rules: append(observer.DefaultErrorRules(), rule)})
+	h := newHarness(t, &cascade.Detector{Rules: append(cascade.DefaultRules(), rule)})
 	h.run(failed("q", `{}`, "quota exceeded for tenant-acme"), failed("q", `{}`, "quota exceeded for tenant-globex"), failed("q", `{}`, "quota exceeded for tenant-initech"))
 	assert.Equal(t, "The last 3 calls all failed with `quota exceeded for <tenant>`.", h.mustAt(3, "Errors").Summary)
 
@@ -142,7 +143,7 @@ func TestErrorsRulesAreExtensible(t *testing.T) {
 }
 
 func TestErrorsValidate(t *testing.T) {
-	for _, e := range []*observer.ErrorCascade{{Rate: 1.5}, {Rate: math.NaN()}, {Window: 1}, {Window: -2}, {Consecutive: 1}} {
+	for _, e := range []*cascade.Detector{{Rate: 1.5}, {Rate: math.NaN()}, {Window: 1}, {Window: -2}, {Consecutive: 1}} {
 		_, err := observer.NewPipeline(session.New(nil), []observer.Spec{{Observer: e, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "%+v", *e)
 	}
@@ -165,18 +166,18 @@ func TestErrorGrouping(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			h := newHarness(t, observer.NewErrorCascade())
+			h := newHarness(t, cascade.New())
 			h.run(failed("x", `{}`, tt.a), failed("x", `{}`, tt.b), failed("x", `{}`, tt.a))
 			assert.Equal(t, "The last 3 calls all failed with `"+tt.want+"`.", h.mustAt(3, "Errors").Summary)
 		})
 	}
 	t.Run("words that are not paths or numbers are kept", func(t *testing.T) {
-		h := newHarness(t, observer.NewErrorCascade())
+		h := newHarness(t, cascade.New())
 		h.run(failed("x", `{}`, "read/write error in utf8 E0001"), failed("x", `{}`, "read/write error in utf8 E0001"), failed("x", `{}`, "read/write error in utf8 E0001"))
 		assert.Equal(t, "The last 3 calls all failed with `read/write error in utf8 E0001`.", h.mustAt(3, "Errors").Summary)
 	})
 	t.Run("a long message is cut", func(t *testing.T) {
-		h := newHarness(t, observer.NewErrorCascade())
+		h := newHarness(t, cascade.New())
 		long := strings.Repeat("very long failure ", 50)
 		h.run(times(3, failed("x", `{}`, long))...)
 		assert.Less(t, len(h.mustAt(3, "Errors").Summary), 200)
@@ -190,7 +191,7 @@ func TestErrorsGroupPythonTracebacksByTheirException(t *testing.T) {
 		return fmt.Sprintf("Traceback (most recent call last):\n  File \"/workspace/analysis.py\", line %d, in <module>\n"+
 			"    main()\n  File \"/workspace/analysis.py\", line 12, in main\n    df = load(path)\n%s\n", line, exception)
 	}
-	h := newHarness(t, observer.NewErrorCascade())
+	h := newHarness(t, cascade.New())
 	h.run(
 		failed("python", `{"code":"a"}`, traceback(40, "KeyError: 'revenue'")),
 		failed("python", `{"code":"b"}`, traceback(41, "ModuleNotFoundError: No module named 'polars'")),
@@ -207,7 +208,7 @@ func TestErrorsGroupPythonTracebacksByTheirException(t *testing.T) {
 	}, evidenceLines(a))
 
 	// Cut before its last line, a traceback is grouped as it reads.
-	h = newHarness(t, observer.NewErrorCascade())
+	h = newHarness(t, cascade.New())
 	h.run(times(3, failed("python", `{"code":"a"}`, "Traceback (most recent call last):\n  File \"a.py\", line 1"))...)
 	assert.Equal(t, "The last 3 calls all failed with `Traceback (most recent call last): File \"a.py\", line <n>`.", h.mustAt(3, "Errors").Summary,
 		"line breaks and the indentation after them read as one space")

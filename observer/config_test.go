@@ -9,6 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/drift"
+	"github.com/lookout-go/lookout/observer/resource"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -36,9 +40,9 @@ func TestValidateRejectsAHugeWindow(t *testing.T) {
 		observer observer.Observer
 		want     string
 	}{
-		{"a Stall window of 1<<28 calls is rejected", &observer.Stall{Window: 1 << 28}, "Stall"},
-		{"an ErrorCascade window of 1<<28 calls is rejected", &observer.ErrorCascade{Window: 1 << 28}, "Errors"},
-		{"a Drift window of 1<<28 calls is rejected", &observer.Drift{Window: 1 << 28}, "Drift"},
+		{"a Stall window of 1<<28 calls is rejected", &stall.Detector{Window: 1 << 28}, "Stall"},
+		{"an ErrorCascade window of 1<<28 calls is rejected", &cascade.Detector{Window: 1 << 28}, "Errors"},
+		{"a Drift window of 1<<28 calls is rejected", &drift.Detector{Window: 1 << 28}, "Drift"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,13 +56,13 @@ func TestValidateAcceptsTheMaximum(t *testing.T) {
 		name     string
 		observer observer.Observer
 	}{
-		{"a Stall at MaxStallWindow is accepted", &observer.Stall{Window: observer.MaxStallWindow, Repeats: observer.MaxStallWindow,
-			FailedRepeats: observer.MaxStallWindow, Oscillation: observer.MaxStallWindow, WriteBack: observer.MaxStallWindow}},
-		{"an ErrorCascade at MaxErrorWindow is accepted", &observer.ErrorCascade{Window: observer.MaxErrorWindow,
-			Consecutive: observer.MaxErrorWindow, WarningAfter: observer.MaxErrorWindow}},
-		{"a Drift at MaxDriftWindow and MaxInitialCalls is accepted", &observer.Drift{Window: observer.MaxDriftWindow,
-			MinCalls: observer.MaxDriftWindow, InitialCalls: observer.MaxInitialCalls}},
-		{"a Resource observer at thresholds of 1 is accepted", &observer.ResourceObserver{CautionAt: 1, WarningAt: 1}},
+		{"a Stall at MaxStallWindow is accepted", &stall.Detector{Window: stall.MaxWindow, Repeats: stall.MaxWindow,
+			FailedRepeats: stall.MaxWindow, Oscillation: stall.MaxWindow, WriteBack: stall.MaxWindow}},
+		{"an ErrorCascade at MaxErrorWindow is accepted", &cascade.Detector{Window: cascade.MaxWindow,
+			Consecutive: cascade.MaxWindow, WarningAfter: cascade.MaxWindow}},
+		{"a Drift at MaxDriftWindow and MaxInitialCalls is accepted", &drift.Detector{Window: drift.MaxWindow,
+			MinCalls: drift.MaxWindow, InitialCalls: drift.MaxInitialCalls}},
+		{"a Resource observer at thresholds of 1 is accepted", &resource.Observer{CautionAt: 1, WarningAt: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,14 +76,14 @@ func TestValidateRejectsCountsAboveTheMaximum(t *testing.T) {
 		name, observer, field string
 		o                     observer.Observer
 	}{
-		{"Stall Repeats", "Stall", "Repeats", &observer.Stall{Repeats: observer.MaxStallWindow + 1}},
-		{"Stall FailedRepeats", "Stall", "FailedRepeats", &observer.Stall{FailedRepeats: observer.MaxStallWindow + 1}},
-		{"Stall Oscillation", "Stall", "Oscillation", &observer.Stall{Oscillation: observer.MaxStallWindow + 1}},
-		{"Stall WriteBack", "Stall", "WriteBack", &observer.Stall{WriteBack: observer.MaxStallWindow + 1}},
-		{"ErrorCascade Consecutive", "Errors", "Consecutive", &observer.ErrorCascade{Consecutive: observer.MaxErrorWindow + 1}},
-		{"ErrorCascade WarningAfter", "Errors", "WarningAfter", &observer.ErrorCascade{WarningAfter: observer.MaxErrorWindow + 1}},
-		{"Drift MinCalls", "Drift", "MinCalls", &observer.Drift{Window: observer.MaxDriftWindow, MinCalls: observer.MaxDriftWindow + 1}},
-		{"Drift InitialCalls", "Drift", "InitialCalls", &observer.Drift{InitialCalls: observer.MaxInitialCalls + 1}},
+		{"Stall Repeats", "Stall", "Repeats", &stall.Detector{Repeats: stall.MaxWindow + 1}},
+		{"Stall FailedRepeats", "Stall", "FailedRepeats", &stall.Detector{FailedRepeats: stall.MaxWindow + 1}},
+		{"Stall Oscillation", "Stall", "Oscillation", &stall.Detector{Oscillation: stall.MaxWindow + 1}},
+		{"Stall WriteBack", "Stall", "WriteBack", &stall.Detector{WriteBack: stall.MaxWindow + 1}},
+		{"ErrorCascade Consecutive", "Errors", "Consecutive", &cascade.Detector{Consecutive: cascade.MaxWindow + 1}},
+		{"ErrorCascade WarningAfter", "Errors", "WarningAfter", &cascade.Detector{WarningAfter: cascade.MaxWindow + 1}},
+		{"Drift MinCalls", "Drift", "MinCalls", &drift.Detector{Window: drift.MaxWindow, MinCalls: drift.MaxWindow + 1}},
+		{"Drift InitialCalls", "Drift", "InitialCalls", &drift.Detector{InitialCalls: drift.MaxInitialCalls + 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" one above its maximum is rejected", func(t *testing.T) {
@@ -94,14 +98,14 @@ func TestValidateRejectsNaNAndNegativeThresholds(t *testing.T) {
 		name, observer, field string
 		o                     observer.Observer
 	}{
-		{"a NaN ErrorCascade Rate is rejected", "Errors", "Rate", &observer.ErrorCascade{Rate: nan}},
-		{"a NaN Drift Share is rejected", "Drift", "Share", &observer.Drift{Share: nan}},
-		{"a negative Drift Share is rejected", "Drift", "Share", &observer.Drift{Share: -0.5}},
-		{"a NaN Resource CautionAt is rejected", "Resources", "CautionAt", &observer.ResourceObserver{CautionAt: nan}},
-		{"a negative Resource CautionAt is rejected", "Resources", "CautionAt", &observer.ResourceObserver{CautionAt: -0.1}},
-		{"a NaN Resource WarningAt is rejected", "Resources", "WarningAt", &observer.ResourceObserver{WarningAt: nan}},
-		{"a negative Resource WarningAt is rejected", "Resources", "WarningAt", &observer.ResourceObserver{WarningAt: -0.1}},
-		{"a Resource WarningAt above 1 is rejected", "Resources", "WarningAt", &observer.ResourceObserver{WarningAt: 1.5}},
+		{"a NaN ErrorCascade Rate is rejected", "Errors", "Rate", &cascade.Detector{Rate: nan}},
+		{"a NaN Drift Share is rejected", "Drift", "Share", &drift.Detector{Share: nan}},
+		{"a negative Drift Share is rejected", "Drift", "Share", &drift.Detector{Share: -0.5}},
+		{"a NaN Resource CautionAt is rejected", "Resources", "CautionAt", &resource.Observer{CautionAt: nan}},
+		{"a negative Resource CautionAt is rejected", "Resources", "CautionAt", &resource.Observer{CautionAt: -0.1}},
+		{"a NaN Resource WarningAt is rejected", "Resources", "WarningAt", &resource.Observer{WarningAt: nan}},
+		{"a negative Resource WarningAt is rejected", "Resources", "WarningAt", &resource.Observer{WarningAt: -0.1}},
+		{"a Resource WarningAt above 1 is rejected", "Resources", "WarningAt", &resource.Observer{WarningAt: 1.5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,17 +119,17 @@ func TestValidateRejectsATriggerCountAboveTheMaximum(t *testing.T) {
 		{EveryNCalls: observer.MaxTriggerCalls + 1},
 		{AfterConsecutiveErrors: observer.MaxTriggerCalls + 1},
 	} {
-		err := observer.Validate([]observer.Spec{{Observer: observer.NewResource(), Trigger: tr}})
+		err := observer.Validate([]observer.Spec{{Observer: resource.New(), Trigger: tr}})
 		require.ErrorIs(t, err, observer.ErrInvalidConfig)
 		assert.Contains(t, err.Error(), "MaxTriggerCalls")
 		assert.Contains(t, err.Error(), `"Resources"`)
 	}
-	assert.NoError(t, observer.Validate([]observer.Spec{{Observer: observer.NewResource(),
+	assert.NoError(t, observer.Validate([]observer.Spec{{Observer: resource.New(),
 		Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls, AfterConsecutiveErrors: observer.MaxTriggerCalls}}}))
 }
 
 func TestNewPipelineRejectsAHistoryAboveTheMaximum(t *testing.T) {
-	specs := []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
+	specs := []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}}
 	_, err := observer.NewPipeline(session.New(nil), specs, &observer.PipelineOptions{HistorySize: observer.MaxHistorySize + 1})
 	require.ErrorIs(t, err, observer.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "HistorySize")
@@ -134,7 +138,7 @@ func TestNewPipelineRejectsAHistoryAboveTheMaximum(t *testing.T) {
 }
 
 func TestConfigErrorUnwrapsToErrInvalidConfig(t *testing.T) {
-	err := (&observer.Stall{Window: -1}).Validate()
+	err := (&stall.Detector{Window: -1}).Validate()
 	assert.True(t, errors.Is(err, observer.ErrInvalidConfig))
 	assert.Equal(t, `observer: invalid config: observer "Stall": Window -1 is negative`, err.Error())
 }

@@ -23,9 +23,8 @@ type Context struct {
 
 	calls   *session.Log[ToolCallRecord]
 	history *session.Log[PastAssessment]
-	// scratch is the observer's working state for this pipeline, for the
-	// built-in detectors.
-	scratch *any
+	// state is the observer's working state, when it is Incremental.
+	state CallState
 }
 
 // Calls returns the session's tool-call log, for iteration.

@@ -10,6 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/drift"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -44,7 +47,7 @@ func newHarness(t testing.TB, observers ...observer.Observer) *harness {
 
 // detectors returns the three detectors with their defaults.
 func detectors() []observer.Observer {
-	return []observer.Observer{observer.NewStall(), observer.NewErrorCascade(), observer.NewDrift()}
+	return []observer.Observer{stall.New(), cascade.New(), drift.New()}
 }
 
 func (h *harness) task(task observer.Task) *harness {

@@ -31,25 +31,30 @@
 //
 // # Built-in observers
 //
-//   - [ResourceObserver] reports the remaining time, tokens and tool calls, and
-//     whether the pace so far will exhaust one before the deadline.
-//   - [Stall] notices the agent going round in circles: the same call with
-//     the same result again and again, A-B-A-B alternation, or reading and
-//     rewriting one target without progress. A [Normalizer] makes calls
-//     that differ only in timestamps, request ids or temporary paths
-//     compare equal; polling tools and changing results are not stalls.
-//   - [ErrorCascade] notices failures piling up (in a row, or at a high
-//     rate) and names their common cause by grouping normalized error
-//     messages.
-//   - [Drift] notices recent work moving outside the task's scope, taken
-//     from the [Task] session value the adapter seeds from the first user
-//     message.
+// Each built-in observer lives in its own package and uses only this
+// package's exported API:
+//
+//   - [github.com/lookout-go/lookout/observer/resource] reports the
+//     remaining time, tokens and tool calls, and whether the pace so far
+//     will exhaust one before the deadline.
+//   - [github.com/lookout-go/lookout/observer/stall] notices the agent
+//     going round in circles: the same call with the same result again
+//     and again, A-B-A-B alternation, or reading and rewriting one target
+//     without progress. A [Normalizer] makes calls that differ only in
+//     timestamps, request ids or temporary paths compare equal.
+//   - [github.com/lookout-go/lookout/observer/cascade] notices failures
+//     piling up (in a row, or at a high rate) and names their common cause
+//     by grouping normalized error messages.
+//   - [github.com/lookout-go/lookout/observer/drift] notices recent work
+//     moving outside the task's scope, taken from the [Task] session value
+//     the adapter seeds from the first user message.
 //
 // Run the three detectors with [Trigger]{OnEveryCall: true}: their
 // ShouldRun is cheap and declines unless the latest call continues a
 // pattern, and their severity rises from info to caution to warning as the
-// pattern persists. They keep their working state with the pipeline, one
-// per session, so one detector value can serve many sessions at once.
+// pattern persists. They are [Incremental]: the pipeline keeps their
+// working state, one per session, so one detector value can serve many
+// sessions at once.
 //
 // # History, trends and feedback efficacy
 //
@@ -72,7 +77,9 @@
 // history and trends, and feedback efficacy. Observers run inline, under
 // the pipeline's lock, so keep them quick and do not call back into the
 // pipeline. An observer with a Validate() error method is validated by
-// [NewPipeline].
+// [NewPipeline]. An observer that keeps working state per session and
+// updates it call by call implements [Incremental]; see
+// Example_incrementalObserver.
 //
 // # Pitfalls
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/drift"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -120,7 +121,7 @@ func TestDriftScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run("it fires outside "+tt.name, func(t *testing.T) {
-			h := newHarness(t, observer.NewDrift()).task(tt.task)
+			h := newHarness(t, drift.New()).task(tt.task)
 			h.run(tt.first...)
 			// The run's first five calls add to an undeclared scope, so
 			// the work leaves it after them.
@@ -133,7 +134,7 @@ func TestDriftScope(t *testing.T) {
 			assert.NotEmpty(t, h.firings())
 		})
 		t.Run("it stays quiet within "+tt.name, func(t *testing.T) {
-			h := newHarness(t, observer.NewDrift()).task(tt.task)
+			h := newHarness(t, drift.New()).task(tt.task)
 			h.run(tt.first...)
 			for i := range 20 {
 				h.run(tt.in(i))
@@ -144,7 +145,7 @@ func TestDriftScope(t *testing.T) {
 }
 
 func TestDriftWithoutAScopeStaysQuiet(t *testing.T) {
-	h := newHarness(t, &observer.Drift{InitialCalls: -1})
+	h := newHarness(t, &drift.Detector{InitialCalls: -1})
 	for i := range 20 {
 		h.run(readFile(fmt.Sprintf("anywhere/f%d.go", i), "x"))
 	}
@@ -152,7 +153,7 @@ func TestDriftWithoutAScopeStaysQuiet(t *testing.T) {
 }
 
 func TestDriftPicksUpATaskSeededLater(t *testing.T) {
-	h := newHarness(t, &observer.Drift{InitialCalls: -1})
+	h := newHarness(t, &drift.Detector{InitialCalls: -1})
 	h.run(readFile("docs/a.md", "x"), readFile("docs/b.md", "x"))
 	h.task(observer.Task{Scope: []string{"services/billing"}})
 	for i := range 4 {
@@ -163,7 +164,7 @@ func TestDriftPicksUpATaskSeededLater(t *testing.T) {
 }
 
 func TestDriftEscalatesWhileItLasts(t *testing.T) {
-	h := newHarness(t, observer.NewDrift()).task(observer.Task{Scope: []string{"services/billing"}})
+	h := newHarness(t, drift.New()).task(observer.Task{Scope: []string{"services/billing"}})
 	for i := range 25 {
 		h.run(readFile(fmt.Sprintf("web/p%d.tsx", i), "x"))
 	}
@@ -175,18 +176,18 @@ func TestDriftEscalatesWhileItLasts(t *testing.T) {
 func TestDriftThresholdsAreConfigurable(t *testing.T) {
 	outside := func(i int) observer.ToolCallRecord { return readFile(fmt.Sprintf("web/p%d.tsx", i), "x") }
 	inside := func(i int) observer.ToolCallRecord { return readFile(fmt.Sprintf("services/billing/f%d.go", i), "x") }
-	h := newHarness(t, &observer.Drift{Window: 4, MinCalls: 2, Share: 0.5}).task(observer.Task{Scope: []string{"services/billing"}})
+	h := newHarness(t, &drift.Detector{Window: 4, MinCalls: 2, Share: 0.5}).task(observer.Task{Scope: []string{"services/billing"}})
 	h.run(inside(0), outside(0))
 	assert.Equal(t, []string{"Drift@2"}, h.firings())
 
-	for _, d := range []*observer.Drift{{Share: 1.5}, {Share: -0.1}, {Share: math.NaN()}, {Window: -1}, {MinCalls: 12}, {Window: 3, MinCalls: 4}} {
+	for _, d := range []*drift.Detector{{Share: 1.5}, {Share: -0.1}, {Share: math.NaN()}, {Window: -1}, {MinCalls: 12}, {Window: 3, MinCalls: 4}} {
 		_, err := observer.NewPipeline(session.New(nil), []observer.Spec{{Observer: d, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "%+v", *d)
 	}
 }
 
 func TestDriftResourceKeysAreConfigurable(t *testing.T) {
-	h := newHarness(t, &observer.Drift{ResourceKeys: []string{"sheet"}}).task(observer.Task{Scope: []string{"q3-forecast"}})
+	h := newHarness(t, &drift.Detector{ResourceKeys: []string{"sheet"}}).task(observer.Task{Scope: []string{"q3-forecast"}})
 	for i := range 6 {
 		h.run(succeeded("read_sheet", fmt.Sprintf(`{"sheet":"q%d-actuals"}`, i), "rows"))
 	}
@@ -205,12 +206,12 @@ func TestDriftReadsPathsThroughMarkdownInThePrompt(t *testing.T) {
 		"Fix the rounding bug in [services/billing/invoice.go](https://git.example.com/x).",
 	} {
 		t.Run(prompt, func(t *testing.T) {
-			h := newHarness(t, &observer.Drift{InitialCalls: -1}).task(observer.Task{Prompt: prompt})
+			h := newHarness(t, &drift.Detector{InitialCalls: -1}).task(observer.Task{Prompt: prompt})
 			h.run(billingWork(10)...)
 			assert.Empty(t, h.firings(), "work in services/billing is in scope")
 		})
 	}
-	h := newHarness(t, &observer.Drift{InitialCalls: -1}).task(observer.Task{Prompt: "Fix **services/billing/invoice.go**."})
+	h := newHarness(t, &drift.Detector{InitialCalls: -1, DerivedMinCalls: 4}).task(observer.Task{Prompt: "Fix **services/billing/invoice.go**."})
 	h.run(times(5, readFile("web/page.tsx", "x"))...)
 	assert.Contains(t, h.mustAt(5, "Drift").Observations[0].Description, "(services/billing).")
 }
@@ -237,8 +238,48 @@ func TestDriftTakesNoScopeFromTopLevelFilesAlone(t *testing.T) {
 	assert.Empty(t, h.firings())
 
 	// A first call into a directory still gives its top directory.
-	h = newHarness(t, &observer.Drift{InitialCalls: 2}).task(observer.Task{Prompt: "Add rate limiting to the public API."})
+	h = newHarness(t, &drift.Detector{InitialCalls: 2, DerivedMinCalls: 4}).task(observer.Task{Prompt: "Add rate limiting to the public API."})
 	h.run(readFile("README.md", "# api"), readFile("internal/api/server.go", "package api"))
 	h.run(times(4, readFile("web/page.tsx", "x"))...)
 	assert.Contains(t, h.mustAt(6, "Drift").Observations[0].Description, "(internal).")
+}
+
+// The false alarms Drift raised on real runs.
+func TestDriftKeepsWhatTheAgentMadeInScope(t *testing.T) {
+	h := newHarness(t, drift.New()).task(observer.Task{Prompt: "Solve the `rock` challenge: run `./rock` and use `-c` to open it with `cat`, e.g. `n/a`."})
+	h.run(
+		succeeded("bash", `{"command":"./rock"}`, "?"),
+		succeeded("decompile", `{"binary_path":"rock"}`, "int main()"),
+		succeeded("create", `{"path":"solve.py"}`, "created"),
+		succeeded("bash", `{"command":"python solve.py > out.txt"}`, ""),
+		succeeded("bash", `{"command":"cat out.txt"}`, "flag"),
+	)
+	h.run(times(8, succeeded("bash", `{"command":"python solve.py"}`, "flag"))...)
+	assert.Empty(t, h.firings())
+}
+
+func TestDriftTakesNoShellWordsFlagsOrAbbreviationsFromThePrompt(t *testing.T) {
+	h := newHarness(t, &drift.Detector{InitialCalls: -1, DerivedMinCalls: 4}).task(observer.Task{
+		Prompt: "Connect with `nc` to port `4242`, use `-c`, `open` and `cat`, e.g. as n/a says, in `services/billing`."})
+	h.run(times(5, readFile("web/page.tsx", "x"))...)
+	a := h.mustAt(5, "Drift")
+	assert.Contains(t, a.Observations[0].Description, "(services/billing).")
+}
+
+func TestDriftTakesATopLevelFileForItsDirectory(t *testing.T) {
+	h := newHarness(t, drift.New())
+	for i := range 15 {
+		h.run(readFile(fmt.Sprintf("/file%d.txt", i), "x"))
+	}
+	assert.Empty(t, h.firings())
+}
+
+func TestDriftJudgesADerivedScopeLaterThanADeclaredOne(t *testing.T) {
+	outside := times(drift.DefaultDerivedMinCalls, readFile("web/page.tsx", "x"))
+	derived := newHarness(t, &drift.Detector{InitialCalls: -1}).task(observer.Task{Prompt: "Fix services/billing/invoice.go."})
+	derived.run(outside...)
+	declared := newHarness(t, &drift.Detector{InitialCalls: -1}).task(observer.Task{Scope: []string{"services/billing"}})
+	declared.run(outside...)
+	assert.Equal(t, fmt.Sprintf("Drift@%d", drift.DefaultDerivedMinCalls), derived.firings()[0])
+	assert.Equal(t, fmt.Sprintf("Drift@%d", drift.DefaultMinCalls), declared.firings()[0])
 }

@@ -292,7 +292,7 @@ func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
 	pend := newPending(current.CallIndex, len(current.Assessments))
 	if last, ok := p.calls.Latest(); ok {
 		pend.LastTool = last.ToolName
-		pend.LastArguments = sameString(p.canon.canonical(last.Arguments), last.Arguments)
+		pend.LastArguments = sameString(p.canon.Canonical(last.Arguments), last.Arguments)
 	}
 	return pend
 }
@@ -339,7 +339,7 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 			return
 		}
 		repeated := pend.Repeated ||
-			rec.ToolName == pend.LastTool && string(p.canon.canonical(rec.Arguments)) == pend.LastArguments
+			rec.ToolName == pend.LastTool && string(p.canon.Canonical(rec.Arguments)) == pend.LastArguments
 		if pend.Awaiting > 1 {
 			next := *pend
 			next.Seen++

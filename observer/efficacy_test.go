@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -23,7 +25,7 @@ func (h *harness) reactions() []string {
 
 func TestEfficacyInAScriptedRun(t *testing.T) {
 	ctx := context.Background()
-	h := newHarness(t, observer.NewStall(), observer.NewErrorCascade())
+	h := newHarness(t, stall.New(), cascade.New())
 	read := readFile("go.mod", "module x")
 
 	// Calls 1-4 repeat; Stall reports after call 4. The model is shown it,
@@ -72,7 +74,7 @@ func TestEfficacyInAScriptedRun(t *testing.T) {
 
 func TestEfficacyWithoutModelRespondedUsesTheFirstCall(t *testing.T) {
 	ctx := context.Background()
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(times(4, readFile("go.mod", "x"))...)
 	h.p.Inject(ctx, 0)
 	// The same call, with a volatile field changed, is still the same call.
@@ -84,7 +86,7 @@ func TestEfficacyWaitsForAllCallsOfAResponse(t *testing.T) {
 	ctx := context.Background()
 	read := readFile("go.mod", "x")
 	t.Run("any call repeating the last one means it carried on", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(times(4, read)...)
 		h.p.Inject(ctx, 0)
 		h.p.ModelResponded(ctx, 3)
@@ -94,7 +96,7 @@ func TestEfficacyWaitsForAllCallsOfAResponse(t *testing.T) {
 		assert.Equal(t, []string{"Stall:carried_on@7"}, h.reactions())
 	})
 	t.Run("all calls different means it changed course", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(times(4, read)...)
 		h.p.Inject(ctx, 0)
 		h.p.ModelResponded(ctx, 2)
@@ -102,7 +104,7 @@ func TestEfficacyWaitsForAllCallsOfAResponse(t *testing.T) {
 		assert.Equal(t, []string{"Stall:changed_course@6"}, h.reactions())
 	})
 	t.Run("a response whose calls never all complete is settled by the next", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(times(4, read)...)
 		h.p.Inject(ctx, 0)
 		h.p.ModelResponded(ctx, 2)
@@ -115,13 +117,13 @@ func TestEfficacyWaitsForAllCallsOfAResponse(t *testing.T) {
 func TestEfficacyPendingSurvivesASnapshot(t *testing.T) {
 	ctx := context.Background()
 	read := readFile("go.mod", "x")
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(times(4, read)...)
 	h.p.Inject(ctx, 0)
 	snap, err := h.store.Snapshot()
 	require.NoError(t, err)
 
-	resumed := newHarness(t, observer.NewStall())
+	resumed := newHarness(t, stall.New())
 	require.NoError(t, resumed.store.Restore(snap))
 	resumed.run(read)
 	assert.Equal(t, []string{"Stall:carried_on@5"}, resumed.reactions())
@@ -130,7 +132,7 @@ func TestEfficacyPendingSurvivesASnapshot(t *testing.T) {
 
 func TestNothingIsCountedWhenNothingIsShown(t *testing.T) {
 	ctx := context.Background()
-	h := newHarness(t, &observer.Stall{Repeats: 2})
+	h := newHarness(t, &stall.Detector{Repeats: 2})
 	h.run(times(2, readFile("go.mod", "x"))...)
 	for i := range observer.DefaultMaxAgeCalls + 1 {
 		h.run(readFile(fmt.Sprintf("f%d.go", i), "y"))
@@ -144,7 +146,7 @@ func TestNothingIsCountedWhenNothingIsShown(t *testing.T) {
 }
 
 func TestInjectReturnsWhatBuildContextDoes(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(times(4, readFile("go.mod", "x"))...)
 	assert.Equal(t, observer.BuildContext(h.store, 0), h.p.Inject(context.Background(), 0))
 }
@@ -152,7 +154,7 @@ func TestInjectReturnsWhatBuildContextDoes(t *testing.T) {
 func TestAPanickingEfficacyHookIsIsolated(t *testing.T) {
 	var reported []error
 	store := session.New(&session.StoreOptions{Now: (&clock{t: start}).Now})
-	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: observer.NewStall(), Trigger: observer.Trigger{OnEveryCall: true}}},
+	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: stall.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		&observer.PipelineOptions{
 			OnError:    func(_ context.Context, err error) { reported = append(reported, err) },
 			OnEfficacy: func(context.Context, observer.EfficacyEvent) { panic("sink closed") },
@@ -207,7 +209,7 @@ func TestReactionText(t *testing.T) {
 
 func TestSessionReadersHoldCopiesThePipelineDoesNotChange(t *testing.T) {
 	ctx := context.Background()
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	states := session.ValueOf[observer.ObserverStates](h.p.Store())
 	efficacy := session.ValueOf[observer.Efficacy](h.p.Store())
 	read := readFile("go.mod", "module x")

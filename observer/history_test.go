@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -122,12 +123,12 @@ func TestTrendOfAnObserverNeverHeardFromIsSteady(t *testing.T) {
 }
 
 func TestHistorySurvivesASnapshot(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(times(6, readFile("go.mod", "x"))...)
 	snap, err := h.store.Snapshot()
 	require.NoError(t, err)
 
-	resumed := newHarness(t, observer.NewStall())
+	resumed := newHarness(t, stall.New())
 	require.NoError(t, resumed.store.Restore(snap))
 	history := session.LogOf[observer.PastAssessment](resumed.store)
 	require.Equal(t, 3, history.Len(), "calls 4, 5 and 6 produced assessments")

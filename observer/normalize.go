@@ -1,12 +1,11 @@
 package observer
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
-	"slices"
-	"strings"
 	"sync"
+
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // Rule recognises one kind of volatile value inside text, such as a UUID or
@@ -77,11 +76,41 @@ func DefaultVolatileKeys() []string {
 // slice is new on each call: append to it to extend the defaults.
 func DefaultRules() []Rule {
 	return []Rule{
-		{Name: "uuid", Starts: hexDigits, Match: matchUUID},
-		{Name: "time", Starts: digits, Match: matchTime},
-		{Name: "epoch", Starts: "1", Match: matchEpoch},
-		{Name: "tmp", Starts: "/" + letters, Match: matchTempDir},
-		{Name: "id", Starts: letters + digits, Match: matchLongID},
+		{Name: "uuid", Starts: scan.HexDigits, Match: scan.MatchUUID},
+		{Name: "time", Starts: scan.Digits, Match: scan.MatchTime},
+		{Name: "epoch", Starts: "1", Match: scan.MatchEpoch},
+		{Name: "tmp", Starts: "/" + scan.Letters, Match: scan.MatchTempDir},
+		{Name: "id", Starts: scan.Letters + scan.Digits, Match: scan.MatchLongID},
+	}
+}
+
+// MessageRules returns the rules that make tool results and error
+// messages with one cause compare equal, in the order they are tried. The
+// error-cascade detector groups failures with them, and the stall
+// detector compares results and errors with them:
+//
+//   - url: absolute URLs (https://api.example.com/v1/x);
+//   - uuid and time: as in [DefaultRules];
+//   - addr: IPv4 addresses with an optional port (10.0.0.7:5432);
+//   - path: words starting with /, ~/, ./, ../ or a drive (C:\), and
+//     words with a slash whose last part has an extension (src/main.go);
+//   - id: hexadecimal words of 8 or more characters with letters and
+//     digits, and words of 16 or more letters and digits with at least 4
+//     digits;
+//   - n: numbers (42, 3.14, 1,024, 0x1f), with a unit of up to three
+//     letters (30s, 512MB), so counters, pids and attempt numbers do not
+//     make two messages differ.
+//
+// The slice is new on each call: append to it to extend the defaults.
+func MessageRules() []Rule {
+	return []Rule{
+		{Name: "url", Starts: scan.Letters, Match: scan.MatchURL},
+		{Name: "uuid", Starts: scan.HexDigits, Match: scan.MatchUUID},
+		{Name: "time", Starts: scan.Digits, Match: scan.MatchTime},
+		{Name: "addr", Starts: scan.Digits, Match: scan.MatchIPv4},
+		{Name: "path", Starts: `/\~.` + scan.Letters + scan.Digits, Match: scan.MatchPath},
+		{Name: "id", Starts: scan.Letters + scan.Digits, Match: scan.MatchID},
+		{Name: "n", Starts: scan.Digits, Match: scan.MatchNumber},
 	}
 }
 
@@ -110,21 +139,23 @@ type Normalizer struct {
 // dropped and rules applied to strings; otherwise the trimmed text with
 // the rules applied, prefixed with "~".
 func (n *Normalizer) Normalize(args string) string {
-	c := n.compile()
-	return string(c.canonical(args))
+	return string(n.canon().Canonical(args))
 }
 
 // NormalizeText returns text with the rules applied, as tool results are
 // compared.
 func (n *Normalizer) NormalizeText(text string) string {
-	c := n.compile()
-	return string(c.text(c.buf[:0], text))
+	return string(n.canon().Text(nil, text))
 }
 
-// compile prepares n for repeated use by one owner.
-func (n *Normalizer) compile() *canon {
+// Compile prepares n for repeated use by one owner, such as an
+// [Incremental] observer's state.
+func (n *Normalizer) Compile() *Compiled { return &Compiled{c: n.canon()} }
+
+// canon compiles n with reusable buffers.
+func (n *Normalizer) canon() *scan.Canon {
 	if n == nil || n.VolatileKeys == nil && n.Rules == nil {
-		return &canon{compiled: defaultCompiled()}
+		return &scan.Canon{Compiled: defaultCompiled()}
 	}
 	keys, rules := DefaultVolatileKeys(), DefaultRules()
 	if n.VolatileKeys != nil {
@@ -133,709 +164,35 @@ func (n *Normalizer) compile() *canon {
 	if n.Rules != nil {
 		rules = n.Rules
 	}
-	return &canon{compiled: compileRules(keys, rules)}
+	return &scan.Canon{Compiled: scan.CompileRules(keys, rulesOf(rules))}
 }
 
-// compiled is the read-only part of a compiled Normalizer, which any
-// number of canons may share.
-type compiled struct {
-	keys  map[string]struct{}
-	rules ruleSet
+// Compiled is a [Normalizer] prepared for repeated use, with buffers it
+// reuses from call to call. It is not safe for concurrent use: give each
+// owner its own.
+type Compiled struct{ c *scan.Canon }
+
+// Arguments returns the canonical form of tool arguments, as
+// [Normalizer.Normalize] does, in a buffer that is valid until the next
+// use of c.
+func (c *Compiled) Arguments(args string) []byte { return c.c.Canonical(args) }
+
+// AppendText appends text with the rules applied, as
+// [Normalizer.NormalizeText] returns it.
+func (c *Compiled) AppendText(dst []byte, text string) []byte { return c.c.Text(dst, text) }
+
+// rulesOf copies rules for compiling.
+func rulesOf(rules []Rule) []scan.Rule {
+	out := make([]scan.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = scan.Rule(r)
+	}
+	return out
 }
 
 // defaultCompiled is the zero Normalizer compiled, once per process: every
 // run's pipeline and detectors use it, and compiling the default rules
 // costs more than the rest of starting a run.
-var defaultCompiled = sync.OnceValue(func() *compiled {
-	return compileRules(DefaultVolatileKeys(), DefaultRules())
+var defaultCompiled = sync.OnceValue(func() *scan.Compiled {
+	return scan.CompileRules(DefaultVolatileKeys(), rulesOf(DefaultRules()))
 })
-
-func compileRules(keys []string, rules []Rule) *compiled {
-	c := &compiled{keys: make(map[string]struct{}, len(keys))}
-	var kb []byte
-	for _, k := range keys {
-		kb = foldKey(kb[:0], k)
-		c.keys[string(kb)] = struct{}{}
-	}
-	c.rules = newRuleSet(rules)
-	return c
-}
-
-// ruleSet is a list of rules with, for each byte, the set of rules that
-// can start with it: bit k of starts[b] is set when rule k can. Rules past
-// the 64th are tried at every word start.
-type ruleSet struct {
-	rules  []Rule
-	starts [256]uint64
-}
-
-func newRuleSet(rules []Rule) ruleSet {
-	rs := ruleSet{}
-	for _, r := range rules {
-		if r.Match == nil {
-			continue
-		}
-		k := len(rs.rules)
-		rs.rules = append(rs.rules, r)
-		for b := range rs.starts {
-			if k >= 64 {
-				rs.starts[b] |= 1 << 63
-			} else if r.Starts == "" || strings.IndexByte(r.Starts, byte(b)) >= 0 {
-				rs.starts[b] |= 1 << k
-			}
-		}
-	}
-	return rs
-}
-
-// apply appends s to dst with every rule match replaced by its placeholder.
-func (rs *ruleSet) apply(dst []byte, s string) []byte {
-	if len(rs.rules) == 0 {
-		return append(dst, s...)
-	}
-	last := 0
-	for i := 0; i < len(s); {
-		if rs.starts[s[i]] == 0 || (i > 0 && isWordByte(s[i-1])) {
-			i++
-			continue
-		}
-		k, n := rs.match(s[i:])
-		if n == 0 {
-			i++
-			continue
-		}
-		dst = append(dst, s[last:i]...)
-		dst = append(dst, '<')
-		dst = append(dst, rs.rules[k].Name...)
-		dst = append(dst, '>')
-		i += n
-		last = i
-	}
-	return append(dst, s[last:]...)
-}
-
-// match returns the index of the first rule matching at the start of s
-// and the length it matches, or a zero length.
-func (rs *ruleSet) match(s string) (int, int) {
-	mask := rs.starts[s[0]]
-	for k := range rs.rules {
-		if !rs.canStart(k, mask, s[0]) {
-			continue
-		}
-		if n := rs.lengthOf(k, s); n > 0 {
-			return k, n
-		}
-	}
-	return 0, 0
-}
-
-// canStart reports whether rule k can start with b, whose starts are
-// mask. Rules past the 63rd share mask's last bit and are asked again.
-func (rs *ruleSet) canStart(k int, mask uint64, b byte) bool {
-	if k < 63 {
-		return mask&(1<<k) != 0
-	}
-	return rs.rules[k].Starts == "" || strings.IndexByte(rs.rules[k].Starts, b) >= 0
-}
-
-// lengthOf returns the length rule k matches at the start of s, or 0 when
-// it does not or when the match would end inside a word. The caller has
-// checked that the rule can start with s[0].
-func (rs *ruleSet) lengthOf(k int, s string) int {
-	n := rs.rules[k].Match(s)
-	if n <= 0 || n > len(s) {
-		return 0
-	}
-	if n < len(s) && isWordByte(s[n-1]) && isWordByte(s[n]) {
-		return 0
-	}
-	return n
-}
-
-// canon is a compiled Normalizer with reusable buffers. It is owned by one
-// detector state or pipeline and used under its lock.
-type canon struct {
-	*compiled
-	buf   []byte
-	tmp   []byte
-	spans []member
-	key   []byte
-}
-
-// member is one object member written to canon.buf.
-type member struct {
-	start, keyEnd, end int
-}
-
-// maxDepth bounds the nesting canon follows before treating the input as
-// text.
-const maxDepth = 32
-
-// canonical returns the canonical form of args in c.buf. The result is
-// valid until the next use of c.
-func (c *canon) canonical(args string) []byte {
-	c.buf = c.buf[:0]
-	c.spans = c.spans[:0]
-	i := skipSpace(args, 0)
-	if i < len(args) && (args[i] == '{' || args[i] == '[') {
-		if next, ok := c.value(args, i, 0); ok && skipSpace(args, next) == len(args) {
-			return c.buf
-		}
-	}
-	c.buf = append(c.buf[:0], '~')
-	c.buf = c.text(c.buf, strings.TrimSpace(args))
-	return c.buf
-}
-
-// text appends s with the rules applied.
-func (c *canon) text(dst []byte, s string) []byte { return c.rules.apply(dst, s) }
-
-// value appends the canonical form of the JSON value at s[i:] and returns
-// the index after it.
-func (c *canon) value(s string, i, depth int) (int, bool) {
-	i = skipSpace(s, i)
-	if i >= len(s) || depth > maxDepth {
-		return i, false
-	}
-	switch s[i] {
-	case '{':
-		return c.object(s, i, depth)
-	case '[':
-		return c.array(s, i, depth)
-	case '"':
-		return c.str(s, i)
-	}
-	return c.literal(s, i)
-}
-
-// array appends a JSON array with its elements in canonical form.
-func (c *canon) array(s string, i, depth int) (int, bool) {
-	c.buf = append(c.buf, '[')
-	i, empty := openContainer(s, i, ']')
-	for !empty {
-		var ok bool
-		if i, ok = c.value(s, i, depth+1); !ok {
-			return i, false
-		}
-		if i, empty, ok = afterElement(s, i, ']'); !ok {
-			return i, false
-		}
-		if !empty {
-			c.buf = append(c.buf, ',')
-		}
-	}
-	c.buf = append(c.buf, ']')
-	return i, true
-}
-
-// str appends a JSON string with the rules applied to its content.
-func (c *canon) str(s string, i int) (int, bool) {
-	end, ok := stringEnd(s, i)
-	if !ok {
-		return i, false
-	}
-	c.buf = append(c.buf, '"')
-	c.buf = c.rules.apply(c.buf, s[i+1:end-1])
-	c.buf = append(c.buf, '"')
-	return end, true
-}
-
-// literal appends a JSON number, true, false or null as it is.
-func (c *canon) literal(s string, i int) (int, bool) {
-	j, ok := literalEnd(s, i)
-	if !ok {
-		return i, false
-	}
-	c.buf = append(c.buf, s[i:j]...)
-	return j, true
-}
-
-// object appends a JSON object with its members sorted by key and its
-// volatile members dropped.
-func (c *canon) object(s string, i, depth int) (int, bool) {
-	base := len(c.spans)
-	defer func() { c.spans = c.spans[:base] }()
-	open := len(c.buf)
-	c.buf = append(c.buf, '{')
-	i, closed := openContainer(s, i, '}')
-	if closed {
-		c.buf = append(c.buf, '}')
-		return i, true
-	}
-	for !closed {
-		var ok bool
-		if i, ok = c.member(s, skipSpace(s, i), depth); !ok {
-			return i, false
-		}
-		if i, closed, ok = afterElement(s, i, '}'); !ok {
-			return i, false
-		}
-	}
-	c.sortMembers(open, c.spans[base:])
-	return i, true
-}
-
-// member appends the object member at s[i], and records its span unless
-// its key is volatile, in which case it is dropped again.
-func (c *canon) member(s string, i, depth int) (int, bool) {
-	key, i, ok := memberKey(s, i)
-	if !ok {
-		return i, false
-	}
-	start := len(c.buf)
-	c.buf = append(c.buf, '"')
-	c.buf = append(c.buf, key...)
-	c.buf = append(c.buf, '"')
-	keyEnd := len(c.buf)
-	c.buf = append(c.buf, ':')
-	if i, ok = c.value(s, i, depth+1); !ok {
-		return i, false
-	}
-	if c.volatile(key) {
-		c.buf = c.buf[:start]
-	} else {
-		c.spans = append(c.spans, member{start: start, keyEnd: keyEnd, end: len(c.buf)})
-	}
-	return i, true
-}
-
-// sortMembers rewrites the members written after buf[open] ('{') in key
-// order, comma-separated, and closes the object.
-func (c *canon) sortMembers(open int, ms []member) {
-	if len(ms) <= maxInsertionSort {
-		// Insertion sort: objects in tool arguments are mostly small.
-		for a := 1; a < len(ms); a++ {
-			for b := a; b > 0 && c.keyLess(ms[b], ms[b-1]); b-- {
-				ms[b], ms[b-1] = ms[b-1], ms[b]
-			}
-		}
-	} else {
-		// Stable, as insertion sort is: members with equal keys keep
-		// their order.
-		slices.SortStableFunc(ms, func(a, b member) int {
-			return bytes.Compare(c.buf[a.start:a.keyEnd], c.buf[b.start:b.keyEnd])
-		})
-	}
-	c.tmp = append(c.tmp[:0], c.buf[open+1:]...)
-	c.buf = c.buf[:open+1]
-	for k, m := range ms {
-		if k > 0 {
-			c.buf = append(c.buf, ',')
-		}
-		c.buf = append(c.buf, c.tmp[m.start-open-1:m.end-open-1]...)
-	}
-	c.buf = append(c.buf, '}')
-}
-
-// maxInsertionSort is the most members an object's keys are sorted by
-// insertion, whose cost grows with the square of their number.
-const maxInsertionSort = 16
-
-func (c *canon) keyLess(a, b member) bool {
-	return string(c.buf[a.start:a.keyEnd]) < string(c.buf[b.start:b.keyEnd])
-}
-
-func (c *canon) volatile(key string) bool {
-	if len(c.keys) == 0 {
-		return false
-	}
-	c.key = foldKey(c.key[:0], key)
-	_, ok := c.keys[string(c.key)]
-	return ok
-}
-
-// foldKey appends key lower-cased with '_' and '-' removed.
-func foldKey(dst []byte, key string) []byte {
-	for i := 0; i < len(key); i++ {
-		b := key[i]
-		switch {
-		case b == '_' || b == '-':
-			continue
-		case 'A' <= b && b <= 'Z':
-			b += 'a' - 'A'
-		}
-		dst = append(dst, b)
-	}
-	return dst
-}
-
-// stringEnd returns the index after the closing quote of the JSON string
-// starting at s[i].
-func stringEnd(s string, i int) (int, bool) {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return len(s), false
-}
-
-// openContainer reads past the opening byte of the object or array at
-// s[i] and the spaces after it, and reports whether the container is
-// closed right away, in which case next is past its closing byte.
-func openContainer(s string, i int, closing byte) (next int, empty bool) {
-	i = skipSpace(s, i+1)
-	if i < len(s) && s[i] == closing {
-		return i + 1, true
-	}
-	return i, false
-}
-
-// memberKey reads the key of the object member at s[i] and the colon
-// after it, and returns the key's raw content and the index after the
-// colon.
-func memberKey(s string, i int) (key string, next int, ok bool) {
-	if i >= len(s) || s[i] != '"' {
-		return "", i, false
-	}
-	end, ok := stringEnd(s, i)
-	if !ok {
-		return "", i, false
-	}
-	j := skipSpace(s, end)
-	if j >= len(s) || s[j] != ':' {
-		return "", j, false
-	}
-	return s[i+1 : end-1], j + 1, true
-}
-
-// afterElement reads what follows a member or element of an object or
-// array, the spaces skipped: closing, which ends the container (done), or
-// a comma before the next one. next is the index after either.
-func afterElement(s string, i int, closing byte) (next int, done, ok bool) {
-	i = skipSpace(s, i)
-	switch {
-	case i >= len(s):
-		return i, false, false
-	case s[i] == closing:
-		return i + 1, true, true
-	case s[i] == ',':
-		return i + 1, false, true
-	}
-	return i, false, false
-}
-
-// literalEnd returns the index after the JSON number, true, false or null
-// at s[i]; it is not one when no byte of a literal is there.
-func literalEnd(s string, i int) (int, bool) {
-	j := i + runOf(s[i:], isLiteralByte)
-	return j, j > i
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && byteClasses[s[i]]&spaceClass != 0 {
-		i++
-	}
-	return i
-}
-
-const (
-	digits    = "0123456789"
-	hexDigits = "0123456789abcdefABCDEF"
-	lowers    = "abcdefghijklmnopqrstuvwxyz"
-	uppers    = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	letters   = lowers + uppers
-)
-
-// byteClass is a set of the classes a byte belongs to. The scanners ask
-// about every byte of arguments and results: one table lookup answers
-// what would take a chain of comparisons.
-type byteClass uint16
-
-const (
-	digitClass byteClass = 1 << iota
-	lowerClass
-	upperClass
-	hexClass
-	highClass     // a byte of a multi-byte UTF-8 character
-	literalPunct  // besides word bytes, in a JSON literal or number
-	pathCharPunct // besides word bytes, in a path in an error message
-	pathBytePunct // besides word bytes, in a component of a Windows path
-	namePunct     // besides word bytes, in the name of a temporary directory
-	spaceClass    // JSON white space
-	urlStop       // ends a URL in an error message: controls, space, quotes, brackets
-	letterClass   = lowerClass | upperClass
-	wordClass     = digitClass | letterClass | highClass
-)
-
-// byteClassMembers lists the ASCII members of each class.
-var byteClassMembers = [...]struct {
-	class byteClass
-	bytes string
-}{
-	{digitClass, digits},
-	{lowerClass, lowers},
-	{upperClass, uppers},
-	{hexClass, hexDigits},
-	{literalPunct, "-+."},
-	{pathCharPunct, `/\._-~@+%`},
-	{pathBytePunct, "._-~@+ "},
-	{namePunct, "_-."},
-	{spaceClass, " \t\n\r"},
-	{urlStop, " \"'`<>)"},
-}
-
-// byteClasses holds the classes of every byte.
-var byteClasses = makeByteClasses()
-
-func makeByteClasses() (t [256]byteClass) {
-	for _, m := range byteClassMembers {
-		for i := range len(m.bytes) {
-			t[m.bytes[i]] |= m.class
-		}
-	}
-	for b := range ' ' {
-		t[b] |= urlStop
-	}
-	for b := 0x80; b < len(t); b++ {
-		t[b] |= highClass
-	}
-	return t
-}
-
-func isLiteralByte(b byte) bool { return byteClasses[b]&(wordClass|literalPunct) != 0 }
-func isDigit(b byte) bool       { return byteClasses[b]&digitClass != 0 }
-func isLetter(b byte) bool      { return byteClasses[b]&letterClass != 0 }
-func isHex(b byte) bool         { return byteClasses[b]&hexClass != 0 }
-func isAlnum(b byte) bool       { return byteClasses[b]&(digitClass|letterClass) != 0 }
-func isSlash(b byte) bool       { return b == '/' || b == '\\' }
-
-// isSchemeByte reports the bytes of a URL's scheme after its first letter.
-func isSchemeByte(b byte) bool { return byteClasses[b]&(digitClass|letterClass|literalPunct) != 0 }
-
-// hasDrive reports whether s starts with a Windows drive, as C: does.
-func hasDrive(s string) bool { return len(s) >= 3 && isLetter(s[0]) && s[1] == ':' }
-
-// isWordByte reports letters and digits, the bytes that make up a word for
-// the rules. Bytes of multi-byte UTF-8 characters count as word bytes, so
-// rules never start or stop in the middle of a character.
-func isWordByte(b byte) bool { return byteClasses[b]&wordClass != 0 }
-
-// countOf returns how many bytes of s satisfy ok.
-func countOf(s string, ok func(byte) bool) int {
-	n := 0
-	for i := range len(s) {
-		if ok(s[i]) {
-			n++
-		}
-	}
-	return n
-}
-
-// runOf returns how many bytes at the start of s satisfy ok.
-func runOf(s string, ok func(byte) bool) int {
-	n := 0
-	for n < len(s) && ok(s[n]) {
-		n++
-	}
-	return n
-}
-
-func matchUUID(s string) int {
-	groups := [...]int{8, 4, 4, 4, 12}
-	i := 0
-	for g, n := range groups {
-		if g > 0 {
-			if i >= len(s) || s[i] != '-' {
-				return 0
-			}
-			i++
-		}
-		if runOf(s[i:], isHex) < n {
-			return 0
-		}
-		i += n
-	}
-	return i
-}
-
-// matchTime matches an ISO 8601 date with an optional time, or a time of
-// day with seconds.
-func matchTime(s string) int {
-	if n := matchClock(s, true); n > 0 {
-		return n
-	}
-	if !fitsLayout(s, "dddd-dd-dd") {
-		return 0
-	}
-	if len(s) < 12 || strings.IndexByte("T ", s[10]) < 0 {
-		return 10
-	}
-	n := matchClock(s[11:], false)
-	if n == 0 {
-		return 10
-	}
-	return 11 + n + matchZone(s[11+n:])
-}
-
-// matchClock matches HH:MM[:SS[.frac]]; with needSeconds, the seconds are
-// required.
-func matchClock(s string, needSeconds bool) int {
-	if !fitsLayout(s, "dd:dd") {
-		return 0
-	}
-	if fitsLayout(s, "dd:dd:dd") {
-		return 8 + digitsAfter(s[8:], ".,")
-	}
-	if needSeconds {
-		return 0
-	}
-	return 5
-}
-
-// digitsAfter matches one of the separators seps followed by digits, as
-// the fraction of a second follows the seconds and a port an address.
-func digitsAfter(s, seps string) int {
-	if len(s) < 2 || strings.IndexByte(seps, s[0]) < 0 || !isDigit(s[1]) {
-		return 0
-	}
-	return 1 + runOf(s[1:], isDigit)
-}
-
-// zoneOffsets are the layouts of a time zone's offset after its sign,
-// longest first.
-var zoneOffsets = [...]string{"dd:dd", "dddd", "dd"}
-
-func matchZone(s string) int {
-	if strings.HasPrefix(s, "Z") {
-		return 1
-	}
-	if s == "" || strings.IndexByte("+-", s[0]) < 0 {
-		return 0
-	}
-	for _, layout := range zoneOffsets {
-		if fitsLayout(s[1:], layout) {
-			return 1 + len(layout)
-		}
-	}
-	return 0
-}
-
-// fitsLayout reports whether s starts with layout, in which each 'd'
-// stands for a digit and every other byte for itself.
-func fitsLayout(s, layout string) bool {
-	if len(s) < len(layout) {
-		return false
-	}
-	for i := range len(layout) {
-		if !fitsByte(layout[i], s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func fitsByte(layout, b byte) bool {
-	if layout == 'd' {
-		return isDigit(b)
-	}
-	return b == layout
-}
-
-func matchEpoch(s string) int {
-	n := runOf(s, isDigit)
-	if (n == 10 || n == 13) && s[0] == '1' {
-		return n
-	}
-	return 0
-}
-
-// tempRoots are the prefixes of temporary directories, compared
-// case-insensitively.
-var tempRoots = [...]string{"/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/", "/var/folders/", "/private/var/folders/"}
-
-func matchTempDir(s string) int {
-	i := tempRootLen(s)
-	if i == 0 {
-		return 0
-	}
-	// The random-looking directory right after the temporary root. In raw
-	// JSON a Windows separator is an escaped, doubled backslash.
-	j := i + runOf(s[i:], func(b byte) bool { return b == '\\' })
-	n := runOf(s[j:], isNameByte)
-	if n > 0 && j+n < len(s) && isSlash(s[j+n]) && looksRandom(s[j:j+n]) {
-		return j + n
-	}
-	return i - 1
-}
-
-// tempRootLen returns the length of the temporary directory s starts
-// with, or 0.
-func tempRootLen(s string) int {
-	if s[0] != '/' {
-		return windowsTemp(s)
-	}
-	for _, root := range tempRoots {
-		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
-			return len(root) + macTempLen(s[len(root):], root)
-		}
-	}
-	return 0
-}
-
-// macTempLen returns the length of the rest of a macOS temporary
-// directory, <random>/T/ after /var/folders/xy/, or 0. It is looked for
-// only as far as it can start, so that text with many such prefixes costs
-// no more than any other.
-func macTempLen(rest, root string) int {
-	if !strings.HasSuffix(root, "folders/") {
-		return 0
-	}
-	if k := strings.Index(rest[:min(len(rest), 63+len("/T/"))], "/T/"); k >= 0 {
-		return k + 3
-	}
-	return 0
-}
-
-// isNameByte reports the bytes of a temporary directory's name.
-func isNameByte(b byte) bool { return byteClasses[b]&(wordClass|namePunct) != 0 }
-
-// looksRandom reports whether a directory's name looks made up for the
-// occasion: it has a digit or starts with "tmp".
-func looksRandom(name string) bool {
-	return strings.ContainsAny(name, digits) || strings.HasPrefix(strings.ToLower(name), "tmp")
-}
-
-// windowsTemp returns the length of a Windows path prefix up to and
-// including a component named Temp, as in C:\Users\me\AppData\Local\Temp\,
-// or 0.
-func windowsTemp(s string) int {
-	if !hasDrive(s) || s[2] != '\\' {
-		return 0
-	}
-	return tempComponentEnd(s, 3)
-}
-
-// tempComponentEnd returns the index after the first component named Temp
-// and its backslash, reading the components of a Windows path from
-// s[start] up to its 256th byte, or 0 when there is none or a byte is no
-// path's.
-func tempComponentEnd(s string, start int) int {
-	for i := start; i < min(len(s), 256); i++ {
-		switch {
-		case s[i] == '\\':
-			if strings.EqualFold(s[start:i], "temp") {
-				return i + 1
-			}
-			start = i + 1
-		case !isPathByte(s[i]):
-			return 0
-		}
-	}
-	return 0
-}
-
-func isPathByte(b byte) bool { return byteClasses[b]&(wordClass|pathBytePunct) != 0 }
-
-// matchLongID matches a word of 16 or more letters and digits with at
-// least 4 digits.
-func matchLongID(s string) int {
-	n := runOf(s, isAlnum)
-	if n >= 16 && countOf(s[:n], isDigit) >= 4 {
-		return n
-	}
-	return 0
-}

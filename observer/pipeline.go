@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lookout-go/lookout/observer/internal/scan"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -65,14 +66,14 @@ type Pipeline struct {
 	// events is scratch space for the efficacy events to report; used
 	// under mu.
 	events []EfficacyEvent
-	// scratch holds each observer's working state for this session, for
-	// the built-in detectors; used under mu.
-	scratch []any
+	// incs holds each Incremental observer's working state for this
+	// session; used under mu.
+	incs []incremental
 	// contexts holds each observer's Context, reused from call to call
 	// under mu: a Context is valid only during the call it is passed to.
 	contexts []Context
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
-	canon *canon
+	canon *scan.Canon
 }
 
 // validator is implemented by observers that can check their own
@@ -107,7 +108,7 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 		fired:       make([]int, 0, len(configs)),
 		ran:         make([]int, 0, len(configs)),
 		state:       make([]ObserverState, len(configs)),
-		scratch:     make([]any, len(configs)),
+		incs:        make([]incremental, len(configs)),
 		contexts:    make([]Context, len(configs)),
 	}
 	session.ValueOf[Task](store)
@@ -129,7 +130,7 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 // it leaves zero.
 func (p *Pipeline) applyOptions(opts *PipelineOptions) {
 	if opts == nil {
-		p.canon = (*Normalizer)(nil).compile()
+		p.canon = (*Normalizer)(nil).canon()
 		return
 	}
 	if opts.Now != nil {
@@ -142,7 +143,7 @@ func (p *Pipeline) applyOptions(opts *PipelineOptions) {
 		p.historySize = opts.HistorySize
 	}
 	p.onEfficacy = opts.OnEfficacy
-	p.canon = opts.Normalizer.compile()
+	p.canon = opts.Normalizer.canon()
 }
 
 // name records the observers' names and reports every problem with the
@@ -284,8 +285,8 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 		name := p.names[i]
 		oc := &p.contexts[i]
 		*oc = Context{Now: now, CallIndex: rec.CallIndex, State: p.state[i], Tally: tally, Store: p.store,
-			calls: p.calls, history: p.history, scratch: &p.scratch[i]}
-		a, ran := p.runOne(ctx, p.configs[i].Observer, name, oc)
+			calls: p.calls, history: p.history}
+		a, ran := p.runOne(ctx, i, name, oc)
 		if !ran {
 			continue
 		}
@@ -327,16 +328,18 @@ func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
 	})
 }
 
-// runOne asks one observer, isolating errors and panics. It reports whether
+// runOne asks observer i, bringing its working state up to date first, isolating errors and panics. It reports whether
 // the observer ran, in which case a holds its assessment or a stand-in
 // for its failure.
-func (p *Pipeline) runOne(ctx context.Context, o Observer, name string, oc *Context) (a Assessment, ran bool) {
+func (p *Pipeline) runOne(ctx context.Context, i int, name string, oc *Context) (a Assessment, ran bool) {
+	o := p.configs[i].Observer
 	phase := "should_run"
 	defer func() {
 		if r := recover(); r != nil {
 			a, ran = p.failed(ctx, name, phase, fmt.Errorf("%w: %v", ErrPanicked, r), oc.Now), true
 		}
 	}()
+	oc.state = p.catchUp(i, oc)
 	if !o.ShouldRun(ctx, oc) {
 		return Assessment{}, false
 	}
@@ -368,7 +371,7 @@ func (p *Pipeline) failed(ctx context.Context, name, phase string, err error, no
 			Category: CategoryObserverError,
 			// An error may span lines (errors.Join writes one per error):
 			// on one line it cannot break the block's structure.
-			Description: oneLine(oe.Error()),
+			Description: scan.OneLine(oe.Error()),
 		}},
 		Severity:  Info,
 		Timestamp: now,

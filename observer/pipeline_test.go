@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -383,7 +384,7 @@ func TestFormatCount(t *testing.T) {
 }
 
 func TestResourceExhaustedStatements(t *testing.T) {
-	r := observer.NewResource()
+	r := resource.New()
 	now := start.Add(time.Hour)
 	b := budgetAt(30*time.Minute, 1000, 10)
 	b.TokensUsed, b.ToolCalls = 1000, 10
@@ -396,15 +397,15 @@ func TestResourceExhaustedStatements(t *testing.T) {
 func TestResourceThresholdsAreConfigurable(t *testing.T) {
 	b := budgetAt(0, 1000, 0)
 	b.TokensUsed = 500
-	assert.Equal(t, observer.Info, observer.NewResource().Assess(b, start).Severity)
-	assert.Equal(t, observer.Caution, (&observer.ResourceObserver{CautionAt: 0.5}).Assess(b, start).Severity)
-	assert.Equal(t, observer.Warning, (&observer.ResourceObserver{WarningAt: 0.5}).Assess(b, start).Severity)
+	assert.Equal(t, observer.Info, resource.New().Assess(b, start).Severity)
+	assert.Equal(t, observer.Caution, (&resource.Observer{CautionAt: 0.5}).Assess(b, start).Severity)
+	assert.Equal(t, observer.Warning, (&resource.Observer{WarningAt: 0.5}).Assess(b, start).Severity)
 }
 
 func TestPaceCanBeTurnedOff(t *testing.T) {
 	b := budgetAt(time.Hour, 50_000, 0)
 	b.TokensUsed, b.ToolCalls = 20_000, 20
-	a := (&observer.ResourceObserver{MinPaceCalls: -1}).Assess(b, start.Add(10*time.Minute))
+	a := (&resource.Observer{MinPaceCalls: -1}).Assess(b, start.Add(10*time.Minute))
 	assert.Equal(t, observer.Info, a.Severity)
 	assert.NotContains(t, a.Summary, "pace")
 }
@@ -412,7 +413,7 @@ func TestPaceCanBeTurnedOff(t *testing.T) {
 func TestResourceSaysOneCallInTheSingular(t *testing.T) {
 	b := budgetAt(0, 0, 10)
 	b.ToolCalls = 9
-	assert.Contains(t, observer.NewResource().Assess(b, start).Summary, "You have made 9 of 10 allowed tool calls. 1 call remaining.")
+	assert.Contains(t, resource.New().Assess(b, start).Summary, "You have made 9 of 10 allowed tool calls. 1 call remaining.")
 }
 
 // Rounding must not contradict the statement it is part of: tokens left
@@ -420,16 +421,16 @@ func TestResourceSaysOneCallInTheSingular(t *testing.T) {
 func TestResourceNeverRoundsARemainderAway(t *testing.T) {
 	b := budgetAt(30*time.Minute, 50_000, 0)
 	b.TokensUsed = 49_800
-	a := (&observer.ResourceObserver{MinPaceCalls: -1}).Assess(b, start.Add(30*time.Minute-400*time.Millisecond))
+	a := (&resource.Observer{MinPaceCalls: -1}).Assess(b, start.Add(30*time.Minute-400*time.Millisecond))
 	assert.Equal(t, "You have less than a second remaining before the deadline. "+
 		"You have used 49,800 of 50,000 tokens (99% of budget). 200 tokens remaining.", a.Summary)
 
 	b.TokensUsed = 49_700
-	assert.Contains(t, observer.NewResource().Assess(b, start).Summary, "(99% of budget)", "99.4% rounds down as before")
+	assert.Contains(t, resource.New().Assess(b, start).Summary, "(99% of budget)", "99.4% rounds down as before")
 
 	b = budgetAt(time.Hour, 0, 1000)
 	b.ToolCalls = 999
-	assert.Contains(t, observer.NewResource().Assess(b, start.Add(10*time.Minute)).Summary,
+	assert.Contains(t, resource.New().Assess(b, start.Add(10*time.Minute)).Summary,
 		"At this pace tool calls run out in less than a second, before the deadline.")
 }
 
@@ -537,7 +538,7 @@ func TestRenderFencesEvidenceThatHoldsBackticks(t *testing.T) {
 }
 
 func TestValidateRejectsWhatNewPipelineRejects(t *testing.T) {
-	assert.NoError(t, observer.Validate([]observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1}}}))
+	assert.NoError(t, observer.Validate([]observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 1}}}))
 	err := observer.Validate([]observer.Spec{{Observer: nil}})
 	assert.ErrorIs(t, err, observer.ErrInvalidConfig)
 }
@@ -545,9 +546,9 @@ func TestValidateRejectsWhatNewPipelineRejects(t *testing.T) {
 func TestResourceReportsTheModelCallLimit(t *testing.T) {
 	b := budgetAt(0, 0, 0)
 	b.MaxModelCalls, b.ModelCalls = 10, 9
-	a := observer.NewResource().Assess(b, start)
+	a := resource.New().Assess(b, start)
 	assert.Equal(t, "You have made 9 of 10 allowed model calls. 1 call remaining.", a.Summary)
 	assert.Equal(t, observer.Warning, a.Severity)
 	b.ModelCalls = 10
-	assert.Equal(t, "You have exhausted your model call budget.", observer.NewResource().Assess(b, start).Summary)
+	assert.Equal(t, "You have exhausted your model call budget.", resource.New().Assess(b, start).Summary)
 }

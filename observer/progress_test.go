@@ -7,6 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/drift"
+	"github.com/lookout-go/lookout/observer/stall"
 )
 
 // Progress traces: runs that make progress with calls that trip naive
@@ -15,13 +18,13 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 	tests := []struct {
 		name  string
 		task  observer.Task
-		stall *observer.Stall
+		stall *stall.Detector
 		calls []observer.ToolCallRecord
 	}{
 		{
 			name:  "paginated reads with changing arguments",
 			task:  observer.Task{Prompt: "Find orders over $1,000 in the `orders` table and summarise them."},
-			stall: observer.NewStall(),
+			stall: stall.New(),
 			calls: func() []observer.ToolCallRecord {
 				var out []observer.ToolCallRecord
 				for page := 1; page <= 30; page++ {
@@ -38,9 +41,9 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 			}(),
 		},
 		{
-			name:  "polling a job until it finishes, its status moving on",
+			name:  "polling a declared job-status tool until the job finishes, its progress moving on",
 			task:  observer.Task{Prompt: "Run the nightly build and report the result."},
-			stall: observer.NewStall(),
+			stall: &stall.Detector{PollingTools: []string{"job_status"}},
 			calls: func() []observer.ToolCallRecord {
 				out := []observer.ToolCallRecord{succeeded("start_job", `{"name":"nightly"}`, `{"job_id":"j-8812"}`)}
 				for i := 0; i <= 100; i += 5 {
@@ -53,12 +56,12 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 			}(),
 		},
 		{
-			name:  "polling a declared polling tool that answers the same until done",
+			name:  "polling a declared polling tool that answers the same, fewer times than its cap, until done",
 			task:  observer.Task{Prompt: "Deploy the release and wait for it to be live."},
-			stall: &observer.Stall{PollingTools: []string{"deploy_status", "sleep"}},
+			stall: &stall.Detector{PollingTools: []string{"deploy_status", "sleep"}},
 			calls: func() []observer.ToolCallRecord {
 				out := []observer.ToolCallRecord{succeeded("deploy", `{"release":"v2.4.0"}`, `{"id":"d-1"}`)}
-				for range 25 {
+				for range stall.DefaultPollingCap - 1 {
 					out = append(out,
 						succeeded("sleep", `{"seconds":10}`, "slept 10s"),
 						succeeded("deploy_status", `{"id":"d-1"}`, `{"state":"in_progress"}`))
@@ -69,7 +72,7 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 		{
 			name:  "editing many different files, testing after each edit",
 			task:  observer.Task{Prompt: "Rename Money.Round to Money.RoundHalfEven across services/billing."},
-			stall: observer.NewStall(),
+			stall: stall.New(),
 			calls: func() []observer.ToolCallRecord {
 				var out []observer.ToolCallRecord
 				for i := range 30 {
@@ -86,7 +89,7 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 		{
 			name:  "a test-driven loop where the tests fail until the fix lands",
 			task:  observer.Task{Prompt: "Make TestRound in services/billing pass."},
-			stall: observer.NewStall(),
+			stall: stall.New(),
 			calls: func() []observer.ToolCallRecord {
 				var out []observer.ToolCallRecord
 				for i := range 6 {
@@ -101,7 +104,7 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, tt.stall, observer.NewErrorCascade(), observer.NewDrift()).task(tt.task)
+			h := newHarness(t, tt.stall, cascade.New(), drift.New()).task(tt.task)
 			h.run(tt.calls...)
 			assert.Empty(t, h.firings())
 		})
@@ -111,14 +114,14 @@ func TestProgressTracesStayQuiet(t *testing.T) {
 // The contrast: the same shapes of trace, stuck, do fire.
 func TestStuckVariantsOfTheProgressTracesFire(t *testing.T) {
 	t.Run("a page read again and again", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(times(5, succeeded("sql_query", `{"table":"orders","page":3}`, `{"rows":[]}`))...)
 		assert.Contains(t, h.firings(), "Stall@4")
 	})
 	t.Run("the same edit and the same test result, again and again", func(t *testing.T) {
 		edit := succeeded("edit_file", `{"path":"round.go","old":"a","new":"b"}`, "edited")
 		test := succeeded("run_tests", `{"package":"./..."}`, "FAIL TestRound")
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(edit, test, edit, test, edit, test)
 		assert.Equal(t, []string{"Stall@6"}, h.firings())
 	})

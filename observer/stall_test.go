@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -98,7 +99,7 @@ func TestStallFiresThroughoutFiftyIdenticalReadsAndEscalates(t *testing.T) {
 
 func TestStallWriteBack(t *testing.T) {
 	t.Run("it fires when a write repeats an earlier write of the cycle", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(
 			readFile("config.yaml", "port: 80"),
 			writeFile("config.yaml", "port: 8080"),
@@ -117,7 +118,7 @@ func TestStallWriteBack(t *testing.T) {
 		}, evidenceLines(a))
 	})
 	t.Run("it fires when a toggle brings back content read before", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(
 			readFile("flags.json", "on"),
 			writeFile("flags.json", "off"),
@@ -129,7 +130,7 @@ func TestStallWriteBack(t *testing.T) {
 		assert.Equal(t, "write_back", h.mustAt(5, "Stall").Observations[0].Category)
 	})
 	t.Run("it stays quiet while each edit changes the file", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		for i := range 6 {
 			h.run(readFile("main.go", fmt.Sprintf("version %d", i)), writeFile("main.go", fmt.Sprintf("version %d", i+1)))
 		}
@@ -139,7 +140,7 @@ func TestStallWriteBack(t *testing.T) {
 		// The adapter keeps about 1 KiB of a result: re-reading a longer
 		// file after each edit of its end gets the same text every time.
 		head := "package billing\n" + strings.Repeat("// Licensed under the Apache License.\n", 30)
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		for i := range 6 {
 			h.run(readFile("invoice.go", head), succeeded("edit_file",
 				fmt.Sprintf(`{"path":"invoice.go","old_string":"round%d(","new_string":"roundHalfEven%d("}`, i, i), "ok"))
@@ -147,7 +148,7 @@ func TestStallWriteBack(t *testing.T) {
 		assert.Empty(t, h.firings())
 	})
 	t.Run("it fires when edits fail and the same content is read back", func(t *testing.T) {
-		h := newHarness(t, &observer.Stall{FailedRepeats: -1})
+		h := newHarness(t, &stall.Detector{FailedRepeats: -1})
 		for i := range 2 {
 			h.run(readFile("invoice.go", "package billing"),
 				failed("edit_file", fmt.Sprintf(`{"path":"invoice.go","old_string":"x%d"}`, i), "old_string not found"))
@@ -155,7 +156,7 @@ func TestStallWriteBack(t *testing.T) {
 		assert.Equal(t, []string{"Stall@4"}, h.firings())
 	})
 	t.Run("it goes quiet once a new edit succeeds", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(
 			readFile("config.yaml", "port: 80"),
 			writeFile("config.yaml", "port: 8080"),
@@ -170,7 +171,7 @@ func TestStallWriteBack(t *testing.T) {
 		assert.Equal(t, []string{"Stall@4", "Stall@5"}, h.firings())
 	})
 	t.Run("it reports a cycle that starts repeating late at info first", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		for i := range 4 {
 			h.run(readFile("main.go", fmt.Sprintf("version %d", i)), writeFile("main.go", fmt.Sprintf("version %d", i+1)))
 		}
@@ -180,14 +181,14 @@ func TestStallWriteBack(t *testing.T) {
 		assert.Contains(t, h.mustAt(10, "Stall").Observations[0].Description, "read and written in turn 10 times (calls #1 to #10)")
 	})
 	t.Run("it classifies tools named in ReadTools and WriteTools", func(t *testing.T) {
-		h := newHarness(t, &observer.Stall{ReadTools: []string{"peek"}, WriteTools: []string{"poke"}})
+		h := newHarness(t, &stall.Detector{ReadTools: []string{"peek"}, WriteTools: []string{"poke"}})
 		peek := succeeded("peek", `{"key":"a"}`, "1")
 		poke := succeeded("poke", `{"key":"a","value":"2"}`, "ok")
 		h.run(peek, poke, peek, poke)
 		assert.Equal(t, "write_back", h.mustAt(4, "Stall").Observations[0].Category)
 	})
 	t.Run("it reads access from the words of a tool's name", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		read := succeeded("FileViewer", `{"file_path":"a.txt"}`, "1")
 		write := succeeded("str_replace_editor", `{"file_path":"a.txt","old":"1","new":"2"}`, "ok")
 		h.run(read, write, read, write)
@@ -196,7 +197,7 @@ func TestStallWriteBack(t *testing.T) {
 }
 
 func TestStallIgnoresVolatileFields(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	for i := range 4 {
 		args := fmt.Sprintf(`{"url":"https://api.example.com/v1/orders","request_id":"req-%d","timestamp":"2026-01-15T14:0%d:00Z"}`, i, i)
 		result := fmt.Sprintf(`{"orders":[],"fetched_at":"2026-01-15T14:0%d:00Z","trace":"%08x-aaaa-bbbb-cccc-1234567890ab"}`, i, i)
@@ -206,7 +207,7 @@ func TestStallIgnoresVolatileFields(t *testing.T) {
 }
 
 func TestStallTreatsReorderedJSONKeysAsTheSameCall(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(
 		succeeded("search", `{"q":"rounding","limit":10}`, "no results"),
 		succeeded("search", `{"limit":10,"q":"rounding"}`, "no results"),
@@ -216,28 +217,45 @@ func TestStallTreatsReorderedJSONKeysAsTheSameCall(t *testing.T) {
 	assert.Equal(t, []string{"Stall@4"}, h.firings())
 }
 
-func TestStallStaysQuietWhenResultsKeepChanging(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+func TestStallStaysQuietWhenAPollingToolsResultsKeepChanging(t *testing.T) {
+	h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}})
 	for i := range 10 {
 		h.run(succeeded("job_status", `{"id":"build-7"}`, fmt.Sprintf("running: %d%% done", i*10)))
 	}
 	assert.Empty(t, h.firings())
 }
 
-func TestStallNeverCountsPollingTools(t *testing.T) {
+func TestStallCountsPollingToolsOnlyUpToTheirCap(t *testing.T) {
 	poll := succeeded("job_status", `{"id":"build-7"}`, "running")
-	t.Run("a declared polling tool is quiet", func(t *testing.T) {
-		h := newHarness(t, &observer.Stall{PollingTools: []string{"job_status"}})
-		h.run(times(12, poll)...)
+	t.Run("a declared polling tool is quiet below its cap", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}})
+		h.run(times(stall.DefaultPollingCap-1, poll)...)
+		assert.Empty(t, h.firings())
+	})
+	t.Run("a declared polling tool is reported as no progress at its cap", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}})
+		last := h.run(times(12, poll)...)
+		assert.Equal(t, []string{"Stall@10", "Stall@11", "Stall@12"}, h.firings())
+		require.NotNil(t, last)
+		assert.Equal(t, "no_progress", last.Assessments[0].Observations[0].Category)
+	})
+	t.Run("a declared cap is kept", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}, PollingCap: 3})
+		h.run(times(3, poll)...)
+		assert.Equal(t, []string{"Stall@3"}, h.firings())
+	})
+	t.Run("a negative cap never reports", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}, PollingCap: -1})
+		h.run(times(30, poll)...)
 		assert.Empty(t, h.firings())
 	})
 	t.Run("the same calls to an undeclared tool fire", func(t *testing.T) {
-		h := newHarness(t, observer.NewStall())
+		h := newHarness(t, stall.New())
 		h.run(times(4, poll)...)
 		assert.Equal(t, []string{"Stall@4"}, h.firings())
 	})
 	t.Run("a polling tool in an alternation is quiet", func(t *testing.T) {
-		h := newHarness(t, &observer.Stall{PollingTools: []string{"job_status"}})
+		h := newHarness(t, &stall.Detector{PollingTools: []string{"job_status"}})
 		wait := succeeded("sleep", `{"seconds":5}`, "slept")
 		h.run(concat(times(1, wait), times(1, poll), times(1, wait), times(1, poll), times(1, wait), times(1, poll))...)
 		assert.Empty(t, h.firings())
@@ -245,7 +263,7 @@ func TestStallNeverCountsPollingTools(t *testing.T) {
 }
 
 func TestStallGoesQuietOnceTheAgentMovesOn(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(times(4, readFile("go.mod", "module x"))...)
 	for i := range 5 {
 		h.run(readFile(fmt.Sprintf("pkg/file%d.go", i), "package pkg"))
@@ -256,7 +274,7 @@ func TestStallGoesQuietOnceTheAgentMovesOn(t *testing.T) {
 func TestStallPrefersOscillationOverTheRepeatsInIt(t *testing.T) {
 	a := readFile("a.go", "A")
 	b := readFile("b.go", "B")
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(a, b, a, b, a, b, a, b)
 	got := h.mustAt(8, "Stall")
 	assert.Equal(t, "oscillation", got.Observations[0].Category, "a.go was read 4 times, but the alternation says more")
@@ -267,16 +285,16 @@ func TestStallThresholdsAreConfigurable(t *testing.T) {
 	read := readFile("go.mod", "module x")
 	tests := []struct {
 		name  string
-		stall *observer.Stall
+		stall *stall.Detector
 		calls []observer.ToolCallRecord
 		want  []string
 	}{
-		{"two repeats", &observer.Stall{Repeats: 2}, times(2, read), []string{"Stall@2"}},
-		{"repeats turned off", &observer.Stall{Repeats: -1}, times(8, read), nil},
-		{"five failed repeats", &observer.Stall{FailedRepeats: 5}, times(5, failed("x", `{}`, "boom")), []string{"Stall@5"}},
-		{"a window too short for four repeats", &observer.Stall{Window: 3}, concat(times(1, read), times(1, readFile("a", "1")), times(1, readFile("b", "2")), times(3, read)), nil},
-		{"oscillation over four calls", &observer.Stall{Oscillation: 4}, []observer.ToolCallRecord{read, readFile("a", "1"), read, readFile("a", "1")}, []string{"Stall@4"}},
-		{"oscillation turned off", &observer.Stall{Oscillation: -1, Repeats: -1}, concat(times(1, read), times(1, readFile("a", "1")), times(1, read), times(1, readFile("a", "1")), times(1, read), times(1, readFile("a", "1"))), nil},
+		{"two repeats", &stall.Detector{Repeats: 2}, times(2, read), []string{"Stall@2"}},
+		{"repeats turned off", &stall.Detector{Repeats: -1}, times(8, read), nil},
+		{"five failed repeats", &stall.Detector{FailedRepeats: 5}, times(5, failed("x", `{}`, "boom")), []string{"Stall@5"}},
+		{"a window too short for four repeats", &stall.Detector{Window: 3}, concat(times(1, read), times(1, readFile("a", "1")), times(1, readFile("b", "2")), times(3, read)), nil},
+		{"oscillation over four calls", &stall.Detector{Oscillation: 4}, []observer.ToolCallRecord{read, readFile("a", "1"), read, readFile("a", "1")}, []string{"Stall@4"}},
+		{"oscillation turned off", &stall.Detector{Oscillation: -1, Repeats: -1}, concat(times(1, read), times(1, readFile("a", "1")), times(1, read), times(1, readFile("a", "1")), times(1, read), times(1, readFile("a", "1"))), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -288,40 +306,40 @@ func TestStallThresholdsAreConfigurable(t *testing.T) {
 }
 
 func TestStallEscalationIsConfigurable(t *testing.T) {
-	h := newHarness(t, &observer.Stall{Escalation: observer.Escalation{CautionAfter: 0, WarningAfter: 1}})
+	h := newHarness(t, &stall.Detector{Escalation: observer.Escalation{CautionAfter: 0, WarningAfter: 1}})
 	h.run(times(5, readFile("go.mod", "module x"))...)
 	assert.Equal(t, observer.Caution, h.mustAt(4, "Stall").Severity, "caution from the first report")
 	assert.Equal(t, observer.Warning, h.mustAt(5, "Stall").Severity)
 
-	never := newHarness(t, &observer.Stall{Escalation: observer.Escalation{CautionAfter: -1, WarningAfter: -1}})
+	never := newHarness(t, &stall.Detector{Escalation: observer.Escalation{CautionAfter: -1, WarningAfter: -1}})
 	never.run(times(30, readFile("go.mod", "module x"))...)
 	assert.Equal(t, observer.Info, never.mustAt(30, "Stall").Severity)
 }
 
 func TestStallValidate(t *testing.T) {
-	for _, s := range []*observer.Stall{{Window: 1}, {Window: -1}, {Repeats: 1}, {FailedRepeats: 1}, {Oscillation: 2}, {WriteBack: 2}} {
+	for _, s := range []*stall.Detector{{Window: 1}, {Window: -1}, {Repeats: 1}, {FailedRepeats: 1}, {Oscillation: 2}, {WriteBack: 2}} {
 		_, err := observer.NewPipeline(session.New(nil), []observer.Spec{{Observer: s, Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "%+v", *s)
 	}
-	assert.NoError(t, observer.NewStall().Validate())
+	assert.NoError(t, stall.New().Validate())
 }
 
 func TestStallRebuildsItsWindowAfterARestore(t *testing.T) {
 	read := readFile("go.mod", "module x")
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	h.run(times(3, read)...)
 	snap, err := h.store.Snapshot()
 	require.NoError(t, err)
 
 	t.Run("in a new pipeline, as after a checkpoint resume", func(t *testing.T) {
-		resumed := newHarness(t, observer.NewStall())
+		resumed := newHarness(t, stall.New())
 		require.NoError(t, resumed.store.Restore(snap))
 		resumed.run(read)
 		assert.Equal(t, "repeat", resumed.mustAt(1, "Stall").Observations[0].Category,
 			"the fourth identical call, counting the three restored ones")
 	})
 	t.Run("in the same pipeline, rolled back to different calls", func(t *testing.T) {
-		other := newHarness(t, observer.NewStall())
+		other := newHarness(t, stall.New())
 		other.run(readFile("a", "1"), readFile("b", "2"), readFile("c", "3"))
 		otherSnap, err := other.store.Snapshot()
 		require.NoError(t, err)
@@ -333,9 +351,9 @@ func TestStallRebuildsItsWindowAfterARestore(t *testing.T) {
 		assert.Nil(t, h.produced[4], "after the restore, go.mod was read once")
 	})
 	t.Run("in the same pipeline, replaced by as many other calls", func(t *testing.T) {
-		same := newHarness(t, observer.NewStall())
+		same := newHarness(t, stall.New())
 		same.run(times(3, read)...)
-		other := newHarness(t, observer.NewStall())
+		other := newHarness(t, stall.New())
 		other.run(readFile("a", "1"), readFile("b", "2"), readFile("c", "3"))
 		otherSnap, err := other.store.Snapshot()
 		require.NoError(t, err)
@@ -349,7 +367,7 @@ func TestStallRebuildsItsWindowAfterARestore(t *testing.T) {
 }
 
 func TestOneStallServesConcurrentSessions(t *testing.T) {
-	stall := observer.NewStall()
+	stall := stall.New()
 	var wg sync.WaitGroup
 	results := make([][]string, 8)
 	for s := range results {
@@ -395,7 +413,7 @@ func TestDetectorsWithoutAPipelineSeeNothing(t *testing.T) {
 }
 
 func TestDetectorsCatchUpWhenTheirTriggerIsSparse(t *testing.T) {
-	stall := observer.NewStall()
+	stall := stall.New()
 	store := session.New(&session.StoreOptions{Now: (&clock{t: start}).Now})
 	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: stall, Trigger: observer.Trigger{EveryNCalls: 5}}}, nil)
 	require.NoError(t, err)
@@ -415,7 +433,7 @@ func TestDetectorsCatchUpWhenTheirTriggerIsSparse(t *testing.T) {
 func TestStallChainCitesOnlyTheCallsWithTheSameResult(t *testing.T) {
 	// The same call alternates between two results: each result makes a
 	// chain of its own, and the evidence of one leaves out the other.
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	for i := range 8 {
 		h.run(succeeded("job_status", `{"id":"build-7"}`, []string{"running", "queued"}[i%2]))
 	}
@@ -436,7 +454,7 @@ func TestStallChainCitesOnlyTheCallsWithTheSameResult(t *testing.T) {
 func TestStallCountsRepeatsItDidNotRunAfter(t *testing.T) {
 	newPipeline := func(store *session.Store, every int) *observer.Pipeline {
 		p, err := observer.NewPipeline(store, []observer.Spec{
-			{Observer: observer.NewStall(), Trigger: observer.Trigger{EveryNCalls: every}},
+			{Observer: stall.New(), Trigger: observer.Trigger{EveryNCalls: every}},
 		}, &observer.PipelineOptions{OnError: func(_ context.Context, err error) { t.Error(err) }})
 		require.NoError(t, err)
 		return p
@@ -486,7 +504,7 @@ func TestStallCountsRepeatsItDidNotRunAfter(t *testing.T) {
 // the evidence still cites it as the access it was, a read, not as
 // whichever kept access comes first.
 func TestStallWriteBackCitesTheCyclesFirstAccessAsItWas(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	for i := range 10 {
 		h.run(
 			readFile("config.yaml", "port: 8080"),
@@ -506,7 +524,7 @@ func TestStallWriteBackCitesTheCyclesFirstAccessAsItWas(t *testing.T) {
 // The target is named as the calls name it: cleaning it for comparison
 // (lower case, one slash) must not change what the model is told.
 func TestStallWriteBackNamesTheTargetAsTheCallsDo(t *testing.T) {
-	h := newHarness(t, observer.NewStall())
+	h := newHarness(t, stall.New())
 	get := succeeded("http_get", `{"url":"https://api.example.com/Items/42"}`, `{"name":"a"}`)
 	put := succeeded("http_put", `{"url":"https://api.example.com/Items/42","body":"{}"}`, "ok")
 	h.run(get, put, get, put)
@@ -516,4 +534,42 @@ func TestStallWriteBackNamesTheTargetAsTheCallsDo(t *testing.T) {
 	assert.True(t, strings.HasPrefix(a.Observations[0].Description, "`https://api.example.com/Items/42` was read and written"),
 		a.Observations[0].Description)
 	assert.Contains(t, a.Suggestions[0], "Stop rewriting `https://api.example.com/Items/42`:")
+}
+
+// The repeats peers' stuck detectors report that a raw comparison misses.
+func TestStallReportsRepeatsThatDifferOnlyInCounters(t *testing.T) {
+	tests := []struct {
+		name string
+		call func(i int) observer.ToolCallRecord
+	}{
+		{"results that differ only in a session id and pid", func(i int) observer.ToolCallRecord {
+			return succeeded("run_command", `{"command":"make build"}`, fmt.Sprintf("Command still running (session sess-%d, pid 100%d)", i, i))
+		}},
+		{"errors that differ only in an attempt counter", func(i int) observer.ToolCallRecord {
+			return failed("spawn", `{"runtime":"python3"}`, fmt.Sprintf("Runtime failed before spawn: attempt %d", i))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, stall.New())
+			for i := 1; i <= 10; i++ {
+				h.run(tt.call(i))
+			}
+			require.NotEmpty(t, h.firings())
+		})
+	}
+}
+
+func TestStallReportsManyIdenticalCallsWhoseOutputChanges(t *testing.T) {
+	h := newHarness(t, &stall.Detector{ResultRules: []observer.Rule{}})
+	var last *observer.CurrentAssessment
+	for i := range 30 {
+		if current := h.run(succeeded("shell", `{"command":"date"}`, fmt.Sprintf("Fri Nov 27 04:%02d:%02d UTC 2026", i/60, i%60))); current != nil {
+			last = current
+		}
+	}
+	firings := h.firings()
+	require.NotEmpty(t, firings)
+	assert.Equal(t, fmt.Sprintf("Stall@%d", stall.DefaultSameCalls), firings[0])
+	assert.Equal(t, "same_call", last.Assessments[0].Observations[0].Category)
 }

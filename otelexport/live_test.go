@@ -17,6 +17,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+	resourceobs "github.com/lookout-go/lookout/observer/resource"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -141,7 +142,7 @@ func liveRun(t *testing.T, build team, sinks ...recorder.Sink) []recorder.Record
 	rec := recorder.New(recorder.FanOut(append(sinks, mem)...), nil)
 	mw, err := lookoutadk.New(ctx, &lookout.Config{
 		Limits:    budget.Limits{MaxTokens: 100_000, Timeout: time.Hour},
-		Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+		Observers: []observer.Spec{{Observer: resourceobs.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		Recorder:  rec,
 		OnError:   func(_ context.Context, err error) { t.Errorf("lookout: %v", err) },
 	})

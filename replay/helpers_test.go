@@ -18,6 +18,8 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/replay"
 )
@@ -78,8 +80,8 @@ func config(rec *recorder.Recorder, now func() time.Time) *lookout.Config {
 		Now:      now,
 		Limits:   budget.Limits{MaxTokens: 100_000, MaxToolCalls: 50, Timeout: time.Hour},
 		Observers: []observer.Spec{
-			{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
-			{Observer: observer.NewErrorCascade(), Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: cascade.New(), Trigger: observer.Trigger{OnEveryCall: true}},
 		},
 	}
 }

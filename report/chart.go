@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -59,12 +59,12 @@ func burnDown(r *run) *chart {
 		Records: len(r.records),
 	}
 	c.Bottom = c.Top + c.PlotH
-	c.CautionY = c.y(observer.DefaultCautionAt)
-	c.WarningY = c.y(observer.DefaultWarningAt)
+	c.CautionY = c.y(resource.DefaultCautionAt)
+	c.WarningY = c.y(resource.DefaultWarningAt)
 	c.CautionH = c.WarningY - c.CautionY
 	c.WarningH = c.Bottom - c.WarningY
-	c.Caution = pct(observer.DefaultCautionAt)
-	c.Warning = pct(observer.DefaultWarningAt)
+	c.Caution = pct(resource.DefaultCautionAt)
+	c.Warning = pct(resource.DefaultWarningAt)
 
 	series := []*counter{
 		{resource: "tokens", label: "tokens", limit: l.MaxTokens},

@@ -37,7 +37,7 @@
 //
 //   - Records hold no prices: the cost is shown as not recorded.
 //   - The caution and warning bands are drawn at the Resource observer's
-//     defaults (observer.DefaultCautionAt and observer.DefaultWarningAt);
+//     defaults (resource.DefaultCautionAt and resource.DefaultWarningAt);
 //     a run configured with other thresholds spoke at those instead.
 //   - Long texts are folded: each shows up to Options.MaxTextBytes, and
 //     when the page would be larger than Options.MaxBytes, the longest are

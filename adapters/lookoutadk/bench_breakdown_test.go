@@ -15,6 +15,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -46,7 +47,7 @@ var breakdown = []namedAgent{
 	// The limits and a Resource observer that never fires.
 	{"quiet", func(b *testing.B) *subject {
 		return configAgent(b, &lookout.Config{Limits: overheadLimits, Observers: []observer.Spec{{
-			Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
+			Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
 		}}})
 	}},
 	// The observer every 10 calls with MaxAgeCalls 1: its block is in the

@@ -20,6 +20,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -510,7 +511,7 @@ func overheadConfig(every int) *lookout.Config {
 	return &lookout.Config{
 		Limits: overheadLimits,
 		Observers: []observer.Spec{{
-			Observer: observer.NewResource(),
+			Observer: resource.New(),
 			Trigger:  observer.Trigger{EveryNCalls: every, AfterConsecutiveErrors: 3},
 		}},
 	}

@@ -254,7 +254,7 @@ func TestAnInterruptedSubAgentResumesItsRecording(t *testing.T) {
 // also after an interrupt: the checkpoint keeps the counts the session
 // had when the run started.
 func TestResumeKeepsTheRunsEfficacyBase(t *testing.T) {
-	name := observer.NewResource().Name()
+	name := adaptertest.Probe{}.Name()
 	store := session.New(nil)
 	session.ValueOf[observer.Efficacy](store).Seed(observer.Efficacy{
 		ByObserver: map[string]observer.EfficacyCounts{name: {Shown: 5, ChangedCourse: 5}},

@@ -15,6 +15,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
@@ -35,7 +36,7 @@ func Example() {
 	mw, err := lookoutadk.New(ctx, &lookout.Config{
 		Limits: budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 100},
 		Observers: []observer.Spec{
-			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 2, AfterConsecutiveErrors: 3}},
+			{Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 2, AfterConsecutiveErrors: 3}},
 		},
 		Recorder: rec,
 	})

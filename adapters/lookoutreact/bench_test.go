@@ -12,17 +12,19 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 )
 
 func benchConfig() *lookout.Config {
 	return &lookout.Config{
 		Limits: budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
 		Observers: []observer.Spec{{
-			Observer: observer.NewResource(),
+			Observer: resource.New(),
 			Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
 		}},
 	}
@@ -111,7 +113,7 @@ func BenchmarkInjection(b *testing.B) {
 	for _, n := range []int{100, 10_000} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
 			l, err := lookoutreact.New(context.Background(), &lookout.Config{
-				Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}},
+				Observers: adaptertest.EveryCall(),
 			})
 			if err != nil {
 				b.Fatal(err)

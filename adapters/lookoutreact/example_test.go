@@ -18,6 +18,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -30,7 +31,7 @@ func Example() {
 	l, err := lookoutreact.New(ctx, &lookout.Config{
 		Limits: budget.Limits{MaxToolCalls: 2},
 		Observers: []observer.Spec{
-			{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}},
 		},
 		Now: func() time.Time { return t0 }, // a fixed clock keeps the output stable
 	})

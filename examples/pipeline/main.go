@@ -9,6 +9,7 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -32,7 +33,7 @@ func run(w io.Writer) error {
 		return err
 	}
 	pipeline, err := observer.NewPipeline(store, []observer.Spec{{
-		Observer: observer.NewResource(),
+		Observer: resource.New(),
 		Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
 	}}, nil)
 	if err != nil {

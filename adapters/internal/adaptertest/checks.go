@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,10 +23,10 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// EveryCall configures a resource observer that speaks after every tool
+// EveryCall configures an observer that speaks after every tool
 // call.
 func EveryCall() []observer.Spec {
-	return []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{OnEveryCall: true}}}
+	return []observer.Spec{{Observer: Probe{}, Trigger: observer.Trigger{OnEveryCall: true}}}
 }
 
 func latestBudget(store *session.Store) budget.Budget {
@@ -163,3 +164,19 @@ var (
 	recordersMu sync.Mutex
 	recorders   = map[testing.TB][]*recorder.Recorder{}
 )
+
+// Probe is an observer that speaks whenever it is asked, so that a test
+// can find its section in every model input after a tool call. Its summary
+// names the call it ran after.
+type Probe struct{}
+
+// Name returns "Probe".
+func (Probe) Name() string { return "Probe" }
+
+// ShouldRun always reports true.
+func (Probe) ShouldRun(context.Context, *observer.Context) bool { return true }
+
+// Observe says which call it ran after.
+func (Probe) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
+	return observer.Assessment{Summary: "Probed after call " + strconv.FormatInt(oc.CallIndex, 10) + ".", Severity: observer.Info}, nil
+}

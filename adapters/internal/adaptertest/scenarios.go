@@ -24,6 +24,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 	"github.com/lookout-go/lookout/recorder/messages"
@@ -91,7 +92,7 @@ func injectionScenarios() []Scenario {
 					MaxAgeCalls: 2,
 					InjectAs:    schema.System,
 					Observers: []observer.Spec{{
-						Observer: observer.NewResource(),
+						Observer: Probe{},
 						Trigger:  observer.Trigger{AfterConsecutiveErrors: 1},
 					}},
 				},
@@ -171,7 +172,7 @@ func injectionScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Failing("deploy", "permission denied")},
-				Config: &lookout.Config{Observers: []observer.Spec{{Observer: observer.NewResource(), Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
+				Config: &lookout.Config{Observers: []observer.Spec{{Observer: Probe{}, Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					tools := ToolMessages(m.Requests()[3].Messages)
@@ -202,7 +203,7 @@ func injectionScenarios() []Scenario {
 				"an unknown role":        {InjectAs: schema.Assistant},
 				"an unknown resource":    {Advisory: []budget.Resource{"money"}},
 				"a wrap-up share of 1":   {WrapUpAt: 1},
-				"a bad observer trigger": {Observers: []observer.Spec{{Observer: observer.NewResource()}}},
+				"a bad observer trigger": {Observers: []observer.Spec{{Observer: resource.New()}}},
 			} {
 				assert.Error(t, a.New(cfg), "it rejects %s", name)
 			}

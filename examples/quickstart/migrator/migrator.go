@@ -17,6 +17,9 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/resource"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -88,9 +91,9 @@ func Config(rec *recorder.Recorder, now func() time.Time) *lookout.Config {
 		Now:      now,
 		Limits:   budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
 		Observers: []observer.Spec{
-			{Observer: observer.NewResource(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
-			{Observer: observer.NewErrorCascade(), Trigger: observer.Trigger{OnEveryCall: true}},
-			{Observer: observer.NewStall(), Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
+			{Observer: cascade.New(), Trigger: observer.Trigger{OnEveryCall: true}},
+			{Observer: stall.New(), Trigger: observer.Trigger{OnEveryCall: true}},
 		},
 	}
 }

@@ -1,4 +1,4 @@
-package observer
+package stall
 
 import (
 	"context"
@@ -6,12 +6,16 @@ import (
 	"hash/maphash"
 	"strconv"
 	"strings"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/detect"
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // Stall defaults.
 const (
-	// DefaultStallWindow is how many recent calls Stall compares.
-	DefaultStallWindow = 20
+	// DefaultWindow is how many recent calls Stall compares.
+	DefaultWindow = 20
 	// DefaultRepeats is how many identical successful calls make a stall.
 	DefaultRepeats = 4
 	// DefaultFailedRepeats is how many identical failing calls make one.
@@ -21,19 +25,26 @@ const (
 	// DefaultWriteBack is how many alternating reads and writes of one
 	// target make one.
 	DefaultWriteBack = 4
-	// MaxStallWindow is the largest Window, and the largest Repeats,
-	// FailedRepeats, Oscillation and WriteBack, that [Stall.Validate]
-	// accepts: a pattern longer than the window could never be seen. Stall
-	// keeps a slot of 336 bytes (on 64-bit platforms) for each call of the
-	// window, allocated when a session is first checked, so a window of
-	// 1,000 calls takes about 330 KiB per session; the slots' strings are
+	// DefaultPollingCap is how many identical calls to a polling tool,
+	// each with the same result, make a repeat of no progress.
+	DefaultPollingCap = 10
+	// DefaultSameCalls is how many calls with the same tool and arguments
+	// make a repeat whatever their results.
+	DefaultSameCalls = 10
+	// MaxWindow is the largest Window, and the largest Repeats,
+	// FailedRepeats, Oscillation, WriteBack, PollingCap and SameCalls,
+	// that [Detector.Validate] accepts: a pattern longer than the window
+	// could never be seen. Stall keeps a slot of 360 bytes (on 64-bit
+	// platforms) for each call of the window, allocated when a session is
+	// first checked, so a window of 1,000 calls takes about 352 KiB per
+	// session; the slots' strings are
 	// the call records' own. Each call is also compared with the window's
 	// earlier calls, which this bound keeps quick.
-	MaxStallWindow = 1_000
+	MaxWindow = 1_000
 )
 
 // defaultStallEscalation is Stall's escalation when none is configured.
-var defaultStallEscalation = Escalation{CautionAfter: 2, WarningAfter: 6}
+var defaultStallEscalation = observer.Escalation{CautionAfter: 2, WarningAfter: 6}
 
 // Stall notices an agent going round in circles. After each call it asks
 // whether that call continues one of three patterns:
@@ -74,11 +85,11 @@ var defaultStallEscalation = Escalation{CautionAfter: 2, WarningAfter: 6}
 // serve many sessions at once.
 //
 // The zero value uses the defaults; a negative threshold turns its pattern
-// off. A Stall is safe for concurrent use as long as its fields are not
+// off. A Detector is safe for concurrent use as long as its fields are not
 // changed once it is in use.
-type Stall struct {
+type Detector struct {
 	// Window is how many recent calls are compared. Zero means
-	// [DefaultStallWindow]; at most [MaxStallWindow].
+	// [DefaultWindow]; at most [MaxWindow].
 	Window int
 	// Repeats is how many identical successful calls within the window
 	// make a repeat. Zero means [DefaultRepeats].
@@ -94,11 +105,27 @@ type Stall struct {
 	WriteBack int
 	// Escalation raises the severity as a pattern goes on. The zero value
 	// means caution after 2 more calls and warning after 6.
-	Escalation Escalation
+	Escalation observer.Escalation
 	// PollingTools names tools that are expected to be called again and
 	// again with the same arguments, such as a job-status check. Their
-	// calls are never part of a pattern.
+	// calls are part of no other pattern, and are reported only when
+	// PollingCap of them in a row got the same result: no progress.
 	PollingTools []string
+	// PollingCap is how many identical calls to a polling tool, each with
+	// the same result, make a repeat of no progress. Zero means
+	// [DefaultPollingCap]; negative means never.
+	PollingCap int
+	// SameCalls is how many calls with the same tool and arguments make a
+	// repeat even when their results differ, with nothing new in between.
+	// Zero means [DefaultSameCalls]; negative turns it off.
+	SameCalls int
+	// ResultRules decide which differences between two calls' results and
+	// error messages do not count. Nil means [observer.MessageRules]: ids,
+	// numbers, times, paths and URLs; an empty, non-nil slice means none.
+	// The results of PollingTools are compared with the Normalizer's
+	// rules instead, which keep numbers: a poll's counters are its
+	// progress.
+	ResultRules []observer.Rule
 	// ReadTools and WriteTools name the tools that read and write the
 	// target named in their arguments, for write-back detection. Tools in
 	// neither list are classified by the words of their name (split at
@@ -115,20 +142,20 @@ type Stall struct {
 	// Normalizer decides which differences between calls do not count.
 	// Nil means the zero Normalizer: [DefaultVolatileKeys] and
 	// [DefaultRules].
-	Normalizer *Normalizer
+	Normalizer *observer.Normalizer
 }
 
-// NewStall returns a Stall with the default thresholds.
-func NewStall() *Stall { return &Stall{} }
+// New returns a Detector with the default thresholds.
+func New() *Detector { return &Detector{} }
 
 // Name returns "Stall".
-func (s *Stall) Name() string { return "Stall" }
+func (s *Detector) Name() string { return "Stall" }
 
 // Validate reports thresholds too small to mean anything (a window under
 // 2 calls, fewer than 2 repeats, or fewer than 3 calls of oscillation or
 // write-back), a negative window, or a window or count above
-// [MaxStallWindow], as a [*ConfigError]. [NewPipeline] calls it.
-func (s *Stall) Validate() error {
+// [MaxWindow], as a [*ConfigError]. [NewPipeline] calls it.
+func (s *Detector) Validate() error {
 	const name = "Stall"
 	for _, c := range []struct {
 		field        string
@@ -139,35 +166,37 @@ func (s *Stall) Validate() error {
 		{"FailedRepeats", s.FailedRepeats, 2},
 		{"Oscillation", s.Oscillation, 3},
 		{"WriteBack", s.WriteBack, 3},
+		{"PollingCap", s.PollingCap, 2},
+		{"SameCalls", s.SameCalls, 2},
 	} {
-		if err := tooLarge(name, c.field, c.value, MaxStallWindow, "MaxStallWindow"); err != nil {
+		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "stall.MaxWindow"); err != nil {
 			return err
 		}
 		if c.value > 0 && c.value < c.least {
-			return &ConfigError{Observer: name, Field: c.field, Problem: fmt.Sprintf("%d is less than %d", c.value, c.least)}
+			return &observer.ConfigError{Observer: name, Field: c.field, Problem: fmt.Sprintf("%d is less than %d", c.value, c.least)}
 		}
 	}
 	if s.Window < 0 {
-		return &ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
+		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
 	}
 	return nil
 }
 
 // ShouldRun reports whether the latest call continues a stuck pattern.
-func (s *Stall) ShouldRun(_ context.Context, oc *Context) bool {
+func (s *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	_, found := s.state(oc).check(oc)
 	return found
 }
 
 // Observe describes the pattern the latest call continues, or says there
 // is none.
-func (s *Stall) Observe(_ context.Context, oc *Context) (Assessment, error) {
+func (s *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	st := s.state(oc)
 	f, found := st.check(oc)
 	if !found {
-		return Assessment{
+		return observer.Assessment{
 			Summary:  "No repeated, alternating or write-back patterns in the last " + strconv.Itoa(st.window) + " calls.",
-			Severity: Info,
+			Severity: observer.Info,
 		}, nil
 	}
 	a := st.assess(f)
@@ -175,164 +204,79 @@ func (s *Stall) Observe(_ context.Context, oc *Context) (Assessment, error) {
 	return a, nil
 }
 
-func (s *Stall) state(oc *Context) *stallState {
-	return scratchOf(oc, s.newState)
+// NewCallState returns the working state of one session, which the
+// pipeline keeps up to date.
+func (s *Detector) NewCallState() observer.CallState { return s.newState() }
+
+// state returns the session's working state, or an empty one outside a
+// pipeline.
+func (s *Detector) state(oc *observer.Context) *stallState {
+	if st, ok := oc.CallState().(*stallState); ok {
+		return st
+	}
+	return s.newState()
 }
 
-func (s *Stall) newState() *stallState {
+func (s *Detector) newState() *stallState {
 	st := &stallState{
-		window:     max(pick(s.Window, DefaultStallWindow), 2),
-		repeats:    atLeast(pick(s.Repeats, DefaultRepeats), 2),
-		failed:     atLeast(pick(s.FailedRepeats, DefaultFailedRepeats), 2),
-		oscillate:  atLeast(pick(s.Oscillation, DefaultOscillation), 3),
-		writeBack:  atLeast(pick(s.WriteBack, DefaultWriteBack), 3),
-		escalation: s.Escalation.or(defaultStallEscalation),
-		canon:      s.Normalizer.compile(),
+		window:     max(scan.Pick(s.Window, DefaultWindow), 2),
+		repeats:    scan.AtLeast(scan.Pick(s.Repeats, DefaultRepeats), 2),
+		failed:     scan.AtLeast(scan.Pick(s.FailedRepeats, DefaultFailedRepeats), 2),
+		oscillate:  scan.AtLeast(scan.Pick(s.Oscillation, DefaultOscillation), 3),
+		writeBack:  scan.AtLeast(scan.Pick(s.WriteBack, DefaultWriteBack), 3),
+		pollCap:    scan.AtLeast(scan.Pick(s.PollingCap, DefaultPollingCap), 2),
+		sameCalls:  scan.AtLeast(scan.Pick(s.SameCalls, DefaultSameCalls), 2),
+		escalation: s.Escalation.Or(defaultStallEscalation),
+		canon:      s.Normalizer.Compile(),
+		results:    resultNormalizer(s.ResultRules).Compile(),
 		seed:       maphash.MakeSeed(),
 		polling:    make(map[string]bool, len(s.PollingTools)),
-		access:     make(map[string]access, len(s.ReadTools)+len(s.WriteTools)),
+		access:     make(map[string]scan.Access, len(s.ReadTools)+len(s.WriteTools)),
 	}
-	st.calls = newRing[stallCall](st.window)
+	st.calls = scan.NewRing[stallCall](st.window)
 	for _, t := range s.PollingTools {
 		st.polling[t] = true
 	}
 	for _, t := range s.ReadTools {
-		st.access[t] = readAccess
+		st.access[t] = scan.ReadAccess
 	}
 	for _, t := range s.WriteTools {
-		st.access[t] = writeAccess
+		st.access[t] = scan.WriteAccess
 	}
 	return st
 }
 
-// scratchOf returns the observer's working state for the pipeline that
-// runs it, creating it with build on first use. Outside a pipeline it
-// returns a fresh state each time.
-func scratchOf[T any](oc *Context, build func() *T) *T {
-	if oc.scratch != nil {
-		if st, ok := (*oc.scratch).(*T); ok {
-			return st
-		}
+// resultNormalizer returns the normalizer results are compared with.
+func resultNormalizer(rules []observer.Rule) *observer.Normalizer {
+	if rules == nil {
+		rules = observer.MessageRules()
 	}
-	st := build()
-	if oc.scratch != nil {
-		*oc.scratch = st
-	}
-	return st
-}
-
-// access is what a tool does to the target named in its arguments.
-type access uint8
-
-const (
-	noAccess access = iota
-	readAccess
-	writeAccess
-)
-
-var (
-	writeWords = map[string]bool{
-		"write": true, "edit": true, "update": true, "put": true, "save": true, "patch": true,
-		"replace": true, "create": true, "set": true, "apply": true, "modify": true, "append": true,
-		"insert": true, "delete": true, "remove": true, "rename": true, "move": true, "upload": true,
-		"overwrite": true,
-	}
-	readWords = map[string]bool{
-		"read": true, "get": true, "cat": true, "view": true, "open": true, "load": true,
-		"fetch": true, "show": true, "head": true, "tail": true, "download": true, "inspect": true,
-		"stat": true, "describe": true, "list": true,
-	}
-	targetKeys = [...]string{"path", "filepath", "file", "filename", "target", "targetfile", "uri", "url", "key", "resource"}
-)
-
-// classifyTool reads a tool's access from the words of its name, split at
-// non-letters and at lower-to-upper case changes. A write word wins over
-// a read word wherever it comes.
-func classifyTool(name string) access {
-	found := noAccess
-	for i := 0; i < len(name); {
-		start, end := nextWord(name, i)
-		found = max(found, foldedWordAccess(name[start:end]))
-		i = end
-	}
-	return found
-}
-
-// nextWord returns the bounds of the first word of name at or after i: a
-// run of letters that ends at a non-letter or where a lower-case letter
-// is followed by an upper-case one. At the end of name the word is empty.
-func nextWord(name string, i int) (start, end int) {
-	for i < len(name) && !isLetter(name[i]) {
-		i++
-	}
-	end = min(i+1, len(name))
-	for end < len(name) && isLetter(name[end]) && !isCaseChange(name[end-1], name[end]) {
-		end++
-	}
-	return i, end
-}
-
-// isCaseChange reports a lower-case letter followed by an upper-case one,
-// where the words of a camel-case name meet.
-func isCaseChange(prev, b byte) bool {
-	return byteClasses[prev]&lowerClass != 0 && byteClasses[b]&upperClass != 0
-}
-
-// foldedWordAccess looks up a word of letters in any case. Words longer
-// than the longest listed word with an ending are in neither list.
-func foldedWordAccess(w string) access {
-	var word [16]byte
-	if len(w) > len(word) {
-		return noAccess
-	}
-	for i := range len(w) {
-		word[i] = w[i] | ('a' - 'A') // letters only: sets the lower-case bit
-	}
-	return wordAccess(string(word[:len(w)]))
-}
-
-// wordAccess looks a word up in the write and read lists, as it is or
-// without one of the endings -s, -r, -er, -or and -ing (writes, writer,
-// viewer, editor, reading).
-func wordAccess(w string) access {
-	for _, suffix := range [...]string{"", "s", "r", "er", "or", "ing"} {
-		if len(w) <= len(suffix) || !strings.HasSuffix(w, suffix) {
-			continue
-		}
-		stem := w[:len(w)-len(suffix)]
-		if writeWords[stem] {
-			return writeAccess
-		}
-		if readWords[stem] {
-			return readAccess
-		}
-	}
-	return noAccess
+	return &observer.Normalizer{VolatileKeys: []string{}, Rules: rules}
 }
 
 // primaryTarget returns the target a reading or writing tool's arguments
 // name, normalized for comparison, and as the arguments spell it, or "".
 func primaryTarget(args string) (target, text string) {
-	best, rank := "", len(targetKeys)
+	best, rank := "", len(scan.TargetKeys)
 	var buf [16]byte
-	eachMember(args, func(k, val string, isString bool) bool {
+	scan.EachMember(args, func(k, val string, isString bool) bool {
 		if isString && val != "" && len(k) <= len(buf) {
-			if r := targetRank(foldKey(buf[:0], k), rank); r < rank {
+			if r := targetRank(scan.FoldKey(buf[:0], k), rank); r < rank {
 				best, rank = val, r
 			}
 		}
 		return rank > 0
 	})
-	if target = cleanTarget(best); target == "" {
+	if target = scan.CleanTarget(best); target == "" {
 		return "", ""
 	}
 	return target, strings.TrimSpace(best)
 }
 
 // targetRank returns the place of the folded key among the first rank
-// targetKeys, or rank when it is not one of them.
+// scan.TargetKeys, or rank when it is not one of them.
 func targetRank(key []byte, rank int) int {
-	for r, tk := range targetKeys[:rank] {
+	for r, tk := range scan.TargetKeys[:rank] {
 		if string(key) == tk {
 			return r
 		}
@@ -346,7 +290,7 @@ type stallCall struct {
 	tool, summary, args string
 	result, errMsg      string
 	success, exempt     bool
-	access              access
+	access              scan.Access
 	target              string // normalized, for comparison
 	targetText          string // as the arguments spell it, for the model
 	targetHash          uint64 // of target, compared before it
@@ -357,6 +301,9 @@ type stallCall struct {
 	seen                bool  // an identical call precedes it in the window
 	repeatRun           int   // identical calls in the chain ending here
 	repeatFirst         int64 // index of the chain's first call
+	sigSeen             bool  // a call with its tool and arguments precedes it in the window
+	sigRun              int   // calls with its tool and arguments in the chain ending here, whatever their results
+	sigFirst            int64 // index of that chain's first call
 	oscRun              int   // calls in the alternation ending here
 	wbRun               int   // accesses in the read/write cycle ending here
 	wbFirst             int64 // index of the cycle's first access
@@ -364,7 +311,7 @@ type stallCall struct {
 	wbNew               int  // successful writes in the cycle so far that no earlier one had made
 	wbStuck             bool // the cycle repeats itself
 	wbSince             int  // wbRun when the cycle began to repeat itself, while wbStuck
-	label               label
+	label               scan.Label
 }
 
 // callText is what an evidence line shows of a call. Its strings are the
@@ -374,29 +321,30 @@ type callText struct {
 	success                     bool
 }
 
-// stallCatchUp is how many calls a Stall reads back when it has not seen
+// stallCatchUp is how many calls a Detector reads back when it has not seen
 // them: a first check costs at most this many calls' work.
 const stallCatchUp = 1024
 
-// stallState is one session's working state for a Stall.
+// stallState is one session's working state for a Detector.
 type stallState struct {
 	window, repeats, failed, oscillate, writeBack int
-	escalation                                    Escalation
+	pollCap, sameCalls                            int
+	escalation                                    observer.Escalation
 
-	cur     cursor
-	calls   ring[stallCall]
-	canon   *canon
+	calls   scan.Ring[stallCall]
+	canon   *observer.Compiled
+	results *observer.Compiled
 	seed    maphash.Seed
 	text    []byte
 	polling map[string]bool
-	access  map[string]access
+	access  map[string]scan.Access
 
 	checked int64
 	found   bool
 	finding stallFinding
 	picked  []*stallCall // scratch for evidence
 	chain   []*stallCall // the latest call's chain of repeats, when detect looked for one
-	out     texts        // the texts of the latest assessment
+	out     scan.Texts   // the texts of the latest assessment
 }
 
 type stallKind uint8
@@ -405,45 +353,44 @@ const (
 	repeatPattern stallKind = iota
 	oscillationPattern
 	writeBackPattern
+	pollPattern     // identical polls past the cap
+	sameCallPattern // the same call, whatever its results
 )
 
 type stallFinding struct {
 	kind      stallKind
 	length    int // calls in the pattern so far
 	threshold int // calls at which it is first reported
-	severity  Severity
+	severity  observer.Severity
 }
 
-// check brings the state up to date with the log and reports the pattern
+// CatchUp reads back up to stallCatchUp calls, so that a repeat is
+// counted across windows with a sparse trigger too, and after a restore
+// or in a new run on a long session.
+func (st *stallState) CatchUp() int { return max(st.window, stallCatchUp) }
+
+// Reset forgets every call.
+func (st *stallState) Reset(*observer.Context) { st.calls.Clear(); st.checked = 0 }
+
+// Add takes in the next call.
+func (st *stallState) Add(_ *observer.Context, rec *observer.ToolCallRecord) { st.add(rec) }
+
+// check reports the pattern
 // the latest call continues.
-func (st *stallState) check(oc *Context) (stallFinding, bool) {
-	if oc.calls == nil {
-		return stallFinding{}, false
-	}
-	// The calls since the last check are added, up to stallCatchUp of
-	// them, so that a repeat is counted across windows with a sparse
-	// trigger too, and after a restore or in a new run on a long session.
-	// Each call is added once.
-	from, reset := st.cur.next(oc.calls, oc.CallIndex, max(st.window, stallCatchUp))
-	if reset {
-		st.calls.clear()
-	}
-	if caughtUp(from, reset, st.checked, oc.CallIndex) {
+func (st *stallState) check(oc *observer.Context) (stallFinding, bool) {
+	if st.checked == oc.CallIndex {
 		return st.finding, st.found
-	}
-	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
-		st.add(rec)
 	}
 	st.checked = oc.CallIndex
 	st.finding, st.found = st.detect(oc.CallIndex)
 	return st.finding, st.found
 }
 
-func (st *stallState) accessOf(tool string) access {
+func (st *stallState) accessOf(tool string) scan.Access {
 	if a, ok := st.access[tool]; ok {
 		return a
 	}
-	a := classifyTool(tool)
+	a := scan.ClassifyTool(tool)
 	if len(st.access) < 256 {
 		st.access[tool] = a
 	}
@@ -451,15 +398,21 @@ func (st *stallState) accessOf(tool string) access {
 }
 
 func (st *stallState) signature(tool, args string) uint64 {
-	return maphash.String(st.seed, tool)*0x9E3779B97F4A7C15 ^ maphash.Bytes(st.seed, st.canon.canonical(args))
+	return maphash.String(st.seed, tool)*0x9E3779B97F4A7C15 ^ maphash.Bytes(st.seed, st.canon.Arguments(args))
 }
 
 // observation returns the hash of a call's normalized result and error.
 func (st *stallState) observation(c *stallCall) uint64 {
 	if !c.obsDone {
-		st.text = st.canon.text(st.text[:0], c.result)
+		// A polling tool's counters are its progress: its results are
+		// compared with the arguments' rules, which keep numbers.
+		norm := st.results
+		if c.exempt {
+			norm = st.canon
+		}
+		st.text = norm.AppendText(st.text[:0], c.result)
 		st.text = append(st.text, 0)
-		st.text = st.canon.text(st.text, c.errMsg)
+		st.text = norm.AppendText(st.text, c.errMsg)
 		c.obs, c.obsDone = maphash.Bytes(st.seed, st.text), true
 	}
 	return c.obs
@@ -477,13 +430,13 @@ func (st *stallState) sameObservation(a, b *stallCall) bool {
 }
 
 // add records a call and extends the patterns it continues.
-func (st *stallState) add(rec *ToolCallRecord) {
+func (st *stallState) add(rec *observer.ToolCallRecord) {
 	e := stallCall{
 		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
 		result: rec.Result, errMsg: rec.ErrorMessage, success: rec.Success,
 		exempt: st.polling[rec.ToolName],
 	}
-	n := st.calls.len()
+	n := st.calls.Len()
 	e.raw = maphash.String(st.seed, rec.Arguments) ^ maphash.String(st.seed, rec.ToolName)*31 ^ maphash.String(st.seed, rec.ParamsSummary)*961
 	same := st.sameCall(&e)
 	if same != nil {
@@ -505,10 +458,10 @@ func (st *stallState) add(rec *ToolCallRecord) {
 	}
 	// The slot's label buffer is kept; the label of an identical call is
 	// copied into it (same may be the slot being replaced).
-	slot := st.calls.push()
-	e.label = slot.label.reuse()
-	if same != nil && same.label.done {
-		e.label.buf, e.label.done = append(e.label.buf, same.label.buf...), true
+	slot := st.calls.Push()
+	e.label = slot.label.Reuse()
+	if same != nil && same.label.Done {
+		e.label.Buf, e.label.Done = append(e.label.Buf, same.label.Buf...), true
 	}
 	*slot = e
 }
@@ -517,7 +470,7 @@ func (st *stallState) add(rec *ToolCallRecord) {
 // by: its signature, and the target it reads or writes, if any.
 func (st *stallState) derive(e *stallCall) {
 	e.sig = st.signature(e.tool, e.args)
-	if e.access = st.accessOf(e.tool); e.access != noAccess {
+	if e.access = st.accessOf(e.tool); e.access != scan.NoAccess {
 		e.target, e.targetText = primaryTarget(e.args)
 		e.targetHash = maphash.String(st.seed, e.target)
 	}
@@ -526,7 +479,7 @@ func (st *stallState) derive(e *stallCall) {
 // tracksTarget reports whether c takes part in write-back cycles: it reads
 // or writes a named target and is not a polling call.
 func (c *stallCall) tracksTarget() bool {
-	return c.access != noAccess && c.target != "" && !c.exempt
+	return c.access != scan.NoAccess && c.target != "" && !c.exempt
 }
 
 // accessed reports whether c is an access to e's target, one that took
@@ -542,20 +495,63 @@ func (c *stallCall) accessed(e *stallCall) bool {
 // found both, or as soon as e needs neither.
 func (st *stallState) scanBack(e *stallCall, prior int) *stallCall {
 	e.repeatRun, e.repeatFirst = 1, e.index
-	wantRepeat := !e.exempt
+	e.sigRun, e.sigFirst = 1, e.index
+	wantRepeat, wantSig := !e.exempt, !e.exempt
 	wantAccess := e.tracksTarget()
 	var lastAccess *stallCall
-	novel := false
-	for i := 0; i < prior && (wantRepeat || wantAccess); i++ {
-		p := st.calls.back(i)
+	novel, novelSig := false, false
+	if e.exempt {
+		st.continuePolls(e, prior)
+	}
+	for i := 0; i < prior && (wantRepeat || wantSig || wantAccess); i++ {
+		p := st.calls.Back(i)
 		if wantRepeat {
 			wantRepeat, novel = st.continueRepeat(e, p, novel)
+		}
+		if wantSig {
+			wantSig, novelSig = continueSameCall(e, p, novelSig)
 		}
 		if wantAccess && p.accessed(e) {
 			lastAccess, wantAccess = p, false
 		}
 	}
 	return lastAccess
+}
+
+// continueSameCall looks at p, the next older call, for the latest call
+// with e's tool and arguments, whatever its result. When p is that call,
+// e continues its chain unless something new happened in between
+// (novel): a call whose tool and arguments had not been used before in
+// the window, or a polling call. It reports whether the search goes on,
+// and whether p was new.
+func continueSameCall(e, p *stallCall, novel bool) (searching, stillNovel bool) {
+	if p.sig != e.sig || p.exempt {
+		return true, novel || p.exempt || !p.sigSeen
+	}
+	e.sigSeen = true
+	if !novel {
+		e.sigRun, e.sigFirst = p.sigRun+1, p.sigFirst
+	}
+	return false, novel
+}
+
+// continuePolls continues the chain of identical polls that e, a polling
+// call, extends: the latest earlier call to its tool with its arguments,
+// if it got the same result and nothing new came in between (a call not
+// made before in the window).
+func (st *stallState) continuePolls(e *stallCall, prior int) {
+	for i := range prior {
+		p := st.calls.Back(i)
+		if p.exempt && p.sig == e.sig {
+			if st.sameObservation(p, e) {
+				e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
+			}
+			return
+		}
+		if !p.exempt && !p.sigSeen {
+			return
+		}
+	}
 }
 
 // continueRepeat looks at p, the next older call, for e's identical
@@ -582,14 +578,14 @@ func (st *stallState) oscillationRun(e *stallCall, n int) int {
 	if n < 1 {
 		return 1
 	}
-	p1 := st.calls.back(0)
+	p1 := st.calls.Back(0)
 	if p1.exempt || p1.sig == e.sig {
 		return 1
 	}
 	if n < 2 || p1.oscRun < 2 {
 		return 2
 	}
-	if st.identical(st.calls.back(1), e) {
+	if st.identical(st.calls.Back(1), e) {
 		return p1.oscRun + 1
 	}
 	return 2
@@ -626,7 +622,7 @@ func (st *stallState) markStuck(e, prev *stallCall, prior int) {
 	switch {
 	case prev != nil && st.cycleRepeats(e, prior):
 		e.wbStuck = true
-	case e.access == writeAccess && e.success:
+	case e.access == scan.WriteAccess && e.success:
 		// A change not made before in the cycle is progress, even
 		// if a read cannot show it (results are kept only in part).
 		e.wbNew++
@@ -650,8 +646,8 @@ func stuckSince(e, prev *stallCall) int {
 // sameCall returns a kept call with exactly e's tool, arguments and
 // summary, or nil.
 func (st *stallState) sameCall(e *stallCall) *stallCall {
-	for i := range st.calls.len() {
-		if c := st.calls.back(i); c.raw == e.raw && c.args == e.args && c.tool == e.tool && c.summary == e.summary {
+	for i := range st.calls.Len() {
+		if c := st.calls.Back(i); c.raw == e.raw && c.args == e.args && c.tool == e.tool && c.summary == e.summary {
 			return c
 		}
 	}
@@ -668,7 +664,7 @@ func (st *stallState) sameCall(e *stallCall) *stallCall {
 func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 	changed := false // a read between q and e got another result
 	for i := range prior {
-		q := st.calls.back(i)
+		q := st.calls.Back(i)
 		if q.index < e.wbFirst {
 			break
 		}
@@ -689,7 +685,7 @@ func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 // same result, when the content changed in between or no new write was
 // made since q. differs reports a read that got another result than q.
 func (st *stallState) repeatsAccess(q, e *stallCall, changed bool) (repeats, differs bool) {
-	if e.access == writeAccess {
+	if e.access == scan.WriteAccess {
 		return q.sig == e.sig, false
 	}
 	if !st.sameObservation(q, e) {
@@ -700,11 +696,17 @@ func (st *stallState) repeatsAccess(q, e *stallCall, changed bool) (repeats, dif
 
 // detect reports the most severe pattern the call at index continues.
 func (st *stallState) detect(index int64) (stallFinding, bool) {
-	if st.calls.len() == 0 {
+	if st.calls.Len() == 0 {
 		return stallFinding{}, false
 	}
-	e := st.calls.back(0)
-	if e.index != index || e.exempt {
+	e := st.calls.Back(0)
+	if e.index != index {
+		return stallFinding{}, false
+	}
+	if e.exempt {
+		if st.repeating(e, st.pollCap) {
+			return st.findingOf(pollPattern, e.repeatRun, st.pollCap), true
+		}
 		return stallFinding{}, false
 	}
 	return st.strongest(e)
@@ -726,6 +728,9 @@ func (st *stallState) strongest(e *stallCall) (stallFinding, bool) {
 	if threshold := st.repeatThreshold(e); st.repeating(e, threshold) {
 		best.consider(st.findingOf(repeatPattern, e.repeatRun, threshold))
 	}
+	if st.sameCalling(e) {
+		best.consider(st.findingOf(sameCallPattern, e.sigRun, st.sameCalls))
+	}
 	return best.f, best.found
 }
 
@@ -733,7 +738,7 @@ func (st *stallState) strongest(e *stallCall) (stallFinding, bool) {
 // with the severity the escalation gives it.
 func (st *stallState) findingOf(kind stallKind, length, threshold int) stallFinding {
 	return stallFinding{kind: kind, length: length, threshold: threshold,
-		severity: st.escalation.severity(length - threshold)}
+		severity: st.escalation.Severity(length - threshold)}
 }
 
 // oscillating reports whether e ends an alternation long enough to report.
@@ -745,6 +750,21 @@ func (st *stallState) oscillating(e *stallCall) bool {
 // report that repeats itself.
 func (st *stallState) writingBack(e *stallCall) bool {
 	return st.writeBack > 0 && e.wbRun >= st.writeBack && e.wbStuck
+}
+
+// sameCalling reports whether e ends a chain of SameCalls or more calls
+// with its tool and arguments, that many of them still kept.
+func (st *stallState) sameCalling(e *stallCall) bool {
+	if st.sameCalls <= 0 || e.sigRun < st.sameCalls {
+		return false
+	}
+	kept := 0
+	for i := range st.calls.Len() {
+		if c := st.calls.Back(i); c.index >= e.sigFirst && c.sig == e.sig && !c.exempt {
+			kept++
+		}
+	}
+	return kept >= st.sameCalls
 }
 
 // repeatThreshold returns how many identical calls like e make a repeat:
@@ -779,8 +799,8 @@ func (m *mostSevere) consider(f stallFinding) {
 // into st.chain, where assess finds them.
 func (st *stallState) chainOf(e *stallCall) []*stallCall {
 	st.chain = st.chain[:0]
-	for i := st.calls.len() - 1; i >= 0; i-- {
-		if c := st.calls.back(i); st.inChain(c, e) {
+	for i := st.calls.Len() - 1; i >= 0; i-- {
+		if c := st.calls.Back(i); st.inChain(c, e) {
 			st.chain = append(st.chain, c)
 		}
 	}
@@ -794,20 +814,20 @@ func (st *stallState) chainOf(e *stallCall) []*stallCall {
 // first, so comparing the first index and the signature is enough: the
 // results need not be compared again.
 func (st *stallState) inChain(p, e *stallCall) bool {
-	return p.repeatFirst == e.repeatFirst && p.sig == e.sig && !p.exempt
+	return p.repeatFirst == e.repeatFirst && p.sig == e.sig && p.exempt == e.exempt
 }
 
-func (st *stallState) labelOf(c *stallCall) []byte { return c.label.of(c.tool, c.summary, c.args) }
+func (st *stallState) labelOf(c *stallCall) []byte { return c.label.Of(c.tool, c.summary, c.args) }
 
 // list writes the evidence for a pattern of total calls whose kept calls
 // are st.picked, oldest first; firstIndex and firstOf give the pattern's
 // first call and a kept call identical to it.
 func (st *stallState) list(b *strings.Builder, total int, firstIndex int64, firstOf *stallCall) {
-	listCalls(b, len(st.picked), total, func(b *strings.Builder, i int) {
+	scan.ListCalls(b, len(st.picked), total, func(b *strings.Builder, i int) {
 		c := st.picked[i]
-		evidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
+		scan.EvidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
 	}, func(b *strings.Builder) {
-		evidenceLine(b, firstIndex, st.labelOf(firstOf), firstOf.success, firstOf.errMsg)
+		scan.EvidenceLine(b, firstIndex, st.labelOf(firstOf), firstOf.success, firstOf.errMsg)
 	})
 }
 
@@ -815,8 +835,8 @@ func (st *stallState) list(b *strings.Builder, total int, firstIndex int64, firs
 // into st.picked.
 func (st *stallState) pick(keep func(*stallCall) bool) {
 	st.picked = st.picked[:0]
-	for i := st.calls.len() - 1; i >= 0; i-- {
-		if c := st.calls.back(i); keep(c) {
+	for i := st.calls.Len() - 1; i >= 0; i-- {
+		if c := st.calls.Back(i); keep(c) {
 			st.picked = append(st.picked, c)
 		}
 	}
@@ -829,29 +849,31 @@ const (
 	failedSuggestion      = "Calling it again will not help: read the error, then change the call or try another approach."
 	oscillateSuggestion   = "Decide what you need from these two calls and move on: switching between them is not making progress."
 	stallWarning          = "If you cannot make progress this way, stop and report what is blocking you."
+	pollSuggestion        = "Polling again will not change it: check whether what you are waiting for is stuck, or do other work before you poll again."
+	sameCallSuggestion    = "Calling it again is not making progress: use what you already have, or change the call."
 )
 
 // assess turns a finding into an assessment. Its texts are written one
 // after the other into st.out and share one allocation.
-func (st *stallState) assess(f stallFinding) Assessment {
-	e := st.calls.back(0)
+func (st *stallState) assess(f stallFinding) observer.Assessment {
+	e := st.calls.Back(0)
 	var room [3]string
 	var x stallTexts
-	st.out.start(512)
+	st.out.Start(512)
 	suggestions := st.describe(&x, room[:0], f, e)
 	all := st.out.String()
-	if x.summaryAt != (piece{}) {
-		x.summary = x.summaryAt.in(all)
+	if x.summaryAt != (scan.Piece{}) {
+		x.summary = x.summaryAt.In(all)
 	}
-	if x.suggestion != (piece{}) {
-		suggestions = append(suggestions, x.suggestion.in(all))
+	if x.suggestion != (scan.Piece{}) {
+		suggestions = append(suggestions, x.suggestion.In(all))
 	}
-	if f.severity == Warning {
+	if f.severity == observer.Warning {
 		suggestions = append(suggestions, stallWarning)
 	}
-	a := Assessment{Summary: x.summary, Severity: f.severity}
-	a.Observations, a.Suggestions = observationWith(
-		Observation{Category: x.category, Description: x.description.in(all), Evidence: x.evidence.in(all)},
+	a := observer.Assessment{Summary: x.summary, Severity: f.severity}
+	a.Observations, a.Suggestions = detect.ObservationWith(
+		observer.Observation{Category: x.category, Description: x.description.In(all), Evidence: x.evidence.In(all)},
 		suggestions...)
 	return a
 }
@@ -861,15 +883,17 @@ func (st *stallState) assess(f stallFinding) Assessment {
 type stallTexts struct {
 	category, summary string // summary unless summaryAt is written
 
-	summaryAt, description, evidence, suggestion piece
+	summaryAt, description, evidence, suggestion scan.Piece
 }
 
 // describe writes the texts of the pattern f into st.out and x, and
 // returns suggestions with the pattern's fixed suggestions appended.
 func (st *stallState) describe(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
 	switch f.kind {
-	case repeatPattern:
+	case repeatPattern, pollPattern:
 		return st.describeRepeat(x, suggestions, f, e)
+	case sameCallPattern:
+		return st.describeSameCall(x, suggestions, f, e)
 	case oscillationPattern:
 		return st.describeOscillation(x, suggestions, f, e)
 	case writeBackPattern:
@@ -881,68 +905,99 @@ func (st *stallState) describe(x *stallTexts, suggestions []string, f stallFindi
 // repeatWording is what a repeat's texts say, by whether its calls
 // succeeded.
 type repeatWording struct {
-	summary, outcome string
-	suggestions      []string
+	category, summary, outcome string
+	suggestions                []string
 }
 
 var (
 	repeatSucceeded = repeatWording{
+		category:    "repeat",
 		summary:     "You are repeating a call that keeps giving the same result.",
 		outcome:     " times with the same arguments and returned the same result each time (calls #",
 		suggestions: []string{repeatSuggestion, repeatOtherSuggestion},
 	}
 	repeatFailed = repeatWording{
+		category:    "repeat",
 		summary:     "You are repeating a call that keeps failing the same way.",
 		outcome:     " times with the same arguments and failed the same way each time (calls #",
 		suggestions: []string{failedSuggestion},
+	}
+	repeatPolled = repeatWording{
+		category:    "no_progress",
+		summary:     "You keep polling, and nothing has changed.",
+		outcome:     " times with the same arguments and returned the same result each time (calls #",
+		suggestions: []string{pollSuggestion},
 	}
 )
 
 func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
 	t := &st.out
 	w := &repeatFailed
-	if e.success {
+	switch {
+	case f.kind == pollPattern:
+		w = &repeatPolled
+	case e.success:
 		w = &repeatSucceeded
 	}
 	// detect found the chain's kept calls.
 	st.picked = append(st.picked[:0], st.chain...)
 	first := e.repeatFirst
 	st.list(&t.Builder, f.length, first, e)
-	x.evidence = t.end()
-	x.category, x.summary = "repeat", w.summary
-	writeQuoted(&t.Builder, e.tool)
+	x.evidence = t.End()
+	x.category, x.summary = w.category, w.summary
+	scan.WriteQuoted(&t.Builder, e.tool)
 	t.WriteString(" was called ")
-	writeInt(&t.Builder, int64(f.length))
+	scan.WriteInt(&t.Builder, int64(f.length))
 	t.WriteString(w.outcome)
-	writeInt(&t.Builder, first)
+	scan.WriteInt(&t.Builder, first)
 	t.WriteString(" to #")
-	writeInt(&t.Builder, e.index)
+	scan.WriteInt(&t.Builder, e.index)
 	t.WriteString(").")
-	x.description = t.end()
+	x.description = t.End()
 	return append(suggestions, w.suggestions...)
+}
+
+func (st *stallState) describeSameCall(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	t := &st.out
+	first := e.sigFirst
+	st.pick(func(c *stallCall) bool { return c.index >= first && c.sig == e.sig && !c.exempt })
+	st.list(&t.Builder, f.length, first, e)
+	x.evidence = t.End()
+	x.category = "same_call"
+	x.summary = "You keep making the same call; its result changes, but you are not moving on."
+	scan.WriteQuoted(&t.Builder, e.tool)
+	t.WriteString(" was called ")
+	scan.WriteInt(&t.Builder, int64(f.length))
+	t.WriteString(" times with the same arguments (calls #")
+	scan.WriteInt(&t.Builder, first)
+	t.WriteString(" to #")
+	scan.WriteInt(&t.Builder, e.index)
+	t.WriteString("), with nothing else in between.")
+	x.description = t.End()
+	return append(suggestions, sameCallSuggestion)
 }
 
 func (st *stallState) describeOscillation(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
 	t := &st.out
 	first := e.index - int64(f.length) + 1
 	st.pick(func(c *stallCall) bool { return c.index >= first })
-	other := st.calls.back(1)
+	other := st.calls.Back(1)
 	firstOf := e
 	if (f.length-1)%2 == 1 {
 		firstOf = other
 	}
 	st.list(&t.Builder, f.length, first, firstOf)
-	x.evidence = t.end()
+	x.evidence = t.End()
 	x.category = "oscillation"
 	x.summary = "You are alternating between two calls that keep giving the same results."
 	t.WriteString("The last ")
-	writeInt(&t.Builder, int64(f.length))
+	scan.WriteInt(&t.Builder, int64(f.length))
 	t.WriteString(" calls alternated between ")
 	writeQuotedLabel(&t.Builder, st.labelOf(other))
 	t.WriteString(" and ")
 	writeQuotedLabel(&t.Builder, st.labelOf(e))
 	t.WriteString(", with the same results each time.")
-	x.description = t.end()
+	x.description = t.End()
 	return append(suggestions, oscillateSuggestion)
 }
 
@@ -950,40 +1005,33 @@ func (st *stallState) describeWriteBack(x *stallTexts, f stallFinding, e *stallC
 	t := &st.out
 	st.pick(func(c *stallCall) bool { return c.index >= e.wbFirst && c.wbRun > 0 && c.target == e.target })
 	head := e.wbHead
-	listCalls(&t.Builder, len(st.picked), f.length, func(b *strings.Builder, i int) {
+	scan.ListCalls(&t.Builder, len(st.picked), f.length, func(b *strings.Builder, i int) {
 		c := st.picked[i]
-		evidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
+		scan.EvidenceLine(b, c.index, st.labelOf(c), c.success, c.errMsg)
 	}, func(b *strings.Builder) {
-		st.text = appendLabel(st.text[:0], head.tool, head.summary, head.args)
-		evidenceLine(b, e.wbFirst, st.text, head.success, head.errMsg)
+		st.text = scan.AppendLabel(st.text[:0], head.tool, head.summary, head.args)
+		scan.EvidenceLine(b, e.wbFirst, st.text, head.success, head.errMsg)
 	})
-	x.evidence = t.end()
+	x.evidence = t.End()
 	x.category = "write_back"
-	target := clip(e.targetText, maxSummaryLen)
+	target := scan.Clip(e.targetText, scan.MaxSummaryLen)
 	t.WriteString("You keep reading and rewriting ")
-	writeQuoted(&t.Builder, target)
+	scan.WriteQuoted(&t.Builder, target)
 	t.WriteString(" without making progress.")
-	x.summaryAt = t.end()
-	writeQuoted(&t.Builder, target)
+	x.summaryAt = t.End()
+	scan.WriteQuoted(&t.Builder, target)
 	t.WriteString(" was read and written in turn ")
-	writeInt(&t.Builder, int64(f.length))
+	scan.WriteInt(&t.Builder, int64(f.length))
 	t.WriteString(" times (calls #")
-	writeInt(&t.Builder, e.wbFirst)
+	scan.WriteInt(&t.Builder, e.wbFirst)
 	t.WriteString(" to #")
-	writeInt(&t.Builder, e.index)
+	scan.WriteInt(&t.Builder, e.index)
 	t.WriteString("), and the cycle repeats itself: the same write, or the same content read back.")
-	x.description = t.end()
+	x.description = t.End()
 	t.WriteString("Stop rewriting ")
-	writeQuoted(&t.Builder, target)
+	scan.WriteQuoted(&t.Builder, target)
 	t.WriteString(": check what the last write did, then make one deliberate change.")
-	x.suggestion = t.end()
-}
-
-// writeQuoted writes a name in backticks for the markdown block.
-func writeQuoted(b *strings.Builder, name string) {
-	b.WriteByte('`')
-	b.WriteString(oneLine(name))
-	b.WriteByte('`')
+	x.suggestion = t.End()
 }
 
 // writeQuotedLabel writes a call's label, already on one line, in
@@ -992,13 +1040,4 @@ func writeQuotedLabel(b *strings.Builder, label []byte) {
 	b.WriteByte('`')
 	b.Write(label)
 	b.WriteByte('`')
-}
-
-// atLeast returns a positive v raised to low; a non-positive v (a
-// threshold turned off) is returned as it is.
-func atLeast(v, low int) int {
-	if v > 0 {
-		return max(v, low)
-	}
-	return v
 }

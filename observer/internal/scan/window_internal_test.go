@@ -1,4 +1,4 @@
-package observer
+package scan
 
 import (
 	"math"
@@ -15,9 +15,9 @@ func TestWriteIntWritesWhatStrconvDoes(t *testing.T) {
 	for _, n := range values {
 		var b strings.Builder
 		b.WriteString("#")
-		writeInt(&b, n)
+		WriteInt(&b, n)
 		if want := "#" + strconv.FormatInt(n, 10); b.String() != want {
-			t.Errorf("writeInt(%d) wrote %q, want %q", n, b.String(), want)
+			t.Errorf("WriteInt(%d) wrote %q, want %q", n, b.String(), want)
 		}
 	}
 }

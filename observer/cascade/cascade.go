@@ -1,67 +1,48 @@
-package observer
+package cascade
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/detect"
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
-// ErrorCascade defaults.
+// Detector defaults.
 const (
-	// DefaultConsecutiveErrors is how many failures in a row make a
+	// DefaultConsecutive is how many failures in a row make a
 	// cascade.
-	DefaultConsecutiveErrors = 3
-	// DefaultErrorWindow is how many recent calls the error rate is
+	DefaultConsecutive = 3
+	// DefaultWindow is how many recent calls the error rate is
 	// measured over.
-	DefaultErrorWindow = 10
-	// DefaultErrorRate is the share of failures in the window that makes a
+	DefaultWindow = 10
+	// DefaultRate is the share of failures in the window that makes a
 	// cascade.
-	DefaultErrorRate = 0.6
-	// DefaultErrorWarningAfter is how many failures in a row raise the
+	DefaultRate = 0.6
+	// DefaultWarningAfter is how many failures in a row raise the
 	// severity to warning.
-	DefaultErrorWarningAfter = 6
-	// MaxErrorWindow is the largest Window, Consecutive and WarningAfter
-	// that [ErrorCascade.Validate] accepts. ErrorCascade keeps a slot of
+	DefaultWarningAfter = 6
+	// MaxWindow is the largest Window, Consecutive and WarningAfter
+	// that [Detector.Validate] accepts. Detector keeps a slot of
 	// 152 bytes (on 64-bit platforms) for each call of the window,
 	// allocated when a session is first checked, and groups up to the
 	// window's failures in 40 bytes each, so a window of 5,000 calls takes
 	// about 1 MB per session; the slots' strings are the call records'
 	// own.
-	MaxErrorWindow = 5_000
+	MaxWindow = 5_000
 )
 
-// DefaultErrorRules returns the rules [ErrorCascade] applies to error
-// messages so that messages with one cause group together, in the order
-// they are tried:
-//
-//   - url: absolute URLs (https://api.example.com/v1/x);
-//   - uuid and time: as in [DefaultRules];
-//   - addr: IPv4 addresses with an optional port (10.0.0.7:5432);
-//   - path: words starting with /, ~/, ./, ../ or a drive (C:\), and
-//     words with a slash whose last part has an extension (src/main.go);
-//   - id: hexadecimal words of 8 or more characters with letters and
-//     digits, and words of 16 or more letters and digits with at least 4
-//     digits;
-//   - n: numbers (42, 3.14, 1,024, 0x1f), with a unit of up to three
-//     letters (30s, 512MB).
-//
+// DefaultRules returns the rules [Detector] applies to error messages so
+// that messages with one cause group together: [observer.MessageRules].
 // So "open /var/data/users.db: permission denied" and "open
 // /var/data/orders.db: permission denied" both read "open <path>:
 // permission denied". The slice is new on each call: append to it to
 // extend the defaults.
-func DefaultErrorRules() []Rule {
-	return []Rule{
-		{Name: "url", Starts: letters, Match: matchURL},
-		{Name: "uuid", Starts: hexDigits, Match: matchUUID},
-		{Name: "time", Starts: digits, Match: matchTime},
-		{Name: "addr", Starts: digits, Match: matchIPv4},
-		{Name: "path", Starts: `/\~.` + letters + digits, Match: matchPath},
-		{Name: "id", Starts: letters + digits, Match: matchID},
-		{Name: "n", Starts: digits, Match: matchNumber},
-	}
-}
+func DefaultRules() []observer.Rule { return observer.MessageRules() }
 
-// ErrorCascade notices failures piling up. It reports when the latest
+// Detector notices failures piling up. It reports when the latest
 // call failed and either the last Consecutive calls all failed, or at
 // least Rate of the last Window calls did (once Window calls have been
 // made). It groups the failures by their error message with numbers,
@@ -76,100 +57,111 @@ func DefaultErrorRules() []Rule {
 // failed. Configure it with [Trigger]{OnEveryCall: true}.
 //
 // The zero value uses the defaults; a negative Consecutive or Rate turns
-// that condition off. An ErrorCascade is safe for concurrent use as long
+// that condition off. An Detector is safe for concurrent use as long
 // as its fields are not changed once it is in use.
-type ErrorCascade struct {
+type Detector struct {
 	// Consecutive is how many failures in a row make a cascade. Zero means
-	// [DefaultConsecutiveErrors].
+	// [DefaultConsecutive].
 	Consecutive int
 	// Window is how many recent calls the error rate is measured over.
-	// Zero means [DefaultErrorWindow]; at most [MaxErrorWindow].
+	// Zero means [DefaultWindow]; at most [MaxWindow].
 	Window int
 	// Rate is the share of failed calls in the window, from 0 to 1, at or
-	// above which it reports. Zero means [DefaultErrorRate].
+	// above which it reports. Zero means [DefaultRate].
 	Rate float64
 	// WarningAfter is how many failures in a row raise the severity to
-	// warning. Zero means [DefaultErrorWarningAfter].
+	// warning. Zero means [DefaultWarningAfter].
 	WarningAfter int
 	// Rules normalize error messages for grouping. Nil means
-	// [DefaultErrorRules].
-	Rules []Rule
+	// [DefaultRules].
+	Rules []observer.Rule
 }
 
-// NewErrorCascade returns an ErrorCascade with the default thresholds.
-func NewErrorCascade() *ErrorCascade { return &ErrorCascade{} }
+// New returns an Detector with the default thresholds.
+func New() *Detector { return &Detector{} }
 
 // Name returns "Errors".
-func (e *ErrorCascade) Name() string { return "Errors" }
+func (e *Detector) Name() string { return "Errors" }
 
 // Validate reports a rate above 1 or not a number, a window or streak
 // too small to mean anything, or a window or count above
-// [MaxErrorWindow], as a [*ConfigError]. A negative Rate is accepted: it
+// [MaxWindow], as a [*ConfigError]. A negative Rate is accepted: it
 // turns the rate condition off. [NewPipeline] calls it.
-func (e *ErrorCascade) Validate() error {
+func (e *Detector) Validate() error {
 	const name = "Errors"
 	for _, c := range []struct {
 		field string
 		value int
 	}{{"Window", e.Window}, {"Consecutive", e.Consecutive}, {"WarningAfter", e.WarningAfter}} {
-		if err := tooLarge(name, c.field, c.value, MaxErrorWindow, "MaxErrorWindow"); err != nil {
+		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "cascade.MaxWindow"); err != nil {
 			return err
 		}
 	}
 	switch {
 	case !(e.Rate <= 1):
-		return &ConfigError{Observer: name, Field: "Rate", Problem: fmt.Sprintf("%v is not a number of at most 1", e.Rate)}
+		return &observer.ConfigError{Observer: name, Field: "Rate", Problem: fmt.Sprintf("%v is not a number of at most 1", e.Rate)}
 	case e.Window < 0 || e.Window == 1:
-		return &ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is less than 2", e.Window)}
+		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is less than 2", e.Window)}
 	case e.Consecutive == 1:
-		return &ConfigError{Observer: name, Field: "Consecutive", Problem: "1 would report every failure; use 2 or more"}
+		return &observer.ConfigError{Observer: name, Field: "Consecutive", Problem: "1 would report every failure; use 2 or more"}
 	}
 	return nil
 }
 
 // ShouldRun reports whether failures are piling up and the latest call is
 // one of them.
-func (e *ErrorCascade) ShouldRun(_ context.Context, oc *Context) bool {
+func (e *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	_, found := e.state(oc).check(oc)
 	return found
 }
 
 // Observe describes the failures and their common cause, or says there is
 // no cascade.
-func (e *ErrorCascade) Observe(_ context.Context, oc *Context) (Assessment, error) {
+func (e *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	st := e.state(oc)
 	f, found := st.check(oc)
 	if !found {
-		return Assessment{Summary: "Failures are not piling up.", Severity: Info, Timestamp: oc.Now}, nil
+		return observer.Assessment{Summary: "Failures are not piling up.", Severity: observer.Info, Timestamp: oc.Now}, nil
 	}
 	a := st.assess(f)
 	a.Timestamp = oc.Now
 	return a, nil
 }
 
-func (e *ErrorCascade) state(oc *Context) *cascadeState { return scratchOf(oc, e.newState) }
+// NewCallState returns the working state of one session, which the
+// pipeline keeps up to date.
+func (e *Detector) NewCallState() observer.CallState { return e.newState() }
 
-func (e *ErrorCascade) newState() *cascadeState {
+// state returns the session's working state, or an empty one outside a
+// pipeline.
+func (e *Detector) state(oc *observer.Context) *cascadeState {
+	if st, ok := oc.CallState().(*cascadeState); ok {
+		return st
+	}
+	return e.newState()
+}
+
+func (e *Detector) newState() *cascadeState {
 	rate := e.Rate
 	if rate == 0 {
-		rate = DefaultErrorRate
+		rate = DefaultRate
 	}
 	rules := e.Rules
 	if rules == nil {
-		rules = DefaultErrorRules()
+		rules = DefaultRules()
 	}
-	window := max(pick(e.Window, DefaultErrorWindow), 2)
+	window := max(scan.Pick(e.Window, DefaultWindow), 2)
 	return &cascadeState{
-		consecutive:  atLeast(pick(e.Consecutive, DefaultConsecutiveErrors), 2),
+		consecutive:  scan.AtLeast(scan.Pick(e.Consecutive, DefaultConsecutive), 2),
 		window:       window,
 		rate:         rate,
-		warningAfter: pick(e.WarningAfter, DefaultErrorWarningAfter),
-		rules:        newRuleSet(rules),
-		calls:        newRing[cascadeCall](window),
+		warningAfter: scan.Pick(e.WarningAfter, DefaultWarningAfter),
+		rules:        (&observer.Normalizer{VolatileKeys: []string{}, Rules: rules}).Compile(),
+		calls:        scan.NewRing[cascadeCall](window),
 	}
 }
 
-// cascadeCall is what ErrorCascade keeps of one call.
+// cascadeCall is what Detector keeps of one call.
 type cascadeCall struct {
 	index               int64
 	tool, summary, args string
@@ -177,20 +169,19 @@ type cascadeCall struct {
 	errMsg, result      string
 	template            string
 	templateDone        bool
-	label               label
+	label               scan.Label
 }
 
-// cascadeState is one session's working state for an ErrorCascade.
+// cascadeState is one session's working state for an Detector.
 type cascadeState struct {
 	consecutive, window, warningAfter int
 	rate                              float64
-	rules                             ruleSet
+	rules                             *observer.Compiled
 	buf                               []byte
 	grouped                           []errorGroup // scratch for groups
-	out                               texts        // the texts of the latest assessment
+	out                               scan.Texts   // the texts of the latest assessment
 
-	cur   cursor
-	calls ring[cascadeCall]
+	calls scan.Ring[cascadeCall]
 
 	checked int64
 	found   bool
@@ -201,39 +192,40 @@ type cascadeFinding struct {
 	consecutive   int64 // failures in a row, run-wide
 	failed, total int   // failures among the calls kept, and their number
 	byStreak      bool  // reported for the streak rather than the rate
-	severity      Severity
+	severity      observer.Severity
 }
 
-func (st *cascadeState) check(oc *Context) (cascadeFinding, bool) {
-	if oc.calls == nil {
-		return cascadeFinding{}, false
+// CatchUp is the window: older calls do not count.
+func (st *cascadeState) CatchUp() int { return st.window }
+
+// Reset forgets every call.
+func (st *cascadeState) Reset(*observer.Context) { st.calls.Clear(); st.checked = 0 }
+
+// Add takes in the next call.
+func (st *cascadeState) Add(_ *observer.Context, rec *observer.ToolCallRecord) {
+	slot := st.calls.Push()
+	*slot = cascadeCall{
+		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
+		success: rec.Success, errMsg: rec.ErrorMessage, result: rec.Result,
+		label: slot.label.Reuse(),
 	}
-	from, reset := st.cur.next(oc.calls, oc.CallIndex, st.window)
-	if reset {
-		st.calls.clear()
-	}
-	if caughtUp(from, reset, st.checked, oc.CallIndex) {
+}
+
+func (st *cascadeState) check(oc *observer.Context) (cascadeFinding, bool) {
+	if st.checked == oc.CallIndex {
 		return st.finding, st.found
-	}
-	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
-		slot := st.calls.push()
-		*slot = cascadeCall{
-			index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
-			success: rec.Success, errMsg: rec.ErrorMessage, result: rec.Result,
-			label: slot.label.reuse(),
-		}
 	}
 	st.checked = oc.CallIndex
 	st.finding, st.found = st.detect(oc)
 	return st.finding, st.found
 }
 
-func (st *cascadeState) detect(oc *Context) (cascadeFinding, bool) {
-	n := st.calls.len()
+func (st *cascadeState) detect(oc *observer.Context) (cascadeFinding, bool) {
+	n := st.calls.Len()
 	if n == 0 {
 		return cascadeFinding{}, false
 	}
-	if newest := st.calls.back(0); newest.index != oc.CallIndex || newest.success {
+	if newest := st.calls.Back(0); newest.index != oc.CallIndex || newest.success {
 		return cascadeFinding{}, false
 	}
 	failed, streak := st.failures()
@@ -249,8 +241,8 @@ func (st *cascadeState) detect(oc *Context) (cascadeFinding, bool) {
 // failures counts the failures among the kept calls, and those in a row
 // among the newest.
 func (st *cascadeState) failures() (failed, streak int) {
-	for i := range st.calls.len() {
-		if st.calls.back(i).success {
+	for i := range st.calls.Len() {
+		if st.calls.Back(i).success {
 			continue
 		}
 		failed++
@@ -269,11 +261,11 @@ func (st *cascadeState) overRate(failed, n int) bool {
 
 // severityOf returns the severity of a cascade with consecutive failures
 // in a row.
-func (st *cascadeState) severityOf(consecutive int64) Severity {
+func (st *cascadeState) severityOf(consecutive int64) observer.Severity {
 	if st.warningAfter > 0 && consecutive >= int64(st.warningAfter) {
-		return Warning
+		return observer.Warning
 	}
-	return Caution
+	return observer.Caution
 }
 
 // maxTemplateLen bounds a normalized error message.
@@ -286,11 +278,11 @@ func (st *cascadeState) templateOf(c *cascadeCall) string {
 		if strings.TrimSpace(msg) == "" {
 			msg = c.result
 		}
-		msg = strings.TrimSpace(prefixOf(causeOf(msg), 4*maxTemplateLen))
+		msg = strings.TrimSpace(scan.PrefixOf(causeOf(msg), 4*maxTemplateLen))
 		if msg == "" {
 			c.template = "no error message"
 		} else {
-			st.buf = squeezeSpace(st.rules.apply(st.buf[:0], msg))
+			st.buf = squeezeSpace(st.rules.AppendText(st.buf[:0], msg))
 			c.template = st.intern(st.buf)
 		}
 		c.templateDone = true
@@ -352,7 +344,7 @@ func isUnindented(line string) bool {
 func squeezeSpace(b []byte) []byte {
 	out, space := b[:0], false
 	for _, c := range b {
-		if byteClasses[c]&spaceClass != 0 {
+		if scan.ByteClasses[c]&scan.SpaceClass != 0 {
 			if !space {
 				out = append(out, ' ')
 			}
@@ -368,11 +360,11 @@ func squeezeSpace(b []byte) []byte {
 // kept call already has when it is the same: failures piling up often
 // share it.
 func (st *cascadeState) intern(msg []byte) string {
-	if len(msg) > maxTemplateLen || needsOneLine(msg) {
-		return clip(oneLine(string(msg)), maxTemplateLen)
+	if len(msg) > maxTemplateLen || scan.NeedsOneLine(msg) {
+		return scan.Clip(scan.OneLine(string(msg)), maxTemplateLen)
 	}
-	for i := range st.calls.len() {
-		if c := st.calls.back(i); c.templateDone && c.template == string(msg) {
+	for i := range st.calls.Len() {
+		if c := st.calls.Back(i); c.templateDone && c.template == string(msg) {
 			return c.template
 		}
 	}
@@ -391,7 +383,7 @@ type errorGroup struct {
 func (st *cascadeState) groups(n int) []errorGroup {
 	gs := st.grouped[:0]
 	for i := n - 1; i >= 0; i-- {
-		c := st.calls.back(i)
+		c := st.calls.Back(i)
 		if c.success {
 			continue
 		}
@@ -438,7 +430,7 @@ const (
 	maxGroupCallsShown = 3
 )
 
-// Suggestions of the ErrorCascade assessments.
+// Suggestions of the Detector assessments.
 const (
 	reassessSuggestion = "Stop and reassess your approach before the next call."
 	cascadeWarning     = "If the approach cannot work, stop and report what is blocking you."
@@ -446,7 +438,7 @@ const (
 
 // assess turns a finding into an assessment. Its texts are written one
 // after the other into st.out and share one allocation.
-func (st *cascadeState) assess(f cascadeFinding) Assessment {
+func (st *cascadeState) assess(f cascadeFinding) observer.Assessment {
 	gs := st.groups(f.considered())
 	covered := 0
 	for _, g := range gs {
@@ -454,33 +446,33 @@ func (st *cascadeState) assess(f cascadeFinding) Assessment {
 	}
 	common := len(gs[0].calls) >= 2
 	t := &st.out
-	t.start(512)
+	t.Start(512)
 	st.writeSummary(f, gs, covered, common)
-	summary := t.end()
+	summary := t.End()
 	st.writeDescription(gs, covered, common)
-	description := t.end()
+	description := t.End()
 	st.writeEvidence(gs)
-	evidence := t.end()
-	var dealWith piece
+	evidence := t.End()
+	var dealWith scan.Piece
 	if common {
 		t.WriteString("Deal with the cause (")
-		writeQuoted(&t.Builder, gs[0].template)
+		scan.WriteQuoted(&t.Builder, gs[0].template)
 		t.WriteString(") first, or find a way around it.")
-		dealWith = t.end()
+		dealWith = t.End()
 	}
 
 	all := t.String()
 	var room [3]string
 	suggestions := append(room[:0], reassessSuggestion)
 	if common {
-		suggestions = append(suggestions, dealWith.in(all))
+		suggestions = append(suggestions, dealWith.In(all))
 	}
-	if f.severity == Warning {
+	if f.severity == observer.Warning {
 		suggestions = append(suggestions, cascadeWarning)
 	}
-	a := Assessment{Summary: summary.in(all), Severity: f.severity}
-	a.Observations, a.Suggestions = observationWith(
-		Observation{Category: f.category(), Description: description.in(all), Evidence: evidence.in(all)},
+	a := observer.Assessment{Summary: summary.In(all), Severity: f.severity}
+	a.Observations, a.Suggestions = detect.ObservationWith(
+		observer.Observation{Category: f.category(), Description: description.In(all), Evidence: evidence.In(all)},
 		suggestions...)
 	return a
 }
@@ -516,12 +508,12 @@ func (st *cascadeState) writeSummary(f cascadeFinding, gs []errorGroup, covered 
 	t := &st.out
 	if f.byStreak {
 		t.WriteString("The last ")
-		writeInt(&t.Builder, f.consecutive)
+		scan.WriteInt(&t.Builder, f.consecutive)
 		t.WriteString(" calls all failed")
 	} else {
-		writeInt(&t.Builder, int64(f.failed))
+		scan.WriteInt(&t.Builder, int64(f.failed))
 		t.WriteString(" of the last ")
-		writeInt(&t.Builder, int64(f.total))
+		scan.WriteInt(&t.Builder, int64(f.total))
 		t.WriteString(" calls failed")
 	}
 	if !common {
@@ -533,14 +525,14 @@ func (st *cascadeState) writeSummary(f cascadeFinding, gs []errorGroup, covered 
 		t.WriteString(" with ")
 	case len(gs) == 1:
 		t.WriteString("; the last ")
-		writeInt(&t.Builder, int64(covered))
+		scan.WriteInt(&t.Builder, int64(covered))
 		t.WriteString(" with ")
 	default:
 		t.WriteString("; ")
-		writeInt(&t.Builder, int64(len(gs[0].calls)))
+		scan.WriteInt(&t.Builder, int64(len(gs[0].calls)))
 		t.WriteString(" of them with ")
 	}
-	writeQuoted(&t.Builder, gs[0].template)
+	scan.WriteQuoted(&t.Builder, gs[0].template)
 	t.WriteString(".")
 }
 
@@ -553,17 +545,17 @@ func (st *cascadeState) writeDescription(gs []errorGroup, covered int, common bo
 		t.WriteString("The failures share one cause, so retrying the same way is unlikely to succeed.")
 	case common:
 		t.WriteString("The most common cause is ")
-		writeQuoted(&t.Builder, gs[0].template)
+		scan.WriteQuoted(&t.Builder, gs[0].template)
 		t.WriteString(" (")
-		writeInt(&t.Builder, int64(len(gs[0].calls)))
+		scan.WriteInt(&t.Builder, int64(len(gs[0].calls)))
 		t.WriteString(" of ")
-		writeInt(&t.Builder, int64(covered))
+		scan.WriteInt(&t.Builder, int64(covered))
 		t.WriteString(" failures); ")
-		writeInt(&t.Builder, int64(len(gs)))
+		scan.WriteInt(&t.Builder, int64(len(gs)))
 		t.WriteString(" different errors in all.")
 	default:
 		t.WriteString("The failures have ")
-		writeInt(&t.Builder, int64(len(gs)))
+		scan.WriteInt(&t.Builder, int64(len(gs)))
 		t.WriteString(" different causes: the approach itself may be wrong.")
 	}
 }
@@ -580,7 +572,7 @@ func (st *cascadeState) writeEvidence(gs []errorGroup) {
 	}
 	if more := len(gs) - maxGroupsShown; more > 0 {
 		t.WriteString("\n… and ")
-		writePlural(&t.Builder, int64(more), "other error", "other errors")
+		scan.WritePlural(&t.Builder, int64(more), "other error", "other errors")
 	}
 }
 
@@ -588,160 +580,15 @@ func (st *cascadeState) writeEvidence(gs []errorGroup) {
 func writeGroup(b *strings.Builder, g errorGroup) {
 	b.WriteString(g.template)
 	b.WriteString(" (")
-	writePlural(b, int64(len(g.calls)), "call", "calls")
+	scan.WritePlural(b, int64(len(g.calls)), "call", "calls")
 	b.WriteString(")")
 	shown := g.calls[max(len(g.calls)-maxGroupCallsShown, 0):]
 	if more := len(g.calls) - len(shown); more > 0 {
 		b.WriteString("\n  … ")
-		writePlural(b, int64(more), "earlier call", "earlier calls")
+		scan.WritePlural(b, int64(more), "earlier call", "earlier calls")
 	}
 	for _, c := range shown {
 		b.WriteString("\n  ")
-		evidenceLine(b, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
+		scan.EvidenceLine(b, c.index, c.label.Of(c.tool, c.summary, c.args), true, "")
 	}
-}
-
-// matchURL matches an absolute URL up to the next space or quote, without
-// trailing punctuation.
-func matchURL(s string) int {
-	k := runOf(s, isSchemeByte)
-	if k == 0 || k > 16 || !strings.HasPrefix(s[k:], "://") {
-		return 0
-	}
-	rest := s[k+3:]
-	n := len(strings.TrimRight(rest[:runOf(rest, isURLByte)], ".,;:"))
-	if n == 0 {
-		return 0
-	}
-	return k + 3 + n
-}
-
-// isURLByte reports the bytes a URL in an error message is made of.
-func isURLByte(b byte) bool { return byteClasses[b]&urlStop == 0 }
-
-// matchIPv4 matches a dotted IPv4 address with an optional port.
-func matchIPv4(s string) int {
-	i := octetLen(s)
-	if i == 0 {
-		return 0
-	}
-	for range 3 {
-		if !strings.HasPrefix(s[i:], ".") {
-			return 0
-		}
-		d := octetLen(s[i+1:])
-		if d == 0 {
-			return 0
-		}
-		i += 1 + d
-	}
-	return i + digitsAfter(s[i:], ":")
-}
-
-// octetLen matches a number of an IPv4 address: one to three digits.
-func octetLen(s string) int {
-	if d := runOf(s, isDigit); d <= 3 {
-		return d
-	}
-	return 0
-}
-
-func isPathChar(b byte) bool { return byteClasses[b]&(wordClass|pathCharPunct) != 0 }
-
-// hasASCIIWordByte reports whether s holds an ASCII letter or digit.
-func hasASCIIWordByte(s string) bool {
-	for i := range len(s) {
-		if s[i] < 0x80 && isWordByte(s[i]) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchPath matches a file system path.
-func matchPath(s string) int {
-	start := 0
-	if hasDrive(s) && isSlash(s[2]) {
-		start = 2
-	}
-	n := start + len(strings.TrimRight(s[start:start+runOf(s[start:], isPathChar)], "."))
-	w := s[:n]
-	if n < 2 || !hasASCIIWordByte(w) {
-		return 0
-	}
-	if start > 0 || isRootedPath(w) || hasNamedFile(w) {
-		return n
-	}
-	return 0
-}
-
-// rootedPrefixes start a path that is a path whatever follows.
-var rootedPrefixes = [...]string{"/", `\`, "~/", "./", "../"}
-
-// isRootedPath reports a path from the root, the home directory, or the
-// current or parent directory.
-func isRootedPath(w string) bool {
-	for _, prefix := range rootedPrefixes {
-		if strings.HasPrefix(w, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasNamedFile reports a relative path with a directory whose last part
-// has an extension: src/main.go.
-func hasNamedFile(w string) bool {
-	slash := strings.LastIndexAny(w, `/\`)
-	if slash <= 0 {
-		return false
-	}
-	dot := strings.LastIndexByte(w[slash+1:], '.')
-	return dot > 0 && slash+1+dot < len(w)-1
-}
-
-// matchID matches a hexadecimal word of 8 or more characters with letters
-// and digits, or a long id as in [DefaultRules].
-func matchID(s string) int {
-	n := runOf(s, isHex)
-	if d := countOf(s[:n], isDigit); n >= 8 && 0 < d && d < n && endsWord(s, n) {
-		return n
-	}
-	return matchLongID(s)
-}
-
-// endsWord reports whether a match of n bytes at the start of s ends
-// where a word does.
-func endsWord(s string, n int) bool { return n == len(s) || !isWordByte(s[n]) }
-
-// matchNumber matches a number with an optional unit of up to three
-// letters.
-func matchNumber(s string) int {
-	if n := hexNumberLen(s); n > 0 {
-		return n
-	}
-	n := runOf(s, isDigit)
-	if n == 0 {
-		return 0
-	}
-	for n+1 < len(s) && strings.IndexByte(".,:_", s[n]) >= 0 && isDigit(s[n+1]) {
-		n += 1 + runOf(s[n+1:], isDigit)
-	}
-	return n + unitLen(s[n:])
-}
-
-// hexNumberLen matches a hexadecimal number written with 0x.
-func hexNumberLen(s string) int {
-	if len(s) < 3 || (s[:2] != "0x" && s[:2] != "0X") || !isHex(s[2]) {
-		return 0
-	}
-	return 2 + runOf(s[2:], isHex)
-}
-
-// unitLen matches the unit after a number: up to three letters.
-func unitLen(s string) int {
-	if u := runOf(s, isLetter); u <= 3 {
-		return u
-	}
-	return 0
 }

@@ -1,4 +1,4 @@
-package observer
+package drift
 
 import (
 	"context"
@@ -6,49 +6,37 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/detect"
+	"github.com/lookout-go/lookout/observer/internal/scan"
 	"github.com/lookout-go/lookout/session"
 )
 
-// Task is the session value describing what the run was asked to do. The
-// adapter seeds it from the first user message:
-//
-//	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: firstUserMessage})
-//
-// Because it lives in the session it survives snapshots, and a sub-agent
-// sharing the session sees the same task. [Drift] reads it to know the
-// task's scope. The zero Task means no task is known. It is a plain value;
-// replace it in the session rather than modifying its Scope in place.
-type Task struct {
-	// Prompt is the first user message.
-	Prompt string `json:"prompt,omitempty"`
-	// Scope lists the paths, hosts and resource names the task is about,
-	// such as "services/billing", "api.stripe.com" or "billing-db". When
-	// it is set it is the whole scope; when it is empty the scope is taken
-	// from Prompt and the run's first calls.
-	Scope []string `json:"scope,omitempty"`
-}
-
 // Drift defaults.
 const (
-	// DefaultDriftWindow is how many recent calls naming a target Drift
+	// DefaultWindow is how many recent calls naming a target Drift
 	// looks at.
-	DefaultDriftWindow = 10
-	// DefaultDriftMinCalls is how many of them there must be before it
-	// judges.
-	DefaultDriftMinCalls = 4
-	// DefaultDriftShare is the share of them outside the scope that makes
+	DefaultWindow = 10
+	// DefaultMinCalls is how many of them there must be before it
+	// judges a declared scope.
+	DefaultMinCalls = 4
+	// DefaultDerivedMinCalls is how many there must be before it judges
+	// a scope taken from the prompt and the first calls, which is weaker
+	// evidence of the task's bounds than a declared one.
+	DefaultDerivedMinCalls = 8
+	// DefaultShare is the share of them outside the scope that makes
 	// a drift.
-	DefaultDriftShare = 0.6
+	DefaultShare = 0.6
 	// DefaultInitialCalls is how many of the run's first calls add their
 	// targets to a scope that was not declared.
 	DefaultInitialCalls = 5
-	// MaxDriftWindow is the largest Window and MinCalls that
-	// [Drift.Validate] accepts. Drift keeps a slot of 128 bytes (on 64-bit
+	// MaxWindow is the largest Window and MinCalls that
+	// [Detector.Validate] accepts. Drift keeps a slot of 128 bytes (on 64-bit
 	// platforms) for each call of the window, allocated when a session is
 	// first checked, and the targets named by those calls, so a window of
 	// 5,000 calls takes about 640 KB per session besides the targets.
-	MaxDriftWindow = 5_000
-	// MaxInitialCalls is the largest InitialCalls that [Drift.Validate]
+	MaxWindow = 5_000
+	// MaxInitialCalls is the largest InitialCalls that [Detector.Validate]
 	// accepts. The scope learned from the first calls keeps their targets,
 	// and every target of every later call is matched against it, so the
 	// bound keeps both the scope and each check small.
@@ -56,7 +44,7 @@ const (
 )
 
 // defaultDriftEscalation is Drift's escalation when none is configured.
-var defaultDriftEscalation = Escalation{CautionAfter: 5, WarningAfter: 15}
+var defaultDriftEscalation = observer.Escalation{CautionAfter: 5, WarningAfter: 15}
 
 // Drift notices the agent's work moving away from its task. It compares
 // the targets of recent calls (the paths, hosts and resource names in
@@ -92,18 +80,23 @@ var defaultDriftEscalation = Escalation{CautionAfter: 5, WarningAfter: 15}
 // while it lasts (by default caution 5 calls later and warning 15 calls
 // later). Configure it with [Trigger]{OnEveryCall: true}.
 //
-// The zero value uses the defaults. A Drift is safe for concurrent use as
+// The zero value uses the defaults. A Detector is safe for concurrent use as
 // long as its fields are not changed once it is in use.
-type Drift struct {
+type Detector struct {
 	// Window is how many recent calls naming a target are compared with
-	// the scope. Zero means [DefaultDriftWindow]; at most
-	// [MaxDriftWindow].
+	// the scope. Zero means [DefaultWindow]; at most
+	// [MaxWindow].
 	Window int
 	// MinCalls is how many such calls the window must hold before Drift
-	// judges. Zero means [DefaultDriftMinCalls].
+	// judges a declared scope. Zero means [DefaultMinCalls].
 	MinCalls int
+	// DerivedMinCalls is how many such calls the window must hold before
+	// Drift judges a scope it derived from the prompt and the first calls.
+	// Zero means [DefaultDerivedMinCalls], or the window when that is
+	// smaller.
+	DerivedMinCalls int
 	// Share is the fraction of them outside the scope, from 0 to 1, at or
-	// above which Drift reports. Zero means [DefaultDriftShare].
+	// above which Drift reports. Zero means [DefaultShare].
 	Share float64
 	// InitialCalls is how many of the run's first calls add their targets
 	// to an undeclared scope. Zero means [DefaultInitialCalls]; negative
@@ -111,56 +104,63 @@ type Drift struct {
 	InitialCalls int
 	// Escalation raises the severity while the drift lasts. The zero value
 	// means caution after 5 more calls and warning after 15.
-	Escalation Escalation
+	Escalation observer.Escalation
 	// ResourceKeys lists argument keys whose values are resource names.
 	// Nil means [DefaultResourceKeys].
 	ResourceKeys []string
 }
 
-// NewDrift returns a Drift with the default thresholds.
-func NewDrift() *Drift { return &Drift{} }
+// New returns a Detector with the default thresholds.
+func New() *Detector { return &Detector{} }
 
 // Name returns "Drift".
-func (d *Drift) Name() string { return "Drift" }
+func (d *Detector) Name() string { return "Drift" }
 
 // Validate reports a share outside [0, 1] (or not a number), a negative
 // window or minimum, a minimum larger than the window, or a window or
-// count above [MaxDriftWindow] or [MaxInitialCalls], as a [*ConfigError].
+// count above [MaxWindow] or [MaxInitialCalls], as a [*ConfigError].
 // [NewPipeline] calls it.
-func (d *Drift) Validate() error {
+func (d *Detector) Validate() error {
 	const name = "Drift"
-	if err := tooLarge(name, "Window", d.Window, MaxDriftWindow, "MaxDriftWindow"); err != nil {
+	if err := detect.TooLarge(name, "Window", d.Window, MaxWindow, "drift.MaxWindow"); err != nil {
 		return err
 	}
-	if err := tooLarge(name, "MinCalls", d.MinCalls, MaxDriftWindow, "MaxDriftWindow"); err != nil {
+	if err := detect.TooLarge(name, "MinCalls", d.MinCalls, MaxWindow, "drift.MaxWindow"); err != nil {
 		return err
 	}
-	if err := tooLarge(name, "InitialCalls", d.InitialCalls, MaxInitialCalls, "MaxInitialCalls"); err != nil {
+	if err := detect.TooLarge(name, "DerivedMinCalls", d.DerivedMinCalls, MaxWindow, "drift.MaxWindow"); err != nil {
 		return err
 	}
-	if err := notFraction(name, "Share", d.Share); err != nil {
+	if err := detect.TooLarge(name, "InitialCalls", d.InitialCalls, MaxInitialCalls, "drift.MaxInitialCalls"); err != nil {
+		return err
+	}
+	if err := detect.NotFraction(name, "Share", d.Share); err != nil {
 		return err
 	}
 	switch {
 	case d.Window < 0:
-		return &ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", d.Window)}
+		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", d.Window)}
 	case d.MinCalls < 0:
-		return &ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is negative", d.MinCalls)}
-	case pick(d.MinCalls, DefaultDriftMinCalls) > pick(d.Window, DefaultDriftWindow):
-		return &ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", pick(d.MinCalls, DefaultDriftMinCalls), pick(d.Window, DefaultDriftWindow))}
+		return &observer.ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is negative", d.MinCalls)}
+	case d.DerivedMinCalls < 0:
+		return &observer.ConfigError{Observer: name, Field: "DerivedMinCalls", Problem: fmt.Sprintf("%d is negative", d.DerivedMinCalls)}
+	case d.DerivedMinCalls > scan.Pick(d.Window, DefaultWindow):
+		return &observer.ConfigError{Observer: name, Field: "DerivedMinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", d.DerivedMinCalls, scan.Pick(d.Window, DefaultWindow))}
+	case scan.Pick(d.MinCalls, DefaultMinCalls) > scan.Pick(d.Window, DefaultWindow):
+		return &observer.ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", scan.Pick(d.MinCalls, DefaultMinCalls), scan.Pick(d.Window, DefaultWindow))}
 	}
 	return nil
 }
 
 // ShouldRun reports whether recent work has drifted from the task's scope
 // and the latest call is part of it.
-func (d *Drift) ShouldRun(_ context.Context, oc *Context) bool {
+func (d *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	_, found := d.state(oc).check(oc)
 	return found
 }
 
 // Observe describes the drift, or says there is none.
-func (d *Drift) Observe(_ context.Context, oc *Context) (Assessment, error) {
+func (d *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	st := d.state(oc)
 	f, found := st.check(oc)
 	if !found {
@@ -168,29 +168,45 @@ func (d *Drift) Observe(_ context.Context, oc *Context) (Assessment, error) {
 		if len(st.scope) == 0 {
 			summary = "The task's scope is not known: no task scope was declared or found."
 		}
-		return Assessment{Summary: summary, Severity: Info, Timestamp: oc.Now}, nil
+		return observer.Assessment{Summary: summary, Severity: observer.Info, Timestamp: oc.Now}, nil
 	}
 	a := st.assess(f)
 	a.Timestamp = oc.Now
 	return a, nil
 }
 
-func (d *Drift) state(oc *Context) *driftState { return scratchOf(oc, d.newState) }
+// NewCallState returns the working state of one session, which the
+// pipeline keeps up to date.
+func (d *Detector) NewCallState() observer.CallState { return d.newState() }
 
-func (d *Drift) newState() *driftState {
+// state returns the session's working state, or an empty one outside a
+// pipeline.
+func (d *Detector) state(oc *observer.Context) *driftState {
+	if st, ok := oc.CallState().(*driftState); ok {
+		return st
+	}
+	return d.newState()
+}
+
+func (d *Detector) newState() *driftState {
 	share := d.Share
 	if share == 0 {
-		share = DefaultDriftShare
+		share = DefaultShare
 	}
-	window := max(pick(d.Window, DefaultDriftWindow), 1)
+	window := max(scan.Pick(d.Window, DefaultWindow), 1)
+	keys := d.ResourceKeys
+	if keys == nil {
+		keys = DefaultResourceKeys()
+	}
 	return &driftState{
 		window:     window,
-		minCalls:   min(max(pick(d.MinCalls, DefaultDriftMinCalls), 1), window),
+		minCalls:   min(max(scan.Pick(d.MinCalls, DefaultMinCalls), 1), window),
+		derivedMin: min(max(scan.Pick(d.DerivedMinCalls, DefaultDerivedMinCalls), 1), window),
 		share:      share,
-		initial:    pick(d.InitialCalls, DefaultInitialCalls),
-		escalation: d.Escalation.or(defaultDriftEscalation),
-		finder:     newTargetFinder(d.ResourceKeys),
-		calls:      newRing[driftCall](window),
+		initial:    scan.Pick(d.InitialCalls, DefaultInitialCalls),
+		escalation: d.Escalation.Or(defaultDriftEscalation),
+		finder:     scan.NewTargetFinder(keys),
+		calls:      scan.NewRing[driftCall](window),
 	}
 }
 
@@ -201,22 +217,22 @@ type driftCall struct {
 	targets             []string
 	outside             bool
 	version             int // scope version outside was computed for
-	label               label
+	label               scan.Label
 }
 
-// driftState is one session's working state for a Drift.
+// driftState is one session's working state for a Detector.
 type driftState struct {
 	window, minCalls, initial int
+	derivedMin                int
 	share                     float64
-	escalation                Escalation
-	finder                    *targetFinder
+	escalation                observer.Escalation
+	finder                    *scan.TargetFinder
 
-	cur     cursor
-	calls   ring[driftCall]
+	calls   scan.Ring[driftCall]
 	targets []string
 
 	store      *session.Store
-	task       *session.Value[Task]
+	task       *session.Value[observer.Task]
 	taskSeen   bool
 	taskPrompt string
 	taskScope  []string
@@ -224,6 +240,8 @@ type driftState struct {
 	declared    []string // from Task.Scope
 	fromPrompt  []string // from Task.Prompt
 	learned     []string // targets of the first calls
+	made        []string // what the agent wrote, and its working directories
+	key         []byte   // scratch for folding argument keys
 	topFiles    []string // of them, relative paths of files at the top of the tree
 	learnedUpTo int64
 	scope       []string
@@ -232,37 +250,42 @@ type driftState struct {
 	episode int64 // call at which the current drift began; 0 when none
 
 	outsideCalls []*driftCall // scratch for the evidence
-	out          texts        // the texts of the latest assessment
+	out          scan.Texts   // the texts of the latest assessment
 
 	checked int64
 	found   bool
 	finding driftFinding
+	reset   bool // Reset was called since the last check
 }
 
 type driftFinding struct {
 	outside, total int
-	severity       Severity
+	severity       observer.Severity
 }
 
-// check brings the state up to date and reports a drift the latest call
+// CatchUp reads back four windows of calls: those that name no target
+// are not kept.
+func (st *driftState) CatchUp() int { return 4 * st.window }
+
+// Reset forgets every call, and reads the run's first calls again.
+func (st *driftState) Reset(oc *observer.Context) {
+	st.calls.Clear()
+	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
+	st.made = st.made[:0]
+	st.relearn(oc.Calls(), oc.CallIndex)
+	st.reset = true
+}
+
+// Add takes in the next call.
+func (st *driftState) Add(_ *observer.Context, rec *observer.ToolCallRecord) { st.add(rec) }
+
+// check reports a drift the latest call
 // is part of.
-func (st *driftState) check(oc *Context) (driftFinding, bool) {
-	if oc.calls == nil {
-		return driftFinding{}, false
-	}
-	changed := st.syncTask(oc.Store)
-	from, reset := st.cur.next(oc.calls, oc.CallIndex, 4*st.window)
-	if reset {
-		st.calls.clear()
-		st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
-		st.relearn(oc.calls, oc.CallIndex)
-		changed = true
-	}
-	if !changed && caughtUp(from, reset, st.checked, oc.CallIndex) {
+func (st *driftState) check(oc *observer.Context) (driftFinding, bool) {
+	changed := st.syncTask(oc.Store) || st.reset
+	st.reset = false
+	if !changed && st.checked == oc.CallIndex {
 		return st.finding, st.found
-	}
-	for rec := range st.cur.each(oc.calls, from, oc.CallIndex) {
-		st.add(rec)
 	}
 	if changed {
 		st.rebuildScope()
@@ -278,21 +301,21 @@ func (st *driftState) syncTask(store *session.Store) bool {
 		return false
 	}
 	if store != st.store {
-		st.store, st.task = store, session.ValueOf[Task](store)
+		st.store, st.task = store, session.ValueOf[observer.Task](store)
 	}
 	t, _ := st.task.Latest()
 	if !st.taskChanged(t) {
 		return false
 	}
 	st.taskSeen, st.taskPrompt, st.taskScope = true, t.Prompt, t.Scope
-	st.fromPrompt = promptScope(t.Prompt)
+	st.fromPrompt = scan.PromptScope(t.Prompt)
 	st.declared = declaredScope(st.declared[:0], t.Scope)
 	return true
 }
 
 // taskChanged reports whether t differs from the task last seen, or none
 // was.
-func (st *driftState) taskChanged(t Task) bool {
+func (st *driftState) taskChanged(t observer.Task) bool {
 	return !st.taskSeen || t.Prompt != st.taskPrompt || !slices.Equal(t.Scope, st.taskScope)
 }
 
@@ -309,17 +332,17 @@ func declaredScope(dst, scope []string) []string {
 // declaredEntry returns the scope entry a declared e stands for: a URL's
 // host, or e cleaned; "" when it names nothing, as "." does not.
 func declaredEntry(e string) string {
-	if host, ok := urlHost(e); ok {
+	if host, ok := scan.UrlHost(e); ok {
 		return host
 	}
-	if e = cleanTarget(e); e == "." {
+	if e = scan.CleanTarget(e); e == "." {
 		return ""
 	}
 	return e
 }
 
 // relearn reads the run's first calls again after a reset.
-func (st *driftState) relearn(calls *session.Log[ToolCallRecord], upto int64) {
+func (st *driftState) relearn(calls *session.Log[observer.ToolCallRecord], upto int64) {
 	for _, rec := range calls.Range(0, min(int64(st.initial), upto)) {
 		st.learn(rec)
 	}
@@ -327,16 +350,16 @@ func (st *driftState) relearn(calls *session.Log[ToolCallRecord], upto int64) {
 
 // learn adds the targets of one of the run's first calls to the learned
 // scope.
-func (st *driftState) learn(rec *ToolCallRecord) bool {
+func (st *driftState) learn(rec *observer.ToolCallRecord) bool {
 	if rec.CallIndex > int64(st.initial) || rec.CallIndex <= st.learnedUpTo {
 		return false
 	}
 	st.learnedUpTo = rec.CallIndex
-	st.targets = st.finder.find(st.targets[:0], rec.Arguments)
+	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
 	added := false
 	for i, t := range st.targets {
 		learned := &st.learned
-		if st.finder.isPath(i) && isTopFile(t) {
+		if st.finder.IsPath(i) && isTopFile(t) {
 			learned = &st.topFiles
 		}
 		if !slices.Contains(*learned, t) {
@@ -361,11 +384,11 @@ func isTopFile(t string) bool {
 // gives none, see rebuildScope.
 func broadScopeOf(t string) string {
 	if isRooted(t) {
-		return scopeOf(t)
+		return scan.ScopeOf(t)
 	}
 	if slash := strings.IndexByte(t, '/'); slash > 0 {
 		if t[:slash] == ".." {
-			return scopeOf(t)
+			return scan.ScopeOf(t)
 		}
 		return t[:slash]
 	}
@@ -383,13 +406,22 @@ func (st *driftState) rebuildScope() {
 	st.scope = st.scope[:0]
 	if len(st.declared) > 0 {
 		st.scope = append(st.scope, st.declared...)
-		return
+	} else {
+		// Keep each entry once, and none that another entry covers.
+		entries := st.candidates()
+		for i, e := range entries {
+			if !covered(entries, i) {
+				st.scope = append(st.scope, e)
+			}
+		}
 	}
-	// Keep each entry once, and none that another entry covers.
-	entries := st.candidates()
-	for i, e := range entries {
-		if !covered(entries, i) {
-			st.scope = append(st.scope, e)
+	// What the agent made extends a scope; alone it makes none, or
+	// everything else would look like drift.
+	if len(st.scope) > 0 {
+		for _, m := range st.made {
+			if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
+				st.scope = append(st.scope, m)
+			}
 		}
 	}
 }
@@ -406,7 +438,7 @@ func (st *driftState) candidates() []string {
 		return entries
 	}
 	for _, t := range st.learned {
-		entries = append(entries, scopeOf(t))
+		entries = append(entries, scan.ScopeOf(t))
 	}
 	// A file at the top of the tree joins a scope the prompt named. Alone,
 	// its top directory is the whole tree: nothing the run could drift
@@ -419,33 +451,118 @@ func (st *driftState) candidates() []string {
 // the same as an earlier one.
 func covered(entries []string, i int) bool {
 	e := entries[i]
-	return slices.ContainsFunc(entries, func(o string) bool { return o != e && inScope(o, e) }) ||
+	return slices.ContainsFunc(entries, func(o string) bool { return o != e && scan.InScope(o, e) }) ||
 		slices.Contains(entries[:i], e)
 }
 
 // add records a call that names a target.
-func (st *driftState) add(rec *ToolCallRecord) {
+func (st *driftState) add(rec *observer.ToolCallRecord) {
 	if st.learn(rec) && len(st.declared) == 0 {
 		st.rebuildScope()
 	}
-	st.targets = st.finder.find(st.targets[:0], rec.Arguments)
+	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
+	if st.noteMade(rec) {
+		st.rebuildScope()
+	}
 	if len(st.targets) == 0 {
 		return
 	}
-	slot := st.calls.push()
+	slot := st.calls.Push()
 	*slot = driftCall{
 		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
 		targets: append(slot.targets[:0], st.targets...),
 		version: -1,
-		label:   slot.label.reuse(),
+		label:   slot.label.Reuse(),
 	}
+}
+
+// maxMade bounds the targets the agent made that join the scope.
+const maxMade = 256
+
+// workDirKeys name a call's working directory.
+var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": true, "workingdirectory": true, "dir": true, "directory": true}
+
+// noteMade adds to what the agent made the targets of a successful call
+// that wrote them (a tool whose name says it writes, a shell redirection,
+// touch or mkdir) and the working directory it names, and reports whether
+// it added any.
+func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
+	if !rec.Success || len(st.made) >= maxMade {
+		return false
+	}
+	n := len(st.made)
+	if scan.ClassifyTool(rec.ToolName) == scan.WriteAccess {
+		for _, t := range st.targets {
+			st.addMade(t)
+		}
+	}
+	scan.EachMember(rec.Arguments, func(k, val string, isString bool) bool {
+		if !isString {
+			return true
+		}
+		if st.key = scan.FoldKey(st.key[:0], k); workDirKeys[string(st.key)] {
+			st.addMade(scan.CleanTarget(val))
+		} else if len(val) <= 512 {
+			madeByShell(val, st.addMade)
+		}
+		return true
+	})
+	return len(st.made) > n
+}
+
+func (st *driftState) addMade(t string) {
+	if t != "" && t != "." && len(st.made) < maxMade && !slices.Contains(st.made, t) {
+		st.made = append(st.made, t)
+	}
+}
+
+// madeByShell calls add for what a shell command writes or works in: the
+// target of a redirection (> out.txt, >> log), the arguments of touch and
+// mkdir, and the directory of cd.
+func madeByShell(cmd string, add func(string)) {
+	if !strings.Contains(cmd, ">") && !strings.Contains(cmd, "touch") && !strings.Contains(cmd, "mkdir") && !strings.Contains(cmd, "cd ") {
+		return
+	}
+	start, redirect, args := true, false, false
+	for w := range strings.FieldsSeq(cmd) {
+		switch {
+		case redirect:
+			addShellTarget(w, add)
+			redirect = false
+		case w == ">" || w == ">>":
+			redirect, args = true, false
+		case w[0] == '>':
+			addShellTarget(strings.TrimLeft(w, ">"), add)
+			args = false
+		case isShellOperator(w):
+			start, args = true, false
+			continue
+		case start && (w == "touch" || w == "mkdir" || w == "cd"):
+			args = true
+		case args && w[0] != '-':
+			addShellTarget(w, add)
+		}
+		start = false
+	}
+}
+
+// addShellTarget adds a word of a command as a target, but not a device.
+func addShellTarget(w string, add func(string)) {
+	if t := scan.CleanTarget(strings.Trim(w, `"'`)); !strings.HasPrefix(t, "/dev/") {
+		add(t)
+	}
+}
+
+// isShellOperator reports a word that ends one command of a line.
+func isShellOperator(w string) bool {
+	return w == "&&" || w == "||" || w == ";" || w == "|"
 }
 
 func (st *driftState) outside(c *driftCall) bool {
 	if c.version != st.version {
 		c.outside, c.version = true, st.version
 		for _, t := range c.targets {
-			if slices.ContainsFunc(st.scope, func(e string) bool { return inScope(e, t) }) {
+			if slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, t) }) {
 				c.outside = false
 				break
 			}
@@ -456,7 +573,7 @@ func (st *driftState) outside(c *driftCall) bool {
 
 // detect reports a drift that the call at index is part of.
 func (st *driftState) detect(index int64) (driftFinding, bool) {
-	n := st.calls.len()
+	n := st.calls.Len()
 	out, drifting := st.mostlyOutside(n)
 	if !drifting {
 		st.episode = 0
@@ -465,22 +582,26 @@ func (st *driftState) detect(index int64) (driftFinding, bool) {
 	if st.episode == 0 {
 		st.episode = index
 	}
-	if newest := st.calls.back(0); newest.index != index || !newest.outside {
+	if newest := st.calls.Back(0); newest.index != index || !newest.outside {
 		return driftFinding{}, false
 	}
-	return driftFinding{outside: out, total: n, severity: st.escalation.severity(int(index - st.episode))}, true
+	return driftFinding{outside: out, total: n, severity: st.escalation.Severity(int(index - st.episode))}, true
 }
 
 // mostlyOutside counts the n kept calls outside the scope, and reports
 // whether they make a drift: there is a scope, enough calls, and a large
 // enough share of them outside it.
 func (st *driftState) mostlyOutside(n int) (int, bool) {
-	if len(st.scope) == 0 || n < st.minCalls {
+	least := st.derivedMin
+	if len(st.declared) > 0 {
+		least = st.minCalls
+	}
+	if len(st.scope) == 0 || n < least {
 		return 0, false
 	}
 	out := 0
 	for i := range n {
-		if st.outside(st.calls.back(i)) {
+		if st.outside(st.calls.Back(i)) {
 			out++
 		}
 	}
@@ -495,38 +616,38 @@ const driftReturn = "If it does not, return to the task; if it does, say why bef
 
 // assess turns a finding into an assessment. Its texts are written one
 // after the other into st.out and share one allocation.
-func (st *driftState) assess(f driftFinding) Assessment {
+func (st *driftState) assess(f driftFinding) observer.Assessment {
 	outside := st.gatherOutside()
 	t := &st.out
-	t.start(512)
+	t.Start(512)
 	line := func(b *strings.Builder, i int) {
 		c := outside[i]
-		evidenceLine(b, c.index, c.label.of(c.tool, c.summary, c.args), true, "")
+		scan.EvidenceLine(b, c.index, c.label.Of(c.tool, c.summary, c.args), true, "")
 	}
-	listCalls(&t.Builder, len(outside), len(outside), line, func(b *strings.Builder) { line(b, 0) })
-	evidence := t.end()
+	scan.ListCalls(&t.Builder, len(outside), len(outside), line, func(b *strings.Builder) { line(b, 0) })
+	evidence := t.End()
 	st.writeDescription(f)
-	description := t.end()
+	description := t.End()
 
 	var room [2]string
 	suggestions := room[:0]
 	task := firstLine(st.taskPrompt)
-	var check piece
+	var check scan.Piece
 	if task != "" {
 		t.WriteString("Check that this work serves the task: \"")
-		t.WriteString(strings.TrimRight(clip(task, 120), "."))
+		t.WriteString(strings.TrimRight(scan.Clip(task, 120), "."))
 		t.WriteString("\".")
-		check = t.end()
+		check = t.End()
 	}
 	all := t.String()
 	if task != "" {
-		suggestions = append(suggestions, check.in(all))
+		suggestions = append(suggestions, check.In(all))
 	}
-	a := Assessment{Summary: "Most of your recent work is outside the task's scope.", Severity: f.severity}
-	a.Observations, a.Suggestions = observationWith(Observation{
+	a := observer.Assessment{Summary: "Most of your recent work is outside the task's scope.", Severity: f.severity}
+	a.Observations, a.Suggestions = detect.ObservationWith(observer.Observation{
 		Category:    "drift",
-		Description: description.in(all),
-		Evidence:    evidence.in(all),
+		Description: description.In(all),
+		Evidence:    evidence.In(all),
 	}, append(suggestions, driftReturn)...)
 	return a
 }
@@ -535,8 +656,8 @@ func (st *driftState) assess(f driftFinding) Assessment {
 // into st.outsideCalls.
 func (st *driftState) gatherOutside() []*driftCall {
 	st.outsideCalls = st.outsideCalls[:0]
-	for i := st.calls.len() - 1; i >= 0; i-- {
-		if c := st.calls.back(i); c.outside {
+	for i := st.calls.Len() - 1; i >= 0; i-- {
+		if c := st.calls.Back(i); c.outside {
 			st.outsideCalls = append(st.outsideCalls, c)
 		}
 	}
@@ -546,9 +667,9 @@ func (st *driftState) gatherOutside() []*driftCall {
 // writeDescription writes how many calls were outside which scope.
 func (st *driftState) writeDescription(f driftFinding) {
 	t := &st.out
-	writeInt(&t.Builder, int64(f.outside))
+	scan.WriteInt(&t.Builder, int64(f.outside))
 	t.WriteString(" of the last ")
-	writeInt(&t.Builder, int64(f.total))
+	scan.WriteInt(&t.Builder, int64(f.total))
 	t.WriteString(" calls that named a file, host or resource were outside ")
 	if len(st.declared) > 0 {
 		t.WriteString("the declared scope")
@@ -564,15 +685,15 @@ func (st *driftState) writeDescription(f driftFinding) {
 // many more there are.
 func writeScopeList(b *strings.Builder, scope []string) {
 	shown := scope[:min(len(scope), maxScopeShown)]
-	if slices.ContainsFunc(shown, needsOneLine[string]) {
+	if slices.ContainsFunc(shown, scan.NeedsOneLine[string]) {
 		// oneLine also replaces the invalid UTF-8 of the other entries.
-		b.WriteString(oneLine(strings.Join(shown, ", ")))
+		b.WriteString(scan.OneLine(strings.Join(shown, ", ")))
 	} else {
 		writeJoined(b, shown)
 	}
 	if more := len(scope) - len(shown); more > 0 {
 		b.WriteString(" and ")
-		writeInt(b, int64(more))
+		scan.WriteInt(b, int64(more))
 		b.WriteString(" more")
 	}
 }
@@ -591,8 +712,20 @@ func writeJoined(b *strings.Builder, entries []string) {
 func firstLine(s string) string {
 	for line := range strings.Lines(s) {
 		if line = strings.TrimSpace(line); line != "" {
-			return oneLine(line)
+			return scan.OneLine(line)
 		}
 	}
 	return ""
+}
+
+// DefaultResourceKeys returns the argument keys whose string values
+// [Detector] takes as resource names whatever they look like: bucket, table,
+// database, db, repo, repository, service, namespace, project, cluster,
+// queue, topic, index, host, hostname and domain. The slice is new on each
+// call: append to it to extend the defaults.
+func DefaultResourceKeys() []string {
+	return []string{
+		"bucket", "table", "database", "db", "repo", "repository", "service", "namespace",
+		"project", "cluster", "queue", "topic", "index", "host", "hostname", "domain",
+	}
 }

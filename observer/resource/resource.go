@@ -1,4 +1,4 @@
-package observer
+package resource
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/detect"
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // Resource defaults.
@@ -16,16 +19,16 @@ const (
 	DefaultMinPaceCalls = 3
 )
 
-// ResourceObserver reports the remaining time, tokens and tool calls in plain
+// Observer reports the remaining time, tokens and tool calls in plain
 // language, so the model knows its runway. Its severity is caution when a
 // resource has CautionAt or less of its share left, and warning at
 // WarningAt or less or when one is exhausted. When the pace so far would
 // exhaust a resource before the deadline or another limit, it says so and
 // raises the severity one level.
 //
-// The zero value uses the defaults. A ResourceObserver is safe for concurrent use
+// The zero value uses the defaults. An Observer is safe for concurrent use
 // as long as its fields are not changed while it runs.
-type ResourceObserver struct {
+type Observer struct {
 	// CautionAt is the fraction remaining, from 0 to 1, at or below which
 	// the severity is at least caution. Zero means [DefaultCautionAt].
 	CautionAt float64
@@ -37,42 +40,52 @@ type ResourceObserver struct {
 	MinPaceCalls int
 }
 
-// NewResource returns a Resource observer with the default thresholds.
-func NewResource() *ResourceObserver { return &ResourceObserver{} }
+// New returns a Resource observer with the default thresholds.
+func New() *Observer { return &Observer{} }
 
 // Name returns "Resources".
-func (r *ResourceObserver) Name() string { return "Resources" }
+func (r *Observer) Name() string { return "Resources" }
 
 // Validate reports a CautionAt or WarningAt that is not a number from 0 to
 // 1, as a [*ConfigError]. [NewPipeline] calls it.
-func (r *ResourceObserver) Validate() error {
-	if err := notFraction(r.Name(), "CautionAt", r.CautionAt); err != nil {
+func (r *Observer) Validate() error {
+	if err := detect.NotFraction(r.Name(), "CautionAt", r.CautionAt); err != nil {
 		return err
 	}
-	return notFraction(r.Name(), "WarningAt", r.WarningAt)
+	return detect.NotFraction(r.Name(), "WarningAt", r.WarningAt)
 }
 
-// ShouldRun always reports true: the trigger decides how often it speaks.
-func (r *ResourceObserver) ShouldRun(context.Context, *Context) bool { return true }
+// ShouldRun reports whether the session's budget sets a limit: with none
+// there is nothing to report. Otherwise the trigger decides how often it
+// speaks.
+func (r *Observer) ShouldRun(_ context.Context, oc *observer.Context) bool {
+	b, _ := oc.Budget()
+	return limited(b)
+}
+
+// limited reports whether b sets a deadline or a cap.
+func limited(b budget.Budget) bool {
+	return !b.Deadline.IsZero() || b.MaxTokens > 0 || b.MaxToolCalls > 0 || b.MaxModelCalls > 0
+}
 
 // Observe describes the budget at oc.Now.
-func (r *ResourceObserver) Observe(_ context.Context, oc *Context) (Assessment, error) {
+func (r *Observer) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	b, _ := oc.Budget()
 	return r.Assess(b, oc.Now), nil
 }
 
 // Assess describes b at now. It is what Observe does, without a session.
-func (r *ResourceObserver) Assess(b budget.Budget, now time.Time) Assessment {
+func (r *Observer) Assess(b budget.Budget, now time.Time) observer.Assessment {
 	g := r.grader()
 	var text strings.Builder
 	text.Grow(resourceTextSize)
-	sev := g.timeStatement(&text, &b, now, Info)
+	sev := g.timeStatement(&text, &b, now, observer.Info)
 	sev = g.tokenStatement(&text, &b, now, sev)
 	sev = g.toolCallStatement(&text, &b, now, sev)
 	sev = g.modelCallStatement(&text, &b, now, sev)
 	sev = r.paceStatements(&text, &b, now, sev)
 
-	a := Assessment{Observer: r.Name(), Severity: sev, Timestamp: now, Suggestions: resourceSuggestions(sev)}
+	a := observer.Assessment{Observer: r.Name(), Severity: sev, Timestamp: now, Suggestions: resourceSuggestions(sev)}
 	a.Summary = "No resource constraints configured."
 	if text.Len() > 0 {
 		a.Summary = text.String()
@@ -82,14 +95,14 @@ func (r *ResourceObserver) Assess(b budget.Budget, now time.Time) Assessment {
 
 // resourceSuggestions returns new suggestions for an assessment of
 // severity sev.
-func resourceSuggestions(sev Severity) []string {
+func resourceSuggestions(sev observer.Severity) []string {
 	switch sev {
-	case Warning:
+	case observer.Warning:
 		return []string{
 			"Prioritize completing the most critical remaining work.",
 			"Consider wrapping up with a summary of progress and remaining tasks.",
 		}
-	case Caution:
+	case observer.Caution:
 		return []string{"Be mindful of remaining resources when planning next steps."}
 	}
 	return nil
@@ -99,7 +112,7 @@ func resourceSuggestions(sev Severity) []string {
 // observer's thresholds.
 type resourceGrader struct{ caution, warning float64 }
 
-func (r *ResourceObserver) grader() resourceGrader {
+func (r *Observer) grader() resourceGrader {
 	g := resourceGrader{caution: r.CautionAt, warning: r.WarningAt}
 	if g.caution == 0 {
 		g.caution = DefaultCautionAt
@@ -112,12 +125,12 @@ func (r *ResourceObserver) grader() resourceGrader {
 
 // grade returns sev raised to what remaining, a share of a resource,
 // calls for.
-func (g resourceGrader) grade(sev Severity, remaining float64) Severity {
+func (g resourceGrader) grade(sev observer.Severity, remaining float64) observer.Severity {
 	switch {
 	case remaining <= g.warning:
-		return Warning
+		return observer.Warning
 	case remaining <= g.caution:
-		return max(sev, Caution)
+		return max(sev, observer.Caution)
 	}
 	return sev
 }
@@ -131,7 +144,7 @@ func startSentence(text *strings.Builder) {
 
 // timeStatement writes the time left before the deadline, if there is
 // one, and returns sev graded by it.
-func (g resourceGrader) timeStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+func (g resourceGrader) timeStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
 	left, ok := b.TimeRemaining(now)
 	if !ok {
 		return sev
@@ -139,13 +152,13 @@ func (g resourceGrader) timeStatement(text *strings.Builder, b *budget.Budget, n
 	startSentence(text)
 	if left <= 0 {
 		text.WriteString("You have reached the time deadline.")
-		return Warning
+		return observer.Warning
 	}
 	text.WriteString("You have ")
 	if left < time.Second {
 		text.WriteString(underASecond)
 	} else {
-		writeDuration(text, left)
+		scan.WriteDuration(text, left)
 	}
 	text.WriteString(" remaining before the deadline.")
 	f, _ := b.FractionRemaining(budget.Time, now)
@@ -154,7 +167,7 @@ func (g resourceGrader) timeStatement(text *strings.Builder, b *budget.Budget, n
 
 // tokenStatement writes the tokens used and left, if they are limited,
 // and returns sev graded by them.
-func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
 	left, ok := b.TokensRemaining()
 	if !ok {
 		return sev
@@ -162,20 +175,20 @@ func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, 
 	startSentence(text)
 	if left <= 0 {
 		text.WriteString("You have exhausted your token budget.")
-		return Warning
+		return observer.Warning
 	}
 	// Tokens are left: a share of 99.5% or more, rounded, would read as
 	// all used, and is written as 99%.
 	used := min(float64(b.TokensUsed)/float64(b.MaxTokens)*100, 99)
 	var num [32]byte
 	text.WriteString("You have used ")
-	writeThousands(text, b.TokensUsed)
+	scan.WriteThousands(text, b.TokensUsed)
 	text.WriteString(" of ")
-	writeThousands(text, b.MaxTokens)
+	scan.WriteThousands(text, b.MaxTokens)
 	text.WriteString(" tokens (")
 	text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
 	text.WriteString("% of budget). ")
-	writeThousands(text, left)
+	scan.WriteThousands(text, left)
 	text.WriteString(" tokens remaining.")
 	f, _ := b.FractionRemaining(budget.Tokens, now)
 	return g.grade(sev, f)
@@ -183,19 +196,19 @@ func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, 
 
 // toolCallStatement writes the tool calls made and left, if they are
 // limited, and returns sev graded by them.
-func (g resourceGrader) toolCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+func (g resourceGrader) toolCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
 	return g.callStatement(text, b, now, sev, budget.ToolCalls, b.ToolCalls, b.MaxToolCalls, "tool")
 }
 
 // modelCallStatement writes the model calls made and left, if they are
 // limited, and returns sev graded by them.
-func (g resourceGrader) modelCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
+func (g resourceGrader) modelCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
 	return g.callStatement(text, b, now, sev, budget.ModelCalls, b.ModelCalls, b.MaxModelCalls, "model")
 }
 
 // callStatement writes the calls of a kind made and left (resource r,
 // made of limit), if they are limited, and returns sev graded by them.
-func (g resourceGrader) callStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity, r budget.Resource, made, limit int64, kind string) Severity {
+func (g resourceGrader) callStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity, r budget.Resource, made, limit int64, kind string) observer.Severity {
 	if limit <= 0 {
 		return sev
 	}
@@ -205,16 +218,16 @@ func (g resourceGrader) callStatement(text *strings.Builder, b *budget.Budget, n
 		text.WriteString("You have exhausted your ")
 		text.WriteString(kind)
 		text.WriteString(" call budget.")
-		return Warning
+		return observer.Warning
 	}
 	text.WriteString("You have made ")
-	writeInt(text, made)
+	scan.WriteInt(text, made)
 	text.WriteString(" of ")
-	writeInt(text, limit)
+	scan.WriteInt(text, limit)
 	text.WriteString(" allowed ")
 	text.WriteString(kind)
 	text.WriteString(" calls. ")
-	writePlural(text, left, "call", "calls")
+	scan.WritePlural(text, left, "call", "calls")
 	text.WriteString(" remaining.")
 	f, _ := b.FractionRemaining(r, now)
 	return g.grade(sev, f)
@@ -223,8 +236,8 @@ func (g resourceGrader) callStatement(text *strings.Builder, b *budget.Budget, n
 // paceStatements writes the shortfalls the pace so far projects, once
 // enough calls have been made to judge it, and raises sev one level if
 // there are any.
-func (r *ResourceObserver) paceStatements(text *strings.Builder, b *budget.Budget, now time.Time, sev Severity) Severity {
-	minCalls := pick(r.MinPaceCalls, DefaultMinPaceCalls)
+func (r *Observer) paceStatements(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
+	minCalls := scan.Pick(r.MinPaceCalls, DefaultMinPaceCalls)
 	if minCalls <= 0 || b.ToolCalls < int64(minCalls) {
 		return sev
 	}
@@ -234,7 +247,7 @@ func (r *ResourceObserver) paceStatements(text *strings.Builder, b *budget.Budge
 		writePace(text, s)
 	}
 	if len(shortfalls) > 0 {
-		return sev.raise()
+		return min(sev+1, observer.Warning)
 	}
 	return sev
 }
@@ -271,7 +284,7 @@ func writeCallsLeft(b *strings.Builder, s budget.Shortfall) {
 		b.WriteString("less than one call")
 	} else {
 		b.WriteString("about ")
-		writePlural(b, s.Calls, "call", "calls")
+		scan.WritePlural(b, s.Calls, "call", "calls")
 	}
 	if s.Before == budget.Time {
 		b.WriteString(" (")
@@ -292,64 +305,5 @@ func writeAbout(b *strings.Builder, d time.Duration) {
 		return
 	}
 	b.WriteString("about ")
-	writeDuration(b, d)
-}
-
-// FormatDuration renders d for the model: whole seconds under a minute,
-// whole minutes under an hour, then hours and days to one decimal.
-func FormatDuration(d time.Duration) string {
-	var b strings.Builder
-	b.Grow(24)
-	writeDuration(&b, d)
-	return b.String()
-}
-
-// writeDuration writes what [FormatDuration] returns.
-func writeDuration(b *strings.Builder, d time.Duration) {
-	var num [32]byte
-	s := d.Seconds()
-	switch {
-	case s < 60:
-		writePlural(b, int64(s), "second", "seconds")
-	case s < 3600:
-		writePlural(b, int64(s/60), "minute", "minutes")
-	case s < 86400:
-		b.Write(strconv.AppendFloat(num[:0], s/3600, 'f', 1, 64))
-		b.WriteString(" hours")
-	default:
-		b.Write(strconv.AppendFloat(num[:0], s/86400, 'f', 1, 64))
-		b.WriteString(" days")
-	}
-}
-
-// FormatCount renders n for the model with a comma between each group of
-// three digits, as the Resource observer writes token counts: 50000 is
-// "50,000".
-func FormatCount(n int64) string {
-	var num [32]byte
-	return string(appendThousands(num[:0], n))
-}
-
-// writeThousands writes n with thousands separators: 50000 → "50,000".
-func writeThousands(b *strings.Builder, n int64) {
-	var num [32]byte
-	b.Write(appendThousands(num[:0], n))
-}
-
-// appendThousands appends n in decimal with a comma between each group
-// of three digits.
-func appendThousands(dst []byte, n int64) []byte {
-	var digits [20]byte
-	s := strconv.AppendInt(digits[:0], n, 10)
-	if s[0] == '-' {
-		dst = append(dst, '-')
-		s = s[1:]
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, c)
-	}
-	return dst
+	scan.WriteDuration(b, d)
 }

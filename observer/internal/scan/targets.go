@@ -1,4 +1,4 @@
-package observer
+package scan
 
 import (
 	"path"
@@ -6,11 +6,11 @@ import (
 	"unicode"
 )
 
-// eachMember calls fn for each member of the JSON object args, with its
+// EachMember calls fn for each member of the JSON object args, with its
 // key and value: a string's raw content without quotes, or the raw text of
 // any other value. It stops when fn returns false. It reports whether args
 // is a JSON object; fn may have been called for members before a problem.
-func eachMember(args string, fn func(key, val string, isString bool) bool) bool {
+func EachMember(args string, fn func(key, val string, isString bool) bool) bool {
 	i := skipSpace(args, 0)
 	if i >= len(args) || args[i] != '{' {
 		return false
@@ -122,18 +122,6 @@ func walkContainer(s string, i int, key string, depth int, closing byte, fn func
 	}
 }
 
-// DefaultResourceKeys returns the argument keys whose string values
-// [Drift] takes as resource names whatever they look like: bucket, table,
-// database, db, repo, repository, service, namespace, project, cluster,
-// queue, topic, index, host, hostname and domain. The slice is new on each
-// call: append to it to extend the defaults.
-func DefaultResourceKeys() []string {
-	return []string{
-		"bucket", "table", "database", "db", "repo", "repository", "service", "namespace",
-		"project", "cluster", "queue", "topic", "index", "host", "hostname", "domain",
-	}
-}
-
 // contentKeys hold file contents, patches and free text, which name no
 // target of their own.
 var contentKeys = map[string]bool{
@@ -150,9 +138,9 @@ const (
 	maxTargetsPerArg = 4
 )
 
-// targetFinder extracts the paths, hosts and resource names a call's
+// TargetFinder extracts the paths, hosts and resource names a call's
 // arguments name.
-type targetFinder struct {
+type TargetFinder struct {
 	resourceKeys map[string]bool
 	key          []byte
 	out          []string
@@ -161,20 +149,17 @@ type targetFinder struct {
 	paths uint64
 }
 
-func newTargetFinder(resourceKeys []string) *targetFinder {
-	if resourceKeys == nil {
-		resourceKeys = DefaultResourceKeys()
-	}
-	f := &targetFinder{resourceKeys: make(map[string]bool, len(resourceKeys))}
+func NewTargetFinder(resourceKeys []string) *TargetFinder {
+	f := &TargetFinder{resourceKeys: make(map[string]bool, len(resourceKeys))}
 	for _, k := range resourceKeys {
-		f.resourceKeys[string(foldKey(nil, k))] = true
+		f.resourceKeys[string(FoldKey(nil, k))] = true
 	}
 	return f
 }
 
-// find appends to dst the targets named in args, normalized, at most
+// Find appends to dst the targets named in args, normalized, at most
 // maxTargetsPerArg of them.
-func (f *targetFinder) find(dst []string, args string) []string {
+func (f *TargetFinder) Find(dst []string, args string) []string {
 	f.out, f.paths = dst, 0
 	if !walkStrings(args, f.visit) {
 		f.out, f.paths = f.out[:len(dst)], 0
@@ -183,15 +168,15 @@ func (f *targetFinder) find(dst []string, args string) []string {
 	return f.out
 }
 
-// isPath reports whether the i-th target of the last find was read as a
+// IsPath reports whether the i-th target of the last find was read as a
 // path.
-func (f *targetFinder) isPath(i int) bool { return i < 64 && f.paths&(1<<i) != 0 }
+func (f *TargetFinder) IsPath(i int) bool { return i < 64 && f.paths&(1<<i) != 0 }
 
-func (f *targetFinder) visit(key, val string) {
+func (f *TargetFinder) visit(key, val string) {
 	if len(f.out) >= maxTargetsPerArg || val == "" {
 		return
 	}
-	f.key = foldKey(f.key[:0], key)
+	f.key = FoldKey(f.key[:0], key)
 	switch {
 	case contentKeys[string(f.key)]:
 	case f.resourceKeys[string(f.key)]:
@@ -207,8 +192,8 @@ func (f *targetFinder) visit(key, val string) {
 
 // words looks for targets among the space-separated words of s, as in a
 // shell command.
-func (f *targetFinder) words(s string) {
-	for w := range strings.FieldsSeq(prefixOf(s, maxCommandLen)) {
+func (f *TargetFinder) words(s string) {
+	for w := range strings.FieldsSeq(PrefixOf(s, maxCommandLen)) {
 		if len(f.out) >= maxTargetsPerArg {
 			return
 		}
@@ -220,17 +205,17 @@ func (f *targetFinder) words(s string) {
 }
 
 // word adds w if it is a URL (its host) or looks like a path.
-func (f *targetFinder) word(w string) {
-	if host, ok := urlHost(w); ok {
+func (f *TargetFinder) word(w string) {
+	if host, ok := UrlHost(w); ok {
 		f.add(host)
 		return
 	}
 	if looksLikePath(w) {
-		f.addPath(cleanTarget(w))
+		f.addPath(CleanTarget(w))
 	}
 }
 
-func (f *targetFinder) add(t string) {
+func (f *TargetFinder) add(t string) {
 	if t == "" || t == "." || t == "/" {
 		return
 	}
@@ -243,16 +228,16 @@ func (f *targetFinder) add(t string) {
 }
 
 // addName adds the host of a URL, or w as the name of a resource.
-func (f *targetFinder) addName(w string) {
-	if host, ok := urlHost(w); ok {
+func (f *TargetFinder) addName(w string) {
+	if host, ok := UrlHost(w); ok {
 		f.add(host)
 	} else {
-		f.add(cleanTarget(w))
+		f.add(CleanTarget(w))
 	}
 }
 
 // addPath adds t, read as a path.
-func (f *targetFinder) addPath(t string) {
+func (f *TargetFinder) addPath(t string) {
 	n := len(f.out)
 	f.add(t)
 	if len(f.out) > n && n < 64 {
@@ -263,8 +248,13 @@ func (f *targetFinder) addPath(t string) {
 // trimWord strips the quotes and punctuation that surround a word in
 // prose or a command.
 func trimWord(w string) string {
-	w = strings.Trim(w, "\"'`()[]{}<>,;!?")
-	return strings.TrimRight(w, ".:")
+	for {
+		t := strings.TrimRight(strings.Trim(w, "\"'`()[]{}<>,;!?"), ".:")
+		if t == w {
+			return t
+		}
+		w = t
+	}
 }
 
 // isPromptSeparator reports the runes that end a word of a prompt: spaces,
@@ -289,10 +279,10 @@ func trimPromptWord(w string) string {
 	return w
 }
 
-// urlHost returns the lower-cased host of an absolute URL.
-func urlHost(s string) (string, bool) {
+// UrlHost returns the lower-cased host of an absolute URL.
+func UrlHost(s string) (string, bool) {
 	k := strings.Index(s, "://")
-	if k <= 0 || k > 16 || !isLetter(s[0]) || runOf(s[1:k], isSchemeByte) != k-1 {
+	if k <= 0 || k > 16 || !IsLetter(s[0]) || RunOf(s[1:k], IsSchemeByte) != k-1 {
 		return "", false
 	}
 	host := hostOf(s[k+3:])
@@ -321,25 +311,59 @@ func hostOf(rest string) string {
 // slash, one starting with "./" or "~/", or a file name with an
 // extension, such as main.go.
 func looksLikePath(w string) bool {
-	if len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") {
+	if len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") || strings.ContainsAny(w, "{}|<>*") {
 		return false
 	}
 	if strings.ContainsAny(w, `/\`) {
-		return hasASCIIWordByte(w)
+		// A path has a component of two letters or digits at least:
+		// n/a and 1/2 are not paths.
+		return hasWordOfTwo(w)
 	}
 	dot := strings.LastIndexByte(w, '.')
-	return dot > 0 && len(w)-dot <= 9 && isExtension(w[dot+1:])
+	// Abbreviations such as e.g and i.e are not file names.
+	return dot > 0 && len(w)-dot <= 9 && isExtension(w[dot+1:]) && !(dot == 1 && len(w) == 3)
+}
+
+// hasWordOfTwo reports whether s holds two ASCII letters or digits in a
+// row.
+func hasWordOfTwo(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] < 0x80 && s[i-1] < 0x80 && IsWordByte(s[i]) && IsWordByte(s[i-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellWords are commands and shell words a prompt puts in backticks
+// when it tells how to work, not what to work on.
+var shellWords = map[string]bool{
+	"open": true, "cat": true, "ls": true, "cd": true, "echo": true, "grep": true, "sed": true,
+	"awk": true, "python": true, "python3": true, "bash": true, "sh": true, "nc": true, "curl": true,
+	"wget": true, "find": true, "head": true, "tail": true, "less": true, "vim": true, "nano": true,
+	"chmod": true, "sudo": true, "pip": true, "git": true, "make": true, "gcc": true, "file": true,
+	"strings": true, "objdump": true, "gdb": true, "submit": true, "exit": true, "true": true,
+	"false": true, "rm": true, "cp": true, "mv": true, "mkdir": true, "touch": true, "xxd": true,
+	"sort": true, "wc": true, "diff": true, "ssh": true, "docker": true, "npm": true, "node": true,
+	"go": true, "edit": true, "create": true, "search": true, "goto": true, "scroll": true,
+	"none": true, "null": true, "n/a": true, "e.g": true, "i.e": true, "etc": true,
+}
+
+// isShellWord reports a backticked word of a prompt that names no target:
+// a flag, a number, or a shell command or word.
+func isShellWord(w string) bool {
+	return w[0] == '-' || RunOf(w, IsDigit) == len(w) || shellWords[strings.ToLower(w)]
 }
 
 // isExtension reports a file name's extension: ASCII letters and digits,
 // at least one of them a letter.
 func isExtension(ext string) bool {
-	return runOf(ext, isAlnum) == len(ext) && runOf(ext, isDigit) < len(ext)
+	return RunOf(ext, isAlnum) == len(ext) && RunOf(ext, IsDigit) < len(ext)
 }
 
-// cleanTarget normalizes a path, host or name for scope matching: forward
+// CleanTarget normalizes a path, host or name for scope matching: forward
 // slashes, no "./" or trailing slash, lower case.
-func cleanTarget(t string) string {
+func CleanTarget(t string) string {
 	t = strings.TrimSpace(t)
 	if t == "" {
 		return ""
@@ -358,17 +382,21 @@ func cleanTarget(t string) string {
 // withoutPort returns a host name without its port: host for host:8080.
 func withoutPort(t string) string {
 	i := strings.LastIndexByte(t, ':')
-	if i > 0 && i < len(t)-1 && runOf(t[i+1:], isDigit) == len(t)-i-1 {
+	if i > 0 && i < len(t)-1 && RunOf(t[i+1:], IsDigit) == len(t)-i-1 {
 		return t[:i]
 	}
 	return t
 }
 
-// scopeOf returns the scope entry a target implies: the directory of a
+// ScopeOf returns the scope entry a target implies: the directory of a
 // file path, so that its neighbours are in scope too, or the target
 // itself.
-func scopeOf(t string) string {
+func ScopeOf(t string) string {
 	slash := strings.LastIndexByte(t, '/')
+	if slash == 0 && strings.Contains(t[1:], ".") {
+		// A file at the top of the tree stands for its directory.
+		return "/"
+	}
 	if slash <= 0 {
 		return t
 	}
@@ -378,12 +406,12 @@ func scopeOf(t string) string {
 	return t
 }
 
-// inScope reports whether target t lies within scope entry e: it is e, is
+// InScope reports whether target t lies within scope entry e: it is e, is
 // under e as a directory, contains e as whole path components (so the
 // relative entry services/billing matches /repo/services/billing/x.go), is
 // a file named after a bare entry (orders.csv for orders), or is a
 // subdomain of a host e.
-func inScope(e, t string) bool {
+func InScope(e, t string) bool {
 	switch {
 	case e == "":
 		return false
@@ -446,23 +474,23 @@ func componentsAt(t string, at, end int, bare bool) bool {
 // maxPromptScope bounds the scope entries taken from a prompt.
 const maxPromptScope = 64
 
-// promptScope returns the scope entries a task's prompt names: URLs (their
+// PromptScope returns the scope entries a task's prompt names: URLs (their
 // hosts), paths and file names (their directories, when they have one),
 // and words in backticks, taken as resource names; at most maxPromptScope
 // of them.
-func promptScope(prompt string) []string {
-	f := &targetFinder{}
+func PromptScope(prompt string) []string {
+	f := &TargetFinder{}
 	f.backticked(prompt)
 	f.promptWords(prompt)
 	for i, t := range f.out {
-		f.out[i] = scopeOf(t)
+		f.out[i] = ScopeOf(t)
 	}
 	return f.out
 }
 
 // backticked adds the words in backticks of a prompt, as resource names or
 // URLs, up to maxPromptScope targets in all.
-func (f *targetFinder) backticked(prompt string) {
+func (f *TargetFinder) backticked(prompt string) {
 	rest := prompt
 	for len(f.out) < maxPromptScope {
 		open := strings.IndexByte(rest, '`')
@@ -473,7 +501,7 @@ func (f *targetFinder) backticked(prompt string) {
 		if closing < 0 {
 			return
 		}
-		if w := rest[open+1 : open+1+closing]; isBareName(w) {
+		if w := rest[open+1 : open+1+closing]; isBareName(w) && !isShellWord(w) {
 			f.addName(w)
 		}
 		rest = rest[open+2+closing:]
@@ -488,16 +516,16 @@ func isBareName(w string) bool {
 
 // promptWords adds the URLs and paths among the words of a prompt, up to
 // maxPromptScope targets in all.
-func (f *targetFinder) promptWords(prompt string) {
+func (f *TargetFinder) promptWords(prompt string) {
 	for w := range strings.FieldsFuncSeq(prompt, isPromptSeparator) {
 		if len(f.out) >= maxPromptScope {
 			return
 		}
 		w = trimPromptWord(w)
-		if host, ok := urlHost(w); ok {
+		if host, ok := UrlHost(w); ok {
 			f.add(host)
 		} else if looksLikePath(w) {
-			f.add(cleanTarget(w))
+			f.add(CleanTarget(w))
 		}
 	}
 }

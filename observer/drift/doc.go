@@ -1,0 +1,16 @@
+// Package drift provides the Drift detector, an [observer.Observer] that
+// notices recent work moving outside the task's scope, taken from the
+// [observer.Task] session value the adapter seeds from the first user
+// message.
+//
+// Configure it with observer.Trigger{OnEveryCall: true}:
+//
+//	{Observer: drift.New(), Trigger: observer.Trigger{OnEveryCall: true}}
+//
+// # Pitfalls
+//
+//   - Drift needs a scope. Seed the Task before the first tool call, and
+//     declare Task.Scope when the prompt names no paths, hosts or
+//     resources.
+//   - With no scope at all it stays quiet rather than guess.
+package drift

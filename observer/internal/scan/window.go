@@ -1,0 +1,376 @@
+package scan
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Ring keeps the last len(buf) items, overwriting the oldest.
+type Ring[T any] struct {
+	buf  []T
+	head int // position of the oldest item
+	n    int
+}
+
+func NewRing[T any](size int) Ring[T] { return Ring[T]{buf: make([]T, max(size, 1))} }
+
+func (r *Ring[T]) Len() int { return r.n }
+
+// Push makes room for a new item and returns it for the caller to fill. It
+// holds whatever the overwritten slot held.
+func (r *Ring[T]) Push() *T {
+	if r.n < len(r.buf) {
+		r.n++
+		return r.Back(0)
+	}
+	slot := &r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	return slot
+}
+
+// Back returns the i-th newest item: back(0) is the newest.
+func (r *Ring[T]) Back(i int) *T {
+	at := r.head + r.n - 1 - i
+	if at >= len(r.buf) {
+		at -= len(r.buf)
+	}
+	return &r.buf[at]
+}
+
+func (r *Ring[T]) Clear() { r.head, r.n = 0, 0 }
+
+// Pick returns v, or def when v is zero.
+func Pick(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Lengths of the pieces of evidence lines.
+const (
+	MaxSummaryLen = 80
+	maxErrorLen   = 80
+	maxEvidence   = 6
+)
+
+// Label caches a call's label, computed when first needed, in a buffer
+// that the call's slot in a ring keeps for the next call it holds.
+type Label struct {
+	Buf  []byte
+	Done bool
+}
+
+func (l *Label) Of(tool, paramsSummary, args string) []byte {
+	if !l.Done {
+		l.Buf, l.Done = AppendLabel(l.Buf[:0], tool, paramsSummary, args), true
+	}
+	return l.Buf
+}
+
+// Reuse returns an empty label that keeps l's buffer, for the call that
+// replaces l's in a ring slot.
+func (l *Label) Reuse() Label { return Label{Buf: l.Buf[:0]} }
+
+// AppendLabel appends the name of a call for the model: its tool and
+// summarized arguments, as "read_file path=go.mod".
+func AppendLabel(dst []byte, tool, paramsSummary, args string) []byte {
+	s := paramsSummary
+	if s == "" {
+		// The summary is written on the stack.
+		var buf [3 * MaxSummaryLen]byte
+		summary, ok := appendSummary(buf[:0], args)
+		switch {
+		case !ok:
+			s = strings.TrimSpace(PrefixOf(args, 4*MaxSummaryLen))
+		case len(summary) == 0:
+			return append(dst, OneLine(tool)...)
+		case NeedsOneLine(summary):
+			s = string(summary)
+		default:
+			dst = append(append(dst, OneLine(tool)...), ' ')
+			return appendClipped(dst, summary, MaxSummaryLen)
+		}
+	}
+	s = OneLine(s)
+	dst = append(dst, OneLine(tool)...)
+	if s == "" {
+		return dst
+	}
+	return appendClipped(append(dst, ' '), s, MaxSummaryLen)
+}
+
+// appendClipped appends what clip(s, n) returns.
+func appendClipped[T string | []byte](dst []byte, s T, n int) []byte {
+	if cut := clipLen(s, n); cut < len(s) {
+		return append(append(dst, s[:cut]...), "…"...)
+	}
+	return append(dst, s...)
+}
+
+// EvidenceLine cites one call: "#12 read_file path=go.mod", with
+// " (failed: reason)" for a failure.
+func EvidenceLine(b *strings.Builder, index int64, label []byte, success bool, errMsg string) {
+	b.WriteByte('#')
+	WriteInt(b, index)
+	b.WriteByte(' ')
+	b.Write(label)
+	if !success {
+		b.WriteString(" (failed")
+		if msg := Clip(OneLine(errMsg), maxErrorLen); msg != "" {
+			b.WriteString(": ")
+			b.WriteString(msg)
+		}
+		b.WriteByte(')')
+	}
+}
+
+// appendSummary appends to dst the abbreviation of JSON object arguments
+// as "key=value" pairs, strings unquoted. It reports false when args is
+// not a JSON object.
+func appendSummary(dst []byte, args string) ([]byte, bool) {
+	ok := EachMember(args, func(key, val string, isString bool) bool {
+		if len(dst) > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, key...)
+		dst = append(dst, '=')
+		dst = append(dst, val...)
+		return len(dst) < 2*MaxSummaryLen
+	})
+	return dst, ok
+}
+
+// OneLine makes s safe for one line of a fenced block: newlines and tabs
+// become spaces and backticks become quotes.
+func OneLine(s string) string {
+	if !NeedsOneLine(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\n', '\r', '\t':
+			return ' '
+		case '`':
+			return '\''
+		}
+		return r
+	}, s)
+}
+
+// NeedsOneLine reports whether [oneLine] changes s: whether it holds a
+// newline, tab or backtick.
+func NeedsOneLine[T string | []byte](s T) bool {
+	for i := range len(s) {
+		if notOnOneLine[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// notOnOneLine marks the bytes [oneLine] replaces: one table lookup per
+// byte of every label and error text an assessment shows.
+var notOnOneLine = [256]bool{'\n': true, '\r': true, '\t': true, '`': true}
+
+// Clip shortens s to at most n bytes, cutting at a rune boundary and
+// marking the cut with "…".
+func Clip(s string, n int) string {
+	if cut := clipLen(s, n); cut < len(s) {
+		return s[:cut] + "…"
+	}
+	return s
+}
+
+// clipLen returns how many bytes of s [clip] keeps: all of them, or fewer
+// when it cuts.
+func clipLen[T string | []byte](s T, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return cut
+}
+
+func PrefixOf(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// ListCalls writes the evidence lines for a pattern of total calls, of
+// which the n most recent are kept: all of them when they fit, otherwise
+// the first, a line saying how many are left out, and the most recent
+// ones. line(b, i) writes the line of the i-th kept call, oldest first;
+// first(b) writes the line of the pattern's first call when it is no
+// longer kept. Only the lines shown are formatted.
+func ListCalls(b *strings.Builder, n, total int, line func(b *strings.Builder, i int), first func(b *strings.Builder)) {
+	if total <= n && n <= maxEvidence {
+		for i := range n {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			line(b, i)
+		}
+		return
+	}
+	const tail = maxEvidence - 3
+	from := max(n-tail, 0)
+	if total == n {
+		line(b, 0)
+	} else {
+		first(b)
+	}
+	b.WriteString("\n… ")
+	WritePlural(b, int64(total-1-(n-from)), "more call", "more calls")
+	b.WriteString(" …")
+	for i := from; i < n; i++ {
+		b.WriteByte('\n')
+		line(b, i)
+	}
+}
+
+// WriteInt writes n in decimal without allocating. The evidence of an
+// assessment writes one per line, so it does the work inline rather than
+// through strconv.
+func WriteInt(b *strings.Builder, n int64) {
+	if 0 <= n && n < 10 {
+		b.WriteByte(byte('0' + n))
+		return
+	}
+	var digits [20]byte
+	i := len(digits)
+	u := uint64(n)
+	if n < 0 {
+		u = -u
+	}
+	for u >= 10 {
+		i--
+		digits[i] = byte('0' + u%10)
+		u /= 10
+	}
+	i--
+	digits[i] = byte('0' + u)
+	if n < 0 {
+		i--
+		digits[i] = '-'
+	}
+	b.Write(digits[i:])
+}
+
+// WritePlural writes what [plural] returns.
+func WritePlural(b *strings.Builder, n int64, one, many string) {
+	WriteInt(b, n)
+	b.WriteByte(' ')
+	if n == 1 {
+		b.WriteString(one)
+	} else {
+		b.WriteString(many)
+	}
+}
+
+// Texts builds the texts of an assessment one after the other in one
+// buffer, so that they take a single allocation: each text is a piece of
+// the whole. A detector keeps one in its working state and starts it
+// afresh for each assessment; the strings it returned stay valid.
+type Texts struct {
+	strings.Builder
+	from int // where the piece being written starts
+}
+
+// Start discards the pieces of the previous assessment and makes room for
+// as much text again, and at least least bytes. The strings of the
+// previous assessment stay valid.
+func (t *Texts) Start(least int) {
+	size := max(t.Len()+t.Len()/8, least)
+	t.Reset()
+	t.Grow(size)
+	t.from = 0
+}
+
+// Piece is a text written into a [texts], as its byte range.
+type Piece struct{ from, to int }
+
+// End ends the piece being written and returns it.
+func (t *Texts) End() Piece {
+	p := Piece{t.from, t.Len()}
+	t.from = p.to
+	return p
+}
+
+// In returns the piece's text in all, what the texts' String returned.
+func (p Piece) In(all string) string { return all[p.from:p.to] }
+
+// WriteDuration writes what [FormatDuration] returns.
+func WriteDuration(b *strings.Builder, d time.Duration) {
+	var num [32]byte
+	s := d.Seconds()
+	switch {
+	case s < 60:
+		WritePlural(b, int64(s), "second", "seconds")
+	case s < 3600:
+		WritePlural(b, int64(s/60), "minute", "minutes")
+	case s < 86400:
+		b.Write(strconv.AppendFloat(num[:0], s/3600, 'f', 1, 64))
+		b.WriteString(" hours")
+	default:
+		b.Write(strconv.AppendFloat(num[:0], s/86400, 'f', 1, 64))
+		b.WriteString(" days")
+	}
+}
+
+// WriteThousands writes n with thousands separators: 50000 → "50,000".
+func WriteThousands(b *strings.Builder, n int64) {
+	var num [32]byte
+	b.Write(AppendThousands(num[:0], n))
+}
+
+// AppendThousands appends n in decimal with a comma between each group
+// of three digits.
+func AppendThousands(dst []byte, n int64) []byte {
+	var digits [20]byte
+	s := strconv.AppendInt(digits[:0], n, 10)
+	if s[0] == '-' {
+		dst = append(dst, '-')
+		s = s[1:]
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// HasASCIIWordByte reports whether s holds an ASCII letter or digit.
+func HasASCIIWordByte(s string) bool {
+	for i := range len(s) {
+		if s[i] < 0x80 && IsWordByte(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteQuoted writes a name in backticks for the markdown block.
+func WriteQuoted(b *strings.Builder, name string) {
+	b.WriteByte('`')
+	b.WriteString(OneLine(name))
+	b.WriteByte('`')
+}
+
+// AtLeast returns a positive v raised to low; a non-positive v (a
+// threshold turned off) is returned as it is.
+func AtLeast(v, low int) int {
+	if v > 0 {
+		return max(v, low)
+	}
+	return v
+}
