@@ -68,6 +68,20 @@ func TestWriteReportsAFailedWrite(t *testing.T) {
 	}
 }
 
+func TestRecordsWithoutPayloadsKeepTheirAnchors(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add((*recorder.RunStarted)(nil))
+	r.add(nil)
+	r.add((*recorder.RunEnded)(nil))
+	page := render(t, tr.records, nil)
+	for _, id := range []string{"seq-0", "seq-1", "seq-2"} {
+		if !slices.Contains(ids(page), id) {
+			t.Errorf("no element with id %s", id)
+		}
+	}
+}
+
 func TestTheSameRecordsGiveTheSamePage(t *testing.T) {
 	records := untrusted()
 	first, second := render(t, records, nil), render(t, records, nil)
