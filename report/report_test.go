@@ -318,3 +318,34 @@ func TestTheBurnDownFollowsEachLimit(t *testing.T) {
 		}
 	})
 }
+
+// FuzzWrite writes the report of whatever records a JSON Lines input
+// decodes to: it must not fail or panic, and no recorded text may add
+// markup to the page.
+func FuzzWrite(f *testing.F) {
+	for _, r := range untrusted() {
+		line, err := r.AppendJSON(nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(line))
+	}
+	f.Add(`{"seq":3,"run_id":"a<b","parent_run_id":"a<b","kind":"tool_ended","payload":{"name":"<i>","result":"</pre>"}}`)
+	f.Fuzz(func(t *testing.T, input string) {
+		records, _, _ := recorder.ReadAll(strings.NewReader(input))
+		if len(records) == 0 {
+			return
+		}
+		var b strings.Builder
+		if err := report.Write(&b, records, nil); err != nil {
+			t.Fatal(err)
+		}
+		page := strings.ToLower(b.String())
+		if n := strings.Count(page, "<script"); n != 1 {
+			t.Errorf("%d script elements", n)
+		}
+		if strings.Contains(page, "<img") {
+			t.Error("recorded text added an element")
+		}
+	})
+}
