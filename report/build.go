@@ -338,6 +338,10 @@ func (t *timeline) minor(e *entry) {
 
 func (t *timeline) add(rec *recorder.Record) {
 	id := t.r.anchor(rec.Seq)
+	if recorder.IsNilPayload(rec.Payload) {
+		t.minor(&entry{Kind: kindAnchor, ID: id}) // built in code with nothing in it
+		return
+	}
 	b := t.b
 	switch p := rec.Payload.(type) {
 	case *recorder.RunStarted:

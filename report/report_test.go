@@ -68,6 +68,20 @@ func TestWriteReportsAFailedWrite(t *testing.T) {
 	}
 }
 
+func TestRecordsWithoutPayloadsKeepTheirAnchors(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add((*recorder.RunStarted)(nil))
+	r.add(nil)
+	r.add((*recorder.RunEnded)(nil))
+	page := render(t, tr.records, nil)
+	for _, id := range []string{"seq-0", "seq-1", "seq-2"} {
+		if !slices.Contains(ids(page), id) {
+			t.Errorf("no element with id %s", id)
+		}
+	}
+}
+
 func TestTheSameRecordsGiveTheSamePage(t *testing.T) {
 	records := untrusted()
 	first, second := render(t, records, nil), render(t, records, nil)
@@ -301,6 +315,37 @@ func TestTheBurnDownFollowsEachLimit(t *testing.T) {
 		tr.run("r", nil).add(&recorder.RunStarted{})
 		if strings.Contains(render(t, tr.records, nil), "<svg") {
 			t.Error("a chart for a run without limits")
+		}
+	})
+}
+
+// FuzzWrite writes the report of whatever records a JSON Lines input
+// decodes to: it must not fail or panic, and no recorded text may add
+// markup to the page.
+func FuzzWrite(f *testing.F) {
+	for _, r := range untrusted() {
+		line, err := r.AppendJSON(nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(line))
+	}
+	f.Add(`{"seq":3,"run_id":"a<b","parent_run_id":"a<b","kind":"tool_ended","payload":{"name":"<i>","result":"</pre>"}}`)
+	f.Fuzz(func(t *testing.T, input string) {
+		records, _, _ := recorder.ReadAll(strings.NewReader(input))
+		if len(records) == 0 {
+			return
+		}
+		var b strings.Builder
+		if err := report.Write(&b, records, nil); err != nil {
+			t.Fatal(err)
+		}
+		page := strings.ToLower(b.String())
+		if n := strings.Count(page, "<script"); n != 1 {
+			t.Errorf("%d script elements", n)
+		}
+		if strings.Contains(page, "<img") {
+			t.Error("recorded text added an element")
 		}
 	})
 }
