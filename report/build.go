@@ -462,7 +462,9 @@ func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
 	c.EndID, c.end, c.Unfinished = id, seq, false
 	c.IsError = p.IsError || p.Error != ""
 	c.Result = t.b.text(p.Result)
-	if p.Error != "" {
+	// A result that holds the error is what the model read ("Error: …"):
+	// it is shown once, as the error.
+	if p.Error != "" && !strings.Contains(p.Result, p.Error) {
 		c.Error = t.b.text(p.Error)
 	}
 	if p.Duration > 0 {

@@ -237,7 +237,11 @@ func writeTool(w *bufio.Writer, c *toolCall) {
 	}
 	switch {
 	case c.Result != nil && (c.Result.S != "" || id != ""):
-		writePre(w, "", id, c.Result)
+		class := ""
+		if c.IsError && c.Error == nil {
+			class = "err"
+		}
+		writePre(w, class, id, c.Result)
 	case id != "":
 		anchor(w, id)
 	}
