@@ -179,6 +179,13 @@ type runWriter struct {
 	calls      int
 	usage      recorder.RunUsage
 	tools      []recorder.ToolDefinition // not yet written; they go with the first model request
+	// injected is what Lookout adds to the next model call's input: the
+	// injected steps read since the last response, or, when none were,
+	// the messages the call before was given (see injectedSteps).
+	injected     []recorder.InjectedMessage
+	injectedUsed bool                      // a response followed injected: new injected steps replace it
+	toolNames    []string                  // the trajectory's tools, offered to every model call
+	assessed     *recorder.InjectedMessage // the latest injected assessment recorded as one
 }
 
 func (w *runWriter) add(p recorder.Payload) {
@@ -210,6 +217,9 @@ func (im *importer) run(t *Trajectory, outer *scope, id, parent string, depth in
 	}
 	w.add(started)
 	w.tools = toolDefinitions(t.Agent.ToolDefinitions)
+	for _, d := range w.tools {
+		w.toolNames = append(w.toolNames, d.Name)
+	}
 	if m := t.Agent.ModelName; m != "" && firstStepModel(t) != m {
 		// The run's first request was for a model no agent step names
 		// first, as when that call failed: keep it, as FromRecords takes
@@ -295,6 +305,8 @@ func (w *runWriter) step(t *Trajectory, s *Step) {
 		calls = s.ToolCalls
 	case info["assessment"] != nil && s.Source == SourceSystem:
 		w.assessment(s, info["assessment"])
+	case info["injected"] != nil:
+		w.injectedStep(s, info)
 	default:
 		w.message(s, role, info, stepResidue(s, false, contentOrder(results, owners(results, nil), 0, false)))
 	}
@@ -339,13 +351,39 @@ func (w *runWriter) assessment(s *Step, raw any) {
 	w.add(a)
 }
 
+// injectedStep reads a step that FromRecords wrote for a message Lookout
+// injected into a model call's input: it goes back into the input of the
+// model request that follows, and an assessment is also recorded as one.
+func (w *runWriter) injectedStep(s *Step, info map[string]any) {
+	if w.injectedUsed {
+		w.injected, w.injectedUsed = nil, false
+	}
+	kind, _ := info["injected"].(string)
+	m := recorder.InjectedMessage{Kind: kind, Role: string(schema.User), Content: s.Message.PlainText()}
+	if s.Source == SourceSystem {
+		m.Role = string(schema.System)
+	}
+	if n, ok := number(info["after_call_index"]); ok {
+		m.AfterCallIndex = int(n)
+	}
+	w.injected = append(w.injected, m)
+	// A block given again beside a wrap-up reminder is the same assessment.
+	if kind == recorder.InjectedAssessment && (w.assessed == nil || *w.assessed != m) {
+		w.assessed = &m
+		w.add(&recorder.AssessmentRecord{Markdown: m.Content, AfterCallIndex: m.AfterCallIndex})
+	}
+}
+
 func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any, residue map[string]any) {
 	model := s.ModelName
 	if model == "" {
 		model = t.Agent.ModelName
 	}
-	if model != "" || len(w.tools) > 0 {
-		w.add(w.toolRequest(model))
+	if model != "" || len(w.tools) > 0 || len(w.injected) > 0 {
+		req := w.toolRequest(model)
+		req.Injected = w.injected
+		w.injectedUsed = true
+		w.add(req)
 	}
 	m := &schema.Message{Role: schema.Assistant, Content: s.Message.PlainText(), ReasoningContent: s.ReasoningContent}
 	m.ToolCalls = toolCalls(s.ToolCalls)
@@ -379,12 +417,9 @@ func toolCalls(calls []ToolCall) []schema.ToolCall {
 // toolRequest is a model request, carrying the trajectory's tool
 // definitions when they are not yet written.
 func (w *runWriter) toolRequest(model string) *recorder.ModelRequest {
-	req := &recorder.ModelRequest{Model: model}
+	req := &recorder.ModelRequest{Model: model, Tools: w.toolNames}
 	if len(w.tools) > 0 {
 		req.ToolDefinitions = w.tools
-		for _, d := range w.tools {
-			req.Tools = append(req.Tools, d.Name)
-		}
 		w.tools = nil
 	}
 	return req
