@@ -90,10 +90,12 @@ func residueOf(extras recorder.Extras, key string) map[string]any {
 // as the run id.
 func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 	r := map[string]any{}
-	if t.SessionID != "" && t.SessionID != id {
+	if t.SessionID != "" && (t.SessionID != id || t.TrajectoryID != "") {
+		// A subagent's session_id is not its run id, which is its
+		// trajectory_id, even when the two are the same string.
 		r["session_id"] = t.SessionID
 	}
-	if t.TrajectoryID != "" && t.TrajectoryID != id {
+	if t.TrajectoryID != "" {
 		r["trajectory_id"] = t.TrajectoryID
 	}
 	agent := map[string]any{"version": t.Agent.Version}
@@ -102,6 +104,11 @@ func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 	}
 	if t.Agent.Extra != nil {
 		agent["extra"] = t.Agent.Extra
+	}
+	if defs := t.Agent.ToolDefinitions; defs != nil && !encodesAlike((&exporter{}).toolDefinitions(toolDefinitions(defs)), defs) {
+		// Records keep a tool's name, description and parameters; this
+		// one said more.
+		agent["tool_definitions"] = defs
 	}
 	r["agent"] = agent
 	if t.Notes != "" {
@@ -245,6 +252,12 @@ func (x *exporter) applyTrajectoryResidue(t *Trajectory, extras recorder.Extras)
 		}
 		if extra, ok := agent["extra"].(map[string]any); ok {
 			t.Agent.Extra = x.redactMap(extra)
+		}
+		if defs, ok := agent["tool_definitions"].([]any); ok {
+			var kept []map[string]any
+			if fromGeneric(x.redactValue(defs), &kept) {
+				t.Agent.ToolDefinitions = kept
+			}
 		}
 	}
 	t.Notes = cmpOr(str("notes"), t.Notes)
