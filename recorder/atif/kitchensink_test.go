@@ -50,7 +50,9 @@ func TestEveryATIFFieldSurvivesImportAndExport(t *testing.T) {
 	if problems, err := ValidateFile(file, nil); err != nil || problems != nil {
 		t.Fatalf("the document is not valid: %v %v", err, problems)
 	}
-	if losses := roundTripLosses(t, file); losses != nil {
-		t.Errorf("%d fields lost or changed:\n%v", len(losses), losses)
+	for _, viaJSONL := range []bool{false, true} {
+		if losses := roundTripLosses(t, file, viaJSONL); losses != nil {
+			t.Errorf("through JSON Lines %v: %d fields lost or changed:\n%v", viaJSONL, len(losses), losses)
+		}
 	}
 }

@@ -41,17 +41,25 @@ const (
 // toGeneric is v encoded and decoded as plain JSON values, numbers as
 // json.Number.
 func toGeneric(v any) map[string]any {
+	m, _ := plain(v).(map[string]any)
+	return m
+}
+
+// plain is v encoded and decoded as plain JSON values, numbers as
+// json.Number: what the residue holds, so that it reads the same in
+// memory as after the records' JSON form.
+func plain(v any) any {
 	data, err := marshal(v)
 	if err != nil {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
+	var out any
+	if dec.Decode(&out) != nil {
 		return nil
 	}
-	return m
+	return out
 }
 
 // withoutLookout is extra without the Lookout key, or nil when nothing
@@ -111,7 +119,7 @@ func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 	if defs := t.Agent.ToolDefinitions; defs != nil && !encodesAlike((&exporter{}).toolDefinitions(toolDefinitions(defs)), defs) {
 		// Records keep a tool's name, description and parameters; this
 		// one said more.
-		agent["tool_definitions"] = defs
+		agent["tool_definitions"] = plain(defs)
 	}
 	r["agent"] = agent
 	if t.Notes != "" {
@@ -149,7 +157,7 @@ func stepResidue(s *Step, response bool, order []int) map[string]any {
 		}
 	}
 	if s.ReasoningEffort != nil {
-		set("reasoning_effort", *s.ReasoningEffort)
+		set("reasoning_effort", plain(*s.ReasoningEffort))
 	}
 	if s.IsCopiedContext {
 		set("is_copied_context", true)
@@ -165,7 +173,7 @@ func stepResidue(s *Step, response bool, order []int) map[string]any {
 	}
 	if s.Message.IsParts() && response {
 		// Records keep the media of input messages only.
-		set("message", s.Message)
+		set("message", plain(s.Message))
 	}
 	if extra := withoutLookout(s.Extra); extra != nil {
 		set("extra", extra)
