@@ -162,3 +162,28 @@ func contentHash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
+
+// partsOver reports whether a text part is longer than limit bytes.
+func partsOver(parts []Part, limit int) bool {
+	for _, p := range parts {
+		if p.Type == PartText && len(p.Text) > limit {
+			return true
+		}
+	}
+	return false
+}
+
+// cutParts returns a copy of parts with every text part redacted and cut
+// to limit bytes, as the result's text is; nil parts stay nil.
+func (r *Recorder) cutParts(parts []Part, limit int) []Part {
+	if parts == nil {
+		return nil
+	}
+	out := slices.Clone(parts)
+	for i, p := range out {
+		if p.Type == PartText {
+			out[i].Text = r.cut(p.Text, limit)
+		}
+	}
+	return out
+}

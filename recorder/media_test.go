@@ -88,3 +88,27 @@ func TestMediaOverTheLimitIsKeptByHashAndSize(t *testing.T) {
 		t.Error("the caller's message was changed")
 	}
 }
+
+func TestTheTextPartsOfALongResultAreCutAndRedactedLikeItsText(t *testing.T) {
+	sink := NewMemorySink()
+	rec := New(sink, &Options{MaxFieldBytes: 16})
+	run, err := rec.StartRun(t.Context(), RunInfo{RunID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "key sk-abcdefghijklmnopqrstuvwxyz0123 and then a great deal more text"
+	parts := []Part{{Type: PartText, Text: long}, {Type: PartImage, Media: &Media{MIMEType: "image/png", Data: []byte{1}}}}
+	if err := run.ToolEnded(t.Context(), ToolEnded{Name: "camera", Result: "short", Parts: parts}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := sink.Records()[1].Payload.(*ToolEnded)
+	if !got.Truncated || len(got.Parts[0].Text) > 16 || strings.Contains(got.Parts[0].Text, "sk-") {
+		t.Errorf("text part = %q (truncated %v), want it redacted and cut to 16 bytes", got.Parts[0].Text, got.Truncated)
+	}
+	if parts[0].Text != long {
+		t.Error("the caller's parts were changed")
+	}
+}

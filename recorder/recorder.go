@@ -572,7 +572,7 @@ func (r *Recorder) prepare(p Payload, owned bool) Payload {
 		}
 	case *ToolEnded:
 		full := max(t.ResultBytes, len(t.Result))
-		over := limit > 0 && len(t.Result) > limit
+		over := limit > 0 && (len(t.Result) > limit || partsOver(t.Parts, limit))
 		if over || t.ResultBytes != full {
 			if !owned {
 				c := *t
@@ -585,6 +585,7 @@ func (r *Recorder) prepare(p Payload, owned bool) Payload {
 				t.Result = r.cut(t.Result, limit)
 				t.Truncated = true
 				t.Error = r.redaction.text(t.Error)
+				t.Parts = r.cutParts(t.Parts, limit)
 				return t
 			}
 		}

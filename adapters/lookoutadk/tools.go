@@ -125,7 +125,7 @@ func (m *Middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 			return schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(msg)}), nil
 		}
 		c.HandOff(ctx)
-		return engine.PassStream(&c, sr, engine.ResultText, recordStream(ctx, &c)), nil
+		return engine.PassResultStream(&c, sr, recordStream(ctx, &c)), nil
 	}, nil
 }
 

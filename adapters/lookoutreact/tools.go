@@ -81,7 +81,10 @@ func (l *Hooks) streamable(next compose.StreamableToolEndpoint) compose.Streamab
 			func(sr *schema.StreamReader[string]) *compose.StreamToolOutput {
 				return &compose.StreamToolOutput{Result: sr}
 			},
-			identity, identity)
+			identity,
+			func(c *lookout.Call, sr *schema.StreamReader[string], record func(string, error) error) *schema.StreamReader[string] {
+				return engine.PassStream(c, sr, identity, record)
+			})
 	}
 }
 
@@ -98,7 +101,7 @@ func (l *Hooks) enhancedStreamable(next compose.EnhancedStreamableToolEndpoint) 
 				return &compose.EnhancedStreamableToolOutput{Result: sr}
 			},
 			engine.TextResult,
-			engine.ResultText)
+			engine.PassResultStream)
 	}
 }
 
@@ -131,11 +134,13 @@ func invoke[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 // stream runs one call of a streaming tool as invoke does; the call ends,
 // and is recorded, when its stream does. chunks returns an output's stream
 // (nil when there is none), wrap makes an output of a stream, chunk makes
-// a chunk of a message and text reads a chunk's text.
+// a chunk of a message and pass passes a stream through, recording it
+// when it ends (engine.PassStream, or engine.PassResultStream for a
+// multimodal tool).
 func stream[O, C any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	chunks func(O) *schema.StreamReader[C], wrap func(*schema.StreamReader[C]) O,
-	chunk func(string) C, text func(C) string,
+	chunk func(string) C, pass func(*lookout.Call, *schema.StreamReader[C], func(string, error) error) *schema.StreamReader[C],
 ) (O, error) {
 	answer := func(msg string) O { return wrap(schema.StreamReaderFromArray([]C{chunk(msg)})) }
 	return around(ctx, l, in, next, answer, func(c *lookout.Call, out O, err error) (O, error) {
@@ -152,7 +157,7 @@ func stream[O, C any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 			return answer(msg), nil
 		}
 		c.HandOff(ctx)
-		return wrap(engine.PassStream(c, sr, text, func(result string, err error) error {
+		return wrap(pass(c, sr, func(result string, err error) error {
 			return engine.EndStream(ctx, c, result, err)
 		})), nil
 	})

@@ -181,3 +181,18 @@ func TestOpenAIExportOfEveryRunIsValid(t *testing.T) {
 		assert.Empty(t, openaicheck.Check(raw), run)
 	}
 }
+
+func TestExportRemovesWhatItWroteWhenALaterWriteFails(t *testing.T) {
+	records := append(recordTrajectory(t), runRecords(t, "run-9", schema.UserMessage("hi"))...)
+	input := writeFile(t, "two.jsonl", encode(t, records))
+	dir := t.TempDir()
+	// A folder where the second run's file goes: every check passes, the
+	// write fails.
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "run-9.trajectory.json"), 0o700))
+
+	r := lookout("export", "--format", "atif", "-o", dir, input)
+	assert.Equal(t, exitProblems, r.code)
+	assert.Contains(t, r.stderr, "is a directory", "the write failed, not a check")
+	assert.Contains(t, r.stderr, "nothing was written")
+	assert.NoFileExists(t, filepath.Join(dir, "run-1.trajectory.json"))
+}

@@ -81,7 +81,7 @@ func RootRuns(records []recorder.Record) []string {
 //
 // The root run becomes the trajectory, with session_id set to its run id.
 // Every run below it (agents used as tools, transfers) becomes an entry
-// of the root's subagent_trajectories, flat however deep it ran, with
+// of its parent's subagent_trajectories, nested as RFC 0001 has it, with
 // trajectory_id set to its run id and its own steps numbered from 1. The
 // step that delegated carries a subagent_trajectory_ref to it, on the
 // first match of:
@@ -110,6 +110,12 @@ func RootRuns(records []recorder.Record) []string {
 // recorded for its name). Each trajectory's final_metrics count its own
 // steps and the tokens spent by its steps and by the subagents below it.
 // Times that are equal are ordered as the records are given.
+//
+// Images and audio a record holds inline become files named
+// media/<sha256>.<ext> relative to the document (see MediaFiles);
+// WriteFile writes them. What records imported by ToRecords kept of the
+// original document (Extras under recorder.ExtraATIF) is put back, so the
+// document comes back whole.
 //
 // It fails with ErrNoRootRun when there is nothing to export and with
 // ErrAmbiguousRoot when several root runs are present and Options.RunID

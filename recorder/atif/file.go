@@ -121,8 +121,12 @@ func (d *Document) writeMedia(m MediaFile) error {
 	if _, err := os.Lstat(full); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-		return err
+	folder := filepath.Dir(m.Path)
+	if _, err := os.Lstat(filepath.Join(d.dir, folder)); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Join(d.dir, folder), 0o700); err != nil {
+			return err
+		}
+		d.created = append(d.created, folder) // removed by Undo once its files are
 	}
 	if err := staysInside(d.dir, m.Path); err != nil {
 		return err
@@ -144,12 +148,18 @@ func (d *Document) writeNew(name string, data []byte) error {
 	return nil
 }
 
-// Undo removes the files Write created, for a caller that writes several
-// documents all or nothing. Files Write replaced keep their new content.
+// Undo removes the files (and the media folder) Write created, for a
+// caller that writes several documents all or nothing. Files Write
+// replaced keep their new content; a folder that holds other files by
+// then stays.
 func (d *Document) Undo() error {
 	var errs []error
 	for i := len(d.created) - 1; i >= 0; i-- {
-		if err := os.Remove(filepath.Join(d.dir, d.created[i])); err != nil && !os.IsNotExist(err) {
+		path := filepath.Join(d.dir, d.created[i])
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			if info, statErr := os.Lstat(path); statErr == nil && info.IsDir() {
+				continue // another document's media is in it
+			}
 			errs = append(errs, err)
 		}
 	}

@@ -21,7 +21,8 @@ import (
 // child run whose id is its trajectory_id.
 //
 //   - user and system steps become message records, their content parts
-//     (whatever the role) multimodal input parts; assessment steps
+//     (whatever the role) multimodal input parts, and the results of
+//     their observation tool_ended records of the step; assessment steps
 //     written by FromRecords become assessment records again;
 //   - steps copied from earlier context (is_copied_context), as a
 //     continuation or a summarization subagent starts with, are the
@@ -47,7 +48,7 @@ import (
 //     starts that child run, with the delegating call's id (empty when
 //     the ref is not on a call's result) in its run_started metadata under
 //     ParentToolCallKey; embedded entries no step refers to become
-//     children of the root;
+//     children of the trajectory that holds them;
 //   - a run_ended closes each run, unless the trajectory came from
 //     FromRecords and the run had not ended.
 //

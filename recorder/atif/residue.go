@@ -41,17 +41,25 @@ const (
 // toGeneric is v encoded and decoded as plain JSON values, numbers as
 // json.Number.
 func toGeneric(v any) map[string]any {
+	m, _ := plain(v).(map[string]any)
+	return m
+}
+
+// plain is v encoded and decoded as plain JSON values, numbers as
+// json.Number: what the residue holds, so that it reads the same in
+// memory as after the records' JSON form.
+func plain(v any) any {
 	data, err := marshal(v)
 	if err != nil {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
+	var out any
+	if dec.Decode(&out) != nil {
 		return nil
 	}
-	return m
+	return out
 }
 
 // withoutLookout is extra without the Lookout key, or nil when nothing
@@ -62,6 +70,9 @@ func withoutLookout(extra map[string]any) map[string]any {
 		return nil
 	}
 	_, had := extra[ExtraKey]
+	if had && len(extra) == 1 {
+		return nil
+	}
 	rest := maps.Clone(extra)
 	delete(rest, ExtraKey)
 	if had && len(rest) == 0 {
@@ -90,10 +101,12 @@ func residueOf(extras recorder.Extras, key string) map[string]any {
 // as the run id.
 func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 	r := map[string]any{}
-	if t.SessionID != "" && t.SessionID != id {
+	if t.SessionID != "" && (t.SessionID != id || t.TrajectoryID != "") {
+		// A subagent's session_id is not its run id, which is its
+		// trajectory_id, even when the two are the same string.
 		r["session_id"] = t.SessionID
 	}
-	if t.TrajectoryID != "" && t.TrajectoryID != id {
+	if t.TrajectoryID != "" {
 		r["trajectory_id"] = t.TrajectoryID
 	}
 	agent := map[string]any{"version": t.Agent.Version}
@@ -102,6 +115,11 @@ func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 	}
 	if t.Agent.Extra != nil {
 		agent["extra"] = t.Agent.Extra
+	}
+	if defs := t.Agent.ToolDefinitions; defs != nil && !encodesAlike((&exporter{}).toolDefinitions(toolDefinitions(defs)), defs) {
+		// Records keep a tool's name, description and parameters; this
+		// one said more.
+		agent["tool_definitions"] = plain(defs)
 	}
 	r["agent"] = agent
 	if t.Notes != "" {
@@ -125,33 +143,40 @@ func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 // step's tool results (in the order they are written) of the one it
 // becomes, or -1 for a result without content.
 func stepResidue(s *Step, response bool, order []int) map[string]any {
-	r := map[string]any{}
+	var r map[string]any
+	set := func(k string, v any) {
+		if r == nil {
+			r = map[string]any{}
+		}
+		r[k] = v
+	}
 	if s.Timestamp != "" {
-		if ts, ok := parseTimestamp(s.Timestamp); !ok || ts.UTC().Format(timestampLayout) != s.Timestamp {
-			r["timestamp"] = s.Timestamp
+		var buf [40]byte
+		if ts, ok := parseTimestamp(s.Timestamp); !ok || string(ts.UTC().AppendFormat(buf[:0], timestampLayout)) != s.Timestamp {
+			set("timestamp", s.Timestamp)
 		}
 	}
 	if s.ReasoningEffort != nil {
-		r["reasoning_effort"] = *s.ReasoningEffort
+		set("reasoning_effort", plain(*s.ReasoningEffort))
 	}
 	if s.IsCopiedContext {
-		r["is_copied_context"] = true
+		set("is_copied_context", true)
 	}
 	if s.LLMCallCount != nil && (!response || *s.LLMCallCount != 1) {
-		r["llm_call_count"] = *s.LLMCallCount
+		set("llm_call_count", *s.LLMCallCount)
 	}
 	if s.ModelName != "" && !response {
-		r["model_name"] = s.ModelName
+		set("model_name", s.ModelName)
 	}
-	if s.Metrics != nil && (!response || !encodesAlike(s.Metrics, metrics(tokenUsage(s.Metrics)))) {
-		r["metrics"] = toGeneric(s.Metrics)
+	if s.Metrics != nil && (!response || !tokenCountsOnly(s.Metrics)) {
+		set("metrics", toGeneric(s.Metrics))
 	}
 	if s.Message.IsParts() && response {
 		// Records keep the media of input messages only.
-		r["message"] = s.Message
+		set("message", plain(s.Message))
 	}
 	if extra := withoutLookout(s.Extra); extra != nil {
-		r["extra"] = extra
+		set("extra", extra)
 	}
 	var callExtras []any
 	for i, c := range s.ToolCalls {
@@ -161,12 +186,49 @@ func stepResidue(s *Step, response bool, order []int) map[string]any {
 		}
 	}
 	if callExtras != nil {
-		r[toolCallsKey] = callExtras
+		set(toolCallsKey, callExtras)
 	}
-	if s.Observation != nil {
-		r["observation"] = observationTemplate(s.Observation, order)
+	if s.Observation != nil && !(response && plainObservation(s)) {
+		set("observation", observationTemplate(s.Observation, order))
 	}
 	return r
+}
+
+// tokenCountsOnly reports whether m holds only what a model response's
+// usage keeps and an export writes back alike: prompt and completion
+// tokens, cached tokens above zero, reasoning tokens above zero.
+func tokenCountsOnly(m *Metrics) bool {
+	if m.PromptTokens == nil || m.CompletionTokens == nil || (m.CachedTokens != nil && *m.CachedTokens <= 0) ||
+		m.CostUSD != nil || m.PromptTokenIDs != nil || m.CompletionTokenIDs != nil || m.Logprobs != nil {
+		return false
+	}
+	if m.Extra == nil {
+		return true
+	}
+	reasoning, ok := number(m.Extra["reasoning_tokens"])
+	return ok && reasoning > 0 && reasoning == float64(int64(reasoning)) && len(m.Extra) == 1
+}
+
+// plainObservation reports whether the observation of a model call's
+// step is what an export of its records writes anyway: one result per
+// call, in call order, each naming its call, with content, and with no
+// extra but Lookout's own and no subagent refs.
+func plainObservation(s *Step) bool {
+	results := s.Observation.Results
+	if len(results) != len(s.ToolCalls) || len(results) == 0 {
+		return false
+	}
+	for i, r := range results {
+		if r.SourceCallID != s.ToolCalls[i].ID || r.SourceCallID == "" || r.Content == nil || r.SubagentTrajectoryRef != nil || withoutLookout(r.Extra) != nil {
+			return false
+		}
+		for j := range i {
+			if s.ToolCalls[j].ID == r.SourceCallID {
+				return false // a repeated id: let the template say which is which
+			}
+		}
+	}
+	return true
 }
 
 // observationTemplate is the observation with the content of each result
@@ -174,10 +236,21 @@ func stepResidue(s *Step, response bool, order []int) map[string]any {
 func observationTemplate(o *Observation, order []int) map[string]any {
 	results := make([]any, len(o.Results))
 	for i, res := range o.Results {
-		content := res.Content
-		res.Content = nil
-		m := toGeneric(res)
-		if content != nil && i < len(order) && order[i] >= 0 {
+		m := map[string]any{}
+		if res.SourceCallID != "" {
+			m["source_call_id"] = res.SourceCallID
+		}
+		if res.SubagentTrajectoryRef != nil {
+			refs := make([]any, len(res.SubagentTrajectoryRef))
+			for j, ref := range res.SubagentTrajectoryRef {
+				refs[j] = refValue(ref)
+			}
+			m["subagent_trajectory_ref"] = refs
+		}
+		if res.Extra != nil {
+			m["extra"] = res.Extra
+		}
+		if res.Content != nil && i < len(order) && order[i] >= 0 {
 			m[contentIndexKey] = order[i]
 		}
 		results[i] = m
@@ -185,7 +258,25 @@ func observationTemplate(o *Observation, order []int) map[string]any {
 	return map[string]any{"results": results}
 }
 
-// sameJSON reports whether a and b encode alike.
+// refValue is a subagent ref as plain JSON values.
+func refValue(ref SubagentTrajectoryRef) map[string]any {
+	m := map[string]any{}
+	if ref.TrajectoryID != "" {
+		m["trajectory_id"] = ref.TrajectoryID
+	}
+	if ref.SessionID != "" {
+		m["session_id"] = ref.SessionID
+	}
+	if ref.TrajectoryPath != "" {
+		m["trajectory_path"] = ref.TrajectoryPath
+	}
+	if ref.Extra != nil {
+		m["extra"] = ref.Extra
+	}
+	return m
+}
+
+// encodesAlike reports whether a and b encode alike.
 func encodesAlike(a, b any) bool {
 	x, errA := marshal(a)
 	y, errB := marshal(b)
@@ -245,6 +336,12 @@ func (x *exporter) applyTrajectoryResidue(t *Trajectory, extras recorder.Extras)
 		}
 		if extra, ok := agent["extra"].(map[string]any); ok {
 			t.Agent.Extra = x.redactMap(extra)
+		}
+		if defs, ok := agent["tool_definitions"].([]any); ok {
+			var kept []map[string]any
+			if fromGeneric(x.redactValue(defs), &kept) {
+				t.Agent.ToolDefinitions = kept
+			}
 		}
 	}
 	t.Notes = cmpOr(str("notes"), t.Notes)

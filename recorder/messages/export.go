@@ -277,8 +277,8 @@ func (x exporter) message(m *schema.Message) Message {
 
 // content is parts for multimodal user input, or else the message text:
 // the content, or the text of its output parts when the content is empty.
-// Media other than images is replaced by a text part saying what was left
-// out.
+// Inline WAV and MP3 audio becomes an input_audio part; other media than
+// images is replaced by a text part saying what was left out.
 func (x exporter) content(m *schema.Message) Content {
 	input := msgtext.InputParts(m)
 	if len(input) == 0 {
@@ -291,6 +291,8 @@ func (x exporter) content(m *schema.Message) Content {
 			parts = append(parts, Part{Type: "text", Text: x.redact(in.Text)})
 		case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && imageURL(in.Image) != "":
 			parts = append(parts, Part{Type: "image_url", ImageURL: &ImageURL{URL: imageURL(in.Image), Detail: string(in.Image.Detail)}})
+		case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && inputAudio(in.Audio) != nil:
+			parts = append(parts, Part{Type: "input_audio", InputAudio: inputAudio(in.Audio)})
 		default:
 			parts = append(parts, Part{Type: "text", Text: fmt.Sprintf("[%s omitted]", in.Type)})
 		}
@@ -307,6 +309,21 @@ func imageURL(img *schema.MessageInputImage) string {
 		return "data:" + img.MIMEType + ";base64," + *img.Base64Data
 	}
 	return ""
+}
+
+// inputAudio is the audio as the API takes it inline, or nil when it is
+// not inline base64 WAV or MP3.
+func inputAudio(a *schema.MessageInputAudio) *InputAudio {
+	if a.Base64Data == nil || *a.Base64Data == "" {
+		return nil
+	}
+	switch strings.ToLower(a.MIMEType) {
+	case "audio/wav", "audio/x-wav", "audio/wave":
+		return &InputAudio{Data: *a.Base64Data, Format: "wav"}
+	case "audio/mpeg", "audio/mp3":
+		return &InputAudio{Data: *a.Base64Data, Format: "mp3"}
+	}
+	return nil
 }
 
 func (x exporter) response(p *recorder.ModelResponse) Message {

@@ -58,12 +58,22 @@ type Content struct {
 	Parts []Part
 }
 
-// Part is one element of list content: {"type":"text","text":…} or
-// {"type":"image_url","image_url":{"url":…}}. Safe for concurrent reads.
+// Part is one element of list content: {"type":"text","text":…},
+// {"type":"image_url","image_url":{"url":…}} or
+// {"type":"input_audio","input_audio":{"data":…,"format":"wav"}}. Safe for
+// concurrent reads.
 type Part struct {
-	Type     string    `json:"type"`
-	Text     string    `json:"text,omitempty"`
-	ImageURL *ImageURL `json:"image_url,omitempty"`
+	Type       string      `json:"type"`
+	Text       string      `json:"text,omitempty"`
+	ImageURL   *ImageURL   `json:"image_url,omitempty"`
+	InputAudio *InputAudio `json:"input_audio,omitempty"`
+}
+
+// InputAudio is audio given inline: Data is base64, Format "wav" or
+// "mp3", the two the API takes. Safe for concurrent reads.
+type InputAudio struct {
+	Data   string `json:"data"`
+	Format string `json:"format"`
 }
 
 // ImageURL points at an image by URL, which may be a data: URL. Safe for

@@ -287,3 +287,20 @@ func TestATextPartAlwaysCarriesItsText(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+func TestFromRecordsGivesInlineWAVAndMP3AsInputAudio(t *testing.T) {
+	wav, ogg := "UklGRg==", "T2dnUw=="
+	m := &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{
+		{Type: schema.ChatMessagePartTypeAudioURL, Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{Base64Data: &wav, MIMEType: "audio/wav"}}},
+		{Type: schema.ChatMessagePartTypeAudioURL, Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{Base64Data: &ogg, MIMEType: "audio/ogg"}}},
+	}}
+	msgs, err := FromRecords(newRunTape().msg("r", m).records, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}},{"type":"text","text":"[audio_url omitted]"}]}
+`
+	if got := jsonl(t, msgs); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

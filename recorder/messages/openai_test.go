@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudwego/eino/schema"
+
 	"github.com/lookout-go/lookout/internal/openaicheck"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 )
 
@@ -43,5 +46,23 @@ func TestEveryImportedFixtureExportsValidOpenAIMessages(t *testing.T) {
 				t.Errorf("%d problems:\n%s", len(problems), strings.Join(problems[:min(len(problems), 10)], "\n"))
 			}
 		})
+	}
+}
+
+func TestMultimodalInputExportsValidParts(t *testing.T) {
+	if _, ok := openaicheck.Find(); !ok {
+		t.Skip("chat message schema not found next to the module")
+	}
+	wav, png, url := "UklGRg==", "AAAA", "https://example.com/a.png"
+	m := &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{
+		{Type: schema.ChatMessagePartTypeText},
+		{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{URL: &url}}},
+		{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{Base64Data: &png, MIMEType: "image/png"}}},
+		{Type: schema.ChatMessagePartTypeAudioURL, Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{Base64Data: &wav, MIMEType: "audio/wav"}}},
+		{Type: schema.ChatMessagePartTypeVideoURL},
+	}}
+	records := []recorder.Record{{SchemaVersion: recorder.SchemaVersion, RunID: "r", Payload: &recorder.Message{Message: m}}}
+	if problems := openaicheck.Conversations(records); problems != nil {
+		t.Error(problems)
 	}
 }

@@ -668,44 +668,12 @@ func (f *FailingSink) Writes() int {
 
 func recordingScenarios() []Scenario {
 	return []Scenario{
-		{Name: "a multimodal tool's image is recorded and exported", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
-			sink := recorder.NewMemorySink()
-			screenshot := []byte("\x89PNG\r\n\x1a\n a screenshot")
-			return Spec{
-				Model:  scripted.New(scripted.Call("camera", `{}`), scripted.Reply("I see it")),
-				Tools:  []tool.BaseTool{RichTool{Name: "camera", Text: "the screen:", Image: screenshot}},
-				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
-				Check: func(t *testing.T, r Result) {
-					require.NoError(t, r.Err)
-					records := Ended(t, sink)
-					var ended *recorder.ToolEnded
-					for _, rec := range records {
-						if te, ok := rec.Payload.(*recorder.ToolEnded); ok {
-							ended = te
-						}
-					}
-					require.NotNil(t, ended)
-					assert.Equal(t, "the screen:", ended.Result)
-					require.Len(t, ended.Parts, 2)
-					require.NotNil(t, ended.Parts[1].Media)
-					assert.Equal(t, screenshot, ended.Parts[1].Media.Data, "the image is kept inline")
-
-					traj, err := atif.FromRecords(records, nil)
-					require.NoError(t, err)
-					dir := t.TempDir()
-					path, err := atif.WriteFile(dir, "run.trajectory.json", traj)
-					require.NoError(t, err)
-					problems, err := atif.ValidateFile(path, nil)
-					require.NoError(t, err)
-					assert.Empty(t, problems)
-					files := traj.MediaFiles()
-					require.Len(t, files, 1)
-					written, err := os.ReadFile(filepath.Join(dir, files[0].Path))
-					require.NoError(t, err)
-					assert.Equal(t, screenshot, written)
-				},
-			}
-		}},
+		mediaScenario("a multimodal tool's image is recorded and exported", func(image []byte) tool.BaseTool {
+			return RichTool{Name: "camera", Text: "the screen:", Image: image}
+		}),
+		mediaScenario("a multimodal streaming tool's image is recorded and exported", func(image []byte) tool.BaseTool {
+			return RichStreamTool{Name: "camera", Chunks: []string{"the ", "screen:"}, Image: image}
+		}),
 		{Name: "the trajectory is recorded as a side effect", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
 			sink := recorder.NewMemorySink()
 			return Spec{
@@ -886,6 +854,51 @@ func recordingBudgetScenarios() []Scenario {
 			}
 		}},
 	}
+}
+
+// mediaScenario checks that the image a tool named camera, made by
+// makeTool, returns after the text "the screen:" reaches its tool_ended
+// record and the ATIF export, as a file next to the document.
+func mediaScenario(name string, makeTool func(image []byte) tool.BaseTool) Scenario {
+	return Scenario{Name: name, Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+		sink := recorder.NewMemorySink()
+		screenshot := []byte("\x89PNG\r\n\x1a\n a screenshot")
+		return Spec{
+			Model:  scripted.New(scripted.Call("camera", `{}`), scripted.Reply("I see it")),
+			Tools:  []tool.BaseTool{makeTool(screenshot)},
+			Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
+			Check: func(t *testing.T, r Result) {
+				require.NoError(t, r.Err)
+				records := Ended(t, sink)
+				var ended *recorder.ToolEnded
+				for _, rec := range records {
+					if te, ok := rec.Payload.(*recorder.ToolEnded); ok {
+						ended = te
+					}
+				}
+				require.NotNil(t, ended)
+				assert.Equal(t, "the screen:", ended.Result)
+				require.Len(t, ended.Parts, 2)
+				assert.Equal(t, recorder.Part{Type: recorder.PartText, Text: "the screen:"}, ended.Parts[0])
+				require.NotNil(t, ended.Parts[1].Media)
+				assert.Equal(t, screenshot, ended.Parts[1].Media.Data, "the image is kept inline")
+
+				traj, err := atif.FromRecords(records, nil)
+				require.NoError(t, err)
+				dir := t.TempDir()
+				path, err := atif.WriteFile(dir, "run.trajectory.json", traj)
+				require.NoError(t, err)
+				problems, err := atif.ValidateFile(path, nil)
+				require.NoError(t, err)
+				assert.Empty(t, problems)
+				files := traj.MediaFiles()
+				require.Len(t, files, 1)
+				written, err := os.ReadFile(filepath.Join(dir, files[0].Path))
+				require.NoError(t, err)
+				assert.Equal(t, screenshot, written)
+			},
+		}
+	}}
 }
 
 // recordingFaultScenarios are the recording's scenarios where something

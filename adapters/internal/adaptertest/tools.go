@@ -51,17 +51,25 @@ func (t RichTool) InvokableRun(context.Context, *schema.ToolArgument, ...tool.Op
 	}
 	res := &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: t.Text}}}
 	if t.Image != nil {
-		data := base64.StdEncoding.EncodeToString(t.Image)
-		res.Parts = append(res.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{
-			MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: "image/png"}}})
+		res.Parts = append(res.Parts, imagePart(t.Image))
 	}
 	return res, nil
 }
 
-// RichStreamTool is an enhanced (multimodal) streaming tool.
+// imagePart is a tool output part holding a PNG image of data, inline.
+func imagePart(data []byte) schema.ToolOutputPart {
+	encoded := base64.StdEncoding.EncodeToString(data)
+	return schema.ToolOutputPart{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{
+		MessagePartCommon: schema.MessagePartCommon{Base64Data: &encoded, MIMEType: "image/png"}}}
+}
+
+// RichStreamTool is an enhanced (multimodal) streaming tool. Its stream
+// is Chunks, followed by a chunk holding a PNG image of the bytes Image
+// when it has some.
 type RichStreamTool struct {
 	Name   string
 	Chunks []string
+	Image  []byte
 }
 
 func (t RichStreamTool) Info(context.Context) (*schema.ToolInfo, error) {
@@ -72,6 +80,9 @@ func (t RichStreamTool) StreamableRun(context.Context, *schema.ToolArgument, ...
 	parts := make([]*schema.ToolResult, len(t.Chunks))
 	for i, c := range t.Chunks {
 		parts[i] = &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: c}}}
+	}
+	if t.Image != nil {
+		parts = append(parts, &schema.ToolResult{Parts: []schema.ToolOutputPart{imagePart(t.Image)}})
 	}
 	return schema.StreamReaderFromArray(parts), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"sync"
 
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -137,11 +138,19 @@ func AgentNameFrom(ctx context.Context) string {
 // result holds no image or audio, whose text is then all there is.
 // Video and files are left out.
 func ResultParts(r *schema.ToolResult) []recorder.Part {
-	if r == nil {
+	parts, media := resultParts(r)
+	if !media {
 		return nil
 	}
-	var parts []recorder.Part
-	media := false
+	return parts
+}
+
+// resultParts converts a tool result's parts and reports whether any is
+// an image or audio.
+func resultParts(r *schema.ToolResult) (parts []recorder.Part, media bool) {
+	if r == nil {
+		return nil, false
+	}
 	for _, p := range r.Parts {
 		switch {
 		case p.Type == schema.ToolPartTypeText:
@@ -156,10 +165,7 @@ func ResultParts(r *schema.ToolResult) []recorder.Part {
 			}
 		}
 	}
-	if !media {
-		return nil
-	}
-	return parts
+	return parts, media
 }
 
 // partMedia is a tool output part's image or audio: its base64 data
@@ -183,4 +189,52 @@ func partMedia(c schema.MessagePartCommon) *recorder.Media {
 func EndResult(ctx context.Context, c *lookout.Call, r *schema.ToolResult, err error) (string, error) {
 	c.SetResultMedia(ResultParts(r))
 	return EndCall(ctx, c, ResultText(r), err)
+}
+
+// PassResultStream is PassStream for a multimodal tool's stream: the
+// images and audio among its chunks go to the record with the text (see
+// Call.SetResultMedia), text parts taken, like the text, up to
+// MaxRecordBytes.
+func PassResultStream(c *lookout.Call, sr *schema.StreamReader[*schema.ToolResult], record func(result string, err error) error) *schema.StreamReader[*schema.ToolResult] {
+	var (
+		mu    sync.Mutex
+		parts []recorder.Part
+		media bool
+		text  int
+	)
+	limit := c.MaxRecordBytes()
+	collect := func(r *schema.ToolResult) (*schema.ToolResult, error) {
+		got, hasMedia := resultParts(r)
+		mu.Lock()
+		defer mu.Unlock()
+		media = media || hasMedia
+		for _, p := range got {
+			switch {
+			case p.Type != recorder.PartText:
+				parts = append(parts, p)
+			case text < limit:
+				p.Text = p.Text[:min(len(p.Text), limit-text)]
+				text += len(p.Text)
+				if n := len(parts); n > 0 && parts[n-1].Type == recorder.PartText {
+					parts[n-1].Text += p.Text // one text part per run of text chunks
+				} else {
+					parts = append(parts, p)
+				}
+			}
+		}
+		return r, nil
+	}
+	if limit == 0 {
+		return sr // the zero Call: nothing is recorded
+	}
+	// Every chunk is looked at, past the text's limit too, so that an
+	// image at the end of a long stream is still recorded.
+	return PassStream(c, schema.StreamReaderWithConvert(sr, collect), ResultText, func(result string, err error) error {
+		mu.Lock()
+		if media {
+			c.SetResultMedia(parts)
+		}
+		mu.Unlock()
+		return record(result, err)
+	})
 }
