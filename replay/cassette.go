@@ -66,8 +66,11 @@ type Cassette struct {
 	roots []*recRun
 	runs  []*recRun // every run, in order of first appearance
 	bound map[*lookout.Run]*recRun
-	now   time.Time
-	err   error // the first divergence
+	// matched holds the live messages already found equal to recorded
+	// ones; see compare.
+	matched map[matched]struct{}
+	now     time.Time
+	err     error // the first divergence
 }
 
 // Load reads the cassette at path: a Lookout trajectory (JSON Lines, as a
@@ -110,7 +113,7 @@ func readRecords(path string) ([]recorder.Record, error) {
 // each run's are taken in seq order. It fails with an error wrapping
 // [ErrEmpty] when the records hold no model call.
 func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
-	c := &Cassette{bound: map[*lookout.Run]*recRun{}}
+	c := &Cassette{bound: map[*lookout.Run]*recRun{}, matched: map[matched]struct{}{}}
 	if opts != nil {
 		c.opts = *opts
 	}
