@@ -234,6 +234,16 @@ func TestAgentsUsedAsToolsReplayDeterministically(t *testing.T) {
 		assert.True(t, slices.ContainsFunc(got.tools, func(r string) bool { return strings.Contains(r, s) }), "a sub-agent got another's answers: %v", got.tools)
 	}
 	assert.Zero(t, c.Remaining())
+
+	t.Run("or answered from the recording as a whole", func(t *testing.T) {
+		c, err := replay.FromRecords(records, nil)
+		require.NoError(t, err)
+		got := replayed(t, c, fanOut, "ask around")
+		require.NoError(t, got.err)
+		assert.Equal(t, "All three answered.", got.final)
+		assert.ElementsMatch(t, want.tools, got.tools)
+		assert.Equal(t, 3*2, c.Remaining(), "the sub-agents' own calls were not played")
+	})
 }
 
 // A supervisor's query replays: the supervisor's segments and the

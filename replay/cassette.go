@@ -310,13 +310,9 @@ func (c *Cassette) advance(t time.Time) {
 // c.mu.
 func (c *Cassette) noRun(ctx context.Context, what string) error {
 	r, _ := lookout.FromContext(ctx)
-	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1}
+	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1, Reason: what + ": the recording has no run for it"}
 	if r != nil {
 		d.Agent = r.AgentName()
-	}
-	d.Reason = what + ": the recording has no run for it"
-	if d.Agent != "" {
-		d.Reason = what + " of agent " + d.Agent + ": the recording has no run for it"
 	}
 	return c.diverge(d)
 }
