@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -103,4 +104,13 @@ func TestOpenInRecordModeNeedsALiveModel(t *testing.T) {
 	assert.ErrorContains(t, err, "Options.Live")
 	_, err = replay.Open(filepath.Join(t.TempDir(), "x.json"), &replay.Options{Live: deployerModels()["deployer"]})
 	assert.ErrorContains(t, err, "not ATIF")
+}
+
+func TestUpdateReadsTheUpdateFlag(t *testing.T) {
+	t.Setenv(replay.UpdateEnv, "")
+	require.NoError(t, flag.Set("update", "true"))
+	t.Cleanup(func() { _ = flag.Set("update", "false") })
+	assert.True(t, replay.Update())
+	require.NoError(t, flag.Set("update", "false"))
+	assert.False(t, replay.Update())
 }
