@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
@@ -99,5 +100,55 @@ func TestAnInterruptedAndResumedRunReplays(t *testing.T) {
 	require.NoError(t, got.err)
 	require.NoError(t, c.Err())
 	assert.Equal(t, "deployed", got.final)
+	assert.Zero(t, c.Remaining())
+}
+
+// nestedInterrupt runs a lead whose sub-agent, used as a tool, is
+// interrupted by an approval, then resumes it.
+func nestedInterrupt(t *testing.T, models func(string) model.ToolCallingChatModel, wrap func([]tool.BaseTool) []tool.BaseTool, rec *recorder.Recorder, now func() time.Time) outcome {
+	t.Helper()
+	ctx := context.Background()
+	mw, err := lookoutadk.New(ctx, config(rec, now))
+	require.NoError(t, err)
+	w := &world{mw: mw, model: models, tools: wrap}
+	child := w.agent(t, "deployer", "You deploy.", approval())
+	lead := w.agent(t, "lead", "You lead.", adk.NewAgentTool(ctx, child))
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(lead), CheckPointStore: &memStore{}})
+	first := drain(runner.Query(ctx, "deploy it", adk.WithCheckPointID("c1")))
+	require.NoError(t, first.err)
+	iter, err := runner.Resume(ctx, "c1")
+	require.NoError(t, err)
+	return drain(iter)
+}
+
+// A sub-agent interrupted inside its parent's tool call replays across
+// the resume: the resumed parent and sub-agent go on with their recorded
+// runs.
+func TestAnInterruptedSubAgentReplays(t *testing.T) {
+	models := map[string]model.ToolCallingChatModel{
+		"lead": scripted.New(
+			scripted.Calls(scripted.ToolCall{ID: "call_deploy", Name: "deployer", Arguments: `{"request":"deploy"}`}),
+			scripted.Reply("all done"),
+		),
+		"deployer": scripted.New(scripted.Call("approve", `{}`), scripted.Reply("deployed")),
+	}
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, nil)
+	same := func(ts []tool.BaseTool) []tool.BaseTool { return ts }
+	want := nestedInterrupt(t, func(name string) model.ToolCallingChatModel { return models[name] }, same, rec, nil)
+	require.NoError(t, want.err)
+	require.NoError(t, rec.Close(context.Background()))
+	require.Equal(t, "all done", want.final)
+
+	c, err := replay.FromRecords(sink.Records(), nil)
+	require.NoError(t, err)
+	got := nestedInterrupt(t, func(string) model.ToolCallingChatModel { return c.Model() }, func(ts []tool.BaseTool) []tool.BaseTool {
+		out, err := c.Tools(context.Background(), ts, "approve", "deployer")
+		require.NoError(t, err)
+		return out
+	}, nil, c.Now)
+	require.NoError(t, got.err)
+	require.NoError(t, c.Err())
+	assert.Equal(t, "all done", got.final)
 	assert.Zero(t, c.Remaining())
 }
