@@ -114,3 +114,9 @@ func TestUpdateReadsTheUpdateFlag(t *testing.T) {
 	require.NoError(t, flag.Set("update", "false"))
 	assert.False(t, replay.Update())
 }
+
+func TestTheInspectCommandQuotesAPathTheShellWouldSplit(t *testing.T) {
+	assert.Equal(t, "lookout inspect testdata/run.jsonl", (&replay.DivergenceError{Path: "testdata/run.jsonl"}).Inspect())
+	assert.Equal(t, `lookout inspect 'my runs/it'\''s.jsonl'`, (&replay.DivergenceError{Path: "my runs/it's.jsonl"}).Inspect())
+	assert.Empty(t, (&replay.DivergenceError{}).Inspect(), "records given in memory have no file to open")
+}
