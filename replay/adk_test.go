@@ -99,11 +99,23 @@ func TestAChangedSystemPromptIsReportedAsTheFirstMessage(t *testing.T) {
 	assert.Contains(t, lines(d.Diff), "- "+instruction)
 	assert.Contains(t, lines(d.Diff), "+ You deploy services.")
 
-	t.Run("and replays when the system prompt does not count", func(t *testing.T) {
+	for name, opts := range map[string]*replay.Options{
+		"and replays when the system prompt does not count": {IgnoreSystem: true},
+		"and replays when no message counts":                {IgnoreMessages: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := replay.FromRecords(records, opts)
+			require.NoError(t, err)
+			got := replayed(t, c, deployer(must("search", t), must("deploy", t), "You deploy services."), "deploy billing")
+			require.NoError(t, got.err)
+		})
+	}
+	t.Run("but not when another message changed", func(t *testing.T) {
 		c, err := replay.FromRecords(records, &replay.Options{IgnoreSystem: true})
 		require.NoError(t, err)
-		got := replayed(t, c, deployer(must("search", t), must("deploy", t), "You deploy services."), "deploy billing")
-		require.NoError(t, got.err)
+		got := replayed(t, c, deployer(must("search", t), must("deploy", t), "You deploy services."), "deploy payments")
+		d := divergence(t, got.err)
+		assert.Contains(t, d.Reason, "input message 1 (user) differs", "system messages are not counted")
 	})
 }
 
