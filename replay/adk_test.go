@@ -342,3 +342,25 @@ func TestParallelToolCallsTakeTheirRecordedIndices(t *testing.T) {
 	assert.Equal(t, indices(records), indices(sink.Records()))
 	assert.ElementsMatch(t, want.tools, got.tools)
 }
+
+// Values that change from run to run (ids, times, temporary paths) do
+// not count, as the Stall observer normalizes them; other text does.
+func TestVolatileValuesDoNotCount(t *testing.T) {
+	result := func(s string) fnTool {
+		return fnTool{name: "search", fn: func(context.Context, string) (string, error) { return s, nil }}
+	}
+	const recorded = "job 2f1c9a7e-5b1d-4c3e-9f00-1a2b3c4d5e6f done at 2026-01-15T09:00:00Z, output in /tmp/tmp8x2k/out.json, 3 rows"
+	records, _ := record(t, deployerModels(), deployer(result(recorded), failing("deploy", "cluster down"), instruction), "deploy billing")
+
+	c, err := replay.FromRecords(records, nil)
+	require.NoError(t, err)
+	live := "job 9d8e7f6a-1b2c-4d3e-8f90-abcdefabcdef done at 2026-03-02T17:45:12.5Z, output in /tmp/tmpq7rz/out.json, 3 rows"
+	got := replayed(t, c, deployer(result(live), must("deploy", t), instruction), "deploy billing", "search")
+	require.NoError(t, got.err)
+
+	c, err = replay.FromRecords(records, nil)
+	require.NoError(t, err)
+	got = replayed(t, c, deployer(result(strings.Replace(recorded, "3 rows", "4 rows", 1)), must("deploy", t), instruction), "deploy billing", "search")
+	d := divergence(t, got.err)
+	assert.Contains(t, lines(d.Diff), "+ "+strings.Replace(recorded, "3 rows", "4 rows", 1))
+}
