@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/replay"
@@ -20,17 +19,11 @@ import (
 
 // converse runs two turns of a conversation, each a run of its own that
 // is given the history, and returns the answers.
-func converse(t *testing.T, chat model.ToolCallingChatModel, search tool.BaseTool, rec *recorder.Recorder, c *replay.Cassette, second string) ([]string, error) {
+func converse(t *testing.T, chat model.ToolCallingChatModel, search tool.BaseTool, rec *recorder.Recorder, now func() time.Time, second string) ([]string, error) {
 	t.Helper()
 	ctx := context.Background()
-	cfg := config(rec, nil)
-	if c != nil {
-		cfg.Now = c.Now
-	}
-	mw, err := lookoutadk.New(ctx, cfg)
-	require.NoError(t, err)
-	w := &world{mw: mw, model: func(string) model.ToolCallingChatModel { return chat }, tools: func(ts []tool.BaseTool) []tool.BaseTool { return ts }}
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(w.agent(t, "assistant", instruction, search))})
+	w := newWorld(t, rec, now, every(chat), unwrapped)
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: w.mw.Agent(w.agent(t, "assistant", instruction, search))})
 	var history []*schema.Message
 	var answers []string
 	for _, q := range []string{"find the billing service", second} {
@@ -69,7 +62,7 @@ func TestAConversationReplays(t *testing.T) {
 
 	c, err := replay.FromRecords(sink.Records(), nil)
 	require.NoError(t, err)
-	got, err := converse(t, c.Model(), c.Tool(must("search", t)), nil, c, "how big is it?")
+	got, err := converse(t, c.Model(), c.Tool(must("search", t)), nil, c.Now, "how big is it?")
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	assert.Zero(t, c.Remaining())
@@ -77,7 +70,7 @@ func TestAConversationReplays(t *testing.T) {
 	t.Run("and a changed question in a later turn is reported", func(t *testing.T) {
 		c, err := replay.FromRecords(sink.Records(), nil)
 		require.NoError(t, err)
-		_, err = converse(t, c.Model(), c.Tool(must("search", t)), nil, c, "how old is it?")
+		_, err = converse(t, c.Model(), c.Tool(must("search", t)), nil, c.Now, "how old is it?")
 		d := divergence(t, err)
 		assert.Contains(t, d.Reason, "(user) differs")
 		assert.Contains(t, lines(d.Diff), "- how big is it?")
@@ -89,17 +82,15 @@ func TestAConversationReplays(t *testing.T) {
 func streamed(t *testing.T, chat model.ToolCallingChatModel, tools func([]tool.BaseTool) []tool.BaseTool, rec *recorder.Recorder, now func() time.Time) outcome {
 	t.Helper()
 	ctx := context.Background()
-	mw, err := lookoutadk.New(ctx, config(rec, now))
-	require.NoError(t, err)
-	w := &world{mw: mw, model: func(string) model.ToolCallingChatModel { return chat }, tools: tools}
+	w := newWorld(t, rec, now, every(chat), tools)
 	agent := w.agent(t, "deployer", instruction, echo("search"), failing("deploy", "cluster down"))
-	return drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent), EnableStreaming: true}).Query(ctx, "deploy billing"))
+	return drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: w.mw.Agent(agent), EnableStreaming: true}).Query(ctx, "deploy billing"))
 }
 
 func TestAStreamingADKRunReplays(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	rec := recorder.New(sink, nil)
-	want := streamed(t, deployerModels()["deployer"], func(ts []tool.BaseTool) []tool.BaseTool { return ts }, rec, nil)
+	want := streamed(t, deployerModels()["deployer"], unwrapped, rec, nil)
 	require.NoError(t, want.err)
 	require.NoError(t, rec.Close(context.Background()))
 
