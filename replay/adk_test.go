@@ -99,11 +99,23 @@ func TestAChangedSystemPromptIsReportedAsTheFirstMessage(t *testing.T) {
 	assert.Contains(t, lines(d.Diff), "- "+instruction)
 	assert.Contains(t, lines(d.Diff), "+ You deploy services.")
 
-	t.Run("and replays when the system prompt does not count", func(t *testing.T) {
+	for name, opts := range map[string]*replay.Options{
+		"and replays when the system prompt does not count": {IgnoreSystem: true},
+		"and replays when no message counts":                {IgnoreMessages: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := replay.FromRecords(records, opts)
+			require.NoError(t, err)
+			got := replayed(t, c, deployer(must("search", t), must("deploy", t), "You deploy services."), "deploy billing")
+			require.NoError(t, got.err)
+		})
+	}
+	t.Run("but not when another message changed", func(t *testing.T) {
 		c, err := replay.FromRecords(records, &replay.Options{IgnoreSystem: true})
 		require.NoError(t, err)
-		got := replayed(t, c, deployer(must("search", t), must("deploy", t), "You deploy services."), "deploy billing")
-		require.NoError(t, got.err)
+		got := replayed(t, c, deployer(must("search", t), must("deploy", t), "You deploy services."), "deploy payments")
+		d := divergence(t, got.err)
+		assert.Contains(t, d.Reason, "input message 1 (user) differs", "system messages are not counted")
 	})
 }
 
@@ -234,6 +246,16 @@ func TestAgentsUsedAsToolsReplayDeterministically(t *testing.T) {
 		assert.True(t, slices.ContainsFunc(got.tools, func(r string) bool { return strings.Contains(r, s) }), "a sub-agent got another's answers: %v", got.tools)
 	}
 	assert.Zero(t, c.Remaining())
+
+	t.Run("or answered from the recording as a whole", func(t *testing.T) {
+		c, err := replay.FromRecords(records, nil)
+		require.NoError(t, err)
+		got := replayed(t, c, fanOut, "ask around")
+		require.NoError(t, got.err)
+		assert.Equal(t, "All three answered.", got.final)
+		assert.ElementsMatch(t, want.tools, got.tools)
+		assert.Equal(t, 3*2, c.Remaining(), "the sub-agents' own calls were not played")
+	})
 }
 
 // A supervisor's query replays: the supervisor's segments and the
@@ -319,4 +341,26 @@ func TestParallelToolCallsTakeTheirRecordedIndices(t *testing.T) {
 	require.NoError(t, c.Err())
 	assert.Equal(t, indices(records), indices(sink.Records()))
 	assert.ElementsMatch(t, want.tools, got.tools)
+}
+
+// Values that change from run to run (ids, times, temporary paths) do
+// not count, as the Stall observer normalizes them; other text does.
+func TestVolatileValuesDoNotCount(t *testing.T) {
+	result := func(s string) fnTool {
+		return fnTool{name: "search", fn: func(context.Context, string) (string, error) { return s, nil }}
+	}
+	const recorded = "job 2f1c9a7e-5b1d-4c3e-9f00-1a2b3c4d5e6f done at 2026-01-15T09:00:00Z, output in /tmp/tmp8x2k/out.json, 3 rows"
+	records, _ := record(t, deployerModels(), deployer(result(recorded), failing("deploy", "cluster down"), instruction), "deploy billing")
+
+	c, err := replay.FromRecords(records, nil)
+	require.NoError(t, err)
+	live := "job 9d8e7f6a-1b2c-4d3e-8f90-abcdefabcdef done at 2026-03-02T17:45:12.5Z, output in /tmp/tmpq7rz/out.json, 3 rows"
+	got := replayed(t, c, deployer(result(live), must("deploy", t), instruction), "deploy billing", "search")
+	require.NoError(t, got.err)
+
+	c, err = replay.FromRecords(records, nil)
+	require.NoError(t, err)
+	got = replayed(t, c, deployer(result(strings.Replace(recorded, "3 rows", "4 rows", 1)), must("deploy", t), instruction), "deploy billing", "search")
+	d := divergence(t, got.err)
+	assert.Contains(t, lines(d.Diff), "+ "+strings.Replace(recorded, "3 rows", "4 rows", 1))
 }

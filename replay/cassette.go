@@ -66,8 +66,11 @@ type Cassette struct {
 	roots []*recRun
 	runs  []*recRun // every run, in order of first appearance
 	bound map[*lookout.Run]*recRun
-	now   time.Time
-	err   error // the first divergence
+	// matched holds the live messages already found equal to recorded
+	// ones; see compare.
+	matched map[matched]struct{}
+	now     time.Time
+	err     error // the first divergence
 }
 
 // Load reads the cassette at path: a Lookout trajectory (JSON Lines, as a
@@ -110,7 +113,7 @@ func readRecords(path string) ([]recorder.Record, error) {
 // each run's are taken in seq order. It fails with an error wrapping
 // [ErrEmpty] when the records hold no model call.
 func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
-	c := &Cassette{bound: map[*lookout.Run]*recRun{}}
+	c := &Cassette{bound: map[*lookout.Run]*recRun{}, matched: map[matched]struct{}{}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -307,13 +310,9 @@ func (c *Cassette) advance(t time.Time) {
 // c.mu.
 func (c *Cassette) noRun(ctx context.Context, what string) error {
 	r, _ := lookout.FromContext(ctx)
-	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1}
+	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1, Reason: what + ": the recording has no run for it"}
 	if r != nil {
 		d.Agent = r.AgentName()
-	}
-	d.Reason = what + ": the recording has no run for it"
-	if d.Agent != "" {
-		d.Reason = what + " of agent " + d.Agent + ": the recording has no run for it"
 	}
 	return c.diverge(d)
 }

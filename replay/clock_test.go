@@ -44,7 +44,7 @@ func slowRun(t *testing.T, chat model.ToolCallingChatModel, search tool.BaseTool
 	cfg.Limits = budget.Limits{Timeout: 30 * time.Minute}
 	mw, err := lookoutadk.New(ctx, cfg)
 	require.NoError(t, err)
-	w := &world{mw: mw, model: func(string) model.ToolCallingChatModel { return chat }, tools: func(ts []tool.BaseTool) []tool.BaseTool { return ts }}
+	w := &world{mw: mw, model: every(chat), tools: unwrapped}
 	agent := w.agent(t, "searcher", instruction, search)
 	return drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, "search everything"))
 }

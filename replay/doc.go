@@ -79,8 +79,10 @@
 //     (ADK) and [Cassette.ToolMiddleware] (compose, react), registered
 //     before Lookout's, run a reply's calls one at a time in their
 //     recorded order, so each takes its recorded index.
-//   - An agent used as a tool must run live (name it in Tools' live
-//     list): its own model calls replay through the cassette.
+//   - An agent used as a tool named in Tools' live list runs, and its
+//     own model calls replay through the cassette; otherwise the tool is
+//     answered from the recording as a whole, and its calls are not
+//     played ([Cassette.Remaining] counts them).
 //   - A tool that interrupts the run must run live: the interrupt is its
 //     own doing.
 //   - Tool results longer than the recorder's MaxFieldBytes were cut in

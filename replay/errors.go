@@ -83,7 +83,11 @@ func (e *DivergenceError) Inspect() string {
 	if e.Path == "" {
 		return ""
 	}
-	return "lookout inspect " + e.Path
+	path := e.Path
+	if strings.ContainsAny(path, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+		path = "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+	}
+	return "lookout inspect " + path
 }
 
 // Unwrap returns ErrDiverged.

@@ -48,6 +48,36 @@ func failing(name, msg string) fnTool {
 	return fnTool{name: name, fn: func(context.Context, string) (string, error) { return "", errors.New(msg) }}
 }
 
+// newWorld makes a world whose agents share one Lookout middleware,
+// configured by config(rec, now).
+func newWorld(t testing.TB, rec *recorder.Recorder, now func() time.Time, models func(string) model.ToolCallingChatModel, tools func([]tool.BaseTool) []tool.BaseTool) *world {
+	t.Helper()
+	mw, err := lookoutadk.New(context.Background(), config(rec, now))
+	require.NoError(t, err)
+	return &world{mw: mw, model: models, tools: tools}
+}
+
+// every gives every agent chat.
+func every(chat model.ToolCallingChatModel) func(string) model.ToolCallingChatModel {
+	return func(string) model.ToolCallingChatModel { return chat }
+}
+
+// unwrapped leaves an agent's tools as they are.
+func unwrapped(ts []tool.BaseTool) []tool.BaseTool { return ts }
+
+// queryAndResume runs a query on agent that an interrupt stops, resumes
+// it, and returns what the resumed run did.
+func queryAndResume(t testing.TB, w *world, agent adk.Agent, query string) outcome {
+	t.Helper()
+	ctx := context.Background()
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: w.mw.Agent(agent), CheckPointStore: &memStore{}})
+	first := drain(runner.Query(ctx, query, adk.WithCheckPointID("c1")))
+	require.NoError(t, first.err)
+	iter, err := runner.Resume(ctx, "c1")
+	require.NoError(t, err)
+	return drain(iter)
+}
+
 // world is how a test builds its agent, once to record it and once to
 // replay it: models gives each agent its model, tools wraps each agent's
 // tools.
@@ -126,15 +156,12 @@ func record(t testing.TB, models map[string]model.ToolCallingChatModel, build fu
 	ctx := context.Background()
 	sink := recorder.NewMemorySink()
 	rec := recorder.New(sink, nil)
-	mw, err := lookoutadk.New(ctx, config(rec, nil))
-	require.NoError(t, err)
-	w := &world{mw: mw, model: func(name string) model.ToolCallingChatModel {
+	w := newWorld(t, rec, nil, func(name string) model.ToolCallingChatModel {
 		m, ok := models[name]
 		require.True(t, ok, "no model for agent %s", name)
 		return m
-	}, tools: func(ts []tool.BaseTool) []tool.BaseTool { return ts }}
-	root := build(w)
-	o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(root)}).Query(ctx, query))
+	}, unwrapped)
+	o := drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: w.mw.Agent(build(w))}).Query(ctx, query))
 	require.NoError(t, rec.Close(ctx))
 	return sink.Records(), o
 }
@@ -154,15 +181,12 @@ func replayedWith(t testing.TB, c *replay.Cassette, build func(*world) adk.Agent
 func replayedOn(t testing.TB, c *replay.Cassette, build func(*world) adk.Agent, query string, rec *recorder.Recorder, live []string) outcome {
 	t.Helper()
 	ctx := context.Background()
-	mw, err := lookoutadk.New(ctx, config(rec, c.Now))
-	require.NoError(t, err)
-	w := &world{mw: mw, model: func(string) model.ToolCallingChatModel { return c.Model() },
-		tools: func(ts []tool.BaseTool) []tool.BaseTool {
-			out, err := c.Tools(ctx, ts, live...)
-			require.NoError(t, err)
-			return out
-		}}
-	return drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(build(w))}).Query(ctx, query))
+	w := newWorld(t, rec, c.Now, every(c.Model()), func(ts []tool.BaseTool) []tool.BaseTool {
+		out, err := c.Tools(ctx, ts, live...)
+		require.NoError(t, err)
+		return out
+	})
+	return drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: w.mw.Agent(build(w))}).Query(ctx, query))
 }
 
 // divergence returns the *replay.DivergenceError err holds.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
@@ -11,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/replay"
@@ -53,23 +53,10 @@ func approval() fnTool {
 
 // interrupted runs a query that an approval interrupts, then resumes it,
 // and returns the final answer.
-func interrupted(t *testing.T, chat model.ToolCallingChatModel, tools func([]tool.BaseTool) []tool.BaseTool, rec *recorder.Recorder, c *replay.Cassette) outcome {
+func interrupted(t *testing.T, chat model.ToolCallingChatModel, tools func([]tool.BaseTool) []tool.BaseTool, rec *recorder.Recorder, now func() time.Time) outcome {
 	t.Helper()
-	ctx := context.Background()
-	cfg := config(rec, nil)
-	if c != nil {
-		cfg.Now = c.Now
-	}
-	mw, err := lookoutadk.New(ctx, cfg)
-	require.NoError(t, err)
-	w := &world{mw: mw, model: func(string) model.ToolCallingChatModel { return chat }, tools: tools}
-	agent := w.agent(t, "deployer", instruction, echo("prep"), approval())
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent), CheckPointStore: &memStore{}})
-	first := drain(runner.Query(ctx, "deploy billing", adk.WithCheckPointID("c1")))
-	require.NoError(t, first.err)
-	iter, err := runner.Resume(ctx, "c1")
-	require.NoError(t, err)
-	return drain(iter)
+	w := newWorld(t, rec, now, every(chat), tools)
+	return queryAndResume(t, w, w.agent(t, "deployer", instruction, echo("prep"), approval()), "deploy billing")
 }
 
 // A run interrupted and resumed replays across the interrupt: the
@@ -82,8 +69,7 @@ func TestAnInterruptedAndResumedRunReplays(t *testing.T) {
 	)
 	sink := recorder.NewMemorySink()
 	rec := recorder.New(sink, nil)
-	same := func(ts []tool.BaseTool) []tool.BaseTool { return ts }
-	want := interrupted(t, m, same, rec, nil)
+	want := interrupted(t, m, unwrapped, rec, nil)
 	require.NoError(t, want.err)
 	require.NoError(t, rec.Close(context.Background()))
 	require.Equal(t, "deployed", want.final)
@@ -95,9 +81,49 @@ func TestAnInterruptedAndResumedRunReplays(t *testing.T) {
 		out, err := c.Tools(context.Background(), []tool.BaseTool{must("prep", t), ts[1]}, "approve")
 		require.NoError(t, err)
 		return out
-	}, nil, c)
+	}, nil, c.Now)
 	require.NoError(t, got.err)
 	require.NoError(t, c.Err())
 	assert.Equal(t, "deployed", got.final)
+	assert.Zero(t, c.Remaining())
+}
+
+// nestedInterrupt runs a lead whose sub-agent, used as a tool, is
+// interrupted by an approval, then resumes it.
+func nestedInterrupt(t *testing.T, models func(string) model.ToolCallingChatModel, wrap func([]tool.BaseTool) []tool.BaseTool, rec *recorder.Recorder, now func() time.Time) outcome {
+	t.Helper()
+	w := newWorld(t, rec, now, models, wrap)
+	child := w.agent(t, "deployer", "You deploy.", approval())
+	return queryAndResume(t, w, w.agent(t, "lead", "You lead.", adk.NewAgentTool(context.Background(), child)), "deploy it")
+}
+
+// A sub-agent interrupted inside its parent's tool call replays across
+// the resume: the resumed parent and sub-agent go on with their recorded
+// runs.
+func TestAnInterruptedSubAgentReplays(t *testing.T) {
+	models := map[string]model.ToolCallingChatModel{
+		"lead": scripted.New(
+			scripted.Calls(scripted.ToolCall{ID: "call_deploy", Name: "deployer", Arguments: `{"request":"deploy"}`}),
+			scripted.Reply("all done"),
+		),
+		"deployer": scripted.New(scripted.Call("approve", `{}`), scripted.Reply("deployed")),
+	}
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, nil)
+	want := nestedInterrupt(t, func(name string) model.ToolCallingChatModel { return models[name] }, unwrapped, rec, nil)
+	require.NoError(t, want.err)
+	require.NoError(t, rec.Close(context.Background()))
+	require.Equal(t, "all done", want.final)
+
+	c, err := replay.FromRecords(sink.Records(), nil)
+	require.NoError(t, err)
+	got := nestedInterrupt(t, every(c.Model()), func(ts []tool.BaseTool) []tool.BaseTool {
+		out, err := c.Tools(context.Background(), ts, "approve", "deployer")
+		require.NoError(t, err)
+		return out
+	}, nil, c.Now)
+	require.NoError(t, got.err)
+	require.NoError(t, c.Err())
+	assert.Equal(t, "all done", got.final)
 	assert.Zero(t, c.Remaining())
 }

@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -103,4 +104,44 @@ func TestOpenInRecordModeNeedsALiveModel(t *testing.T) {
 	assert.ErrorContains(t, err, "Options.Live")
 	_, err = replay.Open(filepath.Join(t.TempDir(), "x.json"), &replay.Options{Live: deployerModels()["deployer"]})
 	assert.ErrorContains(t, err, "not ATIF")
+}
+
+func TestUpdateReadsTheUpdateFlag(t *testing.T) {
+	t.Setenv(replay.UpdateEnv, "")
+	require.NoError(t, flag.Set("update", "true"))
+	t.Cleanup(func() { _ = flag.Set("update", "false") })
+	assert.True(t, replay.Update())
+	require.NoError(t, flag.Set("update", "false"))
+	assert.False(t, replay.Update())
+}
+
+func TestTheInspectCommandQuotesAPathTheShellWouldSplit(t *testing.T) {
+	assert.Equal(t, "lookout inspect testdata/run.jsonl", (&replay.DivergenceError{Path: "testdata/run.jsonl"}).Inspect())
+	assert.Equal(t, `lookout inspect 'my runs/it'\''s.jsonl'`, (&replay.DivergenceError{Path: "my runs/it's.jsonl"}).Inspect())
+	assert.Empty(t, (&replay.DivergenceError{}).Inspect(), "records given in memory have no file to open")
+}
+
+// A tool call the recording does not hold stops the replay at the tool,
+// with the arguments of the run's next call of that tool as the diff.
+func TestAToolCallNotInTheRecordingIsReported(t *testing.T) {
+	records, _ := recordDeployer(t)
+	var kept []recorder.Record
+	for _, r := range records {
+		if s, ok := r.Payload.(*recorder.ToolStarted); ok && s.Arguments == `{"q":"service"}` {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	c, err := replay.FromRecords(kept, nil)
+	require.NoError(t, err)
+	// The search for "service" finds no recorded call. Whether the
+	// search for "version" has taken its own yet decides between the two
+	// reasons, which both name the tool.
+	got := replayed(t, c, deployer(must("search", t), must("deploy", t), instruction), "deploy billing")
+	d := divergence(t, got.err)
+	assert.Equal(t, 0, d.ModelCall, "the divergence is at a tool call")
+	assert.NotEmpty(t, d.RunID)
+	assert.Contains(t, d.Reason, "search")
+	assert.Contains(t, d.Error(), `{"q":"service"}`)
+	assert.Contains(t, d.Error(), " at seq ")
 }

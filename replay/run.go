@@ -123,12 +123,18 @@ func (r *recRun) build() {
 	}
 	open := func(seq uint64, at time.Time, req *recorder.ModelRequest) *recCall {
 		flush()
-		if req != nil {
+		if req != nil && len(req.ToolDefinitions) > 0 {
+			// A call's definitions are shared with the calls after it
+			// until a request brings new ones.
+			defs = copyDefs(defs)
 			for _, d := range req.ToolDefinitions {
 				defs[d.Name] = d
 			}
 		}
-		c := &recCall{seq: seq, at: at, request: req, input: append([]want(nil), conv...), defs: copyDefs(defs)}
+		// conv only grows, and its messages are not changed: each call
+		// keeps the prefix it was given, capped so that appending to it
+		// cannot write into conv.
+		c := &recCall{seq: seq, at: at, request: req, input: conv[:len(conv):len(conv)], defs: defs}
 		for _, w := range c.input {
 			if w.msg.Role != schema.System {
 				break

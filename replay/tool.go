@@ -37,9 +37,10 @@ func (c *Cassette) Live(t tool.InvokableTool) tool.InvokableTool {
 }
 
 // Tools wraps the invokable tools of ts with [Cassette.Tool], except
-// those named in live, which run live (see [Cassette.Live]). Tools of
-// other kinds, such as streaming tools, are returned as they are. In
-// record mode Tools returns ts.
+// those named in live, which run live (see [Cassette.Live]). The same
+// live list may serve every agent of a program: names that none of ts
+// has are ignored. Tools of other kinds, such as streaming tools, are
+// returned as they are. In record mode Tools returns ts.
 func (c *Cassette) Tools(ctx context.Context, ts []tool.BaseTool, live ...string) ([]tool.BaseTool, error) {
 	if c.recording != nil {
 		return ts, nil

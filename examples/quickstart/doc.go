@@ -2,7 +2,9 @@
 // attached: the Resource, ErrorCascade and Stall observers, limits on time,
 // tokens and tool calls, and a tool that keeps failing. It prints every
 // assessment exactly as the model sees it, then the budget, then how the
-// run ended.
+// run ended. The agent itself (its task, tools, script and Lookout
+// configuration) is in package migrator, which the replay example
+// records and replays too.
 //
 // It runs offline on a scripted model:
 //
