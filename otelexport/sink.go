@@ -60,8 +60,8 @@ type SinkOptions struct {
 // (see IncompleteType), exports them and shuts the exporter down.
 //
 // Ids are derived from the records (see TraceID), so the spans a Sink
-// exports have the ids and content that Spans gives for the same records
-// read back from a file. That is why Sink takes an exporter, not a
+// exports are, resource aside, the spans that Spans gives for the same
+// records read back from a file. That is why Sink takes an exporter, not a
 // TracerProvider, whose IDGenerator and clock would choose ids and times.
 //
 // A Sink is safe for concurrent use.
