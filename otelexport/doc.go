@@ -43,10 +43,11 @@
 //   - execute_tool: gen_ai.tool.name, gen_ai.tool.type "function",
 //     gen_ai.tool.call.id when recorded.
 //
-// gen_ai.provider.name and gen_ai.response.model are set when the records
-// carry them; the records of this version do not. Message contents, tool
-// arguments and tool results, which the conventions make opt-in, are not
-// exported.
+// gen_ai.provider.name and gen_ai.response.model are not set: the records
+// of this version do not carry a provider or the model that answered, and
+// gen_ai.request.model is set only when the request names its model.
+// Message contents, tool arguments and tool results, which the
+// conventions make opt-in, are not exported.
 //
 // Lookout adds, under lookout.*: lookout.run.id, lookout.run.outcome and
 // lookout.run.stop_reason on invoke_agent spans, lookout.tool.call_index
