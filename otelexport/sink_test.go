@@ -200,3 +200,27 @@ func TestTheSinkWorksBehindARecorder(t *testing.T) {
 	assert.Equal(t, []string{"execute_tool t", "invoke_agent a"}, names(exp.spans()))
 	assert.Equal(t, 1, exp.shutdown)
 }
+
+// blocking is an exporter that says it has been called and waits for its
+// ctx to end.
+type blocking struct{ called chan struct{} }
+
+func (b blocking) ExportSpans(ctx context.Context, _ []sdktrace.ReadOnlySpan) error {
+	close(b.called)
+	<-ctx.Done()
+	return ctx.Err()
+}
+func (blocking) Shutdown(context.Context) error { return nil }
+
+func TestAnExportThatHangsEndsWithTheWritesContext(t *testing.T) {
+	records := tree(t)
+	exp := blocking{called: make(chan struct{})}
+	s := newSink(t, exp, otelexport.SinkOptions{BatchSize: 1})
+	writeAll(t, s, records[:2])
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Write(ctx, &records[2]) }() // ends the first chat span: a batch is due
+	<-exp.called
+	cancel()
+	assert.ErrorIs(t, <-done, context.Canceled)
+}
