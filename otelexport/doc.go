@@ -41,7 +41,8 @@
 //     gen_ai.usage.output_tokens only when the provider reported usage
 //     (a call with no usage has neither, not zeros);
 //   - execute_tool: gen_ai.tool.name, gen_ai.tool.type "function",
-//     gen_ai.tool.call.id when recorded.
+//     gen_ai.tool.call.id when recorded, gen_ai.tool.description as the
+//     run's latest model request that defined the tool gave it.
 //
 // gen_ai.provider.name and gen_ai.response.model are not set: the records
 // of this version do not carry a provider or the model that answered, and

@@ -93,6 +93,8 @@ func TestSpansCarryTheGenAIAttributes(t *testing.T) {
 	assert.Equal(t, "researcher", tool["gen_ai.tool.name"].AsString())
 	assert.Equal(t, "c1", tool["gen_ai.tool.call.id"].AsString())
 	assert.Equal(t, "function", tool["gen_ai.tool.type"].AsString())
+	assert.Equal(t, "Asks the researcher.", tool["gen_ai.tool.description"].AsString(), "as the run offered it")
+	assert.NotContains(t, attrs(s["execute_tool search"].Attributes()), attribute.Key("gen_ai.tool.description"), "offered without a definition")
 	assert.NotContains(t, tool, attribute.Key("error.type"))
 	assert.Equal(t, codes.Unset, s["execute_tool researcher"].Status().Code)
 
