@@ -67,7 +67,7 @@ func (o *Options) withDefaults() Options {
 // Spans returns the spans of records, which hold runs in the order a
 // Recorder writes them (a run's records in seq order, a parent's
 // run_started before its children's), as recorder.Read returns a file.
-// A run without run_ended ends at its last record; see IncompleteType.
+// A span whose closing record is missing ends as IncompleteType says.
 // The spans come grouped by trace, the traces in the order their first
 // record appears, each trace's spans by start time, then end time
 // (latest first, so a parent comes before a child that starts with it),
