@@ -224,3 +224,38 @@ func TestAnExportThatHangsEndsWithTheWritesContext(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, <-done, context.Canceled)
 }
+
+func TestOneSinkServesRecordersOnSeveralGoroutines(t *testing.T) {
+	exp := &exporter{}
+	s := newSink(t, exp, otelexport.SinkOptions{})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	recs := make([]*recorder.Recorder, 4)
+	for g := range recs {
+		rec := recorder.New(s, &recorder.Options{Clock: ticking()})
+		recs[g] = rec
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-" + string(rune('a'+g)), AgentName: "a"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 50 {
+				_ = run.ToolStarted(ctx, recorder.ToolStarted{Name: "t"})
+				_ = run.ToolEnded(ctx, recorder.ToolEnded{Name: "t"})
+			}
+			_ = run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
+			if err := rec.Flush(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, rec := range recs {
+		require.NoError(t, rec.Close(ctx)) // the first closes the shared sink; the others find it closed
+	}
+	assert.Len(t, exp.spans(), 4*51)
+	assert.Equal(t, 1, exp.shutdown)
+}
