@@ -47,8 +47,10 @@
 // gen_ai.provider.name and gen_ai.response.model are not set: the records
 // of this version do not carry a provider or the model that answered, and
 // gen_ai.request.model is set only when the request names its model.
-// Message contents, tool arguments and tool results, which the
-// conventions make opt-in, are not exported.
+// Tool arguments and results, which the conventions warn may be
+// sensitive, go in gen_ai.tool.call.arguments and gen_ai.tool.call.result
+// only with Options.ToolContent (SinkOptions.ToolContent); message
+// contents are not exported.
 //
 // Lookout adds, under lookout.*: lookout.run.id, lookout.run.outcome and
 // lookout.run.stop_reason on invoke_agent spans, lookout.tool.call_index

@@ -48,6 +48,12 @@ type Options struct {
 	// RunID picks the run to export, with the runs below it. Empty means
 	// every run.
 	RunID string
+
+	// ToolContent exports tool calls' arguments and results, as recorded
+	// (redacted and cut by the Recorder), in gen_ai.tool.call.arguments
+	// and gen_ai.tool.call.result. The conventions warn that they may hold
+	// sensitive data; by default they are left out.
+	ToolContent bool
 }
 
 func (o *Options) withDefaults() Options {

@@ -31,6 +31,10 @@ type SinkOptions struct {
 	// MaxEvents bounds the events of one span; see Options.MaxEvents.
 	MaxEvents int
 
+	// ToolContent exports tool calls' arguments and results; see
+	// Options.ToolContent.
+	ToolContent bool
+
 	// BatchSize is how many ended spans are exported together. Zero
 	// means DefaultBatchSize.
 	BatchSize int
@@ -96,7 +100,7 @@ func NewSink(exp sdktrace.SpanExporter, opts *SinkOptions) (*Sink, error) {
 	if s.after == 0 {
 		s.after = DefaultExportAfter
 	}
-	s.b = newBuilder(&Options{Resource: o.Resource, MaxEvents: o.MaxEvents}, s.ended)
+	s.b = newBuilder(&Options{Resource: o.Resource, MaxEvents: o.MaxEvents, ToolContent: o.ToolContent}, s.ended)
 	return s, nil
 }
 

@@ -259,3 +259,13 @@ func TestOneSinkServesRecordersOnSeveralGoroutines(t *testing.T) {
 	assert.Len(t, exp.spans(), 4*51)
 	assert.Equal(t, 1, exp.shutdown)
 }
+
+func TestTheSinkExportsToolContentWhenAskedFor(t *testing.T) {
+	records := tree(t)
+	exp := &exporter{}
+	s := newSink(t, exp, otelexport.SinkOptions{ToolContent: true})
+	writeAll(t, s, records)
+	require.NoError(t, s.Close(context.Background()))
+	search := attrs(byName(exp.spans())["execute_tool search"].Attributes())
+	assert.Equal(t, `{"q":"go release"}`, search["gen_ai.tool.call.arguments"].AsString())
+}

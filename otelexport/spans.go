@@ -331,6 +331,9 @@ func (st *runState) toolAttrs(name, callID string) []attribute.KeyValue {
 func (b *builder) openTool(st *runState, r *recorder.Record, p *recorder.ToolStarted) {
 	s := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt)
 	s.Attributes = append(s.Attributes, st.toolAttrs(p.Name, p.CallID)...)
+	if b.opts.ToolContent && p.Arguments != "" {
+		s.Attributes = append(s.Attributes, semconv.GenAIToolCallArgumentsKey.String(p.Arguments))
+	}
 	st.tools = append(st.tools, &openTool{callID: p.CallID, name: p.Name, span: &s})
 	if p.CallID != "" {
 		st.byCall[p.CallID] = s.SpanContext.SpanID()
@@ -347,6 +350,9 @@ func (b *builder) endTool(st *runState, r *recorder.Record, p *recorder.ToolEnde
 		s = &c
 	}
 	s.Attributes = append(s.Attributes, CallIndexKey.Int(p.CallIndex))
+	if b.opts.ToolContent && !p.IsError && p.Result != "" {
+		s.Attributes = append(s.Attributes, semconv.GenAIToolCallResultKey.String(p.Result))
+	}
 	if p.IsError {
 		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(ToolErrorType))
 		s.Status = sdktrace.Status{Code: codes.Error, Description: p.Error}

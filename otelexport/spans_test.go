@@ -338,3 +338,24 @@ func TestRecordedTextThatLooksLikeAnIDIsLeftAlone(t *testing.T) {
 	id := otelexport.TraceID("r")
 	assert.Equal(t, id[:], spans[0].TraceId)
 }
+
+func TestToolContentIsExportedOnlyWhenAskedFor(t *testing.T) {
+	records := tree(t)
+	spans, err := otelexport.Spans(records, nil)
+	require.NoError(t, err)
+	for _, sp := range spans {
+		a := attrs(sp.Attributes())
+		assert.NotContains(t, a, attribute.Key("gen_ai.tool.call.arguments"), sp.Name())
+		assert.NotContains(t, a, attribute.Key("gen_ai.tool.call.result"), sp.Name())
+	}
+
+	spans, err = otelexport.Spans(records, &otelexport.Options{ToolContent: true})
+	require.NoError(t, err)
+	s := byName(spans)
+	researcher := attrs(s["execute_tool researcher"].Attributes())
+	assert.Equal(t, `{"request":"how often does Go ship?"}`, researcher["gen_ai.tool.call.arguments"].AsString())
+	assert.Equal(t, "twice a year", researcher["gen_ai.tool.call.result"].AsString())
+	search := attrs(s["execute_tool search"].Attributes())
+	assert.Equal(t, `{"q":"go release"}`, search["gen_ai.tool.call.arguments"].AsString())
+	assert.NotContains(t, search, attribute.Key("gen_ai.tool.call.result"), "a failed call has no result")
+}
