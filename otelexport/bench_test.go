@@ -68,8 +68,8 @@ func BenchmarkSinkWrite(b *testing.B) {
 	}
 }
 
-// BenchmarkWriteJSON is the offline export of a trajectory of 100,000
-// records (200 runs of 100 calls) to OTLP JSON.
+// BenchmarkWriteJSON is the offline export of a trajectory of 100,400
+// records (200 runs of 100 model and tool calls) to OTLP JSON.
 func BenchmarkWriteJSON(b *testing.B) {
 	records := synthetic(200, 100)
 	b.ReportAllocs()

@@ -41,12 +41,16 @@
 //     gen_ai.usage.output_tokens only when the provider reported usage
 //     (a call with no usage has neither, not zeros);
 //   - execute_tool: gen_ai.tool.name, gen_ai.tool.type "function",
-//     gen_ai.tool.call.id when recorded.
+//     gen_ai.tool.call.id when recorded, gen_ai.tool.description as the
+//     run's latest model request that defined the tool gave it.
 //
-// gen_ai.provider.name and gen_ai.response.model are set when the records
-// carry them; the records of this version do not. Message contents, tool
-// arguments and tool results, which the conventions make opt-in, are not
-// exported.
+// gen_ai.provider.name and gen_ai.response.model are not set: the records
+// of this version do not carry a provider or the model that answered, and
+// gen_ai.request.model is set only when the request names its model.
+// Tool arguments and results, which the conventions warn may be
+// sensitive, go in gen_ai.tool.call.arguments and gen_ai.tool.call.result
+// only with Options.ToolContent (SinkOptions.ToolContent); message
+// contents are not exported.
 //
 // Lookout adds, under lookout.*: lookout.run.id, lookout.run.outcome and
 // lookout.run.stop_reason on invoke_agent spans, lookout.tool.call_index

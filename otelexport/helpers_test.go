@@ -60,7 +60,8 @@ func tree(t testing.TB) []recorder.Record {
 	lead, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-lead", AgentName: "lead", Limits: recorder.RunLimits{MaxTokens: 1000}})
 	require.NoError(t, err)
 	must := func(err error) { t.Helper(); require.NoError(t, err) }
-	must(lead.ModelRequest(ctx, recorder.ModelRequest{Model: "gpt-4o-mini", MessageCount: 1, Tools: []string{"researcher"}}))
+	must(lead.ModelRequest(ctx, recorder.ModelRequest{Model: "gpt-4o-mini", MessageCount: 1, Tools: []string{"researcher"},
+		ToolDefinitions: []recorder.ToolDefinition{{Name: "researcher", Description: "Asks the researcher."}}}))
 	must(lead.ModelResponse(ctx, recorder.ModelResponse{
 		Message:       schema.AssistantMessage("", []schema.ToolCall{{ID: "c1", Function: schema.FunctionCall{Name: "researcher", Arguments: `{"request":"how often does Go ship?"}`}}}),
 		Usage:         recorder.TokenUsage{PromptTokens: 300, CompletionTokens: 20, TotalTokens: 320},

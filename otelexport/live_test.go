@@ -286,6 +286,7 @@ func checkConventions(t *testing.T, spans []*tracepb.Span) {
 		case "execute_tool search":
 			assert.Equal(t, "invoke_agent researcher", parentName(s))
 			assert.Equal(t, "search", a["gen_ai.tool.name"].GetStringValue())
+			assert.Equal(t, "the search tool", a["gen_ai.tool.description"].GetStringValue())
 			assert.NotEmpty(t, a["gen_ai.tool.call.id"].GetStringValue())
 		case "execute_tool researcher":
 			assert.Equal(t, "invoke_agent lead", parentName(s))

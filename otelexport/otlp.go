@@ -48,6 +48,12 @@ type Options struct {
 	// RunID picks the run to export, with the runs below it. Empty means
 	// every run.
 	RunID string
+
+	// ToolContent exports tool calls' arguments and results, as recorded
+	// (redacted and cut by the Recorder), in gen_ai.tool.call.arguments
+	// and gen_ai.tool.call.result. The conventions warn that they may hold
+	// sensitive data; by default they are left out.
+	ToolContent bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -67,7 +73,7 @@ func (o *Options) withDefaults() Options {
 // Spans returns the spans of records, which hold runs in the order a
 // Recorder writes them (a run's records in seq order, a parent's
 // run_started before its children's), as recorder.Read returns a file.
-// A run without run_ended ends at its last record; see IncompleteType.
+// A span whose closing record is missing ends as IncompleteType says.
 // The spans come grouped by trace, the traces in the order their first
 // record appears, each trace's spans by start time, then end time
 // (latest first, so a parent comes before a child that starts with it),

@@ -31,6 +31,10 @@ type SinkOptions struct {
 	// MaxEvents bounds the events of one span; see Options.MaxEvents.
 	MaxEvents int
 
+	// ToolContent exports tool calls' arguments and results; see
+	// Options.ToolContent.
+	ToolContent bool
+
 	// BatchSize is how many ended spans are exported together. Zero
 	// means DefaultBatchSize.
 	BatchSize int
@@ -60,8 +64,8 @@ type SinkOptions struct {
 // (see IncompleteType), exports them and shuts the exporter down.
 //
 // Ids are derived from the records (see TraceID), so the spans a Sink
-// exports have the ids and content that Spans gives for the same records
-// read back from a file. That is why Sink takes an exporter, not a
+// exports are, resource aside, the spans that Spans gives for the same
+// records read back from a file. That is why Sink takes an exporter, not a
 // TracerProvider, whose IDGenerator and clock would choose ids and times.
 //
 // A Sink is safe for concurrent use.
@@ -96,7 +100,7 @@ func NewSink(exp sdktrace.SpanExporter, opts *SinkOptions) (*Sink, error) {
 	if s.after == 0 {
 		s.after = DefaultExportAfter
 	}
-	s.b = newBuilder(&Options{Resource: o.Resource, MaxEvents: o.MaxEvents}, s.ended)
+	s.b = newBuilder(&Options{Resource: o.Resource, MaxEvents: o.MaxEvents, ToolContent: o.ToolContent}, s.ended)
 	return s, nil
 }
 

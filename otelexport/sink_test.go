@@ -200,3 +200,72 @@ func TestTheSinkWorksBehindARecorder(t *testing.T) {
 	assert.Equal(t, []string{"execute_tool t", "invoke_agent a"}, names(exp.spans()))
 	assert.Equal(t, 1, exp.shutdown)
 }
+
+// blocking is an exporter that says it has been called and waits for its
+// ctx to end.
+type blocking struct{ called chan struct{} }
+
+func (b blocking) ExportSpans(ctx context.Context, _ []sdktrace.ReadOnlySpan) error {
+	close(b.called)
+	<-ctx.Done()
+	return ctx.Err()
+}
+func (blocking) Shutdown(context.Context) error { return nil }
+
+func TestAnExportThatHangsEndsWithTheWritesContext(t *testing.T) {
+	records := tree(t)
+	exp := blocking{called: make(chan struct{})}
+	s := newSink(t, exp, otelexport.SinkOptions{BatchSize: 1})
+	writeAll(t, s, records[:2])
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Write(ctx, &records[2]) }() // ends the first chat span: a batch is due
+	<-exp.called
+	cancel()
+	assert.ErrorIs(t, <-done, context.Canceled)
+}
+
+func TestOneSinkServesRecordersOnSeveralGoroutines(t *testing.T) {
+	exp := &exporter{}
+	s := newSink(t, exp, otelexport.SinkOptions{})
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	recs := make([]*recorder.Recorder, 4)
+	for g := range recs {
+		rec := recorder.New(s, &recorder.Options{Clock: ticking()})
+		recs[g] = rec
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-" + string(rune('a'+g)), AgentName: "a"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 50 {
+				_ = run.ToolStarted(ctx, recorder.ToolStarted{Name: "t"})
+				_ = run.ToolEnded(ctx, recorder.ToolEnded{Name: "t"})
+			}
+			_ = run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
+			if err := rec.Flush(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, rec := range recs {
+		require.NoError(t, rec.Close(ctx)) // the first closes the shared sink; the others find it closed
+	}
+	assert.Len(t, exp.spans(), 4*51)
+	assert.Equal(t, 1, exp.shutdown)
+}
+
+func TestTheSinkExportsToolContentWhenAskedFor(t *testing.T) {
+	records := tree(t)
+	exp := &exporter{}
+	s := newSink(t, exp, otelexport.SinkOptions{ToolContent: true})
+	writeAll(t, s, records)
+	require.NoError(t, s.Close(context.Background()))
+	search := attrs(byName(exp.spans())["execute_tool search"].Attributes())
+	assert.Equal(t, `{"q":"go release"}`, search["gen_ai.tool.call.arguments"].AsString())
+}

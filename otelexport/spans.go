@@ -92,6 +92,7 @@ type runState struct {
 	chat    *tracetest.SpanStub     // the model call in flight
 	tools   []*openTool             // tool calls in flight, in start order
 	byCall  map[string]trace.SpanID // latest tool span by call id, for children
+	descs   map[string]string       // tool descriptions by name, from the run's latest definitions
 	last    time.Time
 	ended   bool
 }
@@ -241,6 +242,12 @@ func (b *builder) openChat(st *runState, r *recorder.Record, p *recorder.ModelRe
 	if st.model == "" && p.Model != "" {
 		st.model = p.Model
 	}
+	for _, d := range p.ToolDefinitions {
+		if st.descs == nil {
+			st.descs = map[string]string{}
+		}
+		st.descs[d.Name] = d.Description
+	}
 	s := b.child(st, chatName(p.Model), trace.SpanKindClient, r.Seq, r.RecordedAt)
 	s.Attributes = append(s.Attributes, semconv.GenAIOperationNameChat, b.conversation(st))
 	s.Attributes = append(s.Attributes, requestAttrs(p)...)
@@ -308,17 +315,25 @@ func toolName(name string) string {
 	return opExecuteTool + " " + name
 }
 
-func toolAttrs(name, callID string) []attribute.KeyValue {
+// toolAttrs are an execute_tool span's attributes: its description is the
+// one the run last offered the tool with.
+func (st *runState) toolAttrs(name, callID string) []attribute.KeyValue {
 	kv := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(name), semconv.GenAIToolTypeKey.String("function")}
 	if callID != "" {
 		kv = append(kv, semconv.GenAIToolCallID(callID))
+	}
+	if d := st.descs[name]; d != "" {
+		kv = append(kv, semconv.GenAIToolDescription(d))
 	}
 	return kv
 }
 
 func (b *builder) openTool(st *runState, r *recorder.Record, p *recorder.ToolStarted) {
 	s := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt)
-	s.Attributes = append(s.Attributes, toolAttrs(p.Name, p.CallID)...)
+	s.Attributes = append(s.Attributes, st.toolAttrs(p.Name, p.CallID)...)
+	if b.opts.ToolContent && p.Arguments != "" {
+		s.Attributes = append(s.Attributes, semconv.GenAIToolCallArgumentsKey.String(p.Arguments))
+	}
 	st.tools = append(st.tools, &openTool{callID: p.CallID, name: p.Name, span: &s})
 	if p.CallID != "" {
 		st.byCall[p.CallID] = s.SpanContext.SpanID()
@@ -331,10 +346,13 @@ func (b *builder) endTool(st *runState, r *recorder.Record, p *recorder.ToolEnde
 	s := st.takeTool(p.CallID, p.Name)
 	if s == nil {
 		c := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt.Add(-p.Duration))
-		c.Attributes = append(c.Attributes, toolAttrs(p.Name, p.CallID)...)
+		c.Attributes = append(c.Attributes, st.toolAttrs(p.Name, p.CallID)...)
 		s = &c
 	}
 	s.Attributes = append(s.Attributes, CallIndexKey.Int(p.CallIndex))
+	if b.opts.ToolContent && !p.IsError && p.Result != "" {
+		s.Attributes = append(s.Attributes, semconv.GenAIToolCallResultKey.String(p.Result))
+	}
 	if p.IsError {
 		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(ToolErrorType))
 		s.Status = sdktrace.Status{Code: codes.Error, Description: p.Error}

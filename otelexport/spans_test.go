@@ -93,6 +93,8 @@ func TestSpansCarryTheGenAIAttributes(t *testing.T) {
 	assert.Equal(t, "researcher", tool["gen_ai.tool.name"].AsString())
 	assert.Equal(t, "c1", tool["gen_ai.tool.call.id"].AsString())
 	assert.Equal(t, "function", tool["gen_ai.tool.type"].AsString())
+	assert.Equal(t, "Asks the researcher.", tool["gen_ai.tool.description"].AsString(), "as the run offered it")
+	assert.NotContains(t, attrs(s["execute_tool search"].Attributes()), attribute.Key("gen_ai.tool.description"), "offered without a definition")
 	assert.NotContains(t, tool, attribute.Key("error.type"))
 	assert.Equal(t, codes.Unset, s["execute_tool researcher"].Status().Code)
 
@@ -335,4 +337,25 @@ func TestRecordedTextThatLooksLikeAnIDIsLeftAlone(t *testing.T) {
 	assert.Equal(t, "invoke_agent "+name, spans[0].Name)
 	id := otelexport.TraceID("r")
 	assert.Equal(t, id[:], spans[0].TraceId)
+}
+
+func TestToolContentIsExportedOnlyWhenAskedFor(t *testing.T) {
+	records := tree(t)
+	spans, err := otelexport.Spans(records, nil)
+	require.NoError(t, err)
+	for _, sp := range spans {
+		a := attrs(sp.Attributes())
+		assert.NotContains(t, a, attribute.Key("gen_ai.tool.call.arguments"), sp.Name())
+		assert.NotContains(t, a, attribute.Key("gen_ai.tool.call.result"), sp.Name())
+	}
+
+	spans, err = otelexport.Spans(records, &otelexport.Options{ToolContent: true})
+	require.NoError(t, err)
+	s := byName(spans)
+	researcher := attrs(s["execute_tool researcher"].Attributes())
+	assert.Equal(t, `{"request":"how often does Go ship?"}`, researcher["gen_ai.tool.call.arguments"].AsString())
+	assert.Equal(t, "twice a year", researcher["gen_ai.tool.call.result"].AsString())
+	search := attrs(s["execute_tool search"].Attributes())
+	assert.Equal(t, `{"q":"go release"}`, search["gen_ai.tool.call.arguments"].AsString())
+	assert.NotContains(t, search, attribute.Key("gen_ai.tool.call.result"), "a failed call has no result")
 }

@@ -57,6 +57,9 @@ func TestExportOTLPWritesEveryRootRunToStandardOutput(t *testing.T) {
 	r := lookout("export", "--format", "otlp", file)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Len(t, otlpSpans(t, r.stdout), 2, "one line per root run")
+	first := lookout("export", "--format", "otlp", "--run", "run-1", file)
+	second := lookout("export", "--format", "otlp", "--run", "again-1", file)
+	assert.Equal(t, first.stdout+second.stdout, r.stdout, "each line is its root run's export")
 
 	r = lookout("export", "--format", "otlp", "--run", "run-2", file)
 	require.Equal(t, exitOK, r.code, r.stderr)
