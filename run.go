@@ -92,6 +92,12 @@ type Run struct {
 	blockTurn []*schema.Message
 	// shown is the block the pipeline was last told the model is shown.
 	shown *schema.Message
+	// blockLen is how many sections the block had: withdrawing one
+	// leaves the assessment's call index and time as they were.
+	blockLen int
+	// lastUser is the latest user message a root run saw at the end of a
+	// model call's input.
+	lastUser *schema.Message
 
 	calls   *session.Log[observer.ToolCallRecord]
 	current *session.Value[observer.CurrentAssessment]
@@ -218,6 +224,9 @@ func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message, tools []
 	}
 	if !r.trace.task.Load() {
 		r.seedTask(input)
+	}
+	if r.parent == nil {
+		r.noteUser(ctx, input)
 	}
 	if r.handover.Load() != nil {
 		r.handover.Store(nil) // the model is called again: no handover
@@ -441,10 +450,11 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	// which tells the usual case, the same assessment as before.
 	first := &current.Assessments[0]
 	r.mu.Lock()
-	if r.block == nil || r.blockIndex != current.CallIndex || first != r.blockOf && !r.blockTime.Equal(current.GeneratedAt) {
+	if r.block == nil || r.blockIndex != current.CallIndex || r.blockLen != len(current.Assessments) ||
+		first != r.blockOf && !r.blockTime.Equal(current.GeneratedAt) {
 		r.block = r.message(current.Render(), TagAssessment)
 		r.blockTurn = []*schema.Message{r.block}
-		r.blockIndex, r.blockTime = current.CallIndex, current.GeneratedAt
+		r.blockIndex, r.blockTime, r.blockLen = current.CallIndex, current.GeneratedAt, len(current.Assessments)
 	}
 	r.blockOf = first
 	msg, turn = r.block, r.blockTurn
@@ -472,6 +482,28 @@ func (r *Run) seedTask(msgs []*schema.Message) {
 			})
 			return
 		}
+	}
+}
+
+// noteUser tells the pipeline when the input ends with a user message the
+// run has not seen: the user has spoken since the detectors' sections were
+// made, so they leave the block.
+func (r *Run) noteUser(ctx context.Context, input []*schema.Message) {
+	var last *schema.Message
+	for i := len(input) - 1; i >= 0 && last == nil; i-- {
+		if _, injected := Injected(input[i]); !injected {
+			last = input[i]
+		}
+	}
+	if last == nil || last.Role != schema.User {
+		return
+	}
+	r.mu.Lock()
+	seen := r.lastUser == last
+	r.lastUser = last
+	r.mu.Unlock()
+	if !seen {
+		r.pipeline.UserMessage(ctx)
 	}
 }
 

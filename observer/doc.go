@@ -94,8 +94,9 @@
 //   - A zero Trigger never fires; NewPipeline rejects it rather than
 //     letting an observer sit silent.
 //   - An assessment stays in the block until another replaces it or it
-//     goes stale: a detector that goes quiet because the agent moved on
-//     does not withdraw what it said.
+//     goes stale, less the sections of [Withdrawer] observers whose
+//     pattern the latest call broke, or that a new user message
+//     ([Pipeline.UserMessage]) withdrew.
 //   - The detectors judge the latest call. With a sparse trigger (every N
 //     calls) they still see every call, but report only a pattern that
 //     the call they run after continues.

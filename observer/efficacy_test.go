@@ -42,9 +42,9 @@ func TestEfficacyInAScriptedRun(t *testing.T) {
 	h.run(readFile("go.sum", "x"))
 	assert.Equal(t, "Stall:changed_course@6", h.reactions()[1])
 
-	// The same assessment injected into the next model call is not shown
-	// again for the counts.
-	require.NotEmpty(t, h.p.Inject(ctx, 0))
+	// The agent moved on: Stall's section was withdrawn, and nothing is
+	// injected into the next model call.
+	assert.Empty(t, h.p.Inject(ctx, 0))
 	h.p.ModelResponded(ctx, 1)
 	h.run(failed("write_file", `{"path":"/etc/x"}`, "permission denied: /etc/x"))
 	h.run(times(2, failed("write_file", `{"path":"/etc/x"}`, "permission denied: /etc/x"))...)

@@ -72,6 +72,8 @@ type Pipeline struct {
 	// contexts holds each observer's Context, reused from call to call
 	// under mu: a Context is valid only during the call it is passed to.
 	contexts []Context
+	// anyWithdrawer is whether an observer is a Withdrawer.
+	anyWithdrawer bool
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
 	canon *scan.Canon
 }
@@ -160,6 +162,9 @@ func (p *Pipeline) name(configs []Spec) error {
 		errs = checkSpec(errs, i, name, c, seen[name])
 		seen[name] = true
 		p.names[i] = name
+		if _, ok := c.Observer.(Withdrawer); ok {
+			p.anyWithdrawer = true
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -225,10 +230,14 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		p.guard(ctx, func() { p.react(ctx, rec) })
 	}
 	p.fire(rec.CallIndex, tally, now)
-	if len(p.fired) == 0 {
-		return rec, nil
+	var current *CurrentAssessment
+	if len(p.fired) > 0 {
+		current = p.observe(ctx, rec, tally, now)
 	}
-	return rec, p.observe(ctx, rec, tally, now)
+	if current == nil {
+		p.withdraw(ctx, rec.CallIndex, tally, now)
+	}
+	return rec, current
 }
 
 // count adds a call that succeeded or not to the session's tally, and

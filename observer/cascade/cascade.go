@@ -115,6 +115,12 @@ func (e *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	return found
 }
 
+// Holds reports whether the latest call still continues the pattern last
+// reported: when it does not, the pipeline withdraws the section.
+func (e *Detector) Holds(ctx context.Context, oc *observer.Context) bool {
+	return e.ShouldRun(ctx, oc)
+}
+
 // Observe describes the failures and their common cause, or says there is
 // no cascade.
 func (e *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {

@@ -159,6 +159,12 @@ func (d *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	return found
 }
 
+// Holds reports whether the latest call still continues the pattern last
+// reported: when it does not, the pipeline withdraws the section.
+func (d *Detector) Holds(ctx context.Context, oc *observer.Context) bool {
+	return d.ShouldRun(ctx, oc)
+}
+
 // Observe describes the drift, or says there is none.
 func (d *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	st := d.state(oc)

@@ -188,6 +188,12 @@ func (s *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	return found
 }
 
+// Holds reports whether the latest call still continues the pattern last
+// reported: when it does not, the pipeline withdraws the section.
+func (s *Detector) Holds(ctx context.Context, oc *observer.Context) bool {
+	return s.ShouldRun(ctx, oc)
+}
+
 // Observe describes the pattern the latest call continues, or says there
 // is none.
 func (s *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
