@@ -57,6 +57,11 @@ type Run struct {
 	setupDone atomic.Bool
 
 	wrapUp atomic.Bool
+	// repeatRefusals counts the tool calls an observer refused in this
+	// run; stuck is set once the model made a refused call again, and
+	// every model call from then on is a wrap-up turn.
+	repeatRefusals atomic.Int64
+	stuck          atomic.Bool
 	// ignored is the refusal of a tool call the model made after it was
 	// given a wrap-up turn: the model ignored both, and its next call
 	// ends the run with this error.
@@ -265,6 +270,9 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	if reason == "" && r.lease != nil {
 		reason = r.leaseSpent()
 	}
+	if reason == "" && r.stuck.Load() {
+		return r.stuckTurn(ctx, tools), nil
+	}
 	if reason == "" {
 		return r.turn(ctx, "", nil), nil
 	}
@@ -372,6 +380,16 @@ func (r *Run) turn(ctx context.Context, nearlySpent string, tools []*schema.Tool
 		// A fresh slice: the shared one-block turn is never appended to.
 		t.Messages = append(slices.Clip(t.Messages), r.message(wrapUpText(reason, r.controlOf(tools)), TagWrapUp))
 	}
+	return t
+}
+
+// stuckTurn builds a wrap-up turn for a run whose model made a refused
+// call again: the current assessment, and a reminder to finish.
+func (r *Run) stuckTurn(ctx context.Context, tools []*schema.ToolInfo) Turn {
+	t := r.turn(ctx, "", nil)
+	r.wrapUp.Store(true)
+	t.WrapUp = true
+	t.Messages = append(slices.Clip(t.Messages), r.message(stuckText(r.controlOf(tools)), TagWrapUp))
 	return t
 }
 
@@ -532,12 +550,28 @@ func Injected(msg *schema.Message) (kind string, ok bool) {
 
 // wrapUpText is the reminder of the wrap-up turn.
 func wrapUpText(reason string, control []string) string {
-	withheld, answer := "Tools are withheld from this turn. ", "Write your final answer now"
+	withheld, answer := withheldText(control)
+	return "## Budget nearly spent\n\n" +
+		"Your budget is nearly spent (" + reason + "). " + withheld +
+		answer + ": summarise what you have done, what you found, and what remains to be done."
+}
+
+// stuckText is the wrap-up reminder for a model that made a refused call
+// again.
+func stuckText(control []string) string {
+	withheld, answer := withheldText(control)
+	return "## Stuck in a loop\n\n" +
+		"You made again a call that was refused because repeating it would not change its result. " + withheld +
+		answer + ": summarise what you have done, what you found, and what is blocking you."
+}
+
+// withheldText says which tools a wrap-up turn withholds, and what the
+// model is to do instead.
+func withheldText(control []string) (withheld, answer string) {
+	withheld, answer = "Tools are withheld from this turn. ", "Write your final answer now"
 	if len(control) > 0 {
 		withheld = "Tools are withheld from this turn, except those that hand back or finish (" + strings.Join(control, ", ") + "). "
 		answer = "Write your final answer now, or hand back"
 	}
-	return "## Budget nearly spent\n\n" +
-		"Your budget is nearly spent (" + reason + "). " + withheld +
-		answer + ": summarise what you have done, what you found, and what remains to be done."
+	return withheld, answer
 }

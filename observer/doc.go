@@ -79,7 +79,9 @@
 // pipeline. An observer with a Validate() error method is validated by
 // [NewPipeline]. An observer that keeps working state per session and
 // updates it call by call implements [Incremental]; see
-// Example_incrementalObserver.
+// Example_incrementalObserver. One whose section describes a pattern that
+// can end implements [Withdrawer], and one that can refuse a tool call
+// before it runs implements [Gatekeeper].
 //
 // # Pitfalls
 //

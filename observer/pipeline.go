@@ -72,8 +72,9 @@ type Pipeline struct {
 	// contexts holds each observer's Context, reused from call to call
 	// under mu: a Context is valid only during the call it is passed to.
 	contexts []Context
-	// anyWithdrawer is whether an observer is a Withdrawer.
-	anyWithdrawer bool
+	// anyWithdrawer and anyGatekeeper are whether an observer is a
+	// Withdrawer, and a Gatekeeper.
+	anyWithdrawer, anyGatekeeper bool
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
 	canon *scan.Canon
 }
@@ -164,6 +165,9 @@ func (p *Pipeline) name(configs []Spec) error {
 		p.names[i] = name
 		if _, ok := c.Observer.(Withdrawer); ok {
 			p.anyWithdrawer = true
+		}
+		if _, ok := c.Observer.(Gatekeeper); ok {
+			p.anyGatekeeper = true
 		}
 	}
 	return errors.Join(errs...)
