@@ -58,8 +58,8 @@ func TestModelRespondedWithOneCallLeavesThePendingReactionAlone(t *testing.T) {
 	// would make one call: nothing is stored anew.
 	assert.Zero(t, testing.AllocsPerRun(10, func() { h.p.ModelResponded(ctx, 1) }))
 	assert.Same(t, pending, h.p.Efficacy().Pending)
-	h.run(read)
-	assert.Equal(t, []string{"Stall:carried_on@5"}, h.reactions())
+	h.run(times(observer.DefaultEfficacyCalls, read)...)
+	assert.Equal(t, []string{"Stall:carried_on@7"}, h.reactions())
 }
 
 func TestObserverStatesAreReplacedNotChanged(t *testing.T) {
@@ -98,11 +98,11 @@ func TestEfficacyCycleAllocations(t *testing.T) {
 		_, current = p.AfterToolCall(ctx, rec)
 	})
 	require.Equal(t, 101, events)
-	assert.Equal(t, observer.CarriedOn, last.Reaction)
+	assert.Equal(t, observer.ChangedCourse, last.Reaction, "an info assessment asks nothing, and is followed")
 	// Per cycle: the assessment, its summary, the new observer states and
-	// two new maps of counts, two allocations each, and the pending
-	// reaction with its ratings. Arguments already in canonical form are
-	// not copied.
+	// two new maps of counts, two allocations each, the pending reaction
+	// with its ratings, and the ratings left to judge. Arguments already
+	// in canonical form are not copied.
 	assert.LessOrEqual(t, allocs, 9.0)
 }
 

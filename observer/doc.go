@@ -62,9 +62,10 @@
 // an observer reads them with [Context.History] and whether severity is
 // escalating or easing with [Context.Trend]. When the adapter tells the
 // pipeline that an assessment was shown to the model ([Pipeline.Inject] or
-// [Pipeline.Injected]) it classifies what the agent did next, on the next
-// tool call or model response ([Pipeline.ModelResponded]): it changed
-// course, wrapped up, or carried on as before. The counts per observer
+// [Pipeline.Injected]) it judges what the agent did next over the next
+// few tool calls, or the model's answer ([Pipeline.ModelResponded]):
+// whether it did what the assessment asked, as each observer defines it
+// ([Judge]), wrapped up, or carried on as before. The counts per observer
 // live in the [Efficacy] session value, and [PipelineOptions].OnEfficacy
 // reports each reaction so the adapter can record it.
 //

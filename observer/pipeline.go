@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer/internal/scan"
 	"github.com/lookout-go/lookout/session"
 )
@@ -32,7 +33,16 @@ type PipelineOptions struct {
 	// Normalizer decides when a call repeats the last one, for feedback
 	// efficacy. Nil means the zero Normalizer.
 	Normalizer *Normalizer
+	// EfficacyCalls is how many tool calls after an assessment is shown
+	// its observers judge whether the agent followed it (see [Judge]).
+	// Zero means [DefaultEfficacyCalls]; at most [MaxTriggerCalls].
+	EfficacyCalls int
 }
+
+// DefaultEfficacyCalls is how many tool calls after an assessment is shown
+// its observers judge whether the agent followed it, when no other number
+// is given.
+const DefaultEfficacyCalls = 3
 
 // Pipeline runs the configured observers after each tool call and keeps
 // their state in a session store. Create one per session with
@@ -46,6 +56,8 @@ type Pipeline struct {
 	onEfficacy  func(context.Context, EfficacyEvent)
 	start       time.Time
 	historySize int
+	// efficacyCalls is PipelineOptions.EfficacyCalls or its default.
+	efficacyCalls int
 
 	store    *session.Store
 	calls    *session.Log[ToolCallRecord]
@@ -54,6 +66,7 @@ type Pipeline struct {
 	current  *session.Value[CurrentAssessment]
 	history  *session.Log[PastAssessment]
 	efficacy *session.Value[Efficacy]
+	budget   *session.Value[budget.Budget]
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the
@@ -89,33 +102,38 @@ type validator interface {
 // slices of store. It opens the session slices it uses, so that a snapshot
 // of the store holds them and a restore finds them: the [ToolCallRecord]
 // and [PastAssessment] logs and the [Tally], [ObserverStates],
-// [CurrentAssessment], [Efficacy] and [Task] values. An observer that has
+// [CurrentAssessment], [Efficacy] and [Task] values, and the budget. An observer that has
 // a Validate() error method is validated.
 func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*Pipeline, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil session store", ErrInvalidConfig)
 	}
 	p := &Pipeline{
-		configs:     append([]Spec(nil), configs...),
-		names:       make([]string, len(configs)),
-		now:         store.Now,
-		onError:     logError,
-		historySize: DefaultHistorySize,
-		store:       store,
-		calls:       session.LogOf[ToolCallRecord](store),
-		tally:       session.ValueOf[Tally](store),
-		states:      session.ValueOf[ObserverStates](store),
-		current:     session.ValueOf[CurrentAssessment](store),
-		history:     session.LogOf[PastAssessment](store),
-		efficacy:    session.ValueOf[Efficacy](store),
-		fired:       make([]int, 0, len(configs)),
-		ran:         make([]int, 0, len(configs)),
-		state:       make([]ObserverState, len(configs)),
-		incs:        make([]incremental, len(configs)),
-		contexts:    make([]Context, len(configs)),
+		configs:       append([]Spec(nil), configs...),
+		names:         make([]string, len(configs)),
+		now:           store.Now,
+		onError:       logError,
+		historySize:   DefaultHistorySize,
+		efficacyCalls: DefaultEfficacyCalls,
+		store:         store,
+		calls:         session.LogOf[ToolCallRecord](store),
+		tally:         session.ValueOf[Tally](store),
+		states:        session.ValueOf[ObserverStates](store),
+		current:       session.ValueOf[CurrentAssessment](store),
+		history:       session.LogOf[PastAssessment](store),
+		efficacy:      session.ValueOf[Efficacy](store),
+		fired:         make([]int, 0, len(configs)),
+		ran:           make([]int, 0, len(configs)),
+		state:         make([]ObserverState, len(configs)),
+		incs:          make([]incremental, len(configs)),
+		contexts:      make([]Context, len(configs)),
 	}
 	session.ValueOf[Task](store)
+	p.budget = session.ValueOf[budget.Budget](store)
 	p.applyOptions(opts)
+	if p.efficacyCalls < 1 || p.efficacyCalls > MaxTriggerCalls {
+		return nil, fmt.Errorf("%w: EfficacyCalls %d is not from 1 to MaxTriggerCalls (%d)", ErrInvalidConfig, p.efficacyCalls, MaxTriggerCalls)
+	}
 	if p.historySize > MaxHistorySize {
 		return nil, fmt.Errorf("%w: HistorySize %d is more than MaxHistorySize (%d)", ErrInvalidConfig, p.historySize, MaxHistorySize)
 	}
@@ -146,6 +164,9 @@ func (p *Pipeline) applyOptions(opts *PipelineOptions) {
 		p.historySize = opts.HistorySize
 	}
 	p.onEfficacy = opts.OnEfficacy
+	if opts.EfficacyCalls != 0 {
+		p.efficacyCalls = opts.EfficacyCalls
+	}
 	p.canon = opts.Normalizer.canon()
 }
 

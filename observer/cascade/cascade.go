@@ -598,3 +598,13 @@ func writeGroup(b *strings.Builder, g errorGroup) {
 		scan.EvidenceLine(b, c.index, c.label.Of(c.tool, c.summary, c.args), true, "")
 	}
 }
+
+// Judge says the agent did not follow the assessment once it retried the
+// failing call unchanged, and followed it if it did not within the calls
+// judged.
+func (e *Detector) Judge(_ context.Context, _ *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
+	if shown.Repeated || shown.Calls == 0 {
+		return false, shown.Repeated || final
+	}
+	return final, final
+}

@@ -735,3 +735,13 @@ func DefaultResourceKeys() []string {
 		"project", "cluster", "queue", "topic", "index", "host", "hostname", "domain",
 	}
 }
+
+// Judge says the agent followed the assessment once a call broke the
+// pattern it reported, and did not if the pattern still holds after the
+// calls judged.
+func (d *Detector) Judge(ctx context.Context, oc *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
+	if shown.Calls > 0 && !d.ShouldRun(ctx, oc) {
+		return true, true
+	}
+	return false, final
+}

@@ -1086,3 +1086,13 @@ func writeQuotedLabel(b *strings.Builder, label []byte) {
 	b.Write(label)
 	b.WriteByte('`')
 }
+
+// Judge says the agent followed the assessment once a call broke the
+// pattern it reported, and did not if the pattern still holds after the
+// calls judged.
+func (s *Detector) Judge(ctx context.Context, oc *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
+	if shown.Calls > 0 && !s.ShouldRun(ctx, oc) {
+		return true, true
+	}
+	return false, final
+}
