@@ -84,7 +84,10 @@ func TestEfficacyCycleAllocations(t *testing.T) {
 	var last observer.EfficacyEvent
 	events := 0
 	store := session.New(&session.StoreOptions{Now: c.Now})
-	session.ValueOf[budget.Budget](store).Seed(budget.New(budget.Limits{Timeout: time.Hour}, start))
+	// Nearly spent: the Resource observer speaks at warning, and makes
+	// suggestions to follow.
+	b := budget.New(budget.Limits{Timeout: time.Hour}, start.Add(-55*time.Minute))
+	session.ValueOf[budget.Budget](store).Seed(b)
 	p, err := observer.NewPipeline(store,
 		[]observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
 		&observer.PipelineOptions{OnEfficacy: func(_ context.Context, e observer.EfficacyEvent) { last, events = e, events+1 }})
@@ -97,8 +100,8 @@ func TestEfficacyCycleAllocations(t *testing.T) {
 		c.Advance(time.Second)
 		_, current = p.AfterToolCall(ctx, rec)
 	})
-	require.Equal(t, 101, events)
-	assert.Equal(t, observer.ChangedCourse, last.Reaction, "an info assessment asks nothing, and is followed")
+	require.Equal(t, 100, events, "each assessment is judged when the next is shown")
+	assert.Equal(t, observer.CarriedOn, last.Reaction, "spending did not slow")
 	// Per cycle: the assessment, its summary, the new observer states and
 	// two new maps of counts, two allocations each, the pending reaction
 	// with its ratings, and the ratings left to judge. Arguments already

@@ -271,7 +271,7 @@ func reactionOf(followed bool) Reaction {
 // injected counts current as shown and makes it the pending assessment.
 // It runs under p.mu.
 func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
-	if len(current.Assessments) == 0 {
+	if !slices.ContainsFunc(current.Assessments, func(a Assessment) bool { return len(a.Suggestions) > 0 }) {
 		return
 	}
 	events := p.events[:0]
@@ -316,6 +316,10 @@ func countShown(eff *Efficacy, assessments []Assessment, pend *PendingReaction) 
 		eff.ByObserver = make(map[string]EfficacyCounts, len(assessments))
 	}
 	for _, a := range assessments {
+		if len(a.Suggestions) == 0 {
+			// An assessment that suggests nothing asks nothing to follow.
+			continue
+		}
 		c := eff.ByObserver[a.Observer]
 		c.Shown++
 		eff.ByObserver[a.Observer] = c

@@ -180,7 +180,7 @@ func (e *efficacyProbe) Name() string                                      { ret
 func (e *efficacyProbe) ShouldRun(context.Context, *observer.Context) bool { return true }
 func (e *efficacyProbe) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	e.seen = append(e.seen, oc.Efficacy("probe"))
-	return observer.Assessment{Summary: "probing"}, nil
+	return observer.Assessment{Summary: "probing", Suggestions: []string{"Go on."}}, nil
 }
 
 func TestObserversSeeTheirEfficacy(t *testing.T) {
@@ -255,4 +255,14 @@ func TestSessionReadersHoldCopiesThePipelineDoesNotChange(t *testing.T) {
 		h.run(read)
 	}
 	<-done
+}
+
+func TestAnAssessmentThatSuggestsNothingIsNotCounted(t *testing.T) {
+	h := newHarness(t, &efficacyProbe{})
+	h.run(readFile("a", "1"))
+	h.p.Injected(context.Background(), observer.CurrentAssessment{CallIndex: 1,
+		Assessments: []observer.Assessment{{Observer: "probe", Summary: "Nothing to do."}}})
+	h.run(readFile("b", "2"))
+	assert.Empty(t, h.p.Efficacy().ByObserver)
+	assert.Empty(t, h.events)
 }

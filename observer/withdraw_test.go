@@ -22,7 +22,7 @@ func (n noteAt) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	return oc.CallIndex == int64(n)
 }
 func (n noteAt) Observe(context.Context, *observer.Context) (observer.Assessment, error) {
-	return observer.Assessment{Summary: "A note.", Severity: observer.Info}, nil
+	return observer.Assessment{Summary: "A note.", Severity: observer.Info, Suggestions: []string{"Read it."}}, nil
 }
 
 func TestTheDetectorsAreWithdrawers(t *testing.T) {
