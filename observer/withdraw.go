@@ -28,8 +28,11 @@ type Withdrawer interface {
 // Withdrawers whose pattern the call at callIndex broke. It is called when
 // no observer ran on the call.
 func (p *Pipeline) withdraw(ctx context.Context, callIndex int64, tally Tally, now time.Time) {
+	if !p.anyWithdrawer {
+		return
+	}
 	current, ok := p.current.Latest()
-	if !ok || len(current.Assessments) == 0 || !p.anyWithdrawer {
+	if !ok || len(current.Assessments) == 0 {
 		return
 	}
 	keep := current.Assessments[:0:0]
