@@ -129,7 +129,8 @@ type PendingReaction struct {
 	LastArguments string `json:"last_arguments,omitempty"`
 	// Calls counts the tool calls made since it was shown.
 	Calls int `json:"calls,omitempty"`
-	// Repeated is set once one of them repeated the last call unchanged.
+	// Repeated is set when the first of them repeated the last call
+	// unchanged.
 	Repeated bool `json:"repeated,omitempty"`
 	// Budget is the session's budget when it was shown.
 	Budget budget.Budget `json:"budget,omitzero"`
@@ -147,8 +148,9 @@ type Shown struct {
 	// Calls counts the tool calls made since it was shown, the latest
 	// included.
 	Calls int
-	// Repeated is set once one of them repeated the last call before it
-	// was shown, with the same normalized arguments.
+	// Repeated is set when the first of them repeated the last call
+	// before it was shown, with the same normalized arguments: the agent
+	// tried again before doing anything else.
 	Repeated bool
 	// Budget is the session's budget when it was shown.
 	Budget budget.Budget
@@ -356,8 +358,9 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 		}
 		next := *pend
 		next.Calls++
-		next.Repeated = pend.Repeated ||
-			rec.ToolName == pend.LastTool && string(p.canon.Canonical(rec.Arguments)) == pend.LastArguments
+		if next.Calls == 1 {
+			next.Repeated = rec.ToolName == pend.LastTool && string(p.canon.Canonical(rec.Arguments)) == pend.LastArguments
+		}
 		events = p.judgeAll(ctx, eff, &next, rec.CallIndex, next.Calls >= p.efficacyCalls, events)
 	})
 	p.report(ctx, events)

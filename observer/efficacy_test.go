@@ -76,7 +76,14 @@ func TestErrorsEfficacyIsWhetherTheFailingCallIsRetriedUnchanged(t *testing.T) {
 		h.run(times(3, fail)...)
 		h.p.Inject(ctx, 0)
 		h.run(failed("write_file", `{"path":"/tmp/x"}`, "disk full"), readFile("a.go", "1"), readFile("b.go", "2"))
-		assert.Equal(t, []string{"Errors:changed_course@6"}, h.reactions())
+		assert.Equal(t, []string{"Errors:changed_course@4"}, h.reactions())
+	})
+	t.Run("rerunning the call after changing something is following", func(t *testing.T) {
+		h := newHarness(t, cascade.New())
+		h.run(times(3, fail)...)
+		h.p.Inject(ctx, 0)
+		h.run(succeeded("chmod", `{"path":"/etc/x"}`, "ok"), fail)
+		assert.Equal(t, []string{"Errors:changed_course@4"}, h.reactions())
 	})
 }
 

@@ -71,6 +71,38 @@ func Scenarios() []Scenario {
 			},
 		},
 		{
+			Name: "stall: alternating between two reads",
+			Task: observer.Task{Prompt: "Compare the two config files."},
+			Script: func(i int) Call {
+				return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"config/%c.yaml"}`, 'a'+i%2), Result: "port: 8080"}
+			},
+			Fix: []Call{{Tool: "diff_files", Args: `{"a":"config/a.yaml","b":"config/b.yaml"}`, Result: "no differences"}},
+		},
+		{
+			Name: "errors: rerunning a failing test without a change",
+			Task: observer.Task{Prompt: "Make TestRound pass."},
+			Script: func(i int) Call {
+				return Call{Tool: "run_tests", Args: `{"package":"./billing"}`, Err: fmt.Sprintf("--- FAIL: TestRound (0.0%ds): got 2.4%d, want 2.50", i%10, i%10)}
+			},
+			Fix: []Call{
+				{Tool: "edit_file", Args: `{"path":"billing/round.go","old":"Round(","new":"RoundHalfEven("}`, Result: "edited"},
+				{Tool: "run_tests", Args: `{"package":"./billing"}`, Result: "ok"},
+			},
+		},
+		{
+			Name: "drift: leaving the scope the prompt names",
+			Task: observer.Task{Prompt: "Fix the rounding bug in services/billing/invoice.go."},
+			Script: func(i int) Call {
+				// The run's first calls join the scope the prompt
+				// names: the agent leaves after them.
+				if i < drift.DefaultInitialCalls {
+					return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"services/billing/invoice%d.go"}`, i), Result: "package billing"}
+				}
+				return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"docs/blog/post%d.md"}`, i), Result: "# Post"}
+			},
+			Fix: []Call{{Tool: "read_file", Args: `{"path":"services/billing/invoice_test.go"}`, Result: "package billing"}},
+		},
+		{
 			Name: "resources: working on as the tool calls run out",
 			Task: observer.Task{Prompt: "Audit the services for unused code."},
 			Script: func(i int) Call {

@@ -599,12 +599,12 @@ func writeGroup(b *strings.Builder, g errorGroup) {
 	}
 }
 
-// Judge says the agent did not follow the assessment once it retried the
-// failing call unchanged, and followed it if it did not within the calls
-// judged.
+// Judge says the agent followed the assessment unless its next call
+// retried the failing call unchanged. Running the same call again after
+// changing something (editing, then rerunning the tests) is following.
 func (e *Detector) Judge(_ context.Context, _ *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
-	if shown.Repeated || shown.Calls == 0 {
-		return false, shown.Repeated || final
+	if shown.Calls == 0 {
+		return false, final
 	}
-	return final, final
+	return !shown.Repeated, true
 }
