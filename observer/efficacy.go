@@ -62,9 +62,10 @@ func (r *Reaction) UnmarshalText(b []byte) error {
 
 // EfficacyCounts counts one observer's assessments shown to the model and
 // what the agent did next. An assessment is counted once, however many
-// model calls it is injected into, and its reaction is the first one
-// after it was first shown. It is a plain value, safe for concurrent use;
-// the zero value counts nothing.
+// model calls it is injected into, and judged over the calls after it was
+// first shown (see [Judge]); one that suggests nothing is not counted. It
+// is a plain value, safe for concurrent use; the zero value counts
+// nothing.
 type EfficacyCounts struct {
 	Shown         int64 `json:"shown"`
 	ChangedCourse int64 `json:"changed_course"`
@@ -72,8 +73,8 @@ type EfficacyCounts struct {
 	CarriedOn     int64 `json:"carried_on"`
 }
 
-// Followed returns how many shown assessments the agent acted on: it
-// changed course or wrapped up.
+// Followed returns how many shown assessments the agent followed: it did
+// what the assessment asked, or wrapped up.
 func (c EfficacyCounts) Followed() int64 { return c.ChangedCourse + c.WrappedUp }
 
 // Unclassified returns how many shown assessments have no reaction yet,
