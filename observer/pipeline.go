@@ -233,10 +233,11 @@ func (p *Pipeline) Store() *session.Store { return p.store }
 // rec.Timestamp is set to the pipeline's clock. It returns the recorded
 // call and, when at least one observer ran, the new [CurrentAssessment],
 // which has replaced the previous one in the session and been appended to
-// the [PastAssessment] history. When an assessment shown to the model
-// awaits the agent's reaction, the call settles it (see
-// [Pipeline.ModelResponded]) before the observers run. It never fails:
-// observer errors and panics are isolated.
+// the [PastAssessment] history; when none ran, the sections of
+// [Withdrawer] observers whose pattern the call broke leave the current
+// assessment. When an assessment shown to the model awaits the agent's
+// reaction, its observers judge the call (see [Judge]) before the
+// observers run. It never fails: observer errors and panics are isolated.
 func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolCallRecord, *CurrentAssessment) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
