@@ -9,3 +9,8 @@ var ErrInvalidConfig = errors.New("lookout: invalid config")
 // ErrToolPanicked is the error a call is recorded with when its tool
 // panicked.
 var ErrToolPanicked = errors.New("the tool panicked")
+
+// ErrRepeatRefused is the error a tool call refused by an observer (see
+// observer.Gatekeeper), such as the repeat of a stuck loop, is recorded
+// with.
+var ErrRepeatRefused = errors.New("lookout: tool call refused as a repeat")

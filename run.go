@@ -61,6 +61,11 @@ type Run struct {
 	// seenModel is the model the run's model calls last reported through
 	// their callbacks; see IdentifyModel.
 	seenModel atomic.Pointer[modelID]
+	// repeatRefusals counts the tool calls an observer refused in this
+	// run; stuck is set once the model made a refused call again, and
+	// every model call from then on is a wrap-up turn.
+	repeatRefusals atomic.Int64
+	stuck          atomic.Bool
 	// ignored is the refusal of a tool call the model made after it was
 	// given a wrap-up turn: the model ignored both, and its next call
 	// ends the run with this error.
@@ -96,6 +101,12 @@ type Run struct {
 	blockTurn []*schema.Message
 	// shown is the block the pipeline was last told the model is shown.
 	shown *schema.Message
+	// blockLen is how many sections the block had: withdrawing one
+	// leaves the assessment's call index and time as they were.
+	blockLen int
+	// lastUser is the latest user message a root run saw at the end of a
+	// model call's input.
+	lastUser *schema.Message
 
 	calls   *session.Log[observer.ToolCallRecord]
 	current *session.Value[observer.CurrentAssessment]
@@ -225,6 +236,9 @@ func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message, tools []
 	if !r.trace.task.Load() {
 		r.seedTask(input)
 	}
+	if r.parent == nil {
+		r.noteUser(ctx, input)
+	}
 	if r.handover.Load() != nil {
 		r.handover.Store(nil) // the model is called again: no handover
 	}
@@ -261,6 +275,9 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	}
 	if reason == "" && r.lease != nil {
 		reason = r.leaseSpent()
+	}
+	if reason == "" && r.stuck.Load() {
+		return r.stuckTurn(ctx, tools), nil
 	}
 	if reason == "" {
 		return r.turn(ctx, "", nil), nil
@@ -387,6 +404,16 @@ func (r *Run) turn(ctx context.Context, nearlySpent string, tools []*schema.Tool
 	return t
 }
 
+// stuckTurn builds a wrap-up turn for a run whose model made a refused
+// call again: the current assessment, and a reminder to finish.
+func (r *Run) stuckTurn(ctx context.Context, tools []*schema.ToolInfo) Turn {
+	t := r.turn(ctx, "", nil)
+	r.wrapUp.Store(true)
+	t.WrapUp = true
+	t.Messages = append(slices.Clip(t.Messages), r.message(stuckText(r.controlOf(tools)), TagWrapUp))
+	return t
+}
+
 // Reinject returns msgs without the messages this run injected before,
 // followed by add.
 //
@@ -462,10 +489,11 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	// which tells the usual case, the same assessment as before.
 	first := &current.Assessments[0]
 	r.mu.Lock()
-	if r.block == nil || r.blockIndex != current.CallIndex || first != r.blockOf && !r.blockTime.Equal(current.GeneratedAt) {
+	if r.block == nil || r.blockIndex != current.CallIndex || r.blockLen != len(current.Assessments) ||
+		first != r.blockOf && !r.blockTime.Equal(current.GeneratedAt) {
 		r.block = r.message(current.Render(), TagAssessment)
 		r.blockTurn = []*schema.Message{r.block}
-		r.blockIndex, r.blockTime = current.CallIndex, current.GeneratedAt
+		r.blockIndex, r.blockTime, r.blockLen = current.CallIndex, current.GeneratedAt, len(current.Assessments)
 	}
 	r.blockOf = first
 	msg, turn = r.block, r.blockTurn
@@ -496,6 +524,28 @@ func (r *Run) seedTask(msgs []*schema.Message) {
 	}
 }
 
+// noteUser tells the pipeline when the input ends with a user message the
+// run has not seen: the user has spoken since the detectors' sections were
+// made, so they leave the block.
+func (r *Run) noteUser(ctx context.Context, input []*schema.Message) {
+	var last *schema.Message
+	for i := len(input) - 1; i >= 0 && last == nil; i-- {
+		if _, injected := Injected(input[i]); !injected {
+			last = input[i]
+		}
+	}
+	if last == nil || last.Role != schema.User {
+		return
+	}
+	r.mu.Lock()
+	seen := r.lastUser == last
+	r.lastUser = last
+	r.mu.Unlock()
+	if !seen {
+		r.pipeline.UserMessage(ctx)
+	}
+}
+
 func (r *Run) message(content, kind string) *schema.Message {
 	return &schema.Message{Role: r.cfg.InjectAs, Content: content, Extra: map[string]any{Tag: kind}}
 }
@@ -521,12 +571,28 @@ func Injected(msg *schema.Message) (kind string, ok bool) {
 
 // wrapUpText is the reminder of the wrap-up turn.
 func wrapUpText(reason string, control []string) string {
-	withheld, answer := "Tools are withheld from this turn. ", "Write your final answer now"
+	withheld, answer := withheldText(control)
+	return "## Budget nearly spent\n\n" +
+		"Your budget is nearly spent (" + reason + "). " + withheld +
+		answer + ": summarise what you have done, what you found, and what remains to be done."
+}
+
+// stuckText is the wrap-up reminder for a model that made a refused call
+// again.
+func stuckText(control []string) string {
+	withheld, answer := withheldText(control)
+	return "## Stuck in a loop\n\n" +
+		"You made again a call that was refused because repeating it would not change its result. " + withheld +
+		answer + ": summarise what you have done, what you found, and what is blocking you."
+}
+
+// withheldText says which tools a wrap-up turn withholds, and what the
+// model is to do instead.
+func withheldText(control []string) (withheld, answer string) {
+	withheld, answer = "Tools are withheld from this turn. ", "Write your final answer now"
 	if len(control) > 0 {
 		withheld = "Tools are withheld from this turn, except those that hand back or finish (" + strings.Join(control, ", ") + "). "
 		answer = "Write your final answer now, or hand back"
 	}
-	return "## Budget nearly spent\n\n" +
-		"Your budget is nearly spent (" + reason + "). " + withheld +
-		answer + ": summarise what you have done, what you found, and what remains to be done."
+	return withheld, answer
 }

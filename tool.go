@@ -61,6 +61,11 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 	if tracked {
 		r.callArrived()
 	}
+	if !r.l.control[name] {
+		if refusal, by := r.pipeline.Admit(ctx, name, args); refusal != "" {
+			return Call{}, r.refuseRepeat(ctx, name, callID, refusal, by, tracked), r.Failure()
+		}
+	}
 	switch {
 	case r.l.control[name]:
 		// A control tool steers the run and is not charged.
@@ -102,6 +107,21 @@ func (r *Run) refuseOverLease(ctx context.Context, name, callID string, tracked 
 	refusal := "Tool call refused: this agent's lease of " + observer.FormatCount(r.lease.MaxToolCalls) +
 		" tool calls is spent. Hand back or finish with what you have."
 	r.recordRefused(ctx, name, callID, refusal, errLeaseSpent)
+	if tracked {
+		r.callDone(ctx)
+	}
+	return refusal
+}
+
+// refuseRepeat records a call an observer refused, as the repeat of a
+// stuck loop, and returns the refusal for the model. A run whose model
+// makes a refused call again is stuck: its next model call is a wrap-up
+// turn.
+func (r *Run) refuseRepeat(ctx context.Context, name, callID, refusal, by string, tracked bool) string {
+	r.recordRefused(ctx, name, callID, refusal, fmt.Errorf("%w: %s", ErrRepeatRefused, by))
+	if r.repeatRefusals.Add(1) > 1 {
+		r.stuck.Store(true)
+	}
 	if tracked {
 		r.callDone(ctx)
 	}

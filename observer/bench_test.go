@@ -63,7 +63,8 @@ func BenchmarkResourceFiring(b *testing.B) {
 	now := start
 	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }})
 	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 1 << 40}, nil)
-	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
+	// Nearly spent: the assessment is a warning, with suggestions to follow.
+	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 45_000, CompletionTokens: 1_000})
 	p, err := observer.NewPipeline(store, []observer.Spec{{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -97,7 +98,8 @@ func BenchmarkEfficacyCycle(b *testing.B) {
 	now := start
 	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }})
 	tracker, _ := budget.NewTracker(store, budget.Limits{Timeout: 30 * time.Minute, MaxTokens: 50_000}, nil)
-	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 20_000, CompletionTokens: 1_000})
+	// Nearly spent: the assessment is a warning, with suggestions to follow.
+	tracker.ChargeModelCall(&budget.Usage{PromptTokens: 45_000, CompletionTokens: 1_000})
 	p, err := observer.NewPipeline(store, []observer.Spec{
 		{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}},
 		{Observer: named{resource.New(), "b"}, Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls}},

@@ -142,3 +142,19 @@ func TestConfigErrorUnwrapsToErrInvalidConfig(t *testing.T) {
 	assert.True(t, errors.Is(err, observer.ErrInvalidConfig))
 	assert.Equal(t, `observer: invalid config: observer "Stall": Window -1 is negative`, err.Error())
 }
+
+func TestEfficacyCallsIsBounded(t *testing.T) {
+	for _, n := range []int{-1, observer.MaxTriggerCalls + 1} {
+		_, err := observer.NewPipeline(session.New(nil), nil, &observer.PipelineOptions{EfficacyCalls: n})
+		assert.ErrorIs(t, err, observer.ErrInvalidConfig, "EfficacyCalls %d", n)
+	}
+	_, err := observer.NewPipeline(session.New(nil), nil, &observer.PipelineOptions{EfficacyCalls: observer.MaxTriggerCalls})
+	assert.NoError(t, err)
+}
+
+func TestDerivedMinCallsIsValidated(t *testing.T) {
+	for _, d := range []*drift.Detector{{DerivedMinCalls: -1}, {DerivedMinCalls: drift.DefaultWindow + 1}, {Window: drift.MaxWindow, DerivedMinCalls: drift.MaxWindow + 1}} {
+		requireConfigError(t, validate(d), "Drift", "DerivedMinCalls")
+	}
+	assert.NoError(t, validate(&drift.Detector{DerivedMinCalls: drift.DefaultWindow}))
+}

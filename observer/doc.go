@@ -62,9 +62,10 @@
 // an observer reads them with [Context.History] and whether severity is
 // escalating or easing with [Context.Trend]. When the adapter tells the
 // pipeline that an assessment was shown to the model ([Pipeline.Inject] or
-// [Pipeline.Injected]) it classifies what the agent did next, on the next
-// tool call or model response ([Pipeline.ModelResponded]): it changed
-// course, wrapped up, or carried on as before. The counts per observer
+// [Pipeline.Injected]) it judges what the agent did next over the next
+// few tool calls, or the model's answer ([Pipeline.ModelResponded]):
+// whether it did what the assessment asked, as each observer defines it
+// ([Judge]), wrapped up, or carried on as before. The counts per observer
 // live in the [Efficacy] session value, and [PipelineOptions].OnEfficacy
 // reports each reaction so the adapter can record it.
 //
@@ -79,7 +80,9 @@
 // pipeline. An observer with a Validate() error method is validated by
 // [NewPipeline]. An observer that keeps working state per session and
 // updates it call by call implements [Incremental]; see
-// Example_incrementalObserver.
+// Example_incrementalObserver. One whose section describes a pattern that
+// can end implements [Withdrawer], and one that can refuse a tool call
+// before it runs implements [Gatekeeper].
 //
 // # Pitfalls
 //
@@ -94,8 +97,9 @@
 //   - A zero Trigger never fires; NewPipeline rejects it rather than
 //     letting an observer sit silent.
 //   - An assessment stays in the block until another replaces it or it
-//     goes stale: a detector that goes quiet because the agent moved on
-//     does not withdraw what it said.
+//     goes stale, less the sections of [Withdrawer] observers whose
+//     pattern the latest call broke, or that a new user message
+//     ([Pipeline.UserMessage]) withdrew.
 //   - The detectors judge the latest call. With a sparse trigger (every N
 //     calls) they still see every call, but report only a pattern that
 //     the call they run after continues.

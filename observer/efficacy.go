@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
+
+	"github.com/lookout-go/lookout/budget"
 )
 
 // Reaction is what the agent did after it was shown an assessment. It is
@@ -13,14 +16,16 @@ type Reaction int
 
 // The reactions. The zero value means none has been classified.
 const (
-	// ChangedCourse: the agent's next tool call used a different tool, or
-	// the same tool with different normalized arguments, than the last
-	// call before it was shown the assessment.
+	// ChangedCourse: the agent did what the assessment asked, as its
+	// observer judges (see [Judge]): the repeated pattern stopped, the
+	// failing call was not retried unchanged, the work came back into
+	// scope. For an observer that is no Judge: the agent's next tool call
+	// was not the last call before it was shown the assessment again.
 	ChangedCourse Reaction = iota + 1
 	// WrappedUp: the model answered without calling a tool.
 	WrappedUp
-	// CarriedOn: the agent repeated the last call before it was shown the
-	// assessment: same tool, same normalized arguments.
+	// CarriedOn: the agent did not do what the assessment asked within
+	// the calls judged.
 	CarriedOn
 )
 
@@ -57,9 +62,10 @@ func (r *Reaction) UnmarshalText(b []byte) error {
 
 // EfficacyCounts counts one observer's assessments shown to the model and
 // what the agent did next. An assessment is counted once, however many
-// model calls it is injected into, and its reaction is the first one
-// after it was first shown. It is a plain value, safe for concurrent use;
-// the zero value counts nothing.
+// model calls it is injected into, and judged over the calls after it was
+// first shown (see [Judge]); one that suggests nothing is not counted. It
+// is a plain value, safe for concurrent use; the zero value counts
+// nothing.
 type EfficacyCounts struct {
 	Shown         int64 `json:"shown"`
 	ChangedCourse int64 `json:"changed_course"`
@@ -67,8 +73,8 @@ type EfficacyCounts struct {
 	CarriedOn     int64 `json:"carried_on"`
 }
 
-// Followed returns how many shown assessments the agent acted on: it
-// changed course or wrapped up.
+// Followed returns how many shown assessments the agent followed: it did
+// what the assessment asked, or wrapped up.
 func (c EfficacyCounts) Followed() int64 { return c.ChangedCourse + c.WrappedUp }
 
 // Unclassified returns how many shown assessments have no reaction yet,
@@ -115,19 +121,56 @@ func (e Efficacy) Clone() Efficacy {
 type PendingReaction struct {
 	// AssessmentCallIndex identifies the assessment: the call after which
 	// it was produced.
-	AssessmentCallIndex int64    `json:"assessment_call_index"`
-	Observers           []Rating `json:"observers"`
+	AssessmentCallIndex int64 `json:"assessment_call_index"`
+	// Observers are the observers whose reaction is still to be judged.
+	Observers []Rating `json:"observers"`
 	// LastTool and LastArguments describe the last call before the
 	// assessment was shown, the arguments in canonical form.
 	LastTool      string `json:"last_tool,omitempty"`
 	LastArguments string `json:"last_arguments,omitempty"`
-	// Awaiting is how many tool calls of the model's response are still
-	// to complete; 0 means the next call settles the reaction.
-	Awaiting int `json:"awaiting,omitempty"`
-	// Seen counts the calls of the response completed so far.
-	Seen int `json:"seen,omitempty"`
-	// Repeated is set when one of them repeated the last call.
+	// Calls counts the tool calls made since it was shown.
+	Calls int `json:"calls,omitempty"`
+	// Repeated is set when the first of them repeated the last call
+	// unchanged.
 	Repeated bool `json:"repeated,omitempty"`
+	// Budget is the session's budget when it was shown.
+	Budget budget.Budget `json:"budget,omitzero"`
+}
+
+// Shown is what a [Judge] is told of its assessment shown to the model.
+// It is a plain value.
+type Shown struct {
+	// CallIndex is the call after which the assessment was produced.
+	CallIndex int64
+	// Severity is the assessment's severity.
+	Severity Severity
+	// LastTool is the tool of the last call before it was shown.
+	LastTool string
+	// Calls counts the tool calls made since it was shown, the latest
+	// included.
+	Calls int
+	// Repeated is set when the first of them repeated the last call
+	// before it was shown, with the same normalized arguments: the agent
+	// tried again before doing anything else.
+	Repeated bool
+	// Budget is the session's budget when it was shown.
+	Budget budget.Budget
+}
+
+// Judge is an optional interface for an observer that says what following
+// its assessment means. After each tool call made since the observer's
+// assessment was shown to the model, up to [PipelineOptions].EfficacyCalls
+// of them, the pipeline asks the Judge whether the agent did what the
+// assessment asked. final is set on the last call judged, or when another
+// assessment is shown first: an undecided verdict then counts as not
+// followed. A model that answers without calling a tool wrapped up, which
+// counts as followed for every observer.
+//
+// Judge is called under the pipeline's lock, as ShouldRun is, with the
+// observer's [Incremental] state up to date.
+type Judge interface {
+	Observer
+	Judge(ctx context.Context, oc *Context, shown Shown, final bool) (followed, decided bool)
 }
 
 // Rating names an observer and the severity of its assessment. It is a
@@ -187,51 +230,23 @@ func (p *Pipeline) Injected(ctx context.Context, current CurrentAssessment) {
 
 // ModelResponded tells the pipeline that the model answered with
 // toolCalls tool calls. With none, the agent's reaction to a pending
-// assessment is [WrappedUp]. With some, the reaction is settled when that
-// many calls have completed: [CarriedOn] if any of them repeated the last
-// call before the assessment was shown, [ChangedCourse] otherwise. An
-// adapter that does not call it gets the reaction from the first call
-// alone. A negative toolCalls is ignored.
+// assessment is [WrappedUp]. With some, the calls are judged as they
+// complete. A negative toolCalls is ignored.
 func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
-	if toolCalls < 0 {
-		return
-	}
-	if !p.pending() {
-		// Nothing awaits a reaction: what the locked path would do,
-		// observed at once.
+	if toolCalls != 0 || !p.pending() {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.guard(ctx, func() {
 		events := p.events[:0]
-		p.efficacy.Change(func(eff *Efficacy, _ bool) { events = p.respond(eff, toolCalls, events) })
+		p.efficacy.Change(func(eff *Efficacy, _ bool) {
+			if pend := eff.Pending; pend != nil {
+				events = p.settleAll(eff, pend, WrappedUp, 0, events)
+			}
+		})
 		p.report(ctx, events)
 	})
-}
-
-// respond applies a model response with toolCalls calls to the pending
-// assessment of eff, the stored value under its lock, and appends the
-// events to report to events.
-func (p *Pipeline) respond(eff *Efficacy, toolCalls int, events []EfficacyEvent) []EfficacyEvent {
-	pend := eff.Pending
-	switch {
-	case pend == nil:
-	case pend.Seen > 0:
-		// A previous response's calls did not all complete; what was
-		// seen of them is the reaction.
-		events = p.settle(eff, pend.reaction(), 0, events)
-	case toolCalls == 0:
-		events = p.settle(eff, WrappedUp, 0, events)
-	case toolCalls == 1 && pend.Awaiting <= 1:
-		// The next call settles the reaction, as it does already: the
-		// stored value need not change.
-	default:
-		next := *pend
-		next.Awaiting = toolCalls
-		eff.Pending = &next
-	}
-	return events
 }
 
 // pending reports whether a shown assessment awaits the agent's reaction.
@@ -247,39 +262,38 @@ func (p *Pipeline) Efficacy() Efficacy {
 	return eff
 }
 
-func (pend *PendingReaction) reaction() Reaction { return reactionOf(pend.Repeated) }
-
-// reactionOf is the reaction of an agent that repeated the call it made
-// before the assessment, or did not.
-func reactionOf(repeated bool) Reaction {
-	if repeated {
-		return CarriedOn
+// reactionOf is the reaction of an agent that followed an assessment, or
+// did not.
+func reactionOf(followed bool) Reaction {
+	if followed {
+		return ChangedCourse
 	}
-	return ChangedCourse
+	return CarriedOn
 }
 
 // injected counts current as shown and makes it the pending assessment.
 // It runs under p.mu.
 func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
-	if len(current.Assessments) == 0 {
+	if !slices.ContainsFunc(current.Assessments, func(a Assessment) bool { return len(a.Suggestions) > 0 }) {
 		return
 	}
 	events := p.events[:0]
-	p.efficacy.Change(func(eff *Efficacy, _ bool) { events = p.show(eff, &current, events) })
+	p.efficacy.Change(func(eff *Efficacy, _ bool) { events = p.show(ctx, eff, &current, events) })
 	p.report(ctx, events)
 }
 
 // show counts current as shown in eff, the stored value under its lock,
 // unless it was already, and makes it the pending assessment; it appends
-// the events to report to events.
-func (p *Pipeline) show(eff *Efficacy, current *CurrentAssessment, events []EfficacyEvent) []EfficacyEvent {
+// the events to report to events. A pending assessment it replaces is
+// judged on the calls made since it was shown.
+func (p *Pipeline) show(ctx context.Context, eff *Efficacy, current *CurrentAssessment, events []EfficacyEvent) []EfficacyEvent {
 	if current.CallIndex <= eff.LastShown {
 		return events
 	}
 	// Built before eff changes: a user's normalizer rule may panic.
 	pend := p.pendingFor(current)
-	if eff.Pending != nil && eff.Pending.Seen > 0 {
-		events = p.settle(eff, eff.Pending.reaction(), 0, events)
+	if old := eff.Pending; old != nil && old.Calls > 0 {
+		events = p.judgeAll(ctx, eff, old, 0, true, events)
 	}
 	countShown(eff, current.Assessments, pend)
 	eff.LastShown, eff.Pending = current.CallIndex, pend
@@ -294,6 +308,7 @@ func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
 		pend.LastTool = last.ToolName
 		pend.LastArguments = sameString(p.canon.Canonical(last.Arguments), last.Arguments)
 	}
+	pend.Budget, _ = p.budget.Latest()
 	return pend
 }
 
@@ -304,6 +319,10 @@ func countShown(eff *Efficacy, assessments []Assessment, pend *PendingReaction) 
 		eff.ByObserver = make(map[string]EfficacyCounts, len(assessments))
 	}
 	for _, a := range assessments {
+		if len(a.Suggestions) == 0 {
+			// An assessment that suggests nothing asks nothing to follow.
+			continue
+		}
 		c := eff.ByObserver[a.Observer]
 		c.Shown++
 		eff.ByObserver[a.Observer] = c
@@ -329,7 +348,7 @@ func newPending(index int64, n int) *PendingReaction {
 	return &p.pend
 }
 
-// react classifies the agent's reaction to a pending assessment from a
+// react judges the agent's reaction to a pending assessment after a
 // completed call. It runs under p.mu.
 func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 	events := p.events[:0]
@@ -338,49 +357,99 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 		if pend == nil {
 			return
 		}
-		repeated := pend.Repeated ||
-			rec.ToolName == pend.LastTool && string(p.canon.Canonical(rec.Arguments)) == pend.LastArguments
-		if pend.Awaiting > 1 {
-			next := *pend
-			next.Seen++
-			next.Repeated = repeated
-			next.Awaiting--
-			eff.Pending = &next
-			return
+		next := *pend
+		next.Calls++
+		if next.Calls == 1 {
+			next.Repeated = rec.ToolName == pend.LastTool && string(p.canon.Canonical(rec.Arguments)) == pend.LastArguments
 		}
-		events = p.settle(eff, reactionOf(repeated), rec.CallIndex, events)
+		events = p.judgeAll(ctx, eff, &next, rec.CallIndex, next.Calls >= p.efficacyCalls, events)
 	})
 	p.report(ctx, events)
 }
 
-// settle records reaction r to the pending assessment of eff, the stored
-// value under its lock, and appends the events to report to events. It
+// judgeAll asks each observer of pend whether the agent followed its
+// assessment, after the call at callIndex (0 when no call was made), and
+// settles those decided; pend becomes eff's pending assessment, or none
+// when every observer is settled.
+func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingReaction, callIndex int64, final bool, events []EfficacyEvent) []EfficacyEvent {
+	var left []Rating // allocated only when an observer is undecided
+	for _, o := range pend.Observers {
+		followed, decided := p.judge(ctx, o, pend, final)
+		if decided || final {
+			events = p.settleOne(eff, pend, o, reactionOf(followed && decided), callIndex, events)
+		} else {
+			left = append(left, o)
+		}
+	}
+	eff.Pending = nil
+	if len(left) > 0 {
+		stored := *pend
+		stored.Observers = left
+		eff.Pending = &stored
+	}
+	return events
+}
+
+// judge asks observer o whether the agent followed its part of pend. An
+// observer that is no Judge is followed when the call made since was not
+// the last call before it was shown; a Judge that panics is not.
+func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, final bool) (followed, decided bool) {
+	i := slices.Index(p.names, o.Observer)
+	var j Judge
+	if i >= 0 {
+		j, _ = p.configs[i].Observer.(Judge)
+	}
+	if j == nil {
+		return pend.Calls > 0 && !pend.Repeated, pend.Calls > 0
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.onError(ctx, &Error{Observer: o.Observer, Phase: "judge", Err: fmt.Errorf("%w: %v", ErrPanicked, r)})
+			followed, decided = false, true
+		}
+	}()
+	var tally Tally
+	p.tally.Read(func(t Tally, _ bool) { tally = t })
+	oc := &p.contexts[i]
+	*oc = Context{Now: p.now(), CallIndex: p.calls.Total(), State: p.state[i], Tally: tally, Store: p.store,
+		calls: p.calls, history: p.history}
+	oc.state = p.catchUp(i, oc)
+	shown := Shown{CallIndex: pend.AssessmentCallIndex, Severity: o.Severity, LastTool: pend.LastTool,
+		Calls: pend.Calls, Repeated: pend.Repeated, Budget: pend.Budget}
+	return j.Judge(ctx, oc, shown, final)
+}
+
+// settleAll records reaction r for every observer of pend, the pending
+// assessment of eff, and clears it.
+func (p *Pipeline) settleAll(eff *Efficacy, pend *PendingReaction, r Reaction, callIndex int64, events []EfficacyEvent) []EfficacyEvent {
+	for _, o := range pend.Observers {
+		events = p.settleOne(eff, pend, o, r, callIndex, events)
+	}
+	eff.Pending = nil
+	return events
+}
+
+// settleOne records reaction r of observer o to pend in eff, the stored
+// value under its lock, and appends the event to report to events. It
 // runs under p.mu.
-func (p *Pipeline) settle(eff *Efficacy, r Reaction, callIndex int64, events []EfficacyEvent) []EfficacyEvent {
-	pend := eff.Pending
+func (p *Pipeline) settleOne(eff *Efficacy, pend *PendingReaction, o Rating, r Reaction, callIndex int64, events []EfficacyEvent) []EfficacyEvent {
 	if eff.ByObserver == nil {
 		eff.ByObserver = make(map[string]EfficacyCounts, len(pend.Observers))
 	}
-	for _, o := range pend.Observers {
-		c := eff.ByObserver[o.Observer]
-		c.add(r)
-		eff.ByObserver[o.Observer] = c
-	}
-	eff.Pending = nil
+	c := eff.ByObserver[o.Observer]
+	c.add(r)
+	eff.ByObserver[o.Observer] = c
 	if p.onEfficacy == nil {
 		return events
 	}
-	for _, o := range pend.Observers {
-		events = append(events, EfficacyEvent{
-			Observer:            o.Observer,
-			Severity:            o.Severity,
-			AssessmentCallIndex: pend.AssessmentCallIndex,
-			Reaction:            r,
-			CallIndex:           callIndex,
-			Counts:              eff.ByObserver[o.Observer],
-		})
-	}
-	return events
+	return append(events, EfficacyEvent{
+		Observer:            o.Observer,
+		Severity:            o.Severity,
+		AssessmentCallIndex: pend.AssessmentCallIndex,
+		Reaction:            r,
+		CallIndex:           callIndex,
+		Counts:              c,
+	})
 }
 
 // report hands events to OnEfficacy, outside the efficacy value's lock,

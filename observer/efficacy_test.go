@@ -23,95 +23,100 @@ func (h *harness) reactions() []string {
 	return out
 }
 
-func TestEfficacyInAScriptedRun(t *testing.T) {
+func TestStallEfficacyIsWhetherTheRepeatsStop(t *testing.T) {
 	ctx := context.Background()
-	h := newHarness(t, stall.New(), cascade.New())
 	read := readFile("go.mod", "module x")
-
-	// Calls 1-4 repeat; Stall reports after call 4. The model is shown it,
-	// answers with one call, and repeats itself: it carried on.
-	h.run(times(4, read)...)
-	require.NotEmpty(t, h.p.Inject(ctx, 0))
-	h.p.ModelResponded(ctx, 1)
-	h.run(read)
-	assert.Equal(t, []string{"Stall:carried_on@5"}, h.reactions())
-
-	// Stall reports again after call 5. This time the model changes course.
-	require.NotEmpty(t, h.p.Inject(ctx, 0))
-	h.p.ModelResponded(ctx, 1)
-	h.run(readFile("go.sum", "x"))
-	assert.Equal(t, "Stall:changed_course@6", h.reactions()[1])
-
-	// The same assessment injected into the next model call is not shown
-	// again for the counts.
-	require.NotEmpty(t, h.p.Inject(ctx, 0))
-	h.p.ModelResponded(ctx, 1)
-	h.run(failed("write_file", `{"path":"/etc/x"}`, "permission denied: /etc/x"))
-	h.run(times(2, failed("write_file", `{"path":"/etc/x"}`, "permission denied: /etc/x"))...)
-	assert.Len(t, h.events, 2)
-
-	// After call 9 both detectors report; the model answers without a
-	// tool call: it wrapped up.
-	require.NotEmpty(t, h.p.Inject(ctx, 0))
-	h.p.ModelResponded(ctx, 0)
-	assert.Equal(t, []string{"Stall:carried_on@5", "Stall:changed_course@6", "Stall:wrapped_up@0", "Errors:wrapped_up@0"}, h.reactions())
-
-	eff := h.p.Efficacy()
-	assert.Equal(t, observer.EfficacyCounts{Shown: 3, ChangedCourse: 1, WrappedUp: 1, CarriedOn: 1}, eff.ByObserver["Stall"])
-	assert.Equal(t, observer.EfficacyCounts{Shown: 1, WrappedUp: 1}, eff.ByObserver["Errors"])
-	assert.Equal(t, int64(2), eff.ByObserver["Stall"].Followed())
-	assert.Equal(t, int64(0), eff.ByObserver["Stall"].Unclassified())
-	assert.Nil(t, eff.Pending)
-
-	last := h.events[3]
-	assert.Equal(t, observer.Caution, last.Severity)
-	assert.Equal(t, int64(9), last.AssessmentCallIndex)
-	assert.Equal(t, eff.ByObserver["Errors"], last.Counts)
-
-	stored, _ := session.ValueOf[observer.Efficacy](h.store).Latest()
-	assert.Equal(t, eff, stored, "the counts live in the session")
-}
-
-func TestEfficacyWithoutModelRespondedUsesTheFirstCall(t *testing.T) {
-	ctx := context.Background()
-	h := newHarness(t, stall.New())
-	h.run(times(4, readFile("go.mod", "x"))...)
-	h.p.Inject(ctx, 0)
-	// The same call, with a volatile field changed, is still the same call.
-	h.run(succeeded("read_file", `{"path":"go.mod","request_id":"r-2"}`, "x"))
-	assert.Equal(t, []string{"Stall:carried_on@5"}, h.reactions())
-}
-
-func TestEfficacyWaitsForAllCallsOfAResponse(t *testing.T) {
-	ctx := context.Background()
-	read := readFile("go.mod", "x")
-	t.Run("any call repeating the last one means it carried on", func(t *testing.T) {
+	t.Run("repeating through the calls judged is not following", func(t *testing.T) {
 		h := newHarness(t, stall.New())
 		h.run(times(4, read)...)
-		h.p.Inject(ctx, 0)
-		h.p.ModelResponded(ctx, 3)
-		h.run(readFile("a.go", "1"), readFile("b.go", "2"))
-		assert.Empty(t, h.events, "one call of the response is still running")
+		require.NotEmpty(t, h.p.Inject(ctx, 0))
+		h.run(times(observer.DefaultEfficacyCalls-1, read)...)
+		assert.Empty(t, h.events, "undecided while calls remain to be judged")
 		h.run(read)
 		assert.Equal(t, []string{"Stall:carried_on@7"}, h.reactions())
 	})
-	t.Run("all calls different means it changed course", func(t *testing.T) {
+	t.Run("a call that breaks the pattern is following", func(t *testing.T) {
 		h := newHarness(t, stall.New())
 		h.run(times(4, read)...)
 		h.p.Inject(ctx, 0)
-		h.p.ModelResponded(ctx, 2)
-		h.run(readFile("a.go", "1"), readFile("b.go", "2"))
+		h.run(read, readFile("go.sum", "x"))
 		assert.Equal(t, []string{"Stall:changed_course@6"}, h.reactions())
 	})
-	t.Run("a response whose calls never all complete is settled by the next", func(t *testing.T) {
+	t.Run("an assessment replaced before it is decided is judged on what came", func(t *testing.T) {
 		h := newHarness(t, stall.New())
 		h.run(times(4, read)...)
 		h.p.Inject(ctx, 0)
-		h.p.ModelResponded(ctx, 2)
-		h.run(readFile("a.go", "1"))
-		h.p.ModelResponded(ctx, 0)
-		assert.Equal(t, []string{"Stall:changed_course@0"}, h.reactions())
+		h.run(read)
+		h.p.Inject(ctx, 0)
+		assert.Equal(t, []string{"Stall:carried_on@0"}, h.reactions())
 	})
+	t.Run("answering without a tool call is wrapping up", func(t *testing.T) {
+		h := newHarness(t, stall.New())
+		h.run(times(4, read)...)
+		h.p.Inject(ctx, 0)
+		h.p.ModelResponded(ctx, 0)
+		assert.Equal(t, []string{"Stall:wrapped_up@0"}, h.reactions())
+		assert.Equal(t, int64(1), h.p.Efficacy().ByObserver["Stall"].Followed())
+	})
+}
+
+func TestErrorsEfficacyIsWhetherTheFailingCallIsRetriedUnchanged(t *testing.T) {
+	ctx := context.Background()
+	fail := failed("write_file", `{"path":"/etc/x"}`, "permission denied: /etc/x")
+	t.Run("an unchanged retry is not following", func(t *testing.T) {
+		h := newHarness(t, cascade.New())
+		h.run(times(3, fail)...)
+		require.NotEmpty(t, h.p.Inject(ctx, 0))
+		// A volatile field changed is still the same call.
+		h.run(failed("write_file", `{"path":"/etc/x","request_id":"r-2"}`, "permission denied: /etc/x"))
+		assert.Equal(t, []string{"Errors:carried_on@4"}, h.reactions())
+	})
+	t.Run("changed calls, even failing ones, are following", func(t *testing.T) {
+		h := newHarness(t, cascade.New())
+		h.run(times(3, fail)...)
+		h.p.Inject(ctx, 0)
+		h.run(failed("write_file", `{"path":"/tmp/x"}`, "disk full"), readFile("a.go", "1"), readFile("b.go", "2"))
+		assert.Equal(t, []string{"Errors:changed_course@4"}, h.reactions())
+	})
+	t.Run("rerunning the call after changing something is following", func(t *testing.T) {
+		h := newHarness(t, cascade.New())
+		h.run(times(3, fail)...)
+		h.p.Inject(ctx, 0)
+		h.run(succeeded("chmod", `{"path":"/etc/x"}`, "ok"), fail)
+		assert.Equal(t, []string{"Errors:changed_course@4"}, h.reactions())
+	})
+}
+
+func TestAnObserverThatIsNoJudgeIsFollowedWhenTheNextCallDiffers(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, noteAt(1))
+	h.run(readFile("a.go", "1"))
+	h.p.Inject(ctx, 0)
+	h.run(readFile("a.go", "1"))
+	assert.Equal(t, []string{"Note:carried_on@2"}, h.reactions())
+}
+
+func TestEfficacyCountsLiveInTheSession(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, stall.New(), cascade.New())
+	h.run(times(4, readFile("go.mod", "x"))...)
+	h.p.Inject(ctx, 0)
+	h.run(readFile("go.sum", "y"))
+	fail := failed("write_file", `{"path":"/etc/x"}`, "permission denied: /etc/x")
+	h.run(times(3, fail)...)
+	h.p.Inject(ctx, 0)
+	h.p.ModelResponded(ctx, 0)
+	eff := h.p.Efficacy()
+	// Three identical failures are a stall too.
+	assert.Equal(t, observer.EfficacyCounts{Shown: 2, ChangedCourse: 1, WrappedUp: 1}, eff.ByObserver["Stall"])
+	assert.Equal(t, observer.EfficacyCounts{Shown: 1, WrappedUp: 1}, eff.ByObserver["Errors"])
+	assert.Zero(t, eff.ByObserver["Stall"].Unclassified())
+	assert.Nil(t, eff.Pending)
+	last := h.events[len(h.events)-1]
+	assert.Equal(t, int64(8), last.AssessmentCallIndex)
+	assert.Equal(t, eff.ByObserver["Errors"], last.Counts)
+	stored, _ := session.ValueOf[observer.Efficacy](h.store).Latest()
+	assert.Equal(t, eff, stored)
 }
 
 func TestEfficacyPendingSurvivesASnapshot(t *testing.T) {
@@ -125,8 +130,8 @@ func TestEfficacyPendingSurvivesASnapshot(t *testing.T) {
 
 	resumed := newHarness(t, stall.New())
 	require.NoError(t, resumed.store.Restore(snap))
-	resumed.run(read)
-	assert.Equal(t, []string{"Stall:carried_on@5"}, resumed.reactions())
+	resumed.run(times(observer.DefaultEfficacyCalls, read)...)
+	assert.Equal(t, []string{"Stall:carried_on@7"}, resumed.reactions())
 	assert.Equal(t, observer.EfficacyCounts{Shown: 1, CarriedOn: 1}, resumed.p.Efficacy().ByObserver["Stall"])
 }
 
@@ -165,7 +170,10 @@ func TestAPanickingEfficacyHookIsIsolated(t *testing.T) {
 		p.AfterToolCall(ctx, readFile("go.mod", "x"))
 	}
 	p.Inject(ctx, 0)
-	_, current := p.AfterToolCall(ctx, readFile("go.mod", "x"))
+	var current *observer.CurrentAssessment
+	for range observer.DefaultEfficacyCalls {
+		_, current = p.AfterToolCall(ctx, readFile("go.mod", "x"))
+	}
 	assert.NotNil(t, current, "the observers still ran")
 	require.Len(t, reported, 1)
 	assert.ErrorIs(t, reported[0], observer.ErrPanicked)
@@ -179,7 +187,7 @@ func (e *efficacyProbe) Name() string                                      { ret
 func (e *efficacyProbe) ShouldRun(context.Context, *observer.Context) bool { return true }
 func (e *efficacyProbe) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	e.seen = append(e.seen, oc.Efficacy("probe"))
-	return observer.Assessment{Summary: "probing"}, nil
+	return observer.Assessment{Summary: "probing", Suggestions: []string{"Go on."}}, nil
 }
 
 func TestObserversSeeTheirEfficacy(t *testing.T) {
@@ -221,17 +229,17 @@ func TestSessionReadersHoldCopiesThePipelineDoesNotChange(t *testing.T) {
 	statesBefore, _ := states.Latest()
 	efficacyBefore, _ := efficacy.Latest()
 	require.Equal(t, int64(2), statesBefore["Stall"].TotalAssessments)
-	require.Equal(t, observer.EfficacyCounts{Shown: 1, CarriedOn: 1}, efficacyBefore.ByObserver["Stall"])
+	require.Equal(t, observer.EfficacyCounts{Shown: 1}, efficacyBefore.ByObserver["Stall"])
 
 	h.p.Inject(ctx, 0)
 	h.p.ModelResponded(ctx, 1)
 	h.run(read)
 	assert.Equal(t, int64(2), statesBefore["Stall"].TotalAssessments, "a value read earlier keeps its contents")
-	assert.Equal(t, observer.EfficacyCounts{Shown: 1, CarriedOn: 1}, efficacyBefore.ByObserver["Stall"])
+	assert.Equal(t, observer.EfficacyCounts{Shown: 1}, efficacyBefore.ByObserver["Stall"])
 	statesAfter, _ := states.Latest()
 	efficacyAfter, _ := efficacy.Latest()
 	assert.Equal(t, int64(3), statesAfter["Stall"].TotalAssessments)
-	assert.Equal(t, observer.EfficacyCounts{Shown: 2, CarriedOn: 2}, efficacyAfter.ByObserver["Stall"])
+	assert.Equal(t, observer.EfficacyCounts{Shown: 2, CarriedOn: 1}, efficacyAfter.ByObserver["Stall"])
 
 	// Readers on another goroutine iterate what they read while the
 	// pipeline goes on updating the session; -race checks that they share
@@ -254,4 +262,14 @@ func TestSessionReadersHoldCopiesThePipelineDoesNotChange(t *testing.T) {
 		h.run(read)
 	}
 	<-done
+}
+
+func TestAnAssessmentThatSuggestsNothingIsNotCounted(t *testing.T) {
+	h := newHarness(t, &efficacyProbe{})
+	h.run(readFile("a", "1"))
+	h.p.Injected(context.Background(), observer.CurrentAssessment{CallIndex: 1,
+		Assessments: []observer.Assessment{{Observer: "probe", Summary: "Nothing to do."}}})
+	h.run(readFile("b", "2"))
+	assert.Empty(t, h.p.Efficacy().ByObserver)
+	assert.Empty(t, h.events)
 }

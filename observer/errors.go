@@ -41,7 +41,7 @@ var ErrPanicked = errors.New("observer panicked")
 // error, or to [ErrPanicked].
 type Error struct {
 	Observer string
-	// Phase is "should_run" or "observe".
+	// Phase is "should_run", "observe", "holds", "refuse" or "judge".
 	Phase string
 	Err   error
 }

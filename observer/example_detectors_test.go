@@ -68,8 +68,11 @@ func ExamplePipeline_Inject() {
 	}
 	block := p.Inject(ctx, observer.DefaultMaxAgeCalls) // put block into the model input
 	fmt.Println(len(block) > 0)
-	p.ModelResponded(ctx, 1) // the model answered with one tool call
-	p.AfterToolCall(ctx, read)
+	// The model repeats the read through the calls Stall judges: it did
+	// not do what the assessment asked.
+	for range observer.DefaultEfficacyCalls {
+		p.AfterToolCall(ctx, read)
+	}
 	fmt.Printf("%+v\n", p.Efficacy().ByObserver["Stall"])
 	// Output:
 	// true

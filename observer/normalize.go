@@ -28,7 +28,7 @@ type Rule struct {
 
 // PatternRule returns a rule that matches the regular expression pattern at
 // the start of a word. It is the easy way to extend a [Normalizer] or an
-// [ErrorCascade]; hand-written Match functions are faster.
+// error-cascade detector; hand-written Match functions are faster.
 func PatternRule(name, pattern string) (Rule, error) {
 	re, err := regexp.Compile(`^(?:` + pattern + `)`)
 	if err != nil {

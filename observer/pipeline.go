@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer/internal/scan"
 	"github.com/lookout-go/lookout/session"
 )
@@ -32,7 +33,16 @@ type PipelineOptions struct {
 	// Normalizer decides when a call repeats the last one, for feedback
 	// efficacy. Nil means the zero Normalizer.
 	Normalizer *Normalizer
+	// EfficacyCalls is how many tool calls after an assessment is shown
+	// its observers judge whether the agent followed it (see [Judge]).
+	// Zero means [DefaultEfficacyCalls]; at most [MaxTriggerCalls].
+	EfficacyCalls int
 }
+
+// DefaultEfficacyCalls is how many tool calls after an assessment is shown
+// its observers judge whether the agent followed it, when no other number
+// is given.
+const DefaultEfficacyCalls = 3
 
 // Pipeline runs the configured observers after each tool call and keeps
 // their state in a session store. Create one per session with
@@ -46,6 +56,8 @@ type Pipeline struct {
 	onEfficacy  func(context.Context, EfficacyEvent)
 	start       time.Time
 	historySize int
+	// efficacyCalls is PipelineOptions.EfficacyCalls or its default.
+	efficacyCalls int
 
 	store    *session.Store
 	calls    *session.Log[ToolCallRecord]
@@ -54,6 +66,7 @@ type Pipeline struct {
 	current  *session.Value[CurrentAssessment]
 	history  *session.Log[PastAssessment]
 	efficacy *session.Value[Efficacy]
+	budget   *session.Value[budget.Budget]
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the
@@ -72,6 +85,9 @@ type Pipeline struct {
 	// contexts holds each observer's Context, reused from call to call
 	// under mu: a Context is valid only during the call it is passed to.
 	contexts []Context
+	// anyWithdrawer and anyGatekeeper are whether an observer is a
+	// Withdrawer, and a Gatekeeper.
+	anyWithdrawer, anyGatekeeper bool
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
 	canon *scan.Canon
 }
@@ -86,33 +102,38 @@ type validator interface {
 // slices of store. It opens the session slices it uses, so that a snapshot
 // of the store holds them and a restore finds them: the [ToolCallRecord]
 // and [PastAssessment] logs and the [Tally], [ObserverStates],
-// [CurrentAssessment], [Efficacy] and [Task] values. An observer that has
+// [CurrentAssessment], [Efficacy] and [Task] values, and the budget. An observer that has
 // a Validate() error method is validated.
 func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*Pipeline, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil session store", ErrInvalidConfig)
 	}
 	p := &Pipeline{
-		configs:     append([]Spec(nil), configs...),
-		names:       make([]string, len(configs)),
-		now:         store.Now,
-		onError:     logError,
-		historySize: DefaultHistorySize,
-		store:       store,
-		calls:       session.LogOf[ToolCallRecord](store),
-		tally:       session.ValueOf[Tally](store),
-		states:      session.ValueOf[ObserverStates](store),
-		current:     session.ValueOf[CurrentAssessment](store),
-		history:     session.LogOf[PastAssessment](store),
-		efficacy:    session.ValueOf[Efficacy](store),
-		fired:       make([]int, 0, len(configs)),
-		ran:         make([]int, 0, len(configs)),
-		state:       make([]ObserverState, len(configs)),
-		incs:        make([]incremental, len(configs)),
-		contexts:    make([]Context, len(configs)),
+		configs:       append([]Spec(nil), configs...),
+		names:         make([]string, len(configs)),
+		now:           store.Now,
+		onError:       logError,
+		historySize:   DefaultHistorySize,
+		efficacyCalls: DefaultEfficacyCalls,
+		store:         store,
+		calls:         session.LogOf[ToolCallRecord](store),
+		tally:         session.ValueOf[Tally](store),
+		states:        session.ValueOf[ObserverStates](store),
+		current:       session.ValueOf[CurrentAssessment](store),
+		history:       session.LogOf[PastAssessment](store),
+		efficacy:      session.ValueOf[Efficacy](store),
+		fired:         make([]int, 0, len(configs)),
+		ran:           make([]int, 0, len(configs)),
+		state:         make([]ObserverState, len(configs)),
+		incs:          make([]incremental, len(configs)),
+		contexts:      make([]Context, len(configs)),
 	}
 	session.ValueOf[Task](store)
+	p.budget = session.ValueOf[budget.Budget](store)
 	p.applyOptions(opts)
+	if p.efficacyCalls < 1 || p.efficacyCalls > MaxTriggerCalls {
+		return nil, fmt.Errorf("%w: EfficacyCalls %d is not from 1 to MaxTriggerCalls (%d)", ErrInvalidConfig, p.efficacyCalls, MaxTriggerCalls)
+	}
 	if p.historySize > MaxHistorySize {
 		return nil, fmt.Errorf("%w: HistorySize %d is more than MaxHistorySize (%d)", ErrInvalidConfig, p.historySize, MaxHistorySize)
 	}
@@ -143,6 +164,9 @@ func (p *Pipeline) applyOptions(opts *PipelineOptions) {
 		p.historySize = opts.HistorySize
 	}
 	p.onEfficacy = opts.OnEfficacy
+	if opts.EfficacyCalls != 0 {
+		p.efficacyCalls = opts.EfficacyCalls
+	}
 	p.canon = opts.Normalizer.canon()
 }
 
@@ -160,6 +184,12 @@ func (p *Pipeline) name(configs []Spec) error {
 		errs = checkSpec(errs, i, name, c, seen[name])
 		seen[name] = true
 		p.names[i] = name
+		if _, ok := c.Observer.(Withdrawer); ok {
+			p.anyWithdrawer = true
+		}
+		if _, ok := c.Observer.(Gatekeeper); ok {
+			p.anyGatekeeper = true
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -203,10 +233,11 @@ func (p *Pipeline) Store() *session.Store { return p.store }
 // rec.Timestamp is set to the pipeline's clock. It returns the recorded
 // call and, when at least one observer ran, the new [CurrentAssessment],
 // which has replaced the previous one in the session and been appended to
-// the [PastAssessment] history. When an assessment shown to the model
-// awaits the agent's reaction, the call settles it (see
-// [Pipeline.ModelResponded]) before the observers run. It never fails:
-// observer errors and panics are isolated.
+// the [PastAssessment] history; when none ran, the sections of
+// [Withdrawer] observers whose pattern the call broke leave the current
+// assessment. When an assessment shown to the model awaits the agent's
+// reaction, its observers judge the call (see [Judge]) before the
+// observers run. It never fails: observer errors and panics are isolated.
 func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolCallRecord, *CurrentAssessment) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -225,10 +256,14 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		p.guard(ctx, func() { p.react(ctx, rec) })
 	}
 	p.fire(rec.CallIndex, tally, now)
-	if len(p.fired) == 0 {
-		return rec, nil
+	var current *CurrentAssessment
+	if len(p.fired) > 0 {
+		current = p.observe(ctx, rec, tally, now)
 	}
-	return rec, p.observe(ctx, rec, tally, now)
+	if current == nil {
+		p.withdraw(ctx, rec.CallIndex, tally, now)
+	}
+	return rec, current
 }
 
 // count adds a call that succeeded or not to the session's tally, and

@@ -6,7 +6,7 @@ package observer
 //	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: firstUserMessage})
 //
 // Because it lives in the session it survives snapshots, and a sub-agent
-// sharing the session sees the same task. [Drift] reads it to know the
+// sharing the session sees the same task. The drift detector reads it to know the
 // task's scope. The zero Task means no task is known. It is a plain value;
 // replace it in the session rather than modifying its Scope in place.
 type Task struct {

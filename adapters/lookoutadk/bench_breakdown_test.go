@@ -47,7 +47,7 @@ var breakdown = []namedAgent{
 	// The limits and a Resource observer that never fires.
 	{"quiet", func(b *testing.B) *subject {
 		return configAgent(b, &lookout.Config{Limits: overheadLimits, Observers: []observer.Spec{{
-			Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 1 << 30},
+			Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: observer.MaxTriggerCalls},
 		}}})
 	}},
 	// The observer every 10 calls with MaxAgeCalls 1: its block is in the

@@ -72,5 +72,5 @@ func Example() {
 	b, _ := lookout.BudgetOf(store)
 	fmt.Printf("%d tokens, %d model calls, %d tool calls, %d records\n", b.TokensUsed, b.ModelCalls, b.ToolCalls, trajectory.Len())
 	// Output:
-	// 2000 tokens, 2 model calls, 2 tool calls, 16 records
+	// 2000 tokens, 2 model calls, 2 tool calls, 15 records
 }

@@ -115,6 +115,12 @@ func (e *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	return found
 }
 
+// Holds reports whether the latest call still continues the pattern last
+// reported: when it does not, the pipeline withdraws the section.
+func (e *Detector) Holds(ctx context.Context, oc *observer.Context) bool {
+	return e.ShouldRun(ctx, oc)
+}
+
 // Observe describes the failures and their common cause, or says there is
 // no cascade.
 func (e *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
@@ -591,4 +597,14 @@ func writeGroup(b *strings.Builder, g errorGroup) {
 		b.WriteString("\n  ")
 		scan.EvidenceLine(b, c.index, c.label.Of(c.tool, c.summary, c.args), true, "")
 	}
+}
+
+// Judge says the agent followed the assessment unless its next call
+// retried the failing call unchanged. Running the same call again after
+// changing something (editing, then rerunning the tests) is following.
+func (e *Detector) Judge(_ context.Context, _ *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
+	if shown.Calls == 0 {
+		return false, final
+	}
+	return !shown.Repeated, true
 }

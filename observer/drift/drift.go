@@ -159,6 +159,12 @@ func (d *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	return found
 }
 
+// Holds reports whether the latest call still continues the pattern last
+// reported: when it does not, the pipeline withdraws the section.
+func (d *Detector) Holds(ctx context.Context, oc *observer.Context) bool {
+	return d.ShouldRun(ctx, oc)
+}
+
 // Observe describes the drift, or says there is none.
 func (d *Detector) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	st := d.state(oc)
@@ -728,4 +734,14 @@ func DefaultResourceKeys() []string {
 		"bucket", "table", "database", "db", "repo", "repository", "service", "namespace",
 		"project", "cluster", "queue", "topic", "index", "host", "hostname", "domain",
 	}
+}
+
+// Judge says the agent followed the assessment once a call broke the
+// pattern it reported, and did not if the pattern still holds after the
+// calls judged.
+func (d *Detector) Judge(ctx context.Context, oc *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
+	if shown.Calls > 0 && !d.ShouldRun(ctx, oc) {
+		return true, true
+	}
+	return false, final
 }

@@ -307,3 +307,23 @@ func writeAbout(b *strings.Builder, d time.Duration) {
 	b.WriteString("about ")
 	scan.WriteDuration(b, d)
 }
+
+// Judge says the agent followed a caution or warning when, over the calls
+// judged, it spent fewer tokens a call than before it was shown; wrapping
+// up counts as followed too, and is seen by the pipeline. An info
+// assessment asks nothing, and is followed.
+func (r *Observer) Judge(_ context.Context, oc *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
+	if shown.Severity == observer.Info {
+		return true, true
+	}
+	if !final {
+		return false, false
+	}
+	b, _ := oc.Budget()
+	if shown.Calls == 0 || shown.CallIndex <= 0 {
+		return false, true
+	}
+	before := float64(shown.Budget.TokensUsed) / float64(shown.CallIndex)
+	since := float64(b.TokensUsed-shown.Budget.TokensUsed) / float64(shown.Calls)
+	return since < before, true
+}

@@ -115,6 +115,13 @@ type Detector struct {
 	// the same result, make a repeat of no progress. Zero means
 	// [DefaultPollingCap]; negative means never.
 	PollingCap int
+	// RefuseAfter, when positive, enforces what Stall says: once a call
+	// has been repeated RefuseAfter times in a row with the same result,
+	// the next identical call is refused before it runs, with a tool
+	// message the model reads instead of the result (see
+	// [observer.Gatekeeper]). Zero never refuses. The Lookout run gives
+	// the model a wrap-up turn if it repeats a refused call.
+	RefuseAfter int
 	// SameCalls is how many calls with the same tool and arguments make a
 	// repeat even when their results differ, with nothing new in between.
 	// Zero means [DefaultSameCalls]; negative turns it off.
@@ -168,6 +175,7 @@ func (s *Detector) Validate() error {
 		{"WriteBack", s.WriteBack, 3},
 		{"PollingCap", s.PollingCap, 2},
 		{"SameCalls", s.SameCalls, 2},
+		{"RefuseAfter", s.RefuseAfter, 2},
 	} {
 		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "stall.MaxWindow"); err != nil {
 			return err
@@ -179,6 +187,9 @@ func (s *Detector) Validate() error {
 	if s.Window < 0 {
 		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
 	}
+	if s.RefuseAfter < 0 {
+		return &observer.ConfigError{Observer: name, Field: "RefuseAfter", Problem: fmt.Sprintf("%d is negative", s.RefuseAfter)}
+	}
 	return nil
 }
 
@@ -186,6 +197,12 @@ func (s *Detector) Validate() error {
 func (s *Detector) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	_, found := s.state(oc).check(oc)
 	return found
+}
+
+// Holds reports whether the latest call still continues the pattern last
+// reported: when it does not, the pipeline withdraws the section.
+func (s *Detector) Holds(ctx context.Context, oc *observer.Context) bool {
+	return s.ShouldRun(ctx, oc)
 }
 
 // Observe describes the pattern the latest call continues, or says there
@@ -202,6 +219,34 @@ func (s *Detector) Observe(_ context.Context, oc *observer.Context) (observer.As
 	a := st.assess(f)
 	a.Timestamp = oc.Now
 	return a, nil
+}
+
+// Refuse refuses a call identical to the latest one when that one ended a
+// chain of RefuseAfter or more identical calls with the same result; it
+// lets every call run when RefuseAfter is zero.
+func (s *Detector) Refuse(_ context.Context, oc *observer.Context, tool, args string) string {
+	if s.RefuseAfter <= 0 {
+		return ""
+	}
+	st, ok := oc.CallState().(*stallState)
+	if !ok || st.calls.Len() == 0 {
+		return ""
+	}
+	e := st.calls.Back(0)
+	if e.exempt || e.tool != tool || e.repeatRun < s.RefuseAfter || e.args != args && e.sig != st.signature(tool, args) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Tool call refused: ")
+	scan.WriteQuoted(&b, tool)
+	b.WriteString(" was called ")
+	scan.WriteInt(&b, int64(e.repeatRun))
+	if e.success {
+		b.WriteString(" times in a row with these arguments and returned the same result each time; calling it again will not change it. Use the result you have, or change the call.")
+	} else {
+		b.WriteString(" times in a row with these arguments and failed the same way each time; calling it again will not help. Read the error, then change the call or try another approach.")
+	}
+	return b.String()
 }
 
 // NewCallState returns the working state of one session, which the
@@ -1040,4 +1085,14 @@ func writeQuotedLabel(b *strings.Builder, label []byte) {
 	b.WriteByte('`')
 	b.Write(label)
 	b.WriteByte('`')
+}
+
+// Judge says the agent followed the assessment once a call broke the
+// pattern it reported, and did not if the pattern still holds after the
+// calls judged.
+func (s *Detector) Judge(ctx context.Context, oc *observer.Context, shown observer.Shown, final bool) (followed, decided bool) {
+	if shown.Calls > 0 && !s.ShouldRun(ctx, oc) {
+		return true, true
+	}
+	return false, final
 }
