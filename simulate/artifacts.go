@@ -89,7 +89,7 @@ func WriteArtifacts(root string, r *Result) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return dir, writeArtifactsIn(dir, r)
+	return dir, writeArtifactsIn(dir, r, writeFileAtomic)
 }
 
 // childDir joins a sanitised name under root and checks it stays there.
@@ -101,7 +101,8 @@ func childDir(root, name string) (string, error) {
 	return filepath.Join(root, n), nil
 }
 
-func writeArtifactsIn(dir string, r *Result) error {
+// writeArtifactsIn writes the artifacts of r into dir, each with write.
+func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data []byte) error) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -109,25 +110,34 @@ func writeArtifactsIn(dir string, r *Result) error {
 	if err := r.WriteJSONL(&conv); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(dir, ConversationFile, conv.Bytes()); err != nil {
+	if err := write(dir, ConversationFile, conv.Bytes()); err != nil {
 		return err
 	}
 	traces := r.Traces
 	if traces == nil {
 		traces = []StepTrace{}
 	}
-	if err := writeJSON(dir, TracesFile, traces); err != nil {
+	if err := writeJSON(dir, TracesFile, traces, write); err != nil {
 		return err
 	}
-	return writeJSON(dir, MetaFile, newMeta(r))
+	return writeJSON(dir, MetaFile, newMeta(r), write)
 }
 
-func writeJSON(dir, name string, v any) error {
+func writeJSON(dir, name string, v any, write func(dir, name string, data []byte) error) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, append(b, '\n'))
+	return write(dir, name, append(b, '\n'))
+}
+
+// writeFile writes data to dir/name, 0600, in place. A batch writes a
+// job's artifacts so, and its marker last with writeFileAtomic: a folder
+// without a marker is unfinished whatever its files hold, so the
+// artifacts need no rename of their own, which halves the directory
+// updates of a job.
+func writeFile(dir, name string, data []byte) error {
+	return os.WriteFile(filepath.Join(dir, name), data, 0o600)
 }
 
 // writeFileAtomic writes data to dir/name through a 0600 temporary file

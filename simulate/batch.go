@@ -419,7 +419,7 @@ func jobDir(out, id, fp string) (dir string, done bool, err error) {
 // skips it next time, when it ended without error (jobErr), else
 // FailedFile. It returns jobErr with any error writing them.
 func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error {
-	if werr := writeArtifactsIn(jr.Dir, res); werr != nil {
+	if werr := writeArtifactsIn(jr.Dir, res, writeFile); werr != nil {
 		return errors.Join(jobErr, werr)
 	}
 	j := jr.Job
