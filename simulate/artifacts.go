@@ -82,7 +82,7 @@ func hashCut(b []byte, s string, limit int) string {
 // a temporary name and renamed, so a reader never sees half a file.
 //
 //   - conversation.jsonl: the dataset lines (see Line)
-//   - stepTraces.json: every StepTrace, as a JSON array
+//   - stepTraces.json: every StepTrace, as a JSON array on one line
 //   - trajectory.meta.json: the scenario definition, final step states and End
 func WriteArtifacts(root string, r *Result) (string, error) {
 	dir, err := childDir(root, r.ConversationID)
@@ -117,18 +117,19 @@ func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data [
 	if traces == nil {
 		traces = []StepTrace{}
 	}
-	if err := writeJSON(dir, TracesFile, traces, write); err != nil {
-		return err
-	}
-	return writeJSON(dir, MetaFile, newMeta(r), write)
-}
-
-func writeJSON(dir, name string, v any, write func(dir, name string, data []byte) error) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	// The traces, the bulk of a run's bytes, are written compact; the
+	// meta, which people read, indented.
+	b, err := json.Marshal(traces)
 	if err != nil {
 		return err
 	}
-	return write(dir, name, append(b, '\n'))
+	if err := write(dir, TracesFile, append(b, '\n')); err != nil {
+		return err
+	}
+	if b, err = json.MarshalIndent(newMeta(r), "", "  "); err != nil {
+		return err
+	}
+	return write(dir, MetaFile, append(b, '\n'))
 }
 
 // writeFile writes data to dir/name, 0600, in place. A batch writes a
