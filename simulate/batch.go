@@ -403,6 +403,12 @@ func jobDir(out, id, fp string) (dir string, done bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
+	// A folder made now holds no marker to read or remove.
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		return dir, false, nil
+	} else if !errors.Is(err, fs.ErrExist) {
+		return dir, false, err
+	}
 	if m, ok := readMarker(dir, DoneFile); ok && m.Fingerprint == fp {
 		return dir, true, nil
 	}
