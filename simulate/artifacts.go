@@ -82,14 +82,14 @@ func hashCut(b []byte, s string, limit int) string {
 // a temporary name and renamed, so a reader never sees half a file.
 //
 //   - conversation.jsonl: the dataset lines (see Line)
-//   - stepTraces.json: every StepTrace, as a JSON array
+//   - stepTraces.json: every StepTrace, as a JSON array on one line
 //   - trajectory.meta.json: the scenario definition, final step states and End
 func WriteArtifacts(root string, r *Result) (string, error) {
 	dir, err := childDir(root, r.ConversationID)
 	if err != nil {
 		return "", err
 	}
-	return dir, writeArtifactsIn(dir, r)
+	return dir, writeArtifactsIn(dir, r, writeFileAtomic)
 }
 
 // childDir joins a sanitised name under root and checks it stays there.
@@ -101,7 +101,8 @@ func childDir(root, name string) (string, error) {
 	return filepath.Join(root, n), nil
 }
 
-func writeArtifactsIn(dir string, r *Result) error {
+// writeArtifactsIn writes the artifacts of r into dir, each with write.
+func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data []byte) error) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -109,25 +110,35 @@ func writeArtifactsIn(dir string, r *Result) error {
 	if err := r.WriteJSONL(&conv); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(dir, ConversationFile, conv.Bytes()); err != nil {
+	if err := write(dir, ConversationFile, conv.Bytes()); err != nil {
 		return err
 	}
 	traces := r.Traces
 	if traces == nil {
 		traces = []StepTrace{}
 	}
-	if err := writeJSON(dir, TracesFile, traces); err != nil {
-		return err
-	}
-	return writeJSON(dir, MetaFile, newMeta(r))
-}
-
-func writeJSON(dir, name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	// The traces, the bulk of a run's bytes, are written compact; the
+	// meta, which people read, indented.
+	b, err := json.Marshal(traces)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, append(b, '\n'))
+	if err := write(dir, TracesFile, append(b, '\n')); err != nil {
+		return err
+	}
+	if b, err = json.MarshalIndent(newMeta(r), "", "  "); err != nil {
+		return err
+	}
+	return write(dir, MetaFile, append(b, '\n'))
+}
+
+// writeFile writes data to dir/name, 0600, in place. A batch writes a
+// job's artifacts so, and its marker last with writeFileAtomic: a folder
+// without a marker is unfinished whatever its files hold, so the
+// artifacts need no rename of their own, which halves the directory
+// updates of a job.
+func writeFile(dir, name string, data []byte) error {
+	return os.WriteFile(filepath.Join(dir, name), data, 0o600)
 }
 
 // writeFileAtomic writes data to dir/name through a 0600 temporary file

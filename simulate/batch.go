@@ -403,6 +403,12 @@ func jobDir(out, id, fp string) (dir string, done bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
+	// A folder made now holds no marker to read or remove.
+	if err := os.Mkdir(dir, 0o700); err == nil {
+		return dir, false, nil
+	} else if !errors.Is(err, fs.ErrExist) {
+		return dir, false, err
+	}
 	if m, ok := readMarker(dir, DoneFile); ok && m.Fingerprint == fp {
 		return dir, true, nil
 	}
@@ -419,7 +425,7 @@ func jobDir(out, id, fp string) (dir string, done bool, err error) {
 // skips it next time, when it ended without error (jobErr), else
 // FailedFile. It returns jobErr with any error writing them.
 func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error {
-	if werr := writeArtifactsIn(jr.Dir, res); werr != nil {
+	if werr := writeArtifactsIn(jr.Dir, res, writeFile); werr != nil {
 		return errors.Join(jobErr, werr)
 	}
 	j := jr.Job

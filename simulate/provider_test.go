@@ -244,7 +244,17 @@ func TestRateLimitsAreRetriedAndNeverBlamedOnTheAgent(t *testing.T) {
 			ModelNames: ModelNames{User: "user-model", Ranker: "rank-model", Agent: "agent-model"}}
 		return r, target, nil
 	}
-	b := &Batch{Scenarios: []*Scenario{{Name: "trip", Goal: "g", Graph: twoSteps(), MaxTurns: 3}}, Repetitions: runs, Concurrency: 8, Setup: setup, Progress: io.Discard}
+	var mu sync.Mutex
+	calls, attempts := map[string]int{}, map[string]int{}
+	b := &Batch{Scenarios: []*Scenario{{Name: "trip", Goal: "g", Graph: twoSteps(), MaxTurns: 3}}, Repetitions: runs, Concurrency: 8, Setup: setup, Progress: io.Discard,
+		OnResult: func(_ Job, r *Result, _ error) {
+			mu.Lock()
+			defer mu.Unlock()
+			for role, u := range r.Usage {
+				calls[role] += u.Calls
+				attempts[role] += u.Attempts
+			}
+		}}
 	rep, err := b.Run(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Jobs, runs)
@@ -256,6 +266,10 @@ func TestRateLimitsAreRetriedAndNeverBlamedOnTheAgent(t *testing.T) {
 	}
 	assert.Equal(t, 0, rep.Failed, "with five attempts a call fails 0.05^5 of the time")
 	assert.NotEmpty(t, ir.waits, "some calls were retried")
+	for _, role := range []string{RoleUser, RoleRanker} {
+		assert.Greater(t, attempts[role], calls[role], "%s: the retries are counted", role)
+	}
+	assert.Equal(t, runs*2, calls[RoleUser], "both steps are done in two turns")
 }
 
 func TestRetry(t *testing.T) {

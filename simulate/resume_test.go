@@ -185,13 +185,14 @@ func TestShardFromEnv(t *testing.T) {
 }
 
 // killBatch is the batch of the kill-and-resume test: 200 jobs of 10
-// turns, whose outputs depend on nothing but the job.
+// turns, whose outputs depend on nothing but the job. Half of them book in
+// their last turn and end with goal-reached, the others with max-turns.
 func killBatch(out string, progress io.Writer) *Batch {
 	var scs []*Scenario
 	for i := range 20 {
 		sc := &Scenario{Name: fmt.Sprintf("s%02d", i), Goal: "g", MaxTurns: 10}
 		if i%2 == 0 {
-			sc.Goals = []Goal{ToolCalled("book")} // met in turn i/2
+			sc.Goals = []Goal{ToolCalled("book")} // met in the tenth turn
 		}
 		scs = append(scs, sc)
 	}
@@ -199,7 +200,7 @@ func killBatch(out string, progress io.Writer) *Batch {
 	return &Batch{
 		Scenarios: scs, Repetitions: 10, Concurrency: 8, OutDir: out, Progress: io.Discard,
 		Setup: func(_ context.Context, j Job) (*Runner, Target, error) {
-			bookAt := j.ScenarioIndex / 2
+			bookAt := 9
 			return &Runner{UserModel: stepUser(), Clock: func() time.Time { return fixed }},
 				toolTarget(func(turn int) string {
 					if turn == bookAt {
@@ -284,6 +285,7 @@ func TestKillAndResume(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[StopReason]int{StopGoalReached: 100, StopMaxTurns: 100}, reasons)
+	assert.Len(t, la, 200*10, "every run played ten turns")
 }
 
 // temps lists the temporary files under root.

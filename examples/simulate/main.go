@@ -62,7 +62,11 @@ func modelsFromEnv(ctx context.Context, getenv func(string) string) (*models, er
 	if err != nil {
 		return nil, fmt.Errorf("openai model: %w", err)
 	}
-	return &models{name: name, agent: cm, user: cm, ranker: simulate.NewRanker(cm)}, nil
+	// The runner retries the user's and the ranker's calls on 429s and
+	// 5xx itself; the agent's model is called by the agent, so it gets
+	// the same retries from RetryModel.
+	agent := simulate.RetryModel(cm, nil).(model.ToolCallingChatModel)
+	return &models{name: name, agent: agent, user: cm, ranker: simulate.NewRanker(cm)}, nil
 }
 
 // run plays the travel scenario and reports on w. An empty outDir means a
@@ -96,7 +100,8 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 		return err
 	}
 	ctx = session.NewContext(ctx, session.New(nil))
-	runner := &simulate.Runner{UserModel: m.user, Ranker: m.ranker}
+	runner := &simulate.Runner{UserModel: m.user, Ranker: m.ranker,
+		ModelNames: simulate.ModelNames{User: m.name, Ranker: m.name, Agent: m.name}}
 	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, mw.Agent(agent)))
 	if res == nil {
 		return runErr

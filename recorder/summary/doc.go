@@ -44,6 +44,27 @@
 // nonsense costs only the summary of that prompt: the prompt is still
 // returned, with its counts and an Error, and nothing else is affected.
 //
+// # At scale
+//
+// Summarize sends Config.Concurrency prompts at once (DefaultConcurrency)
+// and retries a prompt that failed, up to Config.MaxAttempts calls, with
+// exponential backoff and jitter within ctx's deadline; Prompt.Attempts
+// counts them. Config.OnPrompt sees each prompt as soon as it is done, and
+// Config.Previous takes back the prompts summarized before, so an
+// interrupted run resumes without sending them again.
+//
+// Each Prompt also names its Conversation and Turn: the run's
+// MetaConversation and MetaTurn metadata when it has them, otherwise its
+// run id and the prompt's index in the run. Prompts.Lookup finds the
+// prompt of a conversation's turn.
+//
+// Online produces the summaries online, after each prompt: it is a
+// recorder.Sink that hands every record on to the sink it wraps and, when a
+// top-level run ends, summarizes that run's prompts in the background, never
+// holding up the agent. Give it to the recorder of lookout.Config, which the
+// adapters record through; Online.Lookup finds a summary by conversation
+// and turn once it is done.
+//
 // # Common pitfalls
 //
 //   - Analyze and Split take records as read; they do not check seq

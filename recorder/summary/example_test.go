@@ -138,3 +138,33 @@ func ExampleSplit() {
 	// Output:
 	// run run-1 seq 1 "migrate the billing service": tools [read_file shell], 1 errors
 }
+
+// Online summarizes each prompt once its run has ended, while records go
+// on to the sink it wraps; the summary is then found by conversation and
+// turn. Give it to lookout.Config.Recorder through recorder.New to use it
+// with an adapter.
+func ExampleOnline() {
+	s, err := summary.New(&summary.Config{Model: answering(`{"summary":"Ran the migration.","confidence":"low"}`)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	online, err := summary.NewOnline(summary.OnlineConfig{Summarizer: s, Next: recorder.NewMemorySink()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	for _, rec := range recordRun() {
+		if err := online.Write(ctx, &rec); err != nil {
+			fmt.Println(err)
+		}
+	}
+	if err := online.Close(ctx); err != nil {
+		fmt.Println(err)
+	}
+	p, ok := online.Lookup("run-1", 0)
+	fmt.Println(ok, p.Query, "->", p.Summary, p.Confidence)
+	// Output:
+	// true migrate the billing service -> Ran the migration. low
+}

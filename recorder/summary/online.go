@@ -46,7 +46,10 @@ type OnlineConfig struct {
 // a run carrying MetaConversation and MetaTurn metadata is placed in its
 // conversation, any other run is a conversation of its own).
 //
-// Flush waits for the summaries under way; Close also closes Next. An
+// Runs that end faster than their prompts are summarized wait for their
+// turn, with their records, in memory; at most MaxPendingRecords are kept
+// for runs still going (Dropped counts the rest, which reach Next all the
+// same). Flush waits for the summaries under way; Close also closes Next. An
 // Online is safe for concurrent use.
 type Online struct {
 	s         *Summarizer
