@@ -83,20 +83,35 @@ const (
 	kindExtension  = "extension"
 	kindAnchor     = "anchor"
 	kindEnd        = "end"
+	kindInjected   = "injected"      // a message Lookout added to a model call's input
+	kindSame       = "injected-same" // the same messages as the call before
+)
+
+// An assessment record's Note: whether the model was shown it, when the
+// run's model requests say what Lookout added to their inputs.
+const (
+	assessmentShown   = "shown"
+	assessmentUnshown = "unshown"
 )
 
 // entry is one item of a run's timeline.
 type entry struct {
 	Kind   string
 	ID     string
-	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome
-	Note   string // the CSS class of an outcome
+	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome, an injected message's kind
+	Note   string // the CSS class of an outcome, an injected message's role, whether an assessment was shown
+	Link   string // the anchor of where an assessment was shown
+	Refs   []ref  // the first showings of injected messages given again
+	Count  int    // an assessment's call index
 	Text   *text
 	Model  *modelCall
 	Group  *toolGroup
 	Budget *recorder.BudgetRecord
 	Notes  []recorder.ObserverNote
 }
+
+// ref is a link to an entry.
+type ref struct{ ID, Label string }
 
 // modelCall is a model request and its response.
 type modelCall struct {
@@ -278,6 +293,7 @@ func (b *builder) run(r *run) {
 		t.add(rec)
 	}
 	t.closeGroup()
+	t.unshown()
 	r.Entries = t.entries
 	r.Models = joinSet(models)
 	if len(models) == 1 {
@@ -319,6 +335,11 @@ type timeline struct {
 	open    map[string][]*toolCall // started and not yet ended, by call id or name
 	model   *modelCall             // the request waiting for its response
 	usage   recorder.RunUsage      // summed from the records, for a run without run_ended
+
+	injected     []recorder.InjectedMessage // what the last model request said Lookout added
+	injectedIDs  []string                   // the anchor of each one's first showing
+	injectedSeen bool                       // some request says what Lookout added
+	assessments  []*entry                   // assessment records not yet matched to a showing
 }
 
 func (t *timeline) push(e *entry) {
@@ -360,9 +381,12 @@ func (t *timeline) add(rec *recorder.Record) {
 		}
 		t.push(e)
 	case *recorder.AssessmentRecord:
-		t.push(&entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers})
+		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers, Count: p.AfterCallIndex}
+		t.assessments = append(t.assessments, e)
+		t.push(e)
 	case *recorder.ModelRequest:
 		m := &modelCall{Model: p.Model, Messages: p.MessageCount, Offered: len(p.Tools), Withheld: p.ToolsWithheld}
+		t.inject(id, p.Injected)
 		t.model = m
 		t.usage.ModelCalls++
 		t.push(&entry{Kind: kindModel, ID: id, Model: m})
@@ -392,6 +416,77 @@ func (t *timeline) add(rec *recorder.Record) {
 		t.minor(&entry{Kind: kindExtension, ID: id, Label: string(p.Name), Text: b.text(string(p.Body))})
 	default:
 		t.minor(&entry{Kind: kindAnchor, ID: id})
+	}
+}
+
+// inject adds the messages Lookout added to the input of the model call
+// with anchor id, before the call, in the order the model received them:
+// each as the model received it, or, when the call before was given the
+// same message, a note that links to its first showing.
+func (t *timeline) inject(id string, in []recorder.InjectedMessage) {
+	if in != nil {
+		t.injectedSeen = true
+	}
+	last, lastIDs := t.injected, t.injectedIDs
+	t.injected, t.injectedIDs = in, make([]string, len(in))
+	var same *entry // the note on the messages repeated just before
+	for i, m := range in {
+		mid := id + "-injected-" + strconv.Itoa(i)
+		if j := slices.Index(last, m); j >= 0 {
+			t.injectedIDs[i] = lastIDs[j]
+			if same == nil {
+				same = &entry{Kind: kindSame, ID: mid}
+				t.push(same)
+			}
+			same.Refs = append(same.Refs, ref{ID: lastIDs[j], Label: injectedName(m.Kind)})
+			continue
+		}
+		same = nil
+		t.injectedIDs[i] = mid
+		e := &entry{Kind: kindInjected, ID: mid, Label: m.Kind, Note: m.Role, Text: t.b.text(m.Content)}
+		if m.Kind == recorder.InjectedAssessment {
+			t.shown(mid, m)
+		}
+		t.push(e)
+	}
+}
+
+// shown links the assessment records that injected message m, shown at
+// anchor id, is the block of: by call index, or by text when the index is
+// unknown. A record whose text is the one shown leaves its text to the
+// showing.
+func (t *timeline) shown(id string, m recorder.InjectedMessage) {
+	t.assessments = slices.DeleteFunc(t.assessments, func(e *entry) bool {
+		if e.Text.S != m.Content && (m.AfterCallIndex < 0 || e.Count != m.AfterCallIndex) {
+			return false
+		}
+		e.Note, e.Link = assessmentShown, id
+		if e.Text.S == m.Content {
+			e.Text.S, e.Text = "", nil
+		}
+		return true
+	})
+}
+
+// injectedName is what the page calls an injected message of kind.
+func injectedName(kind string) string {
+	switch kind {
+	case recorder.InjectedAssessment:
+		return "assessment"
+	case recorder.InjectedWrapUp:
+		return "wrap-up reminder"
+	}
+	return kind
+}
+
+// unshown marks the assessment records that no model call was given, when
+// the run's requests say what Lookout added to their inputs.
+func (t *timeline) unshown() {
+	if !t.injectedSeen {
+		return
+	}
+	for _, e := range t.assessments {
+		e.Note = assessmentUnshown
 	}
 }
 

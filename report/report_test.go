@@ -208,6 +208,67 @@ func TestInjectedTextComesBeforeTheModelCallThatReceivedIt(t *testing.T) {
 	}
 }
 
+func TestEachInjectedMessageShowsBeforeTheCallThatReceivedIt(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.ModelRequest{MessageCount: 1, Injected: []recorder.InjectedMessage{}})
+	unshown := r.add(&recorder.AssessmentRecord{Markdown: "## Superseded", AfterCallIndex: 1})
+	shown := r.add(&recorder.AssessmentRecord{Markdown: "## Current <b>block</b>", AfterCallIndex: 2,
+		Observers: []recorder.ObserverNote{{Name: "Resources", Severity: "caution"}}})
+	block := recorder.InjectedMessage{Kind: recorder.InjectedAssessment, Role: "user", Content: "## Current <b>block</b>", AfterCallIndex: 2}
+	wrap := recorder.InjectedMessage{Kind: recorder.InjectedWrapUp, Role: "system", Content: "Wrap up now."}
+	first := r.add(&recorder.ModelRequest{MessageCount: 3, Injected: []recorder.InjectedMessage{block}})
+	again := r.add(&recorder.ModelRequest{MessageCount: 5, Injected: []recorder.InjectedMessage{block}})
+	last := r.add(&recorder.ModelRequest{MessageCount: 7, ToolsWithheld: true, Injected: []recorder.InjectedMessage{block, wrap}})
+	page := render(t, tr.records, nil)
+
+	id := func(seq uint64, rest string) string { return "seq-" + itoa(seq) + rest }
+	order := ids(page)
+	wantOrder := []string{id(unshown, ""), id(shown, ""), id(first, "-injected-0"), id(first, ""),
+		id(again, "-injected-0"), id(again, ""), id(last, "-injected-0"), id(last, "-injected-1"), id(last, "")}
+	var got []string
+	for _, o := range order {
+		if slices.Contains(wantOrder, o) {
+			got = append(got, o)
+		}
+	}
+	if !slices.Equal(got, wantOrder) {
+		t.Errorf("ids in the page %v, want %v", got, wantOrder)
+	}
+	for _, want := range []string{
+		// The block as the model received it, once, before the first call given it.
+		`<div class="injected kind-assessment" id="` + id(first, "-injected-0") +
+			`"><p class="tag">assessment, added by Lookout to the model's input as a user message</p><pre>## Current &lt;b&gt;block&lt;/b&gt;</pre></div>`,
+		// The calls given it again link to it.
+		`<div class="injected same" id="` + id(again, "-injected-0") + `"><p class="tag">added by Lookout to the model's input, as the call before: <a href="#` +
+			id(first, "-injected-0") + `">the same assessment</a></p></div>`,
+		`<div class="injected same" id="` + id(last, "-injected-0") + `">`,
+		`<div class="injected kind-wrap_up" id="` + id(last, "-injected-1") +
+			`"><p class="tag">wrap-up reminder, added by Lookout to the model's input as a system message</p><pre>Wrap up now.</pre></div>`,
+		// The record of the block shown links to its showing; the other says it was never shown.
+		`id="` + id(shown, "") + `"><p class="tag">assessment [caution] · Resources caution · <a href="#` + id(first, "-injected-0") + `">shown to the model</a></p></div>`,
+		`<div class="assessment sev-none unshown" id="` + id(unshown, "") + `"><p class="tag">assessment · <b>not shown to the model</b></p><pre>## Superseded</pre></div>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if n := strings.Count(page, "## Current &lt;b&gt;block"); n != 1 {
+		t.Errorf("the block shows %d times, want once", n)
+	}
+}
+
+func TestAssessmentsAreNotMarkedUnshownInRecordsThatDoNotSay(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.AssessmentRecord{Markdown: "## Block", AfterCallIndex: 1})
+	r.add(&recorder.ModelRequest{MessageCount: 3}) // written before requests listed what Lookout added
+	page := render(t, tr.records, nil)
+	if strings.Contains(page, "not shown") || !strings.Contains(page, "as the next model call received it</p><pre>## Block</pre>") {
+		t.Error("an assessment in records that do not say what the model was shown is marked")
+	}
+}
+
 func TestTheHeaderSumsTheRuns(t *testing.T) {
 	tr := newTrajectory()
 	lead := tr.run("lead", nil)

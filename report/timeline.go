@@ -33,6 +33,29 @@ func writeEntry(w *bufio.Writer, e *entry) {
 		w.WriteString("</div>")
 	case kindAssessment:
 		writeAssessment(w, e)
+	case kindInjected:
+		open(w, "div", "injected kind-", e.Label, e.ID)
+		w.WriteString(`<p class="tag">`)
+		escapeText(w, injectedName(e.Label))
+		w.WriteString(", added by Lookout to the model's input as a ")
+		escapeText(w, e.Note)
+		w.WriteString(" message</p>")
+		writePre(w, "", "", e.Text)
+		w.WriteString("</div>")
+	case kindSame:
+		open(w, "div", "injected same", "", e.ID)
+		w.WriteString(`<p class="tag">added by Lookout to the model's input, as the call before: `)
+		for i, r := range e.Refs {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(`<a href="#`)
+			escapeAttr(w, r.ID)
+			w.WriteString(`">the same `)
+			escapeText(w, r.Label)
+			w.WriteString("</a>")
+		}
+		w.WriteString("</p></div>")
 	case kindBudget:
 		open(w, "div", "budget", "", e.ID)
 		w.WriteString("budget exceeded: ")
@@ -113,6 +136,9 @@ func writeAssessment(w *bufio.Writer, e *entry) {
 	if sev == "" {
 		sev = "none"
 	}
+	if e.Note == assessmentUnshown {
+		sev += " unshown"
+	}
 	open(w, "div", "assessment sev-", sev, e.ID)
 	w.WriteString(`<p class="tag">assessment`)
 	if e.Label != "" {
@@ -120,7 +146,6 @@ func writeAssessment(w *bufio.Writer, e *entry) {
 		escapeText(w, e.Label)
 		w.WriteByte(']')
 	}
-	w.WriteString(", as the next model call received it")
 	for _, n := range e.Notes {
 		w.WriteString(" · ")
 		escapeText(w, n.Name)
@@ -129,8 +154,20 @@ func writeAssessment(w *bufio.Writer, e *entry) {
 			escapeText(w, n.Severity)
 		}
 	}
+	switch e.Note {
+	case assessmentShown:
+		w.WriteString(` · <a href="#`)
+		escapeAttr(w, e.Link)
+		w.WriteString(`">shown to the model</a>`)
+	case assessmentUnshown:
+		w.WriteString(" · <b>not shown to the model</b>")
+	default:
+		w.WriteString(" · as the next model call received it")
+	}
 	w.WriteString("</p>")
-	writePre(w, "", "", e.Text)
+	if e.Text != nil {
+		writePre(w, "", "", e.Text)
+	}
 	w.WriteString("</div>")
 }
 
