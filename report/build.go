@@ -34,34 +34,40 @@ type summary struct {
 	StopReason string
 	Models     string
 	Usage      usage
-	Cost       string
 	Duration   string
 }
 
-// usage is what runs consumed, as the header shows it.
+// usage is what runs consumed, as the header shows it. Cached,
+// CacheWrite and Reasoning are empty when none were reported, and Cost
+// when no cost was recorded.
 type usage struct {
-	Tokens, Prompt, Completion string
-	ModelCalls, ToolCalls      int64
+	Tokens, Prompt, Completion    string
+	Cached, CacheWrite, Reasoning string
+	Cost                          string
+	ModelCalls, ToolCalls         int64
 }
 
 // run is one run's section of the page.
 type run struct {
-	ID         string
-	Anchor     string // id of the run's section
-	StartedID  string // anchor of run_started, or ""
-	Agent      string
-	Parent     *run
-	Children   []*run
-	Outcome    string
-	Class      string
-	StopReason string
-	Error      *text
-	Models     string
-	Usage      usage
-	Duration   string
-	Limits     string
-	Chart      *chart
-	Entries    []*entry
+	ID           string
+	Anchor       string // id of the run's section
+	StartedID    string // anchor of run_started, or ""
+	Agent        string
+	Version      string // the agent's
+	Conversation string // the conversation's id, for a run that is a turn of one
+	Turn         int    // the run's turn in it, counted from 1 (the record counts from 0)
+	Parent       *run
+	Children     []*run
+	Outcome      string
+	Class        string
+	StopReason   string
+	Error        *text
+	Models       string
+	Usage        usage
+	Duration     string
+	Limits       string
+	Chart        *chart
+	Entries      []*entry
 
 	prefix  string // of the record anchors: "" or the run id and "-"
 	records []recorder.Record
@@ -70,6 +76,7 @@ type run struct {
 	ended   *recorder.RunEnded
 	started *recorder.RunStarted
 	usage   recorder.RunUsage // from run_ended, or added up from the records
+	models  modelSet
 }
 
 // Entry kinds.
@@ -123,6 +130,7 @@ type modelCall struct {
 	Withheld bool
 	Reply    *text
 	Usage    string
+	Cost     string
 	Latency  string
 	Finish   string
 }
@@ -276,7 +284,7 @@ func (b *builder) text(s string) *text {
 // run fills r's header and timeline from its records.
 func (b *builder) run(r *run) {
 	t := timeline{b: b, r: r, open: map[string][]*toolCall{}}
-	models := map[string]bool{}
+	models := modelSet{}
 	for i := range r.records {
 		rec := &r.records[i]
 		if !rec.RecordedAt.IsZero() {
@@ -287,15 +295,26 @@ func (b *builder) run(r *run) {
 				r.last = rec.RecordedAt
 			}
 		}
-		if req, ok := rec.Payload.(*recorder.ModelRequest); ok && req.Model != "" {
-			models[req.Model] = true
+		switch p := rec.Payload.(type) {
+		case *recorder.ModelRequest:
+			if p != nil {
+				models.add(p.Model, "")
+			}
+		case *recorder.ModelResponse:
+			if p != nil {
+				models.add(p.Model, p.Provider)
+			}
 		}
 		t.add(rec)
 	}
 	t.closeGroup()
 	t.unshown()
 	r.Entries = t.entries
-	r.Models = joinSet(models)
+	if len(models) == 0 && r.started != nil {
+		models.add(r.started.AgentModel, "")
+	}
+	r.models = models
+	r.Models = models.String()
 	if len(models) == 1 {
 		// The run's header names its one model; each call need not.
 		for _, e := range r.Entries {
@@ -307,6 +326,9 @@ func (b *builder) run(r *run) {
 	r.Agent = "(unnamed agent)"
 	if r.started != nil && r.started.AgentName != "" {
 		r.Agent = r.started.AgentName
+	}
+	if r.started != nil {
+		r.Version, r.Conversation, r.Turn = r.started.AgentVersion, r.started.ConversationID, r.started.Turn+1
 	}
 	r.Outcome, r.Class = "unfinished", "unfinished"
 	r.usage = t.usage
@@ -490,6 +512,25 @@ func (t *timeline) unshown() {
 	}
 }
 
+// callTokens describes one call's tokens: "1,200 tokens (200 cached, 40
+// reasoning)".
+func callTokens(u recorder.TokenUsage) string {
+	s := observer.FormatCount(u.TotalTokens) + " tokens"
+	var parts []string
+	for _, n := range []struct {
+		v    int64
+		name string
+	}{{u.CachedTokens, " cached"}, {u.CacheWriteTokens, " written to the cache"}, {u.ReasoningTokens, " reasoning"}} {
+		if n.v > 0 {
+			parts = append(parts, observer.FormatCount(n.v)+n.name)
+		}
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
 // response fills m from p, the response with anchor id ("" when the
 // entry itself carries it).
 func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
@@ -500,14 +541,22 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	if p.Latency > 0 {
 		m.Latency = duration(p.Latency)
 	}
+	if m.Model == "" {
+		m.Model = p.Model
+	}
 	m.Usage = "usage not reported"
 	if p.UsageReported {
 		u := p.Usage
-		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens"
+		m.Usage = callTokens(u)
 		t.usage.PromptTokens += u.PromptTokens
 		t.usage.CompletionTokens += u.CompletionTokens
 		t.usage.TotalTokens += u.TotalTokens
+		t.usage.CachedTokens += u.CachedTokens
+		t.usage.CacheWriteTokens += u.CacheWriteTokens
+		t.usage.ReasoningTokens += u.ReasoningTokens
 	}
+	t.usage.CostUSD += max(p.CostUSD, 0)
+	m.Cost = cost(p.CostUSD)
 	if p.Message == nil {
 		return
 	}
@@ -613,32 +662,98 @@ func usageOf(u recorder.RunUsage) usage {
 		Tokens:     observer.FormatCount(u.TotalTokens),
 		Prompt:     observer.FormatCount(u.PromptTokens),
 		Completion: observer.FormatCount(u.CompletionTokens),
+		Cached:     countOrEmpty(u.CachedTokens),
+		CacheWrite: countOrEmpty(u.CacheWriteTokens),
+		Reasoning:  countOrEmpty(u.ReasoningTokens),
+		Cost:       cost(u.CostUSD),
 		ModelCalls: u.ModelCalls,
 		ToolCalls:  u.ToolCalls,
 	}
 }
 
+// countOrEmpty formats n, or returns "" for none.
+func countOrEmpty(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return observer.FormatCount(n)
+}
+
+// cost formats a cost in US dollars: cents above a dollar, four decimals
+// below, and "" for none.
+func cost(usd float64) string {
+	switch {
+	case !(usd > 0): // zero, negative or NaN: nothing recorded
+		return ""
+	case usd < 0.0001:
+		return "< $0.0001"
+	case usd < 1:
+		return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
+	}
+	return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+}
+
+// modelSet is the models a run used, each with the providers named for
+// it.
+type modelSet map[string]map[string]bool
+
+func (s modelSet) add(model, provider string) {
+	if model == "" {
+		return
+	}
+	p := s[model]
+	if p == nil {
+		p = map[string]bool{}
+		s[model] = p
+	}
+	if provider != "" {
+		p[provider] = true
+	}
+}
+
+func (s modelSet) addTo(to modelSet) {
+	for m, ps := range s {
+		to.add(m, "")
+		for p := range ps {
+			to.add(m, p)
+		}
+	}
+}
+
+// String lists the models in order, each with its providers: "gpt-4o
+// (OpenAI), m2".
+func (s modelSet) String() string {
+	parts := make([]string, 0, len(s))
+	for _, m := range slices.Sorted(maps.Keys(s)) {
+		if len(s[m]) > 0 {
+			m += " (" + joinSet(s[m]) + ")"
+		}
+		parts = append(parts, m)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // summarize is the header over all runs: root outcomes, every run's own
 // usage added up, and the root runs' durations.
 func summarize(roots, runs []*run) summary {
-	s := summary{Runs: len(runs), Cost: "not recorded"}
+	s := summary{Runs: len(runs)}
 	var total recorder.RunUsage
-	models := map[string]bool{}
+	models := modelSet{}
 	for _, r := range runs {
 		u := r.usage
 		total.PromptTokens += u.PromptTokens
 		total.CompletionTokens += u.CompletionTokens
 		total.TotalTokens += u.TotalTokens
+		total.CachedTokens += u.CachedTokens
+		total.CacheWriteTokens += u.CacheWriteTokens
+		total.ReasoningTokens += u.ReasoningTokens
+		total.CostUSD += u.CostUSD
 		total.ModelCalls += u.ModelCalls
 		total.ToolCalls += u.ToolCalls
-		for _, m := range strings.Split(r.Models, ", ") {
-			if m != "" {
-				models[m] = true
-			}
-		}
+		r.models.addTo(models)
 	}
 	s.Usage = usageOf(total)
-	s.Models = joinSet(models)
+	s.Models = models.String()
 	var d time.Duration
 	outcomes := map[string]int{}
 	for _, r := range roots {

@@ -269,6 +269,45 @@ func TestAssessmentsAreNotMarkedUnshownInRecordsThatDoNotSay(t *testing.T) {
 	}
 }
 
+func TestTheHeaderShowsModelsProvidersTokensAndCost(t *testing.T) {
+	tr := newTrajectory()
+	lead := tr.run("lead", nil)
+	lead.add(&recorder.RunStarted{AgentName: "lead", AgentVersion: "v1.2.3", ConversationID: "conv-9", Turn: 2})
+	lead.add(&recorder.ModelRequest{Model: "gpt-4o", MessageCount: 1})
+	lead.add(&recorder.ModelResponse{Model: "gpt-4o", Provider: "OpenAI", CostUSD: 0.0125, UsageReported: true,
+		Usage: recorder.TokenUsage{PromptTokens: 1000, CompletionTokens: 200, TotalTokens: 1200, CachedTokens: 400, ReasoningTokens: 50}})
+	lead.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{PromptTokens: 1000, CompletionTokens: 200,
+		TotalTokens: 1200, CachedTokens: 400, ReasoningTokens: 50, CostUSD: 0.0125, ModelCalls: 1}})
+	child := tr.run("child", lead)
+	child.add(&recorder.RunStarted{AgentName: "child", AgentModel: "claude-x"})
+	child.add(&recorder.ModelRequest{MessageCount: 1})
+	child.add(&recorder.ModelResponse{Provider: "Claude", CostUSD: 1.5, UsageReported: true,
+		Usage: recorder.TokenUsage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110, CacheWriteTokens: 60}})
+	page := render(t, tr.records, nil)
+	head, _, _ := strings.Cut(page, `<nav class="tree"`)
+	for _, want := range []string{
+		"<dt>Model</dt><dd>claude-x, gpt-4o (OpenAI)</dd>",
+		"<dd>1,310 <small>(1,100 prompt, 400 cached, 60 written to the cache, 210 completion, 50 reasoning)</small></dd>",
+		"<dt>Cost</dt><dd>$1.51</dd>",
+	} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the header lacks %s", want)
+		}
+	}
+	for _, want := range []string{
+		"<dt>Agent version</dt><dd>v1.2.3</dd>",
+		"<dt>Conversation</dt><dd><code>conv-9</code>, turn 3</dd>",
+		"<dt>Cost</dt><dd>$0.0125</dd>",
+		"<dt>Cost</dt><dd>$1.50</dd>",
+		`1,200 tokens (400 cached, 50 reasoning) · $0.0125`,
+		`110 tokens (60 written to the cache) · $1.50`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
 func TestTheHeaderSumsTheRuns(t *testing.T) {
 	tr := newTrajectory()
 	lead := tr.run("lead", nil)

@@ -209,7 +209,7 @@ func writeModel(w *bufio.Writer, e *entry) {
 		}
 		w.WriteByte('>')
 		w.WriteString(m.Usage)
-		for _, s := range []string{m.Latency, m.Finish} {
+		for _, s := range []string{m.Cost, m.Latency, m.Finish} {
 			if s != "" {
 				w.WriteString(" · ")
 				escapeText(w, s)
