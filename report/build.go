@@ -21,20 +21,38 @@ type view struct {
 	Style   template.CSS
 	Script  template.JS
 	Summary summary
-	Roots   []*run // the run tree
-	Runs    []*run // every run, parents before their children
-	Folded  int    // texts cut short, once folded
+	Tree    []treeItem // the root runs and the conversations, in the order they first appear
+	Runs    []*run     // every run, parents before their children, a conversation's turns in order
+	Folded  int        // texts cut short, once folded
+}
+
+// treeItem is a root run, or a conversation of several.
+type treeItem struct {
+	Run  *run
+	Conv *conversation
+}
+
+// conversation is the root runs that share a conversation id: its
+// turns, in order, and what they did together.
+type conversation struct {
+	ID      string
+	Anchor  string
+	Turns   []*run
+	Summary summary
+
+	runs []*run // the turns and the runs they started
 }
 
 // summary is the header: all runs together.
 type summary struct {
-	Runs       int
-	Outcome    string
-	Class      string // CSS class of the outcome
-	StopReason string
-	Models     string
-	Usage      usage
-	Duration   string
+	Runs          int
+	Conversations int
+	Outcome       string
+	Class         string // CSS class of the outcome
+	StopReason    string
+	Models        string
+	Usage         usage
+	Duration      string
 }
 
 // usage is what runs consumed, as the header shows it. Cached,
@@ -53,9 +71,10 @@ type run struct {
 	Anchor       string // id of the run's section
 	StartedID    string // anchor of run_started, or ""
 	Agent        string
-	Version      string // the agent's
-	Conversation string // the conversation's id, for a run that is a turn of one
-	Turn         int    // the run's turn in it, counted from 1 (the record counts from 0)
+	Grouped      *conversation // the conversation the run is a turn of, on the page
+	Version      string        // the agent's
+	Conversation string        // the conversation's id, for a run that is a turn of one
+	Turn         int           // the run's turn in it, counted from 1 (the record counts from 0)
 	Parent       *run
 	Children     []*run
 	Outcome      string
@@ -69,7 +88,9 @@ type run struct {
 	Chart        *chart
 	Entries      []*entry
 
-	prefix  string // of the record anchors: "" or the run id and "-"
+	opens   *conversation // the conversation whose section starts with this run
+	closes  bool          // the run is the last of its conversation's section
+	prefix  string        // of the record anchors: "" or the run id and "-"
 	records []recorder.Record
 	first   time.Time
 	last    time.Time
@@ -181,6 +202,7 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 	b := &builder{}
 	runs := group(records)
 	roots := tree(runs)
+	items := conversations(roots)
 	multi := len(runs) > 1
 	var ordered []*run
 	var walk func(*run)
@@ -190,8 +212,21 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 			walk(c)
 		}
 	}
-	for _, r := range roots {
-		walk(r)
+	var convs []*conversation
+	for _, it := range items {
+		if it.Run != nil {
+			walk(it.Run)
+			continue
+		}
+		c := it.Conv
+		convs = append(convs, c)
+		from := len(ordered)
+		for _, r := range c.Turns {
+			walk(r)
+		}
+		c.runs = ordered[from:len(ordered):len(ordered)]
+		ordered[from].opens = c
+		ordered[len(ordered)-1].closes = true
 	}
 	for _, r := range ordered {
 		if multi {
@@ -199,15 +234,19 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 		}
 		b.run(r)
 	}
+	for _, c := range convs {
+		c.Summary = summarize(c.Turns, c.runs)
+	}
 	v := &view{
 		Title:   opts.Title,
 		CSP:     csp,
 		Style:   template.CSS(styleCSS),
 		Script:  template.JS(scriptJS),
 		Summary: summarize(roots, ordered),
-		Roots:   roots,
+		Tree:    items,
 		Runs:    ordered,
 	}
+	v.Summary.Conversations = len(convs)
 	return v, b.texts
 }
 
@@ -229,8 +268,13 @@ func group(records []recorder.Record) []*run {
 		slices.SortStableFunc(r.records, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
 		parent := ""
 		for _, rec := range r.records {
-			if rec.ParentRunID != "" {
+			if p, ok := rec.Payload.(*recorder.RunStarted); ok && p != nil && r.started == nil {
+				r.started = p
+			}
+			if rec.ParentRunID != "" && parent == "" {
 				parent = rec.ParentRunID
+			}
+			if parent != "" && r.started != nil {
 				break
 			}
 		}
@@ -239,6 +283,48 @@ func group(records []recorder.Record) []*run {
 		}
 	}
 	return runs
+}
+
+// conversations groups the root runs that share a conversation id, when
+// there are several, each group's turns in order, and returns the tree's
+// items: the other root runs and the conversations, where each first
+// appears.
+func conversations(roots []*run) []treeItem {
+	count := map[string]int{}
+	for _, r := range roots {
+		if id := r.conversation(); id != "" {
+			count[id]++
+		}
+	}
+	byID := map[string]*conversation{}
+	items := make([]treeItem, 0, len(roots))
+	for _, r := range roots {
+		id := r.conversation()
+		if count[id] < 2 {
+			items = append(items, treeItem{Run: r})
+			continue
+		}
+		c := byID[id]
+		if c == nil {
+			c = &conversation{ID: id, Anchor: "conversation-" + id}
+			byID[id] = c
+			items = append(items, treeItem{Conv: c})
+		}
+		r.Grouped = c
+		c.Turns = append(c.Turns, r)
+	}
+	for _, c := range byID {
+		slices.SortStableFunc(c.Turns, func(a, b *run) int { return cmp.Compare(a.started.Turn, b.started.Turn) })
+	}
+	return items
+}
+
+// conversation is the id of the conversation r is a turn of, or "".
+func (r *run) conversation() string {
+	if r.started == nil {
+		return ""
+	}
+	return r.started.ConversationID
 }
 
 // tree links each run to its parent and returns the runs without one in

@@ -308,6 +308,55 @@ func TestTheHeaderShowsModelsProvidersTokensAndCost(t *testing.T) {
 	}
 }
 
+func TestTheTurnsOfAConversationAreGroupedInOrder(t *testing.T) {
+	tr := newTrajectory()
+	// Turns recorded out of order, with an unrelated run between them and
+	// a sub-agent under one of them.
+	turn1 := tr.run("t1", nil)
+	turn1.add(&recorder.RunStarted{AgentName: "a", ConversationID: "c1", Turn: 1})
+	other := tr.run("other", nil)
+	other.add(&recorder.RunStarted{AgentName: "b", ConversationID: "c2"})
+	turn0 := tr.run("t0", nil)
+	turn0.add(&recorder.RunStarted{AgentName: "a", ConversationID: "c1", Turn: 0})
+	sub := tr.run("sub", turn0)
+	sub.add(&recorder.RunStarted{AgentName: "helper"})
+	turn0.step("search")
+	turn1.step("search")
+	turn0.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{TotalTokens: 100, PromptTokens: 90, CompletionTokens: 10, ModelCalls: 1, ToolCalls: 1}})
+	turn1.add(&recorder.RunEnded{Outcome: recorder.OutcomeError, Usage: recorder.RunUsage{TotalTokens: 100, PromptTokens: 90, CompletionTokens: 10, ModelCalls: 1, ToolCalls: 1}})
+	page := render(t, tr.records, nil)
+
+	var sections []string
+	for _, id := range ids(page) {
+		if strings.HasPrefix(id, "run-") || strings.HasPrefix(id, "conversation-") {
+			sections = append(sections, id)
+		}
+	}
+	if want := []string{"conversation-c1", "run-t0", "run-sub", "run-t1", "run-other"}; !slices.Equal(sections, want) {
+		t.Errorf("sections %v, want %v", sections, want)
+	}
+	for _, want := range []string{
+		`<section class="conversation" id="conversation-c1">` + "\n<h2>Conversation <code>c1</code> · 2 turns</h2>",
+		`<dd class="mixed">1 completed, 1 error</dd>`,
+		`<dd>200 <small>(180 prompt, 20 completion)</small></dd>`,
+		`<li class="conversation"><a href="#conversation-c1">conversation <code>c1</code></a> · 2 turns` + "\n" +
+			`<ol><li class="node"><a href="#run-t0">turn 1: a</a>`,
+		`<li class="node"><a href="#run-t1">turn 2: a</a>`,
+		`<li class="node"><a href="#run-other">b</a>`,
+		"<dt>Conversations</dt><dd>1</dd>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	// The conversation's section holds its turns and their sub-agents.
+	conv := page[strings.Index(page, `id="conversation-c1"`):]
+	end := strings.Index(conv, "</section>\n</section>")
+	if end < 0 || strings.Index(conv, `id="run-t1"`) > end || strings.Index(conv, `id="run-other"`) < end {
+		t.Error("the conversation's section does not hold exactly its turns")
+	}
+}
+
 func TestTheHeaderSumsTheRuns(t *testing.T) {
 	tr := newTrajectory()
 	lead := tr.run("lead", nil)
@@ -326,7 +375,7 @@ func TestTheHeaderSumsTheRuns(t *testing.T) {
 		`<dt>Calls</dt><dd>4 model, 6 tool</dd>`,
 		`<dt>Cost</dt><dd>not recorded</dd>`,
 		`<dt>Runs</dt><dd>2</dd>`,
-		`<ul><li><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls<ul><li><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</li>`,
+		`<ul><li class="node"><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls<ul><li class="node"><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</li>`,
 		`<div class="run-error"><p class="tag">error</p><pre>budget exceeded: tokens</pre></div>`,
 	} {
 		if !strings.Contains(page, want) {
