@@ -21,7 +21,7 @@ const hostile = `</pre></div></details><script>document.title="pwned"</script><i
 func untrusted() []recorder.Record {
 	t := newTrajectory()
 	r := t.run(`run"><script>1</script>`, nil)
-	r.add(&recorder.RunStarted{AgentName: hostile, Limits: recorder.RunLimits{MaxTokens: 1000}})
+	r.add(&recorder.RunStarted{AgentName: hostile, AgentVersion: hostile, ConversationID: hostile, Limits: recorder.RunLimits{MaxTokens: 1000}})
 	r.add(&recorder.Message{Message: schema.UserMessage(hostile)})
 	r.add(&recorder.ModelRequest{Model: hostile, MessageCount: 1, Tools: []string{hostile}})
 	r.add(&recorder.ModelResponse{Message: schema.AssistantMessage(hostile, []schema.ToolCall{
@@ -29,13 +29,28 @@ func untrusted() []recorder.Record {
 	r.add(&recorder.ToolStarted{CallID: hostile, Name: hostile, Arguments: hostile})
 	r.add(&recorder.ToolEnded{CallID: hostile, Name: hostile, Result: hostile, IsError: true, Error: hostile})
 	r.add(&recorder.AssessmentRecord{Markdown: hostile, Observers: []recorder.ObserverNote{{Name: hostile, Severity: hostile}}})
+	injected := []recorder.InjectedMessage{{Kind: hostile, Role: hostile, Content: hostile}}
+	r.add(&recorder.ModelRequest{MessageCount: 3, Injected: injected})
+	r.add(&recorder.ModelResponse{Model: hostile, Provider: hostile, CostUSD: 0.5})
+	r.add(&recorder.ModelRequest{MessageCount: 5, Injected: injected})
 	r.add(&recorder.Extension{Name: hostile, Body: []byte(`"` + strings.ReplaceAll(hostile, `"`, `\"`) + `"`)})
-	r.add(&recorder.RunEnded{Outcome: hostile, StopReason: hostile, Error: hostile})
+	r.add(&recorder.RunEnded{Outcome: hostile, StopReason: hostile, Error: hostile, Usage: recorder.RunUsage{CostUSD: 0.5}})
+	return t.records
+}
+
+// untrustedConversation is untrusted's run and a second turn of its
+// conversation, whose id is hostile too.
+func untrustedConversation() []recorder.Record {
+	t := newTrajectory()
+	t.records = untrusted()
+	next := t.run(`next"><script>1</script>`, nil)
+	next.add(&recorder.RunStarted{AgentName: hostile, ConversationID: hostile, Turn: 1})
+	next.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
 	return t.records
 }
 
 func TestUntrustedTextStaysText(t *testing.T) {
-	page := render(t, untrusted(), nil)
+	page := render(t, untrustedConversation(), nil)
 	lower := strings.ToLower(page)
 	if n := strings.Count(lower, "<script"); n != 1 {
 		t.Errorf("%d script elements, want the page's own alone", n)
