@@ -149,9 +149,9 @@ type found struct {
 	Scripts     int      `json:"scripts"`
 	Title       string   `json:"title"`
 	// Injected is, for each model request in want.injected, what the DOM
-	// shows before it: each message's tag and text, following the links
-	// of repeated messages to their first showing, and whether each
-	// showing comes before the call.
+	// shows before it: each message's tag and text, following the call's
+	// links to the first showing of messages given again, and whether
+	// each showing comes before the call.
 	Injected map[string][]shownMessage `json:"injected"`
 	// Conversations is, for each conversation section, the ids of the run
 	// sections it holds, in order.
@@ -191,20 +191,24 @@ const inspectDOM = `(function (want) {
   // the entry it links to.
   function injected(want) {
     var out = {};
+    var target = function (a) { return document.getElementById(decodeURIComponent(a.hash.slice(1))); };
     Object.keys(want).forEach(function (id) {
       var call = document.getElementById(id), shown = [];
       for (var el = call && call.previousElementSibling; el && el.classList.contains("injected"); el = el.previousElementSibling) {
-        var targets = el.classList.contains("same") ?
-          Array.from(el.querySelectorAll("a"), function (a) { return document.getElementById(decodeURIComponent(a.hash.slice(1))); }) : [el];
-        shown = targets.map(function (t) {
-          return {
-            tag: t ? t.querySelector(".tag").textContent : "",
-            text: t ? t.querySelector("pre").textContent : "",
-            before: !!t && (t.compareDocumentPosition(call) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
-          };
-        }).concat(shown);
+        shown.unshift(el);
       }
-      out[id] = shown;
+      // The messages the call before was given too: linked from the
+      // call's line.
+      if (call) {
+        shown = Array.from(call.querySelectorAll(":scope > p:first-child a"), target).concat(shown);
+      }
+      out[id] = shown.map(function (t) {
+        return {
+          tag: t ? t.querySelector(".tag").textContent : "",
+          text: t ? t.querySelector("pre").textContent : "",
+          before: !!t && (t.compareDocumentPosition(call) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
+        };
+      });
     });
     return out;
   }
@@ -337,14 +341,31 @@ func checkInjected(t *testing.T, want expected, got found) {
 			t.Errorf("before %s the page shows %d injected messages, want %d: %+v", id, len(shown), len(msgs), shown)
 			continue
 		}
+		// The messages given again are named on the call's line, the
+		// others shown before it: match them by text.
+		used := make([]bool, len(shown))
 		for i, m := range msgs {
-			s := shown[i]
+			k := slices.IndexFunc(shown, func(s shownMessage) bool { return s.Text == m.Content })
+			for k >= 0 && used[k] {
+				next := slices.IndexFunc(shown[k+1:], func(s shownMessage) bool { return s.Text == m.Content })
+				if next < 0 {
+					k = -1
+					break
+				}
+				k += 1 + next
+			}
+			if k < 0 {
+				t.Errorf("injected message %d of %s, %q, is not shown before the call: %+v", i, id, m.Content, shown)
+				continue
+			}
+			used[k] = true
+			s := shown[k]
 			kind := m.Kind
 			if kind == recorder.InjectedWrapUp {
 				kind = "wrap-up reminder"
 			}
-			if s.Text != m.Content || !s.Before || !strings.HasPrefix(s.Tag, kind+", added by Lookout") || !strings.Contains(s.Tag, " as a "+m.Role+" message") {
-				t.Errorf("injected message %d of %s shows as %+v, want %s (%s) %q before the call", i, id, s, kind, m.Role, m.Content)
+			if !s.Before || !strings.HasPrefix(s.Tag, kind+", added by Lookout") || !strings.Contains(s.Tag, " as a "+m.Role+" message") {
+				t.Errorf("injected message %d of %s shows as %+v, want %s (%s) before the call", i, id, s, kind, m.Role)
 			}
 		}
 	}

@@ -111,8 +111,7 @@ const (
 	kindExtension  = "extension"
 	kindAnchor     = "anchor"
 	kindEnd        = "end"
-	kindInjected   = "injected"      // a message Lookout added to a model call's input
-	kindSame       = "injected-same" // the same messages as the call before
+	kindInjected   = "injected" // a message Lookout added to a model call's input
 )
 
 // An assessment record's Note: whether the model was shown it, when the
@@ -129,7 +128,6 @@ type entry struct {
 	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome, an injected message's kind
 	Note   string // the CSS class of an outcome, an injected message's role, whether an assessment was shown
 	Link   string // the anchor of where an assessment was shown
-	Refs   []ref  // the first showings of injected messages given again
 	Count  int    // an assessment's call index
 	Text   *text
 	Model  *modelCall
@@ -149,9 +147,9 @@ type modelCall struct {
 	Messages int
 	Offered  int
 	Withheld bool
+	Again    []ref // injected messages the call before was given too
 	Reply    *text
 	Usage    string
-	Cost     string
 	Latency  string
 	Finish   string
 }
@@ -401,8 +399,8 @@ func (b *builder) run(r *run) {
 	}
 	r.models = models
 	r.Models = models.String()
-	if len(models) == 1 {
-		// The run's header names its one model; each call need not.
+	if oneModel(r.Entries) {
+		// The run's header names it; each call need not.
 		for _, e := range r.Entries {
 			if e.Kind == kindModel {
 				e.Model.Model = ""
@@ -432,6 +430,22 @@ func (b *builder) run(r *run) {
 		r.Limits = limits(r.started.Limits)
 	}
 	r.Chart = burnDown(r)
+}
+
+// oneModel reports whether the model calls of entries name one model at
+// most.
+func oneModel(entries []*entry) bool {
+	name := ""
+	for _, e := range entries {
+		if e.Kind != kindModel || e.Model.Model == "" {
+			continue
+		}
+		if name != "" && e.Model.Model != name {
+			return false
+		}
+		name = e.Model.Model
+	}
+	return true
 }
 
 // timeline builds a run's entries, record by record.
@@ -494,7 +508,7 @@ func (t *timeline) add(rec *recorder.Record) {
 		t.push(e)
 	case *recorder.ModelRequest:
 		m := &modelCall{Model: p.Model, Messages: p.MessageCount, Offered: len(p.Tools), Withheld: p.ToolsWithheld}
-		t.inject(id, p.Injected)
+		m.Again = t.inject(id, p.Injected)
 		t.model = m
 		t.usage.ModelCalls++
 		t.push(&entry{Kind: kindModel, ID: id, Model: m})
@@ -528,28 +542,23 @@ func (t *timeline) add(rec *recorder.Record) {
 }
 
 // inject adds the messages Lookout added to the input of the model call
-// with anchor id, before the call, in the order the model received them:
-// each as the model received it, or, when the call before was given the
-// same message, a note that links to its first showing.
-func (t *timeline) inject(id string, in []recorder.InjectedMessage) {
+// with anchor id before the call, each as the model received it, and
+// returns links to the first showings of those the call before was given
+// too, which the call's line names instead of showing them again.
+func (t *timeline) inject(id string, in []recorder.InjectedMessage) []ref {
 	if in != nil {
 		t.injectedSeen = true
 	}
 	last, lastIDs := t.injected, t.injectedIDs
 	t.injected, t.injectedIDs = in, make([]string, len(in))
-	var same *entry // the note on the messages repeated just before
+	var again []ref
 	for i, m := range in {
-		mid := id + "-injected-" + strconv.Itoa(i)
 		if j := slices.Index(last, m); j >= 0 {
 			t.injectedIDs[i] = lastIDs[j]
-			if same == nil {
-				same = &entry{Kind: kindSame, ID: mid}
-				t.push(same)
-			}
-			same.Refs = append(same.Refs, ref{ID: lastIDs[j], Label: injectedName(m.Kind)})
+			again = append(again, ref{ID: lastIDs[j], Label: injectedName(m.Kind)})
 			continue
 		}
-		same = nil
+		mid := id + "-in-" + strconv.Itoa(i)
 		t.injectedIDs[i] = mid
 		e := &entry{Kind: kindInjected, ID: mid, Label: m.Kind, Note: m.Role, Text: t.b.text(m.Content)}
 		if m.Kind == recorder.InjectedAssessment {
@@ -557,6 +566,7 @@ func (t *timeline) inject(id string, in []recorder.InjectedMessage) {
 		}
 		t.push(e)
 	}
+	return again
 }
 
 // shown links the assessment records that injected message m, shown at
@@ -598,25 +608,6 @@ func (t *timeline) unshown() {
 	}
 }
 
-// callTokens describes one call's tokens: "1,200 tokens (200 cached, 40
-// reasoning)".
-func callTokens(u recorder.TokenUsage) string {
-	s := observer.FormatCount(u.TotalTokens) + " tokens"
-	var parts []string
-	for _, n := range []struct {
-		v    int64
-		name string
-	}{{u.CachedTokens, " cached"}, {u.CacheWriteTokens, " written to the cache"}, {u.ReasoningTokens, " reasoning"}} {
-		if n.v > 0 {
-			parts = append(parts, observer.FormatCount(n.v)+n.name)
-		}
-	}
-	if len(parts) > 0 {
-		s += " (" + strings.Join(parts, ", ") + ")"
-	}
-	return s
-}
-
 // response fills m from p, the response with anchor id ("" when the
 // entry itself carries it).
 func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
@@ -633,7 +624,7 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	m.Usage = "usage not reported"
 	if p.UsageReported {
 		u := p.Usage
-		m.Usage = callTokens(u)
+		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens"
 		t.usage.PromptTokens += u.PromptTokens
 		t.usage.CompletionTokens += u.CompletionTokens
 		t.usage.TotalTokens += u.TotalTokens
@@ -642,7 +633,6 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 		t.usage.ReasoningTokens += u.ReasoningTokens
 	}
 	t.usage.CostUSD += max(p.CostUSD, 0)
-	m.Cost = cost(p.CostUSD)
 	if p.Message == nil {
 		return
 	}

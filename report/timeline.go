@@ -42,20 +42,6 @@ func writeEntry(w *bufio.Writer, e *entry) {
 		w.WriteString(" message</p>")
 		writePre(w, "", "", e.Text)
 		w.WriteString("</div>")
-	case kindSame:
-		open(w, "div", "injected same", "", e.ID)
-		w.WriteString(`<p class="tag">added by Lookout to the model's input, as the call before: `)
-		for i, r := range e.Refs {
-			if i > 0 {
-				w.WriteString(", ")
-			}
-			w.WriteString(`<a href="#`)
-			escapeAttr(w, r.ID)
-			w.WriteString(`">the same `)
-			escapeText(w, r.Label)
-			w.WriteString("</a>")
-		}
-		w.WriteString("</p></div>")
 	case kindBudget:
 		open(w, "div", "budget", "", e.ID)
 		w.WriteString("budget exceeded: ")
@@ -126,7 +112,7 @@ func writePre(w *bufio.Writer, class, id string, t *text) {
 	if t.More > 0 {
 		w.WriteString("<i>+")
 		w.WriteString(strconv.Itoa(t.More))
-		w.WriteString(" bytes</i>")
+		w.WriteString("</i>") // the style sheet adds " bytes"
 	}
 	w.WriteString("</pre>")
 }
@@ -196,12 +182,26 @@ func writeModel(w *bufio.Writer, e *entry) {
 	if m.Withheld {
 		w.WriteString(" · <b>wrap-up turn: tools withheld</b>")
 	}
+	// Messages Lookout added again: "· again: assessment", each a link
+	// to its first showing.
+	for i, r := range m.Again {
+		if i == 0 {
+			w.WriteString(" · again: ")
+		} else {
+			w.WriteString(", ")
+		}
+		w.WriteString(`<a href="#`)
+		escapeAttr(w, r.ID)
+		w.WriteString(`">`)
+		escapeText(w, r.Label)
+		w.WriteString("</a>")
+	}
 	w.WriteString("</p>")
 	if m.Answered {
 		if m.Reply != nil {
 			writePre(w, "", "", m.Reply)
 		}
-		w.WriteString(`<p class="meta"`)
+		w.WriteString(`<p`) // the call's line, then the response's: styled by place
 		if m.RespID != "" {
 			w.WriteString(` id="`)
 			escapeAttr(w, m.RespID)
@@ -209,7 +209,7 @@ func writeModel(w *bufio.Writer, e *entry) {
 		}
 		w.WriteByte('>')
 		w.WriteString(m.Usage)
-		for _, s := range []string{m.Cost, m.Latency, m.Finish} {
+		for _, s := range []string{m.Latency, m.Finish} {
 			if s != "" {
 				w.WriteString(" · ")
 				escapeText(w, s)
@@ -220,17 +220,20 @@ func writeModel(w *bufio.Writer, e *entry) {
 	w.WriteString("</div>")
 }
 
+// writeTools writes a group of tool calls, in a grid of lanes when some
+// overlapped.
 func writeTools(w *bufio.Writer, g *toolGroup) {
-	w.WriteString(`<div class="lanes`)
 	if g.Lanes > 1 {
-		w.WriteString(" lanes-")
+		w.WriteString(`<div class="lanes lanes-`)
 		w.WriteString(strconv.Itoa(g.Lanes))
+		w.WriteString(`">`)
 	}
-	w.WriteString(`">`)
 	for _, c := range g.Calls {
 		writeTool(w, c)
 	}
-	w.WriteString("</div>")
+	if g.Lanes > 1 {
+		w.WriteString("</div>")
+	}
 	for _, e := range g.Extras {
 		writeEntry(w, e)
 	}
