@@ -288,7 +288,7 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			checkTextsAreText(t, ctx, b, records)
+			checkTextsAreText(t, ctx, b, records, want)
 			checkAnAnchorOpensItsToolCall(t, ctx, b, page, want)
 			// An address whose fragment is not percent-encoding the
 			// script can decode.
@@ -416,25 +416,52 @@ func pricedConversation(t *testing.T, ctx context.Context) []recorder.Record {
 }
 
 // checkTextsAreText checks that each tool result shows exactly as
-// recorded, markup included.
-func checkTextsAreText(t *testing.T, ctx context.Context, b *browser, records []recorder.Record) {
+// recorded, markup included, in the tool call it ends: the call started
+// with the same call id (or name) in the same run, which calls run in
+// parallel may end in any order.
+func checkTextsAreText(t *testing.T, ctx context.Context, b *browser, records []recorder.Record, want expected) {
 	t.Helper()
-	var want []string
+	anchor := func(r recorder.Record) string {
+		if want.Runs > 1 {
+			return r.RunID + "-seq-" + itoa(r.Seq)
+		}
+		return "seq-" + itoa(r.Seq)
+	}
+	texts := map[string]string{} // by the anchor of the call's start
+	open := map[string][]string{}
 	for _, r := range records {
-		if e, ok := r.Payload.(*recorder.ToolEnded); ok {
-			if strings.Contains(e.Result, e.Error) {
-				want = append(want, e.Result) // the error as the model read it, shown once
-			} else {
-				want = append(want, e.Error+e.Result)
+		switch p := r.Payload.(type) {
+		case *recorder.ToolStarted:
+			key := r.RunID + "\x00" + p.CallID + "\x00" + p.Name
+			open[key] = append(open[key], anchor(r))
+		case *recorder.ToolEnded:
+			text := p.Error + p.Result
+			if strings.Contains(p.Result, p.Error) {
+				text = p.Result // the error as the model read it, shown once
 			}
+			key := r.RunID + "\x00" + p.CallID + "\x00" + p.Name
+			id := anchor(r) // an end without its start is shown on its own
+			if q := open[key]; len(q) > 0 {
+				id, open[key] = q[0], q[1:]
+			}
+			texts[id] = text
 		}
 	}
-	var got []string
+	var got []struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	}
 	b.eval(t, ctx, `Array.from(document.querySelectorAll("details.tool"), function (d) {
-  return Array.from(d.querySelectorAll("pre:not(.args)"), function (p) { return p.textContent; }).join("");
+  return {id: d.id, text: Array.from(d.querySelectorAll("pre:not(.args)"), function (p) { return p.textContent; }).join("")};
 })`, &got)
-	if !slices.Equal(got, want) {
-		t.Errorf("tool results as the page shows them:\n%q\nwant:\n%q", got, want)
+	shown := map[string]string{}
+	for _, g := range got {
+		if _, ended := texts[g.ID]; ended || g.Text != "" { // a call never ended shows nothing
+			shown[g.ID] = g.Text
+		}
+	}
+	if !reflect.DeepEqual(shown, texts) {
+		t.Errorf("tool results as the page shows them, by call:\n%q\nwant:\n%q", shown, texts)
 	}
 }
 
