@@ -128,7 +128,7 @@ type entry struct {
 	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome, an injected message's kind
 	Note   string // the CSS class of an outcome, an injected message's role, whether an assessment was shown
 	Link   string // the anchor of where an assessment was shown
-	Count  int    // an assessment's call index
+	After  int    // an assessment's call index (AfterCallIndex)
 	Text   *text
 	Model  *modelCall
 	Group  *toolGroup
@@ -503,7 +503,7 @@ func (t *timeline) add(rec *recorder.Record) {
 		}
 		t.push(e)
 	case *recorder.AssessmentRecord:
-		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers, Count: p.AfterCallIndex}
+		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers, After: p.AfterCallIndex}
 		t.assessments = append(t.assessments, e)
 		t.push(e)
 	case *recorder.ModelRequest:
@@ -575,7 +575,7 @@ func (t *timeline) inject(id string, in []recorder.InjectedMessage) []ref {
 // showing.
 func (t *timeline) shown(id string, m recorder.InjectedMessage) {
 	t.assessments = slices.DeleteFunc(t.assessments, func(e *entry) bool {
-		if e.Text.S != m.Content && (m.AfterCallIndex < 0 || e.Count != m.AfterCallIndex) {
+		if e.Text.S != m.Content && (m.AfterCallIndex < 0 || e.After != m.AfterCallIndex) {
 			return false
 		}
 		e.Note, e.Link = assessmentShown, id
