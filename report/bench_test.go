@@ -16,7 +16,8 @@ import (
 // turn a model request, a response with a short thought and two tool
 // calls, a token charge, and the calls with their results (mostly a few
 // hundred bytes, one in fifty 20 KB, one in a hundred failing); every
-// tenth turn an assessment and an efficacy extension.
+// tenth turn an assessment, added to every model call's input until the
+// next, and an efficacy extension.
 func longRun(n int) []recorder.Record {
 	tr := newTrajectory()
 	r := tr.run("long-run", nil)
@@ -27,19 +28,24 @@ func longRun(n int) []recorder.Record {
 	small := strings.Repeat("ok: 200 GET /healthz 3ms\n", 12)
 	big := strings.Repeat("2025-06-01T12:00:00Z INFO request served in 3ms\n", 420)
 	var used int64
+	injected := []recorder.InjectedMessage{}
 	for turn := 0; len(tr.records) < n-1; turn++ {
 		if turn%10 == 9 {
-			r.add(&recorder.AssessmentRecord{Markdown: "## Trajectory Assessment\n\n### Resources [info]\n\n" +
-				"You have used " + fmt.Sprint(used) + " tokens. " + strings.Repeat("Keep going at this pace. ", 8),
+			block := "## Trajectory Assessment\n\n### Resources [info]\n\n" +
+				"You have used " + fmt.Sprint(used) + " tokens. " + strings.Repeat("Keep going at this pace. ", 8)
+			r.add(&recorder.AssessmentRecord{Markdown: block,
 				AfterCallIndex: turn * 2, Observers: []recorder.ObserverNote{{Name: "Resources", Severity: "info"}}})
+			// The block is added to every model call's input until the next.
+			injected = []recorder.InjectedMessage{{Kind: recorder.InjectedAssessment, Role: "user", Content: block, AfterCallIndex: turn * 2}}
 		}
 		calls := []schema.ToolCall{
 			{ID: fmt.Sprintf("c%d-0", turn), Function: schema.FunctionCall{Name: "http_get", Arguments: `{"url":"http://svc/healthz"}`}},
 			{ID: fmt.Sprintf("c%d-1", turn), Function: schema.FunctionCall{Name: "read_log", Arguments: `{"path":"/var/log/svc.log","tail":400}`}},
 		}
-		r.add(&recorder.ModelRequest{Model: "gpt-4o-mini", MessageCount: 2 + turn*3, Tools: []string{"http_get", "read_log"}})
+		r.add(&recorder.ModelRequest{Model: "gpt-4o-mini", MessageCount: 2 + turn*3, Tools: []string{"http_get", "read_log"}, Injected: injected})
 		r.add(&recorder.ModelResponse{Message: schema.AssistantMessage(thought, calls), UsageReported: true, FinishReason: "tool_calls",
-			Usage: recorder.TokenUsage{PromptTokens: 2000, CompletionTokens: 40, TotalTokens: 2040}, Latency: 800 * time.Millisecond})
+			Usage: recorder.TokenUsage{PromptTokens: 2000, CompletionTokens: 40, TotalTokens: 2040, CachedTokens: 1500}, Latency: 800 * time.Millisecond,
+			Model: "gpt-4o-mini-2024-07-18", Provider: "OpenAI", CostUSD: 0.000266})
 		used += 2040
 		r.add(&recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: 2040, Used: used, Limit: 50_000_000})
 		for i, c := range calls {

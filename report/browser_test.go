@@ -4,18 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/adk"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/lookoutadk"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/examples/quickstart/migrator"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/report"
+	"github.com/lookout-go/lookout/session"
 )
 
 var update = flag.Bool("update", false, "write the screenshot of the quickstart run's report to docs/report.png")
@@ -64,6 +73,13 @@ type expected struct {
 	Assessments []string `json:"assessments"`
 	Runs        int      `json:"runs"`
 	Limited     int      `json:"limited"` // runs with limits, which have a burn-down chart
+	// Injected is, for the anchor of each model request that was given
+	// messages by Lookout, those messages.
+	Injected map[string][]recorder.InjectedMessage `json:"injected"`
+	// Conversations is, for each conversation of several root runs, the
+	// anchors of their sections in turn order.
+	Conversations map[string][]string `json:"conversations"`
+	Cost          float64             `json:"-"` // the runs' cost, from their run_ended records
 }
 
 func expect(records []recorder.Record) expected {
@@ -78,6 +94,12 @@ func expect(records []recorder.Record) expected {
 		}
 		return ""
 	}
+	e.Injected = map[string][]recorder.InjectedMessage{}
+	type turn struct {
+		n   int
+		run string
+	}
+	turns := map[string][]turn{}
 	for _, r := range records {
 		id := prefix(r) + "seq-" + itoa(r.Seq)
 		e.Anchors = append(e.Anchors, id)
@@ -90,6 +112,25 @@ func expect(records []recorder.Record) expected {
 			if p.Limits != (recorder.RunLimits{}) {
 				e.Limited++
 			}
+			if p.ConversationID != "" && r.ParentRunID == "" {
+				turns[p.ConversationID] = append(turns[p.ConversationID], turn{p.Turn, "run-" + r.RunID})
+			}
+		case *recorder.ModelRequest:
+			if len(p.Injected) > 0 {
+				e.Injected[id] = p.Injected
+			}
+		case *recorder.RunEnded:
+			e.Cost += p.Usage.CostUSD
+		}
+	}
+	e.Conversations = map[string][]string{}
+	for id, ts := range turns {
+		if len(ts) < 2 {
+			continue
+		}
+		slices.SortStableFunc(ts, func(a, b turn) int { return a.n - b.n })
+		for _, t := range ts {
+			e.Conversations["conversation-"+id] = append(e.Conversations["conversation-"+id], t.run)
 		}
 	}
 	e.Runs = len(runs)
@@ -107,6 +148,22 @@ type found struct {
 	TreeNested  int      `json:"treeNested"`
 	Scripts     int      `json:"scripts"`
 	Title       string   `json:"title"`
+	// Injected is, for each model request in want.injected, what the DOM
+	// shows before it: each message's tag and text, following the call's
+	// links to the first showing of messages given again, and whether
+	// each showing comes before the call.
+	Injected map[string][]shownMessage `json:"injected"`
+	// Conversations is, for each conversation section, the ids of the run
+	// sections it holds, in order.
+	Conversations map[string][]string `json:"conversations"`
+	Cost          string              `json:"cost"` // the header's
+}
+
+// shownMessage is an injected message as the page shows it.
+type shownMessage struct {
+	Tag    string `json:"tag"`
+	Text   string `json:"text"`
+	Before bool   `json:"before"` // the showing comes before the model call
 }
 
 const inspectDOM = `(function (want) {
@@ -117,11 +174,44 @@ const inspectDOM = `(function (want) {
     assessments: ids(".assessment"),
     charts: document.querySelectorAll("svg.burndown").length,
     lines: document.querySelectorAll("svg.burndown polyline").length,
-    treeRuns: document.querySelectorAll("#tree li > a").length,
-    treeNested: document.querySelectorAll("#tree li li").length,
+    treeRuns: document.querySelectorAll("#tree li.node > a").length,
+    treeNested: document.querySelectorAll("#tree li.node li.node").length,
     scripts: document.scripts.length,
-    title: document.title
+    title: document.title,
+    injected: injected(want.injected),
+    conversations: Object.fromEntries(Array.from(document.querySelectorAll("section.conversation"), function (c) {
+      return [c.id, Array.from(c.querySelectorAll(":scope > section.run"), function (r) { return r.id; })];
+    })),
+    cost: Array.from(document.querySelectorAll("header.top dt"), function (dt) {
+      return dt.textContent === "Cost" ? dt.nextElementSibling.textContent : null;
+    }).filter(Boolean).join()
   };
+  // The messages shown just before each model call named in want: the
+  // injected entries that precede it, a repeated message followed to
+  // the entry it links to.
+  function injected(want) {
+    var out = {};
+    var target = function (a) { return document.getElementById(decodeURIComponent(a.hash.slice(1))); };
+    Object.keys(want).forEach(function (id) {
+      var call = document.getElementById(id), shown = [];
+      for (var el = call && call.previousElementSibling; el && el.classList.contains("injected"); el = el.previousElementSibling) {
+        shown.unshift(el);
+      }
+      // The messages the call before was given too: linked from the
+      // call's line.
+      if (call) {
+        shown = Array.from(call.querySelectorAll(":scope > p:first-child a"), target).concat(shown);
+      }
+      out[id] = shown.map(function (t) {
+        return {
+          tag: t ? t.querySelector(".tag").textContent : "",
+          text: t ? t.querySelector("pre").textContent : "",
+          before: !!t && (t.compareDocumentPosition(call) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
+        };
+      });
+    });
+    return out;
+  }
 })`
 
 func TestTheReportOpensCleanInChromium(t *testing.T) {
@@ -136,10 +226,19 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 		name     string
 		records  func(t *testing.T) []recorder.Record
 		children bool
+		// What the case must hold, so that the checks check something:
+		// kinds of injected messages, conversation turns, a cost.
+		injects []string
+		turns   int
+		priced  bool
 	}{
-		{"the quickstart run", func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "quickstart") }, false},
-		{"a multi-agent run", func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "multiagent") }, true},
-		{"a run of hostile text", func(*testing.T) []recorder.Record { return untrusted() }, false},
+		{name: "the quickstart run", records: func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "quickstart") },
+			injects: []string{recorder.InjectedAssessment, recorder.InjectedWrapUp}},
+		{name: "a multi-agent run", records: func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "multiagent") }, children: true},
+		{name: "a run of hostile text", records: func(*testing.T) []recorder.Record { return untrustedConversation() },
+			injects: []string{hostile}, turns: 2, priced: true},
+		{name: "a priced conversation", records: func(t *testing.T) []recorder.Record { return pricedConversation(t, ctx) },
+			injects: []string{recorder.InjectedAssessment, recorder.InjectedWrapUp}, turns: 3, priced: true},
 	}
 	b := startBrowser(t, ctx)
 	for _, c := range cases {
@@ -148,6 +247,7 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 			page := writeReport(t, records)
 			b.open(t, ctx, page)
 			want := expect(records)
+			checkCase(t, want, c.injects, c.turns, c.priced)
 			arg, _ := json.Marshal(want)
 			var got found
 			b.eval(t, ctx, inspectDOM+"("+string(arg)+")", &got)
@@ -170,6 +270,11 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 			if c.children && got.TreeNested == 0 {
 				t.Error("the sub-agent tree nests no run under another")
 			}
+			checkInjected(t, want, got)
+			if !reflect.DeepEqual(got.Conversations, want.Conversations) {
+				t.Errorf("conversation sections holding runs %v, want %v", got.Conversations, want.Conversations)
+			}
+			checkCost(t, want.Cost, got.Cost)
 			if got.Scripts != 1 || got.Title != "Lookout report" {
 				t.Errorf("%d scripts in the page and the title %q: only the page's own script may run", got.Scripts, got.Title)
 			}
@@ -183,7 +288,7 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			checkTextsAreText(t, ctx, b, records)
+			checkTextsAreText(t, ctx, b, records, want)
 			checkAnAnchorOpensItsToolCall(t, ctx, b, page, want)
 			// An address whose fragment is not percent-encoding the
 			// script can decode.
@@ -196,26 +301,167 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 	}
 }
 
-// checkTextsAreText checks that each tool result shows exactly as
-// recorded, markup included.
-func checkTextsAreText(t *testing.T, ctx context.Context, b *browser, records []recorder.Record) {
+// checkCase checks that a case's records hold what the case is there
+// for: injected messages of each of kinds, a conversation of turns runs,
+// and a cost when priced.
+func checkCase(t *testing.T, want expected, kinds []string, turns int, priced bool) {
 	t.Helper()
-	var want []string
-	for _, r := range records {
-		if e, ok := r.Payload.(*recorder.ToolEnded); ok {
-			if strings.Contains(e.Result, e.Error) {
-				want = append(want, e.Result) // the error as the model read it, shown once
-			} else {
-				want = append(want, e.Error+e.Result)
+	for _, k := range kinds {
+		found := false
+		for _, msgs := range want.Injected {
+			found = found || slices.ContainsFunc(msgs, func(m recorder.InjectedMessage) bool { return m.Kind == k })
+		}
+		if !found {
+			t.Errorf("no model call was given a %q message", k)
+		}
+	}
+	if turns > 0 {
+		if len(want.Conversations) != 1 {
+			t.Errorf("%d conversations of several runs, want 1", len(want.Conversations))
+		}
+		for _, runs := range want.Conversations {
+			if len(runs) != turns {
+				t.Errorf("a conversation of %d runs, want %d", len(runs), turns)
 			}
 		}
 	}
-	var got []string
+	if priced != (want.Cost > 0) {
+		t.Errorf("the runs cost $%g", want.Cost)
+	}
+}
+
+// checkInjected checks that every message Lookout added to a model call's
+// input is shown before the call, as the model received it: its kind and
+// role in its tag, and its text.
+func checkInjected(t *testing.T, want expected, got found) {
+	t.Helper()
+	for id, msgs := range want.Injected {
+		shown := got.Injected[id]
+		if len(shown) != len(msgs) {
+			t.Errorf("before %s the page shows %d injected messages, want %d: %+v", id, len(shown), len(msgs), shown)
+			continue
+		}
+		// The messages given again are named on the call's line, the
+		// others shown before it: match them by text.
+		used := make([]bool, len(shown))
+		for i, m := range msgs {
+			k := slices.IndexFunc(shown, func(s shownMessage) bool { return s.Text == m.Content })
+			for k >= 0 && used[k] {
+				next := slices.IndexFunc(shown[k+1:], func(s shownMessage) bool { return s.Text == m.Content })
+				if next < 0 {
+					k = -1
+					break
+				}
+				k += 1 + next
+			}
+			if k < 0 {
+				t.Errorf("injected message %d of %s, %q, is not shown before the call: %+v", i, id, m.Content, shown)
+				continue
+			}
+			used[k] = true
+			s := shown[k]
+			kind := m.Kind
+			if kind == recorder.InjectedWrapUp {
+				kind = "wrap-up reminder"
+			}
+			if !s.Before || !strings.HasPrefix(s.Tag, kind+", added by Lookout") || !strings.Contains(s.Tag, " as a "+m.Role+" message") {
+				t.Errorf("injected message %d of %s shows as %+v, want %s (%s) before the call", i, id, s, kind, m.Role)
+			}
+		}
+	}
+}
+
+// checkCost checks the header's cost against the runs' cost.
+func checkCost(t *testing.T, want float64, got string) {
+	t.Helper()
+	if want == 0 {
+		if got != "not recorded" {
+			t.Errorf("the header's cost is %q with no cost recorded", got)
+		}
+		return
+	}
+	usd, err := strconv.ParseFloat(strings.TrimPrefix(got, "$"), 64)
+	if !strings.HasPrefix(got, "$") || err != nil || math.Abs(usd-want) > 0.00005 {
+		t.Errorf("the header's cost is %q, want $%.4f", got, want)
+	}
+}
+
+// pricedConversation runs the quickstart's agent, priced, for three turns
+// on one session, and returns its records: three root runs of one
+// conversation, the last near its budget.
+func pricedConversation(t *testing.T, ctx context.Context) []recorder.Record {
+	t.Helper()
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, nil)
+	cfg := migrator.Config(rec, nil)
+	cfg.Prices = budget.Prices{"scripted-model": {InputPerMTok: 2.5, CachedInputPerMTok: 1.25, OutputPerMTok: 10}}
+	cfg.Agent = lookout.AgentInfo{Name: "migrator", Version: "v1.0.0", Model: "scripted-model"}
+	cfg.Limits.MaxTokens, cfg.Limits.MaxToolCalls = 11_000, 40
+	mw, err := lookoutadk.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx = session.NewContext(ctx, session.New(nil))
+	for range 3 {
+		agent, err := migrator.NewAgent(ctx, migrator.Script(), migrator.Tools(), mw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = migrator.Drain(adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(agent)}).Query(ctx, migrator.Task))
+	}
+	if err := rec.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return sink.Records()
+}
+
+// checkTextsAreText checks that each tool result shows exactly as
+// recorded, markup included, in the tool call it ends: the call started
+// with the same call id (or name) in the same run, which calls run in
+// parallel may end in any order.
+func checkTextsAreText(t *testing.T, ctx context.Context, b *browser, records []recorder.Record, want expected) {
+	t.Helper()
+	anchor := func(r recorder.Record) string {
+		if want.Runs > 1 {
+			return r.RunID + "-seq-" + itoa(r.Seq)
+		}
+		return "seq-" + itoa(r.Seq)
+	}
+	texts := map[string]string{} // by the anchor of the call's start
+	open := map[string][]string{}
+	for _, r := range records {
+		switch p := r.Payload.(type) {
+		case *recorder.ToolStarted:
+			key := r.RunID + "\x00" + p.CallID + "\x00" + p.Name
+			open[key] = append(open[key], anchor(r))
+		case *recorder.ToolEnded:
+			text := p.Error + p.Result
+			if strings.Contains(p.Result, p.Error) {
+				text = p.Result // the error as the model read it, shown once
+			}
+			key := r.RunID + "\x00" + p.CallID + "\x00" + p.Name
+			id := anchor(r) // an end without its start is shown on its own
+			if q := open[key]; len(q) > 0 {
+				id, open[key] = q[0], q[1:]
+			}
+			texts[id] = text
+		}
+	}
+	var got []struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	}
 	b.eval(t, ctx, `Array.from(document.querySelectorAll("details.tool"), function (d) {
-  return Array.from(d.querySelectorAll("pre:not(.args)"), function (p) { return p.textContent; }).join("");
+  return {id: d.id, text: Array.from(d.querySelectorAll("pre:not(.args)"), function (p) { return p.textContent; }).join("")};
 })`, &got)
-	if !slices.Equal(got, want) {
-		t.Errorf("tool results as the page shows them:\n%q\nwant:\n%q", got, want)
+	shown := map[string]string{}
+	for _, g := range got {
+		if _, ended := texts[g.ID]; ended || g.Text != "" { // a call never ended shows nothing
+			shown[g.ID] = g.Text
+		}
+	}
+	if !reflect.DeepEqual(shown, texts) {
+		t.Errorf("tool results as the page shows them, by call:\n%q\nwant:\n%q", shown, texts)
 	}
 }
 

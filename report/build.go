@@ -21,55 +21,83 @@ type view struct {
 	Style   template.CSS
 	Script  template.JS
 	Summary summary
-	Roots   []*run // the run tree
-	Runs    []*run // every run, parents before their children
-	Folded  int    // texts cut short, once folded
+	Tree    []treeItem // the root runs and the conversations, in the order they first appear
+	Runs    []*run     // every run, parents before their children, a conversation's turns in order
+	Folded  int        // texts cut short, once folded
+}
+
+// treeItem is a root run, or a conversation of several.
+type treeItem struct {
+	Run  *run
+	Conv *conversation
+}
+
+// conversation is the root runs that share a conversation id: its
+// turns, in order, and what they did together.
+type conversation struct {
+	ID      string
+	Anchor  string
+	Turns   []*run
+	Summary summary
+
+	runs []*run // the turns and the runs they started
 }
 
 // summary is the header: all runs together.
 type summary struct {
-	Runs       int
-	Outcome    string
-	Class      string // CSS class of the outcome
-	StopReason string
-	Models     string
-	Usage      usage
-	Cost       string
-	Duration   string
+	Runs          int
+	Conversations int
+	Outcome       string
+	Class         string // CSS class of the outcome
+	StopReason    string
+	Models        string
+	Usage         usage
+	Duration      string
 }
 
-// usage is what runs consumed, as the header shows it.
+// usage is what runs consumed, as the header shows it. Cached,
+// CacheWrite and Reasoning are empty when none were reported, and Cost
+// when no cost was recorded.
 type usage struct {
-	Tokens, Prompt, Completion string
-	ModelCalls, ToolCalls      int64
+	Tokens, Prompt, Completion    string
+	Cached, CacheWrite, Reasoning string
+	Cost                          string
+	ModelCalls, ToolCalls         int64
 }
 
 // run is one run's section of the page.
 type run struct {
-	ID         string
-	Anchor     string // id of the run's section
-	StartedID  string // anchor of run_started, or ""
-	Agent      string
-	Parent     *run
-	Children   []*run
-	Outcome    string
-	Class      string
-	StopReason string
-	Error      *text
-	Models     string
-	Usage      usage
-	Duration   string
-	Limits     string
-	Chart      *chart
-	Entries    []*entry
+	ID           string
+	Anchor       string // id of the run's section
+	StartedID    string // anchor of run_started, or ""
+	Agent        string
+	Grouped      *conversation // the conversation the run is a turn of, on the page
+	Version      string        // the agent's
+	Conversation string        // the conversation's id, for a run that is a turn of one
+	Turn         int           // the run's turn in it, counted from 1 (the record counts from 0)
+	Parent       *run
+	Children     []*run
+	Outcome      string
+	Class        string
+	StopReason   string
+	Error        *text
+	Models       string
+	Usage        usage
+	Duration     string
+	Limits       string
+	Chart        *chart
+	Entries      []*entry
 
-	prefix  string // of the record anchors: "" or the run id and "-"
+	opens   *conversation // the conversation whose section starts with this run
+	closes  bool          // the run is the last of its conversation's section
+	prefix  string        // of the record anchors: "" or the run id and "-"
 	records []recorder.Record
 	first   time.Time
 	last    time.Time
 	ended   *recorder.RunEnded
 	started *recorder.RunStarted
 	usage   recorder.RunUsage // from run_ended, or added up from the records
+	models  modelSet
 }
 
 // Entry kinds.
@@ -83,20 +111,33 @@ const (
 	kindExtension  = "extension"
 	kindAnchor     = "anchor"
 	kindEnd        = "end"
+	kindInjected   = "injected" // a message Lookout added to a model call's input
+)
+
+// An assessment record's Note: whether the model was shown it, when the
+// run's model requests say what Lookout added to their inputs.
+const (
+	assessmentShown   = "shown"
+	assessmentUnshown = "unshown"
 )
 
 // entry is one item of a run's timeline.
 type entry struct {
 	Kind   string
 	ID     string
-	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome
-	Note   string // the CSS class of an outcome
+	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome, an injected message's kind
+	Note   string // the CSS class of an outcome, an injected message's role, whether an assessment was shown
+	Link   string // the anchor of where an assessment was shown
+	After  int    // an assessment's call index (AfterCallIndex)
 	Text   *text
 	Model  *modelCall
 	Group  *toolGroup
 	Budget *recorder.BudgetRecord
 	Notes  []recorder.ObserverNote
 }
+
+// ref is a link to an entry.
+type ref struct{ ID, Label string }
 
 // modelCall is a model request and its response.
 type modelCall struct {
@@ -106,6 +147,7 @@ type modelCall struct {
 	Messages int
 	Offered  int
 	Withheld bool
+	Again    []ref // injected messages the call before was given too
 	Reply    *text
 	Usage    string
 	Latency  string
@@ -158,6 +200,7 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 	b := &builder{}
 	runs := group(records)
 	roots := tree(runs)
+	items := conversations(roots)
 	multi := len(runs) > 1
 	var ordered []*run
 	var walk func(*run)
@@ -167,8 +210,21 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 			walk(c)
 		}
 	}
-	for _, r := range roots {
-		walk(r)
+	var convs []*conversation
+	for _, it := range items {
+		if it.Run != nil {
+			walk(it.Run)
+			continue
+		}
+		c := it.Conv
+		convs = append(convs, c)
+		from := len(ordered)
+		for _, r := range c.Turns {
+			walk(r)
+		}
+		c.runs = ordered[from:len(ordered):len(ordered)]
+		ordered[from].opens = c
+		ordered[len(ordered)-1].closes = true
 	}
 	for _, r := range ordered {
 		if multi {
@@ -176,15 +232,19 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 		}
 		b.run(r)
 	}
+	for _, c := range convs {
+		c.Summary = summarize(c.Turns, c.runs)
+	}
 	v := &view{
 		Title:   opts.Title,
 		CSP:     csp,
 		Style:   template.CSS(styleCSS),
 		Script:  template.JS(scriptJS),
 		Summary: summarize(roots, ordered),
-		Roots:   roots,
+		Tree:    items,
 		Runs:    ordered,
 	}
+	v.Summary.Conversations = len(convs)
 	return v, b.texts
 }
 
@@ -206,8 +266,13 @@ func group(records []recorder.Record) []*run {
 		slices.SortStableFunc(r.records, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
 		parent := ""
 		for _, rec := range r.records {
-			if rec.ParentRunID != "" {
+			if p, ok := rec.Payload.(*recorder.RunStarted); ok && p != nil && r.started == nil {
+				r.started = p
+			}
+			if rec.ParentRunID != "" && parent == "" {
 				parent = rec.ParentRunID
+			}
+			if parent != "" && r.started != nil {
 				break
 			}
 		}
@@ -216,6 +281,48 @@ func group(records []recorder.Record) []*run {
 		}
 	}
 	return runs
+}
+
+// conversations groups the root runs that share a conversation id, when
+// there are several, each group's turns in order, and returns the tree's
+// items: the other root runs and the conversations, where each first
+// appears.
+func conversations(roots []*run) []treeItem {
+	count := map[string]int{}
+	for _, r := range roots {
+		if id := r.conversation(); id != "" {
+			count[id]++
+		}
+	}
+	byID := map[string]*conversation{}
+	items := make([]treeItem, 0, len(roots))
+	for _, r := range roots {
+		id := r.conversation()
+		if count[id] < 2 {
+			items = append(items, treeItem{Run: r})
+			continue
+		}
+		c := byID[id]
+		if c == nil {
+			c = &conversation{ID: id, Anchor: "conversation-" + id}
+			byID[id] = c
+			items = append(items, treeItem{Conv: c})
+		}
+		r.Grouped = c
+		c.Turns = append(c.Turns, r)
+	}
+	for _, c := range byID {
+		slices.SortStableFunc(c.Turns, func(a, b *run) int { return cmp.Compare(a.started.Turn, b.started.Turn) })
+	}
+	return items
+}
+
+// conversation is the id of the conversation r is a turn of, or "".
+func (r *run) conversation() string {
+	if r.started == nil {
+		return ""
+	}
+	return r.started.ConversationID
 }
 
 // tree links each run to its parent and returns the runs without one in
@@ -261,7 +368,7 @@ func (b *builder) text(s string) *text {
 // run fills r's header and timeline from its records.
 func (b *builder) run(r *run) {
 	t := timeline{b: b, r: r, open: map[string][]*toolCall{}}
-	models := map[string]bool{}
+	models := modelSet{}
 	for i := range r.records {
 		rec := &r.records[i]
 		if !rec.RecordedAt.IsZero() {
@@ -272,16 +379,28 @@ func (b *builder) run(r *run) {
 				r.last = rec.RecordedAt
 			}
 		}
-		if req, ok := rec.Payload.(*recorder.ModelRequest); ok && req.Model != "" {
-			models[req.Model] = true
+		switch p := rec.Payload.(type) {
+		case *recorder.ModelRequest:
+			if p != nil {
+				models.add(p.Model, "")
+			}
+		case *recorder.ModelResponse:
+			if p != nil {
+				models.add(p.Model, p.Provider)
+			}
 		}
 		t.add(rec)
 	}
 	t.closeGroup()
+	t.unshown()
 	r.Entries = t.entries
-	r.Models = joinSet(models)
-	if len(models) == 1 {
-		// The run's header names its one model; each call need not.
+	if len(models) == 0 && r.started != nil {
+		models.add(r.started.AgentModel, "")
+	}
+	r.models = models
+	r.Models = models.String()
+	if oneModel(r.Entries) {
+		// The run's header names it; each call need not.
 		for _, e := range r.Entries {
 			if e.Kind == kindModel {
 				e.Model.Model = ""
@@ -291,6 +410,9 @@ func (b *builder) run(r *run) {
 	r.Agent = "(unnamed agent)"
 	if r.started != nil && r.started.AgentName != "" {
 		r.Agent = r.started.AgentName
+	}
+	if r.started != nil {
+		r.Version, r.Conversation, r.Turn = r.started.AgentVersion, r.started.ConversationID, r.started.Turn+1
 	}
 	r.Outcome, r.Class = "unfinished", "unfinished"
 	r.usage = t.usage
@@ -310,6 +432,22 @@ func (b *builder) run(r *run) {
 	r.Chart = burnDown(r)
 }
 
+// oneModel reports whether the model calls of entries name one model at
+// most.
+func oneModel(entries []*entry) bool {
+	name := ""
+	for _, e := range entries {
+		if e.Kind != kindModel || e.Model.Model == "" {
+			continue
+		}
+		if name != "" && e.Model.Model != name {
+			return false
+		}
+		name = e.Model.Model
+	}
+	return true
+}
+
 // timeline builds a run's entries, record by record.
 type timeline struct {
 	b       *builder
@@ -319,6 +457,11 @@ type timeline struct {
 	open    map[string][]*toolCall // started and not yet ended, by call id or name
 	model   *modelCall             // the request waiting for its response
 	usage   recorder.RunUsage      // summed from the records, for a run without run_ended
+
+	injected     []recorder.InjectedMessage // what the last model request said Lookout added
+	injectedIDs  []string                   // the anchor of each one's first showing
+	injectedSeen bool                       // some request says what Lookout added
+	assessments  []*entry                   // assessment records not yet matched to a showing
 }
 
 func (t *timeline) push(e *entry) {
@@ -360,9 +503,12 @@ func (t *timeline) add(rec *recorder.Record) {
 		}
 		t.push(e)
 	case *recorder.AssessmentRecord:
-		t.push(&entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers})
+		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers, After: p.AfterCallIndex}
+		t.assessments = append(t.assessments, e)
+		t.push(e)
 	case *recorder.ModelRequest:
 		m := &modelCall{Model: p.Model, Messages: p.MessageCount, Offered: len(p.Tools), Withheld: p.ToolsWithheld}
+		m.Again = t.inject(id, p.Injected)
 		t.model = m
 		t.usage.ModelCalls++
 		t.push(&entry{Kind: kindModel, ID: id, Model: m})
@@ -395,6 +541,73 @@ func (t *timeline) add(rec *recorder.Record) {
 	}
 }
 
+// inject adds the messages Lookout added to the input of the model call
+// with anchor id before the call, each as the model received it, and
+// returns links to the first showings of those the call before was given
+// too, which the call's line names instead of showing them again.
+func (t *timeline) inject(id string, in []recorder.InjectedMessage) []ref {
+	if in != nil {
+		t.injectedSeen = true
+	}
+	last, lastIDs := t.injected, t.injectedIDs
+	t.injected, t.injectedIDs = in, make([]string, len(in))
+	var again []ref
+	for i, m := range in {
+		if j := slices.Index(last, m); j >= 0 {
+			t.injectedIDs[i] = lastIDs[j]
+			again = append(again, ref{ID: lastIDs[j], Label: injectedName(m.Kind)})
+			continue
+		}
+		mid := id + "-in-" + strconv.Itoa(i)
+		t.injectedIDs[i] = mid
+		e := &entry{Kind: kindInjected, ID: mid, Label: m.Kind, Note: m.Role, Text: t.b.text(m.Content)}
+		if m.Kind == recorder.InjectedAssessment {
+			t.shown(mid, m)
+		}
+		t.push(e)
+	}
+	return again
+}
+
+// shown links the assessment records that injected message m, shown at
+// anchor id, is the block of: by call index, or by text when the index is
+// unknown. A record whose text is the one shown leaves its text to the
+// showing.
+func (t *timeline) shown(id string, m recorder.InjectedMessage) {
+	t.assessments = slices.DeleteFunc(t.assessments, func(e *entry) bool {
+		if e.Text.S != m.Content && (m.AfterCallIndex < 0 || e.After != m.AfterCallIndex) {
+			return false
+		}
+		e.Note, e.Link = assessmentShown, id
+		if e.Text.S == m.Content {
+			e.Text.S, e.Text = "", nil
+		}
+		return true
+	})
+}
+
+// injectedName is what the page calls an injected message of kind.
+func injectedName(kind string) string {
+	switch kind {
+	case recorder.InjectedAssessment:
+		return "assessment"
+	case recorder.InjectedWrapUp:
+		return "wrap-up reminder"
+	}
+	return kind
+}
+
+// unshown marks the assessment records that no model call was given, when
+// the run's requests say what Lookout added to their inputs.
+func (t *timeline) unshown() {
+	if !t.injectedSeen {
+		return
+	}
+	for _, e := range t.assessments {
+		e.Note = assessmentUnshown
+	}
+}
+
 // response fills m from p, the response with anchor id ("" when the
 // entry itself carries it).
 func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
@@ -405,6 +618,9 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	if p.Latency > 0 {
 		m.Latency = duration(p.Latency)
 	}
+	if m.Model == "" {
+		m.Model = p.Model
+	}
 	m.Usage = "usage not reported"
 	if p.UsageReported {
 		u := p.Usage
@@ -412,7 +628,11 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 		t.usage.PromptTokens += u.PromptTokens
 		t.usage.CompletionTokens += u.CompletionTokens
 		t.usage.TotalTokens += u.TotalTokens
+		t.usage.CachedTokens += u.CachedTokens
+		t.usage.CacheWriteTokens += u.CacheWriteTokens
+		t.usage.ReasoningTokens += u.ReasoningTokens
 	}
+	t.usage.CostUSD += max(p.CostUSD, 0)
 	if p.Message == nil {
 		return
 	}
@@ -518,32 +738,98 @@ func usageOf(u recorder.RunUsage) usage {
 		Tokens:     observer.FormatCount(u.TotalTokens),
 		Prompt:     observer.FormatCount(u.PromptTokens),
 		Completion: observer.FormatCount(u.CompletionTokens),
+		Cached:     countOrEmpty(u.CachedTokens),
+		CacheWrite: countOrEmpty(u.CacheWriteTokens),
+		Reasoning:  countOrEmpty(u.ReasoningTokens),
+		Cost:       cost(u.CostUSD),
 		ModelCalls: u.ModelCalls,
 		ToolCalls:  u.ToolCalls,
 	}
 }
 
+// countOrEmpty formats n, or returns "" for none.
+func countOrEmpty(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return observer.FormatCount(n)
+}
+
+// cost formats a cost in US dollars: cents above a dollar, four decimals
+// below, and "" for none.
+func cost(usd float64) string {
+	switch {
+	case !(usd > 0): // zero, negative or NaN: nothing recorded
+		return ""
+	case usd < 0.0001:
+		return "< $0.0001"
+	case usd < 1:
+		return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
+	}
+	return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+}
+
+// modelSet is the models a run used, each with the providers named for
+// it.
+type modelSet map[string]map[string]bool
+
+func (s modelSet) add(model, provider string) {
+	if model == "" {
+		return
+	}
+	p := s[model]
+	if p == nil {
+		p = map[string]bool{}
+		s[model] = p
+	}
+	if provider != "" {
+		p[provider] = true
+	}
+}
+
+func (s modelSet) addTo(to modelSet) {
+	for m, ps := range s {
+		to.add(m, "")
+		for p := range ps {
+			to.add(m, p)
+		}
+	}
+}
+
+// String lists the models in order, each with its providers: "gpt-4o
+// (OpenAI), m2".
+func (s modelSet) String() string {
+	parts := make([]string, 0, len(s))
+	for _, m := range slices.Sorted(maps.Keys(s)) {
+		if len(s[m]) > 0 {
+			m += " (" + joinSet(s[m]) + ")"
+		}
+		parts = append(parts, m)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // summarize is the header over all runs: root outcomes, every run's own
 // usage added up, and the root runs' durations.
 func summarize(roots, runs []*run) summary {
-	s := summary{Runs: len(runs), Cost: "not recorded"}
+	s := summary{Runs: len(runs)}
 	var total recorder.RunUsage
-	models := map[string]bool{}
+	models := modelSet{}
 	for _, r := range runs {
 		u := r.usage
 		total.PromptTokens += u.PromptTokens
 		total.CompletionTokens += u.CompletionTokens
 		total.TotalTokens += u.TotalTokens
+		total.CachedTokens += u.CachedTokens
+		total.CacheWriteTokens += u.CacheWriteTokens
+		total.ReasoningTokens += u.ReasoningTokens
+		total.CostUSD += u.CostUSD
 		total.ModelCalls += u.ModelCalls
 		total.ToolCalls += u.ToolCalls
-		for _, m := range strings.Split(r.Models, ", ") {
-			if m != "" {
-				models[m] = true
-			}
-		}
+		r.models.addTo(models)
 	}
 	s.Usage = usageOf(total)
-	s.Models = joinSet(models)
+	s.Models = models.String()
 	var d time.Duration
 	outcomes := map[string]int{}
 	for _, r := range roots {

@@ -15,9 +15,13 @@
 //
 // The page shows:
 //
-//   - a header with the outcome, the stop reason, the models, the tokens,
-//     the model and tool calls, the cost when recorded, and the duration;
-//   - the sub-agent tree: each run under the run that started it;
+//   - a header with the outcome, the stop reason, the models and their
+//     providers, the tokens (with cached, cache-write and reasoning tokens
+//     when reported), the model and tool calls, the cost in US dollars
+//     when recorded, and the duration; and the same facts for each run;
+//   - the sub-agent tree: each run under the run that started it, and the
+//     root runs that share a conversation id grouped as a conversation,
+//     its turns in order, with a section of its own;
 //   - for each run, a budget burn-down drawn as SVG: the share of each
 //     limit (tokens, model calls, tool calls, time) left after each record,
 //     over the bands where the Resource observer speaks with caution and
@@ -25,8 +29,11 @@
 //   - each run's timeline in record order: messages, model calls, tool
 //     calls (collapsible, with their arguments and results, errors
 //     highlighted, calls that overlapped side by side in lanes), and each
-//     assessment or wrap-up reminder as the model received it, before the
-//     first model call that received it;
+//     message Lookout added to a model call's input (the assessment, the
+//     wrap-up reminder) as the model received it, before that call; a
+//     message the call before was given too is named on the call's line,
+//     linked to its first showing; an assessment record no call was given
+//     is marked as not shown to the model;
 //   - an anchor for every record: id "seq-N" for the record with seq N, or
 //     "RUN-seq-N" when the page shows several runs, where RUN is the run
 //     id.
@@ -35,7 +42,8 @@
 //
 // # Common pitfalls
 //
-//   - Records hold no prices: the cost is shown as not recorded.
+//   - The cost is recorded only for runs priced by lookout.Config.Prices;
+//     for others it shows as not recorded.
 //   - The caution and warning bands are drawn at the Resource observer's
 //     defaults (resource.DefaultCautionAt and resource.DefaultWarningAt);
 //     a run configured with other thresholds spoke at those instead.
@@ -44,9 +52,13 @@
 //     cut to one common length that fits. A text that folding would shorten
 //     by less than its note is shown whole. Each cut text says how many
 //     bytes it leaves out, and the header how many texts were cut.
-//   - The wrap-up turn is marked on its model call. The reminder's own text
-//     is shown only when the records hold it, as a message tagged by
+//   - What the model was given is known from the model requests' Injected
+//     lists. In records written before the field, an assessment shows
+//     where it was recorded, the wrap-up turn is only marked on its model
+//     call, and the reminder's text shows only as a message tagged by
 //     Lookout.
+//   - Only root runs that share a conversation id with another are
+//     grouped; turns are shown from 1 (the record counts from 0).
 //   - A run whose tool calls were recorded overlapping is drawn in lanes;
 //     calls that ran in parallel but were recorded one after another show
 //     in one lane.

@@ -124,11 +124,19 @@ func render(w io.Writer, v *view, blank []*text) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, r := range v.Runs {
+		if r.opens != nil {
+			if err := page.ExecuteTemplate(bw, "conversation", r.opens); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+		}
 		if err := page.ExecuteTemplate(bw, "run", r); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		writeTimeline(bw, r.Entries)
 		bw.WriteString("</div>\n</section>\n")
+		if r.closes {
+			bw.WriteString("</section>\n")
+		}
 	}
 	if err := page.ExecuteTemplate(bw, "foot", v); err != nil {
 		return fmt.Errorf("report: %w", err)

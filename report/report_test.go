@@ -21,7 +21,7 @@ const hostile = `</pre></div></details><script>document.title="pwned"</script><i
 func untrusted() []recorder.Record {
 	t := newTrajectory()
 	r := t.run(`run"><script>1</script>`, nil)
-	r.add(&recorder.RunStarted{AgentName: hostile, Limits: recorder.RunLimits{MaxTokens: 1000}})
+	r.add(&recorder.RunStarted{AgentName: hostile, AgentVersion: hostile, ConversationID: hostile, Limits: recorder.RunLimits{MaxTokens: 1000}})
 	r.add(&recorder.Message{Message: schema.UserMessage(hostile)})
 	r.add(&recorder.ModelRequest{Model: hostile, MessageCount: 1, Tools: []string{hostile}})
 	r.add(&recorder.ModelResponse{Message: schema.AssistantMessage(hostile, []schema.ToolCall{
@@ -29,13 +29,28 @@ func untrusted() []recorder.Record {
 	r.add(&recorder.ToolStarted{CallID: hostile, Name: hostile, Arguments: hostile})
 	r.add(&recorder.ToolEnded{CallID: hostile, Name: hostile, Result: hostile, IsError: true, Error: hostile})
 	r.add(&recorder.AssessmentRecord{Markdown: hostile, Observers: []recorder.ObserverNote{{Name: hostile, Severity: hostile}}})
+	injected := []recorder.InjectedMessage{{Kind: hostile, Role: hostile, Content: hostile}}
+	r.add(&recorder.ModelRequest{MessageCount: 3, Injected: injected})
+	r.add(&recorder.ModelResponse{Model: hostile, Provider: hostile, CostUSD: 0.5})
+	r.add(&recorder.ModelRequest{MessageCount: 5, Injected: injected})
 	r.add(&recorder.Extension{Name: hostile, Body: []byte(`"` + strings.ReplaceAll(hostile, `"`, `\"`) + `"`)})
-	r.add(&recorder.RunEnded{Outcome: hostile, StopReason: hostile, Error: hostile})
+	r.add(&recorder.RunEnded{Outcome: hostile, StopReason: hostile, Error: hostile, Usage: recorder.RunUsage{CostUSD: 0.5}})
+	return t.records
+}
+
+// untrustedConversation is untrusted's run and a second turn of its
+// conversation, whose id is hostile too.
+func untrustedConversation() []recorder.Record {
+	t := newTrajectory()
+	t.records = untrusted()
+	next := t.run(`next"><script>1</script>`, nil)
+	next.add(&recorder.RunStarted{AgentName: hostile, ConversationID: hostile, Turn: 1})
+	next.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
 	return t.records
 }
 
 func TestUntrustedTextStaysText(t *testing.T) {
-	page := render(t, untrusted(), nil)
+	page := render(t, untrustedConversation(), nil)
 	lower := strings.ToLower(page)
 	if n := strings.Count(lower, "<script"); n != 1 {
 		t.Errorf("%d script elements, want the page's own alone", n)
@@ -141,7 +156,7 @@ func TestParallelToolCallsSitInLanes(t *testing.T) {
 		`<div class="lanes lanes-2"><details class="tool" id="seq-2">`,
 		`<details class="tool lane-1" id="seq-3">`,
 		`<details class="tool lane-1" id="seq-5">`,
-		`<div class="lanes"><details class="tool" id="seq-10">`,
+		"</div>\n" + `<details class="tool" id="seq-10">`, // one lane: no grid
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
@@ -163,7 +178,7 @@ func TestCallsShowWhatWasRecorded(t *testing.T) {
 		`<pre class="args">{"package":"./billing"}</pre><pre class="err" id="seq-1">FAIL billing</pre></details>`,
 		`unfinished" id="seq-2"><summary>hang <b>unfinished</b>`,
 		`<summary>orphan</summary><pre id="seq-3">an end without its start</pre>`,
-		`<div class="model" id="seq-4"><p>model call</p><pre>a response without its request</pre><p class="meta">usage not reported</p></div>`,
+		`<div class="model" id="seq-4"><p>model call</p><pre>a response without its request</pre><p>usage not reported</p></div>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
@@ -208,6 +223,152 @@ func TestInjectedTextComesBeforeTheModelCallThatReceivedIt(t *testing.T) {
 	}
 }
 
+func TestEachInjectedMessageShowsBeforeTheCallThatReceivedIt(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.ModelRequest{MessageCount: 1, Injected: []recorder.InjectedMessage{}})
+	unshown := r.add(&recorder.AssessmentRecord{Markdown: "## Superseded", AfterCallIndex: 1})
+	shown := r.add(&recorder.AssessmentRecord{Markdown: "## Current <b>block</b>", AfterCallIndex: 2,
+		Observers: []recorder.ObserverNote{{Name: "Resources", Severity: "caution"}}})
+	block := recorder.InjectedMessage{Kind: recorder.InjectedAssessment, Role: "user", Content: "## Current <b>block</b>", AfterCallIndex: 2}
+	wrap := recorder.InjectedMessage{Kind: recorder.InjectedWrapUp, Role: "system", Content: "Wrap up now."}
+	first := r.add(&recorder.ModelRequest{MessageCount: 3, Injected: []recorder.InjectedMessage{block}})
+	again := r.add(&recorder.ModelRequest{MessageCount: 5, Injected: []recorder.InjectedMessage{block}})
+	last := r.add(&recorder.ModelRequest{MessageCount: 7, ToolsWithheld: true, Injected: []recorder.InjectedMessage{block, wrap}})
+	page := render(t, tr.records, nil)
+
+	id := func(seq uint64, rest string) string { return "seq-" + itoa(seq) + rest }
+	order := ids(page)
+	wantOrder := []string{id(unshown, ""), id(shown, ""), id(first, "-in-0"), id(first, ""),
+		id(again, ""), id(last, "-in-1"), id(last, "")}
+	var got []string
+	for _, o := range order {
+		if slices.Contains(wantOrder, o) {
+			got = append(got, o)
+		}
+	}
+	if !slices.Equal(got, wantOrder) {
+		t.Errorf("ids in the page %v, want %v", got, wantOrder)
+	}
+	for _, want := range []string{
+		// The block as the model received it, once, before the first call given it.
+		`<div class="injected kind-assessment" id="` + id(first, "-in-0") +
+			`"><p class="tag">assessment, added by Lookout to the model's input as a user message</p><pre>## Current &lt;b&gt;block&lt;/b&gt;</pre></div>`,
+		// The calls given it again link to it.
+		`<div class="model" id="` + id(again, "") + `"><p>model call · 5 messages · again: <a href="#` + id(first, "-in-0") + `">assessment</a></p></div>`,
+		`<div class="injected kind-wrap_up" id="` + id(last, "-in-1") +
+			`"><p class="tag">wrap-up reminder, added by Lookout to the model's input as a system message</p><pre>Wrap up now.</pre></div>`,
+		`<div class="model wrapup" id="` + id(last, "") + `"><p>model call · 7 messages · <b>wrap-up turn: tools withheld</b> · again: <a href="#` + id(first, "-in-0") + `">assessment</a></p></div>`,
+		// The record of the block shown links to its showing; the other says it was never shown.
+		`id="` + id(shown, "") + `"><p class="tag">assessment [caution] · Resources caution · <a href="#` + id(first, "-in-0") + `">shown to the model</a></p></div>`,
+		`<div class="assessment sev-none unshown" id="` + id(unshown, "") + `"><p class="tag">assessment · <b>not shown to the model</b></p><pre>## Superseded</pre></div>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if n := strings.Count(page, "## Current &lt;b&gt;block"); n != 1 {
+		t.Errorf("the block shows %d times, want once", n)
+	}
+}
+
+func TestAssessmentsAreNotMarkedUnshownInRecordsThatDoNotSay(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.AssessmentRecord{Markdown: "## Block", AfterCallIndex: 1})
+	r.add(&recorder.ModelRequest{MessageCount: 3}) // written before requests listed what Lookout added
+	page := render(t, tr.records, nil)
+	if strings.Contains(page, "not shown") || !strings.Contains(page, "as the next model call received it</p><pre>## Block</pre>") {
+		t.Error("an assessment in records that do not say what the model was shown is marked")
+	}
+}
+
+func TestTheHeaderShowsModelsProvidersTokensAndCost(t *testing.T) {
+	tr := newTrajectory()
+	lead := tr.run("lead", nil)
+	lead.add(&recorder.RunStarted{AgentName: "lead", AgentVersion: "v1.2.3", ConversationID: "conv-9", Turn: 2})
+	lead.add(&recorder.ModelRequest{Model: "gpt-4o", MessageCount: 1})
+	lead.add(&recorder.ModelResponse{Model: "gpt-4o", Provider: "OpenAI", CostUSD: 0.0125, UsageReported: true,
+		Usage: recorder.TokenUsage{PromptTokens: 1000, CompletionTokens: 200, TotalTokens: 1200, CachedTokens: 400, ReasoningTokens: 50}})
+	lead.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{PromptTokens: 1000, CompletionTokens: 200,
+		TotalTokens: 1200, CachedTokens: 400, ReasoningTokens: 50, CostUSD: 0.0125, ModelCalls: 1}})
+	child := tr.run("child", lead)
+	child.add(&recorder.RunStarted{AgentName: "child", AgentModel: "claude-x"})
+	child.add(&recorder.ModelRequest{MessageCount: 1})
+	child.add(&recorder.ModelResponse{Provider: "Claude", CostUSD: 1.5, UsageReported: true,
+		Usage: recorder.TokenUsage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110, CacheWriteTokens: 60}})
+	page := render(t, tr.records, nil)
+	head, _, _ := strings.Cut(page, `<nav class="tree"`)
+	for _, want := range []string{
+		"<dt>Model</dt><dd>claude-x, gpt-4o (OpenAI)</dd>",
+		"<dd>1,310 <small>(1,100 prompt, 400 cached, 60 written to the cache, 210 completion, 50 reasoning)</small></dd>",
+		"<dt>Cost</dt><dd>$1.51</dd>",
+	} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the header lacks %s", want)
+		}
+	}
+	for _, want := range []string{
+		"<dt>Agent version</dt><dd>v1.2.3</dd>",
+		"<dt>Conversation</dt><dd><code>conv-9</code>, turn 3</dd>",
+		"<dt>Cost</dt><dd>$0.0125</dd>",
+		"<dt>Cost</dt><dd>$1.50</dd>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+func TestTheTurnsOfAConversationAreGroupedInOrder(t *testing.T) {
+	tr := newTrajectory()
+	// Turns recorded out of order, with an unrelated run between them and
+	// a sub-agent under one of them.
+	turn1 := tr.run("t1", nil)
+	turn1.add(&recorder.RunStarted{AgentName: "a", ConversationID: "c1", Turn: 1})
+	other := tr.run("other", nil)
+	other.add(&recorder.RunStarted{AgentName: "b", ConversationID: "c2"})
+	turn0 := tr.run("t0", nil)
+	turn0.add(&recorder.RunStarted{AgentName: "a", ConversationID: "c1", Turn: 0})
+	sub := tr.run("sub", turn0)
+	sub.add(&recorder.RunStarted{AgentName: "helper"})
+	turn0.step("search")
+	turn1.step("search")
+	turn0.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted, Usage: recorder.RunUsage{TotalTokens: 100, PromptTokens: 90, CompletionTokens: 10, ModelCalls: 1, ToolCalls: 1}})
+	turn1.add(&recorder.RunEnded{Outcome: recorder.OutcomeError, Usage: recorder.RunUsage{TotalTokens: 100, PromptTokens: 90, CompletionTokens: 10, ModelCalls: 1, ToolCalls: 1}})
+	page := render(t, tr.records, nil)
+
+	var sections []string
+	for _, id := range ids(page) {
+		if strings.HasPrefix(id, "run-") || strings.HasPrefix(id, "conversation-") {
+			sections = append(sections, id)
+		}
+	}
+	if want := []string{"conversation-c1", "run-t0", "run-sub", "run-t1", "run-other"}; !slices.Equal(sections, want) {
+		t.Errorf("sections %v, want %v", sections, want)
+	}
+	for _, want := range []string{
+		`<section class="conversation" id="conversation-c1">` + "\n<h2>Conversation <code>c1</code> · 2 turns</h2>",
+		`<dd class="mixed">1 completed, 1 error</dd>`,
+		`<dd>200 <small>(180 prompt, 20 completion)</small></dd>`,
+		`<li class="conversation"><a href="#conversation-c1">conversation <code>c1</code></a> · 2 turns` + "\n" +
+			`<ol><li class="node"><a href="#run-t0">turn 1: a</a>`,
+		`<li class="node"><a href="#run-t1">turn 2: a</a>`,
+		`<li class="node"><a href="#run-other">b</a>`,
+		"<dt>Conversations</dt><dd>1</dd>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	// The conversation's section holds its turns and their sub-agents.
+	conv := page[strings.Index(page, `id="conversation-c1"`):]
+	end := strings.Index(conv, "</section>\n</section>")
+	if end < 0 || strings.Index(conv, `id="run-t1"`) > end || strings.Index(conv, `id="run-other"`) < end {
+		t.Error("the conversation's section does not hold exactly its turns")
+	}
+}
+
 func TestTheHeaderSumsTheRuns(t *testing.T) {
 	tr := newTrajectory()
 	lead := tr.run("lead", nil)
@@ -226,7 +387,7 @@ func TestTheHeaderSumsTheRuns(t *testing.T) {
 		`<dt>Calls</dt><dd>4 model, 6 tool</dd>`,
 		`<dt>Cost</dt><dd>not recorded</dd>`,
 		`<dt>Runs</dt><dd>2</dd>`,
-		`<ul><li><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls<ul><li><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</li>`,
+		`<ul><li class="node"><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls<ul><li class="node"><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</li>`,
 		`<div class="run-error"><p class="tag">error</p><pre>budget exceeded: tokens</pre></div>`,
 	} {
 		if !strings.Contains(page, want) {
@@ -242,7 +403,7 @@ func TestLongTextsAreFolded(t *testing.T) {
 	r.add(&recorder.ToolEnded{CallID: "1", Name: "read", Result: strings.Repeat("é", 100)}) // 200 bytes
 	page := render(t, tr.records, &report.Options{MaxTextBytes: 65})
 	// 65 bytes would split an é: the cut goes back to a whole one.
-	want := `<pre id="seq-1">` + strings.Repeat("é", 32) + `<i>+136 bytes</i></pre>`
+	want := `<pre id="seq-1">` + strings.Repeat("é", 32) + `<i>+136</i></pre>`
 	if !strings.Contains(page, want) {
 		t.Errorf("the page lacks %q", want)
 	}

@@ -33,6 +33,15 @@ func writeEntry(w *bufio.Writer, e *entry) {
 		w.WriteString("</div>")
 	case kindAssessment:
 		writeAssessment(w, e)
+	case kindInjected:
+		open(w, "div", "injected kind-", e.Label, e.ID)
+		w.WriteString(`<p class="tag">`)
+		escapeText(w, injectedName(e.Label))
+		w.WriteString(", added by Lookout to the model's input as a ")
+		escapeText(w, e.Note)
+		w.WriteString(" message</p>")
+		writePre(w, "", "", e.Text)
+		w.WriteString("</div>")
 	case kindBudget:
 		open(w, "div", "budget", "", e.ID)
 		w.WriteString("budget exceeded: ")
@@ -103,7 +112,7 @@ func writePre(w *bufio.Writer, class, id string, t *text) {
 	if t.More > 0 {
 		w.WriteString("<i>+")
 		w.WriteString(strconv.Itoa(t.More))
-		w.WriteString(" bytes</i>")
+		w.WriteString("</i>") // the style sheet adds " bytes"
 	}
 	w.WriteString("</pre>")
 }
@@ -113,6 +122,9 @@ func writeAssessment(w *bufio.Writer, e *entry) {
 	if sev == "" {
 		sev = "none"
 	}
+	if e.Note == assessmentUnshown {
+		sev += " unshown"
+	}
 	open(w, "div", "assessment sev-", sev, e.ID)
 	w.WriteString(`<p class="tag">assessment`)
 	if e.Label != "" {
@@ -120,7 +132,6 @@ func writeAssessment(w *bufio.Writer, e *entry) {
 		escapeText(w, e.Label)
 		w.WriteByte(']')
 	}
-	w.WriteString(", as the next model call received it")
 	for _, n := range e.Notes {
 		w.WriteString(" · ")
 		escapeText(w, n.Name)
@@ -129,8 +140,20 @@ func writeAssessment(w *bufio.Writer, e *entry) {
 			escapeText(w, n.Severity)
 		}
 	}
+	switch e.Note {
+	case assessmentShown:
+		w.WriteString(` · <a href="#`)
+		escapeAttr(w, e.Link)
+		w.WriteString(`">shown to the model</a>`)
+	case assessmentUnshown:
+		w.WriteString(" · <b>not shown to the model</b>")
+	default:
+		w.WriteString(" · as the next model call received it")
+	}
 	w.WriteString("</p>")
-	writePre(w, "", "", e.Text)
+	if e.Text != nil {
+		writePre(w, "", "", e.Text)
+	}
 	w.WriteString("</div>")
 }
 
@@ -159,12 +182,26 @@ func writeModel(w *bufio.Writer, e *entry) {
 	if m.Withheld {
 		w.WriteString(" · <b>wrap-up turn: tools withheld</b>")
 	}
+	// Messages Lookout added again: "· again: assessment", each a link
+	// to its first showing.
+	for i, r := range m.Again {
+		if i == 0 {
+			w.WriteString(" · again: ")
+		} else {
+			w.WriteString(", ")
+		}
+		w.WriteString(`<a href="#`)
+		escapeAttr(w, r.ID)
+		w.WriteString(`">`)
+		escapeText(w, r.Label)
+		w.WriteString("</a>")
+	}
 	w.WriteString("</p>")
 	if m.Answered {
 		if m.Reply != nil {
 			writePre(w, "", "", m.Reply)
 		}
-		w.WriteString(`<p class="meta"`)
+		w.WriteString(`<p`) // the call's line, then the response's: styled by place
 		if m.RespID != "" {
 			w.WriteString(` id="`)
 			escapeAttr(w, m.RespID)
@@ -183,17 +220,20 @@ func writeModel(w *bufio.Writer, e *entry) {
 	w.WriteString("</div>")
 }
 
+// writeTools writes a group of tool calls, in a grid of lanes when some
+// overlapped.
 func writeTools(w *bufio.Writer, g *toolGroup) {
-	w.WriteString(`<div class="lanes`)
 	if g.Lanes > 1 {
-		w.WriteString(" lanes-")
+		w.WriteString(`<div class="lanes lanes-`)
 		w.WriteString(strconv.Itoa(g.Lanes))
+		w.WriteString(`">`)
 	}
-	w.WriteString(`">`)
 	for _, c := range g.Calls {
 		writeTool(w, c)
 	}
-	w.WriteString("</div>")
+	if g.Lanes > 1 {
+		w.WriteString("</div>")
+	}
 	for _, e := range g.Extras {
 		writeEntry(w, e)
 	}

@@ -18,12 +18,14 @@ var reportCmd = &command{
 	summary: "write the runs as one self-contained HTML page",
 	details: `Report reads one or more trajectory files, or the files of a directory,
 together and writes one HTML page showing their runs: a header with the
-outcome, stop reason, models, tokens, calls and duration; the sub-agent
-tree; for each run a budget burn-down chart with the caution and warning
+outcome, stop reason, models and providers, tokens, calls, cost and
+duration; the sub-agent tree, with the turns of a conversation grouped in
+order; for each run a budget burn-down chart with the caution and warning
 bands, and a timeline of its messages, model calls, tool calls (collapsible,
-with arguments, results and errors; overlapping calls side by side) and
-assessments as the model received them. Every record has an anchor:
-#seq-N, or #RUN-seq-N when the page shows several runs.
+with arguments, results and errors; overlapping calls side by side), and
+each message Lookout added to a model call's input (an assessment, the
+wrap-up reminder) as the model received it, before that call. Every record
+has an anchor: #seq-N, or #RUN-seq-N when the page shows several runs.
 
 The page needs nothing else: its style and script are inside it, its
 Content-Security-Policy allows nothing more, and it fetches nothing when it

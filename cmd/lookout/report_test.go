@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/recorder"
 )
 
 func TestReportWritesAPageOfTheRuns(t *testing.T) {
@@ -23,7 +27,7 @@ func TestReportWritesAPageOfTheRuns(t *testing.T) {
 	for _, want := range []string{
 		"<title>Billing &lt;migration&gt;</title>",
 		`<a href="#run-run-1">migrator</a>`,
-		`<li><a href="#run-run-2">helper</a>`, // the child, under its parent
+		`<li class="node"><a href="#run-run-2">helper</a>`, // the child, under its parent
 		`<details class="tool error" id="run-1-seq-4">`,
 		`<div class="budget" id="run-1-seq-9">budget exceeded: tokens, 110 used of 100</div>`,
 	} {
@@ -87,4 +91,27 @@ func TestReportExitStatus(t *testing.T) {
 			assert.Equal(t, before, after, "the input changed")
 		})
 	}
+}
+
+func TestReportGroupsAConversationsTurnsFromTheirFiles(t *testing.T) {
+	// Each turn in a file of its own, the later turn first.
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, turn := range []int{1, 0} {
+		sink := recorder.NewMemorySink()
+		rec := recorder.New(sink, nil)
+		id := fmt.Sprintf("turn-%d", turn)
+		run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: id, AgentName: "support", ConversationID: "conv-7", Turn: turn})
+		require.NoError(t, err)
+		require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
+		require.NoError(t, rec.Close(ctx))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s.jsonl", 1-turn, id)), encode(t, sink.Records()), 0o600))
+	}
+
+	r := lookout("report", "-o", "-", dir)
+
+	require.Equal(t, exitOK, r.code, r.stderr)
+	conv := strings.Index(r.stdout, `<section class="conversation" id="conversation-conv-7">`)
+	first, second := strings.Index(r.stdout, `<section class="run" id="run-turn-0">`), strings.Index(r.stdout, `<section class="run" id="run-turn-1">`)
+	assert.True(t, conv >= 0 && conv < first && first < second, "the turns are not grouped in order: %d %d %d", conv, first, second)
 }
