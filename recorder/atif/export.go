@@ -58,6 +58,10 @@ type Options struct {
 	// sink; this is for records that were written without it.
 	Redactor recorder.Redactor
 
+	// Conversation picks the conversation FromConversation and
+	// ConversationChain export. Empty means the only one in the records.
+	Conversation string
+
 	// OmitAssessments leaves assessment records out. By default each one
 	// becomes a system step.
 	OmitAssessments bool
