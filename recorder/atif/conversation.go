@@ -74,16 +74,23 @@ func conversationsOf(s *runSet) []string {
 // It fails with ErrNoRootRun when the conversation is not in records and
 // with ErrAmbiguousRoot when several are and none was picked.
 func FromConversation(records []recorder.Record, opts *Options) (*Trajectory, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	turns, err := groupRuns(records).turns(o.Conversation)
+	turns, o, err := conversationTurns(records, opts)
 	if err != nil {
 		return nil, err
 	}
 	t, _ := conversationOf(turns, &o)
 	return t, nil
+}
+
+// conversationTurns returns the turns of the conversation opts picks in
+// records, and the options.
+func conversationTurns(records []recorder.Record, opts *Options) ([]*run, Options, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	turns, err := groupRuns(records).turns(o.Conversation)
+	return turns, o, err
 }
 
 // conversationOf exports turns as one trajectory and returns it with the
@@ -176,11 +183,7 @@ func ContinuationName(name string, n int) string {
 // validator read whole; the chain is for tools that want one turn per
 // file.
 func ConversationChain(records []recorder.Record, opts *Options, name string) ([]Document, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	turns, err := groupRuns(records).turns(o.Conversation)
+	turns, o, err := conversationTurns(records, opts)
 	if err != nil {
 		return nil, err
 	}
