@@ -417,6 +417,7 @@ func (rt *runTrace) response(step *pending, now moment) {
 func (rt *runTrace) toolStarted(p *recorder.ToolStarted, now moment) {
 	if c := callFor(rt.calls[p.CallID], p.Name, func(c *callSpan) bool { return c.started }); c != nil {
 		c.start, c.started = now, true
+		markMCP(c, p)
 	}
 }
 
