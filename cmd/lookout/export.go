@@ -55,12 +55,16 @@ written are printed.`,
 			format = fs.String("format", "", "output format: atif or openai (required)")
 			dir    = fs.String("o", "", "write one file per run into `DIR` instead of standard output")
 			runID  = fs.String("run", "", "export only the run with this `ID`")
+			agent  atif.Options
 		)
+		fs.StringVar(&agent.AgentName, "agent-name", "", "write `NAME` as the ATIF agent.name (default: the recorded agent name)")
+		fs.StringVar(&agent.AgentVersion, "agent-version", "", "write `VERSION` as the ATIF agent.version (default: the recorded version)")
+		fs.StringVar(&agent.ModelName, "agent-model", "", "write `MODEL` as the ATIF agent.model_name (default: the recorded model)")
 		return func(_ context.Context, e *env, files []string) int {
 			if *format != "atif" && *format != "openai" {
 				return e.badUsage("--format must be atif or openai, not %q", *format)
 			}
-			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID}
+			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, agent: agent}
 			return x.export(files[0])
 		}
 	},
@@ -71,6 +75,16 @@ type exporter struct {
 	format string
 	dir    string
 	runID  string
+	// agent holds the agent's name, version and model given on the
+	// command line.
+	agent atif.Options
+}
+
+// atifOptions are the options of the ATIF export of run id.
+func (x *exporter) atifOptions(id string) *atif.Options {
+	o := x.agent
+	o.RunID = id
+	return &o
 }
 
 // export exports the runs of path, a file or a directory whose files are
@@ -163,7 +177,7 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 		}
 		return buf.Bytes(), nil
 	}
-	t, err := atif.FromRecords(records, &atif.Options{RunID: id})
+	t, err := atif.FromRecords(records, x.atifOptions(id))
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +196,7 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 // validates and checks the path.
 func (x *exporter) write(records []recorder.Record, id, name string) (string, error) {
 	if x.format == "atif" {
-		t, err := atif.FromRecords(records, &atif.Options{RunID: id})
+		t, err := atif.FromRecords(records, x.atifOptions(id))
 		if err != nil {
 			return "", err
 		}
