@@ -56,6 +56,8 @@ written are printed.`,
 			dir    = fs.String("o", "", "write one file per run into `DIR` instead of standard output")
 			runID  = fs.String("run", "", "export only the run with this `ID`")
 			agent  atif.Options
+			conv   = fs.String("conversation", "", "export the conversation with this `ID` (atif only): all its turns in one document")
+			chain  = fs.Bool("chain", false, "with --conversation and -o DIR, one document per turn, linked by continued_trajectory_ref")
 		)
 		fs.StringVar(&agent.AgentName, "agent-name", "", "write `NAME` as the ATIF agent.name (default: the recorded agent name)")
 		fs.StringVar(&agent.AgentVersion, "agent-version", "", "write `VERSION` as the ATIF agent.version (default: the recorded version)")
@@ -65,6 +67,9 @@ written are printed.`,
 				return e.badUsage("--format must be atif or openai, not %q", *format)
 			}
 			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, agent: agent}
+			if *conv != "" || *chain {
+				return x.exportConversation(files[0], *conv, *chain)
+			}
 			return x.export(files[0])
 		}
 	},
