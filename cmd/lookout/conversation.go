@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 )
 
@@ -24,11 +25,7 @@ func (x *exporter) exportConversation(path, id string, chain bool) int {
 	case x.runID != "":
 		return x.badUsage("--conversation and --run pick different things; give one")
 	}
-	inputs, err := expand([]string{path})
-	if err != nil {
-		return x.failErr(err)
-	}
-	records, err := loadAll(x.env, inputs)
+	inputs, records, err := loadPath(x.env, path)
 	if err != nil {
 		return x.failErr(err)
 	}
@@ -93,4 +90,15 @@ func sameFile(input, out string) bool {
 	}
 	o, err := os.Stat(out)
 	return err == nil && os.SameFile(in, o)
+}
+
+// loadPath reads the records of path, a file or a directory whose files
+// are read together, and returns the files read.
+func loadPath(e *env, path string) ([]string, []recorder.Record, error) {
+	inputs, err := expand([]string{path})
+	if err != nil {
+		return nil, nil, err
+	}
+	records, err := loadAll(e, inputs)
+	return inputs, records, err
 }

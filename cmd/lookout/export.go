@@ -95,11 +95,7 @@ func (x *exporter) atifOptions(id string) *atif.Options {
 // export exports the runs of path, a file or a directory whose files are
 // read together.
 func (x *exporter) export(path string) int {
-	inputs, err := expand([]string{path})
-	if err != nil {
-		return x.failErr(err)
-	}
-	records, err := loadAll(x.env, inputs)
+	inputs, records, err := loadPath(x.env, path)
 	if err != nil {
 		return x.failErr(err)
 	}
