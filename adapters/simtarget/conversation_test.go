@@ -15,6 +15,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/recorder/messages"
 	"github.com/lookout-go/lookout/session"
 	"github.com/lookout-go/lookout/simulate"
 )
@@ -74,6 +75,16 @@ func checkConversation(t *testing.T, records []recorder.Record, id string, users
 		}
 	}
 	assert.Equal(t, "conv.trajectory.cont-1.json", chain[1].Name)
+
+	msgs, err := messages.FromConversation(records, id, nil)
+	require.NoError(t, err)
+	var said []string
+	for _, m := range msgs {
+		if m.Role == messages.RoleUser {
+			said = append(said, m.Content.Text)
+		}
+	}
+	assert.Equal(t, users, said, "the messages export holds every turn too")
 }
 
 // userSteps returns the text of the user steps of steps, all of them, or
