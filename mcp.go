@@ -5,9 +5,13 @@ import "github.com/cloudwego/eino/schema"
 // The keys of a tool's schema.ToolInfo.Extra under which an adapter of MCP
 // tools to Eino names the MCP server that serves the tool and the tool's
 // name on that server. Lookout records them with each call of the tool.
+// It also reads the keys eino-ext's officialmcp adapter sets,
+// EinoExtMCPServerKey and EinoExtMCPToolKey.
 const (
-	MCPServerKey = "mcp_server"
-	MCPToolKey   = "mcp_tool"
+	MCPServerKey        = "mcp_server"
+	MCPToolKey          = "mcp_tool"
+	EinoExtMCPServerKey = "mcp.server_name"
+	EinoExtMCPToolKey   = "mcp.raw_tool_name"
 )
 
 // MCPSource names the MCP server that serves a tool and the tool's name
@@ -40,9 +44,17 @@ func (r *Run) mcpSource(name string) MCPSource {
 	return src
 }
 
-// mcpOfInfo reads the MCP source from a tool's info.
+// mcpOfInfo reads the MCP source from a tool's info: Lookout's keys, or
+// else eino-ext's.
 func mcpOfInfo(info *schema.ToolInfo) MCPSource {
+	if len(info.Extra) == 0 {
+		return MCPSource{}
+	}
 	server, _ := info.Extra[MCPServerKey].(string)
 	tool, _ := info.Extra[MCPToolKey].(string)
+	if server == "" {
+		server, _ = info.Extra[EinoExtMCPServerKey].(string)
+		tool, _ = info.Extra[EinoExtMCPToolKey].(string)
+	}
 	return MCPSource{Server: server, Tool: tool}
 }
