@@ -146,13 +146,6 @@ type runWriter struct {
 	calls      int
 	usage      recorder.RunUsage
 	tools      []recorder.ToolDefinition // not yet written; they go with the first model request
-	// injected are the messages Lookout injected into the next model
-	// call, from its injected steps; non-nil when the trajectory says
-	// what was injected (see injectionsKnown).
-	injected []recorder.InjectedMessage
-	// injectedAt is when the first of them was recorded, which is when
-	// their request was.
-	injectedAt time.Time
 }
 
 func (w *runWriter) add(p recorder.Payload) {
@@ -183,9 +176,6 @@ func (im *importer) run(t *Trajectory, id, parent string, depth int, parentCall 
 	}
 	w.add(started)
 	w.tools = toolDefinitions(t.Agent.ToolDefinitions)
-	if injectionsKnown(t) {
-		w.injected = []recorder.InjectedMessage{}
-	}
 	if m := t.Agent.ModelName; m != "" && firstStepModel(t) != m {
 		// The run's first request was for a model no agent step names
 		// first, as when that call failed: keep it, as FromRecords takes
@@ -258,8 +248,6 @@ func (w *runWriter) step(t *Trajectory, s *Step) {
 	case responseStep(s, info):
 		w.modelResponse(t, s, info)
 		calls = s.ToolCalls
-	case info["injected"] != nil:
-		w.injectedStep(s, info)
 	case info["assessment"] != nil && s.Source == SourceSystem:
 		w.assessment(s, info["assessment"])
 	default:
@@ -330,18 +318,8 @@ func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any) {
 	if model == "" {
 		model = t.Agent.ModelName
 	}
-	if model != "" || len(w.tools) > 0 || w.injected != nil {
-		req := w.toolRequest(model)
-		req.Injected = w.injected
-		at := w.at
-		if len(w.injected) > 0 {
-			w.at = w.injectedAt
-		}
-		if w.injected != nil {
-			w.injected = []recorder.InjectedMessage{}
-		}
-		w.add(req)
-		w.at = at
+	if model != "" || len(w.tools) > 0 {
+		w.add(w.toolRequest(model))
 	}
 	m := &schema.Message{Role: schema.Assistant, Content: s.Message.PlainText(), ReasoningContent: s.ReasoningContent}
 	m.ToolCalls = toolCalls(s.ToolCalls)

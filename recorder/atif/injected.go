@@ -82,35 +82,3 @@ func (x *exporter) unshownAssessment(rt *runTrace, step *pending) *pending {
 	info["assessment"].(map[string]any)["shown"] = false
 	return step
 }
-
-// injectionsKnown reports whether a trajectory says what Lookout injected
-// into its model calls: it has an injected step, or an assessment marked
-// as shown or not.
-func injectionsKnown(t *Trajectory) bool {
-	for i := range t.Steps {
-		info := lookoutExtra(t.Steps[i].Extra)
-		if info["injected"] != nil {
-			return true
-		}
-		if a, ok := info["assessment"].(map[string]any); ok && a["shown"] != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// injectedStep keeps an injected step for the next model call's request.
-func (w *runWriter) injectedStep(s *Step, info map[string]any) {
-	kind, _ := info["injected"].(string)
-	m := recorder.InjectedMessage{Kind: kind, Role: string(schema.User), Content: s.Message.PlainText()}
-	if s.Source == SourceSystem {
-		m.Role = string(schema.System)
-	}
-	if n, ok := number(info["after_call_index"]); ok {
-		m.AfterCallIndex = int(n)
-	}
-	if len(w.injected) == 0 {
-		w.injectedAt = w.at
-	}
-	w.injected = append(w.injected, m)
-}
