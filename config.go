@@ -118,6 +118,12 @@ type Config struct {
 	// prices nothing, and then no call costs anything against the limit.
 	Prices budget.Prices
 
+	// MCPTools names, by tool name, the MCP server that serves each tool
+	// wrapped by hand, and the tool's name there (empty: the same name),
+	// for the recording. A tool whose info says so itself (see
+	// MCPServerKey) needs no entry.
+	MCPTools map[string]MCPSource
+
 	// Agent describes the agent in the recording: its name, version and
 	// model. The zero value leaves them to what Lookout learns.
 	Agent AgentInfo

@@ -854,7 +854,10 @@ func (c *Call) writeStart(ctx context.Context) {
 		return // started before the interrupt that paused it
 	}
 	c.run.trace.usage.toolCalls.Add(1)
-	c.run.note(c.run.trace.rec.ToolStarted(ctx, recorder.ToolStarted{CallID: c.id, Name: c.name, Arguments: c.args}))
+	src := c.run.mcpSource(c.name)
+	c.run.note(c.run.trace.rec.ToolStarted(ctx, recorder.ToolStarted{
+		CallID: c.id, Name: c.name, Arguments: c.args, MCPServer: src.Server, MCPTool: src.Tool,
+	}))
 }
 
 // recordRefused records a tool call the budget refused: it did not run,

@@ -65,7 +65,7 @@
 // [Pipeline.Injected]) it judges what the agent did next over the next
 // few tool calls, or the model's answer ([Pipeline.ModelResponded]):
 // whether it did what the assessment asked, as each observer defines it
-// ([Judge]), wrapped up, or carried on as before. The counts per observer
+// ([EfficacyJudge]), wrapped up, or carried on as before. The counts per observer
 // live in the [Efficacy] session value, and [PipelineOptions].OnEfficacy
 // reports each reaction so the adapter can record it.
 //

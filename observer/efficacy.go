@@ -17,9 +17,9 @@ type Reaction int
 // The reactions. The zero value means none has been classified.
 const (
 	// ChangedCourse: the agent did what the assessment asked, as its
-	// observer judges (see [Judge]): the repeated pattern stopped, the
+	// observer judges (see [EfficacyJudge]): the repeated pattern stopped, the
 	// failing call was not retried unchanged, the work came back into
-	// scope. For an observer that is no Judge: the agent's next tool call
+	// scope. For an observer that is no EfficacyJudge: the agent's next tool call
 	// was not the last call before it was shown the assessment again.
 	ChangedCourse Reaction = iota + 1
 	// WrappedUp: the model answered without calling a tool.
@@ -63,7 +63,7 @@ func (r *Reaction) UnmarshalText(b []byte) error {
 // EfficacyCounts counts one observer's assessments shown to the model and
 // what the agent did next. An assessment is counted once, however many
 // model calls it is injected into, and judged over the calls after it was
-// first shown (see [Judge]); one that suggests nothing is not counted. It
+// first shown (see [EfficacyJudge]); one that suggests nothing is not counted. It
 // is a plain value, safe for concurrent use; the zero value counts
 // nothing.
 type EfficacyCounts struct {
@@ -137,7 +137,7 @@ type PendingReaction struct {
 	Budget budget.Budget `json:"budget,omitzero"`
 }
 
-// Shown is what a [Judge] is told of its assessment shown to the model.
+// Shown is what a [EfficacyJudge] is told of its assessment shown to the model.
 // It is a plain value.
 type Shown struct {
 	// CallIndex is the call after which the assessment was produced.
@@ -157,18 +157,18 @@ type Shown struct {
 	Budget budget.Budget
 }
 
-// Judge is an optional interface for an observer that says what following
+// EfficacyJudge is an optional interface for an observer that says what following
 // its assessment means. After each tool call made since the observer's
 // assessment was shown to the model, up to [PipelineOptions].EfficacyCalls
-// of them, the pipeline asks the Judge whether the agent did what the
+// of them, the pipeline asks the EfficacyJudge whether the agent did what the
 // assessment asked. final is set on the last call judged, or when another
 // assessment is shown first: an undecided verdict then counts as not
 // followed. A model that answers without calling a tool wrapped up, which
 // counts as followed for every observer.
 //
-// Judge is called under the pipeline's lock, as ShouldRun is, with the
+// EfficacyJudge is called under the pipeline's lock, as ShouldRun is, with the
 // observer's [Incremental] state up to date.
-type Judge interface {
+type EfficacyJudge interface {
 	Observer
 	Judge(ctx context.Context, oc *Context, shown Shown, final bool) (followed, decided bool)
 }
@@ -391,13 +391,13 @@ func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingRea
 }
 
 // judge asks observer o whether the agent followed its part of pend. An
-// observer that is no Judge is followed when the call made since was not
+// observer that is no EfficacyJudge is followed when the call made since was not
 // the last call before it was shown; a Judge that panics is not.
 func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, final bool) (followed, decided bool) {
 	i := slices.Index(p.names, o.Observer)
-	var j Judge
+	var j EfficacyJudge
 	if i >= 0 {
-		j, _ = p.configs[i].Observer.(Judge)
+		j, _ = p.configs[i].Observer.(EfficacyJudge)
 	}
 	if j == nil {
 		return pend.Calls > 0 && !pend.Repeated, pend.Calls > 0

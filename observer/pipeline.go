@@ -34,7 +34,7 @@ type PipelineOptions struct {
 	// efficacy. Nil means the zero Normalizer.
 	Normalizer *Normalizer
 	// EfficacyCalls is how many tool calls after an assessment is shown
-	// its observers judge whether the agent followed it (see [Judge]).
+	// its observers judge whether the agent followed it (see [EfficacyJudge]).
 	// Zero means [DefaultEfficacyCalls]; at most [MaxTriggerCalls].
 	EfficacyCalls int
 }
@@ -236,7 +236,7 @@ func (p *Pipeline) Store() *session.Store { return p.store }
 // the [PastAssessment] history; when none ran, the sections of
 // [Withdrawer] observers whose pattern the call broke leave the current
 // assessment. When an assessment shown to the model awaits the agent's
-// reaction, its observers judge the call (see [Judge]) before the
+// reaction, its observers judge the call (see [EfficacyJudge]) before the
 // observers run. It never fails: observer errors and panics are isolated.
 func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolCallRecord, *CurrentAssessment) {
 	p.mu.Lock()

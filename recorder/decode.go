@@ -443,6 +443,10 @@ func (s *scanner) toolStartedField(t *ToolStarted, key []byte) bool {
 		return s.boolean(&t.ArgumentsTruncated)
 	case "call_index":
 		return s.intField(&t.CallIndex)
+	case "mcp_server":
+		return s.str(&t.MCPServer)
+	case "mcp_tool":
+		return s.str(&t.MCPTool)
 	}
 	return false
 }

@@ -221,7 +221,9 @@ type Message struct {
 }
 
 // ToolStarted records a tool call about to run. Arguments longer than the
-// recorder's limit are cut; ArgumentsBytes keeps the full size.
+// recorder's limit are cut; ArgumentsBytes keeps the full size. MCPServer
+// and MCPTool name the MCP server that serves the tool and the tool's name
+// there, for a tool served by one (empty otherwise).
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ToolStarted struct {
@@ -231,6 +233,8 @@ type ToolStarted struct {
 	ArgumentsBytes     int    `json:"arguments_bytes,omitempty"`
 	ArgumentsTruncated bool   `json:"arguments_truncated,omitempty"`
 	CallIndex          int    `json:"call_index"`
+	MCPServer          string `json:"mcp_server,omitempty"`
+	MCPTool            string `json:"mcp_tool,omitempty"`
 }
 
 // ToolEnded records a tool call's result. Results longer than the

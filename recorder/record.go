@@ -165,6 +165,12 @@ func appendFlatPayload(b []byte, p Payload) ([]byte, bool) {
 			b = append(b, `,"arguments_truncated":true`...)
 		}
 		b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
+		if t.MCPServer != "" {
+			b = appendStringField(b, `,"mcp_server":`, t.MCPServer)
+		}
+		if t.MCPTool != "" {
+			b = appendStringField(b, `,"mcp_tool":`, t.MCPTool)
+		}
 		return append(b, '}'), true
 	case *ToolEnded:
 		if t.Parts != nil || t.Extra != nil {

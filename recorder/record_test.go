@@ -35,6 +35,7 @@ func everyKind() []recorder.Payload {
 		},
 		&recorder.Message{Message: schema.UserMessage("hello & <welcome>")},
 		&recorder.ToolStarted{CallID: "c1", Name: "ls", Arguments: `{"dir":"/"}`, ArgumentsBytes: 11, CallIndex: 7},
+		&recorder.ToolStarted{CallID: "c2", Name: "fs_ls", Arguments: `{}`, CallIndex: 8, MCPServer: "files <local>", MCPTool: "ls"},
 		&recorder.ToolEnded{CallID: "c1", Name: "ls", Result: "a\nb", ResultBytes: 9000, Truncated: true, IsError: true, Error: "exit 1", Duration: time.Second, CallIndex: 7},
 		&recorder.AssessmentRecord{Markdown: "## Run status\n- 3 calls left", AfterCallIndex: 7, Observers: []recorder.ObserverNote{{Name: "resource", Severity: "warning"}}},
 		&recorder.BudgetRecord{Event: recorder.BudgetExceeded, Resource: "tokens", Amount: 10, Used: 110, Limit: 100},
@@ -242,7 +243,7 @@ func FuzzFlatPayloadsEncodeLikeEncodingJSON(f *testing.F) {
 	f.Add("", "", "", "\xff", int64(0), false)
 	f.Fuzz(func(t *testing.T, id, name, text, errText string, n int64, flag bool) {
 		payloads := []recorder.Payload{
-			&recorder.ToolStarted{CallID: id, Name: name, Arguments: text, ArgumentsBytes: int(int32(n)), ArgumentsTruncated: flag, CallIndex: int(int32(n))},
+			&recorder.ToolStarted{CallID: id, Name: name, Arguments: text, ArgumentsBytes: int(int32(n)), ArgumentsTruncated: flag, CallIndex: int(int32(n)), MCPServer: errText, MCPTool: text},
 			&recorder.ToolEnded{CallID: id, Name: name, Result: text, ResultBytes: int(int32(n)), Truncated: flag, IsError: !flag, Error: errText, Duration: time.Duration(n), CallIndex: int(int32(n))},
 			&recorder.BudgetRecord{Event: recorder.BudgetEvent(id), Resource: name, Amount: n, Used: -n, Limit: n / 2},
 		}

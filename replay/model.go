@@ -88,6 +88,12 @@ func (m *Model) play(ctx context.Context, input []*schema.Message, opts []model.
 	}
 	r.next++
 	c.advance(call.done)
+	if len(call.tools) == 0 {
+		// No recorded tool call will move the clock on: the reply ended
+		// the run, or its calls were refused, and the checks that
+		// refused them saw the time of what the run did next.
+		c.advance(call.next)
+	}
 	return reply(call.response), nil
 }
 

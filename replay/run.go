@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,10 @@ type recCall struct {
 	// call, or its end.
 	tools []*recTool
 	next  time.Time
+	// checked is the time of the record before the call's request: the
+	// run's checks before a model call read the clock before its request
+	// is recorded, so they saw no later time than this.
+	checked time.Time
 }
 
 // want is one message the recording expects in a call's input.
@@ -143,7 +148,10 @@ func (r *recRun) build() {
 		}
 		return c
 	}
+	var prev time.Time // the time of the record before rec
 	for _, rec := range r.records {
+		at := prev
+		prev = rec.RecordedAt
 		switch p := rec.Payload.(type) {
 		case *recorder.RunStarted:
 			r.agent = p.AgentName
@@ -158,6 +166,7 @@ func (r *recRun) build() {
 			// A request without a response (a failed attempt) is
 			// replaced by the next one.
 			pending = open(rec.Seq, rec.RecordedAt, p)
+			pending.checked = at
 		case *recorder.ModelResponse:
 			c := pending
 			if c == nil {
@@ -197,7 +206,7 @@ func (r *recRun) build() {
 		}
 	}
 	for i := 1; i < len(r.calls); i++ {
-		r.calls[i-1].next = r.calls[i].at
+		r.calls[i-1].next = cmp.Or(r.calls[i].checked, r.calls[i].at)
 	}
 }
 

@@ -66,12 +66,21 @@ written are printed.`,
 			dir    = fs.String("o", "", "write one file per run into `DIR` instead of standard output")
 			runID  = fs.String("run", "", "export only the run with this `ID`")
 			repair = fs.Bool("repair", false, "import an ATIF FILE that breaks the ATIF rules as well as possible instead of refusing it")
+			agent  atif.Options
+			conv   = fs.String("conversation", "", "export the conversation with this `ID` (atif only): all its turns in one document")
+			chain  = fs.Bool("chain", false, "with --conversation and -o DIR, one document per turn, linked by continued_trajectory_ref")
 		)
+		fs.StringVar(&agent.AgentName, "agent-name", "", "write `NAME` as the ATIF agent.name (default: the recorded agent name)")
+		fs.StringVar(&agent.AgentVersion, "agent-version", "", "write `VERSION` as the ATIF agent.version (default: the recorded version)")
+		fs.StringVar(&agent.ModelName, "agent-model", "", "write `MODEL` as the ATIF agent.model_name (default: the recorded model)")
 		return func(_ context.Context, e *env, files []string) int {
 			if *format != "atif" && *format != "openai" && *format != "otlp" {
 				return e.badUsage("--format must be atif, openai or otlp, not %q", *format)
 			}
-			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, repair: *repair}
+			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, repair: *repair, agent: agent}
+			if *conv != "" || *chain {
+				return x.exportConversation(files[0], *conv, *chain)
+			}
 			return x.export(files[0])
 		}
 	},
@@ -83,16 +92,22 @@ type exporter struct {
 	dir    string
 	runID  string
 	repair bool // import an invalid ATIF input as well as possible
+	// agent holds the agent's name, version and model given on the
+	// command line.
+	agent atif.Options
+}
+
+// atifOptions are the options of the ATIF export of run id.
+func (x *exporter) atifOptions(id string) *atif.Options {
+	o := x.agent
+	o.RunID = id
+	return &o
 }
 
 // export exports the runs of path, a file or a directory whose files are
 // read together.
 func (x *exporter) export(path string) int {
-	inputs, err := expand([]string{path})
-	if err != nil {
-		return x.failErr(err)
-	}
-	records, err := loadAllWith(x.env, inputs, x.repair)
+	inputs, records, err := loadPath(x.env, path, x.repair)
 	if err != nil {
 		return x.failErr(err)
 	}
@@ -200,7 +215,7 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 		}
 		return buf.Bytes(), nil
 	}
-	t, err := atif.FromRecords(records, &atif.Options{RunID: id})
+	t, err := atif.FromRecords(records, x.atifOptions(id))
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 // checked, not yet written.
 type outputFile struct {
 	run  string
-	doc  *atif.Document // an ATIF document, with its media
-	dir  string         // otherwise: data goes to the file name in dir
+	doc  *atif.PreparedFile // an ATIF document, with its media
+	dir  string             // otherwise: data goes to the file name in dir
 	name string
 	data []byte
 	made bool // the file did not exist before this export wrote it
@@ -31,7 +31,7 @@ func (x *exporter) prepareAll(records []recorder.Record, runs []string, names ru
 		var err error
 		if x.format == "atif" {
 			var t *atif.Trajectory
-			if t, err = atif.FromRecords(records, &atif.Options{RunID: id}); err == nil {
+			if t, err = atif.FromRecords(records, x.atifOptions(id)); err == nil {
 				f.doc, err = atif.PrepareFile(x.dir, f.name, t)
 			}
 		} else if f.data, err = x.encode(records, id); err == nil {

@@ -6,5 +6,5 @@
 // the failed calls, whether the budget stopped the run and whether the
 // agent wrapped up with an answer; and, per observer and agent, how many
 // of the assessments shown the agent followed, as each observer judges
-// it (see observer.Judge). cmd/abharness prints the tables.
+// it (see observer.EfficacyJudge). cmd/abharness prints the tables.
 package abharness

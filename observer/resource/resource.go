@@ -19,7 +19,7 @@ const (
 	DefaultMinPaceCalls = 3
 )
 
-// Observer reports the remaining time, tokens and tool calls in plain
+// Observer reports the remaining time, tokens, cost and calls in plain
 // language, so the model knows its runway. Its severity is caution when a
 // resource has CautionAt or less of its share left, and warning at
 // WarningAt or less or when one is exhausted. When the pace so far would
@@ -81,6 +81,7 @@ func (r *Observer) Assess(b budget.Budget, now time.Time) observer.Assessment {
 	text.Grow(resourceTextSize)
 	sev := g.timeStatement(&text, &b, now, observer.Info)
 	sev = g.tokenStatement(&text, &b, now, sev)
+	sev = g.costStatement(&text, &b, now, sev)
 	sev = g.toolCallStatement(&text, &b, now, sev)
 	sev = g.modelCallStatement(&text, &b, now, sev)
 	sev = r.paceStatements(&text, &b, now, sev)
@@ -191,6 +192,31 @@ func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, 
 	scan.WriteThousands(text, left)
 	text.WriteString(" tokens remaining.")
 	f, _ := b.FractionRemaining(budget.Tokens, now)
+	return g.grade(sev, f)
+}
+
+// costStatement writes the dollars spent and left, if cost is limited,
+// and returns sev graded by them.
+func (g resourceGrader) costStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
+	left, ok := b.CostRemaining()
+	if !ok {
+		return sev
+	}
+	startSentence(text)
+	if left <= 0 {
+		text.WriteString("You have exhausted your cost budget.")
+		return observer.Warning
+	}
+	used := min(b.CostUSD/b.MaxCostUSD*100, 99)
+	var num [32]byte
+	text.WriteString("You have spent $")
+	text.Write(strconv.AppendFloat(num[:0], b.CostUSD, 'f', 2, 64))
+	text.WriteString(" of $")
+	text.Write(strconv.AppendFloat(num[:0], b.MaxCostUSD, 'f', 2, 64))
+	text.WriteString(" (")
+	text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
+	text.WriteString("% of budget).")
+	f, _ := b.FractionRemaining(budget.CostUSD, now)
 	return g.grade(sev, f)
 }
 

@@ -36,7 +36,7 @@ func TestPrepareFileChecksWithoutWritingAndUndoRemovesWhatWriteMade(t *testing.T
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("PrepareFile wrote something: %v", entries)
 	}
-	for _, d := range []*Document{made, replaced} {
+	for _, d := range []*PreparedFile{made, replaced} {
 		if _, err := d.Write(); err != nil {
 			t.Fatal(err)
 		}

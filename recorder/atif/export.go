@@ -58,6 +58,10 @@ type Options struct {
 	// sink; this is for records that were written without it.
 	Redactor recorder.Redactor
 
+	// Conversation picks the conversation FromConversation and
+	// ConversationChain export. Empty means the only one in the records.
+	Conversation string
+
 	// OmitAssessments leaves assessment records out. By default each one
 	// becomes a system step.
 	OmitAssessments bool
@@ -449,6 +453,7 @@ func (rt *runTrace) response(step *pending, now moment) {
 func (rt *runTrace) toolStarted(p *recorder.ToolStarted, now moment) {
 	if c := callFor(rt.calls[p.CallID], p.Name, func(c *callSpan) bool { return c.started }); c != nil {
 		c.start, c.started = now, true
+		markMCP(c, p)
 	}
 }
 

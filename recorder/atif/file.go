@@ -31,12 +31,12 @@ func WriteFile(dir, name string, t *Trajectory) (string, error) {
 	return d.Write()
 }
 
-// Document is a trajectory encoded and checked for one place, ready to
+// PreparedFile is a trajectory encoded and checked for one place, ready to
 // be written there: PrepareFile does every check WriteFile does, and
 // Write does the writing, so that a caller writing several documents can
-// check them all before writing any. A Document is not safe for
+// check them all before writing any. A PreparedFile is not safe for
 // concurrent use.
-type Document struct {
+type PreparedFile struct {
 	dir, name string
 	data      []byte
 	media     []MediaFile // paths relative to dir
@@ -46,7 +46,7 @@ type Document struct {
 // PrepareFile encodes and validates t for the file name inside dir and
 // checks that it and its media files stay inside dir, as WriteFile does,
 // without writing anything. dir need not exist yet.
-func PrepareFile(dir, name string, t *Trajectory) (*Document, error) {
+func PrepareFile(dir, name string, t *Trajectory) (*PreparedFile, error) {
 	if !filepath.IsLocal(name) {
 		return nil, &PathError{Dir: dir, Name: name, Reason: "not a relative path inside the directory"}
 	}
@@ -54,7 +54,7 @@ func PrepareFile(dir, name string, t *Trajectory) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("atif: encode: %w", err)
 	}
-	d := &Document{dir: dir, name: name, data: append(data, '\n')}
+	d := &PreparedFile{dir: dir, name: name, data: append(data, '\n')}
 	pending := map[string]bool{}
 	for _, m := range t.MediaFiles() {
 		rel := filepath.Join(filepath.Dir(name), filepath.FromSlash(m.Path))
@@ -80,9 +80,9 @@ func PrepareFile(dir, name string, t *Trajectory) (*Document, error) {
 }
 
 // Path is where the document is written.
-func (d *Document) Path() string { return filepath.Join(d.dir, d.name) }
+func (d *PreparedFile) Path() string { return filepath.Join(d.dir, d.name) }
 
-func (d *Document) mediaPaths() []string {
+func (d *PreparedFile) mediaPaths() []string {
 	paths := make([]string, len(d.media))
 	for i, m := range d.media {
 		paths[i] = m.Path
@@ -94,7 +94,7 @@ func (d *Document) mediaPaths() []string {
 // returns the document's path. The paths are checked again first, so a
 // link put in place since PrepareFile cannot lead a write out of the
 // directory.
-func (d *Document) Write() (string, error) {
+func (d *PreparedFile) Write() (string, error) {
 	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return "", fmt.Errorf("atif: %w", err)
 	}
@@ -116,7 +116,7 @@ func (d *Document) Write() (string, error) {
 
 // writeMedia writes a media file unless a file of its name, which says
 // what it holds, is already there.
-func (d *Document) writeMedia(m MediaFile) error {
+func (d *PreparedFile) writeMedia(m MediaFile) error {
 	full := filepath.Join(d.dir, m.Path)
 	if _, err := os.Lstat(full); err == nil {
 		return nil
@@ -136,7 +136,7 @@ func (d *Document) writeMedia(m MediaFile) error {
 
 // writeNew writes the file name, remembering it for Undo when it did not
 // exist before.
-func (d *Document) writeNew(name string, data []byte) error {
+func (d *PreparedFile) writeNew(name string, data []byte) error {
 	_, err := os.Lstat(filepath.Join(d.dir, name))
 	existed := err == nil
 	if err := writeIn(d.dir, name, data); err != nil {
@@ -152,7 +152,7 @@ func (d *Document) writeNew(name string, data []byte) error {
 // caller that writes several documents all or nothing. Files Write
 // replaced keep their new content; a folder that holds other files by
 // then stays.
-func (d *Document) Undo() error {
+func (d *PreparedFile) Undo() error {
 	var errs []error
 	for i := len(d.created) - 1; i >= 0; i-- {
 		path := filepath.Join(d.dir, d.created[i])

@@ -477,7 +477,9 @@ func (w *runWriter) startCalls(calls []ToolCall) []int {
 		w.calls++
 		w.usage.ToolCalls++
 		args := argumentsText(c)
-		w.add(&recorder.ToolStarted{CallID: c.ID, Name: c.FunctionName, Arguments: args, ArgumentsBytes: len(args), CallIndex: indexes[j]})
+		started := &recorder.ToolStarted{CallID: c.ID, Name: c.FunctionName, Arguments: args, ArgumentsBytes: len(args), CallIndex: indexes[j]}
+		readMCP(started, c)
+		w.add(started)
 	}
 	return indexes
 }

@@ -67,8 +67,13 @@ func (t *Tokens) add(u Tokens) {
 // call id (or call index when the id is empty).
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
+//
+// MCPServer names the MCP server that served the tool, when its calls
+// say so (tool_started.mcp_server), and MCPTool its name there.
 type Tool struct {
 	Name       string        `json:"name"`
+	MCPServer  string        `json:"mcp_server,omitempty"`
+	MCPTool    string        `json:"mcp_tool,omitempty"`
 	Calls      int           `json:"calls"`
 	Errors     int           `json:"errors"`
 	Unfinished int           `json:"unfinished,omitempty"` // started and never ended
@@ -77,6 +82,18 @@ type Tool struct {
 
 // ErrorRate returns Errors / Calls, or 0 without calls.
 func (t Tool) ErrorRate() float64 { return rate(t.Errors, t.Calls) }
+
+// MCPServer is the use of the tools one MCP server served: their calls,
+// errors and time, summed, and their names, sorted.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type MCPServer struct {
+	Name     string        `json:"name"`
+	Tools    []string      `json:"tools"`
+	Calls    int           `json:"calls"`
+	Errors   int           `json:"errors"`
+	Duration time.Duration `json:"duration_ns"`
+}
 
 // ObserverAssessments counts one observer's parts in assessments by
 // severity.
@@ -144,6 +161,7 @@ type Stats struct {
 	ToolErrors             int            `json:"tool_errors"`
 	ErrorRate              float64        `json:"error_rate"` // ToolErrors / ToolCalls, 0 without calls
 	Tools                  []Tool         `json:"tools,omitempty"`
+	MCPServers             []MCPServer    `json:"mcp_servers,omitempty"` // Tools grouped by the MCP server that served them, by name
 	Assessments            Assessments    `json:"assessments"`
 	BudgetExceeded         map[string]int `json:"budget_exceeded,omitempty"` // budget "exceeded" events by resource
 	Efficacy               []Efficacy     `json:"efficacy,omitempty"`
@@ -411,7 +429,11 @@ func (s *Stats) message(p *recorder.Message) {
 // toolStarted counts a tool call, and opens it until its end is seen.
 func (st *runState) toolStarted(p *recorder.ToolStarted) {
 	st.open.start(p.CallID, p.CallIndex, p.Name)
-	st.tool(p.Name).Calls++
+	t := st.tool(p.Name)
+	t.Calls++
+	if p.MCPServer != "" {
+		t.MCPServer, t.MCPTool = p.MCPServer, p.MCPTool
+	}
 	st.run.Stats.ToolCalls++
 }
 
@@ -725,6 +747,7 @@ func (s *Stats) merge(o *Stats) {
 			i = len(s.Tools) - 1
 		}
 		x := &s.Tools[i]
+		x.MCPServer, x.MCPTool = cmp.Or(x.MCPServer, t.MCPServer), cmp.Or(x.MCPTool, t.MCPTool)
 		x.Calls += t.Calls
 		x.Errors += t.Errors
 		x.Unfinished += t.Unfinished
@@ -770,6 +793,7 @@ func (s *Stats) finish() {
 	if len(s.Tools) == 0 {
 		s.Tools = nil
 	}
+	s.MCPServers = serversOf(s.Tools)
 	if len(s.Assessments.Observers) == 0 {
 		s.Assessments.Observers = nil
 	}
@@ -829,3 +853,26 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // itoa is strconv.Itoa, short for the renderers.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// serversOf groups the tools that an MCP server served by server, sorted
+// by name; nil when none was.
+func serversOf(tools []Tool) []MCPServer {
+	var out []MCPServer
+	for _, t := range tools {
+		if t.MCPServer == "" {
+			continue
+		}
+		i := slices.IndexFunc(out, func(s MCPServer) bool { return s.Name == t.MCPServer })
+		if i < 0 {
+			out = append(out, MCPServer{Name: t.MCPServer})
+			i = len(out) - 1
+		}
+		s := &out[i]
+		s.Tools = append(s.Tools, t.Name)
+		s.Calls += t.Calls
+		s.Errors += t.Errors
+		s.Duration += t.Duration
+	}
+	slices.SortFunc(out, func(a, b MCPServer) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}

@@ -151,6 +151,10 @@ func (p *printer) tools(in string, s *Stats) {
 		}
 		p.line(in+"  ", "%s", line)
 	}
+	for _, m := range s.MCPServers {
+		p.line(in+"  ", "MCP server %s (%s): %s, %s, %s", m.Name, strings.Join(m.Tools, ", "),
+			plural(m.Calls, "call", "calls"), plural(m.Errors, "error", "errors"), duration(m.Duration))
+	}
 }
 
 func (p *printer) assessments(in string, a Assessments) {
