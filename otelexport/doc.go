@@ -30,22 +30,21 @@
 // The attributes, all under gen_ai.* from semantic conventions 1.39:
 //
 //   - every span: gen_ai.operation.name; invoke_agent and chat spans:
-//     gen_ai.conversation.id, which is the root run's id, as the ATIF
-//     export's session_id;
+//     gen_ai.conversation.id, the conversation the root run's
+//     run_started names, else the root run's id (the ATIF session_id);
 //   - invoke_agent: gen_ai.agent.name, gen_ai.request.model (the first
 //     model the run asked for), and gen_ai.usage.input_tokens and
 //     gen_ai.usage.output_tokens summed over the run's own model calls
 //     when any of them reported usage;
-//   - chat: gen_ai.request.model when recorded,
-//     gen_ai.response.finish_reasons, and gen_ai.usage.input_tokens and
+//   - chat: gen_ai.request.model when recorded, gen_ai.response.model
+//     and gen_ai.provider.name (lower-cased) from the response when
+//     recorded, gen_ai.response.finish_reasons, and gen_ai.usage.input_tokens and
 //     gen_ai.usage.output_tokens only when the provider reported usage
 //     (a call with no usage has neither, not zeros);
 //   - execute_tool: gen_ai.tool.name, gen_ai.tool.type "function",
 //     gen_ai.tool.call.id when recorded, gen_ai.tool.description as the
 //     run's latest model request that defined the tool gave it.
 //
-// gen_ai.provider.name and gen_ai.response.model are not set: the records
-// of this version do not carry a provider or the model that answered, and
 // gen_ai.request.model is set only when the request names its model.
 // Tool arguments and results, which the conventions warn may be
 // sensitive, go in gen_ai.tool.call.arguments and gen_ai.tool.call.result

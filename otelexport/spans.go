@@ -95,6 +95,7 @@ type runState struct {
 	descs   map[string]string       // tool descriptions by name, from the run's latest definitions
 	last    time.Time
 	ended   bool
+	conv    string // the conversation id its run_started names, on a root
 }
 
 // openTool is a tool call in flight.
@@ -184,6 +185,9 @@ func (b *builder) run(r *recorder.Record) *runState {
 		return st
 	}
 	st := &runState{id: r.RunID, byCall: map[string]trace.SpanID{}, last: r.RecordedAt}
+	if started, ok := r.Payload.(*recorder.RunStarted); ok {
+		st.conv = started.ConversationID
+	}
 	traceID := TraceID(r.RunID)
 	var parentSpan trace.SpanID
 	if r.ParentRunID != "" {
@@ -212,9 +216,14 @@ func (b *builder) run(r *recorder.Record) *runState {
 	return st
 }
 
-// conversation is the run's gen_ai.conversation.id: its root run's id,
-// the id the ATIF export gives as the session id.
+// conversation is the run's gen_ai.conversation.id: the conversation its
+// root run was recorded in (the runs of one session, or the turns of a
+// simulated conversation), else the root run's id, the id the ATIF export
+// gives as the session id.
 func (b *builder) conversation(st *runState) attribute.KeyValue {
+	if st.root.conv != "" {
+		return semconv.GenAIConversationID(st.root.conv)
+	}
 	return semconv.GenAIConversationID(st.root.id)
 }
 
@@ -276,6 +285,14 @@ func requestAttrs(p *recorder.ModelRequest) []attribute.KeyValue {
 // responseAttrs are a chat span's attributes from its response.
 func responseAttrs(p *recorder.ModelResponse) []attribute.KeyValue {
 	var kv []attribute.KeyValue
+	if p.Model != "" {
+		kv = append(kv, semconv.GenAIResponseModel(p.Model))
+	}
+	if p.Provider != "" {
+		// Eino names implementations as "OpenAI" or "Ark"; the
+		// conventions' well-known values are lower case ("openai").
+		kv = append(kv, semconv.GenAIProviderNameKey.String(strings.ToLower(p.Provider)))
+	}
 	if p.FinishReason != "" {
 		kv = append(kv, semconv.GenAIResponseFinishReasons(p.FinishReason))
 	}

@@ -2,11 +2,13 @@ package otelexport_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
@@ -358,4 +360,30 @@ func TestToolContentIsExportedOnlyWhenAskedFor(t *testing.T) {
 	search := attrs(s["execute_tool search"].Attributes())
 	assert.Equal(t, `{"q":"go release"}`, search["gen_ai.tool.call.arguments"].AsString())
 	assert.NotContains(t, search, attribute.Key("gen_ai.tool.call.result"), "a failed call has no result")
+}
+
+// The model that answered, its provider and the run's conversation come
+// from the records when they carry them.
+func TestChatSpansNameTheAnsweringModelAndItsProvider(t *testing.T) {
+	ctx := context.Background()
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, &recorder.Options{Clock: ticking()})
+	run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "turn-2", AgentName: "helper", ConversationID: "conv-7", Turn: 2})
+	require.NoError(t, err)
+	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{MessageCount: 1}))
+	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{
+		Message: schema.AssistantMessage("hi", nil), Model: "gpt-4o-mini-2024-07-18", Provider: "OpenAI",
+	}))
+	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted}))
+	require.NoError(t, rec.Close(ctx))
+
+	spans, err := otelexport.Spans(sink.Records(), nil)
+	require.NoError(t, err)
+	s := byName(spans)
+	require.Contains(t, s, "chat")
+	chat := attrs(s["chat"].Attributes())
+	assert.Equal(t, "gpt-4o-mini-2024-07-18", chat["gen_ai.response.model"].AsString())
+	assert.Equal(t, "openai", chat["gen_ai.provider.name"].AsString(), "the conventions' well-known value")
+	assert.Equal(t, "conv-7", chat["gen_ai.conversation.id"].AsString())
+	assert.Equal(t, "conv-7", attrs(s["invoke_agent helper"].Attributes())["gen_ai.conversation.id"].AsString())
 }
