@@ -69,16 +69,14 @@ func (e *DivergenceError) Error() string {
 		b.WriteString("\n" + strings.TrimSuffix(e.Diff, "\n"))
 	}
 	if cmd := e.Inspect(); cmd != "" {
-		b.WriteString("\nOpen the recording: " + cmd)
-		if e.RunID != "" {
-			fmt.Fprintf(&b, "   (run %s, seq %d)", e.RunID, e.Seq)
-		}
+		b.WriteString("\nOpen the recording there: " + cmd)
 	}
 	return b.String()
 }
 
-// Inspect returns the lookout command that opens the recording, or ""
-// when the cassette was not read from a file.
+// Inspect returns the lookout command that opens the recording where the
+// run left it (its run, and the records around the seq), or "" when the
+// cassette was not read from a file.
 func (e *DivergenceError) Inspect() string {
 	if e.Path == "" {
 		return ""
@@ -87,7 +85,10 @@ func (e *DivergenceError) Inspect() string {
 	if strings.ContainsAny(path, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
 		path = "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 	}
-	return "lookout inspect " + path
+	if e.RunID == "" {
+		return "lookout inspect " + path
+	}
+	return fmt.Sprintf("lookout inspect --run %s --seq %d %s", e.RunID, e.Seq, path)
 }
 
 // Unwrap returns ErrDiverged.

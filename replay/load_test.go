@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,8 +37,8 @@ func TestLoadReadsATrajectoryFile(t *testing.T) {
 	got := replayed(t, c, deployer(must("search", t), must("deploy", t), "You deploy services."), "deploy billing")
 	d := divergence(t, got.err)
 	assert.Equal(t, path, d.Path)
-	assert.Equal(t, "lookout inspect "+path, d.Inspect())
-	assert.Contains(t, d.Error(), "Open the recording: lookout inspect "+path)
+	assert.Equal(t, fmt.Sprintf("lookout inspect --run %s --seq %d %s", d.RunID, d.Seq, path), d.Inspect())
+	assert.Contains(t, d.Error(), "Open the recording there: "+d.Inspect())
 	assert.Contains(t, d.Error(), "seq ")
 
 	c, err = replay.Load(path, nil)
@@ -119,6 +120,7 @@ func TestTheInspectCommandQuotesAPathTheShellWouldSplit(t *testing.T) {
 	assert.Equal(t, "lookout inspect testdata/run.jsonl", (&replay.DivergenceError{Path: "testdata/run.jsonl"}).Inspect())
 	assert.Equal(t, `lookout inspect 'my runs/it'\''s.jsonl'`, (&replay.DivergenceError{Path: "my runs/it's.jsonl"}).Inspect())
 	assert.Empty(t, (&replay.DivergenceError{}).Inspect(), "records given in memory have no file to open")
+	assert.Equal(t, "lookout inspect --run r1 --seq 12 testdata/run.jsonl", (&replay.DivergenceError{Path: "testdata/run.jsonl", RunID: "r1", Seq: 12}).Inspect())
 }
 
 // A tool call the recording does not hold stops the replay at the tool,

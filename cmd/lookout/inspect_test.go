@@ -78,3 +78,52 @@ func TestInspectReadsAnATIFFile(t *testing.T) {
 	assert.Contains(t, r.stdout, "runs: 1 (1 root, 0 children)")
 	assert.Contains(t, r.stdout, "str_replace_editor: 1 call")
 }
+
+func TestInspectRunReportsOneRunAndTheRunsItStarted(t *testing.T) {
+	path := trajectoryFile(t)
+	r := lookout("inspect", "--run", "run-2", path)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "runs: 1 (1 root, 0 children)", "its parent is not in the report")
+	assert.Contains(t, r.stdout, "run run-2 (agent helper, child of run-1)")
+	assert.NotContains(t, r.stdout, "run run-1 (")
+
+	r = lookout("inspect", "--run", "run-1", path)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "runs: 2 (1 root, 1 child)", "the runs it started come along")
+
+	r = lookout("inspect", "--run", "nobody", path)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `no run "nobody"`)
+}
+
+func TestInspectSeqPrintsTheRecordsAroundIt(t *testing.T) {
+	path := trajectoryFile(t)
+	r := lookout("inspect", "--run", "run-1", "--seq", "7", path)
+	require.Equal(t, 0, r.code, r.stderr)
+	_, around, ok := strings.Cut(r.stdout, "\nRecords of run run-1 around seq 7:\n")
+	require.True(t, ok, r.stdout)
+	var seqs []int
+	for _, line := range strings.Split(strings.Trim(around, "\n"), "\n") {
+		marked := strings.HasPrefix(line, "> ")
+		var rec struct {
+			Seq   int    `json:"seq"`
+			RunID string `json:"run_id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line[2:]), &rec), line)
+		assert.Equal(t, "run-1", rec.RunID)
+		assert.Equal(t, rec.Seq == 7, marked, line)
+		seqs = append(seqs, rec.Seq)
+	}
+	require.NotEmpty(t, seqs)
+	assert.Equal(t, 2, seqs[0], "five before")
+	assert.LessOrEqual(t, seqs[len(seqs)-1], 12)
+
+	for _, args := range [][]string{
+		{"--seq", "7", path},
+		{"--run", "run-1", "--seq", "-1", path},
+		{"--run", "run-1", "--seq", "x", path},
+		{"--run", "run-1", "--seq", "7", "--json", path},
+	} {
+		assert.Equal(t, 2, lookout(append([]string{"inspect"}, args...)...).code, args)
+	}
+}

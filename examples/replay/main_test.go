@@ -37,7 +37,7 @@ func TestBreakPrintsTheDivergenceAndFails(t *testing.T) {
 		"(agent migrator) at model call 5 (seq ",
 		"input message 12 (the result of tool call #6, run_tests) differs",
 		"\n- Error: FAIL billing TestCharge: unknown field \"currency_code\" in testdata/charge.json\n+ ok  \tbilling\t0.012s\n",
-		"Open the recording: lookout inspect " + tmp,
+		"Open the recording there: lookout inspect --run ",
 		"The recording is kept in " + tmp,
 	} {
 		if !strings.Contains(out.String(), want) {
