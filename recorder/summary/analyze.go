@@ -201,6 +201,12 @@ type Run struct {
 	AgentName   string   `json:"agent_name,omitempty"`
 	Children    []string `json:"children,omitempty"` // runs in the records whose parent this is, in order of appearance
 
+	// ConversationID and Turn place a root run in its conversation, as
+	// its run_started recorded them (runs of one session, or the turns
+	// of a simulated conversation).
+	ConversationID string `json:"conversation_id,omitempty"`
+	Turn           int    `json:"turn,omitempty"`
+
 	// Started and Ended are the times of run_started and run_ended, or
 	// of the first and last record when either is missing.
 	Started time.Time `json:"started,omitzero"`
@@ -239,8 +245,21 @@ type Report struct {
 	// Roots are the runs whose parent is not in the records, and of runs
 	// whose parents loop back to them (a damaged file), the first.
 	Roots []string `json:"roots,omitempty"`
-	Runs  []Run    `json:"runs"`
-	Total Totals   `json:"total"`
+	// Conversations are the conversations whose runs the records hold,
+	// each with its root runs in turn order, in order of first
+	// appearance.
+	Conversations []Conversation `json:"conversations,omitempty"`
+	Runs          []Run          `json:"runs"`
+	Total         Totals         `json:"total"`
+}
+
+// Conversation is one conversation of a Report: its id, and its root
+// runs (its turns) ordered by turn, then by appearance.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Conversation struct {
+	ID    string   `json:"id"`
+	Turns []string `json:"turns"`
 }
 
 // Analyze returns the report of records, which may hold many runs in any
@@ -386,6 +405,7 @@ func (st *runState) payload(rec recorder.Record) {
 	switch p := rec.Payload.(type) {
 	case *recorder.RunStarted:
 		st.run.AgentName = p.AgentName
+		st.run.ConversationID, st.run.Turn = p.ConversationID, p.Turn
 		st.run.Limits = p.Limits
 		st.startedAt = rec.RecordedAt
 	case *recorder.RunEnded:
@@ -629,7 +649,36 @@ func (a *Analyzer) Report() Report {
 		t.merge(&r.Stats)
 	}
 	t.finish()
+	rep.Conversations = conversations(rep.Runs, parents)
 	return rep
+}
+
+// conversations groups the root runs that name a conversation by it.
+func conversations(runs []Run, parents []int) []Conversation {
+	var out []Conversation
+	at := map[string]int{}
+	var turns [][]*Run
+	for i := range runs {
+		r := &runs[i]
+		if parents[i] >= 0 || r.ConversationID == "" {
+			continue
+		}
+		k, ok := at[r.ConversationID]
+		if !ok {
+			k = len(out)
+			at[r.ConversationID] = k
+			out = append(out, Conversation{ID: r.ConversationID})
+			turns = append(turns, nil)
+		}
+		turns[k] = append(turns[k], r)
+	}
+	for k := range out {
+		slices.SortStableFunc(turns[k], func(a, b *Run) int { return cmp.Compare(a.Turn, b.Turn) })
+		for _, r := range turns[k] {
+			out[k].Turns = append(out[k].Turns, r.RunID)
+		}
+	}
+	return out
 }
 
 // parentsOf returns, for each run, the index of its parent run, found

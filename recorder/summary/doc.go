@@ -53,9 +53,10 @@
 // Config.Previous takes back the prompts summarized before, so an
 // interrupted run resumes without sending them again.
 //
-// Each Prompt also names its Conversation and Turn: the run's
-// MetaConversation and MetaTurn metadata when it has them, otherwise its
-// run id and the prompt's index in the run. Prompts.Lookup finds the
+// Each Prompt also names its Conversation and Turn: the conversation id
+// and turn its run recorded in run_started, else the run's
+// MetaConversation and MetaTurn metadata, otherwise its run id and the
+// prompt's index in the run. Prompts.Lookup finds the
 // prompt of a conversation's turn.
 //
 // Online produces the summaries online, after each prompt: it is a

@@ -42,8 +42,9 @@ type Prompt struct {
 	At    time.Time `json:"at,omitzero"` // when the user message was recorded
 
 	// Conversation and Turn place the prompt in its conversation (see
-	// Prompts.Lookup): the run's MetaConversation and MetaTurn metadata
-	// when it has them, else the run's id and the prompt's index in it.
+	// Prompts.Lookup): the conversation id and turn the run's
+	// run_started recorded, else its MetaConversation and MetaTurn
+	// metadata, else the run's id and the prompt's index in it.
 	Conversation string `json:"conversation"`
 	Turn         int    `json:"turn"`
 
@@ -145,6 +146,9 @@ func place(runID string, recs []*recorder.Record) (string, int) {
 		}
 		if t, err := strconv.Atoi(rs.Metadata[MetaTurn]); err == nil && t >= 0 {
 			turn = t
+		}
+		if rs.ConversationID != "" {
+			conv, turn = rs.ConversationID, rs.Turn
 		}
 		break
 	}

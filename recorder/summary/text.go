@@ -23,6 +23,12 @@ func (r Report) WriteText(w io.Writer) error {
 		p.line("", "stop reasons: %s", counts(t.StopReasons))
 	}
 	p.stats("", &t.Stats, true)
+	for _, c := range r.Conversations {
+		p.line("", "conversation %s: %s", c.ID, plural(len(c.Turns), "turn", "turns"))
+		for i, id := range c.Turns {
+			p.line("  ", "turn %d: run %s", i+1, id)
+		}
+	}
 	for i := range r.Runs {
 		p.run(&r.Runs[i])
 	}
