@@ -96,118 +96,141 @@ func (c *Cassette) use(t *recTool) {
 
 // build reads the run's records, in seq order, into calls and tools.
 func (r *recRun) build() {
-	var (
-		conv    []want
-		pending *recCall // the request waiting for its response
-		last    *recCall // the last answered call, whose results follow
-		ended   = map[string]*recorder.ToolEnded{}
-		endSeq  = map[string]uint64{}
-		defs    = map[string]recorder.ToolDefinition{}
-		byID    = map[string]*recTool{}
-		// deadline is the run's time budget's end, if it has one.
-		deadline time.Time
-	)
-	// flush appends the last reply and the results of its tool calls, in
-	// the order the reply made them, as the runtime hands them to the
-	// model.
-	flush := func() {
-		if last == nil {
-			return
-		}
-		if msg := last.response.Message; msg != nil {
-			conv = append(conv, want{msg: msg, toolCall: -1, seq: last.seq})
-			for _, tc := range msg.ToolCalls {
-				te := ended[tc.ID]
-				if te == nil {
-					continue
-				}
-				conv = append(conv, want{msg: toolMessage(te), truncated: te.Truncated, toolCall: te.CallIndex, seq: endSeq[tc.ID]})
-			}
-		}
-		last = nil
-	}
-	open := func(seq uint64, at time.Time, req *recorder.ModelRequest) *recCall {
-		flush()
-		if req != nil && len(req.ToolDefinitions) > 0 {
-			// A call's definitions are shared with the calls after it
-			// until a request brings new ones.
-			defs = copyDefs(defs)
-			for _, d := range req.ToolDefinitions {
-				defs[d.Name] = d
-			}
-		}
-		// conv only grows, and its messages are not changed: each call
-		// keeps the prefix it was given, capped so that appending to it
-		// cannot write into conv.
-		c := &recCall{seq: seq, at: at, request: req, input: conv[:len(conv):len(conv)], defs: defs}
-		for _, w := range c.input {
-			if w.msg.Role != schema.System {
-				break
-			}
-			c.system++
-		}
-		return c
+	b := &runBuilder{
+		r:      r,
+		ended:  map[string]*recorder.ToolEnded{},
+		endSeq: map[string]uint64{},
+		defs:   map[string]recorder.ToolDefinition{},
+		byID:   map[string]*recTool{},
 	}
 	var prev time.Time // the time of the record before rec
-	for _, rec := range r.records {
-		at := prev
-		prev = rec.RecordedAt
-		switch p := rec.Payload.(type) {
-		case *recorder.RunStarted:
-			r.agent = p.AgentName
-			deadline = p.Limits.Deadline
-			r.callID = p.Metadata[atif.ParentToolCallKey]
-		case *recorder.Message:
-			if p.Message != nil {
-				flush()
-				conv = append(conv, want{msg: p.Message, toolCall: -1, seq: rec.Seq})
-			}
-		case *recorder.ModelRequest:
-			// A request without a response (a failed attempt) is
-			// replaced by the next one.
-			pending = open(rec.Seq, rec.RecordedAt, p)
-			pending.checked = at
-		case *recorder.ModelResponse:
-			c := pending
-			if c == nil {
-				c = open(rec.Seq, rec.RecordedAt, nil)
-			}
-			pending = nil
-			c.response, c.done = p, rec.RecordedAt
-			r.calls = append(r.calls, c)
-			last = c
-		case *recorder.ToolStarted:
-			t := &recTool{started: p, seq: rec.Seq, at: rec.RecordedAt}
-			r.tools = append(r.tools, t)
-			if n := len(r.calls); n > 0 {
-				t.call = r.calls[n-1]
-				t.call.tools = append(t.call.tools, t)
-			}
-			if p.CallID != "" {
-				byID[p.CallID] = t
-			}
-		case *recorder.ToolEnded:
-			ended[p.CallID] = p
-			endSeq[p.CallID] = rec.Seq
-			if t := byID[p.CallID]; t != nil && t.ended == nil {
-				t.ended, t.done = p, rec.RecordedAt
-			}
-		case *recorder.BudgetRecord:
-			// A run the deadline stopped records how much time the
-			// check found used: the time of the check, to the
-			// millisecond, is the budget's start plus that.
-			if n := len(r.calls); n > 0 && p.Event == recorder.BudgetExceeded && p.Resource == "time" && !deadline.IsZero() {
-				r.calls[n-1].next = deadline.Add(time.Duration(p.Used-p.Limit) * time.Millisecond)
-			}
-		case *recorder.RunEnded:
-			if n := len(r.calls); n > 0 && r.calls[n-1].next.IsZero() {
-				r.calls[n-1].next = rec.RecordedAt
-			}
-		}
+	for i := range r.records {
+		b.add(&r.records[i], prev)
+		prev = r.records[i].RecordedAt
 	}
 	for i := 1; i < len(r.calls); i++ {
 		r.calls[i-1].next = cmp.Or(r.calls[i].checked, r.calls[i].at)
 	}
+}
+
+// runBuilder is what build keeps while it reads a run's records.
+type runBuilder struct {
+	r       *recRun
+	conv    []want
+	pending *recCall // the request waiting for its response
+	last    *recCall // the last answered call, whose results follow
+	ended   map[string]*recorder.ToolEnded
+	endSeq  map[string]uint64
+	defs    map[string]recorder.ToolDefinition
+	byID    map[string]*recTool
+	// deadline is the run's time budget's end, if it has one.
+	deadline time.Time
+}
+
+// add reads one record; before is the time of the record before it.
+func (b *runBuilder) add(rec *recorder.Record, before time.Time) {
+	r := b.r
+	switch p := rec.Payload.(type) {
+	case *recorder.RunStarted:
+		r.agent = p.AgentName
+		b.deadline = p.Limits.Deadline
+		r.callID = p.Metadata[atif.ParentToolCallKey]
+	case *recorder.Message:
+		if p.Message != nil {
+			b.flush()
+			b.conv = append(b.conv, want{msg: p.Message, toolCall: -1, seq: rec.Seq})
+		}
+	case *recorder.ModelRequest:
+		// A request without a response (a failed attempt) is replaced
+		// by the next one.
+		b.pending = b.open(rec.Seq, rec.RecordedAt, p)
+		b.pending.checked = before
+	case *recorder.ModelResponse:
+		c := b.pending
+		if c == nil {
+			c = b.open(rec.Seq, rec.RecordedAt, nil)
+		}
+		b.pending = nil
+		c.response, c.done = p, rec.RecordedAt
+		r.calls = append(r.calls, c)
+		b.last = c
+	case *recorder.ToolStarted:
+		b.toolStarted(rec, p)
+	case *recorder.ToolEnded:
+		b.ended[p.CallID] = p
+		b.endSeq[p.CallID] = rec.Seq
+		if t := b.byID[p.CallID]; t != nil && t.ended == nil {
+			t.ended, t.done = p, rec.RecordedAt
+		}
+	case *recorder.BudgetRecord:
+		// A run the deadline stopped records how much time the check
+		// found used: the time of the check, to the millisecond, is the
+		// budget's start plus that.
+		if n := len(r.calls); n > 0 && p.Event == recorder.BudgetExceeded && p.Resource == "time" && !b.deadline.IsZero() {
+			r.calls[n-1].next = b.deadline.Add(time.Duration(p.Used-p.Limit) * time.Millisecond)
+		}
+	case *recorder.RunEnded:
+		if n := len(r.calls); n > 0 && r.calls[n-1].next.IsZero() {
+			r.calls[n-1].next = rec.RecordedAt
+		}
+	}
+}
+
+func (b *runBuilder) toolStarted(rec *recorder.Record, p *recorder.ToolStarted) {
+	r := b.r
+	t := &recTool{started: p, seq: rec.Seq, at: rec.RecordedAt}
+	r.tools = append(r.tools, t)
+	if n := len(r.calls); n > 0 {
+		t.call = r.calls[n-1]
+		t.call.tools = append(t.call.tools, t)
+	}
+	if p.CallID != "" {
+		b.byID[p.CallID] = t
+	}
+}
+
+// flush appends the last reply and the results of its tool calls, in the
+// order the reply made them, as the runtime hands them to the model.
+func (b *runBuilder) flush() {
+	if b.last == nil {
+		return
+	}
+	if msg := b.last.response.Message; msg != nil {
+		b.conv = append(b.conv, want{msg: msg, toolCall: -1, seq: b.last.seq})
+		for _, tc := range msg.ToolCalls {
+			te := b.ended[tc.ID]
+			if te == nil {
+				continue
+			}
+			b.conv = append(b.conv, want{msg: toolMessage(te), truncated: te.Truncated, toolCall: te.CallIndex, seq: b.endSeq[tc.ID]})
+		}
+	}
+	b.last = nil
+}
+
+// open starts a model call recorded at seq, with its request if it has
+// one.
+func (b *runBuilder) open(seq uint64, at time.Time, req *recorder.ModelRequest) *recCall {
+	b.flush()
+	if req != nil && len(req.ToolDefinitions) > 0 {
+		// A call's definitions are shared with the calls after it until
+		// a request brings new ones.
+		b.defs = copyDefs(b.defs)
+		for _, d := range req.ToolDefinitions {
+			b.defs[d.Name] = d
+		}
+	}
+	// conv only grows, and its messages are not changed: each call keeps
+	// the prefix it was given, capped so that appending to it cannot
+	// write into conv.
+	c := &recCall{seq: seq, at: at, request: req, input: b.conv[:len(b.conv):len(b.conv)], defs: b.defs}
+	for _, w := range c.input {
+		if w.msg.Role != schema.System {
+			break
+		}
+		c.system++
+	}
+	return c
 }
 
 func copyDefs(m map[string]recorder.ToolDefinition) map[string]recorder.ToolDefinition {
