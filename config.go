@@ -254,15 +254,16 @@ type Lookout struct {
 
 // New checks cfg and returns a Lookout for it. A nil cfg means the
 // defaults. The observers are checked now, so a bad trigger fails here
-// rather than at the first run. The error wraps [ErrInvalidConfig] (or
-// the observer package's) and names the field.
+// rather than at the first run. The error wraps [ErrInvalidConfig] (and,
+// for an observer, the observer package's ErrInvalidConfig too) and names
+// the field.
 func New(cfg *Config) (*Lookout, error) {
 	n, err := cfg.normalized()
 	if err != nil {
 		return nil, err
 	}
 	if err := observer.Validate(n.Observers); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: Observers: %w", ErrInvalidConfig, err)
 	}
 	l := &Lookout{cfg: n, toolCalls: n.enforced(budget.ToolCalls), modelCalls: n.enforced(budget.ModelCalls)}
 	if len(n.ControlTools) > 0 {

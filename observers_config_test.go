@@ -14,13 +14,15 @@ import (
 )
 
 // A window no detector could allocate is rejected by New, naming the
-// observer and the field (an observer.ErrInvalidConfig), before any tool
+// observer and the field (a lookout.ErrInvalidConfig and an
+// observer.ErrInvalidConfig), before any tool
 // call could try.
 func TestNewRejectsAHugeDetectorWindow(t *testing.T) {
 	for _, o := range []observer.Observer{&stall.Detector{Window: 1 << 28}, &cascade.Detector{Window: 1 << 28}, &drift.Detector{Window: 1 << 28}} {
 		t.Run(o.Name(), func(t *testing.T) {
 			_, err := lookout.New(&lookout.Config{Observers: []observer.Spec{{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}}})
 			assert.ErrorIs(t, err, observer.ErrInvalidConfig)
+			assert.ErrorIs(t, err, lookout.ErrInvalidConfig)
 			assert.ErrorContains(t, err, o.Name())
 			assert.ErrorContains(t, err, "Window")
 		})
