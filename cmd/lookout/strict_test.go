@@ -196,3 +196,17 @@ func TestExportRemovesWhatItWroteWhenALaterWriteFails(t *testing.T) {
 	assert.Contains(t, r.stderr, "nothing was written")
 	assert.NoFileExists(t, filepath.Join(dir, "run-1.trajectory.json"))
 }
+
+// summarize refuses an invalid ATIF document as inspect does, and imports
+// it with --repair.
+func TestSummarizeRefusesInvalidATIFUnlessRepairing(t *testing.T) {
+	path := writeFile(t, "bad.json", []byte(invalidATIFForSummarize))
+	r := lookout("summarize", path)
+	assert.Equal(t, 1, r.code, r.stdout)
+	r = lookout("summarize", "--repair", path)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "runs: 1")
+}
+
+const invalidATIFForSummarize = `{"schema_version":"ATIF-v1.6","session_id":"s","agent":{"name":"a","version":"1"},` +
+	`"steps":[{"step_id":1,"source":"invalid_source","message":"hi"}]}`

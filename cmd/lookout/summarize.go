@@ -68,6 +68,7 @@ conversation of its own, named by its run id.`,
 		fs.StringVar(&o.state, "state", "", "append each prompt to this JSON Lines file, and skip the ones it holds summarized")
 		fs.StringVar(&o.conversation, "conversation", "", "show only the prompts of this conversation")
 		fs.IntVar(&o.turn, "turn", -1, "with --conversation, show only this turn")
+		fs.BoolVar(&o.repair, "repair", false, "import ATIF documents that break the ATIF rules as well as possible instead of refusing them")
 		return func(ctx context.Context, e *env, files []string) int {
 			if o.concurrency < 1 || o.attempts < 1 || o.maxFailures < 0 {
 				return e.badUsage("--concurrency and --max-attempts must be at least 1, --max-failures at least 0")
@@ -97,10 +98,11 @@ type summarizeOptions struct {
 	state                 string
 	conversation          string
 	turn                  int
+	repair                bool // import invalid ATIF documents as well as possible
 }
 
 func summarize(ctx context.Context, e *env, files []string, asJSON bool, o summarizeOptions) int {
-	records, err := loadAll(e, files)
+	records, err := loadAllWith(e, files, o.repair)
 	if err != nil {
 		return e.failErr(err)
 	}
