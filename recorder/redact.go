@@ -1182,7 +1182,9 @@ func (rs redaction) messagePayload(p *Message) *Message {
 	if m == p.Message {
 		return p
 	}
-	return &Message{Message: m}
+	c := *p
+	c.Message = m
+	return &c
 }
 
 func (rs redaction) toolStarted(p *ToolStarted) *ToolStarted {

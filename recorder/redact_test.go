@@ -458,3 +458,16 @@ func TestReasoningPartsOfAnAnswerAreRedacted(t *testing.T) {
 	after, _ := json.Marshal(answer)
 	assert.Equal(t, string(before), string(after), "the agent's message is not edited")
 }
+
+// Redacting a message keeps the rest of its record, such as what an
+// imported trajectory kept in Extra.
+func TestARedactedMessageKeepsItsExtra(t *testing.T) {
+	ctx := context.Background()
+	rec, sink := newMem(t, nil)
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	extra := recorder.Extras{recorder.ExtraATIF: map[string]any{"step": map[string]any{"step_id": 3.0}}}
+	require.NoError(t, run.Emit(ctx, &recorder.Message{Message: schema.UserMessage("key sk-abcdefghijklmnop0123"), Extra: extra}))
+	got := sink.Records()[0].Payload.(*recorder.Message)
+	assert.Equal(t, "key [REDACTED]", got.Message.Content)
+	assert.Equal(t, extra, got.Extra)
+}
