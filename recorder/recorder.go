@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/google/uuid"
+	"github.com/lookout-go/lookout/internal/slab"
 )
 
 // LossPolicy decides what a lost record does to the run. The zero LossPolicy is
@@ -264,6 +265,19 @@ type Trace struct {
 	mu      sync.Mutex
 	next    uint64
 	dropped atomic.Uint64
+	slabs   payloadSlabs
+}
+
+// payloadSlabs hold the payloads a run's typed methods record, a few
+// allocated at a time: the records of a model and tool call then cost
+// a fraction of an allocation each rather than one.
+type payloadSlabs struct {
+	request  slab.Slab[ModelRequest]
+	response slab.Slab[ModelResponse]
+	started  slab.Slab[ToolStarted]
+	ended    slab.Slab[ToolEnded]
+	budget   slab.Slab[BudgetRecord]
+	assessed slab.Slab[AssessmentRecord]
 }
 
 // ID returns the run's id.
@@ -330,32 +344,50 @@ func (r *Trace) Message(ctx context.Context, m *schema.Message) error {
 
 // ModelRequest records a model call as it is sent.
 func (r *Trace) ModelRequest(ctx context.Context, p ModelRequest) error {
-	return r.emit(ctx, &p, true)
+	if r == nil {
+		return nil
+	}
+	return r.emit(ctx, r.slabs.request.New(&p), true)
 }
 
 // ModelResponse records a model call's answer.
 func (r *Trace) ModelResponse(ctx context.Context, p ModelResponse) error {
-	return r.emit(ctx, &p, true)
+	if r == nil {
+		return nil
+	}
+	return r.emit(ctx, r.slabs.response.New(&p), true)
 }
 
 // ToolStarted records a tool call about to run.
 func (r *Trace) ToolStarted(ctx context.Context, p ToolStarted) error {
-	return r.emit(ctx, &p, true)
+	if r == nil {
+		return nil
+	}
+	return r.emit(ctx, r.slabs.started.New(&p), true)
 }
 
 // ToolEnded records a tool call's result.
 func (r *Trace) ToolEnded(ctx context.Context, p ToolEnded) error {
-	return r.emit(ctx, &p, true)
+	if r == nil {
+		return nil
+	}
+	return r.emit(ctx, r.slabs.ended.New(&p), true)
 }
 
 // Assessment records the observations shown to the model.
 func (r *Trace) Assessment(ctx context.Context, p AssessmentRecord) error {
-	return r.emit(ctx, &p, true)
+	if r == nil {
+		return nil
+	}
+	return r.emit(ctx, r.slabs.assessed.New(&p), true)
 }
 
 // Budget records a budget charge or a limit being exceeded.
 func (r *Trace) Budget(ctx context.Context, p BudgetRecord) error {
-	return r.emit(ctx, &p, true)
+	if r == nil {
+		return nil
+	}
+	return r.emit(ctx, r.slabs.budget.New(&p), true)
 }
 
 // Extension records a user-defined record. body must be valid JSON (or

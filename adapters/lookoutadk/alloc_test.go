@@ -29,12 +29,8 @@ func iterationAllocs(t *testing.T, kind int) float64 {
 // maxAllocsAboveNothing bounds what the whole of Lookout (limits, the
 // Resource observer every 10 calls, recording into a memory sink, the
 // agent wrapped by Middleware.Agent) allocates per model+tool iteration
-// above the do-nothing middleware. The target is 4. Today it is 8.88
-// (where they come from is in docs/performance.md; recording the messages
-// injected into each model call adds one allocation per new assessment),
-// so the bound holds that figure with room for its jitter, and fails
-// should it grow. Lower it as the hot path allocates less, down to 4.
-const maxAllocsAboveNothing = 9.0
+// above the do-nothing middleware: the gate of docs/performance.md.
+const maxAllocsAboveNothing = 4.0
 
 func TestIterationAllocatesLittleMoreThanADoNothingMiddleware(t *testing.T) {
 	if raceEnabled {

@@ -1,0 +1,71 @@
+package slab
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestNewCopiesIntoDistinctValues(t *testing.T) {
+	var s Slab[int]
+	seen := map[*int]bool{}
+	for i := range 200 {
+		p := s.New(&i)
+		if *p != i {
+			t.Fatalf("value %d holds %d", i, *p)
+		}
+		if seen[p] {
+			t.Fatalf("value %d handed out twice", i)
+		}
+		seen[p] = true
+	}
+	for p := range seen {
+		*p = -1 // every value is writable without touching another
+	}
+	n := 0
+	for p := range seen {
+		if *p != -1 {
+			t.Fatal("a value changed under another")
+		}
+		n++
+	}
+	if n != 200 {
+		t.Fatalf("%d values, want 200", n)
+	}
+}
+
+func TestNewAllocatesOncePerArray(t *testing.T) {
+	var s Slab[[4]int64]
+	v := [4]int64{1, 2, 3, 4}
+	for range 2 * most { // past the growing arrays
+		s.New(&v)
+	}
+	allocs := testing.AllocsPerRun(most*10, func() { s.New(&v) })
+	if allocs > 1.0/most*1.5 {
+		t.Errorf("%.3f allocations per value, want about 1/%d", allocs, most)
+	}
+}
+
+func TestNewIsSafeForConcurrentUse(t *testing.T) {
+	var s Slab[int]
+	var wg sync.WaitGroup
+	got := make([][]*int, 8)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				got[g] = append(got[g], s.New(&i))
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[*int]bool{}
+	for g := range got {
+		for i, p := range got[g] {
+			if *p != i || seen[p] {
+				t.Fatalf("goroutine %d value %d: %d, repeated %v", g, i, *p, seen[p])
+			}
+			seen[p] = true
+		}
+	}
+}
