@@ -48,8 +48,8 @@ type slice interface {
 // New returns an empty store.
 func New(opts *StoreOptions) *Store {
 	s := &Store{
-		byType: make(map[reflect.Type]slice),
-		byName: make(map[string]slice),
+		byType: make(map[reflect.Type]slice, storeSlices),
+		byName: make(map[string]slice, storeSlices),
 		now:    time.Now,
 	}
 	if opts != nil {
@@ -80,7 +80,7 @@ func LogOf[T any](s *Store) *Log[T] {
 		}
 		return l
 	}
-	l := &Log[T]{name: "log:" + typeName(t), now: s.now, retention: s.retain}
+	l := &Log[T]{name: sliceName(&logNames, "log:", t), now: s.now, retention: s.retain}
 	s.checkName(l.name)
 	s.byType[t] = l
 	s.byName[l.name] = l
@@ -101,7 +101,7 @@ func ValueOf[T any](s *Store) *Value[T] {
 		}
 		return v
 	}
-	v := &Value[T]{name: "value:" + typeName(t), clone: clonerOf[T]()}
+	v := &Value[T]{name: sliceName(&valueNames, "value:", t), clone: clonerOf[T]()}
 	s.checkName(v.name)
 	s.byType[t] = v
 	s.byName[v.name] = v
@@ -146,6 +146,24 @@ func typeName(t reflect.Type) string {
 	typeNames.Store(t, n)
 	return n
 }
+
+// logNames and valueNames cache the names of the slices opened, by type,
+// as typeNames caches the type's name.
+var logNames, valueNames sync.Map // reflect.Type -> string
+
+// sliceName returns kind followed by t's name, cached in names.
+func sliceName(names *sync.Map, kind string, t reflect.Type) string {
+	if n, ok := names.Load(t); ok {
+		return n.(string)
+	}
+	n := kind + typeName(t)
+	names.Store(t, n)
+	return n
+}
+
+// storeSlices is how many slices a new store has room for before its
+// maps grow: what a run of Lookout opens.
+const storeSlices = 16
 
 type storeKey struct{}
 

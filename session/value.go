@@ -1,6 +1,9 @@
 package session
 
-import "sync"
+import (
+	"reflect"
+	"sync"
+)
 
 // Value is a replace-latest slice holding one T. Obtain one with [ValueOf].
 // A Value is safe for concurrent use.
@@ -30,12 +33,23 @@ type Cloner[T any] interface {
 // clonerOf returns how to clone a T for a reader, or nil when T does not
 // implement Cloner.
 func clonerOf[T any]() func(T) T {
-	var zero T
-	if _, ok := any(zero).(Cloner[T]); !ok {
-		return nil
+	t := reflect.TypeFor[T]()
+	if c, ok := cloners.Load(t); ok {
+		f, _ := c.(func(T) T)
+		return f
 	}
-	return func(x T) T { return any(x).(Cloner[T]).Clone() }
+	var f func(T) T
+	var zero T
+	if _, ok := any(zero).(Cloner[T]); ok {
+		f = func(x T) T { return any(x).(Cloner[T]).Clone() }
+	}
+	cloners.Store(t, f)
+	return f
 }
+
+// cloners caches clonerOf by type: the function it makes for a Cloner
+// is an allocation, and every run opens the same types.
+var cloners sync.Map // reflect.Type -> func(T) T, nil for other types
 
 // Seed replaces the value. For a [Cloner] T it stores a clone, so that
 // the caller's x and the stored value share nothing.
