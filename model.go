@@ -147,15 +147,7 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 		defer r.streams.done()
 	}
 	if err != nil {
-		if r != nil {
-			// A failed attempt is a call without usage: it counts
-			// against a model-call limit, and the token figures are a
-			// lower bound.
-			r.tracker.ChargeModelCall(nil)
-			if r.lease != nil {
-				r.spent.modelCalls.Add(1)
-			}
-		}
+		r.chargeFailedCall()
 		return budgetDeadline(ctx, err)
 	}
 	if r == nil {
@@ -168,20 +160,8 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 		}
 	}()
 	model, provider := c.identify()
-	if usage != nil && len(r.cfg.Prices) > 0 {
-		if cost, ok := r.cfg.Prices.Cost(model, *usage); ok {
-			priced := *usage
-			priced.CostUSD = cost
-			usage = &priced
-		}
-	}
-	r.tracker.ChargeModelCall(usage)
-	if r.lease != nil {
-		r.spent.modelCalls.Add(1)
-		if usage != nil {
-			r.spent.tokens.Add(usage.Total())
-		}
-	}
+	usage = r.priced(model, usage)
+	r.chargeCall(usage)
 	if r.trace.rec != nil {
 		r.writeResponse(ctx, reply, usage, r.cfg.Now().Sub(c.start), model, provider)
 	}
@@ -189,6 +169,47 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 		r.pipeline.ModelResponded(ctx, toolCalls)
 	}
 	return r.Failure()
+}
+
+// chargeFailedCall charges a failed attempt as a call without usage: it
+// counts against a model-call limit, and the token figures are a lower
+// bound. A nil r charges nothing.
+func (r *Run) chargeFailedCall() {
+	if r == nil {
+		return
+	}
+	r.tracker.ChargeModelCall(nil)
+	if r.lease != nil {
+		r.spent.modelCalls.Add(1)
+	}
+}
+
+// priced returns usage with its cost from Config.Prices for model, when
+// the prices name the model; otherwise usage itself.
+func (r *Run) priced(model string, usage *budget.Usage) *budget.Usage {
+	if usage == nil || len(r.cfg.Prices) == 0 {
+		return usage
+	}
+	cost, ok := r.cfg.Prices.Cost(model, *usage)
+	if !ok {
+		return usage
+	}
+	priced := *usage
+	priced.CostUSD = cost
+	return &priced
+}
+
+// chargeCall charges a model call's usage to the budget, and to the
+// lease of a run that has one.
+func (r *Run) chargeCall(usage *budget.Usage) {
+	r.tracker.ChargeModelCall(usage)
+	if r.lease == nil {
+		return
+	}
+	r.spent.modelCalls.Add(1)
+	if usage != nil {
+		r.spent.tokens.Add(usage.Total())
+	}
 }
 
 // UsageOf converts a reply's usage; nil means the provider reported none.

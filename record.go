@@ -156,6 +156,17 @@ func (r *Run) startRecording(ctx context.Context, parent *Run) {
 	if r.cfg.Recorder == nil {
 		return
 	}
+	info := r.runInfo()
+	switch {
+	case parent != nil && parent.trace.rec != nil:
+		r.startChildRecording(ctx, parent, info)
+	case parent == nil:
+		r.startRootRecording(ctx, info)
+	}
+}
+
+// runInfo describes the run for its run_started record.
+func (r *Run) runInfo() recorder.RunInfo {
 	b := r.tracker.Budget()
 	info := recorder.RunInfo{
 		AgentName: r.agentName,
@@ -170,38 +181,47 @@ func (r *Run) startRecording(ctx context.Context, parent *Run) {
 	if r.callID != "" {
 		info.Metadata = map[string]string{parentToolCallKey: r.callID}
 	}
+	return info
+}
+
+// startChildRecording starts the recording of a child run as a sub-run of
+// parent's, or goes on with the one an interrupt paused.
+func (r *Run) startChildRecording(ctx context.Context, parent *Run, info recorder.RunInfo) {
+	if r.callID != "" {
+		// Models number their calls per turn, so the key names the
+		// parent run too.
+		r.familyKey = parent.trace.rec.ID() + "/" + r.callID
+	}
 	var err error
-	switch {
-	case parent != nil && parent.trace.rec != nil:
-		if r.callID != "" {
-			// Models number their calls per turn, so the key names the
-			// parent run too.
-			r.familyKey = parent.trace.rec.ID() + "/" + r.callID
-		}
-		if p, ok := r.family.resume(r.familyKey); ok {
-			// A sub-agent resumed after an interrupt inside its call goes
-			// on with the run it recorded before, whose input is recorded.
-			r.trace.rec = r.cfg.Recorder.ResumeRun(recorder.RunInfo{
-				RunID: p.RunID, ParentRunID: parent.trace.rec.ID(), Depth: parent.trace.rec.Depth() + 1,
-			}, p.Next)
-			r.trace.usage.store(p.Usage)
-			r.trace.input.Store(true)
-			r.setPausedCalls(p.Calls)
-		} else {
-			r.trace.rec, err = parent.trace.rec.StartChild(ctx, info)
-		}
-		r.family.opened(r)
-	case parent == nil:
-		conv := r.takeTurn(ctx)
-		info.ConversationID, info.Turn = conv.ID, conv.Turn
-		info.AgentVersion, info.AgentModel = r.cfg.Agent.Version, r.cfg.Agent.Model
-		if info.AgentVersion == "" {
-			info.AgentVersion = mainVersion()
-		}
-		r.trace.rec, err = r.cfg.Recorder.StartRun(ctx, info)
-		if r.trace.efficacyBase.Load() == nil {
-			r.trace.efficacyBase.Store(ptr(r.pipeline.Efficacy().ByObserver))
-		}
+	if p, ok := r.family.resume(r.familyKey); ok {
+		// A sub-agent resumed after an interrupt inside its call goes
+		// on with the run it recorded before, whose input is recorded.
+		r.trace.rec = r.cfg.Recorder.ResumeRun(recorder.RunInfo{
+			RunID: p.RunID, ParentRunID: parent.trace.rec.ID(), Depth: parent.trace.rec.Depth() + 1,
+		}, p.Next)
+		r.trace.usage.store(p.Usage)
+		r.trace.input.Store(true)
+		r.setPausedCalls(p.Calls)
+	} else {
+		r.trace.rec, err = parent.trace.rec.StartChild(ctx, info)
+	}
+	r.family.opened(r)
+	r.note(err)
+}
+
+// startRootRecording starts the recording of a root run, as the next turn
+// of its conversation.
+func (r *Run) startRootRecording(ctx context.Context, info recorder.RunInfo) {
+	conv := r.takeTurn(ctx)
+	info.ConversationID, info.Turn = conv.ID, conv.Turn
+	info.AgentVersion, info.AgentModel = r.cfg.Agent.Version, r.cfg.Agent.Model
+	if info.AgentVersion == "" {
+		info.AgentVersion = mainVersion()
+	}
+	var err error
+	r.trace.rec, err = r.cfg.Recorder.StartRun(ctx, info)
+	if r.trace.efficacyBase.Load() == nil {
+		r.trace.efficacyBase.Store(ptr(r.pipeline.Efficacy().ByObserver))
 	}
 	r.note(err)
 }
@@ -407,18 +427,10 @@ func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
 	if !r.trace.input.CompareAndSwap(false, true) {
 		return
 	}
-	since := 0 // where this run's own turn starts
-	for i, m := range msgs {
-		if m != nil && (m.Role == schema.Assistant || m.Role == schema.Tool) {
-			since = i + 1
-		}
-	}
+	since := turnStart(msgs)
 	opening := true // still in the system messages that open the input
 	for i, m := range msgs {
-		if m == nil {
-			continue
-		}
-		if _, injected := Injected(m); injected {
+		if m == nil || isInjected(m) {
 			continue
 		}
 		opening = opening && m.Role == schema.System
@@ -426,6 +438,24 @@ func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
 			r.note(r.trace.rec.Message(ctx, m))
 		}
 	}
+}
+
+// turnStart returns where the last turn of msgs starts: after the last
+// reply or tool result, or at 0.
+func turnStart(msgs []*schema.Message) int {
+	since := 0
+	for i, m := range msgs {
+		if m != nil && (m.Role == schema.Assistant || m.Role == schema.Tool) {
+			since = i + 1
+		}
+	}
+	return since
+}
+
+// isInjected reports whether Lookout injected m.
+func isInjected(m *schema.Message) bool {
+	_, injected := Injected(m)
+	return injected
 }
 
 // ownInput reports whether input message m is the run's own to record: a
@@ -739,19 +769,13 @@ func (r *Run) offered(ctx context.Context, tools []*schema.ToolInfo) (names []st
 		s.mu.Unlock()
 		return names, nil
 	}
-	names = make([]string, 0, len(tools))
-	for _, t := range tools {
-		if t != nil {
-			names = append(names, t.Name)
-		}
-	}
+	names = toolNames(tools)
 	defs, err := toolDefinitions(tools)
 	s.infos, s.names = append(s.infos[:0], tools...), names
 	same := err == nil && slices.EqualFunc(s.defs, defs, sameDefinition)
+	s.defs = nil
 	if err == nil {
 		s.defs = defs
-	} else {
-		s.defs = nil
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -762,6 +786,17 @@ func (r *Run) offered(ctx context.Context, tools []*schema.ToolInfo) (names []st
 		return names, nil
 	}
 	return names, defs
+}
+
+// toolNames returns the names of tools, skipping nil infos.
+func toolNames(tools []*schema.ToolInfo) []string {
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		if t != nil {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 // toolDefinitions converts Eino tool infos to recorded definitions, with

@@ -62,26 +62,40 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 		r.callArrived()
 	}
 	if !r.l.control[name] {
-		if refusal, by := r.pipeline.Admit(ctx, name, args); refusal != "" {
-			return Call{}, r.refuseRepeat(ctx, name, callID, refusal, by, tracked), r.Failure()
-		}
-	}
-	switch {
-	case r.l.control[name]:
-		// A control tool steers the run and is not charged.
-	case r.lease != nil && r.lease.MaxToolCalls > 0 && r.spent.toolCalls.Load() >= r.lease.MaxToolCalls:
-		return Call{}, r.refuseOverLease(ctx, name, callID, tracked), r.Failure()
-	default:
-		if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
-			return Call{}, r.refuse(ctx, name, callID, err, tracked), r.Failure()
-		}
-		if r.lease != nil {
-			r.spent.toolCalls.Add(1)
+		// A control tool steers the run: it is neither refused nor charged.
+		if refusal := r.charge(ctx, name, callID, args, now, tracked); refusal != "" {
+			return Call{}, refusal, r.Failure()
 		}
 	}
 	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
 	c.recordStart(ctx)
 	return c, "", nil
+}
+
+// charge admits a call of a tool other than a control tool: the observers
+// may refuse a repeat, then the lease and the budget may refuse it;
+// otherwise the call is counted. It returns the refusal for the model, or
+// "" when the call may run.
+func (r *Run) charge(ctx context.Context, name, callID, args string, now time.Time, tracked bool) string {
+	if refusal, by := r.pipeline.Admit(ctx, name, args); refusal != "" {
+		return r.refuseRepeat(ctx, name, callID, refusal, by, tracked)
+	}
+	if r.overLease() {
+		return r.refuseOverLease(ctx, name, callID, tracked)
+	}
+	if err := r.tracker.ReserveToolCallAt(now, r.l.beforeTool...); err != nil {
+		return r.refuse(ctx, name, callID, err, tracked)
+	}
+	if r.lease != nil {
+		r.spent.toolCalls.Add(1)
+	}
+	return ""
+}
+
+// overLease reports whether a run with a lease has made as many tool
+// calls as the lease allows.
+func (r *Run) overLease() bool {
+	return r.lease != nil && r.lease.MaxToolCalls > 0 && r.spent.toolCalls.Load() >= r.lease.MaxToolCalls
 }
 
 // refuse records a call the budget refused with err and returns the
@@ -359,7 +373,7 @@ func summarize(args string, n int) string {
 func needsFolding(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= utf8.RuneSelf:
+		case foldedSpace[c]:
 			return true
 		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
 			return true
@@ -367,3 +381,16 @@ func needsFolding(s string) bool {
 	}
 	return false
 }
+
+// foldedSpace marks the bytes summarize always folds: white space other
+// than the space, and every byte of a non-ASCII character, which may be
+// white space.
+var foldedSpace = func() (t [256]bool) {
+	for _, c := range "\t\n\r\v\f" {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < len(t); c++ {
+		t[c] = true
+	}
+	return t
+}()
