@@ -253,14 +253,8 @@ func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message, tools []
 // gate returns exceededNow's error, or else the turn, reading the budget
 // and the clock once for both.
 func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) {
-	if err := r.Failure(); err != nil {
+	if err := r.stopped(ctx); err != nil {
 		return Turn{}, err
-	}
-	if ctx.Err() != nil {
-		return Turn{}, r.exceededNow(ctx)
-	}
-	if ex := r.ignored.Load(); ex != nil {
-		return Turn{}, ex
 	}
 	b, now := r.tracker.Budget(), r.tracker.Now()
 	reason := ""
@@ -276,13 +270,30 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	if reason == "" && r.lease != nil {
 		reason = r.leaseSpent()
 	}
-	if reason == "" && r.stuck.Load() {
+	switch {
+	case reason != "":
+		return r.turn(ctx, reason, tools), nil
+	case r.stuck.Load():
 		return r.stuckTurn(ctx, tools), nil
-	}
-	if reason == "" {
+	default:
 		return r.turn(ctx, "", nil), nil
 	}
-	return r.turn(ctx, reason, tools), nil
+}
+
+// stopped returns the error that stops the run before a model call: a
+// recording failure, the ctx's end, or an exceeded budget the run was
+// already told about.
+func (r *Run) stopped(ctx context.Context) error {
+	if err := r.Failure(); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return r.exceededNow(ctx)
+	}
+	if ex := r.ignored.Load(); ex != nil {
+		return ex
+	}
+	return nil
 }
 
 // calm reports whether b at now is clear of every limit BeforeModel
@@ -294,16 +305,21 @@ func (r *Run) calm(b *budget.Budget, now time.Time) bool {
 		return false
 	}
 	w := max(r.cfg.WrapUpAt, 0)
-	if b.MaxTokens > 0 && float64(b.MaxTokens-b.TokensUsed) <= w*float64(b.MaxTokens) {
-		return false
-	}
-	if b.MaxCostUSD > 0 && b.MaxCostUSD-b.CostUSD <= w*b.MaxCostUSD {
-		return false
-	}
-	if !b.Deadline.IsZero() && float64(b.Deadline.Sub(now)) <= w*float64(b.Deadline.Sub(b.StartedAt)) {
-		return false
-	}
-	return true
+	return !nearLimit(float64(b.MaxTokens), float64(b.TokensUsed), w) &&
+		!nearLimit(b.MaxCostUSD, b.CostUSD, w) &&
+		!nearDeadline(b, now, w)
+}
+
+// nearLimit reports whether a limit is set and used leaves a fraction w or
+// less of it.
+func nearLimit(limit, used, w float64) bool {
+	return limit > 0 && limit-used <= w*limit
+}
+
+// nearDeadline reports whether b has a deadline and a fraction w or less
+// of its time is left at now.
+func nearDeadline(b *budget.Budget, now time.Time, w float64) bool {
+	return !b.Deadline.IsZero() && float64(b.Deadline.Sub(now)) <= w*float64(b.Deadline.Sub(b.StartedAt))
 }
 
 // nearlySpent says which of tokens and time has WrapUpAt or less left
@@ -312,24 +328,48 @@ func (r *Run) nearlySpent(b budget.Budget, now time.Time) string {
 	if r.cfg.WrapUpAt <= 0 {
 		return ""
 	}
-	if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.cfg.WrapUpAt {
-		return "tokens: " + observer.FormatCount(b.TokensUsed) + " of " + observer.FormatCount(b.MaxTokens) + " used"
-	}
-	if f, ok := b.FractionRemaining(budget.CostUSD, now); ok && f <= r.cfg.WrapUpAt {
-		return costReason(b.CostUSD, b.MaxCostUSD)
-	}
-	if left, ok := b.TimeRemaining(now); ok {
-		if f, _ := b.FractionRemaining(budget.Time, now); f <= r.cfg.WrapUpAt {
-			return "time: " + observer.FormatDuration(max(left, 0)) + " left before the deadline"
+	for _, reason := range nearlySpentReasons {
+		if s := reason(r, &b, now); s != "" {
+			return s
 		}
 	}
-	if r.toolCallsSpent(&b) {
-		return "no tool calls left: " + observer.FormatCount(b.ToolCalls) + " of " + observer.FormatCount(b.MaxToolCalls) + " used"
-	}
-	if r.lastModelCall(&b) {
-		return "model calls: " + observer.FormatCount(b.ModelCalls) + " of " + observer.FormatCount(b.MaxModelCalls) + " used"
-	}
 	return ""
+}
+
+// nearlySpentReasons say, in order, why a budget is nearly spent: one
+// resource each, "" when it is not.
+var nearlySpentReasons = []func(r *Run, b *budget.Budget, now time.Time) string{
+	func(r *Run, b *budget.Budget, now time.Time) string {
+		if f, ok := b.FractionRemaining(budget.Tokens, now); ok && f <= r.cfg.WrapUpAt {
+			return "tokens: " + observer.FormatCount(b.TokensUsed) + " of " + observer.FormatCount(b.MaxTokens) + " used"
+		}
+		return ""
+	},
+	func(r *Run, b *budget.Budget, now time.Time) string {
+		if f, ok := b.FractionRemaining(budget.CostUSD, now); ok && f <= r.cfg.WrapUpAt {
+			return costReason(b.CostUSD, b.MaxCostUSD)
+		}
+		return ""
+	},
+	func(r *Run, b *budget.Budget, now time.Time) string {
+		left, ok := b.TimeRemaining(now)
+		if f, _ := b.FractionRemaining(budget.Time, now); ok && f <= r.cfg.WrapUpAt {
+			return "time: " + observer.FormatDuration(max(left, 0)) + " left before the deadline"
+		}
+		return ""
+	},
+	func(r *Run, b *budget.Budget, _ time.Time) string {
+		if r.toolCallsSpent(b) {
+			return "no tool calls left: " + observer.FormatCount(b.ToolCalls) + " of " + observer.FormatCount(b.MaxToolCalls) + " used"
+		}
+		return ""
+	},
+	func(r *Run, b *budget.Budget, _ time.Time) string {
+		if r.lastModelCall(b) {
+			return "model calls: " + observer.FormatCount(b.ModelCalls) + " of " + observer.FormatCount(b.MaxModelCalls) + " used"
+		}
+		return ""
+	},
 }
 
 // controlOf returns the names of the control tools among tools.
