@@ -491,13 +491,8 @@ func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool)
 	if len(msgs)-len(old)+len(add) > cap(msgs) {
 		return nil, false
 	}
-	from, found := len(msgs), 0
-	for i := len(msgs) - 1; i >= 0 && found < len(old); i-- {
-		if slices.Contains(old, msgs[i]) {
-			from, found = i, found+1
-		}
-	}
-	if found < len(old) {
+	from, ok := oldFrom(msgs, old)
+	if !ok {
 		return nil, false
 	}
 	w := from
@@ -512,6 +507,18 @@ func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool)
 		clear(msgs[len(out):])
 	}
 	return out, true
+}
+
+// oldFrom returns where the earliest of the old messages sits in msgs,
+// looking back from the end, and false when not all of them are there.
+func oldFrom(msgs, old []*schema.Message) (int, bool) {
+	from, found := len(msgs), 0
+	for i := len(msgs) - 1; i >= 0 && found < len(old); i-- {
+		if slices.Contains(old, msgs[i]) {
+			from, found = i, found+1
+		}
+	}
+	return from, found == len(old)
 }
 
 // assessmentMessage returns the message for the current assessment, or
@@ -529,8 +536,7 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	// which tells the usual case, the same assessment as before.
 	first := &current.Assessments[0]
 	r.mu.Lock()
-	if r.block == nil || r.blockIndex != current.CallIndex || r.blockLen != len(current.Assessments) ||
-		first != r.blockOf && !r.blockTime.Equal(current.GeneratedAt) {
+	if !r.showing(&current) {
 		r.block = r.message(current.Render(), TagAssessment)
 		r.blockTurn = []*schema.Message{r.block}
 		r.blockIndex, r.blockTime, r.blockLen = current.CallIndex, current.GeneratedAt, len(current.Assessments)
@@ -543,6 +549,15 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	return msg, turn, report, current
 }
 
+// showing reports whether the run's block is that of assessment a; r.mu
+// is held.
+func (r *Run) showing(a *observer.CurrentAssessment) bool {
+	if r.block == nil || r.blockIndex != a.CallIndex || r.blockLen != len(a.Assessments) {
+		return false
+	}
+	return &a.Assessments[0] == r.blockOf || r.blockTime.Equal(a.GeneratedAt)
+}
+
 // seedTask gives the Drift observer the task: the first user message in
 // msgs, unless the session already has one (declared by the user, or from
 // an earlier run).
@@ -550,30 +565,35 @@ func (r *Run) seedTask(msgs []*schema.Message) {
 	if !r.trace.task.CompareAndSwap(false, true) {
 		return
 	}
+	m := firstUser(msgs)
+	if m == nil {
+		return
+	}
+	session.ValueOf[observer.Task](r.store).Update(func(t observer.Task, set bool) observer.Task {
+		if set && (t.Prompt != "" || len(t.Scope) > 0) {
+			return t
+		}
+		t.Prompt = m.Content
+		return t
+	})
+}
+
+// firstUser returns the first user message of msgs that Lookout did not
+// inject, or nil.
+func firstUser(msgs []*schema.Message) *schema.Message {
 	for _, m := range msgs {
-		if _, injected := Injected(m); m != nil && m.Role == schema.User && !injected {
-			session.ValueOf[observer.Task](r.store).Update(func(t observer.Task, set bool) observer.Task {
-				if set && (t.Prompt != "" || len(t.Scope) > 0) {
-					return t
-				}
-				t.Prompt = m.Content
-				return t
-			})
-			return
+		if m != nil && m.Role == schema.User && !isInjected(m) {
+			return m
 		}
 	}
+	return nil
 }
 
 // noteUser tells the pipeline when the input ends with a user message the
 // run has not seen: the user has spoken since the detectors' sections were
 // made, so they leave the block.
 func (r *Run) noteUser(ctx context.Context, input []*schema.Message) {
-	var last *schema.Message
-	for i := len(input) - 1; i >= 0 && last == nil; i-- {
-		if _, injected := Injected(input[i]); !injected {
-			last = input[i]
-		}
-	}
+	last := lastOwn(input)
 	if last == nil || last.Role != schema.User {
 		return
 	}
@@ -584,6 +604,17 @@ func (r *Run) noteUser(ctx context.Context, input []*schema.Message) {
 	if !seen {
 		r.pipeline.UserMessage(ctx)
 	}
+}
+
+// lastOwn returns the last message of input that Lookout did not inject,
+// or nil.
+func lastOwn(input []*schema.Message) *schema.Message {
+	for i := len(input) - 1; i >= 0; i-- {
+		if !isInjected(input[i]) {
+			return input[i]
+		}
+	}
+	return nil
 }
 
 func (r *Run) message(content, kind string) *schema.Message {
