@@ -177,9 +177,9 @@ func ReadJSONL(r io.Reader) ([]Line, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var out []Line
 	for n := 1; ; n++ {
-		raw, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, rerr)
+		raw, eof, err := readLine(br, n)
+		if err != nil {
+			return out, err
 		}
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
 			l, err := decodeLine(b, n)
@@ -188,10 +188,23 @@ func ReadJSONL(r io.Reader) ([]Line, error) {
 			}
 			out = append(out, l)
 		}
-		if rerr == io.EOF {
+		if eof {
 			return out, nil
 		}
 	}
+}
+
+// readLine reads line n from br, reporting whether it was the last; a
+// failure of the reader is an error wrapping ErrMalformedLine.
+func readLine(br *bufio.Reader, n int) (raw []byte, eof bool, err error) {
+	raw, err = br.ReadBytes('\n')
+	switch {
+	case err == io.EOF:
+		return raw, true, nil
+	case err != nil:
+		return raw, false, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, err)
+	}
+	return raw, false, nil
 }
 
 // decodeLine decodes b, the non-blank line n, which must be a JSON object.
