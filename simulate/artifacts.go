@@ -106,30 +106,60 @@ func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data [
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	for _, a := range artifacts {
+		b, err := a.encode(r)
+		if err != nil {
+			return err
+		}
+		if err := write(dir, a.name, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// artifacts are the files of a run's folder, in the order they are
+// written, each with the function that encodes it.
+var artifacts = []struct {
+	name   string
+	encode func(*Result) ([]byte, error)
+}{
+	{ConversationFile, encodeConversation},
+	{TracesFile, encodeTraces},
+	{MetaFile, encodeMeta},
+}
+
+// encodeConversation encodes the result's dataset lines as JSONL.
+func encodeConversation(r *Result) ([]byte, error) {
 	var conv bytes.Buffer
 	if err := r.WriteJSONL(&conv); err != nil {
-		return err
+		return nil, err
 	}
-	if err := write(dir, ConversationFile, conv.Bytes()); err != nil {
-		return err
-	}
+	return conv.Bytes(), nil
+}
+
+// encodeTraces encodes the result's traces as a JSON array on one line:
+// the traces, the bulk of a run's bytes, are written compact.
+func encodeTraces(r *Result) ([]byte, error) {
 	traces := r.Traces
 	if traces == nil {
 		traces = []StepTrace{}
 	}
-	// The traces, the bulk of a run's bytes, are written compact; the
-	// meta, which people read, indented.
 	b, err := json.Marshal(traces)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := write(dir, TracesFile, append(b, '\n')); err != nil {
-		return err
+	return append(b, '\n'), nil
+}
+
+// encodeMeta encodes the result's Meta as indented JSON, for people to
+// read.
+func encodeMeta(r *Result) ([]byte, error) {
+	b, err := json.MarshalIndent(newMeta(r), "", "  ")
+	if err != nil {
+		return nil, err
 	}
-	if b, err = json.MarshalIndent(newMeta(r), "", "  "); err != nil {
-		return err
-	}
-	return write(dir, MetaFile, append(b, '\n'))
+	return append(b, '\n'), nil
 }
 
 // writeFile writes data to dir/name, 0600, in place. A batch writes a
@@ -238,25 +268,40 @@ func newMeta(r *Result) Meta {
 		m.Goals = append(m.Goals, g.Name)
 	}
 	if sc.Graph != nil {
-		g := &GraphMeta{Start: sc.Graph.Start, Terminals: sc.Graph.Terminals, Steps: []StepMeta{}}
-		for _, st := range sc.Graph.Steps {
-			sm := StepMeta{
-				ID: st.ID, Instruction: st.Instruction, Hints: st.Hints,
-				MaxAttempts: st.MaxAttempts, TimeoutMs: st.Timeout.Milliseconds(), Satisfaction: "default",
-			}
-			if st.Satisfied != nil {
-				sm.Satisfaction = "custom"
-			}
-			for _, p := range st.Preconditions {
-				if p.Step != "" {
-					sm.Preconditions = append(sm.Preconditions, PreconditionMeta{Type: "stepSatisfied", StepID: p.Step})
-				} else {
-					sm.Preconditions = append(sm.Preconditions, PreconditionMeta{Type: "custom", Name: p.Name})
-				}
-			}
-			g.Steps = append(g.Steps, sm)
-		}
-		m.Graph = g
+		m.Graph = graphMeta(sc.Graph)
 	}
 	return m
+}
+
+// graphMeta describes the graph g.
+func graphMeta(g *Graph) *GraphMeta {
+	gm := &GraphMeta{Start: g.Start, Terminals: g.Terminals, Steps: []StepMeta{}}
+	for _, st := range g.Steps {
+		gm.Steps = append(gm.Steps, stepMeta(st))
+	}
+	return gm
+}
+
+// stepMeta describes the step st; its Satisfaction is "custom" when it has
+// its own check, else "default".
+func stepMeta(st Step) StepMeta {
+	sm := StepMeta{
+		ID: st.ID, Instruction: st.Instruction, Hints: st.Hints,
+		MaxAttempts: st.MaxAttempts, TimeoutMs: st.Timeout.Milliseconds(), Satisfaction: "default",
+	}
+	if st.Satisfied != nil {
+		sm.Satisfaction = "custom"
+	}
+	for _, p := range st.Preconditions {
+		sm.Preconditions = append(sm.Preconditions, p.meta())
+	}
+	return sm
+}
+
+// meta describes the precondition.
+func (p Precondition) meta() PreconditionMeta {
+	if p.Step != "" {
+		return PreconditionMeta{Type: "stepSatisfied", StepID: p.Step}
+	}
+	return PreconditionMeta{Type: "custom", Name: p.Name}
 }

@@ -123,8 +123,6 @@ func (b *Batch) Jobs() ([]Job, error) {
 	if err := b.checkShape(); err != nil {
 		return nil, err
 	}
-	shards := max(b.Shards, 1)
-	reps := max(b.Repetitions, 1)
 	f := folders{seen: make(map[string]folderOwner), bases: make([]string, len(b.Scenarios))}
 	var jobs []Job
 	for si, sc := range b.Scenarios {
@@ -132,34 +130,54 @@ func (b *Batch) Jobs() ([]Job, error) {
 			return nil, fmt.Errorf("scenario %d: %w", si, err)
 		}
 		f.bases[si] = scenarioBase(sc, si)
-		for rep := 0; rep < reps; rep++ {
-			id, err := f.claim(si, rep)
-			if err != nil {
-				return nil, err
-			}
-			idx := si*reps + rep
-			if idx%shards != b.Shard {
-				continue
-			}
-			cp := *sc
-			cp.ConversationID = id
-			jobs = append(jobs, Job{Index: idx, ScenarioIndex: si, Repetition: rep, ID: id, Scenario: &cp})
+		var err error
+		if jobs, err = b.appendJobs(jobs, &f, si); err != nil {
+			return nil, err
 		}
+	}
+	return jobs, nil
+}
+
+// appendJobs appends to jobs the repetitions of scenario si that fall in
+// this shard. Every repetition claims its folder in f, in every shard, so
+// that all shards find the same clashes.
+func (b *Batch) appendJobs(jobs []Job, f *folders, si int) ([]Job, error) {
+	shards := max(b.Shards, 1)
+	reps := max(b.Repetitions, 1)
+	for rep := 0; rep < reps; rep++ {
+		id, err := f.claim(si, rep)
+		if err != nil {
+			return nil, err
+		}
+		idx := si*reps + rep
+		if idx%shards != b.Shard {
+			continue
+		}
+		cp := *b.Scenarios[si]
+		cp.ConversationID = id
+		jobs = append(jobs, Job{Index: idx, ScenarioIndex: si, Repetition: rep, ID: id, Scenario: &cp})
 	}
 	return jobs, nil
 }
 
 // checkShape checks the batch's shard, counts and scenario list.
 func (b *Batch) checkShape() error {
-	shards := max(b.Shards, 1)
-	if b.Shards < 0 || b.Shard < 0 || b.Shard >= shards {
-		return fmt.Errorf("%w: shard %d of %d", ErrInvalidBatch, b.Shard, b.Shards)
+	if err := b.checkShard(); err != nil {
+		return err
 	}
 	if b.Repetitions < 0 || b.Concurrency < 0 {
 		return fmt.Errorf("%w: negative repetitions or concurrency", ErrInvalidBatch)
 	}
 	if len(b.Scenarios) == 0 {
 		return fmt.Errorf("%w: no scenarios", ErrInvalidBatch)
+	}
+	return nil
+}
+
+// checkShard checks that the shard is one of the batch's shards.
+func (b *Batch) checkShard() error {
+	if b.Shards < 0 || b.Shard < 0 || b.Shard >= max(b.Shards, 1) {
+		return fmt.Errorf("%w: shard %d of %d", ErrInvalidBatch, b.Shard, b.Shards)
 	}
 	return nil
 }
@@ -233,18 +251,30 @@ func (b *Batch) Run(ctx context.Context) (*Report, error) {
 	if b.Setup == nil && (b.Runner == nil || b.Target == nil) {
 		return nil, fmt.Errorf("%w: need Setup, or both Runner and Target", ErrInvalidBatch)
 	}
-	if b.OutDir != "" {
-		unlock, err := lockOutDir(b.OutDir)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-		if err := removeTemps(b.OutDir); err != nil {
-			return nil, fmt.Errorf("simulate: removing temporary files: %w", err)
-		}
+	unlock, err := b.claimOutDir()
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
 	results, ran := b.runJobs(ctx, jobs)
 	return report(results, ran), ctx.Err()
+}
+
+// claimOutDir locks OutDir, when the batch has one, and removes the
+// temporary files a killed batch left there. unlock releases the lock.
+func (b *Batch) claimOutDir() (unlock func(), err error) {
+	if b.OutDir == "" {
+		return func() {}, nil
+	}
+	unlock, err = lockOutDir(b.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := removeTemps(b.OutDir); err != nil {
+		unlock()
+		return nil, fmt.Errorf("simulate: removing temporary files: %w", err)
+	}
+	return unlock, nil
 }
 
 // runJobs runs the jobs on Concurrency workers and returns their results,
@@ -344,13 +374,8 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 		return jr, false
 	}
 	jr.Job = j
-	if b.OutDir != "" {
-		jr.fingerprint = b.Fingerprint(j)
-		dir, done, err := jobDir(b.OutDir, j.ID, jr.fingerprint)
-		jr.Dir, jr.Skipped, jr.Err = dir, done, err
-		if done || err != nil {
-			return jr, true
-		}
+	if b.openJobDir(&jr) {
+		return jr, true
 	}
 	runner, target, err := b.runnerFor(ctx, j)
 	if err != nil {
@@ -363,6 +388,19 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 		b.finish(&jr, res)
 	}
 	return jr, true
+}
+
+// openJobDir sets the folder and fingerprint of jr's job, when the batch
+// has an OutDir, and reports whether the job ends there: skipped because
+// it ran before, or failed because its folder could not be prepared.
+func (b *Batch) openJobDir(jr *JobResult) bool {
+	if b.OutDir == "" {
+		return false
+	}
+	jr.fingerprint = b.Fingerprint(jr.Job)
+	dir, done, err := jobDir(b.OutDir, jr.Job.ID, jr.fingerprint)
+	jr.Dir, jr.Skipped, jr.Err = dir, done, err
+	return done || err != nil
 }
 
 // runnerFor returns the runner and the target of job j: the batch's own,
@@ -404,20 +442,34 @@ func jobDir(out, id, fp string) (dir string, done bool, err error) {
 		return "", false, err
 	}
 	// A folder made now holds no marker to read or remove.
-	if err := os.Mkdir(dir, 0o700); err == nil {
-		return dir, false, nil
-	} else if !errors.Is(err, fs.ErrExist) {
+	made, err := mkdirNew(dir)
+	if made || err != nil {
 		return dir, false, err
 	}
 	if m, ok := readMarker(dir, DoneFile); ok && m.Fingerprint == fp {
 		return dir, true, nil
 	}
+	return dir, false, removeMarkers(dir)
+}
+
+// removeMarkers removes the markers of an earlier run from its folder dir.
+func removeMarkers(dir string) error {
 	for _, name := range []string{DoneFile, FailedFile} {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return dir, false, err
+		if err := removeIfExists(filepath.Join(dir, name)); err != nil {
+			return err
 		}
 	}
-	return dir, false, nil
+	return nil
+}
+
+// mkdirNew makes the folder dir and reports whether it did; a folder that
+// exists already is no error.
+func mkdirNew(dir string) (bool, error) {
+	err := os.Mkdir(dir, 0o700)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err == nil, nil
+	}
+	return false, err
 }
 
 // saveJob writes the artifacts of a run into its folder and then the

@@ -3,6 +3,7 @@ package simulate
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
@@ -103,17 +104,27 @@ func ToolTried(name string, match func(ToolCall) bool) Goal {
 // toolGoal is met by an answered call to tool that match accepts, and that
 // did not fail unless failures are accepted.
 func toolGoal(label, tool string, failures bool, match func(ToolCall) bool) Goal {
+	t := toolCallTest{tool: tool, failures: failures, match: match}
 	return Goal{
 		Name: label,
 		Met: func(_ context.Context, e Evidence) (bool, error) {
-			for _, c := range e.ToolCalls {
-				if c.Name == tool && c.Answered && (failures || !c.Failed) && (match == nil || match(c)) {
-					return true, nil
-				}
-			}
-			return false, nil
+			return slices.ContainsFunc(e.ToolCalls, t.accepts), nil
 		},
 	}
+}
+
+// toolCallTest is what a tool goal looks for among the calls: an answered
+// call to tool that match, when not nil, accepts, and that did not fail
+// unless failures are accepted.
+type toolCallTest struct {
+	tool     string
+	failures bool
+	match    func(ToolCall) bool
+}
+
+// accepts reports whether the call c is one the test looks for.
+func (t toolCallTest) accepts(c ToolCall) bool {
+	return c.Name == t.tool && c.Answered && (t.failures || !c.Failed) && (t.match == nil || t.match(c))
 }
 
 // appendToolCalls adds the calls made in one turn's agent messages, pairing
@@ -126,31 +137,52 @@ func appendToolCalls(calls []ToolCall, turn int, msgs []*schema.Message) []ToolC
 		}
 		switch m.Role {
 		case schema.Assistant:
-			for _, tc := range m.ToolCalls {
-				calls = append(calls, ToolCall{Turn: turn, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-			}
+			calls = appendRequested(calls, turn, m)
 		case schema.Tool:
-			if i := unanswered(calls[start:], m); i >= 0 {
-				c := &calls[start+i]
-				c.Result = msgtext.Of(m)
-				c.Answered = true
-				c.Failed = strings.HasPrefix(c.Result, ToolErrorPrefix)
-			}
+			answer(calls[start:], m)
 		}
 	}
 	return calls
+}
+
+// appendRequested adds the tool calls that the assistant message m, of
+// the given turn, requests.
+func appendRequested(calls []ToolCall, turn int, m *schema.Message) []ToolCall {
+	for _, tc := range m.ToolCalls {
+		calls = append(calls, ToolCall{Turn: turn, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return calls
+}
+
+// answer records the tool message m as the result of the first call among
+// calls that it answers, if there is one.
+func answer(calls []ToolCall, m *schema.Message) {
+	i := unanswered(calls, m)
+	if i < 0 {
+		return
+	}
+	c := &calls[i]
+	c.Result = msgtext.Of(m)
+	c.Answered = true
+	c.Failed = strings.HasPrefix(c.Result, ToolErrorPrefix)
 }
 
 // unanswered finds the first call without a result that the tool message
 // answers: by call id, or by tool name when the message carries no id.
 func unanswered(calls []ToolCall, m *schema.Message) int {
 	for i, c := range calls {
-		if c.Answered {
-			continue
-		}
-		if m.ToolCallID != "" && c.ID == m.ToolCallID || m.ToolCallID == "" && c.Name == m.ToolName {
+		if !c.Answered && answers(m, c) {
 			return i
 		}
 	}
 	return -1
+}
+
+// answers reports whether the tool message m answers the call c: by call
+// id, or by tool name when m carries no id.
+func answers(m *schema.Message, c ToolCall) bool {
+	if m.ToolCallID != "" {
+		return c.ID == m.ToolCallID
+	}
+	return c.Name == m.ToolName
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/components/model"
@@ -97,40 +98,45 @@ func (j *llmJudge) Judge(ctx context.Context, in JudgeInput) ([]CriterionResult,
 
 // judgement is the JSON a judge model answers with.
 type judgement struct {
-	Criteria []struct {
-		Index     int      `json:"index"`
-		Criterion string   `json:"criterion"`
-		Passed    *bool    `json:"passed"`
-		Score     *float64 `json:"score"`
-		Reason    string   `json:"reason"`
-	} `json:"criteria"`
+	Criteria []judgedCriterion `json:"criteria"`
+}
+
+// judgedCriterion is one criterion's entry in a judgement: the criterion
+// by its 1-based index or its text, its verdict, score and reason.
+type judgedCriterion struct {
+	Index     int      `json:"index"`
+	Criterion string   `json:"criterion"`
+	Passed    *bool    `json:"passed"`
+	Score     *float64 `json:"score"`
+	Reason    string   `json:"reason"`
+}
+
+// result converts the entry to a CriterionResult, naming the criterion by
+// its index in criteria when that is in range. A missing score is -1; a
+// missing verdict passes when the score is at least 0.5.
+func (c judgedCriterion) result(criteria []string) CriterionResult {
+	name := c.Criterion
+	if c.Index >= 1 && c.Index <= len(criteria) {
+		name = criteria[c.Index-1]
+	}
+	r := CriterionResult{Criterion: name, Reason: strings.TrimSpace(c.Reason), Score: -1}
+	if c.Score != nil {
+		r.Score = *c.Score
+	}
+	if c.Passed != nil {
+		r.Passed = *c.Passed
+	} else {
+		r.Passed = r.Score >= 0.5
+	}
+	return r
 }
 
 // parseJudgement reads the first JSON object in text that holds a
 // "criteria" list.
 func parseJudgement(text string, criteria []string) ([]CriterionResult, error) {
 	for i := strings.IndexByte(text, '{'); i >= 0; {
-		var j judgement
-		dec := json.NewDecoder(strings.NewReader(text[i:]))
-		if dec.Decode(&j) == nil && len(j.Criteria) > 0 {
-			var out []CriterionResult
-			for _, c := range j.Criteria {
-				name := c.Criterion
-				if c.Index >= 1 && c.Index <= len(criteria) {
-					name = criteria[c.Index-1]
-				}
-				r := CriterionResult{Criterion: name, Reason: strings.TrimSpace(c.Reason), Score: -1}
-				if c.Score != nil {
-					r.Score = *c.Score
-				}
-				if c.Passed != nil {
-					r.Passed = *c.Passed
-				} else {
-					r.Passed = r.Score >= 0.5
-				}
-				out = append(out, r)
-			}
-			return out, nil
+		if j, ok := decodeJudgement(text[i:]); ok {
+			return j.results(criteria), nil
 		}
 		next := strings.IndexByte(text[i+1:], '{')
 		if next < 0 {
@@ -141,6 +147,23 @@ func parseJudgement(text string, criteria []string) ([]CriterionResult, error) {
 	return nil, fmt.Errorf("%w: no JSON with a criteria list in %q", ErrBadJudgement, truncate(text, 200))
 }
 
+// decodeJudgement decodes the JSON object at the start of s, and reports
+// whether it is a judgement with a criteria list.
+func decodeJudgement(s string) (judgement, bool) {
+	var j judgement
+	dec := json.NewDecoder(strings.NewReader(s))
+	return j, dec.Decode(&j) == nil && len(j.Criteria) > 0
+}
+
+// results converts the judgement's entries to CriterionResults.
+func (j *judgement) results(criteria []string) []CriterionResult {
+	var out []CriterionResult
+	for _, c := range j.Criteria {
+		out = append(out, c.result(criteria))
+	}
+	return out
+}
+
 // checkJudgement puts the judge's results in the order of the criteria,
 // and fails with ErrBadJudgement unless each criterion is scored once, in
 // [0, 1], with a reason.
@@ -149,24 +172,31 @@ func checkJudgement(results []CriterionResult, criteria []string) ([]CriterionRe
 	found := make([]bool, len(criteria))
 	for _, r := range results {
 		i := indexOf(criteria, r.Criterion)
-		switch {
-		case i < 0:
-			return nil, fmt.Errorf("%w: unknown criterion %q", ErrBadJudgement, r.Criterion)
-		case found[i]:
-			return nil, fmt.Errorf("%w: criterion %q scored twice", ErrBadJudgement, r.Criterion)
-		case !inUnit(r.Score):
-			return nil, fmt.Errorf("%w: criterion %q scored %v, not in [0, 1]", ErrBadJudgement, r.Criterion, r.Score)
-		case strings.TrimSpace(r.Reason) == "":
-			return nil, fmt.Errorf("%w: criterion %q has no reason", ErrBadJudgement, r.Criterion)
+		if err := checkResult(r, i, found); err != nil {
+			return nil, err
 		}
 		out[i], found[i] = r, true
 	}
-	for i, ok := range found {
-		if !ok {
-			return nil, fmt.Errorf("%w: criterion %q not scored", ErrBadJudgement, criteria[i])
-		}
+	if i := slices.Index(found, false); i >= 0 {
+		return nil, fmt.Errorf("%w: criterion %q not scored", ErrBadJudgement, criteria[i])
 	}
 	return out, nil
+}
+
+// checkResult fails with ErrBadJudgement unless r scores criterion i, one
+// of the criteria and not yet found, in [0, 1], with a reason.
+func checkResult(r CriterionResult, i int, found []bool) error {
+	switch {
+	case i < 0:
+		return fmt.Errorf("%w: unknown criterion %q", ErrBadJudgement, r.Criterion)
+	case found[i]:
+		return fmt.Errorf("%w: criterion %q scored twice", ErrBadJudgement, r.Criterion)
+	case !inUnit(r.Score):
+		return fmt.Errorf("%w: criterion %q scored %v, not in [0, 1]", ErrBadJudgement, r.Criterion, r.Score)
+	case strings.TrimSpace(r.Reason) == "":
+		return fmt.Errorf("%w: criterion %q has no reason", ErrBadJudgement, r.Criterion)
+	}
+	return nil
 }
 
 func indexOf(xs []string, x string) int {

@@ -73,43 +73,75 @@ type finishedRun struct {
 // finishedRuns lists the finished runs under dirs in job order, with a
 // report of the runs it leaves out.
 func finishedRuns(dirs []string, opts MergeOptions) ([]finishedRun, *MergeReport, error) {
-	rep := &MergeReport{}
-	var runs []finishedRun
-	seen := map[int]string{}
+	c := runCollector{opts: opts, rep: &MergeReport{}, seen: map[int]string{}}
 	for _, out := range dirs {
-		entries, err := os.ReadDir(out)
-		if err != nil {
-			return nil, nil, fmt.Errorf("simulate: merge: %w", err)
-		}
-		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
-			dir := filepath.Join(out, e.Name())
-			m, ok := readMarker(dir, DoneFile)
-			failed := false
-			if !ok {
-				m, failed = readMarker(dir, FailedFile)
-			}
-			switch {
-			case !ok && !failed:
-				rep.Unfinished = append(rep.Unfinished, dir)
-				continue
-			case failed:
-				rep.Failed = append(rep.Failed, dir)
-				if opts.SkipFailed {
-					continue
-				}
-			}
-			if prev, dup := seen[m.Index]; dup {
-				return nil, nil, fmt.Errorf("%w: job %d is in both %s and %s", ErrInvalidBatch, m.Index, prev, dir)
-			}
-			seen[m.Index] = dir
-			runs = append(runs, finishedRun{dir: dir, marker: m})
+		if err := c.collect(out); err != nil {
+			return nil, nil, err
 		}
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].marker.Index < runs[j].marker.Index })
-	return runs, rep, nil
+	sort.Slice(c.runs, func(i, j int) bool { return c.runs[i].marker.Index < c.runs[j].marker.Index })
+	return c.runs, c.rep, nil
+}
+
+// runCollector gathers the finished runs of a batch's output folders,
+// reporting those it leaves out in rep; seen maps each job index found to
+// its run folder.
+type runCollector struct {
+	opts MergeOptions
+	rep  *MergeReport
+	runs []finishedRun
+	seen map[int]string
+}
+
+// collect adds the run folders in the output folder out.
+func (c *runCollector) collect(out string) error {
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("simulate: merge: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if err := c.add(filepath.Join(out, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds the run folder dir: to the report's unfinished runs when it has
+// no end marker, to its failed runs when it failed (and to the runs too,
+// unless failed runs are skipped), else to the runs. A job found twice is
+// an error.
+func (c *runCollector) add(dir string) error {
+	m, failed, ok := readEndMarker(dir)
+	if !ok {
+		c.rep.Unfinished = append(c.rep.Unfinished, dir)
+		return nil
+	}
+	if failed {
+		c.rep.Failed = append(c.rep.Failed, dir)
+		if c.opts.SkipFailed {
+			return nil
+		}
+	}
+	if prev, dup := c.seen[m.Index]; dup {
+		return fmt.Errorf("%w: job %d is in both %s and %s", ErrInvalidBatch, m.Index, prev, dir)
+	}
+	c.seen[m.Index] = dir
+	c.runs = append(c.runs, finishedRun{dir: dir, marker: m})
+	return nil
+}
+
+// readEndMarker reads the marker of the run folder dir: its DoneFile, else
+// its FailedFile, with failed true. ok is false when it has neither.
+func readEndMarker(dir string) (m Marker, failed, ok bool) {
+	if m, ok := readMarker(dir, DoneFile); ok {
+		return m, false, true
+	}
+	m, ok = readMarker(dir, FailedFile)
+	return m, ok, ok
 }
 
 // errNoDirs is the error of a merge given no folders.

@@ -104,38 +104,55 @@ type Line struct {
 // has no output, and its metadata holds the end with the error.
 func (r *Result) Lines() []Line {
 	if len(r.Traces) == 0 && r.End.Reason != "" {
-		end := r.End
-		l := Line{ConversationID: r.ConversationID, Output: []OpenAIMessage{}, Metadata: map[string]any{"end": &end}}
-		if r.Scenario != nil && len(r.Scenario.Metadata) > 0 {
-			l.Metadata["scenario"] = r.Scenario.Metadata
-		}
-		return []Line{l}
+		return []Line{r.endLine()}
 	}
 	out := make([]Line, len(r.Traces))
-	for i, t := range r.Traces {
-		l := Line{
-			ConversationID: r.ConversationID,
-			StepIndex:      t.Turn,
-			Input:          ToOpenAI(t.User),
-			Output:         make([]OpenAIMessage, len(t.Agent)),
-			Timestamp:      t.Timestamp,
-			Metadata:       map[string]any{"selection": t.Selection.Method},
-		}
-		for j, m := range t.Agent {
-			l.Output[j] = ToOpenAI(m)
-		}
-		if t.StepID != "" {
-			l.Metadata["stepId"] = t.StepID
-		}
-		if r.Scenario != nil && len(r.Scenario.Metadata) > 0 {
-			l.Metadata["scenario"] = r.Scenario.Metadata
-		}
-		if t.End != nil {
-			l.Metadata["end"] = t.End
-		}
-		out[i] = l
+	for i := range r.Traces {
+		out[i] = r.turnLine(&r.Traces[i])
 	}
 	return out
+}
+
+// endLine is the one line of a run that ended before its first turn: no
+// input, no output, and the end in its metadata.
+func (r *Result) endLine() Line {
+	end := r.End
+	l := Line{ConversationID: r.ConversationID, Output: []OpenAIMessage{}, Metadata: map[string]any{"end": &end}}
+	r.addScenarioMetadata(l.Metadata)
+	return l
+}
+
+// turnLine is the line of turn t: the user's message as input, the agent's
+// messages as output, and the turn's selection method, step, and end, if
+// it ended the run, in its metadata.
+func (r *Result) turnLine(t *StepTrace) Line {
+	l := Line{
+		ConversationID: r.ConversationID,
+		StepIndex:      t.Turn,
+		Input:          ToOpenAI(t.User),
+		Output:         make([]OpenAIMessage, len(t.Agent)),
+		Timestamp:      t.Timestamp,
+		Metadata:       map[string]any{"selection": t.Selection.Method},
+	}
+	for j, m := range t.Agent {
+		l.Output[j] = ToOpenAI(m)
+	}
+	if t.StepID != "" {
+		l.Metadata["stepId"] = t.StepID
+	}
+	r.addScenarioMetadata(l.Metadata)
+	if t.End != nil {
+		l.Metadata["end"] = t.End
+	}
+	return l
+}
+
+// addScenarioMetadata puts the scenario's metadata, if it has any, in md
+// under "scenario".
+func (r *Result) addScenarioMetadata(md map[string]any) {
+	if r.Scenario != nil && len(r.Scenario.Metadata) > 0 {
+		md["scenario"] = r.Scenario.Metadata
+	}
 }
 
 // WriteJSONL writes the result's lines to w, one JSON object per line.
@@ -160,23 +177,45 @@ func ReadJSONL(r io.Reader) ([]Line, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var out []Line
 	for n := 1; ; n++ {
-		raw, rerr := br.ReadBytes('\n')
-		if rerr != nil && rerr != io.EOF {
-			return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, rerr)
+		raw, eof, err := readLine(br, n)
+		if err != nil {
+			return out, err
 		}
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
-			// json.Unmarshal takes null for a zero Line without a word.
-			if b[0] != '{' {
-				return out, fmt.Errorf("%w: line %d: not a JSON object", ErrMalformedLine, n)
-			}
-			var l Line
-			if err := json.Unmarshal(b, &l); err != nil {
-				return out, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, err)
+			l, err := decodeLine(b, n)
+			if err != nil {
+				return out, err
 			}
 			out = append(out, l)
 		}
-		if rerr == io.EOF {
+		if eof {
 			return out, nil
 		}
 	}
+}
+
+// readLine reads line n from br, reporting whether it was the last; a
+// failure of the reader is an error wrapping ErrMalformedLine.
+func readLine(br *bufio.Reader, n int) (raw []byte, eof bool, err error) {
+	raw, err = br.ReadBytes('\n')
+	switch {
+	case err == io.EOF:
+		return raw, true, nil
+	case err != nil:
+		return raw, false, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, err)
+	}
+	return raw, false, nil
+}
+
+// decodeLine decodes b, the non-blank line n, which must be a JSON object.
+func decodeLine(b []byte, n int) (Line, error) {
+	var l Line
+	// json.Unmarshal takes null for a zero Line without a word.
+	if b[0] != '{' {
+		return l, fmt.Errorf("%w: line %d: not a JSON object", ErrMalformedLine, n)
+	}
+	if err := json.Unmarshal(b, &l); err != nil {
+		return l, fmt.Errorf("%w: line %d: %v", ErrMalformedLine, n, err)
+	}
+	return l, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,15 +125,11 @@ func scanScores(text string, known map[string]bool) ([]Candidate, int, error) {
 	budget := scanBudget(len(text))
 	read := 0
 	for i := 0; i < len(text) && read < budget; i++ {
-		if text[i] != '{' && text[i] != '[' {
+		if !opensJSON(text[i]) {
 			continue
 		}
-		r := &chunkReader{s: text[i:]}
-		dec := json.NewDecoder(r)
-		dec.UseNumber()
-		var v any
-		err := dec.Decode(&v)
-		read += r.n
+		v, n, err := decodeAt(text[i:])
+		read += n
 		if err != nil {
 			continue
 		}
@@ -143,6 +138,20 @@ func scanScores(text string, known map[string]bool) ([]Candidate, int, error) {
 		}
 	}
 	return nil, read, fmt.Errorf("%w: %q", ErrBadRanking, truncate(text, 200))
+}
+
+// opensJSON reports whether c may open a JSON object or array.
+func opensJSON(c byte) bool { return c == '{' || c == '[' }
+
+// decodeAt decodes the JSON value at the start of s, its numbers as
+// json.Number, and returns it with the number of bytes the decoder read.
+func decodeAt(s string) (any, int, error) {
+	r := &chunkReader{s: s}
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, r.n, err
 }
 
 // scanBudget is how many bytes scanScores may read, in all, from n bytes of
@@ -222,7 +231,12 @@ func (cs *candidateSet) addObject(v map[string]any) {
 		cs.add(c, ok)
 		return
 	}
-	// {"step_a": 0.9, "step_b": 0.2}
+	cs.addScoreMap(v)
+}
+
+// addScoreMap adds the candidates of an object that maps step ids to
+// scores, such as {"step_a": 0.9, "step_b": 0.2}, sorted by step id.
+func (cs *candidateSet) addScoreMap(v map[string]any) {
 	for id, s := range v {
 		if f, ok := number(s); ok {
 			cs.add(Candidate{StepID: id, Score: f}, true)
@@ -282,11 +296,7 @@ func reasonsOf(m map[string]any) []string {
 	var reasons []string
 	switch r := m["reasons"].(type) {
 	case []any:
-		for _, x := range r {
-			if s, ok := x.(string); ok {
-				reasons = append(reasons, s)
-			}
-		}
+		reasons = stringsIn(r)
 	case string:
 		reasons = []string{r}
 	}
@@ -296,18 +306,34 @@ func reasonsOf(m map[string]any) []string {
 	return reasons
 }
 
+// stringsIn returns the strings among xs, in order.
+func stringsIn(xs []any) []string {
+	var out []string
+	for _, x := range xs {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // number reads a score: a JSON number or a numeric string in [0, 1], or a
 // percentage: a number in (1, 100], or a string ending in '%' with a number
 // in [0, 100] before it. Anything else is rejected.
 func number(v any) (float64, bool) {
 	f, percent, ok := numeric(v)
 	switch {
-	case !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 100:
+	case !ok || !inRange(f, 0, 100):
 		return 0, false
 	case percent || f > 1:
 		f /= 100
 	}
 	return f, true
+}
+
+// inRange reports whether f is a number in [lo, hi]; NaN is not.
+func inRange(f, lo, hi float64) bool {
+	return f >= lo && f <= hi
 }
 
 // numeric reads a JSON number or a numeric string, which may end in '%'

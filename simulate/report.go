@@ -93,11 +93,7 @@ func ReadBatch(dirs []string, prices budget.Prices, progress func(done, total in
 		PerConversation: Averages{ByRole: map[string]RoleUsage{}}}
 	t := tally{s: s, prices: prices, byScenario: map[int][]bool{}, goals: map[string]*Rate{}, criteria: map[string]*Rate{}}
 	for i, r := range runs {
-		var meta Meta
-		raw, err := os.ReadFile(filepath.Join(r.dir, MetaFile))
-		if err == nil {
-			err = json.Unmarshal(raw, &meta)
-		}
+		meta, err := readMeta(r.dir)
 		if err != nil {
 			return nil, fmt.Errorf("simulate: reading %s: %w", r.dir, err)
 		}
@@ -108,6 +104,16 @@ func ReadBatch(dirs []string, prices budget.Prices, progress func(done, total in
 	}
 	t.finish()
 	return s, nil
+}
+
+// readMeta reads and decodes the MetaFile of the run folder dir.
+func readMeta(dir string) (Meta, error) {
+	var meta Meta
+	raw, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err == nil {
+		err = json.Unmarshal(raw, &meta)
+	}
+	return meta, err
 }
 
 type tally struct {
@@ -122,8 +128,26 @@ type tally struct {
 	roles         map[string]*RoleUsage
 }
 
+// add counts one finished run: its end, its goals and criteria, and its
+// models' usage.
 func (t *tally) add(m Marker, meta Meta) {
-	s, e := t.s, meta.End
+	t.countEnd(m, meta.End)
+	for _, g := range meta.End.Goals {
+		t.goalOrder = count1(t.goals, t.goalOrder, g.Name, g.Met)
+	}
+	for _, c := range meta.End.Criteria {
+		t.criteriaOrder = count1(t.criteria, t.criteriaOrder, c.Criterion, c.Passed)
+	}
+	t.turns += float64(meta.End.Turns)
+	for role, u := range meta.Usage {
+		t.addUsage(role, u)
+	}
+}
+
+// countEnd counts how a run of scenario m ended: its stop reason, whether
+// it completed, passed or was degraded, and the side of its error.
+func (t *tally) countEnd(m Marker, e End) {
+	s := t.s
 	s.Runs++
 	s.StopReasons[e.Reason]++
 	if e.Completed {
@@ -141,33 +165,29 @@ func (t *tally) add(m Marker, meta Meta) {
 	if e.ErrorSide != SideInfrastructure {
 		t.byScenario[m.ScenarioIndex] = append(t.byScenario[m.ScenarioIndex], e.Passed)
 	}
-	for _, g := range e.Goals {
-		t.goalOrder = count1(t.goals, t.goalOrder, g.Name, g.Met)
-	}
-	for _, c := range e.Criteria {
-		t.criteriaOrder = count1(t.criteria, t.criteriaOrder, c.Criterion, c.Passed)
-	}
-	t.turns += float64(e.Turns)
+}
+
+// addUsage adds one run's usage by the model in role to the role's totals
+// and to the cost, priced by t.prices.
+func (t *tally) addUsage(role string, u *ModelUsage) {
 	if t.roles == nil {
 		t.roles = map[string]*RoleUsage{}
 	}
-	for role, u := range meta.Usage {
-		ru := t.roles[role]
-		if ru == nil {
-			ru = &RoleUsage{}
-			t.roles[role] = ru
-		}
-		if ru.Model == "" {
-			ru.Model = u.Model
-		}
-		ru.Calls += float64(u.Calls)
-		ru.Attempts += float64(u.Attempts)
-		ru.PromptTokens += float64(u.PromptTokens)
-		ru.CompletionTokens += float64(u.CompletionTokens)
-		c, _ := t.prices.Cost(u.Model, budget.Usage{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
-		ru.Cost += c
-		t.cost += c
+	ru := t.roles[role]
+	if ru == nil {
+		ru = &RoleUsage{}
+		t.roles[role] = ru
 	}
+	if ru.Model == "" {
+		ru.Model = u.Model
+	}
+	ru.Calls += float64(u.Calls)
+	ru.Attempts += float64(u.Attempts)
+	ru.PromptTokens += float64(u.PromptTokens)
+	ru.CompletionTokens += float64(u.CompletionTokens)
+	c, _ := t.prices.Cost(u.Model, budget.Usage{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
+	ru.Cost += c
+	t.cost += c
 }
 
 // count1 counts one run of the named rate, met or not, keeping the names

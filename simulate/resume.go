@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -46,21 +47,33 @@ type Marker struct {
 func LookoutVersion() string {
 	versionOnce.Do(func() {
 		lookoutVersion = "(devel)"
-		bi, ok := debug.ReadBuildInfo()
-		if !ok {
-			return
-		}
-		mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
-		for _, m := range mods {
-			if m.Path == Module && m.Version != "" {
-				lookoutVersion = m.Version
-				if m.Replace != nil && m.Replace.Version != "" {
-					lookoutVersion = m.Replace.Version
-				}
-			}
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			lookoutVersion = cmp.Or(moduleVersion(bi, Module), lookoutVersion)
 		}
 	})
 	return lookoutVersion
+}
+
+// moduleVersion returns the version that the build bi records for the
+// module path, the main module or a dependency, or "" when it records
+// none. A replacement's version, when it has one, wins.
+func moduleVersion(bi *debug.BuildInfo, path string) string {
+	v := ""
+	for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
+		if m.Path == path && m.Version != "" {
+			v = versionOf(m)
+		}
+	}
+	return v
+}
+
+// versionOf returns the version of m, or of its replacement when that has
+// one.
+func versionOf(m *debug.Module) string {
+	if m.Replace != nil && m.Replace.Version != "" {
+		return m.Replace.Version
+	}
+	return m.Version
 }
 
 var (
@@ -164,10 +177,17 @@ func removeTempsIn(dir string) error {
 	var errs []error
 	for _, e := range entries {
 		if !e.IsDir() && isTemp(e.Name()) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-			}
+			errs = append(errs, removeIfExists(filepath.Join(dir, e.Name())))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeIfExists removes the file at path; a file already gone is no
+// error.
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }

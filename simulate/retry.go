@@ -8,6 +8,7 @@ import (
 	"net"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,25 +58,34 @@ func (r *Retry) maxAttempts() int {
 
 // delay is the wait before retry n (1 for the first retry).
 func (r *Retry) delay(n int) time.Duration {
-	base, top := 500*time.Millisecond, 20*time.Second
-	random := rand.Float64
-	if r != nil {
-		if r.BaseDelay > 0 {
-			base = r.BaseDelay
-		}
-		if r.MaxDelay > 0 {
-			top = r.MaxDelay
-		}
-		if r.Rand != nil {
-			random = r.Rand
-		}
-	}
-	d := base
+	top := r.maxDelay()
+	d := r.baseDelay()
 	for i := 1; i < n && d < top; i++ {
 		d *= 2
 	}
 	d = min(d, top)
-	return d/2 + time.Duration(random()*float64(d/2))
+	return d/2 + time.Duration(r.random()*float64(d/2))
+}
+
+func (r *Retry) baseDelay() time.Duration {
+	if r == nil || r.BaseDelay <= 0 {
+		return 500 * time.Millisecond
+	}
+	return r.BaseDelay
+}
+
+func (r *Retry) maxDelay() time.Duration {
+	if r == nil || r.MaxDelay <= 0 {
+		return 20 * time.Second
+	}
+	return r.MaxDelay
+}
+
+func (r *Retry) random() float64 {
+	if r != nil && r.Rand != nil {
+		return r.Rand()
+	}
+	return rand.Float64()
 }
 
 func (r *Retry) transient(err error) bool {
@@ -113,17 +123,28 @@ func (r *Retry) sleep(ctx context.Context, d time.Duration) error {
 func (r *Retry) Do(ctx context.Context, fn func(ctx context.Context) error) (attempts int, err error) {
 	for attempts = 1; ; attempts++ {
 		err = fn(ctx)
-		if err == nil || ctx.Err() != nil || !r.transient(err) || attempts >= r.maxAttempts() {
+		if r.final(ctx, err, attempts) {
 			return attempts, err
 		}
 		d := r.delay(attempts)
-		if dl, ok := ctx.Deadline(); ok && !r.now().Add(d).Before(dl) {
-			return attempts, err
-		}
-		if r.sleep(ctx, d) != nil {
+		if !r.beforeDeadline(ctx, d) || r.sleep(ctx, d) != nil {
 			return attempts, err
 		}
 	}
+}
+
+// final reports whether the attempt that returned err ends the retries: it
+// succeeded, its context ended, err is not transient, or it was the last
+// attempt allowed.
+func (r *Retry) final(ctx context.Context, err error, attempts int) bool {
+	return err == nil || ctx.Err() != nil || !r.transient(err) || attempts >= r.maxAttempts()
+}
+
+// beforeDeadline reports whether a wait of d from now ends before ctx's
+// deadline, if it has one.
+func (r *Retry) beforeDeadline(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || r.now().Add(d).Before(dl)
 }
 
 // IsTransient reports whether err is worth retrying: a provider's HTTP
@@ -138,22 +159,52 @@ func IsTransient(err error) bool {
 		return false
 	}
 	if code, ok := StatusCode(err); ok {
-		return code == 408 || code == 425 || code == 429 || code >= 500 && code <= 599
+		return transientStatus(code)
 	}
+	return slices.ContainsFunc(transientKinds, func(is func(error) bool) bool { return is(err) })
+}
+
+// transientStatus reports whether an HTTP status is worth retrying: 408,
+// 425, 429 or 5xx.
+func transientStatus(code int) bool {
+	return code == 408 || code == 425 || code == 429 || code >= 500 && code <= 599
+}
+
+// transientKinds are the tests, other than an HTTP status, by which
+// IsTransient finds an error worth retrying.
+var transientKinds = []func(error) bool{isTransientError, timedOut, temporary, transientText}
+
+// transientErrors are the errors whose presence in a chain makes it
+// transient: a timeout, a connection reset, refused, broken or aborted, or
+// a response cut short.
+var transientErrors = []error{
+	context.DeadlineExceeded,
+	syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.EPIPE, syscall.ECONNABORTED,
+	io.ErrUnexpectedEOF,
+}
+
+// isTransientError reports whether err's chain holds one of
+// transientErrors.
+func isTransientError(err error) bool {
+	return slices.ContainsFunc(transientErrors, func(t error) bool { return errors.Is(err, t) })
+}
+
+// timedOut reports whether err's chain holds a net.Error that timed out.
+func timedOut(err error) bool {
 	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return true
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, syscall.ECONNABORTED):
-		return true
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return true
-	}
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// temporary reports whether err's chain holds an error that says it is
+// temporary.
+func temporary(err error) bool {
 	var ue interface{ Temporary() bool }
-	if errors.As(err, &ue) && ue.Temporary() {
-		return true
-	}
+	return errors.As(err, &ue) && ue.Temporary()
+}
+
+// transientText reports whether err's message tells of a connection reset
+// or a response cut short, as clients that keep no typed error write it.
+func transientText(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "connection reset") || strings.HasSuffix(msg, ": EOF")
 }
@@ -185,14 +236,8 @@ func StatusCode(err error) (int, bool) {
 // statusField reads an int HTTPStatusCode or StatusCode field of the
 // struct that e is or points to, or returns 0.
 func statusField(e error) int {
-	v := reflect.ValueOf(e)
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return 0
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
+	v, ok := indirect(reflect.ValueOf(e))
+	if !ok || v.Kind() != reflect.Struct {
 		return 0
 	}
 	for _, name := range []string{"HTTPStatusCode", "StatusCode"} {
@@ -201,6 +246,18 @@ func statusField(e error) int {
 		}
 	}
 	return 0
+}
+
+// indirect follows v through pointers and interfaces to the value they
+// hold; it reports false when one of them is nil.
+func indirect(v reflect.Value) (reflect.Value, bool) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return v, false
+		}
+		v = v.Elem()
+	}
+	return v, true
 }
 
 // errChain lists err and every error it wraps, depth first.

@@ -118,6 +118,19 @@ type run struct {
 
 func newRun(r *Runner, sc *Scenario, target Target) *run {
 	ru := &run{r: r, sc: sc, target: target, ranker: r.Ranker, policy: r.Policy, now: r.Clock}
+	ru.setDefaults(r)
+	ru.res = &Result{ConversationID: conversationID(sc), Scenario: sc}
+	ru.initSteps()
+	ru.goals = make([]GoalResult, len(sc.Goals))
+	for i, g := range sc.Goals {
+		ru.goals[i] = GoalResult{Name: g.Name, Turn: -1}
+	}
+	return ru
+}
+
+// setDefaults fills in the ranker, policy and clock the Runner r leaves
+// unset.
+func (ru *run) setDefaults(r *Runner) {
 	if ru.ranker == nil {
 		ru.ranker = NewRanker(r.UserModel)
 	}
@@ -127,12 +140,21 @@ func newRun(r *Runner, sc *Scenario, target Target) *run {
 	if ru.now == nil {
 		ru.now = time.Now
 	}
-	id := sc.ConversationID
-	if id == "" {
-		id = uuid.NewString()
+}
+
+// conversationID is the scenario's ConversationID, or a new UUID when it
+// has none.
+func conversationID(sc *Scenario) string {
+	if sc.ConversationID != "" {
+		return sc.ConversationID
 	}
-	ru.res = &Result{ConversationID: id, Scenario: sc}
-	steps := sc.steps()
+	return uuid.NewString()
+}
+
+// initSteps sets every step of the scenario idle as of now, and indexes
+// the steps by id.
+func (ru *run) initSteps() {
+	steps := ru.sc.steps()
 	t0 := ru.now()
 	ru.steps = make([]StepState, len(steps))
 	ru.started = make([]time.Time, len(steps))
@@ -141,11 +163,6 @@ func newRun(r *Runner, sc *Scenario, target Target) *run {
 		ru.steps[i] = StepState{StepID: st.ID, Status: StatusIdle, UpdatedAt: t0}
 		ru.index[st.ID] = i
 	}
-	ru.goals = make([]GoalResult, len(sc.Goals))
-	for i, g := range sc.Goals {
-		ru.goals[i] = GoalResult{Name: g.Name, Turn: -1}
-	}
-	return ru
 }
 
 // state snapshots the run for checks and policies.
@@ -173,15 +190,9 @@ func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return ru.fail(SideSimulator, turn, "run", err)
 	}
-	sel, step, err := ru.selectStep(ctx, turn)
-	if rf, ok := err.(*rankFailure); ok {
-		return ru.fail(ru.sideOf(ctx, rf.err, SideRanker), turn, "rank", rf.err)
-	}
-	if err != nil {
-		return ru.fail(SideSimulator, turn, "precondition", err)
-	}
-	if step != nil && ru.looping(step.ID) {
-		return ru.stop(ctx, turn, StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
+	sel, step, res, err := ru.chooseStep(ctx, turn)
+	if res != nil {
+		return res, err
 	}
 	ts := ru.now()
 	user, err := ru.userTurn(ctx, turn, step)
@@ -195,6 +206,26 @@ func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
 		return ru.respondFailed(ctx, turn, err)
 	}
 	return ru.afterTurn(ctx, turn, step)
+}
+
+// chooseStep selects the turn's step, and ends the run when the selection
+// fails or the step would be chosen once too often in a row. Like turn, it
+// returns a nil Result while the run goes on.
+func (ru *run) chooseStep(ctx context.Context, turn int) (Selection, *Step, *Result, error) {
+	sel, step, err := ru.selectStep(ctx, turn)
+	if rf, ok := err.(*rankFailure); ok {
+		res, err := ru.fail(ru.sideOf(ctx, rf.err, SideRanker), turn, "rank", rf.err)
+		return sel, step, res, err
+	}
+	if err != nil {
+		res, err := ru.fail(SideSimulator, turn, "precondition", err)
+		return sel, step, res, err
+	}
+	if step != nil && ru.looping(step.ID) {
+		res, err := ru.stop(ctx, turn, StopAgentLoop, fmt.Sprintf("step %q would be chosen more than %d times in a row", step.ID, ru.sc.loopLimit()))
+		return sel, step, res, err
+	}
+	return sel, step, nil, nil
 }
 
 // afterTurn judges the turn just played on step and ends the run when the
@@ -350,10 +381,15 @@ func (ru *run) selectStep(ctx context.Context, turn int) (Selection, *Step, erro
 		return Selection{Method: MethodNone}, nil, nil
 	}
 	sel, best, err := ru.bestOf(ctx, steps, eligible, cands)
-	if best < 0 {
-		return sel, nil, err
+	return sel, stepAt(steps, best), err
+}
+
+// stepAt returns the step at index i, or nil when i is -1.
+func stepAt(steps []Step, i int) *Step {
+	if i < 0 {
+		return nil
 	}
-	return sel, &steps[best], nil
+	return &steps[i]
 }
 
 // startStep returns the index of the graph's start step when this is the
@@ -602,11 +638,18 @@ func usableScores(cs []Candidate, offered []Step) ([]Candidate, error) {
 	if len(cs) == 0 {
 		return cs, nil
 	}
-	// at maps an offered step id to its candidate's index in out, or -1.
-	at := make(map[string]int, len(offered))
-	for _, s := range offered {
-		at[s.ID] = -1
+	out := bestUsable(cs, offered)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no candidate scores an offered step with a number in [0, 1]", ErrBadRanking)
 	}
+	return out, nil
+}
+
+// bestUsable keeps, in the order first seen, the best candidate with a
+// score in [0, 1] for each offered step.
+func bestUsable(cs []Candidate, offered []Step) []Candidate {
+	// at maps an offered step id to its candidate's index in out, or -1.
+	at := offeredIndex(offered)
 	var out []Candidate
 	for _, c := range cs {
 		i, ok := at[c.StepID]
@@ -619,10 +662,17 @@ func usableScores(cs []Candidate, offered []Step) ([]Candidate, error) {
 			out[i] = c
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: no candidate scores an offered step with a number in [0, 1]", ErrBadRanking)
+	return out
+}
+
+// offeredIndex maps the id of each offered step to -1, for usableScores to
+// replace with the index of the step's candidate.
+func offeredIndex(offered []Step) map[string]int {
+	at := make(map[string]int, len(offered))
+	for _, s := range offered {
+		at[s.ID] = -1
 	}
-	return out, nil
+	return at
 }
 
 // inUnit reports whether score is a number in [0, 1]; NaN is not.
@@ -737,20 +787,8 @@ func (ru *run) fail(side Side, turn int, op string, err error) (*Result, error) 
 // end finishes the run: never-attempted steps are skipped, and the End is
 // stored on the result and on the last trace.
 func (ru *run) end(e End, note string) {
-	for i := range ru.steps {
-		if s := ru.steps[i].Status; s == StatusIdle || s == StatusBlocked {
-			ru.setStatus(i, StatusSkipped)
-		}
-	}
-	st := ru.state()
-	e.Completed = (e.Reason == StopGoalReached || e.Reason == StopUser) && st.GoalReached()
-	e.Passed = e.Completed
-	for _, c := range e.Criteria {
-		e.Passed = e.Passed && c.Passed
-	}
-	if e.Reason == StopUser {
-		e.UnmetGoals = unmetGoals(st)
-	}
+	ru.skipUnattempted()
+	grade(&e, ru.state())
 	e.Turns = len(ru.res.Traces)
 	e.Goals = append([]GoalResult(nil), ru.goals...)
 	e.DegradedTurns = ru.degraded
@@ -766,20 +804,35 @@ func (ru *run) end(e End, note string) {
 	}
 }
 
+// skipUnattempted marks the steps that were never attempted, idle or
+// blocked, skipped.
+func (ru *run) skipUnattempted() {
+	for i := range ru.steps {
+		if s := ru.steps[i].Status; s == StatusIdle || s == StatusBlocked {
+			ru.setStatus(i, StatusSkipped)
+		}
+	}
+}
+
+// grade sets whether the run that ended as e completed, with its goal
+// reached in st, and passed, with every criterion too; when the user
+// stopped the run, it also lists the goals left unmet.
+func grade(e *End, st Progress) {
+	e.Completed = (e.Reason == StopGoalReached || e.Reason == StopUser) && st.GoalReached()
+	e.Passed = e.Completed
+	for _, c := range e.Criteria {
+		e.Passed = e.Passed && c.Passed
+	}
+	if e.Reason == StopUser {
+		e.UnmetGoals = unmetGoals(st)
+	}
+}
+
 // summarize describes how the run ended, in a line, then its steps and
 // goals, one line each when there are any.
 func summarize(id string, e End, steps []StepState, note string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: stopped with %s after %s; goal %s.", id, e.Reason, count(e.Turns, "turn"), completion[e.Completed])
-	if e.Error != "" {
-		fmt.Fprintf(&b, " The %s failed: %s.", e.ErrorSide, e.Error)
-	}
-	if len(e.UnmetGoals) > 0 {
-		fmt.Fprintf(&b, " The user stopped the conversation with unmet goals: %s.", strings.Join(e.UnmetGoals, ", "))
-	}
-	for _, c := range e.Criteria {
-		fmt.Fprintf(&b, "\nCriterion %q %s (%.2f): %s", c.Criterion, passFail[c.Passed], c.Score, c.Reason)
-	}
+	writeOutcome(&b, id, e)
 	if e.DegradedTurns > 0 {
 		fmt.Fprintf(&b, " The ranker failed in %s, played without a step.", count(e.DegradedTurns, "turn"))
 	}
@@ -793,6 +846,22 @@ func summarize(id string, e End, steps []StepState, note string) string {
 		fmt.Fprintf(&b, "\nGoals: %s.", joinEach(e.Goals, goalSummary))
 	}
 	return b.String()
+}
+
+// writeOutcome writes to b the start of summarize's description: how the
+// run ended, the error and unmet goals it ended with, and the verdict on
+// each criterion.
+func writeOutcome(b *strings.Builder, id string, e End) {
+	fmt.Fprintf(b, "%s: stopped with %s after %s; goal %s.", id, e.Reason, count(e.Turns, "turn"), completion[e.Completed])
+	if e.Error != "" {
+		fmt.Fprintf(b, " The %s failed: %s.", e.ErrorSide, e.Error)
+	}
+	if len(e.UnmetGoals) > 0 {
+		fmt.Fprintf(b, " The user stopped the conversation with unmet goals: %s.", strings.Join(e.UnmetGoals, ", "))
+	}
+	for _, c := range e.Criteria {
+		fmt.Fprintf(b, "\nCriterion %q %s (%.2f): %s", c.Criterion, passFail[c.Passed], c.Score, c.Reason)
+	}
 }
 
 // completion words whether the goal was completed, for summarize.

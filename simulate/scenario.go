@@ -199,8 +199,26 @@ func (sc *Scenario) validateGoals() error {
 }
 
 // validateControls checks the scripted messages, the stop signal, the
-// criteria and the interrupt answers.
+// criteria, the interrupt answers and the goals' Met functions, in that
+// order.
 func (sc *Scenario) validateControls() error {
+	return firstError(sc.validateScript, sc.validateStopSignal, sc.validateCriteria,
+		sc.validateInterrupts, sc.validateGoalFuncs)
+}
+
+// firstError runs checks in order and returns the first error one reports.
+func firstError(checks ...func() error) error {
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateScript checks that no scripted message is empty or at a negative
+// turn, and that turn 0 is not scripted when Opening is set.
+func (sc *Scenario) validateScript() error {
 	if _, ok := sc.Script[0]; ok && sc.Opening != "" {
 		return &ScenarioError{Field: "Script[0]", Reason: "set, and so is Opening; they are the same turn"}
 	}
@@ -212,9 +230,20 @@ func (sc *Scenario) validateControls() error {
 			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: "empty message"}
 		}
 	}
+	return nil
+}
+
+// validateStopSignal checks that a stop signal, when set, is not only white
+// space.
+func (sc *Scenario) validateStopSignal() error {
 	if sc.StopSignal != "" && strings.TrimSpace(sc.StopSignal) == "" {
 		return &ScenarioError{Field: "StopSignal", Reason: "only white space"}
 	}
+	return nil
+}
+
+// validateCriteria checks that each criterion is non-empty and distinct.
+func (sc *Scenario) validateCriteria() error {
 	for i, c := range sc.Criteria {
 		if strings.TrimSpace(c) == "" {
 			return &ScenarioError{Field: fmt.Sprintf("Criteria[%d]", i), Reason: "empty"}
@@ -223,6 +252,11 @@ func (sc *Scenario) validateControls() error {
 			return &ScenarioError{Field: fmt.Sprintf("Criteria[%d]", i), Reason: fmt.Sprintf("duplicate criterion %q", c)}
 		}
 	}
+	return nil
+}
+
+// validateInterrupts checks that each interrupt answer has a known action.
+func (sc *Scenario) validateInterrupts() error {
 	for tool, a := range sc.Interrupts {
 		switch a.Action {
 		case InterruptApprove, InterruptReject, InterruptReply:
@@ -230,6 +264,11 @@ func (sc *Scenario) validateControls() error {
 			return &ScenarioError{Field: fmt.Sprintf("Interrupts[%q].Action", tool), Reason: fmt.Sprintf("unknown action %q", a.Action)}
 		}
 	}
+	return nil
+}
+
+// validateGoalFuncs checks that every goal has a Met function.
+func (sc *Scenario) validateGoalFuncs() error {
 	for i, g := range sc.Goals {
 		if g.Met == nil {
 			return &ScenarioError{Field: fmt.Sprintf("Goals[%d]", i), Reason: "no Met function"}
@@ -282,12 +321,15 @@ func (g *Graph) stepIDs() (map[string]bool, error) {
 // validate checks that a precondition, at field f, sets exactly one of
 // Step and Check, and that its Step is one of the graph's ids.
 func (p Precondition) validate(f string, ids map[string]bool) error {
-	switch {
-	case p.Step != "" && p.Check != nil:
-		return &ScenarioError{Field: f, Reason: "both Step and Check set"}
-	case p.Step == "" && p.Check == nil:
-		return &ScenarioError{Field: f, Reason: "neither Step nor Check set"}
-	case p.Step != "" && !ids[p.Step]:
+	named := p.Step != ""
+	if named == (p.Check != nil) {
+		reason := "neither Step nor Check set"
+		if named {
+			reason = "both Step and Check set"
+		}
+		return &ScenarioError{Field: f, Reason: reason}
+	}
+	if named && !ids[p.Step] {
 		return &ScenarioError{Field: f, Reason: fmt.Sprintf("unknown step %q", p.Step)}
 	}
 	return nil

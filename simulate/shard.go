@@ -22,24 +22,34 @@ const (
 // numbers, a count below one or an index outside [0, count) are errors
 // wrapping ErrInvalidBatch.
 func ShardFromEnv() (shard, shards int, err error) {
-	idx, ok := os.LookupEnv(EnvShard)
-	if !ok || idx == "" {
+	idx := os.Getenv(EnvShard)
+	if idx == "" {
 		return 0, 1, nil
 	}
 	shard, err = strconv.Atoi(idx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w: %s=%q is not a number", ErrInvalidBatch, EnvShard, idx)
 	}
-	count := os.Getenv(EnvShards)
-	if count == "" {
-		return 0, 0, fmt.Errorf("%w: %s is set but %s is not; set it to the Job's completions", ErrInvalidBatch, EnvShard, EnvShards)
-	}
-	shards, err = strconv.Atoi(count)
-	if err != nil || shards < 1 {
-		return 0, 0, fmt.Errorf("%w: %s=%q is not a positive number", ErrInvalidBatch, EnvShards, count)
+	shards, err = shardsFromEnv()
+	if err != nil {
+		return 0, 0, err
 	}
 	if shard < 0 || shard >= shards {
 		return 0, 0, fmt.Errorf("%w: %s=%d is not below %s=%d", ErrInvalidBatch, EnvShard, shard, EnvShards, shards)
 	}
 	return shard, shards, nil
+}
+
+// shardsFromEnv reads the number of shards from EnvShards, which must be
+// set, once EnvShard is, to a positive number.
+func shardsFromEnv() (int, error) {
+	count := os.Getenv(EnvShards)
+	if count == "" {
+		return 0, fmt.Errorf("%w: %s is set but %s is not; set it to the Job's completions", ErrInvalidBatch, EnvShard, EnvShards)
+	}
+	shards, err := strconv.Atoi(count)
+	if err != nil || shards < 1 {
+		return 0, fmt.Errorf("%w: %s=%q is not a positive number", ErrInvalidBatch, EnvShards, count)
+	}
+	return shards, nil
 }
