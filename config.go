@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -164,36 +165,67 @@ func (c *Config) normalized() (Config, error) {
 
 // checkFields rejects fields that cannot work, naming the field.
 func (n *Config) checkFields() error {
-	switch n.InjectAs {
-	case "", schema.User, schema.System:
-	default:
-		return fmt.Errorf("%w: InjectAs must be schema.User or schema.System, not %q", ErrInvalidConfig, n.InjectAs)
-	}
-	for name, lease := range n.Leases {
-		if err := lease.Validate(); err != nil {
-			return fmt.Errorf("%w: Leases[%q]: %w", ErrInvalidConfig, name, err)
+	for _, check := range fieldChecks {
+		if err := check(n); err != nil {
+			return err
 		}
-	}
-	if n.MaxAgeCalls < 0 {
-		return fmt.Errorf("%w: MaxAgeCalls %d is negative", ErrInvalidConfig, n.MaxAgeCalls)
-	}
-	for _, r := range n.Advisory {
-		switch r {
-		case budget.Time, budget.Tokens, budget.ToolCalls, budget.ModelCalls, budget.CostUSD:
-		default:
-			return fmt.Errorf("%w: Advisory: unknown resource %q", ErrInvalidConfig, r)
-		}
-	}
-	if n.WrapUpAt >= 1 || n.WrapUpAt != n.WrapUpAt {
-		return fmt.Errorf("%w: WrapUpAt %v must be a number below 1", ErrInvalidConfig, n.WrapUpAt)
-	}
-	switch n.ToolErrors {
-	case ToolErrorsAsMessages, ToolErrorsAbort:
-	default:
-		return fmt.Errorf("%w: unknown ToolErrors %d", ErrInvalidConfig, n.ToolErrors)
 	}
 	return nil
 }
+
+// fieldChecks check one field of a Config each, in the order checkFields
+// reports them.
+var fieldChecks = []func(*Config) error{
+	func(n *Config) error {
+		if n.InjectAs != "" && n.InjectAs != schema.User && n.InjectAs != schema.System {
+			return invalid("InjectAs must be schema.User or schema.System, not %q", n.InjectAs)
+		}
+		return nil
+	},
+	func(n *Config) error {
+		for name, lease := range n.Leases {
+			if err := lease.Validate(); err != nil {
+				return invalid("Leases[%q]: %w", name, err)
+			}
+		}
+		return nil
+	},
+	func(n *Config) error {
+		if n.MaxAgeCalls < 0 {
+			return invalid("MaxAgeCalls %d is negative", n.MaxAgeCalls)
+		}
+		return nil
+	},
+	func(n *Config) error {
+		for _, r := range n.Advisory {
+			if !slices.Contains(budgetResources, r) {
+				return invalid("Advisory: unknown resource %q", r)
+			}
+		}
+		return nil
+	},
+	func(n *Config) error {
+		if n.WrapUpAt >= 1 || n.WrapUpAt != n.WrapUpAt {
+			return invalid("WrapUpAt %v must be a number below 1", n.WrapUpAt)
+		}
+		return nil
+	},
+	func(n *Config) error {
+		if n.ToolErrors != ToolErrorsAsMessages && n.ToolErrors != ToolErrorsAbort {
+			return invalid("unknown ToolErrors %d", n.ToolErrors)
+		}
+		return nil
+	},
+}
+
+// invalid returns an error wrapping ErrInvalidConfig with the message
+// format makes of args.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...)
+}
+
+// budgetResources are the resources a budget limits.
+var budgetResources = []budget.Resource{budget.Time, budget.Tokens, budget.ToolCalls, budget.ModelCalls, budget.CostUSD}
 
 // fillDefaults sets the zero fields to their defaults.
 func (n *Config) fillDefaults() {
@@ -203,23 +235,35 @@ func (n *Config) fillDefaults() {
 	if n.WrapUpAt == 0 {
 		n.WrapUpAt = DefaultWrapUpAt
 	}
-	switch {
-	case n.Retention == 0:
-		n.Retention = DefaultRetention
-	case n.Retention < 0:
-		n.Retention = 0
-	}
+	n.Retention = retention(n.Retention)
 	if n.MaxRecordBytes <= 0 {
 		n.MaxRecordBytes = DefaultMaxRecordBytes
 	}
 	if n.Now == nil {
 		n.Now = time.Now
 	}
-	if n.OnError == nil {
-		n.OnError = logError
-	} else {
-		n.OnError = guardOnError(n.OnError)
+	n.OnError = errorHandler(n.OnError)
+}
+
+// retention returns the session retention Config.Retention asks for: the
+// default for 0, none (0) for a negative value.
+func retention(r int) int {
+	switch {
+	case r == 0:
+		return DefaultRetention
+	case r < 0:
+		return 0
 	}
+	return r
+}
+
+// errorHandler returns the error handler for Config.OnError: h guarded
+// against panics, or the default.
+func errorHandler(h func(context.Context, error)) func(context.Context, error) {
+	if h == nil {
+		return logError
+	}
+	return guardOnError(h)
 }
 
 // enforced reports whether resource r is enforced rather than advisory.

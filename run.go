@@ -227,6 +227,19 @@ func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message, tools []
 			t, err = Turn{}, nil
 		}
 	}()
+	r.readInput(ctx, input)
+	t, err = r.gate(ctx, tools)
+	if err != nil {
+		r.recordExceeded(ctx, err)
+		r.End(ctx, err)
+	}
+	return t, err
+}
+
+// readInput does what a model call's input tells the run: it begins the
+// run at its first call, records the input, seeds the task and notes a
+// new user message.
+func (r *Run) readInput(ctx context.Context, input []*schema.Message) {
 	if !r.setupDone.Load() {
 		r.Begin(ctx, nil)
 	}
@@ -242,12 +255,6 @@ func (r *Run) BeforeModel(ctx context.Context, input []*schema.Message, tools []
 	if r.handover.Load() != nil {
 		r.handover.Store(nil) // the model is called again: no handover
 	}
-	t, err = r.gate(ctx, tools)
-	if err != nil {
-		r.recordExceeded(ctx, err)
-		r.End(ctx, err)
-	}
-	return t, err
 }
 
 // gate returns exceededNow's error, or else the turn, reading the budget
@@ -260,10 +267,7 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	reason := ""
 	if !r.calm(&b, now) {
 		if err := r.exceeded(b, now); err != nil {
-			if !r.lastWord(err) {
-				return Turn{}, err
-			}
-			return r.turn(ctx, r.spentReason(err), tools), nil
+			return r.lastTurn(ctx, err, tools)
 		}
 		reason = r.nearlySpent(b, now)
 	}
@@ -278,6 +282,15 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	default:
 		return r.turn(ctx, "", nil), nil
 	}
+}
+
+// lastTurn returns the wrap-up turn a run whose budget err spent still
+// gets, or err when it gets none.
+func (r *Run) lastTurn(ctx context.Context, err error, tools []*schema.ToolInfo) (Turn, error) {
+	if !r.lastWord(err) {
+		return Turn{}, err
+	}
+	return r.turn(ctx, r.spentReason(err), tools), nil
 }
 
 // stopped returns the error that stops the run before a model call: a
