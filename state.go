@@ -64,26 +64,41 @@ func (r *Run) State(ctx context.Context) State {
 // what the interrupt paused.
 func (r *Run) restore(ctx context.Context, st *State) {
 	if len(st.Session) > 0 && string(st.Session) != "null" {
-		if err := r.store.Restore(st.Session); err != nil {
-			r.cfg.OnError(ctx, fmt.Errorf("lookout: restore the checkpointed session: %w", err))
-		} else if r.cfg.enforced(budget.Time) {
-			// Start set the deadline of a budget that started at the
-			// resume; the checkpoint's has replaced it.
-			if d, cause, ok := r.deadline(); ok {
-				moveDeadline(ctx, d, cause)
-			}
-		}
+		r.restoreSession(ctx, st.Session)
 	}
 	if st.RunID != "" && r.cfg.Recorder != nil {
-		r.trace.rec = r.cfg.Recorder.ResumeRun(recorder.RunInfo{RunID: st.RunID}, st.Next)
-		r.trace.usage.store(st.Usage)
-		r.trace.input.Store(true)
-		r.setPausedCalls(st.Paused)
-		r.family.mu.Lock()
-		r.family.paused = st.Children
-		r.family.mu.Unlock()
+		r.resumeRecording(st)
 	}
 	if st.RunID != "" {
 		r.trace.efficacyBase.Store(&st.EfficacyBase)
 	}
+}
+
+// restoreSession restores the checkpointed session, and with it the
+// deadline of its budget on the ctx.
+func (r *Run) restoreSession(ctx context.Context, snapshot json.RawMessage) {
+	if err := r.store.Restore(snapshot); err != nil {
+		r.cfg.OnError(ctx, fmt.Errorf("lookout: restore the checkpointed session: %w", err))
+		return
+	}
+	if !r.cfg.enforced(budget.Time) {
+		return
+	}
+	// Start set the deadline of a budget that started at the resume; the
+	// checkpoint's has replaced it.
+	if d, cause, ok := r.deadline(); ok {
+		moveDeadline(ctx, d, cause)
+	}
+}
+
+// resumeRecording goes on with the recording st names, where it stopped,
+// with the calls and sub-agent runs the interrupt paused.
+func (r *Run) resumeRecording(st *State) {
+	r.trace.rec = r.cfg.Recorder.ResumeRun(recorder.RunInfo{RunID: st.RunID}, st.Next)
+	r.trace.usage.store(st.Usage)
+	r.trace.input.Store(true)
+	r.setPausedCalls(st.Paused)
+	r.family.mu.Lock()
+	r.family.paused = st.Children
+	r.family.mu.Unlock()
 }

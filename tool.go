@@ -195,13 +195,20 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 		name := c.name // a copy, so that c does not escape
 		c.run.handover.Store(&name)
 	}
-	if failure := c.run.Failure(); failure != nil {
+	return c.run.handBack(result, out)
+}
+
+// handBack returns what the runtime gets for a call that ended with
+// result and out: the run's recording failure, which ends the run; the
+// call's error, as a message unless it ends the run; or the result.
+func (r *Run) handBack(result string, out error) (string, error) {
+	if failure := r.Failure(); failure != nil {
 		return result, failure
 	}
 	if out == nil {
 		return result, nil
 	}
-	if !c.run.errorAsMessage(out) {
+	if !r.errorAsMessage(out) {
 		return result, out
 	}
 	return errorMessage(out), nil
@@ -250,6 +257,23 @@ func (c *Call) record(ctx context.Context, result string, err error, asMessage b
 	if out != nil {
 		out = budgetDeadline(ctx, out)
 	}
+	rec := c.toolCallRecord(result, out)
+	if r.trace.rec == nil {
+		r.pipeline.AfterToolCall(ctx, rec)
+		return out
+	}
+	read := result
+	if asMessage && out != nil && r.errorAsMessage(out) {
+		read = errorMessage(out)
+	}
+	c.writeInOrder(ctx, rec, read, out)
+	return out
+}
+
+// toolCallRecord is the session's record of the call, ending now with
+// result and out.
+func (c *Call) toolCallRecord(result string, out error) observer.ToolCallRecord {
+	r := c.run
 	end := r.cfg.Now()
 	rec := observer.ToolCallRecord{
 		CallID:        c.id,
@@ -264,16 +288,7 @@ func (c *Call) record(ctx context.Context, result string, err error, asMessage b
 	if out != nil {
 		rec.ErrorMessage = truncate(out.Error(), r.cfg.MaxRecordBytes)
 	}
-	if r.trace.rec == nil {
-		r.pipeline.AfterToolCall(ctx, rec)
-	} else {
-		read := result
-		if asMessage && out != nil && r.errorAsMessage(out) {
-			read = errorMessage(out)
-		}
-		c.writeInOrder(ctx, rec, read, out)
-	}
-	return out
+	return rec
 }
 
 // writeInOrder runs the pipeline on rec and writes the call's tool_ended
