@@ -54,18 +54,35 @@ type priceFlag budget.Prices
 func (p priceFlag) String() string { return "" }
 
 func (p priceFlag) Set(v string) error {
-	name, pair, ok := strings.Cut(v, "=")
-	in, out, ok2 := strings.Cut(pair, ",")
-	if !ok || !ok2 || name == "" {
+	name, in, out, ok := splitPrice(v)
+	if !ok {
 		return fmt.Errorf("want MODEL=INPUT,OUTPUT, got %q", v)
 	}
+	price, ok := parsePrice(in, out)
+	if !ok {
+		return fmt.Errorf("prices must be non-negative numbers, got %q", v)
+	}
+	p[name] = price
+	return nil
+}
+
+// splitPrice splits MODEL=INPUT,OUTPUT into its parts, reporting false
+// when v has not that shape or names no model.
+func splitPrice(v string) (name, in, out string, ok bool) {
+	name, pair, ok1 := strings.Cut(v, "=")
+	in, out, ok2 := strings.Cut(pair, ",")
+	return name, in, out, ok1 && ok2 && name != ""
+}
+
+// parsePrice parses the prices per million prompt and completion tokens,
+// reporting false unless both are non-negative numbers.
+func parsePrice(in, out string) (budget.Price, bool) {
 	fin, err1 := strconv.ParseFloat(in, 64)
 	fout, err2 := strconv.ParseFloat(out, 64)
 	if err1 != nil || err2 != nil || fin < 0 || fout < 0 {
-		return fmt.Errorf("prices must be non-negative numbers, got %q", v)
+		return budget.Price{}, false
 	}
-	p[name] = budget.Price{InputPerMTok: fin, OutputPerMTok: fout}
-	return nil
+	return budget.Price{InputPerMTok: fin, OutputPerMTok: fout}, true
 }
 
 func batchReport(e *env, dirs []string, prices budget.Prices, asJSON bool) int {
@@ -94,15 +111,28 @@ func writeBatchText(w io.Writer, s *simulate.BatchSummary) error {
 	for _, k := range sortedKeys(s.StopReasons) {
 		p.f("  %-18s %d\n", k, s.StopReasons[k])
 	}
-	if len(s.PassK) > 0 {
-		p.f("\npass^k over %d repetitions:\n", s.Repetitions)
-		for k, v := range s.PassK {
-			p.f("  pass^%-3d %.3f\n", k+1, v)
-		}
-	}
+	printPassK(p, s)
 	printRates(p, "Goals", s.Goals)
 	printRates(p, "Criteria", s.Criteria)
-	pc := s.PerConversation
+	printPerConversation(p, s.PerConversation)
+	printFailures(p, s)
+	return p.err
+}
+
+// printPassK prints pass^k for each k up to the repetitions, if any.
+func printPassK(p *printer, s *simulate.BatchSummary) {
+	if len(s.PassK) == 0 {
+		return
+	}
+	p.f("\npass^k over %d repetitions:\n", s.Repetitions)
+	for k, v := range s.PassK {
+		p.f("  pass^%-3d %.3f\n", k+1, v)
+	}
+}
+
+// printPerConversation prints the mean turns and cost of a conversation
+// and each role's share of them.
+func printPerConversation(p *printer, pc simulate.Averages) {
 	p.f("\nPer conversation: %.1f turns, cost %.4f\n", pc.Turns, pc.Cost)
 	for _, role := range sortedKeys(pc.ByRole) {
 		u := pc.ByRole[role]
@@ -113,6 +143,11 @@ func writeBatchText(w io.Writer, s *simulate.BatchSummary) error {
 		p.f("  %-7s %-20s %6.1f calls %6.1f attempts %9.1f prompt %9.1f completion tokens  cost %.4f\n",
 			role, model, u.Calls, u.Attempts, u.PromptTokens, u.CompletionTokens, u.Cost)
 	}
+}
+
+// printFailures prints the failures by side and the runs played partly
+// without a ranker.
+func printFailures(p *printer, s *simulate.BatchSummary) {
 	p.f("\nFailures by side:")
 	if len(s.FailuresBySide) == 0 {
 		p.f(" none")
@@ -124,7 +159,6 @@ func writeBatchText(w io.Writer, s *simulate.BatchSummary) error {
 	if s.DegradedRuns > 0 {
 		p.f("Runs played partly without a ranker: %d\n", s.DegradedRuns)
 	}
-	return p.err
 }
 
 func printRates(p *printer, title string, rates []simulate.Rate) {

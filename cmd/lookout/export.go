@@ -136,40 +136,47 @@ func (x *exporter) runs(path string, records []recorder.Record) ([]string, error
 		}
 		runs = []string{x.runID}
 	}
+	return runs, x.checkRuns(path, runs)
+}
+
+// checkRuns reports an export of no runs, or of several root runs to
+// standard output in a format that holds one.
+func (x *exporter) checkRuns(path string, runs []string) error {
 	switch {
 	case len(runs) == 0:
-		return nil, fmt.Errorf("export %s: no runs to export", path)
+		return fmt.Errorf("export %s: no runs to export", path)
 	case x.dir == "" && len(runs) > 1 && x.format != "otlp":
-		return nil, fmt.Errorf("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
+		return fmt.Errorf("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
 			path, len(runs), strings.Join(runs, ", "))
 	}
-	return runs, nil
+	return nil
 }
 
 // toStdout writes the runs to standard output.
 func (x *exporter) toStdout(path string, records []recorder.Record, runs []string) int {
 	if x.format == "otlp" && x.runID == "" {
-		// Every root run, a line each, in one pass over the records
-		// rather than one per run.
-		var buf bytes.Buffer
-		if err := otelexport.WriteJSON(&buf, records, nil); err != nil {
-			return x.fail("export %s: %v", path, err)
-		}
-		if _, err := x.stdout.Write(buf.Bytes()); err != nil {
-			return x.fail("write: %v", err)
-		}
-		return exitOK
+		return x.allOTLP(path, records)
 	}
 	for _, id := range runs {
 		data, err := x.encode(records, id)
 		if err != nil {
 			return x.fail("export %s: run %s: %v", path, id, err)
 		}
-		if _, err := x.stdout.Write(data); err != nil {
-			return x.fail("write: %v", err)
+		if code := x.writeStdout(data); code != exitOK {
+			return code
 		}
 	}
 	return exitOK
+}
+
+// allOTLP writes every root run as OTLP to standard output, a line each,
+// in one pass over the records rather than one per run.
+func (x *exporter) allOTLP(path string, records []recorder.Record) int {
+	var buf bytes.Buffer
+	if err := otelexport.WriteJSON(&buf, records, nil); err != nil {
+		return x.fail("export %s: %v", path, err)
+	}
+	return x.writeStdout(buf.Bytes())
 }
 
 // toDir writes each run to its file in the output directory and prints
@@ -199,22 +206,32 @@ func (x *exporter) toDir(path string, records []recorder.Record, runs []string, 
 
 // encode returns the run in the output format, ATIF validated.
 func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) {
-	if x.format == "otlp" {
+	switch x.format {
+	case "otlp":
 		var buf bytes.Buffer
 		err := otelexport.WriteJSON(&buf, records, &otelexport.Options{RunID: id})
 		return buf.Bytes(), err
+	case "openai":
+		return encodeMessages(records, id)
 	}
-	if x.format == "openai" {
-		msgs, err := messages.FromRecords(records, &messages.Options{RunID: id})
-		if err != nil {
-			return nil, err
-		}
-		var buf bytes.Buffer
-		if err := messages.Write(&buf, msgs); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
+	return x.encodeATIF(records, id)
+}
+
+// encodeMessages returns run id as OpenAI-style messages, a line each.
+func encodeMessages(records []recorder.Record, id string) ([]byte, error) {
+	msgs, err := messages.FromRecords(records, &messages.Options{RunID: id})
+	if err != nil {
+		return nil, err
 	}
+	var buf bytes.Buffer
+	if err := messages.Write(&buf, msgs); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// encodeATIF returns run id as a validated ATIF document and a newline.
+func (x *exporter) encodeATIF(records []recorder.Record, id string) ([]byte, error) {
 	t, err := atif.FromRecords(records, x.atifOptions(id))
 	if err != nil {
 		return nil, err
@@ -222,12 +239,9 @@ func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) 
 	if err := needsNoMedia(t); err != nil {
 		return nil, err
 	}
-	data, err := atif.Encode(t)
+	data, err := encodeValid(t)
 	if err != nil {
 		return nil, err
-	}
-	if problems := atif.Validate(data); problems != nil {
-		return nil, &atif.ValidationError{Problems: problems}
 	}
 	return append(data, '\n'), nil
 }
@@ -310,13 +324,7 @@ const maxNameBytes = 200
 // '-' and 16 hex digits of the id's SHA-256, so that ids that differ only
 // past the cut keep different names.
 func fileName(id string) string {
-	name := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			return r
-		}
-		return '_'
-	}, id)
+	name := strings.Map(fileRune, id)
 	if strings.Trim(name, ".") == "" {
 		name = "run" + name
 	}
@@ -325,6 +333,15 @@ func fileName(id string) string {
 		name = name[:maxNameBytes-17] + "-" + hex.EncodeToString(sum[:8])
 	}
 	return name
+}
+
+// fileRune is r where a file name made from a run id keeps it, else '_'.
+func fileRune(r rune) rune {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+		return r
+	}
+	return '_'
 }
 
 func hasRun(records []recorder.Record, id string) bool {

@@ -92,13 +92,8 @@ report can open the recording where the run left it.`,
 // any depth, in their order.
 func runTree(records []recorder.Record, id string) []recorder.Record {
 	in := map[string]bool{id: true}
-	for changed := true; changed; {
-		changed = false
-		for _, r := range records {
-			if !in[r.RunID] && in[r.ParentRunID] && r.ParentRunID != "" {
-				in[r.RunID], changed = true, true
-			}
-		}
+	for adoptChildren(records, in) {
+		// Each pass adds the next generation of runs.
 	}
 	var out []recorder.Record
 	for _, r := range records {
@@ -107,6 +102,18 @@ func runTree(records []recorder.Record, id string) []recorder.Record {
 		}
 	}
 	return out
+}
+
+// adoptChildren adds to in the runs whose parent is in it, and reports
+// whether it added any.
+func adoptChildren(records []recorder.Record, in map[string]bool) bool {
+	changed := false
+	for _, r := range records {
+		if !in[r.RunID] && in[r.ParentRunID] && r.ParentRunID != "" {
+			in[r.RunID], changed = true, true
+		}
+	}
+	return changed
 }
 
 // aroundSeqs is how many records before and after the asked seq
@@ -119,22 +126,34 @@ func writeAround(w io.Writer, records []recorder.Record, id string, seq uint64) 
 	if _, err := fmt.Fprintf(w, "\nRecords of run %s around seq %d:\n", id, seq); err != nil {
 		return err
 	}
-	lo := seq - min(seq, aroundSeqs)
 	for _, r := range records {
-		if r.RunID != id || r.Seq < lo || r.Seq > seq+aroundSeqs {
+		if !around(r, id, seq) {
 			continue
 		}
-		line, err := r.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		mark := "  "
-		if r.Seq == seq {
-			mark = "> "
-		}
-		if _, err := fmt.Fprintf(w, "%s%s\n", mark, line); err != nil {
+		if err := writeMarked(w, r, r.Seq == seq); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// around reports whether r is of run id and its seq within aroundSeqs of
+// seq.
+func around(r recorder.Record, id string, seq uint64) bool {
+	return r.RunID == id && r.Seq >= seq-min(seq, aroundSeqs) && r.Seq <= seq+aroundSeqs
+}
+
+// writeMarked writes r as one JSON line, marked with '>' when it is the
+// record asked for.
+func writeMarked(w io.Writer, r recorder.Record, asked bool) error {
+	line, err := r.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	mark := "  "
+	if asked {
+		mark = "> "
+	}
+	_, err = fmt.Fprintf(w, "%s%s\n", mark, line)
+	return err
 }

@@ -54,31 +54,49 @@ type input struct {
 // enough of its start to tell its format. Gzip-compressed content is
 // decompressed, whatever the file's name.
 func (e *env) open(name string) (*input, error) {
-	var src io.Reader = e.stdin
-	closer := func() error { return nil }
-	if name != stdinName {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, &unreadableError{err}
-		}
-		src, closer = f, f.Close
+	src, closer, err := e.source(name)
+	if err != nil {
+		return nil, err
 	}
 	src, closer, compressed, err := gunzip(src, closer)
 	if err != nil {
 		closer()
 		return nil, err
 	}
-	head, err := io.ReadAll(io.LimitReader(src, sniffLimit))
-	if err != nil && compressed {
-		closer()
-		return nil, fmt.Errorf("gzip: %w", err) // most likely a broken stream, which is invalid input
-	}
+	head, err := readHead(src, compressed)
 	if err != nil {
 		closer()
-		return nil, &unreadableError{err}
+		return nil, err
 	}
 	object := bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{"))
 	return &input{name: name, format: sniff(head), object: object, r: io.MultiReader(bytes.NewReader(head), src), close: closer}, nil
+}
+
+// source opens the file name, or returns standard input for stdinName,
+// with the function that closes it.
+func (e *env) source(name string) (io.Reader, func() error, error) {
+	if name == stdinName {
+		return e.stdin, func() error { return nil }, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, &unreadableError{err}
+	}
+	return f, f.Close, nil
+}
+
+// readHead reads the start of src, up to sniffLimit bytes. An error
+// reading compressed content is most likely a broken stream, which is
+// invalid input; any other error makes the file unreadable.
+func readHead(src io.Reader, compressed bool) ([]byte, error) {
+	head, err := io.ReadAll(io.LimitReader(src, sniffLimit))
+	switch {
+	case err == nil:
+		return head, nil
+	case compressed:
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return nil, &unreadableError{err}
 }
 
 // gzipMagic starts every gzip stream.
@@ -127,22 +145,10 @@ func expand(args []string) ([]string, error) {
 // .jsonl or .jsonl.gz, sorted by path; otherwise arg itself. A directory
 // that cannot be walked or holds no such file cannot be read.
 func filesIn(arg string) ([]string, error) {
-	if arg == stdinName {
+	if !isDir(arg) {
 		return []string{arg}, nil
 	}
-	if info, err := os.Stat(arg); err != nil || !info.IsDir() {
-		return []string{arg}, nil
-	}
-	var found []string
-	err := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && hasSuffix(d.Name(), trajectorySuffixes) {
-			found = append(found, path)
-		}
-		return nil
-	})
+	found, err := trajectoryFiles(arg)
 	if err != nil {
 		return nil, &unreadableError{fmt.Errorf("read %s: %w", arg, err)}
 	}
@@ -151,6 +157,31 @@ func filesIn(arg string) ([]string, error) {
 	}
 	slices.Sort(found)
 	return found, nil
+}
+
+// isDir reports whether arg names a directory; standard input is none.
+func isDir(arg string) bool {
+	if arg == stdinName {
+		return false
+	}
+	info, err := os.Stat(arg)
+	return err == nil && info.IsDir()
+}
+
+// trajectoryFiles returns the files under dir, at any depth, whose name
+// ends in one of trajectorySuffixes, in the order they are walked.
+func trajectoryFiles(dir string) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && hasSuffix(d.Name(), trajectorySuffixes) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	return found, err
 }
 
 func hasSuffix(name string, suffixes []string) bool {
@@ -180,12 +211,9 @@ func (in *input) mediaDir() string {
 // file is ATIF when its first sniffBytes hold an ATIF schema_version.
 // Anything else is treated as JSON Lines.
 func sniff(head []byte) format {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	var sn objectSniff
-	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
-		if f, ok := sn.scan(dec); ok {
-			return f
-		}
+	sn, f, ok := sniffObject(head)
+	if ok {
+		return f
 	}
 	switch {
 	case sn.kind:
@@ -194,6 +222,18 @@ func sniff(head []byte) format {
 		return formatATIF
 	}
 	return formatJSONL
+}
+
+// sniffObject scans the members of head's first JSON value when it is an
+// object, and returns what it saw of them and the format they decide,
+// with ok false when they decide none.
+func sniffObject(head []byte) (sn objectSniff, f format, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return sn, formatJSONL, false
+	}
+	f, ok = sn.scan(dec)
+	return sn, f, ok
 }
 
 // objectSniff is what sniff has seen of the members of the first object:
@@ -212,15 +252,25 @@ func (sn *objectSniff) scan(dec *json.Decoder) (format, bool) {
 		if tok == json.Delim('}') {
 			return sn.whole(), true
 		}
-		sn.note(tok)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
+		isATIF, err := sn.member(dec, tok)
+		if err != nil {
 			return formatJSONL, false
 		}
-		if tok == "schema_version" && isATIFVersion(value) {
+		if isATIF {
 			return formatATIF, true
 		}
 	}
+}
+
+// member notes the member named tok and reads its value, reporting
+// whether it is an ATIF schema_version.
+func (sn *objectSniff) member(dec *json.Decoder, tok json.Token) (bool, error) {
+	sn.note(tok)
+	var value json.RawMessage
+	if err := dec.Decode(&value); err != nil {
+		return false, err
+	}
+	return tok == "schema_version" && isATIFVersion(value), nil
 }
 
 // note remembers whether the object has the member named by tok, steps
@@ -269,18 +319,26 @@ func load(e *env, path string, repair bool) ([]recorder.Record, error) {
 		}
 		return records, nil
 	}
+	return loadJSONL(e, in, path)
+}
+
+// loadJSONL reads the records of in, a JSON Lines file, warning of a torn
+// last line. A file whose only line is not even the start of a record is
+// refused.
+func loadJSONL(e *env, in *input, path string) ([]recorder.Record, error) {
 	records, tear, err := recorder.ReadAll(in.r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if tear != nil && len(records) == 0 && !in.object {
+	if tear == nil {
+		return records, nil
+	}
+	if len(records) == 0 && !in.object {
 		// A record cut short by a crash starts as a record does; this
 		// does not.
 		return nil, fmt.Errorf("read %s: neither JSON Lines of Lookout records nor an ATIF document: %s", path, describeTear(tear))
 	}
-	if tear != nil {
-		e.warn("%s: %s; the records before it are used", path, describeTear(tear))
-	}
+	e.warn("%s: %s; the records before it are used", path, describeTear(tear))
 	return records, nil
 }
 

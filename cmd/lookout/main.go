@@ -145,32 +145,44 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
-	switch name := args[0]; name {
+	switch args[0] {
 	case "-version", "--version":
 		return versionCmd.run(ctx, e, args[1:])
-	case "help", "-h", "-help", "--help":
-		if len(args) > 1 && name == "help" {
-			c := lookup(args[1])
-			if c == nil {
-				fmt.Fprintf(stderr, "lookout: unknown command %q\n\n", args[1])
-				usage(stderr)
-				return exitUsage
-			}
-			fs, _, _ := c.declare()
-			commandUsage(stdout, c, fs)
-			return exitOK
-		}
+	case "help":
+		return help(args[1:], stdout, stderr)
+	case "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
-	default:
-		c := lookup(name)
-		if c == nil {
-			fmt.Fprintf(stderr, "lookout: unknown command %q\n\n", name)
-			usage(stderr)
-			return exitUsage
-		}
-		return c.run(ctx, e, args[1:])
 	}
+	c := lookup(args[0])
+	if c == nil {
+		return unknownCommand(args[0], stderr)
+	}
+	return c.run(ctx, e, args[1:])
+}
+
+// help prints the help of the command args names, as in "lookout help
+// inspect", or the program's without one.
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	c := lookup(args[0])
+	if c == nil {
+		return unknownCommand(args[0], stderr)
+	}
+	fs, _, _ := c.declare()
+	commandUsage(stdout, c, fs)
+	return exitOK
+}
+
+// unknownCommand reports that no command is called name, followed by the
+// usage, and returns exitUsage.
+func unknownCommand(name string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "lookout: unknown command %q\n\n", name)
+	usage(stderr)
+	return exitUsage
 }
 
 // usageLine is the command's synopsis: its name, "[flags]" when it has

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/lookout-go/lookout/simulate"
@@ -50,32 +51,43 @@ JSON on standard output, and then needs --output for the lines.`,
 }
 
 func merge(e *env, dirs []string, output string, opts simulate.MergeOptions, allowUnfinished, asJSON bool) int {
-	w := e.stdout
-	if output != "" {
-		f, err := os.OpenFile(output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return e.fail("%v", err)
-		}
-		defer f.Close()
-		w = f
-	}
-	rep, err := simulate.Merge(w, opts, dirs...)
+	rep, err := mergeTo(e.stdout, output, opts, dirs)
 	if err != nil {
 		return e.fail("%v", err)
 	}
 	for _, d := range rep.Unfinished {
 		e.warn("unfinished run left out: %s", d)
 	}
-	if asJSON {
-		if err := writeJSON(e.stdout, rep); err != nil {
-			return e.fail("%v", err)
-		}
-	} else {
-		fmt.Fprintf(e.stderr, "lookout: merged %d runs (%d lines); %d failed%s, %d unfinished\n",
-			rep.Runs, rep.Lines, len(rep.Failed), map[bool]string{true: " (left out)", false: ""}[opts.SkipFailed], len(rep.Unfinished))
+	if err := reportMerge(e, rep, opts.SkipFailed, asJSON); err != nil {
+		return e.fail("%v", err)
 	}
 	if len(rep.Unfinished) > 0 && !allowUnfinished {
 		return exitProblems
 	}
 	return exitOK
+}
+
+// mergeTo merges the runs of dirs into the file output, or into stdout
+// when output is "".
+func mergeTo(stdout io.Writer, output string, opts simulate.MergeOptions, dirs []string) (*simulate.MergeReport, error) {
+	if output == "" {
+		return simulate.Merge(stdout, opts, dirs...)
+	}
+	f, err := os.OpenFile(output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return simulate.Merge(f, opts, dirs...)
+}
+
+// reportMerge prints the merge report: as JSON on standard output, or
+// else as one line on standard error.
+func reportMerge(e *env, rep *simulate.MergeReport, skipFailed, asJSON bool) error {
+	if asJSON {
+		return writeJSON(e.stdout, rep)
+	}
+	fmt.Fprintf(e.stderr, "lookout: merged %d runs (%d lines); %d failed%s, %d unfinished\n",
+		rep.Runs, rep.Lines, len(rep.Failed), map[bool]string{true: " (left out)", false: ""}[skipFailed], len(rep.Unfinished))
+	return nil
 }

@@ -100,15 +100,23 @@ func writeReport(e *env, path string, records []recorder.Record, opts *report.Op
 	if err != nil {
 		return e.fail("report: %v", err)
 	}
-	err = report.Write(f, records, opts)
+	if err := writeRenamed(f, path, records, opts); err != nil {
+		return e.fail("report: write %s: %v", path, err)
+	}
+	fmt.Fprintln(e.stdout, path)
+	return exitOK
+}
+
+// writeRenamed writes the page to f, a new file, closes it and renames it
+// to path; when any of that fails it removes f.
+func writeRenamed(f *os.File, path string, records []recorder.Record, opts *report.Options) error {
+	err := report.Write(f, records, opts)
 	err = errors.Join(err, f.Close())
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return e.fail("report: write %s: %v", path, err)
 	}
-	fmt.Fprintln(e.stdout, path)
-	return exitOK
+	return err
 }

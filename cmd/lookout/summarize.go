@@ -119,18 +119,21 @@ func summarize(ctx context.Context, e *env, files []string, asJSON bool, o summa
 	}
 	out.PromptStats = out.Prompts.Stats()
 
-	if asJSON {
-		err = writeJSON(e.stdout, out)
-	} else {
-		err = writeSummaryText(e, &out)
-	}
-	if err != nil {
+	if err := writeSummary(e, &out, asJSON); err != nil {
 		return e.fail("write: %v", err)
 	}
 	if lost > o.maxFailures {
 		return e.fail("summarize: %d prompts failed, more than --max-failures %d", lost, o.maxFailures)
 	}
 	return exitOK
+}
+
+// writeSummary writes out as JSON or as text for people.
+func writeSummary(e *env, out *summarizeOutput, asJSON bool) error {
+	if asJSON {
+		return writeJSON(e.stdout, out)
+	}
+	return writeSummaryText(e, out)
 }
 
 // only keeps the prompts of a conversation, or of one of its turns (turn
@@ -156,14 +159,11 @@ func only(ps summary.Prompts, conversation string, turn int) summary.Prompts {
 func prompts(ctx context.Context, e *env, records []recorder.Record, o summarizeOptions) (string, summary.Prompts, error) {
 	counter := &countingModel{total: len(summary.Split(records)), p: e.progress}
 	cfg := &summary.Config{Concurrency: o.concurrency, MaxAttempts: o.attempts}
-	if o.state != "" {
-		st, err := openState(o.state)
-		if err != nil {
-			return "", nil, err
-		}
-		defer st.close()
-		cfg.Previous, cfg.OnPrompt = st.previous, st.save
+	closeState, err := resumeFrom(o.state, cfg)
+	if err != nil {
+		return "", nil, err
 	}
+	defer closeState()
 	s, name, closeModel, err := configuredSummarizer(ctx, counter, cfg)
 	if err != nil {
 		e.warn("summarize: no prompt summaries: %v", err)
@@ -173,16 +173,37 @@ func prompts(ctx context.Context, e *env, records []recorder.Record, o summarize
 		return "", summary.Split(records), nil
 	}
 	defer closeModel()
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
-	}
+	ctx, cancel := withTimeout(ctx, o.timeout)
+	defer cancel()
 	ps, err := s.Summarize(ctx, records)
 	if err != nil {
 		e.warn("summarize: %d of %d prompts could not be summarized", failed(ps), len(ps))
 	}
 	return name, ps, nil
+}
+
+// resumeFrom sets cfg to resume from the state file at path and to save
+// each prompt done into it, and returns the function that closes it; an
+// empty path keeps no state.
+func resumeFrom(path string, cfg *summary.Config) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	st, err := openState(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Previous, cfg.OnPrompt = st.previous, st.save
+	return st.close, nil
+}
+
+// withTimeout is ctx cancelled after timeout, or ctx itself when timeout
+// is not positive.
+func withTimeout(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, timeout)
 }
 
 func writeSummaryText(e *env, out *summarizeOutput) error {

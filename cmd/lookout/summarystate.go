@@ -25,30 +25,45 @@ type summaryState struct {
 // openState reads the prompts of the state file at path, if it exists,
 // and opens it for appending. A line cut short by a killed run is skipped.
 func openState(path string) (*summaryState, error) {
-	st := &summaryState{}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("summarize: state: %w", err)
-	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		var p summary.Prompt
-		if len(bytes.TrimSpace(line)) > 0 && json.Unmarshal(line, &p) == nil {
-			st.previous = append(st.previous, p)
-		}
-	}
-	if n := len(data); n > 0 && data[n-1] != '\n' {
-		// End the cut line, so that the next one starts on its own.
-		data = append(data, '\n')
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return nil, fmt.Errorf("summarize: state: %w", err)
-		}
-	}
-	st.f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	previous, err := readState(path)
 	if err != nil {
 		return nil, fmt.Errorf("summarize: state: %w", err)
 	}
-	st.w = bufio.NewWriter(st.f)
-	return st, nil
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("summarize: state: %w", err)
+	}
+	return &summaryState{f: f, w: bufio.NewWriter(f), previous: previous}, nil
+}
+
+// readState returns the prompts of the state file at path, none when it
+// does not exist, and ends a line cut short, so that the next one starts
+// on its own.
+func readState(path string) (summary.Prompts, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	previous := parsePrompts(data)
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return previous, nil
+}
+
+// parsePrompts returns the prompts of the lines of data, skipping blank
+// lines and lines that are not a whole prompt.
+func parsePrompts(data []byte) summary.Prompts {
+	var prompts summary.Prompts
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var p summary.Prompt
+		if len(bytes.TrimSpace(line)) > 0 && json.Unmarshal(line, &p) == nil {
+			prompts = append(prompts, p)
+		}
+	}
+	return prompts
 }
 
 // save appends p, flushed at once so that a kill loses nothing done.

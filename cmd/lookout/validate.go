@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -309,11 +310,8 @@ func newLineReader(r io.Reader) *lineReader {
 // recorder.ErrLineTooLong.
 func (l *lineReader) next() (text []byte, n int, terminated bool, err error) {
 	text, _, terminated, tooLong, err := l.lines.Next()
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err := endOf(text, tooLong, err); err != nil {
 		return nil, l.line, false, err
-	}
-	if err != nil && len(text) == 0 && !tooLong {
-		return nil, l.line, false, io.EOF
 	}
 	l.line++
 	if tooLong {
@@ -322,27 +320,40 @@ func (l *lineReader) next() (text []byte, n int, terminated bool, err error) {
 	return bytes.TrimSuffix(text, []byte{'\r'}), l.line, terminated, nil
 }
 
+// endOf returns the error that ends reading, given what Next returned:
+// err when it is not io.EOF, io.EOF when no line is left, and nil while
+// there is one.
+func endOf(text []byte, tooLong bool, err error) error {
+	if err == nil || !errors.Is(err, io.EOF) {
+		return err
+	}
+	if len(text) == 0 && !tooLong {
+		return io.EOF
+	}
+	return nil
+}
+
 // seqProblems checks that a run's seqs are 0, 1, 2, … with no gaps.
 func seqProblems(rc *runCheck) []string {
-	seqs := make([]uint64, 0, len(rc.seqLines))
-	for s := range rc.seqLines {
-		seqs = append(seqs, s)
-	}
-	slices.Sort(seqs)
+	seqs := slices.Sorted(maps.Keys(rc.seqLines))
 	var out []string
 	if len(seqs) > 0 && seqs[0] != 0 {
 		out = append(out, fmt.Sprintf("run %s: seq starts at %d, not 0 (line %d)", rc.id, seqs[0], rc.seqLines[seqs[0]]))
 	}
 	for i := 1; i < len(seqs); i++ {
-		if gap := seqs[i] - seqs[i-1]; gap > 1 {
-			if gap == 2 {
-				out = append(out, fmt.Sprintf("run %s: seq %d is missing (a lost record)", rc.id, seqs[i-1]+1))
-			} else {
-				out = append(out, fmt.Sprintf("run %s: seq %d to %d are missing (%d lost records)", rc.id, seqs[i-1]+1, seqs[i]-1, gap-1))
-			}
+		if seqs[i]-seqs[i-1] > 1 {
+			out = append(out, missingSeqs(rc.id, seqs[i-1], seqs[i]))
 		}
 	}
 	return out
+}
+
+// missingSeqs describes the seqs of run id missing between prev and next.
+func missingSeqs(id string, prev, next uint64) string {
+	if gap := next - prev; gap != 2 {
+		return fmt.Sprintf("run %s: seq %d to %d are missing (%d lost records)", id, prev+1, next-1, gap-1)
+	}
+	return fmt.Sprintf("run %s: seq %d is missing (a lost record)", id, prev+1)
 }
 
 // count writes n with the noun for one or for many.

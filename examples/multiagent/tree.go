@@ -18,47 +18,69 @@ func drain(iter *adk.AsyncIterator[*adk.AgentEvent]) (final string, err error) {
 			err = ev.Err
 			continue
 		}
-		if ev.Output == nil || ev.Output.MessageOutput == nil {
-			continue
-		}
-		if msg, e := ev.Output.MessageOutput.GetMessage(); e == nil && msg != nil && len(msg.ToolCalls) == 0 && msg.Content != "" {
-			final = msg.Content
+		if content, ok := answer(ev); ok {
+			final = content
 		}
 	}
 	return final, err
 }
 
+// answer returns the content of the message ev carries when it has some
+// and no tool calls.
+func answer(ev *adk.AgentEvent) (string, bool) {
+	if ev.Output == nil || ev.Output.MessageOutput == nil {
+		return "", false
+	}
+	msg, err := ev.Output.MessageOutput.GetMessage()
+	if err != nil || msg == nil || len(msg.ToolCalls) > 0 {
+		return "", false
+	}
+	return msg.Content, msg.Content != ""
+}
+
 // printTree prints the runs of records as a tree: each run's agent,
 // outcome and stop reason, children under their parent in start order.
 func printTree(w io.Writer, records []recorder.Record) {
-	children := map[string][]string{} // parent run id → child run ids
-	names := map[string]string{}
-	ends := map[string]*recorder.RunEnded{}
+	t := newRunTree(records)
+	for _, root := range t.children[""] {
+		t.print(w, root, 0)
+	}
+}
+
+// runTree is what printTree needs of each run.
+type runTree struct {
+	children map[string][]string // parent run id → child run ids
+	names    map[string]string
+	ends     map[string]*recorder.RunEnded
+}
+
+// newRunTree gathers the runs of records.
+func newRunTree(records []recorder.Record) *runTree {
+	t := &runTree{children: map[string][]string{}, names: map[string]string{}, ends: map[string]*recorder.RunEnded{}}
 	for _, r := range records {
 		switch p := r.Payload.(type) {
 		case *recorder.RunStarted:
-			names[r.RunID] = p.AgentName
-			children[r.ParentRunID] = append(children[r.ParentRunID], r.RunID)
+			t.names[r.RunID] = p.AgentName
+			t.children[r.ParentRunID] = append(t.children[r.ParentRunID], r.RunID)
 		case *recorder.RunEnded:
-			ends[r.RunID] = p
+			t.ends[r.RunID] = p
 		}
 	}
-	var walk func(id string, depth int)
-	walk = func(id string, depth int) {
-		label := "root " + names[id]
-		if depth > 0 {
-			label = strings.Repeat("  ", depth) + "└ " + names[id]
-		}
-		if e := ends[id]; e != nil {
-			fmt.Fprintf(w, "%s: %s, %s\n", label, e.Outcome, e.StopReason)
-		} else {
-			fmt.Fprintf(w, "%s: not ended\n", label)
-		}
-		for _, c := range children[id] {
-			walk(c, depth+1)
-		}
+	return t
+}
+
+// print prints run id at depth, then the runs it started under it.
+func (t *runTree) print(w io.Writer, id string, depth int) {
+	label := "root " + t.names[id]
+	if depth > 0 {
+		label = strings.Repeat("  ", depth) + "└ " + t.names[id]
 	}
-	for _, root := range children[""] {
-		walk(root, 0)
+	if e := t.ends[id]; e != nil {
+		fmt.Fprintf(w, "%s: %s, %s\n", label, e.Outcome, e.StopReason)
+	} else {
+		fmt.Fprintf(w, "%s: not ended\n", label)
+	}
+	for _, c := range t.children[id] {
+		t.print(w, c, depth+1)
 	}
 }

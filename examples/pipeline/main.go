@@ -26,16 +26,7 @@ func run(w io.Writer) error {
 	clock := func() time.Time { return now }
 
 	store := session.New(&session.StoreOptions{Now: clock, Retention: 10_000})
-	tracker, err := budget.NewTracker(store, budget.Limits{
-		Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 40,
-	}, nil)
-	if err != nil {
-		return err
-	}
-	pipeline, err := observer.NewPipeline(store, []observer.Spec{{
-		Observer: resource.New(),
-		Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
-	}}, nil)
+	tracker, pipeline, err := watch(store)
 	if err != nil {
 		return err
 	}
@@ -54,15 +45,39 @@ func run(w io.Writer) error {
 			continue
 		}
 		now = now.Add(40 * time.Second)
-		rec := observer.ToolCallRecord{ToolName: "read_file", ParamsSummary: fmt.Sprintf("path=src/%d.go", call), Success: true}
-		if call >= 14 && call <= 16 {
-			rec = observer.ToolCallRecord{ToolName: "run_tests", ErrorMessage: "exit status 1", Success: false}
-		}
-		if _, current := pipeline.AfterToolCall(ctx, rec); current != nil {
+		if _, current := pipeline.AfterToolCall(ctx, toolCall(call)); current != nil {
 			fmt.Fprintln(w, observer.BuildContext(store, observer.DefaultMaxAgeCalls))
 		}
 	}
 	b := tracker.Budget()
 	fmt.Fprintf(w, "used %d tokens in %d model calls and %d tool calls\n", b.TokensUsed, b.ModelCalls, b.ToolCalls)
 	return nil
+}
+
+// watch sets up the run's budget tracker and its pipeline with the
+// resource observer, both on store.
+func watch(store *session.Store) (*budget.Tracker, *observer.Pipeline, error) {
+	tracker, err := budget.NewTracker(store, budget.Limits{
+		Timeout: 30 * time.Minute, MaxTokens: 50_000, MaxToolCalls: 40,
+	}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	pipeline, err := observer.NewPipeline(store, []observer.Spec{{
+		Observer: resource.New(),
+		Trigger:  observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3},
+	}}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tracker, pipeline, nil
+}
+
+// toolCall is the record of the run's call: reading a file, but for
+// calls 14 to 16, failed test runs.
+func toolCall(call int) observer.ToolCallRecord {
+	if call >= 14 && call <= 16 {
+		return observer.ToolCallRecord{ToolName: "run_tests", ErrorMessage: "exit status 1", Success: false}
+	}
+	return observer.ToolCallRecord{ToolName: "read_file", ParamsSummary: fmt.Sprintf("path=src/%d.go", call), Success: true}
 }

@@ -141,11 +141,17 @@ type shown struct {
 	last  map[string]string // kind → content last printed
 }
 
+// show prints the tool results the model gets on this call and what
+// Lookout injects into its input, when that changed.
 func (p *printing) show(input []*schema.Message) {
-	s := p.seen
-	s.calls++
-	// The tool results of the previous turn come after its assistant
-	// message; Lookout's own messages come last.
+	p.seen.calls++
+	p.showToolResults(input)
+	p.showInjected(input)
+}
+
+// showToolResults prints the tool results of the previous turn: they
+// come after its assistant message; Lookout's own messages come last.
+func (p *printing) showToolResults(input []*schema.Message) {
 	start := 0
 	for i, msg := range input {
 		if msg.Role == schema.Assistant {
@@ -157,6 +163,12 @@ func (p *printing) show(input []*schema.Message) {
 			fmt.Fprintf(p.w, "  tool %s -> %s\n", msg.ToolName, firstLine(msg.Content, 100))
 		}
 	}
+}
+
+// showInjected prints each message Lookout injected whose content
+// changed since it was last printed.
+func (p *printing) showInjected(input []*schema.Message) {
+	s := p.seen
 	for _, msg := range input {
 		kind, ok := lookout.Injected(msg)
 		if !ok || s.last[kind] == msg.Content {

@@ -51,6 +51,8 @@ func run(ctx context.Context, w io.Writer, broken bool, tmp string) int {
 	return status
 }
 
+// recordAndReplay records the agent into path, replays the recording and
+// says how the replay went, returning run's exit status.
 func recordAndReplay(ctx context.Context, w io.Writer, broken bool, path string) int {
 	recorded, err := record(ctx, path)
 	if err != nil {
@@ -64,15 +66,26 @@ func recordAndReplay(ctx context.Context, w io.Writer, broken bool, path string)
 		fmt.Fprintln(w, "replay example:", err)
 		return 2
 	}
+	replayed, again, err := replayFrom(ctx, cassette, broken)
+	if err != nil {
+		fmt.Fprintln(w, "replay example:", err)
+		return 2
+	}
+	return judge(w, path, cassette, recorded, replayed, again)
+}
+
+// replayFrom runs the agent again on the cassette, with run_tests'
+// result changed when broken, and returns how it went and what it
+// recorded.
+func replayFrom(ctx context.Context, cassette *replay.Cassette, broken bool) (outcome, []recorder.Record, error) {
 	tools := migrator.Tools()
 	if broken {
 		tools[3] = changed{tools[3].(tool.InvokableTool)}
 	}
 	// Every tool answers from the recording but run_tests, which runs.
-	tools, err = cassette.Tools(ctx, tools, "run_tests")
+	tools, err := cassette.Tools(ctx, tools, "run_tests")
 	if err != nil {
-		fmt.Fprintln(w, "replay example:", err)
-		return 2
+		return outcome{}, nil, err
 	}
 	// The replay is recorded too, to compare with the recording. The
 	// cassette's middleware runs the calls of a reply in their recorded
@@ -81,10 +94,14 @@ func recordAndReplay(ctx context.Context, w io.Writer, broken bool, path string)
 	rec := recorder.New(again, nil)
 	replayed := runAgent(ctx, cassette.Model(), tools, rec, cassette.Now, cassette.Middleware())
 	if err := rec.Close(ctx); err != nil {
-		fmt.Fprintln(w, "replay example:", err)
-		return 2
+		return outcome{}, nil, err
 	}
+	return replayed, again.Records(), nil
+}
 
+// judge compares the replay, replayed with its records again, with the
+// recording at path, says how it went and returns run's exit status.
+func judge(w io.Writer, path string, cassette *replay.Cassette, recorded, replayed outcome, again []recorder.Record) int {
 	var d *replay.DivergenceError
 	if errors.As(cassette.Err(), &d) {
 		fmt.Fprintf(w, "The replay left the recording:\n%v\n", d)
@@ -99,20 +116,34 @@ func recordAndReplay(ctx context.Context, w io.Writer, broken bool, path string)
 		fmt.Fprintln(w, "replay example:", err)
 		return 2
 	}
-	want, got := events(original), events(again.Records())
-	if summary(replayed) != summary(recorded) || replayed.final != recorded.final || cassette.Remaining() != 0 || !slices.Equal(want, got) {
+	want, got := events(original), events(again)
+	if differs(cassette, recorded, replayed, want, got) {
 		fmt.Fprintf(w, "The replay differs: %s, %d recorded model calls not played.\n", summary(replayed), cassette.Remaining())
-		for i := range max(len(want), len(got)) {
-			if i >= len(want) || i >= len(got) || want[i] != got[i] {
-				fmt.Fprintf(w, "recorded: %s\nreplayed: %s\n", at(want, i), at(got, i))
-				break
-			}
+		if i, ok := firstDifference(want, got); ok {
+			fmt.Fprintf(w, "recorded: %s\nreplayed: %s\n", at(want, i), at(got, i))
 		}
 		return 1
 	}
 	fmt.Fprintf(w, "Replayed without the model: the replay matched the recording: the same budget (%s), the same %d events (tool calls with their indices, assessments, budget charges) and the same final answer.\nFinal answer: %s\n",
 		summary(replayed), len(want), replayed.final)
 	return 0
+}
+
+// differs reports whether the replay differs from the recording: in its
+// budget, its final answer, its events, or in model calls left unplayed.
+func differs(cassette *replay.Cassette, recorded, replayed outcome, want, got []string) bool {
+	return summary(replayed) != summary(recorded) || replayed.final != recorded.final || cassette.Remaining() != 0 || !slices.Equal(want, got)
+}
+
+// firstDifference returns the first index at which want and got differ,
+// counting a missing event as different.
+func firstDifference(want, got []string) (int, bool) {
+	for i := range max(len(want), len(got)) {
+		if i >= len(want) || i >= len(got) || want[i] != got[i] {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // events lists what a trajectory says happened, in order, without times

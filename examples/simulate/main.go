@@ -72,21 +72,44 @@ func modelsFromEnv(ctx context.Context, getenv func(string) string) (*models, er
 // run plays the travel scenario and reports on w. An empty outDir means a
 // new temporary folder.
 func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
-	tools, err := travelTools()
-	if err != nil {
-		return err
-	}
 	// Lookout on the agent records its trajectory; one session on the ctx
 	// gives the conversation's turns one budget.
 	trajectory := recorder.NewMemorySink()
 	rec := recorder.New(trajectory, nil)
 	defer rec.Close(ctx)
+	agent, err := travelAgent(ctx, m, rec)
+	if err != nil {
+		return err
+	}
+	ctx = session.NewContext(ctx, session.New(nil))
+	runner := &simulate.Runner{UserModel: m.user, Ranker: m.ranker,
+		ModelNames: simulate.ModelNames{User: m.name, Ranker: m.name, Agent: m.name}}
+	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, agent))
+	if res == nil {
+		return runErr
+	}
+	printConversation(w, m.name, res)
+	dir, err := saveArtifacts(ctx, outDir, res, rec, trajectory)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Artifacts: %s\n", dir)
+	return runErr
+}
+
+// travelAgent is the travel planner on m's agent model, with Lookout
+// recording into rec.
+func travelAgent(ctx context.Context, m *models, rec *recorder.Recorder) (adk.Agent, error) {
+	tools, err := travelTools()
+	if err != nil {
+		return nil, err
+	}
 	mw, err := lookoutadk.New(ctx, &lookout.Config{
 		Limits:   budget.Limits{MaxToolCalls: 40},
 		Recorder: rec,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
 		Name:        "travel-planner",
@@ -97,17 +120,15 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 		Handlers:    []adk.ChatModelAgentMiddleware{mw},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ctx = session.NewContext(ctx, session.New(nil))
-	runner := &simulate.Runner{UserModel: m.user, Ranker: m.ranker,
-		ModelNames: simulate.ModelNames{User: m.name, Ranker: m.name, Agent: m.name}}
-	res, runErr := runner.Run(ctx, travelScenario(), simtarget.Agent(ctx, mw.Agent(agent)))
-	if res == nil {
-		return runErr
-	}
+	return mw.Agent(agent), nil
+}
 
-	fmt.Fprintf(w, "Simulated conversation (%s models)\n", m.name)
+// printConversation prints each turn of the simulated conversation, then
+// why it stopped and its summary.
+func printConversation(w io.Writer, name string, res *simulate.Result) {
+	fmt.Fprintf(w, "Simulated conversation (%s models)\n", name)
 	for _, t := range res.Traces {
 		step := t.StepID
 		if step == "" {
@@ -120,24 +141,29 @@ func run(ctx context.Context, w io.Writer, outDir string, m *models) error {
 		}
 	}
 	fmt.Fprintf(w, "\nStop reason: %s (completed: %v)\n%s\n", res.End.Reason, res.End.Completed, res.Summary())
+}
 
+// saveArtifacts writes the run's artifacts and the agent's trajectory
+// into a new folder under outDir (a new temporary folder when "") and
+// returns that folder.
+func saveArtifacts(ctx context.Context, outDir string, res *simulate.Result, rec *recorder.Recorder, trajectory *recorder.MemorySink) (string, error) {
+	var err error
 	if outDir == "" {
 		if outDir, err = os.MkdirTemp("", "lookout-simulate-"); err != nil {
-			return err
+			return "", err
 		}
 	}
 	dir, err := simulate.WriteArtifacts(outDir, res)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := rec.Flush(ctx); err != nil {
-		return err
+		return "", err
 	}
 	if err := writeTrajectory(ctx, filepath.Join(dir, "trajectory.jsonl"), trajectory.Records()); err != nil {
-		return err
+		return "", err
 	}
-	fmt.Fprintf(w, "Artifacts: %s\n", dir)
-	return runErr
+	return dir, nil
 }
 
 // writeTrajectory writes the agent's recorded runs, one per turn, as JSON

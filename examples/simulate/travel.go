@@ -40,38 +40,46 @@ type itinerary struct {
 // travelTools are the agent's tools. They answer from fixed data, so runs
 // are repeatable.
 func travelTools() ([]tool.BaseTool, error) {
-	flights, err := utils.InferTool("search_flights", "Search flights between two airports on a date.",
-		func(_ context.Context, q flightQuery) (string, error) {
-			return fmt.Sprintf("%s→%s %s: TP663 09:40 €142; KL1693 14:05 €171", q.From, q.To, q.Date), nil
-		})
+	flights, err := utils.InferTool("search_flights", "Search flights between two airports on a date.", searchFlights)
 	if err != nil {
 		return nil, err
 	}
-	hotels, err := utils.InferTool("search_hotels", "Search hotels in a city.",
-		func(_ context.Context, q hotelQuery) (string, error) {
-			return fmt.Sprintf("%s, %d nights: Baixa Sol €95/night; Alfama Rio €120/night", q.City, q.Nights), nil
-		})
+	hotels, err := utils.InferTool("search_hotels", "Search hotels in a city.", searchHotels)
 	if err != nil {
 		return nil, err
 	}
-	book, err := utils.InferTool("book", "Book a flight and a hotel together.",
-		func(_ context.Context, b booking) (string, error) {
-			if b.Flight == "" || b.Hotel == "" {
-				return "error: both flight and hotel are required", nil
-			}
-			return fmt.Sprintf("booked %s and %s, confirmation LX-4821", b.Flight, b.Hotel), nil
-		})
+	book, err := utils.InferTool("book", "Book a flight and a hotel together.", bookTrip)
 	if err != nil {
 		return nil, err
 	}
-	send, err := utils.InferTool("send_itinerary", "Email the booked itinerary.",
-		func(_ context.Context, it itinerary) (string, error) {
-			return "itinerary LX-4821 sent to " + it.Email, nil
-		})
+	send, err := utils.InferTool("send_itinerary", "Email the booked itinerary.", sendItinerary)
 	if err != nil {
 		return nil, err
 	}
 	return []tool.BaseTool{flights, hotels, book, send}, nil
+}
+
+// searchFlights answers search_flights with two fixed flights.
+func searchFlights(_ context.Context, q flightQuery) (string, error) {
+	return fmt.Sprintf("%s→%s %s: TP663 09:40 €142; KL1693 14:05 €171", q.From, q.To, q.Date), nil
+}
+
+// searchHotels answers search_hotels with two fixed hotels.
+func searchHotels(_ context.Context, q hotelQuery) (string, error) {
+	return fmt.Sprintf("%s, %d nights: Baixa Sol €95/night; Alfama Rio €120/night", q.City, q.Nights), nil
+}
+
+// bookTrip books a flight and a hotel, both required.
+func bookTrip(_ context.Context, b booking) (string, error) {
+	if b.Flight == "" || b.Hotel == "" {
+		return "error: both flight and hotel are required", nil
+	}
+	return fmt.Sprintf("booked %s and %s, confirmation LX-4821", b.Flight, b.Hotel), nil
+}
+
+// sendItinerary answers send_itinerary with the address it sent to.
+func sendItinerary(_ context.Context, it itinerary) (string, error) {
+	return "itinerary LX-4821 sent to " + it.Email, nil
 }
 
 // answered reports whether the agent got a result from the named tool.

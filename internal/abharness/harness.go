@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -150,10 +151,10 @@ func NewAttentive(s Scenario) *Attentive { return &Attentive{S: s, fixed: -1} }
 
 // Next acts on block, or follows the script.
 func (a *Attentive) Next(block string, i int) (Call, bool) {
-	if strings.Contains(block, "### Resources [caution]") || strings.Contains(block, "### Resources [warning]") {
+	if containsAny(block, answerOn) {
 		return Call{}, true
 	}
-	if a.fixed < 0 && (strings.Contains(block, "### Stall") || strings.Contains(block, "### Errors") || strings.Contains(block, "### Drift")) {
+	if a.fixed < 0 && containsAny(block, fixOn) {
 		a.fixed = 0
 	}
 	if a.fixed < 0 {
@@ -164,6 +165,18 @@ func (a *Attentive) Next(block string, i int) (Call, bool) {
 	}
 	a.fixed++
 	return a.S.Fix[a.fixed-1], false
+}
+
+// answerOn are the block sections on which an attentive agent answers at
+// once, and fixOn those on which it makes its fix.
+var (
+	answerOn = []string{"### Resources [caution]", "### Resources [warning]"}
+	fixOn    = []string{"### Stall", "### Errors", "### Drift"}
+)
+
+// containsAny reports whether s contains any of subs.
+func containsAny(s string, subs []string) bool {
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }
 
 // Outcome is what one run came to.
@@ -198,11 +211,7 @@ func Run(s Scenario, agent Agent, inject bool) (Outcome, error) {
 	}
 	var o Outcome
 	for i := 0; ; i++ {
-		block := ""
-		if inject {
-			block = p.Inject(ctx, 0)
-		}
-		c, answer := agent.Next(block, i)
+		c, answer := agent.Next(injected(ctx, p, inject), i)
 		if answer {
 			p.ModelResponded(ctx, 0)
 			o.WrappedUp = true
@@ -217,14 +226,27 @@ func Run(s Scenario, agent Agent, inject bool) (Outcome, error) {
 		o.Calls++
 		b.ToolCalls++
 		spent.Seed(b)
-		rec := observer.ToolCallRecord{ToolName: c.Tool, Arguments: c.Args, Result: c.Result, Success: c.Err == "", ErrorMessage: c.Err, Timestamp: now}
 		if c.Err != "" {
 			o.Errors++
 		}
-		p.AfterToolCall(ctx, rec)
+		p.AfterToolCall(ctx, c.record(now))
 	}
 	o.Efficacy = p.Efficacy().ByObserver
 	return o, nil
+}
+
+// injected is the block p injects before a step when inject is set, and
+// "" otherwise.
+func injected(ctx context.Context, p *observer.Pipeline, inject bool) string {
+	if !inject {
+		return ""
+	}
+	return p.Inject(ctx, 0)
+}
+
+// record is the record of c made at now.
+func (c Call) record(now time.Time) observer.ToolCallRecord {
+	return observer.ToolCallRecord{ToolName: c.Tool, Arguments: c.Args, Result: c.Result, Success: c.Err == "", ErrorMessage: c.Err, Timestamp: now}
 }
 
 // Row is one scenario run by one agent, with and without injection.
@@ -264,30 +286,49 @@ func Measure() (Result, error) {
 	r := Result{Rates: map[string]map[string]Rate{"oblivious": {}, "attentive": {}}}
 	for _, s := range Scenarios() {
 		for _, name := range []string{"oblivious", "attentive"} {
-			agent := func() Agent {
-				if name == "oblivious" {
-					return &Oblivious{S: s}
-				}
-				return NewAttentive(s)
-			}
-			with, err := Run(s, agent(), true)
+			row, err := runBoth(s, name)
 			if err != nil {
 				return Result{}, err
 			}
-			without, err := Run(s, agent(), false)
-			if err != nil {
-				return Result{}, err
-			}
-			r.Rows = append(r.Rows, Row{Scenario: s.Name, Agent: name, With: with, Without: without})
-			for obs, c := range with.Efficacy {
-				rate := r.Rates[name][obs]
-				rate.Followed += c.Followed()
-				rate.Judged += c.Followed() + c.CarriedOn
-				r.Rates[name][obs] = rate
-			}
+			r.Rows = append(r.Rows, row)
+			addRates(r.Rates[name], row.With.Efficacy)
 		}
 	}
 	return r, nil
+}
+
+// newAgent returns a new agent of the kind name, "oblivious" or
+// "attentive", for s.
+func newAgent(name string, s Scenario) Agent {
+	if name == "oblivious" {
+		return &Oblivious{S: s}
+	}
+	return NewAttentive(s)
+}
+
+// runBoth runs a new agent of the kind name on s with injection, and
+// another without.
+func runBoth(s Scenario, name string) (Row, error) {
+	with, err := Run(s, newAgent(name, s), true)
+	if err != nil {
+		return Row{}, err
+	}
+	without, err := Run(s, newAgent(name, s), false)
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Scenario: s.Name, Agent: name, With: with, Without: without}, nil
+}
+
+// addRates adds the assessments followed and judged in efficacy to the
+// rates of each observer.
+func addRates(rates map[string]Rate, efficacy map[string]observer.EfficacyCounts) {
+	for obs, c := range efficacy {
+		rate := rates[obs]
+		rate.Followed += c.Followed()
+		rate.Judged += c.Followed() + c.CarriedOn
+		rates[obs] = rate
+	}
 }
 
 // Print writes the outcome and efficacy tables in markdown.

@@ -67,20 +67,30 @@ func Load(dir string) ([]Case, error) {
 	slices.Sort(paths)
 	cases := make([]Case, 0, len(paths))
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		c, err := readCase(p)
 		if err != nil {
 			return nil, err
-		}
-		var c Case
-		if err := json.Unmarshal(b, &c); err != nil {
-			return nil, fmt.Errorf("detectorbench: %s: %w", p, err)
-		}
-		if c.ID == "" {
-			c.ID = strings.TrimSuffix(filepath.Base(p), ".json")
 		}
 		cases = append(cases, c)
 	}
 	return cases, nil
+}
+
+// readCase reads the case in the file at path; a case without an id is
+// named after its file.
+func readCase(path string) (Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Case{}, err
+	}
+	var c Case
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Case{}, fmt.Errorf("detectorbench: %s: %w", path, err)
+	}
+	if c.ID == "" {
+		c.ID = strings.TrimSuffix(filepath.Base(path), ".json")
+	}
+	return c, nil
 }
 
 // Specs returns the detectors with their defaults, run on every call.
@@ -171,6 +181,9 @@ func (s *Score) add(o Score) { s.TP, s.FP, s.FN, s.TN = s.TP+o.TP, s.FP+o.FP, s.
 // span is a labelled range of calls, inclusive.
 type span struct{ from, to int64 }
 
+// covers reports whether call i is within sp widened by [Slack].
+func (sp span) covers(i int64) bool { return i >= sp.from-Slack && i <= sp.to+Slack }
+
 func parseSpans(labels []string) ([]span, error) {
 	out := make([]span, 0, len(labels))
 	for _, l := range labels {
@@ -195,19 +208,29 @@ func ScoreRun(labels []string, fired []int64) (Score, error) {
 	if err != nil {
 		return Score{}, err
 	}
-	var s Score
+	s := Score{FP: falseAlarms(spans, fired)}
 	for _, sp := range spans {
-		if slices.ContainsFunc(fired, func(i int64) bool { return i >= sp.from-Slack && i <= sp.to+Slack }) {
+		if slices.ContainsFunc(fired, sp.covers) {
 			s.TP++
 		} else {
 			s.FN++
 		}
 	}
+	if len(spans) == 0 && len(fired) == 0 {
+		s.TN++
+	}
+	return s, nil
+}
+
+// falseAlarms counts the runs of consecutive calls in fired that lie
+// outside every span.
+func falseAlarms(spans []span, fired []int64) int {
+	n := 0
 	prev := int64(-1)
 	for _, i := range fired {
-		inside := slices.ContainsFunc(spans, func(sp span) bool { return i >= sp.from-Slack && i <= sp.to+Slack })
+		inside := slices.ContainsFunc(spans, func(sp span) bool { return sp.covers(i) })
 		if !inside && i != prev+1 {
-			s.FP++
+			n++
 		}
 		if inside {
 			prev = -1
@@ -215,10 +238,7 @@ func ScoreRun(labels []string, fired []int64) (Score, error) {
 			prev = i
 		}
 	}
-	if len(spans) == 0 && len(fired) == 0 {
-		s.TN++
-	}
-	return s, nil
+	return n
 }
 
 // Result is what replaying a folder found: the score of each detector, in
@@ -238,18 +258,27 @@ func Run(cases []Case, specs []observer.Spec) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		for i, d := range Detectors {
-			s, err := ScoreRun(c.Labels[d.Label], fired[d.Observer])
-			if err != nil {
-				return Result{}, fmt.Errorf("detectorbench: %s: %s: %w", c.ID, d.Label, err)
-			}
-			r.Scores[i].add(s)
-			if s.FP > 0 || s.FN > 0 {
-				r.Notes = append(r.Notes, fmt.Sprintf("%s: %s spoke after calls %v; labels %v", c.ID, d.Observer, fired[d.Observer], c.Labels[d.Label]))
-			}
+		if err := scoreCase(&r, c, fired); err != nil {
+			return Result{}, err
 		}
 	}
 	return r, nil
+}
+
+// scoreCase adds to r each detector's score on case c, given the calls
+// after which each observer spoke, and notes its false alarms and misses.
+func scoreCase(r *Result, c Case, fired map[string][]int64) error {
+	for i, d := range Detectors {
+		s, err := ScoreRun(c.Labels[d.Label], fired[d.Observer])
+		if err != nil {
+			return fmt.Errorf("detectorbench: %s: %s: %w", c.ID, d.Label, err)
+		}
+		r.Scores[i].add(s)
+		if s.FP > 0 || s.FN > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s spoke after calls %v; labels %v", c.ID, d.Observer, fired[d.Observer], c.Labels[d.Label]))
+		}
+	}
+	return nil
 }
 
 // Print writes r as a table, then its notes.

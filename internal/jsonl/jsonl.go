@@ -34,21 +34,13 @@ func (l *Lines) Next() (line []byte, start int64, terminated, tooLong bool, err 
 	for {
 		chunk, err := l.br.ReadSlice('\n')
 		l.offset += int64(len(chunk))
-		if !tooLong {
-			if len(l.buf)+len(chunk) > l.Max+1 {
-				tooLong, l.buf = true, l.buf[:0]
-			} else {
-				l.buf = append(l.buf, chunk...)
-			}
-		}
+		tooLong = l.keep(chunk, tooLong)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err == nil {
-			if tooLong {
-				return nil, start, true, true, nil
-			}
-			return l.buf[:len(l.buf)-1], start, true, false, nil
+			line, tooLong := l.ended(tooLong)
+			return line, start, true, tooLong, nil
 		}
 		// The bound above left room for a newline this line lacks.
 		if len(l.buf) > l.Max {
@@ -56,4 +48,28 @@ func (l *Lines) Next() (line []byte, start int64, terminated, tooLong bool, err 
 		}
 		return l.buf, start, false, tooLong, err
 	}
+}
+
+// keep appends chunk, a part of the line, to the line unless the line is
+// already too long or becomes so, and reports whether it is too long. The
+// bound leaves room for the newline.
+func (l *Lines) keep(chunk []byte, tooLong bool) bool {
+	if tooLong {
+		return true
+	}
+	if len(l.buf)+len(chunk) > l.Max+1 {
+		l.buf = l.buf[:0]
+		return true
+	}
+	l.buf = append(l.buf, chunk...)
+	return false
+}
+
+// ended returns the line a newline ended, without the newline, or nil
+// when it is too long.
+func (l *Lines) ended(tooLong bool) ([]byte, bool) {
+	if tooLong {
+		return nil, true
+	}
+	return l.buf[:len(l.buf)-1], false
 }

@@ -66,34 +66,25 @@ func (c *checker) sub(path string, schema map[string]any, v any) ([]string, int)
 	return s.problems, s.misfits
 }
 
+// check checks v against schema: its reference, type, enum, members or
+// items, and alternatives.
 func (c *checker) check(path string, schema map[string]any, v any) {
-	if ref, ok := schema["$ref"].(string); ok {
-		target, err := c.resolve(ref)
-		if err != nil {
-			c.fail(path, "%v", err)
-			return
-		}
-		c.check(path, target, v)
-	}
-	if t, ok := schema["type"]; ok && !hasType(t, v) {
-		c.fail(path, "want type %v, got %s", t, typeOf(v))
-		if path == c.start {
-			c.misfits++
-		}
+	if !c.followRef(path, schema, v) || !c.checkType(path, schema, v) {
 		return
 	}
-	if enum, ok := schema["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return equal(e, v) }) {
-		c.fail(path, "%v is not one of %v", v, enum)
-		if len(enum) == 1 {
-			c.misfits++
-		}
-	}
+	c.checkEnum(path, schema, v)
 	if m, ok := v.(map[string]any); ok {
 		c.object(path, schema, m)
 	}
 	if list, ok := v.([]any); ok {
 		c.array(path, schema, list)
 	}
+	c.branches(path, schema, v)
+}
+
+// branches checks v against the oneOf and the anyOf of schema, if it has
+// them.
+func (c *checker) branches(path string, schema map[string]any, v any) {
 	if branches, ok := schema["oneOf"].([]any); ok {
 		c.alternatives(path, branches, v, true)
 	}
@@ -102,20 +93,68 @@ func (c *checker) check(path string, schema map[string]any, v any) {
 	}
 }
 
-func (c *checker) object(path string, schema map[string]any, m map[string]any) {
-	if required, ok := schema["required"].([]any); ok {
-		for _, r := range required {
-			if k, _ := r.(string); k != "" {
-				if _, has := m[k]; !has {
-					c.fail(path, "missing required %q", k)
-				}
-			}
-		}
+// followRef checks v against the schema the $ref of schema names, if it
+// has one, and reports false when the reference does not resolve, which
+// ends the check.
+func (c *checker) followRef(path string, schema map[string]any, v any) bool {
+	ref, ok := schema["$ref"].(string)
+	if !ok {
+		return true
 	}
+	target, err := c.resolve(ref)
+	if err != nil {
+		c.fail(path, "%v", err)
+		return false
+	}
+	c.check(path, target, v)
+	return true
+}
+
+// checkType checks v against the type of schema, if it has one, and
+// reports false when v is of another type, which ends the check.
+func (c *checker) checkType(path string, schema map[string]any, v any) bool {
+	t, ok := schema["type"]
+	if !ok || hasType(t, v) {
+		return true
+	}
+	c.fail(path, "want type %v, got %s", t, typeOf(v))
+	if path == c.start {
+		c.misfits++
+	}
+	return false
+}
+
+// checkEnum checks that v is one of the values of the enum of schema, if
+// it has one.
+func (c *checker) checkEnum(path string, schema map[string]any, v any) {
+	enum, ok := schema["enum"].([]any)
+	if !ok || slices.ContainsFunc(enum, func(e any) bool { return equal(e, v) }) {
+		return
+	}
+	c.fail(path, "%v is not one of %v", v, enum)
+	if len(enum) == 1 {
+		c.misfits++
+	}
+}
+
+func (c *checker) object(path string, schema map[string]any, m map[string]any) {
+	c.required(path, schema, m)
 	props, _ := schema["properties"].(map[string]any)
 	for k, pv := range m {
 		if ps, ok := props[k].(map[string]any); ok {
 			c.check(path+"."+k, ps, pv)
+		}
+	}
+}
+
+// required checks that m has every member schema requires.
+func (c *checker) required(path string, schema map[string]any, m map[string]any) {
+	required, _ := schema["required"].([]any)
+	for _, r := range required {
+		if k, _ := r.(string); k != "" {
+			if _, has := m[k]; !has {
+				c.fail(path, "missing required %q", k)
+			}
 		}
 	}
 }
@@ -136,27 +175,47 @@ func (c *checker) array(path string, schema map[string]any, list []any) {
 // alternatives checks that v matches exactly one of branches (oneOf) or
 // at least one (anyOf).
 func (c *checker) alternatives(path string, branches []any, v any, exactlyOne bool) {
+	matched, closest := c.tryBranches(path, branches, v)
+	switch {
+	case matched == 0:
+		c.fail(path, "matches none of %d alternatives; nearest: %s", len(branches), strings.Join(closest.problems, "; "))
+	case exactlyOne && matched > 1:
+		c.fail(path, "matches %d alternatives, want exactly one", matched)
+	}
+}
+
+// tryBranches checks v against each branch and returns how many it
+// matches and the nearest miss.
+func (c *checker) tryBranches(path string, branches []any, v any) (int, nearest) {
 	matched := 0
-	var closest []string
-	closestMisfits := 0
+	var closest nearest
 	for _, b := range branches {
 		bs, ok := b.(map[string]any)
 		if !ok {
 			continue
 		}
 		problems, misfits := c.sub(path, bs, v)
-		switch {
-		case len(problems) == 0:
+		if len(problems) == 0 {
 			matched++
-		case closest == nil || misfits < closestMisfits || (misfits == closestMisfits && len(problems) < len(closest)):
-			closest, closestMisfits = problems, misfits
+		} else {
+			closest.offer(problems, misfits)
 		}
 	}
-	switch {
-	case matched == 0:
-		c.fail(path, "matches none of %d alternatives; nearest: %s", len(branches), strings.Join(closest, "; "))
-	case exactlyOne && matched > 1:
-		c.fail(path, "matches %d alternatives, want exactly one", matched)
+	return matched, closest
+}
+
+// nearest is the branch v missed by least: the fewest misfits, then the
+// fewest problems.
+type nearest struct {
+	problems []string
+	misfits  int
+}
+
+// offer keeps a branch's problems and misfits when they are nearer than
+// those kept.
+func (n *nearest) offer(problems []string, misfits int) {
+	if n.problems == nil || misfits < n.misfits || (misfits == n.misfits && len(problems) < len(n.problems)) {
+		n.problems, n.misfits = problems, misfits
 	}
 }
 
@@ -189,8 +248,12 @@ func hasType(t any, v any) bool {
 	return name == got || (name == "number" && got == "integer")
 }
 
+// typeOf is the JSON Schema type of v.
 func typeOf(v any) string {
-	switch x := v.(type) {
+	if n, ok := v.(json.Number); ok {
+		return numberType(n)
+	}
+	switch v.(type) {
 	case nil:
 		return "null"
 	case bool:
@@ -201,13 +264,16 @@ func typeOf(v any) string {
 		return "array"
 	case map[string]any:
 		return "object"
-	case json.Number:
-		if _, err := x.Int64(); err == nil {
-			return "integer"
-		}
-		return "number"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// numberType is "integer" for a number that is one, else "number".
+func numberType(n json.Number) string {
+	if _, err := n.Int64(); err == nil {
+		return "integer"
+	}
+	return "number"
 }
 
 func equal(a, b any) bool {
@@ -231,39 +297,58 @@ type Message struct {
 // must name, by a non-empty tool_call_id, a call of that message that no
 // earlier one answered.
 func Pairing(msgs []Message) []string {
-	var problems []string
-	var open map[string]int // calls of the last assistant message not yet answered
-	closeCalls := func(at int) {
-		for id, n := range open {
-			if n > 0 {
-				problems = append(problems, fmt.Sprintf("message %d: tool call %q is never answered", at, id))
-			}
-		}
-		open = nil
-	}
+	var p pairing
 	for i, m := range msgs {
 		if m.Role == "tool" {
-			switch {
-			case m.ToolCallID == "":
-				problems = append(problems, fmt.Sprintf("message %d: a tool message without tool_call_id", i))
-			case open[m.ToolCallID] == 0:
-				problems = append(problems, fmt.Sprintf("message %d: tool message answers %q, which is no open call of the assistant message before it", i, m.ToolCallID))
-			default:
-				open[m.ToolCallID]--
-			}
+			p.answer(i, m)
 			continue
 		}
-		closeCalls(i)
-		if m.Role == "assistant" && len(m.ToolCalls) > 0 {
-			open = map[string]int{}
-			for _, c := range m.ToolCalls {
-				open[c.ID]++
-			}
+		p.closeCalls(i)
+		p.openCalls(m)
+	}
+	p.closeCalls(len(msgs))
+	slices.Sort(p.problems)
+	return p.problems
+}
+
+// pairing is what Pairing has found so far.
+type pairing struct {
+	problems []string
+	open     map[string]int // calls of the last assistant message not yet answered
+}
+
+// answer takes message i, a tool message, as the answer to one open call.
+func (p *pairing) answer(i int, m Message) {
+	switch {
+	case m.ToolCallID == "":
+		p.problems = append(p.problems, fmt.Sprintf("message %d: a tool message without tool_call_id", i))
+	case p.open[m.ToolCallID] == 0:
+		p.problems = append(p.problems, fmt.Sprintf("message %d: tool message answers %q, which is no open call of the assistant message before it", i, m.ToolCallID))
+	default:
+		p.open[m.ToolCallID]--
+	}
+}
+
+// closeCalls reports the calls still open when message at, not a tool
+// message, comes, and forgets them.
+func (p *pairing) closeCalls(at int) {
+	for id, n := range p.open {
+		if n > 0 {
+			p.problems = append(p.problems, fmt.Sprintf("message %d: tool call %q is never answered", at, id))
 		}
 	}
-	closeCalls(len(msgs))
-	slices.Sort(problems)
-	return problems
+	p.open = nil
+}
+
+// openCalls opens the tool calls of m when it is an assistant message.
+func (p *pairing) openCalls(m Message) {
+	if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+		return
+	}
+	p.open = map[string]int{}
+	for _, c := range m.ToolCalls {
+		p.open[c.ID]++
+	}
 }
 
 // Find returns the Chat Completions message schema that sits next to the
@@ -316,20 +401,27 @@ func Conversations(records []recorder.Record) []string {
 			continue
 		}
 		seen[r.RunID] = true
-		msgs, err := messages.FromRecords(records, &messages.Options{RunID: r.RunID})
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("run %s: %v", r.RunID, err))
-			continue
+		problems = append(problems, runProblems(records, r.RunID)...)
+	}
+	return problems
+}
+
+// runProblems exports run id as OpenAI-style messages and returns every
+// problem Check finds in them, each prefixed with the run.
+func runProblems(records []recorder.Record, id string) []string {
+	msgs, err := messages.FromRecords(records, &messages.Options{RunID: id})
+	if err != nil {
+		return []string{fmt.Sprintf("run %s: %v", id, err)}
+	}
+	var problems []string
+	raw := make([]json.RawMessage, len(msgs))
+	for i := range msgs {
+		if raw[i], err = json.Marshal(msgs[i]); err != nil {
+			problems = append(problems, fmt.Sprintf("run %s: message %d: %v", id, i, err))
 		}
-		raw := make([]json.RawMessage, len(msgs))
-		for i := range msgs {
-			if raw[i], err = json.Marshal(msgs[i]); err != nil {
-				problems = append(problems, fmt.Sprintf("run %s: message %d: %v", r.RunID, i, err))
-			}
-		}
-		for _, p := range Check(raw) {
-			problems = append(problems, "run "+r.RunID+": "+p)
-		}
+	}
+	for _, p := range Check(raw) {
+		problems = append(problems, "run "+id+": "+p)
 	}
 	return problems
 }

@@ -124,13 +124,28 @@ func Drain(iter *adk.AsyncIterator[*adk.AgentEvent]) (final string, runErr error
 			runErr = ev.Err
 			continue
 		}
-		if ev.Output == nil || ev.Output.MessageOutput == nil {
-			continue
-		}
-		if msg, err := ev.Output.MessageOutput.GetMessage(); err == nil && msg != nil && msg.Role == schema.Assistant && len(msg.ToolCalls) == 0 {
+		if msg := message(ev); isAnswer(msg) {
 			final = msg.Content
 		}
 	}
+}
+
+// message returns the message ev carries, or nil when it carries none.
+func message(ev *adk.AgentEvent) *schema.Message {
+	if ev.Output == nil || ev.Output.MessageOutput == nil {
+		return nil
+	}
+	msg, err := ev.Output.MessageOutput.GetMessage()
+	if err != nil {
+		return nil
+	}
+	return msg
+}
+
+// isAnswer reports whether msg is an assistant message without tool
+// calls.
+func isAnswer(msg *schema.Message) bool {
+	return msg != nil && msg.Role == schema.Assistant && len(msg.ToolCalls) == 0
 }
 
 // fnTool is a tool backed by a function of its JSON arguments.
