@@ -146,8 +146,8 @@ func inlineOver(part schema.MessageInputPart, limit int) []byte {
 	return data
 }
 
-// inputByRef returns a copy of part without its inline media, data, and
-// with the data's SHA-256 and size in its Extra.
+// inputByRef returns a copy of part that keeps its media, data, by
+// reference: no inline data, and the data's SHA-256 and size in its Extra.
 func inputByRef(part schema.MessageInputPart, data []byte) schema.MessageInputPart {
 	ref := *partCommon(part)
 	ref.Base64Data = nil
