@@ -969,27 +969,37 @@ func keyStart(s string, last int) int {
 // JSON string, that quote ends the string, and what follows is structure.
 func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok bool) {
 	v, arrow := valueStart(s, p)
+	if qv, end, quoted, ok := quotedValue(s, v, last, quotedKey); quoted {
+		return qv, end, false, ok
+	}
 	switch {
-	case strings.HasPrefix(s[v:], `\"`):
-		// An escaped quote: the pair is inside a JSON string, and so is
-		// the value, up to the next escaped quote or the end of the string.
-		v += 2
-		return v, quotedValueEnd(s, v, '"'), false, true
-	case v < len(s) && s[v] == '"':
-		if !opensValue(s, v, last, quotedKey) {
-			return 0, 0, false, false
-		}
-		v++
-		return v, closingQuote(s, v), false, true
-	case v < len(s) && s[v] == '\'':
-		v++
-		return v, quotedValueEnd(s, v, '\''), false, true
 	case quotedKey:
 		return 0, 0, false, false // a JSON number, boolean or null
 	case arrow:
 		return 0, 0, false, false // a function, as in token => token.trim()
 	}
 	return v, runEnd(s, v, isUnquotedValueByte), true, true
+}
+
+// quotedValue finds the value that a quote at v opens, after a key that
+// ends at last: where its text starts and ends. quoted is false when no
+// quote is at v, and ok is false when the '"' there does not open the
+// value.
+func quotedValue(s string, v, last int, quotedKey bool) (start, end int, quoted, ok bool) {
+	switch {
+	case strings.HasPrefix(s[v:], `\"`):
+		// An escaped quote: the pair is inside a JSON string, and so is
+		// the value, up to the next escaped quote or the end of the string.
+		return v + 2, quotedValueEnd(s, v+2, '"'), true, true
+	case strings.HasPrefix(s[v:], `"`):
+		if !opensValue(s, v, last, quotedKey) {
+			return 0, 0, true, false
+		}
+		return v + 1, closingQuote(s, v+1), true, true
+	case strings.HasPrefix(s[v:], "'"):
+		return v + 1, quotedValueEnd(s, v+1, '\''), true, true
+	}
+	return 0, 0, false, false
 }
 
 // valueStart walks forward from the separator at p, over the '>' of "=>"
@@ -1120,6 +1130,14 @@ func (rs redaction) payload(p Payload) Payload {
 		return rs.modelResponse(p)
 	case *Message:
 		return rs.messagePayload(p)
+	}
+	return rs.eventPayload(p)
+}
+
+// eventPayload is payload for the tool, assessment, extension and unknown
+// payloads.
+func (rs redaction) eventPayload(p Payload) Payload {
+	switch p := p.(type) {
 	case *ToolStarted:
 		return rs.toolStarted(p)
 	case *ToolEnded:
