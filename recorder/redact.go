@@ -599,10 +599,15 @@ func databricksTokenAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	m, ok := hexKeyAt(s, p, p+4, 32)
-	if ok && m.end+1 < len(s) && s[m.end] == '-' && s[m.end+1] >= '0' && s[m.end+1] <= '9' {
+	if ok && versionSuffixAt(s, m.end) {
 		m.end += 2
 	}
 	return m, ok
+}
+
+// versionSuffixAt reports whether a '-' and a digit, as in "-1", are at i.
+func versionSuffixAt(s string, i int) bool {
+	return i+1 < len(s) && s[i] == '-' && s[i+1] >= '0' && s[i+1] <= '9'
 }
 
 // jwtAt matches a JSON Web Token, eyJ….ey….…, whose first 'J' is at p:
@@ -752,10 +757,7 @@ func onLine(s string, p int, cmd string) bool {
 // userinfoAt matches the password of a URL's user information,
 // scheme://user:password@host, whose '@' is at p. The user may be empty.
 func userinfoAt(s string, p int) (span, bool) {
-	a := p
-	for a > 0 && isUserinfoByte(s[a-1]) {
-		a--
-	}
+	a := userinfoStart(s, p)
 	if a < 4 || s[a-3:a] != "://" || !isAlnum(s[a-4]) {
 		return span{}, false
 	}
@@ -768,6 +770,16 @@ func userinfoAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	return span{v, p}, true
+}
+
+// userinfoStart walks back from the '@' at p over the user information
+// before it.
+func userinfoStart(s string, p int) int {
+	a := p
+	for a > 0 && isUserinfoByte(s[a-1]) {
+		a--
+	}
+	return a
 }
 
 // isUserinfoByte reports the characters RFC 3986 allows in a URL's user
@@ -910,7 +922,7 @@ func sensitiveEnd(s string, k int) bool {
 // pairAt matches the value of a sensitive key/value pair whose separator
 // (':' or '=') is at p.
 func pairAt(s string, p int) (span, bool) {
-	if p+1 < len(s) && s[p+1] == '=' {
+	if strings.HasPrefix(s[p+1:], "=") {
 		// "==" and "===" compare; the ':' of ":=" leaves the pair to its
 		// '='.
 		return span{}, false
@@ -1051,7 +1063,7 @@ func quotedValueEnd(s string, i int, quote byte) int {
 	for i < len(s) {
 		switch c := s[i]; {
 		case c == '\\':
-			if quote == '"' && i+1 < len(s) && s[i+1] == '"' {
+			if quote == '"' && strings.HasPrefix(s[i:], `\"`) {
 				return i
 			}
 			i += 2
