@@ -66,10 +66,7 @@ func (w *wireRecord) checkEnvelope() error {
 func (w *wireRecord) payload(fast bool) (Payload, error) {
 	p := newPayload(w.Kind)
 	if p == nil {
-		if len(w.Payload) > 0 && !json.Valid(w.Payload) {
-			return nil, fmt.Errorf("%w: %s payload is not valid JSON", ErrMalformed, w.Kind)
-		}
-		return &Unknown{Name: w.Kind, Body: append(json.RawMessage(nil), w.Payload...)}, nil
+		return w.unknown()
 	}
 	if len(w.Payload) == 0 || bytes.Equal(w.Payload, []byte("null")) {
 		return p, nil
@@ -77,7 +74,23 @@ func (w *wireRecord) payload(fast bool) (Payload, error) {
 	if fast && decodeFlatPayload(w.Payload, p) {
 		return p, nil
 	}
-	p = newPayload(w.Kind) // drop anything the fast path half-filled
+	// A fresh payload drops anything the fast path half-filled.
+	return w.decodeJSON()
+}
+
+// unknown keeps the payload of a kind this version does not know as an
+// Unknown, checking it is valid JSON.
+func (w *wireRecord) unknown() (Payload, error) {
+	if len(w.Payload) > 0 && !json.Valid(w.Payload) {
+		return nil, fmt.Errorf("%w: %s payload is not valid JSON", ErrMalformed, w.Kind)
+	}
+	return &Unknown{Name: w.Kind, Body: append(json.RawMessage(nil), w.Payload...)}, nil
+}
+
+// decodeJSON decodes the payload into a new payload of the envelope's
+// kind with encoding/json.
+func (w *wireRecord) decodeJSON() (Payload, error) {
+	p := newPayload(w.Kind)
 	if err := json.Unmarshal(w.Payload, p); err != nil {
 		return nil, fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
 	}
@@ -105,25 +118,45 @@ func scanEnvelope(data []byte, w *wireRecord) bool {
 // reports false for a field the envelope does not have, or a value that is
 // not plain.
 func (s *scanner) envelopeField(w *wireRecord, key []byte) bool {
+	if dst := w.stringField(key); dst != nil {
+		return s.plainField(dst)
+	}
+	if dst := w.intField(key); dst != nil {
+		return s.smallInt(dst)
+	}
 	switch string(key) {
-	case "schema_version":
-		return s.smallInt(&w.SchemaVersion)
 	case "seq":
 		return s.uintField(&w.Seq)
-	case "depth":
-		return s.smallInt(&w.Depth)
-	case "run_id":
-		return s.plainField(&w.RunID)
-	case "parent_run_id":
-		return s.plainField(&w.ParentRunID)
-	case "kind":
-		return s.plainField((*string)(&w.Kind))
 	case "recorded_at":
 		return s.timeField(&w.RecordedAt)
 	case "payload":
 		return s.rawValue(&w.Payload)
 	}
 	return false
+}
+
+// stringField returns the envelope's string field named key, or nil.
+func (w *wireRecord) stringField(key []byte) *string {
+	switch string(key) {
+	case "run_id":
+		return &w.RunID
+	case "parent_run_id":
+		return &w.ParentRunID
+	case "kind":
+		return (*string)(&w.Kind)
+	}
+	return nil
+}
+
+// intField returns the envelope's int field named key, or nil.
+func (w *wireRecord) intField(key []byte) *int {
+	switch string(key) {
+	case "schema_version":
+		return &w.SchemaVersion
+	case "depth":
+		return &w.Depth
+	}
+	return nil
 }
 
 // smallInt reads an integer of at most 1<<31 into dst.
@@ -191,23 +224,8 @@ type scanner struct {
 // anything unexpected, when ok is false.
 func (s *scanner) nextKey() (key []byte, done, ok bool) {
 	s.ws()
-	if !s.inObject {
-		s.inObject = true
-		if !s.byte('{') {
-			return nil, true, false
-		}
-		s.ws()
-		if s.byte('}') {
-			return nil, true, s.end()
-		}
-	} else {
-		if s.byte('}') {
-			return nil, true, s.end()
-		}
-		if !s.byte(',') {
-			return nil, true, false
-		}
-		s.ws()
+	if done, ok := s.fieldStart(); done {
+		return nil, true, ok
 	}
 	if key, ok = s.plainString(); !ok {
 		return nil, true, false
@@ -218,6 +236,26 @@ func (s *scanner) nextKey() (key []byte, done, ok bool) {
 	}
 	s.ws()
 	return key, false, true
+}
+
+// fieldStart reads up to the next field's key: past the object's '{' at
+// the first call, past the ',' after the previous field at later ones.
+// done and ok are as nextKey's.
+func (s *scanner) fieldStart() (done, ok bool) {
+	first := !s.inObject
+	s.inObject = true
+	if first && !s.byte('{') {
+		return true, false
+	}
+	s.ws()
+	if s.byte('}') {
+		return true, s.end()
+	}
+	if !first && !s.byte(',') {
+		return true, false
+	}
+	s.ws()
+	return false, true
 }
 
 func (s *scanner) ws() {
@@ -231,12 +269,18 @@ func (s *scanner) ws() {
 	}
 }
 
+// byte moves past c if it comes next, and reports whether it did.
 func (s *scanner) byte(c byte) bool {
-	if s.i < len(s.data) && s.data[s.i] == c {
+	if s.at(c) {
 		s.i++
 		return true
 	}
 	return false
+}
+
+// at reports whether c comes next.
+func (s *scanner) at(c byte) bool {
+	return s.i < len(s.data) && s.data[s.i] == c
 }
 
 func (s *scanner) end() bool {
@@ -250,26 +294,31 @@ func (s *scanner) plainString() ([]byte, bool) {
 	if !s.byte('"') {
 		return nil, false
 	}
-	start := s.i
-	ascii := true
-	for s.i < len(s.data) {
-		c := s.data[s.i]
-		switch {
-		case c == '"':
-			v := s.data[start:s.i]
-			s.i++
-			if !ascii && !utf8.Valid(v) {
-				return nil, false
-			}
-			return v, true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= utf8.RuneSelf:
+	start, ascii := s.plainRun()
+	v := s.data[start:s.i]
+	if !s.byte('"') || !ascii && !utf8.Valid(v) {
+		return nil, false
+	}
+	return v, true
+}
+
+// plainRun moves past the bytes of a string that read as they are: up to
+// a quote, a backslash, a control character or the end of data. It
+// returns where they start and whether they are all ASCII.
+func (s *scanner) plainRun() (start int, ascii bool) {
+	start, ascii = s.i, true
+	i := start
+	for ; i < len(s.data); i++ {
+		c := s.data[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		if c >= utf8.RuneSelf {
 			ascii = false
 		}
-		s.i++
 	}
-	return nil, false
+	s.i = i
+	return start, ascii
 }
 
 // int reads an integer in JSON's grammar (no fraction or exponent).
@@ -340,24 +389,21 @@ func (s *scanner) skipValue(depth int) bool {
 // only stepped over: their order is the payload decoder's to check.
 func (s *scanner) skipContainer(closeBy byte, depth int) bool {
 	s.i++
-	for {
-		s.ws()
-		if s.i >= len(s.data) {
+	for s.ws(); !s.byte(closeBy); s.ws() {
+		if !s.skipItem(depth) {
 			return false
 		}
-		c := s.data[s.i]
-		switch {
-		case c == closeBy:
-			s.i++
-			return true
-		case c == ',' || c == ':':
-			s.i++
-		default:
-			if !s.skipValue(depth + 1) {
-				return false
-			}
-		}
 	}
+	return true
+}
+
+// skipItem moves past a comma, a colon or a value at depth+1 inside a
+// container at depth.
+func (s *scanner) skipItem(depth int) bool {
+	if s.byte(',') || s.byte(':') {
+		return true
+	}
+	return s.skipValue(depth + 1)
 }
 
 // skipString moves past a string from its opening quote, stepping over
@@ -430,49 +476,79 @@ func (s *scanner) flatField(p Payload, key []byte) bool {
 }
 
 func (s *scanner) toolStartedField(t *ToolStarted, key []byte) bool {
+	if dst := t.stringField(key); dst != nil {
+		return s.str(dst)
+	}
 	switch string(key) {
-	case "call_id":
-		return s.str(&t.CallID)
-	case "name":
-		return s.str(&t.Name)
-	case "arguments":
-		return s.str(&t.Arguments)
 	case "arguments_bytes":
 		return s.intField(&t.ArgumentsBytes)
 	case "arguments_truncated":
 		return s.boolean(&t.ArgumentsTruncated)
 	case "call_index":
 		return s.intField(&t.CallIndex)
-	case "mcp_server":
-		return s.str(&t.MCPServer)
-	case "mcp_tool":
-		return s.str(&t.MCPTool)
 	}
 	return false
 }
 
-func (s *scanner) toolEndedField(t *ToolEnded, key []byte) bool {
+// stringField returns the string field of t named key, or nil.
+func (t *ToolStarted) stringField(key []byte) *string {
 	switch string(key) {
 	case "call_id":
-		return s.str(&t.CallID)
+		return &t.CallID
 	case "name":
-		return s.str(&t.Name)
-	case "result":
-		return s.str(&t.Result)
+		return &t.Name
+	case "arguments":
+		return &t.Arguments
+	case "mcp_server":
+		return &t.MCPServer
+	case "mcp_tool":
+		return &t.MCPTool
+	}
+	return nil
+}
+
+func (s *scanner) toolEndedField(t *ToolEnded, key []byte) bool {
+	if dst := t.stringField(key); dst != nil {
+		return s.str(dst)
+	}
+	if dst := t.flagField(key); dst != nil {
+		return s.boolean(dst)
+	}
+	switch string(key) {
 	case "result_bytes":
 		return s.intField(&t.ResultBytes)
-	case "truncated":
-		return s.boolean(&t.Truncated)
-	case "is_error":
-		return s.boolean(&t.IsError)
-	case "error":
-		return s.str(&t.Error)
 	case "duration_ns":
 		return s.int64Field((*int64)(&t.Duration))
 	case "call_index":
 		return s.intField(&t.CallIndex)
 	}
 	return false
+}
+
+// stringField returns the string field of t named key, or nil.
+func (t *ToolEnded) stringField(key []byte) *string {
+	switch string(key) {
+	case "call_id":
+		return &t.CallID
+	case "name":
+		return &t.Name
+	case "result":
+		return &t.Result
+	case "error":
+		return &t.Error
+	}
+	return nil
+}
+
+// flagField returns the bool field of t named key, or nil.
+func (t *ToolEnded) flagField(key []byte) *bool {
+	switch string(key) {
+	case "truncated":
+		return &t.Truncated
+	case "is_error":
+		return &t.IsError
+	}
+	return nil
 }
 
 func (s *scanner) budgetField(t *BudgetRecord, key []byte) bool {
@@ -528,28 +604,16 @@ func (s *scanner) str(dst *string) bool {
 	if !s.byte('"') {
 		return false
 	}
-	start := s.i
-	// The common case: nothing to unescape.
-	for s.i < len(s.data) {
-		c := s.data[s.i]
-		if c == '"' {
-			v := s.data[start:s.i]
-			if !utf8.Valid(v) {
-				return false
-			}
-			*dst = string(v)
-			s.i++
-			return true
-		}
-		if c == '\\' {
-			return s.escapedStr(dst, start)
-		}
-		if c < 0x20 {
-			return false
-		}
-		s.i++
+	start, ascii := s.plainRun()
+	if s.at('\\') {
+		return s.escapedStr(dst, start)
 	}
-	return false
+	v := s.data[start:s.i]
+	if !s.byte('"') || !ascii && !utf8.Valid(v) {
+		return false
+	}
+	*dst = string(v)
+	return true
 }
 
 // escapedStr reads the rest of a string that started at start from its
@@ -557,30 +621,30 @@ func (s *scanner) str(dst *string) bool {
 func (s *scanner) escapedStr(dst *string, start int) bool {
 	buf := make([]byte, 0, s.i-start+16)
 	buf = append(buf, s.data[start:s.i]...)
-	for s.i < len(s.data) {
-		c := s.data[s.i]
-		switch {
-		case c == '"':
-			if !utf8.Valid(buf) {
-				return false
-			}
-			*dst = string(buf)
-			s.i++
-			return true
-		case c < 0x20:
-			return false
-		case c != '\\':
-			buf = append(buf, c)
-			s.i++
-			continue
-		}
-		if s.i+1 >= len(s.data) || unescaped[s.data[s.i+1]] == 0 {
+	for s.at('\\') {
+		c, ok := s.escape()
+		if !ok {
 			return false
 		}
-		buf = append(buf, unescaped[s.data[s.i+1]])
-		s.i += 2
+		from, _ := s.plainRun()
+		buf = append(append(buf, c), s.data[from:s.i]...)
 	}
-	return false
+	if !s.byte('"') || !utf8.Valid(buf) {
+		return false
+	}
+	*dst = string(buf)
+	return true
+}
+
+// escape moves past the two-byte escape at s.i and returns the byte it
+// stands for. It reports false for any other escape.
+func (s *scanner) escape() (byte, bool) {
+	if s.i+1 >= len(s.data) || unescaped[s.data[s.i+1]] == 0 {
+		return 0, false
+	}
+	c := unescaped[s.data[s.i+1]]
+	s.i += 2
+	return c, true
 }
 
 // unescaped maps the byte after a backslash to the byte its escape stands

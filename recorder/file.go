@@ -107,17 +107,10 @@ type FileSink struct {
 // it stay readable. A Reader then reports that line as a *LineError and
 // goes on past it on the next call; ReadAll and ReadFile stop there.
 func NewFileSink(path string, opts *FileOptions) (*FileSink, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("recorder: create trajectory directory: %w", err)
-	}
-	flag := os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	truncate := opts != nil && opts.Truncate
-	if truncate {
-		flag |= os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flag, 0o600)
+	f, err := openTrajectory(path, truncate)
 	if err != nil {
-		return nil, fmt.Errorf("recorder: open trajectory file: %w", err)
+		return nil, err
 	}
 	if !truncate {
 		if err := endLine(f, path); err != nil {
@@ -126,6 +119,23 @@ func NewFileSink(path string, opts *FileOptions) (*FileSink, error) {
 		}
 	}
 	return newFileSink(f, f, opts), nil
+}
+
+// openTrajectory opens the file at path for appending, emptied if
+// truncate is set, creating it and its directory if needed.
+func openTrajectory(path string, truncate bool) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("recorder: create trajectory directory: %w", err)
+	}
+	flag := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	if truncate {
+		flag |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("recorder: open trajectory file: %w", err)
+	}
+	return f, nil
 }
 
 // endLine appends a newline to the regular file f, open for appending at
@@ -137,17 +147,26 @@ func endLine(f *os.File, path string) error {
 	if err != nil || !info.Mode().IsRegular() || info.Size() == 0 {
 		return nil
 	}
-	r, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
-	var last [1]byte
-	if _, err := r.ReadAt(last[:], info.Size()-1); err != nil || last[0] == '\n' {
+	if last, ok := lastByte(path, info.Size()); !ok || last == '\n' {
 		return nil
 	}
 	_, err = f.Write([]byte{'\n'})
 	return err
+}
+
+// lastByte reads the last byte of the file at path, size bytes long,
+// through a read-only handle. It reports false if it cannot.
+func lastByte(path string, size int64) (byte, bool) {
+	r, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer r.Close()
+	var last [1]byte
+	if _, err := r.ReadAt(last[:], size-1); err != nil {
+		return 0, false
+	}
+	return last[0], true
 }
 
 // NewWriterSink returns a sink writing JSON Lines to w, for example
@@ -203,6 +222,20 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	if s.failure != nil {
 		return s.failure
 	}
+	b, err := s.encode(r)
+	if err != nil {
+		return err
+	}
+	if err := s.buffer(ctx, b); err != nil {
+		return err
+	}
+	s.countForSync(ctx)
+	return nil
+}
+
+// encode encodes r as one JSON line in the sink's line buffer, which it
+// keeps for the next record unless it grew too large.
+func (s *FileSink) encode(r *Record) ([]byte, error) {
 	b, err := r.AppendJSON(s.line[:0])
 	if err == nil {
 		b = append(b, '\n')
@@ -210,9 +243,12 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	if cap(b) <= maxKeptLine {
 		s.line = b[:0]
 	}
-	if err != nil {
-		return err
-	}
+	return b, err
+}
+
+// buffer adds the encoded record b to the buffer, and notes where it ends
+// in it.
+func (s *FileSink) buffer(ctx context.Context, b []byte) error {
 	if len(b) > s.bw.Available() && s.bw.Buffered() > 0 {
 		// Write the buffer out before the record overflows it, rather than
 		// let bufio write out part of it: the buffer then only ever holds
@@ -230,6 +266,12 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	if n := s.bw.Buffered(); n > 0 {
 		s.ends = append(s.ends, n)
 	}
+	return nil
+}
+
+// countForSync counts a record written under SyncPeriodic, and writes the
+// buffer out and syncs every SyncEvery records.
+func (s *FileSink) countForSync(ctx context.Context) {
 	// A destination that cannot sync gets no sync, and so no write out
 	// for one either. A failure here is the buffer's: Dropped counts the
 	// records it lost, this one included, so Write accepted it.
@@ -239,7 +281,6 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 			s.writeOut(ctx, true)
 		}
 	}
-	return nil
 }
 
 // Flush writes the buffer out to the destination (and syncs it, under
@@ -292,13 +333,20 @@ func (s *FileSink) writeOut(ctx context.Context, sync bool) error {
 	}
 	s.ends = s.ends[:0]
 	if sync && s.syncer != nil {
-		s.sinceSync = 0
-		// Pipes and terminals cannot be synced (EINVAL); that is no failure.
-		if err := s.syncer.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, os.ErrInvalid) {
-			return s.fail(ctx, fmt.Errorf("recorder: sync trajectory: %w", err))
-		}
+		return s.syncOut(ctx)
 	}
 	return nil
+}
+
+// syncOut syncs the destination. Pipes and terminals cannot be synced
+// (EINVAL); that is no failure.
+func (s *FileSink) syncOut(ctx context.Context) error {
+	s.sinceSync = 0
+	err := s.syncer.Sync()
+	if err == nil || errors.Is(err, syscall.EINVAL) || errors.Is(err, os.ErrInvalid) {
+		return nil
+	}
+	return s.fail(ctx, fmt.Errorf("recorder: sync trajectory: %w", err))
 }
 
 // lose counts as dropped the records a failed write out did not write

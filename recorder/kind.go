@@ -358,29 +358,32 @@ func (u *Unknown) Kind() Kind {
 	return u.Name
 }
 
+// payloadMakers makes an empty payload of each known kind.
+var payloadMakers = map[Kind]func() Payload{
+	KindRunStarted:    newOf[RunStarted],
+	KindRunEnded:      newOf[RunEnded],
+	KindModelRequest:  newOf[ModelRequest],
+	KindModelResponse: newOf[ModelResponse],
+	KindMessage:       newOf[Message],
+	KindToolStarted:   newOf[ToolStarted],
+	KindToolEnded:     newOf[ToolEnded],
+	KindAssessment:    newOf[AssessmentRecord],
+	KindBudget:        newOf[BudgetRecord],
+	KindExtension:     newOf[Extension],
+}
+
+// newOf returns a new empty payload of type *T.
+func newOf[T any, P interface {
+	*T
+	Payload
+}]() Payload {
+	return P(new(T))
+}
+
 // newPayload returns an empty payload for a known kind, or nil.
 func newPayload(k Kind) Payload {
-	switch k {
-	case KindRunStarted:
-		return new(RunStarted)
-	case KindRunEnded:
-		return new(RunEnded)
-	case KindModelRequest:
-		return new(ModelRequest)
-	case KindModelResponse:
-		return new(ModelResponse)
-	case KindMessage:
-		return new(Message)
-	case KindToolStarted:
-		return new(ToolStarted)
-	case KindToolEnded:
-		return new(ToolEnded)
-	case KindAssessment:
-		return new(AssessmentRecord)
-	case KindBudget:
-		return new(BudgetRecord)
-	case KindExtension:
-		return new(Extension)
+	if newEmpty, ok := payloadMakers[k]; ok {
+		return newEmpty()
 	}
 	return nil
 }
@@ -392,6 +395,16 @@ func IsNilPayload(p Payload) bool {
 	switch t := p.(type) {
 	case nil:
 		return true
+	case *Unknown:
+		return t == nil
+	}
+	return isNilConversation(p) || isNilEvent(p)
+}
+
+// isNilConversation reports whether p is a nil pointer of a run, model or
+// message payload.
+func isNilConversation(p Payload) bool {
+	switch t := p.(type) {
 	case *RunStarted:
 		return t == nil
 	case *RunEnded:
@@ -402,6 +415,14 @@ func IsNilPayload(p Payload) bool {
 		return t == nil
 	case *Message:
 		return t == nil
+	}
+	return false
+}
+
+// isNilEvent reports whether p is a nil pointer of a tool, assessment,
+// budget or extension payload.
+func isNilEvent(p Payload) bool {
+	switch t := p.(type) {
 	case *ToolStarted:
 		return t == nil
 	case *ToolEnded:
@@ -411,8 +432,6 @@ func IsNilPayload(p Payload) bool {
 	case *BudgetRecord:
 		return t == nil
 	case *Extension:
-		return t == nil
-	case *Unknown:
 		return t == nil
 	}
 	return false

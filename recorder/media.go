@@ -72,20 +72,7 @@ func capMedia(p Payload, limit int) Payload {
 	}
 	switch t := p.(type) {
 	case *ToolEnded:
-		var parts []Part
-		for i, part := range t.Parts {
-			if part.Media == nil || len(part.Media.Data) <= limit {
-				continue
-			}
-			if parts == nil {
-				parts = slices.Clone(t.Parts)
-			}
-			m := *part.Media
-			m.SHA256, m.Size = contentHash(m.Data), int64(len(m.Data))
-			m.Data = nil
-			parts[i].Media = &m
-		}
-		if parts != nil {
+		if parts := capParts(t.Parts, limit); parts != nil {
 			c := *t
 			c.Parts = parts
 			return &c
@@ -100,6 +87,25 @@ func capMedia(p Payload, limit int) Payload {
 	return p
 }
 
+// capParts returns a copy of parts whose media larger than limit bytes
+// are kept by reference, or nil when none is over.
+func capParts(parts []Part, limit int) []Part {
+	var out []Part
+	for i, part := range parts {
+		if part.Media == nil || len(part.Media.Data) <= limit {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(parts)
+		}
+		m := *part.Media
+		m.SHA256, m.Size = contentHash(m.Data), int64(len(m.Data))
+		m.Data = nil
+		out[i].Media = &m
+	}
+	return out
+}
+
 // capInput returns a copy of m whose inline images and audio larger than
 // limit bytes are kept by reference, their SHA-256 and size in the part's
 // Extra, or nil when none is over.
@@ -109,35 +115,14 @@ func capInput(m *schema.Message, limit int) *schema.Message {
 	}
 	var parts []schema.MessageInputPart
 	for i, part := range m.UserInputMultiContent {
-		common := partCommon(part)
-		if common == nil || common.Base64Data == nil || base64.StdEncoding.DecodedLen(len(*common.Base64Data)) <= limit {
-			continue
-		}
-		data, err := base64.StdEncoding.DecodeString(*common.Base64Data)
-		if err != nil || len(data) <= limit {
+		data := inlineOver(part, limit)
+		if data == nil {
 			continue
 		}
 		if parts == nil {
 			parts = slices.Clone(m.UserInputMultiContent)
 		}
-		ref := *common
-		ref.Base64Data = nil
-		extra := maps.Clone(part.Extra)
-		if extra == nil {
-			extra = map[string]any{}
-		}
-		extra["sha256"], extra["size"] = contentHash(data), len(data)
-		parts[i].Extra = extra
-		switch {
-		case part.Image != nil:
-			img := *part.Image
-			img.MessagePartCommon = ref
-			parts[i].Image = &img
-		case part.Audio != nil:
-			audio := *part.Audio
-			audio.MessagePartCommon = ref
-			parts[i].Audio = &audio
-		}
+		parts[i] = inputByRef(part, data)
 	}
 	if parts == nil {
 		return nil
@@ -145,6 +130,44 @@ func capInput(m *schema.Message, limit int) *schema.Message {
 	c := *m
 	c.UserInputMultiContent = parts
 	return &c
+}
+
+// inlineOver returns the decoded inline image or audio of part when it is
+// larger than limit bytes, or nil.
+func inlineOver(part schema.MessageInputPart, limit int) []byte {
+	common := partCommon(part)
+	if common == nil || common.Base64Data == nil || base64.StdEncoding.DecodedLen(len(*common.Base64Data)) <= limit {
+		return nil
+	}
+	data, err := base64.StdEncoding.DecodeString(*common.Base64Data)
+	if err != nil || len(data) <= limit {
+		return nil
+	}
+	return data
+}
+
+// inputByRef returns a copy of part that keeps its media, data, by
+// reference: no inline data, and the data's SHA-256 and size in its Extra.
+func inputByRef(part schema.MessageInputPart, data []byte) schema.MessageInputPart {
+	ref := *partCommon(part)
+	ref.Base64Data = nil
+	extra := maps.Clone(part.Extra)
+	if extra == nil {
+		extra = map[string]any{}
+	}
+	extra["sha256"], extra["size"] = contentHash(data), len(data)
+	part.Extra = extra
+	switch {
+	case part.Image != nil:
+		img := *part.Image
+		img.MessagePartCommon = ref
+		part.Image = &img
+	case part.Audio != nil:
+		audio := *part.Audio
+		audio.MessagePartCommon = ref
+		part.Audio = &audio
+	}
+	return part
 }
 
 // partCommon is the media of an input part, if it is an image or audio.

@@ -71,6 +71,19 @@ func (r *Record) AppendJSON(b []byte) (out []byte, err error) {
 	if kind == "" || IsNilPayload(r.Payload) {
 		return b, fmt.Errorf("%w: record has no payload", ErrEncode)
 	}
+	b, err = r.appendHead(b, kind)
+	if err == nil {
+		b, err = appendBody(b, kind, r.Payload)
+	}
+	if err != nil {
+		return b[:start], err
+	}
+	return append(b, '}'), nil
+}
+
+// appendHead appends the record's opening brace and every field before
+// the payload.
+func (r *Record) appendHead(b []byte, kind Kind) ([]byte, error) {
 	b = append(b, `{"schema_version":`...)
 	b = strconv.AppendInt(b, int64(r.SchemaVersion), 10)
 	b = append(b, `,"seq":`...)
@@ -87,37 +100,45 @@ func (r *Record) AppendJSON(b []byte) (out []byte, err error) {
 	if b[at+4] != '-' {
 		// RFC 3339 has four-digit years only; no reader could read
 		// this one back.
-		return b[:start], fmt.Errorf("%w: recorded_at %v has a year outside 0-9999", ErrEncode, r.RecordedAt)
+		return b, fmt.Errorf("%w: recorded_at %v has a year outside 0-9999", ErrEncode, r.RecordedAt)
 	}
 	b = append(b, `","kind":`...)
-	b = appendString(b, string(kind))
-	if u, ok := r.Payload.(*Unknown); ok {
-		if len(u.Body) == 0 {
-			return append(b, '}'), nil
-		}
-		b = append(b, `,"payload":`...)
-		if bytes.IndexByte(u.Body, '\n') < 0 {
-			if !json.Valid(u.Body) {
-				return b[:start], fmt.Errorf("%w: unknown %q payload is not valid JSON", ErrEncode, kind)
-			}
-			b = append(b, u.Body...)
-		} else {
-			// Indented JSON, built in code rather than read from a line:
-			// its newlines would end the record's line early.
-			buf := bytes.NewBuffer(b)
-			if err := json.Compact(buf, u.Body); err != nil {
-				return b[:start], fmt.Errorf("%w: unknown %q payload is not valid JSON", ErrEncode, kind)
-			}
-			b = buf.Bytes()
-		}
-		return append(b, '}'), nil
+	return appendString(b, string(kind)), nil
+}
+
+// appendBody appends the record's payload field, if it has one.
+func appendBody(b []byte, kind Kind, p Payload) ([]byte, error) {
+	if u, ok := p.(*Unknown); ok {
+		return appendUnknownBody(b, kind, u)
 	}
 	b = append(b, `,"payload":`...)
-	b, err = appendPayload(b, r.Payload)
+	b, err := appendPayload(b, p)
 	if err != nil {
-		return b[:start], fmt.Errorf("%w: %s payload: %w", ErrEncode, kind, err)
+		return b, fmt.Errorf("%w: %s payload: %w", ErrEncode, kind, err)
 	}
-	return append(b, '}'), nil
+	return b, nil
+}
+
+// appendUnknownBody appends the payload bytes of a record of an unknown
+// kind on one line, or nothing when it has none.
+func appendUnknownBody(b []byte, kind Kind, u *Unknown) ([]byte, error) {
+	if len(u.Body) == 0 {
+		return b, nil
+	}
+	b = append(b, `,"payload":`...)
+	if bytes.IndexByte(u.Body, '\n') < 0 {
+		if !json.Valid(u.Body) {
+			return b, fmt.Errorf("%w: unknown %q payload is not valid JSON", ErrEncode, kind)
+		}
+		return append(b, u.Body...), nil
+	}
+	// Indented JSON, built in code rather than read from a line: its
+	// newlines would end the record's line early.
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, u.Body); err != nil {
+		return b, fmt.Errorf("%w: unknown %q payload is not valid JSON", ErrEncode, kind)
+	}
+	return buf.Bytes(), nil
 }
 
 // payloadEncoder reuses an encoder and its buffer across records.
@@ -154,58 +175,52 @@ func appendPayload(b []byte, p Payload) ([]byte, error) {
 func appendFlatPayload(b []byte, p Payload) ([]byte, bool) {
 	switch t := p.(type) {
 	case *ToolStarted:
-		b = appendCallStart(b, t.CallID, t.Name)
-		if t.Arguments != "" {
-			b = appendStringField(b, `,"arguments":`, t.Arguments)
-		}
-		if t.ArgumentsBytes != 0 {
-			b = appendIntField(b, `,"arguments_bytes":`, int64(t.ArgumentsBytes))
-		}
-		if t.ArgumentsTruncated {
-			b = append(b, `,"arguments_truncated":true`...)
-		}
-		b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
-		if t.MCPServer != "" {
-			b = appendStringField(b, `,"mcp_server":`, t.MCPServer)
-		}
-		if t.MCPTool != "" {
-			b = appendStringField(b, `,"mcp_tool":`, t.MCPTool)
-		}
-		return append(b, '}'), true
+		return appendToolStarted(b, t), true
 	case *ToolEnded:
 		if t.Parts != nil || t.Extra != nil {
 			return b, false
 		}
-		b = appendCallStart(b, t.CallID, t.Name)
-		if t.Result != "" {
-			b = appendStringField(b, `,"result":`, t.Result)
-		}
-		if t.ResultBytes != 0 {
-			b = appendIntField(b, `,"result_bytes":`, int64(t.ResultBytes))
-		}
-		if t.Truncated {
-			b = append(b, `,"truncated":true`...)
-		}
-		if t.IsError {
-			b = append(b, `,"is_error":true`...)
-		}
-		if t.Error != "" {
-			b = appendStringField(b, `,"error":`, t.Error)
-		}
-		if t.Duration != 0 {
-			b = appendIntField(b, `,"duration_ns":`, int64(t.Duration))
-		}
-		b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
-		return append(b, '}'), true
+		return appendToolEnded(b, t), true
 	case *BudgetRecord:
-		b = appendStringField(b, `{"event":`, string(t.Event))
-		b = appendStringField(b, `,"resource":`, t.Resource)
-		b = appendIntField(b, `,"amount":`, t.Amount)
-		b = appendIntField(b, `,"used":`, t.Used)
-		b = appendIntField(b, `,"limit":`, t.Limit)
-		return append(b, '}'), true
+		return appendBudget(b, t), true
 	}
 	return b, false
+}
+
+// appendToolStarted encodes a tool_started payload.
+func appendToolStarted(b []byte, t *ToolStarted) []byte {
+	b = appendCallStart(b, t.CallID, t.Name)
+	b = appendNonEmptyField(b, `,"arguments":`, t.Arguments)
+	b = appendNonZeroField(b, `,"arguments_bytes":`, int64(t.ArgumentsBytes))
+	b = appendTrueField(b, `,"arguments_truncated":true`, t.ArgumentsTruncated)
+	b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
+	b = appendNonEmptyField(b, `,"mcp_server":`, t.MCPServer)
+	b = appendNonEmptyField(b, `,"mcp_tool":`, t.MCPTool)
+	return append(b, '}')
+}
+
+// appendToolEnded encodes a tool_ended payload that has no parts and no
+// extra.
+func appendToolEnded(b []byte, t *ToolEnded) []byte {
+	b = appendCallStart(b, t.CallID, t.Name)
+	b = appendNonEmptyField(b, `,"result":`, t.Result)
+	b = appendNonZeroField(b, `,"result_bytes":`, int64(t.ResultBytes))
+	b = appendTrueField(b, `,"truncated":true`, t.Truncated)
+	b = appendTrueField(b, `,"is_error":true`, t.IsError)
+	b = appendNonEmptyField(b, `,"error":`, t.Error)
+	b = appendNonZeroField(b, `,"duration_ns":`, int64(t.Duration))
+	b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
+	return append(b, '}')
+}
+
+// appendBudget encodes a budget payload.
+func appendBudget(b []byte, t *BudgetRecord) []byte {
+	b = appendStringField(b, `{"event":`, string(t.Event))
+	b = appendStringField(b, `,"resource":`, t.Resource)
+	b = appendIntField(b, `,"amount":`, t.Amount)
+	b = appendIntField(b, `,"used":`, t.Used)
+	b = appendIntField(b, `,"limit":`, t.Limit)
+	return append(b, '}')
 }
 
 // appendCallStart opens a tool call's object with its call_id, left out
@@ -230,6 +245,32 @@ func appendIntField(b []byte, key string, v int64) []byte {
 	return strconv.AppendInt(append(b, key...), v, 10)
 }
 
+// appendNonEmptyField is appendStringField for a field left out when
+// empty.
+func appendNonEmptyField(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendStringField(b, key, v)
+}
+
+// appendNonZeroField is appendIntField for a field left out when zero.
+func appendNonZeroField(b []byte, key string, v int64) []byte {
+	if v == 0 {
+		return b
+	}
+	return appendIntField(b, key, v)
+}
+
+// appendTrueField appends field, given whole, when set is true: a boolean
+// left out when false.
+func appendTrueField(b []byte, field string, set bool) []byte {
+	if !set {
+		return b
+	}
+	return append(b, field...)
+}
+
 // wireRecord is the decoding shape of a record.
 type wireRecord struct {
 	SchemaVersion int             `json:"schema_version"`
@@ -251,18 +292,17 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 	return decodeRecord(data, r)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// shortEscapes maps the ASCII bytes JSON escapes with a letter to it.
-var shortEscapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
-
-// appendEscaped appends the JSON escape of ASCII byte c.
-func appendEscaped(b []byte, c byte) []byte {
-	if e := shortEscapes[c]; e != 0 {
-		return append(b, '\\', e)
+// asciiEscapes holds, for each ASCII byte, how a JSON string writes it, or
+// "" for a byte written as is.
+var asciiEscapes = func() (t [utf8.RuneSelf]string) {
+	const hexDigits = "0123456789abcdef"
+	for c := range byte(0x20) {
+		t[c] = `\u00` + string(hexDigits[c>>4]) + string(hexDigits[c&0xf])
 	}
-	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-}
+	t['"'], t['\\'] = `\"`, `\\`
+	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = `\b`, `\f`, `\n`, `\r`, `\t`
+	return t
+}()
 
 // appendString appends s as a JSON string. It escapes what JSON requires
 // plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
@@ -271,34 +311,35 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = appendEscaped(append(b, s[start:i]...), c)
+		if c := s[i]; c < utf8.RuneSelf && asciiEscapes[c] == "" {
 			i++
-			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
+		esc, size := escapeAt(s, i)
 		i += size
+		if esc != "" {
+			b = append(append(b, s[start:i-size]...), esc...)
+			start = i
+		}
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// escapeAt returns how a JSON string writes the character at s[i], or ""
+// when it is written as is, and the character's width in s.
+func escapeAt(s string, i int) (string, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiEscapes[c], 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return `\ufffd`, 1
+	case r == '\u2028':
+		return `\u2028`, size
+	case r == '\u2029':
+		return `\u2029`, size
+	}
+	return "", size
 }

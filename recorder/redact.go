@@ -205,38 +205,55 @@ var isAnchor = func() (t [256]uint8) {
 // secretAt runs the matcher for the anchor at p, after a cheap look at the
 // bytes next to it that every match needs.
 func secretAt(s string, p int) bool {
-	switch anchors[s[p]] {
-	case anchorDash:
-		return dashSecretHere(s, p)
-	case anchorUnder:
-		return underscoreSecretHere(s, p)
-	case anchorAWS:
-		return keyIDHere(s, p)
-	case anchorAt:
-		_, ok := userinfoAt(s, p)
-		return ok
-	case anchorBearer:
-		return bearerHere(s, p)
-	case anchorPair:
-		return pairHere(s, p) || s[p] == ':' && webhookHere(s, p)
-	case anchorD:
-		// 'd' is common: look at the next byte before calling.
-		return p+1 < len(s) && s[p+1] == 'a' && rareSecretAt(s, p)
-	}
-	return rareSecretAt(s, p)
+	return anchorMatchers[anchors[s[p]]](s, p)
 }
 
-// rareSecretAt runs the matchers of the anchors that start few shapes.
-func rareSecretAt(s string, p int) bool {
-	var ok bool
-	switch anchors[s[p]] {
-	case anchorS:
-		_, ok = sKeyAt(s, p)
-	case anchorJ:
-		_, ok = jwtAt(s, p)
-	case anchorD:
-		_, ok = databricksTokenAt(s, p)
+// anchorMatchers holds, for each anchor, whether a secret is found at a
+// byte of it.
+var anchorMatchers = [...]func(s string, p int) bool{
+	anchorNone:   func(string, int) bool { return false },
+	anchorDash:   dashSecretHere,
+	anchorUnder:  underscoreSecretHere,
+	anchorAWS:    keyIDHere,
+	anchorBearer: bearerHere,
+	anchorAt:     userinfoHere,
+	anchorPair:   pairOrWebhookHere,
+	anchorS:      sKeyHere,
+	anchorJ:      jwtHere,
+	anchorD:      databricksHere,
+}
+
+// userinfoHere reports whether userinfoAt matches at the '@' at p.
+func userinfoHere(s string, p int) bool {
+	_, ok := userinfoAt(s, p)
+	return ok
+}
+
+// pairOrWebhookHere reports whether a sensitive pair's value follows the
+// ':' or '=' at p, or a webhook URL's secret path follows the ':' at p.
+func pairOrWebhookHere(s string, p int) bool {
+	return pairHere(s, p) || s[p] == ':' && webhookHere(s, p)
+}
+
+// sKeyHere reports whether sKeyAt matches at the 'S' at p.
+func sKeyHere(s string, p int) bool {
+	_, ok := sKeyAt(s, p)
+	return ok
+}
+
+// jwtHere reports whether jwtAt matches at the 'J' at p.
+func jwtHere(s string, p int) bool {
+	_, ok := jwtAt(s, p)
+	return ok
+}
+
+// databricksHere reports whether databricksTokenAt matches at the 'd' at
+// p. 'd' is common: it looks at the next byte before calling.
+func databricksHere(s string, p int) bool {
+	if p+1 >= len(s) || s[p+1] != 'a' {
+		return false
 	}
+	_, ok := databricksTokenAt(s, p)
 	return ok
 }
 
@@ -383,10 +400,23 @@ func dashSecretAt(s string, p int) (span, bool) {
 
 // openAIKeyAt matches an sk-… key whose '-' is at p.
 func openAIKeyAt(s string, p int) (span, bool) {
-	if p < 2 || s[p-2:p] != "sk" || !boundaryBefore(s, p-2) {
+	return prefixedKeyAt(s, p, "sk", isKeyByte, 16)
+}
+
+// prefixedKeyAt matches a key whose prefix, which ends with the byte
+// before p, starts at a boundary, and whose body after the byte at p is a
+// run of at least n ok bytes.
+func prefixedKeyAt(s string, p int, prefix string, ok func(byte) bool, n int) (span, bool) {
+	if !prefixBefore(s, p, prefix) {
 		return span{}, false
 	}
-	return keyOfAtLeast(s, p-2, p+1, isKeyByte, 16)
+	return keyOfAtLeast(s, p-len(prefix), p+1, ok, n)
+}
+
+// prefixBefore reports whether prefix ends at p and starts at a boundary.
+func prefixBefore(s string, p int, prefix string) bool {
+	start := p - len(prefix)
+	return start >= 0 && s[start:p] == prefix && boundaryBefore(s, start)
 }
 
 // slackTokenAt matches a Slack token (xoxb-…) whose first '-' is at p.
@@ -402,10 +432,7 @@ func isSlackByte(c byte) bool { return isAlnum(c) || c == '-' }
 // gitLabTokenAt matches a GitLab personal access token (glpat-…) whose
 // '-' is at p.
 func gitLabTokenAt(s string, p int) (span, bool) {
-	if p < 5 || s[p-5:p] != "glpat" || !boundaryBefore(s, p-5) {
-		return span{}, false
-	}
-	return keyOfAtLeast(s, p-5, p+1, isKeyByte, 20)
+	return prefixedKeyAt(s, p, "glpat", isKeyByte, 20)
 }
 
 // privateKeyAt matches the body of a PEM private key block whose
@@ -460,13 +487,9 @@ func underscoreSecretAt(s string, p int) (span, bool) {
 	case 'k':
 		return stripeKeyAt(s, p)
 	case 'f':
-		if s[p-2:p] == "hf" && boundaryBefore(s, p-2) {
-			return keyOfAtLeast(s, p-2, p+1, isAlpha, 30)
-		}
+		return prefixedKeyAt(s, p, "hf", isAlpha, 30)
 	case 'm':
-		if p >= 3 && s[p-3:p] == "npm" && boundaryBefore(s, p-3) {
-			return keyOfAtLeast(s, p-3, p+1, isAlnum, 36)
-		}
+		return prefixedKeyAt(s, p, "npm", isAlnum, 36)
 	}
 	return gitHubTokenAt(s, p)
 }
@@ -487,9 +510,9 @@ func stripeKeyAt(s string, p int) (span, bool) {
 // gitHubTokenAt matches a GitHub token whose first '_' is at p.
 func gitHubTokenAt(s string, p int) (span, bool) {
 	switch {
-	case p >= 3 && s[p-3:p-1] == "gh" && strings.IndexByte("pousr", s[p-1]) >= 0 && boundaryBefore(s, p-3):
+	case prefixBefore(s, p-1, "gh") && strings.IndexByte("pousr", s[p-1]) >= 0:
 		return keyOfAtLeast(s, p-3, p+1, isAlnum, 20)
-	case p >= 6 && s[p-6:p] == "github" && strings.HasPrefix(s[p:], "_pat_") && boundaryBefore(s, p-6):
+	case strings.HasPrefix(s[p:], "_pat_") && prefixBefore(s, p, "github"):
 		return keyOfAtLeast(s, p-6, p+5, isPatByte, 20)
 	}
 	return span{}, false
@@ -576,10 +599,15 @@ func databricksTokenAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	m, ok := hexKeyAt(s, p, p+4, 32)
-	if ok && m.end+1 < len(s) && s[m.end] == '-' && s[m.end+1] >= '0' && s[m.end+1] <= '9' {
+	if ok && versionSuffixAt(s, m.end) {
 		m.end += 2
 	}
 	return m, ok
+}
+
+// versionSuffixAt reports whether a '-' and a digit, as in "-1", are at i.
+func versionSuffixAt(s string, i int) bool {
+	return i+1 < len(s) && s[i] == '-' && s[i+1] >= '0' && s[i+1] <= '9'
 }
 
 // jwtAt matches a JSON Web Token, eyJ….ey….…, whose first 'J' is at p:
@@ -588,7 +616,7 @@ func databricksTokenAt(s string, p int) (span, bool) {
 // a JSON field is caught too.
 func jwtAt(s string, p int) (span, bool) {
 	start := p - 2
-	if start < 0 || s[start:p] != "ey" || !boundaryBefore(s, start) {
+	if !prefixBefore(s, p, "ey") {
 		return span{}, false
 	}
 	dot := runEnd(s, p+1, isB64URLByte)
@@ -596,7 +624,7 @@ func jwtAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	dot2 := runEnd(s, dot+1, isB64URLByte)
-	if dot2-dot < 12 || dot2 >= len(s) || s[dot2] != '.' {
+	if dot2-dot < 12 || !strings.HasPrefix(s[dot2:], ".") {
 		return span{}, false
 	}
 	return span{start, runEnd(s, dot2+1, isB64URLByte)}, true
@@ -729,10 +757,7 @@ func onLine(s string, p int, cmd string) bool {
 // userinfoAt matches the password of a URL's user information,
 // scheme://user:password@host, whose '@' is at p. The user may be empty.
 func userinfoAt(s string, p int) (span, bool) {
-	a := p
-	for a > 0 && isUserinfoByte(s[a-1]) {
-		a--
-	}
+	a := userinfoStart(s, p)
 	if a < 4 || s[a-3:a] != "://" || !isAlnum(s[a-4]) {
 		return span{}, false
 	}
@@ -745,6 +770,16 @@ func userinfoAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	return span{v, p}, true
+}
+
+// userinfoStart walks back from the '@' at p over the user information
+// before it.
+func userinfoStart(s string, p int) int {
+	a := p
+	for a > 0 && isUserinfoByte(s[a-1]) {
+		a--
+	}
+	return a
 }
 
 // isUserinfoByte reports the characters RFC 3986 allows in a URL's user
@@ -887,7 +922,7 @@ func sensitiveEnd(s string, k int) bool {
 // pairAt matches the value of a sensitive key/value pair whose separator
 // (':' or '=') is at p.
 func pairAt(s string, p int) (span, bool) {
-	if p+1 < len(s) && s[p+1] == '=' {
+	if strings.HasPrefix(s[p+1:], "=") {
 		// "==" and "===" compare; the ':' of ":=" leaves the pair to its
 		// '='.
 		return span{}, false
@@ -946,27 +981,37 @@ func keyStart(s string, last int) int {
 // JSON string, that quote ends the string, and what follows is structure.
 func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok bool) {
 	v, arrow := valueStart(s, p)
+	if qv, end, quoted, ok := quotedValue(s, v, last, quotedKey); quoted {
+		return qv, end, false, ok
+	}
 	switch {
-	case strings.HasPrefix(s[v:], `\"`):
-		// An escaped quote: the pair is inside a JSON string, and so is
-		// the value, up to the next escaped quote or the end of the string.
-		v += 2
-		return v, quotedValueEnd(s, v, '"'), false, true
-	case v < len(s) && s[v] == '"':
-		if !opensValue(s, v, last, quotedKey) {
-			return 0, 0, false, false
-		}
-		v++
-		return v, closingQuote(s, v), false, true
-	case v < len(s) && s[v] == '\'':
-		v++
-		return v, quotedValueEnd(s, v, '\''), false, true
 	case quotedKey:
 		return 0, 0, false, false // a JSON number, boolean or null
 	case arrow:
 		return 0, 0, false, false // a function, as in token => token.trim()
 	}
 	return v, runEnd(s, v, isUnquotedValueByte), true, true
+}
+
+// quotedValue finds the value that a quote at v opens, after a key that
+// ends at last: where its text starts and ends. quoted is false when no
+// quote is at v, and ok is false when the '"' there does not open the
+// value.
+func quotedValue(s string, v, last int, quotedKey bool) (start, end int, quoted, ok bool) {
+	switch {
+	case strings.HasPrefix(s[v:], `\"`):
+		// An escaped quote: the pair is inside a JSON string, and so is
+		// the value, up to the next escaped quote or the end of the string.
+		return v + 2, quotedValueEnd(s, v+2, '"'), true, true
+	case strings.HasPrefix(s[v:], `"`):
+		if !opensValue(s, v, last, quotedKey) {
+			return 0, 0, true, false
+		}
+		return v + 1, closingQuote(s, v+1), true, true
+	case strings.HasPrefix(s[v:], "'"):
+		return v + 1, quotedValueEnd(s, v+1, '\''), true, true
+	}
+	return 0, 0, false, false
 }
 
 // valueStart walks forward from the separator at p, over the '>' of "=>"
@@ -1018,7 +1063,7 @@ func quotedValueEnd(s string, i int, quote byte) int {
 	for i < len(s) {
 		switch c := s[i]; {
 		case c == '\\':
-			if quote == '"' && i+1 < len(s) && s[i+1] == '"' {
+			if quote == '"' && strings.HasPrefix(s[i:], `\"`) {
 				return i
 			}
 			i += 2
@@ -1097,6 +1142,14 @@ func (rs redaction) payload(p Payload) Payload {
 		return rs.modelResponse(p)
 	case *Message:
 		return rs.messagePayload(p)
+	}
+	return rs.eventPayload(p)
+}
+
+// eventPayload is payload for the tool, assessment, extension and unknown
+// payloads.
+func (rs redaction) eventPayload(p Payload) Payload {
+	switch p := p.(type) {
 	case *ToolStarted:
 		return rs.toolStarted(p)
 	case *ToolEnded:
