@@ -136,16 +136,10 @@ func (m *Model) Remaining() int {
 // Generate plays the next turn.
 func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	o := m.options(opts)
-	if m.callbacks {
-		ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
-		ctx = callbacks.OnStart(ctx, callbackInput(input, o))
-	}
+	ctx = m.start(ctx, input, o)
 	msg, err := m.play(ctx, input, o, false)
 	if err != nil {
-		if m.callbacks {
-			callbacks.OnError(ctx, err)
-		}
-		return nil, err
+		return nil, m.fail(ctx, err)
 	}
 	if m.callbacks {
 		callbacks.OnEnd(ctx, callbackOutput(msg, o))
@@ -158,21 +152,39 @@ func (m *Model) Generate(ctx context.Context, input []*schema.Message, opts ...m
 // usage, if any, and the finish reason come on the last chunk.
 func (m *Model) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	o := m.options(opts)
-	if m.callbacks {
-		ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
-		ctx = callbacks.OnStart(ctx, callbackInput(input, o))
-	}
+	ctx = m.start(ctx, input, o)
 	msg, err := m.play(ctx, input, o, true)
 	if err != nil {
-		if m.callbacks {
-			callbacks.OnError(ctx, err)
-		}
-		return nil, err
+		return nil, m.fail(ctx, err)
 	}
 	sr := schema.StreamReaderFromArray(split(msg))
 	if !m.callbacks {
 		return sr, nil
 	}
+	return endStream(ctx, sr, o), nil
+}
+
+// start fires OnStart when m fires its own callbacks, and returns the ctx
+// the call goes on with.
+func (m *Model) start(ctx context.Context, input []*schema.Message, o *model.Options) context.Context {
+	if !m.callbacks {
+		return ctx
+	}
+	ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
+	return callbacks.OnStart(ctx, callbackInput(input, o))
+}
+
+// fail fires OnError when m fires its own callbacks, and returns err.
+func (m *Model) fail(ctx context.Context, err error) error {
+	if m.callbacks {
+		callbacks.OnError(ctx, err)
+	}
+	return err
+}
+
+// endStream hands the chunks of sr to the OnEnd callbacks as they are
+// read, and returns the chunks the caller reads.
+func endStream(ctx context.Context, sr *schema.StreamReader[*schema.Message], o *model.Options) *schema.StreamReader[*schema.Message] {
 	outs := schema.StreamReaderWithConvert(sr, func(c *schema.Message) (callbacks.CallbackOutput, error) {
 		return callbackOutput(c, o), nil
 	})
@@ -183,7 +195,7 @@ func (m *Model) Stream(ctx context.Context, input []*schema.Message, opts ...mod
 			return nil, schema.ErrNoValue
 		}
 		return out.Message, nil
-	}), nil
+	})
 }
 
 func (m *Model) options(opts []model.Option) *model.Options {
@@ -193,7 +205,26 @@ func (m *Model) options(opts []model.Option) *model.Options {
 // play records the request, takes the next turn and turns it into a reply.
 func (m *Model) play(ctx context.Context, input []*schema.Message, o *model.Options, stream bool) (*schema.Message, error) {
 	s := m.script()
+	t, msg, err := m.take(ctx, s, input, o, stream)
+	if err != nil {
+		return nil, err
+	}
+	if t.kind != kindReply {
+		msg, err = s.perform(ctx, t, input, o)
+		if err != nil {
+			return nil, err
+		}
+	}
+	finish(msg, t, input)
+	return msg, nil
+}
+
+// take counts the call, captures the request unless capture is off, and
+// takes the next turn of s. A scripted reply is built before s.mu is
+// released, so that its tool-call IDs follow the order of the calls.
+func (m *Model) take(ctx context.Context, s *script, input []*schema.Message, o *model.Options, stream bool) (Turn, *schema.Message, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.calls++
 	if !m.noCapture {
 		s.requests = append(s.requests, Request{
@@ -205,42 +236,38 @@ func (m *Model) play(ctx context.Context, input []*schema.Message, o *model.Opti
 		})
 	}
 	if err := ctx.Err(); err != nil {
-		s.mu.Unlock()
-		return nil, err
+		return Turn{}, nil, err
 	}
 	t, ok := s.next()
 	if !ok {
-		err := &ExhaustedError{Call: s.calls, Played: s.played}
-		s.mu.Unlock()
-		return nil, err
+		return Turn{}, nil, &ExhaustedError{Call: s.calls, Played: s.played}
 	}
-	var msg *schema.Message
 	if t.kind == kindReply {
-		msg = s.reply(t)
+		return t, s.reply(t), nil
 	}
-	s.mu.Unlock()
+	return t, nil, nil
+}
 
-	switch t.kind {
-	case kindFail:
+// perform plays a Fail or Func turn, outside s.mu: it returns the turn's
+// error, or the completed reply of its function.
+func (s *script) perform(ctx context.Context, t Turn, input []*schema.Message, o *model.Options) (*schema.Message, error) {
+	if t.kind == kindFail {
 		if t.err == nil {
 			return nil, fmt.Errorf("%w: Fail was given a nil error", ErrInvalidTurn)
 		}
 		return nil, t.err
-	case kindFunc:
-		if t.fn == nil {
-			return nil, fmt.Errorf("%w: Func was given a nil function", ErrInvalidTurn)
-		}
-		out, err := t.fn(ctx, input, o)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			return nil, fmt.Errorf("%w: Func returned neither a message nor an error", ErrInvalidTurn)
-		}
-		msg = s.complete(out)
 	}
-	finish(msg, t, input)
-	return msg, nil
+	if t.fn == nil {
+		return nil, fmt.Errorf("%w: Func was given a nil function", ErrInvalidTurn)
+	}
+	out, err := t.fn(ctx, input, o)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("%w: Func returned neither a message nor an error", ErrInvalidTurn)
+	}
+	return s.complete(out), nil
 }
 
 // script is the state shared by a Model and its copies.
@@ -324,19 +351,24 @@ func (s *script) complete(in *schema.Message) *schema.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range msg.ToolCalls {
-		c := &msg.ToolCalls[i]
-		if c.ID == "" {
-			c.ID = s.nextID()
-		}
-		if c.Type == "" {
-			c.Type = "function"
-		}
-		if c.Index == nil {
-			index := i
-			c.Index = &index
-		}
+		s.completeCall(&msg.ToolCalls[i], i)
 	}
 	return &msg
+}
+
+// completeCall fills in the ID, type and index of the i-th tool call of a
+// Func turn's reply where they are missing. The caller holds s.mu.
+func (s *script) completeCall(c *schema.ToolCall, i int) {
+	if c.ID == "" {
+		c.ID = s.nextID()
+	}
+	if c.Type == "" {
+		c.Type = "function"
+	}
+	if c.Index == nil {
+		index := i
+		c.Index = &index
+	}
 }
 
 // finish sets the finish reason and the usage the turn asks for.
@@ -346,22 +378,35 @@ func finish(msg *schema.Message, t Turn, input []*schema.Message) {
 	}
 	meta := msg.ResponseMeta
 	if meta.FinishReason == "" {
-		meta.FinishReason = "stop"
-		if len(msg.ToolCalls) > 0 {
-			meta.FinishReason = "tool_calls"
-		}
+		meta.FinishReason = defaultFinishReason(msg)
 	}
+	meta.Usage = t.usageOf(msg, input)
+}
+
+// defaultFinishReason is "tool_calls" for a reply that calls tools and
+// "stop" for any other.
+func defaultFinishReason(msg *schema.Message) string {
+	if len(msg.ToolCalls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+// usageOf returns the usage the reply msg to input reports under t: the
+// turn's fixed counts, none, or the reply's own usage, estimated from the
+// text when it has none.
+func (t Turn) usageOf(msg *schema.Message, input []*schema.Message) *schema.TokenUsage {
 	switch t.usage {
 	case usageFixed:
-		meta.Usage = &schema.TokenUsage{PromptTokens: t.prompt, CompletionTokens: t.complete, TotalTokens: t.prompt + t.complete}
+		return &schema.TokenUsage{PromptTokens: t.prompt, CompletionTokens: t.complete, TotalTokens: t.prompt + t.complete}
 	case usageNone:
-		meta.Usage = nil
-	default:
-		if meta.Usage == nil {
-			p, c := PromptTokens(input), CompletionTokens(msg)
-			meta.Usage = &schema.TokenUsage{PromptTokens: p, CompletionTokens: c, TotalTokens: p + c}
-		}
+		return nil
 	}
+	if u := msg.ResponseMeta.Usage; u != nil {
+		return u
+	}
+	p, c := PromptTokens(input), CompletionTokens(msg)
+	return &schema.TokenUsage{PromptTokens: p, CompletionTokens: c, TotalTokens: p + c}
 }
 
 func callbackInput(input []*schema.Message, o *model.Options) *model.CallbackInput {

@@ -154,56 +154,90 @@ func (h *openaiHandler) stream(w http.ResponseWriter, r *http.Request, req *chat
 	}
 	defer sr.Close()
 
+	sse := startSSE(w)
+	usage, ok := sse.relay(sr, id, req.Model)
+	if !ok {
+		return
+	}
+	if req.includeUsage() && usage != nil {
+		if !sse.send(streamChunk{ID: id, Object: "chat.completion.chunk", Model: req.Model, Choices: []streamChoice{}, Usage: usage}) {
+			return
+		}
+	}
+	sse.done()
+}
+
+// sseWriter writes server-sent events, flushing each one.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// startSSE writes the headers of an event stream.
+func startSSE(w http.ResponseWriter) sseWriter {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	send := func(v any) bool {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return false
-		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
-			return false
-		}
-		_ = rc.Flush()
-		return true
-	}
+	return sseWriter{w: w, rc: http.NewResponseController(w)}
+}
 
+// send writes v as one data event. It reports false when v cannot be
+// encoded or the client is gone.
+func (s sseWriter) send(v any) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+		return false
+	}
+	_ = s.rc.Flush()
+	return true
+}
+
+// done writes the event that ends the stream.
+func (s sseWriter) done() {
+	_, _ = io.WriteString(s.w, "data: [DONE]\n\n")
+	_ = s.rc.Flush()
+}
+
+// relay sends the chunks of sr as completion chunk events until sr ends,
+// and returns the last usage a chunk carried. It reports false when the
+// stream failed, after sending the error as an event, or the client is
+// gone.
+func (s sseWriter) relay(sr *schema.StreamReader[*schema.Message], id, modelName string) (*wireTokenUsage, bool) {
 	var usage *wireTokenUsage
-	first := true
-	for {
+	for first := true; ; first = false {
 		chunk, err := sr.Recv()
 		if errors.Is(err, io.EOF) {
-			break
+			return usage, true
 		}
 		if err != nil {
-			send(errorBody{Error: wireError{Message: err.Error(), Type: "server_error"}})
-			return
+			s.send(errorBody{Error: wireError{Message: err.Error(), Type: "server_error"}})
+			return nil, false
 		}
 		if u := wireUsage(chunk); u != nil {
 			usage = u
 		}
-		delta := deltaOf(chunk, first)
-		first = false
-		reason := finishReason(chunk)
-		if delta.empty() && reason == nil {
-			continue
-		}
-		if !send(streamChunk{
-			ID: id, Object: "chat.completion.chunk", Model: req.Model,
-			Choices: []streamChoice{{Delta: delta, FinishReason: reason}},
-		}) {
-			return
+		if !s.sendDelta(chunk, first, id, modelName) {
+			return nil, false
 		}
 	}
-	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage && usage != nil {
-		if !send(streamChunk{ID: id, Object: "chat.completion.chunk", Model: req.Model, Choices: []streamChoice{}, Usage: usage}) {
-			return
-		}
+}
+
+// sendDelta sends chunk as a completion chunk event, unless it carries
+// neither a delta nor a finish reason. It reports false when the client is
+// gone.
+func (s sseWriter) sendDelta(chunk *schema.Message, first bool, id, modelName string) bool {
+	delta := deltaOf(chunk, first)
+	reason := finishReason(chunk)
+	if delta.empty() && reason == nil {
+		return true
 	}
-	_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	_ = rc.Flush()
+	return s.send(streamChunk{
+		ID: id, Object: "chat.completion.chunk", Model: modelName,
+		Choices: []streamChoice{{Delta: delta, FinishReason: reason}},
+	})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

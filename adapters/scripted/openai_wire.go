@@ -24,6 +24,11 @@ type chatRequest struct {
 	} `json:"stream_options"`
 }
 
+// includeUsage reports whether a streamed reply ends with a usage chunk.
+func (r *chatRequest) includeUsage() bool {
+	return r.StreamOptions != nil && r.StreamOptions.IncludeUsage
+}
+
 type wireMessage struct {
 	Role             string          `json:"role"`
 	Content          json.RawMessage `json:"content,omitempty"`
@@ -132,14 +137,33 @@ type wireError struct {
 
 // toEino converts the request into model input and call options.
 func (r *chatRequest) toEino() ([]*schema.Message, []model.Option, error) {
+	input, err := r.input()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := r.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	return input, opts, nil
+}
+
+// input converts the request's messages into model input.
+func (r *chatRequest) input() ([]*schema.Message, error) {
 	input := make([]*schema.Message, len(r.Messages))
 	for i := range r.Messages {
 		msg, err := r.Messages[i].toEino()
 		if err != nil {
-			return nil, nil, fmt.Errorf("messages[%d]: %w", i, err)
+			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
 		input[i] = msg
 	}
+	return input, nil
+}
+
+// options converts the request's tools, model and tool_choice into call
+// options.
+func (r *chatRequest) options() ([]model.Option, error) {
 	tools := make([]*schema.ToolInfo, 0, len(r.Tools))
 	for _, t := range r.Tools {
 		tools = append(tools, &schema.ToolInfo{Name: t.Function.Name, Desc: t.Function.Description})
@@ -150,12 +174,12 @@ func (r *chatRequest) toEino() ([]*schema.Message, []model.Option, error) {
 	}
 	choice, err := decodeToolChoice(r.ToolChoice)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if choice != nil {
 		opts = append(opts, *choice)
 	}
-	return input, opts, nil
+	return opts, nil
 }
 
 func (w *wireMessage) toEino() (*schema.Message, error) {
@@ -181,11 +205,16 @@ func (w *wireMessage) toEino() (*schema.Message, error) {
 	return msg, nil
 }
 
+// absent reports whether a JSON field is missing or null.
+func absent(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
 // decodeContent reads content given as a string, as null, or as an array
 // of parts whose text parts are joined.
 func decodeContent(raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+	if absent(raw) {
 		return "", nil
 	}
 	if raw[0] == '"' {
@@ -209,52 +238,74 @@ func decodeContent(raw json.RawMessage) (string, error) {
 	return sb.String(), nil
 }
 
+// toolChoices maps the string forms of tool_choice onto Eino's tool
+// choices.
+var toolChoices = map[string]schema.ToolChoice{
+	"none":     schema.ToolChoiceForbidden,
+	"auto":     schema.ToolChoiceAllowed,
+	"required": schema.ToolChoiceForced,
+}
+
 // decodeToolChoice maps tool_choice onto Eino's tool choice: "none" is
 // forbidden, "auto" allowed, "required" or a named function forced.
 func decodeToolChoice(raw json.RawMessage) (*model.Option, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+	if absent(raw) {
 		return nil, nil
 	}
-	var opt model.Option
 	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		switch s {
-		case "none":
-			opt = model.WithToolChoice(schema.ToolChoiceForbidden)
-		case "auto":
-			opt = model.WithToolChoice(schema.ToolChoiceAllowed)
-		case "required":
-			opt = model.WithToolChoice(schema.ToolChoiceForced)
-		default:
-			return nil, fmt.Errorf("unknown tool_choice %q", s)
-		}
-		return &opt, nil
+		return decodeToolChoiceName(raw)
 	}
+	return decodeToolChoiceObject(raw)
+}
+
+// decodeToolChoiceName decodes tool_choice given as a string: "none",
+// "auto" or "required".
+func decodeToolChoiceName(raw json.RawMessage) (*model.Option, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	choice, ok := toolChoices[s]
+	if !ok {
+		return nil, fmt.Errorf("unknown tool_choice %q", s)
+	}
+	opt := model.WithToolChoice(choice)
+	return &opt, nil
+}
+
+// decodeToolChoiceObject decodes tool_choice given as an object: a named
+// function, forced, or a set of allowed tools, forced when its mode is
+// "required".
+func decodeToolChoiceObject(raw json.RawMessage) (*model.Option, error) {
 	var c wireToolChoice
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, fmt.Errorf("cannot decode tool_choice: %w", err)
 	}
+	var opt model.Option
 	switch c.Type {
 	case "function":
 		opt = model.WithToolChoice(schema.ToolChoiceForced, c.Function.Name)
 	case "allowed_tools":
-		names := make([]string, 0, len(c.AllowedTools.Tools))
-		for _, t := range c.AllowedTools.Tools {
-			names = append(names, t.Function.Name)
-		}
-		choice := schema.ToolChoiceAllowed
-		if c.AllowedTools.Mode == "required" {
-			choice = schema.ToolChoiceForced
-		}
-		opt = model.WithToolChoice(choice, names...)
+		opt = allowedTools(c.AllowedTools.Mode, c.AllowedTools.Tools)
 	default:
 		return nil, fmt.Errorf("unknown tool_choice type %q", c.Type)
 	}
 	return &opt, nil
+}
+
+// allowedTools is the option of an allowed_tools tool choice: the named
+// tools, allowed, or forced when mode is "required".
+func allowedTools(mode string, tools []wireToolChoice) model.Option {
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		names = append(names, t.Function.Name)
+	}
+	choice := schema.ToolChoiceAllowed
+	if mode == "required" {
+		choice = schema.ToolChoiceForced
+	}
+	return model.WithToolChoice(choice, names...)
 }
 
 // fromEino writes a reply as an OpenAI response message.

@@ -101,25 +101,43 @@ func (t *runnerTarget) Respond(ctx context.Context, history []*schema.Message) (
 		defer t.store.delete(cp)
 	}
 	opts := append(slices.Clip(t.opts), adk.WithCheckPointID(cp))
-	iter := t.r.Run(ctx, history, opts...)
 	var turn adkTurn
+	err := t.run(ctx, &turn, history, cp, opts)
+	return turn.messages(), err
+}
+
+// run runs the agent on history, collecting the messages into turn, and
+// resumes it from checkpoint cp after each interrupt the scenario answers.
+func (t *runnerTarget) run(ctx context.Context, turn *adkTurn, history []*schema.Message, cp string, opts []adk.AgentRunOption) error {
+	iter := t.r.Run(ctx, history, opts...)
 	for resumes := 0; ; resumes++ {
 		interrupt, err := turn.drain(iter)
 		if err != nil || interrupt == nil {
-			return turn.messages(), err
+			return err
 		}
-		targets, err := turn.answers(ctx, interrupt)
+		iter, err = t.resume(ctx, turn, interrupt, resumes, cp, opts)
 		if err != nil {
-			return turn.messages(), err
-		}
-		if resumes >= MaxResumes {
-			return turn.messages(), fmt.Errorf("%w: still interrupted after %d resumes", ErrInterrupted, MaxResumes)
-		}
-		iter, err = t.r.ResumeWithParams(ctx, cp, &adk.ResumeParams{Targets: targets}, opts...)
-		if err != nil {
-			return turn.messages(), fmt.Errorf("%w: resuming: %w", ErrInterrupted, err)
+			return err
 		}
 	}
+}
+
+// resume asks the scenario to answer interrupt and resumes the run from
+// checkpoint cp with the answers, unless the turn has already resumed
+// MaxResumes times.
+func (t *runnerTarget) resume(ctx context.Context, turn *adkTurn, interrupt *adk.InterruptInfo, resumes int, cp string, opts []adk.AgentRunOption) (*adk.AsyncIterator[*adk.AgentEvent], error) {
+	targets, err := turn.answers(ctx, interrupt)
+	if err != nil {
+		return nil, err
+	}
+	if resumes >= MaxResumes {
+		return nil, fmt.Errorf("%w: still interrupted after %d resumes", ErrInterrupted, MaxResumes)
+	}
+	iter, err := t.r.ResumeWithParams(ctx, cp, &adk.ResumeParams{Targets: targets}, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: resuming: %w", ErrInterrupted, err)
+	}
+	return iter, nil
 }
 
 // answers asks the scenario for an answer to each root cause of the
@@ -177,35 +195,66 @@ func (t *adkTurn) drain(iter *adk.AsyncIterator[*adk.AgentEvent]) (*adk.Interrup
 		if runErr != nil {
 			continue
 		}
-		if ev.Err != nil {
-			runErr = ev.Err
-			continue
-		}
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			mv := ev.Output.MessageOutput
-			if t.internal(ev.RunPath) {
-				if mv.MessageStream != nil {
-					mv.MessageStream.Close()
-				}
-				continue
-			}
-			msg, err := mv.GetMessage()
-			if err != nil {
-				runErr = fmt.Errorf("simtarget: reading %s message stream: %w", mv.Role, err)
-				continue
-			}
-			if msg != nil && (msg.Role == schema.Assistant || msg.Role == schema.Tool) {
-				t.add(ev.RunPath, msg)
-			}
-		}
-		if ev.Action != nil && ev.Action.Interrupted != nil {
-			interrupt = ev.Action.Interrupted
+		in, err := t.read(ev)
+		runErr = err
+		if in != nil {
+			interrupt = in
 		}
 	}
 	if runErr != nil {
 		return nil, runErr
 	}
 	return interrupt, nil
+}
+
+// read collects the message of one event and returns the interrupt the
+// event ends in, if any, or its error. The action of an event from inside
+// a tool call, or of one whose message cannot be read, is ignored.
+func (t *adkTurn) read(ev *adk.AgentEvent) (*adk.InterruptInfo, error) {
+	if ev.Err != nil {
+		return nil, ev.Err
+	}
+	if out := ev.Output; out != nil && out.MessageOutput != nil {
+		if own, err := t.collect(ev.RunPath, out.MessageOutput); !own {
+			return nil, err
+		}
+	}
+	return interruptOf(ev.Action), nil
+}
+
+// interruptOf returns the interrupt an action carries, if any.
+func interruptOf(a *adk.AgentAction) *adk.InterruptInfo {
+	if a == nil {
+		return nil
+	}
+	return a.Interrupted
+}
+
+// collect adds the assistant or tool message of an event on path to the
+// turn. It reports false, with no error, for an event from inside a tool
+// call, whose stream it closes unread, and false with the error when the
+// message cannot be read.
+func (t *adkTurn) collect(path []adk.RunStep, mv *adk.MessageVariant) (bool, error) {
+	if t.internal(path) {
+		if mv.MessageStream != nil {
+			mv.MessageStream.Close()
+		}
+		return false, nil
+	}
+	msg, err := mv.GetMessage()
+	if err != nil {
+		return false, fmt.Errorf("simtarget: reading %s message stream: %w", mv.Role, err)
+	}
+	if kept(msg) {
+		t.add(path, msg)
+	}
+	return true, nil
+}
+
+// kept reports whether msg belongs in the turn: it is an assistant or a
+// tool message.
+func kept(msg *schema.Message) bool {
+	return msg != nil && (msg.Role == schema.Assistant || msg.Role == schema.Tool)
 }
 
 // adkTurn collects the messages of one run's events.
@@ -235,29 +284,56 @@ func (t *adkTurn) internal(path []adk.RunStep) bool {
 	return false
 }
 
+// add appends msg, an event's message on path, and keeps track of the tool
+// calls of path's agent that are not answered yet.
 func (t *adkTurn) add(path []adk.RunStep, msg *schema.Message) {
 	t.out = append(t.out, msg)
-	i := slices.IndexFunc(t.pending, func(p pendingCalls) bool { return slices.Equal(p.path, path) })
-	switch {
-	case msg.Role == schema.Assistant && len(msg.ToolCalls) > 0:
-		p := pendingCalls{path: path}
-		for _, c := range msg.ToolCalls {
-			p.ids = append(p.ids, c.ID)
-		}
-		if i < 0 {
-			t.pending = append(t.pending, p)
-		} else {
-			t.pending[i] = p
-		}
-	case msg.Role == schema.Tool && i >= 0:
-		p := &t.pending[i]
-		if j := slices.Index(p.ids, msg.ToolCallID); j >= 0 {
-			if j > 0 {
-				t.reorder = true
-			}
-			p.ids = slices.Delete(p.ids, j, j+1)
-		}
+	switch msg.Role {
+	case schema.Assistant:
+		t.expect(path, msg.ToolCalls)
+	case schema.Tool:
+		t.answer(path, msg.ToolCallID)
 	}
+}
+
+// pendingAt returns the index in t.pending of path's calls, or -1.
+func (t *adkTurn) pendingAt(path []adk.RunStep) int {
+	return slices.IndexFunc(t.pending, func(p pendingCalls) bool { return slices.Equal(p.path, path) })
+}
+
+// expect records calls, made by the agent on path, as pending, in place of
+// that agent's earlier calls. A message with no calls changes nothing.
+func (t *adkTurn) expect(path []adk.RunStep, calls []schema.ToolCall) {
+	if len(calls) == 0 {
+		return
+	}
+	p := pendingCalls{path: path}
+	for _, c := range calls {
+		p.ids = append(p.ids, c.ID)
+	}
+	if i := t.pendingAt(path); i >= 0 {
+		t.pending[i] = p
+		return
+	}
+	t.pending = append(t.pending, p)
+}
+
+// answer marks the call id of the agent on path as answered, and notes
+// when an earlier call of the batch is still pending.
+func (t *adkTurn) answer(path []adk.RunStep, id string) {
+	i := t.pendingAt(path)
+	if i < 0 {
+		return
+	}
+	p := &t.pending[i]
+	j := slices.Index(p.ids, id)
+	if j < 0 {
+		return
+	}
+	if j > 0 {
+		t.reorder = true
+	}
+	p.ids = slices.Delete(p.ids, j, j+1)
 }
 
 // messages returns the messages, with the results of each batch of tool
@@ -267,22 +343,27 @@ func (t *adkTurn) messages() []*schema.Message {
 		return t.out
 	}
 	for i := 0; i < len(t.out); i++ {
-		calls := t.out[i]
-		if calls.Role != schema.Assistant || len(calls.ToolCalls) == 0 {
-			continue
+		if calls := t.out[i]; calls.Role == schema.Assistant && len(calls.ToolCalls) > 0 {
+			i = orderResults(t.out, i) - 1
 		}
-		end := i + 1
-		for end < len(t.out) && t.out[end].Role == schema.Tool {
-			end++
-		}
-		position := func(m *schema.Message) int {
-			if j := slices.IndexFunc(calls.ToolCalls, func(c schema.ToolCall) bool { return c.ID == m.ToolCallID }); j >= 0 {
-				return j
-			}
-			return len(calls.ToolCalls)
-		}
-		slices.SortStableFunc(t.out[i+1:end], func(a, b *schema.Message) int { return cmp.Compare(position(a), position(b)) })
-		i = end - 1
 	}
 	return t.out
+}
+
+// orderResults sorts the tool messages that follow the tool-call message
+// out[i] into the order of its calls, and returns the index after them.
+func orderResults(out []*schema.Message, i int) int {
+	calls := out[i].ToolCalls
+	end := i + 1
+	for end < len(out) && out[end].Role == schema.Tool {
+		end++
+	}
+	position := func(m *schema.Message) int {
+		if j := slices.IndexFunc(calls, func(c schema.ToolCall) bool { return c.ID == m.ToolCallID }); j >= 0 {
+			return j
+		}
+		return len(calls)
+	}
+	slices.SortStableFunc(out[i+1:end], func(a, b *schema.Message) int { return cmp.Compare(position(a), position(b)) })
+	return end
 }

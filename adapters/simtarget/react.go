@@ -160,10 +160,16 @@ func (c *turnCollector) OnStart(ctx context.Context, _ *callbacks.RunInfo, _ cal
 }
 
 func (c *turnCollector) OnEnd(ctx context.Context, info *callbacks.RunInfo, output callbacks.CallbackOutput) context.Context {
-	if info == nil || !c.own(ctx) {
-		return ctx
+	if info != nil && c.own(ctx) {
+		c.addOutput(info.Component, output)
 	}
-	switch info.Component {
+	return ctx
+}
+
+// addOutput keeps the reply of the agent's chat model or the tool
+// messages of its tools node.
+func (c *turnCollector) addOutput(component components.Component, output callbacks.CallbackOutput) {
+	switch component {
 	case components.ComponentOfChatModel:
 		if out := model.ConvCallbackOutput(output); out != nil {
 			c.add(out.Message)
@@ -173,7 +179,6 @@ func (c *turnCollector) OnEnd(ctx context.Context, info *callbacks.RunInfo, outp
 			c.add(msgs...)
 		}
 	}
-	return ctx
 }
 
 func (c *turnCollector) OnError(ctx context.Context, _ *callbacks.RunInfo, _ error) context.Context {

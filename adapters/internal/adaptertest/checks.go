@@ -3,6 +3,7 @@ package adaptertest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,48 @@ func Ended(t testing.TB, sink *recorder.MemorySink) []recorder.Record {
 		return ok && last.ParentRunID == ""
 	}, 5*time.Second, time.Millisecond)
 	return sink.Records()
+}
+
+// payloadsOf returns the payloads of type P among records, in order.
+func payloadsOf[P any](records []recorder.Record) []P {
+	var out []P
+	for _, rec := range records {
+		if p, ok := rec.Payload.(P); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// exceededRecords returns the budget records among records that say a
+// budget was exceeded.
+func exceededRecords(records []recorder.Record) []*recorder.BudgetRecord {
+	var out []*recorder.BudgetRecord
+	for _, b := range payloadsOf[*recorder.BudgetRecord](records) {
+		if b.Event == recorder.BudgetExceeded {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// numberedCalls returns n parallel calls of the tool name, the i-th with
+// the arguments {"n":i}.
+func numberedCalls(name string, n int) []scripted.ToolCall {
+	calls := make([]scripted.ToolCall, 0, n)
+	for i := range n {
+		calls = append(calls, scripted.ToolCall{Name: name, Arguments: fmt.Sprintf(`{"n":%d}`, i)})
+	}
+	return calls
+}
+
+// callIndices returns the call indices 1 to n, in order.
+func callIndices[I int | int64](n int) []I {
+	out := make([]I, n)
+	for i := range out {
+		out[i] = I(i + 1)
+	}
+	return out
 }
 
 // ToolMessages returns the tool messages among msgs.

@@ -110,59 +110,7 @@ func injectionScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "parallel tool calls get dense unique indices", Build: func(t *testing.T, a Adapter) Spec {
-			const n = 12
-			var calls []scripted.ToolCall
-			for i := range n {
-				calls = append(calls, scripted.ToolCall{Name: "work", Arguments: fmt.Sprintf(`{"n":%d}`, i)})
-			}
-			m := scripted.New(scripted.Calls(calls...), scripted.Reply("done"))
-			var mu sync.Mutex
-			var inflight, peak int
-			var seen *session.Store
-			release := make(chan struct{})
-			work := Tool{Name: "work", Fn: func(ctx context.Context, args string) (string, error) {
-				mu.Lock()
-				seen, _ = a.Session(ctx)
-				inflight++
-				peak = max(peak, inflight)
-				if inflight == n {
-					close(release) // every call is in flight at once
-				}
-				mu.Unlock()
-				<-release
-				mu.Lock()
-				inflight--
-				mu.Unlock()
-				return "done " + args, nil
-			}}
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{work}, Config: &lookout.Config{Observers: EveryCall()},
-				Check: func(t *testing.T, r Result) {
-					require.NoError(t, r.Err)
-					mu.Lock()
-					assert.Equal(t, n, peak, "the calls ran in parallel")
-					assert.Same(t, r.Store, seen, "the tools saw the run's session")
-					mu.Unlock()
-					var indices []int64
-					ids := map[string]bool{}
-					for _, rec := range session.LogOf[observer.ToolCallRecord](r.Store).All() {
-						indices = append(indices, rec.CallIndex)
-						ids[rec.CallID] = true
-						assert.True(t, rec.Success)
-						assert.Equal(t, "work", rec.ToolName)
-					}
-					slices.Sort(indices)
-					want := make([]int64, n)
-					for i := range want {
-						want[i] = int64(i + 1)
-					}
-					assert.Equal(t, want, indices)
-					assert.Len(t, ids, n, "each record carries its own call ID")
-					assert.Len(t, ToolMessages(m.Requests()[1].Messages), n)
-				},
-			}
-		}},
+		denseIndicesScenario(),
 		{Name: "tool errors become messages and count as failures", Build: func(t *testing.T, _ Adapter) Spec {
 			m := scripted.New(
 				scripted.Call("deploy", `{}`),
@@ -212,8 +160,72 @@ func injectionScenarios() []Scenario {
 	}
 }
 
+// denseIndicesScenario runs twelve parallel tool calls at once and checks
+// that each is recorded once, with its own call ID, under the indices 1 to
+// 12.
+func denseIndicesScenario() Scenario {
+	return Scenario{Name: "parallel tool calls get dense unique indices", Build: func(t *testing.T, a Adapter) Spec {
+		const n = 12
+		m := scripted.New(scripted.Calls(numberedCalls("work", n)...), scripted.Reply("done"))
+		var mu sync.Mutex
+		var inflight, peak int
+		var seen *session.Store
+		release := make(chan struct{})
+		work := Tool{Name: "work", Fn: func(ctx context.Context, args string) (string, error) {
+			mu.Lock()
+			seen, _ = a.Session(ctx)
+			inflight++
+			peak = max(peak, inflight)
+			if inflight == n {
+				close(release) // every call is in flight at once
+			}
+			mu.Unlock()
+			<-release
+			mu.Lock()
+			inflight--
+			mu.Unlock()
+			return "done " + args, nil
+		}}
+		return Spec{
+			Model: m, Tools: []tool.BaseTool{work}, Config: &lookout.Config{Observers: EveryCall()},
+			Check: func(t *testing.T, r Result) {
+				require.NoError(t, r.Err)
+				mu.Lock()
+				assert.Equal(t, n, peak, "the calls ran in parallel")
+				assert.Same(t, r.Store, seen, "the tools saw the run's session")
+				mu.Unlock()
+				var indices []int64
+				ids := map[string]bool{}
+				for _, rec := range session.LogOf[observer.ToolCallRecord](r.Store).All() {
+					indices = append(indices, rec.CallIndex)
+					ids[rec.CallID] = true
+					assert.True(t, rec.Success)
+					assert.Equal(t, "work", rec.ToolName)
+				}
+				slices.Sort(indices)
+				assert.Equal(t, callIndices[int64](n), indices)
+				assert.Len(t, ids, n, "each record carries its own call ID")
+				assert.Len(t, ToolMessages(m.Requests()[1].Messages), n)
+			},
+		}
+	}}
+}
+
+// budgetScenarios are the budget's scenarios: limits reached, wrap-up
+// turns, and what a run is charged.
 func budgetScenarios() []Scenario {
-	out := []Scenario{
+	var out []Scenario
+	out = append(out, toolCallBudgetScenarios()...)
+	out = append(out, tokenBudgetScenarios()...)
+	out = append(out, deadlineScenarios()...)
+	out = append(out, chargingScenarios()...)
+	return out
+}
+
+// toolCallBudgetScenarios are the budget's scenarios where the tool calls
+// run out.
+func toolCallBudgetScenarios() []Scenario {
+	return []Scenario{
 		{Name: "a tool call over the limit is refused with a readable message", Build: func(t *testing.T, _ Adapter) Spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
@@ -294,16 +306,16 @@ func budgetScenarios() []Scenario {
 					assert.Equal(t, int64(2), ex.Limit)
 					assert.Equal(t, 3, m.Calls(), "the model call after the refusal was not made")
 					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls)
-					exceeded := 0
-					for _, rec := range Ended(t, sink) {
-						if p, ok := rec.Payload.(*recorder.BudgetRecord); ok && p.Event == recorder.BudgetExceeded {
-							exceeded++
-						}
-					}
-					assert.Equal(t, 1, exceeded, "one refusal, one exceeded record")
+					assert.Len(t, exceededRecords(Ended(t, sink)), 1, "one refusal, one exceeded record")
 				},
 			}
 		}},
+	}
+}
+
+// tokenBudgetScenarios are the budget's scenarios where the tokens run out.
+func tokenBudgetScenarios() []Scenario {
+	out := []Scenario{
 		{Name: "the wrap-up turn offers no tools", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`).WithUsage(900, 50),
@@ -314,10 +326,8 @@ func budgetScenarios() []Scenario {
 				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}, Recorder: NewRecorder(t, sink, nil)},
 				Check: func(t *testing.T, r Result) {
 					var withheld []bool
-					for _, rec := range Ended(t, sink) {
-						if p, ok := rec.Payload.(*recorder.ModelRequest); ok {
-							withheld = append(withheld, p.ToolsWithheld)
-						}
+					for _, p := range payloadsOf[*recorder.ModelRequest](Ended(t, sink)) {
+						withheld = append(withheld, p.ToolsWithheld)
 					}
 					assert.Equal(t, []bool{false, true}, withheld, "the recorded requests")
 					require.NoError(t, r.Err)
@@ -354,6 +364,54 @@ func budgetScenarios() []Scenario {
 				},
 			}
 		}},
+		{Name: "advisory resources are not enforced", Build: func(t *testing.T, _ Adapter) Spec {
+			m := scripted.New(
+				scripted.Call("search", `{}`).Call("search", `{}`).WithUsage(500, 0),
+				scripted.Reply("done").WithUsage(500, 0),
+			)
+			return Spec{
+				Model: m, Tools: []tool.BaseTool{Echo("search")},
+				Config: &lookout.Config{
+					Limits:   budget.Limits{MaxTokens: 100, MaxToolCalls: 1},
+					Advisory: []budget.Resource{budget.Tokens, budget.ToolCalls},
+					WrapUpAt: -1,
+				},
+				Check: func(t *testing.T, r Result) {
+					require.NoError(t, r.Err)
+					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+						assert.NotContains(t, msg.Content, "refused")
+					}
+					b := latestBudget(r.Store)
+					assert.Equal(t, int64(2), b.ToolCalls, "calls past an advisory limit are still counted")
+					assert.Equal(t, int64(1000), b.TokensUsed)
+				},
+			}
+		}},
+	}
+	for _, last := range []int{1, 99, 5000} {
+		out = append(out, Scenario{Name: fmt.Sprintf("the overrun is at most one response of %d tokens", last), Build: func(t *testing.T, _ Adapter) Spec {
+			return Spec{
+				Model: scripted.New(
+					scripted.Call("search", `{}`).WithUsage(99, 0),
+					scripted.Call("search", `{}`).WithUsage(last, 0),
+					scripted.Reply("never reached"),
+				),
+				Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Check: func(t *testing.T, r Result) {
+					require.ErrorIs(t, r.Err, budget.ErrExceeded)
+					b := latestBudget(r.Store)
+					assert.Equal(t, int64(99+last), b.TokensUsed)
+					assert.LessOrEqual(t, b.TokensUsed-b.MaxTokens, int64(last))
+				},
+			}
+		}})
+	}
+	return out
+}
+
+// deadlineScenarios are the budget's scenarios where the time runs out.
+func deadlineScenarios() []Scenario {
+	return []Scenario{
 		{Name: "a deadline ends the run with its cause", Build: func(t *testing.T, _ Adapter) Spec {
 			c := NewClock()
 			var mu sync.Mutex
@@ -461,6 +519,14 @@ func budgetScenarios() []Scenario {
 				},
 			}
 		}},
+	}
+}
+
+// chargingScenarios check what runs are charged: the same whether the
+// agent streams or not, once per model call, and across runs that share a
+// session.
+func chargingScenarios() []Scenario {
+	return []Scenario{
 		{Name: "streaming charges exactly what generate charges", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
 			budgets := map[Mode]budget.Budget{}
 			for _, mode := range Both {
@@ -504,49 +570,7 @@ func budgetScenarios() []Scenario {
 			assert.Equal(t, int64(3), latestBudget(store).ToolCalls, "the second run had one call left")
 			assert.Equal(t, int64(3), session.LogOf[observer.ToolCallRecord](store).Total())
 		}},
-		{Name: "advisory resources are not enforced", Build: func(t *testing.T, _ Adapter) Spec {
-			m := scripted.New(
-				scripted.Call("search", `{}`).Call("search", `{}`).WithUsage(500, 0),
-				scripted.Reply("done").WithUsage(500, 0),
-			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &lookout.Config{
-					Limits:   budget.Limits{MaxTokens: 100, MaxToolCalls: 1},
-					Advisory: []budget.Resource{budget.Tokens, budget.ToolCalls},
-					WrapUpAt: -1,
-				},
-				Check: func(t *testing.T, r Result) {
-					require.NoError(t, r.Err)
-					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
-						assert.NotContains(t, msg.Content, "refused")
-					}
-					b := latestBudget(r.Store)
-					assert.Equal(t, int64(2), b.ToolCalls, "calls past an advisory limit are still counted")
-					assert.Equal(t, int64(1000), b.TokensUsed)
-				},
-			}
-		}},
 	}
-	for _, last := range []int{1, 99, 5000} {
-		out = append(out, Scenario{Name: fmt.Sprintf("the overrun is at most one response of %d tokens", last), Build: func(t *testing.T, _ Adapter) Spec {
-			return Spec{
-				Model: scripted.New(
-					scripted.Call("search", `{}`).WithUsage(99, 0),
-					scripted.Call("search", `{}`).WithUsage(last, 0),
-					scripted.Reply("never reached"),
-				),
-				Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
-					require.ErrorIs(t, r.Err, budget.ErrExceeded)
-					b := latestBudget(r.Store)
-					assert.Equal(t, int64(99+last), b.TokensUsed)
-					assert.LessOrEqual(t, b.TokensUsed-b.MaxTokens, int64(last))
-				},
-			}
-		}})
-	}
-	return out
 }
 
 // charged is a scenario in which a one-search run on a fresh script is
@@ -674,104 +698,116 @@ func recordingScenarios() []Scenario {
 		mediaScenario("a multimodal streaming tool's image is recorded and exported", func(image []byte) tool.BaseTool {
 			return RichStreamTool{Name: "camera", Chunks: []string{"the ", "screen:"}, Image: image}
 		}),
-		{Name: "the trajectory is recorded as a side effect", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
-			sink := recorder.NewMemorySink()
-			return Spec{
-				Model: scripted.New(
-					scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
-					scripted.Reply("done"),
-				),
-				Tools:  []tool.BaseTool{Echo("search")},
-				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Observers: EveryCall(), Limits: budget.Limits{MaxTokens: 10_000}},
-				Check: func(t *testing.T, r Result) {
-					require.NoError(t, r.Err)
-					records := Ended(t, sink)
-					AssertDenseSeq(t, records)
-					k := Kinds(records)
-					assert.Equal(t, 1, k[recorder.KindRunStarted])
-					assert.Equal(t, 1, k[recorder.KindRunEnded])
-					assert.Equal(t, 2, k[recorder.KindModelRequest])
-					assert.Equal(t, 2, k[recorder.KindModelResponse])
-					assert.Equal(t, 3, k[recorder.KindToolStarted])
-					assert.Equal(t, 3, k[recorder.KindToolEnded])
-					assert.Equal(t, 3, k[recorder.KindAssessment])
-					assert.Equal(t, 2, k[recorder.KindBudget], "one charge per model call")
-					assert.Equal(t, a.InputMessages, k[recorder.KindMessage], "the run's input")
-
-					started := records[0].Payload.(*recorder.RunStarted)
-					assert.Equal(t, a.AgentName, started.AgentName)
-					assert.Equal(t, int64(10_000), started.Limits.MaxTokens)
-					end := records[len(records)-1].Payload.(*recorder.RunEnded)
-					assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
-					assert.Equal(t, int64(2), end.Usage.ModelCalls, "the last reply was charged before the end")
-
-					var replies []string
-					for _, rec := range records {
-						if resp, ok := rec.Payload.(*recorder.ModelResponse); ok {
-							require.NotNil(t, resp.Message)
-							assert.True(t, resp.UsageReported)
-							replies = append(replies, resp.Message.Content)
-						}
-					}
-					assert.Equal(t, []string{"", "done"}, replies)
-
-					traj, err := atif.FromRecords(records, nil)
-					require.NoError(t, err)
-					doc, err := json.Marshal(traj)
-					require.NoError(t, err)
-					assert.Empty(t, atif.Validate(doc))
-					var withCalls int
-					for _, s := range traj.Steps {
-						if len(s.ToolCalls) == 3 {
-							withCalls++
-							require.NotNil(t, s.Observation)
-							assert.Len(t, s.Observation.Results, 3, "parallel calls share one step")
-						}
-					}
-					assert.Equal(t, 1, withCalls)
-				},
-			}
-		}},
-		{Name: "parallel calls are recorded in the order of their call indices", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
-			// Which call ends first is up to the scheduler, so the runs are
-			// repeated; a redactor that yields widens the gap between a
-			// call getting its index and its records being written.
-			const n, runs = 8, 25
-			yield := recorder.RedactFunc(func(s string) string {
-				for range 3 {
-					runtime.Gosched()
-				}
-				return s
-			})
-			for range runs {
-				var calls []scripted.ToolCall
-				for i := range n {
-					calls = append(calls, scripted.ToolCall{Name: "work", Arguments: fmt.Sprintf(`{"n":%d}`, i)})
-				}
-				sink := recorder.NewMemorySink()
-				m := scripted.New(scripted.Calls(calls...), scripted.Reply("done"))
-				r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("work")}, Config: &lookout.Config{
-					Observers: EveryCall(), Recorder: NewRecorder(t, sink, &recorder.Options{Redactors: []recorder.Redactor{yield}}),
-				}}, Generate)
-				require.NoError(t, r.Err)
-				var ended, assessed []int
-				for _, rec := range Ended(t, sink) {
-					switch p := rec.Payload.(type) {
-					case *recorder.ToolEnded:
-						ended = append(ended, p.CallIndex)
-					case *recorder.AssessmentRecord:
-						assessed = append(assessed, p.AfterCallIndex)
-					}
-				}
-				want := make([]int, n)
-				for i := range want {
-					want[i] = i + 1
-				}
-				require.Equal(t, want, ended, "tool_ended records in call-index order")
-				require.Equal(t, want, assessed, "assessment records in call-index order: the last is the current one")
-			}
-		}},
+		trajectoryScenario(),
+		callIndexOrderScenario(),
 	}
+}
+
+// trajectoryScenario checks the records of a run with three parallel
+// calls, and that they export as a valid ATIF trajectory.
+func trajectoryScenario() Scenario {
+	return Scenario{Name: "the trajectory is recorded as a side effect", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+		sink := recorder.NewMemorySink()
+		return Spec{
+			Model: scripted.New(
+				scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
+				scripted.Reply("done"),
+			),
+			Tools:  []tool.BaseTool{Echo("search")},
+			Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Observers: EveryCall(), Limits: budget.Limits{MaxTokens: 10_000}},
+			Check: func(t *testing.T, r Result) {
+				require.NoError(t, r.Err)
+				records := Ended(t, sink)
+				AssertDenseSeq(t, records)
+				k := Kinds(records)
+				assert.Equal(t, 1, k[recorder.KindRunStarted])
+				assert.Equal(t, 1, k[recorder.KindRunEnded])
+				assert.Equal(t, 2, k[recorder.KindModelRequest])
+				assert.Equal(t, 2, k[recorder.KindModelResponse])
+				assert.Equal(t, 3, k[recorder.KindToolStarted])
+				assert.Equal(t, 3, k[recorder.KindToolEnded])
+				assert.Equal(t, 3, k[recorder.KindAssessment])
+				assert.Equal(t, 2, k[recorder.KindBudget], "one charge per model call")
+				assert.Equal(t, a.InputMessages, k[recorder.KindMessage], "the run's input")
+
+				started := records[0].Payload.(*recorder.RunStarted)
+				assert.Equal(t, a.AgentName, started.AgentName)
+				assert.Equal(t, int64(10_000), started.Limits.MaxTokens)
+				end := records[len(records)-1].Payload.(*recorder.RunEnded)
+				assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
+				assert.Equal(t, int64(2), end.Usage.ModelCalls, "the last reply was charged before the end")
+
+				var replies []string
+				for _, rec := range records {
+					if resp, ok := rec.Payload.(*recorder.ModelResponse); ok {
+						require.NotNil(t, resp.Message)
+						assert.True(t, resp.UsageReported)
+						replies = append(replies, resp.Message.Content)
+					}
+				}
+				assert.Equal(t, []string{"", "done"}, replies)
+
+				traj, err := atif.FromRecords(records, nil)
+				require.NoError(t, err)
+				doc, err := json.Marshal(traj)
+				require.NoError(t, err)
+				assert.Empty(t, atif.Validate(doc))
+				var withCalls int
+				for _, s := range traj.Steps {
+					if len(s.ToolCalls) == 3 {
+						withCalls++
+						require.NotNil(t, s.Observation)
+						assert.Len(t, s.Observation.Results, 3, "parallel calls share one step")
+					}
+				}
+				assert.Equal(t, 1, withCalls)
+			},
+		}
+	}}
+}
+
+// callIndexOrderScenario checks that the tool_ended and assessment records
+// of parallel calls are written in the order of the calls' indices, however
+// the calls end.
+func callIndexOrderScenario() Scenario {
+	return Scenario{Name: "parallel calls are recorded in the order of their call indices", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
+		// Which call ends first is up to the scheduler, so the runs are
+		// repeated; a redactor that yields widens the gap between a
+		// call getting its index and its records being written.
+		const n, runs = 8, 25
+		yield := recorder.RedactFunc(func(s string) string {
+			for range 3 {
+				runtime.Gosched()
+			}
+			return s
+		})
+		for range runs {
+			sink := recorder.NewMemorySink()
+			m := scripted.New(scripted.Calls(numberedCalls("work", n)...), scripted.Reply("done"))
+			r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("work")}, Config: &lookout.Config{
+				Observers: EveryCall(), Recorder: NewRecorder(t, sink, &recorder.Options{Redactors: []recorder.Redactor{yield}}),
+			}}, Generate)
+			require.NoError(t, r.Err)
+			ended, assessed := recordedCallIndices(Ended(t, sink))
+			want := callIndices[int](n)
+			require.Equal(t, want, ended, "tool_ended records in call-index order")
+			require.Equal(t, want, assessed, "assessment records in call-index order: the last is the current one")
+		}
+	}}
+}
+
+// recordedCallIndices returns the call indices of the tool_ended records
+// and of the assessment records in records, in the order they were written.
+func recordedCallIndices(records []recorder.Record) (ended, assessed []int) {
+	for _, rec := range records {
+		switch p := rec.Payload.(type) {
+		case *recorder.ToolEnded:
+			ended = append(ended, p.CallIndex)
+		case *recorder.AssessmentRecord:
+			assessed = append(assessed, p.AfterCallIndex)
+		}
+	}
+	return ended, assessed
 }
 
 // recordingBudgetScenarios are the recording's scenarios where the
@@ -790,70 +826,79 @@ func recordingBudgetScenarios() []Scenario {
 					end := records[len(records)-1].Payload.(*recorder.RunEnded)
 					assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
 					assert.Equal(t, "tokens budget exceeded", end.StopReason)
-					var exceeded int
-					for _, rec := range records {
-						if b, ok := rec.Payload.(*recorder.BudgetRecord); ok && b.Event == recorder.BudgetExceeded {
-							exceeded++
-							assert.Equal(t, "tokens", b.Resource)
-						}
+					exceeded := exceededRecords(records)
+					for _, b := range exceeded {
+						assert.Equal(t, "tokens", b.Resource)
 					}
-					assert.Equal(t, 1, exceeded)
+					assert.Len(t, exceeded, 1)
 				},
 			}
 		}},
-		{Name: "a refused tool call is recorded with the refusal the model read", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
-			// Two parallel calls under a limit of one: one runs, one is
-			// refused, and the conversation export answers both.
-			sink := recorder.NewMemorySink()
-			m := scripted.New(scripted.Calls(
-				scripted.ToolCall{ID: "call_a", Name: "search", Arguments: `{"n":1}`},
-				scripted.ToolCall{ID: "call_b", Name: "search", Arguments: `{"n":2}`},
-			), scripted.Reply("done"))
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Limits: budget.Limits{MaxToolCalls: 1}, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
-					require.NoError(t, r.Err)
-					records := Ended(t, sink)
-					answered := map[string]string{}
-					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
-						answered[msg.ToolCallID] = MessageText(msg)
-					}
-					require.Len(t, answered, 2)
-					ended := map[string]*recorder.ToolEnded{}
-					for _, rec := range records {
-						if te, ok := rec.Payload.(*recorder.ToolEnded); ok {
-							ended[te.CallID] = te
-						}
-					}
-					require.Len(t, ended, 2, "both calls have a tool_ended")
-					var refused int
-					for id, te := range ended {
-						assert.Equal(t, "search", te.Name)
-						assert.Equal(t, answered[id], te.Result, "call %s: the result is what the model read", id)
-						if strings.HasPrefix(te.Result, "Tool call refused") {
-							refused++
-							assert.True(t, te.IsError)
-							assert.Contains(t, te.Error, "tool_calls: 1 of 1 used")
-						}
-					}
-					assert.Equal(t, 1, refused)
-					msgs, err := messages.FromRecords(records, nil)
-					require.NoError(t, err)
-					var asked, tools []string
-					for _, msg := range msgs {
-						for _, c := range msg.ToolCalls {
-							asked = append(asked, c.ID)
-						}
-						if msg.Role == messages.RoleTool {
-							tools = append(tools, msg.ToolCallID)
-						}
-					}
-					assert.ElementsMatch(t, asked, tools, "every call the conversation export asks for is answered")
-				},
-			}
-		}},
+		refusalRecordedScenario(),
 	}
+}
+
+// refusalRecordedScenario checks that a call the budget refuses has a
+// tool_ended record holding the refusal the model read, and that the
+// conversation export answers it.
+func refusalRecordedScenario() Scenario {
+	return Scenario{Name: "a refused tool call is recorded with the refusal the model read", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+		// Two parallel calls under a limit of one: one runs, one is
+		// refused, and the conversation export answers both.
+		sink := recorder.NewMemorySink()
+		m := scripted.New(scripted.Calls(
+			scripted.ToolCall{ID: "call_a", Name: "search", Arguments: `{"n":1}`},
+			scripted.ToolCall{ID: "call_b", Name: "search", Arguments: `{"n":2}`},
+		), scripted.Reply("done"))
+		return Spec{
+			Model: m, Tools: []tool.BaseTool{Echo("search")},
+			Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Limits: budget.Limits{MaxToolCalls: 1}, WrapUpAt: -1},
+			Check: func(t *testing.T, r Result) {
+				require.NoError(t, r.Err)
+				records := Ended(t, sink)
+				answered := map[string]string{}
+				for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+					answered[msg.ToolCallID] = MessageText(msg)
+				}
+				require.Len(t, answered, 2)
+				ended := map[string]*recorder.ToolEnded{}
+				for _, te := range payloadsOf[*recorder.ToolEnded](records) {
+					ended[te.CallID] = te
+				}
+				require.Len(t, ended, 2, "both calls have a tool_ended")
+				var refused int
+				for id, te := range ended {
+					assert.Equal(t, "search", te.Name)
+					assert.Equal(t, answered[id], te.Result, "call %s: the result is what the model read", id)
+					if strings.HasPrefix(te.Result, "Tool call refused") {
+						refused++
+						assert.True(t, te.IsError)
+						assert.Contains(t, te.Error, "tool_calls: 1 of 1 used")
+					}
+				}
+				assert.Equal(t, 1, refused)
+				asked, tools := exportedCallIDs(t, records)
+				assert.ElementsMatch(t, asked, tools, "every call the conversation export asks for is answered")
+			},
+		}
+	}}
+}
+
+// exportedCallIDs exports records as a conversation and returns the IDs
+// of the calls its messages make and the IDs its tool messages answer.
+func exportedCallIDs(t *testing.T, records []recorder.Record) (asked, answered []string) {
+	t.Helper()
+	msgs, err := messages.FromRecords(records, nil)
+	require.NoError(t, err)
+	for _, msg := range msgs {
+		for _, c := range msg.ToolCalls {
+			asked = append(asked, c.ID)
+		}
+		if msg.Role == messages.RoleTool {
+			answered = append(answered, msg.ToolCallID)
+		}
+	}
+	return asked, answered
 }
 
 // mediaScenario checks that the image a tool named camera, made by
