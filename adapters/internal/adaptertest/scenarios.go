@@ -665,21 +665,31 @@ func toolScenarios() []Scenario {
 	return out
 }
 
-// FailingSink fails every write with ErrDiskFull. It is safe for
-// concurrent use.
+// FailingSink fails writes with ErrDiskFull: every one, or those from
+// the first record of kind From on. It is safe for concurrent use.
 type FailingSink struct {
-	mu     sync.Mutex
-	writes int
+	// From, when set, lets the writes before the first record of that
+	// kind succeed; from it on every write fails. The zero From fails
+	// every write.
+	From recorder.Kind
+
+	mu      sync.Mutex
+	writes  int
+	failing bool
 }
 
 // ErrDiskFull is the error a [FailingSink] returns.
 var ErrDiskFull = errors.New("disk full")
 
-// Write counts the write and fails it.
-func (f *FailingSink) Write(context.Context, *recorder.Record) error {
+// Write counts the write and fails it, or lets it succeed before From.
+func (f *FailingSink) Write(_ context.Context, r *recorder.Record) error {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.writes++
-	f.mu.Unlock()
+	f.failing = f.failing || f.From == "" || r.Kind() == f.From
+	if !f.failing {
+		return nil
+	}
 	return ErrDiskFull
 }
 
@@ -1030,11 +1040,12 @@ func recordingFaultScenarios() []Scenario {
 			}
 		}},
 		{Name: "a failing sink with the escalate policy ends the run with its error", Build: func(t *testing.T, _ Adapter) Spec {
-			sink := &FailingSink{}
+			// The sink fails from the call's tool_started on, written on
+			// the recorder's own goroutine; the tool waits until the
+			// failure is known, so the model call after it is the one the
+			// failure ends.
+			sink := &FailingSink{From: recorder.KindToolStarted}
 			rec := NewRecorder(t, sink, &recorder.Options{Policy: recorder.Escalate})
-			// The sink is written on the recorder's own goroutine; the tool
-			// waits until the failure is known, so the model call after it
-			// is the one the failure ends.
 			wait := Tool{Name: "search", Fn: func(context.Context, string) (string, error) {
 				for rec.Err() == nil {
 					runtime.Gosched()
