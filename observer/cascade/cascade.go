@@ -89,13 +89,11 @@ func (e *Detector) Name() string { return "Errors" }
 // turns the rate condition off. [NewPipeline] calls it.
 func (e *Detector) Validate() error {
 	const name = "Errors"
-	for _, c := range []struct {
-		field string
-		value int
-	}{{"Window", e.Window}, {"Consecutive", e.Consecutive}, {"WarningAfter", e.WarningAfter}} {
-		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "cascade.MaxWindow"); err != nil {
-			return err
-		}
+	if err := detect.AnyTooLarge(name, MaxWindow, "cascade.MaxWindow",
+		detect.Setting{Field: "Window", Value: e.Window},
+		detect.Setting{Field: "Consecutive", Value: e.Consecutive},
+		detect.Setting{Field: "WarningAfter", Value: e.WarningAfter}); err != nil {
+		return err
 	}
 	switch {
 	case !(e.Rate <= 1):

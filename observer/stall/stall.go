@@ -184,13 +184,9 @@ func (s *Detector) Validate() error {
 			return &observer.ConfigError{Observer: name, Field: c.field, Problem: fmt.Sprintf("%d is less than %d", c.value, c.least)}
 		}
 	}
-	if s.Window < 0 {
-		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
-	}
-	if s.RefuseAfter < 0 {
-		return &observer.ConfigError{Observer: name, Field: "RefuseAfter", Problem: fmt.Sprintf("%d is negative", s.RefuseAfter)}
-	}
-	return nil
+	return detect.AnyNegative(name,
+		detect.Setting{Field: "Window", Value: s.Window},
+		detect.Setting{Field: "RefuseAfter", Value: s.RefuseAfter})
 }
 
 // ShouldRun reports whether the latest call continues a stuck pattern.
