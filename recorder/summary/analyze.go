@@ -888,11 +888,20 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return runePrefix(s, n) + ellipsis
+}
+
+// runePrefix returns the longest start of s of at most n bytes that ends
+// between runes.
+func runePrefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	i := n
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + ellipsis
+	return s[:i]
 }
 
 // sortedKeys returns the keys of m in order.
