@@ -109,6 +109,15 @@ func (t *transcript) record(rec *recorder.Record) {
 		t.toolEnded(rec.Seq, p)
 	case *recorder.Message:
 		t.message(rec.Seq, p)
+	default:
+		t.aside(rec)
+	}
+}
+
+// aside adds the entries of a record that is not part of the conversation
+// itself: an assessment, a budget or the end of the run.
+func (t *transcript) aside(rec *recorder.Record) {
+	switch p := rec.Payload.(type) {
 	case *recorder.AssessmentRecord:
 		t.assessment(rec.Seq, p)
 	case *recorder.BudgetRecord:
