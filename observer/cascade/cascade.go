@@ -226,10 +226,7 @@ func (st *cascadeState) check(oc *observer.Context) (cascadeFinding, bool) {
 
 func (st *cascadeState) detect(oc *observer.Context) (cascadeFinding, bool) {
 	n := st.calls.Len()
-	if n == 0 {
-		return cascadeFinding{}, false
-	}
-	if newest := st.calls.Back(0); newest.index != oc.CallIndex || newest.success {
+	if !st.newestFailed(oc.CallIndex) {
 		return cascadeFinding{}, false
 	}
 	failed, streak := st.failures()
@@ -240,6 +237,16 @@ func (st *cascadeState) detect(oc *observer.Context) (cascadeFinding, bool) {
 	}
 	f.severity = st.severityOf(f.consecutive)
 	return f, true
+}
+
+// newestFailed reports whether the newest kept call is the call at index,
+// and failed.
+func (st *cascadeState) newestFailed(index int64) bool {
+	if st.calls.Len() == 0 {
+		return false
+	}
+	newest := st.calls.Back(0)
+	return newest.index == index && !newest.success
 }
 
 // failures counts the failures among the kept calls, and those in a row
