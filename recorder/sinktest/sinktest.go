@@ -164,15 +164,22 @@ func closeAndRead(rec *recorder.Recorder, read ReadBack) ([]recorder.Record, err
 	return recs, nil
 }
 
-func checkOrder(s recorder.Sink, read ReadBack) error {
+// writeThenRead writes with write to a run of a new Recorder on s, closes
+// the Recorder and reads the records back.
+func writeThenRead(s recorder.Sink, info recorder.RunInfo, read ReadBack, write func(run *recorder.Trace) error) ([]recorder.Record, error) {
 	rec := newRecorder(s)
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "order"}, 0)
-	const n = 300
-	if err := writeCharges(run, n); err != nil {
+	if err := write(rec.ResumeRun(info, 0)); err != nil {
 		closeRecorder(rec)
-		return err
+		return nil, err
 	}
-	recs, err := closeAndRead(rec, read)
+	return closeAndRead(rec, read)
+}
+
+func checkOrder(s recorder.Sink, read ReadBack) error {
+	const n = 300
+	recs, err := writeThenRead(s, recorder.RunInfo{RunID: "order"}, read, func(run *recorder.Trace) error {
+		return writeCharges(run, n)
+	})
 	if err != nil {
 		return err
 	}
@@ -227,14 +234,12 @@ func samplePayloads() []recorder.Payload {
 }
 
 func checkKinds(s recorder.Sink, read ReadBack) error {
-	rec := newRecorder(s)
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "kinds", ParentRunID: "parent", Depth: 2}, 0)
-	want, err := writeSamples(run)
-	if err != nil {
-		closeRecorder(rec)
+	var want [][]byte
+	recs, err := writeThenRead(s, recorder.RunInfo{RunID: "kinds", ParentRunID: "parent", Depth: 2}, read, func(run *recorder.Trace) error {
+		var err error
+		want, err = writeSamples(run)
 		return err
-	}
-	recs, err := closeAndRead(rec, read)
+	})
 	if err != nil {
 		return err
 	}
@@ -278,13 +283,9 @@ func sameEncoding(recs []recorder.Record, want [][]byte) error {
 }
 
 func checkConcurrentRun(s recorder.Sink, read ReadBack) error {
-	rec := newRecorder(s)
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "crowd"}, 0)
-	if err := hammer([]*recorder.Trace{run}, Goroutines, PerGoroutine); err != nil {
-		closeRecorder(rec)
-		return err
-	}
-	recs, err := closeAndRead(rec, read)
+	recs, err := writeThenRead(s, recorder.RunInfo{RunID: "crowd"}, read, func(run *recorder.Trace) error {
+		return hammer([]*recorder.Trace{run}, Goroutines, PerGoroutine)
+	})
 	if err != nil {
 		return err
 	}
