@@ -112,45 +112,56 @@ func (b Budget) ToolCallsRemaining() (int64, bool) {
 // share before the deadline, since the time allowed is unknown; at the
 // deadline the share is 0. [NewTracker] gives such a budget a start.
 func (b Budget) FractionRemaining(r Resource, now time.Time) (float64, bool) {
-	var left, total float64
-	switch r {
-	case Time:
-		switch {
-		case b.Deadline.IsZero():
-			return 1, false
-		case !now.Before(b.Deadline):
-			return 0, true
-		case b.StartedAt.IsZero():
-			return 1, false
-		}
-		left, total = float64(b.Deadline.Sub(now)), float64(b.Deadline.Sub(b.StartedAt))
-	case Tokens:
-		if b.MaxTokens <= 0 {
-			return 1, false
-		}
-		left, total = float64(b.MaxTokens-b.TokensUsed), float64(b.MaxTokens)
-	case ToolCalls:
-		if b.MaxToolCalls <= 0 {
-			return 1, false
-		}
-		left, total = float64(b.MaxToolCalls-b.ToolCalls), float64(b.MaxToolCalls)
-	case ModelCalls:
-		if b.MaxModelCalls <= 0 {
-			return 1, false
-		}
-		left, total = float64(b.MaxModelCalls-b.ModelCalls), float64(b.MaxModelCalls)
-	case CostUSD:
-		if b.MaxCostUSD <= 0 {
-			return 1, false
-		}
-		left, total = b.MaxCostUSD-b.CostUSD, b.MaxCostUSD
-	default:
+	left, total, ok := b.share(r, now)
+	if !ok {
 		return 1, false
 	}
 	if total <= 0 || left <= 0 {
 		return 0, true
 	}
 	return min(left/total, 1), true
+}
+
+// share returns what is left of resource r at now and what was allowed,
+// and whether r has a share to report (see [Budget.FractionRemaining]).
+func (b *Budget) share(r Resource, now time.Time) (left, total float64, ok bool) {
+	switch r {
+	case Time:
+		return b.timeShare(now)
+	case CostUSD:
+		return b.MaxCostUSD - b.CostUSD, b.MaxCostUSD, b.MaxCostUSD > 0
+	}
+	limit, used, ok := b.counted(r)
+	return float64(limit - used), float64(limit), ok && limit > 0
+}
+
+// timeShare returns the time left at now and the time allowed, and whether
+// they are known: there is a deadline, and either it has passed (nothing
+// is left) or the budget has a start.
+func (b *Budget) timeShare(now time.Time) (left, total float64, ok bool) {
+	switch {
+	case b.Deadline.IsZero():
+		return 0, 0, false
+	case !now.Before(b.Deadline):
+		return 0, 0, true
+	case b.StartedAt.IsZero():
+		return 0, 0, false
+	}
+	return float64(b.Deadline.Sub(now)), float64(b.Deadline.Sub(b.StartedAt)), true
+}
+
+// counted returns the limit and the use of a resource counted in whole
+// units (tokens, tool calls, model calls), and false for any other.
+func (b *Budget) counted(r Resource) (limit, used int64, ok bool) {
+	switch r {
+	case Tokens:
+		return b.MaxTokens, b.TokensUsed, true
+	case ToolCalls:
+		return b.MaxToolCalls, b.ToolCalls, true
+	case ModelCalls:
+		return b.MaxModelCalls, b.ModelCalls, true
+	}
+	return 0, 0, false
 }
 
 // Exceeded returns an [*ExceededError] for the first of rs that is
@@ -163,33 +174,50 @@ func (b Budget) Exceeded(now time.Time, rs ...Resource) *ExceededError {
 		rs = allResources
 	}
 	for _, r := range rs {
-		switch r {
-		case Time:
-			if !b.Deadline.IsZero() && !now.Before(b.Deadline) {
-				return b.timeExceeded(now)
-			}
-		case Tokens:
-			if b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens {
-				return &ExceededError{Resource: Tokens, Limit: b.MaxTokens, Used: b.TokensUsed}
-			}
-		case CostUSD:
-			if b.costSpent() {
-				return &ExceededError{Resource: CostUSD, Limit: MicroUSD(b.MaxCostUSD), Used: MicroUSD(b.CostUSD)}
-			}
-		case ToolCalls:
-			if b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls {
-				return &ExceededError{Resource: ToolCalls, Limit: b.MaxToolCalls, Used: b.ToolCalls}
-			}
-		case ModelCalls:
-			if b.MaxModelCalls > 0 && b.ModelCalls >= b.MaxModelCalls {
-				return &ExceededError{Resource: ModelCalls, Limit: b.MaxModelCalls, Used: b.ModelCalls}
-			}
+		if e := b.exceeded(r, now); e != nil {
+			return e
 		}
 	}
 	return nil
 }
 
+// exceeded returns an [*ExceededError] when resource r is exhausted at now,
+// or nil.
+func (b *Budget) exceeded(r Resource, now time.Time) *ExceededError {
+	switch r {
+	case Time:
+		if b.deadlinePassed(now) {
+			return b.timeExceeded(now)
+		}
+	case CostUSD:
+		if b.costSpent() {
+			return &ExceededError{Resource: CostUSD, Limit: MicroUSD(b.MaxCostUSD), Used: MicroUSD(b.CostUSD)}
+		}
+	default:
+		return b.countExceeded(r)
+	}
+	return nil
+}
+
+// countExceeded returns an [*ExceededError] when the counted resource r
+// (see [Budget.counted]) has reached its limit, or nil.
+func (b *Budget) countExceeded(r Resource) *ExceededError {
+	limit, used, ok := b.counted(r)
+	if !ok || !spent(limit, used) {
+		return nil
+	}
+	return &ExceededError{Resource: r, Limit: limit, Used: used}
+}
+
 var allResources = []Resource{Time, Tokens, CostUSD, ToolCalls, ModelCalls}
+
+// spent reports whether a count's limit is set and reached.
+func spent(limit, used int64) bool { return limit > 0 && used >= limit }
+
+// deadlinePassed reports whether b has a deadline and it has come at now.
+func (b *Budget) deadlinePassed(now time.Time) bool {
+	return !b.Deadline.IsZero() && !now.Before(b.Deadline)
+}
 
 // costSpent reports whether b's cost limit is set and reached.
 func (b *Budget) costSpent() bool { return b.MaxCostUSD > 0 && b.CostUSD >= b.MaxCostUSD }
@@ -210,8 +238,7 @@ func (b *Budget) timeExceeded(now time.Time) *ExceededError {
 // quick test for hot paths, which call Exceeded, for the resources they
 // enforce and in their order, only when it is true.
 func (b *Budget) anySpent(now time.Time) bool {
-	return b.MaxTokens > 0 && b.TokensUsed >= b.MaxTokens || b.costSpent() ||
-		b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls ||
-		b.MaxModelCalls > 0 && b.ModelCalls >= b.MaxModelCalls ||
-		!b.Deadline.IsZero() && !now.Before(b.Deadline)
+	return spent(b.MaxTokens, b.TokensUsed) || b.costSpent() ||
+		spent(b.MaxToolCalls, b.ToolCalls) || spent(b.MaxModelCalls, b.ModelCalls) ||
+		b.deadlinePassed(now)
 }

@@ -46,23 +46,36 @@ type Limits struct {
 
 // Validate reports limits that cannot be enforced.
 func (l Limits) Validate() error {
-	switch {
-	case l.Timeout < 0:
-		return fmt.Errorf("%w: Timeout %v is negative", ErrInvalidLimits, l.Timeout)
-	case l.MaxTokens < 0:
-		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidLimits, l.MaxTokens)
-	case l.MaxToolCalls < 0:
-		return fmt.Errorf("%w: MaxToolCalls %d is negative", ErrInvalidLimits, l.MaxToolCalls)
-	case l.MaxCostUSD < 0 || math.IsNaN(l.MaxCostUSD) || math.IsInf(l.MaxCostUSD, 0):
-		return fmt.Errorf("%w: MaxCostUSD %v is not a non-negative number", ErrInvalidLimits, l.MaxCostUSD)
-	case l.MaxModelCalls < 0:
-		return fmt.Errorf("%w: MaxModelCalls %d is negative", ErrInvalidLimits, l.MaxModelCalls)
-	case !l.Deadline.IsZero() && (l.Deadline.Year() < 0 || l.Deadline.Year() > 9999):
-		// Outside these years a time has no RFC 3339 form, so the budget
-		// could not be saved in a session snapshot or a trajectory.
-		return fmt.Errorf("%w: Deadline %v is outside the years 0 to 9999", ErrInvalidLimits, l.Deadline)
+	checks := [...]struct {
+		bad    bool
+		format string
+		value  any
+	}{
+		{l.Timeout < 0, "Timeout %v is negative", l.Timeout},
+		{l.MaxTokens < 0, "MaxTokens %d is negative", l.MaxTokens},
+		{l.MaxToolCalls < 0, "MaxToolCalls %d is negative", l.MaxToolCalls},
+		{!validCost(l.MaxCostUSD), "MaxCostUSD %v is not a non-negative number", l.MaxCostUSD},
+		{l.MaxModelCalls < 0, "MaxModelCalls %d is negative", l.MaxModelCalls},
+		{!savableDeadline(l.Deadline), "Deadline %v is outside the years 0 to 9999", l.Deadline},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return fmt.Errorf("%w: "+c.format, ErrInvalidLimits, c.value)
+		}
 	}
 	return nil
+}
+
+// validCost reports whether usd is a non-negative number.
+func validCost(usd float64) bool {
+	return usd >= 0 && !math.IsNaN(usd) && !math.IsInf(usd, 0)
+}
+
+// savableDeadline reports whether d is zero or falls in the years 0 to
+// 9999: outside them a time has no RFC 3339 form, so the budget could not
+// be saved in a session snapshot or a trajectory.
+func savableDeadline(d time.Time) bool {
+	return d.IsZero() || d.Year() >= 0 && d.Year() <= 9999
 }
 
 // IsZero reports whether the limits are unlimited.

@@ -78,11 +78,18 @@ func project(r Resource, limit, used, calls int64, elapsed time.Duration, now ti
 	if elapsed < MinProjectionElapsed || used <= 0 {
 		return rp
 	}
+	rp.extrapolate(calls, now)
+	return rp
+}
+
+// extrapolate projects, at the rates so far, when and at which tool call
+// the resource runs out; calls is the number of tool calls made.
+func (rp *ResourcePace) extrapolate(calls int64, now time.Time) {
 	rp.Projected = true
 	if rp.Remaining <= 0 {
 		rp.RunsOutAt = now
 		rp.CallsLeft, rp.RunsOutAtCall = 0, calls
-		return rp
+		return
 	}
 	minutes := float64(rp.Remaining) / rp.PerMinute
 	rp.RunsOutIn = durationOfMinutes(minutes)
@@ -96,7 +103,6 @@ func project(r Resource, limit, used, calls int64, elapsed time.Duration, now ti
 			rp.RunsOutAtCall = calls + rp.CallsLeft
 		}
 	}
-	return rp
 }
 
 // durationOfMinutes converts without overflowing for tiny rates.
@@ -129,18 +135,34 @@ type Shortfall struct {
 // the deadline is no shortfall: the deadline binds first.
 func (p Pace) Shortfalls() []Shortfall {
 	var out []Shortfall
-	if t := p.Tokens; t.Projected && t.Remaining > 0 {
-		switch {
-		case !p.Deadline.IsZero():
-			if t.RunsOutAt.Before(p.Deadline) {
-				out = append(out, Shortfall{Resource: Tokens, Before: Time, In: t.RunsOutIn, Calls: t.CallsLeft})
-			}
-		case p.ToolCalls.Limited && t.CallsLeft >= 0 && t.CallsLeft < p.ToolCalls.Remaining:
-			out = append(out, Shortfall{Resource: Tokens, Before: ToolCalls, In: t.RunsOutIn, Calls: t.CallsLeft})
-		}
+	if s, ok := p.tokensShortfall(); ok {
+		out = append(out, s)
 	}
-	if c := p.ToolCalls; c.Projected && c.Remaining > 0 && !p.Deadline.IsZero() && c.RunsOutAt.Before(p.Deadline) {
-		out = append(out, Shortfall{Resource: ToolCalls, Before: Time, In: c.RunsOutIn, Calls: c.CallsLeft})
+	if s, ok := p.toolCallsShortfall(); ok {
+		out = append(out, s)
 	}
 	return out
+}
+
+// tokensShortfall reports tokens projected to run out before the deadline,
+// or, without one, before the tool-call limit.
+func (p *Pace) tokensShortfall() (Shortfall, bool) {
+	t := p.Tokens
+	if !t.Projected || t.Remaining <= 0 {
+		return Shortfall{}, false
+	}
+	s := Shortfall{Resource: Tokens, Before: Time, In: t.RunsOutIn, Calls: t.CallsLeft}
+	if !p.Deadline.IsZero() {
+		return s, t.RunsOutAt.Before(p.Deadline)
+	}
+	s.Before = ToolCalls
+	return s, p.ToolCalls.Limited && t.CallsLeft >= 0 && t.CallsLeft < p.ToolCalls.Remaining
+}
+
+// toolCallsShortfall reports tool calls projected to run out before the
+// deadline.
+func (p *Pace) toolCallsShortfall() (Shortfall, bool) {
+	c := p.ToolCalls
+	ok := c.Projected && c.Remaining > 0 && !p.Deadline.IsZero() && c.RunsOutAt.Before(p.Deadline)
+	return Shortfall{Resource: ToolCalls, Before: Time, In: c.RunsOutIn, Calls: c.CallsLeft}, ok
 }

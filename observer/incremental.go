@@ -58,15 +58,8 @@ type incremental struct {
 // Incremental.
 func (p *Pipeline) catchUp(i int, oc *Context) CallState {
 	inc := &p.incs[i]
-	if inc.state == nil {
-		o, ok := p.configs[i].Observer.(Incremental)
-		if !ok {
-			return nil
-		}
-		inc.state = o.NewCallState()
-		if inc.state == nil {
-			return nil
-		}
+	if p.stateOf(i) == nil {
+		return nil
 	}
 	keep := inc.state.CatchUp()
 	if keep <= 0 {
@@ -79,6 +72,18 @@ func (p *Pipeline) catchUp(i int, oc *Context) CallState {
 	for _, rec := range p.calls.Range(from, oc.CallIndex) {
 		inc.state.Add(oc, rec)
 		inc.cur.index = rec.CallIndex
+	}
+	return inc.state
+}
+
+// stateOf returns observer i's working state, creating it on first use;
+// nil for an observer that is not Incremental or gives no state.
+func (p *Pipeline) stateOf(i int) CallState {
+	inc := &p.incs[i]
+	if inc.state == nil {
+		if o, ok := p.configs[i].Observer.(Incremental); ok {
+			inc.state = o.NewCallState()
+		}
 	}
 	return inc.state
 }

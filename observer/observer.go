@@ -56,19 +56,38 @@ const MaxTriggerCalls = 1_000_000
 // Validate reports a trigger with negative values, counts above
 // [MaxTriggerCalls], or one that never fires.
 func (t Trigger) Validate() error {
+	if err := t.tooManyCalls(); err != nil {
+		return err
+	}
+	if err := t.negative(); err != nil {
+		return err
+	}
+	if t == (Trigger{}) {
+		return fmt.Errorf("the trigger sets no condition, so it never fires")
+	}
+	return nil
+}
+
+// tooManyCalls reports a count of calls above [MaxTriggerCalls].
+func (t Trigger) tooManyCalls() error {
 	switch {
 	case t.EveryNCalls > MaxTriggerCalls:
 		return fmt.Errorf("EveryNCalls %d is more than MaxTriggerCalls (%d)", t.EveryNCalls, MaxTriggerCalls)
 	case t.AfterConsecutiveErrors > MaxTriggerCalls:
 		return fmt.Errorf("AfterConsecutiveErrors %d is more than MaxTriggerCalls (%d)", t.AfterConsecutiveErrors, MaxTriggerCalls)
+	}
+	return nil
+}
+
+// negative reports a negative count or interval.
+func (t Trigger) negative() error {
+	switch {
 	case t.EveryNCalls < 0:
 		return fmt.Errorf("EveryNCalls %d is negative", t.EveryNCalls)
 	case t.AfterConsecutiveErrors < 0:
 		return fmt.Errorf("AfterConsecutiveErrors %d is negative", t.AfterConsecutiveErrors)
 	case t.EveryInterval < 0:
 		return fmt.Errorf("EveryInterval %v is negative", t.EveryInterval)
-	case t == Trigger{}:
-		return fmt.Errorf("the trigger sets no condition, so it never fires")
 	}
 	return nil
 }

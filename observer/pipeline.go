@@ -131,11 +131,8 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
 	p.applyOptions(opts)
-	if p.efficacyCalls < 1 || p.efficacyCalls > MaxTriggerCalls {
-		return nil, fmt.Errorf("%w: EfficacyCalls %d is not from 1 to MaxTriggerCalls (%d)", ErrInvalidConfig, p.efficacyCalls, MaxTriggerCalls)
-	}
-	if p.historySize > MaxHistorySize {
-		return nil, fmt.Errorf("%w: HistorySize %d is more than MaxHistorySize (%d)", ErrInvalidConfig, p.historySize, MaxHistorySize)
+	if err := p.checkSizes(); err != nil {
+		return nil, err
 	}
 	if p.historySize > 0 {
 		p.history.SetRetention(p.historySize)
@@ -145,6 +142,17 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	}
 	p.start = p.now()
 	return p, nil
+}
+
+// checkSizes reports an EfficacyCalls or a HistorySize out of bounds.
+func (p *Pipeline) checkSizes() error {
+	if p.efficacyCalls < 1 || p.efficacyCalls > MaxTriggerCalls {
+		return fmt.Errorf("%w: EfficacyCalls %d is not from 1 to MaxTriggerCalls (%d)", ErrInvalidConfig, p.efficacyCalls, MaxTriggerCalls)
+	}
+	if p.historySize > MaxHistorySize {
+		return fmt.Errorf("%w: HistorySize %d is more than MaxHistorySize (%d)", ErrInvalidConfig, p.historySize, MaxHistorySize)
+	}
+	return nil
 }
 
 // applyOptions sets what opts configures, leaving the defaults for what
@@ -383,17 +391,24 @@ func (p *Pipeline) runOne(ctx context.Context, i int, name string, oc *Context) 
 	if err != nil {
 		return p.failed(ctx, name, phase, err, oc.Now), true
 	}
+	p.complete(ctx, name, &a, oc.Now)
+	return a, true
+}
+
+// complete fills in what the assessment a of the observer called name
+// leaves out at now, and brings an unknown severity to the nearest known
+// one.
+func (p *Pipeline) complete(ctx context.Context, name string, a *Assessment, now time.Time) {
 	a.Observer = name
 	if a.Timestamp.IsZero() {
-		a.Timestamp = oc.Now
+		a.Timestamp = now
 	}
 	if a.Severity < Info || a.Severity > Warning {
 		// An unknown severity could not be rendered or snapshotted; the
 		// nearest known one keeps the assessment.
-		p.onError(ctx, &Error{Observer: name, Phase: phase, Err: fmt.Errorf("unknown severity %d", int(a.Severity))})
+		p.onError(ctx, &Error{Observer: name, Phase: "observe", Err: fmt.Errorf("unknown severity %d", int(a.Severity))})
 		a.Severity = min(max(a.Severity, Info), Warning)
 	}
-	return a, true
 }
 
 func (p *Pipeline) failed(ctx context.Context, name, phase string, err error, now time.Time) Assessment {

@@ -31,18 +31,24 @@ func (p *Pipeline) withdraw(ctx context.Context, callIndex int64, tally Tally, n
 	if !p.anyWithdrawer {
 		return
 	}
+	p.keepSections(func(observer string) bool { return p.stillHolds(ctx, observer, callIndex, tally, now) })
+}
+
+// keepSections keeps in the current assessment the sections of the
+// observers keep accepts, and replaces the assessment when it lost any.
+func (p *Pipeline) keepSections(keep func(observer string) bool) {
 	current, ok := p.current.Latest()
 	if !ok || len(current.Assessments) == 0 {
 		return
 	}
-	keep := current.Assessments[:0:0]
+	kept := current.Assessments[:0:0]
 	for _, a := range current.Assessments {
-		if p.stillHolds(ctx, a.Observer, callIndex, tally, now) {
-			keep = append(keep, a)
+		if keep(a.Observer) {
+			kept = append(kept, a)
 		}
 	}
-	if len(keep) < len(current.Assessments) {
-		current.Assessments = keep
+	if len(kept) < len(current.Assessments) {
+		current.Assessments = kept
 		p.current.Seed(current)
 	}
 }
@@ -79,20 +85,16 @@ func (p *Pipeline) stillHolds(ctx context.Context, name string, callIndex int64,
 func (p *Pipeline) UserMessage(ctx context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	current, ok := p.current.Latest()
-	if !ok || len(current.Assessments) == 0 {
-		return
+	p.keepSections(func(observer string) bool { return !p.isWithdrawer(observer) })
+}
+
+// isWithdrawer reports whether the observer called name is a
+// [Withdrawer].
+func (p *Pipeline) isWithdrawer(name string) bool {
+	i := slices.Index(p.names, name)
+	if i < 0 {
+		return false
 	}
-	keep := current.Assessments[:0:0]
-	for _, a := range current.Assessments {
-		i := slices.Index(p.names, a.Observer)
-		if _, ok := p.configs[max(i, 0)].Observer.(Withdrawer); i >= 0 && ok {
-			continue
-		}
-		keep = append(keep, a)
-	}
-	if len(keep) < len(current.Assessments) {
-		current.Assessments = keep
-		p.current.Seed(current)
-	}
+	_, ok := p.configs[i].Observer.(Withdrawer)
+	return ok
 }

@@ -89,13 +89,11 @@ func (e *Detector) Name() string { return "Errors" }
 // turns the rate condition off. [NewPipeline] calls it.
 func (e *Detector) Validate() error {
 	const name = "Errors"
-	for _, c := range []struct {
-		field string
-		value int
-	}{{"Window", e.Window}, {"Consecutive", e.Consecutive}, {"WarningAfter", e.WarningAfter}} {
-		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "cascade.MaxWindow"); err != nil {
-			return err
-		}
+	if err := detect.AnyTooLarge(name, MaxWindow, "cascade.MaxWindow",
+		detect.Setting{Field: "Window", Value: e.Window},
+		detect.Setting{Field: "Consecutive", Value: e.Consecutive},
+		detect.Setting{Field: "WarningAfter", Value: e.WarningAfter}); err != nil {
+		return err
 	}
 	switch {
 	case !(e.Rate <= 1):
@@ -228,10 +226,7 @@ func (st *cascadeState) check(oc *observer.Context) (cascadeFinding, bool) {
 
 func (st *cascadeState) detect(oc *observer.Context) (cascadeFinding, bool) {
 	n := st.calls.Len()
-	if n == 0 {
-		return cascadeFinding{}, false
-	}
-	if newest := st.calls.Back(0); newest.index != oc.CallIndex || newest.success {
+	if !st.newestFailed(oc.CallIndex) {
 		return cascadeFinding{}, false
 	}
 	failed, streak := st.failures()
@@ -242,6 +237,16 @@ func (st *cascadeState) detect(oc *observer.Context) (cascadeFinding, bool) {
 	}
 	f.severity = st.severityOf(f.consecutive)
 	return f, true
+}
+
+// newestFailed reports whether the newest kept call is the call at index,
+// and failed.
+func (st *cascadeState) newestFailed(index int64) bool {
+	if st.calls.Len() == 0 {
+		return false
+	}
+	newest := st.calls.Back(0)
+	return newest.index == index && !newest.success
 }
 
 // failures counts the failures among the kept calls, and those in a row

@@ -122,13 +122,10 @@ func (d *Detector) Name() string { return "Drift" }
 // [NewPipeline] calls it.
 func (d *Detector) Validate() error {
 	const name = "Drift"
-	if err := detect.TooLarge(name, "Window", d.Window, MaxWindow, "drift.MaxWindow"); err != nil {
-		return err
-	}
-	if err := detect.TooLarge(name, "MinCalls", d.MinCalls, MaxWindow, "drift.MaxWindow"); err != nil {
-		return err
-	}
-	if err := detect.TooLarge(name, "DerivedMinCalls", d.DerivedMinCalls, MaxWindow, "drift.MaxWindow"); err != nil {
+	if err := detect.AnyTooLarge(name, MaxWindow, "drift.MaxWindow",
+		detect.Setting{Field: "Window", Value: d.Window},
+		detect.Setting{Field: "MinCalls", Value: d.MinCalls},
+		detect.Setting{Field: "DerivedMinCalls", Value: d.DerivedMinCalls}); err != nil {
 		return err
 	}
 	if err := detect.TooLarge(name, "InitialCalls", d.InitialCalls, MaxInitialCalls, "drift.MaxInitialCalls"); err != nil {
@@ -137,17 +134,25 @@ func (d *Detector) Validate() error {
 	if err := detect.NotFraction(name, "Share", d.Share); err != nil {
 		return err
 	}
+	if err := detect.AnyNegative(name,
+		detect.Setting{Field: "Window", Value: d.Window},
+		detect.Setting{Field: "MinCalls", Value: d.MinCalls},
+		detect.Setting{Field: "DerivedMinCalls", Value: d.DerivedMinCalls}); err != nil {
+		return err
+	}
+	return d.minimumsInWindow()
+}
+
+// minimumsInWindow reports a minimum count of calls larger than the window
+// they are counted in.
+func (d *Detector) minimumsInWindow() error {
+	const name = "Drift"
+	window := scan.Pick(d.Window, DefaultWindow)
 	switch {
-	case d.Window < 0:
-		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", d.Window)}
-	case d.MinCalls < 0:
-		return &observer.ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is negative", d.MinCalls)}
-	case d.DerivedMinCalls < 0:
-		return &observer.ConfigError{Observer: name, Field: "DerivedMinCalls", Problem: fmt.Sprintf("%d is negative", d.DerivedMinCalls)}
-	case d.DerivedMinCalls > scan.Pick(d.Window, DefaultWindow):
-		return &observer.ConfigError{Observer: name, Field: "DerivedMinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", d.DerivedMinCalls, scan.Pick(d.Window, DefaultWindow))}
-	case scan.Pick(d.MinCalls, DefaultMinCalls) > scan.Pick(d.Window, DefaultWindow):
-		return &observer.ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", scan.Pick(d.MinCalls, DefaultMinCalls), scan.Pick(d.Window, DefaultWindow))}
+	case d.DerivedMinCalls > window:
+		return &observer.ConfigError{Observer: name, Field: "DerivedMinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", d.DerivedMinCalls, window)}
+	case scan.Pick(d.MinCalls, DefaultMinCalls) > window:
+		return &observer.ConfigError{Observer: name, Field: "MinCalls", Problem: fmt.Sprintf("%d is more than the window of %d calls", scan.Pick(d.MinCalls, DefaultMinCalls), window)}
 	}
 	return nil
 }
@@ -364,16 +369,25 @@ func (st *driftState) learn(rec *observer.ToolCallRecord) bool {
 	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
 	added := false
 	for i, t := range st.targets {
-		learned := &st.learned
-		if st.finder.IsPath(i) && isTopFile(t) {
-			learned = &st.topFiles
-		}
-		if !slices.Contains(*learned, t) {
-			*learned = append(*learned, t)
+		if st.learnTarget(i, t) {
 			added = true
 		}
 	}
 	return added
+}
+
+// learnTarget adds t, the i-th target found, to the learned scope, or to
+// the files at the top of the tree, and reports whether it was new there.
+func (st *driftState) learnTarget(i int, t string) bool {
+	learned := &st.learned
+	if st.finder.IsPath(i) && isTopFile(t) {
+		learned = &st.topFiles
+	}
+	if slices.Contains(*learned, t) {
+		return false
+	}
+	*learned = append(*learned, t)
+	return true
 }
 
 // isTopFile reports whether the path t names a file at the top of a
@@ -421,13 +435,19 @@ func (st *driftState) rebuildScope() {
 			}
 		}
 	}
-	// What the agent made extends a scope; alone it makes none, or
-	// everything else would look like drift.
-	if len(st.scope) > 0 {
-		for _, m := range st.made {
-			if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
-				st.scope = append(st.scope, m)
-			}
+	st.extendByMade()
+}
+
+// extendByMade adds to the scope what the agent made outside it. What the
+// agent made extends a scope; alone it makes none, or everything else
+// would look like drift.
+func (st *driftState) extendByMade() {
+	if len(st.scope) == 0 {
+		return
+	}
+	for _, m := range st.made {
+		if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
+			st.scope = append(st.scope, m)
 		}
 	}
 }
@@ -503,17 +523,23 @@ func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
 		}
 	}
 	scan.EachMember(rec.Arguments, func(k, val string, isString bool) bool {
-		if !isString {
-			return true
-		}
-		if st.key = scan.FoldKey(st.key[:0], k); workDirKeys[string(st.key)] {
-			st.addMade(scan.CleanTarget(val))
-		} else if len(val) <= 512 {
-			madeByShell(val, st.addMade)
+		if isString {
+			st.noteMadeIn(k, val)
 		}
 		return true
 	})
 	return len(st.made) > n
+}
+
+// noteMadeIn adds to what the agent made the directory a string argument
+// named k gives as the working directory, or what the shell command in it
+// writes or works in.
+func (st *driftState) noteMadeIn(k, val string) {
+	if st.key = scan.FoldKey(st.key[:0], k); workDirKeys[string(st.key)] {
+		st.addMade(scan.CleanTarget(val))
+	} else if len(val) <= 512 {
+		madeByShell(val, st.addMade)
+	}
 }
 
 func (st *driftState) addMade(t string) {
@@ -526,30 +552,75 @@ func (st *driftState) addMade(t string) {
 // target of a redirection (> out.txt, >> log), the arguments of touch and
 // mkdir, and the directory of cd.
 func madeByShell(cmd string, add func(string)) {
-	if !strings.Contains(cmd, ">") && !strings.Contains(cmd, "touch") && !strings.Contains(cmd, "mkdir") && !strings.Contains(cmd, "cd ") {
+	if !mayMake(cmd) {
 		return
 	}
-	start, redirect, args := true, false, false
+	sh := shellWords{start: true}
 	for w := range strings.FieldsSeq(cmd) {
-		switch {
-		case redirect:
-			addShellTarget(w, add)
-			redirect = false
-		case w == ">" || w == ">>":
-			redirect, args = true, false
-		case w[0] == '>':
-			addShellTarget(strings.TrimLeft(w, ">"), add)
-			args = false
-		case isShellOperator(w):
-			start, args = true, false
-			continue
-		case start && (w == "touch" || w == "mkdir" || w == "cd"):
-			args = true
-		case args && w[0] != '-':
-			addShellTarget(w, add)
-		}
-		start = false
+		sh.word(w, add)
 	}
+}
+
+// mayMake reports whether a shell command has a redirection, touch, mkdir
+// or cd in it: whether madeByShell need read its words at all.
+func mayMake(cmd string) bool {
+	return strings.Contains(cmd, ">") || strings.Contains(cmd, "touch") || strings.Contains(cmd, "mkdir") || strings.Contains(cmd, "cd ")
+}
+
+// shellWords follows the words of a shell command line: whether the word
+// starts a command, follows a redirection, or is an argument of touch,
+// mkdir or cd.
+type shellWords struct {
+	start, redirect, args bool
+}
+
+// word reads the next word of the line, and calls add for it if it is a
+// target.
+func (sh *shellWords) word(w string, add func(string)) {
+	if sh.redirection(w, add) {
+		sh.start = false
+		return
+	}
+	if isShellOperator(w) {
+		sh.start, sh.args = true, false
+		return
+	}
+	sh.argument(w, add)
+}
+
+// redirection reads w if it is a redirection or the target that follows
+// one, and reports whether it was.
+func (sh *shellWords) redirection(w string, add func(string)) bool {
+	switch {
+	case sh.redirect:
+		addShellTarget(w, add)
+		sh.redirect = false
+	case w == ">" || w == ">>":
+		sh.redirect, sh.args = true, false
+	case w[0] == '>':
+		addShellTarget(strings.TrimLeft(w, ">"), add)
+		sh.args = false
+	default:
+		return false
+	}
+	return true
+}
+
+// argument reads a word of a command: its name, which may start the
+// arguments of touch, mkdir or cd, or one of those arguments.
+func (sh *shellWords) argument(w string, add func(string)) {
+	switch {
+	case sh.start && isShellMaker(w):
+		sh.args = true
+	case sh.args && w[0] != '-':
+		addShellTarget(w, add)
+	}
+	sh.start = false
+}
+
+// isShellMaker reports a command whose arguments it makes or works in.
+func isShellMaker(w string) bool {
+	return w == "touch" || w == "mkdir" || w == "cd"
 }
 
 // addShellTarget adds a word of a command as a target, but not a device.

@@ -184,13 +184,9 @@ func (s *Detector) Validate() error {
 			return &observer.ConfigError{Observer: name, Field: c.field, Problem: fmt.Sprintf("%d is less than %d", c.value, c.least)}
 		}
 	}
-	if s.Window < 0 {
-		return &observer.ConfigError{Observer: name, Field: "Window", Problem: fmt.Sprintf("%d is negative", s.Window)}
-	}
-	if s.RefuseAfter < 0 {
-		return &observer.ConfigError{Observer: name, Field: "RefuseAfter", Problem: fmt.Sprintf("%d is negative", s.RefuseAfter)}
-	}
-	return nil
+	return detect.AnyNegative(name,
+		detect.Setting{Field: "Window", Value: s.Window},
+		detect.Setting{Field: "RefuseAfter", Value: s.RefuseAfter})
 }
 
 // ShouldRun reports whether the latest call continues a stuck pattern.
@@ -233,9 +229,20 @@ func (s *Detector) Refuse(_ context.Context, oc *observer.Context, tool, args st
 		return ""
 	}
 	e := st.calls.Back(0)
-	if e.exempt || e.tool != tool || e.repeatRun < s.RefuseAfter || e.args != args && e.sig != st.signature(tool, args) {
+	if !st.repeatedAfter(e, tool, args, s.RefuseAfter) {
 		return ""
 	}
+	return refusal(tool, e)
+}
+
+// repeatedAfter reports whether e, the latest call, ends a chain of after
+// or more identical calls and is the call of tool with args.
+func (st *stallState) repeatedAfter(e *stallCall, tool, args string, after int) bool {
+	return !e.exempt && e.tool == tool && e.repeatRun >= after && (e.args == args || e.sig == st.signature(tool, args))
+}
+
+// refusal is the message that refuses another call of tool like e.
+func refusal(tool string, e *stallCall) string {
 	var b strings.Builder
 	b.WriteString("Tool call refused: ")
 	scan.WriteQuoted(&b, tool)
@@ -541,26 +548,40 @@ func (c *stallCall) accessed(e *stallCall) bool {
 func (st *stallState) scanBack(e *stallCall, prior int) *stallCall {
 	e.repeatRun, e.repeatFirst = 1, e.index
 	e.sigRun, e.sigFirst = 1, e.index
-	wantRepeat, wantSig := !e.exempt, !e.exempt
-	wantAccess := e.tracksTarget()
-	var lastAccess *stallCall
-	novel, novelSig := false, false
+	b := backSearch{repeat: !e.exempt, sig: !e.exempt, access: e.tracksTarget()}
 	if e.exempt {
 		st.continuePolls(e, prior)
 	}
-	for i := 0; i < prior && (wantRepeat || wantSig || wantAccess); i++ {
-		p := st.calls.Back(i)
-		if wantRepeat {
-			wantRepeat, novel = st.continueRepeat(e, p, novel)
-		}
-		if wantSig {
-			wantSig, novelSig = continueSameCall(e, p, novelSig)
-		}
-		if wantAccess && p.accessed(e) {
-			lastAccess, wantAccess = p, false
-		}
+	for i := 0; i < prior && b.searching(); i++ {
+		b.look(st, e, st.calls.Back(i))
 	}
-	return lastAccess
+	return b.lastAccess
+}
+
+// backSearch is what scanBack still looks for (e's identical predecessor,
+// the latest call with e's tool and arguments, the previous access to e's
+// target), whether something new came between e and the calls passed,
+// and the previous access once found.
+type backSearch struct {
+	repeat, sig, access bool
+	novel, novelSig     bool
+	lastAccess          *stallCall
+}
+
+// searching reports whether the search still looks for anything.
+func (b *backSearch) searching() bool { return b.repeat || b.sig || b.access }
+
+// look checks p, the next older call, for what the search still wants.
+func (b *backSearch) look(st *stallState, e, p *stallCall) {
+	if b.repeat {
+		b.repeat, b.novel = st.continueRepeat(e, p, b.novel)
+	}
+	if b.sig {
+		b.sig, b.novelSig = continueSameCall(e, p, b.novelSig)
+	}
+	if b.access && p.accessed(e) {
+		b.lastAccess, b.access = p, false
+	}
 }
 
 // continueSameCall looks at p, the next older call, for the latest call
@@ -587,7 +608,7 @@ func continueSameCall(e, p *stallCall, novel bool) (searching, stillNovel bool) 
 func (st *stallState) continuePolls(e *stallCall, prior int) {
 	for i := range prior {
 		p := st.calls.Back(i)
-		if p.exempt && p.sig == e.sig {
+		if p.samePoll(e) {
 			if st.sameObservation(p, e) {
 				e.repeatRun, e.repeatFirst = p.repeatRun+1, p.repeatFirst
 			}
@@ -598,6 +619,10 @@ func (st *stallState) continuePolls(e *stallCall, prior int) {
 		}
 	}
 }
+
+// samePoll reports whether c is a polling call with e's tool and
+// arguments.
+func (c *stallCall) samePoll(e *stallCall) bool { return c.exempt && c.sig == e.sig }
 
 // continueRepeat looks at p, the next older call, for e's identical
 // predecessor. When p is that predecessor, e continues its chain unless
@@ -624,7 +649,7 @@ func (st *stallState) oscillationRun(e *stallCall, n int) int {
 		return 1
 	}
 	p1 := st.calls.Back(0)
-	if p1.exempt || p1.sig == e.sig {
+	if !p1.alternatesWith(e) {
 		return 1
 	}
 	if n < 2 || p1.oscRun < 2 {
@@ -635,6 +660,10 @@ func (st *stallState) oscillationRun(e *stallCall, n int) int {
 	}
 	return 2
 }
+
+// alternatesWith reports whether c, the call before e, could be the other
+// side of an alternation with e: a different call, and not a polling one.
+func (c *stallCall) alternatesWith(e *stallCall) bool { return !c.exempt && c.sig != e.sig }
 
 // identical reports whether p is the same call as e, with the same
 // result, and not a polling call.
@@ -667,7 +696,7 @@ func (st *stallState) markStuck(e, prev *stallCall, prior int) {
 	switch {
 	case prev != nil && st.cycleRepeats(e, prior):
 		e.wbStuck = true
-	case e.access == scan.WriteAccess && e.success:
+	case e.wroteOK():
 		// A change not made before in the cycle is progress, even
 		// if a read cannot show it (results are kept only in part).
 		e.wbNew++
@@ -678,6 +707,9 @@ func (st *stallState) markStuck(e, prev *stallCall, prior int) {
 		e.wbSince = stuckSince(e, prev)
 	}
 }
+
+// wroteOK reports whether c is a successful write.
+func (c *stallCall) wroteOK() bool { return c.access == scan.WriteAccess && c.success }
 
 // stuckSince returns the length of e's cycle when it began to repeat
 // itself: at e, unless it already did at prev.
@@ -713,7 +745,7 @@ func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 		if q.index < e.wbFirst {
 			break
 		}
-		if !q.accessed(e) || q.access != e.access {
+		if !q.sameAccess(e) {
 			continue
 		}
 		repeats, differs := st.repeatsAccess(q, e, changed)
@@ -724,6 +756,10 @@ func (st *stallState) cycleRepeats(e *stallCall, prior int) bool {
 	}
 	return false
 }
+
+// sameAccess reports whether c is an access of e's cycle of the same kind
+// as e.
+func (c *stallCall) sameAccess(e *stallCall) bool { return c.accessed(e) && c.access == e.access }
 
 // repeatsAccess compares e with q, an earlier access of e's cycle of the
 // same kind. A write repeats q with the same arguments; a read, with the
@@ -805,11 +841,17 @@ func (st *stallState) sameCalling(e *stallCall) bool {
 	}
 	kept := 0
 	for i := range st.calls.Len() {
-		if c := st.calls.Back(i); c.index >= e.sigFirst && c.sig == e.sig && !c.exempt {
+		if st.calls.Back(i).inSameChain(e) {
 			kept++
 		}
 	}
 	return kept >= st.sameCalls
+}
+
+// inSameChain reports whether c belongs to e's chain of calls with its
+// tool and arguments.
+func (c *stallCall) inSameChain(e *stallCall) bool {
+	return c.index >= e.sigFirst && c.sig == e.sig && !c.exempt
 }
 
 // repeatThreshold returns how many identical calls like e make a repeat:

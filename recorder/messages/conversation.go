@@ -19,24 +19,7 @@ import (
 // the conversation is not in records, and with ErrAmbiguousRoot when
 // several are and id is empty.
 func FromConversation(records []recorder.Record, id string, opts *Options) ([]Message, error) {
-	type turn struct {
-		run string
-		n   int
-	}
-	var turns []turn
-	var ids []string
-	for _, r := range records {
-		p, ok := r.Payload.(*recorder.RunStarted)
-		if !ok || p.ConversationID == "" || r.ParentRunID != "" && r.ParentRunID != r.RunID {
-			continue
-		}
-		if !slices.Contains(ids, p.ConversationID) {
-			ids = append(ids, p.ConversationID)
-		}
-		if id == "" || p.ConversationID == id {
-			turns = append(turns, turn{r.RunID, p.Turn})
-		}
-	}
+	turns, ids := conversationTurns(records, id)
 	switch {
 	case id == "" && len(ids) > 1:
 		return nil, fmt.Errorf("%w: %d conversations (%s); pick one", ErrAmbiguousRoot, len(ids), strings.Join(ids, ", "))
@@ -44,10 +27,7 @@ func FromConversation(records []recorder.Record, id string, opts *Options) ([]Me
 		return nil, fmt.Errorf("%w: no conversation %q", ErrNoRootRun, id)
 	}
 	slices.SortStableFunc(turns, func(a, b turn) int { return cmp.Compare(a.n, b.n) })
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := optionsOf(opts)
 	var out []Message
 	for _, t := range turns {
 		o.RunID = t.run
@@ -58,4 +38,40 @@ func FromConversation(records []recorder.Record, id string, opts *Options) ([]Me
 		out = append(out, msgs...)
 	}
 	return out, nil
+}
+
+// turn is one turn of a conversation: its root run and its number.
+type turn struct {
+	run string
+	n   int
+}
+
+// conversationTurns returns the turns of conversation id in records, in
+// the order recorded, or of every conversation when id is empty, and the
+// ids of all the conversations there.
+func conversationTurns(records []recorder.Record, id string) (turns []turn, ids []string) {
+	for i := range records {
+		r := &records[i]
+		p, ok := conversationStart(r)
+		if !ok {
+			continue
+		}
+		if !slices.Contains(ids, p.ConversationID) {
+			ids = append(ids, p.ConversationID)
+		}
+		if id == "" || p.ConversationID == id {
+			turns = append(turns, turn{r.RunID, p.Turn})
+		}
+	}
+	return turns, ids
+}
+
+// conversationStart returns the start of a root run that is a turn of a
+// conversation, and false for any other record.
+func conversationStart(r *recorder.Record) (*recorder.RunStarted, bool) {
+	p, ok := r.Payload.(*recorder.RunStarted)
+	if !ok || p.ConversationID == "" || r.ParentRunID != "" && r.ParentRunID != r.RunID {
+		return nil, false
+	}
+	return p, true
 }

@@ -53,10 +53,7 @@ type Options struct {
 // and records that are not part of the conversation (model requests,
 // budgets, run start and end, extensions), are skipped.
 func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := optionsOf(opts)
 	run, err := pickRun(records, o.RunID)
 	if err != nil {
 		return nil, err
@@ -66,6 +63,14 @@ func FromRecords(records []recorder.Record, opts *Options) ([]Message, error) {
 		c.add(r)
 	}
 	return c.messages(), nil
+}
+
+// optionsOf returns a copy of opts, or the zero Options when it is nil.
+func optionsOf(opts *Options) Options {
+	if opts == nil {
+		return Options{}
+	}
+	return *opts
 }
 
 // recordsOf returns the records of the run, in seq order.
@@ -107,19 +112,7 @@ type entry struct {
 func (c *conversation) add(r recorder.Record) {
 	switch p := r.Payload.(type) {
 	case *recorder.Message:
-		switch {
-		case p.Message == nil:
-		case p.Message.Role == schema.Tool:
-			// A tool message from the conversation's history answers a
-			// call like a recorded result does.
-			c.toolResult(p.Message.ToolCallID, p.Message.Name, c.x.message(p.Message))
-		case p.Message.Role == schema.Assistant:
-			// An assistant message from the history, whose calls its tool
-			// messages answer.
-			c.response(c.x.message(p.Message))
-		default:
-			c.entries = append(c.entries, entry{msg: c.x.message(p.Message)})
-		}
+		c.historyMessage(p.Message)
 	case *recorder.ModelResponse:
 		c.response(c.x.response(p))
 	case *recorder.ToolEnded:
@@ -127,9 +120,33 @@ func (c *conversation) add(r recorder.Record) {
 	case *recorder.ModelRequest:
 		c.request(p)
 	case *recorder.AssessmentRecord:
-		if c.x.opts.Assessments {
-			c.entries = append(c.entries, entry{msg: Message{Role: RoleSystem, Content: Content{Text: c.x.redact(p.Markdown)}}})
-		}
+		c.assessment(p)
+	}
+}
+
+// historyMessage adds a message recorded from the conversation's history,
+// if there is one.
+func (c *conversation) historyMessage(m *schema.Message) {
+	switch {
+	case m == nil:
+	case m.Role == schema.Tool:
+		// A tool message from the conversation's history answers a
+		// call like a recorded result does.
+		c.toolResult(m.ToolCallID, m.Name, c.x.message(m))
+	case m.Role == schema.Assistant:
+		// An assistant message from the history, whose calls its tool
+		// messages answer.
+		c.response(c.x.message(m))
+	default:
+		c.entries = append(c.entries, entry{msg: c.x.message(m)})
+	}
+}
+
+// assessment adds an assessment as a system message, when the options ask
+// for assessments.
+func (c *conversation) assessment(p *recorder.AssessmentRecord) {
+	if c.x.opts.Assessments {
+		c.entries = append(c.entries, entry{msg: Message{Role: RoleSystem, Content: Content{Text: c.x.redact(p.Markdown)}}})
 	}
 }
 
@@ -202,12 +219,17 @@ func callFor(slots []slot, id, name string, free func(slot) bool) (slot, bool) {
 	}
 	last := slots[len(slots)-1].entry
 	for _, s := range slots {
-		if s.entry == last && free(s) && (id != "" || s.name == name) {
+		if s.entry == last && free(s) && s.answers(id, name) {
 			return s, true
 		}
 	}
 	return slot{}, false
 }
+
+// answers reports whether a result with this call id and tool name can
+// answer the call in s, one made with that id: any such call when the id
+// is set, and one of the same tool when it is not.
+func (s slot) answers(id, name string) bool { return id != "" || s.name == name }
 
 // pickRun returns the run to export.
 func pickRun(records []recorder.Record, id string) (string, error) {
@@ -286,18 +308,50 @@ func (x exporter) content(m *schema.Message) Content {
 	}
 	parts := make([]Part, 0, len(input))
 	for _, in := range input {
-		switch {
-		case in.Type == schema.ChatMessagePartTypeText:
-			parts = append(parts, Part{Type: "text", Text: x.redact(in.Text)})
-		case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && imageURL(in.Image) != "":
-			parts = append(parts, Part{Type: "image_url", ImageURL: &ImageURL{URL: imageURL(in.Image), Detail: string(in.Image.Detail)}})
-		case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && inputAudio(in.Audio) != nil:
-			parts = append(parts, Part{Type: "input_audio", InputAudio: inputAudio(in.Audio)})
-		default:
-			parts = append(parts, Part{Type: "text", Text: fmt.Sprintf("[%s omitted]", in.Type)})
-		}
+		parts = append(parts, x.part(in))
 	}
 	return Content{Parts: parts}
+}
+
+// part is one part of multimodal user input as the API takes it, or a text
+// part saying what was left out.
+func (x exporter) part(in schema.MessageInputPart) Part {
+	switch in.Type {
+	case schema.ChatMessagePartTypeText:
+		return Part{Type: "text", Text: x.redact(in.Text)}
+	case schema.ChatMessagePartTypeImageURL:
+		if p, ok := imagePart(in.Image); ok {
+			return p
+		}
+	case schema.ChatMessagePartTypeAudioURL:
+		if p, ok := audioPart(in.Audio); ok {
+			return p
+		}
+	}
+	return Part{Type: "text", Text: fmt.Sprintf("[%s omitted]", in.Type)}
+}
+
+// imagePart is the image_url part of an image, and false when there is no
+// image or it has neither a URL nor inline data.
+func imagePart(img *schema.MessageInputImage) (Part, bool) {
+	if img == nil {
+		return Part{}, false
+	}
+	url := imageURL(img)
+	if url == "" {
+		return Part{}, false
+	}
+	return Part{Type: "image_url", ImageURL: &ImageURL{URL: url, Detail: string(img.Detail)}}, true
+}
+
+// audioPart is the input_audio part of audio, and false when there is no
+// audio or it is not inline base64 WAV or MP3.
+func audioPart(a *schema.MessageInputAudio) (Part, bool) {
+	if a == nil {
+		return Part{}, false
+	}
+	in := inputAudio(a)
+	return Part{Type: "input_audio", InputAudio: in}, in != nil
 }
 
 // imageURL is the image's URL, or a data: URL built from inline data.

@@ -31,28 +31,37 @@ const InjectedName = "lookout"
 // Records written before model requests recorded what was injected give
 // the input without those messages.
 func ModelInput(records []recorder.Record, opts *Options, call int) ([]Message, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := optionsOf(opts)
 	o.Assessments = false
 	run, err := pickRun(records, o.RunID)
 	if err != nil {
 		return nil, err
 	}
 	mine := recordsOf(records, run)
-	n := 0
-	for _, r := range mine {
-		if _, ok := r.Payload.(*recorder.ModelRequest); ok {
-			n++
-		}
-	}
+	n := countRequests(mine)
 	if call < 0 {
 		call += n
 	}
 	if call < 0 || call >= n {
 		return nil, fmt.Errorf("%w: call %d of %d", ErrNoModelCall, call, n)
 	}
+	return inputOf(mine, o, call, n)
+}
+
+// countRequests returns how many model requests records holds.
+func countRequests(records []recorder.Record) int {
+	n := 0
+	for _, r := range records {
+		if _, ok := r.Payload.(*recorder.ModelRequest); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// inputOf returns the input of model call number call of the n in a run's
+// records.
+func inputOf(mine []recorder.Record, o Options, call, n int) ([]Message, error) {
 	c := conversation{x: exporter{opts: o}, calls: map[string][]slot{}}
 	for _, r := range mine {
 		p, ok := r.Payload.(*recorder.ModelRequest)

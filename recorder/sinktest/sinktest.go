@@ -164,31 +164,57 @@ func closeAndRead(rec *recorder.Recorder, read ReadBack) ([]recorder.Record, err
 	return recs, nil
 }
 
-func checkOrder(s recorder.Sink, read ReadBack) error {
-	ctx := context.Background()
+// writeThenRead writes with write to a run of a new Recorder on s, closes
+// the Recorder and reads the records back.
+func writeThenRead(s recorder.Sink, info recorder.RunInfo, read ReadBack, write func(run *recorder.Trace) error) ([]recorder.Record, error) {
 	rec := newRecorder(s)
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "order"}, 0)
-	const n = 300
-	for i := range n {
-		if err := run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: int64(i)}); err != nil {
-			closeRecorder(rec)
-			return fmt.Errorf("write %d: %w", i, err)
-		}
+	if err := write(rec.ResumeRun(info, 0)); err != nil {
+		closeRecorder(rec)
+		return nil, err
 	}
-	recs, err := closeAndRead(rec, read)
+	return closeAndRead(rec, read)
+}
+
+func checkOrder(s recorder.Sink, read ReadBack) error {
+	const n = 300
+	recs, err := writeThenRead(s, recorder.RunInfo{RunID: "order"}, read, func(run *recorder.Trace) error {
+		return writeCharges(run, n)
+	})
 	if err != nil {
 		return err
 	}
+	return inWriteOrder(recs, n)
+}
+
+// writeCharges writes n budget records to run, the i-th charging i tokens.
+func writeCharges(run *recorder.Trace, n int) error {
+	ctx := context.Background()
+	for i := range n {
+		if err := run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: int64(i)}); err != nil {
+			return fmt.Errorf("write %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// inWriteOrder reports records read back that are not the n records
+// writeCharges wrote to the run "order", in the order written.
+func inWriteOrder(recs []recorder.Record, n int) error {
 	if len(recs) != n {
 		return fmt.Errorf("read back %d records, want %d", len(recs), n)
 	}
-	for i, r := range recs {
-		b, ok := r.Payload.(*recorder.BudgetRecord)
-		if r.Seq != uint64(i) || r.RunID != "order" || !ok || b.Amount != int64(i) {
+	for i := range recs {
+		if r := &recs[i]; !isCharge(r, i) {
 			return fmt.Errorf("record %d is seq %d run %q payload %#v; want seq %d in write order", i, r.Seq, r.RunID, r.Payload, i)
 		}
 	}
 	return nil
+}
+
+// isCharge reports whether r is the i-th record writeCharges wrote.
+func isCharge(r *recorder.Record, i int) bool {
+	b, ok := r.Payload.(*recorder.BudgetRecord)
+	return r.Seq == uint64(i) && r.RunID == "order" && ok && b.Amount == int64(i)
 }
 
 func samplePayloads() []recorder.Payload {
@@ -208,27 +234,39 @@ func samplePayloads() []recorder.Payload {
 }
 
 func checkKinds(s recorder.Sink, read ReadBack) error {
+	var want [][]byte
+	recs, err := writeThenRead(s, recorder.RunInfo{RunID: "kinds", ParentRunID: "parent", Depth: 2}, read, func(run *recorder.Trace) error {
+		var err error
+		want, err = writeSamples(run)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return sameEncoding(recs, want)
+}
+
+// writeSamples writes every sample payload to run, and returns the JSON of
+// the records they make.
+func writeSamples(run *recorder.Trace) ([][]byte, error) {
 	ctx := context.Background()
-	rec := newRecorder(s)
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "kinds", ParentRunID: "parent", Depth: 2}, 0)
 	var want [][]byte
 	for _, p := range samplePayloads() {
 		if err := run.Emit(ctx, p); err != nil {
-			closeRecorder(rec)
-			return fmt.Errorf("write %s: %w", p.Kind(), err)
+			return nil, fmt.Errorf("write %s: %w", p.Kind(), err)
 		}
 		r := recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: uint64(len(want)), RunID: "kinds", ParentRunID: "parent", Depth: 2, RecordedAt: fixedTime, Payload: p}
 		b, err := r.AppendJSON(nil)
 		if err != nil {
-			closeRecorder(rec)
-			return fmt.Errorf("encode %s: %w", p.Kind(), err)
+			return nil, fmt.Errorf("encode %s: %w", p.Kind(), err)
 		}
 		want = append(want, b)
 	}
-	recs, err := closeAndRead(rec, read)
-	if err != nil {
-		return err
-	}
+	return want, nil
+}
+
+// sameEncoding reports records read back whose JSON is not want's.
+func sameEncoding(recs []recorder.Record, want [][]byte) error {
 	if len(recs) != len(want) {
 		return fmt.Errorf("read back %d records, want %d", len(recs), len(want))
 	}
@@ -245,13 +283,9 @@ func checkKinds(s recorder.Sink, read ReadBack) error {
 }
 
 func checkConcurrentRun(s recorder.Sink, read ReadBack) error {
-	rec := newRecorder(s)
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "crowd"}, 0)
-	if err := hammer([]*recorder.Trace{run}, Goroutines, PerGoroutine); err != nil {
-		closeRecorder(rec)
-		return err
-	}
-	recs, err := closeAndRead(rec, read)
+	recs, err := writeThenRead(s, recorder.RunInfo{RunID: "crowd"}, read, func(run *recorder.Trace) error {
+		return hammer([]*recorder.Trace{run}, Goroutines, PerGoroutine)
+	})
 	if err != nil {
 		return err
 	}
@@ -351,17 +385,10 @@ func checkFlushTwice(s recorder.Sink, read ReadBack) error {
 }
 
 func checkCloseTwice(s recorder.Sink, read ReadBack) error {
-	ctx := context.Background()
-	rec := newRecorder(s)
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "close"}, 0)
-	err := run.Budget(ctx, recorder.BudgetRecord{Resource: "tokens"})
-	// Closing the Recorder closes the sink once; close it twice more.
-	if cerr := closeRecorder(rec); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeOneAndClose(s); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
+	// Closing the Recorder closed the sink once; close it twice more.
 	for i := range 2 {
 		if err := closeSink(s); err != nil {
 			return fmt.Errorf("close %d: %w", i+2, err)
@@ -375,6 +402,18 @@ func checkCloseTwice(s recorder.Sink, read ReadBack) error {
 		return fmt.Errorf("read back %d records after two closes, want 1", len(recs))
 	}
 	return nil
+}
+
+// writeOneAndClose writes one record to s through a Recorder and closes
+// the Recorder, which closes s.
+func writeOneAndClose(s recorder.Sink) error {
+	rec := newRecorder(s)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "close"}, 0)
+	err := run.Budget(context.Background(), recorder.BudgetRecord{Resource: "tokens"})
+	if cerr := closeRecorder(rec); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func checkAfterClose(s recorder.Sink, _ ReadBack) error {
@@ -397,24 +436,30 @@ func checkAfterClose(s recorder.Sink, _ ReadBack) error {
 	return nil
 }
 
+// okOrCancelled reports an error, from what was done with a cancelled
+// context, that is neither nil nor context.Canceled.
+func okOrCancelled(what string, err error) error {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s with a cancelled context returned %v, want nil or context.Canceled", what, err)
+	}
+	return nil
+}
+
 func checkCancelled(s recorder.Sink, read ReadBack) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	okOrCancelled := func(what string, err error) error {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return fmt.Errorf("%s with a cancelled context returned %v, want nil or context.Canceled", what, err)
-		}
-		return nil
-	}
 	r := recorder.Record{SchemaVersion: recorder.SchemaVersion, RunID: "cancelled", RecordedAt: fixedTime, Payload: &recorder.BudgetRecord{}}
-	if err := okOrCancelled("write", within(func() error { return s.Write(ctx, &r) })); err != nil {
-		return err
-	}
-	if err := okOrCancelled("flush", within(func() error { return recorder.Flush(ctx, s) })); err != nil {
-		return err
-	}
-	if err := okOrCancelled("close", within(func() error { return recorder.Close(ctx, s) })); err != nil {
-		return err
+	for _, op := range []struct {
+		what string
+		do   func() error
+	}{
+		{"write", func() error { return s.Write(ctx, &r) }},
+		{"flush", func() error { return recorder.Flush(ctx, s) }},
+		{"close", func() error { return recorder.Close(ctx, s) }},
+	} {
+		if err := okOrCancelled(op.what, within(op.do)); err != nil {
+			return err
+		}
 	}
 	// A close that gave up on its context can be finished with another.
 	if err := closeSink(s); err != nil {

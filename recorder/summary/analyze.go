@@ -655,6 +655,19 @@ func (a *Analyzer) Report() Report {
 
 // conversations groups the root runs that name a conversation by it.
 func conversations(runs []Run, parents []int) []Conversation {
+	out, turns := conversationRuns(runs, parents)
+	for k := range out {
+		slices.SortStableFunc(turns[k], func(a, b *Run) int { return cmp.Compare(a.Turn, b.Turn) })
+		for _, r := range turns[k] {
+			out[k].Turns = append(out[k].Turns, r.RunID)
+		}
+	}
+	return out
+}
+
+// conversationRuns returns the conversations the root runs name, in the
+// order first named, each with no turns yet, and the root runs of each.
+func conversationRuns(runs []Run, parents []int) ([]Conversation, [][]*Run) {
 	var out []Conversation
 	at := map[string]int{}
 	var turns [][]*Run
@@ -672,13 +685,7 @@ func conversations(runs []Run, parents []int) []Conversation {
 		}
 		turns[k] = append(turns[k], r)
 	}
-	for k := range out {
-		slices.SortStableFunc(turns[k], func(a, b *Run) int { return cmp.Compare(a.Turn, b.Turn) })
-		for _, r := range turns[k] {
-			out[k].Turns = append(out[k].Turns, r.RunID)
-		}
-	}
-	return out
+	return out, turns
 }
 
 // parentsOf returns, for each run, the index of its parent run, found
@@ -700,29 +707,41 @@ func parentsOf(runs []Run, index map[string]int) []int {
 // Recorders never write cycles; a damaged or hand-made file can, and
 // every run must still be counted under exactly one root.
 func breakCycles(parents []int) {
-	const (
-		unseen = iota
-		onPath
-		done
-	)
-	state := make([]uint8, len(parents))
+	state := make([]visit, len(parents))
 	var path []int
 	for i := range parents {
-		path = path[:0]
-		j := i
-		for j >= 0 && state[j] == unseen {
-			state[j] = onPath
-			path = append(path, j)
-			j = parents[j]
-		}
+		var j int
+		path, j = climb(parents, state, i, path[:0])
 		if j >= 0 && state[j] == onPath {
 			cycle := path[slices.Index(path, j):]
 			parents[slices.Min(cycle)] = -1
 		}
 		for _, k := range path {
-			state[k] = done
+			state[k] = visited
 		}
 	}
+}
+
+// visit is how far breakCycles has got with a run.
+type visit uint8
+
+const (
+	unvisited visit = iota
+	onPath
+	visited
+)
+
+// climb follows parents up from run i while the runs are unvisited,
+// appending them to path and marking them onPath. It returns the path and
+// the run it stopped at: -1 above a root, or one visited or on the path.
+func climb(parents []int, state []visit, i int, path []int) ([]int, int) {
+	j := i
+	for j >= 0 && state[j] == unvisited {
+		state[j] = onPath
+		path = append(path, j)
+		j = parents[j]
+	}
+	return path, j
 }
 
 // snapshot copies the run's counters into a Run that shares no memory with
@@ -790,12 +809,7 @@ func (s *Stats) merge(o *Stats) {
 	s.ToolCalls += o.ToolCalls
 	s.ToolErrors += o.ToolErrors
 	for _, t := range o.Tools {
-		i := slices.IndexFunc(s.Tools, func(x Tool) bool { return x.Name == t.Name })
-		if i < 0 {
-			s.Tools = append(s.Tools, Tool{Name: t.Name})
-			i = len(s.Tools) - 1
-		}
-		x := &s.Tools[i]
+		x := findOrAdd(&s.Tools, Tool{Name: t.Name}, func(x Tool) bool { return x.Name == t.Name })
 		x.MCPServer, x.MCPTool = cmp.Or(x.MCPServer, t.MCPServer), cmp.Or(x.MCPTool, t.MCPTool)
 		x.Calls += t.Calls
 		x.Errors += t.Errors
@@ -805,23 +819,14 @@ func (s *Stats) merge(o *Stats) {
 	s.Assessments.Count += o.Assessments.Count
 	s.Assessments.BySeverity = addCounts(s.Assessments.BySeverity, o.Assessments.BySeverity)
 	for _, oa := range o.Assessments.Observers {
-		i := slices.IndexFunc(s.Assessments.Observers, func(x ObserverAssessments) bool { return x.Observer == oa.Observer })
-		if i < 0 {
-			s.Assessments.Observers = append(s.Assessments.Observers, ObserverAssessments{Observer: oa.Observer})
-			i = len(s.Assessments.Observers) - 1
-		}
-		x := &s.Assessments.Observers[i]
+		x := findOrAdd(&s.Assessments.Observers, ObserverAssessments{Observer: oa.Observer},
+			func(x ObserverAssessments) bool { return x.Observer == oa.Observer })
 		x.Count += oa.Count
 		x.BySeverity = addCounts(x.BySeverity, oa.BySeverity)
 	}
 	s.BudgetExceeded = addCounts(s.BudgetExceeded, o.BudgetExceeded)
 	for _, e := range o.Efficacy {
-		i := slices.IndexFunc(s.Efficacy, func(x Efficacy) bool { return x.Observer == e.Observer })
-		if i < 0 {
-			s.Efficacy = append(s.Efficacy, Efficacy{Observer: e.Observer})
-			i = len(s.Efficacy) - 1
-		}
-		x := &s.Efficacy[i]
+		x := findOrAdd(&s.Efficacy, Efficacy{Observer: e.Observer}, func(x Efficacy) bool { return x.Observer == e.Observer })
 		x.Reactions += e.Reactions
 		x.ChangedCourse += e.ChangedCourse
 		x.WrappedUp += e.WrappedUp
@@ -831,6 +836,17 @@ func (s *Stats) merge(o *Stats) {
 	s.MalformedEfficacy += o.MalformedEfficacy
 	s.Extensions = addCounts(s.Extensions, o.Extensions)
 	s.UnknownKinds = addCounts(s.UnknownKinds, o.UnknownKinds)
+}
+
+// findOrAdd returns the first element of *list for which same is true,
+// after appending fresh to the list when there is none.
+func findOrAdd[T any](list *[]T, fresh T, same func(T) bool) *T {
+	i := slices.IndexFunc(*list, same)
+	if i < 0 {
+		*list = append(*list, fresh)
+		i = len(*list) - 1
+	}
+	return &(*list)[i]
 }
 
 // finish sorts the named lists and computes the error rate.
@@ -888,11 +904,20 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return runePrefix(s, n) + ellipsis
+}
+
+// runePrefix returns the longest start of s of at most n bytes that ends
+// between runes.
+func runePrefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	i := n
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + ellipsis
+	return s[:i]
 }
 
 // sortedKeys returns the keys of m in order.

@@ -113,24 +113,40 @@ func (o *Online) Write(ctx context.Context, r *recorder.Record) error {
 func (o *Online) keep(r *recorder.Record) []recorder.Record {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	top := r.RunID
-	if r.ParentRunID != "" {
-		if t, ok := o.root[r.ParentRunID]; ok {
-			top = t
-		} else {
-			top = r.ParentRunID
-		}
-	}
+	top := o.topOf(r)
 	o.root[r.RunID] = top
-	if o.held >= o.maxRecs {
-		o.dropped++
-	} else {
-		o.pending[top] = append(o.pending[top], *r)
-		o.held++
-	}
+	o.hold(top, r)
 	if r.Kind() != recorder.KindRunEnded || r.ParentRunID != "" {
 		return nil
 	}
+	return o.release(top)
+}
+
+// topOf returns the top-level run r belongs to. The caller holds o.mu.
+func (o *Online) topOf(r *recorder.Record) string {
+	if r.ParentRunID == "" {
+		return r.RunID
+	}
+	if t, ok := o.root[r.ParentRunID]; ok {
+		return t
+	}
+	return r.ParentRunID
+}
+
+// hold files r under the top-level run top, or counts it dropped when
+// MaxPendingRecords are already held. The caller holds o.mu.
+func (o *Online) hold(top string, r *recorder.Record) {
+	if o.held >= o.maxRecs {
+		o.dropped++
+		return
+	}
+	o.pending[top] = append(o.pending[top], *r)
+	o.held++
+}
+
+// release forgets the top-level run top and its descendants and returns
+// the records held for them. The caller holds o.mu.
+func (o *Online) release(top string) []recorder.Record {
 	recs := o.pending[top]
 	delete(o.pending, top)
 	o.held -= len(recs)

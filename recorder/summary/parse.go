@@ -34,26 +34,44 @@ func parseAnswer(text string) (answer, error) {
 	if len(text) > maxAnswerBytes {
 		text = text[:maxAnswerBytes]
 	}
+	a, found, ok := searchAnswer(text)
+	switch {
+	case ok:
+		return a, nil
+	case found:
+		return answer{}, fmt.Errorf("%w: no JSON object with a non-empty summary", ErrResponse)
+	}
+	return answer{}, fmt.Errorf("%w: no JSON object in %q", ErrResponse, cut(strings.TrimSpace(text), 80))
+}
+
+// searchAnswer tries up to maxObjectTries opening braces of text as the
+// start of the summary object. found reports whether any of them starts a
+// JSON object, and ok whether one of those has a summary.
+func searchAnswer(text string) (a answer, found, ok bool) {
 	tries := 0
-	found := false
 	for i := 0; i < len(text) && tries < maxObjectTries; i++ {
 		if text[i] != '{' {
 			continue
 		}
 		tries++
-		var fields map[string]json.RawMessage
-		if json.NewDecoder(strings.NewReader(text[i:])).Decode(&fields) != nil {
+		fields, decoded := objectAt(text[i:])
+		if !decoded {
 			continue
 		}
 		found = true
 		if a, ok := fromFields(fields); ok {
-			return a, nil
+			return a, true, true
 		}
 	}
-	if found {
-		return answer{}, fmt.Errorf("%w: no JSON object with a non-empty summary", ErrResponse)
-	}
-	return answer{}, fmt.Errorf("%w: no JSON object in %q", ErrResponse, cut(strings.TrimSpace(text), 80))
+	return answer{}, found, false
+}
+
+// objectAt decodes the JSON object text starts with, and reports false
+// when it starts with none.
+func objectAt(text string) (map[string]json.RawMessage, bool) {
+	var fields map[string]json.RawMessage
+	err := json.NewDecoder(strings.NewReader(text)).Decode(&fields)
+	return fields, err == nil
 }
 
 // fromFields reads the summary from a decoded object; ok is false without
@@ -161,10 +179,7 @@ func listLines(s string) []string {
 
 // trimNumbering removes a leading "1." or "2)".
 func trimNumbering(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
+	i := len(s) - len(strings.TrimLeft(s, "0123456789"))
 	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
 		return s[i+1:]
 	}

@@ -135,22 +135,27 @@ func split(records []recorder.Record) []segment {
 // first: from the run's metadata when it names them, else the run's id
 // and 0.
 func place(runID string, recs []*recorder.Record) (string, int) {
-	conv, turn := runID, 0
 	for _, r := range recs {
-		rs, ok := r.Payload.(*recorder.RunStarted)
-		if !ok {
-			continue
+		if rs, ok := r.Payload.(*recorder.RunStarted); ok {
+			return placeFrom(runID, rs)
 		}
-		if c := rs.Metadata[MetaConversation]; c != "" {
-			conv = c
-		}
-		if t, err := strconv.Atoi(rs.Metadata[MetaTurn]); err == nil && t >= 0 {
-			turn = t
-		}
-		if rs.ConversationID != "" {
-			conv, turn = rs.ConversationID, rs.Turn
-		}
-		break
+	}
+	return runID, 0
+}
+
+// placeFrom returns the conversation and turn the start of a run names:
+// its conversation id and turn, else those of its metadata, else the run's
+// id and 0.
+func placeFrom(runID string, rs *recorder.RunStarted) (string, int) {
+	if rs.ConversationID != "" {
+		return rs.ConversationID, rs.Turn
+	}
+	conv, turn := runID, 0
+	if c := rs.Metadata[MetaConversation]; c != "" {
+		conv = c
+	}
+	if t, err := strconv.Atoi(rs.Metadata[MetaTurn]); err == nil && t >= 0 {
+		turn = t
 	}
 	return conv, turn
 }
@@ -301,13 +306,7 @@ func (ps Prompts) Stats() PromptStats {
 		for _, t := range p.Tools {
 			tools[t] = true
 		}
-		switch {
-		case p.Error != "":
-			s.Failed++
-		case p.Summary != "":
-			s.Summarized++
-			s.Confidence = increment(s.Confidence, string(cmp.Or(p.Confidence, "unknown")))
-		}
+		s.countResult(&p)
 	}
 	if len(tools) > 0 {
 		s.Tools = sortedKeys(tools)
@@ -316,6 +315,17 @@ func (ps Prompts) Stats() PromptStats {
 		s.AverageModelCalls = float64(s.ModelCalls) / float64(s.Prompts)
 	}
 	return s
+}
+
+// countResult counts p as failed, or as summarized with its confidence.
+func (s *PromptStats) countResult(p *Prompt) {
+	switch {
+	case p.Error != "":
+		s.Failed++
+	case p.Summary != "":
+		s.Summarized++
+		s.Confidence = increment(s.Confidence, string(cmp.Or(p.Confidence, "unknown")))
+	}
 }
 
 // WriteText writes the prompts for people to read, one block each, then

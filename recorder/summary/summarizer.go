@@ -122,41 +122,45 @@ func New(cfg *Config) (*Summarizer, error) {
 		return nil, ErrNoModel
 	}
 	s := &Summarizer{
-		model:    cfg.Model,
-		opts:     slices.Clip(slices.Clone(cfg.Options)),
-		clock:    cfg.Clock,
-		maxField: cfg.MaxFieldBytes,
-		maxReq:   cfg.MaxRequestBytes,
+		model:       cfg.Model,
+		opts:        slices.Clip(slices.Clone(cfg.Options)),
+		clock:       cfg.Clock,
+		maxField:    orDefault(cfg.MaxFieldBytes, DefaultMaxFieldBytes),
+		maxReq:      orDefault(cfg.MaxRequestBytes, DefaultMaxRequestBytes),
+		concurrency: orDefault(cfg.Concurrency, DefaultConcurrency),
+		attempts:    orDefault(cfg.MaxAttempts, DefaultMaxAttempts),
+		delay:       orDefault(cfg.RetryDelay, 500*time.Millisecond),
+		sleep:       cfg.Sleep,
+		onPrompt:    cfg.OnPrompt,
+		previous:    summarizedBefore(cfg.Previous),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	if s.maxField <= 0 {
-		s.maxField = DefaultMaxFieldBytes
-	}
-	if s.maxReq <= 0 {
-		s.maxReq = DefaultMaxRequestBytes
-	}
-	s.concurrency, s.attempts, s.delay = orDefault(cfg.Concurrency, DefaultConcurrency), orDefault(cfg.MaxAttempts, DefaultMaxAttempts), cfg.RetryDelay
-	if s.delay <= 0 {
-		s.delay = 500 * time.Millisecond
-	}
-	s.sleep, s.onPrompt = cfg.Sleep, cfg.OnPrompt
 	if s.sleep == nil {
 		s.sleep = sleepCtx
-	}
-	for _, p := range cfg.Previous {
-		if p.Summary != "" && p.Error == "" {
-			if s.previous == nil {
-				s.previous = map[promptKey]Prompt{}
-			}
-			s.previous[promptKey{p.RunID, p.Seq}] = p
-		}
 	}
 	return s, nil
 }
 
-func orDefault(n, def int) int {
+// summarizedBefore returns the prompts of prev that were summarized, by
+// run and seq, or nil when there are none.
+func summarizedBefore(prev []Prompt) map[promptKey]Prompt {
+	var out map[promptKey]Prompt
+	for _, p := range prev {
+		if p.Summary == "" || p.Error != "" {
+			continue
+		}
+		if out == nil {
+			out = map[promptKey]Prompt{}
+		}
+		out[promptKey{p.RunID, p.Seq}] = p
+	}
+	return out
+}
+
+// orDefault returns n when it is positive, and def otherwise.
+func orDefault[T int | time.Duration](n, def T) T {
 	if n > 0 {
 		return n
 	}
@@ -250,17 +254,27 @@ func (s *Summarizer) retried(ctx context.Context, seg segment, p *Prompt) error 
 	for n := 1; ; n++ {
 		p.Attempts = n
 		err := s.summarize(ctx, seg, p)
-		if err == nil || ctx.Err() != nil || errors.Is(err, ErrNoModel) || n >= s.attempts {
-			return err
-		}
-		d := backoff(s.delay, n)
-		if dl, ok := ctx.Deadline(); ok && !time.Now().Add(d).Before(dl) {
-			return err
-		}
-		if s.sleep(ctx, d) != nil {
+		if s.final(ctx, err, n) || !s.pause(ctx, n) {
 			return err
 		}
 	}
+}
+
+// final reports whether attempt n, which ended with err, is the last one:
+// it succeeded, ctx is done, there is no model, or no attempts are left.
+func (s *Summarizer) final(ctx context.Context, err error, n int) bool {
+	return err == nil || ctx.Err() != nil || errors.Is(err, ErrNoModel) || n >= s.attempts
+}
+
+// pause waits before the retry that follows attempt n, and reports false,
+// for no retry, when ctx's deadline would come first or ctx ends while
+// waiting.
+func (s *Summarizer) pause(ctx context.Context, n int) bool {
+	d := backoff(s.delay, n)
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Add(d).Before(dl) {
+		return false
+	}
+	return s.sleep(ctx, d) == nil
 }
 
 // backoff is the wait before retry n (1 for the first): base × 2ⁿ⁻¹,

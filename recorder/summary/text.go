@@ -51,11 +51,7 @@ func (p *printer) run(r *Run) {
 	p.line("", "")
 	p.line("", "%s", oneLine(runHeading(r)))
 	const in = "  "
-	outcome := r.Outcome
-	if r.StopReason != "" {
-		outcome += " (stop reason: " + r.StopReason + ")"
-	}
-	p.line(in, "outcome: %s", oneLine(outcome))
+	p.line(in, "outcome: %s", oneLine(runOutcome(r)))
 	if r.Error != "" {
 		// Joined and wrapped errors span lines; they must stay in the run.
 		p.line(in, "error: %s", oneLine(r.Error))
@@ -74,6 +70,14 @@ func (p *printer) run(r *Run) {
 	if len(r.Children) > 0 {
 		p.line(in, "children: %s", strings.Join(r.Children, ", "))
 	}
+}
+
+// runOutcome is how a run ended, with its stop reason when there is one.
+func runOutcome(r *Run) string {
+	if r.StopReason == "" {
+		return r.Outcome
+	}
+	return r.Outcome + " (stop reason: " + r.StopReason + ")"
 }
 
 // runHeading names a run, with its agent and its parent when known.

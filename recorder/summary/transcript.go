@@ -2,9 +2,10 @@ package summary
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/lookout-go/lookout/recorder"
 
@@ -36,7 +37,15 @@ func request(seg segment, maxField, maxTotal int) string {
 		b.WriteString(cut(seg.prompt.Response, outer))
 	}
 	b.WriteString("\n\nTrajectory, oldest first:\n")
-	entries := trajectory(seg.records[1:], maxField)
+	writeTrajectory(&b, trajectory(seg.records[1:], maxField), maxTotal)
+	// Only a bound too small for the headings and the omission line makes
+	// the message longer than maxTotal.
+	return runePrefix(b.String(), maxTotal)
+}
+
+// writeTrajectory writes to b, one a line, the entries that fit in what
+// is left of maxTotal bytes.
+func writeTrajectory(b *strings.Builder, entries []string, maxTotal int) {
 	if len(entries) == 0 {
 		b.WriteString("(no steps recorded)\n")
 	}
@@ -44,17 +53,6 @@ func request(seg segment, maxField, maxTotal int) string {
 		b.WriteString(e)
 		b.WriteByte('\n')
 	}
-	out := b.String()
-	if len(out) > maxTotal {
-		// Only a bound too small for the headings and the omission line
-		// gets here.
-		i := maxTotal
-		for i > 0 && !utf8.RuneStart(out[i]) {
-			i--
-		}
-		out = out[:i]
-	}
-	return out
 }
 
 // trajectory renders the records of a prompt as one entry each, skipping
@@ -111,6 +109,15 @@ func (t *transcript) record(rec *recorder.Record) {
 		t.toolEnded(rec.Seq, p)
 	case *recorder.Message:
 		t.message(rec.Seq, p)
+	default:
+		t.aside(rec)
+	}
+}
+
+// aside adds the entries of a record that is not part of the conversation
+// itself: an assessment, a budget or the end of the run.
+func (t *transcript) aside(rec *recorder.Record) {
+	switch p := rec.Payload.(type) {
 	case *recorder.AssessmentRecord:
 		t.assessment(rec.Seq, p)
 	case *recorder.BudgetRecord:
@@ -201,18 +208,24 @@ func fit(entries []string, budget int) []string {
 	}
 	const marker = 64 // room for the omission line
 	half := max(budget-marker, 0) / 2
-	head, used := 0, 0
-	for head < len(entries) && used+len(entries[head])+1 <= half {
-		used += len(entries[head]) + 1
-		head++
-	}
-	tail, used := len(entries), 0
-	for tail > head && used+len(entries[tail-1])+1 <= half {
-		tail--
-		used += len(entries[tail]) + 1
-	}
+	head := fitting(slices.All(entries), half)
+	tail := len(entries) - fitting(slices.Backward(entries[head:]), half)
 	out := make([]string, 0, head+1+len(entries)-tail)
 	out = append(out, entries[:head]...)
 	out = append(out, fmt.Sprintf("[… %d entries left out …]", tail-head))
 	return append(out, entries[tail:]...)
+}
+
+// fitting returns how many of the entries seq yields, in its order, fit
+// in budget bytes, a line each.
+func fitting(seq iter.Seq2[int, string], budget int) int {
+	n, used := 0, 0
+	for _, e := range seq {
+		if used+len(e)+1 > budget {
+			break
+		}
+		used += len(e) + 1
+		n++
+	}
+	return n
 }

@@ -23,3 +23,31 @@ func NotFraction(name, field string, value float64) error {
 	}
 	return &observer.ConfigError{Observer: name, Field: field, Problem: fmt.Sprintf("%v is not a number from 0 to 1", value)}
 }
+
+// Setting is a numeric setting of an observer: its field name and value.
+type Setting struct {
+	Field string
+	Value int
+}
+
+// AnyTooLarge returns [TooLarge]'s error for the first of settings above
+// limit, or nil.
+func AnyTooLarge(name string, limit int, maxName string, settings ...Setting) error {
+	for _, s := range settings {
+		if err := TooLarge(name, s.Field, s.Value, limit, maxName); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AnyNegative returns the error for the first of settings of the observer
+// called name that is negative, or nil.
+func AnyNegative(name string, settings ...Setting) error {
+	for _, s := range settings {
+		if s.Value < 0 {
+			return &observer.ConfigError{Observer: name, Field: s.Field, Problem: fmt.Sprintf("%d is negative", s.Value)}
+		}
+	}
+	return nil
+}

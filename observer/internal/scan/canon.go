@@ -35,20 +35,24 @@ type ruleSet struct {
 func newRuleSet(rules []Rule) ruleSet {
 	rs := ruleSet{}
 	for _, r := range rules {
-		if r.Match == nil {
-			continue
-		}
-		k := len(rs.rules)
-		rs.rules = append(rs.rules, r)
-		for b := range rs.starts {
-			if k >= 64 {
-				rs.starts[b] |= 1 << 63
-			} else if r.Starts == "" || strings.IndexByte(r.Starts, byte(b)) >= 0 {
-				rs.starts[b] |= 1 << k
-			}
+		if r.Match != nil {
+			rs.add(r)
 		}
 	}
 	return rs
+}
+
+// add adds rule r, and marks the bytes it can start with.
+func (rs *ruleSet) add(r Rule) {
+	k := len(rs.rules)
+	rs.rules = append(rs.rules, r)
+	for b := range rs.starts {
+		if k >= 64 {
+			rs.starts[b] |= 1 << 63
+		} else if r.Starts == "" || strings.IndexByte(r.Starts, byte(b)) >= 0 {
+			rs.starts[b] |= 1 << k
+		}
+	}
 }
 
 // apply appends s to dst with every rule match replaced by its placeholder.
@@ -58,7 +62,7 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 	}
 	last := 0
 	for i := 0; i < len(s); {
-		if rs.starts[s[i]] == 0 || (i > 0 && IsWordByte(s[i-1])) {
+		if !rs.mayStart(s, i) {
 			i++
 			continue
 		}
@@ -75,6 +79,12 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 		last = i
 	}
 	return append(dst, s[last:]...)
+}
+
+// mayStart reports whether a rule can match at s[i]: some rule can start
+// with its byte, and a word starts there.
+func (rs *ruleSet) mayStart(s string, i int) bool {
+	return rs.starts[s[i]] != 0 && (i == 0 || !IsWordByte(s[i-1]))
 }
 
 // match returns the index of the first rule matching at the start of s
@@ -265,20 +275,7 @@ func (c *Canon) member(s string, i, depth int) (int, bool) {
 // sortMembers rewrites the members written after buf[open] ('{') in key
 // order, comma-separated, and closes the object.
 func (c *Canon) sortMembers(open int, ms []member) {
-	if len(ms) <= maxInsertionSort {
-		// Insertion sort: objects in tool arguments are mostly small.
-		for a := 1; a < len(ms); a++ {
-			for b := a; b > 0 && c.keyLess(ms[b], ms[b-1]); b-- {
-				ms[b], ms[b-1] = ms[b-1], ms[b]
-			}
-		}
-	} else {
-		// Stable, as insertion sort is: members with equal keys keep
-		// their order.
-		slices.SortStableFunc(ms, func(a, b member) int {
-			return bytes.Compare(c.Buf[a.start:a.keyEnd], c.Buf[b.start:b.keyEnd])
-		})
-	}
+	c.sortByKey(ms)
 	c.tmp = append(c.tmp[:0], c.Buf[open+1:]...)
 	c.Buf = c.Buf[:open+1]
 	for k, m := range ms {
@@ -288,6 +285,25 @@ func (c *Canon) sortMembers(open int, ms []member) {
 		c.Buf = append(c.Buf, c.tmp[m.start-open-1:m.end-open-1]...)
 	}
 	c.Buf = append(c.Buf, '}')
+}
+
+// sortByKey sorts members by key, keeping the order of members with equal
+// keys.
+func (c *Canon) sortByKey(ms []member) {
+	if len(ms) <= maxInsertionSort {
+		// Insertion sort: objects in tool arguments are mostly small.
+		for a := 1; a < len(ms); a++ {
+			for b := a; b > 0 && c.keyLess(ms[b], ms[b-1]); b-- {
+				ms[b], ms[b-1] = ms[b-1], ms[b]
+			}
+		}
+		return
+	}
+	// Stable, as insertion sort is: members with equal keys keep their
+	// order.
+	slices.SortStableFunc(ms, func(a, b member) int {
+		return bytes.Compare(c.Buf[a.start:a.keyEnd], c.Buf[b.start:b.keyEnd])
+	})
 }
 
 // maxInsertionSort is the most members an object's keys are sorted by

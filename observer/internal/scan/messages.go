@@ -51,10 +51,7 @@ func isPathChar(b byte) bool { return ByteClasses[b]&(WordClass|PathCharPunct) !
 
 // MatchPath matches a file system path.
 func MatchPath(s string) int {
-	start := 0
-	if HasDrive(s) && IsSlash(s[2]) {
-		start = 2
-	}
+	start := driveLen(s)
 	n := start + len(strings.TrimRight(s[start:start+RunOf(s[start:], isPathChar)], "."))
 	w := s[:n]
 	if n < 2 || !HasASCIIWordByte(w) {
@@ -62,6 +59,15 @@ func MatchPath(s string) int {
 	}
 	if start > 0 || isRootedPath(w) || hasNamedFile(w) {
 		return n
+	}
+	return 0
+}
+
+// driveLen returns 2 when s starts with a drive and a slash, such as
+// C:\, and 0 otherwise.
+func driveLen(s string) int {
+	if HasDrive(s) && IsSlash(s[2]) {
+		return 2
 	}
 	return 0
 }

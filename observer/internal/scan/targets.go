@@ -26,24 +26,41 @@ func EachMember(args string, fn func(key, val string, isString bool) bool) bool 
 // args[i].
 func eachMemberFrom(args string, i int, fn func(key, val string, isString bool) bool) bool {
 	for {
-		key, at, ok := memberKey(args, i)
-		if !ok {
-			return false
-		}
-		at = skipSpace(args, at)
-		end, ok := skipValue(args, at, 0)
+		key, at, end, ok := memberAt(args, i)
 		if !ok {
 			return false
 		}
 		if val, isString := memberValue(args[at:end]); !fn(key, val, isString) {
 			return true
 		}
-		next, done, ok := afterElement(args, end, '}')
-		if !ok || done {
-			return ok && skipSpace(args, next) == len(args)
+		var more bool
+		if i, more, ok = nextElement(args, end, '}'); !more {
+			return ok && skipSpace(args, i) == len(args)
 		}
-		i = skipSpace(args, next)
 	}
+}
+
+// memberAt reads the object member whose key starts at args[i]: it
+// returns the key, and where the raw value starts and ends.
+func memberAt(args string, i int) (key string, at, end int, ok bool) {
+	key, at, ok = memberKey(args, i)
+	if !ok {
+		return "", at, at, false
+	}
+	at = skipSpace(args, at)
+	end, ok = skipValue(args, at, 0)
+	return key, at, end, ok
+}
+
+// nextElement reads on from the end of an element at s[i] in a container
+// that ends with closing: it returns where the next element starts, and
+// more, or, when the container ends there, the index after it.
+func nextElement(s string, i int, closing byte) (next int, more, ok bool) {
+	next, done, ok := afterElement(s, i, closing)
+	if !ok || done {
+		return next, false, ok
+	}
+	return skipSpace(s, next), true, true
 }
 
 // memberValue returns a member's raw value as eachMember passes it on: a
@@ -104,22 +121,33 @@ func walkContainer(s string, i int, key string, depth int, closing byte, fn func
 		return i, true
 	}
 	for {
-		k, ok := key, true
-		if closing == '}' {
-			if k, i, ok = memberKey(s, i); !ok {
-				return i, false
-			}
-			i = skipSpace(s, i)
+		var k string
+		var ok bool
+		if k, i, ok = elementKey(s, i, key, closing); !ok {
+			return i, false
 		}
 		if i, ok = walkValue(s, i, k, depth+1, fn); !ok {
 			return i, false
 		}
-		var done bool
-		if i, done, ok = afterElement(s, i, closing); !ok || done {
+		var more bool
+		if i, more, ok = nextElement(s, i, closing); !more {
 			return i, ok
 		}
-		i = skipSpace(s, i)
 	}
+}
+
+// elementKey returns the key of the element at s[i] of a container that
+// ends with closing, and where its value starts: an object member's own
+// key, or key, the array's, for an array element.
+func elementKey(s string, i int, key string, closing byte) (string, int, bool) {
+	if closing != '}' {
+		return key, i, true
+	}
+	k, i, ok := memberKey(s, i)
+	if !ok {
+		return k, i, false
+	}
+	return k, skipSpace(s, i), true
 }
 
 // contentKeys hold file contents, patches and free text, which name no
@@ -183,6 +211,16 @@ func (f *TargetFinder) visit(key, val string) {
 		if len(val) <= maxTargetLen {
 			f.addName(val)
 		}
+	default:
+		f.value(val)
+	}
+}
+
+// value adds the targets of a string under a key that is neither for
+// content nor for a resource: the string itself when it is a bare name,
+// else those among its words.
+func (f *TargetFinder) value(val string) {
+	switch {
 	case isBareName(val):
 		f.word(val)
 	case len(val) <= maxCommandLen:
@@ -319,8 +357,13 @@ func looksLikePath(w string) bool {
 		// n/a and 1/2 are not paths.
 		return hasWordOfTwo(w)
 	}
+	return isFileName(w)
+}
+
+// isFileName reports a word that is a file name with an extension, such
+// as main.go, and not an abbreviation such as e.g or i.e.
+func isFileName(w string) bool {
 	dot := strings.LastIndexByte(w, '.')
-	// Abbreviations such as e.g and i.e are not file names.
 	return dot > 0 && len(w)-dot <= 9 && isExtension(w[dot+1:]) && !(dot == 1 && len(w) == 3)
 }
 
@@ -468,7 +511,13 @@ func componentsAt(t string, at, end int, bare bool) bool {
 	if end == len(t) || t[end] == '/' {
 		return true
 	}
-	return bare && t[end] == '.' && !strings.Contains(t[end:], "/")
+	return bare && isExtensionAt(t, end)
+}
+
+// isExtensionAt reports whether t[end:] is the extension of a file name:
+// a dot and no slash after it.
+func isExtensionAt(t string, end int) bool {
+	return t[end] == '.' && !strings.Contains(t[end:], "/")
 }
 
 // maxPromptScope bounds the scope entries taken from a prompt.

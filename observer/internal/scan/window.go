@@ -212,12 +212,7 @@ func PrefixOf(s string, n int) string {
 // longer kept. Only the lines shown are formatted.
 func ListCalls(b *strings.Builder, n, total int, line func(b *strings.Builder, i int), first func(b *strings.Builder)) {
 	if total <= n && n <= maxEvidence {
-		for i := range n {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			line(b, i)
-		}
+		listAll(b, n, line)
 		return
 	}
 	const tail = maxEvidence - 3
@@ -232,6 +227,16 @@ func ListCalls(b *strings.Builder, n, total int, line func(b *strings.Builder, i
 	b.WriteString(" …")
 	for i := from; i < n; i++ {
 		b.WriteByte('\n')
+		line(b, i)
+	}
+}
+
+// listAll writes the lines of all n kept calls, oldest first.
+func listAll(b *strings.Builder, n int, line func(b *strings.Builder, i int)) {
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
 		line(b, i)
 	}
 }
