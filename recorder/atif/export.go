@@ -744,8 +744,8 @@ func (x *exporter) imageSource(in schema.MessageInputPart) *MediaSource {
 	if in.Image == nil {
 		return nil
 	}
-	mime := partMIME(in.Image.MessagePartCommon)
-	if !slices.Contains(imageMediaTypes, mime) {
+	mime := acceptedImageType(partMIME(in.Image.MessagePartCommon))
+	if mime == "" {
 		return nil
 	}
 	return x.inputMedia(in.Image.MessagePartCommon, in.Extra, mime)
@@ -758,8 +758,8 @@ func (x *exporter) audioSource(in schema.MessageInputPart) *MediaSource {
 	if in.Audio == nil {
 		return nil
 	}
-	mime := normalizeAudioType(partMIME(in.Audio.MessagePartCommon))
-	if !slices.Contains(audioMediaTypes, mime) {
+	mime := acceptedAudioType(partMIME(in.Audio.MessagePartCommon))
+	if mime == "" {
 		return nil
 	}
 	return x.inputMedia(in.Audio.MessagePartCommon, in.Extra, mime)
