@@ -744,11 +744,7 @@ func (x *exporter) imageSource(in schema.MessageInputPart) *MediaSource {
 	if in.Image == nil {
 		return nil
 	}
-	mime := acceptedImageType(partMIME(in.Image.MessagePartCommon))
-	if mime == "" {
-		return nil
-	}
-	return x.inputMedia(in.Image.MessagePartCommon, in.Extra, mime)
+	return x.acceptedMedia(in.Image.MessagePartCommon, in.Extra, acceptedImageType)
 }
 
 // audioSource is where ATIF can point at the audio of an audio part, or
@@ -758,11 +754,18 @@ func (x *exporter) audioSource(in schema.MessageInputPart) *MediaSource {
 	if in.Audio == nil {
 		return nil
 	}
-	mime := acceptedAudioType(partMIME(in.Audio.MessagePartCommon))
+	return x.acceptedMedia(in.Audio.MessagePartCommon, in.Extra, acceptedAudioType)
+}
+
+// acceptedMedia is a part's media c as an ATIF source, under the media
+// type accept gives for its MIME type, or nil when accept gives none or
+// the media cannot be kept.
+func (x *exporter) acceptedMedia(c schema.MessagePartCommon, extra map[string]any, accept func(mime string) string) *MediaSource {
+	mime := accept(partMIME(c))
 	if mime == "" {
 		return nil
 	}
-	return x.inputMedia(in.Audio.MessagePartCommon, in.Extra, mime)
+	return x.inputMedia(c, extra, mime)
 }
 
 // partMIME is a media part's MIME type: the one it names, or else the one
