@@ -155,70 +155,79 @@ func agentResidue(a *Agent) map[string]any {
 // step's tool results (in the order they are written) of the one it
 // becomes, or -1 for a result without content.
 func stepResidue(s *Step, response bool, order []int) map[string]any {
-	r := map[string]any{}
-	stepFormResidue(r, s)
+	var r residue
+	stepFormResidue(&r, s)
 	if response {
-		responseResidue(r, s)
+		responseResidue(&r, s)
 	} else {
-		messageResidue(r, s)
+		messageResidue(&r, s)
 	}
 	if s.Observation != nil && !(response && plainObservation(s)) {
-		r["observation"] = observationTemplate(s.Observation, order)
-	}
-	if len(r) == 0 {
-		return nil
+		r.set("observation", observationTemplate(s.Observation, order))
 	}
 	return r
+}
+
+// residue is a step's residue as it is built: nil until a field is set,
+// so that a step with nothing to keep costs no allocation.
+type residue map[string]any
+
+// set sets field k of the residue to v.
+func (r *residue) set(k string, v any) {
+	if *r == nil {
+		*r = residue{}
+	}
+	(*r)[k] = v
 }
 
 // stepFormResidue sets in r what records do not hold of step s whatever
 // it imports as: a timestamp in another form, reasoning_effort,
 // is_copied_context, and the extras of the step and of its tool calls.
-func stepFormResidue(r map[string]any, s *Step) {
+func stepFormResidue(r *residue, s *Step) {
 	if rewrittenTimestamp(s.Timestamp) {
-		r["timestamp"] = s.Timestamp
+		r.set("timestamp", s.Timestamp)
 	}
 	if s.ReasoningEffort != nil {
-		r["reasoning_effort"] = plain(*s.ReasoningEffort)
+		r.set("reasoning_effort", plain(*s.ReasoningEffort))
 	}
 	if s.IsCopiedContext {
-		r["is_copied_context"] = true
+		r.set("is_copied_context", true)
 	}
 	if extra := withoutLookout(s.Extra); extra != nil {
-		r["extra"] = extra
+		r.set("extra", extra)
 	}
 	if extras := toolCallExtras(s.ToolCalls); extras != nil {
-		r[toolCallsKey] = extras
+		r.set(toolCallsKey, extras)
 	}
 }
 
 // responseResidue sets in r what the records of a model response do not
 // hold of step s: an llm_call_count other than one, metrics beyond the
 // token counts, and a message in parts.
-func responseResidue(r map[string]any, s *Step) {
+func responseResidue(r *residue, s *Step) {
 	if s.LLMCallCount != nil && *s.LLMCallCount != 1 {
-		r["llm_call_count"] = *s.LLMCallCount
+		r.set("llm_call_count", *s.LLMCallCount)
 	}
 	if s.Metrics != nil && !tokenCountsOnly(s.Metrics) {
-		r["metrics"] = toGeneric(s.Metrics)
+		r.set("metrics", toGeneric(s.Metrics))
 	}
 	if s.Message.IsParts() {
 		// Records keep the media of input messages only.
-		r["message"] = plain(s.Message)
+		r.set("message", plain(s.Message))
 	}
 }
 
 // messageResidue sets in r what a message record does not hold of step
 // s: its llm_call_count, model_name and metrics.
-func messageResidue(r map[string]any, s *Step) {
+func messageResidue(r *residue, s *Step) {
 	if s.LLMCallCount != nil {
-		r["llm_call_count"] = *s.LLMCallCount
+		r.set("llm_call_count", *s.LLMCallCount)
 	}
 	if s.ModelName != "" {
-		r["model_name"] = s.ModelName
+		r.set("model_name", s.ModelName)
 	}
 	if s.Metrics != nil {
-		r["metrics"] = toGeneric(s.Metrics)
+		r.set("metrics", toGeneric(s.Metrics))
 	}
 }
 
