@@ -29,15 +29,11 @@ func (r *run) conversation() string {
 // conversation's when id is empty.
 func (s *runSet) turns(id string) ([]*run, error) {
 	if id == "" {
-		ids := conversationsOf(s)
-		switch len(ids) {
-		case 0:
-			return nil, fmt.Errorf("%w: no run names a conversation", ErrNoRootRun)
-		case 1:
-			id = ids[0]
-		default:
-			return nil, fmt.Errorf("%w: %d conversations (%s); pick one", ErrAmbiguousRoot, len(ids), strings.Join(ids, ", "))
+		only, err := onlyConversation(s)
+		if err != nil {
+			return nil, err
 		}
+		id = only
 	}
 	var turns []*run
 	for _, r := range s.roots() {
@@ -50,6 +46,19 @@ func (s *runSet) turns(id string) ([]*run, error) {
 	}
 	slices.SortStableFunc(turns, func(a, b *run) int { return cmp.Compare(a.info.Turn, b.info.Turn) })
 	return turns, nil
+}
+
+// onlyConversation is the id of the one conversation the root runs of s
+// name, or an error when they name none or more than one.
+func onlyConversation(s *runSet) (string, error) {
+	ids := conversationsOf(s)
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("%w: no run names a conversation", ErrNoRootRun)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("%w: %d conversations (%s); pick one", ErrAmbiguousRoot, len(ids), strings.Join(ids, ", "))
 }
 
 func conversationsOf(s *runSet) []string {
@@ -93,6 +102,21 @@ func conversationTurns(records []recorder.Record, opts *Options) ([]*run, Option
 	return turns, o, err
 }
 
+// turnInfo is what a conversation's extra says of turn r, exported as t
+// and starting at step_id first: its number, run id, first step and how
+// it ended.
+func turnInfo(r *run, t *Trajectory, first int) map[string]any {
+	turn := map[string]any{"turn": r.info.Turn, "run_id": r.id, "first_step_id": first}
+	if ended, ok := t.Extra[ExtraKey].(map[string]any); ok {
+		for _, k := range []string{"outcome", "stop_reason", "error"} {
+			if v, ok := ended[k]; ok {
+				turn[k] = v
+			}
+		}
+	}
+	return turn
+}
+
 // conversationOf exports turns as one trajectory and returns it with the
 // step_id each turn starts at.
 func conversationOf(turns []*run, o *Options) (*Trajectory, []int) {
@@ -120,15 +144,7 @@ func conversationOf(turns []*run, o *Options) (*Trajectory, []int) {
 		}
 		starts = append(starts, first)
 		metrics = append(metrics, t.FinalMetrics)
-		turn := map[string]any{"turn": r.info.Turn, "run_id": r.id, "first_step_id": first}
-		if ended, ok := t.Extra[ExtraKey].(map[string]any); ok {
-			for _, k := range []string{"outcome", "stop_reason", "error"} {
-				if v, ok := ended[k]; ok {
-					turn[k] = v
-				}
-			}
-		}
-		info = append(info, turn)
+		info = append(info, turnInfo(r, t, first))
 	}
 	out.SchemaVersion = Version
 	out.SessionID = turns[0].conversation()

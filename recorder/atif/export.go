@@ -323,11 +323,17 @@ func callFor(spans []*callSpan, name string, has func(*callSpan) bool) *callSpan
 	}
 	last := spans[len(spans)-1].step
 	for _, c := range spans {
-		if c.step == last && !has(c) && (c.id != "" || c.name == name) {
+		if c.step == last && !has(c) && c.matches(name) {
 			return c
 		}
 	}
 	return nil
+}
+
+// matches reports whether a record with the tool name can be about call
+// c: any name will do for a call made with an id.
+func (c *callSpan) matches(name string) bool {
+	return c.id != "" || c.name == name
 }
 
 func (x *exporter) redact(s string) string {
@@ -396,38 +402,59 @@ func (x *exporter) record(rt *runTrace, rec placed) {
 		rt.request(p)
 		rt.steps = append(rt.steps, x.injectedSteps(rt, p, now)...)
 	case *recorder.Message:
-		switch {
-		case p.Message == nil:
-		case resultOfStep(p.Extra) && len(rt.steps) > 0:
-			content := x.messageContent(p.Message)
-			last := rt.steps[len(rt.steps)-1]
-			last.others = append(last.others, ObservationResult{SourceCallID: p.Message.ToolCallID, Content: &content})
-		default:
-			step := x.messageStep(p.Message, now)
-			if r := residueOf(p.Extra, stepKey); r != nil {
-				x.applyStepResidue(step, r)
-			}
-			rt.steps = append(rt.steps, step)
-		}
+		x.message(rt, p, now)
 	case *recorder.ModelResponse:
-		step := x.agentStep(p, cmp.Or(p.Model, rt.model), now)
-		if r := residueOf(p.Extra, stepKey); r != nil {
-			x.applyStepResidue(step, r)
-		}
-		rt.response(step, now)
-		if rt.answered == "" {
-			rt.answered = cmp.Or(p.Model, rt.model)
-		}
+		x.modelResponse(rt, p, now)
 	case *recorder.ToolStarted:
 		rt.toolStarted(p, now)
 	case *recorder.ToolEnded:
 		rt.toolEnded(p, x.toolResult(p), now, resultOfStep(p.Extra))
 	case *recorder.AssessmentRecord:
-		if !x.opts.OmitAssessments && !rt.seen.shown(p.AfterCallIndex) {
-			rt.steps = append(rt.steps, x.unshownAssessment(rt, x.assessmentStep(p, now)))
-		}
+		x.assessment(rt, p, now)
 	case *recorder.RunEnded:
 		rt.ended = p
+	}
+}
+
+// message adds a message record to rt: as a result of the step before it
+// when the import said it was one, or else as a step of its own.
+func (x *exporter) message(rt *runTrace, p *recorder.Message, now moment) {
+	switch {
+	case p.Message == nil:
+	case resultOfStep(p.Extra) && len(rt.steps) > 0:
+		content := x.messageContent(p.Message)
+		last := rt.steps[len(rt.steps)-1]
+		last.others = append(last.others, ObservationResult{SourceCallID: p.Message.ToolCallID, Content: &content})
+	default:
+		step := x.messageStep(p.Message, now)
+		x.applyStepResidueOf(step, p.Extra)
+		rt.steps = append(rt.steps, step)
+	}
+}
+
+// modelResponse adds the agent step of a model response record to rt.
+func (x *exporter) modelResponse(rt *runTrace, p *recorder.ModelResponse, now moment) {
+	step := x.agentStep(p, cmp.Or(p.Model, rt.model), now)
+	x.applyStepResidueOf(step, p.Extra)
+	rt.response(step, now)
+	if rt.answered == "" {
+		rt.answered = cmp.Or(p.Model, rt.model)
+	}
+}
+
+// assessment adds the step of an assessment record to rt, unless
+// assessments are left out or a model call was already shown it.
+func (x *exporter) assessment(rt *runTrace, p *recorder.AssessmentRecord, now moment) {
+	if !x.opts.OmitAssessments && !rt.seen.shown(p.AfterCallIndex) {
+		rt.steps = append(rt.steps, x.unshownAssessment(rt, x.assessmentStep(p, now)))
+	}
+}
+
+// applyStepResidueOf puts back on step what the extras of the record it
+// started with kept of an imported step, if anything.
+func (x *exporter) applyStepResidueOf(step *pending, extras recorder.Extras) {
+	if r := residueOf(extras, stepKey); r != nil {
+		x.applyStepResidue(step, r)
 	}
 }
 
@@ -561,16 +588,9 @@ func (x *exporter) parameters(raw json.RawMessage) any {
 // rules in the FromRecords documentation.
 func (x *exporter) link(steps []*pending, calls map[string][]*callSpan, child *run) []*pending {
 	ref := SubagentTrajectoryRef{TrajectoryID: child.id}
-	callID, named := child.metadata[ParentToolCallKey]
-	if spans := calls[callID]; named && callID != "" && len(spans) > 0 {
-		attachToCall(calledBy(spans, child.started), ref)
+	if c := parentCall(calls, child); c != nil {
+		attachToCall(c, ref)
 		return steps
-	}
-	if !named {
-		if best := openCall(calls, child); best != nil {
-			attachToCall(best, ref)
-			return steps
-		}
 	}
 	if i := lastAgentStepBefore(steps, child.started); i >= 0 {
 		steps[i].others = append(steps[i].others, ObservationResult{SubagentTrajectoryRef: []SubagentTrajectoryRef{ref}})
@@ -579,6 +599,20 @@ func (x *exporter) link(steps []*pending, calls map[string][]*callSpan, child *r
 	carrier := carrierStep(child.started, ObservationResult{SubagentTrajectoryRef: []SubagentTrajectoryRef{ref}})
 	at := sort.Search(len(steps), func(i int) bool { return child.started.before(steps[i].at) })
 	return slices.Insert(steps, at, carrier)
+}
+
+// parentCall returns the call that delegated to child: the one its
+// metadata names, or, when it names none, the best call running when it
+// started. It returns nil when there is no such call.
+func parentCall(calls map[string][]*callSpan, child *run) *callSpan {
+	callID, named := child.metadata[ParentToolCallKey]
+	if !named {
+		return openCall(calls, child)
+	}
+	if spans := calls[callID]; callID != "" && len(spans) > 0 {
+		return calledBy(spans, child.started)
+	}
+	return nil
 }
 
 // openCall returns the best parent, by better, among the calls that were
@@ -688,19 +722,50 @@ func (x *exporter) messageContent(m *schema.Message) Content {
 // and audio that ATIF can point at, and for anything else a text that
 // says what was left out.
 func (x *exporter) part(in schema.MessageInputPart) ContentPart {
-	switch {
-	case in.Type == schema.ChatMessagePartTypeText:
+	switch in.Type {
+	case schema.ChatMessagePartTypeText:
 		return ContentPart{Type: PartText, Text: x.redact(in.Text)}
-	case in.Type == schema.ChatMessagePartTypeImageURL && in.Image != nil && slices.Contains(imageMediaTypes, partMIME(in.Image.MessagePartCommon)):
-		if src := x.inputMedia(in.Image.MessagePartCommon, in.Extra, partMIME(in.Image.MessagePartCommon)); src != nil {
+	case schema.ChatMessagePartTypeImageURL:
+		if src := x.imageSource(in); src != nil {
 			return ContentPart{Type: PartImage, Source: src}
 		}
-	case in.Type == schema.ChatMessagePartTypeAudioURL && in.Audio != nil && slices.Contains(audioMediaTypes, normalizeAudioType(partMIME(in.Audio.MessagePartCommon))):
-		if src := x.inputMedia(in.Audio.MessagePartCommon, in.Extra, normalizeAudioType(partMIME(in.Audio.MessagePartCommon))); src != nil {
+	case schema.ChatMessagePartTypeAudioURL:
+		if src := x.audioSource(in); src != nil {
 			return ContentPart{Type: PartAudio, Source: src}
 		}
 	}
 	return ContentPart{Type: PartText, Text: fmt.Sprintf("[%s omitted]", in.Type)}
+}
+
+// imageSource is where ATIF can point at the image of an image part, or
+// nil when the part has no image of a type ATIF allows or it cannot be
+// kept.
+func (x *exporter) imageSource(in schema.MessageInputPart) *MediaSource {
+	if in.Image == nil {
+		return nil
+	}
+	return x.acceptedMedia(in.Image.MessagePartCommon, in.Extra, acceptedImageType)
+}
+
+// audioSource is where ATIF can point at the audio of an audio part, or
+// nil when the part has no audio of a type ATIF allows or it cannot be
+// kept.
+func (x *exporter) audioSource(in schema.MessageInputPart) *MediaSource {
+	if in.Audio == nil {
+		return nil
+	}
+	return x.acceptedMedia(in.Audio.MessagePartCommon, in.Extra, acceptedAudioType)
+}
+
+// acceptedMedia is a part's media c as an ATIF source, under the media
+// type accept gives for its MIME type, or nil when accept gives none or
+// the media cannot be kept.
+func (x *exporter) acceptedMedia(c schema.MessagePartCommon, extra map[string]any, accept func(mime string) string) *MediaSource {
+	mime := accept(partMIME(c))
+	if mime == "" {
+		return nil
+	}
+	return x.inputMedia(c, extra, mime)
 }
 
 // partMIME is a media part's MIME type: the one it names, or else the one
@@ -727,6 +792,13 @@ func (x *exporter) agentStep(p *recorder.ModelResponse, model string, at moment)
 	if p.UsageReported {
 		step.Metrics = responseMetrics(p)
 	}
+	step.Extra = responseExtra(p)
+	return &pending{step: step, at: at, results: make([]*ObservationResult, len(step.ToolCalls))}
+}
+
+// responseExtra is the extra of a model response's step: its finish
+// reason and latency under Lookout's key, or nil when it has neither.
+func responseExtra(p *recorder.ModelResponse) map[string]any {
 	extra := map[string]any{}
 	if p.FinishReason != "" {
 		extra["finish_reason"] = p.FinishReason
@@ -734,10 +806,10 @@ func (x *exporter) agentStep(p *recorder.ModelResponse, model string, at moment)
 	if p.Latency != 0 {
 		extra["latency_ms"] = millis(p.Latency)
 	}
-	if len(extra) > 0 {
-		step.Extra = map[string]any{ExtraKey: extra}
+	if len(extra) == 0 {
+		return nil
 	}
-	return &pending{step: step, at: at, results: make([]*ObservationResult, len(step.ToolCalls))}
+	return map[string]any{ExtraKey: extra}
 }
 
 // toolCall converts a model's tool call. Arguments that are not a JSON
@@ -866,21 +938,27 @@ func (x *exporter) runEnded(info map[string]any, p *recorder.RunEnded) {
 func (x *exporter) finish(steps []*pending) []Step {
 	out := make([]Step, len(steps))
 	for i, p := range steps {
-		s := p.step
-		s.StepID = i + 1
-		if !p.at.at.IsZero() {
-			s.Timestamp = p.at.at.UTC().Format(timestampLayout)
-		}
-		if p.timestamp != "" {
-			s.Timestamp = p.timestamp
-		}
-		results := x.observation(p)
-		if len(results) > 0 || (p.hasTemplate && p.template != nil) {
-			s.Observation = &Observation{Results: results}
-		}
-		out[i] = s
+		out[i] = x.finishStep(p, i+1)
 	}
 	return out
+}
+
+// finishStep is step p numbered id, with its time stamped and its
+// observation assembled.
+func (x *exporter) finishStep(p *pending, id int) Step {
+	s := p.step
+	s.StepID = id
+	if !p.at.at.IsZero() {
+		s.Timestamp = p.at.at.UTC().Format(timestampLayout)
+	}
+	if p.timestamp != "" {
+		s.Timestamp = p.timestamp
+	}
+	results := x.observation(p)
+	if len(results) > 0 || (p.hasTemplate && p.template != nil) {
+		s.Observation = &Observation{Results: results}
+	}
+	return s
 }
 
 // totals are a trajectory's final metrics: total_steps counts its own
@@ -897,19 +975,24 @@ func totals(steps []Step, delegated []*FinalMetrics) *FinalMetrics {
 	for _, sub := range delegated {
 		sum.addSubagent(sub)
 	}
-	if sum.known {
-		fm.TotalPromptTokens, fm.TotalCompletionTokens = &sum.prompt, &sum.completion
-	}
-	if sum.cachedKnown {
-		fm.TotalCachedTokens = &sum.cached
-	}
-	if sum.costKnown {
-		fm.TotalCostUSD = &sum.cost
-	}
-	if sum.reasoning > 0 {
-		fm.Extra = map[string]any{"total_reasoning_tokens": sum.reasoning}
-	}
+	sum.setTotals(fm)
 	return fm
+}
+
+// setTotals sets on fm the totals that t knows.
+func (t *tokenSum) setTotals(fm *FinalMetrics) {
+	if t.known {
+		fm.TotalPromptTokens, fm.TotalCompletionTokens = &t.prompt, &t.completion
+	}
+	if t.cachedKnown {
+		fm.TotalCachedTokens = &t.cached
+	}
+	if t.costKnown {
+		fm.TotalCostUSD = &t.cost
+	}
+	if t.reasoning > 0 {
+		fm.Extra = map[string]any{"total_reasoning_tokens": t.reasoning}
+	}
 }
 
 // tokenSum adds up token counts. It remembers whether any prompt or

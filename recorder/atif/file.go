@@ -55,28 +55,55 @@ func PrepareFile(dir, name string, t *Trajectory) (*PreparedFile, error) {
 		return nil, fmt.Errorf("atif: encode: %w", err)
 	}
 	d := &PreparedFile{dir: dir, name: name, data: append(data, '\n')}
+	pending, err := d.addMedia(t.MediaFiles())
+	if err != nil {
+		return nil, err
+	}
+	if err := d.check(data, pending); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// addMedia takes the media files written with the document, at paths
+// relative to the document, and returns those paths.
+func (d *PreparedFile) addMedia(files []MediaFile) (map[string]bool, error) {
 	pending := map[string]bool{}
-	for _, m := range t.MediaFiles() {
-		rel := filepath.Join(filepath.Dir(name), filepath.FromSlash(m.Path))
+	for _, m := range files {
+		rel := filepath.Join(filepath.Dir(d.name), filepath.FromSlash(m.Path))
 		if !filepath.IsLocal(rel) {
-			return nil, &PathError{Dir: dir, Name: rel, Reason: "a media file outside the directory"}
+			return nil, &PathError{Dir: d.dir, Name: rel, Reason: "a media file outside the directory"}
 		}
 		pending[m.Path] = true
 		d.media = append(d.media, MediaFile{Path: rel, Data: m.Data})
 	}
-	v := &validator{checkMedia: true, mediaDir: filepath.Join(dir, filepath.Dir(name)), pending: pending}
+	return pending, nil
+}
+
+// check validates the document data, whose media files at the pending
+// paths are to be written with it, and, when the directory already
+// exists, that the files stay inside it.
+func (d *PreparedFile) check(data []byte, pending map[string]bool) error {
+	v := &validator{checkMedia: true, mediaDir: filepath.Join(d.dir, filepath.Dir(d.name)), pending: pending}
 	v.document(data)
 	if v.problems != nil {
-		return nil, &ValidationError{Problems: v.problems}
+		return &ValidationError{Problems: v.problems}
 	}
-	if _, err := os.Stat(dir); err == nil {
-		for _, target := range append([]string{name}, d.mediaPaths()...) {
-			if err := staysInside(dir, target); err != nil {
-				return nil, err
-			}
+	if _, err := os.Stat(d.dir); err != nil {
+		return nil
+	}
+	return d.checkPaths()
+}
+
+// checkPaths checks that the document and its media files stay inside
+// the directory.
+func (d *PreparedFile) checkPaths() error {
+	for _, target := range append([]string{d.name}, d.mediaPaths()...) {
+		if err := staysInside(d.dir, target); err != nil {
+			return err
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // Path is where the document is written.
@@ -98,10 +125,8 @@ func (d *PreparedFile) Write() (string, error) {
 	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return "", fmt.Errorf("atif: %w", err)
 	}
-	for _, target := range append([]string{d.name}, d.mediaPaths()...) {
-		if err := staysInside(d.dir, target); err != nil {
-			return "", err
-		}
+	if err := d.checkPaths(); err != nil {
+		return "", err
 	}
 	for _, m := range d.media {
 		if err := d.writeMedia(m); err != nil {
@@ -206,22 +231,26 @@ func staysInside(dir, name string) error {
 	if err != nil {
 		return fmt.Errorf("atif: %w", err)
 	}
-	escape := &PathError{Dir: dir, Name: name, Reason: "a symbolic link leads outside the directory"}
-	target := filepath.Join(dir, name)
+	if leadsOutside(base, dir, filepath.Join(dir, name)) {
+		return &PathError{Dir: dir, Name: name, Reason: "a symbolic link leads outside the directory"}
+	}
+	return nil
+}
+
+// leadsOutside reports whether target, a path under dir, leads outside
+// base, dir with its links resolved, through its deepest existing part.
+func leadsOutside(base, dir, target string) bool {
 	for {
 		if resolved, err := filepath.EvalSymlinks(target); err == nil {
-			if !within(base, resolved) {
-				return escape
-			}
-			return nil
+			return !within(base, resolved)
 		}
 		// A link whose target is missing would create that target.
 		if escapingLink(target) {
-			return escape
+			return true
 		}
 		parent := filepath.Dir(target)
 		if parent == target || len(parent) < len(filepath.Clean(dir)) {
-			return nil
+			return false
 		}
 		target = parent
 	}

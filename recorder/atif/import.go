@@ -210,23 +210,8 @@ func (im *importer) run(t *Trajectory, outer *scope, id, parent string, depth in
 		w.at, _ = parseTimestamp(t.Steps[0].Timestamp)
 	}
 	w.started = w.at
-	started := &recorder.RunStarted{AgentName: t.Agent.Name, Extra: trajectoryResidue(t, id)}
-	if parent != "" {
-		// An empty value says the child was not started by a tool call,
-		// so FromRecords does not guess one from the times.
-		started.Metadata = map[string]string{ParentToolCallKey: parentCall}
-	}
-	w.add(started)
-	w.tools = toolDefinitions(t.Agent.ToolDefinitions)
-	for _, d := range w.tools {
-		w.toolNames = append(w.toolNames, d.Name)
-	}
-	if m := t.Agent.ModelName; m != "" && firstStepModel(t) != m {
-		// The run's first request was for a model no agent step names
-		// first, as when that call failed: keep it, as FromRecords takes
-		// agent.model_name from the first request.
-		w.add(w.toolRequest(m))
-	}
+	w.add(runStarted(t, id, parent, parentCall))
+	w.offerTools(t)
 	for i := range t.Steps {
 		w.step(t, &t.Steps[i])
 	}
@@ -239,6 +224,34 @@ func (im *importer) run(t *Trajectory, outer *scope, id, parent string, depth in
 		w.end(t)
 	}
 	return w
+}
+
+// runStarted is the run_started record of trajectory t imported as run
+// id, a child of run parent when that is not empty.
+func runStarted(t *Trajectory, id, parent, parentCall string) *recorder.RunStarted {
+	started := &recorder.RunStarted{AgentName: t.Agent.Name, Extra: trajectoryResidue(t, id)}
+	if parent != "" {
+		// An empty value says the child was not started by a tool call,
+		// so FromRecords does not guess one from the times.
+		started.Metadata = map[string]string{ParentToolCallKey: parentCall}
+	}
+	return started
+}
+
+// offerTools takes the tool definitions of t for the run's first model
+// request, and writes that request now when no agent step names its model
+// first.
+func (w *runWriter) offerTools(t *Trajectory) {
+	w.tools = toolDefinitions(t.Agent.ToolDefinitions)
+	for _, d := range w.tools {
+		w.toolNames = append(w.toolNames, d.Name)
+	}
+	if m := t.Agent.ModelName; m != "" && firstStepModel(t) != m {
+		// The run's first request was for a model no agent step names
+		// first, as when that call failed: keep it, as FromRecords takes
+		// agent.model_name from the first request.
+		w.add(w.toolRequest(m))
+	}
 }
 
 // firstStepModel is the model the request of t's first agent step names
@@ -283,38 +296,55 @@ func (w *runWriter) step(t *Trajectory, s *Step) {
 		w.at = ts
 	}
 	info := lookoutExtra(s.Extra)
-	role, _ := info["role"].(string)
-	var calls []ToolCall
-	var results []ObservationResult
-	if s.Observation != nil {
-		results = s.Observation.Results
-	}
-	switch {
-	case s.IsCopiedContext:
-		var owner []int
-		if s.Source == SourceAgent {
-			owner = owners(results, s.ToolCalls)
-		} else {
-			owner = owners(results, nil)
-		}
-		w.message(s, role, info, stepResidue(s, false, contentOrder(results, owner, len(s.ToolCalls), true)))
-		w.history(s)
+	if s.IsCopiedContext {
+		w.copiedStep(s, info)
 		return
+	}
+	calls := w.stepRecord(t, s, info)
+	w.results(s, calls, info["carrier"] != true)
+}
+
+// copiedStep writes a step of copied context: a message, with its
+// results in their own order, that is also history.
+func (w *runWriter) copiedStep(s *Step, info map[string]any) {
+	results := observationResults(s)
+	var calls []ToolCall
+	if s.Source == SourceAgent {
+		calls = s.ToolCalls
+	}
+	w.message(s, info, stepResidue(s, false, contentOrder(results, owners(results, calls), len(s.ToolCalls), true)))
+	w.history(s)
+}
+
+// stepRecord writes the record a step that is not copied context imports
+// as, by what it is, and returns the tool calls whose results follow it.
+func (w *runWriter) stepRecord(t *Trajectory, s *Step, info map[string]any) []ToolCall {
+	results := observationResults(s)
+	switch {
 	case info["carrier"] == true:
 	case responseStep(s, info):
 		w.modelResponse(t, s, info, stepResidue(s, true, contentOrder(results, owners(results, s.ToolCalls), len(s.ToolCalls), false)))
-		calls = s.ToolCalls
+		return s.ToolCalls
 	case info["assessment"] != nil && s.Source == SourceSystem:
 		w.assessment(s, info["assessment"])
 	case info["injected"] != nil:
 		w.injectedStep(s, info)
 	default:
-		w.message(s, role, info, stepResidue(s, false, contentOrder(results, owners(results, nil), 0, false)))
+		w.message(s, info, stepResidue(s, false, contentOrder(results, owners(results, nil), 0, false)))
 	}
-	w.results(s, calls, info["carrier"] != true)
+	return nil
 }
 
-func (w *runWriter) message(s *Step, role string, info map[string]any, residue map[string]any) {
+// observationResults are the results of step s's observation, if any.
+func observationResults(s *Step) []ObservationResult {
+	if s.Observation == nil {
+		return nil
+	}
+	return s.Observation.Results
+}
+
+func (w *runWriter) message(s *Step, info map[string]any, residue map[string]any) {
+	role, _ := info["role"].(string)
 	m := &schema.Message{Role: schema.User, Content: s.Message.PlainText()}
 	switch {
 	case role == string(schema.Tool):
@@ -368,24 +398,21 @@ func (w *runWriter) injectedStep(s *Step, info map[string]any) {
 		m.AfterCallIndex = int(n)
 	}
 	w.injected = append(w.injected, m)
-	// A block given again beside a wrap-up reminder is the same assessment.
-	if kind == recorder.InjectedAssessment && (w.assessed == nil || *w.assessed != m) {
+	w.injectedAssessment(m)
+}
+
+// injectedAssessment records an injected assessment m as an assessment,
+// unless it is the one recorded last: a block given again beside a
+// wrap-up reminder is the same assessment.
+func (w *runWriter) injectedAssessment(m recorder.InjectedMessage) {
+	if m.Kind == recorder.InjectedAssessment && (w.assessed == nil || *w.assessed != m) {
 		w.assessed = &m
 		w.add(&recorder.AssessmentRecord{Markdown: m.Content, AfterCallIndex: m.AfterCallIndex})
 	}
 }
 
 func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any, residue map[string]any) {
-	model := s.ModelName
-	if model == "" {
-		model = t.Agent.ModelName
-	}
-	if model != "" || len(w.tools) > 0 || len(w.injected) > 0 {
-		req := w.toolRequest(model)
-		req.Injected = w.injected
-		w.injectedUsed = true
-		w.add(req)
-	}
+	w.modelRequest(cmp.Or(s.ModelName, t.Agent.ModelName))
 	m := &schema.Message{Role: schema.Assistant, Content: s.Message.PlainText(), ReasoningContent: s.ReasoningContent}
 	m.ToolCalls = toolCalls(s.ToolCalls)
 	resp := &recorder.ModelResponse{Message: m, UsageReported: s.Metrics != nil, Extra: atifExtras(stepKey, residue)}
@@ -400,6 +427,18 @@ func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any, r
 	}
 	w.usage.ModelCalls++
 	w.add(resp)
+}
+
+// modelRequest writes the model request before a model response for
+// model, when it has a model, tools not yet offered or injected messages
+// to carry.
+func (w *runWriter) modelRequest(model string) {
+	if model != "" || len(w.tools) > 0 || len(w.injected) > 0 {
+		req := w.toolRequest(model)
+		req.Injected = w.injected
+		w.injectedUsed = true
+		w.add(req)
+	}
 }
 
 // toolCalls are a step's tool calls as a model writes them.

@@ -20,21 +20,24 @@ type injections struct {
 func injectionsOf(records []placed) injections {
 	var in injections
 	for _, rec := range records {
-		p, ok := rec.Payload.(*recorder.ModelRequest)
-		if !ok || p.Injected == nil {
-			continue
-		}
-		in.known = true
-		for _, m := range p.Injected {
-			if m.Kind == recorder.InjectedAssessment {
-				if in.after == nil {
-					in.after = map[int]bool{}
-				}
-				in.after[m.AfterCallIndex] = true
-			}
+		if p, ok := rec.Payload.(*recorder.ModelRequest); ok && p.Injected != nil {
+			in.add(p.Injected)
 		}
 	}
 	return in
+}
+
+// add notes the messages injected into one model call.
+func (in *injections) add(injected []recorder.InjectedMessage) {
+	in.known = true
+	for _, m := range injected {
+		if m.Kind == recorder.InjectedAssessment {
+			if in.after == nil {
+				in.after = map[int]bool{}
+			}
+			in.after[m.AfterCallIndex] = true
+		}
+	}
 }
 
 // shown reports whether the assessment made after call index was shown

@@ -54,12 +54,9 @@ type loadedMedia struct {
 // when the import has one and path is local. A URL, or a file that
 // cannot be read, stays a reference to the path as given.
 func (im *importer) load(path string) loadedMedia {
-	if im.mediaDir == "" || path == "" || strings.Contains(path, "://") {
+	full, ok := im.localPath(path)
+	if !ok {
 		return loadedMedia{url: path}
-	}
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(im.mediaDir, path)
 	}
 	data, err := os.ReadFile(full)
 	if err != nil {
@@ -73,6 +70,19 @@ func (im *importer) load(path string) loadedMedia {
 	}
 	sum := sha256.Sum256(data)
 	return loadedMedia{url: full, sha256: hex.EncodeToString(sum[:]), size: int64(len(data))}
+}
+
+// localPath is the file that media path names, relative to the import's
+// folder, or false when the import has no folder or path is empty or a
+// URL.
+func (im *importer) localPath(path string) (string, bool) {
+	if im.mediaDir == "" || path == "" || strings.Contains(path, "://") {
+		return "", false
+	}
+	if filepath.IsAbs(path) {
+		return path, true
+	}
+	return filepath.Join(im.mediaDir, path), true
 }
 
 // inputParts turns ATIF content parts into a message's multimodal input.
@@ -169,18 +179,53 @@ func (x *exporter) mediaSource(m *recorder.Media, mediaType string) *MediaSource
 func (x *exporter) resultContent(parts []recorder.Part) Content {
 	out := make([]ContentPart, 0, len(parts))
 	for _, p := range parts {
-		switch {
-		case p.Type == recorder.PartImage && p.Media != nil && slices.Contains(imageMediaTypes, p.Media.MIMEType) && mediaPresent(p.Media):
-			out = append(out, ContentPart{Type: PartImage, Source: x.mediaSource(p.Media, p.Media.MIMEType)})
-		case p.Type == recorder.PartAudio && p.Media != nil && slices.Contains(audioMediaTypes, normalizeAudioType(p.Media.MIMEType)) && mediaPresent(p.Media):
-			out = append(out, ContentPart{Type: PartAudio, Source: x.mediaSource(p.Media, normalizeAudioType(p.Media.MIMEType))})
-		case p.Type == recorder.PartText:
-			out = append(out, ContentPart{Type: PartText, Text: x.redact(p.Text)})
-		default:
-			out = append(out, ContentPart{Type: PartText, Text: "[" + string(p.Type) + " omitted]"})
-		}
+		out = append(out, x.resultPart(p))
 	}
 	return Parts(out...)
+}
+
+// resultPart is one part of a tool result as ATIF content.
+func (x *exporter) resultPart(p recorder.Part) ContentPart {
+	if p.Type == recorder.PartText {
+		return ContentPart{Type: PartText, Text: x.redact(p.Text)}
+	}
+	if mediaType := resultMediaType(p); mediaType != "" {
+		return ContentPart{Type: PartType(p.Type), Source: x.mediaSource(p.Media, mediaType)}
+	}
+	return ContentPart{Type: PartText, Text: "[" + string(p.Type) + " omitted]"}
+}
+
+// resultMediaType is the media type ATIF gives the image or audio of
+// part p, or "" when the part has no media to point at or media of a
+// type ATIF does not accept.
+func resultMediaType(p recorder.Part) string {
+	if p.Media == nil || !mediaPresent(p.Media) {
+		return ""
+	}
+	switch p.Type {
+	case recorder.PartImage:
+		return acceptedImageType(p.Media.MIMEType)
+	case recorder.PartAudio:
+		return acceptedAudioType(p.Media.MIMEType)
+	}
+	return ""
+}
+
+// acceptedImageType is mime when ATIF accepts images of that type, or "".
+func acceptedImageType(mime string) string {
+	if slices.Contains(imageMediaTypes, mime) {
+		return mime
+	}
+	return ""
+}
+
+// acceptedAudioType is mime as ATIF names it when ATIF accepts audio of
+// that type, or "".
+func acceptedAudioType(mime string) string {
+	if t := normalizeAudioType(mime); slices.Contains(audioMediaTypes, t) {
+		return t
+	}
+	return ""
 }
 
 // mediaPresent reports whether m has its bytes or a place to find them.
@@ -191,29 +236,47 @@ func mediaPresent(m *recorder.Media) bool {
 // inputMedia is an Eino message part's media as an ATIF source, or nil
 // when it has neither data nor a URL, or data that is not base64.
 func (x *exporter) inputMedia(c schema.MessagePartCommon, extra map[string]any, mediaType string) *MediaSource {
-	var src *MediaSource
-	switch {
-	case c.Base64Data != nil && *c.Base64Data != "":
-		data, err := base64.StdEncoding.DecodeString(*c.Base64Data)
-		if err != nil {
-			return nil
-		}
-		src = &MediaSource{MediaType: mediaType, Path: x.mediaPath(data, mediaType)}
-	case c.URL != nil && strings.HasPrefix(*c.URL, "data:"):
-		data, ok := dataURL(*c.URL)
-		if !ok {
-			return nil
-		}
-		src = &MediaSource{MediaType: mediaType, Path: x.mediaPath(data, mediaType)}
-	case c.URL != nil && *c.URL != "":
-		src = &MediaSource{MediaType: mediaType, Path: *c.URL}
-	default:
+	path, ok := x.inputMediaPath(c, mediaType)
+	if !ok {
 		return nil
 	}
+	src := &MediaSource{MediaType: mediaType, Path: path}
 	if d, ok := number(extra["duration_sec"]); ok {
 		src.DurationSec = &d
 	}
 	return src
+}
+
+// inputMediaPath is where the document finds an Eino message part's
+// media: a file written with it for inline data, or else the part's URL.
+// It reports false when the part has neither, or data that does not
+// decode.
+func (x *exporter) inputMediaPath(c schema.MessagePartCommon, mediaType string) (string, bool) {
+	data, inline, ok := inlineData(c)
+	switch {
+	case inline && ok:
+		return x.mediaPath(data, mediaType), true
+	case inline:
+		return "", false
+	case c.URL != nil && *c.URL != "":
+		return *c.URL, true
+	}
+	return "", false
+}
+
+// inlineData decodes the bytes an Eino message part holds inline, as
+// base64 data or a data: URL. inline is false when it holds none, ok
+// false when they do not decode.
+func inlineData(c schema.MessagePartCommon) (data []byte, inline, ok bool) {
+	if c.Base64Data != nil && *c.Base64Data != "" {
+		data, err := base64.StdEncoding.DecodeString(*c.Base64Data)
+		return data, true, err == nil
+	}
+	if c.URL != nil && strings.HasPrefix(*c.URL, "data:") {
+		data, ok := dataURL(*c.URL)
+		return data, true, ok
+	}
+	return nil, false, false
 }
 
 // dataURL decodes the bytes of a base64 data: URL.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/lookout-go/lookout/recorder"
@@ -101,27 +102,8 @@ func residueOf(extras recorder.Extras, key string) map[string]any {
 // as the run id.
 func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 	r := map[string]any{}
-	if t.SessionID != "" && (t.SessionID != id || t.TrajectoryID != "") {
-		// A subagent's session_id is not its run id, which is its
-		// trajectory_id, even when the two are the same string.
-		r["session_id"] = t.SessionID
-	}
-	if t.TrajectoryID != "" {
-		r["trajectory_id"] = t.TrajectoryID
-	}
-	agent := map[string]any{"version": t.Agent.Version}
-	if t.Agent.ModelName != "" {
-		agent["model_name"] = t.Agent.ModelName
-	}
-	if t.Agent.Extra != nil {
-		agent["extra"] = t.Agent.Extra
-	}
-	if defs := t.Agent.ToolDefinitions; defs != nil && !encodesAlike((&exporter{}).toolDefinitions(toolDefinitions(defs)), defs) {
-		// Records keep a tool's name, description and parameters; this
-		// one said more.
-		agent["tool_definitions"] = plain(defs)
-	}
-	r["agent"] = agent
+	idResidue(r, t, id)
+	r["agent"] = agentResidue(&t.Agent)
 	if t.Notes != "" {
 		r["notes"] = t.Notes
 	}
@@ -137,76 +119,168 @@ func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
 	return atifExtras(trajectoryKey, r)
 }
 
+// idResidue sets in r the ids of trajectory t imported as the run id
+// that the run id does not give back.
+func idResidue(r map[string]any, t *Trajectory, id string) {
+	if t.SessionID != "" && (t.SessionID != id || t.TrajectoryID != "") {
+		// A subagent's session_id is not its run id, which is its
+		// trajectory_id, even when the two are the same string.
+		r["session_id"] = t.SessionID
+	}
+	if t.TrajectoryID != "" {
+		r["trajectory_id"] = t.TrajectoryID
+	}
+}
+
+// agentResidue is what records do not hold of a trajectory's agent.
+func agentResidue(a *Agent) map[string]any {
+	agent := map[string]any{"version": a.Version}
+	if a.ModelName != "" {
+		agent["model_name"] = a.ModelName
+	}
+	if a.Extra != nil {
+		agent["extra"] = a.Extra
+	}
+	if defs := a.ToolDefinitions; defs != nil && !encodesAlike((&exporter{}).toolDefinitions(toolDefinitions(defs)), defs) {
+		// Records keep a tool's name, description and parameters; this
+		// one said more.
+		agent["tool_definitions"] = plain(defs)
+	}
+	return agent
+}
+
 // stepResidue is what records do not hold of step s. response says the
 // step imports as a model response, whose metrics and model the records
 // keep; order lists, for each of the step's results, the place among the
 // step's tool results (in the order they are written) of the one it
 // becomes, or -1 for a result without content.
 func stepResidue(s *Step, response bool, order []int) map[string]any {
-	var r map[string]any
-	set := func(k string, v any) {
-		if r == nil {
-			r = map[string]any{}
-		}
-		r[k] = v
-	}
-	if s.Timestamp != "" {
-		var buf [40]byte
-		if ts, ok := parseTimestamp(s.Timestamp); !ok || string(ts.UTC().AppendFormat(buf[:0], timestampLayout)) != s.Timestamp {
-			set("timestamp", s.Timestamp)
-		}
-	}
-	if s.ReasoningEffort != nil {
-		set("reasoning_effort", plain(*s.ReasoningEffort))
-	}
-	if s.IsCopiedContext {
-		set("is_copied_context", true)
-	}
-	if s.LLMCallCount != nil && (!response || *s.LLMCallCount != 1) {
-		set("llm_call_count", *s.LLMCallCount)
-	}
-	if s.ModelName != "" && !response {
-		set("model_name", s.ModelName)
-	}
-	if s.Metrics != nil && (!response || !tokenCountsOnly(s.Metrics)) {
-		set("metrics", toGeneric(s.Metrics))
-	}
-	if s.Message.IsParts() && response {
-		// Records keep the media of input messages only.
-		set("message", plain(s.Message))
-	}
-	if extra := withoutLookout(s.Extra); extra != nil {
-		set("extra", extra)
-	}
-	var callExtras []any
-	for i, c := range s.ToolCalls {
-		if extra := withoutLookout(c.Extra); extra != nil {
-			callExtras = append(callExtras, make([]any, i+1-len(callExtras))...)
-			callExtras[i] = extra
-		}
-	}
-	if callExtras != nil {
-		set(toolCallsKey, callExtras)
+	var r residue
+	stepFormResidue(&r, s)
+	if response {
+		responseResidue(&r, s)
+	} else {
+		messageResidue(&r, s)
 	}
 	if s.Observation != nil && !(response && plainObservation(s)) {
-		set("observation", observationTemplate(s.Observation, order))
+		r.set("observation", observationTemplate(s.Observation, order))
 	}
 	return r
+}
+
+// residue is a step's residue as it is built: nil until a field is set,
+// so that a step with nothing to keep costs no allocation.
+type residue map[string]any
+
+// set sets field k of the residue to v.
+func (r *residue) set(k string, v any) {
+	if *r == nil {
+		*r = residue{}
+	}
+	(*r)[k] = v
+}
+
+// stepFormResidue sets in r what records do not hold of step s whatever
+// it imports as: a timestamp in another form, reasoning_effort,
+// is_copied_context, and the extras of the step and of its tool calls.
+func stepFormResidue(r *residue, s *Step) {
+	if rewrittenTimestamp(s.Timestamp) {
+		r.set("timestamp", s.Timestamp)
+	}
+	if s.ReasoningEffort != nil {
+		r.set("reasoning_effort", plain(*s.ReasoningEffort))
+	}
+	if s.IsCopiedContext {
+		r.set("is_copied_context", true)
+	}
+	if extra := withoutLookout(s.Extra); extra != nil {
+		r.set("extra", extra)
+	}
+	if extras := toolCallExtras(s.ToolCalls); extras != nil {
+		r.set(toolCallsKey, extras)
+	}
+}
+
+// responseResidue sets in r what the records of a model response do not
+// hold of step s: an llm_call_count other than one, metrics beyond the
+// token counts, and a message in parts.
+func responseResidue(r *residue, s *Step) {
+	if s.LLMCallCount != nil && *s.LLMCallCount != 1 {
+		r.set("llm_call_count", *s.LLMCallCount)
+	}
+	if s.Metrics != nil && !tokenCountsOnly(s.Metrics) {
+		r.set("metrics", toGeneric(s.Metrics))
+	}
+	if s.Message.IsParts() {
+		// Records keep the media of input messages only.
+		r.set("message", plain(s.Message))
+	}
+}
+
+// messageResidue sets in r what a message record does not hold of step
+// s: its llm_call_count, model_name and metrics.
+func messageResidue(r *residue, s *Step) {
+	if s.LLMCallCount != nil {
+		r.set("llm_call_count", *s.LLMCallCount)
+	}
+	if s.ModelName != "" {
+		r.set("model_name", s.ModelName)
+	}
+	if s.Metrics != nil {
+		r.set("metrics", toGeneric(s.Metrics))
+	}
+}
+
+// rewrittenTimestamp reports whether a step's timestamp ts is one an
+// export would not write back as it is.
+func rewrittenTimestamp(ts string) bool {
+	if ts == "" {
+		return false
+	}
+	var buf [40]byte
+	parsed, ok := parseTimestamp(ts)
+	return !ok || string(parsed.UTC().AppendFormat(buf[:0], timestampLayout)) != ts
+}
+
+// toolCallExtras lists each tool call's extra without Lookout's key, by
+// position up to the last call that has one, or is nil when none has.
+func toolCallExtras(calls []ToolCall) []any {
+	var extras []any
+	for i, c := range calls {
+		if extra := withoutLookout(c.Extra); extra != nil {
+			extras = append(extras, make([]any, i+1-len(extras))...)
+			extras[i] = extra
+		}
+	}
+	return extras
 }
 
 // tokenCountsOnly reports whether m holds only what a model response's
 // usage keeps and an export writes back alike: prompt and completion
 // tokens, cached tokens above zero, reasoning tokens above zero.
 func tokenCountsOnly(m *Metrics) bool {
-	if m.PromptTokens == nil || m.CompletionTokens == nil || (m.CachedTokens != nil && *m.CachedTokens <= 0) ||
-		m.CostUSD != nil || m.PromptTokenIDs != nil || m.CompletionTokenIDs != nil || m.Logprobs != nil {
-		return false
-	}
-	if m.Extra == nil {
+	return hasTokenCounts(m) && !hasTokenDetail(m) && reasoningOnly(m.Extra)
+}
+
+// hasTokenCounts reports whether m has prompt and completion tokens, and
+// cached tokens only above zero.
+func hasTokenCounts(m *Metrics) bool {
+	return m.PromptTokens != nil && m.CompletionTokens != nil && (m.CachedTokens == nil || *m.CachedTokens > 0)
+}
+
+// hasTokenDetail reports whether m has a cost, token ids or logprobs.
+func hasTokenDetail(m *Metrics) bool {
+	return m.CostUSD != nil || m.PromptTokenIDs != nil || m.CompletionTokenIDs != nil || m.Logprobs != nil
+}
+
+// reasoningOnly reports whether a metrics extra is absent or holds only
+// a whole count of reasoning tokens above zero.
+func reasoningOnly(extra map[string]any) bool {
+	if extra == nil {
 		return true
 	}
-	reasoning, ok := number(m.Extra["reasoning_tokens"])
-	return ok && reasoning > 0 && reasoning == float64(int64(reasoning)) && len(m.Extra) == 1
+	reasoning, ok := number(extra["reasoning_tokens"])
+	return ok && reasoning > 0 && reasoning == float64(int64(reasoning)) && len(extra) == 1
 }
 
 // plainObservation reports whether the observation of a model call's
@@ -219,43 +293,72 @@ func plainObservation(s *Step) bool {
 		return false
 	}
 	for i, r := range results {
-		if r.SourceCallID != s.ToolCalls[i].ID || r.SourceCallID == "" || r.Content == nil || r.SubagentTrajectoryRef != nil || withoutLookout(r.Extra) != nil {
+		if !plainResult(&r, s.ToolCalls[i].ID) || repeatedID(s.ToolCalls, i) {
 			return false
-		}
-		for j := range i {
-			if s.ToolCalls[j].ID == r.SourceCallID {
-				return false // a repeated id: let the template say which is which
-			}
 		}
 	}
 	return true
+}
+
+// plainResult reports whether result r is what an export writes for the
+// call with id callID: naming it, with content, with no extra but
+// Lookout's own and no subagent refs.
+func plainResult(r *ObservationResult, callID string) bool {
+	return r.SourceCallID == callID && callID != "" && r.Content != nil && r.SubagentTrajectoryRef == nil && withoutLookout(r.Extra) == nil
+}
+
+// repeatedID reports whether the id of calls[i] is that of a call before
+// it, so that the observation template must say which result is which.
+func repeatedID(calls []ToolCall, i int) bool {
+	for j := range i {
+		if calls[j].ID == calls[i].ID {
+			return true
+		}
+	}
+	return false
 }
 
 // observationTemplate is the observation with the content of each result
 // replaced by its place among the tool results written for the step.
 func observationTemplate(o *Observation, order []int) map[string]any {
 	results := make([]any, len(o.Results))
-	for i, res := range o.Results {
-		m := map[string]any{}
-		if res.SourceCallID != "" {
-			m["source_call_id"] = res.SourceCallID
+	for i := range o.Results {
+		place := -1
+		if i < len(order) {
+			place = order[i]
 		}
-		if res.SubagentTrajectoryRef != nil {
-			refs := make([]any, len(res.SubagentTrajectoryRef))
-			for j, ref := range res.SubagentTrajectoryRef {
-				refs[j] = refValue(ref)
-			}
-			m["subagent_trajectory_ref"] = refs
-		}
-		if res.Extra != nil {
-			m["extra"] = res.Extra
-		}
-		if res.Content != nil && i < len(order) && order[i] >= 0 {
-			m[contentIndexKey] = order[i]
-		}
-		results[i] = m
+		results[i] = resultTemplate(&o.Results[i], place)
 	}
 	return map[string]any{"results": results}
+}
+
+// resultTemplate is result res as plain JSON values with its content
+// replaced by place, its place among the step's tool results, or left
+// out when place is negative.
+func resultTemplate(res *ObservationResult, place int) map[string]any {
+	m := map[string]any{}
+	if res.SourceCallID != "" {
+		m["source_call_id"] = res.SourceCallID
+	}
+	if res.SubagentTrajectoryRef != nil {
+		m["subagent_trajectory_ref"] = refValues(res.SubagentTrajectoryRef)
+	}
+	if res.Extra != nil {
+		m["extra"] = res.Extra
+	}
+	if res.Content != nil && place >= 0 {
+		m[contentIndexKey] = place
+	}
+	return m
+}
+
+// refValues is subagent refs as plain JSON values.
+func refValues(refs []SubagentTrajectoryRef) []any {
+	out := make([]any, len(refs))
+	for j, ref := range refs {
+		out[j] = refValue(ref)
+	}
+	return out
 }
 
 // refValue is a subagent ref as plain JSON values.
@@ -289,20 +392,10 @@ func encodesAlike(a, b any) bool {
 // (owner gives each result's call), then the results no call claims; the
 // results of copied context are written in their own order.
 func contentOrder(results []ObservationResult, owner []int, calls int, inOrder bool) []int {
-	order := make([]int, len(results))
+	order := slices.Repeat([]int{-1}, len(results))
 	next := 0
-	for i := range order {
-		order[i] = -1
-	}
 	if !inOrder {
-		for j := range calls {
-			for i, r := range results {
-				if owner[i] == j && r.Content != nil {
-					order[i] = next
-					next++
-				}
-			}
-		}
+		next = placeCallResults(order, results, owner, calls)
 	}
 	for i, r := range results {
 		if (inOrder || owner[i] < 0) && r.Content != nil {
@@ -313,6 +406,22 @@ func contentOrder(results []ObservationResult, owner []int, calls int, inOrder b
 	return order
 }
 
+// placeCallResults sets in order the places of the results with content
+// that calls claim (owner gives each result's call), for each call in
+// call order, and returns how many it placed.
+func placeCallResults(order []int, results []ObservationResult, owner []int, calls int) int {
+	next := 0
+	for j := range calls {
+		for i, r := range results {
+			if owner[i] == j && r.Content != nil {
+				order[i] = next
+				next++
+			}
+		}
+	}
+	return next
+}
+
 // applyTrajectoryResidue puts back on t what its run's run_started kept
 // of the imported trajectory. Strings are redacted.
 func (x *exporter) applyTrajectoryResidue(t *Trajectory, extras recorder.Extras) {
@@ -321,28 +430,10 @@ func (x *exporter) applyTrajectoryResidue(t *Trajectory, extras recorder.Extras)
 		return
 	}
 	str := func(k string) string { s, _ := r[k].(string); return x.redact(s) }
-	if s := str("session_id"); s != "" {
-		t.SessionID = s
-	}
-	if s := str("trajectory_id"); s != "" {
-		t.TrajectoryID = s
-	}
+	t.SessionID = cmpOr(str("session_id"), t.SessionID)
+	t.TrajectoryID = cmpOr(str("trajectory_id"), t.TrajectoryID)
 	if agent, ok := r["agent"].(map[string]any); ok {
-		if v, ok := agent["version"].(string); ok && !x.versionSet {
-			t.Agent.Version = v
-		}
-		if m, ok := agent["model_name"].(string); ok {
-			t.Agent.ModelName = m
-		}
-		if extra, ok := agent["extra"].(map[string]any); ok {
-			t.Agent.Extra = x.redactMap(extra)
-		}
-		if defs, ok := agent["tool_definitions"].([]any); ok {
-			var kept []map[string]any
-			if fromGeneric(x.redactValue(defs), &kept) {
-				t.Agent.ToolDefinitions = kept
-			}
-		}
+		x.applyAgentResidue(&t.Agent, agent)
 	}
 	t.Notes = cmpOr(str("notes"), t.Notes)
 	t.ContinuedTrajectoryRef = cmpOr(str("continued_trajectory_ref"), t.ContinuedTrajectoryRef)
@@ -353,10 +444,43 @@ func (x *exporter) applyTrajectoryResidue(t *Trajectory, extras recorder.Extras)
 		}
 	}
 	if extra, ok := r["extra"].(map[string]any); ok {
-		merged := x.redactMap(extra)
-		maps.Copy(merged, t.Extra)
-		t.Extra = merged
+		t.Extra = x.mergeRedacted(extra, t.Extra)
 	}
+}
+
+// applyAgentResidue puts back on a what a trajectory residue kept of the
+// imported agent. Strings of its extra and tool definitions are redacted.
+func (x *exporter) applyAgentResidue(a *Agent, agent map[string]any) {
+	if v, ok := agent["version"].(string); ok && !x.versionSet {
+		a.Version = v
+	}
+	if m, ok := agent["model_name"].(string); ok {
+		a.ModelName = m
+	}
+	if extra, ok := agent["extra"].(map[string]any); ok {
+		a.Extra = x.redactMap(extra)
+	}
+	x.applyToolDefinitionsResidue(a, agent)
+}
+
+// applyToolDefinitionsResidue puts back on a the tool definitions, with
+// their strings redacted, that an agent residue kept because records did
+// not hold all they said.
+func (x *exporter) applyToolDefinitionsResidue(a *Agent, agent map[string]any) {
+	if defs, ok := agent["tool_definitions"].([]any); ok {
+		var kept []map[string]any
+		if fromGeneric(x.redactValue(defs), &kept) {
+			a.ToolDefinitions = kept
+		}
+	}
+}
+
+// mergeRedacted is kept, a residue's extra, redacted, with the entries
+// of extra, the one the records give back, over it.
+func (x *exporter) mergeRedacted(kept, extra map[string]any) map[string]any {
+	merged := x.redactMap(kept)
+	maps.Copy(merged, extra)
+	return merged
 }
 
 func cmpOr(a, b string) string {
@@ -410,14 +534,26 @@ func (x *exporter) applyStepResidue(p *pending, r map[string]any) {
 	if ts, ok := r["timestamp"].(string); ok {
 		p.timestamp = ts
 	}
+	if r["is_copied_context"] == true {
+		s.IsCopiedContext = true
+	}
+	applyCallResidue(s, r)
+	x.applyContentResidue(s, r)
+	x.applyExtraResidue(s, r)
+	if o, ok := r["observation"].(map[string]any); ok {
+		p.template, _ = o["results"].([]any)
+		p.hasTemplate = true
+	}
+}
+
+// applyCallResidue puts back on s the reasoning_effort, llm_call_count
+// and model_name that step residue r kept.
+func applyCallResidue(s *Step, r map[string]any) {
 	if e, ok := r["reasoning_effort"]; ok {
 		var effort Effort
 		if fromGeneric(e, &effort) {
 			s.ReasoningEffort = &effort
 		}
-	}
-	if r["is_copied_context"] == true {
-		s.IsCopiedContext = true
 	}
 	if n, ok := r["llm_call_count"]; ok {
 		var count int
@@ -428,6 +564,11 @@ func (x *exporter) applyStepResidue(p *pending, r map[string]any) {
 	if m, ok := r["model_name"].(string); ok {
 		s.ModelName = m
 	}
+}
+
+// applyContentResidue puts back on s the metrics and message that step
+// residue r kept, with their strings redacted.
+func (x *exporter) applyContentResidue(s *Step, r map[string]any) {
 	if m, ok := r["metrics"].(map[string]any); ok {
 		var kept Metrics
 		if fromGeneric(x.redactValue(m), &kept) {
@@ -440,25 +581,19 @@ func (x *exporter) applyStepResidue(p *pending, r map[string]any) {
 			s.Message = kept
 		}
 	}
+}
+
+// applyExtraResidue merges into the extras of s and of its tool calls
+// what step residue r kept of them.
+func (x *exporter) applyExtraResidue(s *Step, r map[string]any) {
 	if extra, ok := r["extra"].(map[string]any); ok {
-		merged := x.redactMap(extra)
-		maps.Copy(merged, s.Extra)
-		s.Extra = merged
+		s.Extra = x.mergeRedacted(extra, s.Extra)
 	}
-	if calls, ok := r[toolCallsKey].([]any); ok {
-		for i, e := range calls {
-			extra, ok := e.(map[string]any)
-			if !ok || i >= len(s.ToolCalls) {
-				continue
-			}
-			merged := x.redactMap(extra)
-			maps.Copy(merged, s.ToolCalls[i].Extra)
-			s.ToolCalls[i].Extra = merged
+	calls, _ := r[toolCallsKey].([]any)
+	for i, e := range calls {
+		if extra, ok := e.(map[string]any); ok && i < len(s.ToolCalls) {
+			s.ToolCalls[i].Extra = x.mergeRedacted(extra, s.ToolCalls[i].Extra)
 		}
-	}
-	if o, ok := r["observation"].(map[string]any); ok {
-		p.template, _ = o["results"].([]any)
-		p.hasTemplate = true
 	}
 }
 
@@ -478,17 +613,22 @@ func (x *exporter) observation(p *pending) []ObservationResult {
 	if !p.hasTemplate {
 		return results
 	}
+	filled, ok := x.fill(p.template, contentsOf(results))
+	if !ok {
+		return results
+	}
+	return filled
+}
+
+// contentsOf lists the content of each result that has some.
+func contentsOf(results []ObservationResult) []*Content {
 	var contents []*Content
 	for _, r := range results {
 		if r.Content != nil {
 			contents = append(contents, r.Content)
 		}
 	}
-	filled, ok := x.fill(p.template, contents)
-	if !ok {
-		return results
-	}
-	return filled
+	return contents
 }
 
 // fill builds results from an observation template, taking the content
@@ -498,23 +638,11 @@ func (x *exporter) fill(template []any, contents []*Content) ([]ObservationResul
 	out := make([]ObservationResult, 0, len(template))
 	used := 0
 	for _, t := range template {
-		m, ok := t.(map[string]any)
+		r, hasContent, ok := x.fillResult(t, contents)
 		if !ok {
 			return nil, false
 		}
-		m = maps.Clone(m)
-		n, hasContent := m[contentIndexKey]
-		delete(m, contentIndexKey)
-		var r ObservationResult
-		if !fromGeneric(x.redactValue(m), &r) {
-			return nil, false
-		}
 		if hasContent {
-			i, ok := number(n)
-			if !ok || int(i) < 0 || int(i) >= len(contents) {
-				return nil, false
-			}
-			r.Content = contents[int(i)]
 			used++
 		}
 		out = append(out, r)
@@ -525,15 +653,50 @@ func (x *exporter) fill(template []any, contents []*Content) ([]ObservationResul
 	return out, true
 }
 
+// fillResult builds the result of one entry t of an observation template,
+// taking its content from contents. It reports whether the entry has a
+// place for content, and false for ok when the entry does not decode or
+// its place is not among contents.
+func (x *exporter) fillResult(t any, contents []*Content) (r ObservationResult, hasContent, ok bool) {
+	m, ok := t.(map[string]any)
+	if !ok {
+		return r, false, false
+	}
+	m = maps.Clone(m)
+	n, hasContent := m[contentIndexKey]
+	delete(m, contentIndexKey)
+	if !fromGeneric(x.redactValue(m), &r) {
+		return r, false, false
+	}
+	if !hasContent {
+		return r, false, true
+	}
+	r.Content, ok = contentAt(n, contents)
+	return r, ok, ok
+}
+
+// contentAt is the content of contents at place n, a template's content
+// index, or false when n is not a place among them.
+func contentAt(n any, contents []*Content) (*Content, bool) {
+	i, ok := number(n)
+	if !ok || int(i) < 0 || int(i) >= len(contents) {
+		return nil, false
+	}
+	return contents[int(i)], true
+}
+
+// mediaExtensions are the file extensions of the media types whose
+// subtype is not their usual extension.
+var mediaExtensions = map[string]string{
+	"image/jpeg": ".jpg",
+	"audio/mpeg": ".mp3",
+	"audio/mp4":  ".m4a",
+}
+
 // mediaExtension is the file extension for a media type.
 func mediaExtension(mediaType string) string {
-	switch mediaType {
-	case "image/jpeg":
-		return ".jpg"
-	case "audio/mpeg":
-		return ".mp3"
-	case "audio/mp4":
-		return ".m4a"
+	if ext, ok := mediaExtensions[mediaType]; ok {
+		return ext
 	}
 	if _, sub, ok := strings.Cut(mediaType, "/"); ok && sub != "" && !strings.ContainsAny(sub, "/\\.") {
 		return "." + sub

@@ -32,6 +32,12 @@ func parseISO(s string) (time.Time, bool) {
 	if rest == "" {
 		return date, true
 	}
+	return withClock(date, rest)
+}
+
+// withClock is date at the time, and in the UTC offset, that rest gives
+// after the date's separator.
+func withClock(date time.Time, rest string) (time.Time, bool) {
 	_, size := utf8.DecodeRuneInString(rest)
 	clock, offset, sign, ok := splitOffset(rest[size:])
 	if !ok {
@@ -79,33 +85,57 @@ func isoDate(s string) (year int, month time.Month, day int, rest string, ok boo
 	if !ok || year < 1 {
 		return 0, 0, 0, "", false
 	}
-	extended := len(s) > 4 && s[4] == '-'
-	pos := 4
-	if extended {
-		pos = 5
-	}
+	pos, extended := afterYear(s)
 	if len(s) > pos && s[pos] == 'W' {
 		return isoWeekDate(s, year, pos+1, extended)
 	}
 	return isoCalendarDate(s, year, pos, extended)
 }
 
+// afterYear returns where the fields after a date's year start, and
+// whether the date is in the extended form, with a '-' after the year.
+func afterYear(s string) (int, bool) {
+	if len(s) > 4 && s[4] == '-' {
+		return 5, true
+	}
+	return 4, false
+}
+
 // isoCalendarDate reads the month and day of a calendar date from pos on,
 // with a '-' between them in the extended form.
 func isoCalendarDate(s string, year, pos int, extended bool) (int, time.Month, int, string, bool) {
-	m, ok := digits(s, pos, 2)
-	if !ok {
+	m, day, end, ok := dateFields(s, pos, 2, extended)
+	if !ok || !validDay(year, m, day) {
 		return 0, 0, 0, "", false
+	}
+	return year, time.Month(m), day, s[end:], true
+}
+
+// dateFields reads the two-digit field of a date at pos and the n-digit
+// field after it, with a '-' between them in the extended form, and
+// returns them with where they end.
+func dateFields(s string, pos, n int, extended bool) (first, second, end int, ok bool) {
+	first, ok = digits(s, pos, 2)
+	if !ok {
+		return 0, 0, 0, false
 	}
 	pos, ok = dateSeparator(s, pos+2, extended)
 	if !ok {
-		return 0, 0, 0, "", false
+		return 0, 0, 0, false
 	}
-	day, ok := digits(s, pos, 2)
-	if !ok || m < 1 || m > 12 || day < 1 || day > daysIn(year, m) {
-		return 0, 0, 0, "", false
-	}
-	return year, time.Month(m), day, s[pos+2:], true
+	second, ok = digits(s, pos, n)
+	return first, second, pos + n, ok
+}
+
+// validDay reports whether month m of year has a day numbered day.
+func validDay(year, m, day int) bool {
+	return m >= 1 && m <= 12 && day >= 1 && day <= daysIn(year, m)
+}
+
+// validWeekDay reports whether year has a week numbered week, and
+// weekday numbers a day of the week.
+func validWeekDay(year, week, weekday int) bool {
+	return weekday >= 1 && weekday <= 7 && week >= 1 && week <= weeksIn(year)
 }
 
 // dateSeparator steps over the '-' at pos that the extended form puts
@@ -123,23 +153,15 @@ func dateSeparator(s string, pos int, extended bool) (int, bool) {
 // isoWeekDate reads the week and weekday of a week date from pos on, just
 // after its 'W', with a '-' between them in the extended form.
 func isoWeekDate(s string, year, pos int, extended bool) (int, time.Month, int, string, bool) {
-	week, ok := digits(s, pos, 2)
-	if !ok {
-		return 0, 0, 0, "", false
-	}
-	pos, ok = dateSeparator(s, pos+2, extended)
-	if !ok {
-		return 0, 0, 0, "", false
-	}
-	weekday, ok := digits(s, pos, 1)
-	if !ok || weekday < 1 || weekday > 7 || week < 1 || week > weeksIn(year) {
+	week, weekday, end, ok := dateFields(s, pos, 1, extended)
+	if !ok || !validWeekDay(year, week, weekday) {
 		return 0, 0, 0, "", false
 	}
 	// Week 1 is the week (from Monday) that holds 4 January.
 	jan4 := time.Date(year, 1, 4, 0, 0, 0, 0, time.UTC)
 	monday := jan4.AddDate(0, 0, -(int(jan4.Weekday())+6)%7)
 	d := monday.AddDate(0, 0, (week-1)*7+weekday-1)
-	return d.Year(), d.Month(), d.Day(), s[pos+1:], true
+	return d.Year(), d.Month(), d.Day(), s[end:], true
 }
 
 // isoClock reads HH[:MM[:SS[.f…]]] or its compact form without colons as
@@ -155,17 +177,24 @@ func isoClock(s string) (time.Duration, bool) {
 		return 0, false
 	}
 	at += time.Duration(hour) * time.Hour
-	if s == "" {
-		return at, true
-	}
-	if parts < 2 || !isDecimalMark(s[0]) || len(s) == 1 {
-		return 0, false
-	}
-	frac, ok := fraction(s[1:])
+	frac, ok := clockFraction(s, parts)
 	if !ok {
 		return 0, false
 	}
 	return at + frac, true
+}
+
+// clockFraction reads what follows a time's fields, parts of them after
+// the hour: nothing, or after the seconds a decimal mark and at least one
+// digit.
+func clockFraction(rest string, parts int) (time.Duration, bool) {
+	if rest == "" {
+		return 0, true
+	}
+	if parts < 2 || !isDecimalMark(rest[0]) || len(rest) == 1 {
+		return 0, false
+	}
+	return fraction(rest[1:])
 }
 
 // clockUnits are the units of the fields after the hour, in order.

@@ -241,24 +241,29 @@ func (v *validator) subagents(path string, subs []any) {
 	for i, sub := range subs {
 		p := index(path, i)
 		v.trajectory(p, sub)
-		m, ok := sub.(map[string]any)
-		if !ok {
-			continue
+		if m, ok := sub.(map[string]any); ok {
+			v.subagentID(p, m, i, seen)
 		}
-		switch id := m["trajectory_id"].(type) {
-		case nil:
-			v.add(join(p, "trajectory_id"), RuleSubagentID, "an embedded subagent trajectory needs a trajectory_id")
-		case string:
-			if id == "" {
-				v.add(join(p, "trajectory_id"), RuleSubagentID, "an embedded subagent trajectory needs a non-empty trajectory_id")
-				continue
-			}
-			if first, dup := seen[id]; dup {
-				v.add(join(p, "trajectory_id"), RuleDuplicateSubagent, "trajectory_id %q is already used by subagent_trajectories[%d]", id, first)
-				continue
-			}
-			seen[id] = i
+	}
+}
+
+// subagentID checks that the embedded subagent m at path, the i-th, has
+// a trajectory_id that none before it has (seen, by id, gives where each
+// was first used), and records it in seen.
+func (v *validator) subagentID(p string, m map[string]any, i int, seen map[string]int) {
+	switch id := m["trajectory_id"].(type) {
+	case nil:
+		v.add(join(p, "trajectory_id"), RuleSubagentID, "an embedded subagent trajectory needs a trajectory_id")
+	case string:
+		if id == "" {
+			v.add(join(p, "trajectory_id"), RuleSubagentID, "an embedded subagent trajectory needs a non-empty trajectory_id")
+			return
 		}
+		if first, dup := seen[id]; dup {
+			v.add(join(p, "trajectory_id"), RuleDuplicateSubagent, "trajectory_id %q is already used by subagent_trajectories[%d]", id, first)
+			return
+		}
+		seen[id] = i
 	}
 }
 
@@ -371,16 +376,27 @@ func (v *validator) callCount(path string, m map[string]any) (int64, bool) {
 // (a deterministic dispatch) has no metrics or reasoning to report.
 func (v *validator) sourceRules(path string, m map[string]any, source string, count int64, countOK bool) {
 	if source != string(SourceAgent) {
-		for _, k := range agentOnly {
-			if _, set := present(m, k); set {
-				v.add(join(path, k), RuleAgentOnly, "%s is only allowed on agent steps, this step's source is %q", k, source)
-			}
+		v.agentOnlyFields(path, m, source)
+		return
+	}
+	if countOK && count == 0 {
+		v.deterministicFields(path, m)
+	}
+}
+
+// agentOnlyFields reports each agentOnly field set on step m at path,
+// whose source is not the agent.
+func (v *validator) agentOnlyFields(path string, m map[string]any, source string) {
+	for _, k := range agentOnly {
+		if _, set := present(m, k); set {
+			v.add(join(path, k), RuleAgentOnly, "%s is only allowed on agent steps, this step's source is %q", k, source)
 		}
-		return
 	}
-	if !countOK || count != 0 {
-		return
-	}
+}
+
+// deterministicFields reports the metrics or reasoning set on agent step
+// m at path, which made no model call.
+func (v *validator) deterministicFields(path string, m map[string]any) {
 	for _, k := range []string{"metrics", "reasoning_content"} {
 		if _, set := present(m, k); set {
 			v.add(join(path, k), RuleDeterministicStep, "%s must be absent when llm_call_count is 0 (a deterministic dispatch)", k)
@@ -445,12 +461,18 @@ func (v *validator) result(path string, val any, callIDs map[string]bool, idsKno
 	if c, ok := present(m, "content"); ok {
 		v.content(join(path, "content"), c, false)
 	}
+	v.refs(path, m)
+	v.dict(path, m, "extra", false)
+}
+
+// refs checks the subagent_trajectory_ref list of result m at path, if
+// it has one.
+func (v *validator) refs(path string, m map[string]any) {
 	if refs, ok := v.list(path, m, "subagent_trajectory_ref", false); ok {
 		for j, ref := range refs {
 			v.ref(index(join(path, "subagent_trajectory_ref"), j), ref)
 		}
 	}
-	v.dict(path, m, "extra", false)
 }
 
 func (v *validator) ref(path string, val any) {
@@ -464,11 +486,15 @@ func (v *validator) ref(path string, val any) {
 	v.dict(path, m, "extra", false)
 	// An empty string resolves nothing either; treating it as unset keeps
 	// every accepted document valid after Encode, which omits it.
-	id, idSet := present(m, "trajectory_id")
-	file, pathSet := present(m, "trajectory_path")
-	if (!idSet || id == "") && (!pathSet || file == "") {
+	if unsetOrEmpty(m, "trajectory_id") && unsetOrEmpty(m, "trajectory_path") {
 		v.add(path, RuleUnresolvableRef, "a subagent trajectory ref needs a non-empty trajectory_id or trajectory_path; session_id alone does not resolve")
 	}
+}
+
+// unsetOrEmpty reports whether m leaves field k unset or sets it to "".
+func unsetOrEmpty(m map[string]any, k string) bool {
+	val, set := present(m, k)
+	return !set || val == ""
 }
 
 func (v *validator) metrics(path string, m map[string]any) {
@@ -598,27 +624,46 @@ func (v *validator) source(path string, val any, kind PartType) {
 	if mt, ok := v.str(path, m, "media_type", true); ok {
 		v.mediaType(join(path, "media_type"), mt, kind)
 	}
-	if d, ok := v.number(path, m, "duration_sec", false); ok && d < 0 {
-		v.add(join(path, "duration_sec"), RuleMinimum, "duration_sec must be at least 0, got %v", d)
-	}
+	v.duration(path, m)
 	if p, ok := v.str(path, m, "path", true); ok && v.checkMedia {
 		v.mediaExists(join(path, "path"), p, kind)
+	}
+}
+
+// duration checks that source m at path gives no duration_sec below 0.
+func (v *validator) duration(path string, m map[string]any) {
+	if d, ok := v.number(path, m, "duration_sec", false); ok && d < 0 {
+		v.add(join(path, "duration_sec"), RuleMinimum, "duration_sec must be at least 0, got %v", d)
 	}
 }
 
 // mediaType checks that a source's media type, at path, is one ATIF
 // allows for the kind of its part.
 func (v *validator) mediaType(path, mt string, kind PartType) {
-	image := slices.Contains(imageMediaTypes, mt)
-	audio := slices.Contains(audioMediaTypes, normalizeAudioType(mt))
-	switch {
-	case kind == PartImage && audio, kind == PartAudio && image:
+	allowed, known := mediaTypesOf[kind]
+	switch got := mediaKind(mt); {
+	case !known || got == kind:
+	case got != "":
 		v.add(path, RuleContentPart, "an %s part needs an %s source, got media_type %q", kind, kind, mt)
-	case kind == PartImage && !image:
-		v.add(path, RuleEnum, "image media_type must be one of %s, got %q", strings.Join(imageMediaTypes, ", "), mt)
-	case kind == PartAudio && !audio:
-		v.add(path, RuleEnum, "audio media_type must be one of %s, got %q", strings.Join(audioMediaTypes, ", "), mt)
+	default:
+		v.add(path, RuleEnum, "%s media_type must be one of %s, got %q", kind, strings.Join(allowed, ", "), mt)
 	}
+}
+
+// mediaTypesOf are the media types ATIF allows for each kind of media
+// part.
+var mediaTypesOf = map[PartType][]string{PartImage: imageMediaTypes, PartAudio: audioMediaTypes}
+
+// mediaKind is the kind of media part ATIF allows media type mt for, or
+// "" when it allows it for none.
+func mediaKind(mt string) PartType {
+	switch {
+	case acceptedImageType(mt) != "":
+		return PartImage
+	case acceptedAudioType(mt) != "":
+		return PartAudio
+	}
+	return ""
 }
 
 func (v *validator) mediaExists(path, file string, kind PartType) {
