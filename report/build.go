@@ -305,12 +305,7 @@ func firstParent(records []recorder.Record) string {
 // items: the other root runs and the conversations, where each first
 // appears.
 func conversations(roots []*run) []treeItem {
-	count := map[string]int{}
-	for _, r := range roots {
-		if id := r.conversation(); id != "" {
-			count[id]++
-		}
-	}
+	count := turnCounts(roots)
 	byID := map[string]*conversation{}
 	items := make([]treeItem, 0, len(roots))
 	for _, r := range roots {
@@ -332,6 +327,17 @@ func conversations(roots []*run) []treeItem {
 		slices.SortStableFunc(c.Turns, func(a, b *run) int { return cmp.Compare(a.started.Turn, b.started.Turn) })
 	}
 	return items
+}
+
+// turnCounts is how many of roots are turns of each conversation.
+func turnCounts(roots []*run) map[string]int {
+	count := map[string]int{}
+	for _, r := range roots {
+		if id := r.conversation(); id != "" {
+			count[id]++
+		}
+	}
+	return count
 }
 
 // conversation is the id of the conversation r is a turn of, or "".
@@ -765,18 +771,7 @@ func callKey(callID, name string) string {
 }
 
 func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
-	key := callKey(p.CallID, p.Name)
-	var c *toolCall
-	if q := t.open[key]; len(q) > 0 {
-		c, t.open[key] = q[0], q[1:]
-	} else {
-		// An end without its start: show it on its own.
-		t.started(id, seq, &recorder.ToolStarted{CallID: p.CallID, Name: p.Name})
-		q := t.open[key]
-		c, t.open[key] = q[len(q)-1], q[:len(q)-1]
-		t.usage.ToolCalls--
-		c.Args = nil
-	}
+	c := t.take(id, seq, p)
 	c.EndID, c.end, c.Unfinished = id, seq, false
 	c.IsError = p.IsError || p.Error != ""
 	c.Result = t.b.text(p.Result)
@@ -791,6 +786,23 @@ func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
 	if p.Truncated {
 		c.Cut = "result cut by the recorder at " + strconv.Itoa(len(p.Result)) + " of " + strconv.Itoa(p.ResultBytes) + " bytes"
 	}
+}
+
+// take returns the open call that p ends, or, for an end without its
+// start, a call of its own to show it on.
+func (t *timeline) take(id string, seq uint64, p *recorder.ToolEnded) *toolCall {
+	key := callKey(p.CallID, p.Name)
+	if q := t.open[key]; len(q) > 0 {
+		t.open[key] = q[1:]
+		return q[0]
+	}
+	t.started(id, seq, &recorder.ToolStarted{CallID: p.CallID, Name: p.Name})
+	q := t.open[key]
+	c := q[len(q)-1]
+	t.open[key] = q[:len(q)-1]
+	t.usage.ToolCalls--
+	c.Args = nil
+	return c
 }
 
 // closeGroup ends the current group of tool calls and puts each call in
@@ -958,13 +970,7 @@ func joinSet(set map[string]bool) string {
 
 // limits describes a run's limits, or "none".
 func limits(l recorder.RunLimits) string {
-	var parts []string
-	if l.Timeout > 0 {
-		parts = append(parts, duration(l.Timeout)+" timeout")
-	}
-	if !l.Deadline.IsZero() && l.Timeout <= 0 {
-		parts = append(parts, "deadline "+l.Deadline.UTC().Format(time.RFC3339))
-	}
+	parts := timeLimit(l)
 	for _, n := range []struct {
 		v    int64
 		name string
@@ -977,6 +983,18 @@ func limits(l recorder.RunLimits) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// timeLimit describes a run's timeout, or else its deadline, as the first
+// of its limits' parts.
+func timeLimit(l recorder.RunLimits) []string {
+	if l.Timeout > 0 {
+		return []string{duration(l.Timeout) + " timeout"}
+	}
+	if !l.Deadline.IsZero() {
+		return []string{"deadline " + l.Deadline.UTC().Format(time.RFC3339)}
+	}
+	return nil
 }
 
 // duration rounds d to what a reader compares: microseconds under a
