@@ -316,14 +316,7 @@ func UnmarshalJSON(line []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("otelexport: decoding request: %w", err)
 	}
-	err := rewriteIDs(v, func(key, id string) (string, error) {
-		raw, err := hex.DecodeString(id)
-		if err != nil || len(raw) != idLen[key] {
-			return "", fmt.Errorf("otelexport: %s %q is not %d bytes in hex", key, id, idLen[key])
-		}
-		return base64.StdEncoding.EncodeToString(raw), nil
-	})
-	if err != nil {
+	if err := rewriteIDs(v, hexToBase64); err != nil {
 		return nil, err
 	}
 	data, err := json.Marshal(v)
@@ -335,6 +328,17 @@ func UnmarshalJSON(line []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 		return nil, fmt.Errorf("otelexport: decoding request: %w", err)
 	}
 	return &req, nil
+}
+
+// hexToBase64 turns id, the value of key in OTLP JSON, from hex into the
+// base64 of the Protobuf JSON mapping. It fails when id is not hex of
+// the key's length.
+func hexToBase64(key, id string) (string, error) {
+	raw, err := hex.DecodeString(id)
+	if err != nil || len(raw) != idLen[key] {
+		return "", fmt.Errorf("otelexport: %s %q is not %d bytes in hex", key, id, idLen[key])
+	}
+	return base64.StdEncoding.EncodeToString(raw), nil
 }
 
 // idLen are the JSON keys of a request's trace and span ids, with the
