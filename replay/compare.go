@@ -206,9 +206,12 @@ func (c *Cassette) redact(m *schema.Message) *schema.Message {
 	out.UserInputMultiContent = cloneEach(m.UserInputMultiContent, func(p *schema.MessageInputPart) {
 		p.Text = c.redactText(p.Text)
 	})
-	out.MultiContent = cloneEach(m.MultiContent, func(p *schema.ChatMessagePart) {
-		p.Text = c.redactText(p.Text)
-	})
+	if len(m.MultiContent) > 0 {
+		out.MultiContent = slices.Clone(m.MultiContent)
+		for i := range out.MultiContent {
+			out.MultiContent[i].Text = c.redactText(out.MultiContent[i].Text)
+		}
+	}
 	return &out
 }
 
