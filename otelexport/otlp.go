@@ -105,7 +105,7 @@ func spanStubs(records []recorder.Record, opts *Options) ([]tracetest.SpanStub, 
 	b := newBuilder(&o, func(s *tracetest.SpanStub) { stubs = append(stubs, *s) })
 	for i := range records {
 		r := &records[i]
-		if recorder.IsNilPayload(r.Payload) || keep != nil && !keep[r.RunID] && !ancestors[r.RunID] {
+		if !wanted(r, keep, ancestors) {
 			continue
 		}
 		// The trace is numbered at its first record, not its first
@@ -121,6 +121,20 @@ func spanStubs(records []recorder.Record, opts *Options) ([]tracetest.SpanStub, 
 	stubs = slices.DeleteFunc(stubs, func(s tracetest.SpanStub) bool {
 		return keep != nil && !keep[runOfSpan(s, runOf)]
 	})
+	sortSpans(stubs, order)
+	return stubs, nil
+}
+
+// wanted reports whether r goes into the spans: a record with a payload,
+// of a run of the subtree asked for or above it, or of any run when keep
+// is nil.
+func wanted(r *recorder.Record, keep, ancestors map[string]bool) bool {
+	return !recorder.IsNilPayload(r.Payload) && (keep == nil || keep[r.RunID] || ancestors[r.RunID])
+}
+
+// sortSpans orders spans by trace, in the order of order, then by start,
+// the longer first, and by span id.
+func sortSpans(stubs []tracetest.SpanStub, order map[trace.TraceID]int) {
 	slices.SortStableFunc(stubs, func(x, y tracetest.SpanStub) int {
 		xs, ys := x.SpanContext.SpanID(), y.SpanContext.SpanID()
 		return cmp.Or(
@@ -130,7 +144,6 @@ func spanStubs(records []recorder.Record, opts *Options) ([]tracetest.SpanStub, 
 			bytes.Compare(xs[:], ys[:]),
 		)
 	})
-	return stubs, nil
 }
 
 // runOfSpan returns the run a span belongs to: the run of an invoke_agent
@@ -149,8 +162,23 @@ func subtree(records []recorder.Record, id string) (keep, ancestors map[string]b
 	if id == "" {
 		return nil, nil, nil
 	}
+	keep, parent := below(records, id)
+	if !keep[id] {
+		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownRun, id)
+	}
+	ancestors = map[string]bool{}
+	for p := parent[id]; p != "" && !ancestors[p]; p = parent[p] {
+		ancestors[p] = true
+	}
+	return keep, ancestors, nil
+}
+
+// below returns the ids of run id and the runs below it that records
+// hold, a parent's records before its children's, and the parent of each
+// run.
+func below(records []recorder.Record, id string) (keep map[string]bool, parent map[string]string) {
 	keep = map[string]bool{}
-	parent := map[string]string{}
+	parent = map[string]string{}
 	for i := range records {
 		r := &records[i]
 		if _, ok := parent[r.RunID]; !ok {
@@ -160,14 +188,7 @@ func subtree(records []recorder.Record, id string) (keep, ancestors map[string]b
 			keep[r.RunID] = true
 		}
 	}
-	if !keep[id] {
-		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownRun, id)
-	}
-	ancestors = map[string]bool{}
-	for p := parent[id]; p != "" && !ancestors[p]; p = parent[p] {
-		ancestors[p] = true
-	}
-	return keep, ancestors, nil
+	return keep, parent
 }
 
 // Requests returns the spans of records (see Spans) as OTLP export
@@ -295,14 +316,7 @@ func UnmarshalJSON(line []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("otelexport: decoding request: %w", err)
 	}
-	err := rewriteIDs(v, func(key, id string) (string, error) {
-		raw, err := hex.DecodeString(id)
-		if err != nil || len(raw) != idLen[key] {
-			return "", fmt.Errorf("otelexport: %s %q is not %d bytes in hex", key, id, idLen[key])
-		}
-		return base64.StdEncoding.EncodeToString(raw), nil
-	})
-	if err != nil {
+	if err := rewriteIDs(v, hexToBase64); err != nil {
 		return nil, err
 	}
 	data, err := json.Marshal(v)
@@ -316,6 +330,17 @@ func UnmarshalJSON(line []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	return &req, nil
 }
 
+// hexToBase64 turns id, the value of key in OTLP JSON, from hex into the
+// base64 of the Protobuf JSON mapping. It fails when id is not hex of
+// the key's length.
+func hexToBase64(key, id string) (string, error) {
+	raw, err := hex.DecodeString(id)
+	if err != nil || len(raw) != idLen[key] {
+		return "", fmt.Errorf("otelexport: %s %q is not %d bytes in hex", key, id, idLen[key])
+	}
+	return base64.StdEncoding.EncodeToString(raw), nil
+}
+
 // idLen are the JSON keys of a request's trace and span ids, with the
 // ids' lengths in bytes.
 var idLen = map[string]int{"traceId": 16, "spanId": 8, "parentSpanId": 8}
@@ -325,22 +350,7 @@ var idLen = map[string]int{"traceId": 16, "spanId": 8, "parentSpanId": 8}
 func rewriteIDs(v any, rewrite func(key, id string) (string, error)) error {
 	switch t := v.(type) {
 	case map[string]any:
-		for k, e := range t {
-			if s, ok := e.(string); ok && idLen[k] != 0 {
-				if s == "" {
-					continue
-				}
-				id, err := rewrite(k, s)
-				if err != nil {
-					return err
-				}
-				t[k] = id
-				continue
-			}
-			if err := rewriteIDs(e, rewrite); err != nil {
-				return err
-			}
-		}
+		return rewriteObject(t, rewrite)
 	case []any:
 		for _, e := range t {
 			if err := rewriteIDs(e, rewrite); err != nil {
@@ -348,6 +358,37 @@ func rewriteIDs(v any, rewrite func(key, id string) (string, error)) error {
 			}
 		}
 	}
+	return nil
+}
+
+// rewriteObject rewrites the ids of a decoded object: its own and those
+// of the values it holds.
+func rewriteObject(m map[string]any, rewrite func(key, id string) (string, error)) error {
+	for k, e := range m {
+		var err error
+		if s, ok := e.(string); ok && idLen[k] != 0 {
+			err = rewriteID(m, k, s, rewrite)
+		} else {
+			err = rewriteIDs(e, rewrite)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rewriteID replaces id, the value of key in m, by what rewrite makes of
+// it, unless it is empty.
+func rewriteID(m map[string]any, key, id string, rewrite func(key, id string) (string, error)) error {
+	if id == "" {
+		return nil
+	}
+	out, err := rewrite(key, id)
+	if err != nil {
+		return err
+	}
+	m[key] = out
 	return nil
 }
 
@@ -400,6 +441,18 @@ func keyValues(kvs []attribute.KeyValue) []*commonpb.KeyValue {
 }
 
 func anyValue(v attribute.Value) *commonpb.AnyValue {
+	if a := scalarValue(v); a != nil {
+		return a
+	}
+	if a := sliceValue(v); a != nil {
+		return a
+	}
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "INVALID"}}
+}
+
+// scalarValue converts a bool, int, float or string value, and returns
+// nil for any other.
+func scalarValue(v attribute.Value) *commonpb.AnyValue {
 	switch v.Type() {
 	case attribute.BOOL:
 		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.AsBool()}}
@@ -409,6 +462,14 @@ func anyValue(v attribute.Value) *commonpb.AnyValue {
 		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
 	case attribute.STRING:
 		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.AsString()}}
+	}
+	return nil
+}
+
+// sliceValue converts a slice value to an array, and returns nil for any
+// other value.
+func sliceValue(v attribute.Value) *commonpb.AnyValue {
+	switch v.Type() {
 	case attribute.BOOLSLICE:
 		return array(v.AsBoolSlice(), attribute.BoolValue)
 	case attribute.INT64SLICE:
@@ -418,7 +479,7 @@ func anyValue(v attribute.Value) *commonpb.AnyValue {
 	case attribute.STRINGSLICE:
 		return array(v.AsStringSlice(), attribute.StringValue)
 	}
-	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "INVALID"}}
+	return nil
 }
 
 func array[T any](vs []T, value func(T) attribute.Value) *commonpb.AnyValue {

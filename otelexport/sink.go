@@ -123,15 +123,21 @@ func (s *Sink) Write(ctx context.Context, r *recorder.Record) error {
 		return recorder.ErrClosed
 	}
 	s.b.add(r)
-	if len(s.pending) == 0 || ctx.Err() != nil {
-		return nil
-	}
-	due := len(s.pending) >= s.batch || s.trees > 0 ||
-		(s.after > 0 && r.RecordedAt.Sub(s.pending[0].EndTime()) >= s.after)
-	if !due {
+	if ctx.Err() != nil || !s.due(r.RecordedAt) {
 		return nil
 	}
 	return s.export(ctx)
+}
+
+// due reports whether the pending spans are to be exported at now, the
+// time of the latest record: a batch is full, a trace has ended, or the
+// first span waited ExportAfter. The caller holds s.mu.
+func (s *Sink) due(now time.Time) bool {
+	if len(s.pending) == 0 {
+		return false
+	}
+	return len(s.pending) >= s.batch || s.trees > 0 ||
+		(s.after > 0 && now.Sub(s.pending[0].EndTime()) >= s.after)
 }
 
 // Flush exports the spans that have ended. Spans of runs still open are

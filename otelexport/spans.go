@@ -145,12 +145,15 @@ func (b *builder) add(r *recorder.Record) {
 	if r.RecordedAt.After(st.last) {
 		st.last = r.RecordedAt
 	}
+	if !b.addCall(st, r) {
+		b.addRunRecord(st, r)
+	}
+}
+
+// addCall takes a record of a model or tool call. It reports whether r
+// was one.
+func (b *builder) addCall(st *runState, r *recorder.Record) bool {
 	switch p := r.Payload.(type) {
-	case *recorder.RunStarted:
-		if p.AgentName != "" {
-			st.span.Name = opInvokeAgent + " " + p.AgentName
-			st.span.Attributes = append(st.span.Attributes, semconv.GenAIAgentName(p.AgentName))
-		}
 	case *recorder.ModelRequest:
 		b.openChat(st, r, p)
 	case *recorder.ModelResponse:
@@ -159,14 +162,22 @@ func (b *builder) add(r *recorder.Record) {
 		b.openTool(st, r, p)
 	case *recorder.ToolEnded:
 		b.endTool(st, r, p)
+	default:
+		return false
+	}
+	return true
+}
+
+// addRunRecord takes a record of the run itself: its start, which names
+// its agent, its end, and the records that are events of its span.
+func (b *builder) addRunRecord(st *runState, r *recorder.Record) {
+	switch p := r.Payload.(type) {
+	case *recorder.RunStarted:
+		st.name(p.AgentName)
 	case *recorder.AssessmentRecord:
 		b.event(st, AssessmentEvent, r.RecordedAt, assessmentAttrs(p))
 	case *recorder.BudgetRecord:
-		name := BudgetChargedEvent
-		if p.Event == recorder.BudgetExceeded {
-			name = BudgetExceededEvent
-		}
-		b.event(st, name, r.RecordedAt, []attribute.KeyValue{
+		b.event(st, budgetEvent(p), r.RecordedAt, []attribute.KeyValue{
 			BudgetResourceKey.String(p.Resource), BudgetAmountKey.Int64(p.Amount),
 			BudgetUsedKey.Int64(p.Used), BudgetLimitKey.Int64(p.Limit),
 		})
@@ -175,6 +186,23 @@ func (b *builder) add(r *recorder.Record) {
 	case *recorder.RunEnded:
 		b.endRun(st, r.RecordedAt, p)
 	}
+}
+
+// name names the run's span after its agent, when it has a name.
+func (st *runState) name(agent string) {
+	if agent == "" {
+		return
+	}
+	st.span.Name = opInvokeAgent + " " + agent
+	st.span.Attributes = append(st.span.Attributes, semconv.GenAIAgentName(agent))
+}
+
+// budgetEvent is the name of the event of a budget record.
+func budgetEvent(p *recorder.BudgetRecord) string {
+	if p.Event == recorder.BudgetExceeded {
+		return BudgetExceededEvent
+	}
+	return BudgetChargedEvent
 }
 
 // run returns r's run, started at r when it is new: under its parent's
@@ -191,20 +219,7 @@ func (b *builder) run(r *recorder.Record) *runState {
 	traceID := TraceID(r.RunID)
 	var parentSpan trace.SpanID
 	if r.ParentRunID != "" {
-		parentSpan = RunSpanID(r.ParentRunID)
-		// A parent missing from the records is taken for the root.
-		traceID = TraceID(r.ParentRunID)
-		if parent, ok := b.runs[r.ParentRunID]; ok {
-			traceID = parent.span.SpanContext.TraceID()
-			st.root = parent.root
-			st.parent = parent
-			st.depth = parent.depth + 1
-			if started, ok := r.Payload.(*recorder.RunStarted); ok {
-				if id, ok := parent.byCall[started.Metadata[atif.ParentToolCallKey]]; ok {
-					parentSpan = id
-				}
-			}
-		}
+		traceID, parentSpan = b.underParent(st, r)
 	}
 	if st.root == nil {
 		st.root = st
@@ -214,6 +229,25 @@ func (b *builder) run(r *recorder.Record) *runState {
 	st.span.Attributes = append(st.span.Attributes, semconv.GenAIOperationNameInvokeAgent, b.conversation(st), RunIDKey.String(r.RunID))
 	b.runs[r.RunID] = st
 	return st
+}
+
+// underParent links st, new, to the parent run that r names, when the
+// parent is known, and returns the trace and the span st goes under: the
+// parent's, or the parent tool call's when run_started names one. A
+// parent missing from the records is taken for the root.
+func (b *builder) underParent(st *runState, r *recorder.Record) (trace.TraceID, trace.SpanID) {
+	parentSpan := RunSpanID(r.ParentRunID)
+	parent, ok := b.runs[r.ParentRunID]
+	if !ok {
+		return TraceID(r.ParentRunID), parentSpan
+	}
+	st.root, st.parent, st.depth = parent.root, parent, parent.depth+1
+	if started, ok := r.Payload.(*recorder.RunStarted); ok {
+		if id, ok := parent.byCall[started.Metadata[atif.ParentToolCallKey]]; ok {
+			parentSpan = id
+		}
+	}
+	return parent.span.SpanContext.TraceID(), parentSpan
 }
 
 // conversation is the run's gen_ai.conversation.id: the conversation its
@@ -403,14 +437,7 @@ func (b *builder) event(st *runState, name string, at time.Time, kv []attribute.
 // endRun ends the run's calls still in flight and its span, with end
 // (nil when run_ended was not recorded) at time at.
 func (b *builder) endRun(st *runState, at time.Time, end *recorder.RunEnded) {
-	if st.chat != nil {
-		b.endIncomplete(st.chat, at)
-		st.chat = nil
-	}
-	for _, t := range st.tools {
-		b.endIncomplete(t.span, at)
-	}
-	st.tools = nil
+	b.endCalls(st, at)
 	s := &st.span
 	if st.model != "" {
 		s.Attributes = append(s.Attributes, semconv.GenAIRequestModel(st.model))
@@ -418,20 +445,7 @@ func (b *builder) endRun(st *runState, at time.Time, end *recorder.RunEnded) {
 	if st.usage.reported {
 		s.Attributes = append(s.Attributes, semconv.GenAIUsageInputTokens(int(st.usage.input)), semconv.GenAIUsageOutputTokens(int(st.usage.output)))
 	}
-	switch {
-	case end == nil:
-		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(IncompleteType))
-		s.Status = sdktrace.Status{Code: codes.Error, Description: "no run_ended record"}
-	default:
-		s.Attributes = append(s.Attributes, OutcomeKey.String(string(end.Outcome)))
-		if end.StopReason != "" {
-			s.Attributes = append(s.Attributes, StopReasonKey.String(end.StopReason))
-		}
-		if end.Outcome != recorder.OutcomeCompleted {
-			s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(string(end.Outcome)))
-			s.Status = sdktrace.Status{Code: codes.Error, Description: cmp.Or(end.Error, end.StopReason)}
-		}
-	}
+	setOutcome(s, end)
 	s.EndTime = at
 	st.ended = true
 	if p := st.parent; p != nil && at.After(p.last) {
@@ -440,6 +454,37 @@ func (b *builder) endRun(st *runState, at time.Time, end *recorder.RunEnded) {
 	}
 	b.emit(s)
 	b.forget(st)
+}
+
+// endCalls ends the run's model and tool calls still in flight at at.
+func (b *builder) endCalls(st *runState, at time.Time) {
+	if st.chat != nil {
+		b.endIncomplete(st.chat, at)
+		st.chat = nil
+	}
+	for _, t := range st.tools {
+		b.endIncomplete(t.span, at)
+	}
+	st.tools = nil
+}
+
+// setOutcome gives a run's span its outcome and stop reason from end, and
+// an error status unless the run completed; end is nil for a run without
+// run_ended.
+func setOutcome(s *tracetest.SpanStub, end *recorder.RunEnded) {
+	if end == nil {
+		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(IncompleteType))
+		s.Status = sdktrace.Status{Code: codes.Error, Description: "no run_ended record"}
+		return
+	}
+	s.Attributes = append(s.Attributes, OutcomeKey.String(string(end.Outcome)))
+	if end.StopReason != "" {
+		s.Attributes = append(s.Attributes, StopReasonKey.String(end.StopReason))
+	}
+	if end.Outcome != recorder.OutcomeCompleted {
+		s.Attributes = append(s.Attributes, semconv.ErrorTypeKey.String(string(end.Outcome)))
+		s.Status = sdktrace.Status{Code: codes.Error, Description: cmp.Or(end.Error, end.StopReason)}
+	}
 }
 
 // forget drops the runs of st's tree once its root has ended: until then a

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -121,6 +122,16 @@ func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
 	if c.norm == nil {
 		c.norm = &observer.Normalizer{}
 	}
+	if calls := c.build(c.group(records)); calls == 0 {
+		return nil, ErrEmpty
+	}
+	c.now = start(c.runs)
+	return c, nil
+}
+
+// group splits records by run into c.runs, in the order runs first
+// appear, and returns the runs by id.
+func (c *Cassette) group(records []recorder.Record) map[string]*recRun {
 	byID := map[string]*recRun{}
 	for _, rec := range records {
 		if recorder.IsNilPayload(rec.Payload) {
@@ -134,17 +145,15 @@ func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
 		}
 		r.records = append(r.records, rec)
 	}
-	calls := 0
+	return byID
+}
+
+// build builds each run from its records, in seq order, links it to its
+// parent, or else makes it a root, and returns how many model calls the
+// runs hold.
+func (c *Cassette) build(byID map[string]*recRun) (calls int) {
 	for _, r := range c.runs {
-		slices.SortStableFunc(r.records, func(a, b recorder.Record) int {
-			switch {
-			case a.Seq < b.Seq:
-				return -1
-			case a.Seq > b.Seq:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(r.records, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
 		r.build()
 		calls += len(r.calls)
 		if p := byID[r.parent]; p != nil && r.parent != "" {
@@ -153,11 +162,7 @@ func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
 			c.roots = append(c.roots, r)
 		}
 	}
-	if calls == 0 {
-		return nil, ErrEmpty
-	}
-	c.now = start(c.runs)
-	return c, nil
+	return calls
 }
 
 // start is when the recording starts: its first record, or earlier, when
@@ -165,20 +170,31 @@ func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
 // run_started's limits give as the deadline less the timeout.
 func start(runs []*recRun) time.Time {
 	var at time.Time
-	earlier := func(t time.Time) {
-		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
-			at = t
-		}
-	}
 	for _, r := range runs {
 		for _, rec := range r.records {
-			earlier(rec.RecordedAt)
-			if p, ok := rec.Payload.(*recorder.RunStarted); ok && p.Limits.Timeout > 0 && !p.Limits.Deadline.IsZero() {
-				earlier(p.Limits.Deadline.Add(-p.Limits.Timeout))
-			}
+			at = earlier(at, rec.RecordedAt)
+			at = earlier(at, budgetStart(rec.Payload))
 		}
 	}
 	return at
+}
+
+// earlier is the earlier of two times, of which zero is neither.
+func earlier(at, t time.Time) time.Time {
+	if !t.IsZero() && (at.IsZero() || t.Before(at)) {
+		return t
+	}
+	return at
+}
+
+// budgetStart is the start of the time budget that p, a run_started
+// record, gives as its deadline less its timeout; zero for any other
+// record or a run without both.
+func budgetStart(p recorder.Payload) time.Time {
+	if p, ok := p.(*recorder.RunStarted); ok && p.Limits.Timeout > 0 && !p.Limits.Deadline.IsZero() {
+		return p.Limits.Deadline.Add(-p.Limits.Timeout)
+	}
+	return time.Time{}
 }
 
 // Model returns the chat model that answers from the cassette; in record
@@ -243,45 +259,59 @@ func (c *Cassette) runFor(ctx context.Context) *recRun {
 	return c.bind(r)
 }
 
+// bind binds live run r to the recorded run it replays, as runFor says,
+// and returns it, or nil when none is left. The caller holds c.mu.
 func (c *Cassette) bind(r *lookout.Run) *recRun {
 	if rr, ok := c.bound[r]; ok {
 		return rr
 	}
-	candidates := c.roots
-	match := func(rr *recRun) bool { return r.AgentName() == "" || rr.agent == r.AgentName() }
-	if p := r.Parent(); p != nil {
-		pr := c.bind(p)
-		if pr == nil {
-			return nil
-		}
-		candidates = pr.children
-		if id := r.CallID(); id != "" {
-			match = func(rr *recRun) bool { return rr.callID == id }
-		} else {
-			match = func(rr *recRun) bool { return rr.callID == "" && rr.agent == r.AgentName() }
-		}
+	candidates, match, ok := c.candidates(r)
+	if !ok {
+		return nil
 	}
-	var chosen *recRun
-	for _, rr := range candidates {
-		if match(rr) && !rr.claimed {
-			chosen = rr
-			break
-		}
-	}
-	if chosen == nil {
-		for _, rr := range candidates {
-			if match(rr) && rr.next < len(rr.calls) {
-				chosen = rr
-				break
-			}
-		}
-	}
+	chosen := choose(candidates, match)
 	if chosen == nil {
 		return nil
 	}
 	chosen.claimed = true
 	c.bound[r] = chosen
 	return chosen
+}
+
+// candidates is the recorded runs live run r may replay, and what one of
+// them must match: the roots for a root run, else the children of its
+// parent's recorded run. ok is false when the parent replays none.
+func (c *Cassette) candidates(r *lookout.Run) (runs []*recRun, match func(*recRun) bool, ok bool) {
+	p := r.Parent()
+	if p == nil {
+		return c.roots, func(rr *recRun) bool { return r.AgentName() == "" || rr.agent == r.AgentName() }, true
+	}
+	pr := c.bind(p)
+	if pr == nil {
+		return nil, nil, false
+	}
+	if id := r.CallID(); id != "" {
+		return pr.children, func(rr *recRun) bool { return rr.callID == id }, true
+	}
+	return pr.children, func(rr *recRun) bool { return rr.callID == "" && rr.agent == r.AgentName() }, true
+}
+
+// choose is the first of candidates that matches and no live run has
+// claimed, or else the first that matches and still has calls to play
+// (a resumed run's), or nil.
+func choose(candidates []*recRun, match func(*recRun) bool) *recRun {
+	if rr := firstRun(candidates, func(rr *recRun) bool { return match(rr) && !rr.claimed }); rr != nil {
+		return rr
+	}
+	return firstRun(candidates, func(rr *recRun) bool { return match(rr) && rr.next < len(rr.calls) })
+}
+
+// firstRun is the first of runs that ok accepts, or nil.
+func firstRun(runs []*recRun, ok func(*recRun) bool) *recRun {
+	if i := slices.IndexFunc(runs, ok); i >= 0 {
+		return runs[i]
+	}
+	return nil
 }
 
 // Now returns the cassette's clock reading: the time recorded for the

@@ -30,7 +30,34 @@ func (c *Cassette) check(r *recRun, k int, input []*schema.Message, tools []*sch
 	return nil
 }
 
+// checkMessages compares a live call's input with recorded call call of
+// run r, leaving out what Lookout injected and, when the options say so,
+// system messages.
 func (c *Cassette) checkMessages(r *recRun, call *recCall, input []*schema.Message) *DivergenceError {
+	live := c.liveMessages(input)
+	wants, system := c.recordedInput(call)
+	// The run's system messages open the input, its own messages end it;
+	// between them a run may hold a conversation the recording does not
+	// show (see strict).
+	if d := c.compareFrom(r, 0, wants[:system], live); d != nil {
+		return d
+	}
+	own := wants[system:]
+	at := len(live) - len(own)
+	if c.strict(r) && at > system {
+		return &DivergenceError{
+			Reason:        fmt.Sprintf("input message %d is not in the recording", system+1),
+			Message:       system,
+			ToolCallIndex: -1,
+			Diff:          lineDiff("", render(c.redact(live[system]))),
+		}
+	}
+	return c.compareFrom(r, max(at, system), own, live)
+}
+
+// liveMessages is the input messages to compare: not those Lookout
+// injected, nor system messages when they are ignored.
+func (c *Cassette) liveMessages(input []*schema.Message) []*schema.Message {
 	live := make([]*schema.Message, 0, len(input))
 	for _, m := range input {
 		if _, injected := lookout.Injected(m); m == nil || injected {
@@ -41,35 +68,21 @@ func (c *Cassette) checkMessages(r *recRun, call *recCall, input []*schema.Messa
 		}
 		live = append(live, m)
 	}
-	wants, system := call.input, call.system
-	if c.opts.IgnoreSystem {
-		wants = slices.DeleteFunc(slices.Clone(wants), func(w want) bool { return w.msg.Role == schema.System })
-		system = 0
+	return live
+}
+
+// recordedInput is the recorded input of call to compare and how many
+// system messages open it.
+func (c *Cassette) recordedInput(call *recCall) ([]want, int) {
+	if !c.opts.IgnoreSystem {
+		return call.input, call.system
 	}
-	// The run's system messages open the input, its own messages end it;
-	// between them a run may hold a conversation the recording does not
-	// show (see strict).
-	for i := 0; i < system; i++ {
-		if i >= len(live) {
-			return missing(i, wants[i])
-		}
-		if d := c.compare(r, i, wants[i], live[i]); d != nil {
-			return d
-		}
-	}
-	own := wants[system:]
-	at := len(live) - len(own)
-	if c.strict(r) && at > system {
-		extra := live[system]
-		return &DivergenceError{
-			Reason:        fmt.Sprintf("input message %d is not in the recording", system+1),
-			Message:       system,
-			ToolCallIndex: -1,
-			Diff:          lineDiff("", render(c.redact(extra))),
-		}
-	}
-	at = max(at, system)
-	for i, w := range own {
+	return slices.DeleteFunc(slices.Clone(call.input), func(w want) bool { return w.msg.Role == schema.System }), 0
+}
+
+// compareFrom compares wants with the live messages from index at on.
+func (c *Cassette) compareFrom(r *recRun, at int, wants []want, live []*schema.Message) *DivergenceError {
+	for i, w := range wants {
 		j := at + i
 		if j >= len(live) {
 			return missing(j, w)
@@ -135,20 +148,7 @@ func (c *Cassette) compare(r *recRun, i int, w want, live *schema.Message) *Dive
 // do not count.
 func (c *Cassette) same(w want, got *schema.Message) bool {
 	m := w.msg
-	if m.Role != got.Role {
-		return false
-	}
-	if m.Role == schema.Tool && m.ToolName != "" && got.ToolName != "" && m.ToolName != got.ToolName {
-		return false
-	}
-	wantText, gotText := c.norm.NormalizeText(m.Content), c.norm.NormalizeText(got.Content)
-	if w.truncated {
-		// The recording keeps the start of a long result; the live text
-		// is normalized whole, so compare the recorded prefix raw.
-		if !strings.HasPrefix(got.Content, m.Content) {
-			return false
-		}
-	} else if wantText != gotText {
+	if m.Role != got.Role || !sameToolName(m, got) || !c.sameText(w, got) {
 		return false
 	}
 	if !slices.EqualFunc(partsText(m), partsText(got), func(a, b string) bool {
@@ -159,6 +159,24 @@ func (c *Cassette) same(w want, got *schema.Message) bool {
 	return slices.EqualFunc(m.ToolCalls, got.ToolCalls, func(a, b schema.ToolCall) bool {
 		return a.Function.Name == b.Function.Name && c.norm.Normalize(a.Function.Arguments) == c.norm.Normalize(b.Function.Arguments)
 	})
+}
+
+// sameToolName reports whether got may answer the same tool as the
+// recorded message m: it does unless both are tool messages that name
+// different tools.
+func sameToolName(m, got *schema.Message) bool {
+	return m.Role != schema.Tool || m.ToolName == "" || got.ToolName == "" || m.ToolName == got.ToolName
+}
+
+// sameText reports whether got's content matches the recorded message's,
+// once normalized.
+func (c *Cassette) sameText(w want, got *schema.Message) bool {
+	if w.truncated {
+		// The recording keeps the start of a long result; the live text
+		// is normalized whole, so compare the recorded prefix raw.
+		return strings.HasPrefix(got.Content, w.msg.Content)
+	}
+	return c.norm.NormalizeText(w.msg.Content) == c.norm.NormalizeText(got.Content)
 }
 
 // partsText lists the text of a message's multi-part content.
@@ -182,18 +200,12 @@ func partsText(m *schema.Message) []string {
 func (c *Cassette) redact(m *schema.Message) *schema.Message {
 	out := *m
 	out.Content = c.redactText(m.Content)
-	if len(m.ToolCalls) > 0 {
-		out.ToolCalls = slices.Clone(m.ToolCalls)
-		for i := range out.ToolCalls {
-			out.ToolCalls[i].Function.Arguments = c.redactText(out.ToolCalls[i].Function.Arguments)
-		}
-	}
-	if len(m.UserInputMultiContent) > 0 {
-		out.UserInputMultiContent = slices.Clone(m.UserInputMultiContent)
-		for i := range out.UserInputMultiContent {
-			out.UserInputMultiContent[i].Text = c.redactText(out.UserInputMultiContent[i].Text)
-		}
-	}
+	out.ToolCalls = cloneEach(m.ToolCalls, func(tc *schema.ToolCall) {
+		tc.Function.Arguments = c.redactText(tc.Function.Arguments)
+	})
+	out.UserInputMultiContent = cloneEach(m.UserInputMultiContent, func(p *schema.MessageInputPart) {
+		p.Text = c.redactText(p.Text)
+	})
 	if len(m.MultiContent) > 0 {
 		out.MultiContent = slices.Clone(m.MultiContent)
 		for i := range out.MultiContent {
@@ -201,6 +213,19 @@ func (c *Cassette) redact(m *schema.Message) *schema.Message {
 		}
 	}
 	return &out
+}
+
+// cloneEach returns a copy of in with change applied to each element, or
+// in itself when it is empty.
+func cloneEach[T any](in []T, change func(*T)) []T {
+	if len(in) == 0 {
+		return in
+	}
+	out := slices.Clone(in)
+	for i := range out {
+		change(&out[i])
+	}
+	return out
 }
 
 var secrets = recorder.Secrets()
@@ -245,32 +270,46 @@ func render(m *schema.Message) string {
 // checkTools compares the tools offered with those recorded. It returns
 // a reason and a diff when they differ.
 func (c *Cassette) checkTools(call *recCall, tools []*schema.ToolInfo) (string, string) {
+	wantNames := slices.Sorted(slices.Values(call.request.Tools))
+	gotNames := slices.Sorted(slices.Values(toolNames(tools)))
+	if !slices.Equal(wantNames, gotNames) {
+		return "the tools offered differ", lineDiff(strings.Join(wantNames, "\n")+"\n", strings.Join(gotNames, "\n")+"\n")
+	}
+	for _, t := range tools {
+		if reason, diff := c.checkDefinition(call, t); reason != "" {
+			return reason, diff
+		}
+	}
+	return "", ""
+}
+
+// toolNames lists the names of tools, leaving out nil ones.
+func toolNames(tools []*schema.ToolInfo) []string {
 	names := make([]string, 0, len(tools))
 	for _, t := range tools {
 		if t != nil {
 			names = append(names, t.Name)
 		}
 	}
-	wantNames := slices.Sorted(slices.Values(call.request.Tools))
-	gotNames := slices.Sorted(slices.Values(names))
-	if !slices.Equal(wantNames, gotNames) {
-		return "the tools offered differ", lineDiff(strings.Join(wantNames, "\n")+"\n", strings.Join(gotNames, "\n")+"\n")
+	return names
+}
+
+// checkDefinition compares live tool t with its recorded definition, when
+// call has one. It returns a reason and a diff when they differ.
+func (c *Cassette) checkDefinition(call *recCall, t *schema.ToolInfo) (string, string) {
+	if t == nil {
+		return "", ""
 	}
-	for _, t := range tools {
-		if t == nil {
-			continue
-		}
-		def, ok := call.defs[t.Name]
-		if !ok {
-			continue // recorded before definitions were
-		}
-		got, err := c.definition(t)
-		if err != nil {
-			return fmt.Sprintf("the definition of tool %s cannot be read: %v", t.Name, err), ""
-		}
-		if def.Description != got.Description || !sameJSON(def.Parameters, got.Parameters) {
-			return "the definition of tool " + t.Name + " differs", lineDiff(renderDef(def), renderDef(got))
-		}
+	def, ok := call.defs[t.Name]
+	if !ok {
+		return "", "" // recorded before definitions were
+	}
+	got, err := c.definition(t)
+	if err != nil {
+		return fmt.Sprintf("the definition of tool %s cannot be read: %v", t.Name, err), ""
+	}
+	if def.Description != got.Description || !sameJSON(def.Parameters, got.Parameters) {
+		return "the definition of tool " + t.Name + " differs", lineDiff(renderDef(def), renderDef(got))
 	}
 	return "", ""
 }

@@ -51,19 +51,8 @@ type DivergenceError struct {
 func (e *DivergenceError) Error() string {
 	var b strings.Builder
 	b.WriteString("replay: the run left the recording")
-	if e.RunID != "" {
-		fmt.Fprintf(&b, " in run %s", e.RunID)
-		if e.Agent != "" {
-			fmt.Fprintf(&b, " (agent %s)", e.Agent)
-		}
-	} else if e.Agent != "" {
-		fmt.Fprintf(&b, " in agent %s", e.Agent)
-	}
-	if e.ModelCall > 0 {
-		fmt.Fprintf(&b, " at model call %d (seq %d)", e.ModelCall, e.Seq)
-	} else if e.RunID != "" {
-		fmt.Fprintf(&b, " at seq %d", e.Seq)
-	}
+	e.writeRun(&b)
+	e.writePlace(&b)
 	b.WriteString(": " + e.Reason)
 	if e.Diff != "" {
 		b.WriteString("\n" + strings.TrimSuffix(e.Diff, "\n"))
@@ -72,6 +61,31 @@ func (e *DivergenceError) Error() string {
 		b.WriteString("\nOpen the recording there: " + cmd)
 	}
 	return b.String()
+}
+
+// writeRun writes the run and agent that left the recording, those of
+// them known.
+func (e *DivergenceError) writeRun(b *strings.Builder) {
+	if e.RunID == "" {
+		if e.Agent != "" {
+			fmt.Fprintf(b, " in agent %s", e.Agent)
+		}
+		return
+	}
+	fmt.Fprintf(b, " in run %s", e.RunID)
+	if e.Agent != "" {
+		fmt.Fprintf(b, " (agent %s)", e.Agent)
+	}
+}
+
+// writePlace writes the model call, or the seq in the run, where the run
+// left the recording, when it is known.
+func (e *DivergenceError) writePlace(b *strings.Builder) {
+	if e.ModelCall > 0 {
+		fmt.Fprintf(b, " at model call %d (seq %d)", e.ModelCall, e.Seq)
+	} else if e.RunID != "" {
+		fmt.Fprintf(b, " at seq %d", e.Seq)
+	}
 }
 
 // Inspect returns the lookout command that opens the recording where the

@@ -74,11 +74,7 @@ func (m *Model) play(ctx context.Context, input []*schema.Message, opts []model.
 	}
 	k := r.next
 	if k >= len(r.calls) {
-		return nil, c.diverge(&DivergenceError{
-			RunID: r.id, Agent: r.agent, ModelCall: k + 1, Seq: r.lastSeq(),
-			Reason:  fmt.Sprintf("the recording has %d model calls, the run makes one more", len(r.calls)),
-			Message: -1, ToolCallIndex: -1,
-		})
+		return nil, c.diverge(oneMore(r, k))
 	}
 	call := r.calls[k]
 	c.advance(call.at)
@@ -87,6 +83,22 @@ func (m *Model) play(ctx context.Context, input []*schema.Message, opts []model.
 		return nil, c.diverge(d)
 	}
 	r.next++
+	c.played(call)
+	return reply(call.response), nil
+}
+
+// oneMore reports model call k of run r (from 0), which comes after all
+// its recorded ones.
+func oneMore(r *recRun, k int) *DivergenceError {
+	return &DivergenceError{
+		RunID: r.id, Agent: r.agent, ModelCall: k + 1, Seq: r.lastSeq(),
+		Reason:  fmt.Sprintf("the recording has %d model calls, the run makes one more", len(r.calls)),
+		Message: -1, ToolCallIndex: -1,
+	}
+}
+
+// played moves the clock past call, answered. The caller holds c.mu.
+func (c *Cassette) played(call *recCall) {
 	c.advance(call.done)
 	if len(call.tools) == 0 {
 		// No recorded tool call will move the clock on: the reply ended
@@ -94,7 +106,6 @@ func (m *Model) play(ctx context.Context, input []*schema.Message, opts []model.
 		// refused them saw the time of what the run did next.
 		c.advance(call.next)
 	}
-	return reply(call.response), nil
 }
 
 // lastSeq is the seq of the run's last record.

@@ -58,39 +58,59 @@ func (c *Cassette) inTurn(ctx context.Context, name, callID string) func() {
 		return func() {}
 	}
 	c.mu.Lock()
-	var rt *recTool
-	if r := c.runFor(ctx); r != nil {
-		for _, t := range r.tools {
-			if t.started.CallID == callID && t.started.Name == name {
-				rt = t
-				break
-			}
-		}
-	}
+	rt := c.findTool(ctx, name, callID)
 	if rt == nil || rt.call == nil || rt.ended == nil {
 		c.mu.Unlock()
 		return func() {}
 	}
-	var before []*recTool
-	for _, t := range rt.call.tools {
-		if t != rt && t.ended != nil && t.ended.CallIndex < rt.ended.CallIndex {
-			before = append(before, t)
-		}
-	}
+	before := rt.endedBefore()
 	c.mu.Unlock()
 	slices.SortFunc(before, func(a, b *recTool) int { return a.ended.CallIndex - b.ended.CallIndex })
+	waitTurns(ctx, before)
+	return rt.endTurn
+}
+
+// findTool is the recorded call of tool name with callID in the run of
+// ctx, or nil. c.mu is held.
+func (c *Cassette) findTool(ctx context.Context, name, callID string) *recTool {
+	r := c.runFor(ctx)
+	if r == nil {
+		return nil
+	}
+	for _, t := range r.tools {
+		if t.started.CallID == callID && t.started.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// endedBefore is the calls of the same reply as t recorded as ending
+// before it, in no order.
+func (t *recTool) endedBefore() []*recTool {
+	var before []*recTool
+	for _, o := range t.call.tools {
+		if o != t && o.ended != nil && o.ended.CallIndex < t.ended.CallIndex {
+			before = append(before, o)
+		}
+	}
+	return before
+}
+
+// waitTurns waits until each of calls has ended, one after another, for
+// turnWait in all at most, or until ctx is done.
+func waitTurns(ctx context.Context, calls []*recTool) {
 	timeout := time.NewTimer(turnWait)
 	defer timeout.Stop()
-	for _, t := range before {
+	for _, t := range calls {
 		select {
 		case <-t.turn():
 		case <-ctx.Done():
-			return rt.endTurn
+			return
 		case <-timeout.C:
-			return rt.endTurn
+			return
 		}
 	}
-	return rt.endTurn
 }
 
 // turn returns the channel closed once the call has ended.

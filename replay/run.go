@@ -129,6 +129,35 @@ type runBuilder struct {
 
 // add reads one record; before is the time of the record before it.
 func (b *runBuilder) add(rec *recorder.Record, before time.Time) {
+	if !b.addCall(rec, before) {
+		b.addRun(rec)
+	}
+}
+
+// addCall reads a record of a model or tool call. It reports whether rec
+// was one.
+func (b *runBuilder) addCall(rec *recorder.Record, before time.Time) bool {
+	switch p := rec.Payload.(type) {
+	case *recorder.ModelRequest:
+		// A request without a response (a failed attempt) is replaced
+		// by the next one.
+		b.pending = b.open(rec.Seq, rec.RecordedAt, p)
+		b.pending.checked = before
+	case *recorder.ModelResponse:
+		b.response(rec, p)
+	case *recorder.ToolStarted:
+		b.toolStarted(rec, p)
+	case *recorder.ToolEnded:
+		b.toolEnded(rec, p)
+	default:
+		return false
+	}
+	return true
+}
+
+// addRun reads a record of the run itself: its start and end, a message,
+// a budget record.
+func (b *runBuilder) addRun(rec *recorder.Record) {
 	r := b.r
 	switch p := rec.Payload.(type) {
 	case *recorder.RunStarted:
@@ -140,39 +169,52 @@ func (b *runBuilder) add(rec *recorder.Record, before time.Time) {
 			b.flush()
 			b.conv = append(b.conv, want{msg: p.Message, toolCall: -1, seq: rec.Seq})
 		}
-	case *recorder.ModelRequest:
-		// A request without a response (a failed attempt) is replaced
-		// by the next one.
-		b.pending = b.open(rec.Seq, rec.RecordedAt, p)
-		b.pending.checked = before
-	case *recorder.ModelResponse:
-		c := b.pending
-		if c == nil {
-			c = b.open(rec.Seq, rec.RecordedAt, nil)
-		}
-		b.pending = nil
-		c.response, c.done = p, rec.RecordedAt
-		r.calls = append(r.calls, c)
-		b.last = c
-	case *recorder.ToolStarted:
-		b.toolStarted(rec, p)
-	case *recorder.ToolEnded:
-		b.ended[p.CallID] = p
-		b.endSeq[p.CallID] = rec.Seq
-		if t := b.byID[p.CallID]; t != nil && t.ended == nil {
-			t.ended, t.done = p, rec.RecordedAt
-		}
 	case *recorder.BudgetRecord:
-		// A run the deadline stopped records how much time the check
-		// found used: the time of the check, to the millisecond, is the
-		// budget's start plus that.
-		if n := len(r.calls); n > 0 && p.Event == recorder.BudgetExceeded && p.Resource == "time" && !b.deadline.IsZero() {
-			r.calls[n-1].next = b.deadline.Add(time.Duration(p.Used-p.Limit) * time.Millisecond)
-		}
+		b.budget(p)
 	case *recorder.RunEnded:
-		if n := len(r.calls); n > 0 && r.calls[n-1].next.IsZero() {
-			r.calls[n-1].next = rec.RecordedAt
-		}
+		b.runEnded(rec.RecordedAt)
+	}
+}
+
+// runEnded makes the run's end, at, the time after its last model call,
+// unless a budget record gave one.
+func (b *runBuilder) runEnded(at time.Time) {
+	r := b.r
+	if n := len(r.calls); n > 0 && r.calls[n-1].next.IsZero() {
+		r.calls[n-1].next = at
+	}
+}
+
+// response closes the model call waiting for p, or one of its own for a
+// response without its request.
+func (b *runBuilder) response(rec *recorder.Record, p *recorder.ModelResponse) {
+	c := b.pending
+	if c == nil {
+		c = b.open(rec.Seq, rec.RecordedAt, nil)
+	}
+	b.pending = nil
+	c.response, c.done = p, rec.RecordedAt
+	b.r.calls = append(b.r.calls, c)
+	b.last = c
+}
+
+// toolEnded keeps a tool's result for the conversation and gives it to
+// the call it ends.
+func (b *runBuilder) toolEnded(rec *recorder.Record, p *recorder.ToolEnded) {
+	b.ended[p.CallID] = p
+	b.endSeq[p.CallID] = rec.Seq
+	if t := b.byID[p.CallID]; t != nil && t.ended == nil {
+		t.ended, t.done = p, rec.RecordedAt
+	}
+}
+
+// budget reads a budget record. A run the deadline stopped records how
+// much time the check found used: the time of the check, to the
+// millisecond, is the budget's start plus that.
+func (b *runBuilder) budget(p *recorder.BudgetRecord) {
+	r := b.r
+	if n := len(r.calls); n > 0 && p.Event == recorder.BudgetExceeded && p.Resource == "time" && !b.deadline.IsZero() {
+		r.calls[n-1].next = b.deadline.Add(time.Duration(p.Used-p.Limit) * time.Millisecond)
 	}
 }
 

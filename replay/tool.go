@@ -10,6 +10,8 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // Tool returns t answering from the recording: each call is matched to a
@@ -89,17 +91,28 @@ func (t *recordedTool) InvokableRun(ctx context.Context, args string, _ ...tool.
 		return "", c.diverge(c.unknownCall(r, info.Name, args))
 	}
 	c.use(rt)
-	te := rt.ended
-	if te == nil {
-		d := &DivergenceError{
-			ModelCall: 0, Seq: rt.seq, Message: -1, ToolCallIndex: rt.started.CallIndex,
-			Reason: fmt.Sprintf("tool call #%d, %s, never ended in the recording: run it live", rt.started.CallIndex, info.Name),
-		}
-		if r != nil {
-			d.RunID, d.Agent = r.id, r.agent
-		}
-		return "", c.diverge(d)
+	if rt.ended == nil {
+		return "", c.diverge(neverEnded(r, rt, info.Name))
 	}
+	return recordedResult(rt.ended)
+}
+
+// neverEnded reports a call of tool name that the recording of run r,
+// which may be nil, started and never ended.
+func neverEnded(r *recRun, rt *recTool, name string) *DivergenceError {
+	d := &DivergenceError{
+		ModelCall: 0, Seq: rt.seq, Message: -1, ToolCallIndex: rt.started.CallIndex,
+		Reason: fmt.Sprintf("tool call #%d, %s, never ended in the recording: run it live", rt.started.CallIndex, name),
+	}
+	if r != nil {
+		d.RunID, d.Agent = r.id, r.agent
+	}
+	return d
+}
+
+// recordedResult is what the tool returned in the recording: its result,
+// or its error for a failed call that the budget did not refuse.
+func recordedResult(te *recorder.ToolEnded) (string, error) {
 	if te.IsError && !strings.HasPrefix(te.Result, refusalPrefix) {
 		return "", errors.New(te.Error)
 	}
@@ -135,30 +148,57 @@ func (c *Cassette) matchTool(r *recRun, name, callID, args string) *recTool {
 	if r != nil {
 		runs = []*recRun{r}
 	}
+	sameArgs := c.sameArgs(args)
+	var first *recTool
+	for _, rr := range runs {
+		exact, f := rr.matchTool(name, callID, sameArgs)
+		if exact != nil {
+			return exact
+		}
+		if first == nil {
+			first = f
+		}
+	}
+	return first
+}
+
+// matchTool finds the unused recorded calls of tool name in r with the
+// same arguments: the one with call id callID, if any, and the first.
+func (r *recRun) matchTool(name, callID string, sameArgs func(recorded string, truncated bool) bool) (exact, first *recTool) {
+	for _, rt := range r.tools {
+		if !rt.replays(name, sameArgs) {
+			continue
+		}
+		if callID != "" && rt.started.CallID == callID {
+			return rt, first
+		}
+		if first == nil {
+			first = rt
+		}
+	}
+	return nil, first
+}
+
+// replays reports whether live call of tool name, whose arguments
+// sameArgs compares, may replay t: t is unused and of the same tool with
+// the same arguments.
+func (t *recTool) replays(name string, sameArgs func(recorded string, truncated bool) bool) bool {
+	s := t.started
+	return !t.used && s.Name == name && sameArgs(s.Arguments, s.ArgumentsTruncated)
+}
+
+// sameArgs returns what compares recorded arguments with the live
+// arguments args, redacted: normalized, or as a prefix when the
+// recording cut them.
+func (c *Cassette) sameArgs(args string) func(recorded string, truncated bool) bool {
 	live := c.redactText(args)
 	norm := c.norm.Normalize(live)
-	sameArgs := func(s string, truncated bool) bool {
+	return func(s string, truncated bool) bool {
 		if truncated {
 			return strings.HasPrefix(live, s)
 		}
 		return c.norm.Normalize(s) == norm
 	}
-	var first *recTool
-	for _, rr := range runs {
-		for _, rt := range rr.tools {
-			s := rt.started
-			if rt.used || s.Name != name || !sameArgs(s.Arguments, s.ArgumentsTruncated) {
-				continue
-			}
-			if callID != "" && s.CallID == callID {
-				return rt
-			}
-			if first == nil {
-				first = rt
-			}
-		}
-	}
-	return first
 }
 
 // unknownCall reports a tool call the recording does not have, with the

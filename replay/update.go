@@ -62,6 +62,18 @@ func Open(path string, opts *Options) (*Cassette, error) {
 	if c.opts.Live == nil {
 		return nil, errNoModel
 	}
+	sink, err := newSink(path)
+	if err != nil {
+		return nil, err
+	}
+	rec := recorder.New(sink, &recorder.Options{KeepSecrets: c.opts.KeepSecrets, Redactors: c.opts.Redactors, Block: true})
+	c.recording = &recording{rec: rec}
+	return c, nil
+}
+
+// newSink creates the JSON Lines file at path, and its directory, to
+// record a new cassette into.
+func newSink(path string) (*recorder.FileSink, error) {
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		return nil, fmt.Errorf("replay: %s: record mode writes JSON Lines, not ATIF", path)
 	}
@@ -72,9 +84,7 @@ func Open(path string, opts *Options) (*Cassette, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	rec := recorder.New(sink, &recorder.Options{KeepSecrets: c.opts.KeepSecrets, Redactors: c.opts.Redactors, Block: true})
-	c.recording = &recording{rec: rec}
-	return c, nil
+	return sink, nil
 }
 
 // Recording reports whether the cassette is in record mode.

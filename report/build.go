@@ -202,30 +202,7 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 	roots := tree(runs)
 	items := conversations(roots)
 	multi := len(runs) > 1
-	var ordered []*run
-	var walk func(*run)
-	walk = func(r *run) {
-		ordered = append(ordered, r)
-		for _, c := range r.Children {
-			walk(c)
-		}
-	}
-	var convs []*conversation
-	for _, it := range items {
-		if it.Run != nil {
-			walk(it.Run)
-			continue
-		}
-		c := it.Conv
-		convs = append(convs, c)
-		from := len(ordered)
-		for _, r := range c.Turns {
-			walk(r)
-		}
-		c.runs = ordered[from:len(ordered):len(ordered)]
-		ordered[from].opens = c
-		ordered[len(ordered)-1].closes = true
-	}
+	ordered, convs := order(items)
 	for _, r := range ordered {
 		if multi {
 			r.prefix = r.ID + "-"
@@ -248,6 +225,37 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 	return v, b.texts
 }
 
+// order lists the runs of the tree's items as the page shows them, each
+// run followed by the runs it started, and links each conversation to its
+// runs and to the first and last of them.
+func order(items []treeItem) (ordered []*run, convs []*conversation) {
+	for _, it := range items {
+		if it.Run != nil {
+			ordered = appendTree(ordered, it.Run)
+			continue
+		}
+		c := it.Conv
+		convs = append(convs, c)
+		from := len(ordered)
+		for _, r := range c.Turns {
+			ordered = appendTree(ordered, r)
+		}
+		c.runs = ordered[from:len(ordered):len(ordered)]
+		ordered[from].opens = c
+		ordered[len(ordered)-1].closes = true
+	}
+	return ordered, convs
+}
+
+// appendTree appends r and, after it, the runs it started, depth first.
+func appendTree(ordered []*run, r *run) []*run {
+	ordered = append(ordered, r)
+	for _, c := range r.Children {
+		ordered = appendTree(ordered, c)
+	}
+	return ordered
+}
+
 // group splits records by run, in the order runs first appear, each
 // run's records sorted by seq.
 func group(records []recorder.Record) []*run {
@@ -264,23 +272,32 @@ func group(records []recorder.Record) []*run {
 	}
 	for _, r := range runs {
 		slices.SortStableFunc(r.records, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
-		parent := ""
-		for _, rec := range r.records {
-			if p, ok := rec.Payload.(*recorder.RunStarted); ok && p != nil && r.started == nil {
-				r.started = p
-			}
-			if rec.ParentRunID != "" && parent == "" {
-				parent = rec.ParentRunID
-			}
-			if parent != "" && r.started != nil {
-				break
-			}
-		}
-		if p := byID[parent]; p != nil && p != r {
+		r.started = firstStarted(r.records)
+		if p := byID[firstParent(r.records)]; p != nil && p != r {
 			r.Parent = p
 		}
 	}
 	return runs
+}
+
+// firstStarted is the first run_started record of records, or nil.
+func firstStarted(records []recorder.Record) *recorder.RunStarted {
+	for _, rec := range records {
+		if p, ok := rec.Payload.(*recorder.RunStarted); ok && p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// firstParent is the first parent run id records name, or "".
+func firstParent(records []recorder.Record) string {
+	for _, rec := range records {
+		if rec.ParentRunID != "" {
+			return rec.ParentRunID
+		}
+	}
+	return ""
 }
 
 // conversations groups the root runs that share a conversation id, when
@@ -288,12 +305,7 @@ func group(records []recorder.Record) []*run {
 // items: the other root runs and the conversations, where each first
 // appears.
 func conversations(roots []*run) []treeItem {
-	count := map[string]int{}
-	for _, r := range roots {
-		if id := r.conversation(); id != "" {
-			count[id]++
-		}
-	}
+	count := turnCounts(roots)
 	byID := map[string]*conversation{}
 	items := make([]treeItem, 0, len(roots))
 	for _, r := range roots {
@@ -315,6 +327,17 @@ func conversations(roots []*run) []treeItem {
 		slices.SortStableFunc(c.Turns, func(a, b *run) int { return cmp.Compare(a.started.Turn, b.started.Turn) })
 	}
 	return items
+}
+
+// turnCounts is how many of roots are turns of each conversation.
+func turnCounts(roots []*run) map[string]int {
+	count := map[string]int{}
+	for _, r := range roots {
+		if id := r.conversation(); id != "" {
+			count[id]++
+		}
+	}
+	return count
 }
 
 // conversation is the id of the conversation r is a turn of, or "".
@@ -371,24 +394,8 @@ func (b *builder) run(r *run) {
 	models := modelSet{}
 	for i := range r.records {
 		rec := &r.records[i]
-		if !rec.RecordedAt.IsZero() {
-			if r.first.IsZero() || rec.RecordedAt.Before(r.first) {
-				r.first = rec.RecordedAt
-			}
-			if rec.RecordedAt.After(r.last) {
-				r.last = rec.RecordedAt
-			}
-		}
-		switch p := rec.Payload.(type) {
-		case *recorder.ModelRequest:
-			if p != nil {
-				models.add(p.Model, "")
-			}
-		case *recorder.ModelResponse:
-			if p != nil {
-				models.add(p.Model, p.Provider)
-			}
-		}
+		r.widen(rec.RecordedAt)
+		models.addPayload(rec.Payload)
 		t.add(rec)
 	}
 	t.closeGroup()
@@ -400,22 +407,61 @@ func (b *builder) run(r *run) {
 	r.models = models
 	r.Models = models.String()
 	if oneModel(r.Entries) {
-		// The run's header names it; each call need not.
-		for _, e := range r.Entries {
-			if e.Kind == kindModel {
-				e.Model.Model = ""
-			}
+		unnameModels(r.Entries)
+	}
+	r.describeStart()
+	b.outcome(r, t.usage)
+	r.Duration = duration(r.last.Sub(r.first))
+	r.Chart = burnDown(r)
+}
+
+// widen stretches the times r's records span to take in at, when it is
+// set.
+func (r *run) widen(at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	if r.first.IsZero() || at.Before(r.first) {
+		r.first = at
+	}
+	if at.After(r.last) {
+		r.last = at
+	}
+}
+
+// addPayload adds the model a model request or response names.
+func (s modelSet) addPayload(p recorder.Payload) {
+	switch p := p.(type) {
+	case *recorder.ModelRequest:
+		if p != nil {
+			s.add(p.Model, "")
+		}
+	case *recorder.ModelResponse:
+		if p != nil {
+			s.add(p.Model, p.Provider)
 		}
 	}
+}
+
+// describeStart fills r's agent, version, conversation, turn and limits
+// from its run_started record.
+func (r *run) describeStart() {
 	r.Agent = "(unnamed agent)"
-	if r.started != nil && r.started.AgentName != "" {
+	if r.started == nil {
+		return
+	}
+	if r.started.AgentName != "" {
 		r.Agent = r.started.AgentName
 	}
-	if r.started != nil {
-		r.Version, r.Conversation, r.Turn = r.started.AgentVersion, r.started.ConversationID, r.started.Turn+1
-	}
+	r.Version, r.Conversation, r.Turn = r.started.AgentVersion, r.started.ConversationID, r.started.Turn+1
+	r.Limits = limits(r.started.Limits)
+}
+
+// outcome fills r's outcome, error and usage from its run_ended record,
+// or marks it unfinished with the usage summed from its records.
+func (b *builder) outcome(r *run, summed recorder.RunUsage) {
 	r.Outcome, r.Class = "unfinished", "unfinished"
-	r.usage = t.usage
+	r.usage = summed
 	if r.ended != nil {
 		r.Outcome, r.Class = string(r.ended.Outcome), "outcome-"+string(r.ended.Outcome)
 		r.StopReason = r.ended.StopReason
@@ -425,11 +471,16 @@ func (b *builder) run(r *run) {
 		r.usage = r.ended.Usage
 	}
 	r.Usage = usageOf(r.usage)
-	r.Duration = duration(r.last.Sub(r.first))
-	if r.started != nil {
-		r.Limits = limits(r.started.Limits)
+}
+
+// unnameModels leaves the model out of each model call of entries: the
+// run's header names it; each call need not.
+func unnameModels(entries []*entry) {
+	for _, e := range entries {
+		if e.Kind == kindModel {
+			e.Model.Model = ""
+		}
 	}
-	r.Chart = burnDown(r)
 }
 
 // oneModel reports whether the model calls of entries name one model at
@@ -479,14 +530,22 @@ func (t *timeline) minor(e *entry) {
 	t.entries = append(t.entries, e)
 }
 
+// add puts rec on the timeline.
 func (t *timeline) add(rec *recorder.Record) {
 	id := t.r.anchor(rec.Seq)
 	if recorder.IsNilPayload(rec.Payload) {
 		t.minor(&entry{Kind: kindAnchor, ID: id}) // built in code with nothing in it
 		return
 	}
-	b := t.b
-	switch p := rec.Payload.(type) {
+	if !t.addRunRecord(id, rec.Payload) && !t.addCall(id, rec) {
+		t.addOther(id, rec.Payload)
+	}
+}
+
+// addRunRecord adds a record of the run itself: its start and end, a
+// message or an assessment. It reports whether p was one.
+func (t *timeline) addRunRecord(id string, p recorder.Payload) bool {
+	switch p := p.(type) {
 	case *recorder.RunStarted:
 		t.r.started = p
 		t.r.StartedID = id
@@ -494,38 +553,75 @@ func (t *timeline) add(rec *recorder.Record) {
 		t.r.ended = p
 		t.push(&entry{Kind: kindEnd, ID: id, Label: string(p.Outcome), Note: "outcome-" + string(p.Outcome)})
 	case *recorder.Message:
-		e := &entry{Kind: kindMessage, ID: id, Text: b.text("")}
-		if p.Message != nil {
-			e.Label, e.Text.S = string(p.Message.Role), p.Message.Content
-			if tag, ok := lookout.Injected(p.Message); ok {
-				e.Kind, e.Label = kindReminder, tag
-			}
-		}
-		t.push(e)
+		t.message(id, p)
 	case *recorder.AssessmentRecord:
-		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: b.text(p.Markdown), Notes: p.Observers, After: p.AfterCallIndex}
+		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: t.b.text(p.Markdown), Notes: p.Observers, After: p.AfterCallIndex}
 		t.assessments = append(t.assessments, e)
 		t.push(e)
-	case *recorder.ModelRequest:
-		m := &modelCall{Model: p.Model, Messages: p.MessageCount, Offered: len(p.Tools), Withheld: p.ToolsWithheld}
-		m.Again = t.inject(id, p.Injected)
-		t.model = m
-		t.usage.ModelCalls++
-		t.push(&entry{Kind: kindModel, ID: id, Model: m})
-	case *recorder.ModelResponse:
-		m := t.model
-		t.model = nil
-		if m == nil {
-			// A response without its request: the entry carries its anchor.
-			m = &modelCall{}
-			t.push(&entry{Kind: kindModel, ID: id, Model: m})
-			id = ""
+	default:
+		return false
+	}
+	return true
+}
+
+// message adds a message, as a reminder when Lookout injected it.
+func (t *timeline) message(id string, p *recorder.Message) {
+	e := &entry{Kind: kindMessage, ID: id, Text: t.b.text("")}
+	if p.Message != nil {
+		e.Label, e.Text.S = string(p.Message.Role), p.Message.Content
+		if tag, ok := lookout.Injected(p.Message); ok {
+			e.Kind, e.Label = kindReminder, tag
 		}
-		t.response(m, id, p)
+	}
+	t.push(e)
+}
+
+// addCall adds a record of a model or tool call. It reports whether rec
+// was one.
+func (t *timeline) addCall(id string, rec *recorder.Record) bool {
+	switch p := rec.Payload.(type) {
+	case *recorder.ModelRequest:
+		t.request(id, p)
+	case *recorder.ModelResponse:
+		t.answer(id, p)
 	case *recorder.ToolStarted:
 		t.started(id, rec.Seq, p)
 	case *recorder.ToolEnded:
 		t.ended(id, rec.Seq, p)
+	default:
+		return false
+	}
+	return true
+}
+
+// request adds a model call, after the messages Lookout added to its
+// input.
+func (t *timeline) request(id string, p *recorder.ModelRequest) {
+	m := &modelCall{Model: p.Model, Messages: p.MessageCount, Offered: len(p.Tools), Withheld: p.ToolsWithheld}
+	m.Again = t.inject(id, p.Injected)
+	t.model = m
+	t.usage.ModelCalls++
+	t.push(&entry{Kind: kindModel, ID: id, Model: m})
+}
+
+// answer completes the model call waiting for p, or adds one of its own
+// for a response without its request.
+func (t *timeline) answer(id string, p *recorder.ModelResponse) {
+	m := t.model
+	t.model = nil
+	if m == nil {
+		// A response without its request: the entry carries its anchor.
+		m = &modelCall{}
+		t.push(&entry{Kind: kindModel, ID: id, Model: m})
+		id = ""
+	}
+	t.response(m, id, p)
+}
+
+// addOther adds a budget, extension or unknown record, or an anchor for
+// any other.
+func (t *timeline) addOther(id string, p recorder.Payload) {
+	switch p := p.(type) {
 	case *recorder.BudgetRecord:
 		if p.Event == recorder.BudgetExceeded {
 			t.push(&entry{Kind: kindBudget, ID: id, Budget: p})
@@ -533,9 +629,9 @@ func (t *timeline) add(rec *recorder.Record) {
 		}
 		t.minor(&entry{Kind: kindAnchor, ID: id})
 	case *recorder.Extension:
-		t.minor(&entry{Kind: kindExtension, ID: id, Label: p.Name, Text: b.text(string(p.Body))})
+		t.minor(&entry{Kind: kindExtension, ID: id, Label: p.Name, Text: t.b.text(string(p.Body))})
 	case *recorder.Unknown:
-		t.minor(&entry{Kind: kindExtension, ID: id, Label: string(p.Name), Text: b.text(string(p.Body))})
+		t.minor(&entry{Kind: kindExtension, ID: id, Label: string(p.Name), Text: t.b.text(string(p.Body))})
 	default:
 		t.minor(&entry{Kind: kindAnchor, ID: id})
 	}
@@ -612,9 +708,7 @@ func (t *timeline) unshown() {
 // entry itself carries it).
 func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
 	m.Answered, m.RespID = true, id
-	if p.FinishReason != "tool_calls" && p.FinishReason != "stop" {
-		m.Finish = p.FinishReason // the usual reasons show in what follows
-	}
+	m.Finish = unusualFinish(p.FinishReason)
 	if p.Latency > 0 {
 		m.Latency = duration(p.Latency)
 	}
@@ -623,22 +717,32 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	}
 	m.Usage = "usage not reported"
 	if p.UsageReported {
-		u := p.Usage
-		m.Usage = observer.FormatCount(u.TotalTokens) + " tokens"
-		t.usage.PromptTokens += u.PromptTokens
-		t.usage.CompletionTokens += u.CompletionTokens
-		t.usage.TotalTokens += u.TotalTokens
-		t.usage.CachedTokens += u.CachedTokens
-		t.usage.CacheWriteTokens += u.CacheWriteTokens
-		t.usage.ReasoningTokens += u.ReasoningTokens
+		m.Usage = observer.FormatCount(p.Usage.TotalTokens) + " tokens"
+		addTokens(&t.usage, p.Usage)
 	}
 	t.usage.CostUSD += max(p.CostUSD, 0)
-	if p.Message == nil {
-		return
-	}
-	if p.Message.Content != "" {
+	if p.Message != nil && p.Message.Content != "" {
 		m.Reply = t.b.text(p.Message.Content)
 	}
+}
+
+// unusualFinish is reason, or "" for the usual reasons, which show in
+// what follows.
+func unusualFinish(reason string) string {
+	if reason == "tool_calls" || reason == "stop" {
+		return ""
+	}
+	return reason
+}
+
+// addTokens adds the tokens of one model call to a run's usage.
+func addTokens(sum *recorder.RunUsage, u recorder.TokenUsage) {
+	sum.PromptTokens += u.PromptTokens
+	sum.CompletionTokens += u.CompletionTokens
+	sum.TotalTokens += u.TotalTokens
+	sum.CachedTokens += u.CachedTokens
+	sum.CacheWriteTokens += u.CacheWriteTokens
+	sum.ReasoningTokens += u.ReasoningTokens
 }
 
 func (t *timeline) started(id string, seq uint64, p *recorder.ToolStarted) {
@@ -667,18 +771,7 @@ func callKey(callID, name string) string {
 }
 
 func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
-	key := callKey(p.CallID, p.Name)
-	var c *toolCall
-	if q := t.open[key]; len(q) > 0 {
-		c, t.open[key] = q[0], q[1:]
-	} else {
-		// An end without its start: show it on its own.
-		t.started(id, seq, &recorder.ToolStarted{CallID: p.CallID, Name: p.Name})
-		q := t.open[key]
-		c, t.open[key] = q[len(q)-1], q[:len(q)-1]
-		t.usage.ToolCalls--
-		c.Args = nil
-	}
+	c := t.take(id, seq, p)
 	c.EndID, c.end, c.Unfinished = id, seq, false
 	c.IsError = p.IsError || p.Error != ""
 	c.Result = t.b.text(p.Result)
@@ -693,6 +786,23 @@ func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
 	if p.Truncated {
 		c.Cut = "result cut by the recorder at " + strconv.Itoa(len(p.Result)) + " of " + strconv.Itoa(p.ResultBytes) + " bytes"
 	}
+}
+
+// take returns the open call that p ends, or, for an end without its
+// start, a call of its own to show it on.
+func (t *timeline) take(id string, seq uint64, p *recorder.ToolEnded) *toolCall {
+	key := callKey(p.CallID, p.Name)
+	if q := t.open[key]; len(q) > 0 {
+		t.open[key] = q[1:]
+		return q[0]
+	}
+	t.started(id, seq, &recorder.ToolStarted{CallID: p.CallID, Name: p.Name})
+	q := t.open[key]
+	c := q[len(q)-1]
+	t.open[key] = q[:len(q)-1]
+	t.usage.ToolCalls--
+	c.Args = nil
+	return c
 }
 
 // closeGroup ends the current group of tool calls and puts each call in
@@ -860,13 +970,7 @@ func joinSet(set map[string]bool) string {
 
 // limits describes a run's limits, or "none".
 func limits(l recorder.RunLimits) string {
-	var parts []string
-	if l.Timeout > 0 {
-		parts = append(parts, duration(l.Timeout)+" timeout")
-	}
-	if !l.Deadline.IsZero() && l.Timeout <= 0 {
-		parts = append(parts, "deadline "+l.Deadline.UTC().Format(time.RFC3339))
-	}
+	parts := timeLimit(l)
 	for _, n := range []struct {
 		v    int64
 		name string
@@ -879,6 +983,18 @@ func limits(l recorder.RunLimits) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// timeLimit describes a run's timeout, or else its deadline, as the first
+// of its limits' parts.
+func timeLimit(l recorder.RunLimits) []string {
+	if l.Timeout > 0 {
+		return []string{duration(l.Timeout) + " timeout"}
+	}
+	if !l.Deadline.IsZero() {
+		return []string{"deadline " + l.Deadline.UTC().Format(time.RFC3339)}
+	}
+	return nil
 }
 
 // duration rounds d to what a reader compares: microseconds under a

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
@@ -52,65 +53,15 @@ func burnDown(r *run) *chart {
 	if r.started == nil {
 		return nil
 	}
-	l := r.started.Limits
-	c := &chart{
-		Width: chartWidth, Height: chartHeight, Left: chartLeft, Top: chartTop,
-		PlotW: chartWidth - chartLeft - chartRight, PlotH: chartHeight - chartTop - chartBottom,
-		Records: len(r.records),
-	}
-	c.Bottom = c.Top + c.PlotH
-	c.CautionY = c.y(resource.DefaultCautionAt)
-	c.WarningY = c.y(resource.DefaultWarningAt)
-	c.CautionH = c.WarningY - c.CautionY
-	c.WarningH = c.Bottom - c.WarningY
-	c.Caution = pct(resource.DefaultCautionAt)
-	c.Warning = pct(resource.DefaultWarningAt)
-
-	series := []*counter{
-		{resource: "tokens", label: "tokens", limit: l.MaxTokens},
-		{resource: "model_calls", label: "model calls", limit: l.MaxModelCalls},
-		{resource: "tool_calls", label: "tool calls", limit: l.MaxToolCalls},
-	}
-	deadline := l.Deadline
-	if l.Timeout > 0 && !r.first.IsZero() {
-		deadline = r.first.Add(l.Timeout)
-	}
-	var clock *counter
-	if !deadline.IsZero() && !r.first.IsZero() && deadline.After(r.first) {
-		clock = &counter{resource: "time", label: "time", limit: int64(deadline.Sub(r.first))}
-		series = append(series, clock)
-	}
-	budgeted := map[string]bool{}
-	for i := range r.records {
-		if b, ok := r.records[i].Payload.(*recorder.BudgetRecord); ok && b.Event == recorder.BudgetCharged {
-			budgeted[b.Resource] = true
-		}
-	}
-	active := series[:0]
-	for _, s := range series {
-		if s.limit > 0 {
-			s.fromBudget = budgeted[s.resource]
-			active = append(active, s)
-		}
-	}
+	active, clock := counters(r)
 	if len(active) == 0 {
 		return nil
 	}
-	n := len(r.records)
+	c := newChart(len(r.records))
 	for i := range r.records {
-		rec := &r.records[i]
-		x := c.Left
-		if n > 1 {
-			x += i * c.PlotW / (n - 1)
-		}
+		x := c.x(i, len(r.records))
 		for _, s := range active {
-			if s == clock {
-				if !rec.RecordedAt.IsZero() {
-					s.set(int64(rec.RecordedAt.Sub(r.first)), s.limit)
-				}
-			} else {
-				s.charge(rec)
-			}
+			s.follow(&r.records[i], s == clock, r.first)
 			s.plot(c, x)
 		}
 	}
@@ -122,6 +73,88 @@ func burnDown(r *run) *chart {
 		})
 	}
 	return c
+}
+
+// newChart lays out an empty chart of the given number of records.
+func newChart(records int) *chart {
+	c := &chart{
+		Width: chartWidth, Height: chartHeight, Left: chartLeft, Top: chartTop,
+		PlotW: chartWidth - chartLeft - chartRight, PlotH: chartHeight - chartTop - chartBottom,
+		Records: records,
+	}
+	c.Bottom = c.Top + c.PlotH
+	c.CautionY = c.y(resource.DefaultCautionAt)
+	c.WarningY = c.y(resource.DefaultWarningAt)
+	c.CautionH = c.WarningY - c.CautionY
+	c.WarningH = c.Bottom - c.WarningY
+	c.Caution = pct(resource.DefaultCautionAt)
+	c.Warning = pct(resource.DefaultWarningAt)
+	return c
+}
+
+// counters returns a counter for each resource the run started by r
+// limits, and the one of them that follows the time, or nil.
+func counters(r *run) (active []*counter, clock *counter) {
+	l := r.started.Limits
+	series := []*counter{
+		{resource: "tokens", label: "tokens", limit: l.MaxTokens},
+		{resource: "model_calls", label: "model calls", limit: l.MaxModelCalls},
+		{resource: "tool_calls", label: "tool calls", limit: l.MaxToolCalls},
+	}
+	if deadline := deadlineOf(r); !deadline.IsZero() && !r.first.IsZero() && deadline.After(r.first) {
+		clock = &counter{resource: "time", label: "time", limit: int64(deadline.Sub(r.first))}
+		series = append(series, clock)
+	}
+	budgeted := charged(r.records)
+	active = series[:0]
+	for _, s := range series {
+		if s.limit > 0 {
+			s.fromBudget = budgeted[s.resource]
+			active = append(active, s)
+		}
+	}
+	return active, clock
+}
+
+// deadlineOf is when the run started by r had to end: its timeout after
+// its first record, or else its deadline, zero when it had neither.
+func deadlineOf(r *run) time.Time {
+	l := r.started.Limits
+	if l.Timeout > 0 && !r.first.IsZero() {
+		return r.first.Add(l.Timeout)
+	}
+	return l.Deadline
+}
+
+// charged is the set of resources that records hold budget charges for.
+func charged(records []recorder.Record) map[string]bool {
+	budgeted := map[string]bool{}
+	for i := range records {
+		if b, ok := records[i].Payload.(*recorder.BudgetRecord); ok && b.Event == recorder.BudgetCharged {
+			budgeted[b.Resource] = true
+		}
+	}
+	return budgeted
+}
+
+// follow brings the counter up to date with rec: the time since first
+// for the clock, what rec consumed for the other resources.
+func (s *counter) follow(rec *recorder.Record, clock bool, first time.Time) {
+	if !clock {
+		s.charge(rec)
+		return
+	}
+	if !rec.RecordedAt.IsZero() {
+		s.set(int64(rec.RecordedAt.Sub(first)), s.limit)
+	}
+}
+
+// x is the chart's x for record i of n, spread evenly across the plot.
+func (c *chart) x(i, n int) int {
+	if n < 2 {
+		return c.Left
+	}
+	return c.Left + i*c.PlotW/(n-1)
 }
 
 // y is the chart's y for a share left, from 1 (top) to 0 (bottom).
@@ -159,24 +192,31 @@ func (s *counter) set(used, limit int64) {
 
 // charge counts what rec consumed of the resource.
 func (s *counter) charge(rec *recorder.Record) {
-	switch p := rec.Payload.(type) {
-	case *recorder.BudgetRecord:
-		if s.fromBudget && p.Resource == s.resource && p.Event == recorder.BudgetCharged {
+	if s.fromBudget {
+		if p, ok := rec.Payload.(*recorder.BudgetRecord); ok && p.Resource == s.resource && p.Event == recorder.BudgetCharged {
 			s.set(p.Used, p.Limit)
 		}
+		return
+	}
+	if resource, n := consumed(rec.Payload); resource == s.resource {
+		s.used += n
+	}
+}
+
+// consumed is the resource that p, a model or tool record, shows
+// consumed and how much of it; "" for other records.
+func consumed(p recorder.Payload) (string, int64) {
+	switch p := p.(type) {
 	case *recorder.ModelResponse:
-		if !s.fromBudget && s.resource == "tokens" && p.UsageReported {
-			s.used += p.Usage.TotalTokens
+		if p != nil && p.UsageReported {
+			return "tokens", p.Usage.TotalTokens
 		}
 	case *recorder.ModelRequest:
-		if !s.fromBudget && s.resource == "model_calls" {
-			s.used++
-		}
+		return "model_calls", 1
 	case *recorder.ToolStarted:
-		if !s.fromBudget && s.resource == "tool_calls" {
-			s.used++
-		}
+		return "tool_calls", 1
 	}
+	return "", 0
 }
 
 // plot puts the resource's level after a record at x. The line is a

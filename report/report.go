@@ -108,34 +108,14 @@ func Write(w io.Writer, records []recorder.Record, opts *Options) error {
 // render writes the page. With blank set, the texts are left out, so
 // that the page's markup can be measured.
 func render(w io.Writer, v *view, blank []*text) error {
-	if blank != nil {
-		saved := make([]text, len(blank))
-		for i, t := range blank {
-			saved[i], *t = *t, text{}
-		}
-		defer func() {
-			for i, t := range blank {
-				*t = saved[i]
-			}
-		}()
-	}
+	defer blankTexts(blank)()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := page.ExecuteTemplate(bw, "head", v); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, r := range v.Runs {
-		if r.opens != nil {
-			if err := page.ExecuteTemplate(bw, "conversation", r.opens); err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-		}
-		if err := page.ExecuteTemplate(bw, "run", r); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		writeTimeline(bw, r.Entries)
-		bw.WriteString("</div>\n</section>\n")
-		if r.closes {
-			bw.WriteString("</section>\n")
+		if err := renderRun(bw, r); err != nil {
+			return err
 		}
 	}
 	if err := page.ExecuteTemplate(bw, "foot", v); err != nil {
@@ -143,6 +123,39 @@ func render(w io.Writer, v *view, blank []*text) error {
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// blankTexts empties texts, when there are any, and returns what puts
+// them back.
+func blankTexts(texts []*text) (restore func()) {
+	saved := make([]text, len(texts))
+	for i, t := range texts {
+		saved[i], *t = *t, text{}
+	}
+	return func() {
+		for i, t := range texts {
+			*t = saved[i]
+		}
+	}
+}
+
+// renderRun writes one run's section, opening the conversation it starts
+// and closing the one it ends.
+func renderRun(bw *bufio.Writer, r *run) error {
+	if r.opens != nil {
+		if err := page.ExecuteTemplate(bw, "conversation", r.opens); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if err := page.ExecuteTemplate(bw, "run", r); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	writeTimeline(bw, r.Entries)
+	bw.WriteString("</div>\n</section>\n")
+	if r.closes {
+		bw.WriteString("</section>\n")
 	}
 	return nil
 }
