@@ -9,8 +9,11 @@ import (
 
 // chunkSize is the number of entries per storage chunk. Appends fill a
 // chunk in place and allocate a new one only when it is full, so the cost
-// of an append does not depend on the length of the log.
-const chunkSize = 256
+// of an append does not depend on the length of the log. A chunk of the
+// tool-call records Lookout logs stays below 32 KiB, the largest object
+// the runtime allocates from a thread's cache: a larger one is taken from
+// the heap under its lock and zeroed page by page.
+const chunkSize = 64
 
 // Log is an append-only slice of T. Obtain one with [LogOf]. A Log is safe
 // for concurrent use.

@@ -683,7 +683,7 @@ type heavy struct {
 
 // Dropped entries become garbage: what stays reachable is the retained
 // entries and the older ones that share their storage chunk, fewer than
-// 256.
+// 64.
 func TestRetentionLetsDroppedEntriesBeCollected(t *testing.T) {
 	const retention, appends = 1_000, 10_000
 	log := session.LogOf[heavy](session.New(&session.StoreOptions{Retention: retention}))
@@ -701,6 +701,6 @@ func TestRetentionLetsDroppedEntriesBeCollected(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, alive, retention)
-	assert.Less(t, alive, retention+256, "entries reachable after a collection")
+	assert.Less(t, alive, retention+64, "entries reachable after a collection")
 	assert.Equal(t, retention, log.Len())
 }

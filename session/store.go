@@ -13,8 +13,8 @@ import (
 type StoreOptions struct {
 	// Retention bounds how many entries each log keeps in memory. Older
 	// entries are dropped; [Log.Total] still counts them. Entries are
-	// stored in chunks of 256, so memory holds the retained entries and
-	// fewer than 256 dropped ones that share a chunk with them. Zero keeps
+	// stored in chunks of 64, so memory holds the retained entries and
+	// fewer than 64 dropped ones that share a chunk with them. Zero keeps
 	// every entry. [Log.SetRetention] overrides it for one log.
 	Retention int
 
