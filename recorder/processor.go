@@ -44,7 +44,6 @@ type processor struct {
 	closed    bool   // Close began: no more items are taken
 
 	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
-	kick    *time.Timer   // wakes the parked goroutine lingerTime after a record arrived
 	room    chan struct{} // cap 1: wakes an emitter waiting for room
 	closing chan struct{} // closed once closed is set: no emitter can queue any more
 	exited  chan struct{} // closed when the goroutine returns
@@ -87,7 +86,6 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		block:        opts.Block,
 		blockTimeout: opts.BlockTimeout,
 		wake:         make(chan struct{}, 1),
-		kick:         time.NewTimer(lingerTime),
 		room:         make(chan struct{}, 1),
 		closing:      make(chan struct{}),
 		exited:       make(chan struct{}),
@@ -111,7 +109,6 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	p.wctx.done = make(chan struct{})
 	p.wctx.timer = time.AfterFunc(math.MaxInt64, p.wctx.expire)
 	p.wctx.timer.Stop()
-	p.kick.Stop()
 	go p.loop()
 	return p
 }
@@ -151,21 +148,12 @@ func (p *processor) hasRoom() bool {
 }
 
 // push appends *it to the queue and reports whether the goroutine must be
-// woken now; p.mu is held. The first record after the goroutine parked
-// does not wake it but sets the kick timer, which wakes it lingerTime
-// later: the emitter is spared the cost of waking a goroutine, which on a
-// busy machine is most of what a record would cost it.
+// woken; p.mu is held.
 func (p *processor) push(it *item) (wake bool) {
 	p.queue = append(p.queue, *it) // within its capacity, but for flush requests
 	switch {
 	case p.parked:
-		// Parked and kicked, the goroutine lingers as it would awake.
-		p.parked, p.lingering = false, true
-		p.kick.Reset(lingerTime)
-		if len(p.queue) < p.half {
-			return false
-		}
-		p.lingering = false
+		p.parked = false
 		return true
 	case p.lingering && len(p.queue) >= p.half:
 		p.lingering = false
@@ -333,10 +321,9 @@ func (p *processor) loop() {
 	}
 }
 
-// wait parks the goroutine until the kick timer an emit set wakes it, or
-// a flush request, a half-full queue or Close does. With records already
-// waiting it lingers instead, unless the queue is half full; the same
-// events cut the linger short. It reports whether Close has begun.
+// wait parks the goroutine until an emit wakes it, then lingers, unless
+// the queue is already half full; a flush request, a half-full queue or
+// Close cuts the linger short. It reports whether Close has begun.
 func (p *processor) wait(timer *time.Timer) (closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -344,20 +331,15 @@ func (p *processor) wait(timer *time.Timer) (closed bool) {
 		return true
 	}
 	if len(p.queue) == 0 {
-		// An emitter that queues while parked is set clears it and sets
-		// the kick timer, or wakes us at once for a flush request or a
-		// half-full queue.
+		// An emitter that queues while parked is set clears it and wakes us.
 		p.parked = true
 		p.mu.Unlock()
 		select {
-		case <-p.kick.C:
 		case <-p.wake:
 		case <-p.closing:
 		}
 		p.mu.Lock()
-		p.parked, p.lingering = false, false
-		p.kick.Stop()
-		return p.closed
+		p.parked = false
 	}
 	if len(p.queue) < p.half && !p.closed {
 		p.lingering = true
