@@ -94,10 +94,16 @@ type subject struct {
 	handler *appendingHandler // the callbacks agent's
 }
 
-// recordingQueue is the Recorder's queue in the benchmarks: room for every
-// record of the largest run, so that none is dropped however far the
-// Recorder's goroutine falls behind on a busy machine.
-const recordingQueue = 1 << 15
+// recordingQueue returns the Recorder's queue for an agent doing w: room
+// for every record of the run (a model+tool iteration makes five, a run a
+// few more), so that none is dropped however far the Recorder's goroutine
+// falls behind on a busy machine, and the default when that is enough.
+// The queue is made whole and its every slot is scanned by each garbage
+// collection, so a queue larger than the run needs would charge the run
+// for the benchmark's choice.
+func recordingQueue(w workload) int {
+	return max(recorder.DefaultQueueSize, 8*w.maxIter)
+}
 
 // newSubject builds an agent of the given kind doing w. A Lookout subject
 // records into sink, a new memory sink when sink is nil.
@@ -129,7 +135,7 @@ func lookoutSubject(tb testing.TB, w workload, sink recorder.Sink, wrapped bool)
 	s := &subject{sink: sink}
 	cfg := overheadConfig(10)
 	if sink != nil {
-		s.rec = recorder.New(sink, &recorder.Options{QueueSize: recordingQueue})
+		s.rec = recorder.New(sink, &recorder.Options{QueueSize: recordingQueue(w)})
 		cfg.Recorder = s.rec
 	}
 	mw, err := lookoutadk.New(context.Background(), cfg)
