@@ -81,8 +81,10 @@ type Options struct {
 	// their ctx ends after it. Zero means DefaultWriteTimeout.
 	WriteTimeout time.Duration
 
-	// Clock stamps RecordedAt. The default is time.Now. Should it panic,
-	// the record is lost with an error wrapping ErrClockPanicked.
+	// Clock stamps RecordedAt. The default is the wall time at New moved
+	// on by the monotonic clock: time.Now, but for a step of the wall
+	// clock while the Recorder lives. Should it panic, the record is lost
+	// with an error wrapping ErrClockPanicked.
 	Clock func() time.Time
 
 	// NewRunID makes ids for runs started without one. The default makes
@@ -131,6 +133,7 @@ type Recorder struct {
 	policy    LossPolicy
 	onError   func(context.Context, error)
 	clock     func() time.Time
+	epoch     time.Time // when New ran, on both clocks: see stamp
 	newRunID  func() string
 	maxField  int
 	maxMedia  int
@@ -153,6 +156,7 @@ func New(sink Sink, opts *Options) *Recorder {
 		policy:   opts.Policy,
 		onError:  opts.OnError,
 		clock:    opts.Clock,
+		epoch:    time.Now(),
 		newRunID: opts.NewRunID,
 		maxField: opts.MaxFieldBytes,
 		maxMedia: opts.MaxMediaBytes,
@@ -541,9 +545,17 @@ func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
 // stamp returns the time to stamp a record with. It runs under a run's
 // lock, so a panicking Clock becomes an error wrapping ErrClockPanicked
 // rather than leaving the run locked.
+//
+// Without a Clock, the stamp is the wall time New read, moved on by the
+// monotonic time since: one clock reading rather than time.Now's two. It
+// drifts from the wall clock only when the wall clock is stepped while
+// the Recorder lives, and never goes back.
 func (r *Recorder) stamp() (t time.Time, err error) {
 	if r.clock == nil {
-		return time.Now(), nil
+		if r.epoch.IsZero() {
+			return time.Now(), nil
+		}
+		return r.epoch.Add(time.Since(r.epoch)), nil
 	}
 	defer func() {
 		if v := recover(); v != nil {
