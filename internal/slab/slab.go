@@ -1,6 +1,9 @@
 package slab
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // The first array of a Slab holds first values; each later one twice as
 // many as the one before, up to most.
@@ -12,25 +15,45 @@ const (
 // Slab hands out *T. The zero Slab is ready to use and is safe for
 // concurrent use.
 type Slab[T any] struct {
-	mu   sync.Mutex
-	free []T
-	next int // length of the next array; 0 before the first
+	cur  atomic.Pointer[array[T]] // the array values come from
+	mu   sync.Mutex               // held to replace cur
+	next int                      // length of the next array; 0 before the first
 }
 
-// New returns a pointer to a value of the slab holding a copy of *v.
+// array is one allocation of values. taken counts the values handed out
+// and the claims past its end, which find it full.
+type array[T any] struct {
+	values []T
+	taken  atomic.Int64
+}
+
+// New returns a pointer to a value of the slab holding a copy of *v. A
+// value is claimed with one atomic addition; the slab locks only to
+// allocate the next array.
 func (s *Slab[T]) New(v *T) *T {
-	s.mu.Lock()
-	if len(s.free) == 0 {
-		n := s.next
-		if n == 0 {
-			n = first
+	for {
+		if a := s.cur.Load(); a != nil {
+			if i := a.taken.Add(1) - 1; i < int64(len(a.values)) {
+				p := &a.values[i]
+				*p = *v
+				return p
+			}
 		}
-		s.free = make([]T, n)
-		s.next = min(2*n, most)
+		s.grow()
 	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	*p = *v
-	s.mu.Unlock()
-	return p
+}
+
+// grow replaces a full array, or the missing first one, with a new one.
+func (s *Slab[T]) grow() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.cur.Load(); a != nil && a.taken.Load() < int64(len(a.values)) {
+		return // another goroutine grew it
+	}
+	n := s.next
+	if n == 0 {
+		n = first
+	}
+	s.next = min(2*n, most)
+	s.cur.Store(&array[T]{values: make([]T, n)})
 }
