@@ -187,6 +187,7 @@ func (s *subject) close(tb testing.TB) uint64 {
 type measured struct {
 	took   time.Duration
 	allocs uint64 // heap allocations, the Recorder's goroutine included
+	gcs    uint32 // garbage collections that began during the run
 }
 
 // measure runs s once after a garbage collection, so that it does not pay
@@ -206,7 +207,7 @@ func measure(b *testing.B, s *subject) measured {
 	}
 	s.flush(b)
 	runtime.ReadMemStats(&after)
-	return measured{took: took, allocs: after.Mallocs - before.Mallocs}
+	return measured{took: took, allocs: after.Mallocs - before.Mallocs, gcs: after.NumGC - before.NumGC}
 }
 
 // BenchmarkMiddlewareOverhead holds the gates on the cost of a model+tool
@@ -226,10 +227,12 @@ func measure(b *testing.B, s *subject) measured {
 //   - lookout-per-callbacks: Lookout's added cost over bare divided by the
 //     handler's (target: at most 0.25);
 //   - ratio-to-bare: Lookout's run time over bare's, tracked, not gated;
+//   - <agent>-gcs/run: the garbage collections that began during each
+//     agent's run, which decide much of its time on two cores;
 //   - dropped-records: records the Recorder lost (expected 0).
 func BenchmarkMiddlewareOverhead(b *testing.B) {
 	var took [agentKinds][]float64 // µs per iteration
-	var allocs [agentKinds][]float64
+	var allocs, gcs [agentKinds][]float64
 	var aboveNothing, aboveBare, callbacksAboveBare, ratio []float64
 	var allocsAboveNothing, callbacksAllocsAboveBare []float64
 	var dropped uint64
@@ -246,6 +249,7 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 		for k := range agentKinds {
 			took[k] = append(took[k], perCall(m[k].took))
 			allocs[k] = append(allocs[k], float64(m[k].allocs)/agentCalls)
+			gcs[k] = append(gcs[k], float64(m[k].gcs))
 		}
 		aboveNothing = append(aboveNothing, perCall(m[lookoutAgent].took-m[nothingAgent].took))
 		aboveBare = append(aboveBare, perCall(m[lookoutAgent].took-m[bareAgent].took))
@@ -256,6 +260,7 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 	}
 	for k := range agentKinds {
 		b.ReportMetric(median(took[k]), kindNames[k]+"-us/iter")
+		b.ReportMetric(median(gcs[k]), kindNames[k]+"-gcs/run")
 	}
 	b.ReportMetric(median(allocs[lookoutAgent]), "lookout-allocs/iter")
 	b.ReportMetric(median(aboveNothing), "us-above-nothing/iter")
