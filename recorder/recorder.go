@@ -13,6 +13,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/google/uuid"
+
 	"github.com/lookout-go/lookout/internal/slab"
 )
 

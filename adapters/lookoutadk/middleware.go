@@ -12,7 +12,6 @@ import (
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
-	"github.com/lookout-go/lookout/internal/slab"
 )
 
 // Middleware is Lookout's adk.ChatModelAgentMiddleware. Register it in the
@@ -27,9 +26,6 @@ import (
 type Middleware struct {
 	*adk.BaseChatModelAgentMiddleware
 	l *lookout.Lookout
-	// models holds the model wrappers WrapModel makes, one per model
-	// call, a few allocated at a time.
-	models slab.Slab[engine.ChargingModel]
 }
 
 var _ adk.ChatModelAgentMiddleware = (*Middleware)(nil)

@@ -89,5 +89,5 @@ func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, _
 	if r == nil {
 		return inner, nil
 	}
-	return m.models.New(&engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}), nil
+	return &engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}, nil
 }
