@@ -3,6 +3,7 @@ package recorder
 import (
 	"encoding/json"
 	"fmt"
+	"unsafe"
 )
 
 // SetMaxLine lowers a Reader's line limit so tests need no huge inputs.
@@ -39,3 +40,6 @@ func RedactFromStart(s string) string {
 	}
 	return s
 }
+
+// QueueItemSize is the size of one entry of a Recorder's queue.
+const QueueItemSize = unsafe.Sizeof(item{})

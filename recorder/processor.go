@@ -58,18 +58,31 @@ type processor struct {
 
 	// Owned by the goroutine; closeErr is set before exited closes.
 	wctx     writeCtx
+	out      Record // the record being written, made from its item
 	spare    []item // the last batch written, emptied, to take the next one into
 	lost     int    // records dropped unwritten after a Close gave up
 	closeErr error
 }
 
 // item is one entry of the queue: a record to write, or a flush request.
+// It holds only what differs from one record to the next, 72 bytes where
+// a Record and its ctx take 128: the goroutine makes the Record from it
+// and its run. Emitting copies an item into the queue, so the smaller it
+// is, the less memory a run's records pass through (and, in a queue new
+// to a process, the fewer pages it touches for the first time).
 type item struct {
-	rec   Record
-	ctx   context.Context // the emitting ctx, for its values only
-	run   *Trace
-	flush chan error // non-nil for a flush request; buffered
+	run     *Trace          // nil for a flush request
+	payload Payload         // the record's payload, or a flushRequest
+	ctx     context.Context // the emitting ctx, for its values only
+	seq     uint64
+	at      time.Time
 }
+
+// flushRequest is the payload of a flush request: the buffered channel
+// its answer goes to. It never reaches a sink.
+type flushRequest chan error
+
+func (flushRequest) Kind() Kind { return "" }
 
 // waitMode says how long an emit waits for room in a full queue.
 type waitMode int
@@ -219,7 +232,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	}
 	p := r.proc
 	done := make(chan error, 1)
-	if err := p.request(item{ctx: ctx, flush: done}); err != nil {
+	if err := p.request(item{ctx: ctx, payload: flushRequest(done)}); err != nil {
 		return err
 	}
 	select {
@@ -384,6 +397,7 @@ func (p *processor) drain() {
 		}
 		// Let go of what the callers handed over before the slice is reused.
 		clear(batch)
+		p.out = Record{}
 		p.spare = batch[:0]
 	}
 }
@@ -391,7 +405,7 @@ func (p *processor) drain() {
 // handle writes it to the sink, or answers it if it is a flush request.
 func (p *processor) handle(it *item) {
 	switch {
-	case it.flush != nil:
+	case it.run == nil:
 		var err error
 		if p.wctx.aborted() {
 			err = ErrClosed
@@ -400,20 +414,34 @@ func (p *processor) handle(it *item) {
 			err = safeFlush(&p.wctx, p.sink)
 			p.wctx.end()
 		}
-		it.flush <- err
+		it.payload.(flushRequest) <- err
 	case p.wctx.aborted():
 		p.rec.dropped.Add(1)
 		it.run.dropped.Add(1)
 		p.lost++
 	default:
+		rec := p.record(it)
 		p.wctx.begin(it.ctx)
-		err := safeWrite(&p.wctx, p.sink, &it.rec)
+		err := safeWrite(&p.wctx, p.sink, rec)
 		p.wctx.end()
 		if err != nil {
 			ctx := background(it.ctx)
-			p.rec.failed(ctx, it.run, &SinkError{RunID: it.rec.RunID, Seq: it.rec.Seq, Kind: it.rec.Payload.Kind(), Err: err})
+			p.rec.failed(ctx, it.run, &SinkError{RunID: rec.RunID, Seq: rec.Seq, Kind: rec.Payload.Kind(), Err: err})
 		}
 	}
+}
+
+// record makes, in p.out, the Record that it and its run describe.
+func (p *processor) record(it *item) *Record {
+	r := &p.out
+	r.SchemaVersion = SchemaVersion
+	r.Seq = it.seq
+	r.RunID = it.run.id
+	r.ParentRunID = it.run.parent
+	r.Depth = it.run.depth
+	r.RecordedAt = it.at
+	r.Payload = it.payload
+	return r
 }
 
 // idle tells a sink that buffers, when it can take a hint, that the queue

@@ -399,3 +399,13 @@ func TestEveryBlockedEmitterGetsInAsRoomAppears(t *testing.T) {
 	assert.Equal(t, 7, sink.Len())
 	assert.Zero(t, rec.Dropped())
 }
+
+// TestAQueueEntryHoldsOnlyWhatDiffersBetweenRecords holds the size of a
+// queue entry: every record passes through one, and a run's records
+// write len(queue) of them. The run's id, its parent and its depth are
+// read from the run when the record is written, not copied per record.
+func TestAQueueEntryHoldsOnlyWhatDiffersBetweenRecords(t *testing.T) {
+	if recorder.QueueItemSize > 72 {
+		t.Errorf("a queue entry takes %d bytes, want at most 72", recorder.QueueItemSize)
+	}
+}

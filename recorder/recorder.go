@@ -263,10 +263,16 @@ func (r *Recorder) runID() string {
 // receives the run's records in seq order. A nil *Trace ignores every
 // call, so recording can be switched off by passing nil.
 type Trace struct {
-	rec     *Recorder
-	id      string
-	parent  string
-	depth   int
+	// Set when the run starts and read by the Recorder's goroutine for
+	// every record it writes: kept off the cache line of mu and next,
+	// which every emit writes, so that the goroutine's reads do not take
+	// that line from the emitting core.
+	rec    *Recorder
+	id     string
+	parent string
+	depth  int
+	_      [64]byte
+
 	mu      sync.Mutex
 	next    uint64
 	dropped atomic.Uint64
@@ -511,15 +517,10 @@ func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMo
 		// batch to batch: no allocation.
 		// The seq is assigned and the item queued under the run's lock, so
 		// the run's records enter the queue, and leave it, in seq order.
-		it := item{ctx: ctx, run: r}
-		it.rec.SchemaVersion = SchemaVersion
-		it.rec.Seq = seq
-		it.rec.RunID = r.id
-		it.rec.ParentRunID = r.parent
-		it.rec.Depth = r.depth
-		it.rec.RecordedAt, err = rec.stamp()
+		it := item{run: r, ctx: ctx, seq: seq}
+		it.at, err = rec.stamp()
 		if err == nil {
-			it.rec.Payload = p
+			it.payload = p
 			err = proc.enqueue(ctx, &it, wait)
 		}
 	}
