@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -1113,6 +1114,29 @@ func closingQuote(s string, i int) int {
 type redaction struct {
 	secrets bool
 	others  []Redactor
+	// injectedScan is the last injected message the built-in redactor
+	// scanned, with its result. Lookout injects the same assessment into
+	// call after call, so most model_request records carry a text
+	// scanned before. Nil in a redaction that does not remember.
+	injectedScan *atomic.Pointer[scanned]
+}
+
+// scanned is a text and what the built-in redactor made of it.
+type scanned struct{ in, out string }
+
+// secretsRemembered is redactSecrets for a text that often repeats: the
+// last text scanned is compared (at no cost when it is the same string,
+// as an injected assessment is) before it is scanned again.
+func (rs redaction) secretsRemembered(s string) string {
+	if rs.injectedScan == nil || len(s) < minSecretText {
+		return redactSecrets(s)
+	}
+	if last := rs.injectedScan.Load(); last != nil && last.in == s {
+		return last.out
+	}
+	out := redactSecrets(s)
+	rs.injectedScan.Store(&scanned{in: s, out: out})
+	return out
 }
 
 // none reports whether rs leaves every text as it is.
@@ -1208,7 +1232,13 @@ func (rs redaction) modelRequest(p *ModelRequest) *ModelRequest {
 func (rs redaction) injected(in []InjectedMessage) []InjectedMessage {
 	var out []InjectedMessage
 	for i, m := range in {
-		text := rs.text(m.Content)
+		text := m.Content
+		if rs.secrets {
+			text = rs.secretsRemembered(text)
+		}
+		for _, r := range rs.others {
+			text = r.Redact(text)
+		}
 		if text == m.Content {
 			continue
 		}

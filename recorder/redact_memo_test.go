@@ -1,0 +1,49 @@
+package recorder
+
+import (
+	"sync/atomic"
+	"testing"
+	"unsafe"
+)
+
+// TestAnInjectedTextScannedBeforeIsNotScannedAgain: the assessment Lookout
+// injects into call after call is redacted once, and its redaction reused
+// while the text stays the same; a different text is scanned afresh.
+func TestAnInjectedTextScannedBeforeIsNotScannedAgain(t *testing.T) {
+	rs := redaction{secrets: true, injectedScan: new(atomic.Pointer[scanned])}
+	block := "## Budget\nkey is sk-abcdefghijklmnop0123 ok"
+	first := rs.injected([]InjectedMessage{{Content: block}})
+	again := rs.injected([]InjectedMessage{{Content: block}})
+	if first[0].Content != "## Budget\nkey is [REDACTED] ok" {
+		t.Fatalf("redacted to %q", first[0].Content)
+	}
+	if unsafe.StringData(again[0].Content) != unsafe.StringData(first[0].Content) {
+		t.Error("the same injected text was redacted again rather than reused")
+	}
+	other := rs.injected([]InjectedMessage{{Content: "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}})
+	if other[0].Content != "token [REDACTED]" {
+		t.Errorf("a new text after a remembered one redacted to %q", other[0].Content)
+	}
+	clean := []InjectedMessage{{Content: "## Budget\nall fine"}}
+	if got := rs.injected(clean); got != nil {
+		t.Errorf("a text with no secret was copied: %v", got)
+	}
+}
+
+// TestRedactorsRunOnARememberedInjectedText: only the built-in pass is
+// remembered; the Options.Redactors run on every record, since nothing
+// says they give the same result twice.
+func TestRedactorsRunOnARememberedInjectedText(t *testing.T) {
+	calls := 0
+	count := RedactFunc(func(s string) string { calls++; return s + "." })
+	rs := redaction{secrets: true, others: []Redactor{count}, injectedScan: new(atomic.Pointer[scanned])}
+	for range 3 {
+		out := rs.injected([]InjectedMessage{{Content: "key is sk-abcdefghijklmnop0123 ok"}})
+		if out[0].Content != "key is [REDACTED] ok." {
+			t.Fatalf("redacted to %q", out[0].Content)
+		}
+	}
+	if calls != 3 {
+		t.Errorf("the redactor ran %d times for 3 records, want 3", calls)
+	}
+}
