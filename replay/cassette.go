@@ -72,6 +72,9 @@ type Cassette struct {
 	matched map[matched]struct{}
 	now     time.Time
 	err     error // the first divergence
+	// unchecked holds the results of live tool calls that no model call
+	// of their run has been given yet; see checkLive.
+	unchecked []liveResult
 }
 
 // Load reads the cassette at path: a Lookout trajectory (JSON Lines, as a
@@ -207,10 +210,14 @@ func (c *Cassette) Model() model.ToolCallingChatModel {
 }
 
 // Err returns the divergence that stopped the replay, a
-// *[DivergenceError], or nil while the run follows the recording.
+// *[DivergenceError], or nil while the run follows the recording. It
+// first compares with the recording the results of live tool calls that
+// no model call was given (the run ended with them): call it once the run
+// is over.
 func (c *Cassette) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.checkLive()
 	return c.err
 }
 

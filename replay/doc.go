@@ -44,7 +44,10 @@
 // Before answering, the model compares the call's input with what the
 // recording says it held: the run's system and user messages, the
 // earlier replies and their tool results, and the tools offered (names
-// and definitions). Lookout's injected messages do not count; text is
+// and definitions). A live tool's result is compared when the next model
+// call of its run is given it; one that ends the run (a tool that returns
+// directly, an interrupt, an error) is compared by [Cassette.Err].
+// Lookout's injected messages do not count; text is
 // redacted as the recorder redacted it (Options.KeepSecrets,
 // Options.Redactors) and normalized as the Stall observer normalizes tool
 // arguments, so UUIDs, timestamps, long ids and temporary paths compare

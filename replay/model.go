@@ -83,6 +83,7 @@ func (m *Model) play(ctx context.Context, input []*schema.Message, opts []model.
 		return nil, c.diverge(d)
 	}
 	r.next++
+	c.givenLive(r)
 	c.played(call)
 	return reply(call.response), nil
 }

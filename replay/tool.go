@@ -131,12 +131,70 @@ func (t *liveTool) InvokableRun(ctx context.Context, args string, opts ...tool.O
 	if info, ierr := t.inner.Info(ctx); ierr == nil {
 		c := t.c
 		c.mu.Lock()
-		if rt := c.matchTool(c.runFor(ctx), info.Name, compose.GetToolCallID(ctx), args); rt != nil {
+		r := c.runFor(ctx)
+		if rt := c.matchTool(r, info.Name, compose.GetToolCallID(ctx), args); rt != nil {
 			c.use(rt)
+			c.keepLive(r, rt, info.Name, out, err)
 		}
 		c.mu.Unlock()
 	}
 	return out, err
+}
+
+// liveResult is what a live tool call returned, kept until a model call
+// of its run is given it (see checkLive).
+type liveResult struct {
+	r   *recRun // nil when the call's run is not known
+	rt  *recTool
+	got *schema.Message // the result as the model would be given it
+}
+
+// keepLive keeps the result of live call rt of run r, unless its
+// recording never ended or messages are not compared. The caller holds
+// c.mu.
+func (c *Cassette) keepLive(r *recRun, rt *recTool, name, out string, err error) {
+	if rt.ended == nil || c.opts.IgnoreMessages {
+		return
+	}
+	got := &schema.Message{Role: schema.Tool, Content: out, ToolCallID: rt.ended.CallID, ToolName: name}
+	if err != nil {
+		got.Content = "Error: " + err.Error()
+	}
+	c.unchecked = append(c.unchecked, liveResult{r: r, rt: rt, got: got})
+}
+
+// givenLive forgets the live results of run r: a model call of r was
+// given them, and its input check compared them. The caller holds c.mu.
+func (c *Cassette) givenLive(r *recRun) {
+	c.unchecked = slices.DeleteFunc(c.unchecked, func(l liveResult) bool { return l.r == r })
+}
+
+// checkLive compares with the recording the live results that no model
+// call was given, because the run ended with them (a tool that returns
+// directly, an interrupt, an error), and keeps the first that differs as
+// the divergence. The caller holds c.mu.
+func (c *Cassette) checkLive() {
+	for _, l := range c.unchecked {
+		if c.err != nil {
+			break
+		}
+		te := l.rt.ended
+		w := want{msg: toolMessage(te), truncated: te.Truncated, toolCall: te.CallIndex}
+		got := c.redact(l.got)
+		if c.same(w, got) {
+			continue
+		}
+		d := &DivergenceError{
+			ModelCall: 0, Seq: l.rt.seq, Message: -1, ToolCallIndex: te.CallIndex,
+			Reason: fmt.Sprintf("the result of tool call #%d, %s, differs, and no model call was given it", te.CallIndex, te.Name),
+			Diff:   lineDiff(render(w.msg), render(got)),
+		}
+		if l.r != nil {
+			d.RunID, d.Agent = l.r.id, l.r.agent
+		}
+		c.diverge(d)
+	}
+	c.unchecked = nil
 }
 
 // matchTool finds the unused recorded call of tool name in run r (in any
