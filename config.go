@@ -294,6 +294,9 @@ type Lookout struct {
 	modelCalls bool
 	// control holds Config.ControlTools.
 	control map[string]bool
+	// thresholds are the Resource observer's, if there is one, for
+	// run_started.
+	thresholds *recorder.Thresholds
 }
 
 // New checks cfg and returns a Lookout for it. A nil cfg means the
@@ -318,7 +321,27 @@ func New(cfg *Config) (*Lookout, error) {
 	}
 	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.CostUSD, budget.ModelCalls)
 	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
+	l.thresholds = thresholdsOf(n.Observers)
 	return l, nil
+}
+
+// thresholdsOf returns the thresholds of the Resource observer of specs
+// (observer names are unique, so there is one at most), its defaults
+// filled in, or nil when there is none.
+func thresholdsOf(specs []observer.Spec) *recorder.Thresholds {
+	for _, s := range specs {
+		if o, ok := s.Observer.(*resource.Observer); ok && o != nil {
+			t := &recorder.Thresholds{CautionAt: o.CautionAt, WarningAt: o.WarningAt}
+			if t.CautionAt == 0 {
+				t.CautionAt = resource.DefaultCautionAt
+			}
+			if t.WarningAt == 0 {
+				t.WarningAt = resource.DefaultWarningAt
+			}
+			return t
+		}
+	}
+	return nil
 }
 
 // Config returns the configuration, with the defaults filled in.

@@ -177,6 +177,7 @@ func (r *Run) runInfo() recorder.RunInfo {
 			MaxToolCalls:  b.MaxToolCalls,
 			MaxModelCalls: b.MaxModelCalls,
 		},
+		Thresholds: r.l.thresholds,
 	}
 	if r.callID != "" {
 		info.Metadata = map[string]string{parentToolCallKey: r.callID}

@@ -49,6 +49,17 @@ type RunLimits struct {
 	MaxModelCalls int64         `json:"max_model_calls,omitempty"`
 }
 
+// Thresholds are the shares of a limit left (from 0 to 1) at or below
+// which the run's Resource observer speaks with caution and with a
+// warning, as run_started records them for a run that has one. A report
+// draws its bands there.
+// It is plain data: safe to read from many goroutines, not to modify
+// concurrently.
+type Thresholds struct {
+	CautionAt float64 `json:"caution_at"`
+	WarningAt float64 `json:"warning_at"`
+}
+
 // RunStarted is the first record of a run.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
@@ -58,7 +69,8 @@ type RunLimits struct {
 // names as turns of one conversation, carry one ConversationID, and Turn
 // counts them from 0. Runs recorded before the fields existed, and child
 // runs, have neither. AgentVersion and AgentModel describe the agent, as
-// configured.
+// configured. Thresholds is nil for a run without a Resource observer and
+// in runs recorded before the field existed.
 type RunStarted struct {
 	AgentName      string            `json:"agent_name,omitempty"`
 	AgentVersion   string            `json:"agent_version,omitempty"`
@@ -66,6 +78,7 @@ type RunStarted struct {
 	ConversationID string            `json:"conversation_id,omitempty"`
 	Turn           int               `json:"turn,omitempty"`
 	Limits         RunLimits         `json:"limits"`
+	Thresholds     *Thresholds       `json:"thresholds,omitempty"`
 	Metadata       map[string]string `json:"metadata,omitempty"`
 	Extra          Extras            `json:"extra,omitempty"` // see Extras
 }

@@ -216,6 +216,7 @@ type RunInfo struct {
 	ConversationID string
 	Turn           int
 	Limits         RunLimits
+	Thresholds     *Thresholds // the Resource observer's, if the run has one
 	Metadata       map[string]string
 }
 
@@ -230,7 +231,8 @@ func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Trace, error) {
 	run := &Trace{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth}
 	err := run.emit(ctx, &RunStarted{
 		AgentName: info.AgentName, AgentVersion: info.AgentVersion, AgentModel: info.AgentModel,
-		ConversationID: info.ConversationID, Turn: info.Turn, Limits: info.Limits, Metadata: info.Metadata,
+		ConversationID: info.ConversationID, Turn: info.Turn, Limits: info.Limits, Thresholds: info.Thresholds,
+		Metadata: info.Metadata,
 	}, true)
 	return run, err
 }

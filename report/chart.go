@@ -57,7 +57,7 @@ func burnDown(r *run) *chart {
 	if len(active) == 0 {
 		return nil
 	}
-	c := newChart(len(r.records))
+	c := newChart(len(r.records), r.started.Thresholds)
 	for i := range r.records {
 		x := c.x(i, len(r.records))
 		for _, s := range active {
@@ -75,20 +75,26 @@ func burnDown(r *run) *chart {
 	return c
 }
 
-// newChart lays out an empty chart of the given number of records.
-func newChart(records int) *chart {
+// newChart lays out an empty chart of the given number of records, with
+// its bands at the recorded thresholds, or at the Resource observer's
+// defaults when none were recorded.
+func newChart(records int, th *recorder.Thresholds) *chart {
+	caution, warning := resource.DefaultCautionAt, resource.DefaultWarningAt
+	if th != nil {
+		caution, warning = min(max(th.CautionAt, 0), 1), min(max(th.WarningAt, 0), 1)
+	}
 	c := &chart{
 		Width: chartWidth, Height: chartHeight, Left: chartLeft, Top: chartTop,
 		PlotW: chartWidth - chartLeft - chartRight, PlotH: chartHeight - chartTop - chartBottom,
 		Records: records,
 	}
 	c.Bottom = c.Top + c.PlotH
-	c.CautionY = c.y(resource.DefaultCautionAt)
-	c.WarningY = c.y(resource.DefaultWarningAt)
-	c.CautionH = c.WarningY - c.CautionY
+	c.CautionY = c.y(caution)
+	c.WarningY = c.y(warning)
+	c.CautionH = max(c.WarningY-c.CautionY, 0)
 	c.WarningH = c.Bottom - c.WarningY
-	c.Caution = pct(resource.DefaultCautionAt)
-	c.Warning = pct(resource.DefaultWarningAt)
+	c.Caution = pct(caution)
+	c.Warning = pct(warning)
 	return c
 }
 

@@ -44,9 +44,10 @@
 //
 //   - The cost is recorded only for runs priced by lookout.Config.Prices;
 //     for others it shows as not recorded.
-//   - The caution and warning bands are drawn at the Resource observer's
-//     defaults (resource.DefaultCautionAt and resource.DefaultWarningAt);
-//     a run configured with other thresholds spoke at those instead.
+//   - The caution and warning bands are drawn at the thresholds the run's
+//     run_started record gives; a run recorded without them (no Resource
+//     observer, or recorded before the field existed) gets the observer's
+//     defaults, resource.DefaultCautionAt and resource.DefaultWarningAt.
 //   - Long texts are folded: each shows up to Options.MaxTextBytes, and
 //     when the page would be larger than Options.MaxBytes, the longest are
 //     cut to one common length that fits. A text that folding would shorten

@@ -471,6 +471,22 @@ func TestTheBurnDownFollowsEachLimit(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
+	t.Run("bands at the recorded thresholds", func(t *testing.T) {
+		tr := newTrajectory()
+		r := tr.run("r", nil)
+		r.add(&recorder.RunStarted{Limits: recorder.RunLimits{MaxToolCalls: 4}, Thresholds: &recorder.Thresholds{CautionAt: 0.5, WarningAt: 0.2}})
+		r.step("a")
+		page := render(t, tr.records, nil)
+		for _, want := range []string{
+			`<rect class="band-caution" x="40" y="74" width="672" height="40"></rect>`,
+			`<rect class="band-warning" x="40" y="114" width="672" height="26"></rect>`,
+			"caution at 50% left or less, warning at 20% or less",
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+	})
 	t.Run("no limits, no chart", func(t *testing.T) {
 		tr := newTrajectory()
 		tr.run("r", nil).add(&recorder.RunStarted{})
