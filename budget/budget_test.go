@@ -62,6 +62,11 @@ func TestLimitsValidate(t *testing.T) {
 		})
 	}
 	assert.NoError(t, budget.Limits{Deadline: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}.Validate())
+	t.Run("valid limits allocate nothing", func(t *testing.T) {
+		// Every run's tracker checks its limits.
+		l := budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1000, MaxModelCalls: 300, MaxCostUSD: 2.5}
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = l.Validate() }))
+	})
 }
 
 func TestDeadlineIsTheEarlierOfTimeoutAndDeadline(t *testing.T) {

@@ -46,24 +46,28 @@ type Limits struct {
 
 // Validate reports limits that cannot be enforced.
 func (l Limits) Validate() error {
-	checks := [...]struct {
-		bad    bool
-		format string
-		value  any
-	}{
-		{l.Timeout < 0, "Timeout %v is negative", l.Timeout},
-		{l.MaxTokens < 0, "MaxTokens %d is negative", l.MaxTokens},
-		{l.MaxToolCalls < 0, "MaxToolCalls %d is negative", l.MaxToolCalls},
-		{!validCost(l.MaxCostUSD), "MaxCostUSD %v is not a non-negative number", l.MaxCostUSD},
-		{l.MaxModelCalls < 0, "MaxModelCalls %d is negative", l.MaxModelCalls},
-		{!savableDeadline(l.Deadline), "Deadline %v is outside the years 0 to 9999", l.Deadline},
-	}
-	for _, c := range checks {
-		if c.bad {
-			return fmt.Errorf("%w: "+c.format, ErrInvalidLimits, c.value)
-		}
+	// The checks come before any value is boxed for the message: a valid
+	// Limits, checked for every run, allocates nothing.
+	switch {
+	case l.Timeout < 0:
+		return invalidLimits("Timeout %v is negative", l.Timeout)
+	case l.MaxTokens < 0:
+		return invalidLimits("MaxTokens %d is negative", l.MaxTokens)
+	case l.MaxToolCalls < 0:
+		return invalidLimits("MaxToolCalls %d is negative", l.MaxToolCalls)
+	case !validCost(l.MaxCostUSD):
+		return invalidLimits("MaxCostUSD %v is not a non-negative number", l.MaxCostUSD)
+	case l.MaxModelCalls < 0:
+		return invalidLimits("MaxModelCalls %d is negative", l.MaxModelCalls)
+	case !savableDeadline(l.Deadline):
+		return invalidLimits("Deadline %v is outside the years 0 to 9999", l.Deadline)
 	}
 	return nil
+}
+
+// invalidLimits is the error of Validate for a field that fails.
+func invalidLimits(format string, value any) error {
+	return fmt.Errorf("%w: "+format, ErrInvalidLimits, value)
 }
 
 // validCost reports whether usd is a non-negative number.
