@@ -52,9 +52,9 @@ type EntrySnapshot struct {
 // log and a counter kept beside it.
 func (s *Store) Snapshot() ([]byte, error) {
 	s.mu.Lock()
-	all := make([]slice, 0, len(s.byName))
-	for _, sl := range s.byName {
-		all = append(all, sl)
+	all := make([]slice, 0, len(s.open))
+	for _, o := range s.open {
+		all = append(all, o.sl)
 	}
 	s.mu.Unlock()
 	slices.SortFunc(all, func(a, b slice) int { return strings.Compare(a.sliceName(), b.sliceName()) })
@@ -117,7 +117,7 @@ func (s *Store) Restore(data []byte) error {
 	commits := make([]func(), 0, len(snap.Slices))
 	var errs []error
 	for _, ss := range snap.Slices {
-		sl, ok := s.byName[ss.Name]
+		sl, ok := s.byName(ss.Name)
 		switch {
 		case !ok:
 			errs = append(errs, &SliceError{Name: ss.Name, Err: ErrUnknownSlice})
@@ -143,9 +143,9 @@ func (s *Store) Restore(data []byte) error {
 	for _, commit := range commits {
 		commit()
 	}
-	for name, sl := range s.byName {
-		if !seen[name] {
-			sl.reset()
+	for _, o := range s.open {
+		if !seen[o.name] {
+			o.sl.reset()
 		}
 	}
 	return nil

@@ -26,10 +26,47 @@ type StoreOptions struct {
 // create one with [New]. A Store is safe for concurrent use.
 type Store struct {
 	mu     sync.Mutex
-	byType map[reflect.Type]slice
-	byName map[string]slice
+	open   []opened // the open slices, in the order they were opened
 	now    func() time.Time
 	retain int
+}
+
+// opened is an open slice of a store, with its type and name. A store
+// holds a dozen or so: a slice searched in order costs less than a map,
+// and takes one allocation where two maps take several, for every run.
+type opened struct {
+	t    reflect.Type
+	name string
+	sl   slice
+}
+
+// byType returns the slice of type t, if it is open. It runs under s.mu.
+func (s *Store) byType(t reflect.Type) (slice, bool) {
+	for i := range s.open {
+		if s.open[i].t == t {
+			return s.open[i].sl, true
+		}
+	}
+	return nil, false
+}
+
+// byName returns the slice named name, if it is open. It runs under s.mu.
+func (s *Store) byName(name string) (slice, bool) {
+	for i := range s.open {
+		if s.open[i].name == name {
+			return s.open[i].sl, true
+		}
+	}
+	return nil, false
+}
+
+// add opens sl, of type t, after checking its name. It runs under s.mu.
+func (s *Store) add(t reflect.Type, sl slice) {
+	name := sl.sliceName()
+	if _, taken := s.byName(name); taken {
+		panic(fmt.Sprintf("session: %s names another type in this store; a snapshot could not tell them apart", name))
+	}
+	s.open = append(s.open, opened{t: t, name: name, sl: sl})
 }
 
 // slice is what a store needs from a log or a value to snapshot and restore
@@ -47,11 +84,7 @@ type slice interface {
 
 // New returns an empty store.
 func New(opts *StoreOptions) *Store {
-	s := &Store{
-		byType: make(map[reflect.Type]slice, storeSlices),
-		byName: make(map[string]slice, storeSlices),
-		now:    time.Now,
-	}
+	s := &Store{open: make([]opened, 0, storeSlices), now: time.Now}
 	if opts != nil {
 		if opts.Now != nil {
 			s.now = opts.Now
@@ -73,7 +106,7 @@ func LogOf[T any](s *Store) *Log[T] {
 	t := reflect.TypeFor[T]()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if existing, ok := s.byType[t]; ok {
+	if existing, ok := s.byType(t); ok {
 		l, ok := existing.(*Log[T])
 		if !ok {
 			panic(fmt.Sprintf("session: %s is already open as a %s, not a log", t, existing.sliceKind()))
@@ -81,9 +114,7 @@ func LogOf[T any](s *Store) *Log[T] {
 		return l
 	}
 	l := &Log[T]{name: sliceName(&logNames, "log:", t), now: s.now, retention: s.retain}
-	s.checkName(l.name)
-	s.byType[t] = l
-	s.byName[l.name] = l
+	s.add(t, l)
 	return l
 }
 
@@ -94,7 +125,7 @@ func ValueOf[T any](s *Store) *Value[T] {
 	t := reflect.TypeFor[T]()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if existing, ok := s.byType[t]; ok {
+	if existing, ok := s.byType(t); ok {
 		v, ok := existing.(*Value[T])
 		if !ok {
 			panic(fmt.Sprintf("session: %s is already open as a %s, not a value", t, existing.sliceKind()))
@@ -102,29 +133,17 @@ func ValueOf[T any](s *Store) *Value[T] {
 		return v
 	}
 	v := &Value[T]{name: sliceName(&valueNames, "value:", t), clone: clonerOf[T]()}
-	s.checkName(v.name)
-	s.byType[t] = v
-	s.byName[v.name] = v
+	s.add(t, v)
 	return v
-}
-
-// checkName panics if name, the name of a slice about to be opened, is
-// taken by a slice of another type, such as a type of the same name
-// declared in another function: a snapshot would hold only one of the
-// two, and the other would be silently lost. It runs under s.mu.
-func (s *Store) checkName(name string) {
-	if _, taken := s.byName[name]; taken {
-		panic(fmt.Sprintf("session: %s names another type in this store; a snapshot could not tell them apart", name))
-	}
 }
 
 // Names returns the names of the open slices, as they appear in snapshots.
 func (s *Store) Names() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	names := make([]string, 0, len(s.byName))
-	for n := range s.byName {
-		names = append(names, n)
+	names := make([]string, 0, len(s.open))
+	for _, o := range s.open {
+		names = append(names, o.name)
 	}
 	slices.Sort(names)
 	return names
