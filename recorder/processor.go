@@ -374,17 +374,8 @@ func (p *processor) wait(timer *time.Timer) (closed bool) {
 // until it finds the queue empty.
 func (p *processor) drain() {
 	for {
-		p.mu.Lock()
-		batch := p.queue
-		if p.spare == nil && len(batch) > 0 {
-			p.spare = make([]item, 0, p.size)
-		}
-		p.queue = p.spare
-		p.batchLen = len(batch)
-		p.taking.Store(int64(len(batch)))
-		p.mu.Unlock()
-		if len(batch) == 0 {
-			p.spare = batch
+		batch := p.take()
+		if batch == nil {
 			return
 		}
 		for i := range batch {
@@ -400,6 +391,26 @@ func (p *processor) drain() {
 		p.out = Record{}
 		p.spare = batch[:0]
 	}
+}
+
+// take returns the queued items, nil when there are none, and puts the
+// spare slice in the queue's place. An empty queue stays: swapping it
+// for a spare not yet made would leave emitters to grow a queue from
+// nothing, an allocation and a copy at each doubling, under the lock.
+func (p *processor) take() []item {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	batch := p.queue
+	p.batchLen = len(batch)
+	p.taking.Store(int64(len(batch)))
+	if len(batch) == 0 {
+		return nil
+	}
+	if p.spare == nil {
+		p.spare = make([]item, 0, p.size)
+	}
+	p.queue, p.spare = p.spare, nil
+	return batch
 }
 
 // handle writes it to the sink, or answers it if it is a flush request.
