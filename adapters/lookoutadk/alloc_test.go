@@ -47,3 +47,48 @@ func TestIterationAllocatesLittleMoreThanADoNothingMiddleware(t *testing.T) {
 		t.Errorf("Lookout adds %.2f allocations per iteration above the do-nothing middleware, more than %.2f", added, maxAllocsAboveNothing)
 	}
 }
+
+// runAllocs is how many heap allocations a run of an agent of the given
+// kind that answers at once, with no tool call, makes, with what its
+// Recorder allocates delivering the run's records; the agents are built
+// beforehand, as BenchmarkRunFixedCost builds them.
+func runAllocs(t *testing.T, kind int) float64 {
+	const runs = 20
+	subjects := make([]*subject, runs+1) // AllocsPerRun runs once more first
+	for i := range subjects {
+		subjects[i] = newSubject(t, kind, oneAnswer, nil)
+	}
+	defer func() {
+		for _, s := range subjects {
+			s.close(t)
+		}
+	}()
+	next := 0
+	return testing.AllocsPerRun(runs, func() {
+		s := subjects[next]
+		next++
+		if err := s.run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		s.flush(t)
+	})
+}
+
+// maxRunAllocsAboveNothing bounds what a run of the whole of Lookout
+// allocates once, above the do-nothing middleware. About 25 of them are
+// Eino's gob check of the value registered for checkpoints
+// (BenchmarkCheckpointProbe), and 7 its iterator relay for mw.Agent.
+const maxRunAllocsAboveNothing = 110
+
+func TestARunAllocatesAFixedFewMoreThanADoNothingMiddleware(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	nothing := runAllocs(t, nothingAgent)
+	lookout := runAllocs(t, lookoutAgent)
+	added := lookout - nothing
+	t.Logf("allocations per run answering at once: do-nothing middleware %.0f, Lookout %.0f, added %.0f", nothing, lookout, added)
+	if added > maxRunAllocsAboveNothing {
+		t.Errorf("a run of Lookout allocates %.0f more than the do-nothing middleware's, more than %d", added, maxRunAllocsAboveNothing)
+	}
+}

@@ -67,17 +67,28 @@ func (m *Middleware) Lookout() *lookout.Lookout { return m.l }
 // the agents whose middleware started a run in the query, so that the
 // wrapper can report an agent without it.
 type claim struct {
-	run      *lookout.Run
-	single   bool
-	taken    atomic.Bool
-	observed sync.Map // agent name → struct{}
-	reported sync.Map // agent name → struct{}
+	run    *lookout.Run
+	single bool
+	taken  atomic.Bool
+
+	mu       sync.Mutex
+	observed []string // backed by few while the query has few agents
+	reported []string
+	few      [4]string
 }
 
 // observe notes that agent name started a run in the query.
 func (c *claim) observe(name string) {
-	if name != "" {
-		c.observed.Store(name, struct{}{})
+	if name == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.observed, name) {
+		if c.observed == nil {
+			c.observed = c.few[:0]
+		}
+		c.observed = append(c.observed, name)
 	}
 }
 
@@ -87,11 +98,13 @@ func (c *claim) unobserved(name string) bool {
 	if name == "" {
 		return false
 	}
-	if _, ok := c.observed.Load(name); ok {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slices.Contains(c.observed, name) || slices.Contains(c.reported, name) {
 		return false
 	}
-	_, seen := c.reported.LoadOrStore(name, struct{}{})
-	return !seen
+	c.reported = append(c.reported, name)
+	return true
 }
 
 type claimKey struct{}
