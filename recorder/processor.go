@@ -111,10 +111,11 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		p.size = DefaultQueueSize
 	}
 	p.half = p.size / 2
-	// The queue is made whole at once, as the channel it replaced was: a
-	// burst then fills it without copying it as it grows. The slice that
-	// takes over while the first batch is written is made on that swap.
-	p.queue = make([]item, 0, p.size)
+	// The queue starts small and grows, up to QueueSize, as far as the
+	// records waiting at once need: a run whose records the goroutine
+	// keeps up with never touches the memory a whole queue would take,
+	// and the collector never scans it.
+	p.queue = make([]item, 0, min(p.size, initialQueue))
 	p.wctx.timeout = opts.WriteTimeout
 	if p.wctx.timeout <= 0 {
 		p.wctx.timeout = DefaultWriteTimeout
@@ -163,7 +164,7 @@ func (p *processor) hasRoom() bool {
 // push appends *it to the queue and reports whether the goroutine must be
 // woken; p.mu is held.
 func (p *processor) push(it *item) (wake bool) {
-	p.queue = append(p.queue, *it) // within its capacity, but for flush requests
+	p.queue = append(p.queue, *it) // grows, up to p.size, as records wait
 	switch {
 	case p.parked:
 		p.parked = false
@@ -393,10 +394,13 @@ func (p *processor) drain() {
 	}
 }
 
+// initialQueue is the room a new queue has; it grows as records wait.
+const initialQueue = 64
+
 // take returns the queued items, nil when there are none, and puts the
-// spare slice in the queue's place. An empty queue stays: swapping it
-// for a spare not yet made would leave emitters to grow a queue from
-// nothing, an allocation and a copy at each doubling, under the lock.
+// spare slice in the queue's place: on the first take, a new one with
+// the room the queue had grown to. An empty queue stays, rather than
+// leave emitters to grow a queue from nothing.
 func (p *processor) take() []item {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -407,7 +411,7 @@ func (p *processor) take() []item {
 		return nil
 	}
 	if p.spare == nil {
-		p.spare = make([]item, 0, p.size)
+		p.spare = make([]item, 0, cap(batch))
 	}
 	p.queue, p.spare = p.spare, nil
 	return batch

@@ -1,6 +1,10 @@
 package recorder
 
-import "testing"
+import (
+	"context"
+	"runtime"
+	"testing"
+)
 
 // TestAnEmptyTakeKeepsTheQueuesRoom: the goroutine's first take, before
 // any record, must not swap the queue made whole by New for a spare not
@@ -23,5 +27,26 @@ func TestAnEmptyTakeKeepsTheQueuesRoom(t *testing.T) {
 	}
 	if p.batchLen != 2 || p.taking.Load() != 2 {
 		t.Errorf("batchLen %d, taking %d: want the batch counted whole", p.batchLen, p.taking.Load())
+	}
+}
+
+// TestAQueueTakesTheMemoryItsRecordsNeed: a Recorder's queue grows as
+// records wait, rather than taking QueueSize entries at once, so a large
+// QueueSize costs nothing until records need it.
+func TestAQueueTakesTheMemoryItsRecordsNeed(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rec := New(NewMemorySink(), &Options{QueueSize: 1 << 20})
+	run, _ := rec.StartRun(context.Background(), RunInfo{})
+	for i := range 100 {
+		_ = run.ToolEnded(context.Background(), ToolEnded{CallIndex: i})
+	}
+	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	// A whole queue of 1<<20 entries would take 72 MiB, twice over.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("a Recorder that queued 100 records allocated %d bytes", got)
 	}
 }

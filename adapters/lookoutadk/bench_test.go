@@ -98,9 +98,8 @@ type subject struct {
 // for every record of the run (a model+tool iteration makes five, a run a
 // few more), so that none is dropped however far the Recorder's goroutine
 // falls behind on a busy machine, and the default when that is enough.
-// The queue is made whole and its every slot is scanned by each garbage
-// collection, so a queue larger than the run needs would charge the run
-// for the benchmark's choice.
+// The queue grows only as far as records wait, so the bound costs nothing
+// while the goroutine keeps up.
 func recordingQueue(w workload) int {
 	return max(recorder.DefaultQueueSize, 8*w.maxIter)
 }
