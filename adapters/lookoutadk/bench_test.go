@@ -90,6 +90,7 @@ type subject struct {
 	agent   adk.Agent
 	opts    []adk.AgentRunOption
 	rec     *recorder.Recorder // Lookout's, nil for the others
+	shared  bool               // rec records other subjects' runs too (see batchRecorder)
 	sink    recorder.Sink
 	handler *appendingHandler // the callbacks agent's
 }
@@ -131,11 +132,23 @@ func newSubject(tb testing.TB, kind int, w workload, sink recorder.Sink) *subjec
 // unless it is nil, and wrapped by Middleware.Agent when wrapped is true.
 func lookoutSubject(tb testing.TB, w workload, sink recorder.Sink, wrapped bool) *subject {
 	tb.Helper()
-	s := &subject{sink: sink}
-	cfg := overheadConfig(10)
+	var rec *recorder.Recorder
 	if sink != nil {
-		s.rec = recorder.New(sink, &recorder.Options{QueueSize: recordingQueue(w)})
-		cfg.Recorder = s.rec
+		rec = recorder.New(sink, &recorder.Options{QueueSize: recordingQueue(w)})
+	}
+	s := lookoutOn(tb, w, rec, wrapped)
+	s.sink = sink
+	return s
+}
+
+// lookoutOn builds Lookout's agent doing w, recording through rec unless
+// it is nil, and wrapped by Middleware.Agent when wrapped is true.
+func lookoutOn(tb testing.TB, w workload, rec *recorder.Recorder, wrapped bool) *subject {
+	tb.Helper()
+	s := &subject{rec: rec}
+	cfg := overheadConfig(10)
+	if rec != nil {
+		cfg.Recorder = rec
 	}
 	mw, err := lookoutadk.New(context.Background(), cfg)
 	if err != nil {
@@ -171,9 +184,14 @@ func (s *subject) flush(tb testing.TB) {
 }
 
 // close closes the subject's Recorder and returns how many records it
-// dropped.
+// dropped; a Recorder shared with other subjects is only flushed, and its
+// batchRecorder counts what it dropped.
 func (s *subject) close(tb testing.TB) uint64 {
 	if s.rec == nil {
+		return 0
+	}
+	if s.shared {
+		s.flush(tb)
 		return 0
 	}
 	if err := s.rec.Close(context.Background()); err != nil {
@@ -287,24 +305,77 @@ var oneAnswer = sequential(0)
 
 // BenchmarkRunFixedCost holds the gate on the fixed cost of a run: one
 // model call that answers at once, no tool call. Every benchmark iteration
-// times fixedRuns runs of each of the four agents back to back, rotating
-// the agents' order, after a garbage collection, and reports the medians
-// of the per-run figures: each agent's time (bare-us/run and so on),
-// Lookout's time and allocations above the do-nothing middleware
-// (us-above-nothing/run, target 10 µs; allocs-above-nothing/run), and the
-// callbacks handler's time above bare.
+// times fixedRuns runs of each of the four agents back to back, and of
+// Lookout's with a Recorder made for each run, rotating the agents'
+// order, after a garbage collection, and reports the medians of the
+// per-run figures: each agent's time (bare-us/run and so on), Lookout's
+// time and allocations above the do-nothing middleware
+// (us-above-nothing/run, target 10 µs; allocs-above-nothing/run), the
+// same with a Recorder per run (fresh-recorder-…, what a program that
+// runs one query and exits pays), and the callbacks handler's time
+// above bare. Lookout's runs of one batch share a Recorder
+// (batchRecorder).
 func BenchmarkRunFixedCost(b *testing.B) {
-	var builders [agentKinds]func(*testing.B) *subject
+	br := newBatchRecorder(b)
+	builders := make([]func(*testing.B) *subject, agentKinds+1)
 	for k := range agentKinds {
 		builders[k] = func(b *testing.B) *subject { return newSubject(b, k, oneAnswer, nil) }
 	}
-	took, allocs := fixedCosts(b, builders[:])
+	builders[lookoutAgent] = func(b *testing.B) *subject { return br.subject(b, oneAnswer, true) }
+	const fresh = agentKinds // Lookout with a Recorder of its own per run
+	builders[fresh] = func(b *testing.B) *subject { return newSubject(b, lookoutAgent, oneAnswer, nil) }
+	took, allocs := fixedCosts(b, builders)
 	for k := range agentKinds {
 		b.ReportMetric(median(took[k]), kindNames[k]+"-us/run")
 	}
 	b.ReportMetric(median(differences(took[lookoutAgent], took[nothingAgent])), "us-above-nothing/run")
 	b.ReportMetric(median(differences(allocs[lookoutAgent], allocs[nothingAgent])), "allocs-above-nothing/run")
+	b.ReportMetric(median(differences(took[fresh], took[nothingAgent])), "fresh-recorder-us-above-nothing/run")
+	b.ReportMetric(median(differences(allocs[fresh], allocs[nothingAgent])), "fresh-recorder-allocs-above-nothing/run")
 	b.ReportMetric(median(differences(took[callbacksAgent], took[bareAgent])), "callbacks-us-above-bare/run")
+}
+
+// batchRecorder gives the Lookout subjects of BenchmarkRunFixedCost one
+// Recorder for every fixedRuns of them, the runs fixedCosts times back to
+// back, as a program keeps one Recorder from query to query: a run's
+// fixed cost is then what the run adds, not what starting a Recorder
+// (its goroutine, its first wake-up) costs, which the fresh-recorder
+// figures show. A Recorder that drops a record fails the benchmark.
+type batchRecorder struct {
+	rec  *recorder.Recorder
+	made int
+}
+
+func newBatchRecorder(b *testing.B) *batchRecorder {
+	br := &batchRecorder{}
+	b.Cleanup(func() { br.close(b) })
+	return br
+}
+
+// subject builds a wrapped or unwrapped Lookout subject doing w on the
+// batch's Recorder, making the next Recorder every fixedRuns subjects.
+func (br *batchRecorder) subject(b *testing.B, w workload, wrapped bool) *subject {
+	if br.made%fixedRuns == 0 {
+		br.close(b)
+		br.rec = recorder.New(recorder.NewMemorySink(), &recorder.Options{QueueSize: recordingQueue(w)})
+	}
+	br.made++
+	s := lookoutOn(b, w, br.rec, wrapped)
+	s.shared = true
+	return s
+}
+
+func (br *batchRecorder) close(b *testing.B) {
+	if br.rec == nil {
+		return
+	}
+	if err := br.rec.Close(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	if n := br.rec.Dropped(); n > 0 {
+		b.Fatalf("the Recorder dropped %d records", n)
+	}
+	br.rec = nil
 }
 
 // BenchmarkRunFixedCostByPart splits Lookout's fixed cost of a run, as
@@ -312,13 +383,15 @@ func BenchmarkRunFixedCost(b *testing.B) {
 // one's time and allocations per run above the do-nothing middleware,
 // for Lookout alone ("plain": limits and the observer), with the
 // Recorder ("recorded"), and with the Recorder and the agent wrapper
-// ("lookout", the whole).
+// ("lookout", the whole), the Recorders shared as batchRecorder shares
+// them.
 func BenchmarkRunFixedCostByPart(b *testing.B) {
+	recorded, wrapped := newBatchRecorder(b), newBatchRecorder(b)
 	builders := []func(*testing.B) *subject{
 		func(b *testing.B) *subject { return newSubject(b, nothingAgent, oneAnswer, nil) },
 		func(b *testing.B) *subject { return lookoutSubject(b, oneAnswer, nil, false) },
-		func(b *testing.B) *subject { return lookoutSubject(b, oneAnswer, recorder.NewMemorySink(), false) },
-		func(b *testing.B) *subject { return lookoutSubject(b, oneAnswer, recorder.NewMemorySink(), true) },
+		func(b *testing.B) *subject { return recorded.subject(b, oneAnswer, false) },
+		func(b *testing.B) *subject { return wrapped.subject(b, oneAnswer, true) },
 	}
 	took, allocs := fixedCosts(b, builders)
 	for k, name := range []string{"plain", "recorded", "lookout"} {
