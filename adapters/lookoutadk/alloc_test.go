@@ -39,12 +39,19 @@ func TestIterationAllocatesLittleMoreThanADoNothingMiddleware(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs agents of hundreds of tool calls")
 	}
-	nothing := iterationAllocs(t, nothingAgent)
-	lookout := iterationAllocs(t, lookoutAgent)
+	holdAllocsAbove(t, "per iteration", iterationAllocs, maxAllocsAboveNothing)
+}
+
+// holdAllocsAbove counts with count the allocations of the do-nothing
+// middleware's agent and of Lookout's, and fails t when Lookout's are
+// more than bound above the other's.
+func holdAllocsAbove(t *testing.T, what string, count func(*testing.T, int) float64, bound float64) {
+	nothing := count(t, nothingAgent)
+	lookout := count(t, lookoutAgent)
 	added := lookout - nothing
-	t.Logf("allocations per iteration: do-nothing middleware %.2f, Lookout %.2f, added %.2f (target 4)", nothing, lookout, added)
-	if added > maxAllocsAboveNothing {
-		t.Errorf("Lookout adds %.2f allocations per iteration above the do-nothing middleware, more than %.2f", added, maxAllocsAboveNothing)
+	t.Logf("allocations %s: do-nothing middleware %.2f, Lookout %.2f, added %.2f (at most %g)", what, nothing, lookout, added, bound)
+	if added > bound {
+		t.Errorf("Lookout makes %.2f allocations %s above the do-nothing middleware, more than %g", added, what, bound)
 	}
 }
 
@@ -84,11 +91,5 @@ func TestARunAllocatesAFixedFewMoreThanADoNothingMiddleware(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
-	nothing := runAllocs(t, nothingAgent)
-	lookout := runAllocs(t, lookoutAgent)
-	added := lookout - nothing
-	t.Logf("allocations per run answering at once: do-nothing middleware %.0f, Lookout %.0f, added %.0f", nothing, lookout, added)
-	if added > maxRunAllocsAboveNothing {
-		t.Errorf("a run of Lookout allocates %.0f more than the do-nothing middleware's, more than %d", added, maxRunAllocsAboveNothing)
-	}
+	holdAllocsAbove(t, "per run answering at once", runAllocs, maxRunAllocsAboveNothing)
 }
