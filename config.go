@@ -331,14 +331,8 @@ func New(cfg *Config) (*Lookout, error) {
 func thresholdsOf(specs []observer.Spec) *recorder.Thresholds {
 	for _, s := range specs {
 		if o, ok := s.Observer.(*resource.Observer); ok && o != nil {
-			t := &recorder.Thresholds{CautionAt: o.CautionAt, WarningAt: o.WarningAt}
-			if t.CautionAt == 0 {
-				t.CautionAt = resource.DefaultCautionAt
-			}
-			if t.WarningAt == 0 {
-				t.WarningAt = resource.DefaultWarningAt
-			}
-			return t
+			caution, warning := o.Thresholds()
+			return &recorder.Thresholds{CautionAt: caution, WarningAt: warning}
 		}
 	}
 	return nil

@@ -114,14 +114,21 @@ func resourceSuggestions(sev observer.Severity) []string {
 type resourceGrader struct{ caution, warning float64 }
 
 func (r *Observer) grader() resourceGrader {
-	g := resourceGrader{caution: r.CautionAt, warning: r.WarningAt}
-	if g.caution == 0 {
-		g.caution = DefaultCautionAt
+	caution, warning := r.Thresholds()
+	return resourceGrader{caution: caution, warning: warning}
+}
+
+// Thresholds returns the CautionAt and WarningAt the observer grades
+// with: its fields, or their defaults where they are zero.
+func (r *Observer) Thresholds() (cautionAt, warningAt float64) {
+	cautionAt, warningAt = r.CautionAt, r.WarningAt
+	if cautionAt == 0 {
+		cautionAt = DefaultCautionAt
 	}
-	if g.warning == 0 {
-		g.warning = DefaultWarningAt
+	if warningAt == 0 {
+		warningAt = DefaultWarningAt
 	}
-	return g
+	return cautionAt, warningAt
 }
 
 // grade returns sev raised to what remaining, a share of a resource,
