@@ -1124,10 +1124,14 @@ type redaction struct {
 // scanned is a text and what the built-in redactor made of it.
 type scanned struct{ in, out string }
 
-// secretsRemembered is redactSecrets for a text that often repeats: the
-// last text scanned is compared (at no cost when it is the same string,
-// as an injected assessment is) before it is scanned again.
+// secretsRemembered is the built-in redactor, when on, for a text that
+// often repeats: the last text scanned is compared (at no cost when it is
+// the same string, as an injected assessment is) before it is scanned
+// again.
 func (rs redaction) secretsRemembered(s string) string {
+	if !rs.secrets {
+		return s
+	}
 	if rs.injectedScan == nil || len(s) < minSecretText {
 		return redactSecrets(s)
 	}
@@ -1146,6 +1150,11 @@ func (rs redaction) text(s string) string {
 	if rs.secrets {
 		s = redactSecrets(s)
 	}
+	return rs.byOthers(s)
+}
+
+// byOthers applies the redactors of Options.Redactors to s, in order.
+func (rs redaction) byOthers(s string) string {
 	for _, r := range rs.others {
 		s = r.Redact(s)
 	}
@@ -1232,13 +1241,7 @@ func (rs redaction) modelRequest(p *ModelRequest) *ModelRequest {
 func (rs redaction) injected(in []InjectedMessage) []InjectedMessage {
 	var out []InjectedMessage
 	for i, m := range in {
-		text := m.Content
-		if rs.secrets {
-			text = rs.secretsRemembered(text)
-		}
-		for _, r := range rs.others {
-			text = r.Redact(text)
-		}
+		text := rs.byOthers(rs.secretsRemembered(m.Content))
 		if text == m.Content {
 			continue
 		}
