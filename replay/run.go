@@ -292,10 +292,14 @@ const refusalPrefix = "Tool call refused:"
 func toolMessage(te *recorder.ToolEnded) *schema.Message {
 	content := te.Result
 	if te.IsError && !strings.HasPrefix(te.Result, refusalPrefix) {
-		content = "Error: " + te.Error
+		content = errorContent(te.Error)
 	}
 	return &schema.Message{Role: schema.Tool, Content: content, ToolCallID: te.CallID, ToolName: te.Name}
 }
+
+// errorContent is a failed tool call's result as Lookout's adapters give
+// it to the model.
+func errorContent(msg string) string { return "Error: " + msg }
 
 // strict reports whether a call's input must hold exactly the recorded
 // messages: a run that may have been given a conversation the recording

@@ -158,7 +158,7 @@ func (c *Cassette) keepLive(r *recRun, rt *recTool, name, out string, err error)
 	}
 	got := &schema.Message{Role: schema.Tool, Content: out, ToolCallID: rt.ended.CallID, ToolName: name}
 	if err != nil {
-		got.Content = "Error: " + err.Error()
+		got.Content = errorContent(err.Error())
 	}
 	c.unchecked = append(c.unchecked, liveResult{r: r, rt: rt, got: got})
 }
