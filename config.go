@@ -21,19 +21,21 @@ const (
 	DefaultWrapUpAt       = 0.10
 	DefaultRetention      = 10_000
 	DefaultMaxRecordBytes = 1024
+	DefaultEndWait        = 5 * time.Second
 )
 
 // ToolErrors says what happens when a tool returns an error.
 type ToolErrors int
 
 const (
-	// ToolErrorsAsMessages turns a tool's error into a tool message the
-	// model can read ("Error: ..."), counted as a failure by the observers.
-	// It is the default.
-	ToolErrorsAsMessages ToolErrors = iota
 	// ToolErrorsAbort keeps the runtime's behaviour: the error ends the
-	// run. The call is still recorded as a failure first.
-	ToolErrorsAbort
+	// run, as it would without Lookout. The call is still recorded as a
+	// failure first. It is the default.
+	ToolErrorsAbort ToolErrors = iota
+	// ToolErrorsAsMessages turns a tool's error into a tool message the
+	// model can read ("Error: ..."), counted as a failure by the
+	// observers: the run goes on where the runtime would have ended it.
+	ToolErrorsAsMessages
 )
 
 // Config configures Lookout. A nil *Config, and every zero field, means
@@ -93,6 +95,23 @@ type Config struct {
 	// model call them. The ADK adapter adds Eino's transfer and exit
 	// tools.
 	ControlTools []string
+
+	// HandoverTools names the control tools that hand the work to another
+	// agent. Once a limit is spent each agent of the query gets one last
+	// turn, on which these are neither offered nor run: the query ends on
+	// an answer rather than handing work back and forth. They need not be
+	// listed in ControlTools too. The ADK adapter adds Eino's transfer
+	// tool.
+	HandoverTools []string
+
+	// EndWait bounds how long the end of a query waits, before the
+	// caller is told the query is over: first for the model calls its
+	// agents still have in flight, so that what they cost is charged and
+	// recorded, then for the Recorder to hand the query's records to the
+	// sink and flush it. So a program that exits on the query's error,
+	// with log.Fatal say, loses nothing. Zero means DefaultEndWait; a
+	// negative value waits for neither.
+	EndWait time.Duration
 
 	// Retention bounds the tool calls kept in memory per session; counts
 	// stay exact. Zero means DefaultRetention; negative keeps all.
@@ -239,6 +258,9 @@ func (n *Config) fillDefaults() {
 	if n.MaxRecordBytes <= 0 {
 		n.MaxRecordBytes = DefaultMaxRecordBytes
 	}
+	if n.EndWait == 0 {
+		n.EndWait = DefaultEndWait
+	}
 	if n.Now == nil {
 		n.Now = time.Now
 	}
@@ -292,8 +314,9 @@ type Lookout struct {
 	// modelCalls is true when the model-call limit is enforced: its
 	// last call is a wrap-up turn.
 	modelCalls bool
-	// control holds Config.ControlTools.
-	control map[string]bool
+	// control holds Config.ControlTools and HandoverTools; handover the
+	// latter.
+	control, handover map[string]bool
 	// thresholds are the Resource observer's, if there is one, for
 	// run_started.
 	thresholds *recorder.Thresholds
@@ -313,16 +336,25 @@ func New(cfg *Config) (*Lookout, error) {
 		return nil, fmt.Errorf("%w: Observers: %w", ErrInvalidConfig, err)
 	}
 	l := &Lookout{cfg: n, toolCalls: n.enforced(budget.ToolCalls), modelCalls: n.enforced(budget.ModelCalls)}
-	if len(n.ControlTools) > 0 {
-		l.control = make(map[string]bool, len(n.ControlTools))
-		for _, name := range n.ControlTools {
-			l.control[name] = true
-		}
-	}
+	l.control, l.handover = setOf(n.ControlTools, n.HandoverTools), setOf(n.HandoverTools)
 	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.CostUSD, budget.ModelCalls)
 	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
 	l.thresholds = thresholdsOf(n.Observers)
 	return l, nil
+}
+
+// setOf returns the names of lists as a set, nil when there are none.
+func setOf(lists ...[]string) map[string]bool {
+	var set map[string]bool
+	for _, names := range lists {
+		for _, name := range names {
+			if set == nil {
+				set = map[string]bool{}
+			}
+			set[name] = true
+		}
+	}
+	return set
 }
 
 // thresholdsOf returns the thresholds of the Resource observer of specs

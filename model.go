@@ -3,7 +3,6 @@ package lookout
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
@@ -78,6 +77,7 @@ func (r *Run) StartModel(ctx context.Context, input []*schema.Message, req func(
 		o := req()
 		c.model, c.provider = o.Model, o.Provider
 	}
+	r.family.attempts.add()
 	return c, nil
 }
 
@@ -143,11 +143,14 @@ func (c ModelCall) End(ctx context.Context, reply *schema.Message, err error) er
 // be nil when nothing is recorded.
 func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *budget.Usage, toolCalls int, err error) (out error) {
 	r := c.run
+	if r != nil {
+		defer r.family.attempts.done()
+	}
 	if c.streamed {
 		defer r.streams.done()
 	}
 	if err != nil {
-		r.chargeFailedCall()
+		r.chargeCall(nil)
 		return budgetDeadline(ctx, err)
 	}
 	if r == nil {
@@ -171,19 +174,6 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 	return r.Failure()
 }
 
-// chargeFailedCall charges a failed attempt as a call without usage: it
-// counts against a model-call limit, and the token figures are a lower
-// bound. A nil r charges nothing.
-func (r *Run) chargeFailedCall() {
-	if r == nil {
-		return
-	}
-	r.tracker.ChargeModelCall(nil)
-	if r.lease != nil {
-		r.spent.modelCalls.Add(1)
-	}
-}
-
 // priced returns usage with its cost from Config.Prices for model, when
 // the prices name the model; otherwise usage itself.
 func (r *Run) priced(model string, usage *budget.Usage) *budget.Usage {
@@ -199,10 +189,20 @@ func (r *Run) priced(model string, usage *budget.Usage) *budget.Usage {
 	return &priced
 }
 
-// chargeCall charges a model call's usage to the budget, and to the
-// lease of a run that has one.
+// chargeCall charges a model call attempt's usage to the budget, and to
+// the lease of a run that has one. The first attempt of a call the gate
+// counted is not counted again. A failed attempt is charged as a call
+// without usage: it counts against a model-call limit, and the token
+// figures are a lower bound. A nil r charges nothing.
 func (r *Run) chargeCall(usage *budget.Usage) {
-	r.tracker.ChargeModelCall(usage)
+	if r == nil {
+		return
+	}
+	if r.reserved.Load() && r.reserved.CompareAndSwap(true, false) {
+		r.tracker.ChargeReserved(usage)
+	} else {
+		r.tracker.ChargeModelCall(usage)
+	}
 	if r.lease == nil {
 		return
 	}
@@ -243,45 +243,4 @@ func budgetDeadline(ctx context.Context, err error) error {
 		return deadlineError{ex}
 	}
 	return err
-}
-
-// openStreams counts a run's streamed replies not yet ended.
-type openStreams struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed when n drops to zero
-}
-
-func (o *openStreams) add() {
-	o.mu.Lock()
-	if o.n == 0 {
-		o.idle = make(chan struct{})
-	}
-	o.n++
-	o.mu.Unlock()
-}
-
-func (o *openStreams) done() {
-	o.mu.Lock()
-	if o.n--; o.n == 0 {
-		close(o.idle)
-	}
-	o.mu.Unlock()
-}
-
-// wait returns once no stream is open, or after d.
-func (o *openStreams) wait(d time.Duration) {
-	o.mu.Lock()
-	if o.n == 0 {
-		o.mu.Unlock()
-		return
-	}
-	idle := o.idle
-	o.mu.Unlock()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-	}
 }

@@ -263,6 +263,134 @@ type family struct {
 	mu     sync.Mutex
 	open   map[string]*Run
 	paused map[string]PausedRun
+	// spoke names the agents that made a model call in the query, and
+	// closed those that had their last turn; see Run.lastWord. spoke is
+	// backed by few while the query has few agents.
+	spoke, closed []string
+	few           [2]string
+	// attempts counts the model call attempts of the query in flight,
+	// which its end waits for.
+	attempts inflight
+	// live holds the sub-agent runs started and not yet ended.
+	live []*Run
+}
+
+// started notes a sub-agent run started.
+func (f *family) started(c *Run) {
+	f.mu.Lock()
+	f.live = append(f.live, c)
+	f.mu.Unlock()
+}
+
+// stopped forgets a sub-agent run that ended.
+func (f *family) stopped(c *Run) {
+	f.mu.Lock()
+	if i := slices.Index(f.live, c); i >= 0 {
+		f.live = slices.Delete(f.live, i, i+1)
+	}
+	f.mu.Unlock()
+}
+
+// endLive records the end of the sub-agent runs still going whose agent
+// match accepts, with err.
+func (f *family) endLive(ctx context.Context, match func(*Run) bool, err error) {
+	f.mu.Lock()
+	var runs []*Run
+	for _, c := range f.live {
+		if match(c) {
+			runs = append(runs, c)
+		}
+	}
+	f.mu.Unlock()
+	for _, c := range runs {
+		c.End(ctx, err)
+	}
+}
+
+// EndChildren records the end, with err, of the query's sub-agent runs
+// still going whose agents are named in names, or of all of them when
+// names is empty: those agents failed with err, which no hook of the
+// runtime reports, and the query may go on without them (a supervisor an
+// agent hands back to after failing). A root run started with
+// StartOptions.Held leaves its sub-agent runs to this; another root's End
+// ends them itself.
+func (r *Run) EndChildren(ctx context.Context, err error, names ...string) {
+	r.family.endLive(ctx, func(c *Run) bool {
+		return c != r && (len(names) == 0 || slices.Contains(names, c.agentName))
+	}, err)
+}
+
+// inflight counts calls in flight, and lets one wait for none to be.
+type inflight struct {
+	n    atomic.Int64
+	mu   sync.Mutex
+	idle chan struct{} // made by a waiter, closed when n drops to zero
+}
+
+func (f *inflight) add() { f.n.Add(1) }
+
+func (f *inflight) done() {
+	if f.n.Add(-1) != 0 {
+		return
+	}
+	f.mu.Lock()
+	if f.idle != nil {
+		close(f.idle)
+		f.idle = nil
+	}
+	f.mu.Unlock()
+}
+
+// wait returns once no call is in flight, after d, or when ctx ends.
+func (f *inflight) wait(ctx context.Context, d time.Duration) {
+	f.mu.Lock()
+	if f.n.Load() <= 0 {
+		f.mu.Unlock()
+		return
+	}
+	if f.idle == nil {
+		f.idle = make(chan struct{})
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// spoken notes that agent name made a model call in the query.
+func (f *family) spoken(name string) {
+	f.mu.Lock()
+	if f.spoke == nil {
+		f.spoke = f.few[:0]
+	}
+	if !slices.Contains(f.spoke, name) {
+		f.spoke = append(f.spoke, name)
+	}
+	f.mu.Unlock()
+}
+
+// hasSpoken reports whether agent name made a model call in the query.
+func (f *family) hasSpoken(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.spoke, name)
+}
+
+// closeTurns notes that agent name has had its last turn, reporting
+// false when it had it already.
+func (f *family) closeTurns(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if slices.Contains(f.closed, name) {
+		return false
+	}
+	f.closed = append(f.closed, name)
+	return true
 }
 
 func (f *family) opened(r *Run) {
@@ -327,20 +455,6 @@ func (f *family) endChildOf(ctx context.Context, runID, callID string, err error
 	}
 	f.mu.Unlock()
 	if c != nil {
-		c.End(ctx, err)
-	}
-}
-
-// endOpen records the end of every sub-agent run still open, with err,
-// before the root's own run_ended, which is the last record.
-func (f *family) endOpen(ctx context.Context, err error) {
-	f.mu.Lock()
-	open := make([]*Run, 0, len(f.open))
-	for _, c := range f.open {
-		open = append(open, c)
-	}
-	f.mu.Unlock()
-	for _, c := range open {
 		c.End(ctx, err)
 	}
 }
@@ -528,10 +642,33 @@ func (r *Run) End(ctx context.Context, err error) {
 	if !r.trace.ended.CompareAndSwap(false, true) {
 		return
 	}
-	defer r.Release()
+	if !r.held {
+		defer r.Release()
+	}
+	if r.parent != nil {
+		defer r.family.stopped(r)
+	}
+	// The records are written whatever ctx says. The waits of a root's
+	// end give way to the caller's cancellation (wait nil), not to the
+	// budget's deadline.
+	wait := ctx
+	if ctx.Err() != nil {
+		byBudget := errors.As(context.Cause(ctx), new(*budget.ExceededError))
+		ctx, wait = context.WithoutCancel(ctx), nil
+		if byBudget {
+			wait = ctx
+		}
+	}
 	// A streamed reply the runtime stopped reading is still being read to
 	// its end, to charge it: its records come before the run's end.
-	r.streams.wait(streamWait)
+	r.streams.wait(ctx, streamWait)
+	if r.parent == nil {
+		// The model calls in flight are charged and recorded before the
+		// query's end.
+		if r.cfg.EndWait > 0 && wait != nil {
+			r.family.attempts.wait(wait, r.cfg.EndWait)
+		}
+	}
 	if !r.setupDone.Load() {
 		// A run that ended before its first hook is recorded from here.
 		r.Begin(ctx, nil)
@@ -544,8 +681,10 @@ func (r *Run) End(ctx context.Context, err error) {
 			r.fault(ctx, "recording the end of a run", p)
 		}
 	}()
-	if r.parent == nil {
-		r.family.endOpen(ctx, err)
+	if r.parent == nil && !r.held {
+		// Every sub-agent run ends before the root's own run_ended, its
+		// recording's last record.
+		r.EndChildren(ctx, err)
 	}
 	for _, c := range r.trace.open.close() {
 		r.note(r.trace.rec.ToolEnded(ctx, recorder.ToolEnded{CallID: c.id, Name: c.name, IsError: true, Error: errAbandoned.Error()}))
@@ -553,6 +692,19 @@ func (r *Run) End(ctx context.Context, err error) {
 	end := r.ending(err)
 	r.note(r.trace.rec.End(ctx, end))
 	r.family.ended(r)
+	if r.parent == nil && r.cfg.EndWait > 0 && wait != nil {
+		r.flush(wait)
+	}
+}
+
+// flush waits, up to Config.EndWait or until ctx ends, for the Recorder
+// to hand what is queued to the sink and flush it.
+func (r *Run) flush(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.EndWait)
+	defer cancel()
+	if err := r.cfg.Recorder.Flush(ctx); err != nil {
+		r.cfg.OnError(ctx, fmt.Errorf("lookout: the records of the run's end did not reach the sink: %w", err))
+	}
 }
 
 // ending is the run_ended record of a run that ended with err (nil: it

@@ -48,16 +48,30 @@ type Run struct {
 	lease *budget.Limits
 	spent leaseUse
 	// streams are the run's streamed replies not yet ended.
-	streams openStreams
+	streams inflight
 
-	// cancel releases the deadline set on the run's ctx, if any.
+	// cancel releases the deadline set on the run's ctx, if any; held
+	// leaves that to the caller (see StartOptions.Held).
 	cancel context.CancelFunc
+	held   bool
 
 	// setup guards the start of the recording, once per run; see Begin.
 	setup     sync.Once
 	setupDone atomic.Bool
 
 	wrapUp atomic.Bool
+	// reserved says a model call is counted in the budget, by the gate,
+	// and its first attempt is not to be counted again.
+	reserved atomic.Bool
+	// final is the spent limit of a run given its last turn once the
+	// limit was spent: it may not hand over (Config.HandoverTools).
+	final atomic.Pointer[budget.ExceededError]
+	// spoke says the run's agent is known to the family as having made a
+	// model call in the query.
+	spoke atomic.Bool
+	// ownControl holds the run's own control tools besides the
+	// configured ones; see AddControlTools.
+	ownControl atomic.Pointer[[]string]
 	// seenModel is the model the run's model calls last reported through
 	// their callbacks; see IdentifyModel.
 	seenModel atomic.Pointer[modelID]
@@ -144,6 +158,7 @@ func (r *Run) child(agentName, callID string) *Run {
 	if lease, ok := r.cfg.Leases[agentName]; ok && agentName != "" {
 		c.lease = &lease
 	}
+	r.family.started(c)
 	return c
 }
 
@@ -257,19 +272,32 @@ func (r *Run) readInput(ctx context.Context, input []*schema.Message) {
 	}
 }
 
-// gate returns exceededNow's error, or else the turn, reading the budget
-// and the clock once for both.
+// gate returns exceededNow's error, or else the turn, counting the model
+// call in the budget. Once a limit is spent, each agent of the query has
+// one last turn at most, and hands nothing over on it; see lastTurn.
 func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) {
 	if err := r.stopped(ctx); err != nil {
 		return Turn{}, err
 	}
-	b, now := r.tracker.Budget(), r.tracker.Now()
+	now := r.tracker.Now()
+	if b := r.tracker.Budget(); r.toolCallsSpent(&b) {
+		if ex := b.Exceeded(now, r.l.enforced...); ex != nil {
+			return r.lastTurn(ctx, now, ex, tools)
+		}
+		return r.lastTurn(ctx, now, b.Exceeded(now, budget.ToolCalls), tools)
+	}
+	b, ex := r.tracker.ReserveModelCall(now, r.l.enforced...)
+	if ex != nil {
+		return r.lastTurn(ctx, now, ex, tools)
+	}
+	r.reserved.Store(true)
+	r.spoken()
 	reason := ""
 	if !r.calm(&b, now) {
-		if err := r.exceeded(b, now); err != nil {
-			return r.lastTurn(ctx, err, tools)
-		}
 		reason = r.nearlySpent(b, now)
+		if r.lastModelCall(&b) {
+			r.family.closeTurns(r.agentName)
+		}
 	}
 	if reason == "" && r.lease != nil {
 		reason = r.leaseSpent()
@@ -284,11 +312,31 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	}
 }
 
+// reserve counts a model call the limits do not allow but the run makes
+// all the same: its last turn.
+func (r *Run) reserve(now time.Time) {
+	r.tracker.ReserveModelCall(now)
+	r.reserved.Store(true)
+}
+
+// spoken tells the family, once per run, that the run's agent made a
+// model call in the query.
+func (r *Run) spoken() {
+	if !r.spoke.Load() {
+		r.spoke.Store(true)
+		r.family.spoken(r.agentName)
+	}
+}
+
 // lastTurn returns the wrap-up turn a run whose budget err spent still
 // gets, or err when it gets none.
-func (r *Run) lastTurn(ctx context.Context, err error, tools []*schema.ToolInfo) (Turn, error) {
+func (r *Run) lastTurn(ctx context.Context, now time.Time, err *budget.ExceededError, tools []*schema.ToolInfo) (Turn, error) {
 	if !r.lastWord(err) {
 		return Turn{}, err
+	}
+	r.reserve(now)
+	if r.cfg.WrapUpAt < 0 {
+		return r.turn(ctx, "", nil), nil // a last turn, not a wrap-up turn
 	}
 	return r.turn(ctx, r.spentReason(err), tools), nil
 }
@@ -378,8 +426,8 @@ var nearlySpentReasons = []func(r *Run, b *budget.Budget, now time.Time) string{
 		return ""
 	},
 	func(r *Run, b *budget.Budget, _ time.Time) string {
-		if r.lastModelCall(b) {
-			return "model calls: " + observer.FormatCount(b.ModelCalls) + " of " + observer.FormatCount(b.MaxModelCalls) + " used"
+		if r.lastModelCall(b) { // b counts the call the turn is for
+			return "model calls: " + observer.FormatCount(b.ModelCalls-1) + " of " + observer.FormatCount(b.MaxModelCalls) + " used"
 		}
 		return ""
 	},
@@ -389,31 +437,54 @@ var nearlySpentReasons = []func(r *Run, b *budget.Budget, now time.Time) string{
 func (r *Run) controlOf(tools []*schema.ToolInfo) []string {
 	var names []string
 	for _, t := range tools {
-		if t != nil && r.l.control[t.Name] {
+		if t != nil && r.Control(t.Name) {
 			names = append(names, t.Name)
 		}
 	}
 	return names
 }
 
-// lastWord reports whether err, the budget's stop, gives way to one
-// wrap-up turn of this run: the model calls are spent, but by another
-// segment of the query, and this one, a segment the query handed back to
-// (a supervisor after its agent wrapped up), has had no wrap-up turn yet.
-// So a query whose model calls run out in a sub-agent still ends on an
-// answer; a model-call limit overruns by at most one call per segment.
-func (r *Run) lastWord(err error) bool {
-	var ex *budget.ExceededError
-	return r.parent != nil && r.cfg.WrapUpAt >= 0 && !r.wrapUp.Load() &&
-		errors.As(err, &ex) && ex.Resource == budget.ModelCalls
+// lastWord reports whether err, a spent limit, gives way to one last
+// wrap-up turn of the run, and if so marks the run's agent as having had
+// it: each agent of the query gets one, on which it may not hand over
+// (see Config.HandoverTools), so that the query ends on an answer where
+// it can and within one model call per agent. A spent tool-call limit
+// gives every agent its last turn, which needs no tools; a spent
+// model-call limit gives it only to an agent the query hands back to, one
+// that made a model call before (a supervisor after its sub-agent wrapped
+// up, a parent after its agent tool), and none with wrap-up turns off.
+// Time, tokens and cost give none: their wrap-up turns came before they
+// ran out. With wrap-up turns off, the last turn is a plain one.
+func (r *Run) lastWord(err *budget.ExceededError) bool {
+	switch {
+	case r.ignored.Load() != nil:
+		return false
+	case err.Resource == budget.ModelCalls:
+		if r.cfg.WrapUpAt < 0 {
+			return false
+		}
+		if !r.family.hasSpoken(r.agentName) {
+			return false
+		}
+	case err.Resource != budget.ToolCalls:
+		return false
+	}
+	if !r.family.closeTurns(r.agentName) {
+		return false
+	}
+	r.final.Store(err)
+	return true
 }
 
 // spentReason says what err, a budget stop, spent, for a wrap-up turn.
 func (r *Run) spentReason(err error) string {
 	var ex *budget.ExceededError
 	if errors.As(err, &ex) {
-		if ex.Resource == budget.CostUSD {
+		switch ex.Resource {
+		case budget.CostUSD:
 			return costReason(float64(ex.Used)/1e6, float64(ex.Limit)/1e6)
+		case budget.ToolCalls:
+			return "no tool calls left: " + observer.FormatCount(ex.Used) + " of " + observer.FormatCount(ex.Limit) + " used"
 		}
 		return string(ex.Resource) + ": " + observer.FormatCount(ex.Used) + " of " + observer.FormatCount(ex.Limit) + " used"
 	}
@@ -427,9 +498,9 @@ func costReason(used, limit float64) string {
 }
 
 // lastModelCall reports whether b's model-call limit is enforced and
-// allows one call more: the next is the last, and a wrap-up turn.
+// reached by the call b counts: it is the last, and a wrap-up turn.
 func (r *Run) lastModelCall(b *budget.Budget) bool {
-	return r.l.modelCalls && b.MaxModelCalls > 0 && b.MaxModelCalls-b.ModelCalls <= 1
+	return r.l.modelCalls && b.MaxModelCalls > 0 && b.ModelCalls >= b.MaxModelCalls
 }
 
 // toolCallsSpent reports whether b's tool-call limit is enforced and

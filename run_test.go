@@ -130,7 +130,8 @@ func newTestRun(t testing.TB, cfg *Config, store *session.Store) *Run {
 }
 
 // The wrap-up reminder names the control tools the call offers, and
-// only those; with none, it withholds every tool.
+// only those; with none, it withholds every tool. Once the tool calls are
+// spent, each agent has one such turn.
 func TestTheWrapUpReminderNamesTheOfferedControlTools(t *testing.T) {
 	l, err := New(&Config{ControlTools: []string{"exit", "transfer_to_agent"}, Limits: budget.Limits{MaxToolCalls: 1}})
 	require.NoError(t, err)
@@ -147,8 +148,12 @@ func TestTheWrapUpReminderNamesTheOfferedControlTools(t *testing.T) {
 	reminder := turn.Messages[len(turn.Messages)-1].Content
 	assert.Contains(t, reminder, "except those that hand back or finish (exit)")
 
-	turn, err = r.BeforeModel(ctx, nil, []*schema.ToolInfo{{Name: "search"}})
+	other := r.child("other", "")
+	turn, err = other.BeforeModel(ctx, nil, []*schema.ToolInfo{{Name: "search"}})
 	require.NoError(t, err)
 	reminder = turn.Messages[len(turn.Messages)-1].Content
 	assert.Contains(t, reminder, "Tools are withheld from this turn. Write your final answer now:")
+
+	_, err = r.BeforeModel(ctx, nil, []*schema.ToolInfo{{Name: "search"}, {Name: "exit"}})
+	assert.ErrorIs(t, err, budget.ErrExceeded, "an agent has one last turn once the tool calls are spent")
 }

@@ -2,6 +2,7 @@ package lookout
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/lookout-go/lookout/budget"
@@ -42,6 +43,12 @@ type StartOptions struct {
 	// Resumed says the run resumes from a checkpoint that Begin will
 	// load, whose budget may have an earlier deadline than a new one.
 	Resumed bool
+	// Held leaves the release of the run's deadline to the caller's
+	// [Run.Release], once the runtime is done with the run's ctx: [Run.End]
+	// does not release it. An adapter that records a query's end while
+	// its agents may still be running (Eino goes on after an agent fails)
+	// holds the deadline for them.
+	Held bool
 }
 
 // Start starts a run and returns ctx carrying it. When ctx carries a run
@@ -98,6 +105,7 @@ func (l *Lookout) startRoot(ctx context.Context, opts StartOptions) (context.Con
 		return NewContext(ctx, nil), nil, nil
 	}
 	r.agentName = opts.AgentName
+	r.held = opts.Held
 	if r.agentName == "" {
 		r.agentName = l.cfg.Agent.Name
 	}
@@ -173,7 +181,8 @@ func (r *Run) Begin(ctx context.Context, load func() *State) {
 func (r *Run) Begun() bool { return r.setupDone.Load() }
 
 // Release releases the run's deadline timer without recording an end,
-// for a run an interrupt paused. End releases it too.
+// for a run an interrupt paused, or one started with StartOptions.Held.
+// End releases it too, unless the run is held.
 func (r *Run) Release() {
 	if r.cancel != nil {
 		r.cancel()
@@ -234,9 +243,50 @@ func AssessmentOf(s *session.Store) (observer.CurrentAssessment, bool) {
 	return session.ValueOf[observer.CurrentAssessment](s).Latest()
 }
 
-// Control reports whether the tool named name is a control tool (see
-// Config.ControlTools).
-func (r *Run) Control(name string) bool { return r.l.control[name] }
+// Control reports whether the tool named name is a control tool the run
+// may call now (see Config.ControlTools and [Run.AddControlTools]): a
+// handover tool is not one on the run's last turn after a limit was
+// spent.
+func (r *Run) Control(name string) bool {
+	if r.l.handover[name] && r.final.Load() != nil {
+		return false
+	}
+	return r.control(name)
+}
+
+// control reports whether the tool named name is a control tool of the
+// run.
+func (r *Run) control(name string) bool {
+	if r.l.control[name] {
+		return true
+	}
+	own := r.ownControl.Load()
+	return own != nil && slices.Contains(*own, name)
+}
+
+// AddControlTools makes the tools named names control tools of the run,
+// besides Config.ControlTools: an adapter adds
+// the tools an agent returns on, which end its turn.
+func (r *Run) AddControlTools(names ...string) {
+	if len(names) == 0 {
+		return
+	}
+	for {
+		old := r.ownControl.Load()
+		var merged []string
+		if old != nil {
+			merged = slices.Clone(*old)
+		}
+		for _, n := range names {
+			if !slices.Contains(merged, n) {
+				merged = append(merged, n)
+			}
+		}
+		if r.ownControl.CompareAndSwap(old, &merged) {
+			return
+		}
+	}
+}
 
 // Check returns the error that stops a model call of the run now (see
 // BeforeModel), recording it, without preparing a turn: for a model an

@@ -61,12 +61,21 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 	if tracked {
 		r.callArrived()
 	}
-	if !r.l.control[name] {
-		// A control tool steers the run: it is neither refused nor charged.
+	switch {
+	case !r.control(name):
 		if refusal := r.charge(ctx, name, callID, args, now, tracked); refusal != "" {
 			return Call{}, refusal, r.Failure()
 		}
+	case !r.Control(name):
+		// A handover on the last turn after a limit was spent: the work
+		// is not handed on, and the run ends with the budget's error.
+		// (A refusal message would end it too, on a runtime that ends a
+		// turn after a handover, but silently.)
+		ex := r.final.Load()
+		r.refuse(ctx, name, callID, ex, tracked)
+		return Call{}, "", ex
 	}
+	// A control tool steers the run: it is neither refused nor charged.
 	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
 	c.recordStart(ctx)
 	return c, "", nil
@@ -191,7 +200,7 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 		}
 	}()
 	out = c.record(ctx, result, err, true)
-	if out == nil && c.run.l.control[c.name] {
+	if out == nil && c.run.control(c.name) {
 		name := c.name // a copy, so that c does not escape
 		c.run.handover.Store(&name)
 	}

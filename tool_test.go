@@ -39,7 +39,7 @@ func TestTruncateKeepsNothingOfWhatItCuts(t *testing.T) {
 // keeps thousands of calls: only MaxRecordBytes of it may be kept.
 func TestRecordedCallsDoNotPinLargeOutputs(t *testing.T) {
 	store := session.New(nil)
-	r := newTestRun(t, &Config{MaxRecordBytes: 64}, store)
+	r := newTestRun(t, &Config{MaxRecordBytes: 64, ToolErrors: ToolErrorsAsMessages}, store)
 	ctx := context.Background()
 
 	args := `{"q":"` + strings.Repeat("a", 1<<16) + `"}`

@@ -95,10 +95,20 @@ func (t *Tracker) Budget() Budget {
 // ChargeModelCall charges one model call attempt. A nil u records a call
 // whose provider reported no usage; a zero Usage records one that reported
 // zero tokens.
-func (t *Tracker) ChargeModelCall(u *Usage) Budget {
+func (t *Tracker) ChargeModelCall(u *Usage) Budget { return t.charge(u, true) }
+
+// ChargeReserved charges the usage of a model call attempt that
+// [Tracker.ReserveModelCall] already counted: the call is not counted
+// again. A nil u records that its provider reported no usage.
+func (t *Tracker) ChargeReserved(u *Usage) Budget { return t.charge(u, false) }
+
+// charge charges u, counting a model call when count is set.
+func (t *Tracker) charge(u *Usage, count bool) Budget {
 	var out Budget
 	t.v.Change(func(b *Budget, _ bool) {
-		b.ModelCalls++
+		if count {
+			b.ModelCalls++
+		}
 		if u == nil {
 			b.ModelCallsWithoutUsage++
 		} else {
@@ -114,6 +124,29 @@ func (t *Tracker) ChargeModelCall(u *Usage) Budget {
 		out = *b
 	})
 	return out
+}
+
+// ReserveModelCall counts one model call at now, before it is made,
+// unless one of enforce is spent at now: then it counts nothing and
+// returns the budget with an [*ExceededError] for the first one spent.
+// The check and the count happen atomically, so agents calling their
+// models at the same time never take more calls than the limit allows.
+// It returns the budget after the count. The call's usage is charged
+// with [Tracker.ChargeReserved].
+func (t *Tracker) ReserveModelCall(now time.Time, enforce ...Resource) (Budget, *ExceededError) {
+	var out Budget
+	var refused *ExceededError
+	t.v.Change(func(b *Budget, _ bool) {
+		if len(enforce) > 0 && b.anySpent(now) {
+			if refused = b.Exceeded(now, enforce...); refused != nil {
+				out = *b
+				return
+			}
+		}
+		b.ModelCalls++
+		out = *b
+	})
+	return out, refused
 }
 
 // ReserveToolCall counts one tool call if the limit allows it. When the

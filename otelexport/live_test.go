@@ -141,10 +141,11 @@ func liveRun(t *testing.T, build team, sinks ...recorder.Sink) []recorder.Record
 	mem := recorder.NewMemorySink()
 	rec := recorder.New(recorder.FanOut(append(sinks, mem)...), nil)
 	mw, err := lookoutadk.New(ctx, &lookout.Config{
-		Limits:    budget.Limits{MaxTokens: 100_000, Timeout: time.Hour},
-		Observers: []observer.Spec{{Observer: resourceobs.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
-		Recorder:  rec,
-		OnError:   func(_ context.Context, err error) { t.Errorf("lookout: %v", err) },
+		Limits:     budget.Limits{MaxTokens: 100_000, Timeout: time.Hour},
+		Observers:  []observer.Spec{{Observer: resourceobs.New(), Trigger: observer.Trigger{OnEveryCall: true}}},
+		Recorder:   rec,
+		ToolErrors: lookout.ToolErrorsAsMessages,
+		OnError:    func(_ context.Context, err error) { t.Errorf("lookout: %v", err) },
 	})
 	require.NoError(t, err)
 	iter := adk.NewRunner(ctx, adk.RunnerConfig{Agent: mw.Agent(build(t, mw))}).Query(ctx, "How often does Go ship?")

@@ -106,9 +106,10 @@ func (w *world) agent(t testing.TB, name, instruction string, tools ...tool.Base
 // speak after every call, so assessments are part of what replays.
 func config(rec *recorder.Recorder, now func() time.Time) *lookout.Config {
 	return &lookout.Config{
-		Recorder: rec,
-		Now:      now,
-		Limits:   budget.Limits{MaxTokens: 100_000, MaxToolCalls: 50, Timeout: time.Hour},
+		Recorder:   rec,
+		Now:        now,
+		ToolErrors: lookout.ToolErrorsAsMessages,
+		Limits:     budget.Limits{MaxTokens: 100_000, MaxToolCalls: 50, Timeout: time.Hour},
 		Observers: []observer.Spec{
 			{Observer: resource.New(), Trigger: observer.Trigger{OnEveryCall: true}},
 			{Observer: cascade.New(), Trigger: observer.Trigger{OnEveryCall: true}},

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
+	"github.com/lookout-go/lookout/budget"
 )
 
 // Agent returns a, wrapped so that each query the Runner runs on it is
@@ -23,17 +26,47 @@ import (
 // Resume goes on with the same recording, from the checkpoint. The
 // returned agent is resumable when a is.
 func (m *Middleware) Agent(a adk.Agent) adk.Agent {
-	w := &agent{inner: a, m: m}
+	w := &agent{inner: a, m: m, workflow: isWorkflow(a)}
 	if r, ok := a.(adk.ResumableAgent); ok {
 		return &resumable{agent: w, inner: r}
 	}
 	return w
 }
 
-// agent is the wrapper Middleware.Agent returns.
+// agent is the wrapper Middleware.Agent returns. workflow says inner is
+// a workflow (sequential, loop, parallel, and plan-execute, which is one),
+// whose events the wrapper gives the run path they have without it.
 type agent struct {
-	inner adk.Agent
-	m     *Middleware
+	inner    adk.Agent
+	m        *Middleware
+	workflow bool
+}
+
+// isWorkflow reports whether a is one of Eino's workflow agents. The
+// Runner wraps every agent it is given that is not one of Eino's own
+// flow agents in a flow agent of its own, which starts the run path with
+// the agent's name; a workflow agent is a flow agent that adds its name
+// again, so that, wrapped, its events' run paths would start with its
+// name twice. Eino's types are unexported: the check reads their names.
+func isWorkflow(a adk.Agent) bool {
+	v := reflect.ValueOf(a)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Type().String() != "*adk.flowAgent" {
+		return false
+	}
+	inner := v.Elem().FieldByName("Agent")
+	return inner.IsValid() && inner.Kind() == reflect.Interface && !inner.IsNil() &&
+		inner.Elem().Type().String() == "*adk.workflowAgent"
+}
+
+// collapse gives ev the run path it has without the wrapper: the
+// workflow's name once at its start.
+func collapse(ev *adk.AgentEvent) {
+	p := ev.RunPath
+	if len(p) < 2 || !p[0].Equals(p[1]) {
+		return
+	}
+	// A new slice: the old one is shared with the agent that made it.
+	ev.RunPath = append([]adk.RunStep{p[0]}, p[2:]...)
 }
 
 func (a *agent) Name(ctx context.Context) string        { return a.inner.Name(ctx) }
@@ -59,6 +92,7 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 		// checkpoints to come.
 		Deferred: true,
 		Resumed:  resumed,
+		Held:     true,
 	})
 	if err != nil {
 		it, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
@@ -78,49 +112,79 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 		r.RecordInput(ctx, input.Messages)
 	}
 	ctx = context.WithValue(ctx, claimKey{}, c)
-	return forward(ctx, r, c, run(ctx))
+	return forward(ctx, r, c, run(ctx), a.workflow)
 }
 
-// forward passes the events of in on, ending run r before the event that
-// carries an error and before the end of the events, so that the caller
-// sees neither before run_ended is queued for the recording.
-func forward(ctx context.Context, r *lookout.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
+// forward passes the events of in on, unchanged and in order, ending
+// run r before the caller can see the query's error or the end of its
+// events. See relay.
+func forward(ctx context.Context, r *lookout.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent], workflow bool) *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
-	rl := &relay{run: r, claim: c, ctx: context.WithoutCancel(ctx)}
+	rl := &relay{run: r, claim: c, ctx: ctx, in: in}
 	go func() {
 		defer gen.Close()
-		for {
-			ev, ok := in.Next()
-			if !ok {
-				break
+		for ev, ok := rl.next(); ok; ev, ok = rl.next() {
+			if workflow && ev != nil {
+				collapse(ev)
 			}
-			if rl.pass(ev) {
-				gen.Send(ev)
-			}
+			rl.pass(ev)
+			gen.Send(ev)
 		}
 		rl.finish()
 	}()
 	return out
 }
 
+// lookahead bounds how long the first error event waits for the event
+// after it, to learn whether it is the query's last.
+const lookahead = 200 * time.Millisecond
+
 // relay is the state of forward's goroutine.
 type relay struct {
 	run   *lookout.Run
 	claim *claim
-	ctx   context.Context // the run's, without its cancellation
-	// last is the error the run ended with; interrupted says an
+	ctx   context.Context // the run's
+	in    *adk.AsyncIterator[*adk.AgentEvent]
+	// ahead carries the events of in once the relay looked ahead; see
+	// last. peeked is the event read ahead and not yet passed on, and
+	// done says in has no more.
+	ahead  chan *adk.AgentEvent
+	peeked *adk.AgentEvent
+	done   bool
+	// err is the first error among the events; interrupted says an
 	// interrupt paused the run.
-	last        error
+	err         error
 	interrupted bool
 }
 
-// pass notes what event ev says of the run, ending the run before an
-// error event, and reports whether ev is passed on: the run ends with the
-// first error, and Eino may report it again as the agents above the one
-// that failed unwind (a transfer back that finds the run over).
-func (rl *relay) pass(ev *adk.AgentEvent) bool {
+// next returns the next event of in, false at their end.
+func (rl *relay) next() (*adk.AgentEvent, bool) {
+	switch {
+	case rl.peeked != nil:
+		ev := rl.peeked
+		rl.peeked = nil
+		return ev, true
+	case rl.done:
+		return nil, false
+	case rl.ahead != nil:
+		ev, ok := <-rl.ahead
+		return ev, ok
+	}
+	return rl.in.Next()
+}
+
+// pass notes what event ev says of the query before it is passed on. An
+// error event ends the runs of the agent that failed. The first also ends
+// the query's run, so that a program that exits on it (log.Fatal, say)
+// loses nothing: End waits, within Config.EndWait, for the model calls in
+// flight and for the records to reach the sink. Eino may go on after an
+// agent fails (a supervisor the agent hands back to may answer, other
+// branches of a parallel workflow go on): then the run's sub-agents and
+// its deadline are left to go on, and what they do is recorded after the
+// run's end.
+func (rl *relay) pass(ev *adk.AgentEvent) {
 	if ev == nil {
-		return true
+		return
 	}
 	if ev.Action != nil && ev.Action.Interrupted != nil {
 		rl.interrupted = true
@@ -129,24 +193,70 @@ func (rl *relay) pass(ev *adk.AgentEvent) bool {
 		rl.run.OnError(rl.ctx, fmt.Errorf("%w: %q", ErrUnobservedAgent, ev.AgentName))
 	}
 	if ev.Err == nil {
-		return true
-	}
-	if rl.last != nil {
-		return false
-	}
-	rl.last = ev.Err
-	rl.run.End(rl.ctx, ev.Err)
-	return true
-}
-
-// finish ends the run once its events are over, unless an interrupt
-// paused it: the resume goes on with the recording.
-func (rl *relay) finish() {
-	if rl.interrupted && rl.last == nil {
-		rl.run.Release()
 		return
 	}
-	rl.run.End(rl.ctx, rl.last)
+	rl.run.EndChildren(rl.ctx, ev.Err, ev.AgentName)
+	if rl.err != nil {
+		return
+	}
+	rl.err = ev.Err
+	if rl.last() {
+		rl.run.EndChildren(rl.ctx, rl.err)
+	}
+	rl.run.End(rl.ctx, rl.err)
+}
+
+// last reports whether the events end after the one being passed on,
+// waiting up to lookahead for the next. The wait is on a goroutine that,
+// once started, reads the rest of the events for next.
+func (rl *relay) last() bool {
+	rl.ahead = make(chan *adk.AgentEvent)
+	go func() {
+		defer close(rl.ahead)
+		for ev, ok := rl.in.Next(); ok; ev, ok = rl.in.Next() {
+			rl.ahead <- ev
+		}
+	}()
+	t := time.NewTimer(lookahead)
+	defer t.Stop()
+	select {
+	case ev, ok := <-rl.ahead:
+		rl.peeked, rl.done = ev, !ok
+		return !ok
+	case <-t.C:
+		return false
+	}
+}
+
+// finish ends the run and its sub-agents' once the events are over,
+// unless an interrupt paused the run: the resume goes on with the
+// recording.
+func (rl *relay) finish() {
+	defer rl.run.Release()
+	if rl.interrupted && rl.err == nil {
+		return
+	}
+	rl.run.EndChildren(rl.ctx, rl.err)
+	rl.run.End(rl.ctx, rl.err)
+}
+
+// QueryError returns the error a query's events end it with: the first
+// budget error among them (errors.Is(err, budget.ErrExceeded)), else the
+// first error, or nil when none carries one. Eino may go on after an
+// agent fails, so the error need not be the last event: a supervisor's
+// agent that fails hands back to the supervisor, which may answer.
+func QueryError(events []*adk.AgentEvent) error {
+	var first error
+	for _, ev := range events {
+		switch {
+		case ev == nil || ev.Err == nil:
+		case errors.Is(ev.Err, budget.ErrExceeded):
+			return ev.Err
+		case first == nil:
+			first = ev.Err
+		}
+	}
+	return first
 }
 
 // resumable is the wrapper of an agent that can resume.

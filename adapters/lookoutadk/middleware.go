@@ -2,6 +2,8 @@ package lookoutadk
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -43,6 +45,9 @@ func New(_ context.Context, cfg *lookout.Config) (*Middleware, error) {
 		c = *cfg
 	}
 	c.ControlTools = withControlTools(c.ControlTools)
+	if !slices.Contains(c.HandoverTools, adk.TransferToAgentToolName) {
+		c.HandoverTools = append(slices.Clip(c.HandoverTools), adk.TransferToAgentToolName)
+	}
 	l, err := lookout.New(&c)
 	if err != nil {
 		return nil, err
@@ -124,6 +129,7 @@ func (m *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 	if c != nil {
 		c.observe(name)
 		if c.single && c.run == r && c.taken.CompareAndSwap(false, true) {
+			addReturnDirectly(r, rc)
 			return ctx, rc, nil
 		}
 	}
@@ -138,8 +144,43 @@ func (m *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 		resumed, _, _ := compose.GetInterruptState[any](ctx)
 		opts.Resumed = resumed
 	}
-	ctx, _, err := m.l.Start(ctx, opts)
+	ctx, run, err := m.l.Start(ctx, opts)
+	if run != nil {
+		addReturnDirectly(run, rc)
+		if r == nil && c == nil {
+			m.l.OnError(ctx, fmt.Errorf("%w: %q", ErrUnwrapped, name))
+			ctx = context.WithValue(ctx, unwrappedKey{}, run)
+		}
+	}
 	return ctx, rc, err
+}
+
+// unwrappedKey marks the ctx of a root run that an agent started without
+// Middleware.Agent.
+type unwrappedKey struct{}
+
+// ErrUnwrapped is reported to Config.OnError when an agent with the
+// Lookout middleware starts a query's run itself: the agent given to the
+// Runner was not wrapped with [Middleware.Agent]. Each agent of a
+// workflow or supervisor is then a query of its own, with a budget of its
+// own, and the end of a run its agent's failure ends is recorded only as
+// far as Lookout sees the failure (a model call or a tool call that
+// failed, a budget stop).
+var ErrUnwrapped = errors.New("lookoutadk: the agent runs without Middleware.Agent; wrap the agent given to the Runner")
+
+// addReturnDirectly makes the tools the agent returns on control tools of
+// its run: like Eino's exit tool, they end the agent's turn (a loop's
+// break tool is one), so they are free and stay offered on a wrap-up
+// turn.
+func addReturnDirectly(r *lookout.Run, rc *adk.ChatModelAgentContext) {
+	if rc == nil {
+		return
+	}
+	for name, on := range rc.ReturnDirectly {
+		if on {
+			r.AddControlTools(name)
+		}
+	}
 }
 
 // AfterAgent records that the agent's run completed; Eino calls it only

@@ -89,5 +89,33 @@ func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, _
 	if r == nil {
 		return inner, nil
 	}
-	return &engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}, nil
+	cm := &engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}
+	if ctx.Value(unwrappedKey{}) == r {
+		return &endingModel{ChargingModel: cm}, nil
+	}
+	return cm, nil
+}
+
+// endingModel is the model of a root run started without
+// Middleware.Agent, whose end no wrapper records: a call that fails ends
+// the run with its error, as it ends the agent (a retry after it is
+// recorded after the end).
+type endingModel struct {
+	*engine.ChargingModel
+}
+
+func (m *endingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	out, err := m.ChargingModel.Generate(ctx, input, opts...)
+	if err != nil {
+		m.Run.End(ctx, err)
+	}
+	return out, err
+}
+
+func (m *endingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	out, err := m.ChargingModel.Stream(ctx, input, opts...)
+	if err != nil {
+		m.Run.End(ctx, err)
+	}
+	return out, err
 }

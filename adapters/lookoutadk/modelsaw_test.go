@@ -36,6 +36,7 @@ func TestTheExportsShowWhatTheModelSaw(t *testing.T) {
 				tools: []tool.BaseTool{echo("search"), adaptertest.Failing("broken", "disk on fire")},
 				cfg: &lookout.Config{
 					Observers: everyCall(), Limits: budget.Limits{MaxToolCalls: 3}, Recorder: rec,
+					ToolErrors: lookout.ToolErrorsAsMessages,
 				},
 			})
 			o := runAgent(t, agent, session.New(nil), streaming)

@@ -160,13 +160,18 @@ func TestASupervisorsBudgetHoldsAcrossTransfers(t *testing.T) {
 	b, _ := lookout.BudgetOf(store)
 	assert.GreaterOrEqual(t, b.TokensUsed, int64(1_500))
 	assert.LessOrEqual(t, b.TokensUsed, int64(1_500+500), "within one response of the limit")
+	// The worker fails, Eino hands back to the lead, and the lead's call
+	// fails too: the events pass as Eino sends them, and QueryError finds
+	// the budget error among them.
 	errs := 0
 	for _, ev := range o.events {
 		if ev.Err != nil {
 			errs++
+			assert.ErrorIs(t, ev.Err, budget.ErrExceeded)
 		}
 	}
-	assert.Equal(t, 1, errs, "one error event")
+	assert.Equal(t, 2, errs, "the worker's error and the lead's")
+	assert.ErrorIs(t, lookoutadk.QueryError(o.events), budget.ErrExceeded)
 	end := records[len(records)-1].Payload.(*recorder.RunEnded)
 	assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
 }

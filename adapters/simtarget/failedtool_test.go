@@ -19,8 +19,8 @@ import (
 	"github.com/lookout-go/lookout/simulate"
 )
 
-// With Lookout's ADK middleware on the agent, as the docs recommend, a
-// tool that fails becomes the tool message "Error: …" and the agent may
+// With Lookout's ADK middleware on the agent and tool errors as messages,
+// a tool that fails becomes the tool message "Error: …" and the agent may
 // still claim success: the booking goal is not met, and the recorder and
 // the simulation agree that the call failed.
 func TestAFailedToolCallThroughLookoutDoesNotMeetTheGoal(t *testing.T) {
@@ -28,7 +28,7 @@ func TestAFailedToolCallThroughLookoutDoesNotMeetTheGoal(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	rec := recorder.New(sink, nil)
 	t.Cleanup(func() { _ = rec.Close(context.Background()) })
-	mw, err := lookoutadk.New(ctx, &lookout.Config{Recorder: rec})
+	mw, err := lookoutadk.New(ctx, &lookout.Config{Recorder: rec, ToolErrors: lookout.ToolErrorsAsMessages})
 	require.NoError(t, err)
 	book, err := utils.InferTool("book", "books a flight", func(context.Context, bookArgs) (string, error) {
 		return "", errors.New("no seats left")

@@ -91,6 +91,7 @@ func injectionScenarios() []Scenario {
 				Config: &lookout.Config{
 					MaxAgeCalls: 2,
 					InjectAs:    schema.System,
+					ToolErrors:  lookout.ToolErrorsAsMessages,
 					Observers: []observer.Spec{{
 						Observer: Probe{},
 						Trigger:  observer.Trigger{AfterConsecutiveErrors: 1},
@@ -120,7 +121,10 @@ func injectionScenarios() []Scenario {
 			)
 			return Spec{
 				Model: m, Tools: []tool.BaseTool{Failing("deploy", "permission denied")},
-				Config: &lookout.Config{Observers: []observer.Spec{{Observer: Probe{}, Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}}},
+				Config: &lookout.Config{
+					ToolErrors: lookout.ToolErrorsAsMessages,
+					Observers:  []observer.Spec{{Observer: Probe{}, Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}},
+				},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					tools := ToolMessages(m.Requests()[3].Messages)
@@ -603,8 +607,9 @@ func toolScenarios() []Scenario {
 	for _, want := range wants {
 		out = append(out, Scenario{Name: "a " + want.ToolName + " tool call is recorded", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
 			return Spec{
-				Model: scripted.New(scripted.Call(want.ToolName, `{}`), scripted.Reply("done")),
-				Tools: EveryKindOfTool(),
+				Model:  scripted.New(scripted.Call(want.ToolName, `{}`), scripted.Reply("done")),
+				Tools:  EveryKindOfTool(),
+				Config: &lookout.Config{ToolErrors: lookout.ToolErrorsAsMessages},
 				Check: func(t *testing.T, r Result) {
 					require.NoError(t, r.Err)
 					calls := session.LogOf[observer.ToolCallRecord](r.Store)

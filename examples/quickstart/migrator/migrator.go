@@ -83,13 +83,16 @@ func Tools() []tool.BaseTool {
 }
 
 // Config is the agent's Lookout configuration: the Resource, ErrorCascade
-// and Stall observers, and limits on time, tokens and tool calls. rec,
-// if not nil, records the run; now, if not nil, is its clock.
+// and Stall observers, limits on time, tokens and tool calls, and tool
+// errors as messages the model reads, so that the failing test does not
+// end the run. rec, if not nil, records the run; now, if not nil, is its
+// clock.
 func Config(rec *recorder.Recorder, now func() time.Time) *lookout.Config {
 	return &lookout.Config{
-		Recorder: rec,
-		Now:      now,
-		Limits:   budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
+		Recorder:   rec,
+		Now:        now,
+		ToolErrors: lookout.ToolErrorsAsMessages,
+		Limits:     budget.Limits{Timeout: 10 * time.Minute, MaxTokens: 5_000, MaxToolCalls: 9},
 		Observers: []observer.Spec{
 			{Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 5, AfterConsecutiveErrors: 3}},
 			{Observer: cascade.New(), Trigger: observer.Trigger{OnEveryCall: true}},
