@@ -70,14 +70,15 @@ type Config struct {
 	// WrapUpAt is the fraction of tokens, cost or time remaining at or below
 	// which the model gets a wrap-up turn: tool calls are forbidden
 	// through the tool choice (the tools stay described) and the model is
-	// asked to summarise its progress. A spent, enforced tool-call limit
-	// gives one too, and so does the last model call an enforced
-	// model-call limit allows. Zero means DefaultWrapUpAt; a negative value turns
+	// asked to summarise its progress. The last model call an enforced
+	// model-call limit allows is one too, and so is each agent's last
+	// turn once an enforced model-call or tool-call limit is spent (see
+	// HandoverTools). Zero means DefaultWrapUpAt; a negative value turns
 	// wrap-up turns off.
 	WrapUpAt float64
 
-	// ToolErrors says what a tool's error does. The zero value turns it
-	// into a message the model can read.
+	// ToolErrors says what a tool's error does. The zero value,
+	// ToolErrorsAbort, ends the run with it, as the runtime does.
 	ToolErrors ToolErrors
 
 	// Leases cap, by agent name, what a child run of that agent may spend

@@ -130,9 +130,10 @@
 // place in the assessment; a failure of Lookout's own work, a panic
 // included, goes to Config.OnError and the call goes on as it would
 // without Lookout; a lost record is counted and reported by the recorder
-// (recorder.Options.OnError). The deliberate stops are the budget's, and,
-// when asked for, a tool error under [ToolErrorsAbort] and a failed write
-// under the recorder's Escalate policy.
+// (recorder.Options.OnError). The deliberate stop is the budget's, and,
+// when asked for, a failed write under the recorder's Escalate policy. A
+// tool error ends the run as it would without Lookout, unless
+// [ToolErrorsAsMessages] makes it a message the model reads.
 //
 // # Concurrency
 //

@@ -31,8 +31,10 @@ type Call struct {
 
 // Admit admits a tool call about to run. When the budget does not allow
 // it, refusal is the tool message to give the model instead, and the call
-// must not run. A recording failure that must end the run is returned as
-// an error; the call must not run then either.
+// must not run. A recording failure that must end the run, or the budget
+// error that ends a run whose model handed over on its last turn (see
+// Config.HandoverTools), is returned as an error; the call must not run
+// then either.
 //
 // Should Lookout's own work panic, the panic goes to Config.OnError and
 // the call runs unobserved: Admit returns the zero Call.

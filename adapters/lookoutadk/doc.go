@@ -16,8 +16,11 @@
 //
 // [New] takes a [lookout.Config] (go doc github.com/lookout-go/lookout
 // Config); a nil one means the defaults. It adds Eino's transfer and exit
-// tools to Config.ControlTools. One Middleware serves every agent of a
-// program and any number of concurrent runs.
+// tools to Config.ControlTools, and the transfer tool to
+// Config.HandoverTools; the tools an agent returns on
+// (ToolsConfig.ReturnDirectly, such as a loop's break tool) are control
+// tools of its run. One Middleware serves every agent of a program and
+// any number of concurrent runs.
 //
 // # The query's run
 //
@@ -29,15 +32,20 @@
 // is the run, and records the query's messages; each agent segment in it is
 // a child named after its agent, and a segment that hands over says so in
 // its stop reason. Children share the run's session and budget;
-// Config.Leases may cap a named child. The wrapper ends the run, errors
-// included, before the Runner's iterator reports the error event or its
-// last event, so run_ended is queued for the recorder by then; a query
-// reports one error event. A run an interrupt pauses is not ended: its
-// Resume goes on with the same run.
+// Config.Leases may cap a named child. The wrapper passes the Runner's
+// events on unchanged and in order, and ends the run before the Runner's
+// iterator reports the first error event or its last event, once the
+// model calls in flight are charged and the records are in the sink
+// (within Config.EndWait): a program that exits on the error loses
+// nothing. Eino may go on after an agent fails (a supervisor the agent
+// hands back to, a parallel workflow's other branches): [QueryError]
+// returns the query's error from its events. A run an interrupt pauses
+// is not ended: its Resume goes on with the same run.
 //
 // An agent that sends events in a query without having started a run (no
 // middleware in its Handlers) is reported to Config.OnError once, with
-// [ErrUnobservedAgent]. A model an agent calls outside a ChatModelAgent
+// [ErrUnobservedAgent]; an agent that starts a query's run itself, not
+// being wrapped, with [ErrUnwrapped]. A model an agent calls outside a ChatModelAgent
 // (the planner and replanner of planexecute) is charged and recorded
 // through [Middleware.Model].
 //
@@ -48,9 +56,10 @@
 //     carries (session.NewContext) or a new one. With an enforced time
 //     limit, the deadline is set on the run's ctx with a
 //     *budget.ExceededError as its cause.
-//   - BeforeModelRewriteState ends the run with a *budget.ExceededError
-//     once tokens, time or model calls are spent, or after a tool call was refused on a
-//     wrap-up turn. Otherwise it replaces the previous injected block with
+//   - BeforeModelRewriteState counts the model call in the budget, and
+//     ends the run with a *budget.ExceededError once tokens, cost or time
+//     are spent, once model or tool calls are spent and the agent has had
+//     its last turn, or after a tool call was refused on a wrap-up turn. Otherwise it replaces the previous injected block with
 //     the current assessment, when it is fresh, and on a wrap-up turn adds
 //     the reminder. Eino keeps the state returned here, so the history
 //     never holds more than one block.
@@ -68,8 +77,9 @@
 //     forms admit each call by the budget (a call over the tool-call limit
 //     does not run: the model gets a tool message saying why), record it
 //     with a dense, unique call index, run the observers after it, even
-//     when calls run in parallel, and turn a tool error into the message
-//     "Error: ..." unless Config.ToolErrors is lookout.ToolErrorsAbort. A
+//     when calls run in parallel, and, with Config.ToolErrors set to
+//     lookout.ToolErrorsAsMessages, turn a tool error into the message
+//     "Error: ..."; by default it ends the run as in plain Eino. A
 //     streamed call ends when its stream does.
 //   - AfterAgent ends a child run, or a root run started without the
 //     wrapper; Eino calls it only when the agent succeeds.
@@ -92,12 +102,12 @@
 //
 //   - Register the middleware on every ChatModelAgent, sub-agents
 //     included: an agent without it does not charge the shared budget.
-//   - Give the Runner mw.Agent(agent). Without the wrapper, a run that Eino
-//     ends with an error (a failing model, a cancelled ctx) gets no
-//     run_ended, and its deadline's timer holds the run in memory until the
-//     deadline passes; and a sub-agent a transfer hands over to starts a run
-//     of its own, which shares the budget only through a session on the
-//     ctx given to the Runner.
+//   - Give the Runner mw.Agent(agent). Without the wrapper (reported with
+//     ErrUnwrapped), a run that Eino ends with an error Lookout does not
+//     see (a cancelled ctx) gets no run_ended, and its deadline's timer
+//     holds the run in memory until the deadline passes; and a sub-agent a
+//     transfer hands over to starts a run of its own, which shares the
+//     budget only through a session on the ctx given to the Runner.
 //   - In Eino v0.9.21, one ChatModelAgent used by several Runner runs at
 //     the same time has a data race inside Eino (each run writes its cancel
 //     context into a run config the agent builds once), with or without

@@ -37,8 +37,9 @@
 //     through the budget (a call over the tool-call limit is not run; the
 //     model gets a tool message saying why), records it with a dense,
 //     unique call index even when calls run in parallel, and runs the
-//     observers after it. A tool error becomes a message the model can
-//     read, unless Config.ToolErrors is lookout.ToolErrorsAbort.
+//     observers after it. A tool error ends the run, as without Lookout,
+//     unless Config.ToolErrors is lookout.ToolErrorsAsMessages: then it
+//     becomes a message the model can read.
 //   - [Hooks.WrapModel] ends the run with a *budget.ExceededError before
 //     a model call once tokens, time or model calls are spent, or after a
 //     tool call was refused on a wrap-up turn; adds the current assessment to the model's
