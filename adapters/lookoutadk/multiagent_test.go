@@ -462,3 +462,48 @@ func TestAParallelWorkflowsBudgetStopsTheQuery(t *testing.T) {
 	end := flushedRecords(t, s.sink)
 	assert.Equal(t, recorder.OutcomeBudgetExceeded, end[len(end)-1].Payload.(*recorder.RunEnded).Outcome)
 }
+
+// A parent whose agent used as a tool spends the last model call the
+// limit allows, on a wrap-up answer, gets one last turn of its own: the
+// query ends on the parent's answer, one call over the limit. The deep
+// agent's task tool runs its sub-agent the same way.
+func TestAParentWhoseAgentToolSpentTheLastCallAnswers(t *testing.T) {
+	// answers calls a tool until its call is a wrap-up turn, then answers.
+	answers := func(call scripted.Turn, answer string) *scripted.Model {
+		return scripted.New(call, scripted.Forever(scripted.Func(func(_ context.Context, _ []*schema.Message, o *model.Options) (*schema.Message, error) {
+			if o.ToolChoice != nil {
+				return schema.AssistantMessage(answer, nil), nil
+			}
+			return schema.AssistantMessage("", []schema.ToolCall{{ID: "s", Function: schema.FunctionCall{Name: "search", Arguments: `{}`}}}), nil
+		})))
+	}
+	for _, shape := range []string{"agent tool", "deep"} {
+		t.Run(shape, func(t *testing.T) {
+			s := newShape(t, lookout.Config{Limits: budget.Limits{MaxModelCalls: 3}})
+			var root adk.Agent
+			if shape == "deep" {
+				// The deep agent and its general-purpose sub-agent share
+				// one model: the task call, then searches until the
+				// wrap-up turns.
+				root = newDeep(t, s, answers(taskCall("look it up"), "the report"))
+			} else {
+				helper := s.agent("helper", answers(scripted.Call("search", `{}`), "found it"), echo("search"))
+				parent, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+					Name: "parent", Description: "the parent", Instruction: "You are the parent.",
+					Model:       answers(scripted.Call("helper", `{"request":"find it"}`), "the report"),
+					ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{adk.NewAgentTool(context.Background(), helper)}}},
+					Handlers:    []adk.ChatModelAgentMiddleware{s.mw},
+				})
+				require.NoError(t, err)
+				root = parent
+			}
+			store := session.New(nil)
+			o := runAgent(t, s.mw.Agent(root), store, false)
+			require.NoError(t, o.err, "the query ends on the parent's answer, not on the limit")
+			require.NotEmpty(t, o.messages)
+			assert.Equal(t, "the report", o.messages[len(o.messages)-1].Content)
+			b, _ := lookout.BudgetOf(store)
+			assert.Equal(t, int64(4), b.ModelCalls, "the limit, and the parent's last turn")
+		})
+	}
+}

@@ -208,6 +208,17 @@ func transparentShapes() []transparentShape {
 				},
 			})
 		}},
+		{name: "an agent used as a tool whose model fails", build: func(b build) adk.Agent {
+			// Without Lookout the tool's error ends the query; with it, by
+			// default, too.
+			helper := b.simple("helper", scripted.New(scripted.Fail(errModelDown)))
+			return b.agent(adk.ChatModelAgentConfig{Name: "parent",
+				Model: scripted.New(scripted.Call("helper", `{"request":"find z"}`), scripted.Reply("final report")),
+				ToolsConfig: adk.ToolsConfig{
+					ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{adk.NewAgentTool(ctx, helper)}},
+				},
+			})
+		}},
 	}
 }
 
