@@ -509,4 +509,3 @@ func TestEveryLimitBoundsEveryShape(t *testing.T) {
 		})
 	}
 }
-
