@@ -521,17 +521,65 @@ func safeClose(ctx context.Context, s Sink) (err error) {
 // ends for good when a Close gives up. Sinks must not keep it after the
 // call returns (see Sink).
 type writeCtx struct {
-	values  context.Context // goroutine-owned
 	timeout time.Duration
 	timer   *time.Timer // runs expire
 
 	mu       sync.Mutex
+	values   context.Context
 	done     chan struct{}
 	err      error
 	deadline time.Time // of the call in progress or the last one
 	armed    bool      // the timer will fire, at or before deadline
 	gaveUp   atomic.Bool
 	why      error // why Close gave up
+	// after holds what AfterFunc registered for the current done.
+	after []*afterFunc
+}
+
+// afterFunc is a function registered with writeCtx.AfterFunc.
+type afterFunc struct{ f func() }
+
+// AfterFunc arranges to call f once the current call's ctx is done, and
+// returns a function that cancels that, reporting whether it did. The
+// context package uses it for contexts a sink derives from the write ctx
+// (context.WithTimeout, say), which then need no goroutine of their own
+// to learn that it ended.
+func (c *writeCtx) AfterFunc(f func()) (stop func() bool) {
+	a := &afterFunc{f: f}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		go f() // as context.AfterFunc does for a ctx already done
+		return func() bool { return false }
+	}
+	c.after = append(c.after, a)
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, x := range c.after {
+			if x == a {
+				c.after = append(c.after[:i], c.after[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// fire calls the functions registered for the ctx that just ended, once
+// c.mu is released; c.mu is held.
+func (c *writeCtx) fire() func() {
+	after := c.after
+	c.after = nil
+	if len(after) == 0 {
+		return func() {}
+	}
+	return func() {
+		for _, a := range after {
+			a.f()
+		}
+	}
 }
 
 func (c *writeCtx) Deadline() (time.Time, bool) {
@@ -553,10 +601,13 @@ func (c *writeCtx) Err() error {
 }
 
 func (c *writeCtx) Value(key any) any {
-	if c.values == nil {
+	c.mu.Lock()
+	values := c.values
+	c.mu.Unlock()
+	if values == nil {
 		return nil
 	}
-	return c.values.Value(key)
+	return values.Value(key)
 }
 
 func (c *writeCtx) String() string { return "recorder.writeCtx" }
@@ -570,9 +621,9 @@ func (c *writeCtx) String() string { return "recorder.writeCtx" }
 // one's deadline, and expire sets it again for what is left. Setting and
 // stopping a timer for every write would cost more than the write.
 func (c *writeCtx) begin(values context.Context) {
-	c.values = values
 	deadline := time.Now().Add(c.timeout)
 	c.mu.Lock()
+	c.values = values
 	if c.err != nil && !c.gaveUp.Load() {
 		c.done = make(chan struct{})
 		c.err = nil
@@ -585,11 +636,13 @@ func (c *writeCtx) begin(values context.Context) {
 	c.mu.Unlock()
 }
 
-// end finishes a sink call. It takes no lock: the call's deadline stays
-// set, and a timer that fires past it ends a ctx no sink may hold any
-// more, which the next begin replaces.
+// end finishes a sink call. The call's deadline stays set: a timer that
+// fires past it ends a ctx no sink may hold any more, which the next
+// begin replaces.
 func (c *writeCtx) end() {
+	c.mu.Lock()
 	c.values = nil
+	c.mu.Unlock()
 }
 
 // expire ends the current ctx if its deadline has passed, and otherwise
@@ -597,18 +650,22 @@ func (c *writeCtx) end() {
 // timer stays stopped until the next call begins.
 func (c *writeCtx) expire() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.armed = false
 	if c.err != nil || c.deadline.IsZero() {
+		c.mu.Unlock()
 		return
 	}
 	if left := time.Until(c.deadline); left > 0 {
 		c.armed = true
 		c.timer.Reset(left)
+		c.mu.Unlock()
 		return
 	}
 	c.err = context.DeadlineExceeded
 	close(c.done)
+	fire := c.fire()
+	c.mu.Unlock()
+	fire()
 }
 
 // stop stops the timer for good, once the goroutine makes no more calls.
@@ -622,8 +679,8 @@ func (c *writeCtx) stop() {
 // abort ends the call in progress and every later one, with cause.
 func (c *writeCtx) abort(cause error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.gaveUp.Load() {
+		c.mu.Unlock()
 		return
 	}
 	c.why = cause
@@ -632,6 +689,9 @@ func (c *writeCtx) abort(cause error) {
 		close(c.done)
 	}
 	c.err = context.Canceled
+	fire := c.fire()
+	c.mu.Unlock()
+	fire()
 }
 
 func (c *writeCtx) aborted() bool { return c.gaveUp.Load() }

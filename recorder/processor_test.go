@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -408,4 +409,58 @@ func TestAQueueEntryHoldsOnlyWhatDiffersBetweenRecords(t *testing.T) {
 	if recorder.QueueItemSize > 72 {
 		t.Errorf("a queue entry takes %d bytes, want at most 72", recorder.QueueItemSize)
 	}
+}
+
+// derivingSink derives a ctx from each write's, as a sink that calls out
+// with a timeout of its own does, and keeps it until the test is done.
+type derivingSink struct {
+	recorder.MemorySink
+	mu      sync.Mutex
+	derived []context.Context
+	cancels []context.CancelFunc
+}
+
+func (s *derivingSink) Write(ctx context.Context, r *recorder.Record) error {
+	d, cancel := context.WithTimeout(ctx, time.Hour)
+	s.mu.Lock()
+	s.derived = append(s.derived, d)
+	s.cancels = append(s.cancels, cancel)
+	s.mu.Unlock()
+	return s.MemorySink.Write(ctx, r)
+}
+
+// A ctx a sink derives from its write ctx needs no goroutine to learn
+// that the write ctx ended: 201 writes whose derived contexts are all
+// still live start no goroutine, and a derived ctx still ends with its
+// write's.
+func TestContextsDerivedFromAWriteStartNoGoroutine(t *testing.T) {
+	ctx := context.Background()
+	sink := &derivingSink{}
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: time.Hour})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, rec.Flush(ctx))
+	before := runtime.NumGoroutine()
+	for range 201 {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	}
+	require.NoError(t, rec.Flush(ctx))
+	assert.Less(t, runtime.NumGoroutine()-before, 20, "201 derived contexts, no goroutine each")
+	sink.mu.Lock()
+	require.Len(t, sink.derived, 201)
+	for _, cancel := range sink.cancels {
+		cancel()
+	}
+	sink.mu.Unlock()
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	patient := newPatientSink()
+	rec = recorder.New(patient, &recorder.Options{WriteTimeout: time.Hour, OnError: func(context.Context, error) {}})
+	run = rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	derived, stop := context.WithCancel(<-patient.entered)
+	defer stop()
+	_ = rec.Close(cancelled) // gives up, ending the write in progress
+	promptly(t, "the derived ctx ends with the write's", func() { <-derived.Done() })
+	assert.ErrorIs(t, derived.Err(), context.Canceled)
 }
