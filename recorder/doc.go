@@ -46,7 +46,10 @@
 // A full queue loses the record at once and counts it (ErrQueueFull).
 // With Options.Block the emit waits for room instead, until its ctx ends or
 // Options.BlockTimeout passes. Trace.End always waits for room, for up to
-// BlockTimeout, even when its ctx has ended. Every sink call gets a ctx
+// BlockTimeout, even when its ctx has ended. The wait holds no lock: the
+// run's later records wait behind it, each for its own BlockTimeout or
+// ctx at most, and enter the queue in seq order as room appears; a record
+// given up leaves a gap in the seqs. Every sink call gets a ctx
 // that carries the emitting ctx's values and ends after
 // Options.WriteTimeout, or when a Close gives up.
 //

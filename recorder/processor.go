@@ -127,29 +127,29 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	return p
 }
 
-// enqueue copies *it into the queue. Room takes it whatever the state of
-// ctx; a full queue loses it at once, or after a wait bounded by
-// blockTimeout (and ctx, unless wait is waitIgnoringCtx).
-func (p *processor) enqueue(ctx context.Context, it *item, wait waitMode) error {
+// tryPush copies *it into the queue if there is room, reporting whether
+// it did, or ErrClosed.
+func (p *processor) tryPush(it *item) (bool, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return ErrClosed
+		return false, ErrClosed
 	}
-	if p.hasRoom() {
-		wake := p.push(it)
+	if !p.hasRoom() {
 		p.mu.Unlock()
-		if wake {
-			p.signal()
-		}
-		return nil
+		p.signal() // a lingering goroutine would leave the queue full
+		return false, nil
 	}
+	wake := p.push(it)
+	more := p.waiters.Load() > 0 && p.hasRoom()
 	p.mu.Unlock()
-	p.signal() // a lingering goroutine would leave the queue full
-	if wait == waitIfBlocking && !p.block {
-		return ErrQueueFull
+	if wake {
+		p.signal()
 	}
-	return p.waitForRoom(ctx, it, wait)
+	if more {
+		p.signalRoom() // the goroutine's one wake-up may have been meant for several
+	}
+	return true, nil
 }
 
 // hasRoom reports whether a record may be queued; p.mu is held. The batch
@@ -176,49 +176,6 @@ func (p *processor) push(it *item) (wake bool) {
 	return false
 }
 
-// waitForRoom waits for room in a full queue to copy *it into, for
-// blockTimeout at most, and until ctx ends unless wait is waitIgnoringCtx.
-func (p *processor) waitForRoom(ctx context.Context, it *item, wait waitMode) error {
-	var done <-chan struct{}
-	if wait == waitIfBlocking {
-		done = ctx.Done()
-	}
-	timer := time.NewTimer(p.blockTimeout)
-	defer timer.Stop()
-	// Counted before looking for room: the goroutine frees a slot, then
-	// reads waiters; either it sees this waiter, or this waiter sees the slot.
-	p.waiters.Add(1)
-	defer p.waiters.Add(-1)
-	for {
-		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
-			return ErrClosed
-		}
-		if p.hasRoom() {
-			wake := p.push(it)
-			more := p.waiters.Load() > 1 && p.hasRoom()
-			p.mu.Unlock()
-			if wake {
-				p.signal()
-			}
-			if more {
-				p.signalRoom() // the goroutine's one wake-up may have been meant for several
-			}
-			return nil
-		}
-		p.mu.Unlock()
-		select {
-		case <-p.room:
-		case <-p.closing:
-			return ErrClosed
-		case <-done:
-			return fmt.Errorf("%w: %w", ErrQueueFull, ctx.Err())
-		case <-timer.C:
-			return fmt.Errorf("%w after waiting %v", ErrQueueFull, p.blockTimeout)
-		}
-	}
-}
 
 // Flush returns once every record queued before the call has been handed
 // to the sink and the sink has been flushed (see the package's Flush), with

@@ -464,3 +464,41 @@ func TestContextsDerivedFromAWriteStartNoGoroutine(t *testing.T) {
 	promptly(t, "the derived ctx ends with the write's", func() { <-derived.Done() })
 	assert.ErrorIs(t, derived.Err(), context.Canceled)
 }
+
+// Under Block, emits of one run that find the queue full wait for room
+// each for BlockTimeout or until its own ctx ends, not one after another:
+// with BlockTimeout 200 ms no emit returns after more than 250 ms, and one
+// whose ctx ends at 20 ms returns within 30 ms of it. The records that
+// got in keep their run's seq order.
+func TestEmitsOfARunWaitForRoomSideBySide(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	rec := newRec(t, sink, &recorder.Options{QueueSize: 1, Block: true, BlockTimeout: 200 * time.Millisecond, OnError: func(context.Context, error) {}})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{})) // fills the queue
+
+	start := time.Now()
+	took := make(chan time.Duration, 4)
+	for range 4 {
+		go func() {
+			_ = run.Budget(ctx, recorder.BudgetRecord{})
+			took <- time.Since(start)
+		}()
+	}
+	short, cancel := context.WithCancel(ctx)
+	ended := make(chan time.Time, 1)
+	time.AfterFunc(20*time.Millisecond, func() { ended <- time.Now(); cancel() })
+	err := run.Budget(short, recorder.BudgetRecord{})
+	returned := time.Now()
+	assert.ErrorIs(t, err, nil, "Drop reports to OnError, not to the emitter")
+	assert.Less(t, returned.Sub(<-ended), 30*time.Millisecond, "the emit whose ctx ended returned at once")
+	for range 4 {
+		assert.LessOrEqual(t, <-took, 250*time.Millisecond, "each emit waited BlockTimeout at most")
+	}
+	sink.release()
+	require.NoError(t, rec.Flush(ctx))
+	assert.Equal(t, []uint64{0, 1}, seqs(sink.Records()), "the records that got in, in order")
+	assert.Equal(t, uint64(5), rec.Dropped())
+}
