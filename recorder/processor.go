@@ -176,7 +176,6 @@ func (p *processor) push(it *item) (wake bool) {
 	return false
 }
 
-
 // Flush returns once every record queued before the call has been handed
 // to the sink and the sink has been flushed (see the package's Flush), with
 // the sink's Flush error; or with ctx's error if ctx ends first; or
