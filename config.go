@@ -305,10 +305,11 @@ func (c *Config) enforced(r budget.Resource) bool {
 // serves any number of concurrent runs.
 type Lookout struct {
 	cfg Config
-	// enforced lists which of time, tokens and model calls are enforced,
-	// checked before each model call; beforeTool which of time and tool
-	// calls are, checked before each tool call.
-	enforced, beforeTool []budget.Resource
+	// enforced lists which of time, tokens, cost and model calls are
+	// enforced, which end a run; beforeModel those and tool calls, which
+	// the gate checks before each model call; beforeTool which of time
+	// and tool calls are, checked before each tool call.
+	enforced, beforeModel, beforeTool []budget.Resource
 	// toolCalls is true when the tool-call limit is enforced: once it is
 	// spent, the model gets a wrap-up turn.
 	toolCalls bool
@@ -340,6 +341,7 @@ func New(cfg *Config) (*Lookout, error) {
 	l.control, l.handover = setOf(n.ControlTools, n.HandoverTools), setOf(n.HandoverTools)
 	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.CostUSD, budget.ModelCalls)
 	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
+	l.beforeModel = append(slices.Clip(l.enforced), enforcedOf(&n, budget.ToolCalls)...)
 	l.thresholds = thresholdsOf(n.Observers)
 	return l, nil
 }

@@ -280,13 +280,7 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 		return Turn{}, err
 	}
 	now := r.tracker.Now()
-	if b := r.tracker.Budget(); r.toolCallsSpent(&b) {
-		if ex := b.Exceeded(now, r.l.enforced...); ex != nil {
-			return r.lastTurn(ctx, now, ex, tools)
-		}
-		return r.lastTurn(ctx, now, b.Exceeded(now, budget.ToolCalls), tools)
-	}
-	b, ex := r.tracker.ReserveModelCall(now, r.l.enforced...)
+	b, ex := r.tracker.ReserveModelCall(now, r.l.beforeModel...)
 	if ex != nil {
 		return r.lastTurn(ctx, now, ex, tools)
 	}
@@ -357,12 +351,12 @@ func (r *Run) stopped(ctx context.Context) error {
 	return nil
 }
 
-// calm reports whether b at now is clear of every limit BeforeModel
-// checks: neither tokens nor time is spent or within WrapUpAt of its
-// limit, and the tool calls are not spent. It is the usual case, and then
-// neither a stop nor the wrap-up turn applies.
+// calm reports whether b at now, which counts the call about to be made,
+// is clear of every limit that gives a wrap-up turn: neither tokens,
+// cost nor time is within WrapUpAt of its limit, and the call is not the
+// last the model-call limit allows. It is the usual case.
 func (r *Run) calm(b *budget.Budget, now time.Time) bool {
-	if r.toolCallsSpent(b) || r.lastModelCall(b) {
+	if r.lastModelCall(b) {
 		return false
 	}
 	w := max(r.cfg.WrapUpAt, 0)
@@ -416,12 +410,6 @@ var nearlySpentReasons = []func(r *Run, b *budget.Budget, now time.Time) string{
 		left, ok := b.TimeRemaining(now)
 		if f, _ := b.FractionRemaining(budget.Time, now); ok && f <= r.cfg.WrapUpAt {
 			return "time: " + observer.FormatDuration(max(left, 0)) + " left before the deadline"
-		}
-		return ""
-	},
-	func(r *Run, b *budget.Budget, _ time.Time) string {
-		if r.toolCallsSpent(b) {
-			return "no tool calls left: " + observer.FormatCount(b.ToolCalls) + " of " + observer.FormatCount(b.MaxToolCalls) + " used"
 		}
 		return ""
 	},
@@ -501,12 +489,6 @@ func costReason(used, limit float64) string {
 // reached by the call b counts: it is the last, and a wrap-up turn.
 func (r *Run) lastModelCall(b *budget.Budget) bool {
 	return r.l.modelCalls && b.MaxModelCalls > 0 && b.ModelCalls >= b.MaxModelCalls
-}
-
-// toolCallsSpent reports whether b's tool-call limit is enforced and
-// spent, so that further calls would be refused.
-func (r *Run) toolCallsSpent(b *budget.Budget) bool {
-	return r.l.toolCalls && b.MaxToolCalls > 0 && b.ToolCalls >= b.MaxToolCalls
 }
 
 // turn builds the next turn: the current assessment, and the wrap-up
