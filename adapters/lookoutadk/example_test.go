@@ -74,3 +74,17 @@ func Example() {
 	// Output:
 	// 2000 tokens, 2 model calls, 2 tool calls, 15 records
 }
+
+// QueryError finds the query's error among the Runner's events: here a
+// supervisor's worker ran out of model calls, and Eino handed back to
+// the supervisor, which answered.
+func ExampleQueryError() {
+	events := []*adk.AgentEvent{
+		{AgentName: "worker", Err: &budget.ExceededError{Resource: budget.ModelCalls, Limit: 6, Used: 6}},
+		{AgentName: "worker"}, // the transfer back
+		{AgentName: "lead"},   // the supervisor's answer
+	}
+	err := lookoutadk.QueryError(events)
+	fmt.Println(errors.Is(err, budget.ErrExceeded), err)
+	// Output: true budget exceeded: model_calls: 6 of 6 used
+}
