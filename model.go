@@ -151,6 +151,10 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 	}
 	if err != nil {
 		r.chargeCall(nil)
+		if r.trace.rec != nil {
+			model, provider := c.identify()
+			r.writeFailed(ctx, err, r.cfg.Now().Sub(c.start), model, provider)
+		}
 		return budgetDeadline(ctx, err)
 	}
 	if r == nil {

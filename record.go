@@ -1030,6 +1030,15 @@ func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.
 	}
 }
 
+// writeFailed records a model call attempt that failed with err: a
+// model_response with the error, no message and no usage.
+func (r *Run) writeFailed(ctx context.Context, err error, latency time.Duration, model, provider string) {
+	r.note(r.trace.rec.ModelResponse(ctx, recorder.ModelResponse{
+		Latency: latency, Model: model, Provider: provider, Error: errorText(err),
+	}))
+	r.trace.usage.modelCalls.Add(1)
+}
+
 func (c *Call) recordStart(ctx context.Context) {
 	if c.run.trace.rec != nil {
 		c.writeStart(ctx)

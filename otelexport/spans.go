@@ -352,6 +352,9 @@ func (b *builder) endChat(st *runState, r *recorder.Record, p *recorder.ModelRes
 		st.usage.output += p.Usage.CompletionTokens
 	}
 	s.Attributes = append(s.Attributes, responseAttrs(p)...)
+	if p.Error != "" {
+		s.Status = sdktrace.Status{Code: codes.Error, Description: p.Error}
+	}
 	s.EndTime = r.RecordedAt
 	b.emit(s)
 }

@@ -210,7 +210,9 @@ type TokenUsage struct {
 // what the model's own callbacks reported (Eino's callback config and run
 // info type, such as "OpenAI"), or else the agent's configured model.
 // CostUSD is the call's cost in US dollars from the configured price
-// table, zero when the model has no price.
+// table, zero when the model has no price. Error is the error of an
+// attempt that failed, which has no Message and reported no usage: it
+// counts as a model call, as the budget counts it.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ModelResponse struct {
@@ -223,6 +225,7 @@ type ModelResponse struct {
 	Model         string          `json:"model,omitempty"`
 	Provider      string          `json:"provider,omitempty"`
 	CostUSD       float64         `json:"cost_usd,omitempty"`
+	Error         string          `json:"error,omitempty"`
 }
 
 // Message records a user or system message entering the conversation.

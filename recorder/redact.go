@@ -1254,12 +1254,12 @@ func (rs redaction) injected(in []InjectedMessage) []InjectedMessage {
 }
 
 func (rs redaction) modelResponse(p *ModelResponse) *ModelResponse {
-	m := rs.message(p.Message)
-	if m == p.Message {
+	m, e := rs.message(p.Message), rs.text(p.Error)
+	if m == p.Message && e == p.Error {
 		return p
 	}
 	c := *p
-	c.Message = m
+	c.Message, c.Error = m, e
 	return &c
 }
 

@@ -161,6 +161,7 @@ func TestRecorderRedactsEveryFreeTextField(t *testing.T) {
 
 	require.NoError(t, run.Message(ctx, userMsg))
 	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{Message: assistant}))
+	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{Error: "401: bad key " + secret}))
 	require.NoError(t, run.ToolStarted(ctx, recorder.ToolStarted{Name: "curl", Arguments: `{"token":"abc"}`}))
 	require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{Name: "curl", Result: "got " + secret, Error: "failed with " + secret}))
 	require.NoError(t, run.Assessment(ctx, recorder.AssessmentRecord{Markdown: "- saw " + secret}))

@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -363,4 +364,32 @@ func TestVolatileValuesDoNotCount(t *testing.T) {
 	got = replayed(t, c, deployer(result(strings.Replace(recorded, "3 rows", "4 rows", 1)), must("deploy", t), instruction), "deploy billing", "search")
 	d := divergence(t, got.err)
 	assert.Contains(t, lines(d.Diff), "+ "+strings.Replace(recorded, "3 rows", "4 rows", 1))
+}
+
+// A model call attempt that failed and was retried replays as it ran:
+// the first attempt fails with the recorded error, and the retry gets the
+// recorded reply.
+func TestAFailedAttemptReplaysAsAFailure(t *testing.T) {
+	retrying := func(w *world) adk.Agent {
+		a, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+			Name: "retrier", Description: "retries", Instruction: "Answer.", Model: w.model("retrier"),
+			ModelRetryConfig: &adk.ModelRetryConfig{MaxRetries: 1},
+			Handlers:         []adk.ChatModelAgentMiddleware{w.mw},
+		})
+		require.NoError(t, err)
+		return a
+	}
+	models := map[string]model.ToolCallingChatModel{
+		"retrier": scripted.New(scripted.Fail(errors.New("HTTP 500: try again")), scripted.Reply("hello")),
+	}
+	records, want := record(t, models, retrying, "hi")
+	require.NoError(t, want.err)
+	c, err := replay.FromRecords(records, nil)
+	require.NoError(t, err)
+
+	got := replayed(t, c, retrying, "hi")
+	require.NoError(t, got.err)
+	require.NoError(t, c.Err())
+	assert.Equal(t, "hello", got.final)
+	assert.Zero(t, c.Remaining(), "both attempts replayed")
 }

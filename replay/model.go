@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -85,6 +86,9 @@ func (m *Model) play(ctx context.Context, input []*schema.Message, opts []model.
 	r.next++
 	c.givenLive(r)
 	c.played(call)
+	if e := call.response.Error; e != "" {
+		return nil, errors.New(e) // the recorded attempt failed
+	}
 	return reply(call.response), nil
 }
 

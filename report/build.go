@@ -724,6 +724,9 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	if p.Message != nil && p.Message.Content != "" {
 		m.Reply = t.b.text(p.Message.Content)
 	}
+	if p.Error != "" {
+		m.Reply = t.b.text("failed: " + p.Error)
+	}
 }
 
 // unusualFinish is reason, or "" for the usual reasons, which show in

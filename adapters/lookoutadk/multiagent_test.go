@@ -21,6 +21,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/summary"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -278,18 +279,37 @@ func TestAModelCallLimitEndsOnTheWrapUpAnswer(t *testing.T) {
 // A failed model attempt counts as a model call without usage.
 func TestAFailedModelAttemptCounts(t *testing.T) {
 	m := scripted.New(scripted.Fail(errModelDown), scripted.Reply("done").WithUsage(10, 5))
+	sink := recorder.NewMemorySink()
+	mw := mustNew(t, &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)})
 	agent, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
 		Name: "worker", Description: "works", Instruction: "Work.", Model: m,
 		ModelRetryConfig: &adk.ModelRetryConfig{MaxRetries: 1},
-		Handlers:         []adk.ChatModelAgentMiddleware{mustNew(t, nil)},
+		Handlers:         []adk.ChatModelAgentMiddleware{mw},
 	})
 	require.NoError(t, err)
 	store := session.New(nil)
-	require.NoError(t, runAgent(t, agent, store, false).err)
+	require.NoError(t, runAgent(t, mw.Agent(agent), store, false).err)
 	b, _ := lookout.BudgetOf(store)
 	assert.Equal(t, int64(2), b.ModelCalls)
 	assert.Equal(t, int64(1), b.ModelCallsWithoutUsage, "the failed attempt reported no usage")
 	assert.Equal(t, int64(15), b.TokensUsed)
+
+	// The recording counts what the budget counts: the failed attempt
+	// is a model_response with its error.
+	records := flushedRecords(t, sink)
+	var failed []string
+	for _, r := range records {
+		if p, ok := r.Payload.(*recorder.ModelResponse); ok && p.Error != "" {
+			failed = append(failed, p.Error)
+			assert.Nil(t, p.Message)
+			assert.False(t, p.UsageReported)
+		}
+	}
+	assert.Equal(t, []string{errModelDown.Error()}, failed)
+	total := summary.Analyze(records).Total
+	assert.Equal(t, 2, total.ModelCalls, "the analytics count both attempts")
+	assert.Equal(t, 1, total.ModelCallsWithoutUsage)
+	assert.Equal(t, int64(2), records[len(records)-1].Payload.(*recorder.RunEnded).Usage.ModelCalls)
 }
 
 func mustNew(t *testing.T, cfg *lookout.Config) *lookoutadk.Middleware {

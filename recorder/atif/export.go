@@ -434,6 +434,9 @@ func (x *exporter) message(rt *runTrace, p *recorder.Message, now moment) {
 
 // modelResponse adds the agent step of a model response record to rt.
 func (x *exporter) modelResponse(rt *runTrace, p *recorder.ModelResponse, now moment) {
+	if p.Error != "" {
+		return // a failed attempt said nothing; the request goes to the next
+	}
 	step := x.agentStep(p, cmp.Or(p.Model, rt.model), now)
 	x.applyStepResidueOf(step, p.Extra)
 	rt.response(step, now)

@@ -401,3 +401,23 @@ func TestFromRecordsDefaultsTheAgentVersion(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// A model call attempt that failed says nothing: it gives no step, and
+// the retry's reply is the agent's one step.
+func TestFromRecordsLeavesOutAFailedAttempt(t *testing.T) {
+	tp := newTape().
+		start("run-1", "", "planner", nil).
+		user("run-1", "hi").
+		model("run-1", "gpt-4o").
+		add("run-1", &recorder.ModelResponse{Error: "HTTP 500"}).
+		model("run-1", "gpt-4o").
+		reply("run-1", "hello", 10, 2).
+		end("run-1")
+	tr := export(t, tp.records, nil)
+	if len(tr.Steps) != 2 {
+		t.Fatalf("got %d steps, want the user's and the agent's reply", len(tr.Steps))
+	}
+	if got := tr.Steps[1].Message.PlainText(); got != "hello" {
+		t.Errorf("the agent's step says %q, want the retry's reply", got)
+	}
+}

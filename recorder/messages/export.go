@@ -114,7 +114,9 @@ func (c *conversation) add(r recorder.Record) {
 	case *recorder.Message:
 		c.historyMessage(p.Message)
 	case *recorder.ModelResponse:
-		c.response(c.x.response(p))
+		if p.Error == "" { // a failed attempt said nothing
+			c.response(c.x.response(p))
+		}
 	case *recorder.ToolEnded:
 		c.toolResult(p.CallID, p.Name, c.x.toolResult(p))
 	case *recorder.ModelRequest:

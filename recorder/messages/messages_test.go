@@ -304,3 +304,26 @@ func TestFromRecordsGivesInlineWAVAndMP3AsInputAudio(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A model call attempt that failed says nothing: the retry's reply is the
+// assistant's only message.
+func TestFromRecordsLeavesOutAFailedAttempt(t *testing.T) {
+	tp := newRunTape().
+		add("r", &recorder.RunStarted{AgentName: "a"}).
+		msg("r", schema.UserMessage("hi")).
+		add("r", &recorder.ModelRequest{Model: "m"}).
+		add("r", &recorder.ModelResponse{Error: "HTTP 500"}).
+		add("r", &recorder.ModelRequest{Model: "m"}).
+		reply("r", "hello").
+		add("r", &recorder.RunEnded{Outcome: recorder.OutcomeCompleted})
+	msgs, err := FromRecords(tp.records, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"role":"user","content":"hi"}
+{"role":"assistant","content":"hello"}
+`
+	if got := jsonl(t, msgs); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -153,6 +153,10 @@ func (t *transcript) budget(seq uint64, p *recorder.BudgetRecord) {
 // response adds what a model response holds: its reasoning, its text and
 // each tool call, one entry each.
 func (t *transcript) response(seq uint64, p *recorder.ModelResponse) {
+	if p.Error != "" {
+		t.add(seq, "model call failed: %s", t.text(p.Error))
+		return
+	}
 	if p.Message == nil {
 		t.add(seq, "model answered nothing")
 		return
