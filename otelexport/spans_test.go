@@ -387,3 +387,23 @@ func TestChatSpansNameTheAnsweringModelAndItsProvider(t *testing.T) {
 	assert.Equal(t, "conv-7", chat["gen_ai.conversation.id"].AsString())
 	assert.Equal(t, "conv-7", attrs(s["invoke_agent helper"].Attributes())["gen_ai.conversation.id"].AsString())
 }
+
+// A model call attempt that failed is a chat span with an error status.
+func TestAFailedModelAttemptHasAnErrorStatus(t *testing.T) {
+	ctx := context.Background()
+	sink := recorder.NewMemorySink()
+	rec := recorder.New(sink, &recorder.Options{Clock: ticking()})
+	run, err := rec.StartRun(ctx, recorder.RunInfo{RunID: "run-1", AgentName: "worker"})
+	require.NoError(t, err)
+	require.NoError(t, run.ModelRequest(ctx, recorder.ModelRequest{Model: "m"}))
+	require.NoError(t, run.ModelResponse(ctx, recorder.ModelResponse{Model: "m", Error: "HTTP 500"}))
+	require.NoError(t, run.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeError, Error: "HTTP 500"}))
+	require.NoError(t, rec.Close(ctx))
+
+	spans, err := otelexport.Spans(sink.Records(), nil)
+	require.NoError(t, err)
+	chat := byName(spans)["chat m"]
+	require.NotNil(t, chat, "the chat span")
+	assert.Equal(t, codes.Error, chat.Status().Code)
+	assert.Equal(t, "HTTP 500", chat.Status().Description)
+}

@@ -172,6 +172,7 @@ func TestCallsShowWhatWasRecorded(t *testing.T) {
 	r.add(&recorder.ToolStarted{CallID: "2", Name: "hang", Arguments: `{}`})
 	r.add(&recorder.ToolEnded{CallID: "3", Name: "orphan", Result: "an end without its start"})
 	r.add(&recorder.ModelResponse{Message: schema.AssistantMessage("a response without its request", nil)})
+	r.add(&recorder.ModelResponse{Error: "HTTP 500"})
 	page := render(t, tr.records, nil)
 	for _, want := range []string{
 		`<details class="tool error" id="seq-0"><summary>run_tests · 1.5s <b>error</b></summary>`,
@@ -179,6 +180,7 @@ func TestCallsShowWhatWasRecorded(t *testing.T) {
 		`unfinished" id="seq-2"><summary>hang <b>unfinished</b>`,
 		`<summary>orphan</summary><pre id="seq-3">an end without its start</pre>`,
 		`<div class="model" id="seq-4"><p>model call</p><pre>a response without its request</pre><p>usage not reported</p></div>`,
+		`<pre>failed: HTTP 500</pre>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
