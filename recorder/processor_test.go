@@ -468,7 +468,7 @@ func TestContextsDerivedFromAWriteStartNoGoroutine(t *testing.T) {
 // Under Block, emits of one run that find the queue full wait for room
 // each for BlockTimeout or until its own ctx ends, not one after another:
 // with BlockTimeout 200 ms no emit returns after more than 250 ms, and one
-// whose ctx ends at 20 ms returns within 30 ms of it. The records that
+// whose ctx ends at 20 ms returns within 50 ms. The records that
 // got in keep their run's seq order.
 func TestEmitsOfARunWaitForRoomSideBySide(t *testing.T) {
 	ctx := context.Background()
@@ -493,7 +493,8 @@ func TestEmitsOfARunWaitForRoomSideBySide(t *testing.T) {
 	err := run.Budget(short, recorder.BudgetRecord{})
 	returned := time.Now()
 	assert.ErrorIs(t, err, nil, "Drop reports to OnError, not to the emitter")
-	assert.Less(t, returned.Sub(<-ended), 30*time.Millisecond, "the emit whose ctx ended returned at once")
+	<-ended
+	assert.LessOrEqual(t, returned.Sub(start), 50*time.Millisecond, "the emit whose ctx ended at 20 ms returned at once")
 	for range 4 {
 		assert.LessOrEqual(t, <-took, 250*time.Millisecond, "each emit waited BlockTimeout at most")
 	}
