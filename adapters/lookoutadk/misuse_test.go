@@ -207,3 +207,25 @@ func TestALoopsBreakToolStillWorksOnAWrapUpTurn(t *testing.T) {
 	end := records[len(records)-1].Payload.(*recorder.RunEnded)
 	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
 }
+
+// An unwrapped agent that retries a failed model call is not ended by
+// the failure: the retry answers, and the run ends completed, its
+// run_ended last.
+func TestAnUnwrappedAgentThatRetriesEndsOnItsAnswer(t *testing.T) {
+	s := newShape(t, lookout.Config{OnError: func(context.Context, error) {}})
+	agent, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
+		Name: "worker", Description: "works", Instruction: "Work.",
+		Model:            scripted.New(scripted.Fail(errModelDown), scripted.Reply("done")),
+		ModelRetryConfig: &adk.ModelRetryConfig{MaxRetries: 1},
+		Handlers:         []adk.ChatModelAgentMiddleware{s.mw},
+	})
+	require.NoError(t, err)
+
+	o := runAgent(t, agent, nil, false) // no s.mw.Agent(agent)
+	require.NoError(t, o.err)
+	records := flushedRecords(t, s.sink)
+	require.Equal(t, 1, checkEveryRunEnded(t, records), "one run, ended")
+	end, ok := records[len(records)-1].Payload.(*recorder.RunEnded)
+	require.True(t, ok, "run_ended is the last record")
+	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
+}

@@ -84,22 +84,28 @@ func sameSlice[T any](a, b []T) bool {
 // WrapModel charges the budget for every model call attempt, streaming
 // ones included: retries pass through it one attempt at a time. On a
 // wrap-up turn it forbids tool calls through the tool choice.
-func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, mc *adk.ModelContext) (model.BaseChatModel, error) {
 	r, _ := lookout.FromContext(ctx)
 	if r == nil {
 		return inner, nil
 	}
 	cm := &engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}
-	if ctx.Value(unwrappedKey{}) == r {
+	if ctx.Value(unwrappedKey{}) == r && !mayTryAgain(mc) {
 		return &endingModel{ChargingModel: cm}, nil
 	}
 	return cm, nil
 }
 
+// mayTryAgain reports whether the agent may make another attempt after a
+// model call fails: it retries or fails over.
+func mayTryAgain(mc *adk.ModelContext) bool {
+	return mc != nil && (mc.ModelRetryConfig != nil && mc.ModelRetryConfig.MaxRetries > 0 || mc.ModelFailoverConfig != nil)
+}
+
 // endingModel is the model of a root run started without
-// Middleware.Agent, whose end no wrapper records: a call that fails ends
-// the run with its error, as it ends the agent (a retry after it is
-// recorded after the end).
+// Middleware.Agent, whose end no wrapper records, for an agent that
+// neither retries nor fails over: a call that fails ends the run with
+// its error, as it ends the agent.
 type endingModel struct {
 	*engine.ChargingModel
 }
