@@ -164,8 +164,9 @@ type unwrappedKey struct{}
 // Runner was not wrapped with [Middleware.Agent]. Each agent of a
 // workflow or supervisor is then a query of its own, with a budget of its
 // own, and the end of a run its agent's failure ends is recorded only as
-// far as Lookout sees the failure (a model call or a tool call that
-// failed, a budget stop).
+// far as Lookout sees the failure (a tool call that failed, a budget
+// stop, a model call that failed in an agent that neither retries nor
+// fails over).
 var ErrUnwrapped = errors.New("lookoutadk: the agent runs without Middleware.Agent; wrap the agent given to the Runner")
 
 // addReturnDirectly makes the tools the agent returns on control tools of
