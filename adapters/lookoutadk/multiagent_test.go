@@ -2,6 +2,7 @@ package lookoutadk_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -526,4 +527,26 @@ func TestAParentWhoseAgentToolSpentTheLastCallAnswers(t *testing.T) {
 			assert.Equal(t, int64(4), b.ModelCalls, "the limit, and the parent's last turn")
 		})
 	}
+}
+
+// Sixteen parallel branches share a model-call limit of ten: the calls
+// are counted before they are made, so no more than ten start under the
+// limit; each branch that made one gets one last turn, and every other
+// call ends its branch with the budget's error, which the query reports.
+func TestParallelBranchesTakeNoMoreModelCallsThanTheLimitAllows(t *testing.T) {
+	s := newShape(t, lookout.Config{Limits: budget.Limits{MaxModelCalls: 10}})
+	var branches []adk.Agent
+	for i := range 16 {
+		branches = append(branches, s.agent(fmt.Sprintf("b%d", i), scripted.New(scripted.Forever(scripted.Call("search", `{}`).WithUsage(10, 5))), echo("search")))
+	}
+	root, err := adk.NewParallelAgent(context.Background(), &adk.ParallelAgentConfig{Name: "fanout", SubAgents: branches})
+	require.NoError(t, err)
+
+	store := session.New(nil)
+	o := runAgent(t, s.mw.Agent(root), store, false)
+	adaptertest.RequireExceeded(t, lookoutadk.QueryError(o.events), budget.ModelCalls)
+	b, _ := lookout.BudgetOf(store)
+	assert.LessOrEqual(t, b.ModelCalls, int64(10+10), "the limit, and one last turn for each branch that made a call")
+	records := flushedRecords(t, s.sink)
+	require.Positive(t, checkEveryRunEnded(t, records))
 }
