@@ -310,9 +310,6 @@ type Lookout struct {
 	// the gate checks before each model call; beforeTool which of time
 	// and tool calls are, checked before each tool call.
 	enforced, beforeModel, beforeTool []budget.Resource
-	// toolCalls is true when the tool-call limit is enforced: once it is
-	// spent, the model gets a wrap-up turn.
-	toolCalls bool
 	// modelCalls is true when the model-call limit is enforced: its
 	// last call is a wrap-up turn.
 	modelCalls bool
@@ -337,7 +334,7 @@ func New(cfg *Config) (*Lookout, error) {
 	if err := observer.Validate(n.Observers); err != nil {
 		return nil, fmt.Errorf("%w: Observers: %w", ErrInvalidConfig, err)
 	}
-	l := &Lookout{cfg: n, toolCalls: n.enforced(budget.ToolCalls), modelCalls: n.enforced(budget.ModelCalls)}
+	l := &Lookout{cfg: n, modelCalls: n.enforced(budget.ModelCalls)}
 	l.control, l.handover = setOf(n.ControlTools, n.HandoverTools), setOf(n.HandoverTools)
 	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.CostUSD, budget.ModelCalls)
 	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)

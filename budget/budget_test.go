@@ -446,3 +446,34 @@ func TestCostLimitIsExceededInMicroDollars(t *testing.T) {
 		t.Errorf("NaN limit: %v", err)
 	}
 }
+
+// Model calls reserved at the same time never pass the limit, and a
+// reserved call's usage is charged without counting the call again.
+func TestReserveModelCallRefusesPastTheLimitUnderConcurrency(t *testing.T) {
+	tr, _ := newTracker(t, budget.Limits{MaxModelCalls: 10})
+	var wg sync.WaitGroup
+	var allowed atomic.Int64
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 4 {
+				if _, ex := tr.ReserveModelCall(time.Now(), budget.ModelCalls); ex == nil {
+					allowed.Add(1)
+					tr.ChargeReserved(&budget.Usage{PromptTokens: 3, CompletionTokens: 2})
+				} else if ex.Resource != budget.ModelCalls {
+					t.Errorf("unexpected error %v", ex)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b := tr.Budget()
+	assert.Equal(t, int64(10), allowed.Load())
+	assert.Equal(t, int64(10), b.ModelCalls, "each call counted once")
+	assert.Equal(t, int64(50), b.TokensUsed)
+
+	after, ex := tr.ReserveModelCall(time.Now())
+	assert.Nil(t, ex, "with nothing enforced the call is counted")
+	assert.Equal(t, int64(11), after.ModelCalls)
+}
