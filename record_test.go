@@ -3,6 +3,7 @@ package lookout
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/cascade"
@@ -52,4 +53,46 @@ func TestRunStartedRecordsTheResourceObserversThresholds(t *testing.T) {
 	t.Run("no Resource observer", func(t *testing.T) {
 		assert.Nil(t, started(t, []observer.Spec{{Observer: cascade.New(), Trigger: observer.Trigger{OnEveryCall: true}}}).Thresholds)
 	})
+}
+
+// gateSink's Write waits until the test opens its gate.
+type gateSink struct {
+	recorder.MemorySink
+	gate chan struct{}
+}
+
+func (s *gateSink) Write(ctx context.Context, r *recorder.Record) error {
+	<-s.gate
+	return s.MemorySink.Write(ctx, r)
+}
+
+// A root run's end waits for its records to reach the sink, for
+// Config.EndWait at most, and says so to OnError when they did not; with
+// a negative EndWait it does not wait at all.
+func TestTheEndOfARootWaitsForItsRecordsWithinEndWait(t *testing.T) {
+	for _, wait := range []time.Duration{50 * time.Millisecond, -1} {
+		sink := &gateSink{gate: make(chan struct{})}
+		rec := recorder.New(sink, &recorder.Options{OnError: func(context.Context, error) {}})
+		var reported []error
+		l, err := New(&Config{Recorder: rec, EndWait: wait, OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
+		require.NoError(t, err)
+		ctx, r, err := l.Start(context.Background(), StartOptions{AgentName: "a"})
+		require.NoError(t, err)
+
+		start := time.Now()
+		r.End(ctx, nil)
+		took := time.Since(start)
+		close(sink.gate)
+		require.NoError(t, rec.Close(context.Background()))
+		assert.Len(t, sink.Records(), 2, "run_started and run_ended reach the sink")
+		if wait < 0 {
+			assert.Empty(t, reported, "no wait, nothing to report")
+			assert.Less(t, took, 50*time.Millisecond)
+			continue
+		}
+		assert.GreaterOrEqual(t, took, wait, "the end waited for the stuck sink")
+		assert.Less(t, took, time.Second, "for EndWait at most")
+		require.Len(t, reported, 1)
+		assert.ErrorIs(t, reported[0], context.DeadlineExceeded)
+	}
 }
