@@ -13,7 +13,6 @@ import (
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/session"
 )
 
 // Defaults used when a [Config] field is zero.
@@ -39,8 +38,8 @@ const (
 )
 
 // Config configures Lookout. A nil *Config, and every zero field, means
-// the defaults. [New] copies it: changing a Config afterwards has no
-// effect on the [Lookout] made from it.
+// the defaults. An adapter copies it when it is made: changing a Config
+// afterwards has no effect on it.
 type Config struct {
 	// Limits are the run's budget: a timeout, tokens and tool calls. The
 	// zero value is unlimited.
@@ -155,6 +154,23 @@ type Config struct {
 	// many runs and agents; Close it when the program is done with it, so
 	// that the records it queued reach the sink.
 	Recorder *recorder.Recorder
+}
+
+// Check checks c and returns a copy of it with every zero field set to
+// its default; a nil c means the defaults. The observers are checked too,
+// so a bad trigger fails here rather than at the first run. The error
+// wraps [ErrInvalidConfig] (and, for an observer, the observer package's
+// ErrInvalidConfig too) and names the field. Adapters check the Config
+// they are given with it.
+func (c *Config) Check() (Config, error) {
+	n, err := c.normalized()
+	if err != nil {
+		return n, err
+	}
+	if err := observer.Validate(n.Observers); err != nil {
+		return n, fmt.Errorf("%w: Observers: %w", ErrInvalidConfig, err)
+	}
+	return n, nil
 }
 
 // normalized returns a copy of c with defaults filled in, or an error
@@ -289,109 +305,6 @@ func errorHandler(h func(context.Context, error)) func(context.Context, error) {
 	return guardOnError(h)
 }
 
-// enforced reports whether resource r is enforced rather than advisory.
-func (c *Config) enforced(r budget.Resource) bool {
-	for _, a := range c.Advisory {
-		if a == r {
-			return false
-		}
-	}
-	return true
-}
-
-// Lookout is a checked configuration, ready to start runs. It holds only
-// configuration: each run's session, budget tracker and observer
-// pipeline belong to its [Run]. A Lookout is safe for concurrent use and
-// serves any number of concurrent runs.
-type Lookout struct {
-	cfg Config
-	// enforced lists which of time, tokens, cost and model calls are
-	// enforced, which end a run; beforeModel those and tool calls, which
-	// the gate checks before each model call; beforeTool which of time
-	// and tool calls are, checked before each tool call.
-	enforced, beforeModel, beforeTool []budget.Resource
-	// modelCalls is true when the model-call limit is enforced: its
-	// last call is a wrap-up turn.
-	modelCalls bool
-	// control holds Config.ControlTools and HandoverTools; handover the
-	// latter.
-	control, handover map[string]bool
-	// thresholds are the Resource observer's, if there is one, for
-	// run_started.
-	thresholds *recorder.Thresholds
-}
-
-// New checks cfg and returns a Lookout for it. A nil cfg means the
-// defaults. The observers are checked now, so a bad trigger fails here
-// rather than at the first run. The error wraps [ErrInvalidConfig] (and,
-// for an observer, the observer package's ErrInvalidConfig too) and names
-// the field.
-func New(cfg *Config) (*Lookout, error) {
-	n, err := cfg.normalized()
-	if err != nil {
-		return nil, err
-	}
-	if err := observer.Validate(n.Observers); err != nil {
-		return nil, fmt.Errorf("%w: Observers: %w", ErrInvalidConfig, err)
-	}
-	l := &Lookout{cfg: n, modelCalls: n.enforced(budget.ModelCalls)}
-	l.control, l.handover = setOf(n.ControlTools, n.HandoverTools), setOf(n.HandoverTools)
-	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.CostUSD, budget.ModelCalls)
-	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
-	l.beforeModel = append(slices.Clip(l.enforced), enforcedOf(&n, budget.ToolCalls)...)
-	l.thresholds = thresholdsOf(n.Observers)
-	return l, nil
-}
-
-// setOf returns the names of lists as a set, nil when there are none.
-func setOf(lists ...[]string) map[string]bool {
-	var set map[string]bool
-	for _, names := range lists {
-		for _, name := range names {
-			if set == nil {
-				set = map[string]bool{}
-			}
-			set[name] = true
-		}
-	}
-	return set
-}
-
-// thresholdsOf returns the thresholds of the Resource observer of specs
-// (observer names are unique, so there is one at most), its defaults
-// filled in, or nil when there is none.
-func thresholdsOf(specs []observer.Spec) *recorder.Thresholds {
-	for _, s := range specs {
-		if o, ok := s.Observer.(*resource.Observer); ok && o != nil {
-			caution, warning := o.Thresholds()
-			return &recorder.Thresholds{CautionAt: caution, WarningAt: warning}
-		}
-	}
-	return nil
-}
-
-// Config returns the configuration, with the defaults filled in.
-func (l *Lookout) Config() Config { return l.cfg }
-
-// OnError reports err to the configured error handler.
-func (l *Lookout) OnError(ctx context.Context, err error) { l.cfg.OnError(ctx, err) }
-
-// enforcedOf returns which of rs cfg enforces.
-func enforcedOf(cfg *Config, rs ...budget.Resource) []budget.Resource {
-	var check []budget.Resource
-	for _, res := range rs {
-		if cfg.enforced(res) {
-			check = append(check, res)
-		}
-	}
-	return check
-}
-
-// newStore returns the session a root run uses when ctx carries none.
-func (l *Lookout) newStore() *session.Store {
-	return session.New(&session.StoreOptions{Now: l.cfg.Now, Retention: l.cfg.Retention})
-}
-
 // guardOnError returns onError made safe to call from anywhere in the
 // agent: a panic in it is logged with the error it was handling, and goes
 // no further.
@@ -410,6 +323,3 @@ func guardOnError(onError func(context.Context, error)) func(context.Context, er
 func logError(ctx context.Context, err error) {
 	slog.WarnContext(ctx, "lookout: error", "error", err)
 }
-
-// Recording reports whether runs are recorded: Config.Recorder is set.
-func (l *Lookout) Recording() bool { return l.cfg.Recorder != nil }

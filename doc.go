@@ -2,13 +2,17 @@
 // run: observers that tell the model what they see, limits the model is
 // told about and that are enforced, and a recording of what happened.
 //
-// The package is runtime-neutral: it works on Eino's message types and
-// nothing else of Eino. The adapters attach it to Eino agents; the
-// package's example drives a run by hand.
+// The package holds what a program that runs agents touches: the
+// [Config], the readers of a run's results, the errors, and the read-only
+// [Run] a tool finds on its ctx. It is runtime-neutral: it works on
+// Eino's message types and nothing else of Eino. The adapters attach it to
+// Eino agents (adapters/lookoutadk, adapters/lookoutreact); package
+// adapters/drive is the protocol they drive runs with, for the authors of
+// adapters to other runtimes.
 //
 // # Runs
 //
-// A [Run] is one query, from its start to its end: one query of an ADK
+// A run is one query, from its start to its end: one query of an ADK
 // Runner, one Generate or Stream of a react agent, one invocation of a
 // compose graph. It holds a session (a [session.Store]), a budget tracker
 // and an observer pipeline. A run started while another is on the ctx (an
@@ -21,9 +25,8 @@
 // new one. Runs on one session share its budget, tool calls and
 // assessments, as the turns of a conversation do.
 //
-// [Lookout] is a checked [Config] that starts runs; it holds only
-// configuration. [New] checks the configuration once, so a bad limit or
-// trigger fails there and names the field.
+// An adapter checks its Config once when it is made ([Config.Check]), so
+// a bad limit or trigger fails there and names the field.
 //
 // # Observers and assessments
 //
@@ -112,16 +115,16 @@
 //	b, _ := lookout.BudgetOf(store) // b.TokensUsed, b.ToolCalls, ...
 //
 // Code that runs inside the run (a tool, another middleware) finds it with
-// [FromContext] and reads [Run.Budget], [Run.Usage], [Run.ToolCalls],
-// [Run.Assessment] and [Run.Session].
+// [FromContext] and reads [Run.Budget], [Run.Usage], [Run.ToolCalls] and
+// [Run.Assessment]. The [Run] it gets is a view: it can't end the run nor
+// charge it.
 //
 // # Checkpoints
 //
-// [Run.State] is what a checkpoint keeps of a run, as plain JSON: the
-// session (budget, tool calls, observers' state) and where the recording
-// stopped. A run resumed from it goes on with the same budget and the same
-// recorded run. The ADK adapter carries it in Eino's checkpoints by
-// itself; an adapter of another runtime passes it to [Run.Begin].
+// A checkpoint keeps a run's session (budget, tool calls, observers'
+// state) and where its recording stopped, as plain JSON. A run resumed
+// from it goes on with the same budget and the same recorded run. The ADK
+// adapter carries it in Eino's checkpoints by itself.
 //
 // # Failures
 //
@@ -137,20 +140,15 @@
 //
 // # Concurrency
 //
-// A [Lookout] and a [Run] are safe for concurrent use. One Lookout (one
-// middleware) serves any number of agents and concurrent runs, each run
-// with its own state on its ctx. Tool calls that run in parallel are each
+// One adapter (one middleware) serves any number of agents and
+// concurrent runs, each run with its own state on its ctx. Tool calls that run in parallel are each
 // admitted by the budget, which never lets them overrun the tool-call
 // limit, and recorded with a dense, unique call index; the observers run
 // after one call at a time.
 //
 // # Writing an adapter
 //
-// An adapter drives a run through its life: [Lookout.Start] on the ctx
-// the runtime hands its components; [Run.BeforeModel] before each model
-// call, which returns the error that ends the run or the [Turn] to inject;
-// [Run.StartModel] and [ModelCall.End] around each attempt;
-// [Run.Admit] and [Call.End] around each tool call; [Run.End] once the run
-// is over, before the caller can see it. [NewContext] and [FromContext]
-// carry the run to the components.
+// Package adapters/drive is the protocol an adapter drives a run with,
+// and adapters/drive/drivetest the conformance kit an adapter of another
+// runtime runs in its tests.
 package lookout

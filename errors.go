@@ -2,7 +2,7 @@ package lookout
 
 import "errors"
 
-// ErrInvalidConfig is returned by [New] for a configuration that cannot
+// ErrInvalidConfig is returned by [Config.Check], and by the adapters made from a Config, for a configuration that cannot
 // work. The error names the field.
 var ErrInvalidConfig = errors.New("lookout: invalid config")
 

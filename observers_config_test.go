@@ -13,14 +13,14 @@ import (
 	"github.com/lookout-go/lookout/observer/stall"
 )
 
-// A window no detector could allocate is rejected by New, naming the
+// A window no detector could allocate is rejected by Config.Check, naming the
 // observer and the field (a lookout.ErrInvalidConfig and an
 // observer.ErrInvalidConfig), before any tool
 // call could try.
-func TestNewRejectsAHugeDetectorWindow(t *testing.T) {
+func TestCheckRejectsAHugeDetectorWindow(t *testing.T) {
 	for _, o := range []observer.Observer{&stall.Detector{Window: 1 << 28}, &cascade.Detector{Window: 1 << 28}, &drift.Detector{Window: 1 << 28}} {
 		t.Run(o.Name(), func(t *testing.T) {
-			_, err := lookout.New(&lookout.Config{Observers: []observer.Spec{{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}}})
+			_, err := (&lookout.Config{Observers: []observer.Spec{{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}}}).Check()
 			assert.ErrorIs(t, err, observer.ErrInvalidConfig)
 			assert.ErrorIs(t, err, lookout.ErrInvalidConfig)
 			assert.ErrorContains(t, err, o.Name())
@@ -29,8 +29,8 @@ func TestNewRejectsAHugeDetectorWindow(t *testing.T) {
 	}
 }
 
-func TestNewRejectsANaNWrapUpAt(t *testing.T) {
-	_, err := lookout.New(&lookout.Config{WrapUpAt: math.NaN()})
+func TestCheckRejectsANaNWrapUpAt(t *testing.T) {
+	_, err := (&lookout.Config{WrapUpAt: math.NaN()}).Check()
 	assert.ErrorIs(t, err, lookout.ErrInvalidConfig)
 	assert.ErrorContains(t, err, "WrapUpAt")
 }

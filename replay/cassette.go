@@ -66,7 +66,7 @@ type Cassette struct {
 	mu    sync.Mutex
 	roots []*recRun
 	runs  []*recRun // every run, in order of first appearance
-	bound map[*lookout.Run]*recRun
+	bound map[lookout.Run]*recRun
 	// matched holds the live messages already found equal to recorded
 	// ones; see compare.
 	matched map[matched]struct{}
@@ -117,7 +117,7 @@ func readRecords(path string) ([]recorder.Record, error) {
 // each run's are taken in seq order. It fails with an error wrapping
 // [ErrEmpty] when the records hold no model call.
 func FromRecords(records []recorder.Record, opts *Options) (*Cassette, error) {
-	c := &Cassette{bound: map[*lookout.Run]*recRun{}, matched: map[matched]struct{}{}}
+	c := &Cassette{bound: map[lookout.Run]*recRun{}, matched: map[matched]struct{}{}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -254,8 +254,8 @@ func (c *Cassette) diverge(d *DivergenceError) error {
 // resumed after an interrupt finds its recorded run bound already, and
 // takes it again when it still has calls to play.
 func (c *Cassette) runFor(ctx context.Context) *recRun {
-	r, _ := lookout.FromContext(ctx)
-	if r == nil {
+	r, ok := lookout.FromContext(ctx)
+	if !ok {
 		for _, rr := range c.roots {
 			if rr.next < len(rr.calls) {
 				return rr
@@ -268,7 +268,7 @@ func (c *Cassette) runFor(ctx context.Context) *recRun {
 
 // bind binds live run r to the recorded run it replays, as runFor says,
 // and returns it, or nil when none is left. The caller holds c.mu.
-func (c *Cassette) bind(r *lookout.Run) *recRun {
+func (c *Cassette) bind(r lookout.Run) *recRun {
 	if rr, ok := c.bound[r]; ok {
 		return rr
 	}
@@ -288,9 +288,9 @@ func (c *Cassette) bind(r *lookout.Run) *recRun {
 // candidates is the recorded runs live run r may replay, and what one of
 // them must match: the roots for a root run, else the children of its
 // parent's recorded run. ok is false when the parent replays none.
-func (c *Cassette) candidates(r *lookout.Run) (runs []*recRun, match func(*recRun) bool, ok bool) {
-	p := r.Parent()
-	if p == nil {
+func (c *Cassette) candidates(r lookout.Run) (runs []*recRun, match func(*recRun) bool, ok bool) {
+	p, ok := r.Parent()
+	if !ok {
 		return c.roots, func(rr *recRun) bool { return r.AgentName() == "" || rr.agent == r.AgentName() }, true
 	}
 	pr := c.bind(p)
@@ -346,9 +346,9 @@ func (c *Cassette) advance(t time.Time) {
 // noRun reports a call that no recorded run matches. The caller holds
 // c.mu.
 func (c *Cassette) noRun(ctx context.Context, what string) error {
-	r, _ := lookout.FromContext(ctx)
+	r, ok := lookout.FromContext(ctx)
 	d := &DivergenceError{ModelCall: -1, Message: -1, ToolCallIndex: -1, Reason: what + ": the recording has no run for it"}
-	if r != nil {
+	if ok {
 		d.Agent = r.AgentName()
 	}
 	return c.diverge(d)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 	"github.com/lookout-go/lookout/budget"
 )
@@ -84,7 +84,7 @@ func (a *agent) Run(ctx context.Context, input *adk.AgentInput, opts ...adk.Agen
 // is nil, calls run under it and forwards its events.
 func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(context.Context) *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
 	resumed := input == nil
-	ctx, r, err := a.m.l.Start(ctx, lookout.StartOptions{
+	ctx, r, err := a.m.l.Start(ctx, drive.StartOptions{
 		AgentName: a.inner.Name(ctx),
 		CallID:    engine.ToolCallFrom(ctx),
 		// The recording begins at the first hook inside the agent, where
@@ -118,7 +118,7 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 // forward passes the events of in on, unchanged and in order, ending
 // run r before the caller can see the query's error or the end of its
 // events. See relay.
-func forward(ctx context.Context, r *lookout.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent], workflow bool) *adk.AsyncIterator[*adk.AgentEvent] {
+func forward(ctx context.Context, r *drive.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent], workflow bool) *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
 	rl := &relay{run: r, claim: c, ctx: ctx, in: in}
 	go func() {
@@ -141,7 +141,7 @@ const lookahead = 200 * time.Millisecond
 
 // relay is the state of forward's goroutine.
 type relay struct {
-	run   *lookout.Run
+	run   *drive.Run
 	claim *claim
 	ctx   context.Context // the run's
 	in    *adk.AsyncIterator[*adk.AgentEvent]

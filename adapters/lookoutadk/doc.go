@@ -91,7 +91,7 @@
 // or error and a model's reply pass through. A panic in a tool or model
 // is not Lookout's: it goes on to Eino.
 //
-// The run's state ([lookout.State]) travels in Eino's checkpoints as the
+// The run's state ([drive.State]) travels in Eino's checkpoints as the
 // run-local value "lookout.session", whose type is registered with
 // schema.RegisterName as "lookout_session_checkpoint" and encodes as JSON
 // whether Eino's serializer uses JSON or gob: a resumed

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/adapters/drive/drivetest"
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/recorder"
@@ -112,7 +113,7 @@ func runAgent(t testing.TB, agent adk.Agent, store *session.Store, streaming boo
 
 // runInput runs one shared scenario's run on a ChatModelAgent with the
 // middleware, wrapped by Middleware.Agent, through an ADK Runner.
-func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
+func runInput(t testing.TB, in drivetest.Input) drivetest.Outcome {
 	t.Helper()
 	agent := newAgent(t, agentSpec{model: in.Model, tools: in.Tools, cfg: in.Config})
 	runner := adk.NewRunner(in.Ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: in.Mode.Streaming()})
@@ -121,7 +122,7 @@ func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
 	if len(o.messages) > 0 {
 		final = o.messages[len(o.messages)-1]
 	}
-	return adaptertest.Outcome{Final: final, Err: o.err}
+	return drivetest.Outcome{Final: final, Err: o.err}
 }
 
 // flushedRecords returns sink's records once every Recorder the test made

@@ -13,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
@@ -27,7 +28,7 @@ import (
 // runs, and is safe for concurrent use.
 type Middleware struct {
 	*adk.BaseChatModelAgentMiddleware
-	l *lookout.Lookout
+	l *drive.Lookout
 }
 
 var _ adk.ChatModelAgentMiddleware = (*Middleware)(nil)
@@ -48,7 +49,7 @@ func New(_ context.Context, cfg *lookout.Config) (*Middleware, error) {
 	if !slices.Contains(c.HandoverTools, adk.TransferToAgentToolName) {
 		c.HandoverTools = append(slices.Clip(c.HandoverTools), adk.TransferToAgentToolName)
 	}
-	l, err := lookout.New(&c)
+	l, err := drive.New(&c)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func New(_ context.Context, cfg *lookout.Config) (*Middleware, error) {
 func (m *Middleware) Callbacks() callbacks.Handler { return engine.Identifier }
 
 // Lookout returns the checked configuration the middleware runs with.
-func (m *Middleware) Lookout() *lookout.Lookout { return m.l }
+func (m *Middleware) Lookout() *drive.Lookout { return m.l }
 
 // claim is put on the ctx by the agent wrapper. When the wrapped agent
 // is a ChatModelAgent, single is set, and the agent runs as the
@@ -72,7 +73,7 @@ func (m *Middleware) Lookout() *lookout.Lookout { return m.l }
 // the agents whose middleware started a run in the query, so that the
 // wrapper can report an agent without it.
 type claim struct {
-	run    *lookout.Run
+	run    *drive.Run
 	single bool
 	taken  atomic.Bool
 
@@ -120,7 +121,7 @@ type claimKey struct{}
 // wrapper, an agent with no run on its ctx starts one on the session ctx
 // carries (see session.NewContext), or a new one.
 func (m *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentContext) (context.Context, *adk.ChatModelAgentContext, error) {
-	r, marked := lookout.FromContext(ctx)
+	r, marked := drive.FromContext(ctx)
 	if r == nil && marked {
 		return ctx, rc, nil // a run going on without Lookout
 	}
@@ -133,7 +134,7 @@ func (m *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 			return ctx, rc, nil
 		}
 	}
-	opts := lookout.StartOptions{AgentName: name, CallID: engine.ToolCallFrom(ctx)}
+	opts := drive.StartOptions{AgentName: name, CallID: engine.ToolCallFrom(ctx)}
 	if opts.AgentName == "" {
 		opts.AgentName = engine.ToolNameFrom(ctx)
 	}
@@ -173,7 +174,7 @@ var ErrUnwrapped = errors.New("lookoutadk: the agent runs without Middleware.Age
 // its run: like Eino's exit tool, they end the agent's turn (a loop's
 // break tool is one), so they are free and stay offered on a wrap-up
 // turn.
-func addReturnDirectly(r *lookout.Run, rc *adk.ChatModelAgentContext) {
+func addReturnDirectly(r *drive.Run, rc *adk.ChatModelAgentContext) {
 	if rc == nil {
 		return
 	}
@@ -188,7 +189,7 @@ func addReturnDirectly(r *lookout.Run, rc *adk.ChatModelAgentContext) {
 // when a run succeeds. The run of [Middleware.Agent] is ended by the
 // wrapper, after the agent's last event.
 func (m *Middleware) AfterAgent(ctx context.Context, _ *adk.ChatModelAgentState) (context.Context, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return ctx, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/adapters/drive/drivetest"
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
@@ -60,7 +61,7 @@ func TestInjectedRecognisesLookoutMessages(t *testing.T) {
 
 // TestSharedBehaviour runs the behaviours both adapters share.
 func TestSharedBehaviour(t *testing.T) {
-	adaptertest.RunSuite(t, adaptertest.Adapter{
+	drivetest.Run(t, drivetest.Adapter{
 		Run: runInput,
 		New: func(cfg *lookout.Config) error {
 			_, err := lookoutadk.New(context.Background(), cfg)

@@ -7,7 +7,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
@@ -16,7 +16,7 @@ import (
 // here, so earlier injected messages are removed before new ones are
 // added: the model input never holds more than one assessment block.
 func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil || state == nil {
 		return ctx, state, nil
 	}
@@ -46,7 +46,7 @@ func (m *Middleware) AfterModelRewriteState(ctx context.Context, state *adk.Chat
 	if !m.l.Recording() || state == nil || len(state.Messages) == 0 {
 		return ctx, state, nil // only the recording needs to know
 	}
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return ctx, state, nil
 	}
@@ -85,7 +85,7 @@ func sameSlice[T any](a, b []T) bool {
 // ones included: retries pass through it one attempt at a time. On a
 // wrap-up turn it forbids tool calls through the tool choice.
 func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, mc *adk.ModelContext) (model.BaseChatModel, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return inner, nil
 	}

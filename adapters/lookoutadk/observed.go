@@ -6,7 +6,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
@@ -36,7 +36,7 @@ type observedModel struct {
 // charging returns the model to call on ctx: inner alone outside a run,
 // or inner charged to the run.
 func (o *observedModel) charging(ctx context.Context) (model.BaseChatModel, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return o.inner, nil
 	}

@@ -9,14 +9,14 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/session"
 )
 
 // Session returns the session of the agent run that ctx belongs to, as seen
 // from inside tools and other middleware.
 func Session(ctx context.Context) (*session.Store, bool) {
-	if r, _ := lookout.FromContext(ctx); r != nil {
+	if r, _ := drive.FromContext(ctx); r != nil {
 		return r.Session(), true
 	}
 	return session.FromContext(ctx)
@@ -26,18 +26,18 @@ func Session(ctx context.Context) (*session.Store, bool) {
 // travels in Eino checkpoints.
 const checkpointKey = "lookout.session"
 
-// checkpoint carries the run's lookout.State through Eino's run state. It
+// checkpoint carries the run's drive.State through Eino's run state. It
 // takes the state of the live run when encoded, so nothing is done until
 // Eino saves a checkpoint.
 type checkpoint struct {
-	run *lookout.Run
+	run *drive.Run
 	// probing is set while Eino checks, as the value is registered, that
 	// it can be encoded. The check throws the encoding away, so it gets
 	// one without the session: a snapshot costs as much as the session
 	// holds, which in a long conversation is thousands of calls.
 	probing atomic.Bool
 	// state is decoded from a checkpoint.
-	state *lookout.State
+	state *drive.State
 }
 
 func init() {
@@ -64,7 +64,7 @@ var probeState = []byte(`{"session":null}`)
 
 // UnmarshalJSON keeps the state the resumed run restores.
 func (c *checkpoint) UnmarshalJSON(b []byte) error {
-	var st lookout.State
+	var st drive.State
 	if err := json.Unmarshal(b, &st); err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (c *checkpoint) GobDecode(b []byte) error { return c.UnmarshalJSON(b) }
 // the recording (the root's first, for a child) and registers the root in
 // this agent's run-local values, so that a checkpoint Eino saves while
 // this agent runs (an interrupt inside it) carries the root's state.
-func ensure(ctx context.Context, r *lookout.Run) {
+func ensure(ctx context.Context, r *drive.Run) {
 	if r.Begun() {
 		return
 	}
@@ -91,12 +91,12 @@ func ensure(ctx context.Context, r *lookout.Run) {
 	for root.Parent() != nil {
 		root = root.Parent()
 	}
-	r.Begin(ctx, func() *lookout.State { return read(ctx, root) })
+	r.Begin(ctx, func() *drive.State { return read(ctx, root) })
 	register(ctx, root)
 }
 
 // read returns the checkpointed state, if any.
-func read(ctx context.Context, r *lookout.Run) *lookout.State {
+func read(ctx context.Context, r *drive.Run) *drive.State {
 	v, found, err := adk.GetRunLocalValue(ctx, checkpointKey)
 	if err != nil {
 		r.OnError(ctx, fmt.Errorf("lookoutadk: read checkpoint: %w", err))
@@ -109,7 +109,7 @@ func read(ctx context.Context, r *lookout.Run) *lookout.State {
 
 // register makes the live root run the run-local value that Eino's
 // checkpoints save.
-func register(ctx context.Context, root *lookout.Run) {
+func register(ctx context.Context, root *drive.Run) {
 	live := &checkpoint{run: root}
 	live.probing.Store(true)
 	err := adk.SetRunLocalValue(ctx, checkpointKey, live)

@@ -7,14 +7,14 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
 // WrapInvokableToolCall admits the call by the budget, records it, and
 // runs the observers after it.
 func (m *Middleware) WrapInvokableToolCall(ctx context.Context, next adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return next, nil
 	}
@@ -40,7 +40,7 @@ func (m *Middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 // WrapStreamableToolCall does what WrapInvokableToolCall does for a
 // streaming tool; the call ends when its stream does.
 func (m *Middleware) WrapStreamableToolCall(ctx context.Context, next adk.StreamableToolCallEndpoint, tc *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return next, nil
 	}
@@ -71,7 +71,7 @@ func (m *Middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 // WrapEnhancedInvokableToolCall does what WrapInvokableToolCall does for a
 // tool with multimodal results; the text parts are what observers see.
 func (m *Middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk.EnhancedInvokableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedInvokableToolCallEndpoint, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return next, nil
 	}
@@ -101,7 +101,7 @@ func (m *Middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 // WrapEnhancedStreamableToolCall does what WrapStreamableToolCall does for
 // a streaming tool with multimodal results.
 func (m *Middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next adk.EnhancedStreamableToolCallEndpoint, tc *adk.ToolContext) (adk.EnhancedStreamableToolCallEndpoint, error) {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
 		return next, nil
 	}
@@ -149,7 +149,7 @@ func (m *Middleware) withToolCall(ctx context.Context, tc *adk.ToolContext) cont
 }
 
 // recordStream records the end of a streamed call.
-func recordStream(ctx context.Context, c *lookout.Call) func(result string, err error) error {
+func recordStream(ctx context.Context, c *drive.Call) func(result string, err error) error {
 	return func(result string, err error) error {
 		return engine.EndStream(ctx, c, result, err)
 	}

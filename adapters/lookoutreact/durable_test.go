@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive/drivetest"
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
@@ -88,7 +89,7 @@ func durableScenarios() []durableScenario {
 // time, for every way a react run can fail.
 func TestTheRunsEndIsKeptWhenTheRecorderIsClosedRightAfter(t *testing.T) {
 	for _, sc := range durableScenarios() {
-		for _, mode := range adaptertest.Both {
+		for _, mode := range []drivetest.Mode{drivetest.Generate, drivetest.Stream} {
 			t.Run(sc.name+"/"+mode.String(), func(t *testing.T) {
 				// Every run appends to the same file, through a sink and a
 				// Recorder of its own, closed as soon as the run returns.
@@ -126,7 +127,7 @@ func TestTheRunsEndIsKeptWhenTheRecorderIsClosedRightAfter(t *testing.T) {
 // runOnce makes run i of sc in mode, recorded to the file at path, and
 // closes the Recorder as soon as the run has returned (for a stream,
 // once it has been read to its end).
-func runOnce(t *testing.T, sc durableScenario, mode adaptertest.Mode, path string, i int) {
+func runOnce(t *testing.T, sc durableScenario, mode drivetest.Mode, path string, i int) {
 	t.Helper()
 	sink, err := recorder.NewFileSink(path, nil)
 	require.NoError(t, err)

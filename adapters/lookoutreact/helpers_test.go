@@ -18,6 +18,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
+	"github.com/lookout-go/lookout/adapters/drive/drivetest"
 	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/recorder"
@@ -176,11 +178,11 @@ func (e *errorLog) all() []error {
 
 // runInput runs one shared scenario's run on a react agent with Lookout's
 // model wrapper and tool middleware, run through Hooks.Agent.
-func runInput(t testing.TB, in adaptertest.Input) adaptertest.Outcome {
+func runInput(t testing.TB, in drivetest.Input) drivetest.Outcome {
 	t.Helper()
 	o := newAgent(t, agentSpec{model: in.Model, tools: in.Tools, cfg: in.Config, readWholeStream: in.TextThenCalls}).
 		runQuery(in.Ctx, in.Query, in.Mode.Streaming())
-	return adaptertest.Outcome{Final: o.out, Err: o.err}
+	return drivetest.Outcome{Final: o.out, Err: o.err}
 }
 
 // newRecorder returns a Recorder over a new MemorySink, closed when the
@@ -210,7 +212,7 @@ func flushed(t testing.TB, rec *recorder.Recorder, sink *recorder.MemorySink) []
 // the ctx that carries it. The run ends when the test does.
 func started(t testing.TB, l *lookoutreact.Hooks) context.Context {
 	t.Helper()
-	ctx, run, err := l.Lookout().Start(context.Background(), lookout.StartOptions{})
+	ctx, run, err := l.Lookout().Start(context.Background(), drive.StartOptions{})
 	require.NoError(t, err)
 	require.NotNil(t, run)
 	t.Cleanup(func() { run.End(context.Background(), nil) })

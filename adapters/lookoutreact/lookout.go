@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 	"github.com/lookout-go/lookout/session"
 )
@@ -27,7 +28,7 @@ import (
 // Hooks works and behaves as New(ctx, nil).
 type Hooks struct {
 	once sync.Once
-	l    *lookout.Lookout
+	l    *drive.Lookout
 	// warned is set once a hook has reported ErrNoRun, so a misconfigured
 	// agent logs once rather than on every call.
 	warned atomic.Bool
@@ -39,7 +40,7 @@ type Hooks struct {
 // lookout.ErrInvalidConfig and names the field. ctx is unused and
 // reserved.
 func New(_ context.Context, cfg *lookout.Config) (*Hooks, error) {
-	l, err := lookout.New(cfg)
+	l, err := drive.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -56,10 +57,10 @@ func New(_ context.Context, cfg *lookout.Config) (*Hooks, error) {
 func (l *Hooks) Callbacks() callbacks.Handler { return engine.Identifier }
 
 // Lookout returns the checked configuration the adapter runs with.
-func (l *Hooks) Lookout() *lookout.Lookout {
+func (l *Hooks) Lookout() *drive.Lookout {
 	l.once.Do(func() {
 		if l.l == nil {
-			l.l, _ = lookout.New(nil) // the defaults always check
+			l.l, _ = drive.New(nil) // the defaults always check
 		}
 	})
 	return l.l
@@ -68,7 +69,7 @@ func (l *Hooks) Lookout() *lookout.Lookout {
 // Session returns the session of the run that ctx belongs to, as seen from
 // inside tools, models and other graph nodes.
 func Session(ctx context.Context) (*session.Store, bool) {
-	if r, _ := lookout.FromContext(ctx); r != nil {
+	if r, _ := drive.FromContext(ctx); r != nil {
 		return r.Session(), true
 	}
 	return session.FromContext(ctx)
@@ -76,8 +77,8 @@ func Session(ctx context.Context) (*session.Store, bool) {
 
 // run returns the run on ctx. A hook that finds none lets its call through
 // and reports ErrNoRun, once per Hooks.
-func (l *Hooks) run(ctx context.Context) *lookout.Run {
-	r, marked := lookout.FromContext(ctx)
+func (l *Hooks) run(ctx context.Context) *drive.Run {
+	r, marked := drive.FromContext(ctx)
 	if r != nil || marked {
 		return r
 	}
@@ -142,13 +143,13 @@ func (a *Agent) Stream(ctx context.Context, input []*schema.Message, opts ...age
 }
 
 // start starts a run named name on ctx.
-func (l *Hooks) start(ctx context.Context, name string) (context.Context, *lookout.Run, error) {
-	return l.Lookout().Start(ctx, lookout.StartOptions{AgentName: name, CallID: engine.ToolCallFrom(ctx)})
+func (l *Hooks) start(ctx context.Context, name string) (context.Context, *drive.Run, error) {
+	return l.Lookout().Start(ctx, drive.StartOptions{AgentName: name, CallID: engine.ToolCallFrom(ctx)})
 }
 
 // finish records the end of run r with err, once, and releases its
 // deadline. An interrupt pauses the run rather than ends it.
-func finish(ctx context.Context, r *lookout.Run, err error) {
+func finish(ctx context.Context, r *drive.Run, err error) {
 	if r == nil {
 		return
 	}
@@ -165,7 +166,7 @@ func finish(ctx context.Context, r *lookout.Run, err error) {
 // has been read to its end, so that the model's last reply is still
 // charged and recorded; that end is recorded after the caller's Close
 // returns.
-func endWith[T any](ctx context.Context, r *lookout.Run, sr *schema.StreamReader[T]) *schema.StreamReader[T] {
+func endWith[T any](ctx context.Context, r *drive.Run, sr *schema.StreamReader[T]) *schema.StreamReader[T] {
 	if r == nil {
 		return sr
 	}

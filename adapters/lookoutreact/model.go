@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 )
 
@@ -78,10 +79,10 @@ func (m *chatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 }
 
 // prepare readies one model call through the run's gate (see
-// lookout.Run.BeforeModel): it injects the turn's messages and, on a
+// drive.Run.BeforeModel): it injects the turn's messages and, on a
 // wrap-up turn, adds the option that forbids tool calls. Neither the
 // caller's input nor its options slice is written to.
-func prepare(ctx context.Context, r *lookout.Run, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) ([]*schema.Message, []model.Option, error) {
+func prepare(ctx context.Context, r *drive.Run, input []*schema.Message, opts []model.Option, bound []*schema.ToolInfo) ([]*schema.Message, []model.Option, error) {
 	turn, err := r.BeforeModel(ctx, input, bound)
 	if err != nil {
 		return nil, nil, err

@@ -16,7 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
-	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
+	"github.com/lookout-go/lookout/adapters/drive"
+	"github.com/lookout-go/lookout/adapters/drive/drivetest"
 	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
@@ -31,9 +32,9 @@ import (
 func TestTheRunReachesEveryNode(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		var mu sync.Mutex
-		seen := map[string]*lookout.Run{}
+		seen := map[string]*drive.Run{}
 		note := func(where string, ctx context.Context) {
-			r, _ := lookout.FromContext(ctx)
+			r, _ := drive.FromContext(ctx)
 			mu.Lock()
 			seen[where] = r
 			mu.Unlock()
@@ -348,7 +349,7 @@ func TestTheDriftObserverIsGivenTheTask(t *testing.T) {
 
 // TestSharedBehaviour runs the behaviours both adapters share.
 func TestSharedBehaviour(t *testing.T) {
-	adaptertest.RunSuite(t, adaptertest.Adapter{
+	drivetest.Run(t, drivetest.Adapter{
 		Run:                  runInput,
 		New:                  func(cfg *lookout.Config) error { _, err := lookoutreact.New(context.Background(), cfg); return err },
 		Session:              lookoutreact.Session,

@@ -6,7 +6,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 	"github.com/lookout-go/lookout/recorder"
 )
@@ -82,7 +82,7 @@ func (l *Hooks) streamable(next compose.StreamableToolEndpoint) compose.Streamab
 				return &compose.StreamToolOutput{Result: sr}
 			},
 			identity,
-			func(c *lookout.Call, sr *schema.StreamReader[string], record func(string, error) error) *schema.StreamReader[string] {
+			func(c *drive.Call, sr *schema.StreamReader[string], record func(string, error) error) *schema.StreamReader[string] {
 				return engine.PassStream(c, sr, identity, record)
 			})
 	}
@@ -114,7 +114,7 @@ func invoke[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	text func(O) (string, bool), parts func(O) []recorder.Part, answer func(string) O,
 ) (O, error) {
-	return around(ctx, l, in, next, answer, func(c *lookout.Call, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *drive.Call, out O, err error) (O, error) {
 		result, ok := text(out)
 		if parts != nil {
 			c.SetResultMedia(parts(out))
@@ -140,10 +140,10 @@ func invoke[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 func stream[O, C any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error),
 	chunks func(O) *schema.StreamReader[C], wrap func(*schema.StreamReader[C]) O,
-	chunk func(string) C, pass func(*lookout.Call, *schema.StreamReader[C], func(string, error) error) *schema.StreamReader[C],
+	chunk func(string) C, pass func(*drive.Call, *schema.StreamReader[C], func(string, error) error) *schema.StreamReader[C],
 ) (O, error) {
 	answer := func(msg string) O { return wrap(schema.StreamReaderFromArray([]C{chunk(msg)})) }
-	return around(ctx, l, in, next, answer, func(c *lookout.Call, out O, err error) (O, error) {
+	return around(ctx, l, in, next, answer, func(c *drive.Call, out O, err error) (O, error) {
 		var sr *schema.StreamReader[C]
 		if err == nil {
 			sr = chunks(out)
@@ -165,11 +165,11 @@ func stream[O, C any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 
 // around admits a tool call and runs it, handing its output to after. A
 // refused call is answered with answer(refusal); a call that belongs to no
-// run runs untouched, and so, through the zero lookout.Call, does one that
+// run runs untouched, and so, through the zero drive.Call, does one that
 // Lookout failed to admit because its own work panicked.
 func around[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 	next func(context.Context, *compose.ToolInput) (O, error), answer func(string) O,
-	after func(c *lookout.Call, out O, err error) (O, error),
+	after func(c *drive.Call, out O, err error) (O, error),
 ) (O, error) {
 	r := l.toolRun(ctx, in)
 	if r == nil {
@@ -191,7 +191,7 @@ func around[O any](ctx context.Context, l *Hooks, in *compose.ToolInput,
 
 // toolRun returns the run a tool call belongs to, or nil when the call is
 // to pass through untouched.
-func (l *Hooks) toolRun(ctx context.Context, in *compose.ToolInput) *lookout.Run {
+func (l *Hooks) toolRun(ctx context.Context, in *compose.ToolInput) *drive.Run {
 	if in == nil {
 		return nil
 	}

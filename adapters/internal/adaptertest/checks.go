@@ -3,7 +3,6 @@ package adaptertest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,23 +15,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/internal/openaicheck"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/session"
 )
 
 // EveryCall configures an observer that speaks after every tool
 // call.
 func EveryCall() []observer.Spec {
 	return []observer.Spec{{Observer: Probe{}, Trigger: observer.Trigger{OnEveryCall: true}}}
-}
-
-func latestBudget(store *session.Store) budget.Budget {
-	b, _ := session.ValueOf[budget.Budget](store).Latest()
-	return b
 }
 
 // EveryKindOfTool returns one tool of each kind Eino runs: invokable,
@@ -66,48 +58,6 @@ func Ended(t testing.TB, sink *recorder.MemorySink) []recorder.Record {
 	return sink.Records()
 }
 
-// payloadsOf returns the payloads of type P among records, in order.
-func payloadsOf[P any](records []recorder.Record) []P {
-	var out []P
-	for _, rec := range records {
-		if p, ok := rec.Payload.(P); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// exceededRecords returns the budget records among records that say a
-// budget was exceeded.
-func exceededRecords(records []recorder.Record) []*recorder.BudgetRecord {
-	var out []*recorder.BudgetRecord
-	for _, b := range payloadsOf[*recorder.BudgetRecord](records) {
-		if b.Event == recorder.BudgetExceeded {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-// numberedCalls returns n parallel calls of the tool name, the i-th with
-// the arguments {"n":i}.
-func numberedCalls(name string, n int) []scripted.ToolCall {
-	calls := make([]scripted.ToolCall, 0, n)
-	for i := range n {
-		calls = append(calls, scripted.ToolCall{Name: name, Arguments: fmt.Sprintf(`{"n":%d}`, i)})
-	}
-	return calls
-}
-
-// callIndices returns the call indices 1 to n, in order.
-func callIndices[I int | int64](n int) []I {
-	out := make([]I, n)
-	for i := range out {
-		out[i] = I(i + 1)
-	}
-	return out
-}
-
 // ToolMessages returns the tool messages among msgs.
 func ToolMessages(msgs []*schema.Message) []*schema.Message {
 	var out []*schema.Message
@@ -129,22 +79,6 @@ func MessageText(m *schema.Message) string {
 		}
 	}
 	return b.String()
-}
-
-// AssertToolsWithheld checks that req, a wrap-up turn of an agent with
-// the tools named in tools, let the model call none of them, in the way
-// a withholds tools.
-func AssertToolsWithheld(t testing.TB, a Adapter, req scripted.Request, tools ...string) {
-	t.Helper()
-	assert.True(t, req.ToolsWithheld(), "tools offered: %v", req.ToolNames())
-	if !a.WrapUpDescribesTools {
-		assert.Empty(t, req.ToolNames(), "no tools are offered")
-		return
-	}
-	assert.Equal(t, tools, req.ToolNames(), "the tools stay described")
-	if assert.NotNil(t, req.ToolChoice) {
-		assert.Equal(t, schema.ToolChoiceForbidden, *req.ToolChoice)
-	}
 }
 
 // RequireExceeded checks that err is a budget stop of resource, as both

@@ -8,7 +8,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 )
 
 // Identifier is the callback handler that tells a run which model its
@@ -29,7 +29,7 @@ func (identifier) Needed(_ context.Context, info *callbacks.RunInfo, timing call
 }
 
 func (identifier) OnStart(ctx context.Context, info *callbacks.RunInfo, input callbacks.CallbackInput) context.Context {
-	r, _ := lookout.FromContext(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil || info == nil {
 		return ctx
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/budget"
 )
 
@@ -17,7 +17,7 @@ import (
 // stream ends.
 type ChargingModel struct {
 	Inner model.BaseChatModel
-	Run   *lookout.Run
+	Run   *drive.Run
 	// ForbidToolsOnWrapUp adds model.WithToolChoice(schema.ToolChoiceForbidden)
 	// to the call's options once the run has been given a wrap-up turn.
 	ForbidToolsOnWrapUp bool
@@ -44,7 +44,7 @@ func (c *ChargingModel) options(opts []model.Option) []model.Option {
 // offered (see lookout.Config.ControlTools), so that an agent can still
 // hand back or finish. The tools stay described either way: providers
 // reject a history of tool calls sent without their definitions.
-func WrapUpChoice(r *lookout.Run, opts []model.Option, bound []*schema.ToolInfo) model.Option {
+func WrapUpChoice(r *drive.Run, opts []model.Option, bound []*schema.ToolInfo) model.Option {
 	offered := model.GetCommonOptions(&model.Options{}, opts...).Tools
 	if len(offered) == 0 {
 		offered = bound
@@ -62,10 +62,10 @@ func WrapUpChoice(r *lookout.Run, opts []model.Option, bound []*schema.ToolInfo)
 }
 
 // request describes a call with opts for the recording.
-func (c *ChargingModel) request(opts []model.Option) lookout.ModelOptions {
+func (c *ChargingModel) request(opts []model.Option) drive.ModelOptions {
 	c.scratch = model.Options{}
 	o := model.GetCommonOptions(&c.scratch, opts...)
-	req := lookout.ModelOptions{Tools: o.Tools}
+	req := drive.ModelOptions{Tools: o.Tools}
 	req.Provider, _ = components.GetType(c.Inner)
 	if len(req.Tools) == 0 {
 		req.Tools = c.Tools // bound with WithTools rather than passed per call
@@ -80,7 +80,7 @@ func (c *ChargingModel) request(opts []model.Option) lookout.ModelOptions {
 // Generate calls the inner model and charges its usage.
 func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	opts = c.options(opts)
-	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelOptions { return c.request(opts) })
+	call, err := c.Run.StartModel(ctx, input, func() drive.ModelOptions { return c.request(opts) })
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 // stream.
 func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	opts = c.options(opts)
-	call, err := c.Run.StartModel(ctx, input, func() lookout.ModelOptions { return c.request(opts) })
+	call, err := c.Run.StartModel(ctx, input, func() drive.ModelOptions { return c.request(opts) })
 	if err != nil {
 		return nil, err
 	}
@@ -114,13 +114,13 @@ const streamBuffer = 16
 // a step limit), and the reply still cost its tokens. An error in
 // mid-stream made from a ctx of the model's own, after the budget deadline
 // passed, is the budget's.
-func (c *ChargingModel) pass(ctx context.Context, call lookout.ModelCall, sr *schema.StreamReader[*schema.Message]) *schema.StreamReader[*schema.Message] {
+func (c *ChargingModel) pass(ctx context.Context, call drive.ModelCall, sr *schema.StreamReader[*schema.Message]) *schema.StreamReader[*schema.Message] {
 	var last *budget.Usage
 	var calls toolCallCount
 	var chunks []*schema.Message // kept only for the recording
 	recording := call.Recorded()
 	each := func(chunk *schema.Message) {
-		if u := lookout.UsageOf(chunk); u != nil {
+		if u := drive.UsageOf(chunk); u != nil {
 			last = mergeUsage(last, u)
 		}
 		calls.add(chunk)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/budget"
 )
 
@@ -38,11 +39,11 @@ func (splitUsageModel) Stream(context.Context, []*schema.Message, ...model.Optio
 }
 
 // newTestRun starts a root run of cfg, and returns it with its ctx.
-func newTestRun(t *testing.T, cfg *lookout.Config) (context.Context, *lookout.Run) {
+func newTestRun(t *testing.T, cfg *lookout.Config) (context.Context, *drive.Run) {
 	t.Helper()
-	l, err := lookout.New(cfg)
+	l, err := drive.New(cfg)
 	require.NoError(t, err)
-	ctx, r, err := l.Start(context.Background(), lookout.StartOptions{})
+	ctx, r, err := l.Start(context.Background(), drive.StartOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { r.End(ctx, nil) })
 	return ctx, r

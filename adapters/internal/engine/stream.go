@@ -8,7 +8,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 )
 
 // PassStream passes a tool's stream through and ends the call when the
@@ -17,7 +17,7 @@ import (
 // mid-stream is passed on as record returns it: part of the output has
 // already reached the model, so it cannot be turned into a message. The
 // zero Call (a call admitted unobserved) gets sr back as it is.
-func PassStream[T any](c *lookout.Call, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
+func PassStream[T any](c *drive.Call, sr *schema.StreamReader[T], text func(T) string, record func(result string, err error) error) *schema.StreamReader[T] {
 	limit := c.MaxRecordBytes()
 	if limit == 0 {
 		return sr

@@ -9,7 +9,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -17,7 +17,7 @@ import (
 // Call.End does, except that an interrupt is control flow, not an
 // outcome: the call is paused (Eino runs it again when the run resumes)
 // and result and err pass through.
-func EndCall(ctx context.Context, c *lookout.Call, result string, err error) (string, error) {
+func EndCall(ctx context.Context, c *drive.Call, result string, err error) (string, error) {
 	if IsInterrupt(err) {
 		c.Pause(ctx)
 		return result, err
@@ -27,7 +27,7 @@ func EndCall(ctx context.Context, c *lookout.Call, result string, err error) (st
 
 // EndStream ends a streamed tool call as Call.EndStream does, pausing
 // it on an interrupt.
-func EndStream(ctx context.Context, c *lookout.Call, result string, err error) error {
+func EndStream(ctx context.Context, c *drive.Call, result string, err error) error {
 	if IsInterrupt(err) {
 		c.Pause(ctx)
 		return err
@@ -51,7 +51,7 @@ func IsInterrupt(err error) bool {
 // Ended records the end of run r when a tool call ends it with err, and
 // returns err. The end is recorded once the calls made beside it are.
 // Interrupts pause the run rather than end it.
-func Ended(ctx context.Context, r *lookout.Run, err error) error {
+func Ended(ctx context.Context, r *drive.Run, err error) error {
 	if err != nil && !IsInterrupt(err) {
 		r.EndAfterCalls(ctx, err)
 	}
@@ -61,7 +61,7 @@ func Ended(ctx context.Context, r *lookout.Run, err error) error {
 // Guarded runs the tool with run and returns what it returns. Should run
 // panic, the call is recorded as failed (see Call.EndPanicked) and the
 // panic goes on.
-func Guarded[O any](ctx context.Context, c *lookout.Call, run func() (O, error)) (O, error) {
+func Guarded[O any](ctx context.Context, c *drive.Call, run func() (O, error)) (O, error) {
 	done := false
 	defer func() {
 		if !done {
@@ -186,7 +186,7 @@ func partMedia(c schema.MessagePartCommon) *recorder.Media {
 
 // EndResult ends a call of a multimodal tool: its text is the result, and
 // its images and audio go to the record with it.
-func EndResult(ctx context.Context, c *lookout.Call, r *schema.ToolResult, err error) (string, error) {
+func EndResult(ctx context.Context, c *drive.Call, r *schema.ToolResult, err error) (string, error) {
 	c.SetResultMedia(ResultParts(r))
 	return EndCall(ctx, c, ResultText(r), err)
 }
@@ -195,7 +195,7 @@ func EndResult(ctx context.Context, c *lookout.Call, r *schema.ToolResult, err e
 // images and audio among its chunks go to the record with the text (see
 // Call.SetResultMedia), text parts taken, like the text, up to
 // MaxRecordBytes.
-func PassResultStream(c *lookout.Call, sr *schema.StreamReader[*schema.ToolResult], record func(result string, err error) error) *schema.StreamReader[*schema.ToolResult] {
+func PassResultStream(c *drive.Call, sr *schema.StreamReader[*schema.ToolResult], record func(result string, err error) error) *schema.StreamReader[*schema.ToolResult] {
 	var (
 		mu    sync.Mutex
 		parts []recorder.Part

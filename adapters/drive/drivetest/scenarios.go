@@ -1,4 +1,4 @@
-package adaptertest
+package drivetest
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
@@ -31,10 +32,10 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// Scenarios returns the behaviours every adapter must show, fresh on each
+// scenarios returns the behaviours every adapter must show, fresh on each
 // call.
-func Scenarios() []Scenario {
-	var out []Scenario
+func scenarios() []scenario {
+	var out []scenario
 	out = append(out, injectionScenarios()...)
 	out = append(out, budgetScenarios()...)
 	out = append(out, toolScenarios()...)
@@ -47,19 +48,19 @@ func Scenarios() []Scenario {
 
 const assessmentHeading = "## Trajectory Assessment"
 
-func injectionScenarios() []Scenario {
-	return []Scenario{
-		{Name: "the next model input holds exactly one assessment block", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+func injectionScenarios() []scenario {
+	return []scenario{
+		{Name: "the next model input holds exactly one assessment block", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`),
 				scripted.Call("search", `{"q":"c"}`),
 				scripted.Call("search", `{"q":"d"}`),
 				scripted.Reply("done"),
 			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")},
-				Config: &lookout.Config{Observers: EveryCall(), Limits: budget.Limits{MaxToolCalls: 50}},
-				Check: func(t *testing.T, r Result) {
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")},
+				Config: &lookout.Config{Observers: adaptertest.EveryCall(), Limits: budget.Limits{MaxToolCalls: 50}},
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					reqs := m.Requests()
 					require.Len(t, reqs, 4)
@@ -76,7 +77,7 @@ func injectionScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "a stale assessment is not injected", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "a stale assessment is not injected", Build: func(t *testing.T, _ Adapter) spec {
 			// The observer speaks only after a failure; three successful
 			// calls later its assessment is older than MaxAgeCalls.
 			m := scripted.New(
@@ -86,18 +87,18 @@ func injectionScenarios() []Scenario {
 				scripted.Call("search", `{"q":"c"}`),
 				scripted.Reply("done"),
 			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search"), Failing("flaky", "boom")},
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search"), adaptertest.Failing("flaky", "boom")},
 				Config: &lookout.Config{
 					MaxAgeCalls: 2,
 					InjectAs:    schema.System,
 					ToolErrors:  lookout.ToolErrorsAsMessages,
 					Observers: []observer.Spec{{
-						Observer: Probe{},
+						Observer: adaptertest.Probe{},
 						Trigger:  observer.Trigger{AfterConsecutiveErrors: 1},
 					}},
 				},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					reqs := m.Requests()
 					require.Len(t, reqs, 5)
@@ -112,22 +113,22 @@ func injectionScenarios() []Scenario {
 			}
 		}},
 		denseIndicesScenario(),
-		{Name: "tool errors become messages and count as failures", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "tool errors become messages and count as failures", Build: func(t *testing.T, _ Adapter) spec {
 			m := scripted.New(
 				scripted.Call("deploy", `{}`),
 				scripted.Call("deploy", `{}`),
 				scripted.Call("deploy", `{}`),
 				scripted.Reply("giving up"),
 			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Failing("deploy", "permission denied")},
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Failing("deploy", "permission denied")},
 				Config: &lookout.Config{
 					ToolErrors: lookout.ToolErrorsAsMessages,
-					Observers:  []observer.Spec{{Observer: Probe{}, Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}},
+					Observers:  []observer.Spec{{Observer: adaptertest.Probe{}, Trigger: observer.Trigger{AfterConsecutiveErrors: 3}}},
 				},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
-					tools := ToolMessages(m.Requests()[3].Messages)
+					tools := adaptertest.ToolMessages(m.Requests()[3].Messages)
 					require.Len(t, tools, 3)
 					assert.Equal(t, "Error: permission denied", tools[0].Content)
 					tally, _ := session.ValueOf[observer.Tally](r.Store).Latest()
@@ -136,11 +137,11 @@ func injectionScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "tool errors can abort the run as Eino does", Build: func(t *testing.T, _ Adapter) Spec {
-			return Spec{
+		{Name: "tool errors can abort the run as Eino does", Build: func(t *testing.T, _ Adapter) spec {
+			return spec{
 				Model: scripted.New(scripted.Call("deploy", `{}`), scripted.Reply("never reached")),
-				Tools: []tool.BaseTool{Failing("deploy", "permission denied")}, Config: &lookout.Config{ToolErrors: lookout.ToolErrorsAbort},
-				Check: func(t *testing.T, r Result) {
+				Tools: []tool.BaseTool{adaptertest.Failing("deploy", "permission denied")}, Config: &lookout.Config{ToolErrors: lookout.ToolErrorsAbort},
+				Check: func(t *testing.T, r result) {
 					require.Error(t, r.Err)
 					assert.Contains(t, r.Err.Error(), "permission denied")
 					rec, ok := session.LogOf[observer.ToolCallRecord](r.Store).Latest()
@@ -149,7 +150,7 @@ func injectionScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "new rejects a bad config", Runs: func(t *testing.T, a Adapter, _ RunFunc) {
+		{Name: "new rejects a bad config", Runs: func(t *testing.T, a Adapter, _ runFunc) {
 			for name, cfg := range map[string]*lookout.Config{
 				"negative limits":        {Limits: budget.Limits{MaxTokens: -1}},
 				"an unknown role":        {InjectAs: schema.Assistant},
@@ -167,15 +168,15 @@ func injectionScenarios() []Scenario {
 // denseIndicesScenario runs twelve parallel tool calls at once and checks
 // that each is recorded once, with its own call ID, under the indices 1 to
 // 12.
-func denseIndicesScenario() Scenario {
-	return Scenario{Name: "parallel tool calls get dense unique indices", Build: func(t *testing.T, a Adapter) Spec {
+func denseIndicesScenario() scenario {
+	return scenario{Name: "parallel tool calls get dense unique indices", Build: func(t *testing.T, a Adapter) spec {
 		const n = 12
 		m := scripted.New(scripted.Calls(numberedCalls("work", n)...), scripted.Reply("done"))
 		var mu sync.Mutex
 		var inflight, peak int
 		var seen *session.Store
 		release := make(chan struct{})
-		work := Tool{Name: "work", Fn: func(ctx context.Context, args string) (string, error) {
+		work := adaptertest.Tool{Name: "work", Fn: func(ctx context.Context, args string) (string, error) {
 			mu.Lock()
 			seen, _ = a.Session(ctx)
 			inflight++
@@ -190,9 +191,9 @@ func denseIndicesScenario() Scenario {
 			mu.Unlock()
 			return "done " + args, nil
 		}}
-		return Spec{
-			Model: m, Tools: []tool.BaseTool{work}, Config: &lookout.Config{Observers: EveryCall()},
-			Check: func(t *testing.T, r Result) {
+		return spec{
+			Model: m, Tools: []tool.BaseTool{work}, Config: &lookout.Config{Observers: adaptertest.EveryCall()},
+			Check: func(t *testing.T, r result) {
 				require.NoError(t, r.Err)
 				mu.Lock()
 				assert.Equal(t, n, peak, "the calls ran in parallel")
@@ -209,7 +210,7 @@ func denseIndicesScenario() Scenario {
 				slices.Sort(indices)
 				assert.Equal(t, callIndices[int64](n), indices)
 				assert.Len(t, ids, n, "each record carries its own call ID")
-				assert.Len(t, ToolMessages(m.Requests()[1].Messages), n)
+				assert.Len(t, adaptertest.ToolMessages(m.Requests()[1].Messages), n)
 			},
 		}
 	}}
@@ -217,8 +218,8 @@ func denseIndicesScenario() Scenario {
 
 // budgetScenarios are the budget's scenarios: limits reached, wrap-up
 // turns, and what a run is charged.
-func budgetScenarios() []Scenario {
-	var out []Scenario
+func budgetScenarios() []scenario {
+	var out []scenario
 	out = append(out, toolCallBudgetScenarios()...)
 	out = append(out, tokenBudgetScenarios()...)
 	out = append(out, deadlineScenarios()...)
@@ -228,30 +229,30 @@ func budgetScenarios() []Scenario {
 
 // toolCallBudgetScenarios are the budget's scenarios where the tool calls
 // run out.
-func toolCallBudgetScenarios() []Scenario {
-	return []Scenario{
-		{Name: "a tool call over the limit is refused with a readable message", Build: func(t *testing.T, _ Adapter) Spec {
+func toolCallBudgetScenarios() []scenario {
+	return []scenario{
+		{Name: "a tool call over the limit is refused with a readable message", Build: func(t *testing.T, _ Adapter) spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
 				scripted.Reply("done"),
 			)
 			var mu sync.Mutex
 			ran := 0
-			search := Tool{Name: "search", Fn: func(context.Context, string) (string, error) {
+			search := adaptertest.Tool{Name: "search", Fn: func(context.Context, string) (string, error) {
 				mu.Lock()
 				ran++
 				mu.Unlock()
 				return "found", nil
 			}}
-			return Spec{
+			return spec{
 				Model: m, Tools: []tool.BaseTool{search}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					mu.Lock()
 					assert.Equal(t, 2, ran, "the third call did not run")
 					mu.Unlock()
 					refused := 0
-					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+					for _, msg := range adaptertest.ToolMessages(m.Requests()[1].Messages) {
 						if strings.HasPrefix(msg.Content, "Tool call refused: the tool-call budget is spent") {
 							refused++
 							assert.Contains(t, msg.Content, "2 of 2 used")
@@ -263,34 +264,34 @@ func toolCallBudgetScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "spending the tool calls gives a wrap-up turn", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+		{Name: "spending the tool calls gives a wrap-up turn", Modes: both, Build: func(t *testing.T, a Adapter) spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`),
 				scripted.Call("search", `{"q":"b"}`),
 				scripted.Reply("Summary: searched twice."),
 			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}},
-				Check: func(t *testing.T, r Result) {
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}},
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					reqs := m.Requests()
 					require.Len(t, reqs, 3)
 					assert.False(t, reqs[1].ToolsWithheld(), "one call left")
-					AssertToolsWithheld(t, a, reqs[2], "search")
+					assertToolsWithheld(t, a, reqs[2], "search")
 					assert.Contains(t, reqs[2].Last().Content, "Your budget is nearly spent (no tool calls left: 2 of 2 used)")
 				},
 			}
 		}},
-		{Name: "advisory tool calls give no wrap-up turn", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "advisory tool calls give no wrap-up turn", Build: func(t *testing.T, _ Adapter) spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`),
 				scripted.Call("search", `{"q":"b"}`),
 				scripted.Reply("done"),
 			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")},
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")},
 				Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 1}, Advisory: []budget.Resource{budget.ToolCalls}},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					for i, req := range m.Requests() {
 						assert.False(t, req.ToolsWithheld(), "request %d", i)
@@ -299,18 +300,18 @@ func toolCallBudgetScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "a tool call made on the wrap-up turn ends the run with the typed error", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "a tool call made on the wrap-up turn ends the run with the typed error", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 			// The model ignores the withheld tools and the refusal.
 			m := scripted.New(scripted.Forever(scripted.Call("search", `{"q":"again"}`)))
 			sink := recorder.NewMemorySink()
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}, Recorder: NewRecorder(t, sink, nil)},
-				Check: func(t *testing.T, r Result) {
-					ex := RequireExceeded(t, r.Err, budget.ToolCalls)
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 2}, Recorder: adaptertest.NewRecorder(t, sink, nil)},
+				Check: func(t *testing.T, r result) {
+					ex := adaptertest.RequireExceeded(t, r.Err, budget.ToolCalls)
 					assert.Equal(t, int64(2), ex.Limit)
 					assert.Equal(t, 3, m.Calls(), "the model call after the refusal was not made")
 					assert.Equal(t, int64(2), latestBudget(r.Store).ToolCalls)
-					assert.Len(t, exceededRecords(Ended(t, sink)), 1, "one refusal, one exceeded record")
+					assert.Len(t, exceededRecords(adaptertest.Ended(t, sink)), 1, "one refusal, one exceeded record")
 				},
 			}
 		}},
@@ -318,19 +319,19 @@ func toolCallBudgetScenarios() []Scenario {
 }
 
 // tokenBudgetScenarios are the budget's scenarios where the tokens run out.
-func tokenBudgetScenarios() []Scenario {
-	out := []Scenario{
-		{Name: "the wrap-up turn offers no tools", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+func tokenBudgetScenarios() []scenario {
+	out := []scenario{
+		{Name: "the wrap-up turn offers no tools", Modes: both, Build: func(t *testing.T, a Adapter) spec {
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`).WithUsage(900, 50),
 				scripted.Reply("Summary: searched once.").WithUsage(20, 10),
 			)
 			sink := recorder.NewMemorySink()
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}, Recorder: NewRecorder(t, sink, nil)},
-				Check: func(t *testing.T, r Result) {
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}, Recorder: adaptertest.NewRecorder(t, sink, nil)},
+				Check: func(t *testing.T, r result) {
 					var withheld []bool
-					for _, p := range payloadsOf[*recorder.ModelRequest](Ended(t, sink)) {
+					for _, p := range payloadsOf[*recorder.ModelRequest](adaptertest.Ended(t, sink)) {
 						withheld = append(withheld, p.ToolsWithheld)
 					}
 					assert.Equal(t, []bool{false, true}, withheld, "the recorded requests")
@@ -340,13 +341,13 @@ func tokenBudgetScenarios() []Scenario {
 					require.Len(t, reqs, 2)
 					assert.False(t, reqs[0].ToolsWithheld())
 					assert.Equal(t, []string{"search"}, reqs[0].ToolNames())
-					AssertToolsWithheld(t, a, reqs[1], "search")
+					assertToolsWithheld(t, a, reqs[1], "search")
 					assert.Contains(t, reqs[1].Last().Content, "Your budget is nearly spent (tokens: 950 of 1,000 used)")
 					assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
 				},
 			}
 		}},
-		{Name: "token exhaustion ends the run with the typed error", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "token exhaustion ends the run with the typed error", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 			const perCall = 60
 			m := scripted.New(
 				scripted.Call("search", `{"q":"a"}`).WithUsage(perCall, 0),
@@ -354,11 +355,11 @@ func tokenBudgetScenarios() []Scenario {
 				scripted.Call("search", `{"q":"c"}`).WithUsage(perCall, 0),
 				scripted.Reply("never reached"),
 			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Check: func(t *testing.T, r result) {
 					require.Error(t, r.Err)
-					ex := RequireExceeded(t, r.Err, budget.Tokens)
+					ex := adaptertest.RequireExceeded(t, r.Err, budget.Tokens)
 					assert.Equal(t, int64(100), ex.Limit)
 					assert.Equal(t, 2, m.Calls(), "the third model call was not made")
 					// The overrun bound: at most one model response past the limit.
@@ -368,21 +369,21 @@ func tokenBudgetScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "advisory resources are not enforced", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "advisory resources are not enforced", Build: func(t *testing.T, _ Adapter) spec {
 			m := scripted.New(
 				scripted.Call("search", `{}`).Call("search", `{}`).WithUsage(500, 0),
 				scripted.Reply("done").WithUsage(500, 0),
 			)
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")},
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")},
 				Config: &lookout.Config{
 					Limits:   budget.Limits{MaxTokens: 100, MaxToolCalls: 1},
 					Advisory: []budget.Resource{budget.Tokens, budget.ToolCalls},
 					WrapUpAt: -1,
 				},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
-					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+					for _, msg := range adaptertest.ToolMessages(m.Requests()[1].Messages) {
 						assert.NotContains(t, msg.Content, "refused")
 					}
 					b := latestBudget(r.Store)
@@ -393,15 +394,15 @@ func tokenBudgetScenarios() []Scenario {
 		}},
 	}
 	for _, last := range []int{1, 99, 5000} {
-		out = append(out, Scenario{Name: fmt.Sprintf("the overrun is at most one response of %d tokens", last), Build: func(t *testing.T, _ Adapter) Spec {
-			return Spec{
+		out = append(out, scenario{Name: fmt.Sprintf("the overrun is at most one response of %d tokens", last), Build: func(t *testing.T, _ Adapter) spec {
+			return spec{
 				Model: scripted.New(
 					scripted.Call("search", `{}`).WithUsage(99, 0),
 					scripted.Call("search", `{}`).WithUsage(last, 0),
 					scripted.Reply("never reached"),
 				),
-				Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
+				Tools: []tool.BaseTool{adaptertest.Echo("search")}, Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Check: func(t *testing.T, r result) {
 					require.ErrorIs(t, r.Err, budget.ErrExceeded)
 					b := latestBudget(r.Store)
 					assert.Equal(t, int64(99+last), b.TokensUsed)
@@ -414,13 +415,13 @@ func tokenBudgetScenarios() []Scenario {
 }
 
 // deadlineScenarios are the budget's scenarios where the time runs out.
-func deadlineScenarios() []Scenario {
-	return []Scenario{
-		{Name: "a deadline ends the run with its cause", Build: func(t *testing.T, _ Adapter) Spec {
-			c := NewClock()
+func deadlineScenarios() []scenario {
+	return []scenario{
+		{Name: "a deadline ends the run with its cause", Build: func(t *testing.T, _ Adapter) spec {
+			c := adaptertest.NewClock()
 			var mu sync.Mutex
 			var sawDeadline bool
-			slow := Tool{Name: "slow", Fn: func(ctx context.Context, _ string) (string, error) {
+			slow := adaptertest.Tool{Name: "slow", Fn: func(ctx context.Context, _ string) (string, error) {
 				mu.Lock()
 				_, sawDeadline = ctx.Deadline()
 				mu.Unlock()
@@ -428,95 +429,95 @@ func deadlineScenarios() []Scenario {
 				return "finally", nil
 			}}
 			m := scripted.New(scripted.Call("slow", `{}`), scripted.Reply("never reached"))
-			return Spec{
+			return spec{
 				Model: m, Tools: []tool.BaseTool{slow},
 				Config: &lookout.Config{Limits: budget.Limits{Timeout: 30 * time.Minute}, Now: c.Now, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					mu.Lock()
 					assert.True(t, sawDeadline, "the run's ctx carries the deadline")
 					mu.Unlock()
-					RequireExceeded(t, r.Err, budget.Time)
+					adaptertest.RequireExceeded(t, r.Err, budget.Time)
 					assert.Equal(t, 1, m.Calls())
 				},
 			}
 		}},
-		{Name: "a deadline that expires in real time ends the run with the budget error", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "a deadline that expires in real time ends the run with the budget error", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 			// The budget's clock stands still, so only the ctx's timer can
 			// end the run. The tool waits for it and ignores the error, so
 			// it is Eino that notices the expired ctx before the next model
 			// call.
-			c := NewClock()
+			c := adaptertest.NewClock()
 			sink := recorder.NewMemorySink()
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
-			return Spec{
+			return spec{
 				Model: m, Tools: []tool.BaseTool{waitForDeadline},
-				Config: &lookout.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1, Recorder: NewRecorder(t, sink, nil)},
-				Check: func(t *testing.T, r Result) {
-					RequireExceeded(t, r.Err, budget.Time)
+				Config: &lookout.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1, Recorder: adaptertest.NewRecorder(t, sink, nil)},
+				Check: func(t *testing.T, r result) {
+					adaptertest.RequireExceeded(t, r.Err, budget.Time)
 					assert.ErrorIs(t, r.Err, context.DeadlineExceeded, "still a deadline for code that checks for one")
 					// On a machine slow enough for the deadline to pass
 					// before the first model call, Lookout's hook ends the
 					// run there, with the same error.
 					assert.LessOrEqual(t, m.Calls(), 1)
-					records := Ended(t, sink)
+					records := adaptertest.Ended(t, sink)
 					end := records[len(records)-1].Payload.(*recorder.RunEnded)
 					assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
 					assert.Equal(t, "time budget exceeded", end.StopReason)
 				},
 			}
 		}},
-		{Name: "the caller's own deadline is recorded as a cancellation, not a budget stop", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "the caller's own deadline is recorded as a cancellation, not a budget stop", Build: func(t *testing.T, _ Adapter) spec {
 			// The caller's ctx reaches its deadline once the tool starts.
 			sink := recorder.NewMemorySink()
 			expire := make(chan struct{})
 			var once sync.Once
-			wait := Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
+			wait := adaptertest.Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
 				once.Do(func() { close(expire) })
 				<-ctx.Done()
 				return "stopped waiting", nil
 			}}
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
-			return Spec{
+			return spec{
 				Model: m, Tools: []tool.BaseTool{wait},
-				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
+				Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)},
 				Ctx: func(t *testing.T, ctx context.Context) context.Context {
 					return &expiringCtx{Context: ctx, done: expire}
 				},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.ErrorIs(t, r.Err, context.DeadlineExceeded)
 					assert.NotErrorIs(t, r.Err, budget.ErrExceeded)
-					records := Ended(t, sink)
+					records := adaptertest.Ended(t, sink)
 					end := records[len(records)-1].Payload.(*recorder.RunEnded)
 					assert.Equal(t, recorder.OutcomeCancelled, end.Outcome)
 					assert.Equal(t, "deadline", end.StopReason)
 				},
 			}
 		}},
-		{Name: "a tool that returns its ctx's error at the deadline ends the run with the budget error", Build: func(t *testing.T, _ Adapter) Spec {
-			c := NewClock()
-			wait := Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
+		{Name: "a tool that returns its ctx's error at the deadline ends the run with the budget error", Build: func(t *testing.T, _ Adapter) spec {
+			c := adaptertest.NewClock()
+			wait := adaptertest.Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
 				<-ctx.Done()
 				return "", ctx.Err()
 			}}
 			m := scripted.New(scripted.Call("wait", `{}`), scripted.Reply("never reached"))
-			return Spec{
+			return spec{
 				Model: m, Tools: []tool.BaseTool{wait},
 				Config: &lookout.Config{Limits: budget.Limits{Timeout: 20 * time.Millisecond}, Now: c.Now, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
-					RequireExceeded(t, r.Err, budget.Time)
+				Check: func(t *testing.T, r result) {
+					adaptertest.RequireExceeded(t, r.Err, budget.Time)
 					assert.LessOrEqual(t, m.Calls(), 1)
 				},
 			}
 		}},
-		{Name: "a deadline already past ends the run with the budget error", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "a deadline already past ends the run with the budget error", Build: func(t *testing.T, _ Adapter) spec {
 			// The run's ctx is done from the start, with the budget error
 			// as its cause.
-			c := NewClock()
+			c := adaptertest.NewClock()
 			m := scripted.New(scripted.Reply("never reached"))
-			return Spec{
+			return spec{
 				Model:  m,
-				Config: &lookout.Config{Limits: budget.Limits{Deadline: T0.Add(-time.Second)}, Now: c.Now, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
+				Config: &lookout.Config{Limits: budget.Limits{Deadline: adaptertest.T0.Add(-time.Second)}, Now: c.Now, WrapUpAt: -1},
+				Check: func(t *testing.T, r result) {
 					require.Error(t, r.Err)
 					assert.ErrorIs(t, r.Err, budget.ErrExceeded)
 					assert.Equal(t, 0, m.Calls())
@@ -529,17 +530,17 @@ func deadlineScenarios() []Scenario {
 // chargingScenarios check what runs are charged: the same whether the
 // agent streams or not, once per model call, and across runs that share a
 // session.
-func chargingScenarios() []Scenario {
-	return []Scenario{
-		{Name: "streaming charges exactly what generate charges", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
+func chargingScenarios() []scenario {
+	return []scenario{
+		{Name: "streaming charges exactly what generate charges", Runs: func(t *testing.T, _ Adapter, run runFunc) {
 			budgets := map[Mode]budget.Budget{}
-			for _, mode := range Both {
+			for _, mode := range both {
 				m := scripted.New(
 					scripted.Reply("Let me look.").Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`),
 					scripted.Call("search", `{"q":"c"}`),
 					scripted.Reply("All three searches agree."),
 				)
-				r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("search")}, TextThenCalls: true,
+				r := run(t, spec{Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")}, TextThenCalls: true,
 					Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 100_000}}}, mode)
 				require.NoError(t, r.Err)
 				assert.Equal(t, "All three searches agree.", r.Final.Content)
@@ -558,18 +559,18 @@ func chargingScenarios() []Scenario {
 		charged("a call without usage is told apart from zero", []Mode{Stream}, func() *scripted.Model {
 			return scripted.New(scripted.Call("search", `{}`).WithoutUsage(), scripted.Reply("done").WithUsage(0, 0))
 		}, budget.Budget{ModelCalls: 2, ModelCallsWithoutUsage: 1}),
-		charged("a model that fires its own callbacks is charged once", Both, func() *scripted.Model {
+		charged("a model that fires its own callbacks is charged once", both, func() *scripted.Model {
 			return scripted.New(
 				scripted.Call("search", `{}`).WithUsage(100, 10),
 				scripted.Reply("done").WithUsage(200, 20),
 			).WithCallbacks(true)
 		}, budget.Budget{ModelCalls: 2, TokensUsed: 330}),
-		{Name: "several runs share the session on the ctx", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
+		{Name: "several runs share the session on the ctx", Runs: func(t *testing.T, _ Adapter, run runFunc) {
 			store := session.New(nil)
 			cfg := &lookout.Config{Limits: budget.Limits{MaxToolCalls: 3}}
 			for range 2 {
 				m := scripted.New(scripted.Call("search", `{}`).Call("search", `{}`), scripted.Reply("ok"))
-				require.NoError(t, run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: cfg, Store: store}, Generate).Err)
+				require.NoError(t, run(t, spec{Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")}, Config: cfg, Store: store}, Generate).Err)
 			}
 			assert.Equal(t, int64(3), latestBudget(store).ToolCalls, "the second run had one call left")
 			assert.Equal(t, int64(3), session.LogOf[observer.ToolCallRecord](store).Total())
@@ -580,11 +581,11 @@ func chargingScenarios() []Scenario {
 // charged is a scenario in which a one-search run on a fresh script is
 // charged the model calls, calls without usage and tokens in
 // want.
-func charged(name string, modes []Mode, script func() *scripted.Model, want budget.Budget) Scenario {
-	return Scenario{Name: name, Modes: modes, Build: func(t *testing.T, _ Adapter) Spec {
-		return Spec{
-			Model: script(), Tools: []tool.BaseTool{Echo("search")},
-			Check: func(t *testing.T, r Result) {
+func charged(name string, modes []Mode, script func() *scripted.Model, want budget.Budget) scenario {
+	return scenario{Name: name, Modes: modes, Build: func(t *testing.T, _ Adapter) spec {
+		return spec{
+			Model: script(), Tools: []tool.BaseTool{adaptertest.Echo("search")},
+			Check: func(t *testing.T, r result) {
 				require.NoError(t, r.Err)
 				b := latestBudget(r.Store)
 				assert.Equal(t, want.ModelCalls, b.ModelCalls)
@@ -595,7 +596,7 @@ func charged(name string, modes []Mode, script func() *scripted.Model, want budg
 	}}
 }
 
-func toolScenarios() []Scenario {
+func toolScenarios() []scenario {
 	wants := []observer.ToolCallRecord{
 		{ToolName: "plain", Result: "plain ok {}", Success: true},
 		{ToolName: "streamed", Result: "part one, part two", Success: true},
@@ -603,14 +604,14 @@ func toolScenarios() []Scenario {
 		{ToolName: "rich_failing", Success: false, ErrorMessage: "no camera"},
 		{ToolName: "rich_streamed", Result: "frame 1 frame 2", Success: true},
 	}
-	var out []Scenario
+	var out []scenario
 	for _, want := range wants {
-		out = append(out, Scenario{Name: "a " + want.ToolName + " tool call is recorded", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
-			return Spec{
+		out = append(out, scenario{Name: "a " + want.ToolName + " tool call is recorded", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
+			return spec{
 				Model:  scripted.New(scripted.Call(want.ToolName, `{}`), scripted.Reply("done")),
-				Tools:  EveryKindOfTool(),
+				Tools:  adaptertest.EveryKindOfTool(),
 				Config: &lookout.Config{ToolErrors: lookout.ToolErrorsAsMessages},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					calls := session.LogOf[observer.ToolCallRecord](r.Store)
 					rec, ok := calls.Latest()
@@ -624,13 +625,13 @@ func toolScenarios() []Scenario {
 			}
 		}})
 	}
-	out = append(out, Scenario{Name: "an error in mid-stream is recorded and ends the run", Build: func(t *testing.T, _ Adapter) Spec {
+	out = append(out, scenario{Name: "an error in mid-stream is recorded and ends the run", Build: func(t *testing.T, _ Adapter) spec {
 		// Part of the output reached the model already, so the error
 		// cannot become a message.
-		return Spec{
+		return spec{
 			Model: scripted.New(scripted.Call("broken_stream", `{}`), scripted.Reply("never reached")),
-			Tools: EveryKindOfTool(),
-			Check: func(t *testing.T, r Result) {
+			Tools: adaptertest.EveryKindOfTool(),
+			Check: func(t *testing.T, r result) {
 				require.Error(t, r.Err)
 				assert.Contains(t, r.Err.Error(), "connection reset")
 				rec, ok := session.LogOf[observer.ToolCallRecord](r.Store).Latest()
@@ -642,17 +643,17 @@ func toolScenarios() []Scenario {
 		}
 	}})
 	for _, name := range []string{"plain", "streamed", "rich", "rich_streamed"} {
-		out = append(out, Scenario{Name: "a " + name + " tool call over the limit is refused", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+		out = append(out, scenario{Name: "a " + name + " tool call over the limit is refused", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 			// Two parallel calls under a limit of one: one runs, one is refused.
 			m := scripted.New(scripted.Call(name, `{"n":1}`).Call(name, `{"n":2}`), scripted.Reply("done"))
-			return Spec{
-				Model: m, Tools: EveryKindOfTool(), Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 1}},
-				Check: func(t *testing.T, r Result) {
+			return spec{
+				Model: m, Tools: adaptertest.EveryKindOfTool(), Config: &lookout.Config{Limits: budget.Limits{MaxToolCalls: 1}},
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					var refused, ran int
-					for _, msg := range ToolMessages(m.Requests()[1].Messages) {
+					for _, msg := range adaptertest.ToolMessages(m.Requests()[1].Messages) {
 						assert.NotEmpty(t, msg.ToolCallID)
-						text := MessageText(msg)
+						text := adaptertest.MessageText(msg)
 						if strings.HasPrefix(text, "Tool call refused: the tool-call budget is spent") {
 							refused++
 						} else {
@@ -705,13 +706,13 @@ func (f *FailingSink) Writes() int {
 	return f.writes
 }
 
-func recordingScenarios() []Scenario {
-	return []Scenario{
+func recordingScenarios() []scenario {
+	return []scenario{
 		mediaScenario("a multimodal tool's image is recorded and exported", func(image []byte) tool.BaseTool {
-			return RichTool{Name: "camera", Text: "the screen:", Image: image}
+			return adaptertest.RichTool{Name: "camera", Text: "the screen:", Image: image}
 		}),
 		mediaScenario("a multimodal streaming tool's image is recorded and exported", func(image []byte) tool.BaseTool {
-			return RichStreamTool{Name: "camera", Chunks: []string{"the ", "screen:"}, Image: image}
+			return adaptertest.RichStreamTool{Name: "camera", Chunks: []string{"the ", "screen:"}, Image: image}
 		}),
 		trajectoryScenario(),
 		callIndexOrderScenario(),
@@ -720,21 +721,21 @@ func recordingScenarios() []Scenario {
 
 // trajectoryScenario checks the records of a run with three parallel
 // calls, and that they export as a valid ATIF trajectory.
-func trajectoryScenario() Scenario {
-	return Scenario{Name: "the trajectory is recorded as a side effect", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+func trajectoryScenario() scenario {
+	return scenario{Name: "the trajectory is recorded as a side effect", Modes: both, Build: func(t *testing.T, a Adapter) spec {
 		sink := recorder.NewMemorySink()
-		return Spec{
+		return spec{
 			Model: scripted.New(
 				scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`).Call("search", `{"q":"c"}`),
 				scripted.Reply("done"),
 			),
-			Tools:  []tool.BaseTool{Echo("search")},
-			Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Observers: EveryCall(), Limits: budget.Limits{MaxTokens: 10_000}},
-			Check: func(t *testing.T, r Result) {
+			Tools:  []tool.BaseTool{adaptertest.Echo("search")},
+			Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil), Observers: adaptertest.EveryCall(), Limits: budget.Limits{MaxTokens: 10_000}},
+			Check: func(t *testing.T, r result) {
 				require.NoError(t, r.Err)
-				records := Ended(t, sink)
-				AssertDenseSeq(t, records)
-				k := Kinds(records)
+				records := adaptertest.Ended(t, sink)
+				adaptertest.AssertDenseSeq(t, records)
+				k := adaptertest.Kinds(records)
 				assert.Equal(t, 1, k[recorder.KindRunStarted])
 				assert.Equal(t, 1, k[recorder.KindRunEnded])
 				assert.Equal(t, 2, k[recorder.KindModelRequest])
@@ -784,8 +785,8 @@ func trajectoryScenario() Scenario {
 // callIndexOrderScenario checks that the tool_ended and assessment records
 // of parallel calls are written in the order of the calls' indices, however
 // the calls end.
-func callIndexOrderScenario() Scenario {
-	return Scenario{Name: "parallel calls are recorded in the order of their call indices", Runs: func(t *testing.T, _ Adapter, run RunFunc) {
+func callIndexOrderScenario() scenario {
+	return scenario{Name: "parallel calls are recorded in the order of their call indices", Runs: func(t *testing.T, _ Adapter, run runFunc) {
 		// Which call ends first is up to the scheduler, so the runs are
 		// repeated; a redactor that yields widens the gap between a
 		// call getting its index and its records being written.
@@ -799,11 +800,11 @@ func callIndexOrderScenario() Scenario {
 		for range runs {
 			sink := recorder.NewMemorySink()
 			m := scripted.New(scripted.Calls(numberedCalls("work", n)...), scripted.Reply("done"))
-			r := run(t, Spec{Model: m, Tools: []tool.BaseTool{Echo("work")}, Config: &lookout.Config{
-				Observers: EveryCall(), Recorder: NewRecorder(t, sink, &recorder.Options{Redactors: []recorder.Redactor{yield}}),
+			r := run(t, spec{Model: m, Tools: []tool.BaseTool{adaptertest.Echo("work")}, Config: &lookout.Config{
+				Observers: adaptertest.EveryCall(), Recorder: adaptertest.NewRecorder(t, sink, &recorder.Options{Redactors: []recorder.Redactor{yield}}),
 			}}, Generate)
 			require.NoError(t, r.Err)
-			ended, assessed := recordedCallIndices(Ended(t, sink))
+			ended, assessed := recordedCallIndices(adaptertest.Ended(t, sink))
 			want := callIndices[int](n)
 			require.Equal(t, want, ended, "tool_ended records in call-index order")
 			require.Equal(t, want, assessed, "assessment records in call-index order: the last is the current one")
@@ -827,17 +828,17 @@ func recordedCallIndices(records []recorder.Record) (ended, assessed []int) {
 
 // recordingBudgetScenarios are the recording's scenarios where the
 // budget stops a run or refuses a call.
-func recordingBudgetScenarios() []Scenario {
-	return []Scenario{
-		{Name: "a budget stop is recorded", Build: func(t *testing.T, _ Adapter) Spec {
+func recordingBudgetScenarios() []scenario {
+	return []scenario{
+		{Name: "a budget stop is recorded", Build: func(t *testing.T, _ Adapter) spec {
 			sink := recorder.NewMemorySink()
-			return Spec{
+			return spec{
 				Model:  scripted.New(scripted.Call("search", `{}`).WithUsage(150, 0), scripted.Reply("never")),
-				Tools:  []tool.BaseTool{Echo("search")},
-				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
-				Check: func(t *testing.T, r Result) {
+				Tools:  []tool.BaseTool{adaptertest.Echo("search")},
+				Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil), Limits: budget.Limits{MaxTokens: 100}, WrapUpAt: -1},
+				Check: func(t *testing.T, r result) {
 					require.ErrorIs(t, r.Err, budget.ErrExceeded)
-					records := Ended(t, sink)
+					records := adaptertest.Ended(t, sink)
 					end := records[len(records)-1].Payload.(*recorder.RunEnded)
 					assert.Equal(t, recorder.OutcomeBudgetExceeded, end.Outcome)
 					assert.Equal(t, "tokens budget exceeded", end.StopReason)
@@ -856,8 +857,8 @@ func recordingBudgetScenarios() []Scenario {
 // refusalRecordedScenario checks that a call the budget refuses has a
 // tool_ended record holding the refusal the model read, and that the
 // conversation export answers it.
-func refusalRecordedScenario() Scenario {
-	return Scenario{Name: "a refused tool call is recorded with the refusal the model read", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+func refusalRecordedScenario() scenario {
+	return scenario{Name: "a refused tool call is recorded with the refusal the model read", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 		// Two parallel calls under a limit of one: one runs, one is
 		// refused, and the conversation export answers both.
 		sink := recorder.NewMemorySink()
@@ -865,15 +866,15 @@ func refusalRecordedScenario() Scenario {
 			scripted.ToolCall{ID: "call_a", Name: "search", Arguments: `{"n":1}`},
 			scripted.ToolCall{ID: "call_b", Name: "search", Arguments: `{"n":2}`},
 		), scripted.Reply("done"))
-		return Spec{
-			Model: m, Tools: []tool.BaseTool{Echo("search")},
-			Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil), Limits: budget.Limits{MaxToolCalls: 1}, WrapUpAt: -1},
-			Check: func(t *testing.T, r Result) {
+		return spec{
+			Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")},
+			Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil), Limits: budget.Limits{MaxToolCalls: 1}, WrapUpAt: -1},
+			Check: func(t *testing.T, r result) {
 				require.NoError(t, r.Err)
-				records := Ended(t, sink)
+				records := adaptertest.Ended(t, sink)
 				answered := map[string]string{}
-				for _, msg := range ToolMessages(m.Requests()[1].Messages) {
-					answered[msg.ToolCallID] = MessageText(msg)
+				for _, msg := range adaptertest.ToolMessages(m.Requests()[1].Messages) {
+					answered[msg.ToolCallID] = adaptertest.MessageText(msg)
 				}
 				require.Len(t, answered, 2)
 				ended := map[string]*recorder.ToolEnded{}
@@ -919,17 +920,17 @@ func exportedCallIDs(t *testing.T, records []recorder.Record) (asked, answered [
 // mediaScenario checks that the image a tool named camera, made by
 // makeTool, returns after the text "the screen:" reaches its tool_ended
 // record and the ATIF export, as a file next to the document.
-func mediaScenario(name string, makeTool func(image []byte) tool.BaseTool) Scenario {
-	return Scenario{Name: name, Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+func mediaScenario(name string, makeTool func(image []byte) tool.BaseTool) scenario {
+	return scenario{Name: name, Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 		sink := recorder.NewMemorySink()
 		screenshot := []byte("\x89PNG\r\n\x1a\n a screenshot")
-		return Spec{
+		return spec{
 			Model:  scripted.New(scripted.Call("camera", `{}`), scripted.Reply("I see it")),
 			Tools:  []tool.BaseTool{makeTool(screenshot)},
-			Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
-			Check: func(t *testing.T, r Result) {
+			Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)},
+			Check: func(t *testing.T, r result) {
 				require.NoError(t, r.Err)
-				records := Ended(t, sink)
+				records := adaptertest.Ended(t, sink)
 				var ended *recorder.ToolEnded
 				for _, rec := range records {
 					if te, ok := rec.Payload.(*recorder.ToolEnded); ok {
@@ -963,33 +964,33 @@ func mediaScenario(name string, makeTool func(image []byte) tool.BaseTool) Scena
 
 // recordingFaultScenarios are the recording's scenarios where something
 // fails: the model, a tool or the sink.
-func recordingFaultScenarios() []Scenario {
-	return []Scenario{
-		{Name: "an error end is recorded", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+func recordingFaultScenarios() []scenario {
+	return []scenario{
+		{Name: "an error end is recorded", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 			sink := recorder.NewMemorySink()
-			return Spec{
+			return spec{
 				Model:  scripted.New(scripted.Call("search", `{}`), scripted.Fail(errors.New("provider unavailable"))),
-				Tools:  []tool.BaseTool{Echo("search")},
-				Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
-				Check: func(t *testing.T, r Result) {
+				Tools:  []tool.BaseTool{adaptertest.Echo("search")},
+				Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)},
+				Check: func(t *testing.T, r result) {
 					require.Error(t, r.Err)
-					records := Ended(t, sink)
+					records := adaptertest.Ended(t, sink)
 					end := records[len(records)-1].Payload.(*recorder.RunEnded)
 					assert.Equal(t, recorder.OutcomeError, end.Outcome)
 					assert.Contains(t, end.Error, "provider unavailable")
 				},
 			}
 		}},
-		{Name: "a failing sink with the drop policy never breaks the run", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "a failing sink with the drop policy never breaks the run", Build: func(t *testing.T, _ Adapter) spec {
 			sink := &FailingSink{}
 			var mu sync.Mutex
 			reported := 0
 			rec := recorder.New(sink, &recorder.Options{OnError: func(context.Context, error) { mu.Lock(); reported++; mu.Unlock() }})
-			return Spec{
+			return spec{
 				Model:  scripted.New(scripted.Call("search", `{}`), scripted.Reply("done")),
-				Tools:  []tool.BaseTool{Echo("search")},
+				Tools:  []tool.BaseTool{adaptertest.Echo("search")},
 				Config: &lookout.Config{Recorder: rec},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					assert.Equal(t, "done", r.Final.Content)
 					require.NoError(t, rec.Close(context.Background()))
@@ -1001,15 +1002,15 @@ func recordingFaultScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "the recorded requests name the offered tools", Modes: Both, Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "the recorded requests name the offered tools", Modes: both, Build: func(t *testing.T, _ Adapter) spec {
 			sink := recorder.NewMemorySink()
 			m := scripted.New(scripted.Call("search", `{"q":"a"}`), scripted.Reply("done"))
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{Echo("search")}, Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
-				Check: func(t *testing.T, r Result) {
+			return spec{
+				Model: m, Tools: []tool.BaseTool{adaptertest.Echo("search")}, Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)},
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					var requests int
-					for _, rec := range Ended(t, sink) {
+					for _, rec := range adaptertest.Ended(t, sink) {
 						if p, ok := rec.Payload.(*recorder.ModelRequest); ok {
 							requests++
 							assert.Equal(t, []string{"search"}, p.Tools, "request %d", requests)
@@ -1023,17 +1024,17 @@ func recordingFaultScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "a tool that panics is recorded as a failed call", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "a tool that panics is recorded as a failed call", Build: func(t *testing.T, _ Adapter) spec {
 			sink := recorder.NewMemorySink()
-			boom := Tool{Name: "boom", Fn: func(context.Context, string) (string, error) { panic("kaput") }}
+			boom := adaptertest.Tool{Name: "boom", Fn: func(context.Context, string) (string, error) { panic("kaput") }}
 			m := scripted.New(scripted.Call("boom", `{}`), scripted.Reply("after the panic"))
-			return Spec{
-				Model: m, Tools: []tool.BaseTool{boom}, Config: &lookout.Config{Recorder: NewRecorder(t, sink, nil)},
-				Check: func(t *testing.T, r Result) {
+			return spec{
+				Model: m, Tools: []tool.BaseTool{boom}, Config: &lookout.Config{Recorder: adaptertest.NewRecorder(t, sink, nil)},
+				Check: func(t *testing.T, r result) {
 					// What the panic does to the run is Eino's business; the
 					// call is recorded either way.
-					records := Ended(t, sink)
-					k := Kinds(records)
+					records := adaptertest.Ended(t, sink)
+					k := adaptertest.Kinds(records)
 					assert.Equal(t, 1, k[recorder.KindToolStarted])
 					assert.Equal(t, 1, k[recorder.KindToolEnded])
 					calls := session.LogOf[observer.ToolCallRecord](r.Store).Last(1)
@@ -1044,24 +1045,24 @@ func recordingFaultScenarios() []Scenario {
 				},
 			}
 		}},
-		{Name: "a failing sink with the escalate policy ends the run with its error", Build: func(t *testing.T, _ Adapter) Spec {
+		{Name: "a failing sink with the escalate policy ends the run with its error", Build: func(t *testing.T, _ Adapter) spec {
 			// The sink fails from the call's tool_started on, written on
 			// the recorder's own goroutine; the tool waits until the
 			// failure is known, so the model call after it is the one the
 			// failure ends.
 			sink := &FailingSink{From: recorder.KindToolStarted}
-			rec := NewRecorder(t, sink, &recorder.Options{Policy: recorder.Escalate})
-			wait := Tool{Name: "search", Fn: func(context.Context, string) (string, error) {
+			rec := adaptertest.NewRecorder(t, sink, &recorder.Options{Policy: recorder.Escalate})
+			wait := adaptertest.Tool{Name: "search", Fn: func(context.Context, string) (string, error) {
 				for rec.Err() == nil {
 					runtime.Gosched()
 				}
 				return "found", nil
 			}}
 			m := scripted.New(scripted.Call("search", `{}`), scripted.Reply("never"))
-			return Spec{
+			return spec{
 				Model: m, Tools: []tool.BaseTool{wait},
 				Config: &lookout.Config{Recorder: rec},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.Error(t, r.Err)
 					assert.ErrorIs(t, r.Err, ErrDiskFull)
 					assert.ErrorIs(t, r.Err, recorder.ErrSinkFailed)
@@ -1072,13 +1073,13 @@ func recordingFaultScenarios() []Scenario {
 	}
 }
 
-func openAIScenarios() []Scenario {
-	return []Scenario{
+func openAIScenarios() []scenario {
+	return []scenario{
 		// The real eino-ext OpenAI client against a loopback
 		// OpenAI-compatible server: the usage it reports is charged, and
 		// the wrap-up turn reaches the wire as tool_choice "none" with the
 		// tools still described.
-		{Name: "the OpenAI client's usage is charged and its wrap-up turn forbids tools", Modes: Both, Build: func(t *testing.T, a Adapter) Spec {
+		{Name: "the OpenAI client's usage is charged and its wrap-up turn forbids tools", Modes: both, Build: func(t *testing.T, a Adapter) spec {
 			backend := scripted.New(
 				scripted.Call("search", `{"q":"lookout"}`).WithUsage(850, 60),
 				scripted.Reply("Found it.").WithUsage(180, 25),
@@ -1089,10 +1090,10 @@ func openAIScenarios() []Scenario {
 				BaseURL: srv.BaseURL(), APIKey: "test-key", Model: "gpt-test",
 			})
 			require.NoError(t, err)
-			return Spec{
-				Model: chat, Tools: []tool.BaseTool{Echo("search")},
+			return spec{
+				Model: chat, Tools: []tool.BaseTool{adaptertest.Echo("search")},
 				Config: &lookout.Config{Limits: budget.Limits{MaxTokens: 1000}},
-				Check: func(t *testing.T, r Result) {
+				Check: func(t *testing.T, r result) {
 					require.NoError(t, r.Err)
 					assert.Equal(t, "Found it.", r.Final.Content)
 					b := latestBudget(r.Store)
@@ -1105,7 +1106,7 @@ func openAIScenarios() []Scenario {
 					reqs := backend.Requests()
 					require.Len(t, reqs, 2)
 					assert.Equal(t, 1, reqs[1].CountContaining("search ok"), "the tool result reached the server")
-					AssertToolsWithheld(t, a, reqs[1], "search")
+					assertToolsWithheld(t, a, reqs[1], "search")
 					assert.Equal(t, 1, reqs[1].CountContaining("Budget nearly spent"))
 				},
 			}
@@ -1115,7 +1116,7 @@ func openAIScenarios() []Scenario {
 
 // waitForDeadline is a tool named "wait" that waits for its ctx to be
 // done and then returns successfully, ignoring why.
-var waitForDeadline = Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
+var waitForDeadline = adaptertest.Tool{Name: "wait", Fn: func(ctx context.Context, _ string) (string, error) {
 	<-ctx.Done()
 	return "stopped waiting", nil
 }}
@@ -1126,7 +1127,7 @@ type expiringCtx struct {
 	done chan struct{}
 }
 
-func (c *expiringCtx) Deadline() (time.Time, bool) { return T0, true }
+func (c *expiringCtx) Deadline() (time.Time, bool) { return adaptertest.T0, true }
 
 func (c *expiringCtx) Done() <-chan struct{} { return c.done }
 
@@ -1136,5 +1137,68 @@ func (c *expiringCtx) Err() error {
 		return context.DeadlineExceeded
 	default:
 		return nil
+	}
+}
+
+func latestBudget(store *session.Store) budget.Budget {
+	b, _ := session.ValueOf[budget.Budget](store).Latest()
+	return b
+}
+
+// payloadsOf returns the payloads of type P among records, in order.
+func payloadsOf[P any](records []recorder.Record) []P {
+	var out []P
+	for _, rec := range records {
+		if p, ok := rec.Payload.(P); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// exceededRecords returns the budget records among records that say a
+// budget was exceeded.
+func exceededRecords(records []recorder.Record) []*recorder.BudgetRecord {
+	var out []*recorder.BudgetRecord
+	for _, b := range payloadsOf[*recorder.BudgetRecord](records) {
+		if b.Event == recorder.BudgetExceeded {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// numberedCalls returns n parallel calls of the tool name, the i-th with
+// the arguments {"n":i}.
+func numberedCalls(name string, n int) []scripted.ToolCall {
+	calls := make([]scripted.ToolCall, 0, n)
+	for i := range n {
+		calls = append(calls, scripted.ToolCall{Name: name, Arguments: fmt.Sprintf(`{"n":%d}`, i)})
+	}
+	return calls
+}
+
+// callIndices returns the call indices 1 to n, in order.
+func callIndices[I int | int64](n int) []I {
+	out := make([]I, n)
+	for i := range out {
+		out[i] = I(i + 1)
+	}
+	return out
+}
+
+// assertToolsWithheld checks that req, a wrap-up turn of an agent with
+// the tools named in tools, let the model call none of them, in the way
+// a withholds tools.
+func assertToolsWithheld(t testing.TB, a Adapter, req scripted.Request, tools ...string) {
+	t.Helper()
+	assert.True(t, req.ToolsWithheld(), "tools offered: %v", req.ToolNames())
+	if !a.WrapUpDescribesTools {
+		assert.Empty(t, req.ToolNames(), "no tools are offered")
+		return
+	}
+	assert.Equal(t, tools, req.ToolNames(), "the tools stay described")
+	if assert.NotNil(t, req.ToolChoice) {
+		assert.Equal(t, schema.ToolChoiceForbidden, *req.ToolChoice)
 	}
 }

@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/session"
 )
@@ -23,7 +24,7 @@ func contents(msgs []*schema.Message) string {
 }
 
 func tagged(content string) *schema.Message {
-	return &schema.Message{Role: schema.User, Content: content, Extra: map[string]any{Tag: TagAssessment}}
+	return &schema.Message{Role: schema.User, Content: content, Extra: map[string]any{lookout.Tag: lookout.TagAssessment}}
 }
 
 func TestReinjectKeepsAtMostTheNewBlocks(t *testing.T) {
@@ -101,7 +102,7 @@ func TestSummarizeFoldsWhiteSpaceAndCuts(t *testing.T) {
 func TestCalmAgreesWithTheFullChecks(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, wrap := range []float64{-1, 0, 0.1, 0.5} {
-		r := &Run{cfg: &Config{WrapUpAt: wrap}, l: &Lookout{enforced: []budget.Resource{budget.Time, budget.Tokens}}}
+		r := &Run{cfg: &lookout.Config{WrapUpAt: wrap}, l: &Lookout{enforced: []budget.Resource{budget.Time, budget.Tokens}}}
 		for _, maxTokens := range []int64{0, 100} {
 			for _, used := range []int64{0, 50, 89, 90, 91, 99, 100, 150} {
 				for _, timeout := range []time.Duration{0, 100 * time.Second} {
@@ -120,7 +121,7 @@ func TestCalmAgreesWithTheFullChecks(t *testing.T) {
 }
 
 // newTestRun returns a root run of cfg on store, without a recording.
-func newTestRun(t testing.TB, cfg *Config, store *session.Store) *Run {
+func newTestRun(t testing.TB, cfg *lookout.Config, store *session.Store) *Run {
 	t.Helper()
 	l, err := New(cfg)
 	require.NoError(t, err)
@@ -133,7 +134,7 @@ func newTestRun(t testing.TB, cfg *Config, store *session.Store) *Run {
 // only those; with none, it withholds every tool. Once the tool calls are
 // spent, each agent has one such turn.
 func TestTheWrapUpReminderNamesTheOfferedControlTools(t *testing.T) {
-	l, err := New(&Config{ControlTools: []string{"exit", "transfer_to_agent"}, Limits: budget.Limits{MaxToolCalls: 1}})
+	l, err := New(&lookout.Config{ControlTools: []string{"exit", "transfer_to_agent"}, Limits: budget.Limits{MaxToolCalls: 1}})
 	require.NoError(t, err)
 	r, err := l.newRun(session.New(nil))
 	require.NoError(t, err)

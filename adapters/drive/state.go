@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func (r *Run) restoreSession(ctx context.Context, snapshot json.RawMessage) {
 		r.cfg.OnError(ctx, fmt.Errorf("lookout: restore the checkpointed session: %w", err))
 		return
 	}
-	if !r.cfg.enforced(budget.Time) {
+	if !enforced(r.cfg, budget.Time) {
 		return
 	}
 	// Start set the deadline of a budget that started at the resume; the

@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
@@ -21,7 +22,7 @@ func recordingRun(tb testing.TB, sink recorder.Sink) *Run {
 	// A benchmark may outrun the queue; its drops are not errors here.
 	rec := recorder.New(sink, &recorder.Options{OnError: func(context.Context, error) {}})
 	tb.Cleanup(func() { _ = rec.Close(context.Background()) })
-	l, err := New(&Config{Recorder: rec, OnError: func(_ context.Context, err error) { tb.Error(err) }})
+	l, err := New(&lookout.Config{Recorder: rec, OnError: func(_ context.Context, err error) { tb.Error(err) }})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/session"
 )
@@ -99,7 +100,7 @@ func TestWithDeadlineCancelledBeforeTheDeadline(t *testing.T) {
 }
 
 func TestExceededReturnsTheDeadlinesBudgetError(t *testing.T) {
-	r := newTestRun(t, &Config{}, session.New(nil))
+	r := newTestRun(t, &lookout.Config{}, session.New(nil))
 	ctx, cancel := withDeadline(context.Background(), time.Now().Add(-time.Second), timeUp)
 	defer cancel()
 	<-ctx.Done()

@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import "github.com/lookout-go/lookout/recorder"
 

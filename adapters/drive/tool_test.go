@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
@@ -39,7 +40,7 @@ func TestTruncateKeepsNothingOfWhatItCuts(t *testing.T) {
 // keeps thousands of calls: only MaxRecordBytes of it may be kept.
 func TestRecordedCallsDoNotPinLargeOutputs(t *testing.T) {
 	store := session.New(nil)
-	r := newTestRun(t, &Config{MaxRecordBytes: 64, ToolErrors: ToolErrorsAsMessages}, store)
+	r := newTestRun(t, &lookout.Config{MaxRecordBytes: 64, ToolErrors: lookout.ToolErrorsAsMessages}, store)
 	ctx := context.Background()
 
 	args := `{"q":"` + strings.Repeat("a", 1<<16) + `"}`
@@ -72,7 +73,7 @@ func TestACallStillOpenWhenTheRunEndsIsEndedWithIt(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	rec := recorder.New(sink, nil)
 	defer rec.Close(context.Background())
-	l, err := New(&Config{Recorder: rec})
+	l, err := New(&lookout.Config{Recorder: rec})
 	require.NoError(t, err)
 	ctx, r, err := l.Start(context.Background(), StartOptions{AgentName: "a"})
 	require.NoError(t, err)
@@ -99,7 +100,7 @@ func TestACallStillOpenWhenTheRunEndsIsEndedWithIt(t *testing.T) {
 // A child's lease of tool calls refuses the calls over it, without
 // ending the query: the refusal asks the agent to hand back.
 func TestALeaseRefusesToolCallsOverItsCap(t *testing.T) {
-	l, err := New(&Config{Leases: map[string]budget.Limits{"helper": {MaxToolCalls: 1}}})
+	l, err := New(&lookout.Config{Leases: map[string]budget.Limits{"helper": {MaxToolCalls: 1}}})
 	require.NoError(t, err)
 	ctx, root, err := l.Start(context.Background(), StartOptions{AgentName: "lead"})
 	require.NoError(t, err)
@@ -123,6 +124,6 @@ func TestALeaseRefusesToolCallsOverItsCap(t *testing.T) {
 	require.NoError(t, err, "a spent lease is a wrap-up turn, not a stop")
 	assert.True(t, turn.WrapUp)
 
-	_, err = New(&Config{Leases: map[string]budget.Limits{"x": {MaxTokens: -1}}})
-	assert.ErrorIs(t, err, ErrInvalidConfig)
+	_, err = New(&lookout.Config{Leases: map[string]budget.Limits{"x": {MaxTokens: -1}}})
+	assert.ErrorIs(t, err, lookout.ErrInvalidConfig)
 }

@@ -1,13 +1,15 @@
-package lookout
+package drive
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lookout-go/lookout/recorder"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/recorder"
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
@@ -143,7 +145,7 @@ func (r *Run) refuseOverLease(ctx context.Context, name, callID string, tracked 
 // makes a refused call again is stuck: its next model call is a wrap-up
 // turn.
 func (r *Run) refuseRepeat(ctx context.Context, name, callID, refusal, by string, tracked bool) string {
-	r.recordRefused(ctx, name, callID, refusal, fmt.Errorf("%w: %s", ErrRepeatRefused, by))
+	r.recordRefused(ctx, name, callID, refusal, fmt.Errorf("%w: %s", lookout.ErrRepeatRefused, by))
 	if r.repeatRefusals.Add(1) > 1 {
 		r.stuck.Store(true)
 	}
@@ -177,12 +179,12 @@ func refusal(err error) string {
 	return "Tool call refused: " + err.Error() + ". Finish with what you have."
 }
 
-// EndPanicked records the call as failed with [ErrToolPanicked]. Adapters
+// EndPanicked records the call as failed with [lookout.ErrToolPanicked]. Adapters
 // call it from a deferred function while the tool's panic unwinds,
 // without recovering it: the panic goes on to the runtime as it would
 // without Lookout, and the call is not left started and never ended.
 func (c *Call) EndPanicked(ctx context.Context) {
-	_, _ = c.End(ctx, "", ErrToolPanicked)
+	_, _ = c.End(ctx, "", lookout.ErrToolPanicked)
 }
 
 // End records the call's outcome and runs the observers. It returns what
@@ -229,7 +231,7 @@ func (r *Run) handBack(result string, out error) (string, error) {
 // model as a message (see errorMessage) rather than ending the run.
 func (r *Run) errorAsMessage(err error) bool {
 	var ex *budget.ExceededError
-	return r.cfg.ToolErrors != ToolErrorsAbort && !errors.As(err, &ex)
+	return r.cfg.ToolErrors != lookout.ToolErrorsAbort && !errors.As(err, &ex)
 }
 
 // errorMessage is the tool message the model reads for a call that failed

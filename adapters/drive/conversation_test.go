@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
@@ -22,7 +23,7 @@ func startedOf(records []recorder.Record) []*recorder.RunStarted {
 	return out
 }
 
-func recordedLookout(t *testing.T, cfg Config) (*Lookout, *recorder.MemorySink, *recorder.Recorder) {
+func recordedLookout(t *testing.T, cfg lookout.Config) (*Lookout, *recorder.MemorySink, *recorder.Recorder) {
 	t.Helper()
 	sink := recorder.NewMemorySink()
 	rec := recorder.New(sink, nil)
@@ -34,7 +35,7 @@ func recordedLookout(t *testing.T, cfg Config) (*Lookout, *recorder.MemorySink, 
 }
 
 func TestRunsSharingASessionAreTurnsOfOneConversation(t *testing.T) {
-	l, sink, rec := recordedLookout(t, Config{})
+	l, sink, rec := recordedLookout(t, lookout.Config{})
 	store := session.New(nil)
 	ctx := session.NewContext(context.Background(), store)
 	for range 3 {
@@ -59,13 +60,13 @@ func TestRunsSharingASessionAreTurnsOfOneConversation(t *testing.T) {
 	assert.NotEqual(t, id, started[3].ConversationID)
 	assert.Zero(t, started[3].Turn)
 
-	c, ok := ConversationOf(store)
+	c, ok := lookout.ConversationOf(store)
 	require.True(t, ok)
 	assert.Equal(t, session.Conversation{ID: id, Turn: 2}, c)
 }
 
 func TestAConversationOnTheCtxNamesTheTurn(t *testing.T) {
-	l, sink, rec := recordedLookout(t, Config{Agent: AgentInfo{Name: "planner", Version: "v1.2.3", Model: "m-1"}})
+	l, sink, rec := recordedLookout(t, lookout.Config{Agent: lookout.AgentInfo{Name: "planner", Version: "v1.2.3", Model: "m-1"}})
 	ctx := session.WithConversation(context.Background(), session.Conversation{ID: "conv-1", Turn: 4})
 	_, r, err := l.Start(ctx, StartOptions{})
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package adaptertest
+package drivetest
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -82,13 +83,13 @@ func (m Mode) String() string {
 }
 
 // Both is the two modes, Generate first.
-var Both = []Mode{Generate, Stream}
+var both = []Mode{Generate, Stream}
 
 // Spec is one run of a scenario: the model with its script, the tools,
 // the configuration and a check over what the run produced. A nil Store
 // means a fresh one, a nil Config the defaults and an empty Query "do the
 // task". A Spec is used by one run; it is not for concurrent use.
-type Spec struct {
+type spec struct {
 	Model         model.ToolCallingChatModel
 	Tools         []tool.BaseTool
 	Config        *lookout.Config
@@ -97,12 +98,12 @@ type Spec struct {
 	TextThenCalls bool
 	// Ctx, if set, derives the caller's ctx for the run.
 	Ctx   func(t *testing.T, ctx context.Context) context.Context
-	Check func(t *testing.T, r Result)
+	Check func(t *testing.T, r result)
 }
 
-// Result is what a [Spec]'s check sees. It is a value, safe to read from
+// Result is what a [spec]'s check sees. It is a value, safe to read from
 // any goroutine.
-type Result struct {
+type result struct {
 	Outcome
 	Mode Mode
 	// Store is the session the run used.
@@ -113,30 +114,31 @@ type Result struct {
 
 // RunFunc runs one spec in one mode and then its check. It is called from
 // the scenario's test goroutine.
-type RunFunc func(t *testing.T, s Spec, m Mode) Result
+type runFunc func(t *testing.T, s spec, m Mode) result
 
 // Scenario is one behaviour both adapters share. Build makes a fresh
 // spec for each mode in Modes (Generate only when Modes is empty); a
 // scenario that needs several runs sets Runs instead and drives them.
-// Scenarios are built fresh by [Scenarios]; one is safe for concurrent
+// Scenarios are built fresh by [scenarios]; one is safe for concurrent
 // use only if its functions are.
-type Scenario struct {
+type scenario struct {
 	Name  string
 	Modes []Mode
-	Build func(t *testing.T, a Adapter) Spec
-	Runs  func(t *testing.T, a Adapter, run RunFunc)
+	Build func(t *testing.T, a Adapter) spec
+	Runs  func(t *testing.T, a Adapter, run runFunc)
 }
 
-// RunSuite runs every shared scenario through a, each as a subtest.
-func RunSuite(t *testing.T, a Adapter) {
-	for _, sc := range Scenarios() {
-		t.Run(sc.Name, func(t *testing.T) { Run(t, a, sc) })
+// Run runs every scenario of the kit through a, each as a subtest named
+// after the behaviour it checks.
+func Run(t *testing.T, a Adapter) {
+	for _, sc := range scenarios() {
+		t.Run(sc.Name, func(t *testing.T) { runScenario(t, a, sc) })
 	}
 }
 
-// Run runs one scenario through a.
-func Run(t *testing.T, a Adapter, sc Scenario) {
-	run := func(t *testing.T, s Spec, m Mode) Result {
+// runScenario runs one scenario through a.
+func runScenario(t *testing.T, a Adapter, sc scenario) {
+	run := func(t *testing.T, s spec, m Mode) result {
 		t.Helper()
 		return runSpec(t, a, s, m)
 	}
@@ -153,7 +155,7 @@ func Run(t *testing.T, a Adapter, sc Scenario) {
 	}
 }
 
-func runSpec(t *testing.T, a Adapter, s Spec, m Mode) Result {
+func runSpec(t *testing.T, a Adapter, s spec, m Mode) result {
 	t.Helper()
 	store := s.Store
 	if store == nil {
@@ -174,8 +176,8 @@ func runSpec(t *testing.T, a Adapter, s Spec, m Mode) Result {
 	})
 	// The run has ended: a recording is complete once its Recorder has
 	// delivered what the run queued.
-	Flush(t)
-	r := Result{Outcome: o, Mode: m, Store: store, Adapter: a}
+	adaptertest.Flush(t)
+	r := result{Outcome: o, Mode: m, Store: store, Adapter: a}
 	if s.Check != nil {
 		s.Check(t, r)
 	}

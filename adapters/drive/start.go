@@ -1,31 +1,37 @@
-package lookout
+package drive
 
 import (
 	"context"
 	"slices"
 	"time"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/runctx"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/session"
 )
 
-type runKey struct{}
-
 // NewContext returns a copy of ctx carrying r, where the components of
-// the run (tools, models, nested agents) find it with [FromContext]. A nil
-// r marks a run that goes on without Lookout: components under it neither
-// use a run nor start one.
+// the run (tools, models, nested agents) find it with [FromContext], and
+// read it with lookout.FromContext. A nil r marks a run that goes on
+// without Lookout: components under it neither use a run nor start one.
 func NewContext(ctx context.Context, r *Run) context.Context {
-	return context.WithValue(ctx, runKey{}, r)
+	if r == nil {
+		return runctx.NewContext(ctx, nil)
+	}
+	return runctx.NewContext(ctx, &r.handle)
 }
 
 // FromContext returns the run ctx carries. ok reports whether ctx
 // carries a run or the mark of a run that goes on without Lookout, for
 // which r is nil.
 func FromContext(ctx context.Context) (r *Run, ok bool) {
-	r, ok = ctx.Value(runKey{}).(*Run)
-	return r, ok
+	h, ok := runctx.FromContext(ctx)
+	if h == nil {
+		return nil, ok
+	}
+	return h.Run.(*Run), true
 }
 
 // StartOptions describe a run being started. The zero value starts a run
@@ -110,7 +116,7 @@ func (l *Lookout) startRoot(ctx context.Context, opts StartOptions) (context.Con
 		r.agentName = l.cfg.Agent.Name
 	}
 	ctx = NewContext(ctx, r)
-	if l.cfg.enforced(budget.Time) {
+	if enforced(&l.cfg, budget.Time) {
 		if err := r.tracker.Check(budget.Time); err != nil {
 			r.Begin(ctx, nil)
 			r.recordExceeded(ctx, err)
@@ -213,35 +219,12 @@ func (r *Run) WrappingUp() bool { return r.wrapUp.Load() }
 func (r *Run) OnError(ctx context.Context, err error) { r.cfg.OnError(ctx, err) }
 
 // ToolCalls returns the last n tool calls the run's session keeps (all of
-// them for n ≤ 0), oldest first; see [ToolCallsOf].
-func (r *Run) ToolCalls(n int) []observer.ToolCallRecord { return ToolCallsOf(r.store, n) }
+// them for n ≤ 0), oldest first; see [lookout.ToolCallsOf].
+func (r *Run) ToolCalls(n int) []observer.ToolCallRecord { return lookout.ToolCallsOf(r.store, n) }
 
 // Assessment returns the session's current assessment, the one the model
-// is shown while it is fresh; see [AssessmentOf].
+// is shown while it is fresh; see [lookout.AssessmentOf].
 func (r *Run) Assessment() (observer.CurrentAssessment, bool) { return r.current.Latest() }
-
-// BudgetOf returns the budget of the runs on session s, and false when no
-// run has used it.
-func BudgetOf(s *session.Store) (budget.Budget, bool) {
-	return session.ValueOf[budget.Budget](s).Latest()
-}
-
-// ToolCallsOf returns the last n tool calls session s keeps (all of them
-// for n ≤ 0), oldest first. Retention bounds how many are kept; the
-// budget's ToolCalls counts them all.
-func ToolCallsOf(s *session.Store, n int) []observer.ToolCallRecord {
-	calls := session.LogOf[observer.ToolCallRecord](s)
-	if n <= 0 || int64(n) > calls.Total() {
-		n = int(calls.Total())
-	}
-	return calls.Last(n)
-}
-
-// AssessmentOf returns the current assessment of session s: the observers'
-// last merged output, and false when they have said nothing yet.
-func AssessmentOf(s *session.Store) (observer.CurrentAssessment, bool) {
-	return session.ValueOf[observer.CurrentAssessment](s).Latest()
-}
 
 // Control reports whether the tool named name is a control tool the run
 // may call now (see Config.ControlTools and [Run.AddControlTools]): a

@@ -1,4 +1,4 @@
-package lookout
+package drive
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
@@ -569,7 +570,7 @@ func turnStart(msgs []*schema.Message) int {
 
 // isInjected reports whether Lookout injected m.
 func isInjected(m *schema.Message) bool {
-	_, injected := Injected(m)
+	_, injected := lookout.Injected(m)
 	return injected
 }
 
@@ -850,7 +851,7 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
 	from := len(input)
 	for from > 0 {
-		if _, ok := Injected(input[from-1]); !ok {
+		if _, ok := lookout.Injected(input[from-1]); !ok {
 			break
 		}
 		from--
@@ -864,9 +865,9 @@ func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
 	}
 	out := make([]recorder.InjectedMessage, 0, len(tail))
 	for _, m := range tail {
-		kind, _ := Injected(m)
+		kind, _ := lookout.Injected(m)
 		im := recorder.InjectedMessage{Kind: kind, Role: string(m.Role), Content: m.Content}
-		if kind == TagAssessment {
+		if kind == lookout.TagAssessment {
 			im.AfterCallIndex = r.assessmentIndex(m)
 		}
 		out = append(out, im)

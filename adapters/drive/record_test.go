@@ -1,18 +1,20 @@
-package lookout
+package drive
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/cascade"
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 	"github.com/lookout-go/lookout/recorder/summary"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // The root writes the names the exports and analytics read; it cannot
@@ -21,8 +23,8 @@ func TestRecordedNamesMatchTheirReaders(t *testing.T) {
 	if efficacyExtension != summary.EfficacyExtension {
 		t.Errorf("efficacy extension %q, summary reads %q", efficacyExtension, summary.EfficacyExtension)
 	}
-	if TagAssessment != recorder.InjectedAssessment || TagWrapUp != recorder.InjectedWrapUp {
-		t.Errorf("injected kinds %q %q, the recorder names %q %q", TagAssessment, TagWrapUp, recorder.InjectedAssessment, recorder.InjectedWrapUp)
+	if lookout.TagAssessment != recorder.InjectedAssessment || lookout.TagWrapUp != recorder.InjectedWrapUp {
+		t.Errorf("injected kinds %q %q, the recorder names %q %q", lookout.TagAssessment, lookout.TagWrapUp, recorder.InjectedAssessment, recorder.InjectedWrapUp)
 	}
 	if parentToolCallKey != atif.ParentToolCallKey {
 		t.Errorf("parent tool call key %q, atif reads %q", parentToolCallKey, atif.ParentToolCallKey)
@@ -32,7 +34,7 @@ func TestRecordedNamesMatchTheirReaders(t *testing.T) {
 func TestRunStartedRecordsTheResourceObserversThresholds(t *testing.T) {
 	started := func(t *testing.T, observers []observer.Spec) *recorder.RunStarted {
 		t.Helper()
-		l, sink, rec := recordedLookout(t, Config{Observers: observers})
+		l, sink, rec := recordedLookout(t, lookout.Config{Observers: observers})
 		ctx := context.Background()
 		_, r, err := l.Start(ctx, StartOptions{AgentName: "a"})
 		require.NoError(t, err)
@@ -74,7 +76,7 @@ func TestTheEndOfARootWaitsForItsRecordsWithinEndWait(t *testing.T) {
 		sink := &gateSink{gate: make(chan struct{})}
 		rec := recorder.New(sink, &recorder.Options{OnError: func(context.Context, error) {}})
 		var reported []error
-		l, err := New(&Config{Recorder: rec, EndWait: wait, OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
+		l, err := New(&lookout.Config{Recorder: rec, EndWait: wait, OnError: func(_ context.Context, err error) { reported = append(reported, err) }})
 		require.NoError(t, err)
 		ctx, r, err := l.Start(context.Background(), StartOptions{AgentName: "a"})
 		require.NoError(t, err)

@@ -1,0 +1,116 @@
+package drive
+
+import (
+	"context"
+	"slices"
+
+	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/resource"
+	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/session"
+)
+
+// enforced reports whether resource r is enforced rather than advisory.
+func enforced(c *lookout.Config, r budget.Resource) bool {
+	for _, a := range c.Advisory {
+		if a == r {
+			return false
+		}
+	}
+	return true
+}
+
+// Lookout is a checked configuration, ready to start runs. It holds only
+// configuration: each run's session, budget tracker and observer
+// pipeline belong to its [Run]. A Lookout is safe for concurrent use and
+// serves any number of concurrent runs.
+type Lookout struct {
+	cfg lookout.Config
+	// enforced lists which of time, tokens, cost and model calls are
+	// enforced, which end a run; beforeModel those and tool calls, which
+	// the gate checks before each model call; beforeTool which of time
+	// and tool calls are, checked before each tool call.
+	enforced, beforeModel, beforeTool []budget.Resource
+	// modelCalls is true when the model-call limit is enforced: its
+	// last call is a wrap-up turn.
+	modelCalls bool
+	// control holds Config.ControlTools and HandoverTools; handover the
+	// latter.
+	control, handover map[string]bool
+	// thresholds are the Resource observer's, if there is one, for
+	// run_started.
+	thresholds *recorder.Thresholds
+}
+
+// New checks cfg and returns a Lookout for it. A nil cfg means the
+// defaults. The observers are checked now, so a bad trigger fails here
+// rather than at the first run. The error wraps [lookout.ErrInvalidConfig] (and,
+// for an observer, the observer package's ErrInvalidConfig too) and names
+// the field.
+func New(cfg *lookout.Config) (*Lookout, error) {
+	n, err := cfg.Check()
+	if err != nil {
+		return nil, err
+	}
+	l := &Lookout{cfg: n, modelCalls: enforced(&n, budget.ModelCalls)}
+	l.control, l.handover = setOf(n.ControlTools, n.HandoverTools), setOf(n.HandoverTools)
+	l.enforced = enforcedOf(&n, budget.Time, budget.Tokens, budget.CostUSD, budget.ModelCalls)
+	l.beforeTool = enforcedOf(&n, budget.Time, budget.ToolCalls)
+	l.beforeModel = append(slices.Clip(l.enforced), enforcedOf(&n, budget.ToolCalls)...)
+	l.thresholds = thresholdsOf(n.Observers)
+	return l, nil
+}
+
+// setOf returns the names of lists as a set, nil when there are none.
+func setOf(lists ...[]string) map[string]bool {
+	var set map[string]bool
+	for _, names := range lists {
+		for _, name := range names {
+			if set == nil {
+				set = map[string]bool{}
+			}
+			set[name] = true
+		}
+	}
+	return set
+}
+
+// thresholdsOf returns the thresholds of the Resource observer of specs
+// (observer names are unique, so there is one at most), its defaults
+// filled in, or nil when there is none.
+func thresholdsOf(specs []observer.Spec) *recorder.Thresholds {
+	for _, s := range specs {
+		if o, ok := s.Observer.(*resource.Observer); ok && o != nil {
+			caution, warning := o.Thresholds()
+			return &recorder.Thresholds{CautionAt: caution, WarningAt: warning}
+		}
+	}
+	return nil
+}
+
+// Config returns the configuration, with the defaults filled in.
+func (l *Lookout) Config() lookout.Config { return l.cfg }
+
+// OnError reports err to the configured error handler.
+func (l *Lookout) OnError(ctx context.Context, err error) { l.cfg.OnError(ctx, err) }
+
+// enforcedOf returns which of rs cfg enforces.
+func enforcedOf(cfg *lookout.Config, rs ...budget.Resource) []budget.Resource {
+	var check []budget.Resource
+	for _, res := range rs {
+		if enforced(cfg, res) {
+			check = append(check, res)
+		}
+	}
+	return check
+}
+
+// newStore returns the session a root run uses when ctx carries none.
+func (l *Lookout) newStore() *session.Store {
+	return session.New(&session.StoreOptions{Now: l.cfg.Now, Retention: l.cfg.Retention})
+}
+
+// Recording reports whether runs are recorded: Config.Recorder is set.
+func (l *Lookout) Recording() bool { return l.cfg.Recorder != nil }
