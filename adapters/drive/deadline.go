@@ -28,13 +28,25 @@ import (
 // and tool call.
 func withDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithDeadlineCause(parent, d, cause)
-	return &deadlineCtx{Context: inner, cause: cause}, cancel
+	return &deadlineCtx{Context: inner, parent: parent, cause: cause}, cancel
 }
 
 // deadlineCtx is the ctx of WithDeadline: inner with its Err changed.
 type deadlineCtx struct {
 	context.Context // inner: the deadline, and parent's cancellation
+	parent          context.Context
 	cause           *budget.ExceededError
+}
+
+// Value looks key up in parent, past inner's layers, which answer only
+// the context package's own key, of type *int (see context.Cause). Eino
+// looks values up many times per model and tool call, each time through
+// every layer between the ctx it holds and the value.
+func (c *deadlineCtx) Value(key any) any {
+	if _, own := key.(*int); own {
+		return c.Context.Value(key)
+	}
+	return c.parent.Value(key)
 }
 
 // Err returns the budget error if the deadline ended c, and otherwise

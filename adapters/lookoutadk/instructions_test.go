@@ -31,6 +31,12 @@ import (
 var instructionCases = map[string]func(tb testing.TB, w workload) *subject{
 	// nothing is the do-nothing middleware, the baseline.
 	"nothing": func(tb testing.TB, w workload) *subject { return newSubject(tb, nothingAgent, w, nil) },
+	// floor: the essential work of Lookout's features and nothing more
+	// (see essential), the least any middleware doing it could cost.
+	"floor": func(tb testing.TB, w workload) *subject {
+		m := scripted.New(w.turns()...).WithCapture(false)
+		return &subject{agent: newAgent(tb, agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, maxIter: w.maxIter, handlers: []adk.ChatModelAgentMiddleware{&essential{}}})}
+	},
 	// limits: limits on time, tokens and tool calls and the Resource
 	// observer every 10 calls, no Recorder, the agent wrapped.
 	"limits": func(tb testing.TB, w workload) *subject { return lookoutSubject(tb, w, nil, true) },
@@ -68,6 +74,14 @@ var instructionCases = map[string]func(tb testing.TB, w workload) *subject{
 	// callbacks: the peer, a plain Eino callbacks handler that appends
 	// every event to a slice.
 	"callbacks": func(tb testing.TB, w workload) *subject { return newSubject(tb, callbacksAgent, w, nil) },
+	// otel: the peer, OTel SDK tracing through an Eino callbacks handler,
+	// a span per model and tool call.
+	"otel": func(tb testing.TB, w workload) *subject {
+		m := scripted.New(w.turns()...).WithCapture(false)
+		h := newOtelHandler()
+		agent := newAgent(tb, agentSpec{model: m, tools: []tool.BaseTool{echo("noop")}, bare: true, maxIter: w.maxIter})
+		return &subject{agent: agent, opts: []adk.AgentRunOption{adk.WithCallbacks(h.build())}}
+	},
 }
 
 func TestInstructionWorkload(t *testing.T) {

@@ -29,6 +29,9 @@ import (
 type Middleware struct {
 	*adk.BaseChatModelAgentMiddleware
 	l *drive.Lookout
+	// unwrapped says an agent started a query's run without the
+	// wrapper: only then do model calls look for unwrappedKey.
+	unwrapped atomic.Bool
 }
 
 var _ adk.ChatModelAgentMiddleware = (*Middleware)(nil)
@@ -150,6 +153,7 @@ func (m *Middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 		addReturnDirectly(run, rc)
 		if r == nil && c == nil {
 			m.l.OnError(ctx, fmt.Errorf("%w: %q", ErrUnwrapped, name))
+			m.unwrapped.Store(true)
 			ctx = context.WithValue(ctx, unwrappedKey{}, run)
 		}
 	}

@@ -90,7 +90,7 @@ func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, m
 		return inner, nil
 	}
 	cm := &engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}
-	if ctx.Value(unwrappedKey{}) == r && !mayTryAgain(mc) {
+	if m.unwrapped.Load() && ctx.Value(unwrappedKey{}) == r && !mayTryAgain(mc) {
 		return &endingModel{ChargingModel: cm}, nil
 	}
 	return cm, nil

@@ -30,7 +30,7 @@ func (m *Middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 			return refusal, nil
 		}
 		out, err := engine.Guarded(ctx, &c, func() (string, error) {
-			return next(m.withToolCall(ctx, tc), args, opts...)
+			return next(ctx, args, opts...)
 		})
 		out, err = engine.EndCall(ctx, &c, out, err)
 		return out, engine.Ended(ctx, r, err)
@@ -54,7 +54,7 @@ func (m *Middleware) WrapStreamableToolCall(ctx context.Context, next adk.Stream
 			return schema.StreamReaderFromArray([]string{refusal}), nil
 		}
 		sr, err := engine.Guarded(ctx, &c, func() (*schema.StreamReader[string], error) {
-			return next(m.withToolCall(ctx, tc), args, opts...)
+			return next(ctx, args, opts...)
 		})
 		if err != nil {
 			msg, err := engine.EndCall(ctx, &c, "", err)
@@ -85,7 +85,7 @@ func (m *Middleware) WrapEnhancedInvokableToolCall(ctx context.Context, next adk
 			return engine.TextResult(refusal), nil
 		}
 		res, err := engine.Guarded(ctx, &c, func() (*schema.ToolResult, error) {
-			return next(m.withToolCall(ctx, tc), arg, opts...)
+			return next(ctx, arg, opts...)
 		})
 		msg, err := engine.EndResult(ctx, &c, res, err)
 		if err != nil {
@@ -115,7 +115,7 @@ func (m *Middleware) WrapEnhancedStreamableToolCall(ctx context.Context, next ad
 			return schema.StreamReaderFromArray([]*schema.ToolResult{engine.TextResult(refusal)}), nil
 		}
 		sr, err := engine.Guarded(ctx, &c, func() (*schema.StreamReader[*schema.ToolResult], error) {
-			return next(m.withToolCall(ctx, tc), arg, opts...)
+			return next(ctx, arg, opts...)
 		})
 		if err != nil {
 			msg, err := engine.EndCall(ctx, &c, "", err)
@@ -134,18 +134,6 @@ func argText(a *schema.ToolArgument) string {
 		return ""
 	}
 	return a.Text
-}
-
-// withToolCall returns ctx marked as running inside the tool call tc, so
-// that an agent the call starts (an agent used as a tool) is recorded as
-// the run's child, linked to the call. Eino's tool node has usually marked
-// it already (compose.GetToolCallID), and then ctx is returned as it is;
-// the agent's name comes from the address Eino gives it.
-func (m *Middleware) withToolCall(ctx context.Context, tc *adk.ToolContext) context.Context {
-	if engine.ToolCallFrom(ctx) == tc.CallID {
-		return ctx
-	}
-	return engine.WithToolCall(ctx, tc.CallID, tc.Name)
 }
 
 // recordStream records the end of a streamed call.
