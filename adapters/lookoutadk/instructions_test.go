@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -84,6 +85,14 @@ var instructionCases = map[string]func(tb testing.TB, w workload) *subject{
 	},
 }
 
+// answers is the workload of n queries that the model answers at once.
+func answers(n int) workload {
+	return workload{
+		turns:   func() []scripted.Turn { return []scripted.Turn{scripted.Repeat(n, scripted.Reply("done"))} },
+		maxIter: 1,
+	}
+}
+
 func TestInstructionWorkload(t *testing.T) {
 	name := os.Getenv("LOOKOUT_INSTRUCTIONS")
 	if name == "" {
@@ -101,10 +110,20 @@ func TestInstructionWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal("LOOKOUT_RUNS:", err)
 	}
-	w := sequential(iterations)
+	// Each query of LOOKOUT_ITERATIONS iterations runs on an agent of its
+	// own; queries that answer at once (0 iterations) run one after the
+	// other on one agent, as a program's queries do, so that the cost of
+	// a run leaves out the building of the middleware and the agent.
 	subjects := make([]*subject, runs)
-	for i := range subjects {
-		subjects[i] = build(t, w)
+	if iterations == 0 {
+		one := build(t, answers(runs))
+		for i := range subjects {
+			subjects[i] = one
+		}
+	} else {
+		for i := range subjects {
+			subjects[i] = build(t, sequential(iterations))
+		}
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -115,7 +134,7 @@ func TestInstructionWorkload(t *testing.T) {
 		s.flush(t)
 	}
 	runtime.ReadMemStats(&after)
-	for _, s := range subjects {
+	for _, s := range slices.Compact(subjects) {
 		s.close(t)
 	}
 	fmt.Printf("instruction-workload allocs %d\n", after.Mallocs-before.Mallocs)
