@@ -149,3 +149,40 @@ func TestRenderWithoutASummaryEndsWithOneNewline(t *testing.T) {
 	assert.Equal(t, "### A [info]\n\n**c**: d",
 		observer.Assessment{Observer: "A", Observations: []observer.Observation{{Category: "c", Description: "d"}}}.Render())
 }
+
+// steady is an observer whose assessment takes no allocation of its own,
+// and which leaves the agent's reaction to it undecided until the last
+// call judged.
+type steady struct {
+	name  string
+	quiet bool // declines to run
+}
+
+func (s *steady) Name() string                                      { return s.name }
+func (s *steady) ShouldRun(context.Context, *observer.Context) bool { return !s.quiet }
+func (s *steady) Observe(context.Context, *observer.Context) (observer.Assessment, error) {
+	return observer.Assessment{Summary: "steady", Suggestions: steadySuggestions}, nil
+}
+func (s *steady) Judge(_ context.Context, _ *observer.Context, _ observer.Shown, final bool) (followed, decided bool) {
+	return false, final
+}
+
+var steadySuggestions = []string{"Keep going."}
+
+func TestANewAssessmentIsOneAllocationWhateverTheNumberOfObservers(t *testing.T) {
+	for n := 1; n <= 4; n++ {
+		specs := make([]observer.Spec, n)
+		for i := range specs {
+			specs[i] = observer.Spec{Observer: &steady{name: string(rune('A' + i))}, Trigger: observer.Trigger{OnEveryCall: true}}
+		}
+		p, _ := newPipeline(t, specs...)
+		ctx := context.Background()
+		p.AfterToolCall(ctx, ok())
+		var current *observer.CurrentAssessment
+		allocs := testing.AllocsPerRun(128, func() { _, current = p.AfterToolCall(ctx, ok()) })
+		require.Len(t, current.Assessments, n)
+		// What is left besides the assessment is the call log's and the
+		// history's chunks, one per 64 entries each.
+		assert.LessOrEqual(t, allocs, 1.05, "%d observers", n)
+	}
+}

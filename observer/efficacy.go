@@ -410,9 +410,7 @@ func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, f
 	}()
 	var tally Tally
 	p.tally.Read(func(t Tally, _ bool) { tally = t })
-	oc := &p.contexts[i]
-	*oc = Context{Now: p.now(), CallIndex: p.calls.Total(), State: p.state[i], Tally: tally, Store: p.store,
-		calls: p.calls, history: p.history}
+	oc := p.context(i, p.now(), p.calls.Total(), tally)
 	oc.state = p.catchUp(i, oc)
 	shown := Shown{CallIndex: pend.AssessmentCallIndex, Severity: o.Severity, LastTool: pend.LastTool,
 		Calls: pend.Calls, Repeated: pend.Repeated, Budget: pend.Budget}

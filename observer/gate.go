@@ -56,9 +56,7 @@ func (p *Pipeline) askGate(ctx context.Context, i int, g Gatekeeper, tool, args 
 			refusal = ""
 		}
 	}()
-	oc := &p.contexts[i]
-	*oc = Context{Now: now, CallIndex: p.calls.Total(), State: p.state[i], Tally: tally, Store: p.store,
-		calls: p.calls, history: p.history}
+	oc := p.context(i, now, p.calls.Total(), tally)
 	oc.state = p.catchUp(i, oc)
 	return g.Refuse(ctx, oc, tool, args)
 }

@@ -76,6 +76,9 @@ type Pipeline struct {
 	// state holds each observer's trigger state as of the current call,
 	// read from the session under mu.
 	state []ObserverState
+	// produced is scratch space for the assessments of the current call;
+	// used under mu.
+	produced []Assessment
 	// events is scratch space for the efficacy events to report; used
 	// under mu.
 	events []EfficacyEvent
@@ -312,44 +315,66 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 	}
 }
 
-// assessed is a CurrentAssessment allocated together with room for its
-// first assessment: most often one observer has something to say.
-type assessed struct {
-	current CurrentAssessment
-	first   [1]Assessment
-}
-
 // observe runs the observers in p.fired and stores what they produce.
 func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, now time.Time) *CurrentAssessment {
-	var out *assessed
-	var produced []Assessment
 	p.ran = p.ran[:0]
+	produced := p.produced[:0]
 	for _, i := range p.fired {
 		name := p.names[i]
-		oc := &p.contexts[i]
-		*oc = Context{Now: now, CallIndex: rec.CallIndex, State: p.state[i], Tally: tally, Store: p.store,
-			calls: p.calls, history: p.history}
+		oc := p.context(i, now, rec.CallIndex, tally)
 		a, ran := p.runOne(ctx, i, name, oc)
 		if !ran {
 			continue
 		}
-		if out == nil {
-			out = new(assessed)
-			produced = out.first[:0]
-		}
 		p.ran = append(p.ran, i)
 		produced = append(produced, a)
 	}
-	if out == nil {
+	if len(produced) == 0 {
 		return nil
 	}
 	p.recordRuns(rec.CallIndex, now)
-	current := &out.current
-	*current = CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
+	current := newCurrent(produced)
+	// The scratch space is cleared so that it keeps no texts alive.
+	clear(produced)
+	p.produced = produced[:0]
+	current.GeneratedAt, current.CallIndex = now, rec.CallIndex
 	p.current.Seed(*current)
 	if p.historySize > 0 {
 		p.history.AppendFuncAt(now, func(int64) PastAssessment { return PastAssessment{*current} })
 	}
+	return current
+}
+
+// assessed is a CurrentAssessment allocated together with its
+// assessments: one allocation, of the size needed, for the few observers
+// a pipeline usually has.
+type assessed[A any] struct {
+	current CurrentAssessment
+	all     A
+}
+
+// newCurrent returns a new CurrentAssessment holding a copy of produced.
+func newCurrent(produced []Assessment) *CurrentAssessment {
+	var current *CurrentAssessment
+	var all []Assessment
+	switch len(produced) {
+	case 1:
+		x := new(assessed[[1]Assessment])
+		current, all = &x.current, x.all[:]
+	case 2:
+		x := new(assessed[[2]Assessment])
+		current, all = &x.current, x.all[:]
+	case 3:
+		x := new(assessed[[3]Assessment])
+		current, all = &x.current, x.all[:]
+	case 4:
+		x := new(assessed[[4]Assessment])
+		current, all = &x.current, x.all[:]
+	default:
+		current, all = new(CurrentAssessment), make([]Assessment, len(produced))
+	}
+	copy(all, produced)
+	current.Assessments = all
 	return current
 }
 

@@ -71,9 +71,7 @@ func (p *Pipeline) stillHolds(ctx context.Context, name string, callIndex int64,
 			holds = true
 		}
 	}()
-	oc := &p.contexts[i]
-	*oc = Context{Now: now, CallIndex: callIndex, State: p.state[i], Tally: tally, Store: p.store,
-		calls: p.calls, history: p.history}
+	oc := p.context(i, now, callIndex, tally)
 	oc.state = p.catchUp(i, oc)
 	return w.Holds(ctx, oc)
 }
