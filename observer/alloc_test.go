@@ -186,3 +186,30 @@ func TestANewAssessmentIsOneAllocationWhateverTheNumberOfObservers(t *testing.T)
 		assert.LessOrEqual(t, allocs, 1.05, "%d observers", n)
 	}
 }
+
+func TestAReactionStillUndecidedIsStoredInOneAllocation(t *testing.T) {
+	ctx := context.Background()
+	o := &steady{name: "A"}
+	c := &clock{t: start}
+	p, err := observer.NewPipeline(session.New(&session.StoreOptions{Now: c.Now}),
+		[]observer.Spec{{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}},
+		&observer.PipelineOptions{EfficacyCalls: observer.MaxTriggerCalls})
+	require.NoError(t, err)
+	_, current := p.AfterToolCall(ctx, ok())
+	p.Injected(ctx, *current)
+	o.quiet = true
+	calls, fired := 0, false
+	allocs := testing.AllocsPerRun(128, func() {
+		_, current := p.AfterToolCall(ctx, ok())
+		fired = fired || current != nil
+		calls++
+	})
+	require.False(t, fired)
+	pending := p.Efficacy().Pending
+	require.NotNil(t, pending, "the observer has not decided")
+	assert.Equal(t, calls, pending.Calls)
+	assert.Equal(t, []observer.Rating{{Observer: "A", Severity: observer.Info}}, pending.Observers)
+	// The pending reaction counting one more call, and the call log's
+	// chunk, one per 64 calls.
+	assert.LessOrEqual(t, allocs, 1.05)
+}

@@ -372,7 +372,7 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 // settles those decided; pend becomes eff's pending assessment, or none
 // when every observer is settled.
 func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingReaction, callIndex int64, final bool, events []EfficacyEvent) []EfficacyEvent {
-	var left []Rating // allocated only when an observer is undecided
+	left := p.left[:0]
 	for _, o := range pend.Observers {
 		followed, decided := p.judge(ctx, o, pend, final)
 		if decided || final {
@@ -381,13 +381,29 @@ func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingRea
 			left = append(left, o)
 		}
 	}
+	p.left = left[:0]
 	eff.Pending = nil
 	if len(left) > 0 {
-		stored := *pend
-		stored.Observers = left
-		eff.Pending = &stored
+		eff.Pending = storedWith(pend, left)
 	}
 	return events
+}
+
+// storedWith returns a copy of pend to store, awaiting the reactions of
+// the observers in left, a part of pend's. When left holds them all, the
+// copy shares pend's ratings, which nothing changes once stored;
+// otherwise it is allocated together with its own.
+func storedWith(pend *PendingReaction, left []Rating) *PendingReaction {
+	if len(left) == len(pend.Observers) {
+		stored := new(PendingReaction)
+		*stored = *pend
+		return stored
+	}
+	stored := newPending(pend.AssessmentCallIndex, len(left))
+	observers := append(stored.Observers, left...)
+	*stored = *pend
+	stored.Observers = observers
+	return stored
 }
 
 // judge asks observer o whether the agent followed its part of pend. An

@@ -82,6 +82,9 @@ type Pipeline struct {
 	// events is scratch space for the efficacy events to report; used
 	// under mu.
 	events []EfficacyEvent
+	// left is scratch space for the observers whose reaction to an
+	// assessment is still undecided; used under mu.
+	left []Rating
 	// incs holds each Incremental observer's working state for this
 	// session; used under mu.
 	incs []incremental
