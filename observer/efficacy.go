@@ -413,7 +413,7 @@ func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, f
 	i := slices.Index(p.names, o.Observer)
 	var j EfficacyJudge
 	if i >= 0 {
-		j, _ = p.configs[i].Observer.(EfficacyJudge)
+		j = p.roles[i].judge
 	}
 	if j == nil {
 		return pend.Calls > 0 && !pend.Repeated, pend.Calls > 0

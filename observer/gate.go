@@ -36,9 +36,9 @@ func (p *Pipeline) Admit(ctx context.Context, tool, args string) (refusal, by st
 	var tally Tally
 	p.tally.Read(func(t Tally, _ bool) { tally = t })
 	now := p.now()
-	for i, c := range p.configs {
-		g, ok := c.Observer.(Gatekeeper)
-		if !ok {
+	for i := range p.roles {
+		g := p.roles[i].gate
+		if g == nil {
 			continue
 		}
 		if r := p.askGate(ctx, i, g, tool, args, tally, now); r != "" {

@@ -85,7 +85,7 @@ func (p *Pipeline) catchUp(i int, oc *Context) CallState {
 func (p *Pipeline) stateOf(i int) CallState {
 	inc := &p.incs[i]
 	if inc.state == nil {
-		if o, ok := p.configs[i].Observer.(Incremental); ok {
+		if o := p.roles[i].incremental; o != nil {
 			inc.state = o.NewCallState()
 		}
 	}

@@ -91,6 +91,8 @@ type Pipeline struct {
 	// contexts holds each observer's Context, reused from call to call
 	// under mu: a Context is valid only during the call it is passed to.
 	contexts []Context
+	// roles holds the optional interfaces each observer implements.
+	roles []roles
 	// anyWithdrawer and anyGatekeeper are whether an observer is a
 	// Withdrawer, and a Gatekeeper.
 	anyWithdrawer, anyGatekeeper bool
@@ -133,6 +135,7 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 		state:         make([]ObserverState, len(configs)),
 		incs:          make([]incremental, len(configs)),
 		contexts:      make([]Context, len(configs)),
+		roles:         make([]roles, len(configs)),
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
@@ -198,14 +201,29 @@ func (p *Pipeline) name(configs []Spec) error {
 		errs = checkSpec(errs, i, name, c, seen[name])
 		seen[name] = true
 		p.names[i] = name
-		if _, ok := c.Observer.(Withdrawer); ok {
-			p.anyWithdrawer = true
-		}
-		if _, ok := c.Observer.(Gatekeeper); ok {
-			p.anyGatekeeper = true
-		}
+		p.roles[i] = rolesOf(c.Observer)
+		p.anyWithdrawer = p.anyWithdrawer || p.roles[i].withdrawer != nil
+		p.anyGatekeeper = p.anyGatekeeper || p.roles[i].gate != nil
 	}
 	return errors.Join(errs...)
+}
+
+// roles are the optional interfaces an observer implements, each nil when
+// it does not: asserted once, rather than on every call.
+type roles struct {
+	incremental Incremental
+	judge       EfficacyJudge
+	gate        Gatekeeper
+	withdrawer  Withdrawer
+}
+
+func rolesOf(o Observer) roles {
+	var r roles
+	r.incremental, _ = o.(Incremental)
+	r.judge, _ = o.(EfficacyJudge)
+	r.gate, _ = o.(Gatekeeper)
+	r.withdrawer, _ = o.(Withdrawer)
+	return r
 }
 
 // checkSpec appends to errs the problems of config i, whose observer is

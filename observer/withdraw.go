@@ -61,8 +61,8 @@ func (p *Pipeline) stillHolds(ctx context.Context, name string, callIndex int64,
 	if i < 0 {
 		return true
 	}
-	w, ok := p.configs[i].Observer.(Withdrawer)
-	if !ok {
+	w := p.roles[i].withdrawer
+	if w == nil {
 		return true
 	}
 	defer func() {
@@ -93,6 +93,5 @@ func (p *Pipeline) isWithdrawer(name string) bool {
 	if i < 0 {
 		return false
 	}
-	_, ok := p.configs[i].Observer.(Withdrawer)
-	return ok
+	return p.roles[i].withdrawer != nil
 }
