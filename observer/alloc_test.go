@@ -213,3 +213,36 @@ func TestAReactionStillUndecidedIsStoredInOneAllocation(t *testing.T) {
 	// chunk, one per 64 calls.
 	assert.LessOrEqual(t, allocs, 1.05)
 }
+
+func TestAShownAssessmentsPendingReactionIsOneAllocationOverTheCallsJudged(t *testing.T) {
+	ctx := context.Background()
+	o := &steady{name: "A", quiet: true}
+	p, _ := newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}})
+	shown := observer.CurrentAssessment{Assessments: []observer.Assessment{{Observer: "A", Summary: "steady", Suggestions: steadySuggestions}}}
+	p.AfterToolCall(ctx, ok())
+	efficacy := session.ValueOf[observer.Efficacy](p.Store())
+	versions := make([]*observer.PendingReaction, 0, observer.DefaultEfficacyCalls)
+	// Read, unlike Efficacy, copies nothing.
+	pending := func(e observer.Efficacy, _ bool) { versions = append(versions, e.Pending) }
+	allocs := testing.AllocsPerRun(128, func() {
+		shown.CallIndex++
+		p.Injected(ctx, shown)
+		versions = versions[:0]
+		efficacy.Read(pending)
+		// The calls judged but the last leave the observer undecided:
+		// each stores a new version of the pending reaction.
+		for range observer.DefaultEfficacyCalls - 1 {
+			p.AfterToolCall(ctx, ok())
+			shown.CallIndex++
+			efficacy.Read(pending)
+		}
+	})
+	require.Len(t, versions, observer.DefaultEfficacyCalls)
+	for i, v := range versions {
+		require.NotNil(t, v)
+		assert.Equal(t, i, v.Calls, "each version is one of its own, left as it was stored")
+	}
+	// The versions of the pending reaction, allocated together when the
+	// assessment is shown, and the call log's chunk, one per 64 calls.
+	assert.LessOrEqual(t, allocs, 1.1)
+}

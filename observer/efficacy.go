@@ -303,7 +303,8 @@ func (p *Pipeline) show(ctx context.Context, eff *Efficacy, current *CurrentAsse
 // pendingFor returns the reaction current awaits, with the last call made
 // before it was shown.
 func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
-	pend := newPending(current.CallIndex, len(current.Assessments))
+	p.spare = make([]pendingWith, min(p.efficacyCalls, maxPendingVersions))
+	pend := p.newPending(current.CallIndex, len(current.Assessments))
 	if last, ok := p.calls.Latest(); ok {
 		pend.LastTool = last.ToolName
 		pend.LastArguments = sameString(p.canon.Canonical(last.Arguments), last.Arguments)
@@ -330,22 +331,40 @@ func countShown(eff *Efficacy, assessments []Assessment, pend *PendingReaction) 
 	}
 }
 
-// pendingWith is a PendingReaction allocated together with room for the
-// ratings of its first observers: most assessments come from one or two.
+// pendingWith is a PendingReaction with room for the ratings of its first
+// observers: most assessments come from one or two.
 type pendingWith struct {
 	pend  PendingReaction
 	first [2]Rating
 }
 
+// maxPendingVersions bounds how many versions of a pending reaction are
+// allocated together when its assessment is shown: the one shown, and
+// one stored for each call judged while an observer is undecided, up to
+// EfficacyCalls in all. Versions past it are allocated one by one.
+const maxPendingVersions = 4
+
 // newPending returns a PendingReaction for the assessment after call
 // index, with room for n ratings.
-func newPending(index int64, n int) *PendingReaction {
+func (p *Pipeline) newPending(index int64, n int) *PendingReaction {
 	if n > 2 {
 		return &PendingReaction{AssessmentCallIndex: index, Observers: make([]Rating, 0, n)}
 	}
-	p := new(pendingWith)
-	p.pend = PendingReaction{AssessmentCallIndex: index, Observers: p.first[:0:n]}
-	return &p.pend
+	s := p.version()
+	s.pend = PendingReaction{AssessmentCallIndex: index, Observers: s.first[:0:n]}
+	return &s.pend
+}
+
+// version returns room for a version of a pending reaction never used
+// before: a spare one, or a new one. Each is written once, before it is
+// stored, so readers of earlier versions never see it change.
+func (p *Pipeline) version() *pendingWith {
+	if len(p.spare) == 0 {
+		return new(pendingWith)
+	}
+	s := &p.spare[0]
+	p.spare = p.spare[1:]
+	return s
 }
 
 // react judges the agent's reaction to a pending assessment after a
@@ -384,7 +403,7 @@ func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingRea
 	p.left = left[:0]
 	eff.Pending = nil
 	if len(left) > 0 {
-		eff.Pending = storedWith(pend, left)
+		eff.Pending = p.storedWith(pend, left)
 	}
 	return events
 }
@@ -392,14 +411,14 @@ func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingRea
 // storedWith returns a copy of pend to store, awaiting the reactions of
 // the observers in left, a part of pend's. When left holds them all, the
 // copy shares pend's ratings, which nothing changes once stored;
-// otherwise it is allocated together with its own.
-func storedWith(pend *PendingReaction, left []Rating) *PendingReaction {
+// otherwise it has its own.
+func (p *Pipeline) storedWith(pend *PendingReaction, left []Rating) *PendingReaction {
 	if len(left) == len(pend.Observers) {
-		stored := new(PendingReaction)
-		*stored = *pend
-		return stored
+		s := p.version()
+		s.pend = *pend
+		return &s.pend
 	}
-	stored := newPending(pend.AssessmentCallIndex, len(left))
+	stored := p.newPending(pend.AssessmentCallIndex, len(left))
 	observers := append(stored.Observers, left...)
 	*stored = *pend
 	stored.Observers = observers

@@ -85,6 +85,9 @@ type Pipeline struct {
 	// left is scratch space for the observers whose reaction to an
 	// assessment is still undecided; used under mu.
 	left []Rating
+	// spare holds room for the next versions of the pending reaction,
+	// allocated with it; used under mu.
+	spare []pendingWith
 	// incs holds each Incremental observer's working state for this
 	// session; used under mu.
 	incs []incremental
