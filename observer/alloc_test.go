@@ -246,3 +246,60 @@ func TestAShownAssessmentsPendingReactionIsOneAllocationOverTheCallsJudged(t *te
 	// assessment is shown, and the call log's chunk, one per 64 calls.
 	assert.LessOrEqual(t, allocs, 1.1)
 }
+
+// A detector that speaks on a call allocates its assessment and nothing
+// else: the block that holds it, its texts, and its observation with its
+// suggestions. Less than a tenth is left for the call log's and the
+// history's chunks, one per 64 entries each.
+func TestDetectorsFiringCallsAllocateTheirAssessmentOnly(t *testing.T) {
+	for _, name := range []string{"Stall", "Errors", "Drift"} {
+		t.Run(name, func(t *testing.T) {
+			_, firing := benchTraces(name)
+			store := session.New(&session.StoreOptions{Now: func() time.Time { return start }, Retention: 10_000})
+			session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
+			p, err := observer.NewPipeline(store, []observer.Spec{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+			require.NoError(t, err)
+			ctx := context.Background()
+			for _, rec := range firing[:100] {
+				p.AfterToolCall(ctx, rec)
+			}
+			i, quiet := 100, 0
+			allocs := testing.AllocsPerRun(200, func() {
+				if _, current := p.AfterToolCall(ctx, firing[i%len(firing)]); current == nil {
+					quiet++
+				}
+				i++
+			})
+			require.Zero(t, quiet, "the detector speaks on every call")
+			assert.LessOrEqual(t, allocs, 3.1)
+		})
+	}
+}
+
+// The four built-in observers on every call, per iteration of an agent:
+// on one that repeats a call, the assessment of Resources and Stall, the
+// block holding them, and the reaction awaited once it is shown; on one
+// that makes progress, the assessment of Resources and its block.
+func TestBuiltinsOnEveryCallAllocateTheirAssessmentsOnly(t *testing.T) {
+	quiet, _ := benchTraces("Drift")
+	for _, c := range []struct {
+		name  string
+		calls []observer.ToolCallRecord
+		want  float64
+	}{
+		{"repeating", []observer.ToolCallRecord{{ToolName: "noop", ParamsSummary: "{}", Arguments: "{}", Result: "noop ok {}", Success: true}}, 5},
+		{"progress", quiet, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newBuiltinsAgent(t, c.calls)
+			ctx := context.Background()
+			for range 100 {
+				a.iterate(ctx)
+			}
+			a.fired = 0
+			allocs := testing.AllocsPerRun(200, func() { a.iterate(ctx) })
+			require.Equal(t, 201, a.fired, "an observer speaks on every call")
+			assert.LessOrEqual(t, allocs, c.want+0.1)
+		})
+	}
+}
