@@ -331,12 +331,14 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 			p.state[i] = states[name]
 		}
 	})
-	p.fired = p.fired[:0]
-	for i, c := range p.configs {
-		if c.Trigger.Fires(p.state[i], callIndex, tally.ConsecutiveErrors, now, p.start) {
-			p.fired = append(p.fired, i)
+	fired := p.fired[:0]
+	for i := range p.configs {
+		// A trigger on every call fires without its state being looked at.
+		if t := &p.configs[i].Trigger; t.OnEveryCall || t.Fires(p.state[i], callIndex, tally.ConsecutiveErrors, now, p.start) {
+			fired = append(fired, i)
 		}
 	}
+	p.fired = fired
 }
 
 // observe runs the observers in p.fired and stores what they produce.
