@@ -119,9 +119,12 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil session store", ErrInvalidConfig)
 	}
+	n := len(configs)
+	// fired and ran share one array, each with room for every observer.
+	indices := make([]int, 2*n)
 	p := &Pipeline{
 		configs:       append([]Spec(nil), configs...),
-		names:         make([]string, len(configs)),
+		names:         make([]string, n),
 		now:           store.Now,
 		onError:       logError,
 		historySize:   DefaultHistorySize,
@@ -133,12 +136,12 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 		current:       session.ValueOf[CurrentAssessment](store),
 		history:       session.LogOf[PastAssessment](store),
 		efficacy:      session.ValueOf[Efficacy](store),
-		fired:         make([]int, 0, len(configs)),
-		ran:           make([]int, 0, len(configs)),
-		state:         make([]ObserverState, len(configs)),
-		incs:          make([]incremental, len(configs)),
-		contexts:      make([]Context, len(configs)),
-		roles:         make([]roles, len(configs)),
+		fired:         indices[:0:n],
+		ran:           indices[n:n],
+		state:         make([]ObserverState, n),
+		incs:          make([]incremental, n),
+		contexts:      make([]Context, n),
+		roles:         make([]roles, n),
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
