@@ -222,3 +222,16 @@ func BenchmarkBuiltinsOnEveryCall(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewCallState measures what each detector's working state for
+// a session costs to build, which the first call of a session pays.
+func BenchmarkNewCallState(b *testing.B) {
+	for _, d := range []observer.Incremental{stall.New(), cascade.New(), drift.New()} {
+		b.Run(d.Name(), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				d.NewCallState()
+			}
+		})
+	}
+}
