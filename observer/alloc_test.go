@@ -11,6 +11,8 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/drift"
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
@@ -301,5 +303,18 @@ func TestBuiltinsOnEveryCallAllocateTheirAssessmentsOnly(t *testing.T) {
 			require.Equal(t, 201, a.fired, "an observer speaks on every call")
 			assert.LessOrEqual(t, allocs, c.want+0.1)
 		})
+	}
+}
+
+// A session's first check builds each detector's working state: a few
+// allocations, its maps and its ring of calls, and none per resource key
+// already folded, as the defaults are.
+func TestDetectorsWorkingStateTakesAFewAllocations(t *testing.T) {
+	for _, c := range []struct {
+		d    observer.Incremental
+		most float64
+	}{{stall.New(), 15}, {cascade.New(), 11}, {drift.New(), 7}} {
+		allocs := testing.AllocsPerRun(20, func() { c.d.NewCallState() })
+		assert.LessOrEqual(t, allocs, c.most, c.d.Name())
 	}
 }
