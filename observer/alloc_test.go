@@ -11,6 +11,8 @@ import (
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/cascade"
+	"github.com/lookout-go/lookout/observer/drift"
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
@@ -148,4 +150,171 @@ func TestRenderWithoutASummaryEndsWithOneNewline(t *testing.T) {
 	}
 	assert.Equal(t, "### A [info]\n\n**c**: d",
 		observer.Assessment{Observer: "A", Observations: []observer.Observation{{Category: "c", Description: "d"}}}.Render())
+}
+
+// steady is an observer whose assessment takes no allocation of its own,
+// and which leaves the agent's reaction to it undecided until the last
+// call judged.
+type steady struct {
+	name  string
+	quiet bool // declines to run
+}
+
+func (s *steady) Name() string                                      { return s.name }
+func (s *steady) ShouldRun(context.Context, *observer.Context) bool { return !s.quiet }
+func (s *steady) Observe(context.Context, *observer.Context) (observer.Assessment, error) {
+	return observer.Assessment{Summary: "steady", Suggestions: steadySuggestions}, nil
+}
+func (s *steady) Judge(_ context.Context, _ *observer.Context, _ observer.Shown, final bool) (followed, decided bool) {
+	return false, final
+}
+
+var steadySuggestions = []string{"Keep going."}
+
+func TestANewAssessmentIsOneAllocationWhateverTheNumberOfObservers(t *testing.T) {
+	for n := 1; n <= 4; n++ {
+		specs := make([]observer.Spec, n)
+		for i := range specs {
+			specs[i] = observer.Spec{Observer: &steady{name: string(rune('A' + i))}, Trigger: observer.Trigger{OnEveryCall: true}}
+		}
+		p, _ := newPipeline(t, specs...)
+		ctx := context.Background()
+		p.AfterToolCall(ctx, ok())
+		var current *observer.CurrentAssessment
+		allocs := testing.AllocsPerRun(128, func() { _, current = p.AfterToolCall(ctx, ok()) })
+		require.Len(t, current.Assessments, n)
+		// What is left besides the assessment is the call log's and the
+		// history's chunks, one per 64 entries each.
+		assert.LessOrEqual(t, allocs, 1.05, "%d observers", n)
+	}
+}
+
+func TestAReactionStillUndecidedIsStoredInOneAllocation(t *testing.T) {
+	ctx := context.Background()
+	o := &steady{name: "A"}
+	c := &clock{t: start}
+	p, err := observer.NewPipeline(session.New(&session.StoreOptions{Now: c.Now}),
+		[]observer.Spec{{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}}},
+		&observer.PipelineOptions{EfficacyCalls: observer.MaxTriggerCalls})
+	require.NoError(t, err)
+	_, current := p.AfterToolCall(ctx, ok())
+	p.Injected(ctx, *current)
+	o.quiet = true
+	calls, fired := 0, false
+	allocs := testing.AllocsPerRun(128, func() {
+		_, current := p.AfterToolCall(ctx, ok())
+		fired = fired || current != nil
+		calls++
+	})
+	require.False(t, fired)
+	pending := p.Efficacy().Pending
+	require.NotNil(t, pending, "the observer has not decided")
+	assert.Equal(t, calls, pending.Calls)
+	assert.Equal(t, []observer.Rating{{Observer: "A", Severity: observer.Info}}, pending.Observers)
+	// The pending reaction counting one more call, and the call log's
+	// chunk, one per 64 calls.
+	assert.LessOrEqual(t, allocs, 1.05)
+}
+
+func TestAShownAssessmentsPendingReactionIsOneAllocationOverTheCallsJudged(t *testing.T) {
+	ctx := context.Background()
+	o := &steady{name: "A", quiet: true}
+	p, _ := newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{OnEveryCall: true}})
+	shown := observer.CurrentAssessment{Assessments: []observer.Assessment{{Observer: "A", Summary: "steady", Suggestions: steadySuggestions}}}
+	p.AfterToolCall(ctx, ok())
+	efficacy := session.ValueOf[observer.Efficacy](p.Store())
+	versions := make([]*observer.PendingReaction, 0, observer.DefaultEfficacyCalls)
+	// Read, unlike Efficacy, copies nothing.
+	pending := func(e observer.Efficacy, _ bool) { versions = append(versions, e.Pending) }
+	allocs := testing.AllocsPerRun(128, func() {
+		shown.CallIndex++
+		p.Injected(ctx, shown)
+		versions = versions[:0]
+		efficacy.Read(pending)
+		// The calls judged but the last leave the observer undecided:
+		// each stores a new version of the pending reaction.
+		for range observer.DefaultEfficacyCalls - 1 {
+			p.AfterToolCall(ctx, ok())
+			shown.CallIndex++
+			efficacy.Read(pending)
+		}
+	})
+	require.Len(t, versions, observer.DefaultEfficacyCalls)
+	for i, v := range versions {
+		require.NotNil(t, v)
+		assert.Equal(t, i, v.Calls, "each version is one of its own, left as it was stored")
+	}
+	// The versions of the pending reaction, allocated together when the
+	// assessment is shown, and the call log's chunk, one per 64 calls.
+	assert.LessOrEqual(t, allocs, 1.1)
+}
+
+// A detector that speaks on a call allocates its assessment and nothing
+// else: the block that holds it, its texts, and its observation with its
+// suggestions. Less than a tenth is left for the call log's and the
+// history's chunks, one per 64 entries each.
+func TestDetectorsFiringCallsAllocateTheirAssessmentOnly(t *testing.T) {
+	for _, name := range []string{"Stall", "Errors", "Drift"} {
+		t.Run(name, func(t *testing.T) {
+			_, firing := benchTraces(name)
+			store := session.New(&session.StoreOptions{Now: func() time.Time { return start }, Retention: 10_000})
+			session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
+			p, err := observer.NewPipeline(store, []observer.Spec{{Observer: benchDetector(name), Trigger: observer.Trigger{OnEveryCall: true}}}, nil)
+			require.NoError(t, err)
+			ctx := context.Background()
+			for _, rec := range firing[:100] {
+				p.AfterToolCall(ctx, rec)
+			}
+			i, quiet := 100, 0
+			allocs := testing.AllocsPerRun(200, func() {
+				if _, current := p.AfterToolCall(ctx, firing[i%len(firing)]); current == nil {
+					quiet++
+				}
+				i++
+			})
+			require.Zero(t, quiet, "the detector speaks on every call")
+			assert.LessOrEqual(t, allocs, 3.1)
+		})
+	}
+}
+
+// The four built-in observers on every call, per iteration of an agent:
+// on one that repeats a call, the assessment of Resources and Stall, the
+// block holding them, and the reaction awaited once it is shown; on one
+// that makes progress, the assessment of Resources and its block.
+func TestBuiltinsOnEveryCallAllocateTheirAssessmentsOnly(t *testing.T) {
+	quiet, _ := benchTraces("Drift")
+	for _, c := range []struct {
+		name  string
+		calls []observer.ToolCallRecord
+		want  float64
+	}{
+		{"repeating", []observer.ToolCallRecord{{ToolName: "noop", ParamsSummary: "{}", Arguments: "{}", Result: "noop ok {}", Success: true}}, 5},
+		{"progress", quiet, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newBuiltinsAgent(t, c.calls)
+			ctx := context.Background()
+			for range 100 {
+				a.iterate(ctx)
+			}
+			a.fired = 0
+			allocs := testing.AllocsPerRun(200, func() { a.iterate(ctx) })
+			require.Equal(t, 201, a.fired, "an observer speaks on every call")
+			assert.LessOrEqual(t, allocs, c.want+0.1)
+		})
+	}
+}
+
+// A session's first check builds each detector's working state: a few
+// allocations, its maps and its ring of calls, and none per resource key
+// already folded, as the defaults are.
+func TestDetectorsWorkingStateTakesAFewAllocations(t *testing.T) {
+	for _, c := range []struct {
+		d    observer.Incremental
+		most float64
+	}{{stall.New(), 15}, {cascade.New(), 11}, {drift.New(), 7}} {
+		allocs := testing.AllocsPerRun(20, func() { c.d.NewCallState() })
+		assert.LessOrEqual(t, allocs, c.most, c.d.Name())
+	}
 }

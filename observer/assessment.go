@@ -20,6 +20,19 @@ const (
 // severityNames are the severities' names, by severity.
 var severityNames = [...]string{Info: "info", Caution: "caution", Warning: "warning"}
 
+// severityTags are the severities as a heading writes them after the
+// observer's name, by severity.
+var severityTags = [...]string{Info: " [info]", Caution: " [caution]", Warning: " [warning]"}
+
+// tag returns the severity as a heading writes it after the observer's
+// name: " [caution]".
+func (s Severity) tag() string {
+	if s < Info || s > Warning {
+		return " [" + s.String() + "]"
+	}
+	return severityTags[s]
+}
+
 // String returns "info", "caution" or "warning".
 func (s Severity) String() string {
 	if s < Info || s > Warning {
@@ -94,7 +107,7 @@ func (a Assessment) Render() string {
 
 // renderLen returns the length of what render writes.
 func (a Assessment) renderLen() int {
-	n := len("### ") + len(a.Observer) + len(" [") + len(a.Severity.String()) + len("]")
+	n := len("### ") + len(a.Observer) + len(a.Severity.tag())
 	if a.Summary != "" {
 		n += len("\n\n") + len(a.Summary)
 	}
@@ -125,9 +138,7 @@ func (o Observation) renderLen() int {
 func (a Assessment) render(b *strings.Builder) {
 	b.WriteString("### ")
 	b.WriteString(a.Observer)
-	b.WriteString(" [")
-	b.WriteString(a.Severity.String())
-	b.WriteString("]")
+	b.WriteString(a.Severity.tag())
 	if a.Summary != "" {
 		b.WriteString("\n\n")
 		b.WriteString(a.Summary)
@@ -158,6 +169,13 @@ func (o Observation) render(b *strings.Builder) {
 		return
 	}
 	fence := fenceLen(o.Evidence)
+	if fence == len("```") {
+		// The usual fence, written with the line breaks around it.
+		b.WriteString("\n```\n")
+		b.WriteString(o.Evidence)
+		b.WriteString("\n```")
+		return
+	}
 	b.WriteByte('\n')
 	writeFence(b, fence)
 	b.WriteByte('\n')

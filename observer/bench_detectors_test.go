@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/cascade"
 	"github.com/lookout-go/lookout/observer/drift"
@@ -127,4 +128,110 @@ func BenchmarkAllDetectorsQuiet(b *testing.B) {
 		}
 	}
 	cpu.stop(b)
+}
+
+// builtinsAgent is the four built-in observers on every call, driven as
+// an adapter drives them: each iteration shows the current assessment to
+// the model, which answers with one tool call; the call is admitted, made
+// and recorded, and the new assessment rendered.
+type builtinsAgent struct {
+	clock   *clock
+	tracker *budget.Tracker
+	p       *observer.Pipeline
+	current *session.Value[observer.CurrentAssessment]
+	calls   []observer.ToolCallRecord
+	next    int
+	fired   int
+}
+
+func newBuiltinsAgent(tb testing.TB, calls []observer.ToolCallRecord) *builtinsAgent {
+	a := &builtinsAgent{clock: &clock{t: start}, calls: calls}
+	store := session.New(&session.StoreOptions{Now: a.clock.Now, Retention: 10_000})
+	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: "Fix the rounding in services/billing."})
+	var err error
+	// Limits far from reached: Resources speaks at info.
+	a.tracker, err = budget.NewTracker(store, budget.Limits{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
+		&budget.TrackerOptions{Now: a.clock.Now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	every := observer.Trigger{OnEveryCall: true}
+	a.p, err = observer.NewPipeline(store, []observer.Spec{
+		{Observer: resource.New(), Trigger: every},
+		{Observer: stall.New(), Trigger: every},
+		{Observer: cascade.New(), Trigger: every},
+		{Observer: drift.New(), Trigger: every},
+	}, &observer.PipelineOptions{Now: a.clock.Now, OnEfficacy: func(context.Context, observer.EfficacyEvent) {}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a.current = session.ValueOf[observer.CurrentAssessment](store)
+	return a
+}
+
+// iterate runs one iteration: the current assessment shown, the model's
+// answer, and its call.
+func (a *builtinsAgent) iterate(ctx context.Context) {
+	if current, ok := a.current.Latest(); ok && len(current.Assessments) > 0 {
+		a.p.Injected(ctx, current)
+	}
+	a.p.ModelResponded(ctx, 1)
+	a.clock.Advance(time.Millisecond)
+	rec := a.calls[a.next%len(a.calls)]
+	a.next++
+	if refusal, _ := a.p.Admit(ctx, rec.ToolName, rec.Arguments); refusal != "" {
+		return
+	}
+	_ = a.tracker.ReserveToolCall()
+	if _, current := a.p.AfterToolCall(ctx, rec); current != nil {
+		a.fired++
+	}
+}
+
+// BenchmarkBuiltinsOnEveryCall measures the four built-in observers on
+// every call, per iteration of an agent as an adapter drives them (see
+// builtinsAgent), the block rendered when it changes: on an agent that
+// repeats one call, after which Stall and Resources speak every time,
+// and on a trace of progress, after which Resources alone does.
+func BenchmarkBuiltinsOnEveryCall(b *testing.B) {
+	quiet, _ := benchTraces("Drift")
+	for _, trace := range []struct {
+		name  string
+		calls []observer.ToolCallRecord
+	}{
+		{"repeating", []observer.ToolCallRecord{{ToolName: "noop", ParamsSummary: "{}", Arguments: "{}", Result: "noop ok {}", Success: true}}},
+		{"progress", quiet},
+	} {
+		b.Run(trace.name, func(b *testing.B) {
+			a := newBuiltinsAgent(b, trace.calls)
+			ctx := context.Background()
+			for range 100 {
+				a.iterate(ctx)
+			}
+			var cpu threadCPU
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu.start()
+			for range b.N {
+				a.iterate(ctx)
+				if current, _ := a.current.Latest(); current.Render() == "" {
+					b.Fatal("no block")
+				}
+			}
+			cpu.stop(b)
+		})
+	}
+}
+
+// BenchmarkNewCallState measures what each detector's working state for
+// a session costs to build, which the first call of a session pays.
+func BenchmarkNewCallState(b *testing.B) {
+	for _, d := range []observer.Incremental{stall.New(), cascade.New(), drift.New()} {
+		b.Run(d.Name(), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				d.NewCallState()
+			}
+		})
+	}
 }

@@ -23,8 +23,20 @@ type Context struct {
 
 	calls   *session.Log[ToolCallRecord]
 	history *session.Log[PastAssessment]
+	// budget is the session's budget value, opened once by the pipeline.
+	budget *session.Value[budget.Budget]
 	// state is the observer's working state, when it is Incremental.
 	state CallState
+}
+
+// context returns observer i's Context for a run at now after the call
+// at callIndex, with the run-wide counters tally. It is p.contexts[i],
+// reused under p.mu.
+func (p *Pipeline) context(i int, now time.Time, callIndex int64, tally Tally) *Context {
+	oc := &p.contexts[i]
+	*oc = Context{Now: now, CallIndex: callIndex, State: p.state[i], Tally: tally, Store: p.store,
+		calls: p.calls, history: p.history, budget: p.budget}
+	return oc
 }
 
 // Calls returns the session's tool-call log, for iteration.
@@ -63,6 +75,9 @@ func (c *Context) ConsecutiveErrors() int64 { return c.Tally.ConsecutiveErrors }
 
 // Budget returns the session's budget and whether one is set.
 func (c *Context) Budget() (budget.Budget, bool) {
+	if c.budget != nil {
+		return c.budget.Latest()
+	}
 	return session.ValueOf[budget.Budget](c.Store).Latest()
 }
 

@@ -195,6 +195,17 @@ func TestDriftResourceKeysAreConfigurable(t *testing.T) {
 	assert.Contains(t, evidenceLines(h.mustAt(4, "Drift"))[0], "sheet=q0-actuals")
 }
 
+func TestDriftResourceKeysAreComparedFolded(t *testing.T) {
+	for _, key := range []string{"sheet_name", "Sheet-Name", "SHEETNAME"} {
+		h := newHarness(t, &drift.Detector{ResourceKeys: []string{key}}).task(observer.Task{Scope: []string{"q3-forecast"}})
+		for i := range 6 {
+			h.run(succeeded("read_sheet", fmt.Sprintf(`{"sheetName":"q%d-actuals"}`, i), "rows"))
+		}
+		require.NotEmpty(t, h.firings(), key)
+		assert.Contains(t, evidenceLines(h.mustAt(4, "Drift"))[0], "sheetName=q0-actuals", key)
+	}
+}
+
 // First user messages are often markdown: a path in bold, in italics or
 // as a link's target names the same scope as the bare path.
 func TestDriftReadsPathsThroughMarkdownInThePrompt(t *testing.T) {

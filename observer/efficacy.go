@@ -303,7 +303,8 @@ func (p *Pipeline) show(ctx context.Context, eff *Efficacy, current *CurrentAsse
 // pendingFor returns the reaction current awaits, with the last call made
 // before it was shown.
 func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
-	pend := newPending(current.CallIndex, len(current.Assessments))
+	p.spare = make([]pendingWith, min(p.efficacyCalls, maxPendingVersions))
+	pend := p.newPending(current.CallIndex, len(current.Assessments))
 	if last, ok := p.calls.Latest(); ok {
 		pend.LastTool = last.ToolName
 		pend.LastArguments = sameString(p.canon.Canonical(last.Arguments), last.Arguments)
@@ -330,22 +331,40 @@ func countShown(eff *Efficacy, assessments []Assessment, pend *PendingReaction) 
 	}
 }
 
-// pendingWith is a PendingReaction allocated together with room for the
-// ratings of its first observers: most assessments come from one or two.
+// pendingWith is a PendingReaction with room for the ratings of its first
+// observers: most assessments come from one or two.
 type pendingWith struct {
 	pend  PendingReaction
 	first [2]Rating
 }
 
+// maxPendingVersions bounds how many versions of a pending reaction are
+// allocated together when its assessment is shown: the one shown, and
+// one stored for each call judged while an observer is undecided, up to
+// EfficacyCalls in all. Versions past it are allocated one by one.
+const maxPendingVersions = 4
+
 // newPending returns a PendingReaction for the assessment after call
 // index, with room for n ratings.
-func newPending(index int64, n int) *PendingReaction {
+func (p *Pipeline) newPending(index int64, n int) *PendingReaction {
 	if n > 2 {
 		return &PendingReaction{AssessmentCallIndex: index, Observers: make([]Rating, 0, n)}
 	}
-	p := new(pendingWith)
-	p.pend = PendingReaction{AssessmentCallIndex: index, Observers: p.first[:0:n]}
-	return &p.pend
+	s := p.version()
+	s.pend = PendingReaction{AssessmentCallIndex: index, Observers: s.first[:0:n]}
+	return &s.pend
+}
+
+// version returns room for a version of a pending reaction never used
+// before: a spare one, or a new one. Each is written once, before it is
+// stored, so readers of earlier versions never see it change.
+func (p *Pipeline) version() *pendingWith {
+	if len(p.spare) == 0 {
+		return new(pendingWith)
+	}
+	s := &p.spare[0]
+	p.spare = p.spare[1:]
+	return s
 }
 
 // react judges the agent's reaction to a pending assessment after a
@@ -372,7 +391,7 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 // settles those decided; pend becomes eff's pending assessment, or none
 // when every observer is settled.
 func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingReaction, callIndex int64, final bool, events []EfficacyEvent) []EfficacyEvent {
-	var left []Rating // allocated only when an observer is undecided
+	left := p.left[:0]
 	for _, o := range pend.Observers {
 		followed, decided := p.judge(ctx, o, pend, final)
 		if decided || final {
@@ -381,13 +400,29 @@ func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingRea
 			left = append(left, o)
 		}
 	}
+	p.left = left[:0]
 	eff.Pending = nil
 	if len(left) > 0 {
-		stored := *pend
-		stored.Observers = left
-		eff.Pending = &stored
+		eff.Pending = p.storedWith(pend, left)
 	}
 	return events
+}
+
+// storedWith returns a copy of pend to store, awaiting the reactions of
+// the observers in left, a part of pend's. When left holds them all, the
+// copy shares pend's ratings, which nothing changes once stored;
+// otherwise it has its own.
+func (p *Pipeline) storedWith(pend *PendingReaction, left []Rating) *PendingReaction {
+	if len(left) == len(pend.Observers) {
+		s := p.version()
+		s.pend = *pend
+		return &s.pend
+	}
+	stored := p.newPending(pend.AssessmentCallIndex, len(left))
+	observers := append(stored.Observers, left...)
+	*stored = *pend
+	stored.Observers = observers
+	return stored
 }
 
 // judge asks observer o whether the agent followed its part of pend. An
@@ -397,7 +432,7 @@ func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, f
 	i := slices.Index(p.names, o.Observer)
 	var j EfficacyJudge
 	if i >= 0 {
-		j, _ = p.configs[i].Observer.(EfficacyJudge)
+		j = p.roles[i].judge
 	}
 	if j == nil {
 		return pend.Calls > 0 && !pend.Repeated, pend.Calls > 0
@@ -410,9 +445,7 @@ func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, f
 	}()
 	var tally Tally
 	p.tally.Read(func(t Tally, _ bool) { tally = t })
-	oc := &p.contexts[i]
-	*oc = Context{Now: p.now(), CallIndex: p.calls.Total(), State: p.state[i], Tally: tally, Store: p.store,
-		calls: p.calls, history: p.history}
+	oc := p.context(i, p.now(), p.calls.Total(), tally)
 	oc.state = p.catchUp(i, oc)
 	shown := Shown{CallIndex: pend.AssessmentCallIndex, Severity: o.Severity, LastTool: pend.LastTool,
 		Calls: pend.Calls, Repeated: pend.Repeated, Budget: pend.Budget}

@@ -36,9 +36,9 @@ func (p *Pipeline) Admit(ctx context.Context, tool, args string) (refusal, by st
 	var tally Tally
 	p.tally.Read(func(t Tally, _ bool) { tally = t })
 	now := p.now()
-	for i, c := range p.configs {
-		g, ok := c.Observer.(Gatekeeper)
-		if !ok {
+	for i := range p.roles {
+		g := p.roles[i].gate
+		if g == nil {
 			continue
 		}
 		if r := p.askGate(ctx, i, g, tool, args, tally, now); r != "" {
@@ -56,9 +56,7 @@ func (p *Pipeline) askGate(ctx context.Context, i int, g Gatekeeper, tool, args 
 			refusal = ""
 		}
 	}()
-	oc := &p.contexts[i]
-	*oc = Context{Now: now, CallIndex: p.calls.Total(), State: p.state[i], Tally: tally, Store: p.store,
-		calls: p.calls, history: p.history}
+	oc := p.context(i, now, p.calls.Total(), tally)
 	oc.state = p.catchUp(i, oc)
 	return g.Refuse(ctx, oc, tool, args)
 }

@@ -61,6 +61,10 @@ func (p *Pipeline) catchUp(i int, oc *Context) CallState {
 	if p.stateOf(i) == nil {
 		return nil
 	}
+	if inc.cur.index == oc.CallIndex && inc.cur.epoch == p.calls.Epoch() {
+		// Up to date: the state was handed this call already.
+		return inc.state
+	}
 	keep := inc.state.CatchUp()
 	if keep <= 0 {
 		keep = math.MaxInt
@@ -81,7 +85,7 @@ func (p *Pipeline) catchUp(i int, oc *Context) CallState {
 func (p *Pipeline) stateOf(i int) CallState {
 	inc := &p.incs[i]
 	if inc.state == nil {
-		if o, ok := p.configs[i].Observer.(Incremental); ok {
+		if o := p.roles[i].incremental; o != nil {
 			inc.state = o.NewCallState()
 		}
 	}

@@ -76,15 +76,26 @@ type Pipeline struct {
 	// state holds each observer's trigger state as of the current call,
 	// read from the session under mu.
 	state []ObserverState
+	// produced is scratch space for the assessments of the current call;
+	// used under mu.
+	produced []Assessment
 	// events is scratch space for the efficacy events to report; used
 	// under mu.
 	events []EfficacyEvent
+	// left is scratch space for the observers whose reaction to an
+	// assessment is still undecided; used under mu.
+	left []Rating
+	// spare holds room for the next versions of the pending reaction,
+	// allocated with it; used under mu.
+	spare []pendingWith
 	// incs holds each Incremental observer's working state for this
 	// session; used under mu.
 	incs []incremental
 	// contexts holds each observer's Context, reused from call to call
 	// under mu: a Context is valid only during the call it is passed to.
 	contexts []Context
+	// roles holds the optional interfaces each observer implements.
+	roles []roles
 	// anyWithdrawer and anyGatekeeper are whether an observer is a
 	// Withdrawer, and a Gatekeeper.
 	anyWithdrawer, anyGatekeeper bool
@@ -108,9 +119,12 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil session store", ErrInvalidConfig)
 	}
+	n := len(configs)
+	// fired and ran share one array, each with room for every observer.
+	indices := make([]int, 2*n)
 	p := &Pipeline{
 		configs:       append([]Spec(nil), configs...),
-		names:         make([]string, len(configs)),
+		names:         make([]string, n),
 		now:           store.Now,
 		onError:       logError,
 		historySize:   DefaultHistorySize,
@@ -122,11 +136,12 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 		current:       session.ValueOf[CurrentAssessment](store),
 		history:       session.LogOf[PastAssessment](store),
 		efficacy:      session.ValueOf[Efficacy](store),
-		fired:         make([]int, 0, len(configs)),
-		ran:           make([]int, 0, len(configs)),
-		state:         make([]ObserverState, len(configs)),
-		incs:          make([]incremental, len(configs)),
-		contexts:      make([]Context, len(configs)),
+		fired:         indices[:0:n],
+		ran:           indices[n:n],
+		state:         make([]ObserverState, n),
+		incs:          make([]incremental, n),
+		contexts:      make([]Context, n),
+		roles:         make([]roles, n),
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
@@ -192,14 +207,29 @@ func (p *Pipeline) name(configs []Spec) error {
 		errs = checkSpec(errs, i, name, c, seen[name])
 		seen[name] = true
 		p.names[i] = name
-		if _, ok := c.Observer.(Withdrawer); ok {
-			p.anyWithdrawer = true
-		}
-		if _, ok := c.Observer.(Gatekeeper); ok {
-			p.anyGatekeeper = true
-		}
+		p.roles[i] = rolesOf(c.Observer)
+		p.anyWithdrawer = p.anyWithdrawer || p.roles[i].withdrawer != nil
+		p.anyGatekeeper = p.anyGatekeeper || p.roles[i].gate != nil
 	}
 	return errors.Join(errs...)
+}
+
+// roles are the optional interfaces an observer implements, each nil when
+// it does not: asserted once, rather than on every call.
+type roles struct {
+	incremental Incremental
+	judge       EfficacyJudge
+	gate        Gatekeeper
+	withdrawer  Withdrawer
+}
+
+func rolesOf(o Observer) roles {
+	var r roles
+	r.incremental, _ = o.(Incremental)
+	r.judge, _ = o.(EfficacyJudge)
+	r.gate, _ = o.(Gatekeeper)
+	r.withdrawer, _ = o.(Withdrawer)
+	return r
 }
 
 // checkSpec appends to errs the problems of config i, whose observer is
@@ -304,52 +334,76 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 			p.state[i] = states[name]
 		}
 	})
-	p.fired = p.fired[:0]
-	for i, c := range p.configs {
-		if c.Trigger.Fires(p.state[i], callIndex, tally.ConsecutiveErrors, now, p.start) {
-			p.fired = append(p.fired, i)
+	fired := p.fired[:0]
+	for i := range p.configs {
+		// A trigger on every call fires without its state being looked at.
+		if t := &p.configs[i].Trigger; t.OnEveryCall || t.Fires(p.state[i], callIndex, tally.ConsecutiveErrors, now, p.start) {
+			fired = append(fired, i)
 		}
 	}
-}
-
-// assessed is a CurrentAssessment allocated together with room for its
-// first assessment: most often one observer has something to say.
-type assessed struct {
-	current CurrentAssessment
-	first   [1]Assessment
+	p.fired = fired
 }
 
 // observe runs the observers in p.fired and stores what they produce.
 func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, now time.Time) *CurrentAssessment {
-	var out *assessed
-	var produced []Assessment
 	p.ran = p.ran[:0]
+	produced := p.produced[:0]
 	for _, i := range p.fired {
 		name := p.names[i]
-		oc := &p.contexts[i]
-		*oc = Context{Now: now, CallIndex: rec.CallIndex, State: p.state[i], Tally: tally, Store: p.store,
-			calls: p.calls, history: p.history}
+		oc := p.context(i, now, rec.CallIndex, tally)
 		a, ran := p.runOne(ctx, i, name, oc)
 		if !ran {
 			continue
 		}
-		if out == nil {
-			out = new(assessed)
-			produced = out.first[:0]
-		}
 		p.ran = append(p.ran, i)
 		produced = append(produced, a)
 	}
-	if out == nil {
+	if len(produced) == 0 {
 		return nil
 	}
 	p.recordRuns(rec.CallIndex, now)
-	current := &out.current
-	*current = CurrentAssessment{Assessments: produced, GeneratedAt: now, CallIndex: rec.CallIndex}
+	current := newCurrent(produced)
+	// The scratch space is cleared so that it keeps no texts alive.
+	clear(produced)
+	p.produced = produced[:0]
+	current.GeneratedAt, current.CallIndex = now, rec.CallIndex
 	p.current.Seed(*current)
 	if p.historySize > 0 {
 		p.history.AppendFuncAt(now, func(int64) PastAssessment { return PastAssessment{*current} })
 	}
+	return current
+}
+
+// assessed is a CurrentAssessment allocated together with its
+// assessments: one allocation, of the size needed, for the few observers
+// a pipeline usually has.
+type assessed[A any] struct {
+	current CurrentAssessment
+	all     A
+}
+
+// newCurrent returns a new CurrentAssessment holding a copy of produced.
+func newCurrent(produced []Assessment) *CurrentAssessment {
+	var current *CurrentAssessment
+	var all []Assessment
+	switch len(produced) {
+	case 1:
+		x := new(assessed[[1]Assessment])
+		current, all = &x.current, x.all[:]
+	case 2:
+		x := new(assessed[[2]Assessment])
+		current, all = &x.current, x.all[:]
+	case 3:
+		x := new(assessed[[3]Assessment])
+		current, all = &x.current, x.all[:]
+	case 4:
+		x := new(assessed[[4]Assessment])
+		current, all = &x.current, x.all[:]
+	default:
+		current, all = new(CurrentAssessment), make([]Assessment, len(produced))
+	}
+	copy(all, produced)
+	current.Assessments = all
 	return current
 }
 

@@ -523,6 +523,21 @@ func TestAFailingObserversErrorStaysOnItsLine(t *testing.T) {
 
 // Evidence that holds a fence of its own (a code snippet, a diff) is put
 // in a longer fence, so that it cannot close the block's fence early.
+func TestRenderWritesEachSeverityInItsHeading(t *testing.T) {
+	for sev, want := range map[observer.Severity]string{
+		observer.Info:        "### A [info]\n\nx\n\n**c**: d\n```\n#1 e\n```",
+		observer.Caution:     "### A [caution]\n\nx\n\n**c**: d\n```\n#1 e\n```",
+		observer.Warning:     "### A [warning]\n\nx\n\n**c**: d\n```\n#1 e\n```",
+		observer.Severity(7): "### A [severity(7)]\n\nx\n\n**c**: d\n```\n#1 e\n```",
+	} {
+		a := observer.Assessment{Observer: "A", Severity: sev, Summary: "x",
+			Observations: []observer.Observation{{Category: "c", Description: "d", Evidence: "#1 e"}}}
+		assert.Equal(t, want, a.Render())
+		current := observer.CurrentAssessment{CallIndex: 1, Assessments: []observer.Assessment{a}}
+		assert.Len(t, current.Render(), len("## Trajectory Assessment\n\n_Generated after tool call #1_\n\n")+len(want)+1)
+	}
+}
+
 func TestRenderFencesEvidenceThatHoldsBackticks(t *testing.T) {
 	a := observer.Assessment{Observer: "Lint", Severity: observer.Caution, Summary: "One finding.",
 		Observations: []observer.Observation{{Category: "lint", Description: "Unchecked error.",

@@ -61,8 +61,8 @@ func (p *Pipeline) stillHolds(ctx context.Context, name string, callIndex int64,
 	if i < 0 {
 		return true
 	}
-	w, ok := p.configs[i].Observer.(Withdrawer)
-	if !ok {
+	w := p.roles[i].withdrawer
+	if w == nil {
 		return true
 	}
 	defer func() {
@@ -71,9 +71,7 @@ func (p *Pipeline) stillHolds(ctx context.Context, name string, callIndex int64,
 			holds = true
 		}
 	}()
-	oc := &p.contexts[i]
-	*oc = Context{Now: now, CallIndex: callIndex, State: p.state[i], Tally: tally, Store: p.store,
-		calls: p.calls, history: p.history}
+	oc := p.context(i, now, callIndex, tally)
 	oc.state = p.catchUp(i, oc)
 	return w.Holds(ctx, oc)
 }
@@ -95,6 +93,5 @@ func (p *Pipeline) isWithdrawer(name string) bool {
 	if i < 0 {
 		return false
 	}
-	_, ok := p.configs[i].Observer.(Withdrawer)
-	return ok
+	return p.roles[i].withdrawer != nil
 }

@@ -252,6 +252,7 @@ type driftState struct {
 	fromPrompt  []string // from Task.Prompt
 	learned     []string // targets of the first calls
 	made        []string // what the agent wrote, and its working directories
+	access      map[string]scan.Access
 	key         []byte   // scratch for folding argument keys
 	topFiles    []string // of them, relative paths of files at the top of the tree
 	learnedUpTo int64
@@ -517,7 +518,7 @@ func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
 		return false
 	}
 	n := len(st.made)
-	if scan.ClassifyTool(rec.ToolName) == scan.WriteAccess {
+	if st.accessOf(rec.ToolName) == scan.WriteAccess {
 		for _, t := range st.targets {
 			st.addMade(t)
 		}
@@ -541,6 +542,26 @@ func (st *driftState) noteMadeIn(k, val string) {
 		madeByShell(val, st.addMade)
 	}
 }
+
+// accessOf returns what the tool does to its target, as its name says,
+// remembering it for the first tools a session calls: the name's words
+// cost more to read than a small map costs to look up.
+func (st *driftState) accessOf(tool string) scan.Access {
+	if a, ok := st.access[tool]; ok {
+		return a
+	}
+	a := scan.ClassifyTool(tool)
+	if st.access == nil {
+		st.access = make(map[string]scan.Access)
+	}
+	if len(st.access) < maxToolsClassified {
+		st.access[tool] = a
+	}
+	return a
+}
+
+// maxToolsClassified bounds the tools whose access a session remembers.
+const maxToolsClassified = 256
 
 func (st *driftState) addMade(t string) {
 	if t != "" && t != "." && len(st.made) < maxMade && !slices.Contains(st.made, t) {

@@ -395,7 +395,6 @@ type stallState struct {
 	found   bool
 	finding stallFinding
 	picked  []*stallCall // scratch for evidence
-	chain   []*stallCall // the latest call's chain of repeats, when detect looked for one
 	out     scan.Texts   // the texts of the latest assessment
 }
 
@@ -842,10 +841,12 @@ func (st *stallState) sameCalling(e *stallCall) bool {
 	kept := 0
 	for i := range st.calls.Len() {
 		if st.calls.Back(i).inSameChain(e) {
-			kept++
+			if kept++; kept >= st.sameCalls {
+				return true
+			}
 		}
 	}
-	return kept >= st.sameCalls
+	return false
 }
 
 // inSameChain reports whether c belongs to e's chain of calls with its
@@ -864,9 +865,20 @@ func (st *stallState) repeatThreshold(e *stallCall) int {
 }
 
 // repeating reports whether e ends a chain of threshold or more identical
-// calls, that many of them still kept. It leaves the chain in st.chain.
+// calls, that many of them still kept.
 func (st *stallState) repeating(e *stallCall, threshold int) bool {
-	return threshold > 0 && e.repeatRun >= threshold && len(st.chainOf(e)) >= threshold
+	if threshold <= 0 || e.repeatRun < threshold {
+		return false
+	}
+	kept := 0
+	for i := range st.calls.Len() {
+		if st.inChain(st.calls.Back(i), e) {
+			if kept++; kept >= threshold {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mostSevere keeps the most severe of the findings offered to it, the
@@ -880,18 +892,6 @@ func (m *mostSevere) consider(f stallFinding) {
 	if !m.found || f.severity > m.f.severity {
 		m.f, m.found = f, true
 	}
-}
-
-// chainOf gathers the kept calls of e's chain, e included, oldest first,
-// into st.chain, where assess finds them.
-func (st *stallState) chainOf(e *stallCall) []*stallCall {
-	st.chain = st.chain[:0]
-	for i := st.calls.Len() - 1; i >= 0; i-- {
-		if c := st.calls.Back(i); st.inChain(c, e) {
-			st.chain = append(st.chain, c)
-		}
-	}
-	return st.chain
 }
 
 // inChain reports whether p belongs to the chain of repeats ending at e:
@@ -921,12 +921,26 @@ func (st *stallState) list(b *strings.Builder, total int, firstIndex int64, firs
 // pick gathers the kept calls that keep returns true for, oldest first,
 // into st.picked.
 func (st *stallState) pick(keep func(*stallCall) bool) {
-	st.picked = st.picked[:0]
+	picked := st.picked[:0]
 	for i := st.calls.Len() - 1; i >= 0; i-- {
 		if c := st.calls.Back(i); keep(c) {
-			st.picked = append(st.picked, c)
+			picked = append(picked, c)
 		}
 	}
+	st.picked = picked
+}
+
+// pickChain gathers the kept calls of e's chain of repeats, e included,
+// oldest first, into st.picked. It is pick for the pattern reported most
+// often, without a call per kept call.
+func (st *stallState) pickChain(e *stallCall) {
+	picked := st.picked[:0]
+	for i := st.calls.Len() - 1; i >= 0; i-- {
+		if c := st.calls.Back(i); st.inChain(c, e) {
+			picked = append(picked, c)
+		}
+	}
+	st.picked = picked
 }
 
 // Suggestions of the Stall assessments.
@@ -1026,8 +1040,7 @@ func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stal
 	case e.success:
 		w = &repeatSucceeded
 	}
-	// detect found the chain's kept calls.
-	st.picked = append(st.picked[:0], st.chain...)
+	st.pickChain(e)
 	first := e.repeatFirst
 	st.list(&t.Builder, f.length, first, e)
 	x.evidence = t.End()

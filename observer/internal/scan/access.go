@@ -1,7 +1,5 @@
 package scan
 
-import "strings"
-
 // Access is what a tool does to the target named in its arguments.
 type Access uint8
 
@@ -11,20 +9,7 @@ const (
 	WriteAccess
 )
 
-var (
-	writeWords = map[string]bool{
-		"write": true, "edit": true, "update": true, "put": true, "save": true, "patch": true,
-		"replace": true, "create": true, "set": true, "apply": true, "modify": true, "append": true,
-		"insert": true, "delete": true, "remove": true, "rename": true, "move": true, "upload": true,
-		"overwrite": true,
-	}
-	readWords = map[string]bool{
-		"read": true, "get": true, "cat": true, "view": true, "open": true, "load": true,
-		"fetch": true, "show": true, "head": true, "tail": true, "download": true, "inspect": true,
-		"stat": true, "describe": true, "list": true,
-	}
-	TargetKeys = [...]string{"path", "filepath", "file", "filename", "target", "targetfile", "uri", "url", "key", "resource"}
-)
+var TargetKeys = [...]string{"path", "filepath", "file", "filename", "target", "targetfile", "uri", "url", "key", "resource"}
 
 // ClassifyTool reads a tool's Access from the words of its name, split at
 // non-letters and at lower-to-upper case changes. A write word wins over
@@ -69,24 +54,54 @@ func foldedWordAccess(w string) Access {
 	for i := range len(w) {
 		word[i] = w[i] | ('a' - 'A') // letters only: sets the lower-case bit
 	}
-	return wordAccess(string(word[:len(w)]))
+	return wordAccess(word[:len(w)])
 }
 
 // wordAccess looks a word up in the write and read lists, as it is or
 // without one of the endings -s, -r, -er, -or and -ing (writes, writer,
 // viewer, editor, reading).
-func wordAccess(w string) Access {
+func wordAccess(w []byte) Access {
 	for _, suffix := range [...]string{"", "s", "r", "er", "or", "ing"} {
-		if len(w) <= len(suffix) || !strings.HasSuffix(w, suffix) {
+		if !hasEnding(w, suffix) {
 			continue
 		}
-		stem := w[:len(w)-len(suffix)]
-		if writeWords[stem] {
-			return WriteAccess
+		if a := stemAccess(w[:len(w)-len(suffix)]); a != NoAccess {
+			return a
 		}
-		if readWords[stem] {
-			return ReadAccess
-		}
+	}
+	return NoAccess
+}
+
+// hasEnding reports whether w ends with suffix, one of wordAccess's
+// endings, and is longer. Comparing the bytes of the few endings there
+// are costs less than comparing strings.
+func hasEnding(w []byte, suffix string) bool {
+	n := len(w)
+	if n <= len(suffix) {
+		return false
+	}
+	switch len(suffix) {
+	case 0:
+		return true
+	case 1:
+		return w[n-1] == suffix[0]
+	case 2:
+		return w[n-2] == suffix[0] && w[n-1] == suffix[1]
+	}
+	return string(w[n-len(suffix):]) == suffix
+}
+
+// stemAccess returns WriteAccess for a word of the write list and
+// ReadAccess for one of the read list. A switch on a word costs a few
+// comparisons, where a map lookup hashes it.
+func stemAccess(w []byte) Access {
+	switch string(w) {
+	case "write", "edit", "update", "put", "save", "patch", "replace", "create", "set", "apply", "modify", "append",
+		"insert", "delete", "remove", "rename", "move", "upload", "overwrite":
+		return WriteAccess
+	case "read", "get", "cat", "view", "open", "load", "fetch", "show", "head", "tail", "download", "inspect",
+		"stat", "describe", "list":
+		return ReadAccess
 	}
 	return NoAccess
 }

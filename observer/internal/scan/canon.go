@@ -46,12 +46,15 @@ func newRuleSet(rules []Rule) ruleSet {
 func (rs *ruleSet) add(r Rule) {
 	k := len(rs.rules)
 	rs.rules = append(rs.rules, r)
-	for b := range rs.starts {
-		if k >= 64 {
-			rs.starts[b] |= 1 << 63
-		} else if r.Starts == "" || strings.IndexByte(r.Starts, byte(b)) >= 0 {
-			rs.starts[b] |= 1 << k
+	bit := uint64(1) << min(k, 63)
+	if k >= 64 || r.Starts == "" {
+		for b := range rs.starts {
+			rs.starts[b] |= bit
 		}
+		return
+	}
+	for i := range len(r.Starts) {
+		rs.starts[r.Starts[i]] |= bit
 	}
 }
 

@@ -179,8 +179,15 @@ type TargetFinder struct {
 
 func NewTargetFinder(resourceKeys []string) *TargetFinder {
 	f := &TargetFinder{resourceKeys: make(map[string]bool, len(resourceKeys))}
+	var buf [32]byte
 	for _, k := range resourceKeys {
-		f.resourceKeys[string(FoldKey(nil, k))] = true
+		// A key already folded, as the default ones are, is kept as it is
+		// rather than copied.
+		key := k
+		if folded := FoldKey(buf[:0], k); string(folded) != k {
+			key = string(folded)
+		}
+		f.resourceKeys[key] = true
 	}
 	return f
 }

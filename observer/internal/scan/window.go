@@ -250,24 +250,56 @@ func WriteInt(b *strings.Builder, n int64) {
 		return
 	}
 	var digits [20]byte
-	i := len(digits)
-	u := uint64(n)
-	if n < 0 {
-		u = -u
-	}
-	for u >= 10 {
-		i--
-		digits[i] = byte('0' + u%10)
-		u /= 10
-	}
-	i--
-	digits[i] = byte('0' + u)
+	i := putDigits(&digits, len(digits), magnitude(n))
 	if n < 0 {
 		i--
 		digits[i] = '-'
 	}
 	b.Write(digits[i:])
 }
+
+// magnitude returns the absolute value of n, which MinInt64 has too as
+// an unsigned number.
+func magnitude(n int64) uint64 {
+	if n < 0 {
+		return -uint64(n)
+	}
+	return uint64(n)
+}
+
+// putDigits writes the decimal digits of u into buf so that they end
+// before end, and returns where they start. Two digits at a time: a
+// division costs more than a table lookup.
+func putDigits(buf *[20]byte, end int, u uint64) int {
+	i := end
+	for u >= 100 {
+		q := u / 100
+		r := 2 * (u - 100*q)
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[2*u], digitPairs[2*u+1]
+	} else {
+		i--
+		buf[i] = byte('0' + u)
+	}
+	return i
+}
+
+// digitPairs holds the two digits of each number from 00 to 99.
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 // WritePlural writes what [plural] returns.
 func WritePlural(b *strings.Builder, n int64, one, many string) {
@@ -339,19 +371,27 @@ func WriteThousands(b *strings.Builder, n int64) {
 // AppendThousands appends n in decimal with a comma between each group
 // of three digits.
 func AppendThousands(dst []byte, n int64) []byte {
-	var digits [20]byte
-	s := strconv.AppendInt(digits[:0], n, 10)
-	if s[0] == '-' {
+	// The digits of MaxUint64 and their commas fit: 20 digits, 6 commas.
+	var digits [26]byte
+	i := len(digits)
+	u := magnitude(n)
+	for u >= 1000 {
+		q := u / 1000
+		r := u - 1000*q
+		h := r / 100
+		t := 2 * (r - 100*h)
+		i -= 4
+		digits[i], digits[i+1] = ',', byte('0'+h)
+		digits[i+2], digits[i+3] = digitPairs[t], digitPairs[t+1]
+		u = q
+	}
+	var head [20]byte
+	j := putDigits(&head, len(head), u)
+	if n < 0 {
 		dst = append(dst, '-')
-		s = s[1:]
 	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, c)
-	}
-	return dst
+	dst = append(dst, head[j:]...)
+	return append(dst, digits[i:]...)
 }
 
 // HasASCIIWordByte reports whether s holds an ASCII letter or digit.

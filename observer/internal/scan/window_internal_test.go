@@ -21,3 +21,34 @@ func TestWriteIntWritesWhatStrconvDoes(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendThousandsGroupsTheDigitsOfEveryLength(t *testing.T) {
+	values := []int64{0, 7, -7, 999, -999, 1000, -1000, 999999, 1000000, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for n := int64(1); n < math.MaxInt64/10; n *= 10 {
+		values = append(values, n, -n, n-1, 1-n, 3*n+7)
+	}
+	for _, n := range values {
+		got := string(AppendThousands([]byte("="), n))
+		if want := "=" + grouped(n); got != want {
+			t.Errorf("AppendThousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// grouped is the decimal form of n with a comma between each group of
+// three digits, counted from the right, built one digit at a time.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return sign + string(out)
+}
