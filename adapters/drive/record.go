@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -357,7 +358,7 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 		notes[i] = recorder.ObserverNote{Name: x.Observer, Severity: x.Severity.String()}
 	}
 	r.note(r.trace.rec.Assessment(ctx, recorder.AssessmentRecord{
-		Markdown: a.Render(), AfterCallIndex: int(a.CallIndex), Observers: notes,
+		Markdown: r.render(a), AfterCallIndex: int(a.CallIndex), Observers: notes,
 	}))
 }
 
@@ -561,12 +562,63 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 			CarriedOn:     ev.Counts.CarriedOn - base.CarriedOn,
 		}
 	}
-	body, err := json.Marshal(ev)
+	body, err := appendEfficacy(make([]byte, 0, 192), &ev)
 	if err != nil {
 		r.cfg.OnError(ctx, err)
 		return
 	}
 	r.note(r.trace.rec.Extension(ctx, efficacyExtension, body))
+}
+
+// appendEfficacy appends ev's JSON to b, as encoding/json writes it,
+// without its reflection: one event is recorded after most tool calls
+// when observers speak often.
+func appendEfficacy(b []byte, ev *observer.EfficacyEvent) ([]byte, error) {
+	severity, err := ev.Severity.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	reaction, err := ev.Reaction.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"observer":`...)
+	b = appendJSONString(b, ev.Observer)
+	b = append(b, `,"severity":`...)
+	b = appendJSONString(b, string(severity))
+	b = append(b, `,"assessment_call_index":`...)
+	b = strconv.AppendInt(b, ev.AssessmentCallIndex, 10)
+	b = append(b, `,"reaction":`...)
+	b = appendJSONString(b, string(reaction))
+	if ev.CallIndex != 0 {
+		b = append(b, `,"call_index":`...)
+		b = strconv.AppendInt(b, ev.CallIndex, 10)
+	}
+	c := &ev.Counts
+	b = append(b, `,"counts":{"shown":`...)
+	b = strconv.AppendInt(b, c.Shown, 10)
+	b = append(b, `,"changed_course":`...)
+	b = strconv.AppendInt(b, c.ChangedCourse, 10)
+	b = append(b, `,"wrapped_up":`...)
+	b = strconv.AppendInt(b, c.WrappedUp, 10)
+	b = append(b, `,"carried_on":`...)
+	b = strconv.AppendInt(b, c.CarriedOn, 10)
+	return append(b, "}}"...), nil
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes
+// it: a string of printable ASCII that needs no escape is copied, and any
+// other goes through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // Ended reports whether the run has ended.

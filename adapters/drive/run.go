@@ -129,6 +129,8 @@ type Run struct {
 
 	// handle is what a ctx carries of the run.
 	handle runctx.Handle
+	// rendered is the markdown of the assessment last rendered.
+	rendered rendering
 }
 
 // newRun builds the state of a root run on store, which may carry a
@@ -610,7 +612,7 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	first := &current.Assessments[0]
 	r.mu.Lock()
 	if !r.showing(&current) {
-		r.block = r.message(current.Render(), lookout.TagAssessment)
+		r.block = r.message(r.render(&current), lookout.TagAssessment)
 		r.blockTurn = []*schema.Message{r.block}
 		r.blockIndex, r.blockTime, r.blockLen = current.CallIndex, current.GeneratedAt, len(current.Assessments)
 	}
@@ -620,6 +622,31 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	r.shown = msg
 	r.mu.Unlock()
 	return msg, turn, report, current
+}
+
+// render returns a's markdown, rendered once for the assessment record
+// and the block the model is shown: an assessment is known by the
+// address of its first Assessment, which the session's copies share.
+func (r *Run) render(a *observer.CurrentAssessment) string {
+	if len(a.Assessments) == 0 {
+		return a.Render()
+	}
+	first := &a.Assessments[0]
+	md := &r.rendered
+	md.mu.Lock()
+	defer md.mu.Unlock()
+	if md.of != first || md.n != len(a.Assessments) {
+		md.of, md.n, md.text = first, len(a.Assessments), a.Render()
+	}
+	return md.text
+}
+
+// rendering is an assessment's markdown, and the assessment it is of.
+type rendering struct {
+	mu   sync.Mutex
+	of   *observer.Assessment
+	n    int
+	text string
 }
 
 // showing reports whether the run's block is that of assessment a; r.mu

@@ -1,0 +1,33 @@
+package drive
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lookout-go/lookout/observer"
+)
+
+// An efficacy event is written byte for byte as encoding/json writes it.
+func TestAppendEfficacyWritesWhatEncodingJSONWrites(t *testing.T) {
+	for _, name := range []string{"Stall", "", `quo"te`, `back\slash`, "<tag>&", "tab\there", "ünïcode", "\x7f"} {
+		for _, ev := range []observer.EfficacyEvent{
+			{Observer: name, Severity: observer.Warning, AssessmentCallIndex: 12, Reaction: observer.ChangedCourse, CallIndex: 14,
+				Counts: observer.EfficacyCounts{Shown: 3, ChangedCourse: 1, WrappedUp: -1, CarriedOn: 1 << 40}},
+			{Observer: name, Severity: observer.Info, Reaction: observer.WrappedUp},
+		} {
+			want, err := json.Marshal(ev)
+			require.NoError(t, err)
+			got, err := appendEfficacy(nil, &ev)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got))
+		}
+	}
+}
+
+func TestAppendEfficacyRejectsAnUnknownSeverity(t *testing.T) {
+	_, err := appendEfficacy(nil, &observer.EfficacyEvent{Severity: observer.Severity(99)})
+	assert.Error(t, err)
+}
