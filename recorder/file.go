@@ -83,7 +83,8 @@ type FileSink struct {
 	file    io.Closer // closed by Close; nil for NewWriterSink
 	syncer  interface{ Sync() error }
 	bw      *bufio.Writer
-	line    []byte // encoding buffer
+	line    []byte  // encoding buffer
+	enc     encoder // remembers the last record's run and second
 	sync    SyncPolicy
 	every   int
 	onError func(context.Context, error)
@@ -236,7 +237,7 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 // encode encodes r as one JSON line in the sink's line buffer, which it
 // keeps for the next record unless it grew too large.
 func (s *FileSink) encode(r *Record) ([]byte, error) {
-	b, err := r.AppendJSON(s.line[:0])
+	b, err := s.enc.appendRecord(s.line[:0], r)
 	if err == nil {
 		b = append(b, '\n')
 	}
