@@ -43,6 +43,12 @@ type encoder struct {
 	second  int64
 	stamp   [len("2006-01-02T15:04:05")]byte
 	stampOK bool
+
+	// The content of the last injected message written and its JSON
+	// string, nil until the first: Lookout injects the same assessment
+	// into call after call.
+	injectedText string
+	injectedJSON []byte
 }
 
 // fail keeps err as the payload's error, unless it has one.
@@ -315,7 +321,7 @@ func (e *encoder) modelRequest(b []byte, t *ModelRequest) []byte {
 	}
 	b = appendTrueField(b, `"tools_withheld":`, t.ToolsWithheld)
 	if t.Injected != nil {
-		b = appendInjected(appendKey(b, `"injected":`), t.Injected)
+		b = e.injected(appendKey(b, `"injected":`), t.Injected)
 	}
 	return append(b, '}')
 }
@@ -337,19 +343,31 @@ func (e *encoder) toolDefinitions(b []byte, defs []ToolDefinition) []byte {
 	return append(b, ']')
 }
 
-// appendInjected appends a request's injected messages as a JSON array.
-func appendInjected(b []byte, injected []InjectedMessage) []byte {
+// injected appends a request's injected messages as a JSON array.
+func (e *encoder) injected(b []byte, injected []InjectedMessage) []byte {
 	b = append(b, '[')
 	for i := range injected {
 		m := &injected[i]
 		b = append(appendComma(b, i), '{')
 		b = appendStringField(b, `"kind":`, m.Kind)
 		b = appendStringField(b, `"role":`, m.Role)
-		b = appendStringField(b, `"content":`, m.Content)
+		b = e.injectedContent(appendKey(b, `"content":`), m.Content)
 		b = appendNonZeroField(b, `"after_call_index":`, int64(m.AfterCallIndex))
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// injectedContent appends the content of an injected message as a JSON
+// string, copied when it is the content of the last one.
+func (e *encoder) injectedContent(b []byte, content string) []byte {
+	if e.injectedJSON != nil && content == e.injectedText {
+		return append(b, e.injectedJSON...)
+	}
+	start := len(b)
+	b = appendString(b, content)
+	e.injectedText, e.injectedJSON = content, append(e.injectedJSON[:0], b[start:]...)
+	return b
 }
 
 // modelResponse encodes a model_response payload.

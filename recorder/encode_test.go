@@ -374,3 +374,36 @@ func TestASinkWritesTheEnvelopeOfEachRecordsRun(t *testing.T) {
 		assert.Equal(t, want[i].Depth, got[i].Depth, "record %d", i)
 	}
 }
+
+// TestASinkWritesEachRequestsInjectedMessages holds that a sink writing
+// requests one after another, most injecting what the one before did,
+// writes each request's own injected messages.
+func TestASinkWritesEachRequestsInjectedMessages(t *testing.T) {
+	a := "## Trajectory Assessment\n\n- 3 calls left \"soon\""
+	contents := [][]string{{a}, {a}, {strings.Clone(a)}, {strings.ToUpper(a)}, {a}, {"other"}, {a, "other"}, {""}, {a}, {}}
+	var out strings.Builder
+	sink := recorder.NewWriterSink(&out, nil)
+	ctx := t.Context()
+	for i, cs := range contents {
+		p := &recorder.ModelRequest{Injected: []recorder.InjectedMessage{}}
+		for _, c := range cs {
+			p.Injected = append(p.Injected, recorder.InjectedMessage{Kind: recorder.InjectedAssessment, Role: "user", Content: c})
+		}
+		require.NoError(t, sink.Write(ctx, &recorder.Record{Seq: uint64(i), RunID: "r", RecordedAt: t0, Payload: p}))
+	}
+	require.NoError(t, sink.Flush(ctx))
+	recs, tear, err := recorder.ReadAll(strings.NewReader(out.String()))
+	require.NoError(t, err)
+	require.Nil(t, tear)
+	require.Len(t, recs, len(contents))
+	for i, r := range recs {
+		var got []string
+		for _, m := range r.Payload.(*recorder.ModelRequest).Injected {
+			got = append(got, m.Content)
+		}
+		assert.Equal(t, len(contents[i]), len(got), "request %d", i)
+		for j := range got {
+			assert.Equal(t, contents[i][j], got[j], "request %d message %d", i, j)
+		}
+	}
+}
