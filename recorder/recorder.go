@@ -135,6 +135,8 @@ type Recorder struct {
 	onError   func(context.Context, error)
 	clock     func() time.Time
 	epoch     time.Time // when New ran, on both clocks: see stamp
+	epochSec  int64     // epoch's Unix time, in seconds
+	epochNsec int64     // and nanoseconds within the second
 	newRunID  func() string
 	maxField  int
 	maxMedia  int
@@ -162,6 +164,7 @@ func New(sink Sink, opts *Options) *Recorder {
 		maxField: opts.MaxFieldBytes,
 		maxMedia: opts.MaxMediaBytes,
 	}
+	r.epochSec, r.epochNsec = r.epoch.Unix(), int64(r.epoch.Nanosecond())
 	if r.maxMedia == 0 {
 		r.maxMedia = DefaultMediaInlineBytes
 	}
@@ -671,13 +674,14 @@ func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
 // Without a Clock, the stamp is the wall time New read, moved on by the
 // monotonic time since: one clock reading rather than time.Now's two. It
 // drifts from the wall clock only when the wall clock is stepped while
-// the Recorder lives, and never goes back.
+// the Recorder lives, and never goes back. It is made from its Unix time,
+// as time.Unix makes times, so it carries no monotonic reading of its own.
 func (r *Recorder) stamp() (t time.Time, err error) {
 	if r.clock == nil {
 		if r.epoch.IsZero() {
 			return time.Now(), nil
 		}
-		return r.epoch.Add(time.Since(r.epoch)), nil
+		return time.Unix(r.epochSec, r.epochNsec+int64(time.Since(r.epoch))), nil
 	}
 	defer func() {
 		if v := recover(); v != nil {
