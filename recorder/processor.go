@@ -120,6 +120,7 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	if p.wctx.timeout <= 0 {
 		p.wctx.timeout = DefaultWriteTimeout
 	}
+	p.wctx.base = rec.epoch
 	p.wctx.done = make(chan struct{})
 	p.wctx.timer = time.AfterFunc(math.MaxInt64, p.wctx.expire)
 	p.wctx.timer.Stop()
@@ -480,14 +481,15 @@ type writeCtx struct {
 	timeout time.Duration
 	timer   *time.Timer // runs expire
 
-	mu       sync.Mutex
-	values   context.Context
-	done     chan struct{}
-	err      error
-	deadline time.Time // of the call in progress or the last one
-	armed    bool      // the timer will fire, at or before deadline
-	gaveUp   atomic.Bool
-	why      error // why Close gave up
+	mu     sync.Mutex
+	values context.Context
+	done   chan struct{}
+	err    error
+	base   time.Time     // the monotonic clock's origin for due
+	due    time.Duration // since base: the deadline of the call in progress or the last one, 0 for none
+	armed  bool          // the timer will fire, at or before due
+	gaveUp atomic.Bool
+	why    error // why Close gave up
 	// after holds what AfterFunc registered for the current done.
 	after []*afterFunc
 }
@@ -541,7 +543,10 @@ func (c *writeCtx) fire() func() {
 func (c *writeCtx) Deadline() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.deadline, !c.deadline.IsZero()
+	if c.due == 0 {
+		return time.Time{}, false
+	}
+	return c.base.Add(c.due), true
 }
 
 func (c *writeCtx) Done() <-chan struct{} {
@@ -577,14 +582,14 @@ func (c *writeCtx) String() string { return "recorder.writeCtx" }
 // one's deadline, and expire sets it again for what is left. Setting and
 // stopping a timer for every write would cost more than the write.
 func (c *writeCtx) begin(values context.Context) {
-	deadline := time.Now().Add(c.timeout)
+	due := time.Since(c.base) + c.timeout
 	c.mu.Lock()
 	c.values = values
 	if c.err != nil && !c.gaveUp.Load() {
 		c.done = make(chan struct{})
 		c.err = nil
 	}
-	c.deadline = deadline
+	c.due = due
 	if !c.armed {
 		c.armed = true
 		c.timer.Reset(c.timeout)
@@ -607,11 +612,11 @@ func (c *writeCtx) end() {
 func (c *writeCtx) expire() {
 	c.mu.Lock()
 	c.armed = false
-	if c.err != nil || c.deadline.IsZero() {
+	if c.err != nil || c.due == 0 {
 		c.mu.Unlock()
 		return
 	}
-	if left := time.Until(c.deadline); left > 0 {
+	if left := c.due - time.Since(c.base); left > 0 {
 		c.armed = true
 		c.timer.Reset(left)
 		c.mu.Unlock()
@@ -628,7 +633,7 @@ func (c *writeCtx) expire() {
 func (c *writeCtx) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.deadline = time.Time{} // an expire already running finds nothing to do
+	c.due = 0 // an expire already running finds nothing to do
 	c.timer.Stop()
 }
 

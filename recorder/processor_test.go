@@ -503,3 +503,44 @@ func TestEmitsOfARunWaitForRoomSideBySide(t *testing.T) {
 	assert.Equal(t, []uint64{0, 1}, seqs(sink.Records()), "the records that got in, in order")
 	assert.Equal(t, uint64(5), rec.Dropped())
 }
+
+// deadlineSink keeps the deadline of each write's ctx.
+type deadlineSink struct {
+	mu        sync.Mutex
+	deadlines []time.Time
+}
+
+func (s *deadlineSink) Write(ctx context.Context, _ *recorder.Record) error {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return errors.New("no deadline")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deadlines = append(s.deadlines, d)
+	return nil
+}
+
+// TestAWritesDeadlineIsWriteTimeoutAfterItBegins holds that the ctx of
+// each write says it ends WriteTimeout after the write began.
+func TestAWritesDeadlineIsWriteTimeoutAfterItBegins(t *testing.T) {
+	ctx := context.Background()
+	sink := &deadlineSink{}
+	const timeout = time.Hour
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: timeout})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	before := time.Now()
+	for range 3 {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	}
+	require.NoError(t, rec.Flush(ctx))
+	after := time.Now()
+	require.Equal(t, uint64(0), rec.Dropped())
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	require.Len(t, sink.deadlines, 3)
+	for i, d := range sink.deadlines {
+		assert.False(t, d.Before(before.Add(timeout)), "write %d: deadline %v, before %v", i, d, before.Add(timeout))
+		assert.False(t, d.After(after.Add(timeout)), "write %d: deadline %v, after %v", i, d, after.Add(timeout))
+	}
+}
