@@ -21,9 +21,10 @@ import (
 // multimodal parts and log probabilities of a message, map values of
 // other types than JSON's own) go through encoding/json.
 //
-// Object fields are appended by the field helpers below with their keys
-// (quotes and colon included) and a comma before them unless they open
-// their object, so a field left out needs no care from the next one.
+// Every field of an object, and every element of an array, is appended
+// with a comma before it; closing the object or the array turns the first
+// comma into its opening bracket. A field left out then needs no care
+// from the next one.
 //
 // An encoder that writes many records (a FileSink's) remembers the
 // envelope of the last one and the second it was stamped in, which the
@@ -59,22 +60,13 @@ func (e *encoder) fail(err error) {
 }
 
 // appendRecord appends r's JSON encoding to b; see Record.AppendJSON.
-func (e *encoder) appendRecord(b []byte, r *Record) (out []byte, err error) {
+func (e *encoder) appendRecord(b []byte, r *Record) ([]byte, error) {
 	start := len(b)
-	defer func() {
-		// A value encoding/json writes (for example inside a message's
-		// Extra map) may panic in its MarshalJSON; encoding must not take
-		// the caller down.
-		if p := recover(); p != nil {
-			e.err = nil
-			out, err = b[:start], fmt.Errorf("%w: panic while encoding: %v", ErrEncode, p)
-		}
-	}()
 	kind := r.Kind()
 	if kind == "" || IsNilPayload(r.Payload) {
 		return b, fmt.Errorf("%w: record has no payload", ErrEncode)
 	}
-	b, err = e.head(b, r)
+	b, err := e.head(b, r)
 	if err == nil {
 		b = appendString(append(b, `","kind":`...), string(kind))
 		b, err = e.body(b, kind, r.Payload)
@@ -133,13 +125,9 @@ func (e *encoder) time(b []byte, t time.Time) ([]byte, error) {
 func appendFraction(b []byte, ns int) []byte {
 	var digits [10]byte
 	digits[0] = '.'
-	// Two digits at a time, the last alone: the digits are 1-9.
-	digits[9] = byte('0' + ns%10)
-	ns /= 10
-	for i := 7; i > 0; i -= 2 {
-		pair := ns % 100 * 2
-		digits[i], digits[i+1] = digitPairs[pair], digitPairs[pair+1]
-		ns /= 100
+	for i, part := range [3]int{ns / 1e6, ns / 1e3 % 1e3, ns % 1e3} {
+		t := digitTriples[part*3 : part*3+3]
+		digits[1+3*i], digits[2+3*i], digits[3+3*i] = t[0], t[1], t[2]
 	}
 	n := len(digits)
 	for digits[n-1] == '0' {
@@ -147,6 +135,16 @@ func appendFraction(b []byte, ns int) []byte {
 	}
 	return append(b, digits[:n]...)
 }
+
+// digitTriples holds the three decimal digits of each number from 0 to
+// 999.
+var digitTriples = func() string {
+	b := make([]byte, 0, 3000)
+	for i := range 1000 {
+		b = append(b, byte('0'+i/100), byte('0'+i/10%10), byte('0'+i%10))
+	}
+	return string(b)
+}()
 
 // body appends the record's payload field, if it has one.
 func (e *encoder) body(b []byte, kind Kind, p Payload) ([]byte, error) {
@@ -213,149 +211,155 @@ func (e *encoder) payload(b []byte, p Payload) []byte {
 
 // appendToolStarted encodes a tool_started payload.
 func appendToolStarted(b []byte, t *ToolStarted) []byte {
-	b = append(b, '{')
-	b = appendNonEmptyField(b, `"call_id":`, t.CallID)
-	b = appendStringField(b, `"name":`, t.Name)
-	b = appendNonEmptyField(b, `"arguments":`, t.Arguments)
-	b = appendNonZeroField(b, `"arguments_bytes":`, int64(t.ArgumentsBytes))
-	b = appendTrueField(b, `"arguments_truncated":`, t.ArgumentsTruncated)
-	b = appendIntField(b, `"call_index":`, int64(t.CallIndex))
-	b = appendNonEmptyField(b, `"mcp_server":`, t.MCPServer)
-	b = appendNonEmptyField(b, `"mcp_tool":`, t.MCPTool)
-	return append(b, '}')
+	start := len(b)
+	b = appendNonEmptyField(b, `,"call_id":`, t.CallID)
+	b = appendStringField(b, `,"name":`, t.Name)
+	b = appendNonEmptyField(b, `,"arguments":`, t.Arguments)
+	b = appendNonZeroField(b, `,"arguments_bytes":`, int64(t.ArgumentsBytes))
+	b = appendTrueField(b, `,"arguments_truncated":true`, t.ArgumentsTruncated)
+	b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
+	b = appendNonEmptyField(b, `,"mcp_server":`, t.MCPServer)
+	b = appendNonEmptyField(b, `,"mcp_tool":`, t.MCPTool)
+	return closeObject(b, start)
 }
 
 // toolEnded encodes a tool_ended payload.
 func (e *encoder) toolEnded(b []byte, t *ToolEnded) []byte {
-	b = append(b, '{')
-	b = appendNonEmptyField(b, `"call_id":`, t.CallID)
-	b = appendStringField(b, `"name":`, t.Name)
-	b = appendNonEmptyField(b, `"result":`, t.Result)
-	b = appendNonZeroField(b, `"result_bytes":`, int64(t.ResultBytes))
-	b = appendTrueField(b, `"truncated":`, t.Truncated)
-	b = appendTrueField(b, `"is_error":`, t.IsError)
-	b = appendNonEmptyField(b, `"error":`, t.Error)
-	b = appendNonZeroField(b, `"duration_ns":`, int64(t.Duration))
-	b = appendIntField(b, `"call_index":`, int64(t.CallIndex))
+	start := len(b)
+	b = appendNonEmptyField(b, `,"call_id":`, t.CallID)
+	b = appendStringField(b, `,"name":`, t.Name)
+	b = appendNonEmptyField(b, `,"result":`, t.Result)
+	b = appendNonZeroField(b, `,"result_bytes":`, int64(t.ResultBytes))
+	b = appendTrueField(b, `,"truncated":true`, t.Truncated)
+	b = appendTrueField(b, `,"is_error":true`, t.IsError)
+	b = appendNonEmptyField(b, `,"error":`, t.Error)
+	b = appendNonZeroField(b, `,"duration_ns":`, int64(t.Duration))
+	b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
 	if len(t.Parts) > 0 {
-		b = e.parts(appendKey(b, `"parts":`), t.Parts)
+		b = e.parts(append(b, `,"parts":`...), t.Parts)
 	}
 	b = e.extras(b, t.Extra)
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // parts appends a tool result's parts as a JSON array.
 func (e *encoder) parts(b []byte, parts []Part) []byte {
-	b = append(b, '[')
+	start := len(b)
 	for i := range parts {
 		p := &parts[i]
-		b = append(appendComma(b, i), '{')
-		b = appendStringField(b, `"type":`, string(p.Type))
-		b = appendNonEmptyField(b, `"text":`, p.Text)
+		b = append(b, ',')
+		part := len(b)
+		b = appendStringField(b, `,"type":`, string(p.Type))
+		b = appendNonEmptyField(b, `,"text":`, p.Text)
 		if p.Media != nil {
-			b = e.media(appendKey(b, `"media":`), p.Media)
+			b = e.media(append(b, `,"media":`...), p.Media)
 		}
-		b = append(b, '}')
+		b = closeObject(b, part)
 	}
-	return append(b, ']')
+	return closeArray(b, start)
 }
 
 // media appends a part's image or audio file as a JSON object.
 func (e *encoder) media(b []byte, m *Media) []byte {
-	b = append(b, '{')
-	b = appendStringField(b, `"mime_type":`, m.MIMEType)
+	start := len(b)
+	b = appendStringField(b, `,"mime_type":`, m.MIMEType)
 	if len(m.Data) > 0 {
-		b = append(appendKey(b, `"data":`), '"')
+		b = append(b, `,"data":"`...)
 		b = append(base64.StdEncoding.AppendEncode(b, m.Data), '"')
 	}
-	b = appendNonEmptyField(b, `"url":`, m.URL)
-	b = appendNonEmptyField(b, `"sha256":`, m.SHA256)
-	b = appendNonZeroField(b, `"size":`, m.Size)
-	b = e.nonZeroFloatField(b, `"duration_sec":`, m.DurationSec)
-	return append(b, '}')
+	b = appendNonEmptyField(b, `,"url":`, m.URL)
+	b = appendNonEmptyField(b, `,"sha256":`, m.SHA256)
+	b = appendNonZeroField(b, `,"size":`, m.Size)
+	b = e.nonZeroFloatField(b, `,"duration_sec":`, m.DurationSec)
+	return closeObject(b, start)
 }
 
 // appendBudget encodes a budget payload.
 func appendBudget(b []byte, t *BudgetRecord) []byte {
-	b = append(b, '{')
-	b = appendStringField(b, `"event":`, string(t.Event))
-	b = appendStringField(b, `"resource":`, t.Resource)
-	b = appendIntField(b, `"amount":`, t.Amount)
-	b = appendIntField(b, `"used":`, t.Used)
-	b = appendIntField(b, `"limit":`, t.Limit)
-	return append(b, '}')
+	start := len(b)
+	b = appendStringField(b, `,"event":`, string(t.Event))
+	b = appendStringField(b, `,"resource":`, t.Resource)
+	b = appendIntField(b, `,"amount":`, t.Amount)
+	b = appendIntField(b, `,"used":`, t.Used)
+	b = appendIntField(b, `,"limit":`, t.Limit)
+	return closeObject(b, start)
 }
 
 // appendAssessment encodes an assessment payload.
 func appendAssessment(b []byte, t *AssessmentRecord) []byte {
-	b = append(b, '{')
-	b = appendStringField(b, `"markdown":`, t.Markdown)
-	b = appendIntField(b, `"after_call_index":`, int64(t.AfterCallIndex))
+	start := len(b)
+	b = appendStringField(b, `,"markdown":`, t.Markdown)
+	b = appendIntField(b, `,"after_call_index":`, int64(t.AfterCallIndex))
 	if len(t.Observers) > 0 {
-		b = append(appendKey(b, `"observers":`), '[')
-		for i, o := range t.Observers {
-			b = append(appendComma(b, i), '{')
-			b = appendStringField(b, `"name":`, o.Name)
-			b = appendNonEmptyField(b, `"severity":`, o.Severity)
-			b = append(b, '}')
+		b = append(b, `,"observers":`...)
+		list := len(b)
+		for _, o := range t.Observers {
+			b = append(b, ',')
+			note := len(b)
+			b = appendStringField(b, `,"name":`, o.Name)
+			b = appendNonEmptyField(b, `,"severity":`, o.Severity)
+			b = closeObject(b, note)
 		}
-		b = append(b, ']')
+		b = closeArray(b, list)
 	}
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // modelRequest encodes a model_request payload.
 func (e *encoder) modelRequest(b []byte, t *ModelRequest) []byte {
-	b = append(b, '{')
-	b = appendNonEmptyField(b, `"model":`, t.Model)
-	b = appendIntField(b, `"message_count":`, int64(t.MessageCount))
+	start := len(b)
+	b = appendNonEmptyField(b, `,"model":`, t.Model)
+	b = appendIntField(b, `,"message_count":`, int64(t.MessageCount))
 	if len(t.Tools) > 0 {
-		b = append(appendKey(b, `"tools":`), '[')
-		for i, name := range t.Tools {
-			b = appendString(appendComma(b, i), name)
+		b = append(b, `,"tools":`...)
+		list := len(b)
+		for _, name := range t.Tools {
+			b = appendString(append(b, ','), name)
 		}
-		b = append(b, ']')
+		b = closeArray(b, list)
 	}
 	if len(t.ToolDefinitions) > 0 {
-		b = e.toolDefinitions(appendKey(b, `"tool_definitions":`), t.ToolDefinitions)
+		b = e.toolDefinitions(append(b, `,"tool_definitions":`...), t.ToolDefinitions)
 	}
-	b = appendTrueField(b, `"tools_withheld":`, t.ToolsWithheld)
+	b = appendTrueField(b, `,"tools_withheld":true`, t.ToolsWithheld)
 	if t.Injected != nil {
-		b = e.injected(appendKey(b, `"injected":`), t.Injected)
+		b = e.injected(append(b, `,"injected":`...), t.Injected)
 	}
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // toolDefinitions appends the definitions of a request's tools as a JSON
 // array.
 func (e *encoder) toolDefinitions(b []byte, defs []ToolDefinition) []byte {
-	b = append(b, '[')
+	start := len(b)
 	for i := range defs {
 		d := &defs[i]
-		b = append(appendComma(b, i), '{')
-		b = appendStringField(b, `"name":`, d.Name)
-		b = appendNonEmptyField(b, `"description":`, d.Description)
+		b = append(b, ',')
+		def := len(b)
+		b = appendStringField(b, `,"name":`, d.Name)
+		b = appendNonEmptyField(b, `,"description":`, d.Description)
 		if len(d.Parameters) > 0 {
-			b = e.raw(appendKey(b, `"parameters":`), d.Parameters)
+			b = e.raw(append(b, `,"parameters":`...), d.Parameters)
 		}
-		b = append(b, '}')
+		b = closeObject(b, def)
 	}
-	return append(b, ']')
+	return closeArray(b, start)
 }
 
 // injected appends a request's injected messages as a JSON array.
 func (e *encoder) injected(b []byte, injected []InjectedMessage) []byte {
-	b = append(b, '[')
+	start := len(b)
 	for i := range injected {
 		m := &injected[i]
-		b = append(appendComma(b, i), '{')
-		b = appendStringField(b, `"kind":`, m.Kind)
-		b = appendStringField(b, `"role":`, m.Role)
-		b = e.injectedContent(appendKey(b, `"content":`), m.Content)
-		b = appendNonZeroField(b, `"after_call_index":`, int64(m.AfterCallIndex))
-		b = append(b, '}')
+		b = append(b, ',')
+		msg := len(b)
+		b = appendStringField(b, `,"kind":`, m.Kind)
+		b = appendStringField(b, `,"role":`, m.Role)
+		b = e.injectedContent(append(b, `,"content":`...), m.Content)
+		b = appendNonZeroField(b, `,"after_call_index":`, int64(m.AfterCallIndex))
+		b = closeObject(b, msg)
 	}
-	return append(b, ']')
+	return closeArray(b, start)
 }
 
 // injectedContent appends the content of an injected message as a JSON
@@ -372,68 +376,73 @@ func (e *encoder) injectedContent(b []byte, content string) []byte {
 
 // modelResponse encodes a model_response payload.
 func (e *encoder) modelResponse(b []byte, t *ModelResponse) []byte {
-	b = append(b, '{')
+	start := len(b)
 	if t.Message != nil {
-		b = e.message(appendKey(b, `"message":`), t.Message)
+		b = e.message(append(b, `,"message":`...), t.Message)
 	}
-	u := &t.Usage
-	b = append(appendKey(b, `"usage":`), '{')
-	b = appendIntField(b, `"prompt_tokens":`, u.PromptTokens)
-	b = appendIntField(b, `"completion_tokens":`, u.CompletionTokens)
-	b = appendIntField(b, `"total_tokens":`, u.TotalTokens)
-	b = appendNonZeroField(b, `"cached_tokens":`, u.CachedTokens)
-	b = appendNonZeroField(b, `"cache_write_tokens":`, u.CacheWriteTokens)
-	b = appendNonZeroField(b, `"reasoning_tokens":`, u.ReasoningTokens)
-	b = append(b, '}')
-	b = appendBoolField(b, `"usage_reported":`, t.UsageReported)
-	b = appendNonEmptyField(b, `"finish_reason":`, t.FinishReason)
-	b = appendNonZeroField(b, `"latency_ns":`, int64(t.Latency))
+	b = appendUsage(append(b, `,"usage":`...), &t.Usage)
+	b = appendBoolField(b, `,"usage_reported":`, t.UsageReported)
+	b = appendNonEmptyField(b, `,"finish_reason":`, t.FinishReason)
+	b = appendNonZeroField(b, `,"latency_ns":`, int64(t.Latency))
 	b = e.extras(b, t.Extra)
-	b = appendNonEmptyField(b, `"model":`, t.Model)
-	b = appendNonEmptyField(b, `"provider":`, t.Provider)
-	b = e.nonZeroFloatField(b, `"cost_usd":`, t.CostUSD)
-	b = appendNonEmptyField(b, `"error":`, t.Error)
-	return append(b, '}')
+	b = appendNonEmptyField(b, `,"model":`, t.Model)
+	b = appendNonEmptyField(b, `,"provider":`, t.Provider)
+	b = e.nonZeroFloatField(b, `,"cost_usd":`, t.CostUSD)
+	b = appendNonEmptyField(b, `,"error":`, t.Error)
+	return closeObject(b, start)
+}
+
+// appendUsage appends a model call's token usage as a JSON object.
+func appendUsage(b []byte, u *TokenUsage) []byte {
+	start := len(b)
+	b = appendIntField(b, `,"prompt_tokens":`, u.PromptTokens)
+	b = appendIntField(b, `,"completion_tokens":`, u.CompletionTokens)
+	b = appendIntField(b, `,"total_tokens":`, u.TotalTokens)
+	b = appendNonZeroField(b, `,"cached_tokens":`, u.CachedTokens)
+	b = appendNonZeroField(b, `,"cache_write_tokens":`, u.CacheWriteTokens)
+	b = appendNonZeroField(b, `,"reasoning_tokens":`, u.ReasoningTokens)
+	return closeObject(b, start)
 }
 
 // messagePayload encodes a message payload.
 func (e *encoder) messagePayload(b []byte, t *Message) []byte {
-	b = append(b, '{')
+	start := len(b)
 	if t.Message != nil {
-		b = e.message(appendKey(b, `"message":`), t.Message)
+		b = e.message(append(b, `,"message":`...), t.Message)
 	}
 	b = e.extras(b, t.Extra)
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // runStarted encodes a run_started payload.
 func (e *encoder) runStarted(b []byte, t *RunStarted) []byte {
-	b = append(b, '{')
-	b = appendNonEmptyField(b, `"agent_name":`, t.AgentName)
-	b = appendNonEmptyField(b, `"agent_version":`, t.AgentVersion)
-	b = appendNonEmptyField(b, `"agent_model":`, t.AgentModel)
-	b = appendNonEmptyField(b, `"conversation_id":`, t.ConversationID)
-	b = appendNonZeroField(b, `"turn":`, int64(t.Turn))
-	b = e.limits(appendKey(b, `"limits":`), &t.Limits)
+	start := len(b)
+	b = appendNonEmptyField(b, `,"agent_name":`, t.AgentName)
+	b = appendNonEmptyField(b, `,"agent_version":`, t.AgentVersion)
+	b = appendNonEmptyField(b, `,"agent_model":`, t.AgentModel)
+	b = appendNonEmptyField(b, `,"conversation_id":`, t.ConversationID)
+	b = appendNonZeroField(b, `,"turn":`, int64(t.Turn))
+	b = e.limits(append(b, `,"limits":`...), &t.Limits)
 	if t.Thresholds != nil {
-		b = append(appendKey(b, `"thresholds":`), '{')
-		b = e.floatField(b, `"caution_at":`, t.Thresholds.CautionAt)
-		b = e.floatField(b, `"warning_at":`, t.Thresholds.WarningAt)
-		b = append(b, '}')
+		b = append(b, `,"thresholds":`...)
+		th := len(b)
+		b = e.floatField(b, `,"caution_at":`, t.Thresholds.CautionAt)
+		b = e.floatField(b, `,"warning_at":`, t.Thresholds.WarningAt)
+		b = closeObject(b, th)
 	}
 	if len(t.Metadata) > 0 {
-		b = appendStringMap(appendKey(b, `"metadata":`), t.Metadata)
+		b = appendStringMap(append(b, `,"metadata":`...), t.Metadata)
 	}
 	b = e.extras(b, t.Extra)
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // limits appends a run's limits as a JSON object.
 func (e *encoder) limits(b []byte, l *RunLimits) []byte {
-	b = append(b, '{')
-	b = appendNonZeroField(b, `"timeout_ns":`, int64(l.Timeout))
+	start := len(b)
+	b = appendNonZeroField(b, `,"timeout_ns":`, int64(l.Timeout))
 	if !l.Deadline.IsZero() {
-		b = append(appendKey(b, `"deadline":`), '"')
+		b = append(b, `,"deadline":"`...)
 		at, err := l.Deadline.AppendText(b)
 		if err != nil {
 			e.fail(err)
@@ -441,116 +450,121 @@ func (e *encoder) limits(b []byte, l *RunLimits) []byte {
 		}
 		b = append(at, '"')
 	}
-	b = appendNonZeroField(b, `"max_tokens":`, l.MaxTokens)
-	b = appendNonZeroField(b, `"max_tool_calls":`, l.MaxToolCalls)
-	b = appendNonZeroField(b, `"max_model_calls":`, l.MaxModelCalls)
-	return append(b, '}')
+	b = appendNonZeroField(b, `,"max_tokens":`, l.MaxTokens)
+	b = appendNonZeroField(b, `,"max_tool_calls":`, l.MaxToolCalls)
+	b = appendNonZeroField(b, `,"max_model_calls":`, l.MaxModelCalls)
+	return closeObject(b, start)
 }
 
 // runEnded encodes a run_ended payload.
 func (e *encoder) runEnded(b []byte, t *RunEnded) []byte {
-	b = append(b, '{')
-	b = appendStringField(b, `"outcome":`, string(t.Outcome))
-	b = appendNonEmptyField(b, `"error":`, t.Error)
-	b = appendNonEmptyField(b, `"stop_reason":`, t.StopReason)
+	start := len(b)
+	b = appendStringField(b, `,"outcome":`, string(t.Outcome))
+	b = appendNonEmptyField(b, `,"error":`, t.Error)
+	b = appendNonEmptyField(b, `,"stop_reason":`, t.StopReason)
 	u := &t.Usage
-	b = append(appendKey(b, `"usage":`), '{')
-	b = appendIntField(b, `"prompt_tokens":`, u.PromptTokens)
-	b = appendIntField(b, `"completion_tokens":`, u.CompletionTokens)
-	b = appendIntField(b, `"total_tokens":`, u.TotalTokens)
-	b = appendNonZeroField(b, `"cached_tokens":`, u.CachedTokens)
-	b = appendNonZeroField(b, `"cache_write_tokens":`, u.CacheWriteTokens)
-	b = appendNonZeroField(b, `"reasoning_tokens":`, u.ReasoningTokens)
-	b = e.nonZeroFloatField(b, `"cost_usd":`, u.CostUSD)
-	b = appendIntField(b, `"tool_calls":`, u.ToolCalls)
-	b = appendIntField(b, `"model_calls":`, u.ModelCalls)
-	return append(b, "}}"...)
+	b = append(b, `,"usage":`...)
+	usage := len(b)
+	b = appendIntField(b, `,"prompt_tokens":`, u.PromptTokens)
+	b = appendIntField(b, `,"completion_tokens":`, u.CompletionTokens)
+	b = appendIntField(b, `,"total_tokens":`, u.TotalTokens)
+	b = appendNonZeroField(b, `,"cached_tokens":`, u.CachedTokens)
+	b = appendNonZeroField(b, `,"cache_write_tokens":`, u.CacheWriteTokens)
+	b = appendNonZeroField(b, `,"reasoning_tokens":`, u.ReasoningTokens)
+	b = e.nonZeroFloatField(b, `,"cost_usd":`, u.CostUSD)
+	b = appendIntField(b, `,"tool_calls":`, u.ToolCalls)
+	b = appendIntField(b, `,"model_calls":`, u.ModelCalls)
+	b = closeObject(b, usage)
+	return closeObject(b, start)
 }
 
 // extension encodes an extension payload.
 func (e *encoder) extension(b []byte, t *Extension) []byte {
-	b = append(b, '{')
-	b = appendStringField(b, `"name":`, t.Name)
+	start := len(b)
+	b = appendStringField(b, `,"name":`, t.Name)
 	if len(t.Body) > 0 {
-		b = e.raw(appendKey(b, `"body":`), t.Body)
+		b = e.raw(append(b, `,"body":`...), t.Body)
 	}
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // message appends m as encoding/json writes a *schema.Message.
 func (e *encoder) message(b []byte, m *schema.Message) []byte {
-	b = append(b, '{')
-	b = appendStringField(b, `"role":`, string(m.Role))
-	b = appendStringField(b, `"content":`, m.Content)
+	start := len(b)
+	b = appendStringField(b, `,"role":`, string(m.Role))
+	b = appendStringField(b, `,"content":`, m.Content)
 	if len(m.MultiContent) > 0 {
-		b = e.reflected(appendKey(b, `"multi_content":`), m.MultiContent)
+		b = e.reflected(append(b, `,"multi_content":`...), m.MultiContent)
 	}
 	if len(m.UserInputMultiContent) > 0 {
-		b = e.reflected(appendKey(b, `"user_input_multi_content":`), m.UserInputMultiContent)
+		b = e.reflected(append(b, `,"user_input_multi_content":`...), m.UserInputMultiContent)
 	}
 	if len(m.AssistantGenMultiContent) > 0 {
-		b = e.reflected(appendKey(b, `"assistant_output_multi_content":`), m.AssistantGenMultiContent)
+		b = e.reflected(append(b, `,"assistant_output_multi_content":`...), m.AssistantGenMultiContent)
 	}
-	b = appendNonEmptyField(b, `"name":`, m.Name)
+	b = appendNonEmptyField(b, `,"name":`, m.Name)
 	if len(m.ToolCalls) > 0 {
-		b = e.toolCalls(appendKey(b, `"tool_calls":`), m.ToolCalls)
+		b = e.toolCalls(append(b, `,"tool_calls":`...), m.ToolCalls)
 	}
-	b = appendNonEmptyField(b, `"tool_call_id":`, m.ToolCallID)
-	b = appendNonEmptyField(b, `"tool_name":`, m.ToolName)
+	b = appendNonEmptyField(b, `,"tool_call_id":`, m.ToolCallID)
+	b = appendNonEmptyField(b, `,"tool_name":`, m.ToolName)
 	if m.ResponseMeta != nil {
-		b = e.responseMeta(appendKey(b, `"response_meta":`), m.ResponseMeta)
+		b = e.responseMeta(append(b, `,"response_meta":`...), m.ResponseMeta)
 	}
-	b = appendNonEmptyField(b, `"reasoning_content":`, m.ReasoningContent)
+	b = appendNonEmptyField(b, `,"reasoning_content":`, m.ReasoningContent)
 	if len(m.Extra) > 0 {
-		b = e.anyMap(appendKey(b, `"extra":`), m.Extra)
+		b = e.anyMap(append(b, `,"extra":`...), m.Extra)
 	}
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // toolCalls appends a message's tool calls as a JSON array.
 func (e *encoder) toolCalls(b []byte, calls []schema.ToolCall) []byte {
-	b = append(b, '[')
+	start := len(b)
 	for i := range calls {
 		c := &calls[i]
-		b = append(appendComma(b, i), '{')
+		b = append(b, ',')
+		call := len(b)
 		if c.Index != nil {
-			b = appendIntField(b, `"index":`, int64(*c.Index))
+			b = appendIntField(b, `,"index":`, int64(*c.Index))
 		}
-		b = appendStringField(b, `"id":`, c.ID)
-		b = appendStringField(b, `"type":`, c.Type)
-		b = append(appendKey(b, `"function":`), '{')
-		b = appendNonEmptyField(b, `"name":`, c.Function.Name)
-		b = appendNonEmptyField(b, `"arguments":`, c.Function.Arguments)
-		b = append(b, '}')
+		b = appendStringField(b, `,"id":`, c.ID)
+		b = appendStringField(b, `,"type":`, c.Type)
+		b = append(b, `,"function":`...)
+		fn := len(b)
+		b = appendNonEmptyField(b, `,"name":`, c.Function.Name)
+		b = appendNonEmptyField(b, `,"arguments":`, c.Function.Arguments)
+		b = closeObject(b, fn)
 		if len(c.Extra) > 0 {
-			b = e.anyMap(appendKey(b, `"extra":`), c.Extra)
+			b = e.anyMap(append(b, `,"extra":`...), c.Extra)
 		}
-		b = append(b, '}')
+		b = closeObject(b, call)
 	}
-	return append(b, ']')
+	return closeArray(b, start)
 }
 
 // responseMeta appends a message's response metadata as a JSON object.
 func (e *encoder) responseMeta(b []byte, m *schema.ResponseMeta) []byte {
-	b = append(b, '{')
-	b = appendNonEmptyField(b, `"finish_reason":`, m.FinishReason)
+	start := len(b)
+	b = appendNonEmptyField(b, `,"finish_reason":`, m.FinishReason)
 	if u := m.Usage; u != nil {
-		b = append(appendKey(b, `"usage":`), '{')
-		b = appendIntField(b, `"prompt_tokens":`, int64(u.PromptTokens))
-		b = append(appendKey(b, `"prompt_token_details":`), '{')
-		b = appendIntField(b, `"cached_tokens":`, int64(u.PromptTokenDetails.CachedTokens))
-		b = appendIntField(b, `"cache_write_tokens":`, int64(u.PromptTokenDetails.CacheWriteTokens))
-		b = append(b, '}')
-		b = appendIntField(b, `"completion_tokens":`, int64(u.CompletionTokens))
-		b = appendIntField(b, `"total_tokens":`, int64(u.TotalTokens))
-		b = append(appendKey(b, `"completion_token_details":`), '{')
-		b = appendNonZeroField(b, `"reasoning_tokens":`, int64(u.CompletionTokensDetails.ReasoningTokens))
-		b = append(b, "}}"...)
+		b = append(b, `,"usage":`...)
+		usage := len(b)
+		b = appendIntField(b, `,"prompt_tokens":`, int64(u.PromptTokens))
+		b = appendIntField(b, `,"prompt_token_details":{"cached_tokens":`, int64(u.PromptTokenDetails.CachedTokens))
+		b = appendIntField(b, `,"cache_write_tokens":`, int64(u.PromptTokenDetails.CacheWriteTokens))
+		b = appendIntField(b, `},"completion_tokens":`, int64(u.CompletionTokens))
+		b = appendIntField(b, `,"total_tokens":`, int64(u.TotalTokens))
+		b = append(b, `,"completion_token_details":`...)
+		details := len(b)
+		b = appendNonZeroField(b, `,"reasoning_tokens":`, int64(u.CompletionTokensDetails.ReasoningTokens))
+		b = closeObject(b, details)
+		b = closeObject(b, usage)
 	}
 	if m.LogProbs != nil {
-		b = e.reflected(appendKey(b, `"logprobs":`), m.LogProbs)
+		b = e.reflected(append(b, `,"logprobs":`...), m.LogProbs)
 	}
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // extras appends an Extras field unless it is empty.
@@ -558,7 +572,7 @@ func (e *encoder) extras(b []byte, x Extras) []byte {
 	if len(x) == 0 {
 		return b
 	}
-	return e.anyMap(appendKey(b, `"extra":`), x)
+	return e.anyMap(append(b, `,"extra":`...), x)
 }
 
 // anyMap appends m as a JSON object with its keys sorted, as
@@ -573,12 +587,12 @@ func (e *encoder) anyMap(b []byte, m map[string]any) []byte {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		b = append(appendString(appendComma(b, i), k), ':')
+	start := len(b)
+	for _, k := range keys {
+		b = append(appendString(append(b, ','), k), ':')
 		b = e.anyValue(b, m[k])
 	}
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // anyValue appends v, a value of a map[string]any, as encoding/json
@@ -603,11 +617,11 @@ func (e *encoder) anyValue(b []byte, v any) []byte {
 		if t == nil {
 			return append(b, "null"...)
 		}
-		b = append(b, '[')
-		for i, x := range t {
-			b = e.anyValue(appendComma(b, i), x)
+		start := len(b)
+		for _, x := range t {
+			b = e.anyValue(append(b, ','), x)
 		}
-		return append(b, ']')
+		return closeArray(b, start)
 	}
 	return e.reflected(b, v)
 }
@@ -621,12 +635,12 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		b = append(appendString(appendComma(b, i), k), ':')
+	start := len(b)
+	for _, k := range keys {
+		b = append(appendString(append(b, ','), k), ':')
 		b = appendString(b, m[k])
 	}
-	return append(b, '}')
+	return closeObject(b, start)
 }
 
 // raw appends a JSON text given whole (a tool's parameter schema, an
@@ -640,9 +654,9 @@ func (e *encoder) raw(b []byte, v json.RawMessage) []byte {
 	return buf.Bytes()
 }
 
-// floatField appends key, given with its quotes and colon, and f.
+// floatField appends key, given whole, and f.
 func (e *encoder) floatField(b []byte, key string, f float64) []byte {
-	return e.float(appendKey(b, key), f)
+	return e.float(append(b, key...), f)
 }
 
 // nonZeroFloatField is floatField for a field left out when zero.
@@ -690,9 +704,18 @@ var reflectEncoders = sync.Pool{New: func() any {
 }}
 
 // reflected appends v as encoding/json writes it, with HTML escaping off.
-func (e *encoder) reflected(b []byte, v any) []byte {
+// A MarshalJSON method that panics fails the payload: encoding must not
+// take the caller down.
+func (e *encoder) reflected(b []byte, v any) (out []byte) {
 	r := reflectEncoders.Get().(*reflectEncoder)
-	defer reflectEncoders.Put(r)
+	defer func() {
+		if p := recover(); p != nil {
+			e.fail(fmt.Errorf("panic while encoding: %v", p))
+			out = b
+			return
+		}
+		reflectEncoders.Put(r)
+	}()
 	r.buf.Reset()
 	if err := r.enc.Encode(v); err != nil {
 		e.fail(err)
@@ -709,8 +732,11 @@ const digitPairs = "00010203040506070809" + "10111213141516171819" + "2021222324
 
 // appendUint appends u in decimal.
 func appendUint(b []byte, u uint64) []byte {
-	if u < 10 {
-		return append(b, byte('0'+u))
+	if u < 100 {
+		if u < 10 {
+			return append(b, byte('0'+u))
+		}
+		return append(b, digitPairs[u*2], digitPairs[u*2+1])
 	}
 	var digits [20]byte
 	i := len(digits)
@@ -740,39 +766,43 @@ func appendInt(b []byte, v int64) []byte {
 	return appendUint(b, u)
 }
 
-// appendKey appends key, given with its quotes and colon, after a comma
-// unless it is the first field of its object. A value never ends with
-// '{', so the byte before tells.
-func appendKey(b []byte, key string) []byte {
-	if b[len(b)-1] != '{' {
-		b = append(b, ',')
+// closeObject makes the fields appended to b from start, each with a
+// comma before it, a JSON object: the first comma opens it.
+func closeObject(b []byte, start int) []byte {
+	if len(b) == start {
+		return append(b, "{}"...)
 	}
-	return append(b, key...)
+	b[start] = '{'
+	return append(b, '}')
 }
 
-// appendComma appends the comma before the element at index i of an
-// array.
-func appendComma(b []byte, i int) []byte {
-	if i > 0 {
-		b = append(b, ',')
+// closeArray makes the elements appended to b from start, each with a
+// comma before it, a JSON array: the first comma opens it.
+func closeArray(b []byte, start int) []byte {
+	if len(b) == start {
+		return append(b, "[]"...)
 	}
-	return b
+	b[start] = '['
+	return append(b, ']')
 }
 
-// appendStringField appends key, given with its quotes and colon, and v
-// as a JSON string.
+// The field helpers below take a field's key given whole, from the comma
+// before it to the colon after it, and are small enough to be inlined:
+// copying a constant key then takes no call.
+
+// appendStringField appends key and v as a JSON string.
 func appendStringField(b []byte, key, v string) []byte {
-	return appendString(appendKey(b, key), v)
+	return appendString(append(b, key...), v)
 }
 
-// appendIntField appends key, given with its quotes and colon, and v.
+// appendIntField appends key and v.
 func appendIntField(b []byte, key string, v int64) []byte {
-	return appendInt(appendKey(b, key), v)
+	return appendInt(append(b, key...), v)
 }
 
-// appendBoolField appends key, given with its quotes and colon, and v.
+// appendBoolField appends key and v.
 func appendBoolField(b []byte, key string, v bool) []byte {
-	return strconv.AppendBool(appendKey(b, key), v)
+	return strconv.AppendBool(append(b, key...), v)
 }
 
 // appendNonEmptyField is appendStringField for a field left out when
@@ -792,13 +822,13 @@ func appendNonZeroField(b []byte, key string, v int64) []byte {
 	return appendIntField(b, key, v)
 }
 
-// appendTrueField appends key, given with its quotes and colon, and true
-// when set is true: a boolean left out when false.
-func appendTrueField(b []byte, key string, set bool) []byte {
+// appendTrueField appends field, given whole with its value true, when
+// set is true: a boolean left out when false.
+func appendTrueField(b []byte, field string, set bool) []byte {
 	if !set {
 		return b
 	}
-	return append(appendKey(b, key), "true"...)
+	return append(b, field...)
 }
 
 // asciiEscapes holds, for each ASCII byte, how a JSON string writes it, or
