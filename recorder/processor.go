@@ -32,6 +32,8 @@ type processor struct {
 	rec          *Recorder
 	sink         Sink
 	block        bool
+	untimed      bool        // the sink's writes are not timed: see newProcessor
+	direct       *MemorySink // the sink, if it takes records without a ctx
 	blockTimeout time.Duration
 	size         int // Options.QueueSize
 	half         int // queued records past which a lingering goroutine is woken
@@ -105,6 +107,20 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	}
 	if p.blockTimeout <= 0 {
 		p.blockTimeout = DefaultBlockTimeout
+	}
+	// The package's own sinks, by their type: a type of the caller's that
+	// embeds one has a Write of its own.
+	switch s := rec.sink.(type) {
+	case *MemorySink:
+		// It neither looks at a ctx nor can panic: writeDirect is Write
+		// without the ctx, which spares the write ctx and the recovery of
+		// a panic per record.
+		p.direct = s
+	case *FileSink:
+		// Its Write never waits on its ctx, so that a deadline would bound
+		// nothing: its writes are not timed, which spares a clock reading
+		// per record.
+		p.untimed = true
 	}
 	p.size = opts.QueueSize
 	if p.size <= 0 {
@@ -393,14 +409,26 @@ func (p *processor) handle(it *item) {
 		p.lost++
 	default:
 		rec := p.record(it)
-		p.wctx.begin(it.ctx)
-		err := safeWrite(&p.wctx, p.sink, rec)
-		p.wctx.end()
-		if err != nil {
+		if err := p.write(it.ctx, rec); err != nil {
 			ctx := background(it.ctx)
 			p.rec.failed(ctx, it.run, &SinkError{RunID: rec.RunID, Seq: rec.Seq, Kind: rec.Payload.Kind(), Err: err})
 		}
 	}
+}
+
+// write hands rec, emitted with ctx, to the sink.
+func (p *processor) write(ctx context.Context, rec *Record) error {
+	if p.direct != nil {
+		return p.direct.writeDirect(rec)
+	}
+	if p.untimed {
+		p.wctx.beginUntimed(ctx)
+	} else {
+		p.wctx.begin(ctx)
+	}
+	err := safeWrite(&p.wctx, p.sink, rec)
+	p.wctx.end()
+	return err
 }
 
 // record makes, in p.out, the Record that it and its run describe.
@@ -594,6 +622,20 @@ func (c *writeCtx) begin(values context.Context) {
 		c.armed = true
 		c.timer.Reset(c.timeout)
 	}
+	c.mu.Unlock()
+}
+
+// beginUntimed starts a sink call carrying the values of values that has
+// no deadline: its ctx ends only if Close gives up. A timer still running
+// for an earlier call finds no deadline and does nothing.
+func (c *writeCtx) beginUntimed(values context.Context) {
+	c.mu.Lock()
+	c.values = values
+	if c.err != nil && !c.gaveUp.Load() {
+		c.done = make(chan struct{})
+		c.err = nil
+	}
+	c.due = 0
 	c.mu.Unlock()
 }
 

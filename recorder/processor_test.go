@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"context"
 	"errors"
+	"io"
 	"fmt"
 	"runtime"
 	"sync"
@@ -543,4 +544,68 @@ func TestAWritesDeadlineIsWriteTimeoutAfterItBegins(t *testing.T) {
 		assert.False(t, d.Before(before.Add(timeout)), "write %d: deadline %v, before %v", i, d, before.Add(timeout))
 		assert.False(t, d.After(after.Add(timeout)), "write %d: deadline %v, after %v", i, d, after.Add(timeout))
 	}
+}
+
+// TestWritesToThePackagesOwnSinksAreNotTimed holds that a FileSink, which
+// never waits on the ctx of Write, gets one without a deadline that still
+// carries the emitter's values.
+func TestWritesToThePackagesOwnSinksAreNotTimed(t *testing.T) {
+	w := newTestWriter()
+	w.err = errors.New("disk full")
+	type seen struct {
+		hasDeadline bool
+		value       any
+	}
+	seenCh := make(chan seen, 1)
+	sink := recorder.NewWriterSink(w, &recorder.FileOptions{BufferSize: 1, OnError: func(ctx context.Context, _ error) {
+		_, ok := ctx.Deadline()
+		seenCh <- seen{ok, ctx.Value(ctxKey{})}
+	}})
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: time.Hour, OnError: func(context.Context, error) {}})
+	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	got := <-seenCh
+	assert.False(t, got.hasDeadline)
+	assert.Equal(t, "v", got.value)
+}
+
+// countingMemory is a MemorySink with a Write of its own.
+type countingMemory struct {
+	*recorder.MemorySink
+	writes int
+}
+
+func (s *countingMemory) Write(ctx context.Context, r *recorder.Record) error {
+	s.writes++
+	return s.MemorySink.Write(ctx, r)
+}
+
+// timedFile is a FileSink with a Write of its own, which wants a deadline.
+type timedFile struct{ *recorder.FileSink }
+
+func (s timedFile) Write(ctx context.Context, r *recorder.Record) error {
+	if _, ok := ctx.Deadline(); !ok {
+		return errors.New("no deadline")
+	}
+	return s.FileSink.Write(ctx, r)
+}
+
+// TestASinkEmbeddingOneOfThePackagesGetsItsOwnWriteTimed holds that the
+// shortcuts taken for this package's sinks are not taken for a sink that
+// embeds one and has a Write of its own.
+func TestASinkEmbeddingOneOfThePackagesGetsItsOwnWriteTimed(t *testing.T) {
+	ctx := context.Background()
+	mem := &countingMemory{MemorySink: recorder.NewMemorySink()}
+	file := timedFile{recorder.NewWriterSink(io.Discard, nil)}
+	for _, sink := range []recorder.Sink{mem, file} {
+		rec := newRec(t, sink, nil)
+		run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+		for range 3 {
+			require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+		}
+		require.NoError(t, rec.Flush(ctx))
+		assert.Equal(t, uint64(0), rec.Dropped(), "%T", sink)
+	}
+	assert.Equal(t, 3, mem.writes)
 }

@@ -79,7 +79,10 @@ type Options struct {
 	BlockTimeout time.Duration
 
 	// WriteTimeout bounds every call of the sink's Write, Flush and Close:
-	// their ctx ends after it. Zero means DefaultWriteTimeout.
+	// their ctx ends after it. Zero means DefaultWriteTimeout. The writes
+	// of a MemorySink or a FileSink, which never wait on their ctx, are
+	// not timed: their ctx has no deadline and ends only if Close gives
+	// up.
 	WriteTimeout time.Duration
 
 	// Clock stamps RecordedAt. The default is the wall time at New moved
