@@ -519,7 +519,8 @@ func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
 }
 
 func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
-	if r == nil || IsNilPayload(p) {
+	// A payload a typed method made is never nil.
+	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
 	rec := r.rec
@@ -661,6 +662,10 @@ func (r *Trace) giveUp(w *pendingItem) {
 // record is then dropped rather than written unredacted. It also fails a
 // record holding JSON nested too deeply for a reader to read back.
 func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
+	if _, ok := p.(*BudgetRecord); ok {
+		// Counts and names only: nothing to cut, redact or check.
+		return p, nil
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = nil, fmt.Errorf("%w: %v", ErrRedactorPanicked, v)
