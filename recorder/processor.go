@@ -293,6 +293,10 @@ func (r *Recorder) Close(ctx context.Context) error {
 const lingerTime = time.Millisecond
 
 func (p *processor) loop() {
+	if p.direct == nil {
+		// A MemorySink takes little stack; others encode and write.
+		growStack()
+	}
 	defer close(p.exited)
 	defer p.wctx.stop()
 	timer := time.NewTimer(lingerTime)
@@ -307,6 +311,27 @@ func (p *processor) loop() {
 		}
 	}
 }
+
+// stackRoom is stack enough that the runtime gives the goroutine the
+// 8 KiB it takes to encode a record and write it to a file.
+const stackRoom = 4 << 10
+
+// growStack grows the goroutine's stack to hold stackRoom. A goroutine's
+// stack starts small and is copied to one twice as large whenever it runs
+// out, which costs for every frame on it: growing it at the start, when it
+// holds one frame, costs less than growing it in the middle of a write,
+// when it holds a dozen.
+//
+//go:noinline
+func growStack() {
+	var room [stackRoom]byte
+	keep(&room)
+}
+
+// keep is a use of room that the compiler cannot remove.
+//
+//go:noinline
+func keep(*[stackRoom]byte) {}
 
 // wait parks the goroutine until an emit wakes it, then lingers, unless
 // the queue is already half full; a flush request, a half-full queue or
