@@ -204,6 +204,10 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 // not. Records Write refused are counted by the caller (Recorder.Dropped).
 func (s *FileSink) Dropped() uint64 { return s.dropped.Load() }
 
+// initialBuffer is the room a buffer starts with: the records of a short
+// run, or of a batch, with no copy as it grows.
+const initialBuffer = 4 << 10
+
 // maxKeptBuffer is how large a buffer, twice, an empty FileSink keeps
 // when its BufferSize is smaller: one huge record does not pin its memory
 // in the sink.
@@ -222,6 +226,9 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	}
 	if s.failure != nil {
 		return s.failure
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, 0, min(s.size, initialBuffer))
 	}
 	start := len(s.buf)
 	b, err := s.enc.appendRecord(s.buf, r)
