@@ -3,8 +3,8 @@ package recorder_test
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
