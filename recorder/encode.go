@@ -68,7 +68,6 @@ func (e *encoder) appendRecord(b []byte, r *Record) ([]byte, error) {
 	}
 	b, err := e.head(b, r)
 	if err == nil {
-		b = appendString(append(b, `","kind":`...), string(kind))
 		b, err = e.body(b, kind, r.Payload)
 	}
 	if err != nil {
@@ -123,17 +122,14 @@ func (e *encoder) time(b []byte, t time.Time) ([]byte, error) {
 // appendFraction appends '.' and ns, a count of nanoseconds from 1 to
 // 999999999, as nine digits less their trailing zeros.
 func appendFraction(b []byte, ns int) []byte {
-	var digits [10]byte
-	digits[0] = '.'
-	for i, part := range [3]int{ns / 1e6, ns / 1e3 % 1e3, ns % 1e3} {
-		t := digitTriples[part*3 : part*3+3]
-		digits[1+3*i], digits[2+3*i], digits[3+3*i] = t[0], t[1], t[2]
-	}
-	n := len(digits)
-	for digits[n-1] == '0' {
+	ms, us, rest := ns/1e6*3, ns/1e3%1e3*3, ns%1e3*3
+	t := digitTriples[:3000]
+	b = append(b, '.', t[ms], t[ms+1], t[ms+2], t[us], t[us+1], t[us+2], t[rest], t[rest+1], t[rest+2])
+	n := len(b)
+	for b[n-1] == '0' {
 		n--
 	}
-	return append(b, digits[:n]...)
+	return b[:n]
 }
 
 // digitTriples holds the three decimal digits of each number from 0 to
@@ -146,13 +142,15 @@ var digitTriples = func() string {
 	return string(b)
 }()
 
-// body appends the record's payload field, if it has one.
+// body appends the record's kind field and its payload field, if it has
+// one.
 func (e *encoder) body(b []byte, kind Kind, p Payload) ([]byte, error) {
 	if u, ok := p.(*Unknown); ok {
+		b = appendString(append(b, `","kind":`...), string(kind))
 		return appendUnknownBody(b, kind, u)
 	}
 	e.err = nil
-	b = e.payload(append(b, `,"payload":`...), p)
+	b = e.payload(b, kind, p)
 	if err := e.err; err != nil {
 		e.err = nil
 		return b, fmt.Errorf("%w: %s payload: %w", ErrEncode, kind, err)
@@ -182,31 +180,33 @@ func appendUnknownBody(b []byte, kind Kind, u *Unknown) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// payload appends p's JSON object.
-func (e *encoder) payload(b []byte, p Payload) []byte {
+// payload appends the record's kind field, and p, whose kind it is, as
+// its payload field.
+func (e *encoder) payload(b []byte, kind Kind, p Payload) []byte {
 	switch t := p.(type) {
 	case *ToolStarted:
-		return appendToolStarted(b, t)
+		return appendToolStarted(append(b, `","kind":"tool_started","payload":`...), t)
 	case *ToolEnded:
-		return e.toolEnded(b, t)
+		return e.toolEnded(append(b, `","kind":"tool_ended","payload":`...), t)
 	case *BudgetRecord:
-		return appendBudget(b, t)
+		return appendBudget(append(b, `","kind":"budget","payload":`...), t)
 	case *ModelRequest:
-		return e.modelRequest(b, t)
+		return e.modelRequest(append(b, `","kind":"model_request","payload":`...), t)
 	case *ModelResponse:
-		return e.modelResponse(b, t)
+		return e.modelResponse(append(b, `","kind":"model_response","payload":`...), t)
 	case *Message:
-		return e.messagePayload(b, t)
+		return e.messagePayload(append(b, `","kind":"message","payload":`...), t)
 	case *AssessmentRecord:
-		return appendAssessment(b, t)
+		return appendAssessment(append(b, `","kind":"assessment","payload":`...), t)
 	case *RunStarted:
-		return e.runStarted(b, t)
+		return e.runStarted(append(b, `","kind":"run_started","payload":`...), t)
 	case *RunEnded:
-		return e.runEnded(b, t)
+		return e.runEnded(append(b, `","kind":"run_ended","payload":`...), t)
 	case *Extension:
-		return e.extension(b, t)
+		return e.extension(append(b, `","kind":"extension","payload":`...), t)
 	}
-	return e.reflected(b, p)
+	b = appendString(append(b, `","kind":`...), string(kind))
+	return e.reflected(append(b, `,"payload":`...), p)
 }
 
 // appendToolStarted encodes a tool_started payload.
@@ -581,13 +581,20 @@ func (e *encoder) anyMap(b []byte, m map[string]any) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
+	start := len(b)
+	if len(m) == 1 {
+		for k, v := range m {
+			b = append(appendString(append(b, ','), k), ':')
+			b = e.anyValue(b, v)
+		}
+		return closeObject(b, start)
+	}
 	var room [8]string
 	keys := room[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	start := len(b)
 	for _, k := range keys {
 		b = append(appendString(append(b, ','), k), ':')
 		b = e.anyValue(b, m[k])
@@ -732,12 +739,23 @@ const digitPairs = "00010203040506070809" + "10111213141516171819" + "2021222324
 
 // appendUint appends u in decimal.
 func appendUint(b []byte, u uint64) []byte {
-	if u < 100 {
-		if u < 10 {
-			return append(b, byte('0'+u))
-		}
+	switch {
+	case u < 10:
+		return append(b, byte('0'+u))
+	case u < 100:
 		return append(b, digitPairs[u*2], digitPairs[u*2+1])
+	case u < 1000:
+		d := u % 100 * 2
+		return append(b, byte('0'+u/100), digitPairs[d], digitPairs[d+1])
+	case u < 10000:
+		c, d := u/100*2, u%100*2
+		return append(b, digitPairs[c], digitPairs[c+1], digitPairs[d], digitPairs[d+1])
 	}
+	return appendLongUint(b, u)
+}
+
+// appendLongUint is appendUint for any u.
+func appendLongUint(b []byte, u uint64) []byte {
 	var digits [20]byte
 	i := len(digits)
 	for u >= 100 {
@@ -856,9 +874,21 @@ var plainByte = func() (t [256]bool) {
 // plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
 // with U+FFFD, and leaves HTML characters alone.
 func appendString(b []byte, s string) []byte {
+	i := plainRun(s, 0)
+	if i == len(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	return appendEscaped(b, s, i)
+}
+
+// appendEscaped is appendString for s whose byte at i, and none before,
+// is not a plainByte.
+func appendEscaped(b []byte, s string, i int) []byte {
 	b = append(b, '"')
 	start := 0
-	for i := plainRun(s, 0); i < len(s); i = plainRun(s, i) {
+	for ; i < len(s); i = plainRun(s, i) {
 		esc, size := escapeAt(s, i)
 		if esc != "" {
 			b = append(append(b, s[start:i]...), esc...)

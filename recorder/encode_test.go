@@ -284,6 +284,7 @@ func TestOddRecordsEncodeAsEncodingJSONWritesThem(t *testing.T) {
 		"nine metadata keys":         &recorder.RunStarted{Metadata: map[string]string{"i": "9", "h": "8", "g": "7", "f": "6", "e": "5", "d": "4", "c": "3", "b": "2", "a": "1"}},
 		"a spaced extension body":    &recorder.Extension{Name: "n", Body: json.RawMessage("[ 1 ,\n 2 ]")},
 		"multimodal parts":           &recorder.Message{Message: &schema.Message{UserInputMultiContent: []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeText, Text: "<hi>"}}}},
+		"a payload type of a caller": &customPayload{Note: "<b>", N: 3},
 	}
 	for name, p := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -296,6 +297,15 @@ func TestOddRecordsEncodeAsEncodingJSONWritesThem(t *testing.T) {
 		})
 	}
 }
+
+// customPayload is a payload type of a caller's, which encoding/json
+// writes.
+type customPayload struct {
+	Note string `json:"note"`
+	N    int    `json:"n,omitempty"`
+}
+
+func (*customPayload) Kind() recorder.Kind { return "my.custom" }
 
 // TestValuesJSONCannotHoldFailTheRecord holds that a float JSON has no
 // form for, or a deadline RFC 3339 cannot write, is an encoding error.
