@@ -382,6 +382,9 @@ func (s *FileSink) fail(ctx context.Context, err error) error {
 	if s.failure == nil {
 		s.failure = err
 	}
+	// Behind a Recorder, ctx is the ctx the record was emitted with, which
+	// may have ended since; the handler gets its values.
+	ctx = background(ctx)
 	if s.onError != nil {
 		s.onError(ctx, err)
 	} else {

@@ -32,7 +32,7 @@ type processor struct {
 	rec          *Recorder
 	sink         Sink
 	block        bool
-	untimed      bool        // the sink's writes are not timed: see newProcessor
+	emitterCtx   bool        // the sink's writes get the emitter's ctx: see newProcessor
 	direct       *MemorySink // the sink, if it takes records without a ctx
 	blockTimeout time.Duration
 	size         int // Options.QueueSize
@@ -117,10 +117,10 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		// a panic per record.
 		p.direct = s
 	case *FileSink:
-		// Its Write never waits on its ctx, so that a deadline would bound
-		// nothing: its writes are not timed, which spares a clock reading
-		// per record.
-		p.untimed = true
+		// Its Write never waits on its ctx, which it only hands to its
+		// OnError, without its cancellation: a deadline would bound
+		// nothing, so it gets the emitter's ctx rather than a write ctx.
+		p.emitterCtx = true
 	}
 	p.size = opts.QueueSize
 	if p.size <= 0 {
@@ -443,14 +443,13 @@ func (p *processor) handle(it *item) {
 
 // write hands rec, emitted with ctx, to the sink.
 func (p *processor) write(ctx context.Context, rec *Record) error {
-	if p.direct != nil {
+	switch {
+	case p.direct != nil:
 		return p.direct.writeDirect(rec)
+	case p.emitterCtx:
+		return safeWrite(ctx, p.sink, rec)
 	}
-	if p.untimed {
-		p.wctx.beginUntimed(ctx)
-	} else {
-		p.wctx.begin(ctx)
-	}
+	p.wctx.begin(ctx)
 	err := safeWrite(&p.wctx, p.sink, rec)
 	p.wctx.end()
 	return err
@@ -647,20 +646,6 @@ func (c *writeCtx) begin(values context.Context) {
 		c.armed = true
 		c.timer.Reset(c.timeout)
 	}
-	c.mu.Unlock()
-}
-
-// beginUntimed starts a sink call carrying the values of values that has
-// no deadline: its ctx ends only if Close gives up. A timer still running
-// for an earlier call finds no deadline and does nothing.
-func (c *writeCtx) beginUntimed(values context.Context) {
-	c.mu.Lock()
-	c.values = values
-	if c.err != nil && !c.gaveUp.Load() {
-		c.done = make(chan struct{})
-		c.err = nil
-	}
-	c.due = 0
 	c.mu.Unlock()
 }
 

@@ -547,26 +547,30 @@ func TestAWritesDeadlineIsWriteTimeoutAfterItBegins(t *testing.T) {
 }
 
 // TestWritesToThePackagesOwnSinksAreNotTimed holds that a FileSink, which
-// never waits on the ctx of Write, gets one without a deadline that still
-// carries the emitter's values.
+// never waits on the ctx of Write, is not handed a write ctx with a
+// deadline: its OnError gets the emitter's values, without the emitter's
+// cancellation.
 func TestWritesToThePackagesOwnSinksAreNotTimed(t *testing.T) {
 	w := newTestWriter()
 	w.err = errors.New("disk full")
 	type seen struct {
 		hasDeadline bool
+		err         error
 		value       any
 	}
 	seenCh := make(chan seen, 1)
 	sink := recorder.NewWriterSink(w, &recorder.FileOptions{BufferSize: 1, OnError: func(ctx context.Context, _ error) {
 		_, ok := ctx.Deadline()
-		seenCh <- seen{ok, ctx.Value(ctxKey{})}
+		seenCh <- seen{ok, ctx.Err(), ctx.Value(ctxKey{})}
 	}})
 	rec := newRec(t, sink, &recorder.Options{WriteTimeout: time.Hour, OnError: func(context.Context, error) {}})
-	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), ctxKey{}, "v"), time.Hour)
+	cancel()
 	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
 	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
 	got := <-seenCh
 	assert.False(t, got.hasDeadline)
+	assert.NoError(t, got.err)
 	assert.Equal(t, "v", got.value)
 }
 

@@ -80,9 +80,8 @@ type Options struct {
 
 	// WriteTimeout bounds every call of the sink's Write, Flush and Close:
 	// their ctx ends after it. Zero means DefaultWriteTimeout. The writes
-	// of a MemorySink or a FileSink, which never wait on their ctx, are
-	// not timed: their ctx has no deadline and ends only if Close gives
-	// up.
+	// of a MemorySink or a FileSink, which never wait on a ctx, are not
+	// timed.
 	WriteTimeout time.Duration
 
 	// Clock stamps RecordedAt. The default is the wall time at New moved
