@@ -32,7 +32,7 @@ type processor struct {
 	rec          *Recorder
 	sink         Sink
 	block        bool
-	emitterCtx   bool        // the sink's writes get the emitter's ctx: see newProcessor
+	untimed      bool        // the sink never waits on a ctx and gets the caller's: see newProcessor
 	direct       *MemorySink // the sink, if it takes records without a ctx
 	blockTimeout time.Duration
 	size         int // Options.QueueSize
@@ -113,14 +113,13 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	switch s := rec.sink.(type) {
 	case *MemorySink:
 		// It neither looks at a ctx nor can panic: writeDirect is Write
-		// without the ctx, which spares the write ctx and the recovery of
-		// a panic per record.
-		p.direct = s
+		// without the ctx, which spares the recovery of a panic per
+		// record.
+		p.direct, p.untimed = s, true
 	case *FileSink:
-		// Its Write never waits on its ctx, which it only hands to its
-		// OnError, without its cancellation: a deadline would bound
-		// nothing, so it gets the emitter's ctx rather than a write ctx.
-		p.emitterCtx = true
+		// It never waits on a ctx: it only hands the ctx of Write, Flush
+		// and Close to its OnError, without its cancellation.
+		p.untimed = true
 	}
 	p.size = opts.QueueSize
 	if p.size <= 0 {
@@ -419,15 +418,7 @@ func (p *processor) take() []item {
 func (p *processor) handle(it *item) {
 	switch {
 	case it.run == nil:
-		var err error
-		if p.wctx.aborted() {
-			err = ErrClosed
-		} else {
-			p.wctx.begin(it.ctx)
-			err = safeFlush(&p.wctx, p.sink)
-			p.wctx.end()
-		}
-		it.payload.(flushRequest) <- err
+		it.payload.(flushRequest) <- p.flush(it.ctx)
 	case p.wctx.aborted():
 		p.rec.dropped.Add(1)
 		it.run.dropped.Add(1)
@@ -446,11 +437,25 @@ func (p *processor) write(ctx context.Context, rec *Record) error {
 	switch {
 	case p.direct != nil:
 		return p.direct.writeDirect(rec)
-	case p.emitterCtx:
+	case p.untimed:
 		return safeWrite(ctx, p.sink, rec)
 	}
 	p.wctx.begin(ctx)
 	err := safeWrite(&p.wctx, p.sink, rec)
+	p.wctx.end()
+	return err
+}
+
+// flush flushes the sink for a Flush called with ctx.
+func (p *processor) flush(ctx context.Context) error {
+	switch {
+	case p.wctx.aborted():
+		return ErrClosed
+	case p.untimed:
+		return safeFlush(ctx, p.sink)
+	}
+	p.wctx.begin(ctx)
+	err := safeFlush(&p.wctx, p.sink)
 	p.wctx.end()
 	return err
 }
@@ -489,12 +494,21 @@ func (p *processor) shutdown() {
 		p.rec.report(context.Background(), err)
 		errs = append(errs, err)
 	}
-	p.wctx.begin(context.Background())
-	if err := safeClose(&p.wctx, p.sink); err != nil {
+	if err := p.close(); err != nil {
 		errs = append(errs, err)
 	}
-	p.wctx.end()
 	p.closeErr = errors.Join(errs...)
+}
+
+// close closes the sink.
+func (p *processor) close() error {
+	if p.untimed {
+		return safeClose(context.Background(), p.sink)
+	}
+	p.wctx.begin(context.Background())
+	err := safeClose(&p.wctx, p.sink)
+	p.wctx.end()
+	return err
 }
 
 // background returns ctx without its cancellation, for an error handler

@@ -574,6 +574,31 @@ func TestWritesToThePackagesOwnSinksAreNotTimed(t *testing.T) {
 	assert.Equal(t, "v", got.value)
 }
 
+// TestFlushingThePackagesOwnSinksIsNotTimed holds that a FileSink's
+// Flush, behind a Recorder, gets the values of the ctx Flush was called
+// with, and no deadline.
+func TestFlushingThePackagesOwnSinksIsNotTimed(t *testing.T) {
+	w := newTestWriter()
+	w.syncErr = errors.New("sync failed") // only Flush syncs
+	type seen struct {
+		hasDeadline bool
+		value       any
+	}
+	seenCh := make(chan seen, 1)
+	sink := recorder.NewWriterSink(w, &recorder.FileOptions{Sync: recorder.SyncOnFlush, OnError: func(ctx context.Context, _ error) {
+		_, ok := ctx.Deadline()
+		seenCh <- seen{ok, ctx.Value(ctxKey{})}
+	}})
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: time.Hour, OnError: func(context.Context, error) {}})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(context.Background(), recorder.BudgetRecord{}))
+	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
+	require.Error(t, rec.Flush(ctx))
+	got := <-seenCh
+	assert.False(t, got.hasDeadline)
+	assert.Equal(t, "v", got.value)
+}
+
 // countingMemory is a MemorySink with a Write of its own.
 type countingMemory struct {
 	*recorder.MemorySink

@@ -79,7 +79,7 @@ type Options struct {
 	BlockTimeout time.Duration
 
 	// WriteTimeout bounds every call of the sink's Write, Flush and Close:
-	// their ctx ends after it. Zero means DefaultWriteTimeout. The writes
+	// their ctx ends after it. Zero means DefaultWriteTimeout. The calls
 	// of a MemorySink or a FileSink, which never wait on a ctx, are not
 	// timed.
 	WriteTimeout time.Duration
