@@ -43,6 +43,7 @@ type processor struct {
 	batchLen  int    // len of the batch in hand when it was taken: never less than taking
 	parked    bool   // the goroutine waits for wake with an empty queue
 	lingering bool   // the goroutine lets records gather before it takes them
+	flushing  bool   // a flush request waits in the queue: no lingering
 	closed    bool   // Close began: no more items are taken
 
 	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
@@ -226,7 +227,7 @@ func (p *processor) request(it item) error {
 		return ErrClosed
 	}
 	p.queue = append(p.queue, it)
-	p.parked, p.lingering = false, false
+	p.parked, p.lingering, p.flushing = false, false, true
 	p.mu.Unlock()
 	p.signal()
 	return nil
@@ -333,8 +334,9 @@ func growStack() {
 func keep(*[stackRoom]byte) {}
 
 // wait parks the goroutine until an emit wakes it, then lingers, unless
-// the queue is already half full; a flush request, a half-full queue or
-// Close cuts the linger short. It reports whether Close has begun.
+// the queue is already half full or holds a flush request; a flush
+// request, a half-full queue or Close cuts the linger short. It reports
+// whether Close has begun.
 func (p *processor) wait(timer *time.Timer) (closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -352,7 +354,7 @@ func (p *processor) wait(timer *time.Timer) (closed bool) {
 		p.mu.Lock()
 		p.parked = false
 	}
-	if len(p.queue) < p.half && !p.closed {
+	if len(p.queue) < p.half && !p.closed && !p.flushing {
 		p.lingering = true
 		p.mu.Unlock()
 		timer.Reset(lingerTime)
@@ -403,6 +405,7 @@ func (p *processor) take() []item {
 	defer p.mu.Unlock()
 	batch := p.queue
 	p.batchLen = len(batch)
+	p.flushing = false
 	p.taking.Store(int64(len(batch)))
 	if len(batch) == 0 {
 		return nil
