@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -137,9 +136,6 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		p.wctx.timeout = DefaultWriteTimeout
 	}
 	p.wctx.base = rec.epoch
-	p.wctx.done = make(chan struct{})
-	p.wctx.timer = time.AfterFunc(math.MaxInt64, p.wctx.expire)
-	p.wctx.timer.Stop()
 	go p.loop()
 	return p
 }
@@ -548,11 +544,11 @@ func safeClose(ctx context.Context, s Sink) (err error) {
 // call returns (see Sink).
 type writeCtx struct {
 	timeout time.Duration
-	timer   *time.Timer // runs expire
 
 	mu     sync.Mutex
+	timer  *time.Timer // runs expire; made by the first call
 	values context.Context
-	done   chan struct{}
+	done   chan struct{} // made by the first call
 	err    error
 	base   time.Time     // the monotonic clock's origin for due
 	due    time.Duration // since base: the deadline of the call in progress or the last one, 0 for none
@@ -654,12 +650,17 @@ func (c *writeCtx) begin(values context.Context) {
 	due := time.Since(c.base) + c.timeout
 	c.mu.Lock()
 	c.values = values
-	if c.err != nil && !c.gaveUp.Load() {
+	if c.done == nil || c.err != nil && !c.gaveUp.Load() {
 		c.done = make(chan struct{})
 		c.err = nil
 	}
 	c.due = due
-	if !c.armed {
+	switch {
+	case c.timer == nil:
+		// Made at the first call: the sinks of this package make none.
+		c.armed = true
+		c.timer = time.AfterFunc(c.timeout, c.expire)
+	case !c.armed:
 		c.armed = true
 		c.timer.Reset(c.timeout)
 	}
@@ -703,7 +704,9 @@ func (c *writeCtx) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.due = 0 // an expire already running finds nothing to do
-	c.timer.Stop()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
 }
 
 // abort ends the call in progress and every later one, with cause.
@@ -715,6 +718,9 @@ func (c *writeCtx) abort(cause error) {
 	}
 	c.why = cause
 	c.gaveUp.Store(true)
+	if c.done == nil {
+		c.done = make(chan struct{})
+	}
 	if c.err == nil {
 		close(c.done)
 	}
