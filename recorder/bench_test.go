@@ -3,10 +3,14 @@ package recorder_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/recorder"
 )
@@ -244,5 +248,49 @@ func BenchmarkSecrets(b *testing.B) {
 				_ = r.Redact(bc.in)
 			}
 		})
+	}
+}
+
+// iterationRecords are the records of one model and tool call of an
+// agent, as Lookout records them: the request with the assessment it
+// injects, the response with its tool call, the budget charge and the
+// tool call's start and end.
+func iterationRecords(i int) []recorder.Payload {
+	index := 0
+	assessment := "## Trajectory Assessment\n\n_Generated after tool call #10_\n\n### Resources [info]\n\nYou have 59 minutes remaining before the deadline. You have used 755 of 1,099,511,627,776 tokens (0% of budget).\n"
+	return []recorder.Payload{
+		&recorder.ModelRequest{MessageCount: 2*i + 2, Tools: []string{"noop"}, Injected: []recorder.InjectedMessage{{Kind: recorder.InjectedAssessment, Role: "user", Content: assessment, AfterCallIndex: 10}}},
+		&recorder.ModelResponse{
+			Message: &schema.Message{Role: schema.Assistant, ToolCalls: []schema.ToolCall{{Index: &index, ID: "call_" + strconv.Itoa(i), Type: "function", Function: schema.FunctionCall{Name: "noop", Arguments: "{}"}}},
+				ResponseMeta: &schema.ResponseMeta{FinishReason: "tool_calls", Usage: &schema.TokenUsage{PromptTokens: 13*i + 15, CompletionTokens: 2, TotalTokens: 13*i + 17}},
+				Extra:        map[string]any{"_eino_msg_id": "5a46244e-fd66-4239-94c8-c5336eadea59"}},
+			Usage: recorder.TokenUsage{PromptTokens: int64(13*i + 15), CompletionTokens: 2, TotalTokens: int64(13*i + 17)}, UsageReported: true, FinishReason: "tool_calls", Latency: 1412,
+		},
+		&recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens", Amount: int64(13*i + 17), Used: int64(7*i*i + 17), Limit: 1 << 40},
+		&recorder.ToolStarted{CallID: "call_" + strconv.Itoa(i), Name: "noop", Arguments: "{}", ArgumentsBytes: 2, CallIndex: i},
+		&recorder.ToolEnded{CallID: "call_" + strconv.Itoa(i), Name: "noop", Result: "noop ok {}", ResultBytes: 10, Duration: 811, CallIndex: i},
+	}
+}
+
+// BenchmarkFileSinkAgentIteration measures a FileSink encoding the
+// records of an agent's model and tool call.
+func BenchmarkFileSinkAgentIteration(b *testing.B) {
+	ctx := context.Background()
+	s := recorder.NewWriterSink(io.Discard, nil)
+	const iterations = 64
+	var recs []recorder.Record
+	for i := range iterations {
+		for _, p := range iterationRecords(i) {
+			recs = append(recs, recorder.Record{SchemaVersion: 1, Seq: uint64(len(recs)), RunID: "fbbeffbe-b0ef-440a-aa29-78510d945b1e",
+				RecordedAt: t0.Add(time.Duration(len(recs)) * 31 * time.Microsecond), Payload: p})
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for j := range 5 {
+			if err := s.Write(ctx, &recs[i%iterations*5+j]); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

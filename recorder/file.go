@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -82,8 +81,9 @@ type FileSink struct {
 	w       io.Writer
 	file    io.Closer // closed by Close; nil for NewWriterSink
 	syncer  interface{ Sync() error }
-	bw      *bufio.Writer
-	line    []byte // encoding buffer
+	size    int     // FileOptions.BufferSize
+	buf     []byte  // whole records not yet written out, grown as needed up to size
+	enc     encoder // remembers the last record's run and second
 	sync    SyncPolicy
 	every   int
 	onError func(context.Context, error)
@@ -92,7 +92,7 @@ type FileSink struct {
 	closeErr  error
 	failure   error // first I/O error; sticky
 	sinceSync int   // records since the last sync
-	ends      []int // where each record in the buffer ends in it, in order
+	ends      []int // where each record in buf ends in it, in order
 	dropped   atomic.Uint64
 }
 
@@ -188,14 +188,13 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 		onError: opts.OnError,
 	}
 	s.syncer, _ = w.(interface{ Sync() error })
-	bs := opts.BufferSize
-	if bs <= 0 {
-		bs = DefaultBufferSize
+	s.size = opts.BufferSize
+	if s.size <= 0 {
+		s.size = DefaultBufferSize
 	}
 	if s.every <= 0 {
 		s.every = DefaultSyncEvery
 	}
-	s.bw = bufio.NewWriterSize(w, bs)
 	return s
 }
 
@@ -205,14 +204,20 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 // not. Records Write refused are counted by the caller (Recorder.Dropped).
 func (s *FileSink) Dropped() uint64 { return s.dropped.Load() }
 
-// maxKeptLine keeps one huge record from pinning memory in the sink.
-const maxKeptLine = 64 << 10
+// initialBuffer is the room a buffer starts with: the records of a short
+// run, or of a batch, with no copy as it grows.
+const initialBuffer = 4 << 10
 
-// Write encodes r as one JSON line into the buffer, writing the buffer out
-// first if the line does not fit. It returns an error wrapping ErrEncode
-// if r cannot be encoded, ErrClosed after Close, and the first I/O error
-// once one happened. It does not wait on ctx: the only waits are the
-// destination's own.
+// maxKeptBuffer is how large a buffer, twice, an empty FileSink keeps
+// when its BufferSize is smaller: one huge record does not pin its memory
+// in the sink.
+const maxKeptBuffer = 64 << 10
+
+// Write encodes r as one JSON line into the buffer, writing out the
+// records before it first if the line makes the buffer overflow. It
+// returns an error wrapping ErrEncode if r cannot be encoded, ErrClosed
+// after Close, and the first I/O error once one happened. It does not
+// wait on ctx: the only waits are the destination's own.
 func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -222,50 +227,39 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	if s.failure != nil {
 		return s.failure
 	}
-	b, err := s.encode(r)
+	if s.buf == nil {
+		s.buf = make([]byte, 0, min(s.size, initialBuffer))
+	}
+	start := len(s.buf)
+	b, err := s.enc.appendRecord(s.buf, r)
 	if err != nil {
+		s.buf = b[:start]
 		return err
 	}
-	if err := s.buffer(ctx, b); err != nil {
+	s.buf = append(b, '\n')
+	if err := s.buffer(ctx, start); err != nil {
 		return err
 	}
 	s.countForSync(ctx)
 	return nil
 }
 
-// encode encodes r as one JSON line in the sink's line buffer, which it
-// keeps for the next record unless it grew too large.
-func (s *FileSink) encode(r *Record) ([]byte, error) {
-	b, err := r.AppendJSON(s.line[:0])
-	if err == nil {
-		b = append(b, '\n')
-	}
-	if cap(b) <= maxKeptLine {
-		s.line = b[:0]
-	}
-	return b, err
-}
-
-// buffer adds the encoded record b to the buffer, and notes where it ends
-// in it.
-func (s *FileSink) buffer(ctx context.Context, b []byte) error {
-	if len(b) > s.bw.Available() && s.bw.Buffered() > 0 {
-		// Write the buffer out before the record overflows it, rather than
-		// let bufio write out part of it: the buffer then only ever holds
-		// whole records, and a failed write out knows which ones it lost.
-		if err := s.writeOut(ctx, false); err != nil {
+// buffer keeps the record encoded at the end of the buffer, from start,
+// writing out the records before it first if the buffer overflows: the
+// buffer then only ever holds whole records, and a failed write out knows
+// which ones it lost. A record larger than the buffer on its own is
+// written out at once; if that fails, only this record is lost, and the
+// caller counts it.
+func (s *FileSink) buffer(ctx context.Context, start int) error {
+	if len(s.buf) > s.size && start > 0 {
+		if err := s.writeBuffer(ctx, start); err != nil {
 			return err
 		}
 	}
-	if _, err := s.bw.Write(b); err != nil {
-		// Only a record longer than the buffer is written directly, past
-		// an empty buffer, and only that record is lost; the caller counts
-		// it.
-		return s.fail(ctx, fmt.Errorf("recorder: write trajectory: %w", err))
+	if len(s.buf) > s.size {
+		return s.writeBuffer(ctx, len(s.buf))
 	}
-	if n := s.bw.Buffered(); n > 0 {
-		s.ends = append(s.ends, n)
-	}
+	s.ends = append(s.ends, len(s.buf))
 	return nil
 }
 
@@ -299,7 +293,7 @@ func (s *FileSink) Flush(ctx context.Context) error {
 func (s *FileSink) idle() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.closed && s.failure == nil && s.bw.Buffered() > 0 {
+	if !s.closed && s.failure == nil && len(s.buf) > 0 {
 		s.writeOut(context.Background(), false)
 	}
 }
@@ -328,12 +322,35 @@ func (s *FileSink) writeOut(ctx context.Context, sync bool) error {
 	if s.failure != nil {
 		return s.failure
 	}
-	if err := s.bw.Flush(); err != nil {
-		return s.lose(ctx, fmt.Errorf("recorder: write trajectory: %w", err))
+	if err := s.writeBuffer(ctx, len(s.buf)); err != nil {
+		return err
 	}
-	s.ends = s.ends[:0]
 	if sync && s.syncer != nil {
 		return s.syncOut(ctx)
+	}
+	return nil
+}
+
+// writeBuffer writes the first n bytes of the buffer to the destination
+// in one write: every record ends counts, or those before a record
+// buffer has yet to count, which then moves to the start of the buffer. A
+// failed write loses the buffer: lose counts the records it did not write
+// whole.
+func (s *FileSink) writeBuffer(ctx context.Context, n int) error {
+	if n == 0 {
+		return nil
+	}
+	written, err := s.w.Write(s.buf[:n])
+	if err == nil && written < n {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return s.lose(ctx, written, fmt.Errorf("recorder: write trajectory: %w", err))
+	}
+	s.buf = s.buf[:copy(s.buf, s.buf[n:])]
+	s.ends = s.ends[:0]
+	if len(s.buf) == 0 && cap(s.buf) > 2*max(s.size, maxKeptBuffer) {
+		s.buf = nil
 	}
 	return nil
 }
@@ -349,16 +366,14 @@ func (s *FileSink) syncOut(ctx context.Context) error {
 	return s.fail(ctx, fmt.Errorf("recorder: sync trajectory: %w", err))
 }
 
-// lose counts as dropped the records a failed write out did not write
-// whole, and fails. bufio keeps the bytes it could not write at the start
-// of its buffer, so the records ending past what was written are lost.
-func (s *FileSink) lose(ctx context.Context, err error) error {
-	if len(s.ends) > 0 {
-		written := s.ends[len(s.ends)-1] - s.bw.Buffered()
-		whole, _ := slices.BinarySearch(s.ends, written+1)
-		s.dropped.Add(uint64(len(s.ends) - whole))
-		s.ends = s.ends[:0]
-	}
+// lose counts as dropped the records in the buffer that a failed write
+// out did not write whole, having written the first written bytes, and
+// fails.
+func (s *FileSink) lose(ctx context.Context, written int, err error) error {
+	whole, _ := slices.BinarySearch(s.ends, written+1)
+	s.dropped.Add(uint64(len(s.ends) - whole))
+	s.ends = s.ends[:0]
+	s.buf = s.buf[:0]
 	return s.fail(ctx, err)
 }
 
@@ -367,6 +382,9 @@ func (s *FileSink) fail(ctx context.Context, err error) error {
 	if s.failure == nil {
 		s.failure = err
 	}
+	// Behind a Recorder, ctx is the ctx the record was emitted with, which
+	// may have ended since; the handler gets its values.
+	ctx = background(ctx)
 	if s.onError != nil {
 		s.onError(ctx, err)
 	} else {

@@ -385,3 +385,77 @@ func TestPeriodicSyncOnAnUnsyncableDestinationKeepsBatching(t *testing.T) {
 	assert.Len(t, w.records(t), 101)
 	assert.Equal(t, 1, len(w.entered), "the 101 records fit one buffer and go out in one write")
 }
+
+// shortWriter takes at most n bytes of each write and reports no error.
+type shortWriter struct {
+	buf bytes.Buffer
+	n   int
+}
+
+func (w *shortWriter) Write(p []byte) (int, error) {
+	return w.buf.Write(p[:min(len(p), w.n)])
+}
+
+// TestFileSinkTakesAShortWriteForAnError checks that a destination that
+// takes part of a write without an error fails the sink with
+// io.ErrShortWrite, and that the records it did not take whole are
+// counted as dropped.
+func TestFileSinkTakesAShortWriteForAnError(t *testing.T) {
+	ctx := context.Background()
+	w := &shortWriter{n: 300}
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{OnError: func(context.Context, error) {}})
+	for seq := range uint64(5) {
+		require.NoError(t, s.Write(ctx, budgetRecord(seq)))
+	}
+	require.ErrorIs(t, s.Flush(ctx), io.ErrShortWrite)
+	recs, tear, err := recorder.ReadAll(bytes.NewReader(w.buf.Bytes()))
+	require.NoError(t, err)
+	require.NotNil(t, tear, "the write was cut inside a record")
+	assert.Equal(t, 5, len(recs)+int(s.Dropped()))
+	assert.ErrorIs(t, s.Write(ctx, budgetRecord(5)), io.ErrShortWrite)
+}
+
+// writesWriter keeps each write apart.
+type writesWriter struct{ writes []string }
+
+func (w *writesWriter) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// TestFileSinkWritesWholeRecordsABufferAtATime checks that a FileSink
+// writes out whole records, as many as its buffer holds, in one write,
+// and a record larger than its buffer in a write of its own.
+func TestFileSinkWritesWholeRecordsABufferAtATime(t *testing.T) {
+	ctx := context.Background()
+	w := &writesWriter{}
+	const size = 500
+	s := recorder.NewWriterSink(w, &recorder.FileOptions{BufferSize: size})
+	var want []uint64
+	for seq := range uint64(30) {
+		r := budgetRecord(seq)
+		if seq%9 == 4 {
+			r.Payload = &recorder.BudgetRecord{Resource: strings.Repeat("x", 2*size)}
+		}
+		require.NoError(t, s.Write(ctx, r))
+		want = append(want, seq)
+	}
+	require.NoError(t, s.Flush(ctx))
+	var all strings.Builder
+	for i, p := range w.writes {
+		require.True(t, strings.HasSuffix(p, "\n"), "write %d ends a record", i)
+		if n := strings.Count(p, "\n"); n > 1 {
+			assert.LessOrEqual(t, len(p), size, "write %d of %d records", i, n)
+		}
+		if i < len(w.writes)-1 && len(p) <= size {
+			next := w.writes[i+1]
+			first := next[:strings.IndexByte(next, '\n')+1]
+			assert.Greater(t, len(p)+len(first), size, "write %d left room for the next record", i)
+		}
+		all.WriteString(p)
+	}
+	recs, tear, err := recorder.ReadAll(strings.NewReader(all.String()))
+	require.NoError(t, err)
+	require.Nil(t, tear)
+	assert.Equal(t, want, seqs(recs))
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +31,8 @@ type processor struct {
 	rec          *Recorder
 	sink         Sink
 	block        bool
+	untimed      bool        // the sink never waits on a ctx and gets the caller's: see newProcessor
+	direct       *MemorySink // the sink, if it takes records without a ctx
 	blockTimeout time.Duration
 	size         int // Options.QueueSize
 	half         int // queued records past which a lingering goroutine is woken
@@ -41,6 +42,7 @@ type processor struct {
 	batchLen  int    // len of the batch in hand when it was taken: never less than taking
 	parked    bool   // the goroutine waits for wake with an empty queue
 	lingering bool   // the goroutine lets records gather before it takes them
+	flushing  bool   // a flush request waits in the queue: no lingering
 	closed    bool   // Close began: no more items are taken
 
 	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
@@ -106,6 +108,19 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	if p.blockTimeout <= 0 {
 		p.blockTimeout = DefaultBlockTimeout
 	}
+	// The package's own sinks, by their type: a type of the caller's that
+	// embeds one has a Write of its own.
+	switch s := rec.sink.(type) {
+	case *MemorySink:
+		// It neither looks at a ctx nor can panic: writeDirect is Write
+		// without the ctx, which spares the recovery of a panic per
+		// record.
+		p.direct, p.untimed = s, true
+	case *FileSink:
+		// It never waits on a ctx: it only hands the ctx of Write, Flush
+		// and Close to its OnError, without its cancellation.
+		p.untimed = true
+	}
 	p.size = opts.QueueSize
 	if p.size <= 0 {
 		p.size = DefaultQueueSize
@@ -120,9 +135,7 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	if p.wctx.timeout <= 0 {
 		p.wctx.timeout = DefaultWriteTimeout
 	}
-	p.wctx.done = make(chan struct{})
-	p.wctx.timer = time.AfterFunc(math.MaxInt64, p.wctx.expire)
-	p.wctx.timer.Stop()
+	p.wctx.base = rec.epoch
 	go p.loop()
 	return p
 }
@@ -210,7 +223,7 @@ func (p *processor) request(it item) error {
 		return ErrClosed
 	}
 	p.queue = append(p.queue, it)
-	p.parked, p.lingering = false, false
+	p.parked, p.lingering, p.flushing = false, false, true
 	p.mu.Unlock()
 	p.signal()
 	return nil
@@ -276,6 +289,10 @@ func (r *Recorder) Close(ctx context.Context) error {
 const lingerTime = time.Millisecond
 
 func (p *processor) loop() {
+	if p.direct == nil {
+		// A MemorySink takes little stack; others encode and write.
+		growStack()
+	}
 	defer close(p.exited)
 	defer p.wctx.stop()
 	timer := time.NewTimer(lingerTime)
@@ -291,9 +308,31 @@ func (p *processor) loop() {
 	}
 }
 
+// stackRoom is stack enough that the runtime gives the goroutine the
+// 8 KiB it takes to encode a record and write it to a file.
+const stackRoom = 4 << 10
+
+// growStack grows the goroutine's stack to hold stackRoom. A goroutine's
+// stack starts small and is copied to one twice as large whenever it runs
+// out, which costs for every frame on it: growing it at the start, when it
+// holds one frame, costs less than growing it in the middle of a write,
+// when it holds a dozen.
+//
+//go:noinline
+func growStack() {
+	var room [stackRoom]byte
+	keep(&room)
+}
+
+// keep is a use of room that the compiler cannot remove.
+//
+//go:noinline
+func keep(*[stackRoom]byte) {}
+
 // wait parks the goroutine until an emit wakes it, then lingers, unless
-// the queue is already half full; a flush request, a half-full queue or
-// Close cuts the linger short. It reports whether Close has begun.
+// the queue is already half full or holds a flush request; a flush
+// request, a half-full queue or Close cuts the linger short. It reports
+// whether Close has begun.
 func (p *processor) wait(timer *time.Timer) (closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -311,7 +350,7 @@ func (p *processor) wait(timer *time.Timer) (closed bool) {
 		p.mu.Lock()
 		p.parked = false
 	}
-	if len(p.queue) < p.half && !p.closed {
+	if len(p.queue) < p.half && !p.closed && !p.flushing {
 		p.lingering = true
 		p.mu.Unlock()
 		timer.Reset(lingerTime)
@@ -362,6 +401,7 @@ func (p *processor) take() []item {
 	defer p.mu.Unlock()
 	batch := p.queue
 	p.batchLen = len(batch)
+	p.flushing = false
 	p.taking.Store(int64(len(batch)))
 	if len(batch) == 0 {
 		return nil
@@ -377,29 +417,46 @@ func (p *processor) take() []item {
 func (p *processor) handle(it *item) {
 	switch {
 	case it.run == nil:
-		var err error
-		if p.wctx.aborted() {
-			err = ErrClosed
-		} else {
-			p.wctx.begin(it.ctx)
-			err = safeFlush(&p.wctx, p.sink)
-			p.wctx.end()
-		}
-		it.payload.(flushRequest) <- err
+		it.payload.(flushRequest) <- p.flush(it.ctx)
 	case p.wctx.aborted():
 		p.rec.dropped.Add(1)
 		it.run.dropped.Add(1)
 		p.lost++
 	default:
 		rec := p.record(it)
-		p.wctx.begin(it.ctx)
-		err := safeWrite(&p.wctx, p.sink, rec)
-		p.wctx.end()
-		if err != nil {
+		if err := p.write(it.ctx, rec); err != nil {
 			ctx := background(it.ctx)
 			p.rec.failed(ctx, it.run, &SinkError{RunID: rec.RunID, Seq: rec.Seq, Kind: rec.Payload.Kind(), Err: err})
 		}
 	}
+}
+
+// write hands rec, emitted with ctx, to the sink.
+func (p *processor) write(ctx context.Context, rec *Record) error {
+	switch {
+	case p.direct != nil:
+		return p.direct.writeDirect(rec)
+	case p.untimed:
+		return safeWrite(ctx, p.sink, rec)
+	}
+	p.wctx.begin(ctx)
+	err := safeWrite(&p.wctx, p.sink, rec)
+	p.wctx.end()
+	return err
+}
+
+// flush flushes the sink for a Flush called with ctx.
+func (p *processor) flush(ctx context.Context) error {
+	switch {
+	case p.wctx.aborted():
+		return ErrClosed
+	case p.untimed:
+		return safeFlush(ctx, p.sink)
+	}
+	p.wctx.begin(ctx)
+	err := safeFlush(&p.wctx, p.sink)
+	p.wctx.end()
+	return err
 }
 
 // record makes, in p.out, the Record that it and its run describe.
@@ -436,12 +493,21 @@ func (p *processor) shutdown() {
 		p.rec.report(context.Background(), err)
 		errs = append(errs, err)
 	}
-	p.wctx.begin(context.Background())
-	if err := safeClose(&p.wctx, p.sink); err != nil {
+	if err := p.close(); err != nil {
 		errs = append(errs, err)
 	}
-	p.wctx.end()
 	p.closeErr = errors.Join(errs...)
+}
+
+// close closes the sink.
+func (p *processor) close() error {
+	if p.untimed {
+		return safeClose(context.Background(), p.sink)
+	}
+	p.wctx.begin(context.Background())
+	err := safeClose(&p.wctx, p.sink)
+	p.wctx.end()
+	return err
 }
 
 // background returns ctx without its cancellation, for an error handler
@@ -478,16 +544,17 @@ func safeClose(ctx context.Context, s Sink) (err error) {
 // call returns (see Sink).
 type writeCtx struct {
 	timeout time.Duration
-	timer   *time.Timer // runs expire
 
-	mu       sync.Mutex
-	values   context.Context
-	done     chan struct{}
-	err      error
-	deadline time.Time // of the call in progress or the last one
-	armed    bool      // the timer will fire, at or before deadline
-	gaveUp   atomic.Bool
-	why      error // why Close gave up
+	mu     sync.Mutex
+	timer  *time.Timer // runs expire; made by the first call
+	values context.Context
+	done   chan struct{} // made by the first call
+	err    error
+	base   time.Time     // the monotonic clock's origin for due
+	due    time.Duration // since base: the deadline of the call in progress or the last one, 0 for none
+	armed  bool          // the timer will fire, at or before due
+	gaveUp atomic.Bool
+	why    error // why Close gave up
 	// after holds what AfterFunc registered for the current done.
 	after []*afterFunc
 }
@@ -541,7 +608,10 @@ func (c *writeCtx) fire() func() {
 func (c *writeCtx) Deadline() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.deadline, !c.deadline.IsZero()
+	if c.due == 0 {
+		return time.Time{}, false
+	}
+	return c.base.Add(c.due), true
 }
 
 func (c *writeCtx) Done() <-chan struct{} {
@@ -577,15 +647,20 @@ func (c *writeCtx) String() string { return "recorder.writeCtx" }
 // one's deadline, and expire sets it again for what is left. Setting and
 // stopping a timer for every write would cost more than the write.
 func (c *writeCtx) begin(values context.Context) {
-	deadline := time.Now().Add(c.timeout)
+	due := time.Since(c.base) + c.timeout
 	c.mu.Lock()
 	c.values = values
-	if c.err != nil && !c.gaveUp.Load() {
+	if c.done == nil || c.err != nil && !c.gaveUp.Load() {
 		c.done = make(chan struct{})
 		c.err = nil
 	}
-	c.deadline = deadline
-	if !c.armed {
+	c.due = due
+	switch {
+	case c.timer == nil:
+		// Made at the first call: the sinks of this package make none.
+		c.armed = true
+		c.timer = time.AfterFunc(c.timeout, c.expire)
+	case !c.armed:
 		c.armed = true
 		c.timer.Reset(c.timeout)
 	}
@@ -607,11 +682,11 @@ func (c *writeCtx) end() {
 func (c *writeCtx) expire() {
 	c.mu.Lock()
 	c.armed = false
-	if c.err != nil || c.deadline.IsZero() {
+	if c.err != nil || c.due == 0 {
 		c.mu.Unlock()
 		return
 	}
-	if left := time.Until(c.deadline); left > 0 {
+	if left := c.due - time.Since(c.base); left > 0 {
 		c.armed = true
 		c.timer.Reset(left)
 		c.mu.Unlock()
@@ -628,8 +703,10 @@ func (c *writeCtx) expire() {
 func (c *writeCtx) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.deadline = time.Time{} // an expire already running finds nothing to do
-	c.timer.Stop()
+	c.due = 0 // an expire already running finds nothing to do
+	if c.timer != nil {
+		c.timer.Stop()
+	}
 }
 
 // abort ends the call in progress and every later one, with cause.
@@ -641,6 +718,9 @@ func (c *writeCtx) abort(cause error) {
 	}
 	c.why = cause
 	c.gaveUp.Store(true)
+	if c.done == nil {
+		c.done = make(chan struct{})
+	}
 	if c.err == nil {
 		close(c.done)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -502,4 +503,158 @@ func TestEmitsOfARunWaitForRoomSideBySide(t *testing.T) {
 	require.NoError(t, rec.Flush(ctx))
 	assert.Equal(t, []uint64{0, 1}, seqs(sink.Records()), "the records that got in, in order")
 	assert.Equal(t, uint64(5), rec.Dropped())
+}
+
+// deadlineSink keeps the deadline of each write's ctx.
+type deadlineSink struct {
+	mu        sync.Mutex
+	deadlines []time.Time
+}
+
+func (s *deadlineSink) Write(ctx context.Context, _ *recorder.Record) error {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return errors.New("no deadline")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deadlines = append(s.deadlines, d)
+	return nil
+}
+
+// TestAWritesDeadlineIsWriteTimeoutAfterItBegins holds that the ctx of
+// each write says it ends WriteTimeout after the write began.
+func TestAWritesDeadlineIsWriteTimeoutAfterItBegins(t *testing.T) {
+	ctx := context.Background()
+	sink := &deadlineSink{}
+	const timeout = time.Hour
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: timeout})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	before := time.Now()
+	for range 3 {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	}
+	require.NoError(t, rec.Flush(ctx))
+	after := time.Now()
+	require.Equal(t, uint64(0), rec.Dropped())
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	require.Len(t, sink.deadlines, 3)
+	for i, d := range sink.deadlines {
+		assert.False(t, d.Before(before.Add(timeout)), "write %d: deadline %v, before %v", i, d, before.Add(timeout))
+		assert.False(t, d.After(after.Add(timeout)), "write %d: deadline %v, after %v", i, d, after.Add(timeout))
+	}
+}
+
+// TestWritesToThePackagesOwnSinksAreNotTimed holds that a FileSink, which
+// never waits on the ctx of Write, is not handed a write ctx with a
+// deadline: its OnError gets the emitter's values, without the emitter's
+// cancellation.
+func TestWritesToThePackagesOwnSinksAreNotTimed(t *testing.T) {
+	w := newTestWriter()
+	w.err = errors.New("disk full")
+	type seen struct {
+		hasDeadline bool
+		err         error
+		value       any
+	}
+	seenCh := make(chan seen, 1)
+	sink := recorder.NewWriterSink(w, &recorder.FileOptions{BufferSize: 1, OnError: func(ctx context.Context, _ error) {
+		_, ok := ctx.Deadline()
+		seenCh <- seen{ok, ctx.Err(), ctx.Value(ctxKey{})}
+	}})
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: time.Hour, OnError: func(context.Context, error) {}})
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), ctxKey{}, "v"), time.Hour)
+	cancel()
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	got := <-seenCh
+	assert.False(t, got.hasDeadline)
+	assert.NoError(t, got.err)
+	assert.Equal(t, "v", got.value)
+}
+
+// TestFlushingThePackagesOwnSinksIsNotTimed holds that a FileSink's
+// Flush, behind a Recorder, gets the values of the ctx Flush was called
+// with, and no deadline.
+func TestFlushingThePackagesOwnSinksIsNotTimed(t *testing.T) {
+	w := newTestWriter()
+	w.syncErr = errors.New("sync failed") // only Flush syncs
+	type seen struct {
+		hasDeadline bool
+		value       any
+	}
+	seenCh := make(chan seen, 1)
+	sink := recorder.NewWriterSink(w, &recorder.FileOptions{Sync: recorder.SyncOnFlush, OnError: func(ctx context.Context, _ error) {
+		_, ok := ctx.Deadline()
+		seenCh <- seen{ok, ctx.Value(ctxKey{})}
+	}})
+	rec := newRec(t, sink, &recorder.Options{WriteTimeout: time.Hour, OnError: func(context.Context, error) {}})
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	require.NoError(t, run.Budget(context.Background(), recorder.BudgetRecord{}))
+	ctx := context.WithValue(context.Background(), ctxKey{}, "v")
+	require.Error(t, rec.Flush(ctx))
+	got := <-seenCh
+	assert.False(t, got.hasDeadline)
+	assert.Equal(t, "v", got.value)
+}
+
+// countingMemory is a MemorySink with a Write of its own.
+type countingMemory struct {
+	*recorder.MemorySink
+	writes int
+}
+
+func (s *countingMemory) Write(ctx context.Context, r *recorder.Record) error {
+	s.writes++
+	return s.MemorySink.Write(ctx, r)
+}
+
+// timedFile is a FileSink with a Write of its own, which wants a deadline.
+type timedFile struct{ *recorder.FileSink }
+
+func (s timedFile) Write(ctx context.Context, r *recorder.Record) error {
+	if _, ok := ctx.Deadline(); !ok {
+		return errors.New("no deadline")
+	}
+	return s.FileSink.Write(ctx, r)
+}
+
+// TestASinkEmbeddingOneOfThePackagesGetsItsOwnWriteTimed holds that the
+// shortcuts taken for this package's sinks are not taken for a sink that
+// embeds one and has a Write of its own.
+func TestASinkEmbeddingOneOfThePackagesGetsItsOwnWriteTimed(t *testing.T) {
+	ctx := context.Background()
+	mem := &countingMemory{MemorySink: recorder.NewMemorySink()}
+	file := timedFile{recorder.NewWriterSink(io.Discard, nil)}
+	for _, sink := range []recorder.Sink{mem, file} {
+		rec := newRec(t, sink, nil)
+		run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+		for range 3 {
+			require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+		}
+		require.NoError(t, rec.Flush(ctx))
+		assert.Equal(t, uint64(0), rec.Dropped(), "%T", sink)
+	}
+	assert.Equal(t, 3, mem.writes)
+}
+
+// TestFlushDoesNotWaitForRecordsToGather holds that a Flush that wakes
+// the Recorder's goroutine has the queue written at once, rather than
+// after the goroutine has let more records gather (a millisecond): two
+// hundred record-and-flush rounds take far less than two hundred
+// milliseconds.
+func TestFlushDoesNotWaitForRecordsToGather(t *testing.T) {
+	ctx := context.Background()
+	rec := newRec(t, recorder.NewMemorySink(), nil)
+	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
+	const rounds = 200
+	start := time.Now()
+	for range rounds {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+		require.NoError(t, rec.Flush(ctx))
+		require.NoError(t, rec.Flush(ctx))
+	}
+	took := time.Since(start)
+	assert.Less(t, took, rounds*time.Millisecond/2, "%d rounds took %v", rounds, took)
 }

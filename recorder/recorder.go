@@ -79,7 +79,9 @@ type Options struct {
 	BlockTimeout time.Duration
 
 	// WriteTimeout bounds every call of the sink's Write, Flush and Close:
-	// their ctx ends after it. Zero means DefaultWriteTimeout.
+	// their ctx ends after it. Zero means DefaultWriteTimeout. The calls
+	// of a MemorySink or a FileSink, which never wait on a ctx, are not
+	// timed.
 	WriteTimeout time.Duration
 
 	// Clock stamps RecordedAt. The default is the wall time at New moved
@@ -135,6 +137,8 @@ type Recorder struct {
 	onError   func(context.Context, error)
 	clock     func() time.Time
 	epoch     time.Time // when New ran, on both clocks: see stamp
+	epochSec  int64     // epoch's Unix time, in seconds
+	epochNsec int64     // and nanoseconds within the second
 	newRunID  func() string
 	maxField  int
 	maxMedia  int
@@ -162,6 +166,7 @@ func New(sink Sink, opts *Options) *Recorder {
 		maxField: opts.MaxFieldBytes,
 		maxMedia: opts.MaxMediaBytes,
 	}
+	r.epochSec, r.epochNsec = r.epoch.Unix(), int64(r.epoch.Nanosecond())
 	if r.maxMedia == 0 {
 		r.maxMedia = DefaultMediaInlineBytes
 	}
@@ -513,7 +518,8 @@ func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
 }
 
 func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
-	if r == nil || IsNilPayload(p) {
+	// A payload a typed method made is never nil.
+	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
 	rec := r.rec
@@ -655,13 +661,16 @@ func (r *Trace) giveUp(w *pendingItem) {
 // record is then dropped rather than written unredacted. It also fails a
 // record holding JSON nested too deeply for a reader to read back.
 func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
+	if _, ok := p.(*BudgetRecord); ok {
+		// Counts and names only: nothing to cut, redact or check.
+		return p, nil
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = nil, fmt.Errorf("%w: %v", ErrRedactorPanicked, v)
 		}
 	}()
-	p = r.prepare(capMedia(p, r.maxMedia), owned)
-	return p, checkDepth(p, owned)
+	return r.prepare(p, owned)
 }
 
 // stamp returns the time to stamp a record with. It runs under a run's
@@ -671,13 +680,14 @@ func (r *Recorder) safePrepare(p Payload, owned bool) (out Payload, err error) {
 // Without a Clock, the stamp is the wall time New read, moved on by the
 // monotonic time since: one clock reading rather than time.Now's two. It
 // drifts from the wall clock only when the wall clock is stepped while
-// the Recorder lives, and never goes back.
+// the Recorder lives, and never goes back. It is made from its Unix time,
+// as time.Unix makes times, so it carries no monotonic reading of its own.
 func (r *Recorder) stamp() (t time.Time, err error) {
 	if r.clock == nil {
 		if r.epoch.IsZero() {
 			return time.Now(), nil
 		}
-		return r.epoch.Add(time.Since(r.epoch)), nil
+		return time.Unix(r.epochSec, r.epochNsec+int64(time.Since(r.epoch))), nil
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -712,54 +722,97 @@ func (r *Recorder) report(ctx context.Context, err error) {
 	slog.WarnContext(ctx, "lookout recorder: sink error", "err", err)
 }
 
-// prepare fills in sizes, truncates long tool fields and redacts text.
-// When owned is false p belongs to the caller and is copied, not edited.
-func (r *Recorder) prepare(p Payload, owned bool) Payload {
-	limit := r.maxField
-	if limit == 0 {
-		limit = DefaultMaxFieldBytes
-	}
+// prepare fills in sizes, truncates long tool fields, keeps large media
+// by reference and redacts text. When owned is false p belongs to the
+// caller and is copied, not edited. It fails a payload holding JSON nested
+// too deeply for a reader to read back.
+func (r *Recorder) prepare(p Payload, owned bool) (Payload, error) {
+	rs := &r.redaction
 	switch t := p.(type) {
 	case *ToolStarted:
-		full := max(t.ArgumentsBytes, len(t.Arguments))
-		over := limit > 0 && len(t.Arguments) > limit
-		if over || t.ArgumentsBytes != full {
-			if !owned {
-				c := *t
-				t, p = &c, &c
-			}
-			t.ArgumentsBytes = full
-			if over {
-				// cut redacts the arguments, the only free text here.
-				t.Arguments = r.cut(t.Arguments, limit)
-				t.ArgumentsTruncated = true
-				return t
-			}
-		}
+		return r.prepareToolStarted(t, owned), nil
 	case *ToolEnded:
-		full := max(t.ResultBytes, len(t.Result))
-		over := limit > 0 && (len(t.Result) > limit || partsOver(t.Parts, limit))
-		if over || t.ResultBytes != full {
-			if !owned {
-				c := *t
-				t, p = &c, &c
-			}
-			t.ResultBytes = full
-			if over {
-				// cut redacts the result; scanning it again would be
-				// wasted work, so only the error is left to redact.
-				t.Result = r.cut(t.Result, limit)
-				t.Truncated = true
-				t.Error = r.redaction.text(t.Error)
-				t.Parts = r.cutParts(t.Parts, limit)
-				return t
-			}
+		return r.prepareToolEnded(t, owned), nil
+	case *ModelResponse:
+		if rs.none() {
+			return t, nil
+		}
+		return rs.modelResponse(t), nil
+	case *ModelRequest:
+		if !rs.none() {
+			t = rs.modelRequest(t)
+		}
+		return t, checkDepth(t, owned)
+	}
+	// The kinds a run records once or now and then.
+	p = capMedia(p, r.maxMedia)
+	if !rs.none() {
+		p = rs.payload(p)
+	}
+	return p, checkDepth(p, owned)
+}
+
+// fieldLimit is the cut-off for tool arguments and results, or a negative
+// value for none.
+func (r *Recorder) fieldLimit() int {
+	if r.maxField == 0 {
+		return DefaultMaxFieldBytes
+	}
+	return r.maxField
+}
+
+// prepareToolStarted is prepare for a tool_started payload.
+func (r *Recorder) prepareToolStarted(t *ToolStarted, owned bool) *ToolStarted {
+	limit := r.fieldLimit()
+	full := max(t.ArgumentsBytes, len(t.Arguments))
+	over := limit > 0 && len(t.Arguments) > limit
+	if over || t.ArgumentsBytes != full {
+		if !owned {
+			c := *t
+			t = &c
+		}
+		t.ArgumentsBytes = full
+		if over {
+			// cut redacts the arguments, the only free text here.
+			t.Arguments = r.cut(t.Arguments, limit)
+			t.ArgumentsTruncated = true
+			return t
 		}
 	}
 	if r.redaction.none() {
-		return p
+		return t
 	}
-	return r.redaction.payload(p)
+	return r.redaction.toolStarted(t)
+}
+
+// prepareToolEnded is prepare for a tool_ended payload.
+func (r *Recorder) prepareToolEnded(t *ToolEnded, owned bool) *ToolEnded {
+	if len(t.Parts) > 0 {
+		t = capMedia(t, r.maxMedia).(*ToolEnded)
+	}
+	limit := r.fieldLimit()
+	full := max(t.ResultBytes, len(t.Result))
+	over := limit > 0 && (len(t.Result) > limit || partsOver(t.Parts, limit))
+	if over || t.ResultBytes != full {
+		if !owned {
+			c := *t
+			t = &c
+		}
+		t.ResultBytes = full
+		if over {
+			// cut redacts the result; scanning it again would be
+			// wasted work, so only the error is left to redact.
+			t.Result = r.cut(t.Result, limit)
+			t.Truncated = true
+			t.Error = r.redaction.text(t.Error)
+			t.Parts = r.cutParts(t.Parts, limit)
+			return t
+		}
+	}
+	if r.redaction.none() {
+		return t
+	}
+	return r.redaction.toolEnded(t)
 }
 
 // redactMargin is how much text past the cut-off is redacted along with

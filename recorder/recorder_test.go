@@ -599,3 +599,31 @@ func TestAPanickingClockDropsTheRecordAndLeavesTheRunUsable(t *testing.T) {
 	require.Len(t, recs, 1)
 	assert.Equal(t, uint64(1), recs[0].Seq, "the dropped record left a gap")
 }
+
+// TestWithoutAClockRecordsAreStampedWithTheWallTime holds that the
+// default stamp is the wall time, in time.Local, in emit order.
+func TestWithoutAClockRecordsAreStampedWithTheWallTime(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	rec := newRec(t, sink, nil)
+	ctx := context.Background()
+	before := time.Now()
+	run, err := rec.StartRun(ctx, recorder.RunInfo{})
+	require.NoError(t, err)
+	for range 5 {
+		require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged}))
+	}
+	require.NoError(t, rec.Flush(ctx))
+	after := time.Now()
+	recs := sink.Records()
+	require.Len(t, recs, 6)
+	// A millisecond either side: the wall clock may be slewed against
+	// the monotonic one the stamp moves on by.
+	for i, r := range recs {
+		assert.Same(t, time.Local, r.RecordedAt.Location(), "record %d", i)
+		assert.False(t, r.RecordedAt.Before(before.Add(-time.Millisecond)), "record %d at %v, before %v", i, r.RecordedAt, before)
+		assert.False(t, r.RecordedAt.After(after.Add(time.Millisecond)), "record %d at %v, after %v", i, r.RecordedAt, after)
+		if i > 0 {
+			assert.False(t, r.RecordedAt.Before(recs[i-1].RecordedAt), "record %d before the one emitted before it", i)
+		}
+	}
+}

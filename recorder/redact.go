@@ -1128,7 +1128,7 @@ type scanned struct{ in, out string }
 // often repeats: the last text scanned is compared (at no cost when it is
 // the same string, as an injected assessment is) before it is scanned
 // again.
-func (rs redaction) secretsRemembered(s string) string {
+func (rs *redaction) secretsRemembered(s string) string {
 	if !rs.secrets {
 		return s
 	}
@@ -1144,9 +1144,19 @@ func (rs redaction) secretsRemembered(s string) string {
 }
 
 // none reports whether rs leaves every text as it is.
-func (rs redaction) none() bool { return !rs.secrets && len(rs.others) == 0 }
+func (rs *redaction) none() bool { return !rs.secrets && len(rs.others) == 0 }
 
-func (rs redaction) text(s string) string {
+// text redacts s. A text too short to hold a secret costs no call when
+// only the built-in redactor runs.
+func (rs *redaction) text(s string) string {
+	if len(s) < minSecretText && len(rs.others) == 0 {
+		return s
+	}
+	return rs.anyText(s)
+}
+
+// anyText is text for any s.
+func (rs *redaction) anyText(s string) string {
 	if rs.secrets {
 		s = redactSecrets(s)
 	}
@@ -1154,7 +1164,7 @@ func (rs redaction) text(s string) string {
 }
 
 // byOthers applies the redactors of Options.Redactors to s, in order.
-func (rs redaction) byOthers(s string) string {
+func (rs *redaction) byOthers(s string) string {
 	for _, r := range rs.others {
 		s = r.Redact(s)
 	}
@@ -1163,7 +1173,7 @@ func (rs redaction) byOthers(s string) string {
 
 // payload returns p with every free-text field redacted. It never edits p:
 // when something changes it returns a copy.
-func (rs redaction) payload(p Payload) Payload {
+func (rs *redaction) payload(p Payload) Payload {
 	switch p := p.(type) {
 	case *RunStarted:
 		return rs.runStarted(p)
@@ -1181,7 +1191,7 @@ func (rs redaction) payload(p Payload) Payload {
 
 // eventPayload is payload for the tool, assessment, extension and unknown
 // payloads.
-func (rs redaction) eventPayload(p Payload) Payload {
+func (rs *redaction) eventPayload(p Payload) Payload {
 	switch p := p.(type) {
 	case *ToolStarted:
 		return rs.toolStarted(p)
@@ -1200,7 +1210,7 @@ func (rs redaction) eventPayload(p Payload) Payload {
 // The methods below each return their payload, or a redacted copy of it
 // when one of its free-text fields changes.
 
-func (rs redaction) runStarted(p *RunStarted) *RunStarted {
+func (rs *redaction) runStarted(p *RunStarted) *RunStarted {
 	md := rs.metadata(p.Metadata)
 	if md == nil {
 		return p
@@ -1210,7 +1220,7 @@ func (rs redaction) runStarted(p *RunStarted) *RunStarted {
 	return &c
 }
 
-func (rs redaction) runEnded(p *RunEnded) *RunEnded {
+func (rs *redaction) runEnded(p *RunEnded) *RunEnded {
 	e := rs.text(p.Error)
 	if e == p.Error {
 		return p
@@ -1220,7 +1230,7 @@ func (rs redaction) runEnded(p *RunEnded) *RunEnded {
 	return &c
 }
 
-func (rs redaction) modelRequest(p *ModelRequest) *ModelRequest {
+func (rs *redaction) modelRequest(p *ModelRequest) *ModelRequest {
 	defs := rs.tools(p.ToolDefinitions)
 	injected := rs.injected(p.Injected)
 	if defs == nil && injected == nil {
@@ -1238,7 +1248,7 @@ func (rs redaction) modelRequest(p *ModelRequest) *ModelRequest {
 
 // injected returns the injected messages with their content redacted, or
 // nil when none changes.
-func (rs redaction) injected(in []InjectedMessage) []InjectedMessage {
+func (rs *redaction) injected(in []InjectedMessage) []InjectedMessage {
 	var out []InjectedMessage
 	for i, m := range in {
 		text := rs.byOthers(rs.secretsRemembered(m.Content))
@@ -1253,7 +1263,7 @@ func (rs redaction) injected(in []InjectedMessage) []InjectedMessage {
 	return out
 }
 
-func (rs redaction) modelResponse(p *ModelResponse) *ModelResponse {
+func (rs *redaction) modelResponse(p *ModelResponse) *ModelResponse {
 	m, e := rs.message(p.Message), rs.text(p.Error)
 	if m == p.Message && e == p.Error {
 		return p
@@ -1263,7 +1273,7 @@ func (rs redaction) modelResponse(p *ModelResponse) *ModelResponse {
 	return &c
 }
 
-func (rs redaction) messagePayload(p *Message) *Message {
+func (rs *redaction) messagePayload(p *Message) *Message {
 	m := rs.message(p.Message)
 	if m == p.Message {
 		return p
@@ -1273,7 +1283,7 @@ func (rs redaction) messagePayload(p *Message) *Message {
 	return &c
 }
 
-func (rs redaction) toolStarted(p *ToolStarted) *ToolStarted {
+func (rs *redaction) toolStarted(p *ToolStarted) *ToolStarted {
 	a := rs.text(p.Arguments)
 	if a == p.Arguments {
 		return p
@@ -1283,7 +1293,7 @@ func (rs redaction) toolStarted(p *ToolStarted) *ToolStarted {
 	return &c
 }
 
-func (rs redaction) toolEnded(p *ToolEnded) *ToolEnded {
+func (rs *redaction) toolEnded(p *ToolEnded) *ToolEnded {
 	res, e := rs.text(p.Result), rs.text(p.Error)
 	parts := rs.parts(p.Parts)
 	if res == p.Result && e == p.Error && parts == nil {
@@ -1299,7 +1309,7 @@ func (rs redaction) toolEnded(p *ToolEnded) *ToolEnded {
 
 // parts returns a copy of a tool result's parts with their text redacted,
 // or nil when no text changes.
-func (rs redaction) parts(parts []Part) []Part {
+func (rs *redaction) parts(parts []Part) []Part {
 	var out []Part
 	for i, part := range parts {
 		if part.Type != PartText {
@@ -1315,7 +1325,7 @@ func (rs redaction) parts(parts []Part) []Part {
 	return out
 }
 
-func (rs redaction) assessment(p *AssessmentRecord) *AssessmentRecord {
+func (rs *redaction) assessment(p *AssessmentRecord) *AssessmentRecord {
 	md := rs.text(p.Markdown)
 	if md == p.Markdown {
 		return p
@@ -1325,7 +1335,7 @@ func (rs redaction) assessment(p *AssessmentRecord) *AssessmentRecord {
 	return &c
 }
 
-func (rs redaction) extension(p *Extension) *Extension {
+func (rs *redaction) extension(p *Extension) *Extension {
 	b, ok := rs.json(p.Body)
 	if !ok {
 		return p
@@ -1333,7 +1343,7 @@ func (rs redaction) extension(p *Extension) *Extension {
 	return &Extension{Name: p.Name, Body: b}
 }
 
-func (rs redaction) unknown(p *Unknown) *Unknown {
+func (rs *redaction) unknown(p *Unknown) *Unknown {
 	b, ok := rs.json(p.Body)
 	if !ok {
 		return p
@@ -1344,7 +1354,7 @@ func (rs redaction) unknown(p *Unknown) *Unknown {
 // tools returns a redacted copy of defs, or nil when nothing changes.
 // Descriptions and parameter schemas are written by whoever built the
 // tools, but they are free text all the same and may quote credentials.
-func (rs redaction) tools(defs []ToolDefinition) []ToolDefinition {
+func (rs *redaction) tools(defs []ToolDefinition) []ToolDefinition {
 	var out []ToolDefinition
 	for i, d := range defs {
 		desc := rs.text(d.Description)
@@ -1364,7 +1374,7 @@ func (rs redaction) tools(defs []ToolDefinition) []ToolDefinition {
 }
 
 // metadata returns a redacted copy of md, or nil when nothing changes.
-func (rs redaction) metadata(md map[string]string) map[string]string {
+func (rs *redaction) metadata(md map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range md {
 		if r := rs.text(v); r != v {
@@ -1382,7 +1392,7 @@ func (rs redaction) metadata(md map[string]string) map[string]string {
 
 // json redacts a JSON body as text. If the result is no longer valid JSON
 // it is stored as a JSON string, so the record still encodes.
-func (rs redaction) json(body json.RawMessage) (json.RawMessage, bool) {
+func (rs *redaction) json(body json.RawMessage) (json.RawMessage, bool) {
 	s := string(body)
 	r := rs.text(s)
 	if r == s {
@@ -1396,7 +1406,7 @@ func (rs redaction) json(body json.RawMessage) (json.RawMessage, bool) {
 
 // message returns m, or a copy of m with its text redacted. Slices are
 // copied before they are changed; the caller's message is never edited.
-func (rs redaction) message(m *schema.Message) *schema.Message {
+func (rs *redaction) message(m *schema.Message) *schema.Message {
 	if m == nil {
 		return nil
 	}
@@ -1407,10 +1417,14 @@ func (rs redaction) message(m *schema.Message) *schema.Message {
 	if s := rs.text(m.ReasoningContent); s != m.ReasoningContent {
 		e.clone().ReasoningContent = s
 	}
-	rs.toolCalls(&e)
-	rs.multiContent(&e)
-	rs.userInputParts(&e)
-	rs.assistantParts(&e)
+	if len(m.ToolCalls) > 0 {
+		rs.toolCalls(&e)
+	}
+	if len(m.MultiContent)+len(m.UserInputMultiContent)+len(m.AssistantGenMultiContent) > 0 {
+		rs.multiContent(&e)
+		rs.userInputParts(&e)
+		rs.assistantParts(&e)
+	}
 	return e.result()
 }
 
@@ -1448,7 +1462,7 @@ func owned[T any](dst *[]T, orig []T) []T {
 	return *dst
 }
 
-func (rs redaction) toolCalls(e *messageEdit) {
+func (rs *redaction) toolCalls(e *messageEdit) {
 	for i, tc := range e.m.ToolCalls {
 		if s := rs.text(tc.Function.Arguments); s != tc.Function.Arguments {
 			owned(&e.clone().ToolCalls, e.m.ToolCalls)[i].Function.Arguments = s
@@ -1456,7 +1470,7 @@ func (rs redaction) toolCalls(e *messageEdit) {
 	}
 }
 
-func (rs redaction) multiContent(e *messageEdit) {
+func (rs *redaction) multiContent(e *messageEdit) {
 	parts := e.m.MultiContent
 	for i, part := range parts {
 		if s := rs.text(part.Text); s != part.Text {
@@ -1465,7 +1479,7 @@ func (rs redaction) multiContent(e *messageEdit) {
 	}
 }
 
-func (rs redaction) userInputParts(e *messageEdit) {
+func (rs *redaction) userInputParts(e *messageEdit) {
 	for i, part := range e.m.UserInputMultiContent {
 		if s := rs.text(part.Text); s != part.Text {
 			owned(&e.clone().UserInputMultiContent, e.m.UserInputMultiContent)[i].Text = s
@@ -1473,7 +1487,7 @@ func (rs redaction) userInputParts(e *messageEdit) {
 	}
 }
 
-func (rs redaction) assistantParts(e *messageEdit) {
+func (rs *redaction) assistantParts(e *messageEdit) {
 	for i, part := range e.m.AssistantGenMultiContent {
 		text := rs.text(part.Text)
 		reasoning := rs.reasoning(part.Reasoning)
@@ -1490,7 +1504,7 @@ func (rs redaction) assistantParts(e *messageEdit) {
 
 // reasoning returns a redacted copy of r, or nil when r is nil or its
 // text does not change.
-func (rs redaction) reasoning(r *schema.MessageOutputReasoning) *schema.MessageOutputReasoning {
+func (rs *redaction) reasoning(r *schema.MessageOutputReasoning) *schema.MessageOutputReasoning {
 	if r == nil {
 		return nil
 	}
