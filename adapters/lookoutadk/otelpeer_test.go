@@ -2,7 +2,6 @@ package lookoutadk_test
 
 import (
 	"context"
-	"sync"
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
@@ -18,7 +17,6 @@ import (
 type otelHandler struct {
 	tracer   trace.Tracer
 	exporter *tracetest.InMemoryExporter
-	mu       sync.Mutex
 }
 
 func newOtelHandler() *otelHandler {
