@@ -612,8 +612,13 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	first := &current.Assessments[0]
 	r.mu.Lock()
 	if !r.showing(&current) {
-		r.block = r.message(r.render(&current), lookout.TagAssessment)
-		r.blockTurn = []*schema.Message{r.block}
+		// The block and its turn in one allocation.
+		b := &struct {
+			msg  schema.Message
+			turn [1]*schema.Message
+		}{msg: schema.Message{Role: r.cfg.InjectAs, Content: r.render(&current), Extra: map[string]any{lookout.Tag: lookout.TagAssessment}}}
+		b.turn[0] = &b.msg
+		r.block, r.blockTurn = &b.msg, b.turn[:]
 		r.blockIndex, r.blockTime, r.blockLen = current.CallIndex, current.GeneratedAt, len(current.Assessments)
 	}
 	r.blockOf = first
