@@ -370,9 +370,15 @@ func (e *encoder) injectedContent(b []byte, content string) []byte {
 	}
 	start := len(b)
 	b = appendString(b, content)
-	e.injectedText, e.injectedJSON = content, append(e.injectedJSON[:0], b[start:]...)
+	if len(content) <= maxRememberedInjected {
+		e.injectedText, e.injectedJSON = content, append(e.injectedJSON[:0], b[start:]...)
+	}
 	return b
 }
+
+// maxRememberedInjected is the longest injected content an encoder
+// remembers: one huge message does not stay in memory for good.
+const maxRememberedInjected = 16 << 10
 
 // modelResponse encodes a model_response payload.
 func (e *encoder) modelResponse(b []byte, t *ModelResponse) []byte {
