@@ -2,7 +2,10 @@ package recorder_test
 
 import (
 	"context"
+	"io"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/lookout-go/lookout/recorder"
 )
@@ -37,5 +40,33 @@ func TestTypedRecordsAllocateAFractionEach(t *testing.T) {
 	t.Logf("%.3f allocations per record", allocs)
 	if allocs > 0.2 {
 		t.Errorf("%.3f allocations per record, want at most 0.2", allocs)
+	}
+}
+
+// TestEncodingARecordAllocatesNothing holds that the records of an
+// agent's model and tool call encode into a buffer with room without
+// allocating, through AppendJSON and through a FileSink.
+func TestEncodingARecordAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	ctx := context.Background()
+	sink := recorder.NewWriterSink(io.Discard, nil)
+	buf := make([]byte, 0, 4096)
+	for _, p := range iterationRecords(3) {
+		r := recorder.Record{SchemaVersion: 1, Seq: 7, RunID: "fbbeffbe-b0ef-440a-aa29-78510d945b1e", RecordedAt: t0, Payload: p}
+		allocs := testing.AllocsPerRun(100, func() {
+			var err error
+			if buf, err = r.AppendJSON(buf[:0]); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, "AppendJSON of %s", p.Kind())
+		allocs = testing.AllocsPerRun(100, func() {
+			if err := sink.Write(ctx, &r); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, "a FileSink's Write of %s", p.Kind())
 	}
 }

@@ -26,12 +26,14 @@ import (
 // comma into its opening bracket. A field left out then needs no care
 // from the next one.
 //
-// An encoder that writes many records (a FileSink's) remembers the
-// envelope of the last one and the second it was stamped in, which the
-// records of a run share. The zero encoder is ready to use; it is not
-// safe for concurrent use.
+// An encoder that remembers, as a FileSink's does, keeps the envelope of
+// the last record and the content of the last injected message, which the
+// records of a run share, to copy them rather than encode them again. The
+// zero encoder is ready to use and remembers nothing but the second of
+// the last stamp. An encoder is not safe for concurrent use.
 type encoder struct {
-	err error // the first error of the payload being written
+	err       error // the first error of the payload being written
+	remembers bool
 
 	// The run of the last record and its envelope, from ,"run_id": to
 	// the opening quote of recorded_at; envelope is nil until the first.
@@ -83,15 +85,26 @@ func (e *encoder) head(b []byte, r *Record) ([]byte, error) {
 	b = appendInt(b, int64(r.SchemaVersion))
 	b = append(b, `,"seq":`...)
 	b = appendUint(b, r.Seq)
-	if e.envelope == nil || r.RunID != e.runID || r.ParentRunID != e.parentRunID || r.Depth != e.depth {
+	switch {
+	case !e.remembers:
+		b = appendEnvelope(b, r)
+	case e.envelope == nil || r.RunID != e.runID || r.ParentRunID != e.parentRunID || r.Depth != e.depth:
 		e.runID, e.parentRunID, e.depth = r.RunID, r.ParentRunID, r.Depth
-		env := appendString(append(e.envelope[:0], `,"run_id":`...), r.RunID)
-		env = appendString(append(env, `,"parent_run_id":`...), r.ParentRunID)
-		env = appendInt(append(env, `,"depth":`...), int64(r.Depth))
-		e.envelope = append(env, `,"recorded_at":"`...)
+		e.envelope = appendEnvelope(e.envelope[:0], r)
+		fallthrough
+	default:
+		b = append(b, e.envelope...)
 	}
-	b = append(b, e.envelope...)
 	return e.time(b, r.RecordedAt)
+}
+
+// appendEnvelope appends the fields of r's envelope from ,"run_id": to
+// the opening quote of recorded_at.
+func appendEnvelope(b []byte, r *Record) []byte {
+	b = appendString(append(b, `,"run_id":`...), r.RunID)
+	b = appendString(append(b, `,"parent_run_id":`...), r.ParentRunID)
+	b = appendInt(append(b, `,"depth":`...), int64(r.Depth))
+	return append(b, `,"recorded_at":"`...)
 }
 
 // The UTC seconds, since the Unix epoch, of the first instant of the year
@@ -370,9 +383,15 @@ func (e *encoder) injectedContent(b []byte, content string) []byte {
 	}
 	start := len(b)
 	b = appendString(b, content)
-	e.injectedText, e.injectedJSON = content, append(e.injectedJSON[:0], b[start:]...)
+	if e.remembers && len(content) <= maxRememberedInjected {
+		e.injectedText, e.injectedJSON = content, append(e.injectedJSON[:0], b[start:]...)
+	}
 	return b
 }
+
+// maxRememberedInjected is the longest injected content an encoder
+// remembers: one huge message does not stay in memory for good.
+const maxRememberedInjected = 16 << 10
 
 // modelResponse encodes a model_response payload.
 func (e *encoder) modelResponse(b []byte, t *ModelResponse) []byte {

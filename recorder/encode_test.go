@@ -390,7 +390,8 @@ func TestASinkWritesTheEnvelopeOfEachRecordsRun(t *testing.T) {
 // writes each request's own injected messages.
 func TestASinkWritesEachRequestsInjectedMessages(t *testing.T) {
 	a := "## Trajectory Assessment\n\n- 3 calls left \"soon\""
-	contents := [][]string{{a}, {a}, {strings.Clone(a)}, {strings.ToUpper(a)}, {a}, {"other"}, {a, "other"}, {""}, {a}, {}}
+	big := strings.Repeat(a, 1000)
+	contents := [][]string{{a}, {a}, {strings.Clone(a)}, {strings.ToUpper(a)}, {a}, {"other"}, {a, "other"}, {""}, {a}, {big}, {big}, {a}, {}}
 	var out strings.Builder
 	sink := recorder.NewWriterSink(&out, nil)
 	ctx := t.Context()

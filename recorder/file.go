@@ -181,6 +181,7 @@ func newFileSink(w io.Writer, file io.Closer, opts *FileOptions) *FileSink {
 		opts = &FileOptions{}
 	}
 	s := &FileSink{
+		enc:     encoder{remembers: true},
 		w:       w,
 		file:    file,
 		sync:    opts.Sync,

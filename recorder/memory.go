@@ -82,10 +82,15 @@ func (m *MemorySink) writeDirect(r *Record) error {
 // envelopeOf returns the envelope of r, shared with earlier records of its
 // run. It is called with m.mu held.
 func (m *MemorySink) envelopeOf(r *Record) *envelope {
-	env := envelope{schemaVersion: r.SchemaVersion, runID: r.RunID, parentRunID: r.ParentRunID, depth: r.Depth}
-	if m.last != nil && *m.last == env {
-		return m.last
+	if l := m.last; l != nil && l.runID == r.RunID && l.depth == r.Depth && l.parentRunID == r.ParentRunID && l.schemaVersion == r.SchemaVersion {
+		return l
 	}
+	return m.sharedEnvelope(r)
+}
+
+// sharedEnvelope is envelopeOf for a record of another run than the last.
+func (m *MemorySink) sharedEnvelope(r *Record) *envelope {
+	env := envelope{schemaVersion: r.SchemaVersion, runID: r.RunID, parentRunID: r.ParentRunID, depth: r.Depth}
 	if m.shared == nil {
 		m.shared = make(map[envelope]*envelope)
 		if m.last != nil {

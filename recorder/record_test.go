@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -238,14 +239,24 @@ func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
 	})
 }
 
-func FuzzFlatPayloadsEncodeLikeEncodingJSON(f *testing.F) {
-	f.Add("c1", "ls", `{"dir":"/"}`, "exit \b\f\x01 \u2028 <&>", int64(-3), true)
-	f.Add("", "", "", "\xff", int64(0), false)
-	f.Fuzz(func(t *testing.T, id, name, text, errText string, n int64, flag bool) {
+func FuzzPayloadsEncodeLikeEncodingJSON(f *testing.F) {
+	f.Add("c1", "ls", `{"dir":"/"}`, "exit \b\f\x01 \u2028 <&>", int64(-3), true, 0.1)
+	f.Add("", "", "", "\xff", int64(0), false, 1e-7)
+	f.Fuzz(func(t *testing.T, id, name, text, errText string, n int64, flag bool, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			x = 0
+		}
+		index := int(n)
 		payloads := []recorder.Payload{
 			&recorder.ToolStarted{CallID: id, Name: name, Arguments: text, ArgumentsBytes: int(int32(n)), ArgumentsTruncated: flag, CallIndex: int(int32(n)), MCPServer: errText, MCPTool: text},
 			&recorder.ToolEnded{CallID: id, Name: name, Result: text, ResultBytes: int(int32(n)), Truncated: flag, IsError: !flag, Error: errText, Duration: time.Duration(n), CallIndex: int(int32(n))},
 			&recorder.BudgetRecord{Event: recorder.BudgetEvent(id), Resource: name, Amount: n, Used: -n, Limit: n / 2},
+			&recorder.ModelRequest{Model: name, MessageCount: index, Tools: []string{id, name}, Injected: []recorder.InjectedMessage{{Kind: id, Role: name, Content: text, AfterCallIndex: index}}},
+			&recorder.ModelResponse{Message: &schema.Message{Role: schema.RoleType(id), Content: text, ReasoningContent: errText,
+				ToolCalls: []schema.ToolCall{{Index: &index, ID: id, Type: name, Function: schema.FunctionCall{Name: name, Arguments: text}}},
+				Extra:     map[string]any{text: errText, name: x, id: n}}, CostUSD: x, Latency: time.Duration(n), Error: errText},
+			&recorder.AssessmentRecord{Markdown: text, AfterCallIndex: index, Observers: []recorder.ObserverNote{{Name: name, Severity: errText}}},
+			&recorder.RunEnded{Outcome: recorder.Outcome(id), Error: errText, Usage: recorder.RunUsage{PromptTokens: n, CostUSD: x}},
 		}
 		for _, p := range payloads {
 			r := recorder.Record{Payload: p}
