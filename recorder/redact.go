@@ -77,10 +77,9 @@ func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
 type span struct{ start, end int }
 
-// minSecretText is the length of the shortest text any shape matches: a
-// five-letter key such as "token", a separator and one byte of value, or
-// a URL such as "s://:x@".
-const minSecretText = 7
+// minSecretText is the length of the shortest text any shape matches:
+// the key "auth", a separator and one byte of value.
+const minSecretText = 6
 
 func redactSecrets(s string) string {
 	if len(s) < minSecretText {
