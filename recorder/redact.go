@@ -1113,10 +1113,11 @@ func closingQuote(s string, i int) int {
 type redaction struct {
 	secrets bool
 	others  []Redactor
-	// injectedScan is the last injected message the built-in redactor
-	// scanned, with its result. Lookout injects the same assessment into
-	// call after call, so most model_request records carry a text
-	// scanned before. Nil in a redaction that does not remember.
+	// injectedScan is the last assessment or injected message the
+	// built-in redactor scanned, with its result. Lookout injects the
+	// assessment it records into call after call, so most model_request
+	// records carry a text scanned before. Nil in a redaction that does not
+	// remember.
 	injectedScan *atomic.Pointer[scanned]
 }
 
@@ -1325,7 +1326,8 @@ func (rs *redaction) parts(parts []Part) []Part {
 }
 
 func (rs *redaction) assessment(p *AssessmentRecord) *AssessmentRecord {
-	md := rs.text(p.Markdown)
+	// The model is shown the same text, injected into its next call.
+	md := rs.byOthers(rs.secretsRemembered(p.Markdown))
 	if md == p.Markdown {
 		return p
 	}
