@@ -83,7 +83,7 @@ type FileSink struct {
 	syncer  interface{ Sync() error }
 	size    int     // FileOptions.BufferSize
 	buf     []byte  // whole records not yet written out, grown as needed up to size
-	enc     encoder // remembers the last record's run and second
+	enc     encoder // remembers what the records of a run share
 	sync    SyncPolicy
 	every   int
 	onError func(context.Context, error)
@@ -209,9 +209,9 @@ func (s *FileSink) Dropped() uint64 { return s.dropped.Load() }
 // run, or of a batch, with no copy as it grows.
 const initialBuffer = 4 << 10
 
-// maxKeptBuffer is how large a buffer, twice, an empty FileSink keeps
-// when its BufferSize is smaller: one huge record does not pin its memory
-// in the sink.
+// maxKeptBuffer bounds the room an empty buffer keeps: twice the larger of
+// it and BufferSize, so that one huge record does not pin its memory in
+// the sink.
 const maxKeptBuffer = 64 << 10
 
 // Write encodes r as one JSON line into the buffer, writing out the
@@ -333,10 +333,9 @@ func (s *FileSink) writeOut(ctx context.Context, sync bool) error {
 }
 
 // writeBuffer writes the first n bytes of the buffer to the destination
-// in one write: every record ends counts, or those before a record
-// buffer has yet to count, which then moves to the start of the buffer. A
-// failed write loses the buffer: lose counts the records it did not write
-// whole.
+// in one write: all of them, or those of the records before the one buffer
+// has just added, which then moves to the start of the buffer. A failed
+// write loses the buffer: lose counts the records it did not write whole.
 func (s *FileSink) writeBuffer(ctx context.Context, n int) error {
 	if n == 0 {
 		return nil

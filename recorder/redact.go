@@ -77,10 +77,9 @@ func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
 type span struct{ start, end int }
 
-// minSecretText is the length of the shortest text any shape matches: a
-// five-letter key such as "token", a separator and one byte of value, or
-// a URL such as "s://:x@".
-const minSecretText = 7
+// minSecretText is the length of the shortest text any shape matches:
+// the key "auth", a separator and one byte of value.
+const minSecretText = 6
 
 func redactSecrets(s string) string {
 	if len(s) < minSecretText {
@@ -1114,10 +1113,11 @@ func closingQuote(s string, i int) int {
 type redaction struct {
 	secrets bool
 	others  []Redactor
-	// injectedScan is the last injected message the built-in redactor
-	// scanned, with its result. Lookout injects the same assessment into
-	// call after call, so most model_request records carry a text
-	// scanned before. Nil in a redaction that does not remember.
+	// injectedScan is the last assessment or injected message the
+	// built-in redactor scanned, with its result. Lookout injects the
+	// assessment it records into call after call, so most model_request
+	// records carry a text scanned before. Nil in a redaction that does not
+	// remember.
 	injectedScan *atomic.Pointer[scanned]
 }
 
@@ -1326,7 +1326,8 @@ func (rs *redaction) parts(parts []Part) []Part {
 }
 
 func (rs *redaction) assessment(p *AssessmentRecord) *AssessmentRecord {
-	md := rs.text(p.Markdown)
+	// The model is shown the same text, injected into its next call.
+	md := rs.byOthers(rs.secretsRemembered(p.Markdown))
 	if md == p.Markdown {
 		return p
 	}

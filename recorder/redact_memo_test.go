@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -45,5 +46,21 @@ func TestRedactorsRunOnARememberedInjectedText(t *testing.T) {
 	}
 	if calls != 3 {
 		t.Errorf("the redactor ran %d times for 3 records, want 3", calls)
+	}
+}
+
+// TestAnAssessmentAndItsInjectionAreScannedOnce: the assessment record
+// and the message that shows the model the same text share one pass of
+// the built-in redactor.
+func TestAnAssessmentAndItsInjectionAreScannedOnce(t *testing.T) {
+	rs := redaction{secrets: true, injectedScan: new(atomic.Pointer[scanned])}
+	block := "## Budget\nkey is sk-abcdefghijklmnop0123 ok"
+	recorded := rs.assessment(&AssessmentRecord{Markdown: block})
+	injected := rs.injected([]InjectedMessage{{Content: strings.Clone(block)}})
+	if recorded.Markdown != "## Budget\nkey is [REDACTED] ok" {
+		t.Fatalf("redacted to %q", recorded.Markdown)
+	}
+	if unsafe.StringData(injected[0].Content) != unsafe.StringData(recorded.Markdown) {
+		t.Error("the injected text was scanned again rather than taken from the assessment's")
 	}
 }

@@ -59,6 +59,7 @@ var secretCases = []struct{ name, in, want string }{
 	{"a Ruby hash entry", `{"api_key" => "abc123"}`, `{"api_key" => "[REDACTED]"}`},
 	{"a Perl hash entry", `(password => 'x', user => 'y')`, `(password => '[REDACTED]', user => 'y')`},
 	{"a private key cut short", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "-----BEGIN PRIVATE KEY-----[REDACTED]"},
+	{"the shortest pair", "auth:0", "auth:[REDACTED]"},
 }
 
 func TestSecretsRedactsCommonSecretShapes(t *testing.T) {
