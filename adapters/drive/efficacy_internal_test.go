@@ -27,7 +27,21 @@ func TestAppendEfficacyWritesWhatEncodingJSONWrites(t *testing.T) {
 	}
 }
 
-func TestAppendEfficacyRejectsAnUnknownSeverity(t *testing.T) {
+func TestAppendEfficacyRejectsAnUnknownSeverityOrReaction(t *testing.T) {
 	_, err := appendEfficacy(nil, &observer.EfficacyEvent{Severity: observer.Severity(99)})
 	assert.Error(t, err)
+	_, err = appendEfficacy(nil, &observer.EfficacyEvent{Severity: observer.Info, Reaction: observer.Reaction(-1)})
+	assert.Error(t, err)
+}
+
+// Encoding an event allocates nothing beyond the buffer it is given.
+func TestAppendEfficacyAllocatesNothingInARoomyBuffer(t *testing.T) {
+	ev := observer.EfficacyEvent{Observer: "Stall", Severity: observer.Warning, AssessmentCallIndex: 7, Reaction: observer.CarriedOn, CallIndex: 9}
+	buf := make([]byte, 0, 256)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := appendEfficacy(buf[:0], &ev); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs)
 }

@@ -562,7 +562,7 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 			CarriedOn:     ev.Counts.CarriedOn - base.CarriedOn,
 		}
 	}
-	body, err := appendEfficacy(make([]byte, 0, 192), &ev)
+	body, err := appendEfficacy(make([]byte, 0, 256), &ev)
 	if err != nil {
 		r.cfg.OnError(ctx, err)
 		return
@@ -574,22 +574,21 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 // without its reflection: one event is recorded after most tool calls
 // when observers speak often.
 func appendEfficacy(b []byte, ev *observer.EfficacyEvent) ([]byte, error) {
-	severity, err := ev.Severity.MarshalText()
-	if err != nil {
-		return nil, err
+	if ev.Severity < observer.Info || ev.Severity > observer.Warning {
+		return nil, fmt.Errorf("lookout: efficacy event of unknown severity %d", int(ev.Severity))
 	}
-	reaction, err := ev.Reaction.MarshalText()
-	if err != nil {
-		return nil, err
+	if ev.Reaction < 0 || ev.Reaction > observer.CarriedOn {
+		return nil, fmt.Errorf("lookout: efficacy event of unknown reaction %d", int(ev.Reaction))
 	}
+	severity, reaction := ev.Severity.String(), ev.Reaction.String()
 	b = append(b, `{"observer":`...)
 	b = appendJSONString(b, ev.Observer)
 	b = append(b, `,"severity":`...)
-	b = appendJSONString(b, string(severity))
+	b = appendJSONString(b, severity)
 	b = append(b, `,"assessment_call_index":`...)
 	b = strconv.AppendInt(b, ev.AssessmentCallIndex, 10)
 	b = append(b, `,"reaction":`...)
-	b = appendJSONString(b, string(reaction))
+	b = appendJSONString(b, reaction)
 	if ev.CallIndex != 0 {
 		b = append(b, `,"call_index":`...)
 		b = strconv.AppendInt(b, ev.CallIndex, 10)
