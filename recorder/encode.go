@@ -81,9 +81,12 @@ func (e *encoder) appendRecord(b []byte, r *Record) ([]byte, error) {
 // head appends the record's opening brace and every field before its
 // kind, up to the last digit of recorded_at.
 func (e *encoder) head(b []byte, r *Record) ([]byte, error) {
-	b = append(b, `{"schema_version":`...)
-	b = appendInt(b, int64(r.SchemaVersion))
-	b = append(b, `,"seq":`...)
+	if r.SchemaVersion == 1 {
+		b = append(b, `{"schema_version":1,"seq":`...)
+	} else {
+		b = appendInt(append(b, `{"schema_version":`...), int64(r.SchemaVersion))
+		b = append(b, `,"seq":`...)
+	}
 	b = appendUint(b, r.Seq)
 	switch {
 	case !e.remembers:

@@ -238,21 +238,27 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 		return err
 	}
 	s.buf = append(b, '\n')
-	if err := s.buffer(ctx, start); err != nil {
-		return err
+	if len(s.buf) > s.size {
+		if err := s.overflow(ctx, start); err != nil {
+			return err
+		}
+	} else {
+		s.ends = append(s.ends, len(s.buf))
 	}
-	s.countForSync(ctx)
+	if s.sync == SyncPeriodic {
+		s.countForSync(ctx)
+	}
 	return nil
 }
 
-// buffer keeps the record encoded at the end of the buffer, from start,
-// writing out the records before it first if the buffer overflows: the
-// buffer then only ever holds whole records, and a failed write out knows
-// which ones it lost. A record larger than the buffer on its own is
-// written out at once; if that fails, only this record is lost, and the
-// caller counts it.
-func (s *FileSink) buffer(ctx context.Context, start int) error {
-	if len(s.buf) > s.size && start > 0 {
+// overflow keeps the record encoded at the end of the buffer, from start,
+// which made the buffer overflow, by writing out the records before it
+// first: the buffer then only ever holds whole records, and a failed write
+// out knows which ones it lost. A record larger than the buffer on its own
+// is written out at once; if that fails, only this record is lost, and
+// the caller counts it.
+func (s *FileSink) overflow(ctx context.Context, start int) error {
+	if start > 0 {
 		if err := s.writeBuffer(ctx, start); err != nil {
 			return err
 		}
@@ -270,7 +276,7 @@ func (s *FileSink) countForSync(ctx context.Context) {
 	// A destination that cannot sync gets no sync, and so no write out
 	// for one either. A failure here is the buffer's: Dropped counts the
 	// records it lost, this one included, so Write accepted it.
-	if s.sync == SyncPeriodic && s.syncer != nil {
+	if s.syncer != nil {
 		s.sinceSync++
 		if s.sinceSync >= s.every {
 			s.writeOut(ctx, true)
