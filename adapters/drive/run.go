@@ -616,7 +616,7 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 		b := &struct {
 			msg  schema.Message
 			turn [1]*schema.Message
-		}{msg: schema.Message{Role: r.cfg.InjectAs, Content: r.render(&current), Extra: map[string]any{lookout.Tag: lookout.TagAssessment}}}
+		}{msg: r.injection(r.render(&current), lookout.TagAssessment)}
 		b.turn[0] = &b.msg
 		r.block, r.blockTurn = &b.msg, b.turn[:]
 		r.blockIndex, r.blockTime, r.blockLen = current.CallIndex, current.GeneratedAt, len(current.Assessments)
@@ -723,7 +723,13 @@ func lastOwn(input []*schema.Message) *schema.Message {
 }
 
 func (r *Run) message(content, kind string) *schema.Message {
-	return &schema.Message{Role: r.cfg.InjectAs, Content: content, Extra: map[string]any{lookout.Tag: kind}}
+	m := r.injection(content, kind)
+	return &m
+}
+
+// injection returns a message Lookout injects, tagged with its kind.
+func (r *Run) injection(content, kind string) schema.Message {
+	return schema.Message{Role: r.cfg.InjectAs, Content: content, Extra: map[string]any{lookout.Tag: kind}}
 }
 
 // wrapUpText is the reminder of the wrap-up turn.
