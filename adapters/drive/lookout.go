@@ -3,6 +3,7 @@ package drive
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
@@ -42,6 +43,8 @@ type Lookout struct {
 	// thresholds are the Resource observer's, if there is one, for
 	// run_started.
 	thresholds *recorder.Thresholds
+	// tools is the tool set last converted for the recording.
+	tools atomic.Pointer[toolSet]
 }
 
 // New checks cfg and returns a Lookout for it. A nil cfg means the

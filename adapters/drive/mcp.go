@@ -13,7 +13,11 @@ func (r *Run) mcpSource(name string) lookout.MCPSource {
 	var src lookout.MCPSource
 	s := &r.trace.tools
 	s.mu.Lock()
-	for _, info := range s.infos {
+	var infos []*schema.ToolInfo
+	if s.set != nil {
+		infos = s.set.infos
+	}
+	for _, info := range infos {
 		if info != nil && info.Name == name {
 			src = mcpOfInfo(info)
 			break

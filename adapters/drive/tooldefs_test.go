@@ -56,6 +56,36 @@ func TestRecordRequestSkipsANilToolInfo(t *testing.T) {
 	}
 }
 
+func TestEachRunRecordsTheDefinitionsOfToolsConvertedOnce(t *testing.T) {
+	sink := recorder.NewMemorySink()
+	first := recordingRun(t, sink)
+	second, err := first.l.newRun(session.New(nil))
+	require.NoError(t, err)
+	second.Begin(context.Background(), nil)
+	tools := someTools()
+	// Eino builds an agent's tool infos anew for each run.
+	again := make([]*schema.ToolInfo, len(tools))
+	for i, t := range tools {
+		c := *t
+		again[i] = &c
+	}
+	first.writeRequest(context.Background(), nil, ModelOptions{Tools: tools})
+	second.writeRequest(context.Background(), nil, ModelOptions{Tools: again})
+	second.writeRequest(context.Background(), nil, ModelOptions{Tools: again})
+	require.NoError(t, first.cfg.Recorder.Flush(context.Background()))
+	var defs [][]recorder.ToolDefinition
+	for _, rec := range sink.Records() {
+		if req, ok := rec.Payload.(*recorder.ModelRequest); ok {
+			defs = append(defs, req.ToolDefinitions)
+		}
+	}
+	require.Len(t, defs, 3)
+	require.Len(t, defs[0], 3, "the first run records the definitions")
+	require.Len(t, defs[1], 3, "so does the second, from the same conversion")
+	require.Nil(t, defs[2], "and not again while the set is the same")
+	require.Same(t, &defs[0][0], &defs[1][0], "converted once")
+}
+
 // BenchmarkRecordRequestSameTools is a model request offering the set the
 // run already recorded, the common case after the first call.
 func BenchmarkRecordRequestSameTools(b *testing.B) {

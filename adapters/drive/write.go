@@ -83,51 +83,77 @@ func (r *Run) assessmentIndex(m *schema.Message) int {
 	return -1
 }
 
-// offeredTools is the tool set a run last recorded.
+// offeredTools is the tool set a run last offered.
 type offeredTools struct {
-	mu    sync.Mutex
-	infos []*schema.ToolInfo        // as last offered, compared by pointer
+	mu       sync.Mutex
+	set      *toolSet                  // as last offered
+	recorded []recorder.ToolDefinition // as last recorded; nil after a failed conversion
+}
+
+// toolSet is a set of offered tools converted for the recording. It is
+// not changed once made, so the runs that offer the same tools share it.
+type toolSet struct {
+	infos []*schema.ToolInfo        // as offered, compared by pointer
 	names []string                  // their names, shared by the requests that offer them
-	defs  []recorder.ToolDefinition // as last recorded; nil after a failed conversion
+	defs  []recorder.ToolDefinition // nil when the conversion failed
+	err   error                     // why it failed
 }
 
 // offered returns the names of the offered tools, and their definitions
 // when the set differs from the one the run last recorded (nil when it is
-// the same or empty). The same slice of the same *schema.ToolInfo
-// pointers is taken as unchanged without converting anything, which is the
-// common case: the agent offers one set call after call, and its requests
-// share one slice of names. Anything else is converted and compared by
-// content, so a set rebuilt with equal values is not written again. A
-// conversion error goes to the run's error handler and the request keeps
-// the names only.
+// the same or empty). The same tools (see sameInfo) are taken as
+// unchanged without converting anything, which is the common case: the
+// agent offers one set call after call, and query after query. Anything
+// else is converted and compared by content, so a set rebuilt with equal
+// values is not written again. A conversion error goes
+// to the run's error handler and the request keeps the names only.
 func (r *Run) offered(ctx context.Context, tools []*schema.ToolInfo) (names []string, defs []recorder.ToolDefinition) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
 	s := &r.trace.tools
 	s.mu.Lock()
-	if s.names != nil && slices.Equal(s.infos, tools) {
-		names = s.names
+	if s.set != nil && slices.EqualFunc(s.set.infos, tools, sameInfo) {
+		names = s.set.names
 		s.mu.Unlock()
 		return names, nil
 	}
-	names = toolNames(tools)
-	defs, err := toolDefinitions(tools)
-	s.infos, s.names = append(s.infos[:0], tools...), names
-	same := err == nil && slices.EqualFunc(s.defs, defs, sameDefinition)
-	s.defs = nil
-	if err == nil {
-		s.defs = defs
-	}
+	set := r.l.toolSet(tools)
+	same := set.err == nil && slices.EqualFunc(s.recorded, set.defs, sameDefinition)
+	s.set, s.recorded = set, set.defs
 	s.mu.Unlock()
-	if err != nil {
-		r.cfg.OnError(ctx, err)
-		return names, nil
+	if set.err != nil {
+		r.cfg.OnError(ctx, set.err)
+		return set.names, nil
 	}
 	if same {
-		return names, nil
+		return set.names, nil
 	}
-	return names, defs
+	return set.names, set.defs
+}
+
+// toolSet returns tools converted, reusing the last set converted when
+// it holds the same tools (see sameInfo): the tools an agent offers are
+// converted once, not once a query. A *schema.ToolInfo changed in place
+// after it was first offered is recorded as it was then.
+func (l *Lookout) toolSet(tools []*schema.ToolInfo) *toolSet {
+	if last := l.tools.Load(); last != nil && slices.EqualFunc(last.infos, tools, sameInfo) {
+		return last
+	}
+	defs, err := toolDefinitions(tools)
+	set := &toolSet{infos: slices.Clone(tools), names: toolNames(tools), defs: defs, err: err}
+	l.tools.Store(set)
+	return set
+}
+
+// sameInfo reports whether a and b are the same tool for the recording:
+// the same pointer, or, as Eino builds the infos of an agent's tools anew
+// for each run, the same name and description and the same parameters
+// (compared by pointer) with nothing in Extra, which may carry an MCP
+// source.
+func sameInfo(a, b *schema.ToolInfo) bool {
+	return a == b || a != nil && b != nil && a.Name == b.Name && a.Desc == b.Desc &&
+		a.ParamsOneOf == b.ParamsOneOf && len(a.Extra) == 0 && len(b.Extra) == 0
 }
 
 // toolNames returns the names of tools, skipping nil infos.
