@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // Severity grades an assessment: [Info] < [Caution] < [Warning].
@@ -240,19 +242,18 @@ func (c CurrentAssessment) Render() string {
 	for _, a := range c.Assessments {
 		size += a.renderLen()
 	}
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteString(heading)
-	b.Write(index)
-	b.WriteString("_\n\n")
-	for i, a := range c.Assessments {
-		if i > 0 {
-			b.WriteString("\n\n")
+	return scan.Written(size, func(b *strings.Builder) {
+		b.WriteString(heading)
+		b.Write(index)
+		b.WriteString("_\n\n")
+		for i, a := range c.Assessments {
+			if i > 0 {
+				b.WriteString("\n\n")
+			}
+			a.render(b)
 		}
-		a.render(&b)
-	}
-	b.WriteByte('\n')
-	return b.String()
+		b.WriteByte('\n')
+	})
 }
 
 // IsStale reports whether the assessment is more than maxAgeCalls tool
