@@ -307,7 +307,7 @@ func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
 	pend := p.newPending(current.CallIndex, len(current.Assessments))
 	if last, ok := p.calls.Latest(); ok {
 		pend.LastTool = last.ToolName
-		pend.LastArguments = sameString(p.canon.Canonical(last.Arguments), last.Arguments)
+		pend.LastArguments = sameString(p.canonical(last.Arguments), last.Arguments)
 	}
 	pend.Budget, _ = p.budget.Latest()
 	return pend
@@ -371,7 +371,7 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 		next := *pend
 		next.Calls++
 		if next.Calls == 1 {
-			next.Repeated = rec.ToolName == pend.LastTool && string(p.canon.Canonical(rec.Arguments)) == pend.LastArguments
+			next.Repeated = rec.ToolName == pend.LastTool && string(p.canonical(rec.Arguments)) == pend.LastArguments
 		}
 		events = p.judgeAll(ctx, eff, &next, rec.CallIndex, next.Calls >= p.efficacyCalls, events)
 	})
@@ -484,6 +484,19 @@ func (p *Pipeline) report(ctx context.Context, events []EfficacyEvent) {
 	for _, e := range events {
 		p.onEfficacy(ctx, e)
 	}
+}
+
+// canonical returns the canonical form of a call's arguments, args. A
+// call's arguments are canonicalized when the call is judged and again
+// when the assessment made after it is shown, so the latest form is kept
+// for the next time; it runs under p.mu.
+func (p *Pipeline) canonical(args string) []byte {
+	if !p.canonKept || args != p.canonArgs {
+		p.canonKept = false
+		p.canonOf = append(p.canonOf[:0], p.canon.Canonical(args)...)
+		p.canonArgs, p.canonKept = args, true
+	}
+	return p.canonOf
 }
 
 // sameString returns b as a string: s itself when it holds the same bytes,

@@ -105,6 +105,11 @@ type Pipeline struct {
 	anyWithdrawer, anyGatekeeper bool
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
 	canon *scan.Canon
+	// canonOf is the canonical form of canonArgs, when canonKept; used
+	// under mu.
+	canonOf   []byte
+	canonArgs string
+	canonKept bool
 }
 
 // validator is implemented by observers that can check their own
