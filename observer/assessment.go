@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // Severity grades an assessment: [Info] < [Caution] < [Warning].
@@ -106,7 +108,7 @@ func (a Assessment) Render() string {
 }
 
 // renderLen returns the length of what render writes.
-func (a Assessment) renderLen() int {
+func (a *Assessment) renderLen() int {
 	n := len("### ") + len(a.Observer) + len(a.Severity.tag())
 	if a.Summary != "" {
 		n += len("\n\n") + len(a.Summary)
@@ -135,7 +137,7 @@ func (o Observation) renderLen() int {
 	return n
 }
 
-func (a Assessment) render(b *strings.Builder) {
+func (a *Assessment) render(b *strings.Builder) {
 	b.WriteString("### ")
 	b.WriteString(a.Observer)
 	b.WriteString(a.Severity.tag())
@@ -237,22 +239,21 @@ func (c CurrentAssessment) Render() string {
 	// Each assessment is followed by a blank line, except the last, which
 	// ends the block with a single newline.
 	size := len(heading) + len(index) + len("_\n\n") + 2*len(c.Assessments) - 1
-	for _, a := range c.Assessments {
-		size += a.renderLen()
+	for i := range c.Assessments {
+		size += c.Assessments[i].renderLen()
 	}
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteString(heading)
-	b.Write(index)
-	b.WriteString("_\n\n")
-	for i, a := range c.Assessments {
-		if i > 0 {
-			b.WriteString("\n\n")
+	return scan.Written(size, func(b *strings.Builder) {
+		b.WriteString(heading)
+		b.Write(index)
+		b.WriteString("_\n\n")
+		for i := range c.Assessments {
+			if i > 0 {
+				b.WriteString("\n\n")
+			}
+			c.Assessments[i].render(b)
 		}
-		a.render(&b)
-	}
-	b.WriteByte('\n')
-	return b.String()
+		b.WriteByte('\n')
+	})
 }
 
 // IsStale reports whether the assessment is more than maxAgeCalls tool

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // Reaction is what the agent did after it was shown an assessment. It is
@@ -303,11 +304,10 @@ func (p *Pipeline) show(ctx context.Context, eff *Efficacy, current *CurrentAsse
 // pendingFor returns the reaction current awaits, with the last call made
 // before it was shown.
 func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
-	p.spare = make([]pendingWith, min(p.efficacyCalls, maxPendingVersions))
 	pend := p.newPending(current.CallIndex, len(current.Assessments))
 	if last, ok := p.calls.Latest(); ok {
 		pend.LastTool = last.ToolName
-		pend.LastArguments = sameString(p.canon.Canonical(last.Arguments), last.Arguments)
+		pend.LastArguments = sameString(p.canonical(last.Arguments), last.Arguments)
 	}
 	pend.Budget, _ = p.budget.Latest()
 	return pend
@@ -338,11 +338,10 @@ type pendingWith struct {
 	first [2]Rating
 }
 
-// maxPendingVersions bounds how many versions of a pending reaction are
-// allocated together when its assessment is shown: the one shown, and
-// one stored for each call judged while an observer is undecided, up to
-// EfficacyCalls in all. Versions past it are allocated one by one.
-const maxPendingVersions = 4
+// pendingChunk is how many versions of pending reactions are allocated
+// at a time: the one shown, and one stored for each call judged while an
+// observer is undecided.
+const pendingChunk = 8
 
 // newPending returns a PendingReaction for the assessment after call
 // index, with room for n ratings.
@@ -356,16 +355,9 @@ func (p *Pipeline) newPending(index int64, n int) *PendingReaction {
 }
 
 // version returns room for a version of a pending reaction never used
-// before: a spare one, or a new one. Each is written once, before it is
-// stored, so readers of earlier versions never see it change.
-func (p *Pipeline) version() *pendingWith {
-	if len(p.spare) == 0 {
-		return new(pendingWith)
-	}
-	s := &p.spare[0]
-	p.spare = p.spare[1:]
-	return s
-}
+// before. Each is written once, before it is stored, so readers of
+// earlier versions never see it change.
+func (p *Pipeline) version() *pendingWith { return &scan.Carve(&p.spare, 1, pendingChunk)[0] }
 
 // react judges the agent's reaction to a pending assessment after a
 // completed call. It runs under p.mu.
@@ -379,7 +371,7 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 		next := *pend
 		next.Calls++
 		if next.Calls == 1 {
-			next.Repeated = rec.ToolName == pend.LastTool && string(p.canon.Canonical(rec.Arguments)) == pend.LastArguments
+			next.Repeated = rec.ToolName == pend.LastTool && string(p.canonical(rec.Arguments)) == pend.LastArguments
 		}
 		events = p.judgeAll(ctx, eff, &next, rec.CallIndex, next.Calls >= p.efficacyCalls, events)
 	})
@@ -492,6 +484,19 @@ func (p *Pipeline) report(ctx context.Context, events []EfficacyEvent) {
 	for _, e := range events {
 		p.onEfficacy(ctx, e)
 	}
+}
+
+// canonical returns the canonical form of a call's arguments, args. A
+// call's arguments are canonicalized when the call is judged and again
+// when the assessment made after it is shown, so the latest form is kept
+// for the next time; it runs under p.mu.
+func (p *Pipeline) canonical(args string) []byte {
+	if !p.canonKept || args != p.canonArgs {
+		p.canonKept = false
+		p.canonOf = append(p.canonOf[:0], p.canon.Canonical(args)...)
+		p.canonArgs, p.canonKept = args, true
+	}
+	return p.canonOf
 }
 
 // sameString returns b as a string: s itself when it holds the same bytes,

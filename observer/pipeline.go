@@ -85,9 +85,13 @@ type Pipeline struct {
 	// left is scratch space for the observers whose reaction to an
 	// assessment is still undecided; used under mu.
 	left []Rating
-	// spare holds room for the next versions of the pending reaction,
-	// allocated with it; used under mu.
+	// spare holds room for the next versions of the pending reaction;
+	// used under mu.
 	spare []pendingWith
+	// currents and assessments hold room for the next assessments; used
+	// under mu.
+	currents    []CurrentAssessment
+	assessments []Assessment
 	// incs holds each Incremental observer's working state for this
 	// session; used under mu.
 	incs []incremental
@@ -101,6 +105,11 @@ type Pipeline struct {
 	anyWithdrawer, anyGatekeeper bool
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
 	canon *scan.Canon
+	// canonOf is the canonical form of canonArgs, when canonKept; used
+	// under mu.
+	canonOf   []byte
+	canonArgs string
+	canonKept bool
 }
 
 // validator is implemented by observers that can check their own
@@ -362,7 +371,7 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 		return nil
 	}
 	p.recordRuns(rec.CallIndex, now)
-	current := newCurrent(produced)
+	current := p.newCurrent(produced)
 	// The scratch space is cleared so that it keeps no texts alive.
 	clear(produced)
 	p.produced = produced[:0]
@@ -374,36 +383,19 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 	return current
 }
 
-// assessed is a CurrentAssessment allocated together with its
-// assessments: one allocation, of the size needed, for the few observers
-// a pipeline usually has.
-type assessed[A any] struct {
-	current CurrentAssessment
-	all     A
-}
+// Assessments are kept in arrays of currentChunk CurrentAssessments and
+// assessmentChunk Assessments, allocated as they fill.
+const (
+	currentChunk    = 16
+	assessmentChunk = 32
+)
 
 // newCurrent returns a new CurrentAssessment holding a copy of produced.
-func newCurrent(produced []Assessment) *CurrentAssessment {
-	var current *CurrentAssessment
-	var all []Assessment
-	switch len(produced) {
-	case 1:
-		x := new(assessed[[1]Assessment])
-		current, all = &x.current, x.all[:]
-	case 2:
-		x := new(assessed[[2]Assessment])
-		current, all = &x.current, x.all[:]
-	case 3:
-		x := new(assessed[[3]Assessment])
-		current, all = &x.current, x.all[:]
-	case 4:
-		x := new(assessed[[4]Assessment])
-		current, all = &x.current, x.all[:]
-	default:
-		current, all = new(CurrentAssessment), make([]Assessment, len(produced))
-	}
-	copy(all, produced)
-	current.Assessments = all
+// It runs under p.mu.
+func (p *Pipeline) newCurrent(produced []Assessment) *CurrentAssessment {
+	current := &scan.Carve(&p.currents, 1, currentChunk)[0]
+	current.Assessments = scan.Carve(&p.assessments, len(produced), assessmentChunk)
+	copy(current.Assessments, produced)
 	return current
 }
 

@@ -184,6 +184,7 @@ type cascadeState struct {
 	buf                               []byte
 	grouped                           []errorGroup // scratch for groups
 	out                               scan.Texts   // the texts of the latest assessment
+	parts                             detect.Parts // the observations and suggestions of the assessments
 
 	calls scan.Ring[cascadeCall]
 
@@ -448,7 +449,7 @@ const (
 )
 
 // assess turns a finding into an assessment. Its texts are written one
-// after the other into st.out and share one allocation.
+// after the other into st.out, whose buffer they share.
 func (st *cascadeState) assess(f cascadeFinding) observer.Assessment {
 	gs := st.groups(f.considered())
 	covered := 0
@@ -482,7 +483,7 @@ func (st *cascadeState) assess(f cascadeFinding) observer.Assessment {
 		suggestions = append(suggestions, cascadeWarning)
 	}
 	a := observer.Assessment{Summary: summary.In(all), Severity: f.severity}
-	a.Observations, a.Suggestions = detect.ObservationWith(
+	a.Observations, a.Suggestions = st.parts.ObservationWith(
 		observer.Observation{Category: f.category(), Description: description.In(all), Evidence: evidence.In(all)},
 		suggestions...)
 	return a

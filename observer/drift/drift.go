@@ -263,6 +263,7 @@ type driftState struct {
 
 	outsideCalls []*driftCall // scratch for the evidence
 	out          scan.Texts   // the texts of the latest assessment
+	parts        detect.Parts // the observations and suggestions of the assessments
 
 	checked int64
 	found   bool
@@ -713,7 +714,7 @@ const maxScopeShown = 5
 const driftReturn = "If it does not, return to the task; if it does, say why before going further."
 
 // assess turns a finding into an assessment. Its texts are written one
-// after the other into st.out and share one allocation.
+// after the other into st.out, whose buffer they share.
 func (st *driftState) assess(f driftFinding) observer.Assessment {
 	outside := st.gatherOutside()
 	t := &st.out
@@ -742,7 +743,7 @@ func (st *driftState) assess(f driftFinding) observer.Assessment {
 		suggestions = append(suggestions, check.In(all))
 	}
 	a := observer.Assessment{Summary: "Most of your recent work is outside the task's scope.", Severity: f.severity}
-	a.Observations, a.Suggestions = detect.ObservationWith(observer.Observation{
+	a.Observations, a.Suggestions = st.parts.ObservationWith(observer.Observation{
 		Category:    "drift",
 		Description: description.In(all),
 		Evidence:    evidence.In(all),

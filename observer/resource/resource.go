@@ -77,21 +77,21 @@ func (r *Observer) Observe(_ context.Context, oc *observer.Context) (observer.As
 // Assess describes b at now. It is what Observe does, without a session.
 func (r *Observer) Assess(b budget.Budget, now time.Time) observer.Assessment {
 	g := r.grader()
-	var text strings.Builder
-	text.Grow(resourceTextSize)
-	sev := g.timeStatement(&text, &b, now, observer.Info)
-	sev = g.tokenStatement(&text, &b, now, sev)
-	sev = g.costStatement(&text, &b, now, sev)
-	sev = g.toolCallStatement(&text, &b, now, sev)
-	sev = g.modelCallStatement(&text, &b, now, sev)
-	sev = r.paceStatements(&text, &b, now, sev)
-
-	a := observer.Assessment{Observer: r.Name(), Severity: sev, Timestamp: now, Suggestions: resourceSuggestions(sev)}
-	a.Summary = "No resource constraints configured."
-	if text.Len() > 0 {
-		a.Summary = text.String()
+	sev := observer.Info
+	summary := scan.Written(resourceTextSize, func(text *strings.Builder) {
+		sev = g.timeStatement(text, &b, now, sev)
+		sev = g.tokenStatement(text, &b, now, sev)
+		sev = g.costStatement(text, &b, now, sev)
+		sev = g.toolCallStatement(text, &b, now, sev)
+		sev = g.modelCallStatement(text, &b, now, sev)
+		sev = r.paceStatements(text, &b, now, sev)
+	})
+	if summary == "" {
+		summary = "No resource constraints configured."
+	} else {
+		summary = summary[len(" "):]
 	}
-	return a
+	return observer.Assessment{Observer: r.Name(), Summary: summary, Severity: sev, Timestamp: now, Suggestions: resourceSuggestions(sev)}
 }
 
 // resourceSuggestions returns new suggestions for an assessment of
@@ -143,12 +143,9 @@ func (g resourceGrader) grade(sev observer.Severity, remaining float64) observer
 	return sev
 }
 
-// startSentence separates a new sentence of text from the previous one.
-func startSentence(text *strings.Builder) {
-	if text.Len() > 0 {
-		text.WriteByte(' ')
-	}
-}
+// startSentence separates a new sentence of text from what comes before:
+// the space before the first one is left out of the summary.
+func startSentence(text *strings.Builder) { text.WriteByte(' ') }
 
 // timeStatement writes the time left before the deadline, if there is
 // one, and returns sev graded by it.
@@ -286,7 +283,8 @@ func (r *Observer) paceStatements(text *strings.Builder, b *budget.Budget, now t
 }
 
 // resourceTextSize is room for the summary of a budget with every limit
-// set and a pace statement, so that it is written in one allocation.
+// set and a pace statement, so that it is written without growing its
+// buffer.
 const resourceTextSize = 384
 
 // writePace writes the statement of a projected shortfall.

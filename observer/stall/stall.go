@@ -396,6 +396,7 @@ type stallState struct {
 	finding stallFinding
 	picked  []*stallCall // scratch for evidence
 	out     scan.Texts   // the texts of the latest assessment
+	parts   detect.Parts // the observations and suggestions of the assessments
 }
 
 type stallKind uint8
@@ -955,7 +956,7 @@ const (
 )
 
 // assess turns a finding into an assessment. Its texts are written one
-// after the other into st.out and share one allocation.
+// after the other into st.out, whose buffer they share.
 func (st *stallState) assess(f stallFinding) observer.Assessment {
 	e := st.calls.Back(0)
 	var room [3]string
@@ -973,7 +974,7 @@ func (st *stallState) assess(f stallFinding) observer.Assessment {
 		suggestions = append(suggestions, stallWarning)
 	}
 	a := observer.Assessment{Summary: x.summary, Severity: f.severity}
-	a.Observations, a.Suggestions = detect.ObservationWith(
+	a.Observations, a.Suggestions = st.parts.ObservationWith(
 		observer.Observation{Category: x.category, Description: x.description.In(all), Evidence: x.evidence.In(all)},
 		suggestions...)
 	return a

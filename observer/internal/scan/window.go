@@ -3,6 +3,7 @@ package scan
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -40,6 +41,20 @@ func (r *Ring[T]) Back(i int) *T {
 }
 
 func (r *Ring[T]) Clear() { r.head, r.n = 0, 0 }
+
+// Carve returns n zero values taken from the front of *free, first
+// refilling *free with room for at least chunk values when it holds fewer
+// than n: values made one after the other share few allocations. A value
+// taken is never handed out again; it keeps its neighbours' array alive
+// for as long as it is referenced.
+func Carve[T any](free *[]T, n, chunk int) []T {
+	if len(*free) < n {
+		*free = make([]T, max(n, chunk))
+	}
+	s := (*free)[:n:n]
+	*free = (*free)[n:]
+	return s
+}
 
 // Pick returns v, or def when v is zero.
 func Pick(v, def int) int {
@@ -314,21 +329,46 @@ func WritePlural(b *strings.Builder, n int64, one, many string) {
 
 // Texts builds the texts of an assessment one after the other in one
 // buffer, so that they take a single allocation: each text is a piece of
-// the whole. A detector keeps one in its working state and starts it
-// afresh for each assessment; the strings it returned stay valid.
+// the whole. The texts of the assessments that follow go on in the same
+// buffer while it has room, so that a buffer is shared by several. A
+// detector keeps one in its working state and starts it afresh for each
+// assessment; the strings it returned stay valid, as their bytes are never
+// written again.
 type Texts struct {
 	strings.Builder
 	from int // where the piece being written starts
 }
 
-// Start discards the pieces of the previous assessment and makes room for
-// as much text again, and at least least bytes. The strings of the
-// previous assessment stay valid.
+// textsChunk is the size of a Texts buffer: the room of several
+// assessments.
+const textsChunk = 4096
+
+// Start begins the texts of the next assessment, with room for at least
+// least bytes: in the buffer of the previous one when it has that room
+// left, or in a new buffer. The strings of the previous assessments stay
+// valid.
 func (t *Texts) Start(least int) {
-	size := max(t.Len()+t.Len()/8, least)
-	t.Reset()
-	t.Grow(size)
-	t.from = 0
+	if t.Cap()-t.Len() < least {
+		t.Reset()
+		t.Grow(max(least, textsChunk))
+	}
+	t.from = t.Len()
+}
+
+// pooledTexts are the Texts of writers that keep no state of their own,
+// such as an observer that serves many sessions at once.
+var pooledTexts = sync.Pool{New: func() any { return new(Texts) }}
+
+// Written returns the text that write writes, of about size bytes, into
+// the buffer of Texts taken from a pool, which the texts written after it
+// share while it has room.
+func Written(size int, write func(b *strings.Builder)) string {
+	t := pooledTexts.Get().(*Texts)
+	t.Start(size)
+	write(&t.Builder)
+	text := t.End().In(t.String())
+	pooledTexts.Put(t)
+	return text
 }
 
 // Piece is a text written into a [texts], as its byte range.
@@ -341,7 +381,8 @@ func (t *Texts) End() Piece {
 	return p
 }
 
-// In returns the piece's text in all, what the texts' String returned.
+// In returns the piece's text in all, what the texts' String returned
+// once the piece was written.
 func (p Piece) In(all string) string { return all[p.from:p.to] }
 
 // WriteDuration writes what [FormatDuration] returns.
