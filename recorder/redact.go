@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -1394,13 +1395,21 @@ func (rs *redaction) metadata(md map[string]string) map[string]string {
 // json redacts a JSON body as text. If the result is no longer valid JSON
 // it is stored as a JSON string, so the record still encodes.
 func (rs *redaction) json(body json.RawMessage) (json.RawMessage, bool) {
-	s := string(body)
+	var s string
+	if len(rs.others) == 0 {
+		// Only the built-in redactor reads s, and it keeps no part of it
+		// (a text it changes is a new string), so s can share body's
+		// bytes rather than copy them.
+		s = unsafe.String(unsafe.SliceData(body), len(body))
+	} else {
+		s = string(body)
+	}
 	r := rs.text(s)
 	if r == s {
 		return nil, false
 	}
-	if json.Valid([]byte(r)) {
-		return json.RawMessage(r), true
+	if b := json.RawMessage(r); validJSON(b) {
+		return b, true
 	}
 	return json.RawMessage(appendString(nil, r)), true
 }
