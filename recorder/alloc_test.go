@@ -2,6 +2,7 @@ package recorder_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 
@@ -38,6 +39,22 @@ func TestExtensionsAllocateAFractionEach(t *testing.T) {
 		if err := run.Extension(ctx, "lookout.efficacy", body); err != nil {
 			t.Fatal(err)
 		}
+		return 1
+	})
+}
+
+// TestAssessmentsAllocateAFractionEach holds that an assessment record
+// costs a fraction of an allocation on its way into a memory sink, a new
+// text each time: its payload comes from the run's slabs, and remembering
+// what the built-in redactor made of its text takes no allocation.
+func TestAssessmentsAllocateAFractionEach(t *testing.T) {
+	ctx := context.Background()
+	texts := make([]string, 16)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("## Trajectory Assessment\n\n_Generated after tool call #%d_\n\nYou have made %d tool calls.\n", i, i)
+	}
+	assertFractionPerRecord(t, func(run *recorder.Trace, i int) int {
+		run.Assessment(ctx, recorder.AssessmentRecord{Markdown: texts[i%len(texts)], AfterCallIndex: i})
 		return 1
 	})
 }

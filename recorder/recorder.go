@@ -170,7 +170,7 @@ func New(sink Sink, opts *Options) *Recorder {
 	if r.maxMedia == 0 {
 		r.maxMedia = DefaultMediaInlineBytes
 	}
-	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), injectedScan: new(atomic.Pointer[scanned])}
+	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), lastScan: new(scanMemo)}
 	if r.maxField == 0 {
 		r.maxField = DefaultMaxFieldBytes
 	}

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"unsafe"
 
 	"github.com/cloudwego/eino/schema"
@@ -1114,16 +1114,19 @@ func closingQuote(s string, i int) int {
 type redaction struct {
 	secrets bool
 	others  []Redactor
-	// injectedScan is the last assessment or injected message the
+	// lastScan remembers the last assessment or injected message the
 	// built-in redactor scanned, with its result. Lookout injects the
 	// assessment it records into call after call, so most model_request
 	// records carry a text scanned before. Nil in a redaction that does not
 	// remember.
-	injectedScan *atomic.Pointer[scanned]
+	lastScan *scanMemo
 }
 
-// scanned is a text and what the built-in redactor made of it.
-type scanned struct{ in, out string }
+// scanMemo is a text and what the built-in redactor made of it.
+type scanMemo struct {
+	mu      sync.Mutex
+	in, out string
+}
 
 // secretsRemembered is the built-in redactor, when on, for a text that
 // often repeats: the last text scanned is compared (at no cost when it is
@@ -1133,14 +1136,20 @@ func (rs *redaction) secretsRemembered(s string) string {
 	if !rs.secrets {
 		return s
 	}
-	if rs.injectedScan == nil || len(s) < minSecretText {
+	m := rs.lastScan
+	if m == nil || len(s) < minSecretText {
 		return redactSecrets(s)
 	}
-	if last := rs.injectedScan.Load(); last != nil && last.in == s {
-		return last.out
+	m.mu.Lock()
+	in, out := m.in, m.out
+	m.mu.Unlock()
+	if in == s {
+		return out
 	}
-	out := redactSecrets(s)
-	rs.injectedScan.Store(&scanned{in: s, out: out})
+	out = redactSecrets(s)
+	m.mu.Lock()
+	m.in, m.out = s, out
+	m.mu.Unlock()
 	return out
 }
 
