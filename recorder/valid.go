@@ -105,14 +105,15 @@ func skipSpace(b []byte, i int) int {
 // at i, or -1. Like json.Valid, it takes any byte from 0x20 up, valid
 // UTF-8 or not.
 func stringEnd(b []byte, i int) int {
-	for i++; i < len(b); {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1
-		case c < 0x20:
-			return -1
-		case c != '\\':
+	for i++; ; {
+		for i < len(b) && plainInString[b[i]] {
 			i++
+		}
+		switch {
+		case i >= len(b) || b[i] < 0x20:
+			return -1
+		case b[i] == '"':
+			return i + 1
 		case i+1 >= len(b):
 			return -1
 		case b[i+1] == 'u':
@@ -126,8 +127,16 @@ func stringEnd(b []byte, i int) int {
 			return -1
 		}
 	}
-	return -1
 }
+
+// plainInString holds the bytes that stand for themselves in a JSON
+// string: all but the control bytes, the quote and the backslash.
+var plainInString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // isEscape holds the bytes that may follow a backslash in a JSON string,
 // but for the 'u' of a \uXXXX escape.
