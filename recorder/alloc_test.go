@@ -2,6 +2,7 @@ package recorder_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 
@@ -15,6 +16,54 @@ import (
 // their payloads come a few at a time from the run's slabs, the queue
 // holds them by value, and the sink's slice grows by doubling.
 func TestTypedRecordsAllocateAFractionEach(t *testing.T) {
+	ctx := context.Background()
+	assertFractionPerRecord(t, func(run *recorder.Trace, i int) int {
+		run.ModelRequest(ctx, recorder.ModelRequest{MessageCount: i})
+		run.ModelResponse(ctx, recorder.ModelResponse{})
+		run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens"})
+		run.ToolStarted(ctx, recorder.ToolStarted{Name: "noop"})
+		run.ToolEnded(ctx, recorder.ToolEnded{Name: "noop"})
+		return 5
+	})
+}
+
+// TestExtensionsAllocateAFractionEach holds that an extension record
+// whose body holds no secret costs a fraction of an allocation on its way
+// into a memory sink: its payload comes from the run's slabs, and neither
+// checking its body nor redacting it copies the body.
+func TestExtensionsAllocateAFractionEach(t *testing.T) {
+	ctx := context.Background()
+	body := []byte(`{"observer":"Stall","severity":"info","assessment_call_index":4,"reaction":"carried_on",` +
+		`"counts":{"shown":1,"changed_course":0,"wrapped_up":0,"carried_on":1}}`)
+	assertFractionPerRecord(t, func(run *recorder.Trace, _ int) int {
+		if err := run.Extension(ctx, "lookout.efficacy", body); err != nil {
+			t.Fatal(err)
+		}
+		return 1
+	})
+}
+
+// TestAssessmentsAllocateAFractionEach holds that an assessment record
+// costs a fraction of an allocation on its way into a memory sink, a new
+// text each time: its payload comes from the run's slabs, and remembering
+// what the built-in redactor made of its text takes no allocation.
+func TestAssessmentsAllocateAFractionEach(t *testing.T) {
+	ctx := context.Background()
+	texts := make([]string, 16)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("## Trajectory Assessment\n\n_Generated after tool call #%d_\n\nYou have made %d tool calls.\n", i, i)
+	}
+	assertFractionPerRecord(t, func(run *recorder.Trace, i int) int {
+		run.Assessment(ctx, recorder.AssessmentRecord{Markdown: texts[i%len(texts)], AfterCallIndex: i})
+		return 1
+	})
+}
+
+// assertFractionPerRecord checks that the records emit makes on their way
+// into a memory sink cost at most 0.2 allocations each. emit records a
+// few records of one run, the ith time it is called, and returns how many.
+func assertFractionPerRecord(t *testing.T, emit func(run *recorder.Trace, i int) int) {
+	t.Helper()
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
@@ -26,12 +75,8 @@ func TestTypedRecordsAllocateAFractionEach(t *testing.T) {
 	}
 	const perRun = 1000
 	allocs := testing.AllocsPerRun(5, func() {
-		for i := range perRun / 5 {
-			run.ModelRequest(ctx, recorder.ModelRequest{MessageCount: i})
-			run.ModelResponse(ctx, recorder.ModelResponse{})
-			run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens"})
-			run.ToolStarted(ctx, recorder.ToolStarted{Name: "noop"})
-			run.ToolEnded(ctx, recorder.ToolEnded{Name: "noop"})
+		for i, n := 0, 0; n < perRun; i++ {
+			n += emit(run, i)
 		}
 		if err := rec.Flush(ctx); err != nil {
 			t.Fatal(err)

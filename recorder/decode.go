@@ -81,7 +81,7 @@ func (w *wireRecord) payload(fast bool) (Payload, error) {
 // unknown keeps the payload of a kind this version does not know as an
 // Unknown, checking it is valid JSON.
 func (w *wireRecord) unknown() (Payload, error) {
-	if len(w.Payload) > 0 && !json.Valid(w.Payload) {
+	if len(w.Payload) > 0 && !validJSON(w.Payload) {
 		return nil, fmt.Errorf("%w: %s payload is not valid JSON", ErrMalformed, w.Kind)
 	}
 	return &Unknown{Name: w.Kind, Body: append(json.RawMessage(nil), w.Payload...)}, nil

@@ -182,7 +182,7 @@ func appendUnknownBody(b []byte, kind Kind, u *Unknown) ([]byte, error) {
 	}
 	b = append(b, `,"payload":`...)
 	if bytes.IndexByte(u.Body, '\n') < 0 {
-		if !json.Valid(u.Body) {
+		if !validJSON(u.Body) {
 			return b, fmt.Errorf("%w: unknown %q payload is not valid JSON", ErrEncode, kind)
 		}
 		return append(b, u.Body...), nil

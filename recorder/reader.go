@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,7 +98,7 @@ func (r *Reader) decode(line []byte, start int64, terminated bool) (Record, erro
 	if err == nil {
 		return rec, nil
 	}
-	if !terminated && !json.Valid(line) {
+	if !terminated && !validJSON(line) {
 		r.tear = &Tear{Line: r.line, Offset: start, Bytes: len(line)}
 		return Record{}, io.EOF
 	}

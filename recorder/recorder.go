@@ -170,7 +170,7 @@ func New(sink Sink, opts *Options) *Recorder {
 	if r.maxMedia == 0 {
 		r.maxMedia = DefaultMediaInlineBytes
 	}
-	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), injectedScan: new(atomic.Pointer[scanned])}
+	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), lastScan: new(scanMemo)}
 	if r.maxField == 0 {
 		r.maxField = DefaultMaxFieldBytes
 	}
@@ -301,12 +301,13 @@ type pendingItem struct {
 // allocated at a time: the records of a model and tool call then cost
 // a fraction of an allocation each rather than one.
 type payloadSlabs struct {
-	request  slab.Slab[ModelRequest]
-	response slab.Slab[ModelResponse]
-	started  slab.Slab[ToolStarted]
-	ended    slab.Slab[ToolEnded]
-	budget   slab.Slab[BudgetRecord]
-	assessed slab.Slab[AssessmentRecord]
+	request   slab.Slab[ModelRequest]
+	response  slab.Slab[ModelResponse]
+	started   slab.Slab[ToolStarted]
+	ended     slab.Slab[ToolEnded]
+	budget    slab.Slab[BudgetRecord]
+	assessed  slab.Slab[AssessmentRecord]
+	extension slab.Slab[Extension]
 }
 
 // ID returns the run's id.
@@ -423,13 +424,16 @@ func (r *Trace) Budget(ctx context.Context, p BudgetRecord) error {
 // empty) nesting at most MaxBodyDepth levels; otherwise nothing is written
 // and an error wrapping ErrEncode is returned, whatever the policy.
 func (r *Trace) Extension(ctx context.Context, name string, body json.RawMessage) error {
-	if len(body) > 0 && !json.Valid(body) {
+	if len(body) > 0 && !validJSON(body) {
 		return fmt.Errorf("%w: extension %q body is not valid JSON", ErrEncode, name)
 	}
 	if tooDeep(body) {
 		return fmt.Errorf("%w: extension %q body nests deeper than %d levels", ErrEncode, name, MaxBodyDepth)
 	}
-	return r.emit(ctx, &Extension{Name: name, Body: body}, true)
+	if r == nil {
+		return nil
+	}
+	return r.emit(ctx, r.slabs.extension.New(&Extension{Name: name, Body: body}), true)
 }
 
 // MaxBodyDepth is how many levels of arrays and objects the JSON a caller

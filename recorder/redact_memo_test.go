@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"strings"
-	"sync/atomic"
 	"testing"
 	"unsafe"
 )
@@ -11,7 +10,7 @@ import (
 // injects into call after call is redacted once, and its redaction reused
 // while the text stays the same; a different text is scanned afresh.
 func TestAnInjectedTextScannedBeforeIsNotScannedAgain(t *testing.T) {
-	rs := redaction{secrets: true, injectedScan: new(atomic.Pointer[scanned])}
+	rs := redaction{secrets: true, lastScan: new(scanMemo)}
 	block := "## Budget\nkey is sk-abcdefghijklmnop0123 ok"
 	first := rs.injected([]InjectedMessage{{Content: block}})
 	again := rs.injected([]InjectedMessage{{Content: block}})
@@ -37,7 +36,7 @@ func TestAnInjectedTextScannedBeforeIsNotScannedAgain(t *testing.T) {
 func TestRedactorsRunOnARememberedInjectedText(t *testing.T) {
 	calls := 0
 	count := RedactFunc(func(s string) string { calls++; return s + "." })
-	rs := redaction{secrets: true, others: []Redactor{count}, injectedScan: new(atomic.Pointer[scanned])}
+	rs := redaction{secrets: true, others: []Redactor{count}, lastScan: new(scanMemo)}
 	for range 3 {
 		out := rs.injected([]InjectedMessage{{Content: "key is sk-abcdefghijklmnop0123 ok"}})
 		if out[0].Content != "key is [REDACTED] ok." {
@@ -53,7 +52,7 @@ func TestRedactorsRunOnARememberedInjectedText(t *testing.T) {
 // and the message that shows the model the same text share one pass of
 // the built-in redactor.
 func TestAnAssessmentAndItsInjectionAreScannedOnce(t *testing.T) {
-	rs := redaction{secrets: true, injectedScan: new(atomic.Pointer[scanned])}
+	rs := redaction{secrets: true, lastScan: new(scanMemo)}
 	block := "## Budget\nkey is sk-abcdefghijklmnop0123 ok"
 	recorded := rs.assessment(&AssessmentRecord{Markdown: block})
 	injected := rs.injected([]InjectedMessage{{Content: strings.Clone(block)}})
