@@ -3,6 +3,7 @@ package drive
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lookout-go/lookout/budget"
@@ -36,17 +37,60 @@ type deadlineCtx struct {
 	context.Context // inner: the deadline, and parent's cancellation
 	parent          context.Context
 	cause           *budget.ExceededError
+	found           foundValues
 }
 
 // Value looks key up in parent, past inner's layers, which answer only
 // the context package's own key, of type *int (see context.Cause). Eino
-// looks values up many times per model and tool call, each time through
-// every layer between the ctx it holds and the value.
+// looks a few keys up many times per model and tool call, most of them
+// absent (a checkpoint, resume information), each time through every
+// layer between the ctx it holds and the root; what parent holds never
+// changes, so the first answers are kept.
 func (c *deadlineCtx) Value(key any) any {
 	if _, own := key.(*int); own {
 		return c.Context.Value(key)
 	}
-	return c.parent.Value(key)
+	if v, ok := c.found.get(key); ok {
+		return v
+	}
+	v := c.parent.Value(key)
+	c.found.put(key, v)
+	return v
+}
+
+// foundValues keeps the first values looked up through a ctx, the absent
+// ones (nil) included. Entries are only added, each written before n
+// counts it, so that a lookup reads them without a lock.
+type foundValues struct {
+	n       atomic.Int32
+	mu      sync.Mutex
+	entries [8]struct{ key, value any }
+}
+
+func (f *foundValues) get(key any) (any, bool) {
+	n := f.n.Load()
+	for i := range n {
+		if e := &f.entries[i]; e.key == key {
+			return e.value, true
+		}
+	}
+	return nil, false
+}
+
+func (f *foundValues) put(key, value any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := f.n.Load()
+	if int(n) == len(f.entries) {
+		return
+	}
+	for i := range n {
+		if f.entries[i].key == key {
+			return
+		}
+	}
+	f.entries[n].key, f.entries[n].value = key, value
+	f.n.Store(n + 1)
 }
 
 // Err returns the budget error if the deadline ended c, and otherwise

@@ -3,6 +3,8 @@ package drive
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,4 +159,44 @@ func TestMoveDeadlineMovesAMovableDeadlineEarlier(t *testing.T) {
 		<-ctx.Done()
 		checkBudgetDeadline(t, ctx.Err())
 	})
+}
+
+// countingCtx counts the lookups that reach it.
+type countingCtx struct {
+	context.Context
+	lookups atomic.Int64
+}
+
+func (c *countingCtx) Value(key any) any {
+	c.lookups.Add(1)
+	return c.Context.Value(key)
+}
+
+type numberedKey int
+
+func TestAWithDeadlineCtxAnswersTheLookupsOfItsParentFromWhatItFound(t *testing.T) {
+	below := &countingCtx{Context: context.WithValue(context.Background(), numberedKey(0), "zero")}
+	ctx, cancel := withDeadline(below, time.Now().Add(time.Hour), timeUp)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3 {
+				for k := range 12 {
+					want := any(nil)
+					if k == 0 {
+						want = "zero"
+					}
+					assert.Equal(t, want, ctx.Value(numberedKey(k)), "key %d", k)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Eight keys are kept: the first lookups of those reach the parent,
+	// every lookup of the other four does.
+	assert.LessOrEqual(t, below.lookups.Load(), int64(4*8+4*3*4))
+	assert.GreaterOrEqual(t, below.lookups.Load(), int64(8+4*3*4))
 }
