@@ -42,6 +42,17 @@ func (r *Ring[T]) Back(i int) *T {
 
 func (r *Ring[T]) Clear() { r.head, r.n = 0, 0 }
 
+// Halves returns the kept items, oldest first, as the two parts of the
+// ring they lie in: older, then newer. A walk over them does without the
+// index arithmetic of Back.
+func (r *Ring[T]) Halves() (older, newer []T) {
+	end := r.head + r.n
+	if end <= len(r.buf) {
+		return r.buf[r.head:end], nil
+	}
+	return r.buf[r.head:], r.buf[:end-len(r.buf)]
+}
+
 // Carve returns n zero values taken from the front of *free, first
 // refilling *free with room for at least chunk values when it holds fewer
 // than n: values made one after the other share few allocations. A value
