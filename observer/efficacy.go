@@ -443,10 +443,10 @@ func (p *Pipeline) at(t *instant) *instant {
 // call made since was not the last call before it was shown; a Judge that
 // panics is not.
 func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, final bool, t *instant) (followed, decided bool) {
-	i := slices.Index(p.names, o.Observer)
+	i := p.member(o.Observer)
 	var j EfficacyJudge
 	if i >= 0 {
-		j = p.roles[i].judge
+		j = p.members[i].roles.judge
 	}
 	if j == nil {
 		return pend.Calls > 0 && !pend.Repeated, pend.Calls > 0
