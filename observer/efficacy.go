@@ -433,7 +433,7 @@ type instant struct {
 func (p *Pipeline) at(t *instant) *instant {
 	if !t.read {
 		p.tally.Read(func(tally Tally, _ bool) { t.tally = tally })
-		t.now, t.callIndex, t.read = p.now(), p.calls.Total(), true
+		t.now, t.callIndex, t.read = p.clock(), p.calls.Total(), true
 	}
 	return t
 }

@@ -35,7 +35,7 @@ func (p *Pipeline) Admit(ctx context.Context, tool, args string) (refusal, by st
 	defer p.mu.Unlock()
 	var tally Tally
 	p.tally.Read(func(t Tally, _ bool) { tally = t })
-	now := p.now()
+	now := p.clock()
 	for i := range p.members {
 		g := p.members[i].roles.gate
 		if g == nil {

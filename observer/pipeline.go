@@ -51,7 +51,8 @@ const DefaultEfficacyCalls = 3
 type Pipeline struct {
 	// members holds what the pipeline keeps for each observer of its
 	// configs, in order.
-	members     []member
+	members []member
+	// now is PipelineOptions.Now; nil means the store's clock.
 	now         func() time.Time
 	onError     func(context.Context, error)
 	onEfficacy  func(context.Context, EfficacyEvent)
@@ -138,7 +139,6 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	indices := make([]int, 2*n)
 	p := &Pipeline{
 		members:       make([]member, n),
-		now:           store.Now,
 		onError:       logError,
 		historySize:   DefaultHistorySize,
 		efficacyCalls: DefaultEfficacyCalls,
@@ -164,8 +164,18 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	if err := p.name(configs); err != nil {
 		return nil, err
 	}
-	p.start = p.now()
+	p.start = p.clock()
 	return p, nil
+}
+
+// clock reads the pipeline's clock: PipelineOptions.Now, or the store's,
+// called directly rather than through a method value, which would be
+// allocated with each pipeline.
+func (p *Pipeline) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return p.store.Now()
 }
 
 // checkSizes reports an EfficacyCalls or a HistorySize out of bounds.
@@ -300,7 +310,7 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 
 	now := rec.Timestamp
 	if now.IsZero() {
-		now = p.now()
+		now = p.clock()
 		rec.Timestamp = now
 	}
 	rec = p.calls.AppendFuncAt(now, func(pos int64) ToolCallRecord {
