@@ -30,11 +30,12 @@ type Context struct {
 }
 
 // context returns observer i's Context for a run at now after the call
-// at callIndex, with the run-wide counters tally. It is p.contexts[i],
+// at callIndex, with the run-wide counters tally. It is the member's,
 // reused under p.mu.
 func (p *Pipeline) context(i int, now time.Time, callIndex int64, tally Tally) *Context {
-	oc := &p.contexts[i]
-	*oc = Context{Now: now, CallIndex: callIndex, State: p.state[i], Tally: tally, Store: p.store,
+	m := &p.members[i]
+	oc := &m.ctx
+	*oc = Context{Now: now, CallIndex: callIndex, State: m.state, Tally: tally, Store: p.store,
 		calls: p.calls, history: p.history, budget: p.budget}
 	return oc
 }

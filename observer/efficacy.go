@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer/internal/scan"
@@ -384,8 +385,9 @@ func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
 // when every observer is settled.
 func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingReaction, callIndex int64, final bool, events []EfficacyEvent) []EfficacyEvent {
 	left := p.left[:0]
+	var at instant
 	for _, o := range pend.Observers {
-		followed, decided := p.judge(ctx, o, pend, final)
+		followed, decided := p.judge(ctx, o, pend, final, &at)
 		if decided || final {
 			events = p.settleOne(eff, pend, o, reactionOf(followed && decided), callIndex, events)
 		} else {
@@ -417,14 +419,34 @@ func (p *Pipeline) storedWith(pend *PendingReaction, left []Rating) *PendingReac
 	return stored
 }
 
-// judge asks observer o whether the agent followed its part of pend. An
-// observer that is no EfficacyJudge is followed when the call made since was not
-// the last call before it was shown; a Judge that panics is not.
-func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, final bool) (followed, decided bool) {
-	i := slices.Index(p.names, o.Observer)
+// instant is the moment the observers of a pending assessment are judged
+// at: the clock, the latest call and the tally, read for the first
+// observer that judges and shared by the others.
+type instant struct {
+	now       time.Time
+	callIndex int64
+	tally     Tally
+	read      bool
+}
+
+// at returns the instant, reading it on first use.
+func (p *Pipeline) at(t *instant) *instant {
+	if !t.read {
+		p.tally.Read(func(tally Tally, _ bool) { t.tally = tally })
+		t.now, t.callIndex, t.read = p.clock(), p.calls.Total(), true
+	}
+	return t
+}
+
+// judge asks observer o whether the agent followed its part of pend, at
+// the instant t. An observer that is no EfficacyJudge is followed when the
+// call made since was not the last call before it was shown; a Judge that
+// panics is not.
+func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, final bool, t *instant) (followed, decided bool) {
+	i := p.member(o.Observer)
 	var j EfficacyJudge
 	if i >= 0 {
-		j = p.roles[i].judge
+		j = p.members[i].roles.judge
 	}
 	if j == nil {
 		return pend.Calls > 0 && !pend.Repeated, pend.Calls > 0
@@ -435,9 +457,8 @@ func (p *Pipeline) judge(ctx context.Context, o Rating, pend *PendingReaction, f
 			followed, decided = false, true
 		}
 	}()
-	var tally Tally
-	p.tally.Read(func(t Tally, _ bool) { tally = t })
-	oc := p.context(i, p.now(), p.calls.Total(), tally)
+	t = p.at(t)
+	oc := p.context(i, t.now, t.callIndex, t.tally)
 	oc.state = p.catchUp(i, oc)
 	shown := Shown{CallIndex: pend.AssessmentCallIndex, Severity: o.Severity, LastTool: pend.LastTool,
 		Calls: pend.Calls, Repeated: pend.Repeated, Budget: pend.Budget}

@@ -35,14 +35,14 @@ func (p *Pipeline) Admit(ctx context.Context, tool, args string) (refusal, by st
 	defer p.mu.Unlock()
 	var tally Tally
 	p.tally.Read(func(t Tally, _ bool) { tally = t })
-	now := p.now()
-	for i := range p.roles {
-		g := p.roles[i].gate
+	now := p.clock()
+	for i := range p.members {
+		g := p.members[i].roles.gate
 		if g == nil {
 			continue
 		}
 		if r := p.askGate(ctx, i, g, tool, args, tally, now); r != "" {
-			return r, p.names[i]
+			return r, p.members[i].name
 		}
 	}
 	return "", ""
@@ -52,7 +52,7 @@ func (p *Pipeline) Admit(ctx context.Context, tool, args string) (refusal, by st
 func (p *Pipeline) askGate(ctx context.Context, i int, g Gatekeeper, tool, args string, tally Tally, now time.Time) (refusal string) {
 	defer func() {
 		if r := recover(); r != nil {
-			p.onError(ctx, &Error{Observer: p.names[i], Phase: "refuse", Err: fmt.Errorf("%w: %v", ErrPanicked, r)})
+			p.onError(ctx, &Error{Observer: p.members[i].name, Phase: "refuse", Err: fmt.Errorf("%w: %v", ErrPanicked, r)})
 			refusal = ""
 		}
 	}()

@@ -57,7 +57,7 @@ type incremental struct {
 // on first use, and returns it; nil for an observer that is not
 // Incremental.
 func (p *Pipeline) catchUp(i int, oc *Context) CallState {
-	inc := &p.incs[i]
+	inc := &p.members[i].inc
 	if p.stateOf(i) == nil {
 		return nil
 	}
@@ -83,9 +83,9 @@ func (p *Pipeline) catchUp(i int, oc *Context) CallState {
 // stateOf returns observer i's working state, creating it on first use;
 // nil for an observer that is not Incremental or gives no state.
 func (p *Pipeline) stateOf(i int) CallState {
-	inc := &p.incs[i]
+	inc := &p.members[i].inc
 	if inc.state == nil {
-		if o := p.roles[i].incremental; o != nil {
+		if o := p.members[i].roles.incremental; o != nil {
 			inc.state = o.NewCallState()
 		}
 	}

@@ -49,8 +49,10 @@ const DefaultEfficacyCalls = 3
 // [NewPipeline]. A Pipeline is safe for concurrent use: calls made in
 // parallel are recorded and observed one at a time.
 type Pipeline struct {
-	configs     []Spec
-	names       []string
+	// members holds what the pipeline keeps for each observer of its
+	// configs, in order.
+	members []member
+	// now is PipelineOptions.Now; nil means the store's clock.
 	now         func() time.Time
 	onError     func(context.Context, error)
 	onEfficacy  func(context.Context, EfficacyEvent)
@@ -73,9 +75,6 @@ type Pipeline struct {
 	// current call, and ran for those of them that ran; reused under mu so
 	// the quiet path does not allocate.
 	fired, ran []int
-	// state holds each observer's trigger state as of the current call,
-	// read from the session under mu.
-	state []ObserverState
 	// produced is scratch space for the assessments of the current call;
 	// used under mu.
 	produced []Assessment
@@ -92,14 +91,6 @@ type Pipeline struct {
 	// under mu.
 	currents    []CurrentAssessment
 	assessments []Assessment
-	// incs holds each Incremental observer's working state for this
-	// session; used under mu.
-	incs []incremental
-	// contexts holds each observer's Context, reused from call to call
-	// under mu: a Context is valid only during the call it is passed to.
-	contexts []Context
-	// roles holds the optional interfaces each observer implements.
-	roles []roles
 	// anyWithdrawer and anyGatekeeper are whether an observer is a
 	// Withdrawer, and a Gatekeeper.
 	anyWithdrawer, anyGatekeeper bool
@@ -110,6 +101,21 @@ type Pipeline struct {
 	canonOf   []byte
 	canonArgs string
 	canonKept bool
+}
+
+// member is what the pipeline keeps for one observer: its config, name
+// and roles, and, used under the pipeline's lock, its trigger state as of
+// the current call, its working state for the session when it is
+// Incremental, and its Context, reused from call to call (a Context is
+// valid only during the call it is passed to). The pipeline keeps them in
+// one array.
+type member struct {
+	config Spec
+	name   string
+	roles  roles
+	state  ObserverState
+	inc    incremental
+	ctx    Context
 }
 
 // validator is implemented by observers that can check their own
@@ -132,9 +138,7 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	// fired and ran share one array, each with room for every observer.
 	indices := make([]int, 2*n)
 	p := &Pipeline{
-		configs:       append([]Spec(nil), configs...),
-		names:         make([]string, n),
-		now:           store.Now,
+		members:       make([]member, n),
 		onError:       logError,
 		historySize:   DefaultHistorySize,
 		efficacyCalls: DefaultEfficacyCalls,
@@ -147,10 +151,6 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 		efficacy:      session.ValueOf[Efficacy](store),
 		fired:         indices[:0:n],
 		ran:           indices[n:n],
-		state:         make([]ObserverState, n),
-		incs:          make([]incremental, n),
-		contexts:      make([]Context, n),
-		roles:         make([]roles, n),
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
@@ -164,8 +164,18 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	if err := p.name(configs); err != nil {
 		return nil, err
 	}
-	p.start = p.now()
+	p.start = p.clock()
 	return p, nil
+}
+
+// clock reads the pipeline's clock: PipelineOptions.Now, or the store's,
+// called directly rather than through a method value, which would be
+// allocated with each pipeline.
+func (p *Pipeline) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return p.store.Now()
 }
 
 // checkSizes reports an EfficacyCalls or a HistorySize out of bounds.
@@ -205,7 +215,6 @@ func (p *Pipeline) applyOptions(opts *PipelineOptions) {
 // name records the observers' names and reports every problem with the
 // configs at once.
 func (p *Pipeline) name(configs []Spec) error {
-	seen := make(map[string]bool, len(configs))
 	var errs []error
 	for i, c := range configs {
 		if c.Observer == nil {
@@ -213,14 +222,24 @@ func (p *Pipeline) name(configs []Spec) error {
 			continue
 		}
 		name := c.Observer.Name()
-		errs = checkSpec(errs, i, name, c, seen[name])
-		seen[name] = true
-		p.names[i] = name
-		p.roles[i] = rolesOf(c.Observer)
-		p.anyWithdrawer = p.anyWithdrawer || p.roles[i].withdrawer != nil
-		p.anyGatekeeper = p.anyGatekeeper || p.roles[i].gate != nil
+		// The names of the members after i are still empty.
+		errs = checkSpec(errs, i, name, c, p.member(name) >= 0)
+		m := &p.members[i]
+		m.config, m.name, m.roles = c, name, rolesOf(c.Observer)
+		p.anyWithdrawer = p.anyWithdrawer || m.roles.withdrawer != nil
+		p.anyGatekeeper = p.anyGatekeeper || m.roles.gate != nil
 	}
 	return errors.Join(errs...)
+}
+
+// member returns the index of the observer called name, or -1.
+func (p *Pipeline) member(name string) int {
+	for i := range p.members {
+		if p.members[i].name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // roles are the optional interfaces an observer implements, each nil when
@@ -291,7 +310,7 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 
 	now := rec.Timestamp
 	if now.IsZero() {
-		now = p.now()
+		now = p.clock()
 		rec.Timestamp = now
 	}
 	rec = p.calls.AppendFuncAt(now, func(pos int64) ToolCallRecord {
@@ -339,14 +358,16 @@ func (t *Tally) add(success bool) {
 // whose trigger fires after the call at callIndex.
 func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 	p.states.Read(func(states ObserverStates, _ bool) {
-		for i, name := range p.names {
-			p.state[i] = states[name]
+		for i := range p.members {
+			m := &p.members[i]
+			m.state = states[m.name]
 		}
 	})
 	fired := p.fired[:0]
-	for i := range p.configs {
+	for i := range p.members {
+		m := &p.members[i]
 		// A trigger on every call fires without its state being looked at.
-		if t := &p.configs[i].Trigger; t.OnEveryCall || t.Fires(p.state[i], callIndex, tally.ConsecutiveErrors, now, p.start) {
+		if t := &m.config.Trigger; t.OnEveryCall || t.Fires(m.state, callIndex, tally.ConsecutiveErrors, now, p.start) {
 			fired = append(fired, i)
 		}
 	}
@@ -358,7 +379,7 @@ func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally,
 	p.ran = p.ran[:0]
 	produced := p.produced[:0]
 	for _, i := range p.fired {
-		name := p.names[i]
+		name := p.members[i].name
 		oc := p.context(i, now, rec.CallIndex, tally)
 		a, ran := p.runOne(ctx, i, name, oc)
 		if !ran {
@@ -405,14 +426,15 @@ func (p *Pipeline) newCurrent(produced []Assessment) *CurrentAssessment {
 func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
 	p.states.Change(func(states *ObserverStates, _ bool) {
 		if *states == nil {
-			*states = make(ObserverStates, len(p.configs))
+			*states = make(ObserverStates, len(p.members))
 		}
 		for _, i := range p.ran {
-			st := p.state[i]
+			m := &p.members[i]
+			st := m.state
 			st.LastAssessmentCallIndex = callIndex
 			st.LastAssessmentTime = now
 			st.TotalAssessments++
-			(*states)[p.names[i]] = st
+			(*states)[m.name] = st
 		}
 	})
 }
@@ -421,7 +443,7 @@ func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
 // the observer ran, in which case a holds its assessment or a stand-in
 // for its failure.
 func (p *Pipeline) runOne(ctx context.Context, i int, name string, oc *Context) (a Assessment, ran bool) {
-	o := p.configs[i].Observer
+	o := p.members[i].config.Observer
 	phase := "should_run"
 	defer func() {
 		if r := recover(); r != nil {

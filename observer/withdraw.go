@@ -3,7 +3,6 @@ package observer
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -57,11 +56,11 @@ func (p *Pipeline) keepSections(keep func(observer string) bool) {
 // its section still holds. An observer that fails or panics keeps its
 // section.
 func (p *Pipeline) stillHolds(ctx context.Context, name string, callIndex int64, tally Tally, now time.Time) (holds bool) {
-	i := slices.Index(p.names, name)
+	i := p.member(name)
 	if i < 0 {
 		return true
 	}
-	w := p.roles[i].withdrawer
+	w := p.members[i].roles.withdrawer
 	if w == nil {
 		return true
 	}
@@ -89,9 +88,9 @@ func (p *Pipeline) UserMessage(ctx context.Context) {
 // isWithdrawer reports whether the observer called name is a
 // [Withdrawer].
 func (p *Pipeline) isWithdrawer(name string) bool {
-	i := slices.Index(p.names, name)
+	i := p.member(name)
 	if i < 0 {
 		return false
 	}
-	return p.roles[i].withdrawer != nil
+	return p.members[i].roles.withdrawer != nil
 }

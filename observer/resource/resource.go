@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -185,13 +186,12 @@ func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, 
 	// Tokens are left: a share of 99.5% or more, rounded, would read as
 	// all used, and is written as 99%.
 	used := min(float64(b.TokensUsed)/float64(b.MaxTokens)*100, 99)
-	var num [32]byte
 	text.WriteString("You have used ")
 	scan.WriteThousands(text, b.TokensUsed)
 	text.WriteString(" of ")
 	scan.WriteThousands(text, b.MaxTokens)
 	text.WriteString(" tokens (")
-	text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
+	writePercent(text, used)
 	text.WriteString("% of budget). ")
 	scan.WriteThousands(text, left)
 	text.WriteString(" tokens remaining.")
@@ -218,10 +218,24 @@ func (g resourceGrader) costStatement(text *strings.Builder, b *budget.Budget, n
 	text.WriteString(" of $")
 	text.Write(strconv.AppendFloat(num[:0], b.MaxCostUSD, 'f', 2, 64))
 	text.WriteString(" (")
-	text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
+	writePercent(text, used)
 	text.WriteString("% of budget).")
 	f, _ := b.FractionRemaining(budget.CostUSD, now)
 	return g.grade(sev, f)
+}
+
+// writePercent writes a percentage rounded to a whole number, as
+// strconv.AppendFloat(dst, used, 'f', 0, 64) does: to the nearest, halves
+// to even. Rounding the float directly costs a fraction of the decimal
+// conversion AppendFloat makes; a negative share, which it writes as "-0"
+// when it rounds to zero, is left to it.
+func writePercent(text *strings.Builder, used float64) {
+	if used >= 0 {
+		scan.WriteInt(text, int64(math.RoundToEven(used)))
+		return
+	}
+	var num [32]byte
+	text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
 }
 
 // toolCallStatement writes the tool calls made and left, if they are

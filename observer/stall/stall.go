@@ -395,8 +395,11 @@ type stallState struct {
 	found   bool
 	finding stallFinding
 	picked  []*stallCall // scratch for evidence
-	out     scan.Texts   // the texts of the latest assessment
-	parts   detect.Parts // the observations and suggestions of the assessments
+	// kept is what one walk over the window found for the latest call;
+	// picked holds its chain of repeats while kept.of is that call.
+	kept  chainsKept
+	out   scan.Texts   // the texts of the latest assessment
+	parts detect.Parts // the observations and suggestions of the assessments
 }
 
 type stallKind uint8
@@ -422,7 +425,10 @@ type stallFinding struct {
 func (st *stallState) CatchUp() int { return max(st.window, stallCatchUp) }
 
 // Reset forgets every call.
-func (st *stallState) Reset(*observer.Context) { st.calls.Clear(); st.checked = 0 }
+func (st *stallState) Reset(*observer.Context) {
+	st.calls.Clear()
+	st.checked, st.kept = 0, chainsKept{}
+}
 
 // Add takes in the next call.
 func (st *stallState) Add(_ *observer.Context, rec *observer.ToolCallRecord) { st.add(rec) }
@@ -839,15 +845,40 @@ func (st *stallState) sameCalling(e *stallCall) bool {
 	if st.sameCalls <= 0 || e.sigRun < st.sameCalls {
 		return false
 	}
-	kept := 0
-	for i := range st.calls.Len() {
-		if st.calls.Back(i).inSameChain(e) {
-			if kept++; kept >= st.sameCalls {
-				return true
+	return st.keptOf(e).sameCalls >= st.sameCalls
+}
+
+// chainsKept counts the kept calls of the chains that a call, of index
+// of, ends: its chain of repeats and its chain of same calls.
+type chainsKept struct {
+	of                 int64
+	repeats, sameCalls int
+}
+
+// keptOf returns the kept calls of e's chains, e being the latest call.
+// One walk over the window serves the checks of every pattern and the
+// evidence of a repeat: it gathers e's chain of repeats, oldest first,
+// into st.picked.
+func (st *stallState) keptOf(e *stallCall) chainsKept {
+	if st.kept.of == e.index {
+		return st.kept
+	}
+	picked, same := st.picked[:0], 0
+	older, newer := st.calls.Halves()
+	for _, half := range [...][]stallCall{older, newer} {
+		for i := range half {
+			c := &half[i]
+			if st.inChain(c, e) {
+				picked = append(picked, c)
+			}
+			if c.inSameChain(e) {
+				same++
 			}
 		}
 	}
-	return false
+	st.picked = picked
+	st.kept = chainsKept{of: e.index, repeats: len(picked), sameCalls: same}
+	return st.kept
 }
 
 // inSameChain reports whether c belongs to e's chain of calls with its
@@ -871,15 +902,7 @@ func (st *stallState) repeating(e *stallCall, threshold int) bool {
 	if threshold <= 0 || e.repeatRun < threshold {
 		return false
 	}
-	kept := 0
-	for i := range st.calls.Len() {
-		if st.inChain(st.calls.Back(i), e) {
-			if kept++; kept >= threshold {
-				return true
-			}
-		}
-	}
-	return false
+	return st.keptOf(e).repeats >= threshold
 }
 
 // mostSevere keeps the most severe of the findings offered to it, the
@@ -923,12 +946,15 @@ func (st *stallState) list(b *strings.Builder, total int, firstIndex int64, firs
 // into st.picked.
 func (st *stallState) pick(keep func(*stallCall) bool) {
 	picked := st.picked[:0]
-	for i := st.calls.Len() - 1; i >= 0; i-- {
-		if c := st.calls.Back(i); keep(c) {
-			picked = append(picked, c)
+	older, newer := st.calls.Halves()
+	for _, half := range [...][]stallCall{older, newer} {
+		for i := range half {
+			if c := &half[i]; keep(c) {
+				picked = append(picked, c)
+			}
 		}
 	}
-	st.picked = picked
+	st.picked, st.kept = picked, chainsKept{}
 }
 
 // pickChain gathers the kept calls of e's chain of repeats, e included,
@@ -936,9 +962,12 @@ func (st *stallState) pick(keep func(*stallCall) bool) {
 // often, without a call per kept call.
 func (st *stallState) pickChain(e *stallCall) {
 	picked := st.picked[:0]
-	for i := st.calls.Len() - 1; i >= 0; i-- {
-		if c := st.calls.Back(i); st.inChain(c, e) {
-			picked = append(picked, c)
+	older, newer := st.calls.Halves()
+	for _, half := range [...][]stallCall{older, newer} {
+		for i := range half {
+			if c := &half[i]; st.inChain(c, e) {
+				picked = append(picked, c)
+			}
 		}
 	}
 	st.picked = picked
@@ -1041,7 +1070,9 @@ func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stal
 	case e.success:
 		w = &repeatSucceeded
 	}
-	st.pickChain(e)
+	if st.kept.of != e.index {
+		st.pickChain(e)
+	}
 	first := e.repeatFirst
 	st.list(&t.Builder, f.length, first, e)
 	x.evidence = t.End()

@@ -42,6 +42,17 @@ func (r *Ring[T]) Back(i int) *T {
 
 func (r *Ring[T]) Clear() { r.head, r.n = 0, 0 }
 
+// Halves returns the kept items, oldest first, as the two parts of the
+// ring they lie in: older, then newer. A walk over them does without the
+// index arithmetic of Back.
+func (r *Ring[T]) Halves() (older, newer []T) {
+	end := r.head + r.n
+	if end <= len(r.buf) {
+		return r.buf[r.head:end], nil
+	}
+	return r.buf[r.head:], r.buf[:end-len(r.buf)]
+}
+
 // Carve returns n zero values taken from the front of *free, first
 // refilling *free with room for at least chunk values when it holds fewer
 // than n: values made one after the other share few allocations. A value
@@ -405,16 +416,26 @@ func WriteDuration(b *strings.Builder, d time.Duration) {
 
 // WriteThousands writes n with thousands separators: 50000 → "50,000".
 func WriteThousands(b *strings.Builder, n int64) {
-	var num [32]byte
-	b.Write(AppendThousands(num[:0], n))
+	var digits thousandsDigits
+	b.Write(digits[putThousands(&digits, n):])
 }
 
 // AppendThousands appends n in decimal with a comma between each group
 // of three digits.
 func AppendThousands(dst []byte, n int64) []byte {
-	// The digits of MaxUint64 and their commas fit: 20 digits, 6 commas.
-	var digits [26]byte
-	i := len(digits)
+	var digits thousandsDigits
+	return append(dst, digits[putThousands(&digits, n):]...)
+}
+
+// thousandsDigits holds a number written with thousands separators: the
+// groups of three digits with their commas (6 at most), the leading
+// digits in the 20 bytes before them, and the sign.
+type thousandsDigits [20 + 6*4 + 1]byte
+
+// putThousands writes n with thousands separators at the end of buf, from
+// the end, and returns where it starts.
+func putThousands(buf *thousandsDigits, n int64) int {
+	i := len(buf)
 	u := magnitude(n)
 	for u >= 1000 {
 		q := u / 1000
@@ -422,17 +443,16 @@ func AppendThousands(dst []byte, n int64) []byte {
 		h := r / 100
 		t := 2 * (r - 100*h)
 		i -= 4
-		digits[i], digits[i+1] = ',', byte('0'+h)
-		digits[i+2], digits[i+3] = digitPairs[t], digitPairs[t+1]
+		buf[i], buf[i+1] = ',', byte('0'+h)
+		buf[i+2], buf[i+3] = digitPairs[t], digitPairs[t+1]
 		u = q
 	}
-	var head [20]byte
-	j := putDigits(&head, len(head), u)
+	i += putDigits((*[20]byte)(buf[i-20:i]), 20, u) - 20
 	if n < 0 {
-		dst = append(dst, '-')
+		i--
+		buf[i] = '-'
 	}
-	dst = append(dst, head[j:]...)
-	return append(dst, digits[i:]...)
+	return i
 }
 
 // HasASCIIWordByte reports whether s holds an ASCII letter or digit.
