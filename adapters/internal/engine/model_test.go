@@ -89,8 +89,17 @@ func (ctxErrModel) Generate(ctx context.Context, _ []*schema.Message, _ ...model
 	return nil, fmt.Errorf("provider: %w", own.Err())
 }
 
+// cutByDeadline is a config whose run's ctx ends a millisecond after its
+// start, in the middle of its first call: its budget's clock stands
+// still, so that the gate before the call, however late it comes on a
+// busy machine, never finds the time spent.
+func cutByDeadline() *lookout.Config {
+	start := time.Now()
+	return &lookout.Config{Limits: budget.Limits{Timeout: time.Millisecond}, Now: func() time.Time { return start }}
+}
+
 func TestAModelCallCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
-	ctx, r := newTestRun(t, &lookout.Config{Limits: budget.Limits{Timeout: time.Millisecond}})
+	ctx, r := newTestRun(t, cutByDeadline())
 	c := &ChargingModel{Inner: ctxErrModel{}, Run: r}
 	_, err := c.Generate(ctx, []*schema.Message{schema.UserMessage("hi")})
 	checkBudgetDeadline(t, err)
@@ -114,7 +123,7 @@ func (midStreamModel) Stream(ctx context.Context, _ []*schema.Message, _ ...mode
 }
 
 func TestAStreamCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
-	ctx, r := newTestRun(t, &lookout.Config{Limits: budget.Limits{Timeout: time.Millisecond}})
+	ctx, r := newTestRun(t, cutByDeadline())
 	c := &ChargingModel{Inner: midStreamModel{}, Run: r}
 	sr, err := c.Stream(ctx, []*schema.Message{schema.UserMessage("hi")})
 	require.NoError(t, err)
@@ -126,6 +135,7 @@ func TestAStreamCutByTheBudgetDeadlineEndsWithTheBudgetError(t *testing.T) {
 	}
 	checkBudgetDeadline(t, err)
 }
+
 func TestToolCallCountMatchesConcatenation(t *testing.T) {
 	idx := func(i int) *int { return &i }
 	tests := map[string][]*schema.Message{
