@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 )
@@ -67,7 +66,7 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     are.
 //
 // Text holding none of these is returned unchanged without allocating,
-// after a single pass over its bytes. The returned Redactor is safe for
+// after a quick scan of its bytes. The returned Redactor is safe for
 // concurrent use.
 func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
@@ -130,105 +129,81 @@ func findAll(s string, from int, spans []span, anchor string, at func(s string, 
 	}
 }
 
-// Anchors are the bytes a secret shape is found from: each finder looks
-// for its anchor and then asks its matcher whether a secret is there.
-const (
-	anchorNone   = iota
-	anchorDash   // the '-' of "sk-", "xoxb-" or "glpat-", or the last of "-----BEGIN"
-	anchorUnder  // the '_' of "ghp_", "github_pat_" or "sk_live_"
-	anchorAWS    // the 'A' of "AKIA", "ASIA" or "AIza"
-	anchorBearer // the 'B' or 'b' of "Bearer", "bearer" or "BEARER"
-	anchorAt     // the '@' after a URL's user information
-	anchorPair   // the ':' or '=' of a key/value pair, or the ':' of a webhook URL
-	anchorS      // the 'S' of a SendGrid key (SG.…) or a Twilio API key (SK…)
-	anchorJ      // the 'J' of a JWT's "eyJ"
-	anchorD      // the 'd' of a Databricks token (dapi…)
-)
-
-var anchors = [256]uint8{
-	'-': anchorDash,
-	'_': anchorUnder,
-	'A': anchorAWS,
-	'B': anchorBearer,
-	'b': anchorBearer,
-	'@': anchorAt,
-	':': anchorPair,
-	'=': anchorPair,
-	'S': anchorS,
-	'J': anchorJ,
-	'd': anchorD,
+// preScans are the passes of firstSecret. Each looks for an anchor that
+// every secret of some shapes holds, with strings.Index, which skips
+// through text at many bytes an instruction, and asks at each one found
+// whether the finders would find a secret there. The anchors are the
+// finders' own, but rarer where that is exact: "bearer" and "dapi" rather
+// than their first byte, and a URL's user information from the ':' of the
+// "://" before it rather than from its '@'.
+var preScans = [...]struct {
+	anchor string
+	here   func(s string, p int) bool
+}{
+	{"-", dashSecretHere},       // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
+	{"_", underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
+	{":", colonSecretHere},      // a pair, a webhook URL, a URL's user information
+	{"=", pairHere},             // a pair
+	{"A", keyIDHere},            // "AKIA", "ASIA", "AIza"
+	{"B", bearerHere},           // "Bearer", "BEARER"
+	{"bearer", bearerHere},      // "bearer"
+	{"S", sKeyHere},             // "SG.", "SK"
+	{"J", jwtHere},              // the 'J' of "eyJ"
+	{"dapi", databricksHere},    // a Databricks token
 }
 
-// firstSecret returns the first anchor in s at which secretSpans finds a
-// secret, or -1 when it would find none. It makes one pass over s and
-// runs the same matchers as the finders at the same anchors, so its answer
-// is exact: a finder only moves past an anchor whose matcher failed, or
-// past a match. Since no finder matches at an earlier anchor, the finders
-// can start at the one returned and find what they would find from 0.
+// firstSecret returns an index at or before the first anchor at which
+// secretSpans finds a secret, or -1 when it would find none. It runs the
+// same matchers as the finders, so its answer is exact: a finder only
+// moves past an anchor whose matcher failed, or past a match. Since no
+// finder matches before the index returned, the finders can start there
+// and find what they would find from 0. A pass stops at the earliest
+// secret an earlier pass found.
 func firstSecret(s string) int {
-	p := 0
-	for ; p+8 <= len(s); p += 8 {
-		// Eight bytes at a time: a bit for each anchor among them, built
-		// without branches, and then a matcher call for each set bit
-		// only. Slicing the window first drops the bounds checks.
-		w := s[p : p+8]
-		m := uint(isAnchor[w[0]]) | uint(isAnchor[w[1]])<<1 | uint(isAnchor[w[2]])<<2 | uint(isAnchor[w[3]])<<3 |
-			uint(isAnchor[w[4]])<<4 | uint(isAnchor[w[5]])<<5 | uint(isAnchor[w[6]])<<6 | uint(isAnchor[w[7]])<<7
-		for ; m != 0; m &= m - 1 {
-			if i := p + bits.TrailingZeros(m); secretAt(s, i) {
-				return i
+	first := len(s)
+	for _, ps := range preScans {
+		for i := 0; i < first; {
+			j := strings.Index(s[i:first], ps.anchor)
+			if j < 0 {
+				break
 			}
+			p := i + j
+			if ps.here(s, p) {
+				first = p
+				break
+			}
+			i = p + 1
 		}
 	}
-	for ; p < len(s); p++ {
-		if isAnchor[s[p]] != 0 && secretAt(s, p) {
-			return p
-		}
+	if first == len(s) {
+		return -1
 	}
-	return -1
+	return first
 }
 
-// isAnchor is 1 for the bytes anchors names and 0 for the others.
-var isAnchor = func() (t [256]uint8) {
-	for c, a := range anchors {
-		if a != anchorNone {
-			t[c] = 1
-		}
-	}
-	return t
-}()
-
-// secretAt runs the matcher for the anchor at p, after a cheap look at the
-// bytes next to it that every match needs.
-func secretAt(s string, p int) bool {
-	return anchorMatchers[anchors[s[p]]](s, p)
+// colonSecretHere reports whether a sensitive pair's value or a webhook
+// URL's secret path follows the ':' at p, or whether the ':' starts the
+// "://" of a URL whose user information holds a password.
+func colonSecretHere(s string, p int) bool {
+	return pairHere(s, p) || webhookHere(s, p) || userinfoAfter(s, p)
 }
 
-// anchorMatchers holds, for each anchor, whether a secret is found at a
-// byte of it.
-var anchorMatchers = [...]func(s string, p int) bool{
-	anchorNone:   func(string, int) bool { return false },
-	anchorDash:   dashSecretHere,
-	anchorUnder:  underscoreSecretHere,
-	anchorAWS:    keyIDHere,
-	anchorBearer: bearerHere,
-	anchorAt:     userinfoHere,
-	anchorPair:   pairOrWebhookHere,
-	anchorS:      sKeyHere,
-	anchorJ:      jwtHere,
-	anchorD:      databricksHere,
+// userinfoAfter reports whether userinfoAt matches at the '@' that ends
+// the user information after the "://" at p. The user information is
+// made of bytes that are neither '/' nor '@', so the '@' that ends it is
+// the one after the first run of its bytes, and that '@' walks back to p.
+func userinfoAfter(s string, p int) bool {
+	if !strings.HasPrefix(s[p:], "://") {
+		return false
+	}
+	at := runEnd(s, p+3, isUserinfoByte)
+	return at < len(s) && s[at] == '@' && userinfoHere(s, at)
 }
 
 // userinfoHere reports whether userinfoAt matches at the '@' at p.
 func userinfoHere(s string, p int) bool {
 	_, ok := userinfoAt(s, p)
 	return ok
-}
-
-// pairOrWebhookHere reports whether a sensitive pair's value follows the
-// ':' or '=' at p, or a webhook URL's secret path follows the ':' at p.
-func pairOrWebhookHere(s string, p int) bool {
-	return pairHere(s, p) || s[p] == ':' && webhookHere(s, p)
 }
 
 // sKeyHere reports whether sKeyAt matches at the 'S' at p.
@@ -244,11 +219,8 @@ func jwtHere(s string, p int) bool {
 }
 
 // databricksHere reports whether databricksTokenAt matches at the 'd' at
-// p. 'd' is common: it looks at the next byte before calling.
+// p.
 func databricksHere(s string, p int) bool {
-	if p+1 >= len(s) || s[p+1] != 'a' {
-		return false
-	}
 	_, ok := databricksTokenAt(s, p)
 	return ok
 }

@@ -350,6 +350,7 @@ func TestSecretsPreScanAgreesWithTheFullDetector(t *testing.T) {
 		"0123456789", "abcdefghij", "ABCDEFGHIJ", recorder.Redacted, "null", ",", "}", "{", "&", "é",
 		"secret_key", "rk", "live", "test", "xox", "b", "glpat", "AIza", "Authorization", "Basic", "://", "@", "/",
 		"-----", "BEGIN ", "RSA ", "PRIVATE KEY", "END ", `\n`, ">", "=>", ":=", "==",
+		"dapi", "0123456789abcdef", "eyJ", "ey", "J", ".", "SG", "SK", "hooks.slack.com/services/", "user:pw@", "-u ", "curl",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20_000 {
