@@ -294,9 +294,9 @@ func bearerHere(s string, p int) bool {
 }
 
 // pairHere reports whether pairAt matches at the separator at p, which
-// must follow a key whose last letter a sensitive key could end in.
+// must follow a sensitive key.
 func pairHere(s string, p int) bool {
-	if k, _ := keyEnd(s, p); k == 0 || !sensitiveEnd(s, k) {
+	if k, _ := keyEnd(s, p); !sensitiveKeyEnd(s, k) {
 		return false
 	}
 	_, ok := pairAt(s, p)
