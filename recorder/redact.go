@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -129,27 +130,25 @@ func findAll(s string, from int, spans []span, anchor string, at func(s string, 
 	}
 }
 
-// preScans are the passes of firstSecret. Each looks for an anchor that
-// every secret of some shapes holds, with strings.Index, which skips
-// through text at many bytes an instruction, and asks at each one found
-// whether the finders would find a secret there. The anchors are the
-// finders' own, but rarer where that is exact: "bearer" and "dapi" rather
-// than their first byte, and a URL's user information from the ':' of the
-// "://" before it rather than from its '@'.
-var preScans = [...]struct {
-	anchor string
-	here   func(s string, p int) bool
+// anchors are the bytes firstSecret looks at: each is held by every
+// secret of some shapes, and its matcher asks whether the finders would
+// find a secret there. They are the finders' own anchors, except a URL's
+// user information, found from the ':' of the "://" before it rather than
+// from its '@'.
+var anchors = [...]struct {
+	c    byte
+	here func(s string, p int) bool
 }{
-	{"-", dashSecretHere},       // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
-	{"_", underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
-	{":", colonSecretHere},      // a pair, a webhook URL, a URL's user information
-	{"=", pairHere},             // a pair
-	{"A", keyIDHere},            // "AKIA", "ASIA", "AIza"
-	{"B", bearerHere},           // "Bearer", "BEARER"
-	{"bearer", bearerHere},      // "bearer"
-	{"S", sKeyHere},             // "SG.", "SK"
-	{"J", jwtHere},              // the 'J' of "eyJ"
-	{"dapi", databricksHere},    // a Databricks token
+	{'-', dashSecretHere},       // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
+	{'_', underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
+	{':', colonSecretHere},      // a pair, a webhook URL, a URL's user information
+	{'=', pairHere},             // a pair
+	{'A', keyIDHere},            // "AKIA", "ASIA", "AIza"
+	{'B', bearerHere},           // "Bearer", "BEARER"
+	{'b', bearerHere},           // "bearer"
+	{'S', sKeyHere},             // "SG.", "SK"
+	{'J', jwtHere},              // the 'J' of "eyJ"
+	{'d', databricksHere},       // "dapi"
 }
 
 // firstSecret returns an index at or before the first anchor at which
@@ -157,35 +156,69 @@ var preScans = [...]struct {
 // same matchers as the finders, so its answer is exact: a finder only
 // moves past an anchor whose matcher failed, or past a match. Since no
 // finder matches before the index returned, the finders can start there
-// and find what they would find from 0. A pass stops at the earliest
-// secret an earlier pass found.
+// and find what they would find from 0.
 func firstSecret(s string) int {
-	first := len(s)
-	for _, ps := range preScans {
-		for i := 0; i < first; {
-			j := strings.Index(s[i:first], ps.anchor)
-			if j < 0 {
-				break
+	p := 0
+	for ; p+16 <= len(s); p += 16 {
+		// Sixteen bytes at a time: a bit for each anchor among them,
+		// from a table lookup for each two bytes, and then a matcher
+		// call for each set bit only. Slicing the window first drops
+		// the bounds checks.
+		w := s[p : p+16]
+		m := uint(anchorPairs[uint16(w[0])|uint16(w[1])<<8]) | uint(anchorPairs[uint16(w[2])|uint16(w[3])<<8])<<2 |
+			uint(anchorPairs[uint16(w[4])|uint16(w[5])<<8])<<4 | uint(anchorPairs[uint16(w[6])|uint16(w[7])<<8])<<6 |
+			uint(anchorPairs[uint16(w[8])|uint16(w[9])<<8])<<8 | uint(anchorPairs[uint16(w[10])|uint16(w[11])<<8])<<10 |
+			uint(anchorPairs[uint16(w[12])|uint16(w[13])<<8])<<12 | uint(anchorPairs[uint16(w[14])|uint16(w[15])<<8])<<14
+		for ; m != 0; m &= m - 1 {
+			if i := p + bits.TrailingZeros(m); anchorHere[s[i]](s, i) {
+				return i
 			}
-			p := i + j
-			if ps.here(s, p) {
-				first = p
-				break
-			}
-			i = p + 1
 		}
 	}
-	if first == len(s) {
-		return -1
+	for ; p < len(s); p++ {
+		if here := anchorHere[s[p]]; here != nil && here(s, p) {
+			return p
+		}
 	}
-	return first
+	return -1
 }
+
+// anchorPairs holds, for each two bytes read as a little-endian uint16,
+// bit 0 when the first is an anchor and bit 1 when the second is: a
+// lookup for two bytes costs what one for a byte does.
+var anchorPairs = func() (t [1 << 16]uint8) {
+	var one [256]uint8
+	for _, a := range anchors {
+		one[a.c] = 1
+	}
+	for hi := range 256 {
+		for lo := range 256 {
+			t[hi<<8|lo] = one[lo] | one[hi]<<1
+		}
+	}
+	return t
+}()
+
+// anchorHere holds the matcher of each anchor, and nil for other bytes.
+var anchorHere = func() (t [256]func(s string, p int) bool) {
+	for _, a := range anchors {
+		t[a.c] = a.here
+	}
+	return t
+}()
 
 // colonSecretHere reports whether a sensitive pair's value or a webhook
 // URL's secret path follows the ':' at p, or whether the ':' starts the
 // "://" of a URL whose user information holds a password.
 func colonSecretHere(s string, p int) bool {
-	return pairHere(s, p) || webhookHere(s, p) || userinfoAfter(s, p)
+	if pairHere(s, p) {
+		return true
+	}
+	if !strings.HasPrefix(s[p:], "://") {
+		return false
+	}
+	_, ok := webhookAt(s, p)
+	return ok || userinfoAfter(s, p)
 }
 
 // userinfoAfter reports whether userinfoAt matches at the '@' that ends
@@ -193,9 +226,6 @@ func colonSecretHere(s string, p int) bool {
 // made of bytes that are neither '/' nor '@', so the '@' that ends it is
 // the one after the first run of its bytes, and that '@' walks back to p.
 func userinfoAfter(s string, p int) bool {
-	if !strings.HasPrefix(s[p:], "://") {
-		return false
-	}
 	at := runEnd(s, p+3, isUserinfoByte)
 	return at < len(s) && s[at] == '@' && userinfoHere(s, at)
 }
@@ -219,19 +249,12 @@ func jwtHere(s string, p int) bool {
 }
 
 // databricksHere reports whether databricksTokenAt matches at the 'd' at
-// p.
+// p. 'd' is common: it looks at the next byte before calling.
 func databricksHere(s string, p int) bool {
-	_, ok := databricksTokenAt(s, p)
-	return ok
-}
-
-// webhookHere reports whether webhookAt matches at the ':' at p, which
-// must start "://".
-func webhookHere(s string, p int) bool {
-	if len(s)-p < len("://x") || s[p+1] != '/' {
+	if p+1 >= len(s) || s[p+1] != 'a' {
 		return false
 	}
-	_, ok := webhookAt(s, p)
+	_, ok := databricksTokenAt(s, p)
 	return ok
 }
 
