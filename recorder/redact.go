@@ -191,9 +191,14 @@ var anchorPairs = func() (t [1 << 16]uint8) {
 	for _, a := range anchors {
 		one[a.c] = 1
 	}
+	// Row by row, each a copy of one, for a start that costs little.
 	for hi := range 256 {
-		for lo := range 256 {
-			t[hi<<8|lo] = one[lo] | one[hi]<<1
+		row := t[hi<<8 : hi<<8+256]
+		copy(row, one[:])
+		if one[hi] != 0 {
+			for lo := range row {
+				row[lo] |= 2
+			}
 		}
 	}
 	return t
