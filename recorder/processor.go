@@ -38,12 +38,13 @@ type processor struct {
 	half         int // queued records past which a lingering goroutine is woken
 
 	mu        sync.Mutex
-	queue     []item // waiting records and flush requests, in emit order
-	batchLen  int    // len of the batch in hand when it was taken: never less than taking
-	parked    bool   // the goroutine waits for wake with an empty queue
-	lingering bool   // the goroutine lets records gather before it takes them
-	flushing  bool   // a flush request waits in the queue: no lingering
-	closed    bool   // Close began: no more items are taken
+	queue     []item       // waiting records and flush requests, in emit order
+	batchLen  int          // len of the batch in hand when it was taken: never less than taking
+	parked    bool         // the goroutine waits for wake with an empty queue
+	lingering bool         // the goroutine lets records gather before it takes them
+	flushing  bool         // a flush request waits in the queue: no lingering
+	closed    bool         // Close began: no more items are taken
+	reply     flushRequest // empty, left by a Flush that had its answer, for the next one
 
 	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
 	room    chan struct{} // cap 1: wakes an emitter waiting for room
@@ -201,32 +202,42 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return nil
 	}
 	p := r.proc
-	done := make(chan error, 1)
-	if err := p.request(item{ctx: ctx, payload: flushRequest(done)}); err != nil {
+	done, err := p.request(ctx)
+	if err != nil {
 		return err
 	}
 	select {
 	case err := <-done:
+		// The channel is empty again and no one else holds it.
+		p.mu.Lock()
+		p.reply = done
+		p.mu.Unlock()
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// request queues a flush request and wakes the goroutine whatever it is
-// doing. A request is not a record: it does not wait for room, so a full
-// queue never holds up a Flush that is waiting for it anyway.
-func (p *processor) request(it item) error {
+// request queues a request to flush for a Flush called with ctx and wakes
+// the goroutine whatever it is doing. It returns the channel the answer
+// comes on. A request is not a record: it does not wait for room, so a
+// full queue never holds up a Flush that is waiting for it anyway.
+func (p *processor) request(ctx context.Context) (flushRequest, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return ErrClosed
+		return nil, ErrClosed
 	}
-	p.queue = append(p.queue, it)
+	done := p.reply
+	if done == nil {
+		done = make(flushRequest, 1)
+	}
+	p.reply = nil
+	p.queue = append(p.queue, item{ctx: ctx, payload: done})
 	p.parked, p.lingering, p.flushing = false, false, true
 	p.mu.Unlock()
 	p.signal()
-	return nil
+	return done, nil
 }
 
 func (p *processor) signal() {

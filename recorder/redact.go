@@ -67,7 +67,7 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     are.
 //
 // Text holding none of these is returned unchanged without allocating,
-// after a single pass over its bytes. The returned Redactor is safe for
+// after a quick scan of its bytes. The returned Redactor is safe for
 // concurrent use.
 func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
@@ -130,105 +130,115 @@ func findAll(s string, from int, spans []span, anchor string, at func(s string, 
 	}
 }
 
-// Anchors are the bytes a secret shape is found from: each finder looks
-// for its anchor and then asks its matcher whether a secret is there.
-const (
-	anchorNone   = iota
-	anchorDash   // the '-' of "sk-", "xoxb-" or "glpat-", or the last of "-----BEGIN"
-	anchorUnder  // the '_' of "ghp_", "github_pat_" or "sk_live_"
-	anchorAWS    // the 'A' of "AKIA", "ASIA" or "AIza"
-	anchorBearer // the 'B' or 'b' of "Bearer", "bearer" or "BEARER"
-	anchorAt     // the '@' after a URL's user information
-	anchorPair   // the ':' or '=' of a key/value pair, or the ':' of a webhook URL
-	anchorS      // the 'S' of a SendGrid key (SG.…) or a Twilio API key (SK…)
-	anchorJ      // the 'J' of a JWT's "eyJ"
-	anchorD      // the 'd' of a Databricks token (dapi…)
-)
-
-var anchors = [256]uint8{
-	'-': anchorDash,
-	'_': anchorUnder,
-	'A': anchorAWS,
-	'B': anchorBearer,
-	'b': anchorBearer,
-	'@': anchorAt,
-	':': anchorPair,
-	'=': anchorPair,
-	'S': anchorS,
-	'J': anchorJ,
-	'd': anchorD,
+// anchors are the bytes firstSecret looks at: each is held by every
+// secret of some shapes, and its matcher asks whether the finders would
+// find a secret there. They are the finders' own anchors, except a URL's
+// user information, found from the ':' of the "://" before it rather than
+// from its '@'.
+var anchors = [...]struct {
+	c    byte
+	here func(s string, p int) bool
+}{
+	{'-', dashSecretHere},       // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
+	{'_', underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
+	{':', colonSecretHere},      // a pair, a webhook URL, a URL's user information
+	{'=', pairHere},             // a pair
+	{'A', keyIDHere},            // "AKIA", "ASIA", "AIza"
+	{'B', bearerHere},           // "Bearer", "BEARER"
+	{'b', bearerHere},           // "bearer"
+	{'S', sKeyHere},             // "SG.", "SK"
+	{'J', jwtHere},              // the 'J' of "eyJ"
+	{'d', databricksHere},       // "dapi"
 }
 
-// firstSecret returns the first anchor in s at which secretSpans finds a
-// secret, or -1 when it would find none. It makes one pass over s and
-// runs the same matchers as the finders at the same anchors, so its answer
-// is exact: a finder only moves past an anchor whose matcher failed, or
-// past a match. Since no finder matches at an earlier anchor, the finders
-// can start at the one returned and find what they would find from 0.
+// firstSecret returns an index at or before the first anchor at which
+// secretSpans finds a secret, or -1 when it would find none. It runs the
+// same matchers as the finders, so its answer is exact: a finder only
+// moves past an anchor whose matcher failed, or past a match. Since no
+// finder matches before the index returned, the finders can start there
+// and find what they would find from 0.
 func firstSecret(s string) int {
 	p := 0
-	for ; p+8 <= len(s); p += 8 {
-		// Eight bytes at a time: a bit for each anchor among them, built
-		// without branches, and then a matcher call for each set bit
-		// only. Slicing the window first drops the bounds checks.
-		w := s[p : p+8]
-		m := uint(isAnchor[w[0]]) | uint(isAnchor[w[1]])<<1 | uint(isAnchor[w[2]])<<2 | uint(isAnchor[w[3]])<<3 |
-			uint(isAnchor[w[4]])<<4 | uint(isAnchor[w[5]])<<5 | uint(isAnchor[w[6]])<<6 | uint(isAnchor[w[7]])<<7
+	for ; p+16 <= len(s); p += 16 {
+		// Sixteen bytes at a time: a bit for each anchor among them,
+		// from a table lookup for each two bytes, and then a matcher
+		// call for each set bit only. Slicing the window first drops
+		// the bounds checks.
+		w := s[p : p+16]
+		m := uint(anchorPairs[uint16(w[0])|uint16(w[1])<<8]) | uint(anchorPairs[uint16(w[2])|uint16(w[3])<<8])<<2 |
+			uint(anchorPairs[uint16(w[4])|uint16(w[5])<<8])<<4 | uint(anchorPairs[uint16(w[6])|uint16(w[7])<<8])<<6 |
+			uint(anchorPairs[uint16(w[8])|uint16(w[9])<<8])<<8 | uint(anchorPairs[uint16(w[10])|uint16(w[11])<<8])<<10 |
+			uint(anchorPairs[uint16(w[12])|uint16(w[13])<<8])<<12 | uint(anchorPairs[uint16(w[14])|uint16(w[15])<<8])<<14
 		for ; m != 0; m &= m - 1 {
-			if i := p + bits.TrailingZeros(m); secretAt(s, i) {
+			if i := p + bits.TrailingZeros(m); anchorHere[s[i]](s, i) {
 				return i
 			}
 		}
 	}
 	for ; p < len(s); p++ {
-		if isAnchor[s[p]] != 0 && secretAt(s, p) {
+		if here := anchorHere[s[p]]; here != nil && here(s, p) {
 			return p
 		}
 	}
 	return -1
 }
 
-// isAnchor is 1 for the bytes anchors names and 0 for the others.
-var isAnchor = func() (t [256]uint8) {
-	for c, a := range anchors {
-		if a != anchorNone {
-			t[c] = 1
+// anchorPairs holds, for each two bytes read as a little-endian uint16,
+// bit 0 when the first is an anchor and bit 1 when the second is: a
+// lookup for two bytes costs what one for a byte does.
+var anchorPairs = func() (t [1 << 16]uint8) {
+	var one [256]uint8
+	for _, a := range anchors {
+		one[a.c] = 1
+	}
+	// Row by row, each a copy of one, for a start that costs little.
+	for hi := range 256 {
+		row := t[hi<<8 : hi<<8+256]
+		copy(row, one[:])
+		if one[hi] != 0 {
+			for lo := range row {
+				row[lo] |= 2
+			}
 		}
 	}
 	return t
 }()
 
-// secretAt runs the matcher for the anchor at p, after a cheap look at the
-// bytes next to it that every match needs.
-func secretAt(s string, p int) bool {
-	return anchorMatchers[anchors[s[p]]](s, p)
+// anchorHere holds the matcher of each anchor, and nil for other bytes.
+var anchorHere = func() (t [256]func(s string, p int) bool) {
+	for _, a := range anchors {
+		t[a.c] = a.here
+	}
+	return t
+}()
+
+// colonSecretHere reports whether a sensitive pair's value or a webhook
+// URL's secret path follows the ':' at p, or whether the ':' starts the
+// "://" of a URL whose user information holds a password.
+func colonSecretHere(s string, p int) bool {
+	if pairHere(s, p) {
+		return true
+	}
+	if !strings.HasPrefix(s[p:], "://") {
+		return false
+	}
+	_, ok := webhookAt(s, p)
+	return ok || userinfoAfter(s, p)
 }
 
-// anchorMatchers holds, for each anchor, whether a secret is found at a
-// byte of it.
-var anchorMatchers = [...]func(s string, p int) bool{
-	anchorNone:   func(string, int) bool { return false },
-	anchorDash:   dashSecretHere,
-	anchorUnder:  underscoreSecretHere,
-	anchorAWS:    keyIDHere,
-	anchorBearer: bearerHere,
-	anchorAt:     userinfoHere,
-	anchorPair:   pairOrWebhookHere,
-	anchorS:      sKeyHere,
-	anchorJ:      jwtHere,
-	anchorD:      databricksHere,
+// userinfoAfter reports whether userinfoAt matches at the '@' that ends
+// the user information after the "://" at p. The user information is
+// made of bytes that are neither '/' nor '@', so the '@' that ends it is
+// the one after the first run of its bytes, and that '@' walks back to p.
+func userinfoAfter(s string, p int) bool {
+	at := runEnd(s, p+3, isUserinfoByte)
+	return at < len(s) && s[at] == '@' && userinfoHere(s, at)
 }
 
 // userinfoHere reports whether userinfoAt matches at the '@' at p.
 func userinfoHere(s string, p int) bool {
 	_, ok := userinfoAt(s, p)
 	return ok
-}
-
-// pairOrWebhookHere reports whether a sensitive pair's value follows the
-// ':' or '=' at p, or a webhook URL's secret path follows the ':' at p.
-func pairOrWebhookHere(s string, p int) bool {
-	return pairHere(s, p) || s[p] == ':' && webhookHere(s, p)
 }
 
 // sKeyHere reports whether sKeyAt matches at the 'S' at p.
@@ -250,16 +260,6 @@ func databricksHere(s string, p int) bool {
 		return false
 	}
 	_, ok := databricksTokenAt(s, p)
-	return ok
-}
-
-// webhookHere reports whether webhookAt matches at the ':' at p, which
-// must start "://".
-func webhookHere(s string, p int) bool {
-	if len(s)-p < len("://x") || s[p+1] != '/' {
-		return false
-	}
-	_, ok := webhookAt(s, p)
 	return ok
 }
 
@@ -322,9 +322,9 @@ func bearerHere(s string, p int) bool {
 }
 
 // pairHere reports whether pairAt matches at the separator at p, which
-// must follow a key whose last letter a sensitive key could end in.
+// must follow a sensitive key.
 func pairHere(s string, p int) bool {
-	if k, _ := keyEnd(s, p); k == 0 || !sensitiveEnd(s, k) {
+	if k, _ := keyEnd(s, p); !sensitiveKeyEnd(s, k) {
 		return false
 	}
 	_, ok := pairAt(s, p)

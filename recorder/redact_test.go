@@ -350,11 +350,15 @@ func TestSecretsPreScanAgreesWithTheFullDetector(t *testing.T) {
 		"0123456789", "abcdefghij", "ABCDEFGHIJ", recorder.Redacted, "null", ",", "}", "{", "&", "é",
 		"secret_key", "rk", "live", "test", "xox", "b", "glpat", "AIza", "Authorization", "Basic", "://", "@", "/",
 		"-----", "BEGIN ", "RSA ", "PRIVATE KEY", "END ", `\n`, ">", "=>", ":=", "==",
+		"dapi", "0123456789abcdef", "eyJ", "ey", "J", ".", "SG", "SK", "hooks.slack.com/services/", "user:pw@", "-u ", "curl",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 20_000 {
+	for range 40_000 {
+		// Blanks first, so that every piece falls at every position of
+		// the pre-scan's blocks of bytes.
 		var b strings.Builder
-		for range 1 + rng.IntN(12) {
+		b.WriteString(strings.Repeat(" ", rng.IntN(16)))
+		for range 1 + rng.IntN(24) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		in := b.String()
@@ -376,11 +380,16 @@ func FuzzSecretsPreScan(f *testing.F) {
 	}
 	r := recorder.Secrets()
 	f.Fuzz(func(t *testing.T, in string) {
-		if found, maybe := recorder.SecretsFound(in), recorder.MayHoldSecret(in); found != maybe {
-			t.Fatalf("pre-scan says %v, full detector says %v, for %q", maybe, found, in)
-		}
-		if got, want := r.Redact(in), recorder.RedactFromStart(in); got != want {
-			t.Fatalf("redacted %q as %q, the full detector from the start gives %q", in, got, want)
+		// Blanks first move the text across the pre-scan's blocks of
+		// bytes.
+		for shift := range 16 {
+			in := strings.Repeat(" ", shift) + in
+			if found, maybe := recorder.SecretsFound(in), recorder.MayHoldSecret(in); found != maybe {
+				t.Fatalf("pre-scan says %v, full detector says %v, for %q", maybe, found, in)
+			}
+			if got, want := r.Redact(in), recorder.RedactFromStart(in); got != want {
+				t.Fatalf("redacted %q as %q, the full detector from the start gives %q", in, got, want)
+			}
 		}
 	})
 }

@@ -475,21 +475,43 @@ var sensitiveKeySuffixes = [...][]string{
 	'h' - 'a': {"auth"},
 }
 
+// penultimates holds, by the last letter of the sensitive key suffixes,
+// a bit for each letter one of them has before it.
+var penultimates = func() (t [len(sensitiveKeySuffixes)]uint32) {
+	for i, sufs := range sensitiveKeySuffixes {
+		for _, suf := range sufs {
+			t[i] |= 1 << (suf[len(suf)-2] - 'a')
+		}
+	}
+	return t
+}()
+
 // sensitiveKey reports whether the key k, made of isKeyByte characters,
 // ends in a sensitive suffix, in any case.
-func sensitiveKey(k string) bool {
-	if k == "" {
+func sensitiveKey(k string) bool { return sensitiveKeyEnd(k, len(k)) }
+
+// sensitiveKeyEnd reports whether the key of isKeyByte characters that
+// ends at k in s ends in a sensitive suffix, in any case. Every suffix is
+// made of such characters, so it needs no walk back to the key's start.
+// The bytes before the suffix tell most keys that share its last letter
+// from it, so a mismatch costs a few instructions.
+func sensitiveKeyEnd(s string, k int) bool {
+	if k == 0 {
 		return false
 	}
-	last := lower(k[len(k)-1])
+	last := lower(s[k-1])
 	if last < 'a' || last > 'y' {
 		return false
 	}
+	if k < 2 || penultimates[last-'a']&(1<<(lower(s[k-2])-'a')) == 0 {
+		return false
+	}
 	for _, suf := range sensitiveKeySuffixes[last-'a'] {
-		if hasSuffixLower(k, suf) {
+		if hasSuffixLower(s[:k], suf) {
 			// "auth" is a key of its own or a word after '_' or '-', as
 			// in docker's "auth", never the end of a word like "oauth".
-			return last != 'h' || len(k) == len(suf) || !isAlnum(k[len(k)-len(suf)-1])
+			j := k - len(suf)
+			return last != 'h' || j == 0 || !isAlnum(s[j-1])
 		}
 	}
 	return false
@@ -551,22 +573,6 @@ func closingKeyQuote(s string, k int) (int, bool) {
 	return k, true
 }
 
-// sensitiveEnd reports whether the key that ends at k may be sensitive,
-// from its last bytes: every sensitive key ends in d, t, n or y, or in
-// "_base" or "auth". Many plain keys (name, type, path) end in e or h,
-// so those two are checked further here, on the pre-scan's path.
-func sensitiveEnd(s string, k int) bool {
-	switch s[k-1] {
-	case 'd', 't', 'n', 'y', 'D', 'T', 'N', 'Y':
-		return true
-	case 'e', 'E':
-		return hasSuffixLower(s[:k], "_base")
-	case 'h', 'H':
-		return hasSuffixLower(s[:k], "auth")
-	}
-	return false
-}
-
 // pairAt matches the value of a sensitive key/value pair whose separator
 // (':' or '=') is at p.
 func pairAt(s string, p int) (span, bool) {
@@ -596,15 +602,11 @@ func pairAt(s string, p int) (span, bool) {
 // key starts and ends and whether it was quoted, or false when no
 // sensitive key ends there.
 func pairKey(s string, p int) (k, last int, quoted, ok bool) {
-	k, quoted = keyEnd(s, p)
-	if k == 0 || !sensitiveEnd(s, k) {
+	last, quoted = keyEnd(s, p)
+	if !sensitiveKeyEnd(s, last) {
 		return 0, 0, false, false
 	}
-	last = k
 	k = keyStart(s, last)
-	if k == last || !sensitiveKey(s[k:last]) {
-		return 0, 0, false, false
-	}
 	if k >= 3 && s[k-3:k] == "://" {
 		// The user of a URL's user information, not a key: userinfoAt
 		// takes its password.
