@@ -103,12 +103,7 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 	if r == nil {
 		return run(ctx)
 	}
-	// The claim and the relay of the query's events in one allocation.
-	q := &struct {
-		claim
-		relay
-	}{claim: claim{run: r}}
-	c := &q.claim
+	c := &claim{run: r}
 	if _, c.single = a.inner.(*adk.ChatModelAgent); !c.single && input != nil {
 		// The segments of an agent other than a ChatModelAgent (a
 		// supervisor, a workflow) run as the run's children; the query's
@@ -117,30 +112,27 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 		r.RecordInput(ctx, input.Messages)
 	}
 	ctx = context.WithValue(ctx, claimKey{}, c)
-	q.relay = relay{run: r, claim: c, ctx: ctx, in: run(ctx), workflow: a.workflow}
-	return q.relay.forward()
+	return forward(ctx, r, c, run(ctx), a.workflow)
 }
 
-// forward passes the events of rl.in on, unchanged and in order, ending
-// the run before the caller can see the query's error or the end of its
-// events, on a goroutine of its own. See relay.
-func (rl *relay) forward() *adk.AsyncIterator[*adk.AgentEvent] {
+// forward passes the events of in on, unchanged and in order, ending
+// run r before the caller can see the query's error or the end of its
+// events. See relay.
+func forward(ctx context.Context, r *drive.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent], workflow bool) *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
-	go rl.relayTo(gen)
-	return out
-}
-
-// relayTo is forward's goroutine.
-func (rl *relay) relayTo(gen *adk.AsyncGenerator[*adk.AgentEvent]) {
-	defer gen.Close()
-	for ev, ok := rl.next(); ok; ev, ok = rl.next() {
-		if rl.workflow && ev != nil {
-			collapse(ev)
+	rl := &relay{run: r, claim: c, ctx: ctx, in: in}
+	go func() {
+		defer gen.Close()
+		for ev, ok := rl.next(); ok; ev, ok = rl.next() {
+			if workflow && ev != nil {
+				collapse(ev)
+			}
+			rl.pass(ev)
+			gen.Send(ev)
 		}
-		rl.pass(ev)
-		gen.Send(ev)
-	}
-	rl.finish()
+		rl.finish()
+	}()
+	return out
 }
 
 // lookahead bounds how long the first error event waits for the event
@@ -153,9 +145,6 @@ type relay struct {
 	claim *claim
 	ctx   context.Context // the run's
 	in    *adk.AsyncIterator[*adk.AgentEvent]
-	// workflow says the agent is a workflow, whose events' run paths are
-	// collapsed (see collapse).
-	workflow bool
 	// ahead carries the events of in once the relay looked ahead; see
 	// last. peeked is the event read ahead and not yet passed on, and
 	// done says in has no more.
