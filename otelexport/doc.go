@@ -18,7 +18,7 @@
 //	└── chat gpt-4o
 //
 // A sub-agent's run sits under the parent's tool call that started it
-// when its run_started names that call (see atif.ParentToolCallKey), and
+// when its run_started names that call (its field parent_tool_call_id), and
 // under the parent's run otherwise. A span starts and ends at the times of
 // the records that open and close it: run_started and run_ended,
 // model_request and model_response, tool_started and tool_ended. A span

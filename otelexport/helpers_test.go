@@ -19,7 +19,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/recorder/atif"
 )
 
 // start is the first record's time; each record is stamped a second
@@ -68,7 +67,7 @@ func tree(t testing.TB) []recorder.Record {
 		UsageReported: true, FinishReason: "tool_calls",
 	}))
 	must(lead.ToolStarted(ctx, recorder.ToolStarted{CallID: "c1", Name: "researcher", Arguments: `{"request":"how often does Go ship?"}`}))
-	researcher, err := lead.StartChild(ctx, recorder.RunInfo{RunID: "run-researcher", AgentName: "researcher", Metadata: map[string]string{atif.ParentToolCallKey: "c1"}})
+	researcher, err := lead.StartChild(ctx, recorder.RunInfo{RunID: "run-researcher", AgentName: "researcher", ParentToolCallID: "c1"})
 	require.NoError(t, err)
 	must(researcher.ModelRequest(ctx, recorder.ModelRequest{MessageCount: 2, Tools: []string{"search"}}))
 	must(researcher.ModelResponse(ctx, recorder.ModelResponse{

@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/recorder/atif"
 )
 
 // Attributes Lookout adds beside the GenAI conventions, under its own
@@ -243,7 +242,7 @@ func (b *builder) underParent(st *runState, r *recorder.Record) (trace.TraceID, 
 	}
 	st.root, st.parent, st.depth = parent.root, parent, parent.depth+1
 	if started, ok := r.Payload.(*recorder.RunStarted); ok {
-		if id, ok := parent.byCall[started.Metadata[atif.ParentToolCallKey]]; ok {
+		if id, ok := parent.byCall[started.ParentToolCallID]; ok {
 			parentSpan = id
 		}
 	}

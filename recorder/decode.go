@@ -94,7 +94,30 @@ func (w *wireRecord) decodeJSON() (Payload, error) {
 	if err := json.Unmarshal(w.Payload, p); err != nil {
 		return nil, fmt.Errorf("%w: %s payload: %w", ErrMalformed, w.Kind, err)
 	}
+	if rs, ok := p.(*RunStarted); ok {
+		rs.takeMetadataParentToolCall()
+	}
 	return p, nil
+}
+
+// metadataParentToolCall is the metadata key under which files written
+// before RunStarted had ParentToolCallID hold the parent's tool call.
+const metadataParentToolCall = "parent_tool_call_id"
+
+// takeMetadataParentToolCall moves the parent's tool call id of a
+// run_started written by an older version from its metadata into
+// ParentToolCallID, when that field is empty, so that readers find it in
+// one place. Metadata loses the key, and is nil when nothing else is left.
+func (p *RunStarted) takeMetadataParentToolCall() {
+	id, ok := p.Metadata[metadataParentToolCall]
+	if !ok || p.ParentToolCallID != "" {
+		return
+	}
+	p.ParentToolCallID = id
+	delete(p.Metadata, metadataParentToolCall)
+	if len(p.Metadata) == 0 {
+		p.Metadata = nil
+	}
 }
 
 // scanEnvelope fills w from data when data is an object whose fields are

@@ -444,6 +444,7 @@ func (e *encoder) runStarted(b []byte, t *RunStarted) []byte {
 	b = appendNonEmptyField(b, `,"agent_model":`, t.AgentModel)
 	b = appendNonEmptyField(b, `,"conversation_id":`, t.ConversationID)
 	b = appendNonZeroField(b, `,"turn":`, int64(t.Turn))
+	b = appendNonEmptyField(b, `,"parent_tool_call_id":`, t.ParentToolCallID)
 	b = e.limits(append(b, `,"limits":`...), &t.Limits)
 	if t.Thresholds != nil {
 		b = append(b, `,"thresholds":`...)

@@ -281,6 +281,7 @@ func TestOddRecordsEncodeAsEncodingJSONWritesThem(t *testing.T) {
 		"an empty injected list":     &recorder.ModelRequest{Injected: []recorder.InjectedMessage{}},
 		"large numbers":              &recorder.RunEnded{Usage: recorder.RunUsage{PromptTokens: math.MaxInt64, CostUSD: 1e21, ModelCalls: math.MinInt64}},
 		"tiny thresholds":            &recorder.RunStarted{Thresholds: &recorder.Thresholds{CautionAt: 1e-7, WarningAt: -0.000001}},
+		"a child's parent tool call": &recorder.RunStarted{AgentName: "kid", Turn: 2, ParentToolCallID: "call <1> & \u2028", Limits: recorder.RunLimits{MaxTokens: 5}},
 		"nine metadata keys":         &recorder.RunStarted{Metadata: map[string]string{"i": "9", "h": "8", "g": "7", "f": "6", "e": "5", "d": "4", "c": "3", "b": "2", "a": "1"}},
 		"a spaced extension body":    &recorder.Extension{Name: "n", Body: json.RawMessage("[ 1 ,\n 2 ]")},
 		"multimodal parts":           &recorder.Message{Message: &schema.Message{UserInputMultiContent: []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeText, Text: "<hi>"}}}},

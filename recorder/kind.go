@@ -69,18 +69,24 @@ type Thresholds struct {
 // names as turns of one conversation, carry one ConversationID, and Turn
 // counts them from 0. Runs recorded before the fields existed, and child
 // runs, have neither. AgentVersion and AgentModel describe the agent, as
-// configured. Thresholds is nil for a run without a Resource observer and
+// configured. ParentToolCallID names the tool call of the parent run that
+// started a child run (a sub-agent called as a tool), and is empty for a
+// root run and for a child not started by a tool call. A record read
+// from a file whose run_started holds that id in its metadata under
+// "parent_tool_call_id" has it here instead, and that key is not in
+// Metadata. Thresholds is nil for a run without a Resource observer and
 // in runs recorded before the field existed.
 type RunStarted struct {
-	AgentName      string            `json:"agent_name,omitempty"`
-	AgentVersion   string            `json:"agent_version,omitempty"`
-	AgentModel     string            `json:"agent_model,omitempty"`
-	ConversationID string            `json:"conversation_id,omitempty"`
-	Turn           int               `json:"turn,omitempty"`
-	Limits         RunLimits         `json:"limits"`
-	Thresholds     *Thresholds       `json:"thresholds,omitempty"`
-	Metadata       map[string]string `json:"metadata,omitempty"`
-	Extra          Extras            `json:"extra,omitempty"` // see Extras
+	AgentName        string            `json:"agent_name,omitempty"`
+	AgentVersion     string            `json:"agent_version,omitempty"`
+	AgentModel       string            `json:"agent_model,omitempty"`
+	ConversationID   string            `json:"conversation_id,omitempty"`
+	Turn             int               `json:"turn,omitempty"`
+	ParentToolCallID string            `json:"parent_tool_call_id,omitempty"`
+	Limits           RunLimits         `json:"limits"`
+	Thresholds       *Thresholds       `json:"thresholds,omitempty"`
+	Metadata         map[string]string `json:"metadata,omitempty"`
+	Extra            Extras            `json:"extra,omitempty"` // see Extras
 }
 
 // Outcome is how a run ended. It is a string value and safe for

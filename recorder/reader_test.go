@@ -100,6 +100,29 @@ func TestReaderCanGoOnAfterABadLine(t *testing.T) {
 	assert.Equal(t, io.EOF, err, "EOF is sticky")
 }
 
+// TestReaderMovesAParentToolCallOutOfMetadata holds that a run_started
+// of an older file, whose parent tool call is in its metadata, reads with
+// ParentToolCallID set and the key gone from Metadata, and that the
+// field, when written, wins over the key.
+func TestReaderMovesAParentToolCallOutOfMetadata(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"schema_version":1,"seq":0,"run_id":"kid","parent_run_id":"root","depth":1,"recorded_at":"2025-01-02T03:04:05Z","kind":"run_started","payload":{"agent_name":"researcher","limits":{},"metadata":{"parent_tool_call_id":"call-1"}}}`,
+		`{"schema_version":1,"seq":0,"run_id":"kid2","parent_run_id":"root","depth":1,"recorded_at":"2025-01-02T03:04:05Z","kind":"run_started","payload":{"limits":{},"metadata":{"parent_tool_call_id":"call-2","team":"infra"}}}`,
+		`{"schema_version":1,"seq":0,"run_id":"kid3","parent_run_id":"root","depth":1,"recorded_at":"2025-01-02T03:04:05Z","kind":"run_started","payload":{"parent_tool_call_id":"call-3","limits":{},"metadata":{"parent_tool_call_id":"mine"}}}`,
+	}, "\n")
+	recs, tear, err := recorder.ReadAll(strings.NewReader(lines))
+	require.NoError(t, err)
+	require.Nil(t, tear)
+	require.Len(t, recs, 3)
+	assert.Equal(t, &recorder.RunStarted{AgentName: "researcher", ParentToolCallID: "call-1"}, recs[0].Payload)
+	assert.Equal(t, &recorder.RunStarted{ParentToolCallID: "call-2", Metadata: map[string]string{"team": "infra"}}, recs[1].Payload)
+	assert.Equal(t, &recorder.RunStarted{ParentToolCallID: "call-3", Metadata: map[string]string{"parent_tool_call_id": "mine"}}, recs[2].Payload)
+
+	line, err := recs[0].AppendJSON(nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(line), `"payload":{"agent_name":"researcher","parent_tool_call_id":"call-1","limits":{}}`)
+}
+
 func TestReaderSkipsBlankLines(t *testing.T) {
 	data := append(append([]byte("\n  \r\n"), jsonl(t, budgetRecord(0))...), "\n\t"...)
 	recs, tear, err := recorder.ReadAll(bytes.NewReader(data))

@@ -20,7 +20,7 @@ var t0 = time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
 
 func everyKind() []recorder.Payload {
 	return []recorder.Payload{
-		&recorder.RunStarted{AgentName: "planner", Limits: recorder.RunLimits{Timeout: time.Minute, Deadline: t0.Add(time.Hour), MaxTokens: 50_000, MaxToolCalls: 100}, Thresholds: &recorder.Thresholds{CautionAt: 0.3, WarningAt: 0.1}, Metadata: map[string]string{"env": "test"}},
+		&recorder.RunStarted{AgentName: "planner", ParentToolCallID: "call-7", Limits: recorder.RunLimits{Timeout: time.Minute, Deadline: t0.Add(time.Hour), MaxTokens: 50_000, MaxToolCalls: 100}, Thresholds: &recorder.Thresholds{CautionAt: 0.3, WarningAt: 0.1}, Metadata: map[string]string{"env": "test"}},
 		&recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, Error: "budget exceeded: tokens", StopReason: "tokens", Usage: recorder.RunUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, ToolCalls: 2, ModelCalls: 3}},
 		&recorder.ModelRequest{Model: "gpt-test", MessageCount: 4, Tools: []string{"ls", "cat"}, ToolDefinitions: []recorder.ToolDefinition{
 			{Name: "ls", Description: "List a <directory>.", Parameters: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string"}},"required":["dir"]}`)},

@@ -220,9 +220,12 @@ type RunInfo struct {
 	// RunStarted.
 	ConversationID string
 	Turn           int
-	Limits         RunLimits
-	Thresholds     *Thresholds // the Resource observer's, if the run has one
-	Metadata       map[string]string
+	// ParentToolCallID names the parent's tool call that started a child
+	// run; see RunStarted.
+	ParentToolCallID string
+	Limits           RunLimits
+	Thresholds       *Thresholds // the Resource observer's, if the run has one
+	Metadata         map[string]string
 }
 
 // StartRun begins a run and queues its run_started record. It always
@@ -236,8 +239,8 @@ func (r *Recorder) StartRun(ctx context.Context, info RunInfo) (*Trace, error) {
 	run := &Trace{rec: r, id: id, parent: info.ParentRunID, depth: info.Depth}
 	err := run.emit(ctx, &RunStarted{
 		AgentName: info.AgentName, AgentVersion: info.AgentVersion, AgentModel: info.AgentModel,
-		ConversationID: info.ConversationID, Turn: info.Turn, Limits: info.Limits, Thresholds: info.Thresholds,
-		Metadata: info.Metadata,
+		ConversationID: info.ConversationID, Turn: info.Turn, ParentToolCallID: info.ParentToolCallID,
+		Limits: info.Limits, Thresholds: info.Thresholds, Metadata: info.Metadata,
 	}, true)
 	return run, err
 }

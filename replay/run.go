@@ -9,7 +9,6 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/recorder/atif"
 )
 
 // recRun is one recorded run: its model calls, each with the input it
@@ -163,7 +162,7 @@ func (b *runBuilder) addRun(rec *recorder.Record) {
 	case *recorder.RunStarted:
 		r.agent = p.AgentName
 		b.deadline = p.Limits.Deadline
-		r.callID = p.Metadata[atif.ParentToolCallKey]
+		r.callID = p.ParentToolCallID
 	case *recorder.Message:
 		if p.Message != nil {
 			b.flush()

@@ -168,7 +168,7 @@ func (r *Run) startRecording(ctx context.Context, parent *Run) {
 // runInfo describes the run for its run_started record.
 func (r *Run) runInfo() recorder.RunInfo {
 	b := r.tracker.Budget()
-	info := recorder.RunInfo{
+	return recorder.RunInfo{
 		AgentName: r.agentName,
 		Limits: recorder.RunLimits{
 			Timeout:       r.cfg.Limits.Timeout,
@@ -177,12 +177,9 @@ func (r *Run) runInfo() recorder.RunInfo {
 			MaxToolCalls:  b.MaxToolCalls,
 			MaxModelCalls: b.MaxModelCalls,
 		},
-		Thresholds: r.l.thresholds,
+		Thresholds:       r.l.thresholds,
+		ParentToolCallID: r.callID,
 	}
-	if r.callID != "" {
-		info.Metadata = map[string]string{parentToolCallKey: r.callID}
-	}
-	return info
 }
 
 // startChildRecording starts the recording of a child run as a sub-run of
@@ -226,11 +223,6 @@ func (r *Run) startRootRecording(ctx context.Context, info recorder.RunInfo) {
 	}
 	r.note(err)
 }
-
-// parentToolCallKey is the run_started metadata key naming the parent's
-// tool call that started a sub-agent run; the ATIF export links the two
-// through it.
-const parentToolCallKey = "parent_tool_call_id"
 
 func ptr[T any](v T) *T { return &v }
 

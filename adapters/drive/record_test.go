@@ -13,7 +13,6 @@ import (
 	"github.com/lookout-go/lookout/observer/cascade"
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/recorder/atif"
 	"github.com/lookout-go/lookout/recorder/summary"
 )
 
@@ -25,9 +24,6 @@ func TestRecordedNamesMatchTheirReaders(t *testing.T) {
 	}
 	if lookout.TagAssessment != recorder.InjectedAssessment || lookout.TagWrapUp != recorder.InjectedWrapUp {
 		t.Errorf("injected kinds %q %q, the recorder names %q %q", lookout.TagAssessment, lookout.TagWrapUp, recorder.InjectedAssessment, recorder.InjectedWrapUp)
-	}
-	if parentToolCallKey != atif.ParentToolCallKey {
-		t.Errorf("parent tool call key %q, atif reads %q", parentToolCallKey, atif.ParentToolCallKey)
 	}
 }
 

@@ -72,7 +72,8 @@ func TestASubAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 	require.NotNil(t, childStart)
 	assert.Equal(t, 1, childRec.Depth)
 	assert.Equal(t, "researcher", childStart.AgentName)
-	assert.Equal(t, "call_research", childStart.Metadata[atif.ParentToolCallKey])
+	assert.Equal(t, "call_research", childStart.ParentToolCallID)
+	assert.Empty(t, childStart.Metadata, "the parent call is a field, not metadata")
 
 	traj, err := atif.FromRecords(records, nil)
 	require.NoError(t, err)

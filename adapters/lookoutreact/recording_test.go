@@ -75,7 +75,8 @@ func TestANestedAgentIsRecordedAsALinkedChildRun(t *testing.T) {
 		}
 		require.NotNil(t, childStart)
 		assert.Equal(t, 1, childRecs[0].Depth)
-		assert.Equal(t, "call_research", childStart.Metadata[atif.ParentToolCallKey])
+		assert.Equal(t, "call_research", childStart.ParentToolCallID)
+		assert.Empty(t, childStart.Metadata, "the parent call is a field, not metadata")
 		if name == "" {
 			name = "ReActAgent"
 		}

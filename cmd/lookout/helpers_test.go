@@ -61,7 +61,7 @@ func recordTrajectory(t testing.TB) []recorder.Record {
 	})
 	_ = root.ToolStarted(ctx, recorder.ToolStarted{CallID: "c1", Name: "shell", Arguments: `{"cmd":"make migrate"}`, CallIndex: 0})
 	_ = root.ToolStarted(ctx, recorder.ToolStarted{CallID: "c2", Name: "helper", Arguments: `{"request":"check the schema"}`, CallIndex: 1})
-	child, _ := root.StartChild(ctx, recorder.RunInfo{RunID: "run-2", AgentName: "helper", Metadata: map[string]string{"parent_tool_call_id": "c2"}})
+	child, _ := root.StartChild(ctx, recorder.RunInfo{RunID: "run-2", AgentName: "helper", ParentToolCallID: "c2"})
 	_ = child.Message(ctx, schema.UserMessage("check the schema"))
 	_ = child.ModelResponse(ctx, recorder.ModelResponse{Message: schema.AssistantMessage("The schema is fine.", nil)})
 	_ = child.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})

@@ -7,7 +7,7 @@ import (
 
 // benchTape is a run of n model turns, each with two parallel tool calls.
 func benchTape(n int) *tape {
-	tp := newTape().start("root", "", "bench", nil).user("root", "go")
+	tp := newTape().start("root", "", "bench", "").user("root", "go")
 	for i := range n {
 		a, b := fmt.Sprintf("c%d-a", i), fmt.Sprintf("c%d-b", i)
 		tp.model("root", "gpt-4o").

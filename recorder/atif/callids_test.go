@@ -30,21 +30,19 @@ func refsByStep(steps []Step) []string {
 // reusedIDsTape is a run whose model numbers its calls per turn, as many
 // do: both turns call helper as call_0, and each call starts a child run.
 func reusedIDsTape(named bool) *tape {
-	meta := func() map[string]string {
-		if !named {
-			return nil
-		}
-		return map[string]string{ParentToolCallKey: "call_0"}
+	call := ""
+	if named {
+		call = "call_0"
 	}
-	return newTape().start("root", "", "planner", nil).
+	return newTape().start("root", "", "planner", "").
 		user("root", "go").
 		reply("root", "", 1, 1, "call_0", "helper", `{"n":1}`).
 		toolStart("root", "call_0", "helper", "").
-		start("kid1", "root", "helper", meta()).reply("kid1", "one", 1, 1).end("kid1").
+		start("kid1", "root", "helper", call).reply("kid1", "one", 1, 1).end("kid1").
 		toolEnd("root", "call_0", "helper", "one").
 		reply("root", "", 1, 1, "call_0", "helper", `{"n":2}`).
 		toolStart("root", "call_0", "helper", "").
-		start("kid2", "root", "helper", meta()).reply("kid2", "two", 1, 1).end("kid2").
+		start("kid2", "root", "helper", call).reply("kid2", "two", 1, 1).end("kid2").
 		toolEnd("root", "call_0", "helper", "two").
 		reply("root", "done", 1, 1).end("root")
 }
@@ -79,7 +77,7 @@ func TestRoundTripKeepsChildrenOfRepeatedCallIDsInTheirTurns(t *testing.T) {
 func TestFromRecordsKeepsEveryResultOfCallsThatShareAnID(t *testing.T) {
 	// ATIF allows duplicate tool_call_ids in one step; neither result may
 	// be lost.
-	tp := newTape().start("r", "", "a", nil).
+	tp := newTape().start("r", "", "a", "").
 		reply("r", "", 1, 1, "dup", "fetch", `{"u":"a"}`, "dup", "fetch", `{"u":"b"}`).
 		toolStart("r", "dup", "fetch", "").toolStart("r", "dup", "fetch", "").
 		toolEnd("r", "dup", "fetch", "A").toolEnd("r", "dup", "fetch", "B").end("r")
@@ -112,7 +110,7 @@ func TestFromRecordsKeepsEveryResultOfCallsThatShareAnID(t *testing.T) {
 func TestFromRecordsPairsCallsWithoutIDsByTheirTool(t *testing.T) {
 	// Some providers leave tool call ids empty; results still belong to
 	// the step that made the calls, in call order.
-	tp := newTape().start("r", "", "a", nil).
+	tp := newTape().start("r", "", "a", "").
 		reply("r", "", 1, 1, "", "search", `{"q":"x"}`, "", "fetch", `{"u":"y"}`).
 		toolStart("r", "", "search", "").toolStart("r", "", "fetch", "").
 		toolEnd("r", "", "fetch", "page").toolEnd("r", "", "search", "hits").
@@ -228,7 +226,7 @@ func TestTheTerminusFixtureImportsEachCallWithItsOutput(t *testing.T) {
 func TestFromRecordsKeepsTheToolCallsOfAssistantMessagesFromHistory(t *testing.T) {
 	// A conversation handed to a run carries earlier turns: the assistant
 	// message's calls belong with it, as in the messages export.
-	tp := newTape().start("r", "", "a", nil).user("r", "and now?")
+	tp := newTape().start("r", "", "a", "").user("r", "and now?")
 	tp.add("r", &recorder.Message{Message: schema.AssistantMessage("", []schema.ToolCall{
 		{ID: "c0", Type: "function", Function: schema.FunctionCall{Name: "lookup", Arguments: `{"k":"v"}`}},
 	})})

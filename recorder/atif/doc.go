@@ -32,13 +32,15 @@
 // step whose tool results are its observation (parallel calls share the
 // step), assessments system steps, and each run started under another an
 // embedded subagent trajectory of its parent (nested as RFC 0001 has
-// them), referenced from the step that delegated to it. A child run names that step's tool call in its run_started
-// metadata under ParentToolCallKey; without it the call is found from
-// the times of the records. The tool definitions a run's model requests
-// recorded become its agent.tool_definitions. What ATIF has no field for (tool errors,
-// truncation, durations, finish reasons, the run's outcome) goes in the
-// extra objects under ExtraKey. Images and audio held inline become
-// files written next to the document (Trajectory.MediaFiles, WriteFile).
+// them), referenced from the step that delegated to it. A child run names
+// that step's tool call in its run_started field parent_tool_call_id
+// (recorder.RunStarted.ParentToolCallID); without it the call is found
+// from the times of the records. The tool definitions a run's model
+// requests recorded become its agent.tool_definitions. What ATIF has no
+// field for (tool errors, truncation, durations, finish reasons, the
+// run's outcome) goes in the extra objects under ExtraKey. Images and
+// audio held inline become files written next to the document
+// (Trajectory.MediaFiles, WriteFile).
 // ToRecords goes the other way and keeps, in the records' Extras, what
 // records have no field for, so that ATIF → records → ATIF gives back
 // every field of the document, and records → ATIF → records → ATIF the

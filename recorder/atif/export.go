@@ -6,11 +6,6 @@ import (
 	"github.com/lookout-go/lookout/recorder"
 )
 
-// ParentToolCallKey is the run_started metadata key under which a child
-// run names the parent's tool call that started it. FromRecords uses it
-// to hang the child's trajectory off that call; ToRecords sets it.
-const ParentToolCallKey = "parent_tool_call_id"
-
 // ExtraKey is the key under which exports keep what Lookout knows beyond
 // the ATIF fields, in the extra object of a trajectory, step, tool call or
 // observation result. ToRecords reads it back.
@@ -79,10 +74,12 @@ func RootRuns(records []recorder.Record) []string {
 // step that delegated carries a subagent_trajectory_ref to it, on the
 // first match of:
 //
-//  1. the tool call named in the child's run_started metadata under
-//     ParentToolCallKey, the latest with that id to start before the
-//     child when the parent reused the id (when the key is present but
-//     names no call of the parent, or is empty, rule 2 is skipped);
+//  1. the tool call named by the child's run_started field
+//     parent_tool_call_id (recorder.RunStarted.ParentToolCallID), the
+//     latest with that id to start before the child when the parent
+//     reused the id (when it names no call of the parent, or the child
+//     was imported by ToRecords as not started by a call, rule 2 is
+//     skipped);
 //  2. a call of the parent that had started and not ended when the child
 //     started, preferring one whose tool name is the child's agent name,
 //     then the latest started;

@@ -34,7 +34,7 @@ func export(t *testing.T, records []recorder.Record, opts *Options) *Trajectory 
 
 func TestFromRecordsPutsParallelCallsInOneStep(t *testing.T) {
 	tp := newTape().
-		start("run-1", "", "planner", nil).
+		start("run-1", "", "planner", "").
 		user("run-1", "price and volume of GOOGL?").
 		model("run-1", "gpt-4o").
 		reply("run-1", "checking both", 100, 20,
@@ -75,7 +75,7 @@ func TestFromRecordsPutsParallelCallsInOneStep(t *testing.T) {
 }
 
 func TestFromRecordsAgentStepFields(t *testing.T) {
-	tp := newTape().start("r", "", "a", nil).model("r", "m-1")
+	tp := newTape().start("r", "", "a", "").model("r", "m-1")
 	msg := schema.AssistantMessage("answer", nil)
 	msg.ReasoningContent = "because"
 	tp.add("r", &recorder.ModelResponse{
@@ -103,7 +103,7 @@ func TestFromRecordsAgentStepFields(t *testing.T) {
 
 func TestFromRecordsKeepsArgumentsThatAreNotAnObject(t *testing.T) {
 	for _, args := range []string{`{"q": `, `[1,2]`, ``, `"text"`} {
-		tp := newTape().start("r", "", "a", nil).reply("r", "", 1, 1, "c1", "f", args)
+		tp := newTape().start("r", "", "a", "").reply("r", "", 1, 1, "c1", "f", args)
 		tr := export(t, tp.records, nil)
 		call := tr.Steps[0].ToolCalls[0]
 		if string(call.Arguments) != "{}" {
@@ -116,7 +116,7 @@ func TestFromRecordsKeepsArgumentsThatAreNotAnObject(t *testing.T) {
 }
 
 func TestFromRecordsToolResultDetails(t *testing.T) {
-	tp := newTape().start("r", "", "a", nil).reply("r", "", 1, 1, "c1", "fetch", `{}`, "c2", "fetch", `{}`)
+	tp := newTape().start("r", "", "a", "").reply("r", "", 1, 1, "c1", "fetch", `{}`, "c2", "fetch", `{}`)
 	tp.add("r", &recorder.ToolEnded{CallID: "c1", Name: "fetch", IsError: true, Error: "timeout", Duration: 2 * time.Second})
 	tp.add("r", &recorder.ToolEnded{CallID: "c2", Name: "fetch", Result: "abc", ResultBytes: 9000, Truncated: true})
 	tp.add("r", &recorder.ToolEnded{CallID: "c9", Name: "cron", Result: "tick"})
@@ -138,7 +138,7 @@ func TestFromRecordsToolResultDetails(t *testing.T) {
 }
 
 func TestFromRecordsAssessmentsBecomeSystemSteps(t *testing.T) {
-	tp := newTape().start("r", "", "a", nil).
+	tp := newTape().start("r", "", "a", "").
 		add("r", &recorder.AssessmentRecord{Markdown: "**budget** 80% used", AfterCallIndex: 7,
 			Observers: []recorder.ObserverNote{{Name: "resource", Severity: "warning"}}})
 	tr := export(t, tp.records, nil)
@@ -156,7 +156,7 @@ func TestFromRecordsAssessmentsBecomeSystemSteps(t *testing.T) {
 }
 
 func TestFromRecordsMessageRoles(t *testing.T) {
-	tp := newTape().start("r", "", "a", nil).system("r", "be brief").user("r", "hi")
+	tp := newTape().start("r", "", "a", "").system("r", "be brief").user("r", "hi")
 	tp.add("r", &recorder.Message{Message: schema.AssistantMessage("earlier answer", nil)})
 	tp.add("r", &recorder.Message{Message: schema.ToolMessage("earlier result", "c0")})
 	tr := export(t, tp.records, nil)
@@ -183,7 +183,7 @@ func TestFromRecordsMultimodalUserInput(t *testing.T) {
 		{Type: schema.ChatMessagePartTypeAudioURL, Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{URL: &audio, MIMEType: "audio/mp3"}}},
 		{Type: schema.ChatMessagePartTypeVideoURL},
 	}}
-	tp := newTape().start("r", "", "a", nil).add("r", &recorder.Message{Message: m})
+	tp := newTape().start("r", "", "a", "").add("r", &recorder.Message{Message: m})
 	tr := export(t, tp.records, nil)
 	got, _ := json.Marshal(tr.Steps[0].Message)
 	want := `[{"type":"text","text":"what is this?"},{"type":"image","source":{"media_type":"image/png","path":"https://example.com/cat.png"}},` +
@@ -200,7 +200,7 @@ func TestFromRecordsMultimodalUserInput(t *testing.T) {
 
 func TestFromRecordsRedacts(t *testing.T) {
 	hide := recorder.RedactFunc(func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") })
-	tp := newTape().start("r", "", "a", nil).
+	tp := newTape().start("r", "", "a", "").
 		user("r", "my password is hunter2").
 		reply("r", "using hunter2", 1, 1, "c1", "login", `{"password":"hunter2"}`)
 	tp.add("r", &recorder.ToolEnded{CallID: "c1", Name: "login", IsError: true, Error: "hunter2 rejected"})
@@ -216,7 +216,7 @@ func TestFromRecordsRedacts(t *testing.T) {
 }
 
 func TestFromRecordsRunOutcome(t *testing.T) {
-	tp := newTape().start("r", "", "a", nil).user("r", "go").
+	tp := newTape().start("r", "", "a", "").user("r", "go").
 		add("r", &recorder.RunEnded{Outcome: recorder.OutcomeBudgetExceeded, Error: "tokens", StopReason: "max_tokens"})
 	tr := export(t, tp.records, nil)
 	got, _ := json.Marshal(tr.Extra)
@@ -226,7 +226,7 @@ func TestFromRecordsRunOutcome(t *testing.T) {
 }
 
 func TestFromRecordsPicksTheRootRun(t *testing.T) {
-	two := newTape().start("a", "", "x", nil).user("a", "1").start("b", "", "y", nil).user("b", "2")
+	two := newTape().start("a", "", "x", "").user("a", "1").start("b", "", "y", "").user("b", "2")
 	_, err := FromRecords(two.records, nil)
 	var amb *AmbiguousRootError
 	if !errors.As(err, &amb) || !errors.Is(err, ErrAmbiguousRoot) || !reflect.DeepEqual(amb.RunIDs, []string{"a", "b"}) {
@@ -248,7 +248,7 @@ func TestFromRecordsPicksTheRootRun(t *testing.T) {
 }
 
 func TestFromRecordsOrdersEachRunBySeq(t *testing.T) {
-	tp := newTape().start("r", "", "a", nil).user("r", "first").user("r", "second")
+	tp := newTape().start("r", "", "a", "").user("r", "first").user("r", "second")
 	shuffled := []recorder.Record{tp.records[2], tp.records[0], tp.records[1]}
 	tr := export(t, shuffled, nil)
 	if tr.Steps[0].Message.PlainText() != "first" {
@@ -260,8 +260,8 @@ func TestFromRecordsOrdersEachRunBySeq(t *testing.T) {
 // links a child to the step that delegated to it.
 func subagentTape() *tape {
 	tp := newTape()
-	tp.start("root", "", "planner", nil)
-	tp.start("early", "root", "warmup", nil).user("early", "prepare").end("early") // rule 4: before any agent step
+	tp.start("root", "", "planner", "")
+	tp.start("early", "root", "warmup", "").user("early", "prepare").end("early") // rule 4: before any agent step
 	tp.user("root", "research and summarize")
 	tp.model("root", "gpt-4o").reply("root", "delegating", 50, 5,
 		"c1", "researcher", `{"topic":"atif"}`,
@@ -269,11 +269,11 @@ func subagentTape() *tape {
 	tp.toolStart("root", "c1", "researcher", `{"topic":"atif"}`)
 	tp.toolStart("root", "c2", "search", `{"q":"atif"}`)
 	// rule 1: the adapter named the call.
-	tp.start("child", "root", "researcher", map[string]string{ParentToolCallKey: "c1"})
+	tp.start("child", "root", "researcher", "c1")
 	tp.model("child", "gpt-4o-mini").reply("child", "", 20, 2, "c1", "summarizer", `{}`)
 	tp.toolStart("child", "c1", "summarizer", `{}`)
-	// rule 2: no metadata; the summarizer call is the one running.
-	tp.start("grandchild", "child", "summarizer", nil).
+	// rule 2: no call named; the summarizer call is the one running.
+	tp.start("grandchild", "child", "summarizer", "").
 		model("grandchild", "gpt-4o-mini").reply("grandchild", "short version", 5, 1).end("grandchild")
 	tp.toolEnd("child", "c1", "summarizer", "short version")
 	tp.model("child", "gpt-4o-mini").reply("child", "findings", 30, 3).end("child")
@@ -282,7 +282,7 @@ func subagentTape() *tape {
 	tp.model("root", "gpt-4o").reply("root", "handing over", 80, 4, "c3", "transfer_to_agent", `{"agent":"writer"}`)
 	tp.toolStart("root", "c3", "transfer_to_agent", "").toolEnd("root", "c3", "transfer_to_agent", "ok")
 	// rule 3: after every call ended; the last agent step delegated.
-	tp.start("writer", "root", "writer", nil).model("writer", "gpt-4o").reply("writer", "report", 40, 8).end("writer")
+	tp.start("writer", "root", "writer", "").model("writer", "gpt-4o").reply("writer", "report", 40, 8).end("writer")
 	tp.end("root")
 	return tp
 }
@@ -348,11 +348,11 @@ func TestFromRecordsEmbedsSubagents(t *testing.T) {
 }
 
 func TestFromRecordsPrefersTheCallNamedLikeTheChildAgent(t *testing.T) {
-	tp := newTape().start("root", "", "p", nil).
+	tp := newTape().start("root", "", "p", "").
 		reply("root", "", 1, 1, "c1", "researcher", `{}`, "c2", "search", `{}`).
 		toolStart("root", "c1", "researcher", "").
 		toolStart("root", "c2", "search", ""). // started later, but named differently
-		start("kid", "root", "researcher", nil).reply("kid", "done", 1, 1).end("kid").
+		start("kid", "root", "researcher", "").reply("kid", "done", 1, 1).end("kid").
 		toolEnd("root", "c2", "search", "").toolEnd("root", "c1", "researcher", "")
 	tr := export(t, tp.records, nil)
 	for _, r := range tr.Steps[0].Observation.Results {
@@ -368,14 +368,36 @@ func TestFromRecordsPrefersTheCallNamedLikeTheChildAgent(t *testing.T) {
 }
 
 func TestFromRecordsCallWithoutResultStillCarriesItsSubagent(t *testing.T) {
-	tp := newTape().start("root", "", "p", nil).
+	tp := newTape().start("root", "", "p", "").
 		reply("root", "", 1, 1, "c1", "researcher", `{}`).
 		toolStart("root", "c1", "researcher", "").
-		start("kid", "root", "researcher", map[string]string{ParentToolCallKey: "c1"}).user("kid", "x")
+		start("kid", "root", "researcher", "c1").user("kid", "x")
 	tr := export(t, tp.records, nil)
 	r := tr.Steps[0].Observation.Results[0]
 	if r.SourceCallID != "c1" || r.Content != nil || len(r.SubagentTrajectoryRef) != 1 {
 		t.Errorf("result = %+v, want a ref with no content", r)
+	}
+}
+
+// A child that ToRecords imported as not started by a call stays off the
+// call running when it started, where rule 2 would have put it.
+func TestFromRecordsLeavesAnImportedUncalledChildOffTheRunningCall(t *testing.T) {
+	tp := newTape().start("root", "", "p", "").
+		reply("root", "", 1, 1, "c1", "researcher", `{}`).
+		toolStart("root", "c1", "researcher", "")
+	tp.parents["kid"] = "root"
+	tp.add("kid", &recorder.RunStarted{AgentName: "researcher", Extra: trajectoryResidue(&Trajectory{}, "kid", true)}).
+		reply("kid", "done", 1, 1).end("kid").
+		toolEnd("root", "c1", "researcher", "found")
+	tr := export(t, tp.records, nil)
+	var linked []ObservationResult
+	for _, r := range tr.Steps[0].Observation.Results {
+		if len(r.SubagentTrajectoryRef) > 0 {
+			linked = append(linked, r)
+		}
+	}
+	if len(linked) != 1 || linked[0].SourceCallID != "" {
+		t.Errorf("results = %+v, want the child's ref on a result of no call", tr.Steps[0].Observation.Results)
 	}
 }
 
@@ -393,7 +415,7 @@ func TestFromRecordsSurvivesACycleOfRuns(t *testing.T) {
 }
 
 func TestFromRecordsDefaultsTheAgentVersion(t *testing.T) {
-	tp := newTape().start("r", "", "", nil).user("r", "hi")
+	tp := newTape().start("r", "", "", "").user("r", "hi")
 	tr := export(t, tp.records, &Options{})
 	if tr.Agent.Version == "" || tr.Agent.Name != "agent" {
 		t.Errorf("agent = %+v", tr.Agent)
@@ -406,7 +428,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // the retry's reply is the agent's one step.
 func TestFromRecordsLeavesOutAFailedAttempt(t *testing.T) {
 	tp := newTape().
-		start("run-1", "", "planner", nil).
+		start("run-1", "", "planner", "").
 		user("run-1", "hi").
 		model("run-1", "gpt-4o").
 		add("run-1", &recorder.ModelResponse{Error: "HTTP 500"}).

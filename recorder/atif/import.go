@@ -45,9 +45,11 @@ import (
 //     own (as many results as calls pair in order; fewer go to the last
 //     calls; the rest stay results of no call);
 //   - a subagent ref with a trajectory_id that names an embedded entry
-//     starts that child run, with the delegating call's id (empty when
-//     the ref is not on a call's result) in its run_started metadata under
-//     ParentToolCallKey; embedded entries no step refers to become
+//     starts that child run, with the delegating call's id in its
+//     run_started field parent_tool_call_id; when the ref is not on a
+//     call's result the field is empty and the run_started's ATIF extras
+//     say the child was not started by a call, so that FromRecords does
+//     not link it to one; embedded entries no step refers to become
 //     children of the trajectory that holds them;
 //   - a run_ended closes each run, unless the trajectory came from
 //     FromRecords and the run had not ended.
@@ -229,13 +231,11 @@ func (im *importer) run(t *Trajectory, outer *scope, id, parent string, depth in
 // runStarted is the run_started record of trajectory t imported as run
 // id, a child of run parent when that is not empty.
 func runStarted(t *Trajectory, id, parent, parentCall string) *recorder.RunStarted {
-	started := &recorder.RunStarted{AgentName: t.Agent.Name, Extra: trajectoryResidue(t, id)}
-	if parent != "" {
-		// An empty value says the child was not started by a tool call,
-		// so FromRecords does not guess one from the times.
-		started.Metadata = map[string]string{ParentToolCallKey: parentCall}
-	}
-	return started
+	// A child with no parentCall was not started by a tool call; the
+	// residue says so, so that FromRecords does not guess one from the
+	// times.
+	uncalled := parent != "" && parentCall == ""
+	return &recorder.RunStarted{AgentName: t.Agent.Name, ParentToolCallID: parentCall, Extra: trajectoryResidue(t, id, uncalled)}
 }
 
 // offerTools takes the tool definitions of t for the run's first model

@@ -16,7 +16,7 @@ import (
 // an empty child run, and a root run that never ended.
 func detailTape() *tape {
 	url := "https://example.com/a.png"
-	tp := newTape().start("root", "", "helper", nil).system("root", "be brief")
+	tp := newTape().start("root", "", "helper", "").system("root", "be brief")
 	tp.add("root", &recorder.Message{Message: &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{
 		{Type: schema.ChatMessagePartTypeText, Text: "look"},
 		{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{URL: &url, MIMEType: "image/png"}}},
@@ -30,12 +30,12 @@ func detailTape() *tape {
 	tp.add("root", &recorder.ToolEnded{CallID: "", Name: "cron", Result: "tick"})
 	tp.add("root", &recorder.AssessmentRecord{Markdown: "stalled?", AfterCallIndex: 2, Observers: []recorder.ObserverNote{{Name: "stall"}}})
 	tp.add("root", &recorder.ModelResponse{Message: schema.AssistantMessage("no usage", nil), FinishReason: "stop"})
-	tp.start("empty", "root", "idle", map[string]string{ParentToolCallKey: "c3"})
+	tp.start("empty", "root", "idle", "c3")
 	return tp
 }
 
 func parallelTape() *tape {
-	return newTape().start("run-1", "", "planner", nil).
+	return newTape().start("run-1", "", "planner", "").
 		user("run-1", "price and volume?").
 		model("run-1", "gpt-4o").
 		reply("run-1", "checking", 100, 20, "c1", "quote", `{"m":"price"}`, "c2", "quote", `{"m":"volume"}`).
@@ -48,17 +48,17 @@ func parallelTape() *tape {
 // crossedTape has two parallel agent-tool calls whose children start in
 // the opposite order of the calls.
 func crossedTape() *tape {
-	tp := newTape().start("root", "", "p", nil).
+	tp := newTape().start("root", "", "p", "").
 		reply("root", "", 1, 1, "c1", "alpha", `{}`, "c2", "beta", `{}`).
 		toolStart("root", "c1", "alpha", "").toolStart("root", "c2", "beta", "")
-	tp.start("b", "root", "beta", map[string]string{ParentToolCallKey: "c2"}).user("b", "b").end("b")
-	tp.start("a", "root", "alpha", map[string]string{ParentToolCallKey: "c1"}).user("a", "a").end("a")
+	tp.start("b", "root", "beta", "c2").user("b", "b").end("b")
+	tp.start("a", "root", "alpha", "c1").user("a", "a").end("a")
 	return tp.toolEnd("root", "c1", "alpha", "A").toolEnd("root", "c2", "beta", "B").end("root")
 }
 
 // partsTape has messages with multimodal input in every role.
 func partsTape() *tape {
-	tp := newTape().start("r", "", "a", nil)
+	tp := newTape().start("r", "", "a", "")
 	for _, role := range []schema.RoleType{schema.System, schema.User, schema.Assistant, schema.Tool} {
 		tp.add("r", &recorder.Message{Message: &schema.Message{Role: role, ToolCallID: "c0",
 			UserInputMultiContent: []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeText, Text: "as " + string(role)}}}})
@@ -69,7 +69,7 @@ func partsTape() *tape {
 // failedCallTape is a run whose only model call failed: a request with no
 // response.
 func failedCallTape() *tape {
-	tp := newTape().start("r", "", "a", nil).user("r", "hi").model("r", "gpt-x")
+	tp := newTape().start("r", "", "a", "").user("r", "hi").model("r", "gpt-x")
 	return tp.add("r", &recorder.RunEnded{Outcome: recorder.OutcomeError, Error: "model call failed: 500"})
 }
 
@@ -81,7 +81,7 @@ func TestRoundTripRecordsToATIFAndBack(t *testing.T) {
 		"children started out of order": crossedTape(),
 		"parts in every role":           partsTape(),
 		"a model call that failed":      failedCallTape(),
-		"a first call that failed":      newTape().start("r", "", "a", nil).model("r", "gpt-a").model("r", "gpt-b").reply("r", "ok", 1, 1).end("r"),
+		"a first call that failed":      newTape().start("r", "", "a", "").model("r", "gpt-a").model("r", "gpt-b").reply("r", "ok", 1, 1).end("r"),
 	}
 	for name, tp := range tapes {
 		t.Run(name, func(t *testing.T) { roundTrip(t, tp.records) })
@@ -143,11 +143,11 @@ func TestToRecordsBuildsRunsLikeTheRecorder(t *testing.T) {
 			t.Errorf("run %s: parent %q depth %d ended %v", run, parent[run], depth[run], ended[run])
 		}
 	}
-	if got := started["child"].Metadata[ParentToolCallKey]; got != "c1" {
-		t.Errorf("child run_started metadata = %v, want the parent's call c1", started["child"].Metadata)
+	if got := started["child"]; got.ParentToolCallID != "c1" || got.Metadata != nil {
+		t.Errorf("child run_started parent call %q, metadata %v; want the parent's call c1 and no metadata", got.ParentToolCallID, got.Metadata)
 	}
-	if got, ok := started["writer"].Metadata[ParentToolCallKey]; !ok || got != "" {
-		t.Errorf("writer metadata = %v, want an empty parent call (not started by a call)", started["writer"].Metadata)
+	if got := started["writer"]; got.ParentToolCallID != "" || residueOf(got.Extra, trajectoryKey)[uncalledKey] != true {
+		t.Errorf("writer parent call %q, extras %v; want none, marked as not started by a call", got.ParentToolCallID, got.Extra)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 func TestImportGivesInjectedStepsBackToTheModelRequests(t *testing.T) {
 	assessment := recorder.InjectedMessage{Kind: recorder.InjectedAssessment, Role: "user", Content: "## Trajectory Assessment\n\nslow down", AfterCallIndex: 1}
 	wrapUp := recorder.InjectedMessage{Kind: recorder.InjectedWrapUp, Role: "user", Content: "Wrap up now."}
-	tp := newTape().start("r", "", "agent", nil).user("r", "fix it")
+	tp := newTape().start("r", "", "agent", "").user("r", "fix it")
 	tp.add("r", &recorder.ModelRequest{Model: "m"}).reply("r", "", 10, 2, "c1", "read", `{"p":1}`)
 	tp.toolStart("r", "c1", "read", `{"p":1}`).toolEnd("r", "c1", "read", "text")
 	tp.add("r", &recorder.AssessmentRecord{Markdown: assessment.Content, AfterCallIndex: 1})

@@ -36,8 +36,7 @@ func TestExportFromTheRecordersJSONL(t *testing.T) {
 	})
 	_ = root.ToolStarted(ctx, recorder.ToolStarted{CallID: "call-1", Name: "reader", Arguments: `{"path":"."}`})
 	_ = root.ToolStarted(ctx, recorder.ToolStarted{CallID: "call-2", Name: "ls", Arguments: `{}`})
-	child, _ := root.StartChild(ctx, recorder.RunInfo{RunID: "child", AgentName: "reader",
-		Metadata: map[string]string{atif.ParentToolCallKey: "call-1"}})
+	child, _ := root.StartChild(ctx, recorder.RunInfo{RunID: "child", AgentName: "reader", ParentToolCallID: "call-1"})
 	_ = child.Message(ctx, schema.UserMessage(`{"path":"."}`))
 	_ = child.ModelResponse(ctx, recorder.ModelResponse{Message: schema.AssistantMessage("a Go library", nil)})
 	_ = child.End(ctx, recorder.RunEnded{Outcome: recorder.OutcomeCompleted})

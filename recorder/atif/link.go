@@ -23,17 +23,37 @@ func (x *exporter) link(steps []*pending, calls map[string][]*callSpan, child *r
 }
 
 // parentCall returns the call that delegated to child: the one its
-// metadata names, or, when it names none, the best call running when it
-// started. It returns nil when there is no such call.
+// run_started names, or, when it names none, the best call running when
+// it started. It returns nil when there is no such call, and when child
+// was imported as not started by a call.
 func parentCall(calls map[string][]*callSpan, child *run) *callSpan {
-	callID, named := child.metadata[ParentToolCallKey]
-	if !named {
+	callID := child.parentToolCall()
+	if callID == "" {
+		if child.importedUncalled() {
+			return nil
+		}
 		return openCall(calls, child)
 	}
-	if spans := calls[callID]; callID != "" && len(spans) > 0 {
+	if spans := calls[callID]; len(spans) > 0 {
 		return calledBy(spans, child.started)
 	}
 	return nil
+}
+
+// parentToolCall returns the parent's tool call that r's run_started
+// names as the one that started it, or "".
+func (r *run) parentToolCall() string {
+	if r.info == nil {
+		return ""
+	}
+	return r.info.ParentToolCallID
+}
+
+// importedUncalled reports whether ToRecords imported r as a child that
+// no tool call started (see uncalledKey).
+func (r *run) importedUncalled() bool {
+	uncalled, _ := residueOf(r.extras, trajectoryKey)[uncalledKey].(bool)
+	return uncalled
 }
 
 // openCall returns the best parent, by better, among the calls that were

@@ -22,7 +22,7 @@ func TestFromRecordsKeepsUserInputInTheDeprecatedMultiContent(t *testing.T) {
 	if err := rec.UnmarshalJSON([]byte(legacyUserRecord)); err != nil {
 		t.Fatal(err)
 	}
-	tp := newTape().start("r", "", "a", nil)
+	tp := newTape().start("r", "", "a", "")
 	tp.records = append(tp.records, rec)
 	tr := export(t, tp.records, nil)
 	msg := tr.Steps[0].Message
@@ -46,7 +46,7 @@ func TestFromRecordsKeepsAnAnswerGivenAsOutputParts(t *testing.T) {
 	msg := &schema.Message{Role: schema.Assistant, AssistantGenMultiContent: []schema.MessageOutputPart{
 		{Type: schema.ChatMessagePartTypeText, Text: "the answer"},
 	}}
-	tp := newTape().start("r", "", "a", nil)
+	tp := newTape().start("r", "", "a", "")
 	tp.add("r", &recorder.ModelResponse{Message: msg})
 	tp.add("r", &recorder.Message{Message: msg})
 	tr := export(t, tp.records, nil)

@@ -48,9 +48,11 @@ func (tp *tape) add(run string, p recorder.Payload) *tape {
 	return tp
 }
 
-func (tp *tape) start(run, parent, agent string, metadata map[string]string) *tape {
+// start starts run under parent (none when empty), by the parent's tool
+// call parentCall when that is not empty.
+func (tp *tape) start(run, parent, agent, parentCall string) *tape {
 	tp.parents[run] = parent
-	return tp.add(run, &recorder.RunStarted{AgentName: agent, Metadata: metadata})
+	return tp.add(run, &recorder.RunStarted{AgentName: agent, ParentToolCallID: parentCall})
 }
 
 func (tp *tape) user(run, text string) *tape {

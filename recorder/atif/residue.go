@@ -17,7 +17,7 @@ import (
 //   - on a run's run_started: the trajectory's fields other than its
 //     steps, subagents, agent name and tool definitions (agent version,
 //     model and extra, notes, final_metrics, continued_trajectory_ref,
-//     ids, extra);
+//     ids, extra), and, for a subagent no tool call started, uncalledKey;
 //   - on the record a step starts with (its model_response or message):
 //     the step's fields that the records do not give back as they were
 //     (a timestamp in another form, reasoning_effort, metrics beyond the
@@ -34,6 +34,7 @@ import (
 const (
 	stepKey         = "step"            // the step's residue, on the record it starts with
 	trajectoryKey   = "trajectory"      // the trajectory's residue, on run_started
+	uncalledKey     = "uncalled"        // in a trajectory residue: true for a subagent no tool call started
 	resultOfStepKey = "result_of_step"  // a tool result that belongs to the step before it
 	contentIndexKey = "$content_index"  // in an observation template: which tool result's content goes here
 	toolCallsKey    = "tool_call_extra" // in a step residue: each tool call's extra, by position
@@ -99,10 +100,13 @@ func residueOf(extras recorder.Extras, key string) map[string]any {
 }
 
 // trajectoryResidue is what records do not hold of trajectory t imported
-// as the run id.
-func trajectoryResidue(t *Trajectory, id string) recorder.Extras {
+// as the run id; uncalled marks a subagent no tool call started.
+func trajectoryResidue(t *Trajectory, id string, uncalled bool) recorder.Extras {
 	r := map[string]any{}
 	idResidue(r, t, id)
+	if uncalled {
+		r[uncalledKey] = true
+	}
 	r["agent"] = agentResidue(&t.Agent)
 	if t.Notes != "" {
 		r["notes"] = t.Notes

@@ -17,7 +17,6 @@ type run struct {
 	records    []placed
 	started    moment
 	agentName  string
-	metadata   map[string]string
 	extras     recorder.Extras // what an imported trajectory kept on run_started
 	// info holds the run's run_started record, if it has one.
 	info     *recorder.RunStarted
@@ -89,7 +88,6 @@ func (s *runSet) add(rec recorder.Record, i int) {
 	if p, ok := rec.Payload.(*recorder.RunStarted); ok {
 		r.started = at
 		r.agentName = p.AgentName
-		r.metadata = p.Metadata
 		r.extras = p.Extra
 		r.info = p
 	}

@@ -32,13 +32,13 @@ func (tp *tape) request(run, model string, defs ...recorder.ToolDefinition) *tap
 // clock added), a child with tools of its own, and a child that recorded
 // definitions without ever getting a reply.
 func toolsTape() *tape {
-	tp := newTape().start("root", "", "planner", nil).user("root", "go").
+	tp := newTape().start("root", "", "planner", "").user("root", "go").
 		request("root", "gpt-4o", searchDef).
 		reply("root", "", 5, 1, "c1", "writer", `{}`).
 		toolStart("root", "c1", "writer", "")
-	tp.start("writer", "root", "writer", map[string]string{ParentToolCallKey: "c1"}).
+	tp.start("writer", "root", "writer", "c1").
 		request("writer", "", writerOnlyDef).reply("writer", "written", 3, 1).end("writer")
-	tp.start("quiet", "root", "quiet", map[string]string{ParentToolCallKey: "c1"}).
+	tp.start("quiet", "root", "quiet", "c1").
 		request("quiet", "small", clockDef).end("quiet")
 	tp.toolEnd("root", "c1", "writer", "ok").
 		request("root", "gpt-4o").
@@ -80,7 +80,7 @@ func TestFromRecordsWritesEachRunsToolDefinitions(t *testing.T) {
 }
 
 func TestFromRecordsWritesParametersAsTheirSchema(t *testing.T) {
-	tr := export(t, newTape().start("r", "", "a", nil).request("r", "m", searchDef).reply("r", "hi", 1, 1).records, nil)
+	tr := export(t, newTape().start("r", "", "a", "").request("r", "m", searchDef).reply("r", "hi", 1, 1).records, nil)
 	want := `[{"function":{"description":"Search the <index>.","name":"search",` +
 		`"parameters":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}},"type":"function"}]`
 	if got := definitionsJSON(t, tr.Agent.ToolDefinitions); got != want {
@@ -102,7 +102,7 @@ func TestFromRecordsWithoutToolDefinitionsLeavesTheFieldOut(t *testing.T) {
 func TestFromRecordsRedactsToolDefinitions(t *testing.T) {
 	def := recorder.ToolDefinition{Name: "fetch", Description: "uses TOKEN", Parameters: json.RawMessage(`{"default":"TOKEN"}`)}
 	breaking := recorder.ToolDefinition{Name: "odd", Parameters: json.RawMessage(`{"a":"BREAK"}`)}
-	records := newTape().start("r", "", "a", nil).request("r", "m", def, breaking).reply("r", "hi", 1, 1).records
+	records := newTape().start("r", "", "a", "").request("r", "m", def, breaking).reply("r", "hi", 1, 1).records
 	redactor := recorder.RedactFunc(func(s string) string {
 		return strings.NewReplacer("TOKEN", "[X]", "BREAK", `"`).Replace(s)
 	})
