@@ -7,6 +7,7 @@ import (
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/slab"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
@@ -45,6 +46,10 @@ type Lookout struct {
 	thresholds *recorder.Thresholds
 	// tools is the tool set last converted for the recording.
 	tools atomic.Pointer[toolSet]
+	// notes and bodies hold parts of the records of assessments and of
+	// efficacy events.
+	notes  slab.Slab[notesOfFew]
+	bodies slab.Slab[efficacyBody]
 }
 
 // New checks cfg and returns a Lookout for it. A nil cfg means the

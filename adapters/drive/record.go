@@ -345,7 +345,12 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 	if r.trace.rec == nil || a == nil {
 		return
 	}
-	notes := make([]recorder.ObserverNote, len(a.Assessments))
+	var notes []recorder.ObserverNote
+	if n := len(a.Assessments); n <= len(notesOfFew{}) {
+		notes = r.l.notes.New(&notesOfFew{})[:n:n]
+	} else {
+		notes = make([]recorder.ObserverNote, n)
+	}
 	for i, x := range a.Assessments {
 		notes[i] = recorder.ObserverNote{Name: x.Observer, Severity: x.Severity.String()}
 	}
@@ -353,6 +358,14 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 		Markdown: r.render(a), AfterCallIndex: int(a.CallIndex), Observers: notes,
 	}))
 }
+
+// notesOfFew is room for the observer notes of an assessment record with
+// few observers, and efficacyBody for an efficacy record's body: both are
+// taken from slabs shared by the Lookout's runs, several to an allocation.
+type (
+	notesOfFew   [4]recorder.ObserverNote
+	efficacyBody [256]byte
+)
 
 // recordExceeded records a budget stop or refusal.
 func (r *Run) recordExceeded(ctx context.Context, err error) {
@@ -554,7 +567,7 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 			CarriedOn:     ev.Counts.CarriedOn - base.CarriedOn,
 		}
 	}
-	body, err := appendEfficacy(make([]byte, 0, 256), &ev)
+	body, err := appendEfficacy(r.l.bodies.New(&efficacyBody{})[:0], &ev)
 	if err != nil {
 		r.cfg.OnError(ctx, err)
 		return

@@ -42,6 +42,42 @@ func TestIterationAllocatesLittleMoreThanADoNothingMiddleware(t *testing.T) {
 	holdAllocsAbove(t, "per iteration", iterationAllocs, maxAllocsAboveNothing)
 }
 
+// maxObserverAllocsAboveNothing bounds what the four built-in observers
+// after every call, recording into a memory sink, allocate per model+tool
+// iteration above the do-nothing middleware: the gate of
+// docs/performance.md.
+const maxObserverAllocsAboveNothing = 8.0
+
+func TestObserversOnEveryCallAllocateLittleMoreThanADoNothingMiddleware(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	if testing.Short() {
+		t.Skip("runs agents of hundreds of tool calls")
+	}
+	perIteration := func(name string) float64 {
+		const few, many = 100, 300
+		perRun := func(calls int) float64 {
+			return testing.AllocsPerRun(3, func() {
+				s := instructionCases[name](t, sequential(calls))
+				if err := s.run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if dropped := s.close(t); dropped != 0 {
+					t.Fatalf("the Recorder dropped %d records", dropped)
+				}
+			})
+		}
+		return (perRun(many) - perRun(few)) / (many - few)
+	}
+	nothing, observers := perIteration("nothing"), perIteration("observers")
+	added := observers - nothing
+	t.Logf("allocations per iteration: do-nothing middleware %.2f, four observers %.2f, added %.2f (at most %g)", nothing, observers, added, maxObserverAllocsAboveNothing)
+	if added > maxObserverAllocsAboveNothing {
+		t.Errorf("the four observers make %.2f allocations per iteration above the do-nothing middleware, more than %g", added, maxObserverAllocsAboveNothing)
+	}
+}
+
 // holdAllocsAbove counts with count the allocations of the do-nothing
 // middleware's agent and of Lookout's, and fails t when Lookout's are
 // more than bound above the other's.
