@@ -11,10 +11,15 @@ import (
 // spread over the calls between them, so that what a run costs once
 // (building the agent, starting and ending the run) cancels out.
 func iterationAllocs(t *testing.T, kind int) float64 {
+	return iterationAllocsOf(t, func(tb testing.TB, w workload) *subject { return newSubject(tb, kind, w, nil) })
+}
+
+// iterationAllocsOf is iterationAllocs for the agents build makes.
+func iterationAllocsOf(t *testing.T, build func(testing.TB, workload) *subject) float64 {
 	const few, many = 100, 300
 	perRun := func(calls int) float64 {
 		return testing.AllocsPerRun(3, func() {
-			s := newSubject(t, kind, sequential(calls), nil)
+			s := build(t, sequential(calls))
 			if err := s.run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -55,22 +60,8 @@ func TestObserversOnEveryCallAllocateLittleMoreThanADoNothingMiddleware(t *testi
 	if testing.Short() {
 		t.Skip("runs agents of hundreds of tool calls")
 	}
-	perIteration := func(name string) float64 {
-		const few, many = 100, 300
-		perRun := func(calls int) float64 {
-			return testing.AllocsPerRun(3, func() {
-				s := instructionCases[name](t, sequential(calls))
-				if err := s.run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				if dropped := s.close(t); dropped != 0 {
-					t.Fatalf("the Recorder dropped %d records", dropped)
-				}
-			})
-		}
-		return (perRun(many) - perRun(few)) / (many - few)
-	}
-	nothing, observers := perIteration("nothing"), perIteration("observers")
+	nothing := iterationAllocsOf(t, instructionCases["nothing"])
+	observers := iterationAllocsOf(t, instructionCases["observers"])
 	added := observers - nothing
 	t.Logf("allocations per iteration: do-nothing middleware %.2f, four observers %.2f, added %.2f (at most %g)", nothing, observers, added, maxObserverAllocsAboveNothing)
 	if added > maxObserverAllocsAboveNothing {
