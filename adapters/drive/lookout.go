@@ -46,10 +46,11 @@ type Lookout struct {
 	thresholds *recorder.Thresholds
 	// tools is the tool set last converted for the recording.
 	tools atomic.Pointer[toolSet]
-	// notes and bodies hold parts of the records of assessments and of
-	// efficacy events.
-	notes  slab.Slab[notesOfFew]
-	bodies slab.Slab[efficacyBody]
+	// notes, bodies and extensions hold parts of the records of
+	// assessments and of efficacy events.
+	notes      slab.Slab[notesOfFew]
+	bodies     slab.Slab[efficacyBody]
+	extensions slab.Slab[recorder.Extension]
 }
 
 // New checks cfg and returns a Lookout for it. A nil cfg means the

@@ -361,7 +361,8 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 
 // notesOfFew is room for the observer notes of an assessment record with
 // few observers, and efficacyBody for an efficacy record's body: both are
-// taken from slabs shared by the Lookout's runs, several to an allocation.
+// taken from slabs shared by the Lookout's runs, several to an allocation,
+// as are the efficacy records themselves.
 type (
 	notesOfFew   [4]recorder.ObserverNote
 	efficacyBody [256]byte
@@ -572,7 +573,9 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 		r.cfg.OnError(ctx, err)
 		return
 	}
-	r.note(r.trace.rec.Extension(ctx, efficacyExtension, body))
+	// The body is valid JSON by construction: Emit does not check it again
+	// as Extension would.
+	r.note(r.trace.rec.Emit(ctx, r.l.extensions.New(&recorder.Extension{Name: efficacyExtension, Body: body})))
 }
 
 // appendEfficacy appends ev's JSON to b, as encoding/json writes it,
