@@ -1,0 +1,162 @@
+package drift
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/scan"
+)
+
+// maxMade bounds the targets the agent made that join the scope.
+const maxMade = 256
+
+// workDirKeys name a call's working directory.
+var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": true, "workingdirectory": true, "dir": true, "directory": true}
+
+// noteMade adds to what the agent made the targets of a successful call
+// that wrote them (a tool whose name says it writes, a shell redirection,
+// touch or mkdir) and the working directory it names, and reports whether
+// it added any.
+func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
+	if !rec.Success || len(st.made) >= maxMade {
+		return false
+	}
+	n := len(st.made)
+	if st.accessOf(rec.ToolName) == scan.WriteAccess {
+		for _, t := range st.targets {
+			st.addMade(t)
+		}
+	}
+	scan.EachMember(rec.Arguments, func(k, val string, isString bool) bool {
+		if isString {
+			st.noteMadeIn(k, val)
+		}
+		return true
+	})
+	return len(st.made) > n
+}
+
+// noteMadeIn adds to what the agent made the directory a string argument
+// named k gives as the working directory, or what the shell command in it
+// writes or works in.
+func (st *driftState) noteMadeIn(k, val string) {
+	if st.key = scan.FoldKey(st.key[:0], k); workDirKeys[string(st.key)] {
+		st.addMade(scan.CleanTarget(val))
+	} else if len(val) <= 512 {
+		madeByShell(val, st.addMade)
+	}
+}
+
+// accessOf returns what the tool does to its target, as its name says,
+// remembering it for the first tools a session calls: the name's words
+// cost more to read than a small map costs to look up.
+func (st *driftState) accessOf(tool string) scan.Access {
+	if a, ok := st.access[tool]; ok {
+		return a
+	}
+	a := scan.ClassifyTool(tool)
+	if st.access == nil {
+		st.access = make(map[string]scan.Access)
+	}
+	if len(st.access) < maxToolsClassified {
+		st.access[tool] = a
+	}
+	return a
+}
+
+// maxToolsClassified bounds the tools whose access a session remembers.
+const maxToolsClassified = 256
+
+func (st *driftState) addMade(t string) {
+	if t != "" && t != "." && len(st.made) < maxMade && !slices.Contains(st.made, t) {
+		st.made = append(st.made, t)
+	}
+}
+
+// madeByShell calls add for what a shell command writes or works in: the
+// target of a redirection (> out.txt, >> log), the arguments of touch and
+// mkdir, and the directory of cd.
+func madeByShell(cmd string, add func(string)) {
+	if !mayMake(cmd) {
+		return
+	}
+	sh := shellWords{start: true}
+	for w := range strings.FieldsSeq(cmd) {
+		sh.word(w, add)
+	}
+}
+
+// mayMake reports whether a shell command has a redirection, touch, mkdir
+// or cd in it: whether madeByShell need read its words at all.
+func mayMake(cmd string) bool {
+	return strings.Contains(cmd, ">") || strings.Contains(cmd, "touch") || strings.Contains(cmd, "mkdir") || strings.Contains(cmd, "cd ")
+}
+
+// shellWords follows the words of a shell command line: whether the word
+// starts a command, follows a redirection, or is an argument of touch,
+// mkdir or cd.
+type shellWords struct {
+	start, redirect, args bool
+}
+
+// word reads the next word of the line, and calls add for it if it is a
+// target.
+func (sh *shellWords) word(w string, add func(string)) {
+	if sh.redirection(w, add) {
+		sh.start = false
+		return
+	}
+	if isShellOperator(w) {
+		sh.start, sh.args = true, false
+		return
+	}
+	sh.argument(w, add)
+}
+
+// redirection reads w if it is a redirection or the target that follows
+// one, and reports whether it was.
+func (sh *shellWords) redirection(w string, add func(string)) bool {
+	switch {
+	case sh.redirect:
+		addShellTarget(w, add)
+		sh.redirect = false
+	case w == ">" || w == ">>":
+		sh.redirect, sh.args = true, false
+	case w[0] == '>':
+		addShellTarget(strings.TrimLeft(w, ">"), add)
+		sh.args = false
+	default:
+		return false
+	}
+	return true
+}
+
+// argument reads a word of a command: its name, which may start the
+// arguments of touch, mkdir or cd, or one of those arguments.
+func (sh *shellWords) argument(w string, add func(string)) {
+	switch {
+	case sh.start && isShellMaker(w):
+		sh.args = true
+	case sh.args && w[0] != '-':
+		addShellTarget(w, add)
+	}
+	sh.start = false
+}
+
+// isShellMaker reports a command whose arguments it makes or works in.
+func isShellMaker(w string) bool {
+	return w == "touch" || w == "mkdir" || w == "cd"
+}
+
+// addShellTarget adds a word of a command as a target, but not a device.
+func addShellTarget(w string, add func(string)) {
+	if t := scan.CleanTarget(strings.Trim(w, `"'`)); !strings.HasPrefix(t, "/dev/") {
+		add(t)
+	}
+}
+
+// isShellOperator reports a word that ends one command of a line.
+func isShellOperator(w string) bool {
+	return w == "&&" || w == "||" || w == ";" || w == "|"
+}

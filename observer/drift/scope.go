@@ -1,0 +1,185 @@
+package drift
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/scan"
+	"github.com/lookout-go/lookout/session"
+)
+
+// syncTask reads the session's Task and reports whether it changed.
+func (st *driftState) syncTask(store *session.Store) bool {
+	if store == nil {
+		return false
+	}
+	if store != st.store {
+		st.store, st.task = store, session.ValueOf[observer.Task](store)
+	}
+	t, _ := st.task.Latest()
+	if !st.taskChanged(t) {
+		return false
+	}
+	st.taskSeen, st.taskPrompt, st.taskScope = true, t.Prompt, t.Scope
+	st.fromPrompt = scan.PromptScope(t.Prompt)
+	st.declared = declaredScope(st.declared[:0], t.Scope)
+	return true
+}
+
+// taskChanged reports whether t differs from the task last seen, or none
+// was.
+func (st *driftState) taskChanged(t observer.Task) bool {
+	return !st.taskSeen || t.Prompt != st.taskPrompt || !slices.Equal(t.Scope, st.taskScope)
+}
+
+// declaredScope appends to dst the entries of a task's declared scope.
+func declaredScope(dst, scope []string) []string {
+	for _, e := range scope {
+		if entry := declaredEntry(e); entry != "" {
+			dst = append(dst, entry)
+		}
+	}
+	return dst
+}
+
+// declaredEntry returns the scope entry a declared e stands for: a URL's
+// host, or e cleaned; "" when it names nothing, as "." does not.
+func declaredEntry(e string) string {
+	if host, ok := scan.UrlHost(e); ok {
+		return host
+	}
+	if e = scan.CleanTarget(e); e == "." {
+		return ""
+	}
+	return e
+}
+
+// relearn reads the run's first calls again after a reset.
+func (st *driftState) relearn(calls *session.Log[observer.ToolCallRecord], upto int64) {
+	for _, rec := range calls.Range(0, min(int64(st.initial), upto)) {
+		st.learn(rec)
+	}
+}
+
+// learn adds the targets of one of the run's first calls to the learned
+// scope.
+func (st *driftState) learn(rec *observer.ToolCallRecord) bool {
+	if rec.CallIndex > int64(st.initial) || rec.CallIndex <= st.learnedUpTo {
+		return false
+	}
+	st.learnedUpTo = rec.CallIndex
+	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
+	added := false
+	for i, t := range st.targets {
+		if st.learnTarget(i, t) {
+			added = true
+		}
+	}
+	return added
+}
+
+// learnTarget adds t, the i-th target found, to the learned scope, or to
+// the files at the top of the tree, and reports whether it was new there.
+func (st *driftState) learnTarget(i int, t string) bool {
+	learned := &st.learned
+	if st.finder.IsPath(i) && isTopFile(t) {
+		learned = &st.topFiles
+	}
+	if slices.Contains(*learned, t) {
+		return false
+	}
+	*learned = append(*learned, t)
+	return true
+}
+
+// isTopFile reports whether the path t names a file at the top of a
+// relative tree, such as README.md or go.mod.
+func isTopFile(t string) bool {
+	return !strings.Contains(t, "/") && !(len(t) > 1 && t[1] == ':')
+}
+
+// broadScopeOf returns the scope entry a target of one of the run's first
+// calls implies when the prompt names no scope: a first call alone is weak
+// evidence, so it gives the top directory of a relative path
+// (internal/pay/pay.go gives internal), the directory of an absolute one,
+// or the target itself. A file at the top of a relative tree (README.md)
+// gives none, see rebuildScope.
+func broadScopeOf(t string) string {
+	if isRooted(t) {
+		return scan.ScopeOf(t)
+	}
+	if slash := strings.IndexByte(t, '/'); slash > 0 {
+		if t[:slash] == ".." {
+			return scan.ScopeOf(t)
+		}
+		return t[:slash]
+	}
+	return t
+}
+
+// isRooted reports an absolute path, one from the root or a drive, or
+// an empty one.
+func isRooted(t string) bool {
+	return t == "" || t[0] == '/' || len(t) > 2 && t[1] == ':'
+}
+
+func (st *driftState) rebuildScope() {
+	st.version++
+	st.scope = st.scope[:0]
+	if len(st.declared) > 0 {
+		st.scope = append(st.scope, st.declared...)
+	} else {
+		// Keep each entry once, and none that another entry covers.
+		entries := st.candidates()
+		for i, e := range entries {
+			if !covered(entries, i) {
+				st.scope = append(st.scope, e)
+			}
+		}
+	}
+	st.extendByMade()
+}
+
+// extendByMade adds to the scope what the agent made outside it. What the
+// agent made extends a scope; alone it makes none, or everything else
+// would look like drift.
+func (st *driftState) extendByMade() {
+	if len(st.scope) == 0 {
+		return
+	}
+	for _, m := range st.made {
+		if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
+			st.scope = append(st.scope, m)
+		}
+	}
+}
+
+// candidates returns the entries a scope not declared is built from: the
+// prompt's, and those the run's first calls imply, broader when the
+// prompt names none.
+func (st *driftState) candidates() []string {
+	entries := slices.Clone(st.fromPrompt)
+	if len(st.fromPrompt) == 0 {
+		for _, t := range st.learned {
+			entries = append(entries, broadScopeOf(t))
+		}
+		return entries
+	}
+	for _, t := range st.learned {
+		entries = append(entries, scan.ScopeOf(t))
+	}
+	// A file at the top of the tree joins a scope the prompt named. Alone,
+	// its top directory is the whole tree: nothing the run could drift
+	// from, unlike the file itself, which would make all the rest look
+	// like drift.
+	return append(entries, st.topFiles...)
+}
+
+// covered reports whether entries[i] is covered by another entry, or is
+// the same as an earlier one.
+func covered(entries []string, i int) bool {
+	e := entries[i]
+	return slices.ContainsFunc(entries, func(o string) bool { return o != e && scan.InScope(o, e) }) ||
+		slices.Contains(entries[:i], e)
+}

@@ -1,0 +1,168 @@
+package drift
+
+import (
+	"slices"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/detect"
+	"github.com/lookout-go/lookout/observer/internal/scan"
+	"github.com/lookout-go/lookout/session"
+)
+
+// driftCall is what Drift keeps of a call that named a target.
+type driftCall struct {
+	index               int64
+	tool, summary, args string
+	targets             []string
+	outside             bool
+	version             int // scope version outside was computed for
+	label               scan.Label
+}
+
+// driftState is one session's working state for a Detector.
+type driftState struct {
+	window, minCalls, initial int
+	derivedMin                int
+	share                     float64
+	escalation                observer.Escalation
+	finder                    *scan.TargetFinder
+
+	calls   scan.Ring[driftCall]
+	targets []string
+
+	store      *session.Store
+	task       *session.Value[observer.Task]
+	taskSeen   bool
+	taskPrompt string
+	taskScope  []string
+
+	declared    []string // from Task.Scope
+	fromPrompt  []string // from Task.Prompt
+	learned     []string // targets of the first calls
+	made        []string // what the agent wrote, and its working directories
+	access      map[string]scan.Access
+	key         []byte   // scratch for folding argument keys
+	topFiles    []string // of them, relative paths of files at the top of the tree
+	learnedUpTo int64
+	scope       []string
+	version     int
+
+	episode int64 // call at which the current drift began; 0 when none
+
+	outsideCalls []*driftCall // scratch for the evidence
+	out          scan.Texts   // the texts of the latest assessment
+	parts        detect.Parts // the observations and suggestions of the assessments
+
+	checked int64
+	found   bool
+	finding driftFinding
+	reset   bool // Reset was called since the last check
+}
+
+type driftFinding struct {
+	outside, total int
+	severity       observer.Severity
+}
+
+// CatchUp reads back four windows of calls: those that name no target
+// are not kept.
+func (st *driftState) CatchUp() int { return 4 * st.window }
+
+// Reset forgets every call, and reads the run's first calls again.
+func (st *driftState) Reset(oc *observer.Context) {
+	st.calls.Clear()
+	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
+	st.made = st.made[:0]
+	st.relearn(oc.Calls(), oc.CallIndex)
+	st.reset = true
+}
+
+// Add takes in the next call.
+func (st *driftState) Add(_ *observer.Context, rec *observer.ToolCallRecord) { st.add(rec) }
+
+// check reports a drift the latest call
+// is part of.
+func (st *driftState) check(oc *observer.Context) (driftFinding, bool) {
+	changed := st.syncTask(oc.Store) || st.reset
+	st.reset = false
+	if !changed && st.checked == oc.CallIndex {
+		return st.finding, st.found
+	}
+	if changed {
+		st.rebuildScope()
+	}
+	st.checked = oc.CallIndex
+	st.finding, st.found = st.detect(oc.CallIndex)
+	return st.finding, st.found
+}
+
+// add records a call that names a target.
+func (st *driftState) add(rec *observer.ToolCallRecord) {
+	if st.learn(rec) && len(st.declared) == 0 {
+		st.rebuildScope()
+	}
+	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
+	if st.noteMade(rec) {
+		st.rebuildScope()
+	}
+	if len(st.targets) == 0 {
+		return
+	}
+	slot := st.calls.Push()
+	*slot = driftCall{
+		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
+		targets: append(slot.targets[:0], st.targets...),
+		version: -1,
+		label:   slot.label.Reuse(),
+	}
+}
+
+func (st *driftState) outside(c *driftCall) bool {
+	if c.version != st.version {
+		c.outside, c.version = true, st.version
+		for _, t := range c.targets {
+			if slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, t) }) {
+				c.outside = false
+				break
+			}
+		}
+	}
+	return c.outside
+}
+
+// detect reports a drift that the call at index is part of.
+func (st *driftState) detect(index int64) (driftFinding, bool) {
+	n := st.calls.Len()
+	out, drifting := st.mostlyOutside(n)
+	if !drifting {
+		st.episode = 0
+		return driftFinding{}, false
+	}
+	if st.episode == 0 {
+		st.episode = index
+	}
+	if newest := st.calls.Back(0); newest.index != index || !newest.outside {
+		return driftFinding{}, false
+	}
+	return driftFinding{outside: out, total: n, severity: st.escalation.Severity(int(index - st.episode))}, true
+}
+
+// mostlyOutside counts the n kept calls outside the scope, and reports
+// whether they make a drift: there is a scope, enough calls, and a large
+// enough share of them outside it.
+func (st *driftState) mostlyOutside(n int) (int, bool) {
+	least := st.derivedMin
+	if len(st.declared) > 0 {
+		least = st.minCalls
+	}
+	if len(st.scope) == 0 || n < least {
+		return 0, false
+	}
+	out := 0
+	for i := range n {
+		if st.outside(st.calls.Back(i)) {
+			out++
+		}
+	}
+	return out, float64(out) >= st.share*float64(n)
+}
