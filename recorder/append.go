@@ -1,0 +1,233 @@
+package recorder
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// digitPairs holds the two decimal digits of each number from 0 to 99.
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
+	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
+// appendUint appends u in decimal.
+func appendUint(b []byte, u uint64) []byte {
+	switch {
+	case u < 10:
+		return append(b, byte('0'+u))
+	case u < 100:
+		return append(b, digitPairs[u*2], digitPairs[u*2+1])
+	case u < 1000:
+		d := u % 100 * 2
+		return append(b, byte('0'+u/100), digitPairs[d], digitPairs[d+1])
+	case u < 10000:
+		c, d := u/100*2, u%100*2
+		return append(b, digitPairs[c], digitPairs[c+1], digitPairs[d], digitPairs[d+1])
+	}
+	return appendLongUint(b, u)
+}
+
+// appendLongUint is appendUint for any u.
+func appendLongUint(b []byte, u uint64) []byte {
+	var digits [20]byte
+	i := len(digits)
+	for u >= 100 {
+		pair := u % 100 * 2
+		u /= 100
+		i -= 2
+		digits[i], digits[i+1] = digitPairs[pair], digitPairs[pair+1]
+	}
+	if u >= 10 {
+		i -= 2
+		digits[i], digits[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		i--
+		digits[i] = byte('0' + u)
+	}
+	return append(b, digits[i:]...)
+}
+
+// appendInt appends v in decimal.
+func appendInt(b []byte, v int64) []byte {
+	u := uint64(v)
+	if v < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	return appendUint(b, u)
+}
+
+// closeObject makes the fields appended to b from start, each with a
+// comma before it, a JSON object: the first comma opens it.
+func closeObject(b []byte, start int) []byte {
+	if len(b) == start {
+		return append(b, "{}"...)
+	}
+	b[start] = '{'
+	return append(b, '}')
+}
+
+// closeArray makes the elements appended to b from start, each with a
+// comma before it, a JSON array: the first comma opens it.
+func closeArray(b []byte, start int) []byte {
+	if len(b) == start {
+		return append(b, "[]"...)
+	}
+	b[start] = '['
+	return append(b, ']')
+}
+
+// The field helpers below take a field's key given whole, from the comma
+// before it to the colon after it, and are small enough to be inlined:
+// copying a constant key then takes no call.
+
+// appendStringField appends key and v as a JSON string.
+func appendStringField(b []byte, key, v string) []byte {
+	return appendString(append(b, key...), v)
+}
+
+// appendIntField appends key and v.
+func appendIntField(b []byte, key string, v int64) []byte {
+	return appendInt(append(b, key...), v)
+}
+
+// appendBoolField appends key and v.
+func appendBoolField(b []byte, key string, v bool) []byte {
+	return strconv.AppendBool(append(b, key...), v)
+}
+
+// appendNonEmptyField is appendStringField for a field left out when
+// empty.
+func appendNonEmptyField(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendStringField(b, key, v)
+}
+
+// appendNonZeroField is appendIntField for a field left out when zero.
+func appendNonZeroField(b []byte, key string, v int64) []byte {
+	if v == 0 {
+		return b
+	}
+	return appendIntField(b, key, v)
+}
+
+// appendTrueField appends field, given whole with its value true, when
+// set is true: a boolean left out when false.
+func appendTrueField(b []byte, field string, set bool) []byte {
+	if !set {
+		return b
+	}
+	return append(b, field...)
+}
+
+// asciiEscapes holds, for each ASCII byte, how a JSON string writes it, or
+// "" for a byte written as is.
+var asciiEscapes = func() (t [utf8.RuneSelf]string) {
+	const hexDigits = "0123456789abcdef"
+	for c := range byte(0x20) {
+		t[c] = `\u00` + string(hexDigits[c>>4]) + string(hexDigits[c&0xf])
+	}
+	t['"'], t['\\'] = `\"`, `\\`
+	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = `\b`, `\f`, `\n`, `\r`, `\t`
+	return t
+}()
+
+// plainByte is true for the bytes a JSON string holds as they are: ASCII
+// but for control characters, '"' and '\'.
+var plainByte = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = asciiEscapes[c] == ""
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string. It escapes what JSON requires
+// plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
+// with U+FFFD, and leaves HTML characters alone.
+func appendString(b []byte, s string) []byte {
+	i := plainRun(s, 0)
+	if i == len(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	return appendEscaped(b, s, i)
+}
+
+// appendEscaped is appendString for s whose byte at i, and none before,
+// is not a plainByte.
+func appendEscaped(b []byte, s string, i int) []byte {
+	b = append(b, '"')
+	start := 0
+	for ; i < len(s); i = plainRun(s, i) {
+		esc, size := escapeAt(s, i)
+		if esc != "" {
+			b = append(append(b, s[start:i]...), esc...)
+			start = i + size
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// Masks of the bytes of a word: each byte 0x01, and each byte 0x80.
+const (
+	eachByte = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte of s, from i on, that is
+// not a plainByte, or len(s). It looks at eight bytes at a time while
+// none of them needs a closer look, and at the last eight of a string at
+// least that long at once.
+func plainRun(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		if !plainWord(s[i : i+8]) {
+			return plainBytes(s, i)
+		}
+	}
+	if i < len(s) && len(s) >= 8 && plainWord(s[len(s)-8:]) {
+		return len(s)
+	}
+	return plainBytes(s, i)
+}
+
+// plainBytes returns the index of the first byte of s, from i on, that is
+// not a plainByte, or len(s), looking at one byte at a time.
+func plainBytes(s string, i int) int {
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	return i
+}
+
+// plainWord reports whether the eight bytes of w are plainBytes.
+func plainWord(w string) bool {
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	// A byte's high bit is set in one of these when the byte is below
+	// 0x20, is '"' or '\', or is not ASCII; borrows can only flag a
+	// byte above one that is.
+	return (x|(x-eachByte*0x20)|((x^eachByte*'"')-eachByte)|((x^eachByte*'\\')-eachByte))&highBits == 0
+}
+
+// escapeAt returns how a JSON string writes the character at s[i], or ""
+// when it is written as is, and the character's width in s.
+func escapeAt(s string, i int) (string, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiEscapes[c], 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return `\ufffd`, 1
+	case r == '\u2028':
+		return `\u2028`, size
+	case r == '\u2029':
+		return `\u2029`, size
+	}
+	return "", size
+}
