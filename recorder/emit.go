@@ -1,0 +1,171 @@
+package recorder
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
+	// A payload a typed method made is never nil.
+	if r == nil || !owned && IsNilPayload(p) {
+		return nil
+	}
+	rec := r.rec
+	kind := p.Kind()
+	p, err := rec.safePrepare(p, owned)
+	proc := rec.proc
+	r.mu.Lock()
+	seq := r.next
+	r.next++
+	// A record whose redaction failed still uses up its seq, so that, as
+	// for failed writes, every lost record leaves a gap.
+	var waiting *pendingItem
+	if err == nil && proc != nil {
+		// The item is copied into the queue's slice, which is reused from
+		// batch to batch: no allocation.
+		// The seq is assigned and the item queued, or put behind the
+		// run's records waiting for room, under the run's lock, so the
+		// run's records enter the queue, and leave it, in seq order.
+		it := item{run: r, ctx: ctx, seq: seq}
+		it.at, err = rec.stamp()
+		if err == nil {
+			it.payload = p
+			waiting, err = r.queue(proc, &it, wait)
+		}
+	}
+	r.mu.Unlock()
+	if waiting != nil {
+		// The wait for room holds no lock: the run's other emits wait
+		// their own turn, each for BlockTimeout or its ctx at most.
+		err = r.await(ctx, proc, waiting, wait)
+	}
+	if err != nil {
+		return rec.failed(ctx, r, &SinkError{RunID: r.id, Seq: seq, Kind: kind, Err: err})
+	}
+	return rec.Err()
+}
+
+// queue copies *it into the queue when there is room and no record of the
+// run is waiting for it; r.mu is held. Otherwise it returns the record
+// put behind those waiting, for await, or ErrQueueFull when the emit may
+// not wait (Options.Block unset).
+func (r *Trace) queue(proc *processor, it *item, wait waitMode) (*pendingItem, error) {
+	if len(r.pending) == 0 {
+		if ok, err := proc.tryPush(it); ok || err != nil {
+			return nil, err
+		}
+	}
+	if wait == waitIfBlocking && !proc.block {
+		return nil, ErrQueueFull
+	}
+	w := &pendingItem{it: *it, done: make(chan struct{})}
+	r.pending = append(r.pending, w)
+	return w, nil
+}
+
+// await waits for w to be in the queue, for BlockTimeout at most, and
+// until ctx ends unless wait is waitIgnoringCtx. Whichever emit of the run
+// finds room moves the run's waiting records into the queue, in seq
+// order; one that gives up leaves its record out, a gap in the seqs.
+func (r *Trace) await(ctx context.Context, proc *processor, w *pendingItem, wait waitMode) error {
+	var done <-chan struct{}
+	if wait == waitIfBlocking {
+		done = ctx.Done()
+	}
+	timer := time.NewTimer(proc.blockTimeout)
+	defer timer.Stop()
+	// Counted before looking for room: the goroutine frees a slot, then
+	// reads waiters; either it sees this waiter, or this waiter sees the slot.
+	proc.waiters.Add(1)
+	defer proc.waiters.Add(-1)
+	for {
+		r.mu.Lock()
+		err := r.pushPending(proc)
+		if w.queued {
+			r.mu.Unlock()
+			return nil
+		}
+		if err != nil {
+			r.giveUp(w)
+			r.mu.Unlock()
+			return err
+		}
+		r.mu.Unlock()
+		var why error
+		select {
+		case <-w.done:
+			continue
+		case <-proc.room:
+			continue
+		case <-proc.closing:
+			why = ErrClosed
+		case <-done:
+			why = fmt.Errorf("%w: %w", ErrQueueFull, ctx.Err())
+		case <-timer.C:
+			why = fmt.Errorf("%w after waiting %v", ErrQueueFull, proc.blockTimeout)
+		}
+		r.mu.Lock()
+		queued := w.queued
+		if !queued {
+			r.giveUp(w)
+		}
+		r.mu.Unlock()
+		if queued {
+			return nil
+		}
+		return why
+	}
+}
+
+// pushPending moves the run's waiting records into the queue, in seq
+// order, while it has room; r.mu is held.
+func (r *Trace) pushPending(proc *processor) error {
+	for len(r.pending) > 0 {
+		w := r.pending[0]
+		ok, err := proc.tryPush(&w.it)
+		if err != nil || !ok {
+			return err
+		}
+		w.queued = true
+		close(w.done)
+		r.pending[0] = nil
+		r.pending = r.pending[1:]
+	}
+	return nil
+}
+
+// giveUp takes w out of the run's waiting records; r.mu is held.
+func (r *Trace) giveUp(w *pendingItem) {
+	for i, x := range r.pending {
+		if x == w {
+			r.pending = append(r.pending[:i], r.pending[i+1:]...)
+			close(w.done)
+			return
+		}
+	}
+}
+
+// stamp returns the time to stamp a record with. It runs under a run's
+// lock, so a panicking Clock becomes an error wrapping ErrClockPanicked
+// rather than leaving the run locked.
+//
+// Without a Clock, the stamp is the wall time New read, moved on by the
+// monotonic time since: one clock reading rather than time.Now's two. It
+// drifts from the wall clock only when the wall clock is stepped while
+// the Recorder lives, and never goes back. It is made from its Unix time,
+// as time.Unix makes times, so it carries no monotonic reading of its own.
+func (r *Recorder) stamp() (t time.Time, err error) {
+	if r.clock == nil {
+		if r.epoch.IsZero() {
+			return time.Now(), nil
+		}
+		return time.Unix(r.epochSec, r.epochNsec+int64(time.Since(r.epoch))), nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %v", ErrClockPanicked, v)
+		}
+	}()
+	return r.clock(), nil
+}
