@@ -92,11 +92,11 @@
 // is not Lookout's: it goes on to Eino.
 //
 // The run's state ([drive.State]) travels in Eino's checkpoints as the
-// run-local value "lookout.session", whose type is registered with
-// schema.RegisterName as "lookout_session_checkpoint" and encodes as JSON
-// whether Eino's serializer uses JSON or gob: a resumed
-// run keeps its budget, tool calls, assessments and recorded run, even in
-// a fresh process.
+// value "lookout.session" of the query's Eino session
+// (adk.AddSessionValue), whose type is registered with schema.RegisterName
+// as "lookout_session_checkpoint" and encodes as JSON whether Eino's
+// serializer uses JSON or gob: a resumed run keeps its budget, tool calls,
+// assessments and recorded run, even in a fresh process.
 //
 // # Pitfalls
 //
