@@ -103,11 +103,13 @@ type Assessment struct {
 func (a Assessment) Render() string {
 	var b strings.Builder
 	b.Grow(a.renderLen())
+	b.WriteString("### ")
 	a.render(&b)
 	return b.String()
 }
 
-// renderLen returns the length of what render writes.
+// renderLen returns the length of what Render writes: the heading's "### "
+// and what render writes.
 func (a *Assessment) renderLen() int {
 	n := len("### ") + len(a.Observer) + len(a.Severity.tag())
 	if a.Summary != "" {
@@ -137,32 +139,45 @@ func (o Observation) renderLen() int {
 	return n
 }
 
+// summaryTags are the severities' tags followed by the blank line before
+// a summary, by severity.
+var summaryTags = [...]string{Info: " [info]\n\n", Caution: " [caution]\n\n", Warning: " [warning]\n\n"}
+
+// render writes the assessment after the "### " of its heading, which the
+// caller writes with what comes before it. Fixed texts that follow one
+// another are written together.
 func (a *Assessment) render(b *strings.Builder) {
-	b.WriteString("### ")
 	b.WriteString(a.Observer)
-	b.WriteString(a.Severity.tag())
-	if a.Summary != "" {
+	switch {
+	case a.Summary == "":
+		b.WriteString(a.Severity.tag())
+	case a.Severity >= Info && a.Severity <= Warning:
+		b.WriteString(summaryTags[a.Severity])
+		b.WriteString(a.Summary)
+	default:
+		b.WriteString(a.Severity.tag())
 		b.WriteString("\n\n")
 		b.WriteString(a.Summary)
 	}
-	if len(a.Observations) > 0 {
-		b.WriteString("\n")
-		for _, o := range a.Observations {
-			o.render(b)
+	for i := range a.Observations {
+		if i == 0 {
+			b.WriteByte('\n')
 		}
+		a.Observations[i].render(b)
 	}
-	if len(a.Suggestions) > 0 {
-		b.WriteString("\n\n**Suggestions**:")
-		for _, s := range a.Suggestions {
+	for i, s := range a.Suggestions {
+		if i == 0 {
+			b.WriteString("\n\n**Suggestions**:\n- ")
+		} else {
 			b.WriteString("\n- ")
-			b.WriteString(s)
 		}
+		b.WriteString(s)
 	}
 }
 
 // render writes the observation: its category and description, and its
 // evidence fenced.
-func (o Observation) render(b *strings.Builder) {
+func (o *Observation) render(b *strings.Builder) {
 	b.WriteString("\n**")
 	b.WriteString(o.Category)
 	b.WriteString("**: ")
@@ -245,10 +260,10 @@ func (c CurrentAssessment) Render() string {
 	return scan.Written(size, func(b *strings.Builder) {
 		b.WriteString(heading)
 		b.Write(index)
-		b.WriteString("_\n\n")
+		b.WriteString("_\n\n### ")
 		for i := range c.Assessments {
 			if i > 0 {
-				b.WriteString("\n\n")
+				b.WriteString("\n\n### ")
 			}
 			c.Assessments[i].render(b)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lookout-go/lookout/budget"
@@ -78,21 +79,56 @@ func (r *Observer) Observe(_ context.Context, oc *observer.Context) (observer.As
 // Assess describes b at now. It is what Observe does, without a session.
 func (r *Observer) Assess(b budget.Budget, now time.Time) observer.Assessment {
 	g := r.grader()
+	w := writers.Get().(*writer)
+	w.Start(resourceTextSize)
 	sev := observer.Info
-	summary := scan.Written(resourceTextSize, func(text *strings.Builder) {
-		sev = g.timeStatement(text, &b, now, sev)
-		sev = g.tokenStatement(text, &b, now, sev)
-		sev = g.costStatement(text, &b, now, sev)
-		sev = g.toolCallStatement(text, &b, now, sev)
-		sev = g.modelCallStatement(text, &b, now, sev)
-		sev = r.paceStatements(text, &b, now, sev)
-	})
+	sev = g.timeStatement(w, &b, now, sev)
+	sev = g.tokenStatement(w, &b, sev)
+	sev = g.costStatement(w, &b, sev)
+	sev = g.callStatement(w, sev, &w.toolCalls, b.ToolCalls, b.MaxToolCalls, "tool")
+	sev = g.callStatement(w, sev, &w.modelCalls, b.ModelCalls, b.MaxModelCalls, "model")
+	sev = r.paceStatements(w, &b, now, sev)
+	summary := w.End().In(w.String())
+	writers.Put(w)
 	if summary == "" {
 		summary = "No resource constraints configured."
 	} else {
 		summary = summary[len(" "):]
 	}
 	return observer.Assessment{Observer: r.Name(), Summary: summary, Severity: sev, Timestamp: now, Suggestions: resourceSuggestions(sev)}
+}
+
+// writer writes a summary into its texts, which the summaries written after
+// it share while they have room. It keeps the texts it last wrote around
+// each limit and the time left, which stay the same from one call of a run
+// to the next: a pool hands it from call to call, and on a thread that
+// serves one run it is the same writer each time.
+type writer struct {
+	scan.Texts
+	tokens                limitText // " of 50,000 tokens ("
+	toolCalls, modelCalls limitText // " of 100 allowed tool calls. "
+	// timeLeft is the time statement last written, for the whole seconds
+	// (positive) or whole minutes (negative) it said were left.
+	timeLeft     int64
+	timeSentence []byte
+}
+
+var writers = sync.Pool{New: func() any { return new(writer) }}
+
+// limitText is the text a statement writes around a limit, written once
+// for each value of the limit.
+type limitText struct {
+	limit int64
+	text  []byte
+}
+
+// of returns the text for limit, written by write when the limit is not the
+// one the text was last written for.
+func (t *limitText) of(limit int64, write func(dst []byte, limit int64) []byte) []byte {
+	if limit != t.limit || len(t.text) == 0 {
+		t.limit, t.text = limit, write(t.text[:0], limit)
+	}
+	return t.text
 }
 
 // resourceSuggestions returns new suggestions for an assessment of
@@ -144,84 +180,116 @@ func (g resourceGrader) grade(sev observer.Severity, remaining float64) observer
 	return sev
 }
 
-// startSentence separates a new sentence of text from what comes before:
-// the space before the first one is left out of the summary.
-func startSentence(text *strings.Builder) { text.WriteByte(' ') }
+// share returns the share of a limit that left is, left being more than
+// nothing: what [budget.Budget.FractionRemaining] returns for it.
+func share[T int64 | time.Duration](left, limit T) float64 {
+	if limit <= 0 {
+		return 0
+	}
+	return min(float64(left)/float64(limit), 1)
+}
+
+// Each statement starts with a space, which separates it from the one
+// before; the space before the first is left out of the summary.
 
 // timeStatement writes the time left before the deadline, if there is
 // one, and returns sev graded by it.
-func (g resourceGrader) timeStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
-	left, ok := b.TimeRemaining(now)
-	if !ok {
+func (g resourceGrader) timeStatement(w *writer, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
+	if b.Deadline.IsZero() {
 		return sev
 	}
-	startSentence(text)
+	left := b.Deadline.Sub(now)
 	if left <= 0 {
-		text.WriteString("You have reached the time deadline.")
+		w.WriteString(" You have reached the time deadline.")
 		return observer.Warning
 	}
-	text.WriteString("You have ")
-	if left < time.Second {
-		text.WriteString(underASecond)
-	} else {
-		scan.WriteDuration(text, left)
+	w.writeTimeLeft(left)
+	if b.StartedAt.IsZero() {
+		// The time allowed is unknown: the share is graded as whole.
+		return g.grade(sev, 1)
 	}
-	text.WriteString(" remaining before the deadline.")
-	f, _ := b.FractionRemaining(budget.Time, now)
-	return g.grade(sev, f)
+	return g.grade(sev, share(left, b.Deadline.Sub(b.StartedAt)))
+}
+
+// writeTimeLeft writes the sentence saying that left, more than nothing,
+// is left before the deadline. Under an hour, it says whole seconds or
+// minutes, and the sentence is written anew only when they change.
+func (w *writer) writeTimeLeft(left time.Duration) {
+	s := left.Seconds()
+	var key int64
+	switch {
+	case s < 1:
+		w.WriteString(" You have " + underASecond + " remaining before the deadline.")
+		return
+	case s < 60:
+		key = int64(s)
+	case s < 3600:
+		key = -int64(s / 60)
+	}
+	if key != 0 && key == w.timeLeft {
+		w.Write(w.timeSentence)
+		return
+	}
+	from := w.Len()
+	w.WriteString(" You have ")
+	scan.WriteDuration(&w.Builder, left)
+	w.WriteString(" remaining before the deadline.")
+	if key != 0 {
+		w.timeLeft, w.timeSentence = key, append(w.timeSentence[:0], w.String()[from:]...)
+	}
 }
 
 // tokenStatement writes the tokens used and left, if they are limited,
 // and returns sev graded by them.
-func (g resourceGrader) tokenStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
-	left, ok := b.TokensRemaining()
-	if !ok {
+func (g resourceGrader) tokenStatement(w *writer, b *budget.Budget, sev observer.Severity) observer.Severity {
+	if b.MaxTokens <= 0 {
 		return sev
 	}
-	startSentence(text)
+	left := b.MaxTokens - b.TokensUsed
 	if left <= 0 {
-		text.WriteString("You have exhausted your token budget.")
+		w.WriteString(" You have exhausted your token budget.")
 		return observer.Warning
 	}
 	// Tokens are left: a share of 99.5% or more, rounded, would read as
 	// all used, and is written as 99%.
 	used := min(float64(b.TokensUsed)/float64(b.MaxTokens)*100, 99)
-	text.WriteString("You have used ")
-	scan.WriteThousands(text, b.TokensUsed)
-	text.WriteString(" of ")
-	scan.WriteThousands(text, b.MaxTokens)
-	text.WriteString(" tokens (")
-	writePercent(text, used)
-	text.WriteString("% of budget). ")
-	scan.WriteThousands(text, left)
-	text.WriteString(" tokens remaining.")
-	f, _ := b.FractionRemaining(budget.Tokens, now)
-	return g.grade(sev, f)
+	w.WriteString(" You have used ")
+	scan.WriteThousands(&w.Builder, b.TokensUsed)
+	w.Write(w.tokens.of(b.MaxTokens, appendTokensOf))
+	writePercent(&w.Builder, used)
+	w.WriteString("% of budget). ")
+	scan.WriteThousands(&w.Builder, left)
+	w.WriteString(" tokens remaining.")
+	return g.grade(sev, share(left, b.MaxTokens))
+}
+
+// appendTokensOf appends the text around the token limit.
+func appendTokensOf(dst []byte, limit int64) []byte {
+	dst = scan.AppendThousands(append(dst, " of "...), limit)
+	return append(dst, " tokens ("...)
 }
 
 // costStatement writes the dollars spent and left, if cost is limited,
 // and returns sev graded by them.
-func (g resourceGrader) costStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
-	left, ok := b.CostRemaining()
-	if !ok {
+func (g resourceGrader) costStatement(w *writer, b *budget.Budget, sev observer.Severity) observer.Severity {
+	if b.MaxCostUSD <= 0 {
 		return sev
 	}
-	startSentence(text)
+	left := b.MaxCostUSD - b.CostUSD
 	if left <= 0 {
-		text.WriteString("You have exhausted your cost budget.")
+		w.WriteString(" You have exhausted your cost budget.")
 		return observer.Warning
 	}
 	used := min(b.CostUSD/b.MaxCostUSD*100, 99)
 	var num [32]byte
-	text.WriteString("You have spent $")
-	text.Write(strconv.AppendFloat(num[:0], b.CostUSD, 'f', 2, 64))
-	text.WriteString(" of $")
-	text.Write(strconv.AppendFloat(num[:0], b.MaxCostUSD, 'f', 2, 64))
-	text.WriteString(" (")
-	writePercent(text, used)
-	text.WriteString("% of budget).")
-	f, _ := b.FractionRemaining(budget.CostUSD, now)
-	return g.grade(sev, f)
+	w.WriteString(" You have spent $")
+	w.Write(strconv.AppendFloat(num[:0], b.CostUSD, 'f', 2, 64))
+	w.WriteString(" of $")
+	w.Write(strconv.AppendFloat(num[:0], b.MaxCostUSD, 'f', 2, 64))
+	w.WriteString(" (")
+	writePercent(&w.Builder, used)
+	w.WriteString("% of budget).")
+	return g.grade(sev, min(left/b.MaxCostUSD, 1))
 }
 
 // writePercent writes a percentage rounded to a whole number, as
@@ -238,57 +306,54 @@ func writePercent(text *strings.Builder, used float64) {
 	text.Write(strconv.AppendFloat(num[:0], used, 'f', 0, 64))
 }
 
-// toolCallStatement writes the tool calls made and left, if they are
-// limited, and returns sev graded by them.
-func (g resourceGrader) toolCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
-	return g.callStatement(text, b, now, sev, budget.ToolCalls, b.ToolCalls, b.MaxToolCalls, "tool")
-}
-
-// modelCallStatement writes the model calls made and left, if they are
-// limited, and returns sev graded by them.
-func (g resourceGrader) modelCallStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
-	return g.callStatement(text, b, now, sev, budget.ModelCalls, b.ModelCalls, b.MaxModelCalls, "model")
-}
-
-// callStatement writes the calls of a kind made and left (resource r,
-// made of limit), if they are limited, and returns sev graded by them.
-func (g resourceGrader) callStatement(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity, r budget.Resource, made, limit int64, kind string) observer.Severity {
+// callStatement writes the calls of a kind made and left (made of limit),
+// if they are limited, and returns sev graded by them. t keeps the text
+// around the limit.
+func (g resourceGrader) callStatement(w *writer, sev observer.Severity, t *limitText, made, limit int64, kind string) observer.Severity {
 	if limit <= 0 {
 		return sev
 	}
 	left := limit - made
-	startSentence(text)
 	if left <= 0 {
-		text.WriteString("You have exhausted your ")
-		text.WriteString(kind)
-		text.WriteString(" call budget.")
+		w.WriteString(" You have exhausted your ")
+		w.WriteString(kind)
+		w.WriteString(" call budget.")
 		return observer.Warning
 	}
-	text.WriteString("You have made ")
-	scan.WriteInt(text, made)
-	text.WriteString(" of ")
-	scan.WriteInt(text, limit)
-	text.WriteString(" allowed ")
-	text.WriteString(kind)
-	text.WriteString(" calls. ")
-	scan.WritePlural(text, left, "call", "calls")
-	text.WriteString(" remaining.")
-	f, _ := b.FractionRemaining(r, now)
-	return g.grade(sev, f)
+	w.WriteString(" You have made ")
+	scan.WriteInt(&w.Builder, made)
+	if kind == "tool" {
+		w.Write(t.of(limit, appendToolCallsOf))
+	} else {
+		w.Write(t.of(limit, appendModelCallsOf))
+	}
+	scan.WritePlural(&w.Builder, left, "call remaining.", "calls remaining.")
+	return g.grade(sev, share(left, limit))
+}
+
+// appendToolCallsOf and appendModelCallsOf append the text around a call
+// limit.
+func appendToolCallsOf(dst []byte, limit int64) []byte {
+	return append(strconv.AppendInt(append(dst, " of "...), limit, 10), " allowed tool calls. "...)
+}
+
+func appendModelCallsOf(dst []byte, limit int64) []byte {
+	return append(strconv.AppendInt(append(dst, " of "...), limit, 10), " allowed model calls. "...)
 }
 
 // paceStatements writes the shortfalls the pace so far projects, once
 // enough calls have been made to judge it, and raises sev one level if
-// there are any.
-func (r *Observer) paceStatements(text *strings.Builder, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
+// there are any. Nothing is projected before [budget.MinProjectionElapsed]
+// has passed, so the pace is not computed before then.
+func (r *Observer) paceStatements(w *writer, b *budget.Budget, now time.Time, sev observer.Severity) observer.Severity {
 	minCalls := scan.Pick(r.MinPaceCalls, DefaultMinPaceCalls)
-	if minCalls <= 0 || b.ToolCalls < int64(minCalls) {
+	if minCalls <= 0 || b.ToolCalls < int64(minCalls) || b.Elapsed(now) < budget.MinProjectionElapsed {
 		return sev
 	}
 	shortfalls := budget.Project(*b, now).Shortfalls()
 	for _, s := range shortfalls {
-		startSentence(text)
-		writePace(text, s)
+		w.WriteByte(' ')
+		writePace(&w.Builder, s)
 	}
 	if len(shortfalls) > 0 {
 		return min(sev+1, observer.Warning)

@@ -139,9 +139,12 @@ func appendClipped[T string | []byte](dst []byte, s T, n int) []byte {
 // EvidenceLine cites one call: "#12 read_file path=go.mod", with
 // " (failed: reason)" for a failure.
 func EvidenceLine(b *strings.Builder, index int64, label []byte, success bool, errMsg string) {
-	b.WriteByte('#')
-	WriteInt(b, index)
-	b.WriteByte(' ')
+	// "#12 " is put together on the stack and written at once.
+	var head [1 + 20 + 1]byte
+	i := putInt((*[20]byte)(head[1:21]), index)
+	head[i] = '#'
+	head[len(head)-1] = ' '
+	b.Write(head[i:])
 	b.Write(label)
 	if !success {
 		b.WriteString(" (failed")
@@ -271,17 +274,28 @@ func listAll(b *strings.Builder, n int, line func(b *strings.Builder, i int)) {
 // assessment writes one per line, so it does the work inline rather than
 // through strconv.
 func WriteInt(b *strings.Builder, n int64) {
-	if 0 <= n && n < 10 {
+	switch {
+	case 0 <= n && n < 10:
 		b.WriteByte(byte('0' + n))
+		return
+	case 10 <= n && n < 100:
+		// Call indices and counts: two digits, straight from the table.
+		b.WriteString(digitPairs[2*n : 2*n+2])
 		return
 	}
 	var digits [20]byte
-	i := putDigits(&digits, len(digits), magnitude(n))
+	b.Write(digits[putInt(&digits, n):])
+}
+
+// putInt writes n in decimal at the end of buf and returns where it
+// starts.
+func putInt(buf *[20]byte, n int64) int {
+	i := putDigits(buf, len(buf), magnitude(n))
 	if n < 0 {
 		i--
-		digits[i] = '-'
+		buf[i] = '-'
 	}
-	b.Write(digits[i:])
+	return i
 }
 
 // magnitude returns the absolute value of n, which MinInt64 has too as
