@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lookout-go/lookout/internal/stack"
 )
 
 // processor is a Recorder's queue and the one goroutine that empties it
@@ -301,8 +303,9 @@ const lingerTime = time.Millisecond
 
 func (p *processor) loop() {
 	if p.direct == nil {
-		// A MemorySink takes little stack; others encode and write.
-		growStack()
+		// A MemorySink takes little stack; others encode and write,
+		// which takes 8 KiB.
+		stack.Grow[[4 << 10]byte]()
 	}
 	defer close(p.exited)
 	defer p.wctx.stop()
@@ -318,27 +321,6 @@ func (p *processor) loop() {
 		}
 	}
 }
-
-// stackRoom is stack enough that the runtime gives the goroutine the
-// 8 KiB it takes to encode a record and write it to a file.
-const stackRoom = 4 << 10
-
-// growStack grows the goroutine's stack to hold stackRoom. A goroutine's
-// stack starts small and is copied to one twice as large whenever it runs
-// out, which costs for every frame on it: growing it at the start, when it
-// holds one frame, costs less than growing it in the middle of a write,
-// when it holds a dozen.
-//
-//go:noinline
-func growStack() {
-	var room [stackRoom]byte
-	keep(&room)
-}
-
-// keep is a use of room that the compiler cannot remove.
-//
-//go:noinline
-func keep(*[stackRoom]byte) {}
 
 // wait parks the goroutine until an emit wakes it, then lingers, unless
 // the queue is already half full or holds a flush request; a flush

@@ -12,6 +12,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/stack"
 )
 
 // Agent returns a, wrapped so that each query the Runner runs on it is
@@ -122,6 +123,8 @@ func forward(ctx context.Context, r *drive.Run, c *claim, in *adk.AsyncIterator[
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
 	rl := &relay{run: r, claim: c, ctx: ctx, in: in}
 	go func() {
+		// Ending the run takes 3 KiB of stack.
+		stack.Grow[[1536]byte]()
 		defer gen.Close()
 		for ev, ok := rl.next(); ok; ev, ok = rl.next() {
 			if workflow && ev != nil {
