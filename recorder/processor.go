@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lookout-go/lookout/internal/endwait"
 	"github.com/lookout-go/lookout/internal/stack"
 )
 
@@ -47,6 +48,9 @@ type processor struct {
 	flushing  bool         // a flush request waits in the queue: no lingering
 	closed    bool         // Close began: no more items are taken
 	reply     flushRequest // empty, left by a Flush that had its answer, for the next one
+	// flushTimer, stopped, is left by a Flush bounded by an
+	// endwait.Context for the next one.
+	flushTimer *time.Timer
 
 	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
 	room    chan struct{} // cap 1: wakes an emitter waiting for room
@@ -204,6 +208,14 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return nil
 	}
 	p := r.proc
+	var timeout <-chan time.Time
+	if b, ok := ctx.(*endwait.Context); ok {
+		// A query's end, which bounds its wait without a ctx of its own.
+		ctx = b.Context
+		t := p.timer(b.Within)
+		defer p.keepTimer(t)
+		timeout = t.C
+	}
 	done, err := p.request(ctx)
 	if err != nil {
 		return err
@@ -217,7 +229,31 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-timeout:
+		return context.DeadlineExceeded
 	}
+}
+
+// timer returns a timer that fires after d: the one a Flush left, or a
+// new one.
+func (p *processor) timer(d time.Duration) *time.Timer {
+	p.mu.Lock()
+	t := p.flushTimer
+	p.flushTimer = nil
+	p.mu.Unlock()
+	if t == nil {
+		return time.NewTimer(d)
+	}
+	t.Reset(d)
+	return t
+}
+
+// keepTimer stops t and keeps it for the next Flush.
+func (p *processor) keepTimer(t *time.Timer) {
+	t.Stop()
+	p.mu.Lock()
+	p.flushTimer = t
+	p.mu.Unlock()
 }
 
 // request queues a request to flush for a Flush called with ctx and wakes
