@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/lookout-go/lookout/internal/endwait"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -131,5 +133,15 @@ func TestFlushAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%.1f allocations a Flush, want none", allocs)
+	}
+	// A query's end bounds its Flush with a timer the Recorder reuses.
+	within := &endwait.Context{Context: ctx, Within: time.Hour}
+	allocs = testing.AllocsPerRun(100, func() {
+		if err := rec.Flush(within); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations a bounded Flush, want none", allocs)
 	}
 }

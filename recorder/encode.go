@@ -118,14 +118,62 @@ func (e *encoder) time(b []byte, t time.Time) ([]byte, error) {
 		if sec < firstRFC3339Second || sec >= pastRFC3339Second {
 			return b, fmt.Errorf("%w: recorded_at %v has a year outside 0-9999", ErrEncode, t)
 		}
-		time.Unix(sec, 0).UTC().AppendFormat(e.stamp[:0], "2006-01-02T15:04:05")
+		appendSecond(e.stamp[:0], sec)
 		e.second, e.stampOK = sec, true
 	}
-	b = append(b, e.stamp[:]...)
-	if ns := t.Nanosecond(); ns != 0 {
+	return appendNanoZ(append(b, e.stamp[:]...), t.Nanosecond()), nil
+}
+
+// appendUTC appends t in UTC as time.RFC3339Nano writes it, or reports
+// false, appending nothing, for a year outside 0-9999.
+func appendUTC(b []byte, t time.Time) ([]byte, bool) {
+	sec := t.Unix()
+	if sec < firstRFC3339Second || sec >= pastRFC3339Second {
+		return b, false
+	}
+	return appendNanoZ(appendSecond(b, sec), t.Nanosecond()), true
+}
+
+// appendNanoZ appends what RFC3339Nano writes after the seconds of a
+// time in UTC with ns nanoseconds: the fraction, if not zero, and Z.
+func appendNanoZ(b []byte, ns int) []byte {
+	if ns != 0 {
 		b = appendFraction(b, ns)
 	}
-	return append(b, 'Z'), nil
+	return append(b, 'Z')
+}
+
+// appendSecond appends the UTC second sec, since the Unix epoch, of a
+// year from 0 to 9999, as time.RFC3339 writes it up to the seconds
+// (2006-01-02T15:04:05). The date is the proleptic Gregorian calendar's,
+// as the time package's, from the count of days by the arithmetic of
+// Howard Hinnant's civil_from_days.
+func appendSecond(b []byte, sec int64) []byte {
+	days, clock := sec/86400, sec%86400
+	if clock < 0 {
+		days, clock = days-1, clock+86400
+	}
+	// Days since -0400-03-01, which starts a 400-year era: the years 0
+	// to 9999 have no negative count.
+	z := days + 719468 + 146097
+	era, doe := z/146097-1, z%146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100) // from March 1st
+	mp := (5*doy + 2) / 153
+	day := doy - (153*mp+2)/5 + 1
+	month := mp + 3
+	year := yoe + era*400
+	if month > 12 {
+		month -= 12
+		year++
+	}
+	t := digitTriples[:3000]
+	hi, lo := year/100*3, year%100*3
+	mo, d := month*3, day*3
+	h, mi, s := clock/3600*3, clock/60%60*3, clock%60*3
+	return append(b,
+		t[hi+1], t[hi+2], t[lo+1], t[lo+2], '-', t[mo+1], t[mo+2], '-', t[d+1], t[d+2],
+		'T', t[h+1], t[h+2], ':', t[mi+1], t[mi+2], ':', t[s+1], t[s+2])
 }
 
 // appendFraction appends '.' and ns, a count of nanoseconds from 1 to
@@ -459,7 +507,7 @@ func (e *encoder) limits(b []byte, l *RunLimits) []byte {
 	b = appendNonZeroField(b, `,"timeout_ns":`, int64(l.Timeout))
 	if !l.Deadline.IsZero() {
 		b = append(b, `,"deadline":"`...)
-		at, err := l.Deadline.AppendText(b)
+		at, err := appendDeadline(b, l.Deadline)
 		if err != nil {
 			e.fail(err)
 			return b
@@ -470,6 +518,17 @@ func (e *encoder) limits(b []byte, l *RunLimits) []byte {
 	b = appendNonZeroField(b, `,"max_tool_calls":`, l.MaxToolCalls)
 	b = appendNonZeroField(b, `,"max_model_calls":`, l.MaxModelCalls)
 	return closeObject(b, start)
+}
+
+// appendDeadline appends d as time.Time.AppendText does: RFC 3339 with
+// the nanoseconds, in d's location, an offset of zero as Z.
+func appendDeadline(b []byte, d time.Time) ([]byte, error) {
+	if _, offset := d.Zone(); offset == 0 {
+		if out, ok := appendUTC(b, d); ok {
+			return out, nil
+		}
+	}
+	return d.AppendText(b)
 }
 
 // runEnded encodes a run_ended payload.

@@ -419,3 +419,44 @@ func TestASinkWritesEachRequestsInjectedMessages(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTimesEncodeAsTheTimePackageWrites checks that a record's time, and
+// the deadline of its run's limits, are written as the time package
+// writes them (RFC 3339 with the nanoseconds, the time in UTC and the
+// deadline in its location), and that a time it cannot write fails the
+// record as it does.
+func FuzzTimesEncodeAsTheTimePackageWrites(f *testing.F) {
+	for _, s := range []int64{0, -1, 951782400, 4107542400, -62135596800, 253402300799, -62167219200, 253402300800, 1 << 40} {
+		f.Add(s, int64(123456789), 0)
+		f.Add(s, int64(0), 90)
+	}
+	f.Fuzz(func(t *testing.T, sec, ns int64, minutes int) {
+		sec %= 400 << 40
+		zones := []*time.Location{time.UTC, time.Local, time.FixedZone("", 0), time.FixedZone("", (minutes%(30*60))*60)}
+		for _, loc := range zones {
+			at := time.Unix(sec, ns%1e9).In(loc)
+			r := recorder.Record{RunID: "r", RecordedAt: at, Payload: &recorder.RunStarted{Limits: recorder.RunLimits{Deadline: at}}}
+			b, err := r.AppendJSON(nil)
+			stamp, stampErr := at.UTC().MarshalText()
+			deadline, deadlineErr := at.MarshalText()
+			if stampErr != nil || deadlineErr != nil {
+				require.ErrorIs(t, err, recorder.ErrEncode, "%v", at)
+				continue
+			}
+			require.NoError(t, err, "%v", at)
+			var got struct {
+				RecordedAt string `json:"recorded_at"`
+				Payload    struct {
+					Limits struct {
+						Deadline string `json:"deadline"`
+					} `json:"limits"`
+				} `json:"payload"`
+			}
+			require.NoError(t, json.Unmarshal(b, &got))
+			assert.Equal(t, string(stamp), got.RecordedAt)
+			if !at.IsZero() { // a zero deadline is left out
+				assert.Equal(t, string(deadline), got.Payload.Limits.Deadline)
+			}
+		}
+	})
+}

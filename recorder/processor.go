@@ -7,6 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lookout-go/lookout/internal/endwait"
+	"github.com/lookout-go/lookout/internal/stack"
 )
 
 // processor is a Recorder's queue and the one goroutine that empties it
@@ -45,6 +48,9 @@ type processor struct {
 	flushing  bool         // a flush request waits in the queue: no lingering
 	closed    bool         // Close began: no more items are taken
 	reply     flushRequest // empty, left by a Flush that had its answer, for the next one
+	// flushTimer, stopped, is left by a Flush bounded by an
+	// endwait.Context for the next one.
+	flushTimer *time.Timer
 
 	wake    chan struct{} // cap 1: wakes the goroutine when it is parked or lingering
 	room    chan struct{} // cap 1: wakes an emitter waiting for room
@@ -202,6 +208,14 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return nil
 	}
 	p := r.proc
+	var timeout <-chan time.Time
+	if b, ok := ctx.(*endwait.Context); ok {
+		// A query's end, which bounds its wait without a ctx of its own.
+		ctx = b.Context
+		t := p.timer(b.Within)
+		defer p.keepTimer(t)
+		timeout = t.C
+	}
 	done, err := p.request(ctx)
 	if err != nil {
 		return err
@@ -215,7 +229,31 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-timeout:
+		return context.DeadlineExceeded
 	}
+}
+
+// timer returns a timer that fires after d: the one a Flush left, or a
+// new one.
+func (p *processor) timer(d time.Duration) *time.Timer {
+	p.mu.Lock()
+	t := p.flushTimer
+	p.flushTimer = nil
+	p.mu.Unlock()
+	if t == nil {
+		return time.NewTimer(d)
+	}
+	t.Reset(d)
+	return t
+}
+
+// keepTimer stops t and keeps it for the next Flush.
+func (p *processor) keepTimer(t *time.Timer) {
+	t.Stop()
+	p.mu.Lock()
+	p.flushTimer = t
+	p.mu.Unlock()
 }
 
 // request queues a request to flush for a Flush called with ctx and wakes
@@ -301,8 +339,9 @@ const lingerTime = time.Millisecond
 
 func (p *processor) loop() {
 	if p.direct == nil {
-		// A MemorySink takes little stack; others encode and write.
-		growStack()
+		// A MemorySink takes little stack; others encode and write,
+		// which takes 8 KiB.
+		stack.Grow[[4 << 10]byte]()
 	}
 	defer close(p.exited)
 	defer p.wctx.stop()
@@ -318,27 +357,6 @@ func (p *processor) loop() {
 		}
 	}
 }
-
-// stackRoom is stack enough that the runtime gives the goroutine the
-// 8 KiB it takes to encode a record and write it to a file.
-const stackRoom = 4 << 10
-
-// growStack grows the goroutine's stack to hold stackRoom. A goroutine's
-// stack starts small and is copied to one twice as large whenever it runs
-// out, which costs for every frame on it: growing it at the start, when it
-// holds one frame, costs less than growing it in the middle of a write,
-// when it holds a dozen.
-//
-//go:noinline
-func growStack() {
-	var room [stackRoom]byte
-	keep(&room)
-}
-
-// keep is a use of room that the compiler cannot remove.
-//
-//go:noinline
-func keep(*[stackRoom]byte) {}
 
 // wait parks the goroutine until an emit wakes it, then lingers, unless
 // the queue is already half full or holds a flush request; a flush

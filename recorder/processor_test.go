@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/internal/endwait"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -290,6 +291,27 @@ func TestFlushHonoursItsContext(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, rec.Flush(cancelled), context.Canceled)
 	sink.release()
+	require.NoError(t, rec.Flush(ctx))
+}
+
+// TestFlushWithinABoundGivesUpAfterIt checks that the Flush of a query's
+// end, bounded by an endwait.Context, returns once the bound passes when
+// the sink is stuck, a second time too with the timer the first left,
+// and gets its answer once the sink returns.
+func TestFlushWithinABoundGivesUpAfterIt(t *testing.T) {
+	ctx := context.Background()
+	sink := newStuckSink()
+	rec := newRec(t, sink, nil)
+	require.NoError(t, rec.ResumeRun(recorder.RunInfo{}, 0).Budget(ctx, recorder.BudgetRecord{}))
+	<-sink.entered
+	for range 2 {
+		assert.ErrorIs(t, rec.Flush(&endwait.Context{Context: ctx, Within: time.Millisecond}), context.DeadlineExceeded)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, rec.Flush(&endwait.Context{Context: cancelled, Within: time.Hour}), context.Canceled)
+	sink.release()
+	require.NoError(t, rec.Flush(&endwait.Context{Context: ctx, Within: time.Hour}))
 	require.NoError(t, rec.Flush(ctx))
 }
 

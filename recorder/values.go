@@ -207,6 +207,15 @@ func (e *encoder) float(b []byte, f float64) []byte {
 		e.fail(fmt.Errorf("json: unsupported value: %v", f))
 		return b
 	}
+	if b, ok := appendThousandths(b, f); ok {
+		return b
+	}
+	return appendShortest(b, f)
+}
+
+// appendShortest appends f, finite, as encoding/json writes it: strconv's
+// shortest decimal, with an exponent outside [1e-6, 1e21).
+func appendShortest(b []byte, f float64) []byte {
 	format := byte('f')
 	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
 		format = 'e'
@@ -218,6 +227,36 @@ func (e *encoder) float(b []byte, f float64) []byte {
 		b = b[:n-1]
 	}
 	return b
+}
+
+// appendThousandths appends f as strconv writes it shortest, when f is
+// the float nearest a count of thousandths below 1e9 in magnitude, other
+// than zero (a threshold, a price): the decimal of that count, which no
+// shorter one rounds to f, as a float that far below 2^53 is a thousandth
+// apart from its neighbours many times over. Otherwise it reports false
+// and appends nothing.
+func appendThousandths(b []byte, f float64) ([]byte, bool) {
+	m := f * 1000
+	if !(m > -1e12 && m < 1e12) || m == 0 || m != math.Trunc(m) || float64(int64(m))/1000 != f {
+		return b, false
+	}
+	n := int64(m)
+	if n < 0 {
+		b = append(b, '-')
+		n = -n
+	}
+	b = appendUint(b, uint64(n/1000))
+	if frac := n % 1000; frac != 0 {
+		t := digitTriples[frac*3 : frac*3+3]
+		switch {
+		case frac%100 == 0:
+			t = t[:1]
+		case frac%10 == 0:
+			t = t[:2]
+		}
+		b = append(append(b, '.'), t...)
+	}
+	return b, true
 }
 
 // reflectEncoder reuses an encoding/json encoder and its buffer for the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/endwait"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 )
@@ -451,9 +452,7 @@ func (r *Run) End(ctx context.Context, err error) {
 // flush waits, up to Config.EndWait or until ctx ends, for the Recorder
 // to hand what is queued to the sink and flush it.
 func (r *Run) flush(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.EndWait)
-	defer cancel()
-	if err := r.cfg.Recorder.Flush(ctx); err != nil {
+	if err := r.cfg.Recorder.Flush(&endwait.Context{Context: ctx, Within: r.cfg.EndWait}); err != nil {
 		r.cfg.OnError(ctx, fmt.Errorf("lookout: the records of the run's end did not reach the sink: %w", err))
 	}
 }

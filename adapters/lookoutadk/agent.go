@@ -12,6 +12,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/stack"
 )
 
 // Agent returns a, wrapped so that each query the Runner runs on it is
@@ -103,7 +104,9 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 	if r == nil {
 		return run(ctx)
 	}
-	c := &claim{run: r}
+	rl := &relay{run: r, workflow: a.workflow}
+	c := &rl.claim
+	c.run = r
 	if _, c.single = a.inner.(*adk.ChatModelAgent); !c.single && input != nil {
 		// The segments of an agent other than a ChatModelAgent (a
 		// supervisor, a workflow) run as the run's children; the query's
@@ -111,40 +114,49 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 		// itself, and records the input it is given.
 		r.RecordInput(ctx, input.Messages)
 	}
-	ctx = context.WithValue(ctx, claimKey{}, c)
-	return forward(ctx, r, c, run(ctx), a.workflow)
+	rl.ctx = context.WithValue(ctx, claimKey{}, c)
+	rl.in = run(rl.ctx)
+	return rl.forward()
 }
 
-// forward passes the events of in on, unchanged and in order, ending
-// run r before the caller can see the query's error or the end of its
+// forward passes the events of rl.in on, unchanged and in order, ending
+// the run before the caller can see the query's error or the end of its
 // events. See relay.
-func forward(ctx context.Context, r *drive.Run, c *claim, in *adk.AsyncIterator[*adk.AgentEvent], workflow bool) *adk.AsyncIterator[*adk.AgentEvent] {
+func (rl *relay) forward() *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
-	rl := &relay{run: r, claim: c, ctx: ctx, in: in}
-	go func() {
-		defer gen.Close()
-		for ev, ok := rl.next(); ok; ev, ok = rl.next() {
-			if workflow && ev != nil {
-				collapse(ev)
-			}
-			rl.pass(ev)
-			gen.Send(ev)
-		}
-		rl.finish()
-	}()
+	rl.gen = gen
+	go rl.loop()
 	return out
+}
+
+// loop is forward's goroutine.
+func (rl *relay) loop() {
+	// Ending the run takes 3 KiB of stack.
+	stack.Grow[[1536]byte]()
+	defer rl.gen.Close()
+	for ev, ok := rl.next(); ok; ev, ok = rl.next() {
+		if rl.workflow && ev != nil {
+			collapse(ev)
+		}
+		rl.pass(ev)
+		rl.gen.Send(ev)
+	}
+	rl.finish()
 }
 
 // lookahead bounds how long the first error event waits for the event
 // after it, to learn whether it is the query's last.
 const lookahead = 200 * time.Millisecond
 
-// relay is the state of forward's goroutine.
+// relay is the state of forward's goroutine. workflow says the agent is
+// a workflow, whose events' run paths are collapsed.
 type relay struct {
-	run   *drive.Run
-	claim *claim
-	ctx   context.Context // the run's
-	in    *adk.AsyncIterator[*adk.AgentEvent]
+	run      *drive.Run
+	claim    claim
+	ctx      context.Context // the run's
+	in       *adk.AsyncIterator[*adk.AgentEvent]
+	gen      *adk.AsyncGenerator[*adk.AgentEvent]
+	workflow bool
 	// ahead carries the events of in once the relay looked ahead; see
 	// last. peeked is the event read ahead and not yet passed on, and
 	// done says in has no more.
