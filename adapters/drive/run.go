@@ -712,11 +712,13 @@ func (r *Run) noteUser(ctx context.Context, input []*schema.Message) {
 }
 
 // lastOwn returns the last message of input that Lookout did not inject,
-// or nil.
+// or nil. Lookout injects user and system messages only (see
+// Config.InjectAs), so a reply or a tool result, the usual last message,
+// is taken without looking for the tag.
 func lastOwn(input []*schema.Message) *schema.Message {
 	for i := len(input) - 1; i >= 0; i-- {
-		if !isInjected(input[i]) {
-			return input[i]
+		if m := input[i]; m == nil || m.Role != schema.User && m.Role != schema.System || !isInjected(m) {
+			return m
 		}
 	}
 	return nil

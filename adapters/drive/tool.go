@@ -28,6 +28,9 @@ type Call struct {
 	// tracked says the call is counted in the run's inflight until its
 	// records are written; see Run.EndAfterCalls.
 	tracked bool
+	// control says the call is of a control tool, one the run hands over
+	// with when it succeeds.
+	control bool
 	parts   []recorder.Part // the result's media; see SetResultMedia
 }
 
@@ -65,8 +68,9 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 	if tracked {
 		r.callArrived()
 	}
+	control := r.control(name)
 	switch {
-	case !r.control(name):
+	case !control:
 		if refusal := r.charge(ctx, name, callID, args, now, tracked); refusal != "" {
 			return Call{}, refusal, r.Failure()
 		}
@@ -80,7 +84,7 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 		return Call{}, "", ex
 	}
 	// A control tool steers the run: it is neither refused nor charged.
-	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
+	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked, control: control}
 	c.recordStart(ctx)
 	return c, "", nil
 }
@@ -204,7 +208,7 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 		}
 	}()
 	out = c.record(ctx, result, err, true)
-	if out == nil && c.run.control(c.name) {
+	if out == nil && c.control {
 		name := c.name // a copy, so that c does not escape
 		c.run.handover.Store(&name)
 	}
