@@ -50,13 +50,15 @@ func (r *Run) Admit(ctx context.Context, name, callID, args string) (c Call, ref
 			c, refusal, err = Call{}, "", nil
 		}
 	}()
-	return r.admit(ctx, name, callID, args)
+	refusal, err = r.admit(ctx, &c, name, callID, args)
+	return c, refusal, err
 }
 
-// admit is Admit without the guard against panics.
-func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, refusal string, err error) {
+// admit is Admit without the guard against panics. It fills in c, which
+// is zero, for a call that may run.
+func (r *Run) admit(ctx context.Context, c *Call, name, callID, args string) (refusal string, err error) {
 	if err := r.Failure(); err != nil {
-		return Call{}, "", err
+		return "", err
 	}
 	if !r.setupDone.Load() {
 		r.Begin(ctx, nil)
@@ -72,7 +74,7 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 	switch {
 	case !control:
 		if refusal := r.charge(ctx, name, callID, args, now, tracked); refusal != "" {
-			return Call{}, refusal, r.Failure()
+			return refusal, r.Failure()
 		}
 	case !r.Control(name):
 		// A handover on the last turn after a limit was spent: the work
@@ -81,12 +83,12 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 		// turn after a handover, but silently.)
 		ex := r.final.Load()
 		r.refuse(ctx, name, callID, ex, tracked)
-		return Call{}, "", ex
+		return "", ex
 	}
 	// A control tool steers the run: it is neither refused nor charged.
-	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked, control: control}
+	c.run, c.name, c.id, c.args, c.started, c.tracked, c.control = r, name, callID, args, now, tracked, control
 	c.recordStart(ctx)
-	return c, "", nil
+	return "", nil
 }
 
 // charge admits a call of a tool other than a control tool: the observers
