@@ -30,7 +30,7 @@ import (
 // and tool call.
 func withDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithDeadlineCause(parent, d, cause)
-	return &deadlineCtx{Context: inner, parent: parent, cause: cause}, cancel
+	return &deadlineCtx{Context: inner, parent: parent, cause: cause, done: inner.Done()}, cancel
 }
 
 // deadlineCtx is the ctx of WithDeadline: inner with its Err changed.
@@ -38,8 +38,15 @@ type deadlineCtx struct {
 	context.Context // inner: the deadline, and parent's cancellation
 	parent          context.Context
 	cause           *budget.ExceededError
-	found           foundValues
+	// done is inner's Done channel, which never changes once made.
+	done  <-chan struct{}
+	found foundValues
 }
+
+// Done returns inner's Done channel. Eino asks for it several times per
+// model and tool call, through every layer above this ctx; kept here, it
+// costs no further calls down inner's own layers.
+func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
 
 // Value looks key up in parent, past inner's layers, which answer only
 // the context package's own key, of type *int (see context.Cause). Eino

@@ -52,6 +52,28 @@ func TestWithDeadlineErrIsTheBudgetError(t *testing.T) {
 	assert.Same(t, timeUp, context.Cause(child))
 }
 
+// TestWithDeadlineDoneIsInnersChannel checks that the Done channel the
+// deadline ctx keeps is its inner ctx's, which cancel closes, and that a
+// ctx derived from it is canceled with it without a goroutine of its own:
+// the context package recognises the channel as its parent's.
+func TestWithDeadlineDoneIsInnersChannel(t *testing.T) {
+	ctx, cancel := withDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+	d := ctx.(*deadlineCtx)
+	assert.Equal(t, d.Context.Done(), ctx.Done())
+	child, stop := context.WithCancel(context.WithValue(ctx, testKey{}, 1))
+	defer stop()
+	select {
+	case <-ctx.Done():
+		t.Fatal("done before the deadline")
+	default:
+	}
+	cancel()
+	<-ctx.Done()
+	<-child.Done()
+	assert.Equal(t, context.Canceled, ctx.Err())
+	assert.Equal(t, context.Canceled, child.Err())
+}
+
 func TestWithDeadlineDerivedBeforeTheDeadline(t *testing.T) {
 	ctx, cancel := withDeadline(context.Background(), time.Now().Add(time.Millisecond), timeUp)
 	defer cancel()
