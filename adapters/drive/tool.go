@@ -291,19 +291,19 @@ func (c *Call) record(ctx context.Context, result string, err error, asMessage b
 
 // toolCallRecord is the session's record of the call, ending now with
 // result and out.
-func (c *Call) toolCallRecord(result string, out error) observer.ToolCallRecord {
+func (c *Call) toolCallRecord(result string, out error) (rec observer.ToolCallRecord) {
 	r := c.run
 	end := r.cfg.Now()
-	rec := observer.ToolCallRecord{
-		CallID:        c.id,
-		ToolName:      c.name,
-		ParamsSummary: summarize(c.args, 120),
-		Arguments:     truncate(c.args, r.cfg.MaxRecordBytes),
-		Result:        truncate(result, r.cfg.MaxRecordBytes),
-		Success:       out == nil,
-		Timestamp:     end,
-		Duration:      end.Sub(c.started),
-	}
+	// Set field by field in the result, which a composite literal would
+	// be built beside and copied into.
+	rec.CallID = c.id
+	rec.ToolName = c.name
+	rec.ParamsSummary = summarize(c.args, 120)
+	rec.Arguments = truncate(c.args, r.cfg.MaxRecordBytes)
+	rec.Result = truncate(result, r.cfg.MaxRecordBytes)
+	rec.Success = out == nil
+	rec.Timestamp = end
+	rec.Duration = end.Sub(c.started)
 	if out != nil {
 		rec.ErrorMessage = truncate(out.Error(), r.cfg.MaxRecordBytes)
 	}
