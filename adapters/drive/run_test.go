@@ -2,6 +2,7 @@ package drive
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -204,4 +205,16 @@ func TestTheWrapUpReminderNamesTheOfferedControlTools(t *testing.T) {
 
 	_, err = r.BeforeModel(ctx, nil, []*schema.ToolInfo{{Name: "search"}, {Name: "exit"}})
 	assert.ErrorIs(t, err, budget.ErrExceeded, "an agent has one last turn once the tool calls are spent")
+}
+
+// TestZeroModelCallPassesTheOutcomeThrough checks that the zero
+// ModelCall, which StartModel returns when Lookout's own work panicked,
+// charges and records nothing and hands the call's error back.
+func TestZeroModelCallPassesTheOutcomeThrough(t *testing.T) {
+	ctx := context.Background()
+	var c ModelCall
+	failed := errors.New("model down")
+	assert.Same(t, failed, c.End(ctx, nil, failed))
+	assert.NoError(t, c.End(ctx, schema.AssistantMessage("ok", nil), nil))
+	assert.NoError(t, c.Streamed().EndStream(ctx, nil, nil, -1, nil))
 }
