@@ -92,38 +92,42 @@ func (t *Tracker) Budget() Budget {
 	return b
 }
 
-// ChargeModelCall charges one model call attempt. A nil u records a call
-// whose provider reported no usage; a zero Usage records one that reported
-// zero tokens.
-func (t *Tracker) ChargeModelCall(u *Usage) Budget { return t.charge(u, true) }
-
-// ChargeReserved charges the usage of a model call attempt that
-// [Tracker.ReserveModelCall] already counted: the call is not counted
-// again. A nil u records that its provider reported no usage.
-func (t *Tracker) ChargeReserved(u *Usage) Budget { return t.charge(u, false) }
-
-// charge charges u, counting a model call when count is set.
-func (t *Tracker) charge(u *Usage, count bool) Budget {
+// ChargeModelCall charges one model call attempt and returns the budget
+// after the charge. A nil u records a call whose provider reported no
+// usage; a zero Usage records one that reported zero tokens.
+func (t *Tracker) ChargeModelCall(u *Usage) Budget {
 	var out Budget
 	t.v.Change(func(b *Budget, _ bool) {
-		if count {
-			b.ModelCalls++
-		}
-		if u == nil {
-			b.ModelCallsWithoutUsage++
-		} else {
-			b.PromptTokens = addCount(b.PromptTokens, max(u.PromptTokens, 0))
-			b.CompletionTokens = addCount(b.CompletionTokens, max(u.CompletionTokens, 0))
-			b.TokensUsed = addCount(b.TokensUsed, u.Total())
-			b.CachedTokens = addCount(b.CachedTokens, max(u.CachedTokens, 0))
-			b.ReasoningTokens = addCount(b.ReasoningTokens, max(u.ReasoningTokens, 0))
-			if u.CostUSD > 0 && !math.IsInf(u.CostUSD, 0) {
-				b.CostUSD += u.CostUSD
-			}
-		}
+		b.ModelCalls++
+		b.charge(u)
 		out = *b
 	})
 	return out
+}
+
+// ChargeReserved charges the usage of a model call attempt that
+// [Tracker.ReserveModelCall] already counted: the call is not counted
+// again. A nil u records that its provider reported no usage. Unlike
+// ChargeModelCall it returns nothing: a copy of the budget is most of
+// its cost.
+func (t *Tracker) ChargeReserved(u *Usage) {
+	t.v.Change(func(b *Budget, _ bool) { b.charge(u) })
+}
+
+// charge adds u to b's usage.
+func (b *Budget) charge(u *Usage) {
+	if u == nil {
+		b.ModelCallsWithoutUsage++
+		return
+	}
+	b.PromptTokens = addCount(b.PromptTokens, max(u.PromptTokens, 0))
+	b.CompletionTokens = addCount(b.CompletionTokens, max(u.CompletionTokens, 0))
+	b.TokensUsed = addCount(b.TokensUsed, u.Total())
+	b.CachedTokens = addCount(b.CachedTokens, max(u.CachedTokens, 0))
+	b.ReasoningTokens = addCount(b.ReasoningTokens, max(u.ReasoningTokens, 0))
+	if u.CostUSD > 0 && !math.IsInf(u.CostUSD, 0) {
+		b.CostUSD += u.CostUSD
+	}
 }
 
 // ReserveModelCall counts one model call at now, before it is made,

@@ -40,6 +40,9 @@ type Log[T any] struct {
 	// retention grows.
 	floor int64
 
+	// last is the time of the newest entry, when there is one.
+	last time.Time
+
 	// epoch counts the times the contents were replaced; see Epoch.
 	epoch atomic.Uint64
 }
@@ -111,12 +114,10 @@ func (l *Log[T]) push(e entry[T]) {
 // with the writer.
 func (l *Log[T]) slot(at time.Time) *entry[T] {
 	off := l.total - l.first
-	if off > 0 {
-		// Clocks read before the lock can arrive out of order.
-		if last := l.viewLocked().at(l.total - 1).at; at.Before(last) {
-			at = last
-		}
+	if off > 0 && at.Before(l.last) {
+		at = l.last // clocks read before the lock can arrive out of order
 	}
+	l.last = at
 	if off == int64(len(l.chunks))*chunkSize {
 		l.chunks = append(l.chunks, make([]entry[T], chunkSize))
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/lookout-go/lookout/budget"
 )
@@ -29,7 +30,7 @@ import (
 // and tool call.
 func withDeadline(parent context.Context, d time.Time, cause *budget.ExceededError) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithDeadlineCause(parent, d, cause)
-	return &deadlineCtx{Context: inner, parent: parent, cause: cause}, cancel
+	return &deadlineCtx{Context: inner, parent: parent, cause: cause, done: inner.Done()}, cancel
 }
 
 // deadlineCtx is the ctx of WithDeadline: inner with its Err changed.
@@ -37,8 +38,15 @@ type deadlineCtx struct {
 	context.Context // inner: the deadline, and parent's cancellation
 	parent          context.Context
 	cause           *budget.ExceededError
-	found           foundValues
+	// done is inner's Done channel, which never changes once made.
+	done  <-chan struct{}
+	found foundValues
 }
+
+// Done returns inner's Done channel. Eino asks for it several times per
+// model and tool call, through every layer above this ctx; kept here, it
+// costs no further calls down inner's own layers.
+func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
 
 // Value looks key up in parent, past inner's layers, which answer only
 // the context package's own key, of type *int (see context.Cause). Eino
@@ -47,6 +55,21 @@ type deadlineCtx struct {
 // layer between the ctx it holds and the root; what parent holds never
 // changes, so the first answers are kept.
 func (c *deadlineCtx) Value(key any) any {
+	// The slots key's type picks, looked at here rather than in a call:
+	// this is the path of every lookup.
+	k := wordsOf(&key)
+	first, second := slotsOf(k.typ)
+	if s := &c.found.slots[first]; s.ready.Load() && wordsOf(&s.key) == k {
+		return s.value
+	}
+	if s := &c.found.slots[second]; s.ready.Load() && wordsOf(&s.key) == k {
+		return s.value
+	}
+	return c.lookup(key)
+}
+
+// lookup is Value for a key not found in its home slot.
+func (c *deadlineCtx) lookup(key any) any {
 	if _, own := key.(*int); own {
 		return c.Context.Value(key)
 	}
@@ -59,38 +82,88 @@ func (c *deadlineCtx) Value(key any) any {
 }
 
 // foundValues keeps the first values looked up through a ctx, the absent
-// ones (nil) included. Entries are only added, each written before n
-// counts it, so that a lookup reads them without a lock.
+// ones (nil) included. A key is kept in one of two slots its type picks
+// when either is free, and found there by comparing the words of the
+// keys, not their values: a few instructions, however many keys are
+// kept. Slots are only filled, each written before its ready flag is
+// set, so that a lookup reads them without a lock.
 type foundValues struct {
-	n       atomic.Int32
-	mu      sync.Mutex
-	entries [8]struct{ key, value any }
+	mu    sync.Mutex
+	n     int // slots filled, under mu
+	slots [foundSlots]foundSlot
 }
 
+// foundSlots is the size of the table, of which foundKept slots are
+// filled at most: two slots picked among sixteen leave a dozen keys
+// seldom without one of theirs.
+const (
+	foundSlots = 16
+	foundKept  = 12
+)
+
+type foundSlot struct {
+	ready      atomic.Bool
+	key, value any
+}
+
+// eface is the layout of an interface value without methods: its type
+// and its data word. Equal words mean equal keys; keys of one type may
+// be equal with different data words (two copies of a string).
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+func wordsOf(key *any) eface { return *(*eface)(unsafe.Pointer(key)) }
+
+// slotsOf returns the two slots a key of type typ may be kept in.
+func slotsOf(typ unsafe.Pointer) (first, second int) {
+	h := uint64(uintptr(typ)) * 0x9e3779b97f4a7c15
+	return int(h >> 60), int(h >> 56 & (foundSlots - 1))
+}
+
+// get returns the value kept for key in any slot, compared by value.
 func (f *foundValues) get(key any) (any, bool) {
-	n := f.n.Load()
-	for i := range n {
-		if e := &f.entries[i]; e.key == key {
-			return e.value, true
+	i, ok := f.find(key)
+	if !ok {
+		return nil, false
+	}
+	return f.slots[i].value, true
+}
+
+// find returns the slot key is kept in.
+func (f *foundValues) find(key any) (int, bool) {
+	typ := wordsOf(&key).typ
+	for i := range f.slots {
+		if s := &f.slots[i]; s.ready.Load() && wordsOf(&s.key).typ == typ && s.key == key {
+			return i, true
 		}
 	}
-	return nil, false
+	return 0, false
 }
 
+// put keeps value for key, in one of the slots its type picks when
+// either is free, or else in the first free one.
 func (f *foundValues) put(key, value any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := f.n.Load()
-	if int(n) == len(f.entries) {
+	if f.n == foundKept {
 		return
 	}
-	for i := range n {
-		if f.entries[i].key == key {
-			return
-		}
+	if _, kept := f.find(key); kept {
+		return
 	}
-	f.entries[n].key, f.entries[n].value = key, value
-	f.n.Store(n + 1)
+	first, second := slotsOf(wordsOf(&key).typ)
+	i := second
+	if !f.slots[first].ready.Load() {
+		i = first
+	}
+	for f.slots[i].ready.Load() {
+		i = (i + 1) % foundSlots
+	}
+	s := &f.slots[i]
+	s.key, s.value = key, value
+	s.ready.Store(true)
+	f.n++
 }
 
 // Err returns the budget error if the deadline ended c, and otherwise

@@ -3,6 +3,7 @@ package drive
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -49,6 +50,28 @@ func TestWithDeadlineErrIsTheBudgetError(t *testing.T) {
 	<-child.Done()
 	checkBudgetDeadline(t, child.Err())
 	assert.Same(t, timeUp, context.Cause(child))
+}
+
+// TestWithDeadlineDoneIsInnersChannel checks that the Done channel the
+// deadline ctx keeps is its inner ctx's, which cancel closes, and that a
+// ctx derived from it is canceled with it without a goroutine of its own:
+// the context package recognises the channel as its parent's.
+func TestWithDeadlineDoneIsInnersChannel(t *testing.T) {
+	ctx, cancel := withDeadline(context.Background(), time.Now().Add(time.Hour), timeUp)
+	d := ctx.(*deadlineCtx)
+	assert.Equal(t, d.Context.Done(), ctx.Done())
+	child, stop := context.WithCancel(context.WithValue(ctx, testKey{}, 1))
+	defer stop()
+	select {
+	case <-ctx.Done():
+		t.Fatal("done before the deadline")
+	default:
+	}
+	cancel()
+	<-ctx.Done()
+	<-child.Done()
+	assert.Equal(t, context.Canceled, ctx.Err())
+	assert.Equal(t, context.Canceled, child.Err())
 }
 
 func TestWithDeadlineDerivedBeforeTheDeadline(t *testing.T) {
@@ -184,7 +207,7 @@ func TestAWithDeadlineCtxAnswersTheLookupsOfItsParentFromWhatItFound(t *testing.
 		go func() {
 			defer wg.Done()
 			for range 3 {
-				for k := range 12 {
+				for k := range 16 {
 					want := any(nil)
 					if k == 0 {
 						want = "zero"
@@ -195,8 +218,42 @@ func TestAWithDeadlineCtxAnswersTheLookupsOfItsParentFromWhatItFound(t *testing.
 		}()
 	}
 	wg.Wait()
-	// Eight keys are kept: the first lookups of those reach the parent,
+	// Twelve keys are kept: the first lookups of those reach the parent,
 	// every lookup of the other four does.
-	assert.LessOrEqual(t, below.lookups.Load(), int64(4*8+4*3*4))
-	assert.GreaterOrEqual(t, below.lookups.Load(), int64(8+4*3*4))
+	assert.LessOrEqual(t, below.lookups.Load(), int64(4*foundKept+4*3*4))
+	assert.GreaterOrEqual(t, below.lookups.Load(), int64(foundKept+4*3*4))
+}
+
+type (
+	stringKey string
+	pairKey   struct{ a, b int }
+	emptyKey  struct{}
+	otherKey  struct{}
+)
+
+// TestFoundValuesAnswerAsTheParentDoes looks keys of many kinds up, equal
+// keys in different boxes among them, through a withDeadline ctx and
+// straight in its parent: the answers are the same, first and kept.
+func TestFoundValuesAnswerAsTheParentDoes(t *testing.T) {
+	box := func(k any) any { return k }
+	dyn := func(s string) stringKey { return stringKey(strings.Clone(s)) }
+	one, two := new(int), new(int)
+	parent := context.Background()
+	for i, k := range []any{stringKey("a"), pairKey{1, 2}, emptyKey{}, one, numberedKey(300), "plain"} {
+		parent = context.WithValue(parent, k, i)
+	}
+	ctx, cancel := withDeadline(parent, time.Now().Add(time.Hour), timeUp)
+	defer cancel()
+	keys := []any{
+		dyn("a"), dyn("b"), box(pairKey{1, 2}), box(pairKey{2, 1}), emptyKey{}, otherKey{},
+		one, two, box(numberedKey(300)), numberedKey(301), strings.Clone("plain"), "other",
+		numberedKey(1), numberedKey(2), numberedKey(3), numberedKey(4), numberedKey(5),
+	}
+	for range 3 {
+		for _, k := range keys {
+			assert.Equal(t, parent.Value(k), ctx.Value(k), "key %#v", k)
+		}
+	}
+	dc := ctx.(*deadlineCtx)
+	assert.Equal(t, foundKept, dc.found.n, "the table keeps as many keys as it may")
 }

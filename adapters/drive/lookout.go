@@ -40,7 +40,7 @@ type Lookout struct {
 	modelCalls bool
 	// control holds Config.ControlTools and HandoverTools; handover the
 	// latter.
-	control, handover map[string]bool
+	control, handover nameSet
 	// thresholds are the Resource observer's, if there is one, for
 	// run_started.
 	thresholds *recorder.Thresholds
@@ -72,18 +72,48 @@ func New(cfg *lookout.Config) (*Lookout, error) {
 	return l, nil
 }
 
-// setOf returns the names of lists as a set, nil when there are none.
-func setOf(lists ...[]string) map[string]bool {
-	var set map[string]bool
+// setOf returns the names of lists as a set.
+func setOf(lists ...[]string) nameSet {
+	var s nameSet
 	for _, names := range lists {
 		for _, name := range names {
-			if set == nil {
-				set = map[string]bool{}
+			if !s.has(name) {
+				s.few = append(s.few, name)
 			}
-			set[name] = true
 		}
 	}
-	return set
+	if len(s.few) > fewNames {
+		s.many = make(map[string]bool, len(s.few))
+		for _, name := range s.few {
+			s.many[name] = true
+		}
+		s.few = nil
+	}
+	return s
+}
+
+// nameSet is a set of tool names. A configuration names few control
+// tools, which are kept in a slice: comparing a name with a few others
+// costs less than hashing it for a map lookup, and a name of another
+// length costs one comparison of lengths. More than fewNames go in a map.
+type nameSet struct {
+	few  []string
+	many map[string]bool
+}
+
+const fewNames = 8
+
+// has reports whether name is in s.
+func (s nameSet) has(name string) bool {
+	if s.many != nil {
+		return s.many[name]
+	}
+	for _, n := range s.few {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // thresholdsOf returns the thresholds of the Resource observer of specs

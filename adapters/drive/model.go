@@ -151,7 +151,7 @@ func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *
 	}
 	if err != nil {
 		r.chargeCall(nil)
-		if r.trace.rec != nil {
+		if r != nil && r.trace.rec != nil {
 			model, provider := c.identify()
 			r.writeFailed(ctx, err, r.cfg.Now().Sub(c.start), model, provider)
 		}

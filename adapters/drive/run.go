@@ -566,9 +566,47 @@ func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool)
 	if len(msgs)-len(old)+len(add) > cap(msgs) {
 		return nil, false
 	}
-	from, ok := oldFrom(msgs, old)
+	w, ok := withoutOld(msgs, old)
 	if !ok {
 		return nil, false
+	}
+	// Every old message was found, so that w+len(add) is within the
+	// capacity checked above; add is copied in by hand, which costs less
+	// than append's copy for the message or two it holds.
+	out := msgs[:w+len(add)]
+	for i, msg := range add {
+		out[w+i] = msg
+	}
+	if len(out) < len(msgs) {
+		clear(msgs[len(out):])
+	}
+	return out, true
+}
+
+// withoutOld moves the messages of msgs that are not in old to the front
+// of the tail the old messages sit in, and returns how many messages are
+// left; false, changing nothing, when not all of old are there. The usual
+// old is one message, the last block, a few messages from the end.
+func withoutOld(msgs, old []*schema.Message) (int, bool) {
+	switch len(old) {
+	case 0:
+		return len(msgs), true
+	case 1:
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i] == old[0] {
+				// Moved by hand: copy's typed copy costs more than the
+				// message or two after the block.
+				for ; i < len(msgs)-1; i++ {
+					msgs[i] = msgs[i+1]
+				}
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	from, ok := oldFrom(msgs, old)
+	if !ok {
+		return 0, false
 	}
 	w := from
 	for _, msg := range msgs[from:] {
@@ -577,11 +615,7 @@ func reinjectInPlace(msgs, old, add []*schema.Message) ([]*schema.Message, bool)
 			w++
 		}
 	}
-	out := append(msgs[:w], add...)
-	if len(out) < len(msgs) {
-		clear(msgs[len(out):])
-	}
-	return out, true
+	return w, true
 }
 
 // oldFrom returns where the earliest of the old messages sits in msgs,
@@ -712,11 +746,13 @@ func (r *Run) noteUser(ctx context.Context, input []*schema.Message) {
 }
 
 // lastOwn returns the last message of input that Lookout did not inject,
-// or nil.
+// or nil. Lookout injects user and system messages only (see
+// Config.InjectAs), so a reply or a tool result, the usual last message,
+// is taken without looking for the tag.
 func lastOwn(input []*schema.Message) *schema.Message {
 	for i := len(input) - 1; i >= 0; i-- {
-		if !isInjected(input[i]) {
-			return input[i]
+		if m := input[i]; m == nil || m.Role != schema.User && m.Role != schema.System || !isInjected(m) {
+			return m
 		}
 	}
 	return nil

@@ -2,6 +2,8 @@ package drive
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +85,52 @@ func TestReinjectInPlaceRefusesWithoutRoom(t *testing.T) {
 	assert.False(t, ok)
 }
 
+// TestWithoutOldAgreesWithTheGeneralWay checks withoutOld's shortcut for
+// one old message against the way it takes for several, on every
+// history of up to five messages drawn from four, duplicates included.
+func TestWithoutOldAgreesWithTheGeneralWay(t *testing.T) {
+	pool := []*schema.Message{schema.UserMessage("a"), schema.UserMessage("b"), tagged("c"), tagged("d")}
+	for n := 0; n <= 5; n++ {
+		for code := 0; code < pow(len(pool), n); code++ {
+			msgs := make([]*schema.Message, n)
+			for i, c := 0, code; i < n; i, c = i+1, c/len(pool) {
+				msgs[i] = pool[c%len(pool)]
+			}
+			for _, old := range pool {
+				fast, general := slices.Clone(msgs), slices.Clone(msgs)
+				wf, okf := withoutOld(fast, []*schema.Message{old})
+				wg, okg := generalWithoutOld(general, old)
+				require.Equal(t, okg, okf, "found, %s without %s", contents(msgs), old.Content)
+				assert.Equal(t, contents(general[:wg]), contents(fast[:wf]), "%s without %s", contents(msgs), old.Content)
+			}
+		}
+	}
+}
+
+// generalWithoutOld is withoutOld's way for several old messages, given one.
+func generalWithoutOld(msgs []*schema.Message, old *schema.Message) (int, bool) {
+	from, ok := oldFrom(msgs, []*schema.Message{old})
+	if !ok {
+		return 0, false
+	}
+	w := from
+	for _, msg := range msgs[from:] {
+		if msg != old {
+			msgs[w] = msg
+			w++
+		}
+	}
+	return w, true
+}
+
+func pow(b, e int) int {
+	n := 1
+	for range e {
+		n *= b
+	}
+	return n
+}
+
 func TestSummarizeFoldsWhiteSpaceAndCuts(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"path":"a.go"}`:            `{"path":"a.go"}`,
@@ -157,4 +205,16 @@ func TestTheWrapUpReminderNamesTheOfferedControlTools(t *testing.T) {
 
 	_, err = r.BeforeModel(ctx, nil, []*schema.ToolInfo{{Name: "search"}, {Name: "exit"}})
 	assert.ErrorIs(t, err, budget.ErrExceeded, "an agent has one last turn once the tool calls are spent")
+}
+
+// TestZeroModelCallPassesTheOutcomeThrough checks that the zero
+// ModelCall, which StartModel returns when Lookout's own work panicked,
+// charges and records nothing and hands the call's error back.
+func TestZeroModelCallPassesTheOutcomeThrough(t *testing.T) {
+	ctx := context.Background()
+	var c ModelCall
+	failed := errors.New("model down")
+	assert.Same(t, failed, c.End(ctx, nil, failed))
+	assert.NoError(t, c.End(ctx, schema.AssistantMessage("ok", nil), nil))
+	assert.NoError(t, c.Streamed().EndStream(ctx, nil, nil, -1, nil))
 }

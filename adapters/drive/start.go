@@ -231,7 +231,7 @@ func (r *Run) Assessment() (observer.CurrentAssessment, bool) { return r.current
 // handover tool is not one on the run's last turn after a limit was
 // spent.
 func (r *Run) Control(name string) bool {
-	if r.l.handover[name] && r.final.Load() != nil {
+	if r.l.handover.has(name) && r.final.Load() != nil {
 		return false
 	}
 	return r.control(name)
@@ -240,7 +240,7 @@ func (r *Run) Control(name string) bool {
 // control reports whether the tool named name is a control tool of the
 // run.
 func (r *Run) control(name string) bool {
-	if r.l.control[name] {
+	if r.l.control.has(name) {
 		return true
 	}
 	own := r.ownControl.Load()

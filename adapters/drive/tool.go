@@ -28,6 +28,9 @@ type Call struct {
 	// tracked says the call is counted in the run's inflight until its
 	// records are written; see Run.EndAfterCalls.
 	tracked bool
+	// control says the call is of a control tool, one the run hands over
+	// with when it succeeds.
+	control bool
 	parts   []recorder.Part // the result's media; see SetResultMedia
 }
 
@@ -47,13 +50,15 @@ func (r *Run) Admit(ctx context.Context, name, callID, args string) (c Call, ref
 			c, refusal, err = Call{}, "", nil
 		}
 	}()
-	return r.admit(ctx, name, callID, args)
+	refusal, err = r.admit(ctx, &c, name, callID, args)
+	return c, refusal, err
 }
 
-// admit is Admit without the guard against panics.
-func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, refusal string, err error) {
+// admit is Admit without the guard against panics. It fills in c, which
+// is zero, for a call that may run.
+func (r *Run) admit(ctx context.Context, c *Call, name, callID, args string) (refusal string, err error) {
 	if err := r.Failure(); err != nil {
-		return Call{}, "", err
+		return "", err
 	}
 	if !r.setupDone.Load() {
 		r.Begin(ctx, nil)
@@ -65,10 +70,11 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 	if tracked {
 		r.callArrived()
 	}
+	control := r.control(name)
 	switch {
-	case !r.control(name):
+	case !control:
 		if refusal := r.charge(ctx, name, callID, args, now, tracked); refusal != "" {
-			return Call{}, refusal, r.Failure()
+			return refusal, r.Failure()
 		}
 	case !r.Control(name):
 		// A handover on the last turn after a limit was spent: the work
@@ -77,12 +83,12 @@ func (r *Run) admit(ctx context.Context, name, callID, args string) (c Call, ref
 		// turn after a handover, but silently.)
 		ex := r.final.Load()
 		r.refuse(ctx, name, callID, ex, tracked)
-		return Call{}, "", ex
+		return "", ex
 	}
 	// A control tool steers the run: it is neither refused nor charged.
-	c = Call{run: r, name: name, id: callID, args: args, started: now, tracked: tracked}
+	c.run, c.name, c.id, c.args, c.started, c.tracked, c.control = r, name, callID, args, now, tracked, control
 	c.recordStart(ctx)
-	return c, "", nil
+	return "", nil
 }
 
 // charge admits a call of a tool other than a control tool: the observers
@@ -204,7 +210,7 @@ func (c *Call) End(ctx context.Context, result string, err error) (msg string, o
 		}
 	}()
 	out = c.record(ctx, result, err, true)
-	if out == nil && c.run.control(c.name) {
+	if out == nil && c.control {
 		name := c.name // a copy, so that c does not escape
 		c.run.handover.Store(&name)
 	}
@@ -285,19 +291,19 @@ func (c *Call) record(ctx context.Context, result string, err error, asMessage b
 
 // toolCallRecord is the session's record of the call, ending now with
 // result and out.
-func (c *Call) toolCallRecord(result string, out error) observer.ToolCallRecord {
+func (c *Call) toolCallRecord(result string, out error) (rec observer.ToolCallRecord) {
 	r := c.run
 	end := r.cfg.Now()
-	rec := observer.ToolCallRecord{
-		CallID:        c.id,
-		ToolName:      c.name,
-		ParamsSummary: summarize(c.args, 120),
-		Arguments:     truncate(c.args, r.cfg.MaxRecordBytes),
-		Result:        truncate(result, r.cfg.MaxRecordBytes),
-		Success:       out == nil,
-		Timestamp:     end,
-		Duration:      end.Sub(c.started),
-	}
+	// Set field by field in the result, which a composite literal would
+	// be built beside and copied into.
+	rec.CallID = c.id
+	rec.ToolName = c.name
+	rec.ParamsSummary = summarize(c.args, 120)
+	rec.Arguments = truncate(c.args, r.cfg.MaxRecordBytes)
+	rec.Result = truncate(result, r.cfg.MaxRecordBytes)
+	rec.Success = out == nil
+	rec.Timestamp = end
+	rec.Duration = end.Sub(c.started)
 	if out != nil {
 		rec.ErrorMessage = truncate(out.Error(), r.cfg.MaxRecordBytes)
 	}
