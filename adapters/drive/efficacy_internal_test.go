@@ -17,6 +17,8 @@ func TestAppendEfficacyWritesWhatEncodingJSONWrites(t *testing.T) {
 			{Observer: name, Severity: observer.Warning, AssessmentCallIndex: 12, Reaction: observer.ChangedCourse, CallIndex: 14,
 				Counts: observer.EfficacyCounts{Shown: 3, ChangedCourse: 1, WrappedUp: -1, CarriedOn: 1 << 40}},
 			{Observer: name, Severity: observer.Info, Reaction: observer.WrappedUp},
+			{Observer: name, Severity: observer.Caution, Reaction: observer.CarriedOn, CallIndex: 1},
+			{Observer: name, Severity: observer.Warning},
 		} {
 			want, err := json.Marshal(ev)
 			require.NoError(t, err)

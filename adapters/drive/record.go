@@ -588,15 +588,17 @@ func appendEfficacy(b []byte, ev *observer.EfficacyEvent) ([]byte, error) {
 	if ev.Reaction < 0 || ev.Reaction > observer.CarriedOn {
 		return nil, fmt.Errorf("lookout: efficacy event of unknown reaction %d", int(ev.Reaction))
 	}
-	severity, reaction := ev.Severity.String(), ev.Reaction.String()
+	// The names of severities and reactions are lower-case words and
+	// underscores, which need no escape.
 	b = append(b, `{"observer":`...)
 	b = appendJSONString(b, ev.Observer)
-	b = append(b, `,"severity":`...)
-	b = appendJSONString(b, severity)
-	b = append(b, `,"assessment_call_index":`...)
+	b = append(b, `,"severity":"`...)
+	b = append(b, ev.Severity.String()...)
+	b = append(b, `","assessment_call_index":`...)
 	b = strconv.AppendInt(b, ev.AssessmentCallIndex, 10)
-	b = append(b, `,"reaction":`...)
-	b = appendJSONString(b, reaction)
+	b = append(b, `,"reaction":"`...)
+	b = append(b, ev.Reaction.String()...)
+	b = append(b, '"')
 	if ev.CallIndex != 0 {
 		b = append(b, `,"call_index":`...)
 		b = strconv.AppendInt(b, ev.CallIndex, 10)
