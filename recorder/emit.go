@@ -4,16 +4,40 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/lookout-go/lookout/internal/recordhook"
 )
+
+func init() { recordhook.EmitExtension = emitCodeWritten }
+
+// emitCodeWritten is recordhook.EmitExtension: an extension whose body
+// has no text to redact is queued as it is, without being prepared.
+func emitCodeWritten(ctx context.Context, trace, ext any, from, to int) error {
+	r, e := trace.(*Trace), ext.(*Extension)
+	if r == nil {
+		return nil
+	}
+	if !r.rec.redaction.cleanBut(e.Body, from, to) {
+		return r.emit(ctx, e, false)
+	}
+	return r.enqueue(ctx, KindExtension, e, nil, waitIfBlocking)
+}
 
 func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
 	// A payload a typed method made is never nil.
 	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
-	rec := r.rec
 	kind := p.Kind()
-	p, err := rec.safePrepare(p, owned)
+	p, err := r.rec.safePrepare(p, owned)
+	return r.enqueue(ctx, kind, p, err, wait)
+}
+
+// enqueue assigns the next seq to the prepared payload p of kind kind and
+// queues it, or reports err, the failure of its preparation, under that
+// seq.
+func (r *Trace) enqueue(ctx context.Context, kind Kind, p Payload, err error, wait waitMode) error {
+	rec := r.rec
 	proc := rec.proc
 	r.mu.Lock()
 	seq := r.next

@@ -322,14 +322,66 @@ func bearerHere(s string, p int) bool {
 }
 
 // pairHere reports whether pairAt matches at the separator at p, which
-// must follow a sensitive key.
+// must follow a sensitive key. The last bytes of the key tell most keys
+// from a sensitive one, with no call: in JSON every key is followed by a
+// ':'.
 func pairHere(s string, p int) bool {
+	if !mayFollowSensitiveKey(s, p) {
+		return false
+	}
 	if k, _ := keyEnd(s, p); !sensitiveKeyEnd(s, k) {
 		return false
 	}
 	_, ok := pairAt(s, p)
 	return ok
 }
+
+// mayFollowSensitiveKey reports false when keyEnd and sensitiveKeyEnd
+// would find no sensitive key ending before the separator at p, from the
+// last two bytes of a key written plainly or after a quote; a byte keyEnd
+// walks back over, or too short a text, leaves the answer to them (true).
+func mayFollowSensitiveKey(s string, p int) bool {
+	j := p - 1
+	if j > 0 && (s[j] == '"' || s[j] == '\'') {
+		j--
+	}
+	if j < 1 {
+		return true
+	}
+	t := keyTails[s[j]]
+	return t&keyWalk != 0 || t&letterBits[s[j-1]] != 0
+}
+
+// keyTails holds, for each byte that ends a sensitive key suffix (in any
+// case), the letters that may come before it there (the bits of
+// penultimates), and keyWalk for each byte keyEnd walks back over. Other
+// bytes hold 0.
+var keyTails = func() (t [256]uint32) {
+	for c := range 256 {
+		if l := lower(byte(c)); l >= 'a' && l <= 'y' {
+			t[c] = penultimates[l-'a']
+		}
+	}
+	for _, c := range []byte{' ', ':', '"', '\'', '\\'} {
+		t[c] = keyWalk
+	}
+	return t
+}()
+
+// keyWalk is the bit of keyTails for the bytes keyEnd walks back over; no
+// letter has it.
+const keyWalk = 1 << 31
+
+// letterBits holds bit c-'a' for each ASCII letter c, in any case, and 0
+// for other bytes.
+var letterBits = func() (t [256]uint32) {
+	for c := range 256 {
+		if l := lower(byte(c)); l >= 'a' && l <= 'z' {
+			t[c] = 1 << (l - 'a')
+		}
+	}
+	return t
+}()
 
 func replaceSpans(s string, spans []span) string {
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })

@@ -17,10 +17,12 @@ func TestAppendEfficacyWritesWhatEncodingJSONWrites(t *testing.T) {
 			{Observer: name, Severity: observer.Warning, AssessmentCallIndex: 12, Reaction: observer.ChangedCourse, CallIndex: 14,
 				Counts: observer.EfficacyCounts{Shown: 3, ChangedCourse: 1, WrappedUp: -1, CarriedOn: 1 << 40}},
 			{Observer: name, Severity: observer.Info, Reaction: observer.WrappedUp},
+			{Observer: name, Severity: observer.Caution, Reaction: observer.CarriedOn, CallIndex: 1},
+			{Observer: name, Severity: observer.Warning},
 		} {
 			want, err := json.Marshal(ev)
 			require.NoError(t, err)
-			got, err := appendEfficacy(nil, &ev)
+			got, _, err := appendEfficacy(nil, &ev)
 			require.NoError(t, err)
 			assert.Equal(t, string(want), string(got))
 		}
@@ -28,9 +30,9 @@ func TestAppendEfficacyWritesWhatEncodingJSONWrites(t *testing.T) {
 }
 
 func TestAppendEfficacyRejectsAnUnknownSeverityOrReaction(t *testing.T) {
-	_, err := appendEfficacy(nil, &observer.EfficacyEvent{Severity: observer.Severity(99)})
+	_, _, err := appendEfficacy(nil, &observer.EfficacyEvent{Severity: observer.Severity(99)})
 	assert.Error(t, err)
-	_, err = appendEfficacy(nil, &observer.EfficacyEvent{Severity: observer.Info, Reaction: observer.Reaction(-1)})
+	_, _, err = appendEfficacy(nil, &observer.EfficacyEvent{Severity: observer.Info, Reaction: observer.Reaction(-1)})
 	assert.Error(t, err)
 }
 
@@ -39,7 +41,7 @@ func TestAppendEfficacyAllocatesNothingInARoomyBuffer(t *testing.T) {
 	ev := observer.EfficacyEvent{Observer: "Stall", Severity: observer.Warning, AssessmentCallIndex: 7, Reaction: observer.CarriedOn, CallIndex: 9}
 	buf := make([]byte, 0, 256)
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := appendEfficacy(buf[:0], &ev); err != nil {
+		if _, _, err := appendEfficacy(buf[:0], &ev); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/internal/endwait"
+	"github.com/lookout-go/lookout/internal/recordhook"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 )
@@ -567,35 +568,47 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 			CarriedOn:     ev.Counts.CarriedOn - base.CarriedOn,
 		}
 	}
-	body, err := appendEfficacy(r.l.bodies.New(&efficacyBody{})[:0], &ev)
+	body := r.l.bodies.New(&efficacyBody{})[:0]
+	body, nameEnd, err := appendEfficacy(body, &ev)
 	if err != nil {
 		r.cfg.OnError(ctx, err)
 		return
 	}
-	// The body is valid JSON by construction: Emit does not check it again
-	// as Extension would.
-	r.note(r.trace.rec.Emit(ctx, r.l.extensions.New(&recorder.Extension{Name: efficacyExtension, Body: body})))
+	// The body is valid JSON by construction, and its only text that
+	// code did not write is the observer's name: the recorder neither
+	// checks it again, as Extension would, nor scans more than the name
+	// for secrets.
+	ext := r.l.extensions.New(&recorder.Extension{Name: efficacyExtension, Body: body})
+	r.note(recordhook.EmitExtension(ctx, r.trace.rec, ext, len(efficacyStart), nameEnd))
 }
 
-// appendEfficacy appends ev's JSON to b, as encoding/json writes it,
-// without its reflection: one event is recorded after most tool calls
-// when observers speak often.
-func appendEfficacy(b []byte, ev *observer.EfficacyEvent) ([]byte, error) {
+// efficacyStart is what an efficacy record's body starts with, before the
+// observer's name.
+const efficacyStart = `{"observer":`
+
+// appendEfficacy appends ev's JSON to b, which must be empty, as
+// encoding/json writes it, without its reflection: one event is recorded
+// after most tool calls when observers speak often. It also returns where
+// the observer's name, the JSON string after efficacyStart, ends.
+func appendEfficacy(b []byte, ev *observer.EfficacyEvent) (_ []byte, nameEnd int, _ error) {
 	if ev.Severity < observer.Info || ev.Severity > observer.Warning {
-		return nil, fmt.Errorf("lookout: efficacy event of unknown severity %d", int(ev.Severity))
+		return nil, 0, fmt.Errorf("lookout: efficacy event of unknown severity %d", int(ev.Severity))
 	}
 	if ev.Reaction < 0 || ev.Reaction > observer.CarriedOn {
-		return nil, fmt.Errorf("lookout: efficacy event of unknown reaction %d", int(ev.Reaction))
+		return nil, 0, fmt.Errorf("lookout: efficacy event of unknown reaction %d", int(ev.Reaction))
 	}
-	severity, reaction := ev.Severity.String(), ev.Reaction.String()
-	b = append(b, `{"observer":`...)
+	// The names of severities and reactions are lower-case words and
+	// underscores, which need no escape.
+	b = append(b, efficacyStart...)
 	b = appendJSONString(b, ev.Observer)
-	b = append(b, `,"severity":`...)
-	b = appendJSONString(b, severity)
-	b = append(b, `,"assessment_call_index":`...)
+	nameEnd = len(b)
+	b = append(b, `,"severity":"`...)
+	b = append(b, ev.Severity.String()...)
+	b = append(b, `","assessment_call_index":`...)
 	b = strconv.AppendInt(b, ev.AssessmentCallIndex, 10)
-	b = append(b, `,"reaction":`...)
-	b = appendJSONString(b, reaction)
+	b = append(b, `,"reaction":"`...)
+	b = append(b, ev.Reaction.String()...)
+	b = append(b, '"')
 	if ev.CallIndex != 0 {
 		b = append(b, `,"call_index":`...)
 		b = strconv.AppendInt(b, ev.CallIndex, 10)
@@ -609,7 +622,7 @@ func appendEfficacy(b []byte, ev *observer.EfficacyEvent) ([]byte, error) {
 	b = strconv.AppendInt(b, c.WrappedUp, 10)
 	b = append(b, `,"carried_on":`...)
 	b = strconv.AppendInt(b, c.CarriedOn, 10)
-	return append(b, "}}"...), nil
+	return append(b, "}}"...), nameEnd, nil
 }
 
 // appendJSONString appends s as a JSON string, as encoding/json writes

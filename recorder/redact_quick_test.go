@@ -1,0 +1,26 @@
+package recorder
+
+import "testing"
+
+// TestTheQuickKeyLookSaysNoOnlyWhereNoSensitiveKeyEnds checks every two
+// bytes before a separator, alone, after a quote, an escaped quote or a
+// blank, and at the end of a sensitive key: where mayFollowSensitiveKey
+// says false, keyEnd and sensitiveKeyEnd find no sensitive key either.
+func TestTheQuickKeyLookSaysNoOnlyWhereNoSensitiveKeyEnds(t *testing.T) {
+	for _, before := range []string{"", "x", "passwo", "secret_k", "api_k", "toke", "o", "authorizati", "a", "secret_key_bas"} {
+		for a := range 256 {
+			for b := range 256 {
+				for _, after := range []string{"", `"`, "'", `\"`, " ", `" `, ":"} {
+					for _, sep := range []string{":", "="} {
+						s := before + string([]byte{byte(a), byte(b)}) + after + sep
+						p := len(s) - 1
+						k, _ := keyEnd(s, p)
+						if !mayFollowSensitiveKey(s, p) && sensitiveKeyEnd(s, k) {
+							t.Fatalf("the quick look says no sensitive key ends before the separator of %q", s)
+						}
+					}
+				}
+			}
+		}
+	}
+}
