@@ -31,12 +31,13 @@ type Context struct {
 
 // context returns observer i's Context for a run at now after the call
 // at callIndex, with the run-wide counters tally. It is the member's,
-// reused under p.mu.
+// reused under p.mu: its session slices, which an observer cannot change,
+// are set once (see [Pipeline.name]), and each of its exported fields is
+// set on every call.
 func (p *Pipeline) context(i int, now time.Time, callIndex int64, tally Tally) *Context {
 	m := &p.members[i]
 	oc := &m.ctx
-	*oc = Context{Now: now, CallIndex: callIndex, State: m.state, Tally: tally, Store: p.store,
-		calls: p.calls, history: p.history, budget: p.budget}
+	oc.Now, oc.CallIndex, oc.State, oc.Tally, oc.Store, oc.state = now, callIndex, m.state, tally, p.store, nil
 	return oc
 }
 

@@ -226,6 +226,7 @@ func (p *Pipeline) name(configs []Spec) error {
 		errs = checkSpec(errs, i, name, c, p.member(name) >= 0)
 		m := &p.members[i]
 		m.config, m.name, m.roles = c, name, rolesOf(c.Observer)
+		m.ctx = Context{calls: p.calls, history: p.history, budget: p.budget}
 		p.anyWithdrawer = p.anyWithdrawer || m.roles.withdrawer != nil
 		p.anyGatekeeper = p.anyGatekeeper || m.roles.gate != nil
 	}
