@@ -24,11 +24,18 @@ type sliceType struct {
 	shared atomic.Bool
 }
 
-// sliceTypes are the sliceTypes of one kind, by type.
+// sliceTypes are the sliceTypes of one kind, by type. A store opens a
+// dozen types for every run: recent keeps them where a hash of the
+// type's address finds them at the cost of a load, and byType the rest,
+// a lookup that hashes an interface.
 type sliceTypes struct {
 	kind, prefix string
+	recent       [recentTypes]atomic.Pointer[sliceType]
 	byType       sync.Map // reflect.Type -> *sliceType
 }
+
+// recentTypes is how many sliceTypes of a kind sliceTypes.recent holds.
+const recentTypes = 64
 
 var (
 	logTypes   = sliceTypes{kind: kindLog, prefix: "log:"}
@@ -46,10 +53,19 @@ var made struct {
 // of returns the sliceType of t; clone, for a value, returns how to
 // clone a T, or nil for a type that is no Cloner.
 func (ts *sliceTypes) of(t reflect.Type, clone func() any) *sliceType {
-	if st, ok := ts.byType.Load(t); ok {
-		return st.(*sliceType)
+	p := reflect.ValueOf(t).Pointer()
+	slot := &ts.recent[(p>>4^p>>10)%recentTypes]
+	if st := slot.Load(); st != nil && st.t == t {
+		return st
 	}
-	return ts.make(t, clone)
+	var st *sliceType
+	if found, ok := ts.byType.Load(t); ok {
+		st = found.(*sliceType)
+	} else {
+		st = ts.make(t, clone)
+	}
+	slot.Store(st)
+	return st
 }
 
 // make makes the sliceType of t, once.
