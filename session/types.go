@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // sliceType describes a type as stores open it, as a log or as a value:
@@ -12,7 +13,8 @@ import (
 // so that opening a slice in a new store looks one map up.
 type sliceType struct {
 	t    reflect.Type
-	kind string // kindLog or kindValue
+	addr uintptr // typeAddr(t)
+	kind string  // kindLog or kindValue
 	name string
 	// clone is, for a value of a Cloner type, the func(T) T that clones
 	// one for a reader; nil otherwise.
@@ -53,9 +55,9 @@ var made struct {
 // of returns the sliceType of t; clone, for a value, returns how to
 // clone a T, or nil for a type that is no Cloner.
 func (ts *sliceTypes) of(t reflect.Type, clone func() any) *sliceType {
-	p := reflect.ValueOf(t).Pointer()
+	p := typeAddr(t)
 	slot := &ts.recent[(p>>4^p>>10)%recentTypes]
-	if st := slot.Load(); st != nil && st.t == t {
+	if st := slot.Load(); st != nil && st.addr == p {
 		return st
 	}
 	var st *sliceType
@@ -75,7 +77,7 @@ func (ts *sliceTypes) make(t reflect.Type, clone func() any) *sliceType {
 	if st, ok := ts.byType.Load(t); ok {
 		return st.(*sliceType)
 	}
-	st := &sliceType{t: t, kind: ts.kind, name: ts.prefix + typeName(t)}
+	st := &sliceType{t: t, addr: typeAddr(t), kind: ts.kind, name: ts.prefix + typeName(t)}
 	if clone != nil {
 		st.clone = clone()
 	}
@@ -93,6 +95,14 @@ func (ts *sliceTypes) make(t reflect.Type, clone func() any) *sliceType {
 	made.byType[t] = st
 	ts.byType.Store(t, st)
 	return st
+}
+
+// typeAddr returns the address of t's descriptor, which tells it from
+// every other type as t does: a reflect.Type is an interface holding a
+// pointer to it. It is reflect.ValueOf(t).Pointer() at the cost of a
+// load.
+func typeAddr(t reflect.Type) uintptr {
+	return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1])
 }
 
 // typeName returns the name of t in snapshots: its package path and

@@ -27,3 +27,12 @@ func TestSliceTypesOfManyTypes(t *testing.T) {
 		}
 	}
 }
+
+// typeAddr is the address reflect gives of a type's descriptor.
+func TestTypeAddr(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[sliceType](), reflect.TypeFor[*Store](), reflect.ArrayOf(3, reflect.TypeFor[byte]())} {
+		if got, want := typeAddr(typ), reflect.ValueOf(typ).Pointer(); got != want {
+			t.Errorf("typeAddr(%s) = %#x, reflect says %#x", typ, got, want)
+		}
+	}
+}
