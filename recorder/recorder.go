@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/lookout-go/lookout/internal/uid"
 )
 
 // LossPolicy decides what a lost record does to the run. The zero LossPolicy is
@@ -254,7 +254,7 @@ func (r *Recorder) runID() string {
 	if r.newRunID != nil {
 		return r.newRunID()
 	}
-	return uuid.NewString()
+	return uid.New()
 }
 
 // failed counts a lost record and applies the policy. It returns what the

@@ -704,3 +704,25 @@ func TestRetentionLetsDroppedEntriesBeCollected(t *testing.T) {
 	assert.Less(t, alive, retention+64, "entries reachable after a collection")
 	assert.Equal(t, retention, log.Len())
 }
+
+// A store checks what it opens against the types it opened before
+// another store opened a type of the same name, or the same type as the
+// other kind.
+func TestConflictsAreFoundWithTypesOpenedEarlier(t *testing.T) {
+	type once struct{ N int }
+	first, second := session.New(nil), session.New(nil)
+	session.ValueOf[once](first)
+	openRecordA(first)
+	require.NotPanics(t, func() {
+		session.LogOf[once](second)
+		openRecordB(second)
+	})
+	assert.Panics(t, func() { session.LogOf[once](first) })
+	assert.Panics(t, func() { session.ValueOf[once](second) })
+	assert.PanicsWithValue(t,
+		"session: log:github.com/lookout-go/lookout/session_test.record names another type in this store; a snapshot could not tell them apart",
+		func() { openRecordB(first) })
+	assert.Panics(t, func() { openRecordA(second) })
+	session.ValueOf[once](first) // the slices already open are still returned
+	session.LogOf[once](second)
+}

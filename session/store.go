@@ -35,19 +35,38 @@ type Store struct {
 // holds a dozen or so: a slice searched in order costs less than a map,
 // and takes one allocation where two maps take several, for every run.
 type opened struct {
-	t    reflect.Type
+	typ  *sliceType
 	name string
 	sl   slice
 }
 
-// byType returns the slice of type t, if it is open. It runs under s.mu.
-func (s *Store) byType(t reflect.Type) (slice, bool) {
+// find returns the slice of type typ, if it is open. It runs under s.mu.
+// When typ is shared (see sliceType), it also panics if typ's type is
+// open as the other kind of slice, or typ's name names another type.
+func (s *Store) find(typ *sliceType) (slice, bool) {
 	for i := range s.open {
-		if s.open[i].t == t {
+		if s.open[i].typ == typ {
 			return s.open[i].sl, true
 		}
 	}
+	if typ.shared.Load() {
+		s.checkFree(typ)
+	}
 	return nil, false
+}
+
+// checkFree panics if typ's type is open as the other kind of slice, or
+// if another type of typ's name is open. It runs under s.mu.
+func (s *Store) checkFree(typ *sliceType) {
+	for i := range s.open {
+		o := &s.open[i]
+		if o.typ.t == typ.t {
+			panic(fmt.Sprintf("session: %s is already open as a %s, not a %s", typ.t, o.sl.sliceKind(), typ.kind))
+		}
+		if o.name == typ.name {
+			panic(fmt.Sprintf("session: %s names another type in this store; a snapshot could not tell them apart", typ.name))
+		}
+	}
 }
 
 // byName returns the slice named name, if it is open. It runs under s.mu.
@@ -58,15 +77,6 @@ func (s *Store) byName(name string) (slice, bool) {
 		}
 	}
 	return nil, false
-}
-
-// add opens sl, of type t, after checking its name. It runs under s.mu.
-func (s *Store) add(t reflect.Type, sl slice) {
-	name := sl.sliceName()
-	if _, taken := s.byName(name); taken {
-		panic(fmt.Sprintf("session: %s names another type in this store; a snapshot could not tell them apart", name))
-	}
-	s.open = append(s.open, opened{t: t, name: name, sl: sl})
 }
 
 // slice is what a store needs from a log or a value to snapshot and restore
@@ -103,18 +113,14 @@ func (s *Store) Now() time.Time { return s.now() }
 // It panics if T is already open as a value in s, or if another type of
 // the same name is open as a log.
 func LogOf[T any](s *Store) *Log[T] {
-	t := reflect.TypeFor[T]()
+	typ := logTypes.of(reflect.TypeFor[T](), nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if existing, ok := s.byType(t); ok {
-		l, ok := existing.(*Log[T])
-		if !ok {
-			panic(fmt.Sprintf("session: %s is already open as a %s, not a log", t, existing.sliceKind()))
-		}
-		return l
+	if existing, ok := s.find(typ); ok {
+		return existing.(*Log[T])
 	}
-	l := &Log[T]{name: sliceName(&logNames, "log:", t), now: s.now, retention: s.retain}
-	s.add(t, l)
+	l := &Log[T]{name: typ.name, now: s.now, retention: s.retain}
+	s.open = append(s.open, opened{typ: typ, name: typ.name, sl: l})
 	return l
 }
 
@@ -122,18 +128,15 @@ func LogOf[T any](s *Store) *Log[T] {
 // use. It panics if T is already open as a log in s, or if another type of
 // the same name is open as a value.
 func ValueOf[T any](s *Store) *Value[T] {
-	t := reflect.TypeFor[T]()
+	typ := valueTypes.of(reflect.TypeFor[T](), clonerOf[T])
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if existing, ok := s.byType(t); ok {
-		v, ok := existing.(*Value[T])
-		if !ok {
-			panic(fmt.Sprintf("session: %s is already open as a %s, not a value", t, existing.sliceKind()))
-		}
-		return v
+	if existing, ok := s.find(typ); ok {
+		return existing.(*Value[T])
 	}
-	v := &Value[T]{name: sliceName(&valueNames, "value:", t), clone: clonerOf[T]()}
-	s.add(t, v)
+	clone, _ := typ.clone.(func(T) T)
+	v := &Value[T]{name: typ.name, clone: clone}
+	s.open = append(s.open, opened{typ: typ, name: typ.name, sl: v})
 	return v
 }
 
@@ -147,37 +150,6 @@ func (s *Store) Names() []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// typeNames caches typeName: reflect.Type.String of a generic or
-// unnamed struct type allocates a dozen times, and every run opens the
-// same types.
-var typeNames sync.Map // reflect.Type -> string
-
-func typeName(t reflect.Type) string {
-	if n, ok := typeNames.Load(t); ok {
-		return n.(string)
-	}
-	n := t.String()
-	if t.PkgPath() != "" && t.Name() != "" {
-		n = t.PkgPath() + "." + t.Name()
-	}
-	typeNames.Store(t, n)
-	return n
-}
-
-// logNames and valueNames cache the names of the slices opened, by type,
-// as typeNames caches the type's name.
-var logNames, valueNames sync.Map // reflect.Type -> string
-
-// sliceName returns kind followed by t's name, cached in names.
-func sliceName(names *sync.Map, kind string, t reflect.Type) string {
-	if n, ok := names.Load(t); ok {
-		return n.(string)
-	}
-	n := kind + typeName(t)
-	names.Store(t, n)
-	return n
 }
 
 // storeSlices is how many slices a new store has room for before its

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"reflect"
 	"sync"
 )
 
@@ -30,26 +29,16 @@ type Cloner[T any] interface {
 	Clone() T
 }
 
-// clonerOf returns how to clone a T for a reader, or nil when T does not
-// implement Cloner.
-func clonerOf[T any]() func(T) T {
-	t := reflect.TypeFor[T]()
-	if c, ok := cloners.Load(t); ok {
-		f, _ := c.(func(T) T)
-		return f
-	}
-	var f func(T) T
+// clonerOf returns, as an any, the func(T) T that clones a T for a
+// reader, or nil when T does not implement Cloner. Stores call it once
+// for T (see sliceType).
+func clonerOf[T any]() any {
 	var zero T
 	if _, ok := any(zero).(Cloner[T]); ok {
-		f = func(x T) T { return any(x).(Cloner[T]).Clone() }
+		return func(x T) T { return any(x).(Cloner[T]).Clone() }
 	}
-	cloners.Store(t, f)
-	return f
+	return nil
 }
-
-// cloners caches clonerOf by type: the function it makes for a Cloner
-// is an allocation, and every run opens the same types.
-var cloners sync.Map // reflect.Type -> func(T) T, nil for other types
 
 // Seed replaces the value. For a [Cloner] T it stores a clone, so that
 // the caller's x and the stored value share nothing.

@@ -5,9 +5,8 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/google/uuid"
-
 	"github.com/lookout-go/lookout/internal/runctx"
+	"github.com/lookout-go/lookout/internal/uid"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -22,7 +21,7 @@ func (r *Run) takeTurn(ctx context.Context) session.Conversation {
 	var out session.Conversation
 	session.ValueOf[runctx.Conversation](r.store).Update(func(c runctx.Conversation, set bool) runctx.Conversation {
 		if !set || c.ID == "" {
-			c.ID = uuid.NewString()
+			c.ID = uid.New()
 		}
 		out = session.Conversation{ID: c.ID, Turn: c.Turns}
 		c.Turns++

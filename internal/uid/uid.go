@@ -1,0 +1,56 @@
+// Package uid makes the random (version 4) UUIDs that name runs and
+// conversations.
+//
+// A UUID takes 16 random bytes. Reading them from crypto/rand one UUID
+// at a time costs a call into the operating system's generator for
+// each; uid reads them for many UUIDs at once into a pool of its own,
+// which the google/uuid package's global pool (uuid.EnableRandPool)
+// would do too, but for the whole program.
+package uid
+
+import (
+	"crypto/rand"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// poolSize is how many UUIDs' random bytes one read fills.
+const poolSize = 32
+
+// pool holds random bytes read ahead; next is the first one not used.
+var pool struct {
+	sync.Mutex
+	buf  [poolSize * 16]byte
+	next int
+}
+
+// New returns a new random UUID in its string form, as uuid.NewString.
+func New() string {
+	return fromBytes(take()).String()
+}
+
+// take returns 16 random bytes from the pool, refilling it when it is
+// spent. crypto/rand.Read does not fail: the program crashes if the
+// system's generator does.
+func take() (b [16]byte) {
+	pool.Lock()
+	if pool.next == 0 || pool.next == len(pool.buf) {
+		_, _ = rand.Read(pool.buf[:])
+		pool.next = 0
+	}
+	copy(b[:], pool.buf[pool.next:])
+	clear(pool.buf[pool.next : pool.next+16])
+	pool.next += 16
+	pool.Unlock()
+	return b
+}
+
+// fromBytes makes a version 4, variant RFC 4122 UUID of random bytes b,
+// as uuid.NewRandom does.
+func fromBytes(b [16]byte) uuid.UUID {
+	u := uuid.UUID(b)
+	u[6] = (u[6] & 0x0f) | 0x40
+	u[8] = (u[8] & 0x3f) | 0x80
+	return u
+}
