@@ -165,13 +165,18 @@ func firstSecret(s string) int {
 	for ; p+16 <= len(s); p += 16 {
 		// Sixteen bytes at a time: a bit for each anchor among them,
 		// from a table lookup for each two bytes, and then a matcher
-		// call for each set bit only. Slicing the window first drops
-		// the bounds checks.
+		// call for each set bit only. Most blocks hold no anchor: the
+		// lookups are tested together before they are placed. Slicing
+		// the window first drops the bounds checks.
 		w := s[p : p+16]
-		m := uint(anchorPairs[uint16(w[0])|uint16(w[1])<<8]) | uint(anchorPairs[uint16(w[2])|uint16(w[3])<<8])<<2 |
-			uint(anchorPairs[uint16(w[4])|uint16(w[5])<<8])<<4 | uint(anchorPairs[uint16(w[6])|uint16(w[7])<<8])<<6 |
-			uint(anchorPairs[uint16(w[8])|uint16(w[9])<<8])<<8 | uint(anchorPairs[uint16(w[10])|uint16(w[11])<<8])<<10 |
-			uint(anchorPairs[uint16(w[12])|uint16(w[13])<<8])<<12 | uint(anchorPairs[uint16(w[14])|uint16(w[15])<<8])<<14
+		a0, a1 := anchorPairs[uint16(w[0])|uint16(w[1])<<8], anchorPairs[uint16(w[2])|uint16(w[3])<<8]
+		a2, a3 := anchorPairs[uint16(w[4])|uint16(w[5])<<8], anchorPairs[uint16(w[6])|uint16(w[7])<<8]
+		a4, a5 := anchorPairs[uint16(w[8])|uint16(w[9])<<8], anchorPairs[uint16(w[10])|uint16(w[11])<<8]
+		a6, a7 := anchorPairs[uint16(w[12])|uint16(w[13])<<8], anchorPairs[uint16(w[14])|uint16(w[15])<<8]
+		if a0|a1|a2|a3|a4|a5|a6|a7 == 0 {
+			continue
+		}
+		m := uint(a0) | uint(a1)<<2 | uint(a2)<<4 | uint(a3)<<6 | uint(a4)<<8 | uint(a5)<<10 | uint(a6)<<12 | uint(a7)<<14
 		for ; m != 0; m &= m - 1 {
 			if i := p + bits.TrailingZeros(m); anchorHere[s[i]](s, i) {
 				return i
