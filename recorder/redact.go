@@ -134,21 +134,24 @@ func findAll(s string, from int, spans []span, anchor string, at func(s string, 
 // secret of some shapes, and its matcher asks whether the finders would
 // find a secret there. They are the finders' own anchors, except a URL's
 // user information, found from the ':' of the "://" before it rather than
-// from its '@'.
+// from its '@'. An anchor common in prose names the bytes that may come
+// right after it (next) or right before it (prev) when its matcher can
+// match there; anchorPairs drops it elsewhere without calling the matcher.
 var anchors = [...]struct {
-	c    byte
-	here func(s string, p int) bool
+	c          byte
+	next, prev string
+	here       func(s string, p int) bool
 }{
-	{'-', dashSecretHere},       // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
-	{'_', underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
-	{':', colonSecretHere},      // a pair, a webhook URL, a URL's user information
-	{'=', pairHere},             // a pair
-	{'A', keyIDHere},            // "AKIA", "ASIA", "AIza"
-	{'B', bearerHere},           // "Bearer", "BEARER"
-	{'b', bearerHere},           // "bearer"
-	{'S', sKeyHere},             // "SG.", "SK"
-	{'J', jwtHere},              // the 'J' of "eyJ"
-	{'d', databricksHere},       // "dapi"
+	{'-', "", dashPrev, dashSecretHere}, // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
+	{'_', "", "", underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
+	{':', "", "", colonSecretHere},      // a pair, a webhook URL, a URL's user information
+	{'=', "", "", pairHere},             // a pair
+	{'A', "KSI", "", keyIDHere},         // "AKIA", "ASIA", "AIza"
+	{'B', "eE", "", bearerHere},         // "Bearer", "BEARER"
+	{'b', "eE", "", bearerHere},         // "bearer"
+	{'S', "GK", "", sKeyHere},           // "SG.", "SK"
+	{'J', "", "y", jwtHere},             // the 'J' of "eyJ"
+	{'d', "a", "", databricksHere},      // "dapi"
 }
 
 // firstSecret returns an index at or before the first anchor at which
@@ -162,13 +165,18 @@ func firstSecret(s string) int {
 	for ; p+16 <= len(s); p += 16 {
 		// Sixteen bytes at a time: a bit for each anchor among them,
 		// from a table lookup for each two bytes, and then a matcher
-		// call for each set bit only. Slicing the window first drops
-		// the bounds checks.
+		// call for each set bit only. Most blocks hold no anchor: the
+		// lookups are tested together before they are placed. Slicing
+		// the window first drops the bounds checks.
 		w := s[p : p+16]
-		m := uint(anchorPairs[uint16(w[0])|uint16(w[1])<<8]) | uint(anchorPairs[uint16(w[2])|uint16(w[3])<<8])<<2 |
-			uint(anchorPairs[uint16(w[4])|uint16(w[5])<<8])<<4 | uint(anchorPairs[uint16(w[6])|uint16(w[7])<<8])<<6 |
-			uint(anchorPairs[uint16(w[8])|uint16(w[9])<<8])<<8 | uint(anchorPairs[uint16(w[10])|uint16(w[11])<<8])<<10 |
-			uint(anchorPairs[uint16(w[12])|uint16(w[13])<<8])<<12 | uint(anchorPairs[uint16(w[14])|uint16(w[15])<<8])<<14
+		a0, a1 := anchorPairs[uint16(w[0])|uint16(w[1])<<8], anchorPairs[uint16(w[2])|uint16(w[3])<<8]
+		a2, a3 := anchorPairs[uint16(w[4])|uint16(w[5])<<8], anchorPairs[uint16(w[6])|uint16(w[7])<<8]
+		a4, a5 := anchorPairs[uint16(w[8])|uint16(w[9])<<8], anchorPairs[uint16(w[10])|uint16(w[11])<<8]
+		a6, a7 := anchorPairs[uint16(w[12])|uint16(w[13])<<8], anchorPairs[uint16(w[14])|uint16(w[15])<<8]
+		if a0|a1|a2|a3|a4|a5|a6|a7 == 0 {
+			continue
+		}
+		m := uint(a0) | uint(a1)<<2 | uint(a2)<<4 | uint(a3)<<6 | uint(a4)<<8 | uint(a5)<<10 | uint(a6)<<12 | uint(a7)<<14
 		for ; m != 0; m &= m - 1 {
 			if i := p + bits.TrailingZeros(m); anchorHere[s[i]](s, i) {
 				return i
@@ -185,7 +193,9 @@ func firstSecret(s string) int {
 
 // anchorPairs holds, for each two bytes read as a little-endian uint16,
 // bit 0 when the first is an anchor and bit 1 when the second is: a
-// lookup for two bytes costs what one for a byte does.
+// lookup for two bytes costs what one for a byte does. The first byte's
+// bit is dropped when the second is not among its next bytes, and the
+// second's when the first is not among its prev bytes.
 var anchorPairs = func() (t [1 << 16]uint8) {
 	var one [256]uint8
 	for _, a := range anchors {
@@ -198,6 +208,22 @@ var anchorPairs = func() (t [1 << 16]uint8) {
 		if one[hi] != 0 {
 			for lo := range row {
 				row[lo] |= 2
+			}
+		}
+	}
+	for _, a := range anchors {
+		if a.next != "" {
+			for hi := range 256 {
+				if strings.IndexByte(a.next, byte(hi)) < 0 {
+					t[hi<<8|int(a.c)] &^= 1
+				}
+			}
+		}
+		if a.prev != "" {
+			for lo := range 256 {
+				if strings.IndexByte(a.prev, byte(lo)) < 0 {
+					t[int(a.c)<<8|lo] &^= 2
+				}
 			}
 		}
 	}
@@ -274,14 +300,19 @@ func dashSecretHere(s string, p int) bool {
 	return ok
 }
 
-// mayPrecedeDash holds the bytes that come before the '-' of a secret:
+// dashPrev holds the bytes that come before the '-' of a secret:
 // the last byte of "sk", of "xox" and a Slack token letter, of "glpat", of
 // "-----BEGIN" or of the "--" of a long flag, or the blank before a short
 // flag.
-var mayPrecedeDash = [256]bool{
-	'k': true, 't': true, '-': true, ' ': true,
-	'a': true, 'b': true, 'e': true, 'p': true, 'r': true, 's': true,
-}
+const dashPrev = "ktaberps- "
+
+// mayPrecedeDash holds true for each byte of dashPrev.
+var mayPrecedeDash = func() (t [256]bool) {
+	for i := range len(dashPrev) {
+		t[dashPrev[i]] = true
+	}
+	return t
+}()
 
 // underscoreSecretHere reports whether underscoreSecretAt matches at the
 // '_' at p, which must follow "gh" and a letter, "github", "sk", "rk",

@@ -82,22 +82,29 @@ func (st *stallState) keptOf(e *stallCall) chainsKept {
 	if st.kept.of == e.index {
 		return st.kept
 	}
-	picked, same := st.picked[:0], 0
 	older, newer := st.calls.Halves()
-	for _, half := range [...][]stallCall{older, newer} {
-		for i := range half {
-			c := &half[i]
-			if st.inChain(c, e) {
-				picked = append(picked, c)
-			}
-			if c.inSameChain(e) {
-				same++
-			}
+	picked, same := st.keptIn(st.picked[:0], older, e)
+	picked, sameNewer := st.keptIn(picked, newer, e)
+	st.picked = picked
+	st.kept = chainsKept{of: e.index, repeats: len(picked), sameCalls: same + sameNewer}
+	return st.kept
+}
+
+// keptIn appends the calls of half in e's chain of repeats to picked, and
+// counts those in e's chain of same calls. A call for each half keeps the
+// loop's state in registers.
+func (st *stallState) keptIn(picked []*stallCall, half []stallCall, e *stallCall) ([]*stallCall, int) {
+	same := 0
+	for i := range half {
+		c := &half[i]
+		if st.inChain(c, e) {
+			picked = append(picked, c)
+		}
+		if c.inSameChain(e) {
+			same++
 		}
 	}
-	st.picked = picked
-	st.kept = chainsKept{of: e.index, repeats: len(picked), sameCalls: same}
-	return st.kept
+	return picked, same
 }
 
 // inSameChain reports whether c belongs to e's chain of calls with its
