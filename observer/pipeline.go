@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/sessionhook"
 	"github.com/lookout-go/lookout/observer/internal/scan"
 	"github.com/lookout-go/lookout/session"
 )
@@ -61,14 +63,19 @@ type Pipeline struct {
 	// efficacyCalls is PipelineOptions.EfficacyCalls or its default.
 	efficacyCalls int
 
-	store    *session.Store
-	calls    *session.Log[ToolCallRecord]
-	tally    *session.Value[Tally]
-	states   *session.Value[ObserverStates]
-	current  *session.Value[CurrentAssessment]
-	history  *session.Log[PastAssessment]
-	efficacy *session.Value[Efficacy]
-	budget   *session.Value[budget.Budget]
+	store  *session.Store
+	calls  *session.Log[ToolCallRecord]
+	tally  *session.Value[Tally]
+	states *session.Value[ObserverStates]
+	// statesVersion is the version of states (see sessionhook.Version),
+	// and statesRead one more than the version the members' states were
+	// last read at, under mu: zero before the first read.
+	statesVersion *atomic.Uint64
+	statesRead    uint64
+	current       *session.Value[CurrentAssessment]
+	history       *session.Log[PastAssessment]
+	efficacy      *session.Value[Efficacy]
+	budget        *session.Value[budget.Budget]
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the
@@ -154,6 +161,7 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
+	p.statesVersion = sessionhook.Version(p.states)
 	p.applyOptions(opts)
 	if err := p.checkSizes(); err != nil {
 		return nil, err
@@ -355,15 +363,12 @@ func (t *Tally) add(success bool) {
 	t.ConsecutiveErrors++
 }
 
-// fire reads the observers' states and gathers in p.fired the observers
-// whose trigger fires after the call at callIndex.
+// fire brings the members' states up to date and gathers in p.fired the
+// observers whose trigger fires after the call at callIndex.
 func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
-	p.states.Read(func(states ObserverStates, _ bool) {
-		for i := range p.members {
-			m := &p.members[i]
-			m.state = states[m.name]
-		}
-	})
+	if p.statesVersion.Load()+1 != p.statesRead {
+		p.readStates()
+	}
 	fired := p.fired[:0]
 	for i := range p.members {
 		m := &p.members[i]
@@ -373,6 +378,20 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 		}
 	}
 	p.fired = fired
+}
+
+// readStates reads the observers' states into the members, with the
+// version they were read at. The states change only when observers run,
+// or when the session is restored or changed from outside, so most calls
+// find the version unchanged and skip this.
+func (p *Pipeline) readStates() {
+	p.states.Read(func(states ObserverStates, _ bool) {
+		p.statesRead = p.statesVersion.Load() + 1
+		for i := range p.members {
+			m := &p.members[i]
+			m.state = states[m.name]
+		}
+	})
 }
 
 // observe runs the observers in p.fired and stores what they produce.

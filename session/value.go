@@ -3,6 +3,9 @@ package session
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
+
+	"github.com/lookout-go/lookout/internal/sessionhook"
 )
 
 // Value is a replace-latest slice holding one T. Obtain one with [ValueOf].
@@ -21,7 +24,21 @@ type Value[T any] struct {
 	mu  sync.Mutex
 	v   T
 	set bool
+	// version advances, under mu, with every change to v or set; see
+	// sessionhook.Version.
+	version atomic.Uint64
 }
+
+func init() {
+	sessionhook.Version = func(v any) *atomic.Uint64 {
+		if x, ok := v.(interface{ versionOf() *atomic.Uint64 }); ok {
+			return x.versionOf()
+		}
+		return nil
+	}
+}
+
+func (v *Value[T]) versionOf() *atomic.Uint64 { return &v.version }
 
 // Cloner is implemented by value types that hold memory their copies
 // share, such as a map. Clone returns a copy that shares nothing the
@@ -59,6 +76,7 @@ func (v *Value[T]) Seed(x T) {
 	}
 	v.mu.Lock()
 	v.v, v.set = x, true
+	v.version.Add(1)
 	v.mu.Unlock()
 }
 
@@ -102,6 +120,7 @@ func (v *Value[T]) Read(fn func(cur T, set bool)) {
 func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.version.Add(1)
 	v.v = fn(v.v, v.set)
 	v.set = true
 	if v.clone != nil {
@@ -123,6 +142,8 @@ func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 func (v *Value[T]) Change(fn func(cur *T, set bool)) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	// Advanced before fn, which may change the value and then panic.
+	v.version.Add(1)
 	fn(&v.v, v.set)
 	v.set = true
 }
@@ -132,6 +153,7 @@ func (v *Value[T]) Clear() {
 	v.mu.Lock()
 	var zero T
 	v.v, v.set = zero, false
+	v.version.Add(1)
 	v.mu.Unlock()
 }
 
