@@ -67,15 +67,17 @@ type Pipeline struct {
 	calls  *session.Log[ToolCallRecord]
 	tally  *session.Value[Tally]
 	states *session.Value[ObserverStates]
-	// statesVersion is the version of states (see sessionhook.Version),
-	// and statesRead one more than the version the members' states were
-	// last read at, under mu: zero before the first read.
-	statesVersion *atomic.Uint64
-	statesRead    uint64
-	current       *session.Value[CurrentAssessment]
-	history       *session.Log[PastAssessment]
-	efficacy      *session.Value[Efficacy]
-	budget        *session.Value[budget.Budget]
+	// statesRead tells when the members' states, read from states, are
+	// out of date; under mu.
+	statesRead readMark
+	current    *session.Value[CurrentAssessment]
+	history    *session.Log[PastAssessment]
+	efficacy   *session.Value[Efficacy]
+	budget     *session.Value[budget.Budget]
+	// efficacyRead tells when isPending, read from efficacy, is out of
+	// date; both under mu.
+	efficacyRead readMark
+	isPending    bool
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the
@@ -161,7 +163,8 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
-	p.statesVersion = sessionhook.Version(p.states)
+	p.statesRead.version = sessionhook.Version(p.states)
+	p.efficacyRead.version = sessionhook.Version(p.efficacy)
 	p.applyOptions(opts)
 	if err := p.checkSizes(); err != nil {
 		return nil, err
@@ -366,7 +369,7 @@ func (t *Tally) add(success bool) {
 // fire brings the members' states up to date and gathers in p.fired the
 // observers whose trigger fires after the call at callIndex.
 func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
-	if p.statesVersion.Load()+1 != p.statesRead {
+	if p.statesRead.stale() {
 		p.readStates()
 	}
 	fired := p.fired[:0]
@@ -386,13 +389,29 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 // find the version unchanged and skip this.
 func (p *Pipeline) readStates() {
 	p.states.Read(func(states ObserverStates, _ bool) {
-		p.statesRead = p.statesVersion.Load() + 1
+		p.statesRead.mark()
 		for i := range p.members {
 			m := &p.members[i]
 			m.state = states[m.name]
 		}
 	})
 }
+
+// readMark remembers the version of a session value (see
+// sessionhook.Version) that a reader last read it at, so that what it
+// read is kept until the value changes.
+type readMark struct {
+	version *atomic.Uint64
+	read    uint64 // one more than the version read at; zero: never read
+}
+
+// stale reports whether the value has changed since it was read, or was
+// never read.
+func (m *readMark) stale() bool { return m.version.Load()+1 != m.read }
+
+// mark notes that the value was read at its current version. It runs
+// under the value's lock, from within Value.Read.
+func (m *readMark) mark() { m.read = m.version.Load() + 1 }
 
 // observe runs the observers in p.fired and stores what they produce.
 func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, now time.Time) *CurrentAssessment {
