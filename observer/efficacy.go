@@ -235,7 +235,7 @@ func (p *Pipeline) Injected(ctx context.Context, current CurrentAssessment) {
 // assessment is [WrappedUp]. With some, the calls are judged as they
 // complete. A negative toolCalls is ignored.
 func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
-	if toolCalls != 0 || !p.pending() {
+	if toolCalls != 0 || !p.pendingNow() {
 		return
 	}
 	p.mu.Lock()
@@ -252,7 +252,20 @@ func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
 }
 
 // pending reports whether a shown assessment awaits the agent's reaction.
+// It runs under p.mu, and reads the session's Efficacy only when it has
+// changed since it last did.
 func (p *Pipeline) pending() bool {
+	if p.efficacyRead.stale() {
+		p.efficacy.Read(func(eff Efficacy, _ bool) {
+			p.efficacyRead.mark()
+			p.isPending = eff.Pending != nil
+		})
+	}
+	return p.isPending
+}
+
+// pendingNow is pending for a caller that does not hold p.mu.
+func (p *Pipeline) pendingNow() bool {
 	var pending bool
 	p.efficacy.Read(func(eff Efficacy, _ bool) { pending = eff.Pending != nil })
 	return pending

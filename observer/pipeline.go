@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/internal/sessionhook"
 	"github.com/lookout-go/lookout/observer/internal/scan"
 	"github.com/lookout-go/lookout/session"
 )
@@ -61,14 +63,21 @@ type Pipeline struct {
 	// efficacyCalls is PipelineOptions.EfficacyCalls or its default.
 	efficacyCalls int
 
-	store    *session.Store
-	calls    *session.Log[ToolCallRecord]
-	tally    *session.Value[Tally]
-	states   *session.Value[ObserverStates]
-	current  *session.Value[CurrentAssessment]
-	history  *session.Log[PastAssessment]
-	efficacy *session.Value[Efficacy]
-	budget   *session.Value[budget.Budget]
+	store  *session.Store
+	calls  *session.Log[ToolCallRecord]
+	tally  *session.Value[Tally]
+	states *session.Value[ObserverStates]
+	// statesRead tells when the members' states, read from states, are
+	// out of date; under mu.
+	statesRead readMark
+	current    *session.Value[CurrentAssessment]
+	history    *session.Log[PastAssessment]
+	efficacy   *session.Value[Efficacy]
+	budget     *session.Value[budget.Budget]
+	// efficacyRead tells when isPending, read from efficacy, is out of
+	// date; both under mu.
+	efficacyRead readMark
+	isPending    bool
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the
@@ -154,6 +163,8 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
+	p.statesRead.version = sessionhook.Version(p.states)
+	p.efficacyRead.version = sessionhook.Version(p.efficacy)
 	p.applyOptions(opts)
 	if err := p.checkSizes(); err != nil {
 		return nil, err
@@ -355,15 +366,12 @@ func (t *Tally) add(success bool) {
 	t.ConsecutiveErrors++
 }
 
-// fire reads the observers' states and gathers in p.fired the observers
-// whose trigger fires after the call at callIndex.
+// fire brings the members' states up to date and gathers in p.fired the
+// observers whose trigger fires after the call at callIndex.
 func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
-	p.states.Read(func(states ObserverStates, _ bool) {
-		for i := range p.members {
-			m := &p.members[i]
-			m.state = states[m.name]
-		}
-	})
+	if p.statesRead.stale() {
+		p.readStates()
+	}
 	fired := p.fired[:0]
 	for i := range p.members {
 		m := &p.members[i]
@@ -374,6 +382,36 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 	}
 	p.fired = fired
 }
+
+// readStates reads the observers' states into the members, with the
+// version they were read at. The states change only when observers run,
+// or when the session is restored or changed from outside, so most calls
+// find the version unchanged and skip this.
+func (p *Pipeline) readStates() {
+	p.states.Read(func(states ObserverStates, _ bool) {
+		p.statesRead.mark()
+		for i := range p.members {
+			m := &p.members[i]
+			m.state = states[m.name]
+		}
+	})
+}
+
+// readMark remembers the version of a session value (see
+// sessionhook.Version) that a reader last read it at, so that what it
+// read is kept until the value changes.
+type readMark struct {
+	version *atomic.Uint64
+	read    uint64 // one more than the version read at; zero: never read
+}
+
+// stale reports whether the value has changed since it was read, or was
+// never read.
+func (m *readMark) stale() bool { return m.version.Load()+1 != m.read }
+
+// mark notes that the value was read at its current version. It runs
+// under the value's lock, from within Value.Read.
+func (m *readMark) mark() { m.read = m.version.Load() + 1 }
 
 // observe runs the observers in p.fired and stores what they produce.
 func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, now time.Time) *CurrentAssessment {

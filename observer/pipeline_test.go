@@ -567,3 +567,47 @@ func TestResourceReportsTheModelCallLimit(t *testing.T) {
 	b.ModelCalls = 10
 	assert.Equal(t, "You have exhausted your model call budget.", resource.New().Assess(b, start).Summary)
 }
+
+// The members' trigger states are kept between calls while the session's
+// ObserverStates stand, and read again when anything changes them: the
+// pipeline's own runs, a change from outside, a restore, or a second
+// pipeline on the same store.
+func TestTriggersSeeObserverStatesChangedBetweenCalls(t *testing.T) {
+	o := &counting{name: "probe"}
+	p, _ := newPipeline(t, observer.Spec{Observer: o, Trigger: observer.Trigger{EveryNCalls: 3}})
+	store := p.Store()
+	states := session.ValueOf[observer.ObserverStates](store)
+	call := func(n int) {
+		for range n {
+			p.AfterToolCall(context.Background(), ok())
+		}
+	}
+	call(3)
+	require.Equal(t, []int64{3}, o.ranAt)
+	snap, err := store.Snapshot()
+	require.NoError(t, err)
+
+	// Changed from outside: the probe last ran at call 5, so it next
+	// fires at call 8, not 6.
+	call(1)
+	states.Seed(observer.ObserverStates{"probe": {LastAssessmentCallIndex: 5, TotalAssessments: 1}})
+	call(4)
+	assert.Equal(t, []int64{3, 8}, o.ranAt)
+
+	// Restored to the snapshot taken after call 3: the call log and the
+	// states go back, and the probe fires again three calls on.
+	require.NoError(t, store.Restore(snap))
+	call(3)
+	assert.Equal(t, []int64{3, 8, 6}, o.ranAt)
+
+	// A second pipeline on the store runs the probe's namesake at call 7.
+	other := &counting{name: "probe"}
+	q, err := observer.NewPipeline(store, []observer.Spec{{Observer: other, Trigger: observer.Trigger{EveryNCalls: 1}}}, nil)
+	require.NoError(t, err)
+	q.AfterToolCall(context.Background(), ok())
+	require.Equal(t, []int64{7}, other.ranAt)
+	call(2)
+	assert.Equal(t, []int64{3, 8, 6}, o.ranAt, "the probe's state says it ran at call 7")
+	call(1)
+	assert.Equal(t, []int64{3, 8, 6, 10}, o.ranAt)
+}

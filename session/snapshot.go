@@ -223,6 +223,7 @@ func (v *Value[T]) prepare(ss SliceSnapshot) (func(), error) {
 	return func() {
 		v.mu.Lock()
 		v.v, v.set = x, true
+		v.version.Add(1)
 		v.mu.Unlock()
 	}, nil
 }

@@ -2,6 +2,9 @@ package session
 
 import (
 	"sync"
+	"sync/atomic"
+
+	"github.com/lookout-go/lookout/internal/sessionhook"
 )
 
 // Value is a replace-latest slice holding one T. Obtain one with [ValueOf].
@@ -20,7 +23,21 @@ type Value[T any] struct {
 	mu  sync.Mutex
 	v   T
 	set bool
+	// version advances, under mu, with every change to v or set; see
+	// sessionhook.Version.
+	version atomic.Uint64
 }
+
+func init() {
+	sessionhook.Version = func(v any) *atomic.Uint64 {
+		if x, ok := v.(interface{ versionOf() *atomic.Uint64 }); ok {
+			return x.versionOf()
+		}
+		return nil
+	}
+}
+
+func (v *Value[T]) versionOf() *atomic.Uint64 { return &v.version }
 
 // Cloner is implemented by value types that hold memory their copies
 // share, such as a map. Clone returns a copy that shares nothing the
@@ -48,6 +65,7 @@ func (v *Value[T]) Seed(x T) {
 	}
 	v.mu.Lock()
 	v.v, v.set = x, true
+	v.version.Add(1)
 	v.mu.Unlock()
 }
 
@@ -91,6 +109,7 @@ func (v *Value[T]) Read(fn func(cur T, set bool)) {
 func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.version.Add(1)
 	v.v = fn(v.v, v.set)
 	v.set = true
 	if v.clone != nil {
@@ -112,6 +131,8 @@ func (v *Value[T]) Update(fn func(cur T, set bool) T) T {
 func (v *Value[T]) Change(fn func(cur *T, set bool)) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	// Advanced before fn, which may change the value and then panic.
+	v.version.Add(1)
 	fn(&v.v, v.set)
 	v.set = true
 }
@@ -121,6 +142,7 @@ func (v *Value[T]) Clear() {
 	v.mu.Lock()
 	var zero T
 	v.v, v.set = zero, false
+	v.version.Add(1)
 	v.mu.Unlock()
 }
 

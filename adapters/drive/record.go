@@ -259,14 +259,21 @@ func (r *Run) note(err error) {
 // Failure returns the recording error that must end the run, if any:
 // under the recorder's Escalate policy, the first failed write.
 func (r *Run) Failure() error {
+	if r.cfg.Recorder == nil {
+		return nil // only a recording fails
+	}
+	return r.failure()
+}
+
+// failure is Failure for a run with a Recorder. It is kept apart so that
+// Failure, on the path of every hook, inlines.
+func (r *Run) failure() error {
 	if p := r.trace.failed.Load(); p != nil {
 		return *p
 	}
-	if rec := r.cfg.Recorder; rec != nil {
-		if err := rec.Err(); err != nil {
-			r.note(err)
-			return err
-		}
+	if err := r.cfg.Recorder.Err(); err != nil {
+		r.note(err)
+		return err
 	}
 	return nil
 }
