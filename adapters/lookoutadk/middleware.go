@@ -32,8 +32,6 @@ type Middleware struct {
 	// unwrapped says an agent started a query's run without the
 	// wrapper: only then do model calls look for unwrappedKey.
 	unwrapped atomic.Bool
-	// gated is the run BeforeModelRewriteState last found, for WrapModel.
-	gated gatedRun
 }
 
 var _ adk.ChatModelAgentMiddleware = (*Middleware)(nil)

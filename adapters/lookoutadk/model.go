@@ -2,8 +2,6 @@ package lookoutadk
 
 import (
 	"context"
-	"sync"
-	"unsafe"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
@@ -27,7 +25,6 @@ func (m *Middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	if err != nil {
 		return ctx, nil, err
 	}
-	m.gated.put(ctx, r)
 	// On a wrap-up turn the tools stay described, and WrapModel's model
 	// forbids calling them through the tool choice: some providers reject
 	// a history of tool calls sent without tool definitions.
@@ -88,54 +85,15 @@ func sameSlice[T any](a, b []T) bool {
 // ones included: retries pass through it one attempt at a time. On a
 // wrap-up turn it forbids tool calls through the tool choice.
 func (m *Middleware) WrapModel(ctx context.Context, inner model.BaseChatModel, mc *adk.ModelContext) (model.BaseChatModel, error) {
-	r := m.gated.take(ctx)
+	r, _ := drive.FromContext(ctx)
 	if r == nil {
-		if r, _ = drive.FromContext(ctx); r == nil {
-			return inner, nil
-		}
+		return inner, nil
 	}
 	cm := &engine.ChargingModel{Inner: inner, Run: r, ForbidToolsOnWrapUp: true}
 	if m.unwrapped.Load() && ctx.Value(unwrappedKey{}) == r && !mayTryAgain(mc) {
 		return &endingModel{ChargingModel: cm}, nil
 	}
 	return cm, nil
-}
-
-// gatedRun is the run BeforeModelRewriteState found on a ctx. Eino calls
-// WrapModel next, with the same ctx unless another middleware returned
-// one of its own, and a ctx carries one run: WrapModel takes the run from
-// here rather than looking it up through every layer of the ctx again.
-// Concurrent runs may take each other's turn; WrapModel then looks the
-// run up. It is cleared when taken, so that it keeps no run alive.
-type gatedRun struct {
-	mu  sync.Mutex
-	ctx context.Context
-	run *drive.Run
-}
-
-func (g *gatedRun) put(ctx context.Context, r *drive.Run) {
-	g.mu.Lock()
-	g.ctx, g.run = ctx, r
-	g.mu.Unlock()
-}
-
-// take returns the run put with ctx, or nil.
-func (g *gatedRun) take(ctx context.Context) *drive.Run {
-	g.mu.Lock()
-	r := g.run
-	if r != nil && !sameCtx(g.ctx, ctx) {
-		r = nil
-	}
-	g.ctx, g.run = nil, nil
-	g.mu.Unlock()
-	return r
-}
-
-// sameCtx reports whether a and b are the same ctx: the same type and
-// the same data word. It compares words rather than values, which for a
-// ctx type that is not comparable would panic.
-func sameCtx(a, b context.Context) bool {
-	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 // mayTryAgain reports whether the agent may make another attempt after a
