@@ -410,8 +410,14 @@ type readMark struct {
 func (m *readMark) stale() bool { return m.version.Load()+1 != m.read }
 
 // mark notes that the value was read at its current version. It runs
-// under the value's lock, from within Value.Read.
+// under the value's lock, from within Value.Read, or within Value.Change
+// by a writer that keeps what it wrote.
 func (m *readMark) mark() { m.read = m.version.Load() + 1 }
+
+// current reports, under the value's lock within Value.Change, whether
+// the value was read at the version just before the change's own: no
+// other change came between the read and this one.
+func (m *readMark) current() bool { return m.version.Load() == m.read }
 
 // observe runs the observers in p.fired and stores what they produce.
 func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, now time.Time) *CurrentAssessment {
@@ -461,9 +467,14 @@ func (p *Pipeline) newCurrent(produced []Assessment) *CurrentAssessment {
 
 // recordRuns records in the observers' states that those in p.ran ran
 // after the call at callIndex. Readers of the session value get clones, so
-// the stored map is updated in place.
+// the stored map is updated in place. When the members' states were read
+// at the version this change replaces, nobody else wrote in between: the
+// members keep the states written and the new version counts as read, so
+// that the next call does not read back what this one wrote.
 func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
 	p.states.Change(func(states *ObserverStates, _ bool) {
+		// Change advanced the version once, for this change.
+		own := p.statesRead.current()
 		if *states == nil {
 			*states = make(ObserverStates, len(p.members))
 		}
@@ -474,6 +485,12 @@ func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
 			st.LastAssessmentTime = now
 			st.TotalAssessments++
 			(*states)[m.name] = st
+			if own {
+				m.state = st
+			}
+		}
+		if own {
+			p.statesRead.mark()
 		}
 	})
 }
