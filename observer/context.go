@@ -37,7 +37,13 @@ type Context struct {
 func (p *Pipeline) context(i int, now time.Time, callIndex int64, tally Tally) *Context {
 	m := &p.members[i]
 	oc := &m.ctx
-	oc.Now, oc.CallIndex, oc.State, oc.Tally, oc.Store, oc.state = now, callIndex, m.state, tally, p.store, nil
+	// One field at a time: a tuple assignment copies the values twice.
+	oc.Now = now
+	oc.CallIndex = callIndex
+	oc.State = m.state
+	oc.Tally = tally
+	oc.Store = p.store
+	oc.state = nil
 	return oc
 }
 

@@ -84,9 +84,6 @@ type Pipeline struct {
 	// current call, and ran for those of them that ran; reused under mu so
 	// the quiet path does not allocate.
 	fired, ran []int
-	// produced is scratch space for the assessments of the current call;
-	// used under mu.
-	produced []Assessment
 	// events is scratch space for the efficacy events to report; used
 	// under mu.
 	events []EfficacyEvent
@@ -422,25 +419,18 @@ func (m *readMark) current() bool { return m.version.Load() == m.read }
 // observe runs the observers in p.fired and stores what they produce.
 func (p *Pipeline) observe(ctx context.Context, rec ToolCallRecord, tally Tally, now time.Time) *CurrentAssessment {
 	p.ran = p.ran[:0]
-	produced := p.produced[:0]
-	for _, i := range p.fired {
-		name := p.members[i].name
-		oc := p.context(i, now, rec.CallIndex, tally)
-		a, ran := p.runOne(ctx, i, name, oc)
-		if !ran {
-			continue
-		}
-		p.ran = append(p.ran, i)
-		produced = append(produced, a)
+	// The assessments are written where the next ones are carved from,
+	// with room for every observer that fired.
+	if len(p.assessments) < len(p.fired) {
+		p.assessments = make([]Assessment, max(len(p.fired), assessmentChunk))
 	}
-	if len(produced) == 0 {
+	p.runFrom(ctx, 0, now, rec.CallIndex, tally)
+	if len(p.ran) == 0 {
 		return nil
 	}
 	p.recordRuns(rec.CallIndex, now)
-	current := p.newCurrent(produced)
-	// The scratch space is cleared so that it keeps no texts alive.
-	clear(produced)
-	p.produced = produced[:0]
+	current := &scan.Carve(&p.currents, 1, currentChunk)[0]
+	current.Assessments = scan.Carve(&p.assessments, len(p.ran), assessmentChunk)
 	current.GeneratedAt, current.CallIndex = now, rec.CallIndex
 	p.current.Seed(*current)
 	if p.historySize > 0 {
@@ -455,15 +445,6 @@ const (
 	currentChunk    = 16
 	assessmentChunk = 32
 )
-
-// newCurrent returns a new CurrentAssessment holding a copy of produced.
-// It runs under p.mu.
-func (p *Pipeline) newCurrent(produced []Assessment) *CurrentAssessment {
-	current := &scan.Carve(&p.currents, 1, currentChunk)[0]
-	current.Assessments = scan.Carve(&p.assessments, len(produced), assessmentChunk)
-	copy(current.Assessments, produced)
-	return current
-}
 
 // recordRuns records in the observers' states that those in p.ran ran
 // after the call at callIndex. Readers of the session value get clones, so
@@ -495,28 +476,41 @@ func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
 	})
 }
 
-// runOne asks observer i, bringing its working state up to date first, isolating errors and panics. It reports whether
-// the observer ran, in which case a holds its assessment or a stand-in
-// for its failure.
-func (p *Pipeline) runOne(ctx context.Context, i int, name string, oc *Context) (a Assessment, ran bool) {
-	o := p.members[i].config.Observer
+// runFrom runs the observers of p.fired from the k-th on, each after
+// bringing its working state up to date, and appends to p.ran those that
+// ran, their assessments written one after the other at the front of
+// p.assessments. Errors and panics are isolated: a stand-in for the
+// observer's assessment says it failed. The observers share one deferred
+// recovery, which, after a panic, runs those after the one that panicked.
+func (p *Pipeline) runFrom(ctx context.Context, k int, now time.Time, callIndex int64, tally Tally) {
 	phase := "should_run"
 	defer func() {
 		if r := recover(); r != nil {
-			a, ran = p.failed(ctx, name, phase, fmt.Errorf("%w: %v", ErrPanicked, r), oc.Now), true
+			i := p.fired[k]
+			p.assessments[len(p.ran)] = p.failed(ctx, p.members[i].name, phase, fmt.Errorf("%w: %v", ErrPanicked, r), now)
+			p.ran = append(p.ran, i)
+			p.runFrom(ctx, k+1, now, callIndex, tally)
 		}
 	}()
-	oc.state = p.catchUp(i, oc)
-	if !o.ShouldRun(ctx, oc) {
-		return Assessment{}, false
+	for ; k < len(p.fired); k++ {
+		i := p.fired[k]
+		phase = "should_run"
+		oc := p.context(i, now, callIndex, tally)
+		oc.state = p.catchUp(i, oc)
+		o := p.members[i].config.Observer
+		if !o.ShouldRun(ctx, oc) {
+			continue
+		}
+		phase = "observe"
+		a := &p.assessments[len(p.ran)]
+		var err error
+		if *a, err = o.Observe(ctx, oc); err != nil {
+			*a = p.failed(ctx, p.members[i].name, phase, err, now)
+		} else {
+			p.complete(ctx, p.members[i].name, a, now)
+		}
+		p.ran = append(p.ran, i)
 	}
-	phase = "observe"
-	a, err := o.Observe(ctx, oc)
-	if err != nil {
-		return p.failed(ctx, name, phase, err, oc.Now), true
-	}
-	p.complete(ctx, name, &a, oc.Now)
-	return a, true
 }
 
 // complete fills in what the assessment a of the observer called name

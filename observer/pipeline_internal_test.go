@@ -2,6 +2,8 @@ package observer
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/lookout-go/lookout/session"
@@ -14,15 +16,25 @@ type probe struct {
 	name   string
 	quiet  bool
 	meddle func()
+	// panicIn names the method that panics: "should_run" or "observe".
+	panicIn string
 }
 
-func (o *probe) Name() string                             { return o.name }
-func (o *probe) ShouldRun(context.Context, *Context) bool { return !o.quiet }
-func (o *probe) Observe(context.Context, *Context) (Assessment, error) {
+func (o *probe) Name() string { return o.name }
+func (o *probe) ShouldRun(context.Context, *Context) bool {
+	if o.panicIn == "should_run" {
+		panic("in ShouldRun")
+	}
+	return !o.quiet
+}
+func (o *probe) Observe(_ context.Context, oc *Context) (Assessment, error) {
 	if o.meddle != nil {
 		o.meddle()
 	}
-	return Assessment{Summary: "ok"}, nil
+	if o.panicIn == "observe" {
+		panic("in Observe")
+	}
+	return Assessment{Summary: o.name + " after " + strconv.FormatInt(oc.CallIndex, 10)}, nil
 }
 
 func newProbed(t *testing.T, observers ...Observer) (*Pipeline, *session.Value[ObserverStates]) {
@@ -85,5 +97,39 @@ func TestPipelineReadsStatesChangedWhileItRan(t *testing.T) {
 	}
 	if got := p.members[2].state.TotalAssessments; got != 40 {
 		t.Errorf("c's state counts %d assessments, want the 40 written from outside", got)
+	}
+}
+
+// The observers of a call share one recovery: each panic stands in for
+// its observer's assessment, and the observers after it still run, in
+// order; those that do not run leave no gap. The assessments are written
+// where the pipeline keeps them, and a later call leaves those of an
+// earlier one as they were.
+func TestPanickingObserversLeaveTheOthersRunning(t *testing.T) {
+	p, _ := newProbed(t,
+		&probe{name: "a", panicIn: "should_run"}, &probe{name: "b", quiet: true}, &probe{name: "c"},
+		&probe{name: "d", panicIn: "observe"}, &probe{name: "e", panicIn: "observe"}, &probe{name: "f"})
+	var reported []string
+	p.onError = func(_ context.Context, err error) { reported = append(reported, err.Error()) }
+	var currents []*CurrentAssessment
+	for range 40 { // more than an array of assessments holds
+		_, current := p.AfterToolCall(context.Background(), ToolCallRecord{ToolName: "t", Success: true})
+		currents = append(currents, current)
+	}
+	for n, current := range currents {
+		var got []string
+		for _, a := range current.Assessments {
+			got = append(got, a.Observer+": "+a.Summary)
+		}
+		failed := ": This observer failed; its view of the run is missing from this assessment."
+		after := " after " + strconv.Itoa(n+1)
+		want := []string{"a" + failed, "c: c" + after, "d" + failed, "e" + failed, "f: f" + after}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("call %d: got %q, want %q", n+1, got, want)
+		}
+	}
+	if len(reported) != 3*40 || !strings.Contains(reported[0], `observer "a": should_run: observer panicked`) ||
+		!strings.Contains(reported[1], `observer "d": observe: observer panicked`) || !strings.Contains(reported[2], `observer "e": observe: observer panicked`) {
+		t.Errorf("reported %d errors, the first %q", len(reported), reported[:min(3, len(reported))])
 	}
 }
