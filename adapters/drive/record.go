@@ -356,7 +356,7 @@ func (r *Run) recordAssessment(ctx context.Context, a *observer.CurrentAssessmen
 	}
 	var notes []recorder.ObserverNote
 	if n := len(a.Assessments); n <= len(notesOfFew{}) {
-		notes = r.l.notes.New(&notesOfFew{})[:n:n]
+		notes = r.l.notes.Zero()[:n:n]
 	} else {
 		notes = make([]recorder.ObserverNote, n)
 	}
@@ -575,7 +575,7 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 			CarriedOn:     ev.Counts.CarriedOn - base.CarriedOn,
 		}
 	}
-	body := r.l.bodies.New(&efficacyBody{})[:0]
+	body := r.l.bodies.Zero()[:0]
 	body, nameEnd, err := appendEfficacy(body, &ev)
 	if err != nil {
 		r.cfg.OnError(ctx, err)
@@ -585,7 +585,8 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 	// code did not write is the observer's name: the recorder neither
 	// checks it again, as Extension would, nor scans more than the name
 	// for secrets.
-	ext := r.l.extensions.New(&recorder.Extension{Name: efficacyExtension, Body: body})
+	ext := r.l.extensions.Zero()
+	ext.Name, ext.Body = efficacyExtension, body
 	r.note(recordhook.EmitExtension(ctx, r.trace.rec, ext, len(efficacyStart), nameEnd))
 }
 

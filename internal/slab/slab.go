@@ -31,12 +31,19 @@ type array[T any] struct {
 // value is claimed with one atomic addition; the slab locks only to
 // allocate the next array.
 func (s *Slab[T]) New(v *T) *T {
+	p := s.Zero()
+	*p = *v
+	return p
+}
+
+// Zero returns a pointer to a zero value of the slab, for a caller that
+// fills it in place: no value is copied in. A value is claimed with one
+// atomic addition; the slab locks only to allocate the next array.
+func (s *Slab[T]) Zero() *T {
 	for {
 		if a := s.cur.Load(); a != nil {
 			if i := a.taken.Add(1) - 1; i < int64(len(a.values)) {
-				p := &a.values[i]
-				*p = *v
-				return p
+				return &a.values[i]
 			}
 		}
 		s.grow()

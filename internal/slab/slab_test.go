@@ -3,6 +3,7 @@ package slab
 import (
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestNewCopiesIntoDistinctValues(t *testing.T) {
@@ -73,5 +74,38 @@ func TestNewIsSafeForConcurrentUse(t *testing.T) {
 			}
 			seen[p] = true
 		}
+	}
+}
+
+// Zero hands out the slab's values as they are made, zero, from the same
+// arrays as New: one after the other in an array, and never one New
+// hands out.
+func TestZeroHandsOutZeroValuesOfTheSlab(t *testing.T) {
+	var s Slab[[4]int64]
+	v := [4]int64{1, 2, 3, 4}
+	seen := map[*[4]int64]bool{}
+	var last *[4]int64
+	adjacent := 0
+	for i := range 200 {
+		var p *[4]int64
+		if i%3 == 0 {
+			p = s.New(&v)
+		} else {
+			p = s.Zero()
+			if *p != ([4]int64{}) {
+				t.Fatalf("value %d is %v, not zero", i, *p)
+			}
+		}
+		if seen[p] {
+			t.Fatalf("value %d handed out twice", i)
+		}
+		seen[p] = true
+		if last != nil && uintptr(unsafe.Pointer(p)) == uintptr(unsafe.Pointer(last))+unsafe.Sizeof(v) {
+			adjacent++
+		}
+		last = p
+	}
+	if adjacent < 190 {
+		t.Errorf("%d of 199 values follow the one before in its array: not taken from the slab's arrays", adjacent)
 	}
 }
