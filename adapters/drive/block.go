@@ -7,6 +7,7 @@ import (
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // assessmentMessage returns the message for the current assessment, or
@@ -25,13 +26,14 @@ func (r *Run) assessmentMessage() (msg *schema.Message, turn []*schema.Message, 
 	first := &current.Assessments[0]
 	r.mu.Lock()
 	if !r.showing(&current) {
-		// The block and its turn in one allocation.
+		// The block, its turn and room for its record in one allocation.
 		b := &struct {
-			msg  schema.Message
-			turn [1]*schema.Message
+			msg    schema.Message
+			turn   [1]*schema.Message
+			record [1]recorder.InjectedMessage
 		}{msg: schema.Message{Role: r.cfg.InjectAs, Content: r.render(&current), Extra: r.assessmentExtra()}}
 		b.turn[0] = &b.msg
-		r.block, r.blockTurn = &b.msg, b.turn[:]
+		r.block, r.blockTurn, r.blockRecord = &b.msg, b.turn[:], b.record[:0]
 		r.blockIndex, r.blockTime, r.blockLen = current.CallIndex, current.GeneratedAt, len(current.Assessments)
 	}
 	r.blockOf = first

@@ -2,13 +2,17 @@ package drive
 
 import (
 	"reflect"
+	"runtime"
 	"testing"
+
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -32,4 +36,36 @@ func TestARunsAssessmentBlocksShareTheirExtra(t *testing.T) {
 	assert.Equal(t, reflect.ValueOf(first).UnsafePointer(), reflect.ValueOf(second).UnsafePointer(), "a new map for the second block")
 	other := newTestRun(t, &lookout.Config{}, store)
 	assert.NotEqual(t, reflect.ValueOf(first).UnsafePointer(), reflect.ValueOf(block(other, 3)).UnsafePointer(), "another run's block shares the map")
+}
+
+// A new block alone is recorded in the room made with it, without an
+// allocation; the room is taken once, so that a later record of the same
+// block does not write over an earlier one's.
+func TestANewBlockIsRecordedInTheRoomMadeWithIt(t *testing.T) {
+	store := session.New(nil)
+	r := newTestRun(t, &lookout.Config{}, store)
+	current := session.ValueOf[observer.CurrentAssessment](store)
+	user := &schema.Message{Role: schema.User, Content: "go"}
+	block := func(index int64) *schema.Message {
+		current.Seed(observer.CurrentAssessment{CallIndex: index, Assessments: []observer.Assessment{{Observer: "Probe", Summary: "ok"}}})
+		msg, _, _, _ := r.assessmentMessage()
+		require.NotNil(t, msg)
+		return msg
+	}
+	r.injectedIn([]*schema.Message{user, block(1)})
+	msg := block(2)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	first := r.injectedIn([]*schema.Message{user, msg})
+	runtime.ReadMemStats(&after)
+	assert.Zero(t, after.Mallocs-before.Mallocs, "allocations recording a new block")
+	want := []recorder.InjectedMessage{{Kind: lookout.TagAssessment, Role: string(msg.Role), Content: msg.Content, AfterCallIndex: 2}}
+	assert.Equal(t, want, first)
+
+	wrapUp := r.message("wrap up", lookout.TagWrapUp)
+	assert.Len(t, r.injectedIn([]*schema.Message{user, msg, wrapUp}), 2)
+	again := r.injectedIn([]*schema.Message{user, msg})
+	assert.Equal(t, want, again)
+	assert.NotSame(t, &first[0], &again[0], "the block's room was used twice")
+	assert.Equal(t, want, first)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/internal/runctx"
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -115,6 +116,9 @@ type Run struct {
 	// blockTurn is block alone, the usual messages of a turn, made with
 	// block and never written to.
 	blockTurn []*schema.Message
+	// blockRecord is room for the record of block alone, made with it;
+	// nil once taken (see injectedIn).
+	blockRecord []recorder.InjectedMessage
 	// shown is the block the pipeline was last told the model is shown.
 	shown *schema.Message
 	// blockLen is how many sections the block had: withdrawing one

@@ -35,7 +35,8 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 // injectedIn returns the messages Lookout injected into input, which
 // Reinject puts at its end, as the model receives them: never nil, so that
 // the record says that nothing was injected. The same messages as the
-// run's last call give the same slice, which records share.
+// run's last call give the same slice, which records share. A new block
+// alone, the usual case, is recorded in the room made with it.
 func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
 	from := len(input)
 	for from > 0 {
@@ -51,12 +52,27 @@ func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
 	if s.out != nil && slices.Equal(s.msgs, tail) {
 		return s.out
 	}
-	out := make([]recorder.InjectedMessage, 0, len(tail))
+	r.mu.Lock()
+	block, index := r.block, int(r.blockIndex)
+	var out []recorder.InjectedMessage
+	if len(tail) == 1 && tail[0] == block {
+		// Taken once: a record may hold it.
+		out, r.blockRecord = r.blockRecord, nil
+	}
+	r.mu.Unlock()
+	if out == nil {
+		out = make([]recorder.InjectedMessage, 0, len(tail))
+	}
 	for _, m := range tail {
 		kind, _ := lookout.Injected(m)
 		im := recorder.InjectedMessage{Kind: kind, Role: string(m.Role), Content: m.Content}
 		if kind == lookout.TagAssessment {
-			im.AfterCallIndex = r.assessmentIndex(m)
+			// The call index of the assessment whose block m is, the
+			// run's current block; -1 for another.
+			im.AfterCallIndex = -1
+			if m == block {
+				im.AfterCallIndex = index
+			}
 		}
 		out = append(out, im)
 	}
@@ -70,17 +86,6 @@ type lastInjected struct {
 	mu   sync.Mutex
 	msgs []*schema.Message
 	out  []recorder.InjectedMessage
-}
-
-// assessmentIndex returns the call index of the assessment whose block
-// is m, the run's current block, or -1 when m is not that block.
-func (r *Run) assessmentIndex(m *schema.Message) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if m == r.block {
-		return int(r.blockIndex)
-	}
-	return -1
 }
 
 // offeredTools is the tool set a run last offered.
