@@ -246,6 +246,7 @@ func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
 			if pend := eff.Pending; pend != nil {
 				events = p.settleAll(eff, pend, WrappedUp, 0, events)
 			}
+			p.keepPending(eff)
 		})
 		p.report(ctx, events)
 	})
@@ -262,6 +263,15 @@ func (p *Pipeline) pending() bool {
 		})
 	}
 	return p.isPending
+}
+
+// keepPending ends a change of the pipeline's own to eff, the stored
+// value under its lock: it notes whether an assessment is pending, as
+// read at the version the change made, so that the next call does not
+// read the value back. It runs under p.mu.
+func (p *Pipeline) keepPending(eff *Efficacy) {
+	p.isPending = eff.Pending != nil
+	p.efficacyRead.mark()
 }
 
 // pendingNow is pending for a caller that does not hold p.mu.
@@ -293,7 +303,10 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 		return
 	}
 	events := p.events[:0]
-	p.efficacy.Change(func(eff *Efficacy, _ bool) { events = p.show(ctx, eff, &current, events) })
+	p.efficacy.Change(func(eff *Efficacy, _ bool) {
+		events = p.show(ctx, eff, &current, events)
+		p.keepPending(eff)
+	})
 	p.report(ctx, events)
 }
 
@@ -308,7 +321,7 @@ func (p *Pipeline) show(ctx context.Context, eff *Efficacy, current *CurrentAsse
 	// Built before eff changes: a user's normalizer rule may panic.
 	pend := p.pendingFor(current)
 	if old := eff.Pending; old != nil && old.Calls > 0 {
-		events = p.judgeAll(ctx, eff, old, 0, true, events)
+		events = p.judgeAll(ctx, eff, old, 0, true, &instant{}, events)
 	}
 	countShown(eff, current.Assessments, pend)
 	eff.LastShown, eff.Pending = current.CallIndex, pend
@@ -374,33 +387,33 @@ func (p *Pipeline) newPending(index int64, n int) *PendingReaction {
 func (p *Pipeline) version() *pendingWith { return &scan.Carve(&p.spare, 1, pendingChunk)[0] }
 
 // react judges the agent's reaction to a pending assessment after a
-// completed call. It runs under p.mu.
-func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord) {
+// completed call, which made the tally tally. It runs under p.mu.
+func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord, tally Tally) {
 	events := p.events[:0]
 	p.efficacy.Change(func(eff *Efficacy, _ bool) {
-		pend := eff.Pending
-		if pend == nil {
-			return
+		if pend := eff.Pending; pend != nil {
+			next := *pend
+			next.Calls++
+			if next.Calls == 1 {
+				next.Repeated = rec.ToolName == pend.LastTool && string(p.canonical(rec.Arguments)) == pend.LastArguments
+			}
+			// The tally as the call left it, which count just read.
+			at := instant{tally: tally, tallied: true}
+			events = p.judgeAll(ctx, eff, &next, rec.CallIndex, next.Calls >= p.efficacyCalls, &at, events)
 		}
-		next := *pend
-		next.Calls++
-		if next.Calls == 1 {
-			next.Repeated = rec.ToolName == pend.LastTool && string(p.canonical(rec.Arguments)) == pend.LastArguments
-		}
-		events = p.judgeAll(ctx, eff, &next, rec.CallIndex, next.Calls >= p.efficacyCalls, events)
+		p.keepPending(eff)
 	})
 	p.report(ctx, events)
 }
 
 // judgeAll asks each observer of pend whether the agent followed its
-// assessment, after the call at callIndex (0 when no call was made), and
-// settles those decided; pend becomes eff's pending assessment, or none
-// when every observer is settled.
-func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingReaction, callIndex int64, final bool, events []EfficacyEvent) []EfficacyEvent {
+// assessment, after the call at callIndex (0 when no call was made), at
+// the instant at, and settles those decided; pend becomes eff's pending
+// assessment, or none when every observer is settled.
+func (p *Pipeline) judgeAll(ctx context.Context, eff *Efficacy, pend *PendingReaction, callIndex int64, final bool, at *instant, events []EfficacyEvent) []EfficacyEvent {
 	left := p.left[:0]
-	var at instant
 	for _, o := range pend.Observers {
-		followed, decided := p.judge(ctx, o, pend, final, &at)
+		followed, decided := p.judge(ctx, o, pend, final, at)
 		if decided || final {
 			events = p.settleOne(eff, pend, o, reactionOf(followed && decided), callIndex, events)
 		} else {
@@ -434,18 +447,22 @@ func (p *Pipeline) storedWith(pend *PendingReaction, left []Rating) *PendingReac
 
 // instant is the moment the observers of a pending assessment are judged
 // at: the clock, the latest call and the tally, read for the first
-// observer that judges and shared by the others.
+// observer that judges and shared by the others. The tally is given when
+// tallied.
 type instant struct {
 	now       time.Time
 	callIndex int64
 	tally     Tally
 	read      bool
+	tallied   bool
 }
 
 // at returns the instant, reading it on first use.
 func (p *Pipeline) at(t *instant) *instant {
 	if !t.read {
-		p.tally.Read(func(tally Tally, _ bool) { t.tally = tally })
+		if !t.tallied {
+			p.tally.Read(func(tally Tally, _ bool) { t.tally = tally })
+		}
 		t.now, t.callIndex, t.read = p.clock(), p.calls.Total(), true
 	}
 	return t

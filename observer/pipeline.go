@@ -328,7 +328,7 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 	})
 	tally := p.count(rec.Success)
 	if p.pending() {
-		p.guard(ctx, func() { p.react(ctx, rec) })
+		p.guard(ctx, func() { p.react(ctx, rec, tally) })
 	}
 	p.fire(rec.CallIndex, tally, now)
 	var current *CurrentAssessment

@@ -133,3 +133,57 @@ func TestPanickingObserversLeaveTheOthersRunning(t *testing.T) {
 		t.Errorf("reported %d errors, the first %q", len(reported), reported[:min(3, len(reported))])
 	}
 }
+
+// judging is a probe that suggests something and judges its assessments
+// undecided until final, noting the tallies it judged at.
+type judging struct {
+	probe
+	tallies []Tally
+}
+
+func (o *judging) Observe(ctx context.Context, oc *Context) (Assessment, error) {
+	a, err := o.probe.Observe(ctx, oc)
+	a.Suggestions = []string{"stop"}
+	return a, err
+}
+
+func (o *judging) Judge(_ context.Context, oc *Context, _ Shown, final bool) (followed, decided bool) {
+	o.tallies = append(o.tallies, oc.Tally)
+	return false, final
+}
+
+// After its own changes of the Efficacy value the pipeline keeps whether
+// an assessment is pending, and does not read the value back on the next
+// call; a change from outside is read. A judge after a call sees the
+// tally the call made.
+func TestPipelineKeepsWhetherAnAssessmentIsPending(t *testing.T) {
+	o := &judging{probe: probe{name: "j"}}
+	p, _ := newProbed(t, o)
+	eff := session.ValueOf[Efficacy](p.store)
+	ctx := context.Background()
+	_, current := p.AfterToolCall(ctx, ToolCallRecord{ToolName: "t", Success: true})
+	p.Injected(ctx, *current)
+	if p.efficacyRead.stale() || !p.isPending {
+		t.Fatalf("after the pipeline showed an assessment: stale %v, pending %v", p.efficacyRead.stale(), p.isPending)
+	}
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "t", Success: false})
+	if p.efficacyRead.stale() || !p.isPending {
+		t.Fatalf("after a call judged undecided: stale %v, pending %v", p.efficacyRead.stale(), p.isPending)
+	}
+	if want := (Tally{Calls: 2, Failures: 1, ConsecutiveErrors: 1}); len(o.tallies) != 1 || o.tallies[0] != want {
+		t.Errorf("judged at tallies %+v, want %+v", o.tallies, want)
+	}
+	p.ModelResponded(ctx, 0)
+	if p.efficacyRead.stale() || p.isPending {
+		t.Fatalf("after the agent wrapped up: stale %v, pending %v", p.efficacyRead.stale(), p.isPending)
+	}
+
+	// From outside: an assessment pending again.
+	eff.Change(func(e *Efficacy, _ bool) {
+		e.Pending = &PendingReaction{AssessmentCallIndex: 2, Observers: []Rating{{Observer: "j"}}}
+	})
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "t", Success: true})
+	if len(o.tallies) != 2 {
+		t.Errorf("the pending assessment set from outside was judged %d times, want once", len(o.tallies)-1)
+	}
+}
