@@ -55,16 +55,25 @@ type incremental struct {
 
 // catchUp brings the observer's state up to date with the log, creating it
 // on first use, and returns it; nil for an observer that is not
-// Incremental.
+// Incremental. It is the check that the state is up to date, which it
+// usually is: an observer's state is handed each call when the observer
+// first runs or judges after it, and the work is left to readCalls.
 func (p *Pipeline) catchUp(i int, oc *Context) CallState {
-	inc := &p.members[i].inc
-	if p.stateOf(i) == nil {
+	m := &p.members[i]
+	if m.roles.incremental == nil || m.inc.state == nil && p.stateOf(i) == nil {
 		return nil
 	}
-	if inc.cur.index == oc.CallIndex && inc.cur.epoch == p.calls.Epoch() {
+	if inc := &m.inc; inc.cur.index == oc.CallIndex && inc.cur.epoch == p.calls.Epoch() {
 		// Up to date: the state was handed this call already.
 		return inc.state
 	}
+	return p.readCalls(&m.inc, oc)
+}
+
+// readCalls hands inc's state the calls recorded since it last read, up
+// to oc's, or resets it and hands it the latest when it must start
+// afresh (see CallState.CatchUp), and returns the state.
+func (p *Pipeline) readCalls(inc *incremental, oc *Context) CallState {
 	keep := inc.state.CatchUp()
 	if keep <= 0 {
 		keep = math.MaxInt
