@@ -80,7 +80,7 @@ func (r *Observer) Observe(_ context.Context, oc *observer.Context) (observer.As
 func (r *Observer) Assess(b budget.Budget, now time.Time) observer.Assessment {
 	g := r.grader()
 	w := writers.Get().(*writer)
-	w.Start(resourceTextSize)
+	w.StartShared(resourceTextSize)
 	sev := observer.Info
 	sev = g.timeStatement(w, &b, now, sev)
 	sev = g.tokenStatement(w, &b, sev)

@@ -372,10 +372,19 @@ const textsChunk = 4096
 // least bytes: in the buffer of the previous one when it has that room
 // left, or in a new buffer. The strings of the previous assessments stay
 // valid.
-func (t *Texts) Start(least int) {
+func (t *Texts) Start(least int) { t.start(least, textsChunk) }
+
+// StartShared is Start for Texts that serve many sessions, such as those
+// of a pool: a new buffer, when one is needed, is the room of more
+// assessments.
+func (t *Texts) StartShared(least int) { t.start(least, pooledChunk) }
+
+// start is Start with a new buffer, when one is needed, of chunk bytes or
+// least if more.
+func (t *Texts) start(least, chunk int) {
 	if t.Cap()-t.Len() < least {
 		t.Reset()
-		t.Grow(max(least, textsChunk))
+		t.Grow(max(least, chunk))
 	}
 	t.from = t.Len()
 }
@@ -384,12 +393,18 @@ func (t *Texts) Start(least int) {
 // such as an observer that serves many sessions at once.
 var pooledTexts = sync.Pool{New: func() any { return new(Texts) }}
 
+// pooledChunk is the size of the buffer of pooled Texts: a pooled
+// writer serves the sessions of a process rather than one, so it is the
+// room of more assessments, each written once a call and shown to the
+// model; the fewer buffers, the fewer allocations.
+const pooledChunk = 16 << 10
+
 // Written returns the text that write writes, of about size bytes, into
 // the buffer of Texts taken from a pool, which the texts written after it
 // share while it has room.
 func Written(size int, write func(b *strings.Builder)) string {
 	t := pooledTexts.Get().(*Texts)
-	t.Start(size)
+	t.StartShared(size)
 	write(&t.Builder)
 	text := t.End().In(t.String())
 	pooledTexts.Put(t)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestWriteIntWritesWhatStrconvDoes(t *testing.T) {
@@ -54,4 +55,24 @@ func grouped(n int64) string {
 		out = append(out, s[i])
 	}
 	return sign + string(out)
+}
+
+// TestPooledTextsShareABufferOfManyAssessments: the texts that Written
+// writes one after the other, each about the size of an assessment, share
+// one buffer for many of them, so that a new buffer is rarely allocated.
+func TestPooledTextsShareABufferOfManyAssessments(t *testing.T) {
+	var texts Texts
+	block := strings.Repeat("x", 900)
+	var ends []uintptr
+	for range 12 {
+		texts.StartShared(len(block))
+		texts.WriteString(block)
+		text := texts.End().In(texts.String())
+		ends = append(ends, uintptr(unsafe.Pointer(unsafe.StringData(text))))
+	}
+	for i := 1; i < len(ends); i++ {
+		if ends[i] != ends[i-1]+uintptr(len(block)) {
+			t.Fatalf("text %d of 12 of %d bytes is in a new buffer", i+1, len(block))
+		}
+	}
 }
