@@ -120,6 +120,7 @@ var writers = sync.Pool{New: func() any { return new(writer) }}
 type limitText struct {
 	limit int64
 	text  []byte
+	left  scan.Leading // the leading digits of what is left, last written
 }
 
 // of returns the text for limit, written by write when the limit is not the
@@ -258,7 +259,7 @@ func (g resourceGrader) tokenStatement(w *writer, b *budget.Budget, sev observer
 	w.Write(w.tokens.of(b.MaxTokens, appendTokensOf))
 	writePercent(&w.Builder, used)
 	w.WriteString("% of budget). ")
-	scan.WriteThousands(&w.Builder, left)
+	w.tokens.left.WriteThousands(&w.Builder, left)
 	w.WriteString(" tokens remaining.")
 	return g.grade(sev, share(left, b.MaxTokens))
 }
@@ -327,7 +328,12 @@ func (g resourceGrader) callStatement(w *writer, sev observer.Severity, t *limit
 	} else {
 		w.Write(t.of(limit, appendModelCallsOf))
 	}
-	scan.WritePlural(&w.Builder, left, "call remaining.", "calls remaining.")
+	t.left.WriteInt(&w.Builder, left)
+	if left == 1 {
+		w.WriteString(" call remaining.")
+	} else {
+		w.WriteString(" calls remaining.")
+	}
 	return g.grade(sev, share(left, limit))
 }
 
