@@ -56,3 +56,29 @@ func TestKeptChainsCarriedOnAreWhatAWalkFinds(t *testing.T) {
 		}
 	}
 }
+
+// TestSameCallTellsCallsApartByTheirTexts: calls whose arguments and the
+// lengths of whose tool and summary are the same are still told apart by
+// their texts; the very same call is found.
+func TestSameCallTellsCallsApartByTheirTexts(t *testing.T) {
+	st := New().newState()
+	for i, tool := range []string{"read", "list", "read"} {
+		rec := observer.ToolCallRecord{CallIndex: int64(i + 1), ToolName: tool, Arguments: "{}", ParamsSummary: "x", Result: "ok", Success: true}
+		e := stallCall{index: rec.CallIndex, tool: tool, summary: rec.ParamsSummary, args: rec.Arguments}
+		e.raw = st.rawOf(e.tool, e.summary, e.args)
+		same := st.sameCall(&e)
+		switch {
+		case i < 2 && same != nil:
+			t.Fatalf("call %d (%s) is taken for call %d (%s)", i+1, tool, same.index, same.tool)
+		case i == 2 && (same == nil || same.index != 1):
+			t.Fatalf("call 3 is not taken for call 1, the same call, but for %v", same)
+		}
+		st.add(&rec)
+	}
+	var other stallCall
+	other.tool, other.summary, other.args = "read", "y", "{}"
+	other.raw = st.rawOf(other.tool, other.summary, other.args)
+	if same := st.sameCall(&other); same != nil {
+		t.Fatalf("a call with another summary is taken for call %d", same.index)
+	}
+}

@@ -248,7 +248,7 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 		exempt: st.polling[rec.ToolName],
 	}
 	n := st.calls.Len()
-	e.raw = maphash.String(st.seed, rec.Arguments) ^ maphash.String(st.seed, rec.ToolName)*31 ^ maphash.String(st.seed, rec.ParamsSummary)*961
+	e.raw = st.rawOf(rec.ToolName, rec.ParamsSummary, rec.Arguments)
 	same := st.sameCall(&e)
 	if same != nil {
 		// A stuck agent sends the very same call again: reuse what was
@@ -312,6 +312,14 @@ func (st *stallState) carryKept(e *stallCall, lostRepeat, lostSame bool) {
 		k.sameCalls++
 	}
 	k.of, k.repeats = e.index, len(st.picked)
+}
+
+// rawOf returns what sameCall compares before a call's tool, summary and
+// raw arguments: a hash of the arguments, which tell most calls apart,
+// with the lengths of the tool and the summary, which cost no hashing.
+// Calls it does not tell apart are told by their texts.
+func (st *stallState) rawOf(tool, summary, args string) uint64 {
+	return maphash.String(st.seed, args) ^ uint64(len(tool))<<48 ^ uint64(len(summary))<<32
 }
 
 // derive works out what a call not seen before in the window is compared
