@@ -73,21 +73,27 @@ func limited(b budget.Budget) bool {
 // Observe describes the budget at oc.Now.
 func (r *Observer) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	b, _ := oc.Budget()
-	return r.Assess(b, oc.Now), nil
+	return r.assess(&b, oc.Now), nil
 }
 
 // Assess describes b at now. It is what Observe does, without a session.
 func (r *Observer) Assess(b budget.Budget, now time.Time) observer.Assessment {
+	return r.assess(&b, now)
+}
+
+// assess is Assess for a budget passed by reference, which Observe does
+// not copy again.
+func (r *Observer) assess(b *budget.Budget, now time.Time) observer.Assessment {
 	g := r.grader()
 	w := writers.Get().(*writer)
 	w.StartShared(resourceTextSize)
 	sev := observer.Info
-	sev = g.timeStatement(w, &b, now, sev)
-	sev = g.tokenStatement(w, &b, sev)
-	sev = g.costStatement(w, &b, sev)
+	sev = g.timeStatement(w, b, now, sev)
+	sev = g.tokenStatement(w, b, sev)
+	sev = g.costStatement(w, b, sev)
 	sev = g.callStatement(w, sev, &w.toolCalls, b.ToolCalls, b.MaxToolCalls, "tool")
 	sev = g.callStatement(w, sev, &w.modelCalls, b.ModelCalls, b.MaxModelCalls, "model")
-	sev = r.paceStatements(w, &b, now, sev)
+	sev = r.paceStatements(w, b, now, sev)
 	summary := w.End().In(w.String())
 	writers.Put(w)
 	if summary == "" {
