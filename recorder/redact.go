@@ -242,6 +242,11 @@ var anchorHere = func() (t [256]func(s string, p int) bool) {
 // URL's secret path follows the ':' at p, or whether the ':' starts the
 // "://" of a URL whose user information holds a password.
 func colonSecretHere(s string, p int) bool {
+	// Most colons, as in "**Note**:", follow no sensitive key and start
+	// no "://": told without a call.
+	if !mayFollowSensitiveKey(s, p) && (p+1 >= len(s) || s[p+1] != '/') {
+		return false
+	}
 	if pairHere(s, p) {
 		return true
 	}
@@ -267,8 +272,12 @@ func userinfoHere(s string, p int) bool {
 	return ok
 }
 
-// sKeyHere reports whether sKeyAt matches at the 'S' at p.
+// sKeyHere reports whether sKeyAt matches at the 'S' at p. 'S' is
+// common: it looks at the next byte and the room left before calling.
 func sKeyHere(s string, p int) bool {
+	if len(s)-p < 34 || s[p+1] != 'G' && s[p+1] != 'K' {
+		return false
+	}
 	_, ok := sKeyAt(s, p)
 	return ok
 }

@@ -1,6 +1,9 @@
 package recorder
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestTheQuickKeyLookSaysNoOnlyWhereNoSensitiveKeyEnds checks every two
 // bytes before a separator, alone, after a quote, an escaped quote or a
@@ -18,6 +21,31 @@ func TestTheQuickKeyLookSaysNoOnlyWhereNoSensitiveKeyEnds(t *testing.T) {
 						if !mayFollowSensitiveKey(s, p) && sensitiveKeyEnd(s, k) {
 							t.Fatalf("the quick look says no sensitive key ends before the separator of %q", s)
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTheColonsQuickLookAgreesWithItsMatchers: where colonSecretHere says
+// no without calling the matchers, at every two bytes before a colon and
+// every byte after it, neither the pair matcher nor the URL matchers
+// would have said yes.
+func TestTheColonsQuickLookAgreesWithItsMatchers(t *testing.T) {
+	for _, before := range []string{"", "x", "passwo", "a", "https", `"token`} {
+		for a := range 256 {
+			for b := range 256 {
+				for _, after := range []string{"", "x", "/", "//u:pw@host", "//hooks.slack.com/services/T0/B0/abcdefghijklmnop", ` "secretvalue1"`, " v"} {
+					s := before + string([]byte{byte(a), byte(b)}) + ":" + after
+					p := len(before) + 2
+					full := pairHere(s, p)
+					if !full && strings.HasPrefix(s[p:], "://") {
+						_, ok := webhookAt(s, p)
+						full = ok || userinfoAfter(s, p)
+					}
+					if got := colonSecretHere(s, p); got != full {
+						t.Fatalf("colonSecretHere(%q) = %v, its matchers say %v", s, got, full)
 					}
 				}
 			}

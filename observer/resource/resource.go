@@ -73,21 +73,27 @@ func limited(b budget.Budget) bool {
 // Observe describes the budget at oc.Now.
 func (r *Observer) Observe(_ context.Context, oc *observer.Context) (observer.Assessment, error) {
 	b, _ := oc.Budget()
-	return r.Assess(b, oc.Now), nil
+	return r.assess(&b, oc.Now), nil
 }
 
 // Assess describes b at now. It is what Observe does, without a session.
 func (r *Observer) Assess(b budget.Budget, now time.Time) observer.Assessment {
+	return r.assess(&b, now)
+}
+
+// assess is Assess for a budget passed by reference, which Observe does
+// not copy again.
+func (r *Observer) assess(b *budget.Budget, now time.Time) observer.Assessment {
 	g := r.grader()
 	w := writers.Get().(*writer)
-	w.Start(resourceTextSize)
+	w.StartShared(resourceTextSize)
 	sev := observer.Info
-	sev = g.timeStatement(w, &b, now, sev)
-	sev = g.tokenStatement(w, &b, sev)
-	sev = g.costStatement(w, &b, sev)
+	sev = g.timeStatement(w, b, now, sev)
+	sev = g.tokenStatement(w, b, sev)
+	sev = g.costStatement(w, b, sev)
 	sev = g.callStatement(w, sev, &w.toolCalls, b.ToolCalls, b.MaxToolCalls, "tool")
 	sev = g.callStatement(w, sev, &w.modelCalls, b.ModelCalls, b.MaxModelCalls, "model")
-	sev = r.paceStatements(w, &b, now, sev)
+	sev = r.paceStatements(w, b, now, sev)
 	summary := w.End().In(w.String())
 	writers.Put(w)
 	if summary == "" {
@@ -120,6 +126,7 @@ var writers = sync.Pool{New: func() any { return new(writer) }}
 type limitText struct {
 	limit int64
 	text  []byte
+	left  scan.Leading // the leading digits of what is left, last written
 }
 
 // of returns the text for limit, written by write when the limit is not the
@@ -258,7 +265,7 @@ func (g resourceGrader) tokenStatement(w *writer, b *budget.Budget, sev observer
 	w.Write(w.tokens.of(b.MaxTokens, appendTokensOf))
 	writePercent(&w.Builder, used)
 	w.WriteString("% of budget). ")
-	scan.WriteThousands(&w.Builder, left)
+	w.tokens.left.WriteThousands(&w.Builder, left)
 	w.WriteString(" tokens remaining.")
 	return g.grade(sev, share(left, b.MaxTokens))
 }
@@ -327,7 +334,12 @@ func (g resourceGrader) callStatement(w *writer, sev observer.Severity, t *limit
 	} else {
 		w.Write(t.of(limit, appendModelCallsOf))
 	}
-	scan.WritePlural(&w.Builder, left, "call remaining.", "calls remaining.")
+	t.left.WriteInt(&w.Builder, left)
+	if left == 1 {
+		w.WriteString(" call remaining.")
+	} else {
+		w.WriteString(" calls remaining.")
+	}
 	return g.grade(sev, share(left, limit))
 }
 

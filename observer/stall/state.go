@@ -248,7 +248,7 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 		exempt: st.polling[rec.ToolName],
 	}
 	n := st.calls.Len()
-	e.raw = maphash.String(st.seed, rec.Arguments) ^ maphash.String(st.seed, rec.ToolName)*31 ^ maphash.String(st.seed, rec.ParamsSummary)*961
+	e.raw = st.rawOf(rec.ToolName, rec.ParamsSummary, rec.Arguments)
 	same := st.sameCall(&e)
 	if same != nil {
 		// A stuck agent sends the very same call again: reuse what was
@@ -267,14 +267,59 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 	if e.tracksTarget() {
 		st.extendWriteBack(&e, lastAccess, prior)
 	}
+	carry := n > 0 && st.continuesKept(st.calls.Back(0), &e)
 	// The slot's label buffer is kept; the label of an identical call is
 	// copied into it (same may be the slot being replaced).
 	slot := st.calls.Push()
+	var lostRepeat, lostSame bool
+	if carry && st.calls.Len() == n {
+		// The window was full: the slot held its oldest call.
+		lostRepeat, lostSame = st.inChain(slot, &e), slot.inSameChain(&e)
+	}
 	e.label = slot.label.Reuse()
 	if same != nil && same.label.Done {
 		e.label.Buf, e.label.Done = append(e.label.Buf, same.label.Buf...), true
 	}
 	*slot = e
+	if carry {
+		st.carryKept(slot, lostRepeat, lostSame)
+	}
+}
+
+// continuesKept reports whether st.kept holds the chains of c, the latest
+// call before e, and e's chains are c's: the same chain of repeats and
+// the same chain of same calls.
+func (st *stallState) continuesKept(c, e *stallCall) bool {
+	return st.kept.of == c.index && c.repeatFirst == e.repeatFirst && c.sig == e.sig &&
+		c.exempt == e.exempt && c.sigFirst == e.sigFirst
+}
+
+// carryKept takes st.kept, the chains of the call before e, on to e, the
+// call just added, whose chains are the same: what keptOf would find in a
+// walk over the window. The window lost its oldest call, which was in the
+// chains as lostRepeat and lostSame say (the oldest of st.picked, then),
+// and gained e, the newest of its chain of repeats.
+func (st *stallState) carryKept(e *stallCall, lostRepeat, lostSame bool) {
+	if lostRepeat {
+		st.picked = st.picked[:copy(st.picked, st.picked[1:])]
+	}
+	st.picked = append(st.picked, e)
+	k := &st.kept
+	if lostSame {
+		k.sameCalls--
+	}
+	if e.inSameChain(e) {
+		k.sameCalls++
+	}
+	k.of, k.repeats = e.index, len(st.picked)
+}
+
+// rawOf returns what sameCall compares before a call's tool, summary and
+// raw arguments: a hash of the arguments, which tell most calls apart,
+// with the lengths of the tool and the summary, which cost no hashing.
+// Calls it does not tell apart are told by their texts.
+func (st *stallState) rawOf(tool, summary, args string) uint64 {
+	return maphash.String(st.seed, args) ^ uint64(len(tool))<<48 ^ uint64(len(summary))<<32
 }
 
 // derive works out what a call not seen before in the window is compared

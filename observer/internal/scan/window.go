@@ -139,9 +139,19 @@ func appendClipped[T string | []byte](dst []byte, s T, n int) []byte {
 // EvidenceLine cites one call: "#12 read_file path=go.mod", with
 // " (failed: reason)" for a failure.
 func EvidenceLine(b *strings.Builder, index int64, label []byte, success bool, errMsg string) {
-	// "#12 " is put together on the stack and written at once.
+	// "#12 " is put together on the stack and written at once; an index
+	// under 100, the most common, straight from the table.
 	var head [1 + 20 + 1]byte
-	i := putInt((*[20]byte)(head[1:21]), index)
+	var i int
+	if uint64(index) < 100 {
+		i = 18
+		head[19], head[20] = digitPairs[2*index], digitPairs[2*index+1]
+		if index < 10 {
+			i = 19
+		}
+	} else {
+		i = putInt((*[20]byte)(head[1:21]), index)
+	}
 	head[i] = '#'
 	head[len(head)-1] = ' '
 	b.Write(head[i:])
@@ -372,10 +382,19 @@ const textsChunk = 4096
 // least bytes: in the buffer of the previous one when it has that room
 // left, or in a new buffer. The strings of the previous assessments stay
 // valid.
-func (t *Texts) Start(least int) {
+func (t *Texts) Start(least int) { t.start(least, textsChunk) }
+
+// StartShared is Start for Texts that serve many sessions, such as those
+// of a pool: a new buffer, when one is needed, is the room of more
+// assessments.
+func (t *Texts) StartShared(least int) { t.start(least, pooledChunk) }
+
+// start is Start with a new buffer, when one is needed, of chunk bytes or
+// least if more.
+func (t *Texts) start(least, chunk int) {
 	if t.Cap()-t.Len() < least {
 		t.Reset()
-		t.Grow(max(least, textsChunk))
+		t.Grow(max(least, chunk))
 	}
 	t.from = t.Len()
 }
@@ -384,12 +403,18 @@ func (t *Texts) Start(least int) {
 // such as an observer that serves many sessions at once.
 var pooledTexts = sync.Pool{New: func() any { return new(Texts) }}
 
+// pooledChunk is the size of the buffer of pooled Texts: a pooled
+// writer serves the sessions of a process rather than one, so it is the
+// room of more assessments, each written once a call and shown to the
+// model; the fewer buffers, the fewer allocations.
+const pooledChunk = 16 << 10
+
 // Written returns the text that write writes, of about size bytes, into
 // the buffer of Texts taken from a pool, which the texts written after it
 // share while it has room.
 func Written(size int, write func(b *strings.Builder)) string {
 	t := pooledTexts.Get().(*Texts)
-	t.Start(size)
+	t.StartShared(size)
 	write(&t.Builder)
 	text := t.End().In(t.String())
 	pooledTexts.Put(t)
@@ -467,6 +492,74 @@ func putThousands(buf *thousandsDigits, n int64) int {
 		buf[i] = '-'
 	}
 	return i
+}
+
+// Leading keeps the digits of a number written before but its last six,
+// for the next number that shares them: the count of what is left of a
+// large limit, written after every call, changes in its last digits
+// only.
+type Leading struct {
+	high    int64 // n / 1e6 of the number they were written for; 0 for none
+	grouped bool  // written with thousands separators
+	text    []byte
+}
+
+// lowDigits is one more than the largest number of the digits Leading
+// writes anew.
+const lowDigits = 1e6
+
+// WriteInt writes what [WriteInt] does.
+func (l *Leading) WriteInt(b *strings.Builder, n int64) { l.write(b, n, false) }
+
+// WriteThousands writes what [WriteThousands] does.
+func (l *Leading) WriteThousands(b *strings.Builder, n int64) { l.write(b, n, true) }
+
+// write writes n, grouped or not.
+func (l *Leading) write(b *strings.Builder, n int64, grouped bool) {
+	switch {
+	case n < lowDigits && grouped:
+		WriteThousands(b, n)
+	case n < lowDigits:
+		WriteInt(b, n)
+	default:
+		var low [6]byte
+		b.Write(l.of(n, grouped, &low))
+		if grouped {
+			digits := [8]byte{',', low[0], low[1], low[2], ',', low[3], low[4], low[5]}
+			b.Write(digits[:])
+		} else {
+			b.Write(low[:])
+		}
+	}
+}
+
+// of returns the text of the leading digits of n, a million or more,
+// grouped or not, written anew when they are not the ones last written,
+// and puts its last six digits into low.
+func (l *Leading) of(n int64, grouped bool, low *[6]byte) []byte {
+	high := n / lowDigits
+	if high != l.high || grouped != l.grouped || len(l.text) == 0 {
+		if grouped {
+			l.text = AppendThousands(l.text[:0], high)
+		} else {
+			l.text = strconv.AppendInt(l.text[:0], high, 10)
+		}
+		l.high, l.grouped = high, grouped
+	}
+	putLow(low, n-high*lowDigits)
+	return l.text
+}
+
+// putLow writes low, under a million, as six digits with leading zeros,
+// two at a time.
+func putLow(buf *[6]byte, low int64) {
+	u := uint64(low)
+	for i := 4; i >= 0; i -= 2 {
+		q := u / 100
+		r := 2 * (u - 100*q)
+		buf[i], buf[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
 }
 
 // HasASCIIWordByte reports whether s holds an ASCII letter or digit.
