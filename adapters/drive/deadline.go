@@ -68,7 +68,7 @@ func (c *deadlineCtx) Value(key any) any {
 	return c.lookup(key)
 }
 
-// lookup is Value for a key not found in its home slot.
+// lookup is Value for a key not found in its home slots by its words.
 func (c *deadlineCtx) lookup(key any) any {
 	if _, own := key.(*int); own {
 		return c.Context.Value(key)
@@ -85,11 +85,15 @@ func (c *deadlineCtx) lookup(key any) any {
 // ones (nil) included. A key is kept in one of two slots its type picks
 // when either is free, and found there by comparing the words of the
 // keys, not their values: a few instructions, however many keys are
-// kept. Slots are only filled, each written before its ready flag is
+// kept. A key whose two slots are taken (keys of one type, most often)
+// is kept in the first free one, and counted in away: only while away is
+// not zero does a key missing from its two slots cost a scan of the
+// table. Slots are only filled, each written before its ready flag is
 // set, so that a lookup reads them without a lock.
 type foundValues struct {
 	mu    sync.Mutex
 	n     int // slots filled, under mu
+	away  atomic.Int32
 	slots [foundSlots]foundSlot
 }
 
@@ -121,7 +125,7 @@ func slotsOf(typ unsafe.Pointer) (first, second int) {
 	return int(h >> 60), int(h >> 56 & (foundSlots - 1))
 }
 
-// get returns the value kept for key in any slot, compared by value.
+// get returns the value kept for key, compared by value.
 func (f *foundValues) get(key any) (any, bool) {
 	i, ok := f.find(key)
 	if !ok {
@@ -130,15 +134,32 @@ func (f *foundValues) get(key any) (any, bool) {
 	return f.slots[i].value, true
 }
 
-// find returns the slot key is kept in.
+// find returns the slot key is kept in: one of its two, or, while some
+// key is kept away from its own, any.
 func (f *foundValues) find(key any) (int, bool) {
 	typ := wordsOf(&key).typ
+	first, second := slotsOf(typ)
+	if f.holds(first, typ, key) {
+		return first, true
+	}
+	if f.holds(second, typ, key) {
+		return second, true
+	}
+	if f.away.Load() == 0 {
+		return 0, false
+	}
 	for i := range f.slots {
-		if s := &f.slots[i]; s.ready.Load() && wordsOf(&s.key).typ == typ && s.key == key {
+		if f.holds(i, typ, key) {
 			return i, true
 		}
 	}
 	return 0, false
+}
+
+// holds reports whether slot i keeps key, of type typ.
+func (f *foundValues) holds(i int, typ unsafe.Pointer, key any) bool {
+	s := &f.slots[i]
+	return s.ready.Load() && wordsOf(&s.key).typ == typ && s.key == key
 }
 
 // put keeps value for key, in one of the slots its type picks when
@@ -157,8 +178,11 @@ func (f *foundValues) put(key, value any) {
 	if !f.slots[first].ready.Load() {
 		i = first
 	}
-	for f.slots[i].ready.Load() {
-		i = (i + 1) % foundSlots
+	if f.slots[i].ready.Load() {
+		f.away.Add(1)
+		for f.slots[i].ready.Load() {
+			i = (i + 1) % foundSlots
+		}
 	}
 	s := &f.slots[i]
 	s.key, s.value = key, value
