@@ -271,7 +271,12 @@ func TestFoundValuesKeptAwayAreFoundByValue(t *testing.T) {
 		assert.Nil(t, ctx.Value(stringKey(strings.Clone(n))))
 	}
 	dc := ctx.(*deadlineCtx)
-	require.Equal(t, int32(len(names)-2), dc.found.away.Load(), "keys of one type kept away from their slots")
+	home := 2
+	key := any(stringKey(""))
+	if first, second := slotsOf(wordsOf(&key).typ); first == second {
+		home = 1
+	}
+	require.Equal(t, int32(len(names)-home), dc.found.away.Load(), "keys of one type kept away from their slots")
 	for _, n := range names {
 		assert.Nil(t, ctx.Value(stringKey(strings.Clone(n))))
 	}
