@@ -37,18 +37,18 @@ func New() string {
 // string, some 700 instructions a UUID where this takes about 150.
 func format(u uuid.UUID) string {
 	const digits = "0123456789abcdef"
-	b := make([]byte, 36)
-	j := 0
+	b := new([36]byte)
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
 	for i, x := range u {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b[j] = '-'
-			j++
-		}
-		b[j], b[j+1] = digits[x>>4], digits[x&0xf]
-		j += 2
+		at := hexAt[i]
+		b[at], b[at+1] = digits[x>>4], digits[x&0xf]
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// hexAt is where the two hex digits of each byte of a UUID go in its
+// string form, around the dashes at 8, 13, 18 and 23.
+var hexAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
 // take returns 16 random bytes from the pool, refilling it when it is
 // spent. crypto/rand.Read does not fail: the program crashes if the
