@@ -85,16 +85,18 @@ func (c *deadlineCtx) lookup(key any) any {
 // ones (nil) included. A key is kept in one of two slots its type picks
 // when either is free, and found there by comparing the words of the
 // keys, not their values: a few instructions, however many keys are
-// kept. A key whose two slots are taken (keys of one type, most often)
-// is kept in the first free one, and counted in away: only while away is
-// not zero does a key missing from its two slots cost a scan of the
-// table. Slots are only filled, each written before its ready flag is
-// set, so that a lookup reads them without a lock.
+// kept. A key whose two slots are taken (keys of one type, or of types
+// that happen to pick the same slots) is kept in the first free one,
+// listed in awayAt and counted in away: a key missing from its two slots
+// costs a look at those listed, not a scan of the table. Slots are only
+// filled, each written, and listed when away, before away counts it and
+// its ready flag is set, so that a lookup reads them without a lock.
 type foundValues struct {
-	mu    sync.Mutex
-	n     int // slots filled, under mu
-	away  atomic.Int32
-	slots [foundSlots]foundSlot
+	mu     sync.Mutex
+	n      int // slots filled, under mu
+	away   atomic.Int32
+	awayAt [foundKept]uint8
+	slots  [foundSlots]foundSlot
 }
 
 // foundSlots is the size of the table, of which foundKept slots are
@@ -134,8 +136,8 @@ func (f *foundValues) get(key any) (any, bool) {
 	return f.slots[i].value, true
 }
 
-// find returns the slot key is kept in: one of its two, or, while some
-// key is kept away from its own, any.
+// find returns the slot key is kept in: one of its two, or one of those
+// of the keys kept away from theirs.
 func (f *foundValues) find(key any) (int, bool) {
 	typ := wordsOf(&key).typ
 	first, second := slotsOf(typ)
@@ -145,12 +147,9 @@ func (f *foundValues) find(key any) (int, bool) {
 	if f.holds(second, typ, key) {
 		return second, true
 	}
-	if f.away.Load() == 0 {
-		return 0, false
-	}
-	for i := range f.slots {
-		if f.holds(i, typ, key) {
-			return i, true
+	for _, i := range f.awayAt[:f.away.Load()] {
+		if f.holds(int(i), typ, key) {
+			return int(i), true
 		}
 	}
 	return 0, false
@@ -178,15 +177,17 @@ func (f *foundValues) put(key, value any) {
 	if !f.slots[first].ready.Load() {
 		i = first
 	}
-	if f.slots[i].ready.Load() {
-		f.away.Add(1)
-		for f.slots[i].ready.Load() {
-			i = (i + 1) % foundSlots
-		}
+	away := f.slots[i].ready.Load()
+	for f.slots[i].ready.Load() {
+		i = (i + 1) % foundSlots
 	}
 	s := &f.slots[i]
 	s.key, s.value = key, value
 	s.ready.Store(true)
+	if away {
+		f.awayAt[f.away.Load()] = uint8(i)
+		f.away.Add(1)
+	}
 	f.n++
 }
 
