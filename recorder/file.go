@@ -92,8 +92,11 @@ type FileSink struct {
 	closeErr  error
 	failure   error // first I/O error; sticky
 	sinceSync int   // records since the last sync
-	ends      []int // where each record in buf ends in it, in order
-	dropped   atomic.Uint64
+	// clean says a Flush wrote out, and synced as the policy says, every
+	// record written before it, and none was written since.
+	clean   bool
+	ends    []int // where each record in buf ends in it, in order
+	dropped atomic.Uint64
 }
 
 // NewFileSink opens (creating if needed) the file at path for appending
@@ -231,6 +234,7 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	if s.buf == nil {
 		s.buf = make([]byte, 0, min(s.size, initialBuffer))
 	}
+	s.clean = false
 	start := len(s.buf)
 	b, err := s.enc.appendRecord(s.buf, r)
 	if err != nil {
@@ -293,7 +297,18 @@ func (s *FileSink) Flush(ctx context.Context) error {
 	if s.closed {
 		return ErrClosed
 	}
-	return s.writeOut(ctx, s.sync != SyncNever)
+	err := s.writeOut(ctx, s.sync != SyncNever)
+	s.clean = err == nil
+	return err
+}
+
+// flushed reports whether a Flush now would do nothing and return nil:
+// the last one wrote out and synced every record written before it, none
+// was written since, and the sink is open and has not failed.
+func (s *FileSink) flushed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clean && !s.closed && s.failure == nil
 }
 
 // idle writes the buffer out when the Recorder's queue runs empty.

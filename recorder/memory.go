@@ -147,6 +147,14 @@ func (m *MemorySink) Flush(context.Context) error {
 	return nil
 }
 
+// flushed reports that Flush would do nothing and return nil: the sink
+// is open.
+func (m *MemorySink) flushed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return !m.closed
+}
+
 // Close stops the sink from accepting records. It is idempotent.
 func (m *MemorySink) Close(context.Context) error {
 	m.mu.Lock()

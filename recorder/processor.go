@@ -36,6 +36,7 @@ type processor struct {
 	block        bool
 	untimed      bool        // the sink never waits on a ctx and gets the caller's: see newProcessor
 	direct       *MemorySink // the sink, if it takes records without a ctx
+	settles      flushedSink // the sink, if it is one of this package's: see settled
 	blockTimeout time.Duration
 	size         int // Options.QueueSize
 	half         int // queued records past which a lingering goroutine is woken
@@ -122,11 +123,11 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		// It neither looks at a ctx nor can panic: writeDirect is Write
 		// without the ctx, which spares the recovery of a panic per
 		// record.
-		p.direct, p.untimed = s, true
+		p.direct, p.untimed, p.settles = s, true, s
 	case *FileSink:
 		// It never waits on a ctx: it only hands the ctx of Write, Flush
 		// and Close to its OnError, without its cancellation.
-		p.untimed = true
+		p.untimed, p.settles = true, s
 	}
 	p.size = opts.QueueSize
 	if p.size <= 0 {
@@ -208,6 +209,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return nil
 	}
 	p := r.proc
+	if p.settled() && ctx.Err() == nil {
+		return nil
+	}
 	var timeout <-chan time.Time
 	if b, ok := ctx.(*endwait.Context); ok {
 		// A query's end, which bounds its wait without a ctx of its own.
@@ -233,6 +237,29 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return context.DeadlineExceeded
 	}
 }
+
+// settled reports whether a Flush has nothing to wait for: the goroutine
+// is parked with an empty queue, so that every record queued so far was
+// handed to the sink, and the sink, one of this package's, says that a
+// Flush would do nothing (see flushedSink). A Flush after the Flush of a
+// query's end, as a program makes before it exits, then costs neither
+// goroutine a wake-up.
+func (p *processor) settled() bool {
+	if p.settles == nil {
+		return false
+	}
+	p.mu.Lock()
+	idle := p.parked && len(p.queue) == 0 && !p.closed
+	p.mu.Unlock()
+	return idle && p.settles.flushed()
+}
+
+// flushedSink is implemented by this package's sinks, and used for them
+// alone, by their type (a type of the caller's that embeds one has a
+// Flush of its own): flushed reports
+// whether a Flush now would return nil having nothing to do, for it
+// flushed whatever was written before.
+type flushedSink interface{ flushed() bool }
 
 // timer returns a timer that fires after d: the one a Flush left, or a
 // new one.

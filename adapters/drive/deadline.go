@@ -68,7 +68,7 @@ func (c *deadlineCtx) Value(key any) any {
 	return c.lookup(key)
 }
 
-// lookup is Value for a key not found in its home slot.
+// lookup is Value for a key not found in its home slots by its words.
 func (c *deadlineCtx) lookup(key any) any {
 	if _, own := key.(*int); own {
 		return c.Context.Value(key)
@@ -85,12 +85,18 @@ func (c *deadlineCtx) lookup(key any) any {
 // ones (nil) included. A key is kept in one of two slots its type picks
 // when either is free, and found there by comparing the words of the
 // keys, not their values: a few instructions, however many keys are
-// kept. Slots are only filled, each written before its ready flag is
-// set, so that a lookup reads them without a lock.
+// kept. A key whose two slots are taken (keys of one type, or of types
+// that happen to pick the same slots) is kept in the first free one,
+// listed in awayAt and counted in away: a key missing from its two slots
+// costs a look at those listed, not a scan of the table. Slots are only
+// filled, each written, and listed when away, before away counts it and
+// its ready flag is set, so that a lookup reads them without a lock.
 type foundValues struct {
-	mu    sync.Mutex
-	n     int // slots filled, under mu
-	slots [foundSlots]foundSlot
+	mu     sync.Mutex
+	n      int // slots filled, under mu
+	away   atomic.Int32
+	awayAt [foundKept]uint8
+	slots  [foundSlots]foundSlot
 }
 
 // foundSlots is the size of the table, of which foundKept slots are
@@ -121,7 +127,7 @@ func slotsOf(typ unsafe.Pointer) (first, second int) {
 	return int(h >> 60), int(h >> 56 & (foundSlots - 1))
 }
 
-// get returns the value kept for key in any slot, compared by value.
+// get returns the value kept for key, compared by value.
 func (f *foundValues) get(key any) (any, bool) {
 	i, ok := f.find(key)
 	if !ok {
@@ -130,15 +136,29 @@ func (f *foundValues) get(key any) (any, bool) {
 	return f.slots[i].value, true
 }
 
-// find returns the slot key is kept in.
+// find returns the slot key is kept in: one of its two, or one of those
+// of the keys kept away from theirs.
 func (f *foundValues) find(key any) (int, bool) {
 	typ := wordsOf(&key).typ
-	for i := range f.slots {
-		if s := &f.slots[i]; s.ready.Load() && wordsOf(&s.key).typ == typ && s.key == key {
-			return i, true
+	first, second := slotsOf(typ)
+	if f.holds(first, typ, key) {
+		return first, true
+	}
+	if f.holds(second, typ, key) {
+		return second, true
+	}
+	for _, i := range f.awayAt[:f.away.Load()] {
+		if f.holds(int(i), typ, key) {
+			return int(i), true
 		}
 	}
 	return 0, false
+}
+
+// holds reports whether slot i keeps key, of type typ.
+func (f *foundValues) holds(i int, typ unsafe.Pointer, key any) bool {
+	s := &f.slots[i]
+	return s.ready.Load() && wordsOf(&s.key).typ == typ && s.key == key
 }
 
 // put keeps value for key, in one of the slots its type picks when
@@ -157,12 +177,17 @@ func (f *foundValues) put(key, value any) {
 	if !f.slots[first].ready.Load() {
 		i = first
 	}
+	away := f.slots[i].ready.Load()
 	for f.slots[i].ready.Load() {
 		i = (i + 1) % foundSlots
 	}
 	s := &f.slots[i]
 	s.key, s.value = key, value
 	s.ready.Store(true)
+	if away {
+		f.awayAt[f.away.Load()] = uint8(i)
+		f.away.Add(1)
+	}
 	f.n++
 }
 

@@ -125,14 +125,13 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 func (rl *relay) forward() *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
 	rl.gen = gen
-	go rl.loop()
+	// Ending the run takes 3 KiB of stack.
+	stack.Go((*relay).loop, rl)
 	return out
 }
 
 // loop is forward's goroutine.
 func (rl *relay) loop() {
-	// Ending the run takes 3 KiB of stack.
-	stack.Grow[[1536]byte]()
 	defer rl.gen.Close()
 	for ev, ok := rl.next(); ok; ev, ok = rl.next() {
 		if rl.workflow && ev != nil {

@@ -39,3 +39,23 @@ func TestGrowLeavesRoomForTheFramesToCome(t *testing.T) {
 		t.Fatal("after Grow, the goroutine's stack moved as it went deeper")
 	}
 }
+
+// TestGoStartsWithRoomForTheFramesToCome checks that a goroutine started
+// by Go goes some 2 KiB deep, more than a new goroutine has room for, without its stack being copied.
+func TestGoStartsWithRoomForTheFramesToCome(t *testing.T) {
+	deep := func(done chan bool) {
+		var here byte
+		before := uintptr(unsafe.Pointer(&here))
+		depth(20)
+		done <- uintptr(unsafe.Pointer(&here)) != before
+	}
+	done := make(chan bool)
+	go deep(done)
+	if !<-done {
+		t.Fatal("on a goroutine of its own, the stack did not move: the test proves nothing")
+	}
+	Go(deep, done)
+	if <-done {
+		t.Fatal("on a goroutine started by Go, the stack moved as it went deeper")
+	}
+}

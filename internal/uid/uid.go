@@ -11,6 +11,7 @@ package uid
 import (
 	"crypto/rand"
 	"sync"
+	"unsafe"
 
 	"github.com/google/uuid"
 )
@@ -27,8 +28,27 @@ var pool struct {
 
 // New returns a new random UUID in its string form, as uuid.NewString.
 func New() string {
-	return fromBytes(take()).String()
+	return format(fromBytes(take()))
 }
+
+// format returns u in its string form, as u.String() does, written
+// straight into the string's own memory: uuid's String encodes each group
+// of bytes with a call of hex.Encode and copies the result into the
+// string, some 700 instructions a UUID where this takes about 150.
+func format(u uuid.UUID) string {
+	const digits = "0123456789abcdef"
+	b := new([36]byte)
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	for i, x := range u {
+		at := hexAt[i]
+		b[at], b[at+1] = digits[x>>4], digits[x&0xf]
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// hexAt is where the two hex digits of each byte of a UUID go in its
+// string form, around the dashes at 8, 13, 18 and 23.
+var hexAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
 // take returns 16 random bytes from the pool, refilling it when it is
 // spent. crypto/rand.Read does not fail: the program crashes if the

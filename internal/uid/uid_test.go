@@ -11,6 +11,7 @@ import (
 func FuzzFromBytes(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0xff}, 16))
 	f.Add(make([]byte, 16))
+	f.Add([]byte("0123456789abcdef"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) < 16 {
 			return
@@ -21,6 +22,9 @@ func FuzzFromBytes(f *testing.F) {
 		}
 		if got := fromBytes([16]byte(b)); got != want {
 			t.Fatalf("fromBytes(%x) = %s, uuid makes %s", b, got, want)
+		}
+		if got := format(uuid.UUID(b)); got != uuid.UUID(b).String() {
+			t.Fatalf("format(%x) = %s, uuid makes %s", b, got, uuid.UUID(b).String())
 		}
 	})
 }
