@@ -55,14 +55,11 @@ func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
 // layer between the ctx it holds and the root; what parent holds never
 // changes, so the first answers are kept.
 func (c *deadlineCtx) Value(key any) any {
-	// The slots key's type picks, looked at here rather than in a call:
-	// this is the path of every lookup.
+	// The key's home slot, looked at here rather than in a call: this is
+	// the path of every lookup. A slot's type word is set last, and a
+	// free slot's is nil, which no key but nil has.
 	k := wordsOf(&key)
-	first, second := slotsOf(k.typ)
-	if s := &c.found.slots[first]; s.ready.Load() && wordsOf(&s.key) == k {
-		return s.value
-	}
-	if s := &c.found.slots[second]; s.ready.Load() && wordsOf(&s.key) == k {
+	if s := &c.found.slots[homeOf(k.typ)]; s.typ.Load() == k.typ && s.data == k.data && k.typ != nil {
 		return s.value
 	}
 	return c.lookup(key)
@@ -70,8 +67,15 @@ func (c *deadlineCtx) Value(key any) any {
 
 // lookup is Value for a key not found in its home slot.
 func (c *deadlineCtx) lookup(key any) any {
-	if _, own := key.(*int); own {
+	switch key.(type) {
+	case *int:
 		return c.Context.Value(key)
+	case nil:
+		return c.parent.Value(key) // no slot holds a nil key
+	}
+	k := wordsOf(&key)
+	if s := &c.found.slots[secondOf(k.typ)]; s.typ.Load() == k.typ && s.data == k.data {
+		return s.value
 	}
 	if v, ok := c.found.get(key); ok {
 		return v
@@ -82,11 +86,12 @@ func (c *deadlineCtx) lookup(key any) any {
 }
 
 // foundValues keeps the first values looked up through a ctx, the absent
-// ones (nil) included. A key is kept in one of two slots its type picks
-// when either is free, and found there by comparing the words of the
-// keys, not their values: a few instructions, however many keys are
-// kept. Slots are only filled, each written before its ready flag is
-// set, so that a lookup reads them without a lock.
+// ones (nil) included. A key is kept in one of two slots its type picks,
+// its home slot first, when either is free, and otherwise in the next
+// free one; it is found in them by comparing the words of the keys, not
+// their values: a few instructions, however many keys are kept. Slots are only
+// filled, each written before its type word is set, so that a lookup
+// reads them without a lock.
 type foundValues struct {
 	mu    sync.Mutex
 	n     int // slots filled, under mu
@@ -94,17 +99,25 @@ type foundValues struct {
 }
 
 // foundSlots is the size of the table, of which foundKept slots are
-// filled at most: two slots picked among sixteen leave a dozen keys
-// seldom without one of theirs.
+// filled at most, so that most keys find their home slot free.
 const (
 	foundSlots = 16
 	foundKept  = 12
 )
 
+// foundSlot is a key, as its type and data words, and its value. typ is
+// nil while the slot is free.
 type foundSlot struct {
-	ready      atomic.Bool
-	key, value any
+	typ   atomicWord
+	data  unsafe.Pointer
+	value any
 }
+
+// atomicWord is a pointer word read and written atomically.
+type atomicWord struct{ p atomic.Pointer[byte] }
+
+func (w *atomicWord) Load() unsafe.Pointer   { return unsafe.Pointer(w.p.Load()) }
+func (w *atomicWord) Store(p unsafe.Pointer) { w.p.Store((*byte)(p)) }
 
 // eface is the layout of an interface value without methods: its type
 // and its data word. Equal words mean equal keys; keys of one type may
@@ -115,10 +128,19 @@ type eface struct {
 
 func wordsOf(key *any) eface { return *(*eface)(unsafe.Pointer(key)) }
 
-// slotsOf returns the two slots a key of type typ may be kept in.
-func slotsOf(typ unsafe.Pointer) (first, second int) {
-	h := uint64(uintptr(typ)) * 0x9e3779b97f4a7c15
-	return int(h >> 60), int(h >> 56 & (foundSlots - 1))
+// keyOf returns the key slot s holds; s is filled.
+func (s *foundSlot) keyOf() any {
+	return *(*any)(unsafe.Pointer(&eface{typ: s.typ.Load(), data: s.data}))
+}
+
+// homeOf returns the slot a key of type typ is kept in when it is free,
+// and secondOf the slot it is kept in when that one is free instead.
+func homeOf(typ unsafe.Pointer) int {
+	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 60)
+}
+
+func secondOf(typ unsafe.Pointer) int {
+	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 56 & (foundSlots - 1))
 }
 
 // get returns the value kept for key in any slot, compared by value.
@@ -134,7 +156,7 @@ func (f *foundValues) get(key any) (any, bool) {
 func (f *foundValues) find(key any) (int, bool) {
 	typ := wordsOf(&key).typ
 	for i := range f.slots {
-		if s := &f.slots[i]; s.ready.Load() && wordsOf(&s.key).typ == typ && s.key == key {
+		if s := &f.slots[i]; s.typ.Load() == typ && typ != nil && s.keyOf() == key {
 			return i, true
 		}
 	}
@@ -142,7 +164,7 @@ func (f *foundValues) find(key any) (int, bool) {
 }
 
 // put keeps value for key, in one of the slots its type picks when
-// either is free, or else in the first free one.
+// either is free, or else in the next free one.
 func (f *foundValues) put(key, value any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -152,17 +174,17 @@ func (f *foundValues) put(key, value any) {
 	if _, kept := f.find(key); kept {
 		return
 	}
-	first, second := slotsOf(wordsOf(&key).typ)
-	i := second
-	if !f.slots[first].ready.Load() {
-		i = first
+	k := wordsOf(&key)
+	i := homeOf(k.typ)
+	if f.slots[i].typ.Load() != nil {
+		i = secondOf(k.typ)
 	}
-	for f.slots[i].ready.Load() {
+	for f.slots[i].typ.Load() != nil {
 		i = (i + 1) % foundSlots
 	}
 	s := &f.slots[i]
-	s.key, s.value = key, value
-	s.ready.Store(true)
+	s.data, s.value = k.data, value
+	s.typ.Store(k.typ)
 	f.n++
 }
 
