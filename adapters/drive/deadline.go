@@ -56,11 +56,10 @@ func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
 // changes, so the first answers are kept.
 func (c *deadlineCtx) Value(key any) any {
 	// The key's home slot, looked at here rather than in a call: this is
-	// the path of every lookup. A slot's type word is set last, and a
-	// free slot's is nil, which no key but nil has.
+	// the path of every lookup.
 	k := wordsOf(&key)
-	if s := &c.found.slots[homeOf(k.typ)]; s.typ.Load() == k.typ && s.data == k.data && k.typ != nil {
-		return s.value
+	if e := c.found.slots[homeOf(k.typ)].Load(); e != nil && e.typ == k.typ && e.data == k.data {
+		return e.value
 	}
 	return c.lookup(key)
 }
@@ -71,11 +70,7 @@ func (c *deadlineCtx) lookup(key any) any {
 	case *int:
 		return c.Context.Value(key)
 	case nil:
-		return c.parent.Value(key) // no slot holds a nil key
-	}
-	k := wordsOf(&key)
-	if s := &c.found.slots[secondOf(k.typ)]; s.typ.Load() == k.typ && s.data == k.data {
-		return s.value
+		return c.parent.Value(key) // no nil key is kept
 	}
 	if v, ok := c.found.get(key); ok {
 		return v
@@ -86,38 +81,34 @@ func (c *deadlineCtx) lookup(key any) any {
 }
 
 // foundValues keeps the first values looked up through a ctx, the absent
-// ones (nil) included. A key is kept in one of two slots its type picks,
-// its home slot first, when either is free, and otherwise in the next
-// free one; it is found in them by comparing the words of the keys, not
-// their values: a few instructions, however many keys are kept. Slots are only
-// filled, each written before its type word is set, so that a lookup
-// reads them without a lock.
+// ones (nil) included, in entries written once. A table of many more
+// slots than entries points at them: an entry is in its key's home slot,
+// which the key's type picks, or else in a second slot it picks, when
+// either was free, and is found there by comparing the words of the
+// keys, not their values: a few instructions, however many keys are
+// kept. The table is large enough that few keys find both taken; those
+// are found among the entries. Entries and slots are only filled, each
+// entry written before a slot points at it and before n counts it, so
+// that a lookup reads them without a lock.
 type foundValues struct {
-	mu    sync.Mutex
-	n     int // slots filled, under mu
-	slots [foundSlots]foundSlot
+	mu      sync.Mutex
+	n       atomic.Int32 // entries filled
+	entries [foundKept]foundEntry
+	slots   [foundSlots]atomic.Pointer[foundEntry]
 }
 
 // foundSlots is the size of the table, of which foundKept slots are
-// filled at most, so that most keys find their home slot free.
+// filled at most.
 const (
-	foundSlots = 16
+	foundSlots = 64
 	foundKept  = 12
 )
 
-// foundSlot is a key, as its type and data words, and its value. typ is
-// nil while the slot is free.
-type foundSlot struct {
-	typ   atomicWord
-	data  unsafe.Pointer
-	value any
+// foundEntry is a key, as its type and data words, and its value.
+type foundEntry struct {
+	typ, data unsafe.Pointer
+	value     any
 }
-
-// atomicWord is a pointer word read and written atomically.
-type atomicWord struct{ p atomic.Pointer[byte] }
-
-func (w *atomicWord) Load() unsafe.Pointer   { return unsafe.Pointer(w.p.Load()) }
-func (w *atomicWord) Store(p unsafe.Pointer) { w.p.Store((*byte)(p)) }
 
 // eface is the layout of an interface value without methods: its type
 // and its data word. Equal words mean equal keys; keys of one type may
@@ -128,64 +119,70 @@ type eface struct {
 
 func wordsOf(key *any) eface { return *(*eface)(unsafe.Pointer(key)) }
 
-// keyOf returns the key slot s holds; s is filled.
-func (s *foundSlot) keyOf() any {
-	return *(*any)(unsafe.Pointer(&eface{typ: s.typ.Load(), data: s.data}))
+// key returns the key e holds.
+func (e *foundEntry) key() any {
+	return *(*any)(unsafe.Pointer(&eface{typ: e.typ, data: e.data}))
 }
 
 // homeOf returns the slot a key of type typ is kept in when it is free,
 // and secondOf the slot it is kept in when that one is free instead.
 func homeOf(typ unsafe.Pointer) int {
-	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 60)
+	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 58)
 }
 
 func secondOf(typ unsafe.Pointer) int {
-	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 56 & (foundSlots - 1))
+	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 52 & (foundSlots - 1))
 }
 
-// get returns the value kept for key in any slot, compared by value.
+// get returns the value kept for key: from its second slot, or else
+// from the entries, compared by their words and then by value.
 func (f *foundValues) get(key any) (any, bool) {
-	i, ok := f.find(key)
-	if !ok {
-		return nil, false
+	k := wordsOf(&key)
+	if e := f.slots[secondOf(k.typ)].Load(); e != nil && e.typ == k.typ && e.data == k.data {
+		return e.value, true
 	}
-	return f.slots[i].value, true
-}
-
-// find returns the slot key is kept in.
-func (f *foundValues) find(key any) (int, bool) {
-	typ := wordsOf(&key).typ
-	for i := range f.slots {
-		if s := &f.slots[i]; s.typ.Load() == typ && typ != nil && s.keyOf() == key {
-			return i, true
+	n := int(f.n.Load())
+	for i := range n {
+		if e := &f.entries[i]; e.typ == k.typ && e.data == k.data {
+			return e.value, true
 		}
 	}
-	return 0, false
+	if e := f.find(key, n); e != nil {
+		return e.value, true
+	}
+	return nil, false
 }
 
-// put keeps value for key, in one of the slots its type picks when
-// either is free, or else in the next free one.
+// find returns the entry among the first n that holds key, compared by
+// value.
+func (f *foundValues) find(key any, n int) *foundEntry {
+	typ := wordsOf(&key).typ
+	for i := range n {
+		if e := &f.entries[i]; e.typ == typ && e.key() == key {
+			return e
+		}
+	}
+	return nil
+}
+
+// put keeps value for key, unless foundKept entries are filled.
 func (f *foundValues) put(key, value any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n == foundKept {
-		return
-	}
-	if _, kept := f.find(key); kept {
+	n := int(f.n.Load())
+	if n == foundKept || f.find(key, n) != nil {
 		return
 	}
 	k := wordsOf(&key)
-	i := homeOf(k.typ)
-	if f.slots[i].typ.Load() != nil {
-		i = secondOf(k.typ)
+	e := &f.entries[n]
+	e.typ, e.data, e.value = k.typ, k.data, value
+	f.n.Store(int32(n + 1))
+	for _, i := range [...]int{homeOf(k.typ), secondOf(k.typ)} {
+		if f.slots[i].Load() == nil {
+			f.slots[i].Store(e)
+			return
+		}
 	}
-	for f.slots[i].typ.Load() != nil {
-		i = (i + 1) % foundSlots
-	}
-	s := &f.slots[i]
-	s.data, s.value = k.data, value
-	s.typ.Store(k.typ)
-	f.n++
 }
 
 // Err returns the budget error if the deadline ended c, and otherwise
