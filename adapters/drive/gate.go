@@ -8,13 +8,14 @@ import (
 
 // reserveModelCall is the tracker's ReserveModelCall for the gate: it
 // counts one model call at now unless one of the resources the gate
-// enforces is spent, checked and counted atomically, and reports whether
+// enforces is spent, checked and counted atomically (and without a
+// deferred unlock: nothing here can panic), and reports whether
 // the budget after the count is calm (see calm). The budget is looked at
 // where it is kept, under its lock, rather than copied out: only when it
 // is not calm is it copied into b, for the wrap-up reminder.
 func (r *Run) reserveModelCall(now time.Time, b *budget.Budget) (ex *budget.ExceededError, calm bool) {
 	enforce := r.l.beforeModel
-	r.budgetSlot.Change(func(cur *budget.Budget, _ bool) {
+	r.budgetCell.Change(func(cur *budget.Budget) {
 		if len(enforce) > 0 && anySpent(cur, now) {
 			if ex = cur.Exceeded(now, enforce...); ex != nil {
 				return

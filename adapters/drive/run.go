@@ -15,6 +15,7 @@ import (
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/internal/runctx"
+	"github.com/lookout-go/lookout/internal/sessionhook"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/session"
 )
@@ -38,9 +39,9 @@ type Run struct {
 	// tracker charges the budget; pipeline runs the observers.
 	tracker  *budget.Tracker
 	pipeline *observer.Pipeline
-	// budgetSlot is where the tracker keeps the budget, which the gate
-	// reads under its lock (see reserveModelCall).
-	budgetSlot *session.Value[budget.Budget]
+	// budgetCell changes the budget where the tracker keeps it, which the
+	// gate reads under its lock (see reserveModelCall).
+	budgetCell sessionhook.Unguarded[budget.Budget]
 
 	// parent is the run that started this one, or nil for a root.
 	parent *Run
@@ -146,7 +147,7 @@ func (l *Lookout) newRun(store *session.Store) (*Run, error) {
 	}
 	r := &Run{
 		l: l, cfg: cfg, store: store, tracker: tracker, family: &family{},
-		budgetSlot: session.ValueOf[budget.Budget](store),
+		budgetCell: sessionhook.UnguardedOf[budget.Budget](session.ValueOf[budget.Budget](store)),
 		calls:      session.LogOf[observer.ToolCallRecord](store),
 		current:    session.ValueOf[observer.CurrentAssessment](store),
 	}
@@ -165,7 +166,7 @@ func (l *Lookout) newRun(store *session.Store) (*Run, error) {
 // child returns the state of a sub-agent run: the same session, tracker
 // and pipeline, with its own record of injected messages.
 func (r *Run) child(agentName, callID string) *Run {
-	c := &Run{l: r.l, cfg: r.cfg, store: r.store, tracker: r.tracker, budgetSlot: r.budgetSlot, pipeline: r.pipeline, calls: r.calls, current: r.current,
+	c := &Run{l: r.l, cfg: r.cfg, store: r.store, tracker: r.tracker, budgetCell: r.budgetCell, pipeline: r.pipeline, calls: r.calls, current: r.current,
 		family: r.family, parent: r, agentName: agentName, callID: callID}
 	c.handle = runctx.Handle{Reader: c, Run: c, Parent: &r.handle}
 	if lease, ok := r.cfg.Leases[agentName]; ok && agentName != "" {
