@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/lookout-go/lookout/internal/sessionhook"
 	"github.com/lookout-go/lookout/session"
 )
 
@@ -56,6 +57,9 @@ type TrackerOptions struct {
 type Tracker struct {
 	v   *session.Value[Budget]
 	now func() time.Time
+	// cell changes v without Change's deferred unlock: the charges and
+	// counts are arithmetic that cannot panic.
+	cell sessionhook.Unguarded[Budget]
 }
 
 // NewTracker returns a tracker for the budget in store. When the store has
@@ -68,6 +72,7 @@ func NewTracker(store *session.Store, limits Limits, opts *TrackerOptions) (*Tra
 		return nil, err
 	}
 	t := &Tracker{v: session.ValueOf[Budget](store), now: store.Now}
+	t.cell = sessionhook.UnguardedOf[Budget](t.v)
 	if opts != nil && opts.Now != nil {
 		t.now = opts.Now
 	}
@@ -97,7 +102,7 @@ func (t *Tracker) Budget() Budget {
 // usage; a zero Usage records one that reported zero tokens.
 func (t *Tracker) ChargeModelCall(u *Usage) Budget {
 	var out Budget
-	t.v.Change(func(b *Budget, _ bool) {
+	t.cell.Change(func(b *Budget) {
 		b.ModelCalls++
 		b.charge(u)
 		out = *b
@@ -111,7 +116,7 @@ func (t *Tracker) ChargeModelCall(u *Usage) Budget {
 // ChargeModelCall it returns nothing: a copy of the budget is most of
 // its cost.
 func (t *Tracker) ChargeReserved(u *Usage) {
-	t.v.Change(func(b *Budget, _ bool) { b.charge(u) })
+	t.cell.Change(func(b *Budget) { b.charge(u) })
 }
 
 // charge adds u to b's usage.
@@ -140,7 +145,7 @@ func (b *Budget) charge(u *Usage) {
 func (t *Tracker) ReserveModelCall(now time.Time, enforce ...Resource) (Budget, *ExceededError) {
 	var out Budget
 	var refused *ExceededError
-	t.v.Change(func(b *Budget, _ bool) {
+	t.cell.Change(func(b *Budget) {
 		if len(enforce) > 0 && b.anySpent(now) {
 			if refused = b.Exceeded(now, enforce...); refused != nil {
 				out = *b
@@ -169,7 +174,7 @@ func (t *Tracker) ReserveToolCall() error {
 // counted.
 func (t *Tracker) ReserveToolCallAt(now time.Time, enforce ...Resource) error {
 	var refused *ExceededError
-	t.v.Change(func(b *Budget, _ bool) {
+	t.cell.Change(func(b *Budget) {
 		if len(enforce) > 0 && b.anySpent(now) {
 			if refused = b.Exceeded(now, enforce...); refused != nil {
 				return

@@ -35,9 +35,18 @@ func init() {
 		}
 		return nil
 	}
+	sessionhook.Cell = func(v any) (*sync.Mutex, any, *bool, *atomic.Uint64) {
+		return v.(interface {
+			cell() (*sync.Mutex, any, *bool, *atomic.Uint64)
+		}).cell()
+	}
 }
 
 func (v *Value[T]) versionOf() *atomic.Uint64 { return &v.version }
+
+func (v *Value[T]) cell() (*sync.Mutex, any, *bool, *atomic.Uint64) {
+	return &v.mu, &v.v, &v.set, &v.version
+}
 
 // Cloner is implemented by value types that hold memory their copies
 // share, such as a map. Clone returns a copy that shares nothing the

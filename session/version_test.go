@@ -44,3 +44,34 @@ func TestValueVersionAdvancesWithEveryChangeAndOnlyThen(t *testing.T) {
 
 	assert.Nil(t, sessionhook.Version(session.LogOf[call](s)), "a log has no version")
 }
+
+// An Unguarded change does what Value.Change does, on the value itself:
+// the version advances, the change is seen by readers and survives a
+// restore's replacement of the value, and the value counts as set.
+func TestUnguardedChangesAsChangeDoes(t *testing.T) {
+	s := session.New(nil)
+	v := session.ValueOf[counter](s)
+	u := sessionhook.UnguardedOf[counter](v)
+	version := sessionhook.Version(v)
+	snap, err := s.Snapshot()
+	require.NoError(t, err)
+
+	before := version.Load()
+	u.Change(func(c *counter) { c.N += 2 })
+	assert.Greater(t, version.Load(), before)
+	got, set := v.Latest()
+	assert.True(t, set)
+	assert.Equal(t, 2, got.N)
+
+	v.Change(func(c *counter, _ bool) { c.N++ })
+	u.Change(func(c *counter) { c.N *= 10 })
+	got, _ = v.Latest()
+	assert.Equal(t, 30, got.N)
+
+	require.NoError(t, s.Restore(snap))
+	u.Change(func(c *counter) { c.N++ })
+	got, _ = v.Latest()
+	assert.Equal(t, 1, got.N, "the restored value is the one changed")
+
+	assert.Panics(t, func() { sessionhook.UnguardedOf[int](v) }, "a value of another type")
+}

@@ -55,23 +55,22 @@ func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
 // layer between the ctx it holds and the root; what parent holds never
 // changes, so the first answers are kept.
 func (c *deadlineCtx) Value(key any) any {
-	// The slots key's type picks, looked at here rather than in a call:
-	// this is the path of every lookup.
+	// The key's home slot, looked at here rather than in a call: this is
+	// the path of every lookup.
 	k := wordsOf(&key)
-	first, second := slotsOf(k.typ)
-	if s := &c.found.slots[first]; s.ready.Load() && wordsOf(&s.key) == k {
-		return s.value
-	}
-	if s := &c.found.slots[second]; s.ready.Load() && wordsOf(&s.key) == k {
-		return s.value
+	if e := c.found.slots[homeOf(k.typ)].Load(); e != nil && e.typ == k.typ && e.data == k.data {
+		return e.value
 	}
 	return c.lookup(key)
 }
 
-// lookup is Value for a key not found in its home slots by its words.
+// lookup is Value for a key not found in its home slot.
 func (c *deadlineCtx) lookup(key any) any {
-	if _, own := key.(*int); own {
+	switch key.(type) {
+	case *int:
 		return c.Context.Value(key)
+	case nil:
+		return c.parent.Value(key) // no nil key is kept
 	}
 	if v, ok := c.found.get(key); ok {
 		return v
@@ -82,34 +81,33 @@ func (c *deadlineCtx) lookup(key any) any {
 }
 
 // foundValues keeps the first values looked up through a ctx, the absent
-// ones (nil) included. A key is kept in one of two slots its type picks
-// when either is free, and found there by comparing the words of the
+// ones (nil) included, in entries written once. A table of many more
+// slots than entries points at them: an entry is in its key's home slot,
+// which the key's type picks, or else in a second slot it picks, when
+// either was free, and is found there by comparing the words of the
 // keys, not their values: a few instructions, however many keys are
-// kept. A key whose two slots are taken (keys of one type, or of types
-// that happen to pick the same slots) is kept in the first free one,
-// listed in awayAt and counted in away: a key missing from its two slots
-// costs a look at those listed, not a scan of the table. Slots are only
-// filled, each written, and listed when away, before away counts it and
-// its ready flag is set, so that a lookup reads them without a lock.
+// kept. The table is large enough that few keys find both taken; those
+// are found among the entries. Entries and slots are only filled, each
+// entry written before a slot points at it and before n counts it, so
+// that a lookup reads them without a lock.
 type foundValues struct {
-	mu     sync.Mutex
-	n      int // slots filled, under mu
-	away   atomic.Int32
-	awayAt [foundKept]uint8
-	slots  [foundSlots]foundSlot
+	mu      sync.Mutex
+	n       atomic.Int32 // entries filled
+	entries [foundKept]foundEntry
+	slots   [foundSlots]atomic.Pointer[foundEntry]
 }
 
 // foundSlots is the size of the table, of which foundKept slots are
-// filled at most: two slots picked among sixteen leave a dozen keys
-// seldom without one of theirs.
+// filled at most.
 const (
-	foundSlots = 16
+	foundSlots = 64
 	foundKept  = 12
 )
 
-type foundSlot struct {
-	ready      atomic.Bool
-	key, value any
+// foundEntry is a key, as its type and data words, and its value.
+type foundEntry struct {
+	typ, data unsafe.Pointer
+	value     any
 }
 
 // eface is the layout of an interface value without methods: its type
@@ -121,74 +119,70 @@ type eface struct {
 
 func wordsOf(key *any) eface { return *(*eface)(unsafe.Pointer(key)) }
 
-// slotsOf returns the two slots a key of type typ may be kept in.
-func slotsOf(typ unsafe.Pointer) (first, second int) {
-	h := uint64(uintptr(typ)) * 0x9e3779b97f4a7c15
-	return int(h >> 60), int(h >> 56 & (foundSlots - 1))
+// key returns the key e holds.
+func (e *foundEntry) key() any {
+	return *(*any)(unsafe.Pointer(&eface{typ: e.typ, data: e.data}))
 }
 
-// get returns the value kept for key, compared by value.
+// homeOf returns the slot a key of type typ is kept in when it is free,
+// and secondOf the slot it is kept in when that one is free instead.
+func homeOf(typ unsafe.Pointer) int {
+	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 58)
+}
+
+func secondOf(typ unsafe.Pointer) int {
+	return int(uint64(uintptr(typ)) * 0x9e3779b97f4a7c15 >> 52 & (foundSlots - 1))
+}
+
+// get returns the value kept for key: from its second slot, or else
+// from the entries, compared by their words and then by value.
 func (f *foundValues) get(key any) (any, bool) {
-	i, ok := f.find(key)
-	if !ok {
-		return nil, false
+	k := wordsOf(&key)
+	if e := f.slots[secondOf(k.typ)].Load(); e != nil && e.typ == k.typ && e.data == k.data {
+		return e.value, true
 	}
-	return f.slots[i].value, true
-}
-
-// find returns the slot key is kept in: one of its two, or one of those
-// of the keys kept away from theirs.
-func (f *foundValues) find(key any) (int, bool) {
-	typ := wordsOf(&key).typ
-	first, second := slotsOf(typ)
-	if f.holds(first, typ, key) {
-		return first, true
-	}
-	if f.holds(second, typ, key) {
-		return second, true
-	}
-	for _, i := range f.awayAt[:f.away.Load()] {
-		if f.holds(int(i), typ, key) {
-			return int(i), true
+	n := int(f.n.Load())
+	for i := range n {
+		if e := &f.entries[i]; e.typ == k.typ && e.data == k.data {
+			return e.value, true
 		}
 	}
-	return 0, false
+	if e := f.find(key, n); e != nil {
+		return e.value, true
+	}
+	return nil, false
 }
 
-// holds reports whether slot i keeps key, of type typ.
-func (f *foundValues) holds(i int, typ unsafe.Pointer, key any) bool {
-	s := &f.slots[i]
-	return s.ready.Load() && wordsOf(&s.key).typ == typ && s.key == key
+// find returns the entry among the first n that holds key, compared by
+// value.
+func (f *foundValues) find(key any, n int) *foundEntry {
+	typ := wordsOf(&key).typ
+	for i := range n {
+		if e := &f.entries[i]; e.typ == typ && e.key() == key {
+			return e
+		}
+	}
+	return nil
 }
 
-// put keeps value for key, in one of the slots its type picks when
-// either is free, or else in the first free one.
+// put keeps value for key, unless foundKept entries are filled.
 func (f *foundValues) put(key, value any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n == foundKept {
+	n := int(f.n.Load())
+	if n == foundKept || f.find(key, n) != nil {
 		return
 	}
-	if _, kept := f.find(key); kept {
-		return
+	k := wordsOf(&key)
+	e := &f.entries[n]
+	e.typ, e.data, e.value = k.typ, k.data, value
+	f.n.Store(int32(n + 1))
+	for _, i := range [...]int{homeOf(k.typ), secondOf(k.typ)} {
+		if f.slots[i].Load() == nil {
+			f.slots[i].Store(e)
+			return
+		}
 	}
-	first, second := slotsOf(wordsOf(&key).typ)
-	i := second
-	if !f.slots[first].ready.Load() {
-		i = first
-	}
-	away := f.slots[i].ready.Load()
-	for f.slots[i].ready.Load() {
-		i = (i + 1) % foundSlots
-	}
-	s := &f.slots[i]
-	s.key, s.value = key, value
-	s.ready.Store(true)
-	if away {
-		f.awayAt[f.away.Load()] = uint8(i)
-		f.away.Add(1)
-	}
-	f.n++
 }
 
 // Err returns the budget error if the deadline ended c, and otherwise

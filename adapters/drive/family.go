@@ -91,12 +91,17 @@ type inflight struct {
 	n    atomic.Int64
 	mu   sync.Mutex
 	idle chan struct{} // made by a waiter, closed when n drops to zero
+	// waiting is set by a waiter before it reads n, so that the call
+	// that brings n to zero takes the lock only when someone may wait:
+	// either the waiter reads n after the drop, or that call reads
+	// waiting after the waiter set it.
+	waiting atomic.Bool
 }
 
 func (f *inflight) add() { f.n.Add(1) }
 
 func (f *inflight) done() {
-	if f.n.Add(-1) != 0 {
+	if f.n.Add(-1) != 0 || !f.waiting.Load() {
 		return
 	}
 	f.mu.Lock()
@@ -110,6 +115,7 @@ func (f *inflight) done() {
 // wait returns once no call is in flight, after d, or when ctx ends.
 func (f *inflight) wait(ctx context.Context, d time.Duration) {
 	f.mu.Lock()
+	f.waiting.Store(true)
 	if f.n.Load() <= 0 {
 		f.mu.Unlock()
 		return

@@ -1,8 +1,11 @@
 package drive
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // TestNameSetAgreesWithAMap checks both ways a nameSet keeps its names,
@@ -29,4 +32,35 @@ func TestNameSetAgreesWithAMap(t *testing.T) {
 	if (setOf()).has("exit") {
 		t.Error("the empty set has a name")
 	}
+}
+
+// TestInflightWakesItsWaiter checks that the call that ends the last one
+// in flight wakes a waiter, though done takes the lock only once a
+// waiter has come.
+func TestInflightWakesItsWaiter(t *testing.T) {
+	var f inflight
+	f.add()
+	f.add()
+	f.done() // no waiter yet
+	woken := make(chan struct{})
+	go func() {
+		f.wait(context.Background(), time.Hour)
+		close(woken)
+	}()
+	for {
+		f.mu.Lock()
+		waiting := f.idle != nil
+		f.mu.Unlock()
+		if waiting {
+			break
+		}
+		runtime.Gosched()
+	}
+	f.done()
+	select {
+	case <-woken:
+	case <-time.After(time.Minute):
+		t.Fatal("the waiter was not woken")
+	}
+	f.wait(context.Background(), time.Hour) // none in flight: at once
 }

@@ -56,7 +56,17 @@ func (c ModelCall) Streamed() ModelCall {
 // recorded. It returns the recording failure that must end the run, if
 // any; the call must not be made then. Should Lookout's own work panic,
 // the panic goes to Config.OnError and the attempt goes ahead unobserved.
-func (r *Run) StartModel(ctx context.Context, input []*schema.Message, req func() ModelOptions) (c ModelCall, err error) {
+func (r *Run) StartModel(ctx context.Context, input []*schema.Message, req func() ModelOptions) (ModelCall, error) {
+	if r.cfg.Recorder == nil && len(r.cfg.Prices) == 0 {
+		// Nothing to record, price or fail: no work that could panic.
+		r.family.attempts.add()
+		return ModelCall{run: r}, nil
+	}
+	return r.startModel(ctx, input, req)
+}
+
+// startModel is StartModel for a run that may be recorded or priced.
+func (r *Run) startModel(ctx context.Context, input []*schema.Message, req func() ModelOptions) (c ModelCall, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.fault(ctx, "preparing a model call", p)
@@ -134,40 +144,57 @@ func (c ModelCall) End(ctx context.Context, reply *schema.Message, err error) er
 	if reply != nil {
 		toolCalls = len(reply.ToolCalls)
 	}
-	return c.EndStream(ctx, reply, UsageOf(reply), toolCalls, err)
+	return c.end(ctx, reply, UsageOf(reply), toolCalls, err)
 }
 
 // EndStream is End for a streamed reply, whose usage and tool calls the
 // adapter collected from its chunks: usage nil means none was reported,
 // and toolCalls is negative when there was no reply to count. reply may
 // be nil when nothing is recorded.
-func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *budget.Usage, toolCalls int, err error) (out error) {
+func (c ModelCall) EndStream(ctx context.Context, reply *schema.Message, usage *budget.Usage, toolCalls int, err error) error {
+	return c.end(ctx, reply, usage, toolCalls, err)
+}
+
+// end is End and EndStream, on the caller's copy of the call.
+func (c *ModelCall) end(ctx context.Context, reply *schema.Message, usage *budget.Usage, toolCalls int, err error) (out error) {
 	r := c.run
-	if r != nil {
-		defer r.family.attempts.done()
+	if r == nil {
+		if err != nil {
+			return budgetDeadline(ctx, err)
+		}
+		return nil
 	}
-	if c.streamed {
-		defer r.streams.done()
-	}
+	// One deferred call, in the order of the three it stands for: a
+	// panic in the charge is recovered once the call succeeded (guarded),
+	// then the attempt leaves the run's open streams and the attempts in
+	// flight.
+	guarded := false
+	defer func() {
+		if guarded {
+			if p := recover(); p != nil {
+				r.fault(ctx, "charging a model call", p)
+				out = nil
+			}
+		}
+		if c.streamed {
+			r.streams.done()
+		}
+		r.family.attempts.done()
+	}()
 	if err != nil {
 		r.chargeCall(nil)
-		if r != nil && r.trace.rec != nil {
+		if r.trace.rec != nil {
 			model, provider := c.identify()
 			r.writeFailed(ctx, err, r.cfg.Now().Sub(c.start), model, provider)
 		}
 		return budgetDeadline(ctx, err)
 	}
-	if r == nil {
-		return nil
+	guarded = true
+	var model, provider string
+	if r.trace.rec != nil || len(r.cfg.Prices) > 0 {
+		model, provider = c.identify()
+		usage = r.priced(model, usage)
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			r.fault(ctx, "charging a model call", p)
-			out = nil
-		}
-	}()
-	model, provider := c.identify()
-	usage = r.priced(model, usage)
 	r.chargeCall(usage)
 	if r.trace.rec != nil {
 		r.writeResponse(ctx, reply, usage, r.cfg.Now().Sub(c.start), model, provider)

@@ -15,6 +15,7 @@ import (
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/internal/runctx"
+	"github.com/lookout-go/lookout/internal/sessionhook"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
@@ -39,6 +40,9 @@ type Run struct {
 	// tracker charges the budget; pipeline runs the observers.
 	tracker  *budget.Tracker
 	pipeline *observer.Pipeline
+	// budgetCell changes the budget where the tracker keeps it, which the
+	// gate reads under its lock (see reserveModelCall).
+	budgetCell sessionhook.Unguarded[budget.Budget]
 
 	// parent is the run that started this one, or nil for a root.
 	parent *Run
@@ -149,8 +153,9 @@ func (l *Lookout) newRun(store *session.Store) (*Run, error) {
 	}
 	r := &Run{
 		l: l, cfg: cfg, store: store, tracker: tracker, family: &family{},
-		calls:   session.LogOf[observer.ToolCallRecord](store),
-		current: session.ValueOf[observer.CurrentAssessment](store),
+		budgetCell: sessionhook.UnguardedOf[budget.Budget](session.ValueOf[budget.Budget](store)),
+		calls:      session.LogOf[observer.ToolCallRecord](store),
+		current:    session.ValueOf[observer.CurrentAssessment](store),
 	}
 	r.handle = runctx.Handle{Reader: r, Run: r}
 	// Opened before a checkpoint's session is restored into the store.
@@ -167,7 +172,7 @@ func (l *Lookout) newRun(store *session.Store) (*Run, error) {
 // child returns the state of a sub-agent run: the same session, tracker
 // and pipeline, with its own record of injected messages.
 func (r *Run) child(agentName, callID string) *Run {
-	c := &Run{l: r.l, cfg: r.cfg, store: r.store, tracker: r.tracker, pipeline: r.pipeline, calls: r.calls, current: r.current,
+	c := &Run{l: r.l, cfg: r.cfg, store: r.store, tracker: r.tracker, budgetCell: r.budgetCell, pipeline: r.pipeline, calls: r.calls, current: r.current,
 		family: r.family, parent: r, agentName: agentName, callID: callID}
 	c.handle = runctx.Handle{Reader: c, Run: c, Parent: &r.handle}
 	if lease, ok := r.cfg.Leases[agentName]; ok && agentName != "" {
@@ -295,14 +300,15 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 		return Turn{}, err
 	}
 	now := r.tracker.Now()
-	b, ex := r.tracker.ReserveModelCall(now, r.l.beforeModel...)
+	var b budget.Budget // read only when the budget is not calm
+	ex, calm := r.reserveModelCall(now, &b)
 	if ex != nil {
 		return r.lastTurn(ctx, now, ex, tools)
 	}
 	r.reserved.Store(true)
 	r.spoken()
 	reason := ""
-	if !r.calm(&b, now) {
+	if !calm {
 		reason = r.nearlySpent(b, now)
 		if r.lastModelCall(&b) {
 			r.family.closeTurns(r.agentName)
@@ -364,32 +370,6 @@ func (r *Run) stopped(ctx context.Context) error {
 		return ex
 	}
 	return nil
-}
-
-// calm reports whether b at now, which counts the call about to be made,
-// is clear of every limit that gives a wrap-up turn: neither tokens,
-// cost nor time is within WrapUpAt of its limit, and the call is not the
-// last the model-call limit allows. It is the usual case.
-func (r *Run) calm(b *budget.Budget, now time.Time) bool {
-	if r.lastModelCall(b) {
-		return false
-	}
-	w := max(r.cfg.WrapUpAt, 0)
-	return !nearLimit(float64(b.MaxTokens), float64(b.TokensUsed), w) &&
-		!nearLimit(b.MaxCostUSD, b.CostUSD, w) &&
-		!nearDeadline(b, now, w)
-}
-
-// nearLimit reports whether a limit is set and used leaves a fraction w or
-// less of it.
-func nearLimit(limit, used, w float64) bool {
-	return limit > 0 && limit-used <= w*limit
-}
-
-// nearDeadline reports whether b has a deadline and a fraction w or less
-// of its time is left at now.
-func nearDeadline(b *budget.Budget, now time.Time, w float64) bool {
-	return !b.Deadline.IsZero() && float64(b.Deadline.Sub(now)) <= w*float64(b.Deadline.Sub(b.StartedAt))
 }
 
 // nearlySpent says which of tokens and time has WrapUpAt or less left

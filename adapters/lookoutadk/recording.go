@@ -71,9 +71,14 @@ func (c *checkpoint) GobDecode(b []byte) error { return c.UnmarshalJSON(b) }
 // the Eino session ctx carries, so that a checkpoint Eino saves while this
 // agent runs (an interrupt inside it) carries the root's state.
 func ensure(ctx context.Context, r *drive.Run) {
-	if r.Begun() {
-		return
+	if !r.Begun() {
+		begin(ctx, r)
 	}
+}
+
+// begin is ensure for a run not yet begun, kept apart so that ensure, on
+// the path of every model and tool call, inlines.
+func begin(ctx context.Context, r *drive.Run) {
 	root := r
 	for root.Parent() != nil {
 		root = root.Parent()

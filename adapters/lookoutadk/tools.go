@@ -29,9 +29,16 @@ func (m *Middleware) WrapInvokableToolCall(ctx context.Context, next adk.Invokab
 		if refusal != "" {
 			return refusal, nil
 		}
-		out, err := engine.Guarded(ctx, &c, func() (string, error) {
-			return next(ctx, args, opts...)
-		})
+		// engine.Guarded, written out: on the path of every call, the
+		// tool is called here rather than through a closure.
+		ran := false
+		defer func() {
+			if !ran {
+				c.EndPanicked(ctx)
+			}
+		}()
+		out, err := next(ctx, args, opts...)
+		ran = true
 		out, err = engine.EndCall(ctx, &c, out, err)
 		return out, engine.Ended(ctx, r, err)
 	}, nil
