@@ -62,6 +62,13 @@ func (m *MemorySink) writeDirect(r *Record) error {
 	if m.closed {
 		return ErrClosed
 	}
+	// TestMemorySinkKeepsEveryField fails when a Record field is missed.
+	m.add(r.Seq, r.RecordedAt, r.Payload, m.envelopeOf(r))
+	return nil
+}
+
+// add appends a record; m.mu is held.
+func (m *MemorySink) add(seq uint64, at time.Time, p Payload, env *envelope) {
 	if len(m.chunks) == 0 || len(m.chunks[len(m.chunks)-1]) == memoryChunk {
 		m.chunks = append(m.chunks, make([]memoryRecord, 0, memoryChunk))
 	}
@@ -69,14 +76,12 @@ func (m *MemorySink) writeDirect(r *Record) error {
 	*last = (*last)[:len(*last)+1]
 	// Set field by field rather than as a whole value, which would take
 	// the bulk write barrier while the garbage collector runs.
-	// TestMemorySinkKeepsEveryField fails when a Record field is missed.
 	e := &(*last)[len(*last)-1]
-	e.seq = r.Seq
-	e.recordedAt = r.RecordedAt
-	e.payload = r.Payload
-	e.envelope = m.envelopeOf(r)
+	e.seq = seq
+	e.recordedAt = at
+	e.payload = p
+	e.envelope = env
 	m.n++
-	return nil
 }
 
 // envelopeOf returns the envelope of r, shared with earlier records of its
