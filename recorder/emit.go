@@ -20,7 +20,7 @@ func emitCodeWritten(ctx context.Context, trace, ext any, from, to int) error {
 	if !r.rec.redaction.cleanBut(e.Body, from, to) {
 		return r.emit(ctx, e, false)
 	}
-	return r.enqueue(ctx, KindExtension, e, nil, waitIfBlocking)
+	return r.enqueue(ctx, e, e, nil, waitIfBlocking)
 }
 
 func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
@@ -28,15 +28,14 @@ func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMo
 	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
-	kind := p.Kind()
-	p, err := r.rec.safePrepare(p, owned)
-	return r.enqueue(ctx, kind, p, err, wait)
+	prepared, err := r.rec.safePrepare(p, owned)
+	return r.enqueue(ctx, p, prepared, err, wait)
 }
 
-// enqueue assigns the next seq to the prepared payload p of kind kind and
-// queues it, or reports err, the failure of its preparation, under that
-// seq.
-func (r *Trace) enqueue(ctx context.Context, kind Kind, p Payload, err error, wait waitMode) error {
+// enqueue assigns the next seq to the payload p, as prepared, and queues
+// it, or reports err, the failure of its preparation, under that seq.
+// The kind of a lost record is read from p only then.
+func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wait waitMode) error {
 	rec := r.rec
 	proc := rec.proc
 	r.mu.Lock()
@@ -54,7 +53,7 @@ func (r *Trace) enqueue(ctx context.Context, kind Kind, p Payload, err error, wa
 		it := item{run: r, ctx: ctx, seq: seq}
 		it.at, err = rec.stamp()
 		if err == nil {
-			it.payload = p
+			it.payload = prepared
 			waiting, err = r.queue(proc, &it, wait)
 		}
 	}
@@ -65,7 +64,7 @@ func (r *Trace) enqueue(ctx context.Context, kind Kind, p Payload, err error, wa
 		err = r.await(ctx, proc, waiting, wait)
 	}
 	if err != nil {
-		return rec.failed(ctx, r, &SinkError{RunID: r.id, Seq: seq, Kind: kind, Err: err})
+		return rec.failed(ctx, r, &SinkError{RunID: r.id, Seq: seq, Kind: p.Kind(), Err: err})
 	}
 	return rec.Err()
 }
