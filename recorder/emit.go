@@ -54,7 +54,13 @@ func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wai
 		it.at, err = rec.stamp()
 		if err == nil {
 			it.payload = prepared
-			waiting, err = r.queue(proc, &it, wait)
+			var ok bool
+			if len(r.pending) == 0 {
+				ok, err = proc.tryPush(&it)
+			}
+			if !ok && err == nil {
+				waiting, err = r.queue(proc, &it, wait)
+			}
 		}
 	}
 	r.mu.Unlock()
@@ -69,16 +75,11 @@ func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wai
 	return rec.Err()
 }
 
-// queue copies *it into the queue when there is room and no record of the
-// run is waiting for it; r.mu is held. Otherwise it returns the record
-// put behind those waiting, for await, or ErrQueueFull when the emit may
-// not wait (Options.Block unset).
+// queue is for a record that found no room in the queue, or records of
+// its run waiting for room; r.mu is held. It returns the record put
+// behind those waiting, for await, or ErrQueueFull when the emit may not
+// wait (Options.Block unset).
 func (r *Trace) queue(proc *processor, it *item, wait waitMode) (*pendingItem, error) {
-	if len(r.pending) == 0 {
-		if ok, err := proc.tryPush(it); ok || err != nil {
-			return nil, err
-		}
-	}
 	if wait == waitIfBlocking && !proc.block {
 		return nil, ErrQueueFull
 	}
