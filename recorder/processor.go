@@ -442,6 +442,7 @@ func (p *processor) writeDirect(items []item) int {
 	if m.closed {
 		return 0
 	}
+	chunk := m.open()
 	for i := range items {
 		it := &items[i]
 		if it.run == nil || p.wctx.aborted() {
@@ -454,7 +455,18 @@ func (p *processor) writeDirect(items []item) int {
 			env = m.envelopeOf(p.record(it))
 			it.run.env = env
 		}
-		m.add(it.seq, it.at, it.payload, env)
+		// MemorySink.add, with the open chunk looked up once a batch.
+		k := len(*chunk)
+		if k == memoryChunk {
+			chunk, k = m.open(), 0
+		}
+		*chunk = (*chunk)[:k+1]
+		e := &(*chunk)[k]
+		e.seq = it.seq
+		e.recordedAt = it.at
+		e.payload = it.payload
+		e.envelope = env
+		m.n++
 	}
 	return len(items)
 }
