@@ -20,7 +20,7 @@ func emitCodeWritten(ctx context.Context, trace, ext any, from, to int) error {
 	if !r.rec.redaction.cleanBut(e.Body, from, to) {
 		return r.emit(ctx, e, false)
 	}
-	return r.enqueue(ctx, KindExtension, e, nil, waitIfBlocking)
+	return r.enqueue(ctx, e, e, nil, waitIfBlocking)
 }
 
 func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
@@ -28,15 +28,14 @@ func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMo
 	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
-	kind := p.Kind()
-	p, err := r.rec.safePrepare(p, owned)
-	return r.enqueue(ctx, kind, p, err, wait)
+	prepared, err := r.rec.safePrepare(p, owned)
+	return r.enqueue(ctx, p, prepared, err, wait)
 }
 
-// enqueue assigns the next seq to the prepared payload p of kind kind and
-// queues it, or reports err, the failure of its preparation, under that
-// seq.
-func (r *Trace) enqueue(ctx context.Context, kind Kind, p Payload, err error, wait waitMode) error {
+// enqueue assigns the next seq to the payload p, as prepared, and queues
+// it, or reports err, the failure of its preparation, under that seq.
+// The kind of a lost record is read from p only then.
+func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wait waitMode) error {
 	rec := r.rec
 	proc := rec.proc
 	r.mu.Lock()
@@ -54,8 +53,14 @@ func (r *Trace) enqueue(ctx context.Context, kind Kind, p Payload, err error, wa
 		it := item{run: r, ctx: ctx, seq: seq}
 		it.at, err = rec.stamp()
 		if err == nil {
-			it.payload = p
-			waiting, err = r.queue(proc, &it, wait)
+			it.payload = prepared
+			var ok bool
+			if len(r.pending) == 0 {
+				ok, err = proc.tryPush(&it)
+			}
+			if !ok && err == nil {
+				waiting, err = r.queue(proc, &it, wait)
+			}
 		}
 	}
 	r.mu.Unlock()
@@ -65,21 +70,16 @@ func (r *Trace) enqueue(ctx context.Context, kind Kind, p Payload, err error, wa
 		err = r.await(ctx, proc, waiting, wait)
 	}
 	if err != nil {
-		return rec.failed(ctx, r, &SinkError{RunID: r.id, Seq: seq, Kind: kind, Err: err})
+		return rec.failed(ctx, r, &SinkError{RunID: r.id, Seq: seq, Kind: p.Kind(), Err: err})
 	}
 	return rec.Err()
 }
 
-// queue copies *it into the queue when there is room and no record of the
-// run is waiting for it; r.mu is held. Otherwise it returns the record
-// put behind those waiting, for await, or ErrQueueFull when the emit may
-// not wait (Options.Block unset).
+// queue is for a record that found no room in the queue, or records of
+// its run waiting for room; r.mu is held. It returns the record put
+// behind those waiting, for await, or ErrQueueFull when the emit may not
+// wait (Options.Block unset).
 func (r *Trace) queue(proc *processor, it *item, wait waitMode) (*pendingItem, error) {
-	if len(r.pending) == 0 {
-		if ok, err := proc.tryPush(it); ok || err != nil {
-			return nil, err
-		}
-	}
 	if wait == waitIfBlocking && !proc.block {
 		return nil, ErrQueueFull
 	}

@@ -62,21 +62,35 @@ func (m *MemorySink) writeDirect(r *Record) error {
 	if m.closed {
 		return ErrClosed
 	}
-	if len(m.chunks) == 0 || len(m.chunks[len(m.chunks)-1]) == memoryChunk {
-		m.chunks = append(m.chunks, make([]memoryRecord, 0, memoryChunk))
-	}
-	last := &m.chunks[len(m.chunks)-1]
-	*last = (*last)[:len(*last)+1]
+	// TestMemorySinkKeepsEveryField fails when a Record field is missed.
+	m.add(r.Seq, r.RecordedAt, r.Payload, m.envelopeOf(r))
+	return nil
+}
+
+// add appends a record; m.mu is held.
+func (m *MemorySink) add(seq uint64, at time.Time, p Payload, env *envelope) {
+	last := m.open()
+	k := len(*last)
+	*last = (*last)[:k+1]
 	// Set field by field rather than as a whole value, which would take
 	// the bulk write barrier while the garbage collector runs.
-	// TestMemorySinkKeepsEveryField fails when a Record field is missed.
-	e := &(*last)[len(*last)-1]
-	e.seq = r.Seq
-	e.recordedAt = r.RecordedAt
-	e.payload = r.Payload
-	e.envelope = m.envelopeOf(r)
+	e := &(*last)[k]
+	e.seq = seq
+	e.recordedAt = at
+	e.payload = p
+	e.envelope = env
 	m.n++
-	return nil
+}
+
+// open returns the chunk that takes the next record, with room for it;
+// m.mu is held.
+func (m *MemorySink) open() *[]memoryRecord {
+	n := len(m.chunks) - 1
+	if n < 0 || len(m.chunks[n]) == memoryChunk {
+		m.chunks = append(m.chunks, make([]memoryRecord, 0, memoryChunk))
+		n++
+	}
+	return &m.chunks[n]
 }
 
 // envelopeOf returns the envelope of r, shared with earlier records of its

@@ -2,6 +2,7 @@ package recorder_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -88,5 +89,89 @@ func TestMemorySinkKeepsEachRecordsRunWhenRunsInterleave(t *testing.T) {
 	}
 	if got := s.Records(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("kept %+v\nwant %+v", got, want)
+	}
+}
+
+// wrappedMemorySink has a Write of its own, so a Recorder writes to it
+// record by record through Write, as it does to any sink.
+type wrappedMemorySink struct{ *recorder.MemorySink }
+
+func (s wrappedMemorySink) Write(ctx context.Context, r *recorder.Record) error {
+	return s.MemorySink.Write(ctx, r)
+}
+
+// TestMemorySinkDirectWritesAsWrite records the same interleaved runs,
+// with flushes between them, to a MemorySink a Recorder writes to
+// directly, a batch under one lock, and to one it writes to through
+// Write, and checks both hold the same records.
+func TestMemorySinkDirectWritesAsWrite(t *testing.T) {
+	ctx := context.Background()
+	record := func(sink recorder.Sink) {
+		t.Helper()
+		var tick int64
+		clock := func() time.Time { tick++; return time.Unix(1700000000, tick) }
+		rec := recorder.New(sink, &recorder.Options{Clock: clock, QueueSize: 5000, NewRunID: seqRunIDs()})
+		a, err := rec.StartRun(ctx, recorder.RunInfo{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := a.StartChild(ctx, recorder.RunInfo{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3000 {
+			run := a
+			if i%3 == 0 {
+				run = b
+			}
+			if err := run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c", Name: "ls", CallIndex: i}); err != nil {
+				t.Fatal(err)
+			}
+			if i%700 == 0 {
+				if err := rec.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := rec.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	direct, written := recorder.NewMemorySink(), recorder.NewMemorySink()
+	record(direct)
+	record(wrappedMemorySink{written})
+	got, want := direct.Records(), written.Records()
+	if len(want) < 3000 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("direct writes kept %d records, Write kept %d, or they differ", len(got), len(want))
+	}
+}
+
+// seqRunIDs returns a NewRunID that numbers runs from 1.
+func seqRunIDs() func() string {
+	n := 0
+	return func() string { n++; return "run" + string(rune('0'+n)) }
+}
+
+// TestMemorySinkClosedLosesDirectWrites checks that a Recorder writing
+// directly to a closed MemorySink loses and reports each record.
+func TestMemorySinkClosedLosesDirectWrites(t *testing.T) {
+	ctx := context.Background()
+	sink := recorder.NewMemorySink()
+	if err := sink.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	rec := recorder.New(sink, &recorder.Options{OnError: func(_ context.Context, err error) { errs = append(errs, err) }})
+	run, err := rec.StartRun(ctx, recorder.RunInfo{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		_ = run.ToolEnded(ctx, recorder.ToolEnded{CallIndex: i})
+	}
+	_ = rec.Flush(ctx)
+	_ = rec.Close(ctx)
+	if run.Dropped() != 4 || len(errs) != 4 || !errors.Is(errs[3], recorder.ErrClosed) || sink.Len() != 0 {
+		t.Fatalf("dropped %d, errors %v, kept %d", run.Dropped(), errs, sink.Len())
 	}
 }

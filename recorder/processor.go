@@ -430,12 +430,15 @@ func (p *processor) drain() {
 		if batch == nil {
 			return
 		}
-		for i := range batch {
-			// The record leaves the queue as its write begins.
-			p.taking.Add(-1)
-			if p.waiters.Load() > 0 {
-				p.signalRoom()
+		for i := 0; i < len(batch); i++ {
+			if p.direct != nil {
+				// The records a MemorySink takes as they are, a run
+				// of them under one lock; the rest one by one.
+				if i += p.writeDirect(batch[i:]); i == len(batch) {
+					break
+				}
 			}
+			p.begin()
 			p.handle(&batch[i])
 		}
 		// Let go of what the callers handed over before the slice is reused.
@@ -443,6 +446,56 @@ func (p *processor) drain() {
 		p.out = Record{}
 		p.spare = batch[:0]
 	}
+}
+
+// begin takes a record out of the queue as its write begins.
+func (p *processor) begin() {
+	p.taking.Add(-1)
+	if p.waiters.Load() > 0 {
+		p.signalRoom()
+	}
+}
+
+// writeDirect appends the records at the head of items to the
+// MemorySink, under one lock of the sink, and returns how many it
+// wrote: it stops at a flush request, and writes none once the sink is
+// closed or a Close gave up, leaving those to handle. Each record is the
+// one handle would make and write, and leaves the queue as its write
+// begins, as with handle.
+func (p *processor) writeDirect(items []item) int {
+	m := p.direct
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return 0
+	}
+	chunk := m.open()
+	for i := range items {
+		it := &items[i]
+		if it.run == nil || p.wctx.aborted() {
+			return i
+		}
+		p.begin()
+		env := it.run.env
+		if env == nil {
+			// Once per run: the run's envelope, shared by its records.
+			env = m.envelopeOf(p.record(it))
+			it.run.env = env
+		}
+		// MemorySink.add, with the open chunk looked up once a batch.
+		k := len(*chunk)
+		if k == memoryChunk {
+			chunk, k = m.open(), 0
+		}
+		*chunk = (*chunk)[:k+1]
+		e := &(*chunk)[k]
+		e.seq = it.seq
+		e.recordedAt = it.at
+		e.payload = it.payload
+		e.envelope = env
+		m.n++
+	}
+	return len(items)
 }
 
 // initialQueue is the room a new queue has; it grows as records wait.

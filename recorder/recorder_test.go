@@ -627,3 +627,17 @@ func TestWithoutAClockRecordsAreStampedWithTheWallTime(t *testing.T) {
 		}
 	}
 }
+
+// TestARecordLostBeforeItIsQueuedIsReportedWithItsKind checks the kind of
+// a record that a panicking Redactor lost: it is read from the payload
+// as emitted, the prepared one being lost with it.
+func TestARecordLostBeforeItIsQueuedIsReportedWithItsKind(t *testing.T) {
+	ctx := context.Background()
+	boom := recorder.RedactFunc(func(string) string { panic("redactor bug") })
+	rec := newRec(t, recorder.NewMemorySink(), &recorder.Options{Policy: recorder.Escalate, Redactors: []recorder.Redactor{boom}})
+	err := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0).ToolEnded(ctx, recorder.ToolEnded{Result: "secret"})
+	var se *recorder.SinkError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, recorder.KindToolEnded, se.Kind)
+	assert.ErrorIs(t, err, recorder.ErrRedactorPanicked)
+}

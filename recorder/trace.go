@@ -29,7 +29,10 @@ type Trace struct {
 	id     string
 	parent string
 	depth  int
-	_      [64]byte
+	// env is the run's envelope in a MemorySink the Recorder writes to
+	// directly, set and read by the Recorder's goroutine only.
+	env *envelope
+	_   [64]byte
 
 	mu      sync.Mutex
 	next    uint64
