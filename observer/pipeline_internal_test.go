@@ -224,3 +224,32 @@ func TestCallAtSharesOneReadUntilTheLogChanges(t *testing.T) {
 		t.Fatalf("callAt(1) after a restore = %+v, want the restored log's entry", got)
 	}
 }
+
+// The pending reaction names the log's latest call, as Log.Latest returns
+// it, also when the log was restored since the pipeline last read it.
+func TestPendingForNamesTheLatestCall(t *testing.T) {
+	p, _ := newProbed(t, &probe{name: "a"})
+	ctx := context.Background()
+	current := &CurrentAssessment{CallIndex: 1, Assessments: []Assessment{{Observer: "a"}}}
+	if pend := p.pendingFor(current); pend.LastTool != "" {
+		t.Fatalf("LastTool with no call = %q, want none", pend.LastTool)
+	}
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "first", Arguments: `{"a":1}`, Success: true})
+	snap, err := p.store.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "second", Success: true})
+	for _, want := range []string{"second", "second"} {
+		if pend := p.pendingFor(current); pend.LastTool != want {
+			t.Fatalf("LastTool = %q, want %q", pend.LastTool, want)
+		}
+	}
+	if err := p.store.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	last, _ := p.calls.Latest()
+	if pend := p.pendingFor(current); pend.LastTool != last.ToolName || pend.LastArguments != last.Arguments {
+		t.Fatalf("after a restore the pending reaction names %q %q, want %q %q", pend.LastTool, pend.LastArguments, last.ToolName, last.Arguments)
+	}
+}
