@@ -332,7 +332,10 @@ func (p *Pipeline) show(ctx context.Context, eff *Efficacy, current *CurrentAsse
 // before it was shown.
 func (p *Pipeline) pendingFor(current *CurrentAssessment) *PendingReaction {
 	pend := p.newPending(current.CallIndex, len(current.Assessments))
-	if last, ok := p.calls.Latest(); ok {
+	// The last call, as Log.Latest returns it, read without a copy, most
+	// often already read for the observers' catch-up.
+	epoch := p.calls.Epoch()
+	if last := p.callAt(p.calls.Total()-1, epoch); last != nil {
 		pend.LastTool = last.ToolName
 		pend.LastArguments = sameString(p.canonical(last.Arguments), last.Arguments)
 	}

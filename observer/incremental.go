@@ -82,6 +82,14 @@ func (p *Pipeline) readCalls(inc *incremental, oc *Context) CallState {
 	if reset {
 		inc.state.Reset(oc)
 	}
+	if from == oc.CallIndex-1 {
+		// One new call, the usual case: read once for every observer.
+		if rec := p.callAt(from, inc.cur.epoch); rec != nil {
+			inc.state.Add(oc, rec)
+			inc.cur.index = rec.CallIndex
+		}
+		return inc.state
+	}
 	for _, rec := range p.calls.Range(from, oc.CallIndex) {
 		inc.state.Add(oc, rec)
 		inc.cur.index = rec.CallIndex
@@ -126,4 +134,31 @@ func (c *cursor) next(calls *session.Log[ToolCallRecord], upto int64, keep int) 
 		from, reset = upto-int64(keep), true
 	}
 	return from, reset
+}
+
+// lastRead is the call the pipeline last read from its log for its
+// observers' catch-up: the entry at pos, as of the log's epoch.
+type lastRead struct {
+	rec   *ToolCallRecord
+	pos   int64
+	epoch uint64
+}
+
+// callAt returns the call at position pos of the log, which was at epoch,
+// as Log.Range yields it, or nil when the log does not hold it. The
+// observers that catch up on the same call share one read of it: an entry
+// does not change once written, and a restore changes the epoch. It runs
+// under p.mu.
+func (p *Pipeline) callAt(pos int64, epoch uint64) *ToolCallRecord {
+	if l := &p.lastRead; l.rec != nil && l.pos == pos && l.epoch == epoch {
+		return l.rec
+	}
+	var rec *ToolCallRecord
+	for _, r := range p.calls.Range(pos, pos+1) {
+		rec = r
+	}
+	if rec != nil {
+		p.lastRead = lastRead{rec: rec, pos: pos, epoch: epoch}
+	}
+	return rec
 }

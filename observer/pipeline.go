@@ -78,6 +78,9 @@ type Pipeline struct {
 	// date; both under mu.
 	efficacyRead readMark
 	isPending    bool
+	// lastRead is the call last read for the observers' catch-up; under
+	// mu.
+	lastRead lastRead
 
 	mu sync.Mutex
 	// fired is scratch space for the observers whose trigger fired on the

@@ -187,3 +187,69 @@ func TestPipelineKeepsWhetherAnAssessmentIsPending(t *testing.T) {
 		t.Errorf("the pending assessment set from outside was judged %d times, want once", len(o.tallies)-1)
 	}
 }
+
+// The observers that catch up on the same call share one read of it: the
+// very entry the log holds, read again when the log was restored since.
+func TestCallAtSharesOneReadUntilTheLogChanges(t *testing.T) {
+	p, _ := newProbed(t, &probe{name: "a"})
+	ctx := context.Background()
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "first", Success: true})
+	snap, err := p.store.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "second", Success: true})
+	entry := func(pos int64) *ToolCallRecord {
+		for _, r := range p.calls.Range(pos, pos+1) {
+			return r
+		}
+		return nil
+	}
+	epoch := p.calls.Epoch()
+	if got := p.callAt(1, epoch); got != entry(1) || got.ToolName != "second" {
+		t.Fatalf("callAt(1) = %+v, want the log's entry", got)
+	}
+	if got := p.callAt(1, epoch); got != entry(1) {
+		t.Fatal("callAt(1) read again is not the log's entry")
+	}
+	if got := p.callAt(2, epoch); got != nil {
+		t.Fatalf("callAt(2) = %+v, want nil past the end", got)
+	}
+	if err := p.store.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "restored", Success: true})
+	epoch = p.calls.Epoch()
+	if got := p.callAt(1, epoch); got != entry(1) || got.ToolName != "restored" {
+		t.Fatalf("callAt(1) after a restore = %+v, want the restored log's entry", got)
+	}
+}
+
+// The pending reaction names the log's latest call, as Log.Latest returns
+// it, also when the log was restored since the pipeline last read it.
+func TestPendingForNamesTheLatestCall(t *testing.T) {
+	p, _ := newProbed(t, &probe{name: "a"})
+	ctx := context.Background()
+	current := &CurrentAssessment{CallIndex: 1, Assessments: []Assessment{{Observer: "a"}}}
+	if pend := p.pendingFor(current); pend.LastTool != "" {
+		t.Fatalf("LastTool with no call = %q, want none", pend.LastTool)
+	}
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "first", Arguments: `{"a":1}`, Success: true})
+	snap, err := p.store.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.AfterToolCall(ctx, ToolCallRecord{ToolName: "second", Success: true})
+	for _, want := range []string{"second", "second"} {
+		if pend := p.pendingFor(current); pend.LastTool != want {
+			t.Fatalf("LastTool = %q, want %q", pend.LastTool, want)
+		}
+	}
+	if err := p.store.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	last, _ := p.calls.Latest()
+	if pend := p.pendingFor(current); pend.LastTool != last.ToolName || pend.LastArguments != last.Arguments {
+		t.Fatalf("after a restore the pending reaction names %q %q, want %q %q", pend.LastTool, pend.LastArguments, last.ToolName, last.Arguments)
+	}
+}
