@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -27,24 +29,62 @@ func appendUint(b []byte, u uint64) []byte {
 	return appendLongUint(b, u)
 }
 
-// appendLongUint is appendUint for any u.
+// appendLongUint is appendUint for any u. It writes u's digits straight
+// into b, from the last: eight at a time, split from u by one division,
+// in 32-bit arithmetic.
 func appendLongUint(b []byte, u uint64) []byte {
-	var digits [20]byte
-	i := len(digits)
-	for u >= 100 {
-		pair := u % 100 * 2
-		u /= 100
-		i -= 2
-		digits[i], digits[i+1] = digitPairs[pair], digitPairs[pair+1]
+	n := decimalLen(u)
+	if cap(b)-len(b) < n {
+		b = slices.Grow(b, n)
 	}
-	if u >= 10 {
+	b = b[:len(b)+n]
+	i := len(b)
+	for u >= 1e8 {
+		q := u / 1e8
+		put8Digits(b[i-8:i], uint32(u-q*1e8))
+		u = q
+		i -= 8
+	}
+	v := uint32(u)
+	for v >= 100 {
+		pair := v % 100 * 2
+		v /= 100
 		i -= 2
-		digits[i], digits[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+		b[i], b[i+1] = digitPairs[pair], digitPairs[pair+1]
+	}
+	if v >= 10 {
+		b[i-2], b[i-1] = digitPairs[v*2], digitPairs[v*2+1]
 	} else {
-		i--
-		digits[i] = byte('0' + u)
+		b[i-1] = byte('0' + v)
 	}
-	return append(b, digits[i:]...)
+	return b
+}
+
+// put8Digits writes v, below 10^8, as eight decimal digits into d.
+func put8Digits(d []byte, v uint32) {
+	_ = d[7]
+	hi, lo := v/10000, v%10000
+	a, b := hi/100*2, hi%100*2
+	c, e := lo/100*2, lo%100*2
+	d[0], d[1], d[2], d[3] = digitPairs[a], digitPairs[a+1], digitPairs[b], digitPairs[b+1]
+	d[4], d[5], d[6], d[7] = digitPairs[c], digitPairs[c+1], digitPairs[e], digitPairs[e+1]
+}
+
+// powersOf10 holds 10^i at i.
+var powersOf10 = [20]uint64{
+	1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+}
+
+// decimalLen returns the number of decimal digits of u. 1233/4096 is a
+// little above log10(2): t is the digits of 2^bits.Len64(u), less one,
+// and u has t digits or t+1.
+func decimalLen(u uint64) int {
+	t := bits.Len64(u) * 1233 >> 12
+	if t > 0 && u < powersOf10[t] {
+		return t
+	}
+	return t + 1
 }
 
 // appendInt appends v in decimal.

@@ -45,6 +45,21 @@ type encoder struct {
 	// into call after call.
 	injectedText string
 	injectedJSON []byte
+
+	// The limits of the last run_started written, but for the deadline,
+	// when limitsOK, and limitsJSON the fields they write: those before
+	// the deadline up to limitsSplit, and those after it. A program's
+	// runs share their limits.
+	limitsOf    limitCounts
+	limitsJSON  []byte
+	limitsSplit int
+	limitsOK    bool
+}
+
+// limitCounts are a run's limits but for the deadline.
+type limitCounts struct {
+	timeout                                time.Duration
+	maxTokens, maxToolCalls, maxModelCalls int64
 }
 
 // fail keeps err as the payload's error, unless it has one.
@@ -501,10 +516,18 @@ func (e *encoder) runStarted(b []byte, t *RunStarted) []byte {
 	return closeObject(b, start)
 }
 
-// limits appends a run's limits as a JSON object.
+// limits appends a run's limits as a JSON object, copying what the last
+// run's limits wrote when they were the same but for the deadline.
 func (e *encoder) limits(b []byte, l *RunLimits) []byte {
 	start := len(b)
-	b = appendNonZeroField(b, `,"timeout_ns":`, int64(l.Timeout))
+	counts := limitCounts{l.Timeout, l.MaxTokens, l.MaxToolCalls, l.MaxModelCalls}
+	same := e.limitsOK && counts == e.limitsOf
+	if same {
+		b = append(b, e.limitsJSON[:e.limitsSplit]...)
+	} else {
+		b = appendNonZeroField(b, `,"timeout_ns":`, int64(l.Timeout))
+	}
+	split := len(b)
 	if !l.Deadline.IsZero() {
 		b = append(b, `,"deadline":"`...)
 		at, err := appendDeadline(b, l.Deadline)
@@ -514,9 +537,18 @@ func (e *encoder) limits(b []byte, l *RunLimits) []byte {
 		}
 		b = append(at, '"')
 	}
+	if same {
+		b = append(b, e.limitsJSON[e.limitsSplit:]...)
+		return closeObject(b, start)
+	}
+	after := len(b)
 	b = appendNonZeroField(b, `,"max_tokens":`, l.MaxTokens)
 	b = appendNonZeroField(b, `,"max_tool_calls":`, l.MaxToolCalls)
 	b = appendNonZeroField(b, `,"max_model_calls":`, l.MaxModelCalls)
+	if e.remembers {
+		e.limitsJSON = append(append(e.limitsJSON[:0], b[start:split]...), b[after:]...)
+		e.limitsOf, e.limitsSplit, e.limitsOK = counts, split-start, true
+	}
 	return closeObject(b, start)
 }
 

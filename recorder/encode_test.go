@@ -460,3 +460,39 @@ func FuzzTimesEncodeAsTheTimePackageWrites(f *testing.F) {
 		}
 	})
 }
+
+// TestASinkWritesEachRunsLimits holds that a sink writing run_started
+// records one after another, most with the limits of the one before but
+// for the deadline, writes each record as a record alone encodes: the
+// limits it copies from the last run's are the run's own.
+func TestASinkWritesEachRunsLimits(t *testing.T) {
+	d := t0.Add(time.Hour)
+	limits := []recorder.RunLimits{
+		{Timeout: time.Hour, Deadline: d, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
+		{Timeout: time.Hour, Deadline: d.Add(time.Second), MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
+		{Timeout: time.Hour, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
+		{Timeout: time.Hour, Deadline: d, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40, MaxModelCalls: 3},
+		{Timeout: time.Minute, Deadline: d, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40, MaxModelCalls: 3},
+		{Timeout: time.Minute, Deadline: d, MaxTokens: 5, MaxToolCalls: 1 << 40, MaxModelCalls: 3},
+		{Timeout: time.Minute, Deadline: d.In(time.FixedZone("", 3600)), MaxTokens: 5, MaxToolCalls: 1 << 40, MaxModelCalls: 3},
+		{Timeout: time.Minute, Deadline: d, MaxTokens: 5, MaxToolCalls: 1 << 40, MaxModelCalls: 3},
+		{Deadline: d},
+		{},
+		{},
+		{Timeout: time.Hour, Deadline: d, MaxTokens: 1 << 40, MaxToolCalls: 1 << 40},
+	}
+	var out strings.Builder
+	sink := recorder.NewWriterSink(&out, nil)
+	ctx := t.Context()
+	var want strings.Builder
+	for i, l := range limits {
+		r := &recorder.Record{Seq: uint64(i), RunID: "r", RecordedAt: t0, Payload: &recorder.RunStarted{AgentName: "a", Limits: l}}
+		require.NoError(t, sink.Write(ctx, r))
+		b, err := r.AppendJSON(nil)
+		require.NoError(t, err)
+		want.Write(b)
+		want.WriteByte('\n')
+	}
+	require.NoError(t, sink.Flush(ctx))
+	assert.Equal(t, want.String(), out.String())
+}

@@ -25,10 +25,13 @@ type StoreOptions struct {
 // Store holds typed slices keyed by Go type. The zero value is not usable;
 // create one with [New]. A Store is safe for concurrent use.
 type Store struct {
-	mu     sync.Mutex
-	open   []opened // the open slices, in the order they were opened
-	now    func() time.Time
-	retain int
+	mu   sync.Mutex
+	open []opened // the open slices, in the order they were opened
+	// openBits has the bit of each open slice's sliceType: a type whose
+	// bit it lacks is not open, found so without a look at open.
+	openBits uint64
+	now      func() time.Time
+	retain   int
 }
 
 // opened is an open slice of a store, with its type and name. A store
@@ -44,15 +47,23 @@ type opened struct {
 // When typ is shared (see sliceType), it also panics if typ's type is
 // open as the other kind of slice, or typ's name names another type.
 func (s *Store) find(typ *sliceType) (slice, bool) {
-	for i := range s.open {
-		if s.open[i].typ == typ {
-			return s.open[i].sl, true
+	if s.openBits&typ.bit != 0 {
+		for i := range s.open {
+			if s.open[i].typ == typ {
+				return s.open[i].sl, true
+			}
 		}
 	}
 	if typ.shared.Load() {
 		s.checkFree(typ)
 	}
 	return nil, false
+}
+
+// add opens sl, of type typ. It runs under s.mu.
+func (s *Store) add(typ *sliceType, sl slice) {
+	s.open = append(s.open, opened{typ: typ, name: typ.name, sl: sl})
+	s.openBits |= typ.bit
 }
 
 // checkFree panics if typ's type is open as the other kind of slice, or
@@ -120,7 +131,7 @@ func LogOf[T any](s *Store) *Log[T] {
 		return existing.(*Log[T])
 	}
 	l := &Log[T]{name: typ.name, now: s.now, retention: s.retain}
-	s.open = append(s.open, opened{typ: typ, name: typ.name, sl: l})
+	s.add(typ, l)
 	return l
 }
 
@@ -136,7 +147,7 @@ func ValueOf[T any](s *Store) *Value[T] {
 	}
 	clone, _ := typ.clone.(func(T) T)
 	v := &Value[T]{name: typ.name, clone: clone}
-	s.open = append(s.open, opened{typ: typ, name: typ.name, sl: v})
+	s.add(typ, v)
 	return v
 }
 

@@ -24,6 +24,9 @@ type sliceType struct {
 	// that none of them is open. No other can be open in a store before
 	// it is made, and it sets shared on both before it is used.
 	shared atomic.Bool
+	// bit is this sliceType's bit of Store.openBits: the sliceTypes made
+	// take the 64 bits in turn.
+	bit uint64
 }
 
 // sliceTypes are the sliceTypes of one kind, by type. A store opens a
@@ -50,6 +53,7 @@ var made struct {
 	sync.Mutex
 	byName map[string]*sliceType
 	byType map[reflect.Type]*sliceType
+	count  int // sliceTypes made
 }
 
 // of returns the sliceType of t; clone, for a value, returns how to
@@ -77,7 +81,8 @@ func (ts *sliceTypes) make(t reflect.Type, clone func() any) *sliceType {
 	if st, ok := ts.byType.Load(t); ok {
 		return st.(*sliceType)
 	}
-	st := &sliceType{t: t, addr: typeAddr(t), kind: ts.kind, name: ts.prefix + typeName(t)}
+	st := &sliceType{t: t, addr: typeAddr(t), kind: ts.kind, name: ts.prefix + typeName(t), bit: 1 << (made.count % 64)}
+	made.count++
 	if clone != nil {
 		st.clone = clone()
 	}

@@ -36,3 +36,34 @@ func TestTypeAddr(t *testing.T) {
 		}
 	}
 }
+
+// A store finds each slice it opened, and no other, when more types than
+// openBits has bits are about: types share bits, and a bit another open
+// type set sends find to look through the open slices.
+func TestStoreFindsWhatItOpenedWhateverItsBits(t *testing.T) {
+	ts := &sliceTypes{kind: kindValue, prefix: "value:"}
+	var types []*sliceType
+	for n := range 160 {
+		types = append(types, ts.of(reflect.ArrayOf(n, reflect.TypeFor[int16]()), nil))
+	}
+	s := New(nil)
+	var bits uint64
+	opened := make(map[*sliceType]slice)
+	for i, typ := range types {
+		if i%3 == 0 {
+			v := &Value[int]{name: typ.name}
+			s.add(typ, v)
+			opened[typ] = v
+			bits |= typ.bit
+		}
+	}
+	if s.openBits != bits {
+		t.Fatalf("openBits = %#x, want %#x", s.openBits, bits)
+	}
+	for i, typ := range types {
+		sl, ok := s.find(typ)
+		if want, open := opened[typ]; ok != open || sl != want {
+			t.Errorf("type %d: find = %v, %v; want %v, %v", i, sl, ok, want, open)
+		}
+	}
+}

@@ -72,11 +72,12 @@ func (c *deadlineCtx) lookup(key any) any {
 	case nil:
 		return c.parent.Value(key) // no nil key is kept
 	}
-	if v, ok := c.found.get(key); ok {
+	v, ok, seen := c.found.get(key)
+	if ok {
 		return v
 	}
-	v := c.parent.Value(key)
-	c.found.put(key, v)
+	v = c.parent.Value(key)
+	c.found.put(key, v, seen)
 	return v
 }
 
@@ -135,54 +136,52 @@ func secondOf(typ unsafe.Pointer) int {
 }
 
 // get returns the value kept for key: from its second slot, or else
-// from the entries, compared by their words and then by value.
-func (f *foundValues) get(key any) (any, bool) {
+// from the entries, compared by their words and, for an entry of the
+// key's type with other words, by value. It returns too the number of
+// entries it looked at, which put passes on.
+func (f *foundValues) get(key any) (value any, ok bool, seen int) {
 	k := wordsOf(&key)
 	if e := f.slots[secondOf(k.typ)].Load(); e != nil && e.typ == k.typ && e.data == k.data {
-		return e.value, true
+		return e.value, true, 0
 	}
 	n := int(f.n.Load())
 	for i := range n {
-		if e := &f.entries[i]; e.typ == k.typ && e.data == k.data {
-			return e.value, true
+		if e := &f.entries[i]; e.typ == k.typ && (e.data == k.data || e.key() == key) {
+			return e.value, true, 0
 		}
 	}
-	if e := f.find(key, n); e != nil {
-		return e.value, true
-	}
-	return nil, false
+	return nil, false, n
 }
 
-// find returns the entry among the first n that holds key, compared by
-// value.
-func (f *foundValues) find(key any, n int) *foundEntry {
-	typ := wordsOf(&key).typ
-	for i := range n {
-		if e := &f.entries[i]; e.typ == typ && e.key() == key {
-			return e
-		}
-	}
-	return nil
-}
-
-// put keeps value for key, unless foundKept entries are filled.
-func (f *foundValues) put(key, value any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := int(f.n.Load())
-	if n == foundKept || f.find(key, n) != nil {
-		return
-	}
+// put keeps value for key, which get did not find among the first seen
+// entries, unless foundKept entries are filled or one added since holds
+// key's words. Entries added since are compared by their words only, so
+// that the lock is held only where nothing can panic (comparing keys by
+// value may): a key kept at once by another lookup, in another box,
+// takes a second entry, which answers as the first does.
+func (f *foundValues) put(key, value any, seen int) {
 	k := wordsOf(&key)
-	e := &f.entries[n]
-	e.typ, e.data, e.value = k.typ, k.data, value
-	f.n.Store(int32(n + 1))
-	for _, i := range [...]int{homeOf(k.typ), secondOf(k.typ)} {
-		if f.slots[i].Load() == nil {
-			f.slots[i].Store(e)
+	f.mu.Lock()
+	n := int(f.n.Load())
+	for i := seen; i < n; i++ {
+		if e := &f.entries[i]; e.typ == k.typ && e.data == k.data {
+			f.mu.Unlock()
 			return
 		}
 	}
+	if n == foundKept {
+		f.mu.Unlock()
+		return
+	}
+	e := &f.entries[n]
+	e.typ, e.data, e.value = k.typ, k.data, value
+	f.n.Store(int32(n + 1))
+	if h := homeOf(k.typ); f.slots[h].Load() == nil {
+		f.slots[h].Store(e)
+	} else if s := secondOf(k.typ); f.slots[s].Load() == nil {
+		f.slots[s].Store(e)
+	}
+	f.mu.Unlock()
 }
 
 // Err returns the budget error if the deadline ended c, and otherwise

@@ -257,3 +257,33 @@ func TestFoundValuesAnswerAsTheParentDoes(t *testing.T) {
 	dc := ctx.(*deadlineCtx)
 	assert.EqualValues(t, foundKept, dc.found.n.Load(), "the table keeps as many keys as it may")
 }
+
+// TestFoundValuesPutLooksOnlyAtEntriesAddedSinceGet checks that put, told
+// how many entries get looked at, finds a key another lookup kept in the
+// meantime and keeps it once, and that get's one pass finds a key by
+// value in another box.
+func TestFoundValuesPutLooksOnlyAtEntriesAddedSinceGet(t *testing.T) {
+	var f foundValues
+	_, ok, seen := f.get(numberedKey(1))
+	require.False(t, ok)
+	require.Equal(t, 0, seen)
+	f.put(numberedKey(1), "one", seen)
+
+	key := any(stringKey(strings.Clone("two")))
+	_, ok, seen = f.get(key)
+	require.False(t, ok)
+	require.Equal(t, 1, seen)
+	f.put(key, "two", 1) // another lookup of the key, first to keep it
+	f.put(key, "two", seen)
+	assert.EqualValues(t, 2, f.n.Load(), "a key kept since get looked is kept once")
+
+	v, ok, _ := f.get(stringKey(strings.Clone("two")))
+	assert.True(t, ok, "found by value in another box")
+	assert.Equal(t, "two", v)
+	v, ok, _ = f.get(numberedKey(1))
+	assert.True(t, ok)
+	assert.Equal(t, "one", v)
+	_, ok, seen = f.get(numberedKey(2))
+	assert.False(t, ok)
+	assert.Equal(t, 2, seen)
+}
