@@ -2,9 +2,7 @@ package drive
 
 import (
 	"encoding/json"
-	"strconv"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,30 +46,4 @@ func TestAppendEfficacyAllocatesNothingInARoomyBuffer(t *testing.T) {
 		}
 	})
 	assert.Zero(t, allocs)
-}
-
-// The head of an observer's efficacy records is written once per observer
-// and severity and kept; records built on it are what encoding/json
-// writes. Past the heads kept, heads are written each time.
-func TestEfficacyHeadsAreKeptPerObserverAndSeverity(t *testing.T) {
-	l, err := New(nil)
-	require.NoError(t, err)
-	for range 2 {
-		for n := range maxEfficacyHeads + 4 {
-			for _, sev := range []observer.Severity{observer.Info, observer.Warning} {
-				ev := observer.EfficacyEvent{Observer: "Obs" + strconv.Itoa(n), Severity: sev, AssessmentCallIndex: 7, Reaction: observer.CarriedOn, CallIndex: 9}
-				head, nameEnd := l.efficacyHead(&ev)
-				want, wantEnd := appendEfficacyHead(nil, &ev)
-				require.Equal(t, string(want), head)
-				require.Equal(t, wantEnd, nameEnd)
-				js, err := json.Marshal(ev)
-				require.NoError(t, err)
-				assert.Equal(t, string(js), string(appendEfficacyTail([]byte(head), &ev)))
-				again, _ := l.efficacyHead(&ev)
-				// The heads are made in order, two to an observer.
-				kept := 2*n+int(sev)/2 < maxEfficacyHeads
-				assert.Equal(t, kept, unsafe.StringData(head) == unsafe.StringData(again), "head of %s at %v kept", ev.Observer, sev)
-			}
-		}
-	}
 }

@@ -51,8 +51,6 @@ type Lookout struct {
 	notes      slab.Slab[notesOfFew]
 	bodies     slab.Slab[efficacyBody]
 	extensions slab.Slab[recorder.Extension]
-	// heads are the heads of efficacy records; see efficacyHead.
-	heads atomic.Pointer[[]efficacyHead]
 }
 
 // New checks cfg and returns a Lookout for it. A nil cfg means the

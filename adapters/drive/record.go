@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -576,12 +575,12 @@ func (r *Run) recordEfficacy(ctx context.Context, ev observer.EfficacyEvent) {
 			CarriedOn:     ev.Counts.CarriedOn - base.CarriedOn,
 		}
 	}
-	if err := checkEfficacy(&ev); err != nil {
+	body := r.l.bodies.Zero()[:0]
+	body, nameEnd, err := appendEfficacy(body, &ev)
+	if err != nil {
 		r.cfg.OnError(ctx, err)
 		return
 	}
-	head, nameEnd := r.l.efficacyHead(&ev)
-	body := appendEfficacyTail(append(r.l.bodies.Zero()[:0], head...), &ev)
 	// The body is valid JSON by construction, and its only text that
 	// code did not write is the observer's name: the recorder neither
 	// checks it again, as Extension would, nor scans more than the name
@@ -600,42 +599,20 @@ const efficacyStart = `{"observer":`
 // after most tool calls when observers speak often. It also returns where
 // the observer's name, the JSON string after efficacyStart, ends.
 func appendEfficacy(b []byte, ev *observer.EfficacyEvent) (_ []byte, nameEnd int, _ error) {
-	if err := checkEfficacy(ev); err != nil {
-		return nil, 0, err
-	}
-	b, nameEnd = appendEfficacyHead(b, ev)
-	return appendEfficacyTail(b, ev), nameEnd, nil
-}
-
-// checkEfficacy reports an event of unknown severity or reaction, which
-// has no name to write.
-func checkEfficacy(ev *observer.EfficacyEvent) error {
 	if ev.Severity < observer.Info || ev.Severity > observer.Warning {
-		return fmt.Errorf("lookout: efficacy event of unknown severity %d", int(ev.Severity))
+		return nil, 0, fmt.Errorf("lookout: efficacy event of unknown severity %d", int(ev.Severity))
 	}
 	if ev.Reaction < 0 || ev.Reaction > observer.CarriedOn {
-		return fmt.Errorf("lookout: efficacy event of unknown reaction %d", int(ev.Reaction))
+		return nil, 0, fmt.Errorf("lookout: efficacy event of unknown reaction %d", int(ev.Reaction))
 	}
-	return nil
-}
-
-// appendEfficacyHead appends the head of ev's JSON to b: what depends
-// only on its observer and severity, up to the assessment's call index.
-// It also returns where the observer's name ends. The names of
-// severities and reactions are lower-case words and underscores, which
-// need no escape.
-func appendEfficacyHead(b []byte, ev *observer.EfficacyEvent) (_ []byte, nameEnd int) {
+	// The names of severities and reactions are lower-case words and
+	// underscores, which need no escape.
 	b = append(b, efficacyStart...)
 	b = appendJSONString(b, ev.Observer)
 	nameEnd = len(b)
 	b = append(b, `,"severity":"`...)
 	b = append(b, ev.Severity.String()...)
-	return append(b, `","assessment_call_index":`...), nameEnd
-}
-
-// appendEfficacyTail appends the rest of ev's JSON to b, which holds its
-// head.
-func appendEfficacyTail(b []byte, ev *observer.EfficacyEvent) []byte {
+	b = append(b, `","assessment_call_index":`...)
 	b = strconv.AppendInt(b, ev.AssessmentCallIndex, 10)
 	b = append(b, `,"reaction":"`...)
 	b = append(b, ev.Reaction.String()...)
@@ -653,49 +630,7 @@ func appendEfficacyTail(b []byte, ev *observer.EfficacyEvent) []byte {
 	b = strconv.AppendInt(b, c.WrappedUp, 10)
 	b = append(b, `,"carried_on":`...)
 	b = strconv.AppendInt(b, c.CarriedOn, 10)
-	return append(b, "}}"...)
-}
-
-// efficacyHead is the head of the efficacy records of one observer and
-// severity (see appendEfficacyHead), and where the observer's name ends
-// in it.
-type efficacyHead struct {
-	observer string
-	severity observer.Severity
-	text     string
-	nameEnd  int
-}
-
-// maxEfficacyHeads bounds the heads a Lookout keeps: one per observer
-// that suggests and severity it speaks at, few in practice.
-const maxEfficacyHeads = 16
-
-// efficacyHead returns the head of ev's record, written once for its
-// observer and severity and kept: an observer's records start the same,
-// record after record. The kept heads are never changed once stored; a
-// new one comes in a new slice.
-func (l *Lookout) efficacyHead(ev *observer.EfficacyEvent) (text string, nameEnd int) {
-	heads := l.heads.Load()
-	if heads != nil {
-		for i := range *heads {
-			if h := &(*heads)[i]; h.severity == ev.Severity && h.observer == ev.Observer {
-				return h.text, h.nameEnd
-			}
-		}
-	}
-	b, nameEnd := appendEfficacyHead(nil, ev)
-	h := efficacyHead{observer: ev.Observer, severity: ev.Severity, text: string(b), nameEnd: nameEnd}
-	var kept []efficacyHead
-	if heads != nil {
-		kept = *heads
-	}
-	if len(kept) < maxEfficacyHeads {
-		next := append(slices.Clip(kept), h)
-		// Another run may have stored a head meanwhile: this one is
-		// then written again next time.
-		l.heads.CompareAndSwap(heads, &next)
-	}
-	return h.text, h.nameEnd
+	return append(b, "}}"...), nameEnd, nil
 }
 
 // appendJSONString appends s as a JSON string, as encoding/json writes
