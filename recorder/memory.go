@@ -69,17 +69,27 @@ func (m *MemorySink) writeDirect(r *Record) error {
 
 // add appends a record; m.mu is held.
 func (m *MemorySink) add(seq uint64, at time.Time, p Payload, env *envelope) {
-	last := m.open()
-	k := len(*last)
-	*last = (*last)[:k+1]
+	m.put(m.open(), seq, at, p, env)
+}
+
+// put appends a record to chunk, the open chunk, or to a new one when
+// chunk is full, and returns the chunk that took it; m.mu is held. A
+// batch looks the open chunk up once and passes on what put returns.
+func (m *MemorySink) put(chunk *[]memoryRecord, seq uint64, at time.Time, p Payload, env *envelope) *[]memoryRecord {
+	k := len(*chunk)
+	if k == memoryChunk {
+		chunk, k = m.open(), 0
+	}
+	*chunk = (*chunk)[:k+1]
 	// Set field by field rather than as a whole value, which would take
 	// the bulk write barrier while the garbage collector runs.
-	e := &(*last)[k]
+	e := &(*chunk)[k]
 	e.seq = seq
 	e.recordedAt = at
 	e.payload = p
 	e.envelope = env
 	m.n++
+	return chunk
 }
 
 // open returns the chunk that takes the next record, with room for it;

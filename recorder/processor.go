@@ -482,18 +482,7 @@ func (p *processor) writeDirect(items []item) int {
 			env = m.envelopeOf(p.record(it))
 			it.run.env = env
 		}
-		// MemorySink.add, with the open chunk looked up once a batch.
-		k := len(*chunk)
-		if k == memoryChunk {
-			chunk, k = m.open(), 0
-		}
-		*chunk = (*chunk)[:k+1]
-		e := &(*chunk)[k]
-		e.seq = it.seq
-		e.recordedAt = it.at
-		e.payload = it.payload
-		e.envelope = env
-		m.n++
+		chunk = m.put(chunk, it.seq, it.at, it.payload, env)
 	}
 	return len(items)
 }
