@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"math"
 	"time"
 
 	"github.com/lookout-go/lookout/budget"
@@ -53,7 +54,7 @@ func (r *Run) calm(b *budget.Budget, now time.Time) bool {
 	w := max(r.cfg.WrapUpAt, 0)
 	return !nearLimit(float64(b.MaxTokens), float64(b.TokensUsed), w) &&
 		!nearLimit(b.MaxCostUSD, b.CostUSD, w) &&
-		!nearDeadline(b, now, w)
+		!r.near.reached(b, w, now)
 }
 
 // nearLimit reports whether a limit is set and used leaves a fraction w or
@@ -62,8 +63,26 @@ func nearLimit(limit, used, w float64) bool {
 	return limit > 0 && limit-used <= w*limit
 }
 
-// nearDeadline reports whether b has a deadline and a fraction w or less
-// of its time is left at now.
-func nearDeadline(b *budget.Budget, now time.Time, w float64) bool {
-	return !b.Deadline.IsZero() && float64(b.Deadline.Sub(now)) <= w*float64(b.Deadline.Sub(b.StartedAt))
+// nearTime is when a fraction w of a budget's time is left, for the
+// budget's deadline and start, kept from one call of the gate to the
+// next, which uses it under the budget's lock: a budget's deadline and
+// start change only when a resume moves them.
+type nearTime struct {
+	deadline, started, at time.Time
+}
+
+// reached reports whether b has a deadline and a fraction w or less of
+// its time is left at now.
+func (n *nearTime) reached(b *budget.Budget, w float64, now time.Time) bool {
+	if b.Deadline.IsZero() {
+		return false
+	}
+	if n.deadline != b.Deadline || n.started != b.StartedAt {
+		// Deadline-now <= w*span holds, in whole nanoseconds, from the
+		// deadline less w*span rounded down (for spans under 104 days,
+		// which a float64 holds to the nanosecond).
+		cut := time.Duration(math.Floor(w * float64(b.Deadline.Sub(b.StartedAt))))
+		*n = nearTime{deadline: b.Deadline, started: b.StartedAt, at: b.Deadline.Add(-cut)}
+	}
+	return !now.Before(n.at)
 }

@@ -84,3 +84,37 @@ func TestReserveModelCallAsTheTrackerDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestNearTimeAsTheFormula checks the kept instant of nearTime against
+// the fraction of the budget's time left, worked out afresh, at and
+// around its edge, as one nearTime sees deadlines and starts change (a
+// resume moves them). A budget without a start is left out: its span,
+// centuries long, is past what a float64 holds to the nanosecond.
+func TestNearTimeAsTheFormula(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	near := func(b *budget.Budget, now time.Time, w float64) bool {
+		return !b.Deadline.IsZero() && float64(b.Deadline.Sub(now)) <= w*float64(b.Deadline.Sub(b.StartedAt))
+	}
+	var n nearTime
+	for _, w := range []float64{0, 0.1, 0.2, 1.0 / 3, 0.5, 0.999} {
+		for _, b := range gateBudgets(start) {
+			if b.StartedAt.IsZero() {
+				continue
+			}
+			for _, moved := range []time.Duration{0, -time.Second, 7 * time.Nanosecond} {
+				if !b.Deadline.IsZero() {
+					b.Deadline = b.Deadline.Add(moved)
+				}
+				for _, off := range []time.Duration{-time.Hour, -3 * time.Second, -time.Nanosecond, 0, time.Nanosecond, time.Second} {
+					edge := b.Deadline
+					if !b.Deadline.IsZero() {
+						edge = b.Deadline.Add(-time.Duration(w * float64(b.Deadline.Sub(b.StartedAt))))
+					}
+					for _, now := range []time.Time{start.Add(off), start.Add(10 * time.Second).Add(off), edge.Add(off)} {
+						require.Equal(t, near(&b, now, w), n.reached(&b, w, now), "w %v, %+v at %v", w, b, now)
+					}
+				}
+			}
+		}
+	}
+}

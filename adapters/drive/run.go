@@ -85,6 +85,8 @@ type Run struct {
 	// repeatRefusals counts the tool calls an observer refused in this
 	// run; stuck is set once the model made a refused call again, and
 	// every model call from then on is a wrap-up turn.
+	// near is when the budget's time is nearly spent; see nearTime.
+	near           nearTime
 	repeatRefusals atomic.Int64
 	stuck          atomic.Bool
 	// ignored is the refusal of a tool call the model made after it was
