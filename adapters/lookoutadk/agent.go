@@ -85,7 +85,11 @@ func (a *agent) Run(ctx context.Context, input *adk.AgentInput, opts ...adk.Agen
 // is nil, calls run under it and forwards its events.
 func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(context.Context) *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
 	resumed := input == nil
-	ctx, r, err := a.m.l.Start(ctx, drive.StartOptions{
+	// The claim goes on the ctx under the run's own layers, which answer
+	// the lookups of Eino's hooks from then on without one more layer to
+	// pass for each; the run is filled in once started.
+	rl := &relay{workflow: a.workflow}
+	ctx, r, err := a.m.l.Start(context.WithValue(ctx, claimKey{}, &rl.claim), drive.StartOptions{
 		AgentName: a.inner.Name(ctx),
 		CallID:    engine.ToolCallFrom(ctx),
 		// The recording begins at the first hook inside the agent, where
@@ -104,7 +108,7 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 	if r == nil {
 		return run(ctx)
 	}
-	rl := &relay{run: r, workflow: a.workflow}
+	rl.run = r
 	c := &rl.claim
 	c.run = r
 	if _, c.single = a.inner.(*adk.ChatModelAgent); !c.single && input != nil {
@@ -114,8 +118,8 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 		// itself, and records the input it is given.
 		r.RecordInput(ctx, input.Messages)
 	}
-	rl.ctx = context.WithValue(ctx, claimKey{}, c)
-	rl.in = run(rl.ctx)
+	rl.ctx = ctx
+	rl.in = run(ctx)
 	return rl.forward()
 }
 
