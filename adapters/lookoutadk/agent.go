@@ -138,13 +138,22 @@ func (rl *relay) forward() *adk.AsyncIterator[*adk.AgentEvent] {
 func (rl *relay) loop() {
 	defer rl.gen.Close()
 	for ev, ok := rl.next(); ok; ev, ok = rl.next() {
-		if rl.workflow && ev != nil {
-			collapse(ev)
+		if !rl.plain(ev) {
+			if rl.workflow && ev != nil {
+				collapse(ev)
+			}
+			rl.pass(ev)
 		}
-		rl.pass(ev)
 		rl.gen.Send(ev)
 	}
 	rl.finish()
+}
+
+// plain reports whether ev is passed on as it is, with nothing to note:
+// the usual event, of the agent of the event before, with no error and
+// no action. An agent once found observed, or reported, stays so.
+func (rl *relay) plain(ev *adk.AgentEvent) bool {
+	return ev != nil && ev.Err == nil && ev.Action == nil && !rl.workflow && ev.AgentName == rl.seen
 }
 
 // lookahead bounds how long the first error event waits for the event
@@ -170,22 +179,25 @@ type relay struct {
 	// interrupt paused the run.
 	err         error
 	interrupted bool
+	// seen names the agent of the last event passed on that was looked
+	// at; see plain.
+	seen string
 }
 
 // next returns the next event of in, false at their end.
 func (rl *relay) next() (*adk.AgentEvent, bool) {
 	switch {
+	case rl.ahead == nil:
+		return rl.in.Next()
 	case rl.peeked != nil:
 		ev := rl.peeked
 		rl.peeked = nil
 		return ev, true
 	case rl.done:
 		return nil, false
-	case rl.ahead != nil:
-		ev, ok := <-rl.ahead
-		return ev, ok
 	}
-	return rl.in.Next()
+	ev, ok := <-rl.ahead
+	return ev, ok
 }
 
 // pass notes what event ev says of the query before it is passed on. An
@@ -207,6 +219,7 @@ func (rl *relay) pass(ev *adk.AgentEvent) {
 	if rl.claim.unobserved(ev.AgentName) {
 		rl.run.OnError(rl.ctx, fmt.Errorf("%w: %q", ErrUnobservedAgent, ev.AgentName))
 	}
+	rl.seen = ev.AgentName
 	if ev.Err == nil {
 		return
 	}
