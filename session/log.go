@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lookout-go/lookout/internal/sessionhook"
 )
 
 // chunkSize is the number of entries per storage chunk. Appends fill a
@@ -100,6 +102,31 @@ func (l *Log[T]) AppendFuncAt(at time.Time, build func(pos int64) T) T {
 	e.v = build(l.total)
 	l.commit()
 	return e.v
+}
+
+// logHook is a Log as sessionhook.Appender sees it: a type of the same
+// storage whose methods are exported, so that sessionhook can name them,
+// while Log itself exports nothing more.
+type logHook[T any] Log[T]
+
+func init() {
+	sessionhook.LogCore = func(l any) any { return l.(interface{ hook() any }).hook() }
+}
+
+func (l *Log[T]) hook() any { return (*logHook[T])(l) }
+
+// Mutex returns the log's lock.
+func (h *logHook[T]) Mutex() *sync.Mutex { return &h.mu }
+
+// Reserve takes the next entry's slot, stamped at, and returns it with
+// its position, under the log's lock, which the caller holds until it
+// has filled the slot: readers take their views under it, so none sees
+// the entry before then. Chunks never move, so the slot stays put.
+func (h *logHook[T]) Reserve(at time.Time) (*T, int64) {
+	l := (*Log[T])(h)
+	e, pos := l.slot(at), l.total
+	l.commit()
+	return &e.v, pos
 }
 
 // push appends under l.mu.

@@ -6,6 +6,7 @@ package sessionhook
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Version returns the version of v, a *session.Value[T]: a counter that
@@ -47,4 +48,46 @@ func (u *Unguarded[T]) Change(fn func(cur *T)) {
 	fn(u.v)
 	*u.set = true
 	u.mu.Unlock()
+}
+
+// LogCore returns l, a *session.Log[T], as a Reserver[T]. Package session
+// sets it when it is initialized.
+var LogCore func(l any) any
+
+// Reserver is what Appender works on in a session log.
+type Reserver[T any] interface {
+	// Mutex returns the log's lock.
+	Mutex() *sync.Mutex
+	// Reserve takes the slot of the next entry, stamped at, under the
+	// lock, and returns it and its position. Readers see the entry once
+	// the lock is released.
+	Reserve(at time.Time) (slot *T, pos int64)
+}
+
+// Appender appends to a session log as Log.AppendFuncAt does, filling
+// the entry in place rather than copying it in and out, and without the
+// deferred unlock: for hot paths of the module whose entry cannot panic
+// as it is filled, such as the tool-call records. A panic in fn would
+// leave the log locked.
+type Appender[T any] struct {
+	mu *sync.Mutex
+	r  Reserver[T]
+}
+
+// AppenderOf returns the Appender of l, a *session.Log[T].
+func AppenderOf[T any](l any) Appender[T] {
+	r := LogCore(l).(Reserver[T])
+	return Appender[T]{mu: r.Mutex(), r: r}
+}
+
+// Append appends an entry stamped at, as Log.AppendFuncAt does: entries
+// stay in time order and no other entry is appended between reading the
+// position and appending. fn fills the entry, given its position, in the
+// log's storage, under the log's lock: it must not panic, touch the log
+// otherwise, nor keep the pointer.
+func (a *Appender[T]) Append(at time.Time, fn func(entry *T, pos int64)) {
+	a.mu.Lock()
+	e, pos := a.r.Reserve(at)
+	fn(e, pos)
+	a.mu.Unlock()
 }
