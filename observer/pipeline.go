@@ -331,10 +331,10 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		now = p.clock()
 		rec.Timestamp = now
 	}
-	p.appendCall.Append(now, func(e *ToolCallRecord, pos int64) {
-		rec.CallIndex = pos + 1
-		*e = rec
-	})
+	e, pos := p.appendCall.Reserve(now)
+	rec.CallIndex = pos + 1
+	*e = rec
+	p.appendCall.Release()
 	tally := p.count(rec.Success)
 	if p.pending() {
 		p.guard(ctx, func() { p.react(ctx, rec, tally) })

@@ -12,9 +12,10 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// An Appender appends as AppendFuncAt does, filling the entry in the
-// log's storage: at the time given, raised to the newest entry's, at the
-// next position, counted by Total and kept within the retention.
+// An Appender appends as AppendFuncAt does, the entry filled in the
+// log's storage between Reserve and Release: at the time given, raised
+// to the newest entry's, at the next position, counted by Total and kept
+// within the retention.
 func TestAppenderAppendsAsAppendFuncAtDoes(t *testing.T) {
 	clock := &fakeClock{t: t0, step: time.Second}
 	s := session.New(&session.StoreOptions{Now: clock.Now, Retention: 100})
@@ -22,13 +23,15 @@ func TestAppenderAppendsAsAppendFuncAtDoes(t *testing.T) {
 	a := sessionhook.AppenderOf[call](log)
 	log.Append(call{Index: 0})
 
-	a.Append(t0.Add(time.Hour), func(c *call, pos int64) { *c = call{Name: "hook", Index: pos} })
+	c, pos := a.Reserve(t0.Add(time.Hour))
+	*c = call{Name: "hook", Index: pos}
+	a.Release()
 	assert.Equal(t, []call{{Name: "hook", Index: 1}}, log.Since(t0.Add(time.Hour)), "the entry carries the time given")
-	a.Append(t0, func(c *call, pos int64) { c.Index = pos })
+	appendIndexed(&a, t0)
 	assert.Equal(t, []call{{Name: "hook", Index: 1}, {Index: 2}}, log.Since(t0.Add(time.Hour)), "entries stay in time order")
 
 	for i := range 300 {
-		a.Append(t0.Add(2*time.Hour), func(c *call, pos int64) { c.Index = pos })
+		appendIndexed(&a, t0.Add(2*time.Hour))
 		require.Equal(t, int64(i+4), log.Total())
 	}
 	assert.Equal(t, 100, log.Len(), "the retention holds")
@@ -38,9 +41,9 @@ func TestAppenderAppendsAsAppendFuncAtDoes(t *testing.T) {
 
 	snap, err := s.Snapshot()
 	require.NoError(t, err)
-	a.Append(t0.Add(3*time.Hour), func(c *call, pos int64) { c.Index = pos })
+	appendIndexed(&a, t0.Add(3*time.Hour))
 	require.NoError(t, s.Restore(snap))
-	a.Append(t0.Add(3*time.Hour), func(c *call, pos int64) { c.Index = pos })
+	appendIndexed(&a, t0.Add(3*time.Hour))
 	last, ok := log.Latest()
 	require.True(t, ok)
 	assert.Equal(t, call{Index: 303}, last, "appends go on from the restored log")
@@ -56,7 +59,11 @@ func TestAppenderAssignsDenseUniquePositionsUnderConcurrency(t *testing.T) {
 	log := session.LogOf[call](session.New(nil))
 	a := sessionhook.AppenderOf[call](log)
 	appenders := []func(){
-		func() { a.Append(time.Now(), func(c *call, pos int64) { *c = call{Name: "filled", Index: pos} }) },
+		func() {
+			c, pos := a.Reserve(time.Now())
+			*c = call{Name: "filled", Index: pos}
+			a.Release()
+		},
 		func() { log.AppendFunc(func(pos int64) call { return call{Name: "filled", Index: pos} }) },
 	}
 	var wg sync.WaitGroup
@@ -79,4 +86,11 @@ func TestAppenderAssignsDenseUniquePositionsUnderConcurrency(t *testing.T) {
 	for pos, c := range log.All() {
 		require.Equal(t, pos, c.Index)
 	}
+}
+
+// appendIndexed appends through a an entry holding its position.
+func appendIndexed(a *sessionhook.Appender[call], at time.Time) {
+	c, pos := a.Reserve(at)
+	c.Index = pos
+	a.Release()
 }

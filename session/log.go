@@ -118,12 +118,13 @@ func (l *Log[T]) hook() any { return (*logHook[T])(l) }
 // Mutex returns the log's lock.
 func (h *logHook[T]) Mutex() *sync.Mutex { return &h.mu }
 
-// Reserve takes the next entry's slot, stamped at, and returns it with
-// its position, under the log's lock, which the caller holds until it
+// Reserve locks the log and takes the next entry's slot, stamped at,
+// and returns it with its position. The caller holds the lock until it
 // has filled the slot: readers take their views under it, so none sees
 // the entry before then. Chunks never move, so the slot stays put.
 func (h *logHook[T]) Reserve(at time.Time) (*T, int64) {
 	l := (*Log[T])(h)
+	l.mu.Lock()
 	e, pos := l.slot(at), l.total
 	l.commit()
 	return &e.v, pos
@@ -140,12 +141,12 @@ func (l *Log[T]) push(e entry[T]) {
 // no reader has seen yet, so readers holding an older view never race
 // with the writer.
 func (l *Log[T]) slot(at time.Time) *entry[T] {
-	off := l.total - l.first
+	off := uint64(l.total - l.first) // unsigned: the divisions below are shifts
 	if off > 0 && at.Before(l.last) {
 		at = l.last // clocks read before the lock can arrive out of order
 	}
 	l.last = at
-	if off == int64(len(l.chunks))*chunkSize {
+	if off == uint64(len(l.chunks))*chunkSize {
 		l.chunks = append(l.chunks, make([]entry[T], chunkSize))
 	}
 	e := &l.chunks[off/chunkSize][off%chunkSize]

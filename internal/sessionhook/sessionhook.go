@@ -58,17 +58,18 @@ var LogCore func(l any) any
 type Reserver[T any] interface {
 	// Mutex returns the log's lock.
 	Mutex() *sync.Mutex
-	// Reserve takes the slot of the next entry, stamped at, under the
-	// lock, and returns it and its position. Readers see the entry once
+	// Reserve locks the log, takes the slot of the next entry, stamped
+	// at, and returns it and its position. Readers see the entry once
 	// the lock is released.
 	Reserve(at time.Time) (slot *T, pos int64)
 }
 
-// Appender appends to a session log as Log.AppendFuncAt does, filling
-// the entry in place rather than copying it in and out, and without the
-// deferred unlock: for hot paths of the module whose entry cannot panic
-// as it is filled, such as the tool-call records. A panic in fn would
-// leave the log locked.
+// Appender appends to a session log as Log.AppendFuncAt does, with the
+// entry filled in the log's storage rather than copied in and out, and
+// without a deferred unlock or a closure: for hot paths of the module
+// that fill an entry with code that cannot panic, such as the tool-call
+// records. Reserve locks the log and Release unlocks it: a panic between
+// them would leave the log locked.
 type Appender[T any] struct {
 	mu *sync.Mutex
 	r  Reserver[T]
@@ -80,14 +81,12 @@ func AppenderOf[T any](l any) Appender[T] {
 	return Appender[T]{mu: r.Mutex(), r: r}
 }
 
-// Append appends an entry stamped at, as Log.AppendFuncAt does: entries
-// stay in time order and no other entry is appended between reading the
-// position and appending. fn fills the entry, given its position, in the
-// log's storage, under the log's lock: it must not panic, touch the log
-// otherwise, nor keep the pointer.
-func (a *Appender[T]) Append(at time.Time, fn func(entry *T, pos int64)) {
-	a.mu.Lock()
-	e, pos := a.r.Reserve(at)
-	fn(e, pos)
-	a.mu.Unlock()
-}
+// Reserve locks the log and takes the slot of the next entry, stamped at,
+// as Log.AppendFuncAt does: entries stay in time order, and no other
+// entry is appended until Release. It returns the slot, in the log's
+// storage, and its position. The caller fills the slot, touching the log
+// in no other way, and then calls Release; readers see the entry after it.
+func (a *Appender[T]) Reserve(at time.Time) (slot *T, pos int64) { return a.r.Reserve(at) }
+
+// Release unlocks the log after Reserve.
+func (a *Appender[T]) Release() { a.mu.Unlock() }
