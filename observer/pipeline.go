@@ -63,10 +63,14 @@ type Pipeline struct {
 	// efficacyCalls is PipelineOptions.EfficacyCalls or its default.
 	efficacyCalls int
 
-	store  *session.Store
-	calls  *session.Log[ToolCallRecord]
-	tally  *session.Value[Tally]
-	states *session.Value[ObserverStates]
+	store *session.Store
+	calls *session.Log[ToolCallRecord]
+	// appendCall appends to calls in place.
+	appendCall sessionhook.Appender[ToolCallRecord]
+	tally      *session.Value[Tally]
+	// tallyCell changes tally without Change's deferred unlock.
+	tallyCell sessionhook.Unguarded[Tally]
+	states    *session.Value[ObserverStates]
 	// statesRead tells when the members' states, read from states, are
 	// out of date; under mu.
 	statesRead readMark
@@ -163,6 +167,8 @@ func NewPipeline(store *session.Store, configs []Spec, opts *PipelineOptions) (*
 	}
 	session.ValueOf[Task](store)
 	p.budget = session.ValueOf[budget.Budget](store)
+	p.appendCall = sessionhook.AppenderOf[ToolCallRecord](p.calls)
+	p.tallyCell = sessionhook.UnguardedOf[Tally](p.tally)
 	p.statesRead.version = sessionhook.Version(p.states)
 	p.efficacyRead.version = sessionhook.Version(p.efficacy)
 	p.applyOptions(opts)
@@ -325,10 +331,10 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		now = p.clock()
 		rec.Timestamp = now
 	}
-	rec = p.calls.AppendFuncAt(now, func(pos int64) ToolCallRecord {
-		rec.CallIndex = pos + 1
-		return rec
-	})
+	e, pos := p.appendCall.Reserve(now)
+	rec.CallIndex = pos + 1
+	*e = rec
+	p.appendCall.Release()
 	tally := p.count(rec.Success)
 	if p.pending() {
 		p.guard(ctx, func() { p.react(ctx, rec, tally) })
@@ -348,7 +354,7 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 // returns the new tally.
 func (p *Pipeline) count(success bool) Tally {
 	var tally Tally
-	p.tally.Change(func(t *Tally, _ bool) {
+	p.tallyCell.Change(func(t *Tally) {
 		t.add(success)
 		tally = *t
 	})

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lookout-go/lookout/internal/sessionhook"
 )
 
 // chunkSize is the number of entries per storage chunk. Appends fill a
@@ -102,6 +104,32 @@ func (l *Log[T]) AppendFuncAt(at time.Time, build func(pos int64) T) T {
 	return e.v
 }
 
+// logHook is a Log as sessionhook.Appender sees it: a type of the same
+// storage whose methods are exported, so that sessionhook can name them,
+// while Log itself exports nothing more.
+type logHook[T any] Log[T]
+
+func init() {
+	sessionhook.LogCore = func(l any) any { return l.(interface{ hook() any }).hook() }
+}
+
+func (l *Log[T]) hook() any { return (*logHook[T])(l) }
+
+// Mutex returns the log's lock.
+func (h *logHook[T]) Mutex() *sync.Mutex { return &h.mu }
+
+// Reserve locks the log and takes the next entry's slot, stamped at,
+// and returns it with its position. The caller holds the lock until it
+// has filled the slot: readers take their views under it, so none sees
+// the entry before then. Chunks never move, so the slot stays put.
+func (h *logHook[T]) Reserve(at time.Time) (*T, int64) {
+	l := (*Log[T])(h)
+	l.mu.Lock()
+	e, pos := l.slot(at), l.total
+	l.commit()
+	return &e.v, pos
+}
+
 // push appends under l.mu.
 func (l *Log[T]) push(e entry[T]) {
 	l.slot(e.at).v = e.v
@@ -113,12 +141,12 @@ func (l *Log[T]) push(e entry[T]) {
 // no reader has seen yet, so readers holding an older view never race
 // with the writer.
 func (l *Log[T]) slot(at time.Time) *entry[T] {
-	off := l.total - l.first
+	off := uint64(l.total - l.first) // unsigned: the divisions below are shifts
 	if off > 0 && at.Before(l.last) {
 		at = l.last // clocks read before the lock can arrive out of order
 	}
 	l.last = at
-	if off == int64(len(l.chunks))*chunkSize {
+	if off == uint64(len(l.chunks))*chunkSize {
 		l.chunks = append(l.chunks, make([]entry[T], chunkSize))
 	}
 	e := &l.chunks[off/chunkSize][off%chunkSize]

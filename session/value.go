@@ -80,12 +80,12 @@ func (v *Value[T]) Seed(x T) {
 
 // Latest returns the value and whether one was ever seeded. For a
 // [Cloner] T it is a clone.
-func (v *Value[T]) Latest() (T, bool) {
+func (v *Value[T]) Latest() (x T, set bool) {
 	if v.clone != nil {
 		return v.latestClone()
 	}
 	v.mu.Lock()
-	x, set := v.v, v.set
+	x, set = v.v, v.set
 	v.mu.Unlock()
 	return x, set
 }

@@ -6,6 +6,7 @@ package sessionhook
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Version returns the version of v, a *session.Value[T]: a counter that
@@ -48,3 +49,44 @@ func (u *Unguarded[T]) Change(fn func(cur *T)) {
 	*u.set = true
 	u.mu.Unlock()
 }
+
+// LogCore returns l, a *session.Log[T], as a Reserver[T]. Package session
+// sets it when it is initialized.
+var LogCore func(l any) any
+
+// Reserver is what Appender works on in a session log.
+type Reserver[T any] interface {
+	// Mutex returns the log's lock.
+	Mutex() *sync.Mutex
+	// Reserve locks the log, takes the slot of the next entry, stamped
+	// at, and returns it and its position. Readers see the entry once
+	// the lock is released.
+	Reserve(at time.Time) (slot *T, pos int64)
+}
+
+// Appender appends to a session log as Log.AppendFuncAt does, with the
+// entry filled in the log's storage rather than copied in and out, and
+// without a deferred unlock or a closure: for hot paths of the module
+// that fill an entry with code that cannot panic, such as the tool-call
+// records. Reserve locks the log and Release unlocks it: a panic between
+// them would leave the log locked.
+type Appender[T any] struct {
+	mu *sync.Mutex
+	r  Reserver[T]
+}
+
+// AppenderOf returns the Appender of l, a *session.Log[T].
+func AppenderOf[T any](l any) Appender[T] {
+	r := LogCore(l).(Reserver[T])
+	return Appender[T]{mu: r.Mutex(), r: r}
+}
+
+// Reserve locks the log and takes the slot of the next entry, stamped at,
+// as Log.AppendFuncAt does: entries stay in time order, and no other
+// entry is appended until Release. It returns the slot, in the log's
+// storage, and its position. The caller fills the slot, touching the log
+// in no other way, and then calls Release; readers see the entry after it.
+func (a *Appender[T]) Reserve(at time.Time) (slot *T, pos int64) { return a.r.Reserve(at) }
+
+// Release unlocks the log after Reserve.
+func (a *Appender[T]) Release() { a.mu.Unlock() }
