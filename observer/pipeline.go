@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,10 +75,13 @@ type Pipeline struct {
 	// statesRead tells when the members' states, read from states, are
 	// out of date; under mu.
 	statesRead readMark
-	current    *session.Value[CurrentAssessment]
-	history    *session.Log[PastAssessment]
-	efficacy   *session.Value[Efficacy]
-	budget     *session.Value[budget.Budget]
+	// quietUntil and quietErrors are when, by the members' states, a
+	// trigger can fire next (see plan); under mu.
+	quietUntil, quietErrors int64
+	current                 *session.Value[CurrentAssessment]
+	history                 *session.Log[PastAssessment]
+	efficacy                *session.Value[Efficacy]
+	budget                  *session.Value[budget.Budget]
 	// efficacyRead tells when isPending, read from efficacy, is out of
 	// date; both under mu.
 	efficacyRead readMark
@@ -339,9 +343,8 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 	if p.pending() {
 		p.guard(ctx, func() { p.react(ctx, rec, tally) })
 	}
-	p.fire(rec.CallIndex, tally, now)
 	var current *CurrentAssessment
-	if len(p.fired) > 0 {
+	if p.fire(rec.CallIndex, tally, now) {
 		current = p.observe(ctx, rec, tally, now)
 	}
 	if current == nil {
@@ -372,12 +375,24 @@ func (t *Tally) add(success bool) {
 	t.ConsecutiveErrors++
 }
 
-// fire brings the members' states up to date and gathers in p.fired the
-// observers whose trigger fires after the call at callIndex.
-func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
+// fire brings the members' states up to date and reports whether the
+// trigger of any observer fires after the call at callIndex, which made
+// the tally tally, gathering those observers in p.fired. Before the call
+// and the failure streak at which the states let a trigger fire (see
+// plan), it asks none.
+func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) bool {
 	if p.statesRead.stale() {
 		p.readStates()
 	}
+	if callIndex < p.quietUntil && tally.ConsecutiveErrors < p.quietErrors {
+		return false
+	}
+	return p.gather(callIndex, tally, now)
+}
+
+// gather gathers in p.fired the observers whose trigger fires after the
+// call at callIndex, and reports whether there are any.
+func (p *Pipeline) gather(callIndex int64, tally Tally, now time.Time) bool {
 	fired := p.fired[:0]
 	for i := range p.members {
 		m := &p.members[i]
@@ -387,6 +402,31 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) {
 		}
 	}
 	p.fired = fired
+	return len(fired) > 0
+}
+
+// plan works out from the members' states when a trigger can fire next:
+// none counting calls before call index quietUntil, and none counting
+// errors with fewer than quietErrors consecutive errors. A trigger on
+// every call or on time can fire on any call, and sets no quiet calls.
+// It runs under p.mu whenever the members' states change.
+func (p *Pipeline) plan() {
+	until, errs := int64(math.MaxInt64), int64(math.MaxInt64)
+	for i := range p.members {
+		m := &p.members[i]
+		t := &m.config.Trigger
+		if t.OnEveryCall || t.EveryInterval > 0 {
+			until = math.MinInt64
+		}
+		if t.EveryNCalls > 0 {
+			// A sum that overflows is negative, and the trigger is asked.
+			until = min(until, m.state.LastAssessmentCallIndex+int64(t.EveryNCalls))
+		}
+		if t.AfterConsecutiveErrors > 0 {
+			errs = min(errs, int64(t.AfterConsecutiveErrors))
+		}
+	}
+	p.quietUntil, p.quietErrors = until, errs
 }
 
 // readStates reads the observers' states into the members, with the
@@ -401,6 +441,7 @@ func (p *Pipeline) readStates() {
 			m.state = states[m.name]
 		}
 	})
+	p.plan()
 }
 
 // readMark remembers the version of a session value (see
@@ -481,6 +522,7 @@ func (p *Pipeline) recordRuns(callIndex int64, now time.Time) {
 		}
 		if own {
 			p.statesRead.mark()
+			p.plan()
 		}
 	})
 }

@@ -1,0 +1,100 @@
+package observer
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lookout-go/lookout/session"
+)
+
+// The observers that run after each call are those whose trigger fires by
+// Trigger.Fires, on the states the session holds before the call, whether
+// the observers' runs wrote them or a change from outside did, including
+// on the calls the pipeline finds quiet without asking the triggers; and
+// between runs it knows the call and the failure streak at which the
+// first trigger can fire.
+func TestQuietCallsRunWhatTheTriggersSay(t *testing.T) {
+	every10 := Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3}
+	sets := [][]Trigger{
+		{every10},
+		{every10, {EveryNCalls: 4}},
+		{{EveryNCalls: 4}, {AfterConsecutiveErrors: 2}},
+		{every10, {EveryNCalls: 7, EveryInterval: time.Minute}},
+		{{AfterConsecutiveErrors: 2}, {OnEveryCall: true}},
+	}
+	for n, triggers := range sets {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			checkQuietCalls(t, triggers, rand.New(rand.NewPCG(uint64(n), 7)))
+		})
+	}
+}
+
+func checkQuietCalls(t *testing.T, triggers []Trigger, rnd *rand.Rand) {
+	begin := time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
+	store := session.New(nil)
+	var ran []string
+	specs := make([]Spec, len(triggers))
+	for i, tr := range triggers {
+		o := &probe{name: "o" + strconv.Itoa(i)}
+		o.meddle = func() { ran = append(ran, o.name) }
+		specs[i] = Spec{Observer: o, Trigger: tr}
+	}
+	p, err := NewPipeline(store, specs, &PipelineOptions{Now: func() time.Time { return begin }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := session.ValueOf[ObserverStates](store)
+	var tally Tally
+	for call := int64(1); call <= 400; call++ {
+		if call%23 == 0 {
+			// From outside: an observer's last run moved.
+			states.Change(func(s *ObserverStates, _ bool) {
+				if *s == nil {
+					*s = ObserverStates{}
+				}
+				(*s)["o0"] = ObserverState{LastAssessmentCallIndex: call - rnd.Int64N(12)}
+			})
+		}
+		before, _ := states.Latest()
+		rec := ToolCallRecord{ToolName: "t", Success: rnd.IntN(3) > 0, Timestamp: begin.Add(time.Duration(call) * 20 * time.Second)}
+		tally.add(rec.Success)
+		var want []string
+		for _, s := range specs {
+			if s.Trigger.Fires(before[s.Observer.Name()], call, tally.ConsecutiveErrors, rec.Timestamp, begin) {
+				want = append(want, s.Observer.Name())
+			}
+		}
+		ran = ran[:0]
+		p.AfterToolCall(context.Background(), rec)
+		if !slices.Equal(ran, want) {
+			t.Fatalf("call %d ran %v, the triggers say %v", call, ran, want)
+		}
+		checkPlan(t, p, triggers, call)
+	}
+}
+
+// checkPlan checks the call and the failure streak at which p, after
+// the call at index call, knows that a trigger can fire next.
+func checkPlan(t *testing.T, p *Pipeline, triggers []Trigger, call int64) {
+	t.Helper()
+	until, errs := int64(math.MaxInt64), int64(math.MaxInt64)
+	for i, tr := range triggers {
+		if tr.OnEveryCall || tr.EveryInterval > 0 {
+			until = math.MinInt64
+		}
+		if tr.EveryNCalls > 0 {
+			until = min(until, p.members[i].state.LastAssessmentCallIndex+int64(tr.EveryNCalls))
+		}
+		if tr.AfterConsecutiveErrors > 0 {
+			errs = min(errs, int64(tr.AfterConsecutiveErrors))
+		}
+	}
+	if !p.statesRead.stale() && (p.quietUntil != until || p.quietErrors != errs) {
+		t.Fatalf("after call %d the pipeline waits for call %d or %d errors, want %d or %d", call, p.quietUntil, p.quietErrors, until, errs)
+	}
+}
