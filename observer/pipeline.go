@@ -328,21 +328,59 @@ func (p *Pipeline) Store() *session.Store { return p.store }
 // observers run. It never fails: observer errors and panics are isolated.
 func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolCallRecord, *CurrentAssessment) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-
-	now := rec.Timestamp
-	if now.IsZero() {
-		now = p.clock()
-		rec.Timestamp = now
+	if rec.Timestamp.IsZero() {
+		rec.Timestamp = p.stamp()
 	}
-	e, pos := p.appendCall.Reserve(now)
+	e, pos := p.appendCall.Reserve(rec.Timestamp)
 	rec.CallIndex = pos + 1
 	*e = rec
 	p.appendCall.Release()
 	tally := p.count(rec.Success)
+	if p.quiet(rec.CallIndex, tally) {
+		// Nothing of the user's ran, nor can have panicked.
+		p.mu.Unlock()
+		return rec, nil
+	}
+	defer p.mu.Unlock()
+	return rec, p.look(ctx, rec, tally)
+}
+
+// stamp reads the clock for a call under p.mu, which a panic in the
+// clock, the user's, releases as it goes on.
+func (p *Pipeline) stamp() time.Time {
+	read := false
+	defer func() {
+		if !read {
+			p.mu.Unlock()
+		}
+	}()
+	now := p.clock()
+	read = true
+	return now
+}
+
+// quiet reports, under p.mu, whether nothing is to look at the call at
+// callIndex, which made the tally tally, by what the pipeline last read
+// of the session: the call comes before the call and the failure streak
+// at which a trigger can fire (see plan), no assessment awaits the
+// agent's reaction, and no observer can withdraw its section. Nothing of
+// the user's runs to tell. When the observers' states or the Efficacy
+// value changed since they were read, it leaves the call to look, which
+// reads them.
+func (p *Pipeline) quiet(callIndex int64, tally Tally) bool {
+	return callIndex < p.quietUntil && tally.ConsecutiveErrors < p.quietErrors && !p.isPending && !p.anyWithdrawer &&
+		!p.statesRead.stale() && !p.efficacyRead.stale()
+}
+
+// look has the call rec, which made the tally tally, judged when an
+// assessment awaits the agent's reaction, and then observed by the
+// observers whose trigger fires, or else withdrawn from. It returns the
+// new assessment, or nil when no observer ran. It runs under p.mu.
+func (p *Pipeline) look(ctx context.Context, rec ToolCallRecord, tally Tally) *CurrentAssessment {
 	if p.pending() {
 		p.guard(ctx, func() { p.react(ctx, rec, tally) })
 	}
+	now := rec.Timestamp
 	var current *CurrentAssessment
 	if p.fire(rec.CallIndex, tally, now) {
 		current = p.observe(ctx, rec, tally, now)
@@ -350,7 +388,7 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 	if current == nil {
 		p.withdraw(ctx, rec.CallIndex, tally, now)
 	}
-	return rec, current
+	return current
 }
 
 // count adds a call that succeeded or not to the session's tally, and

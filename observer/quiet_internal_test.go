@@ -98,3 +98,104 @@ func checkPlan(t *testing.T, p *Pipeline, triggers []Trigger, call int64) {
 		t.Fatalf("after call %d the pipeline waits for call %d or %d errors, want %d or %d", call, p.quietUntil, p.quietErrors, until, errs)
 	}
 }
+
+// withdrawing is a probe whose section holds while holds is set.
+type withdrawing struct {
+	probe
+	holds bool
+}
+
+func (o *withdrawing) Holds(context.Context, *Context) bool { return o.holds }
+
+// everyFifth returns a pipeline that runs o every fifth call, and a
+// function that makes a call and returns the new assessment.
+func everyFifth(t *testing.T, o Observer) (*Pipeline, func() *CurrentAssessment) {
+	t.Helper()
+	p, err := NewPipeline(session.New(nil), []Spec{{Observer: o, Trigger: Trigger{EveryNCalls: 5}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, func() *CurrentAssessment {
+		_, current := p.AfterToolCall(context.Background(), ToolCallRecord{ToolName: "t", Success: true})
+		return current
+	}
+}
+
+// On the calls between the runs of a sparse trigger the pipeline still
+// judges an assessment pending, also one that a change from outside made
+// pending.
+func TestQuietCallsAreJudged(t *testing.T) {
+	o := &judging{probe: probe{name: "j"}}
+	p, call := everyFifth(t, o)
+	ctx := context.Background()
+	var current *CurrentAssessment
+	for range 5 {
+		current = call()
+	}
+	p.Injected(ctx, *current)
+	call()
+	if len(o.tallies) != 1 {
+		t.Fatalf("the call after the assessment was shown was judged %d times, want once", len(o.tallies))
+	}
+	p.ModelResponded(ctx, 0)
+	call()
+	if len(o.tallies) != 1 {
+		t.Fatalf("a call after the agent wrapped up was judged")
+	}
+	session.ValueOf[Efficacy](p.store).Change(func(e *Efficacy, _ bool) {
+		e.Pending = &PendingReaction{AssessmentCallIndex: 5, Observers: []Rating{{Observer: "j", Severity: Caution}}}
+	})
+	call()
+	if len(o.tallies) != 2 {
+		t.Fatalf("an assessment made pending from outside was judged %d times, want once", len(o.tallies)-1)
+	}
+}
+
+// On the calls between the runs of a sparse trigger the pipeline
+// withdraws a section that no longer holds.
+func TestQuietCallsAreWithdrawnFrom(t *testing.T) {
+	o := &withdrawing{probe: probe{name: "w"}, holds: true}
+	p, call := everyFifth(t, o)
+	for range 6 {
+		call()
+	}
+	current, _ := p.current.Latest()
+	if len(current.Assessments) != 1 {
+		t.Fatalf("the section is gone while it holds: %+v", current)
+	}
+	o.holds = false
+	call()
+	if current, _ := p.current.Latest(); len(current.Assessments) != 0 {
+		t.Errorf("a section that no longer holds stays: %+v", current.Assessments)
+	}
+}
+
+// A clock that panics while the pipeline stamps a call leaves it
+// unlocked.
+func TestAPanickingClockLeavesThePipelineUnlocked(t *testing.T) {
+	broken := false
+	begin := time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
+	clock := func() time.Time {
+		if broken {
+			panic("clock")
+		}
+		return begin
+	}
+	p, err := NewPipeline(session.New(nil), []Spec{{Observer: &probe{name: "a"}, Trigger: Trigger{EveryNCalls: 10}}}, &PipelineOptions{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken = true
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the clock's panic did not reach the caller")
+			}
+		}()
+		p.AfterToolCall(context.Background(), ToolCallRecord{ToolName: "t"})
+	}()
+	if !p.mu.TryLock() {
+		t.Fatal("the pipeline is left locked")
+	}
+	p.mu.Unlock()
+}
