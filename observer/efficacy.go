@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
 	"time"
 
@@ -225,6 +224,10 @@ func (p *Pipeline) Inject(ctx context.Context, maxAgeCalls int) string {
 // counted again. The agent's reaction is classified on the next tool call
 // ([Pipeline.AfterToolCall]) or model response ([Pipeline.ModelResponded]).
 func (p *Pipeline) Injected(ctx context.Context, current CurrentAssessment) {
+	if !suggests(current.Assessments) {
+		// Nothing to count: checked before the lock is taken.
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.guard(ctx, func() { p.injected(ctx, current) })
@@ -235,7 +238,16 @@ func (p *Pipeline) Injected(ctx context.Context, current CurrentAssessment) {
 // assessment is [WrappedUp]. With some, the calls are judged as they
 // complete. A negative toolCalls is ignored.
 func (p *Pipeline) ModelResponded(ctx context.Context, toolCalls int) {
-	if toolCalls != 0 || !p.pendingNow() {
+	if toolCalls == 0 {
+		p.wrappedUp(ctx)
+	}
+}
+
+// wrappedUp is ModelResponded for a model that answered without calling
+// a tool. ModelResponded, which is left small enough to be inlined, costs
+// its caller next to nothing for one that called tools.
+func (p *Pipeline) wrappedUp(ctx context.Context) {
+	if !p.pendingNow() {
 		return
 	}
 	p.mu.Lock()
@@ -299,7 +311,7 @@ func reactionOf(followed bool) Reaction {
 // injected counts current as shown and makes it the pending assessment.
 // It runs under p.mu.
 func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
-	if !slices.ContainsFunc(current.Assessments, func(a Assessment) bool { return len(a.Suggestions) > 0 }) {
+	if !suggests(current.Assessments) {
 		return
 	}
 	events := p.events[:0]
@@ -308,6 +320,18 @@ func (p *Pipeline) injected(ctx context.Context, current CurrentAssessment) {
 		p.keepPending(eff)
 	})
 	p.report(ctx, events)
+}
+
+// suggests reports whether any of the assessments suggests something:
+// one that suggests nothing asks nothing to follow, and is not counted as
+// shown.
+func suggests(assessments []Assessment) bool {
+	for i := range assessments {
+		if len(assessments[i].Suggestions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // show counts current as shown in eff, the stored value under its lock,

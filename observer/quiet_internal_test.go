@@ -199,3 +199,27 @@ func TestAPanickingClockLeavesThePipelineUnlocked(t *testing.T) {
 	}
 	p.mu.Unlock()
 }
+
+// An assessment that suggests nothing is not counted as shown: Injected
+// returns without waiting for the pipeline's lock.
+func TestInjectingWhatSuggestsNothingTakesNoLock(t *testing.T) {
+	p, _ := newProbed(t, &probe{name: "a"})
+	ctx := context.Background()
+	_, current := p.AfterToolCall(ctx, ToolCallRecord{ToolName: "t", Success: true})
+	done := make(chan struct{})
+	p.mu.Lock()
+	go func() {
+		p.Injected(ctx, *current)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("Injected waits for the pipeline's lock")
+	}
+	p.mu.Unlock()
+	<-done
+	if eff := p.Efficacy(); eff.LastShown != 0 || eff.Pending != nil {
+		t.Errorf("an assessment that suggests nothing was counted: %+v", eff)
+	}
+}
