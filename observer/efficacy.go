@@ -415,7 +415,7 @@ func (p *Pipeline) version() *pendingWith { return &scan.Carve(&p.spare, 1, pend
 
 // react judges the agent's reaction to a pending assessment after a
 // completed call, which made the tally tally. It runs under p.mu.
-func (p *Pipeline) react(ctx context.Context, rec ToolCallRecord, tally Tally) {
+func (p *Pipeline) react(ctx context.Context, rec *ToolCallRecord, tally Tally) {
 	events := p.events[:0]
 	p.efficacy.Change(func(eff *Efficacy, _ bool) {
 		if pend := eff.Pending; pend != nil {

@@ -109,8 +109,9 @@ type Pipeline struct {
 	currents    []CurrentAssessment
 	assessments []Assessment
 	// anyWithdrawer and anyGatekeeper are whether an observer is a
-	// Withdrawer, and a Gatekeeper.
-	anyWithdrawer, anyGatekeeper bool
+	// Withdrawer, and a Gatekeeper; anyAlways, whether the trigger of one
+	// can fire on any call: on every call, or on time.
+	anyWithdrawer, anyGatekeeper, anyAlways bool
 	// canon canonicalizes arguments for feedback efficacy; used under mu.
 	canon *scan.Canon
 	// canonOf is the canonical form of canonArgs, when canonKept; used
@@ -249,6 +250,7 @@ func (p *Pipeline) name(configs []Spec) error {
 		m.config, m.name, m.roles = c, name, rolesOf(c.Observer)
 		m.ctx = Context{calls: p.calls, history: p.history, budget: p.budget}
 		p.anyWithdrawer = p.anyWithdrawer || m.roles.withdrawer != nil
+		p.anyAlways = p.anyAlways || c.Trigger.OnEveryCall || c.Trigger.EveryInterval > 0
 		p.anyGatekeeper = p.anyGatekeeper || m.roles.gate != nil
 	}
 	return errors.Join(errs...)
@@ -342,7 +344,18 @@ func (p *Pipeline) AfterToolCall(ctx context.Context, rec ToolCallRecord) (ToolC
 		return rec, nil
 	}
 	defer p.mu.Unlock()
-	return rec, p.look(ctx, rec, tally)
+	if p.pending() {
+		p.guard(ctx, func() { p.react(ctx, &rec, tally) })
+	}
+	now := rec.Timestamp
+	var current *CurrentAssessment
+	if p.fire(rec.CallIndex, tally, now) {
+		current = p.observe(ctx, rec, tally, now)
+	}
+	if current == nil {
+		p.withdraw(ctx, rec.CallIndex, tally, now)
+	}
+	return rec, current
 }
 
 // stamp reads the clock for a call under p.mu, which a panic in the
@@ -365,30 +378,11 @@ func (p *Pipeline) stamp() time.Time {
 // at which a trigger can fire (see plan), no assessment awaits the
 // agent's reaction, and no observer can withdraw its section. Nothing of
 // the user's runs to tell. When the observers' states or the Efficacy
-// value changed since they were read, it leaves the call to look, which
-// reads them.
+// value changed since they were read, it leaves the call to the path
+// that reads them.
 func (p *Pipeline) quiet(callIndex int64, tally Tally) bool {
 	return callIndex < p.quietUntil && tally.ConsecutiveErrors < p.quietErrors && !p.isPending && !p.anyWithdrawer &&
 		!p.statesRead.stale() && !p.efficacyRead.stale()
-}
-
-// look has the call rec, which made the tally tally, judged when an
-// assessment awaits the agent's reaction, and then observed by the
-// observers whose trigger fires, or else withdrawn from. It returns the
-// new assessment, or nil when no observer ran. It runs under p.mu.
-func (p *Pipeline) look(ctx context.Context, rec ToolCallRecord, tally Tally) *CurrentAssessment {
-	if p.pending() {
-		p.guard(ctx, func() { p.react(ctx, rec, tally) })
-	}
-	now := rec.Timestamp
-	var current *CurrentAssessment
-	if p.fire(rec.CallIndex, tally, now) {
-		current = p.observe(ctx, rec, tally, now)
-	}
-	if current == nil {
-		p.withdraw(ctx, rec.CallIndex, tally, now)
-	}
-	return current
 }
 
 // count adds a call that succeeded or not to the session's tally, and
@@ -425,12 +419,6 @@ func (p *Pipeline) fire(callIndex int64, tally Tally, now time.Time) bool {
 	if callIndex < p.quietUntil && tally.ConsecutiveErrors < p.quietErrors {
 		return false
 	}
-	return p.gather(callIndex, tally, now)
-}
-
-// gather gathers in p.fired the observers whose trigger fires after the
-// call at callIndex, and reports whether there are any.
-func (p *Pipeline) gather(callIndex int64, tally Tally, now time.Time) bool {
 	fired := p.fired[:0]
 	for i := range p.members {
 		m := &p.members[i]
@@ -445,17 +433,18 @@ func (p *Pipeline) gather(callIndex int64, tally Tally, now time.Time) bool {
 
 // plan works out from the members' states when a trigger can fire next:
 // none counting calls before call index quietUntil, and none counting
-// errors with fewer than quietErrors consecutive errors. A trigger on
-// every call or on time can fire on any call, and sets no quiet calls.
-// It runs under p.mu whenever the members' states change.
+// errors with fewer than quietErrors consecutive errors. With a trigger
+// on every call or on time, any call can fire one, and quietUntil stays
+// 0, before every call. It runs under p.mu whenever the members' states
+// change.
 func (p *Pipeline) plan() {
+	if p.anyAlways {
+		return
+	}
 	until, errs := int64(math.MaxInt64), int64(math.MaxInt64)
 	for i := range p.members {
 		m := &p.members[i]
 		t := &m.config.Trigger
-		if t.OnEveryCall || t.EveryInterval > 0 {
-			until = math.MinInt64
-		}
 		if t.EveryNCalls > 0 {
 			// A sum that overflows is negative, and the trigger is asked.
 			until = min(until, m.state.LastAssessmentCallIndex+int64(t.EveryNCalls))

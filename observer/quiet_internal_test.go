@@ -85,7 +85,8 @@ func checkPlan(t *testing.T, p *Pipeline, triggers []Trigger, call int64) {
 	until, errs := int64(math.MaxInt64), int64(math.MaxInt64)
 	for i, tr := range triggers {
 		if tr.OnEveryCall || tr.EveryInterval > 0 {
-			until = math.MinInt64
+			until, errs = 0, 0
+			break
 		}
 		if tr.EveryNCalls > 0 {
 			until = min(until, p.members[i].state.LastAssessmentCallIndex+int64(tr.EveryNCalls))
