@@ -138,13 +138,22 @@ func secondOf(typ unsafe.Pointer) int {
 // get returns the value kept for key: from its second slot, or else
 // from the entries, compared by their words and, for an entry of the
 // key's type with other words, by value. It returns too the number of
-// entries it looked at, which put passes on.
+// entries it looked at, which put passes on. Slots are only filled, and
+// a key takes its home slot, or else its second, when free: while either
+// is free, a key in neither, by its words or by value, is not kept, and
+// the entries are not looked at.
 func (f *foundValues) get(key any) (value any, ok bool, seen int) {
 	k := wordsOf(&key)
-	if e := f.slots[secondOf(k.typ)].Load(); e != nil && e.typ == k.typ && e.data == k.data {
-		return e.value, true, 0
-	}
 	n := int(f.n.Load())
+	home, second := f.slots[homeOf(k.typ)].Load(), f.slots[secondOf(k.typ)].Load()
+	for _, e := range [...]*foundEntry{second, home} {
+		if e != nil && e.typ == k.typ && (e.data == k.data || e.key() == key) {
+			return e.value, true, 0
+		}
+	}
+	if home == nil || second == nil {
+		return nil, false, n
+	}
 	for i := range n {
 		if e := &f.entries[i]; e.typ == k.typ && (e.data == k.data || e.key() == key) {
 			return e.value, true, 0

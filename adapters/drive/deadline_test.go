@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -286,4 +287,33 @@ func TestFoundValuesPutLooksOnlyAtEntriesAddedSinceGet(t *testing.T) {
 	_, ok, seen = f.get(numberedKey(2))
 	assert.False(t, ok)
 	assert.Equal(t, 2, seen)
+}
+
+// TestFoundValuesMissWithAFreeSlotSkipsTheEntries checks that get, for a
+// key whose home or second slot is free, does not pass over the entries:
+// put would have taken the free slot for a kept key. An entry put there
+// by hand, without its slots, stays unseen; once both slots are taken,
+// get looks the entries over.
+func TestFoundValuesMissWithAFreeSlotSkipsTheEntries(t *testing.T) {
+	var f foundValues
+	k := any(numberedKey(7))
+	w := wordsOf(&k)
+	if homeOf(w.typ) == secondOf(w.typ) {
+		t.Skip("the key's type has one slot for both")
+	}
+	f.entries[0] = foundEntry{typ: w.typ, data: w.data, value: "seven"}
+	f.n.Store(1)
+	_, ok, seen := f.get(k)
+	assert.False(t, ok, "the entries were looked at with both slots free")
+	assert.Equal(t, 1, seen)
+
+	other := &foundEntry{typ: unsafe.Pointer(new(byte))}
+	f.slots[homeOf(w.typ)].Store(other)
+	_, ok, _ = f.get(k)
+	assert.False(t, ok, "the entries were looked at with the second slot free")
+
+	f.slots[secondOf(w.typ)].Store(other)
+	v, ok, _ := f.get(k)
+	assert.True(t, ok, "with both slots taken, the entries are looked at")
+	assert.Equal(t, "seven", v)
 }
