@@ -3,6 +3,7 @@ package recorder
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Typed errors in this package unwrap to one of them, so
@@ -97,8 +98,11 @@ type LineError struct {
 	Err    error
 }
 
+// Error names the line and what is wrong with it, said once: the
+// package's prefix of a decoding error of its own is left out.
 func (e *LineError) Error() string {
-	return fmt.Sprintf("recorder: line %d (offset %d): %v", e.Line, e.Offset, e.Err)
+	msg := fmt.Sprint(e.Err)
+	return fmt.Sprintf("recorder: line %d (offset %d): %s", e.Line, e.Offset, strings.TrimPrefix(msg, "recorder: "))
 }
 
 // Unwrap returns the decoding error.

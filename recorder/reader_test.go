@@ -79,6 +79,7 @@ func TestReaderNamesTheLineOfGarbageInTheMiddle(t *testing.T) {
 	assert.Equal(t, int64(len(good)), le.Offset)
 	assert.ErrorIs(t, err, recorder.ErrMalformed)
 	assert.Contains(t, err.Error(), "line 2")
+	assert.Equal(t, 1, strings.Count(err.Error(), "recorder:"), "the prefix is said once: %v", err)
 }
 
 func TestReaderCanGoOnAfterABadLine(t *testing.T) {

@@ -122,7 +122,7 @@ func TestSummarizeOfACorruptFileFails(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	r := lookout("summarize", writeFile(t, "bad.jsonl", []byte("nope\n{}\n")))
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "recorder: line 1 (offset 0): recorder: malformed record")
+	assert.Contains(t, r.stderr, "recorder: line 1 (offset 0): malformed record")
 	assert.Empty(t, r.stdout)
 }
 
