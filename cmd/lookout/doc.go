@@ -51,9 +51,9 @@
 // that does not decode), export has nothing to write (no runs, an unknown
 // -run, several root runs without -o for atif or openai) or an output
 // cannot be written; 2 for an unknown command, a bad flag or missing
-// arguments, with the usage on standard error; 3 when a file cannot be
-// read (missing, permission denied, a directory with nothing to read).
-// When several apply, the highest wins.
+// arguments, with the command's synopsis on standard error; 3 when a
+// file cannot be read (missing, permission denied, a directory with
+// nothing to read). When several apply, the highest wins.
 //
 // # Common pitfalls
 //

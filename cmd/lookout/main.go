@@ -177,11 +177,10 @@ func help(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// unknownCommand reports that no command is called name, followed by the
-// usage, and returns exitUsage.
+// unknownCommand reports that no command is called name, and where the
+// commands are listed, and returns exitUsage.
 func unknownCommand(name string, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "lookout: unknown command %q\n\n", name)
-	usage(stderr)
+	fmt.Fprintf(stderr, "lookout: unknown command %q\nRun 'lookout help' for the commands.\n", name)
 	return exitUsage
 }
 
@@ -232,12 +231,12 @@ func (c *command) run(ctx context.Context, e *env, args []string) int {
 		err = c.checkArgs(files)
 	}
 	if err != nil {
-		return c.usageError(e, fs, err)
+		return c.usageError(e, err)
 	}
 	e.progress = newProgress(e.stderr, *forced)
 	code := body(ctx, e, files)
 	if e.usageErr != nil {
-		return c.usageError(e, fs, e.usageErr)
+		return c.usageError(e, e.usageErr)
 	}
 	return code
 }
@@ -254,11 +253,10 @@ func (c *command) checkArgs(files []string) error {
 	return nil
 }
 
-// usageError prints err and the command's usage to stderr and returns
-// exitUsage.
-func (c *command) usageError(e *env, fs *flag.FlagSet, err error) int {
-	fmt.Fprintf(e.stderr, "lookout %s: %v\n\n", c.name, err)
-	commandUsage(e.stderr, c, fs)
+// usageError prints err, the command's synopsis and where its help is
+// to stderr, and returns exitUsage: the whole help would bury the error.
+func (c *command) usageError(e *env, err error) int {
+	fmt.Fprintf(e.stderr, "lookout %s: %v\nUsage: %s\nRun 'lookout help %s' for details.\n", c.name, err, c.usageLine(), c.name)
 	return exitUsage
 }
 

@@ -49,5 +49,5 @@ func TestVersionPrintsTheModuleAndGoVersions(t *testing.T) {
 func TestVersionTakesNoArguments(t *testing.T) {
 	r := lookout("version", "extra")
 	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, "lookout version: too many arguments: extra\n\nUsage: lookout version\n")
+	assert.Contains(t, r.stderr, "lookout version: too many arguments: extra\nUsage: lookout version\n")
 }
