@@ -3,7 +3,9 @@ package replay
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,9 +81,13 @@ type Cassette struct {
 
 // Load reads the cassette at path: a Lookout trajectory (JSON Lines, as a
 // recorder.FileSink writes it) or, for a name ending in .json, an ATIF
-// document, which the ATIF importer turns into records.
+// document, which the ATIF importer turns into records. A missing
+// cassette's error says how to record it.
 func Load(path string, opts *Options) (*Cassette, error) {
 	records, err := readRecords(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w; record it with Open, Options.Live set, and the test run with -update or %s=1", err, UpdateEnv)
+	}
 	if err != nil {
 		return nil, err
 	}

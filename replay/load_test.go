@@ -67,6 +67,7 @@ func TestLoadReadsAnATIFFile(t *testing.T) {
 func TestLoadRejectsWhatCannotReplay(t *testing.T) {
 	_, err := replay.Load(filepath.Join(t.TempDir(), "missing.jsonl"), nil)
 	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.ErrorContains(t, err, "-update", "a missing cassette says how to record it")
 
 	_, err = replay.FromRecords(nil, nil)
 	assert.ErrorIs(t, err, replay.ErrEmpty)
