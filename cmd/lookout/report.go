@@ -35,7 +35,8 @@ stays under about 9 MB, and each says how much it leaves out.
 The page is written to FILE given by -o, report.html by default, created
 with mode 0600 and replaced whole only once it is complete; the path
 written is printed. -o - writes the page to standard output. An input file
-is never overwritten.`,
+is never overwritten, and FILE must be a regular file or a new one: a
+symbolic link, a device, a FIFO or a directory there is refused.`,
 	examples: `  # the report of one run, written to report.html
   lookout report trajectory.jsonl
 
@@ -85,7 +86,9 @@ func isInput(path string, inputs []string) bool {
 
 // writeReport writes the page of records to path, or to standard output
 // for "-". A file is written beside path and renamed over it once
-// complete, so a failed write leaves no half page behind.
+// complete, so a failed write leaves no half page behind. A path that is
+// there and not a regular file (a symlink, a device, a FIFO) is a usage
+// error, and is left as it is.
 func writeReport(e *env, path string, records []recorder.Record, opts *report.Options) int {
 	if len(records) == 0 {
 		return e.fail("report: the files hold no records")
@@ -95,6 +98,9 @@ func writeReport(e *env, path string, records []recorder.Record, opts *report.Op
 			return e.fail("%v", err)
 		}
 		return exitOK
+	}
+	if err := regularTarget(path); err != nil {
+		return e.badUsage("-o: %v", err)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
