@@ -152,7 +152,7 @@ func sameFile(input, out string) bool {
 // loadPath reads the records of path, a file or a directory whose files
 // are read together, and returns the files read.
 func loadPath(e *env, path string, repair bool) ([]string, []recorder.Record, error) {
-	inputs, err := expand([]string{path})
+	inputs, err := e.expand([]string{path})
 	if err != nil {
 		return nil, nil, err
 	}

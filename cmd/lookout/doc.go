@@ -38,7 +38,9 @@
 // Flags may come before or after the file names; "--" ends the flags. A
 // FILE of "-" is standard input. A directory stands for every *.jsonl and
 // *.jsonl.gz file under it, at any depth, in lexical order of their paths;
-// a directory with none cannot be read. Gzip-compressed content is
+// a directory with none cannot be read. There, only regular files and
+// links to them are read: a FIFO, a device or a link that leads to neither
+// is skipped with a warning. Gzip-compressed content is
 // decompressed wherever a file is read, ATIF included. Each file is opened
 // and read once, so a pipe, /dev/stdin or a shell's process substitution
 // works as a FILE.

@@ -127,11 +127,12 @@ var trajectorySuffixes = []string{".jsonl", ".jsonl.gz"}
 
 // expand replaces each directory among args by the trajectory files in it
 // (see filesIn); other arguments are kept as they are, for open to read
-// or report.
-func expand(args []string) ([]string, error) {
+// or report. A file in a directory that is not a regular one is skipped
+// with a warning.
+func (e *env) expand(args []string) ([]string, error) {
 	var files []string
 	for _, arg := range args {
-		found, err := filesIn(arg)
+		found, err := filesIn(arg, e.warn)
 		if err != nil {
 			return nil, err
 		}
@@ -141,14 +142,14 @@ func expand(args []string) ([]string, error) {
 }
 
 // filesIn returns the files a command-line argument stands for: when arg
-// is a directory, every file under it, at any depth, whose name ends in
-// .jsonl or .jsonl.gz, sorted by path; otherwise arg itself. A directory
-// that cannot be walked or holds no such file cannot be read.
-func filesIn(arg string) ([]string, error) {
+// is a directory, every regular file under it, at any depth, whose name
+// ends in .jsonl or .jsonl.gz, sorted by path; otherwise arg itself. A
+// directory that cannot be walked or holds no such file cannot be read.
+func filesIn(arg string, warn func(string, ...any)) ([]string, error) {
 	if !isDir(arg) {
 		return []string{arg}, nil
 	}
-	found, err := trajectoryFiles(arg)
+	found, err := trajectoryFiles(arg, warn)
 	if err != nil {
 		return nil, &unreadableError{fmt.Errorf("read %s: %w", arg, err)}
 	}
@@ -168,20 +169,52 @@ func isDir(arg string) bool {
 	return err == nil && info.IsDir()
 }
 
-// trajectoryFiles returns the files under dir, at any depth, whose name
-// ends in one of trajectorySuffixes, in the order they are walked.
-func trajectoryFiles(dir string) ([]string, error) {
+// trajectoryFiles returns the regular files under dir, at any depth,
+// whose name ends in one of trajectorySuffixes, in the order they are
+// walked; a symbolic link counts when it leads to a regular file. Others
+// of those names (a FIFO, a device, a link to one, a link that leads
+// nowhere or round in a loop) would never end or never open: warn names
+// each one skipped.
+func trajectoryFiles(dir string, warn func(string, ...any)) ([]string, error) {
 	var found []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && hasSuffix(d.Name(), trajectorySuffixes) {
-			found = append(found, path)
+		if d.IsDir() || !hasSuffix(d.Name(), trajectorySuffixes) {
+			return nil
 		}
+		if why := irregular(path, d); why != "" {
+			warn("skipped %s: %s", path, why)
+			return nil
+		}
+		found = append(found, path)
 		return nil
 	})
 	return found, err
+}
+
+// irregular says why the walked entry d at path is not a regular file, or
+// a link to one, to read; "" when it is.
+func irregular(path string, d fs.DirEntry) string {
+	if d.Type().IsRegular() {
+		return ""
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return kind(d.Type()) + ", not a regular file"
+	}
+	fi, err := os.Stat(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case err != nil:
+		return "a symbolic link that leads to no file: " + err.Error()
+	case !fi.Mode().IsRegular():
+		return "a symbolic link to " + kind(fi.Mode()) + ", not to a regular file"
+	}
+	return ""
 }
 
 func hasSuffix(name string, suffixes []string) bool {
@@ -391,7 +424,7 @@ func loadAll(e *env, args []string) ([]recorder.Record, error) {
 // loadAllWith is loadAll, importing invalid ATIF documents as well as it
 // can when repair is set.
 func loadAllWith(e *env, args []string, repair bool) ([]recorder.Record, error) {
-	paths, err := expand(args)
+	paths, err := e.expand(args)
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,4 +52,50 @@ func TestReportRefusesAnOutputThatIsNotARegularFile(t *testing.T) {
 	assert.ErrorContains(t, regularTarget(os.DevNull), "is a device, not a regular file")
 	assert.NoError(t, regularTarget(target))
 	assert.NoError(t, regularTarget(filepath.Join(dir, "new.html")))
+}
+
+// TestADirectorysFilesThatAreNotRegularAreSkipped checks that a directory
+// is read for its regular files, and links to them, only: a FIFO, a link
+// to a device, a link in a loop and a link to nothing, named as
+// trajectories, would never end or never open, and each is skipped with a
+// warning.
+func TestADirectorysFilesThatAreNotRegularAreSkipped(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(trajectoryFile(t))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.jsonl"), data, 0o600))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o600))
+	require.NoError(t, os.Symlink(os.DevNull, filepath.Join(dir, "device.jsonl")))
+	require.NoError(t, os.Symlink("loop.jsonl", filepath.Join(dir, "loop.jsonl")))
+	require.NoError(t, os.Symlink("gone", filepath.Join(dir, "gone.jsonl")))
+
+	done := make(chan result, 1)
+	go func() { done <- lookout("inspect", dir) }()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("inspect of the directory never ended")
+	}
+	require.Equal(t, exitOK, r.code, r.stderr)
+	records := func(out string) string {
+		i := strings.Index(out, "records: ")
+		require.GreaterOrEqual(t, i, 0, out)
+		return strings.SplitN(out[i:], "\n", 2)[0]
+	}
+	single := lookout("inspect", filepath.Join(dir, "a.jsonl"))
+	require.Equal(t, exitOK, single.code, single.stderr)
+	var n int
+	_, err = fmt.Sscanf(records(single.stdout), "records: %d", &n)
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("records: %d", 2*n), records(r.stdout), "a.jsonl and b.jsonl, its link, are read")
+	for name, why := range map[string]string{
+		"fifo.jsonl":   "a named pipe, not a regular file",
+		"device.jsonl": "a symbolic link to a device, not to a regular file",
+		"loop.jsonl":   "a symbolic link that leads to no file: too many levels of symbolic links",
+		"gone.jsonl":   "a symbolic link that leads to no file: no such file or directory",
+	} {
+		assert.Contains(t, r.stderr, "lookout: skipped "+filepath.Join(dir, name)+": "+why+"\n")
+	}
 }

@@ -54,7 +54,7 @@ symbolic link, a device, a FIFO or a directory there is refused.`,
 			if *out == "" {
 				return e.badUsage("-o needs a file name, or - for standard output")
 			}
-			inputs, err := expand(files)
+			inputs, err := e.expand(files)
 			if err != nil {
 				return e.failErr(err)
 			}

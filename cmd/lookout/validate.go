@@ -55,7 +55,7 @@ read.`,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
 		asJSON := fs.Bool("json", false, "print the verdicts as one JSON object")
 		return func(_ context.Context, e *env, args []string) int {
-			files, err := expand(args)
+			files, err := e.expand(args)
 			if err != nil {
 				return e.failErr(err)
 			}
