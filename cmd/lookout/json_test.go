@@ -21,10 +21,10 @@ func TestValidateJSONGivesEveryFileItsVerdict(t *testing.T) {
 	assert.JSONEq(t, `{
   "valid": false,
   "files": [
-    {"file": `+quote(good)+`, "format": "jsonl", "valid": true, "description": "trajectory (15 records, 2 runs)", "problems": []},
+    {"file": `+quote(good)+`, "format": "jsonl", "valid": true, "description": "trajectory (15 records, 2 runs)", "problems": [], "problem_count": 0},
     {"file": `+quote(bad)+`, "format": "jsonl", "valid": false, "description": "trajectory (0 records, 0 runs)",
-     "problems": ["line 1: recorder: malformed record: invalid character 'o' in literal null (expecting 'u')"]},
-    {"file": "missing.jsonl", "valid": false, "problems": [], "error": "read missing.jsonl: open missing.jsonl: no such file or directory"}
+     "problems": ["line 1: recorder: malformed record: invalid character 'o' in literal null (expecting 'u')"], "problem_count": 1},
+    {"file": "missing.jsonl", "valid": false, "problems": [], "problem_count": 0, "error": "read missing.jsonl: open missing.jsonl: no such file or directory"}
   ]
 }`, r.stdout)
 }

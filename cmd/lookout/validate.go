@@ -98,9 +98,12 @@ type verdict struct {
 	// Description is what the file holds, as the text output says it:
 	// "trajectory (15 records, 2 runs)".
 	Description string `json:"description,omitempty"`
-	// Problems are every problem found, none left out; empty when the
-	// file is valid.
+	// Problems are the problems found, the first maxProblemsKept of them;
+	// empty when the file is valid.
 	Problems []string `json:"problems"`
+	// ProblemCount counts every problem found, those Problems leaves out
+	// included.
+	ProblemCount int `json:"problem_count"`
 	// Error says why the file could not be read; the file is then not
 	// valid and has no problems.
 	Error string `json:"error,omitempty"`
@@ -118,21 +121,24 @@ func check(e *env, path string) (verdict, int) {
 	}
 	defer in.close()
 	var problems []string
+	var total int
 	if in.format == formatATIF {
 		v.Format = "atif"
 		v.Description, problems, err = validateATIF(in)
+		total = len(problems)
+		problems = problems[:min(total, maxProblemsKept)]
 	} else {
 		v.Format = "jsonl"
-		v.Description, problems, err = validateJSONL(in.r)
+		v.Description, problems, total, err = validateJSONL(in.r)
 	}
 	if err != nil {
 		err = fmt.Errorf("read %s: %w", path, err)
 		v.Format, v.Description, v.Error = "", "", err.Error()
 		return v, e.failErr(err)
 	}
-	v.Valid = len(problems) == 0
+	v.Valid = total == 0
 	if !v.Valid {
-		v.Problems = problems
+		v.Problems, v.ProblemCount = problems, total
 		return v, exitProblems
 	}
 	return v, exitOK
@@ -148,13 +154,15 @@ func (v *verdict) writeText(w io.Writer) {
 		fmt.Fprintf(w, "%s: valid %s\n", v.File, v.Description)
 		return
 	}
-	fmt.Fprintf(w, "%s: invalid %s: %s\n", v.File, v.Description, count(len(v.Problems), "problem", "problems"))
+	fmt.Fprintf(w, "%s: invalid %s: %s\n", v.File, v.Description, count(v.ProblemCount, "problem", "problems"))
 	for i, p := range v.Problems {
 		if i == maxProblemsShown {
-			fmt.Fprintf(w, "  … and %d more\n", len(v.Problems)-i)
 			break
 		}
 		fmt.Fprintf(w, "  %s\n", p)
+	}
+	if shown := min(len(v.Problems), maxProblemsShown); v.ProblemCount > shown {
+		fmt.Fprintf(w, "  … and %d more\n", v.ProblemCount-shown)
 	}
 }
 
@@ -195,13 +203,15 @@ type runCheck struct {
 	seqLines  map[uint64]int // seq to the line that holds it
 }
 
-func validateJSONL(r io.Reader) (string, []string, error) {
+// validateJSONL checks the records r holds and returns what the file
+// holds, the first maxProblemsKept problems and how many there are.
+func validateJSONL(r io.Reader) (string, []string, int, error) {
 	c := jsonlCheck{runs: map[string]*runCheck{}}
 	if err := c.readAll(newLineReader(r)); err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
 	c.finish()
-	return fmt.Sprintf("trajectory (%s, %s)", count(c.records, "record", "records"), count(len(c.runs), "run", "runs")), c.problems, nil
+	return fmt.Sprintf("trajectory (%s, %s)", count(c.records, "record", "records"), count(len(c.runs), "run", "runs")), c.problems, c.found, nil
 }
 
 // readAll checks every line that lines reads. A line too long to read is
@@ -228,9 +238,11 @@ func (c *jsonlCheck) readAll(lines *lineReader) error {
 // problems of each run, and that there are no records at all.
 func (c *jsonlCheck) finish() {
 	for _, rc := range c.order {
-		c.problems = append(c.problems, seqProblems(rc)...)
+		for _, p := range seqProblems(rc) {
+			c.add("%s", p)
+		}
 	}
-	if c.records == 0 && len(c.problems) == 0 {
+	if c.records == 0 && c.found == 0 {
 		c.add("no records")
 	}
 }
@@ -238,14 +250,22 @@ func (c *jsonlCheck) finish() {
 // jsonlCheck gathers what validateJSONL finds: the problems, each run by
 // id and in the order first seen, and how many records decoded.
 type jsonlCheck struct {
-	problems []string
+	problems []string // the first maxProblemsKept
+	found    int      // every problem
 	runs     map[string]*runCheck
 	order    []*runCheck
 	records  int
 }
 
+// maxProblemsKept bounds the problems a file's check keeps, so that a file
+// of garbage is checked in bounded memory; the rest are only counted.
+const maxProblemsKept = 1000
+
 func (c *jsonlCheck) add(format string, args ...any) {
-	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+	c.found++
+	if len(c.problems) < maxProblemsKept {
+		c.problems = append(c.problems, fmt.Sprintf(format, args...))
+	}
 }
 
 // line checks line n, text. A line that does not decode is a problem, and

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +90,30 @@ func TestValidateShowsAtMostAHundredProblems(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stdout, ": 150 problems\n")
 	assert.Contains(t, r.stdout, "\n  … and 50 more\n")
+}
+
+// TestValidateKeepsTheFirstProblemsAndCountsTheRest checks that a file of
+// garbage is checked in bounded memory: the verdict keeps the first
+// maxProblemsKept problems and counts every one.
+func TestValidateKeepsTheFirstProblemsAndCountsTheRest(t *testing.T) {
+	n := maxProblemsKept + 1500
+	path := writeFile(t, "junk.jsonl", []byte(strings.Repeat("not json\n", n)))
+	r := lookout("validate", "--json", path)
+	assert.Equal(t, 1, r.code, r.stderr)
+	var got struct {
+		Files []verdict `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	require.Len(t, got.Files, 1)
+	v := got.Files[0]
+	assert.Equal(t, n, v.ProblemCount)
+	require.Len(t, v.Problems, maxProblemsKept)
+	assert.Equal(t, "line 1: recorder: malformed record: invalid character 'o' in literal null (expecting 'u')", v.Problems[0])
+	assert.Contains(t, v.Problems[maxProblemsKept-1], fmt.Sprintf("line %d:", maxProblemsKept))
+
+	r = lookout("validate", path)
+	assert.Contains(t, r.stdout, fmt.Sprintf(": %d problems\n", n))
+	assert.Contains(t, r.stdout, fmt.Sprintf("\n  … and %d more\n", n-maxProblemsShown))
 }
 
 func TestValidateAcceptsTheATIFFixtures(t *testing.T) {
