@@ -146,3 +146,32 @@ func TestGzipFilesAreReadTransparently(t *testing.T) {
 		assert.Contains(t, r.stderr, "unexpected EOF")
 	})
 }
+
+// TestAGzipBombIsRefused checks that a gzip stream that decompresses to
+// far more than JSON Lines of records do (newlines, here twice the floor
+// of the check) is refused with a clear error once past the floor, while
+// a file as compressible as the floor allows is read.
+func TestAGzipBombIsRefused(t *testing.T) {
+	// A floor of 4 MiB rather than 64 keeps the test quick under -race.
+	floor := bombFloor
+	bombFloor = 4 << 20
+	t.Cleanup(func() { bombFloor = floor })
+	// One member of a megabyte of newlines, repeated: gzip readers read
+	// the members of a stream one after the other.
+	member := gzipped(t, bytes.Repeat([]byte("\n"), 1<<20))
+	stream := bytes.Repeat(member, int(2*bombFloor>>20))
+	require.Less(t, int64(len(stream)*bombRatio), 2*bombFloor, "the bomb compresses enough to trip the check")
+	bomb := writeFile(t, "bomb.jsonl.gz", stream)
+
+	for _, args := range [][]string{{"validate"}, {"inspect"}} {
+		r := lookout(append(args, bomb)...)
+		assert.NotEqual(t, exitOK, r.code, "%v", args)
+		assert.Contains(t, r.stderr, "decompresses to more than 250 times its size (a decompression bomb?)", "%v", args)
+	}
+
+	// The same newlines below the floor are an empty trajectory, not a bomb.
+	small := writeFile(t, "small.jsonl.gz", member)
+	r := lookout("validate", small)
+	assert.NotContains(t, r.stderr, "bomb")
+	assert.Contains(t, r.stdout, "no records")
+}

@@ -40,10 +40,11 @@
 // *.jsonl.gz file under it, at any depth, in lexical order of their paths;
 // a directory with none cannot be read. There, only regular files and
 // links to them are read: a FIFO, a device or a link that leads to neither
-// is skipped with a warning. Gzip-compressed content is
-// decompressed wherever a file is read, ATIF included. Each file is opened
-// and read once, so a pipe, /dev/stdin or a shell's process substitution
-// works as a FILE.
+// is skipped with a warning. Gzip-compressed content is decompressed
+// wherever a file is read, ATIF included; past 64 MiB, a stream that
+// decompresses to more than 250 times its size is refused as a bomb. Each
+// file is opened and read once, so a pipe, /dev/stdin or a shell's process
+// substitution works as a FILE.
 //
 // Long work reports its progress on standard error when that is a
 // terminal, and with --progress otherwise.

@@ -107,7 +107,8 @@ var gzipMagic = []byte{0x1f, 0x8b}
 // and the decompressor, and whether src was compressed. A stream that
 // starts as gzip but has no valid header is invalid input.
 func gunzip(src io.Reader, closer func() error) (io.Reader, func() error, bool, error) {
-	br := bufio.NewReader(src)
+	packed := &counted{r: src}
+	br := bufio.NewReader(packed)
 	magic, err := br.Peek(len(gzipMagic))
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, closer, false, &unreadableError{err}
@@ -119,7 +120,51 @@ func gunzip(src io.Reader, closer func() error) (io.Reader, func() error, bool, 
 	if err != nil {
 		return nil, closer, true, fmt.Errorf("gzip: %w", err)
 	}
-	return zr, func() error { return errors.Join(zr.Close(), closer()) }, true, nil
+	return &bombCheck{r: zr, packed: packed}, func() error { return errors.Join(zr.Close(), closer()) }, true, nil
+}
+
+// Past bombFloor bytes decompressed, a gzip stream that decompresses to
+// more than bombRatio times the bytes read of it is refused as a
+// decompression bomb: JSON Lines of records compress some 10 to 50 times,
+// while a stream of one byte repeated, the usual bomb, compresses about
+// 1,000 times.
+const bombRatio = 250
+
+// bombFloor is a variable so that tests can check the refusal without
+// decompressing 64 MiB.
+var bombFloor int64 = 64 << 20
+
+// errBomb is the error of a stream bombCheck refuses.
+var errBomb = fmt.Errorf("gzip: the file decompresses to more than %d times its size (a decompression bomb?); decompress it yourself to read it", bombRatio)
+
+// bombCheck reads a decompressed stream, failing with errBomb once it is
+// past bombFloor bytes and more than bombRatio times the bytes of packed
+// read so far.
+type bombCheck struct {
+	r      io.Reader
+	packed *counted
+	n      int64
+}
+
+func (b *bombCheck) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > bombFloor && b.n > bombRatio*b.packed.n {
+		return n, errBomb
+	}
+	return n, err
+}
+
+// counted counts the bytes read through it.
+type counted struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // trajectorySuffixes are the file names read in a directory.
