@@ -45,8 +45,9 @@ letters, digits, '.', '-' and '_' become '_', and names longer than 200
 bytes are cut and end in a hash of the run id; when two runs would share a
 name (ignoring case), the later one gets a suffix -2, -3, … and a warning
 names both. Files are created with mode 0600 (DIR with 0700 if missing),
-names never leave DIR, the input file is never overwritten, and the paths
-written are printed.`,
+names never leave DIR, the input file is never overwritten, a run's file
+that is there and not a regular file (a symbolic link, a FIFO, a device)
+is refused, and the paths written are printed.`,
 	examples: `  # the one root run of a file as an ATIF document
   lookout export --format atif trajectory.jsonl > run.trajectory.json
 

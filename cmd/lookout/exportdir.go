@@ -61,6 +61,10 @@ func writeAll(files []*outputFile) ([]string, error) {
 
 // write writes f and returns its path.
 func (f *outputFile) write() (string, error) {
+	path := filepath.Join(f.dir, f.name)
+	if err := regularTarget(path); err != nil {
+		return "", err
+	}
 	if f.doc != nil {
 		return f.doc.Write()
 	}
@@ -70,7 +74,7 @@ func (f *outputFile) write() (string, error) {
 	if err := atif.CheckPath(f.dir, f.name); err != nil {
 		return "", err
 	}
-	if _, err := os.Lstat(filepath.Join(f.dir, f.name)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		f.made = true
 	}
 	return writeInside(f.dir, f.name, f.data)

@@ -99,3 +99,30 @@ func TestADirectorysFilesThatAreNotRegularAreSkipped(t *testing.T) {
 		assert.Contains(t, r.stderr, "lookout: skipped "+filepath.Join(dir, name)+": "+why+"\n")
 	}
 }
+
+// TestExportIntoADirectoryRefusesAFileThatIsNotRegular checks that a run's
+// file in -o DIR that is a named pipe, which the write would wait on
+// forever, or a symbolic link is refused and left as it is.
+func TestExportIntoADirectoryRefusesAFileThatIsNotRegular(t *testing.T) {
+	for _, format := range []string{"openai", "atif"} {
+		dir := t.TempDir()
+		r := lookout("export", "--format", format, "-o", dir, "--run", "run-2", trajectoryFile(t))
+		require.Equal(t, exitOK, r.code, r.stderr)
+		path := strings.TrimSpace(r.stdout)
+		require.NoError(t, os.Remove(path))
+		require.NoError(t, syscall.Mkfifo(path, 0o600))
+
+		done := make(chan result, 1)
+		go func() { done <- lookout("export", "--format", format, "-o", dir, "--run", "run-2", trajectoryFile(t)) }()
+		select {
+		case r = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: the export waited on the named pipe", format)
+		}
+		assert.NotEqual(t, exitOK, r.code, format)
+		assert.Contains(t, r.stderr, path+" is a named pipe, not a regular file", format)
+		fi, err := os.Lstat(path)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&os.ModeNamedPipe, "%s: the pipe was replaced", format)
+	}
+}
