@@ -213,6 +213,7 @@ type Meta struct {
 	Script         map[int]string `json:"script,omitempty"`
 	StopSignal     string         `json:"stopSignal,omitempty"`
 	Criteria       []string       `json:"criteria,omitempty"`
+	JudgeEveryTurn bool           `json:"judgeEveryTurn,omitempty"`
 	// Interrupts is the scenario's interrupt policy, by tool.
 	Interrupts      InterruptPolicy `json:"interrupts,omitempty"`
 	OnRankerFailure RankerFailure   `json:"onRankerFailure,omitempty"`
@@ -263,6 +264,7 @@ func newMeta(r *Result) Meta {
 	m.Name, m.Goal, m.Persona, m.Metadata = sc.Name, sc.Goal, sc.Persona, sc.Metadata
 	m.MaxTurns, m.LoopLimit = sc.maxTurns(), sc.loopLimit()
 	m.Opening, m.Script, m.StopSignal, m.Criteria = sc.Opening, sc.Script, sc.StopSignal, sc.Criteria
+	m.JudgeEveryTurn = sc.JudgeEveryTurn
 	m.Interrupts, m.OnRankerFailure = sc.Interrupts, sc.OnRankerFailure
 	for _, g := range sc.Goals {
 		m.Goals = append(m.Goals, g.Name)

@@ -19,10 +19,12 @@ import (
 // the folders without a marker. CompletionRate is the share of finished
 // runs that completed (see End.Completed), PassRate the share that passed
 // (End.Passed). StopReasons and FailuresBySide count runs. PassK[k-1] is
-// pass^k: over the scenarios with at least k runs, the mean chance that k
-// runs drawn from a scenario's runs all pass; runs that failed on the
-// infrastructure side are left out of it, as they say nothing about the
-// agent. Goals and Criteria give each goal's and judged criterion's pass
+// pass^k: over the scenarios, the mean chance that k runs drawn from a
+// scenario's runs all pass; runs that failed on the infrastructure side
+// are left out of it, as they say nothing about the agent (a tool's
+// failure, SideTool, is the agent's business and counts). As in
+// tau2-bench, k goes up to Repetitions, the fewest runs any scenario
+// counts, so that pass^k never rises with k. Goals and Criteria give each goal's and judged criterion's pass
 // rate. PerConversation averages turns, tokens and cost over the finished
 // runs, by role.
 //
@@ -234,30 +236,32 @@ func rates(m map[string]*Rate, order []string) []Rate {
 	return out
 }
 
-// passK returns the most runs any scenario has and pass^k for k from 1 to
-// it: the mean, over the scenarios with at least k runs, of C(c, k)/C(n, k)
-// for a scenario with c passes in n runs.
+// passK returns the fewest runs any scenario counts and pass^k for k from
+// 1 to it: the mean, over the scenarios, of C(c, k)/C(n, k) for a scenario
+// with c passes in n runs. k stops at the fewest runs, as tau2-bench's
+// does, so that every k averages the same scenarios and pass^k never rises
+// with k.
 func passK(byScenario map[int][]bool) (int, []float64) {
-	reps := 0
 	keys := make([]int, 0, len(byScenario))
-	for k, v := range byScenario {
-		reps = max(reps, len(v))
+	for k := range byScenario {
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
+	reps := 0
+	for i, sc := range keys {
+		if n := len(byScenario[sc]); i == 0 || n < reps {
+			reps = n
+		}
+	}
 	out := make([]float64, 0, reps)
 	for k := 1; k <= reps; k++ {
-		sum, n := 0.0, 0
+		sum := 0.0
 		for _, sc := range keys {
 			runs := byScenario[sc]
-			if len(runs) < k {
-				continue
-			}
 			c := len(runs) - len(slices.DeleteFunc(slices.Clone(runs), func(p bool) bool { return p }))
 			sum += choose(c, k) / choose(len(runs), k)
-			n++
 		}
-		out = append(out, sum/float64(n))
+		out = append(out, sum/float64(len(keys)))
 	}
 	return reps, out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
 
@@ -110,6 +111,10 @@ type run struct {
 	// degraded counts the turns that went on without a step because the
 	// ranker failed and the scenario degrades.
 	degraded int
+	// errorTool names the tool whose failure ended the run.
+	errorTool string
+	// verdict is the judge's verdict that stopped the run, if it did.
+	verdict []CriterionResult
 }
 
 func newRun(r *Runner, sc *Scenario, target Target) *run {
@@ -238,6 +243,13 @@ func (ru *run) afterTurn(ctx context.Context, turn int, step *Step) (*Result, er
 	if len(ru.res.Traces) >= ru.sc.maxTurns() {
 		return ru.stop(ctx, turn, StopMaxTurns, "")
 	}
+	failed, err := ru.judgeTurn(ctx)
+	if err != nil {
+		return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "judge", err)
+	}
+	if failed {
+		return ru.stop(ctx, turn, StopJudge, "")
+	}
 	return nil, nil
 }
 
@@ -271,11 +283,16 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 }
 
 // respondFailed ends the run after the target failed to respond. A
-// cancelled run is the caller's doing, not the agent's, and a provider's
-// transient failure is the infrastructure's.
+// cancelled run is the caller's doing, not the agent's; a failure while a
+// tool's call was under way is the tool's, transient or not; another
+// transient failure is the infrastructure's: the agent's model provider's.
 func (ru *run) respondFailed(ctx context.Context, turn int, err error) (*Result, error) {
 	cerr := ctx.Err()
 	if cerr == nil {
+		if tool, ok := failedTool(err, ru.res.Traces[len(ru.res.Traces)-1]); ok {
+			ru.errorTool = tool
+			return ru.fail(SideTool, turn, "respond", err)
+		}
 		return ru.fail(ru.sideOf(ctx, err, SideAgent), turn, "respond", err)
 	}
 	if !errors.Is(err, cerr) {
@@ -376,4 +393,37 @@ func policyStop(note string) error {
 		return ErrPolicyStop
 	}
 	return fmt.Errorf("%w: %s", ErrPolicyStop, note)
+}
+
+// invokeFailure is how Eino's ToolsNode words a tool's error that ends the
+// agent's run.
+var invokeFailure = regexp.MustCompile(`failed to invoke tool\[name:([^\s\]]+)`)
+
+// failedTool names the tool whose failure err, which ended the turn t,
+// is, when it is one: the tool Eino's ToolsNode names in the error, else
+// the first call of the turn that has no result, since the agent's model
+// is not called again while a call is under way. An interrupt the
+// scenario left unanswered is no tool's failure.
+func failedTool(err error, t StepTrace) (string, bool) {
+	if slices.ContainsFunc(t.Interrupts, func(i Interruption) bool { return !i.Answered }) {
+		return "", false
+	}
+	if m := invokeFailure.FindStringSubmatch(err.Error()); m != nil {
+		return m[1], true
+	}
+	out := t.Agent
+	answered := map[string]bool{}
+	for _, m := range out {
+		if m.Role == schema.Tool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	for _, m := range out {
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				return tc.Function.Name, true
+			}
+		}
+	}
+	return "", false
 }

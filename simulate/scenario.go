@@ -120,8 +120,14 @@ type Scenario struct {
 	// stops the run with StopUser before it reaches the agent.
 	StopSignal string
 	// Criteria are natural-language success criteria, scored by the
-	// Runner's Judge once the run ends (see End.Criteria, End.Passed).
+	// Runner's Judge once the run ends (see End.Criteria, End.Passed). A
+	// scenario with criteria but neither Goals nor a Graph is judged on
+	// them alone: it passes when they all pass.
 	Criteria []string
+	// JudgeEveryTurn has the Judge score the Criteria after every turn
+	// too, and stop the run with StopJudge as soon as it finds one failed
+	// for good (CriterionResult.Final). It costs a judge call a turn.
+	JudgeEveryTurn bool
 	// Interrupts answers the interrupts the agent raises (human-in-the-loop
 	// approvals, questions from tools), by tool name. See AnswerInterrupt.
 	Interrupts InterruptPolicy
