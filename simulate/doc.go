@@ -103,8 +103,9 @@
 // The runner retries the calls of the user model, the ranker and the judge
 // on transient errors (IsTransient), with exponential backoff and jitter,
 // within the run's deadline (Runner.Retry, Runner.CallTimeout); RetryModel
-// does the same for the agent's own model. Result.Usage counts each role's
-// calls, attempts, failures and tokens.
+// does the same for the agent's own model, and reports its retries and
+// failed calls to the run. Result.Usage counts each role's calls, attempts,
+// failures and tokens; ReadBatch averages them, with their cost, per role.
 //
 // # Checkable ends
 //

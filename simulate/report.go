@@ -67,13 +67,16 @@ type Averages struct {
 	ByRole map[string]RoleUsage `json:"byRole"`
 }
 
-// RoleUsage is one role's mean use of its model per conversation.
+// RoleUsage is one role's mean use of its model per conversation: its
+// calls, the attempts they took (retries included), the calls that failed
+// after every attempt, its tokens and their cost.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type RoleUsage struct {
 	Model            string  `json:"model,omitempty"`
 	Calls            float64 `json:"calls"`
 	Attempts         float64 `json:"attempts"`
+	Failures         float64 `json:"failures"`
 	PromptTokens     float64 `json:"promptTokens"`
 	CompletionTokens float64 `json:"completionTokens"`
 	Cost             float64 `json:"cost"`
@@ -185,6 +188,7 @@ func (t *tally) addUsage(role string, u *ModelUsage) {
 	}
 	ru.Calls += float64(u.Calls)
 	ru.Attempts += float64(u.Attempts)
+	ru.Failures += float64(u.Failures)
 	ru.PromptTokens += float64(u.PromptTokens)
 	ru.CompletionTokens += float64(u.CompletionTokens)
 	c, _ := t.prices.Cost(u.Model, budget.Usage{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
@@ -217,7 +221,7 @@ func (t *tally) finish() {
 		s.PerConversation.Turns = t.turns / n
 		s.PerConversation.Cost = t.cost / n
 		for role, u := range t.roles {
-			s.PerConversation.ByRole[role] = RoleUsage{Model: u.Model, Calls: u.Calls / n, Attempts: u.Attempts / n,
+			s.PerConversation.ByRole[role] = RoleUsage{Model: u.Model, Calls: u.Calls / n, Attempts: u.Attempts / n, Failures: u.Failures / n,
 				PromptTokens: u.PromptTokens / n, CompletionTokens: u.CompletionTokens / n, Cost: u.Cost / n}
 		}
 	}

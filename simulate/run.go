@@ -268,9 +268,11 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 	// their recordings form one conversation.
 	tctx := session.WithConversation(ctx, session.Conversation{ID: ru.res.ConversationID, Turn: turn})
 	in := &interrupts{policy: ru.sc.Interrupts}
-	out, err := respond(context.WithValue(tctx, interruptsKey{}, in), ru.target, hist[:len(hist):len(hist)])
+	ac := &agentCalls{}
+	tctx = context.WithValue(context.WithValue(tctx, interruptsKey{}, in), agentCallsKey{}, ac)
+	out, err := respond(tctx, ru.target, hist[:len(hist):len(hist)])
 	out = compact(out)
-	ru.noteAgent(out)
+	ru.noteAgent(out, ac)
 	ru.res.Traces = append(ru.res.Traces, StepTrace{
 		Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel, Interrupts: in.seen,
 	})
