@@ -125,7 +125,7 @@ func (ru *run) call(ctx context.Context, role string, fn func(ctx context.Contex
 // failed after every attempt, with their attempts. It travels in the
 // target's context.
 type agentCalls struct {
-	mu                               sync.Mutex
+	mu                              sync.Mutex
 	retries, failed, failedAttempts int
 }
 
