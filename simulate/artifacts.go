@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // Artifact file names inside a run's folder.
@@ -78,7 +80,8 @@ func hashCut(b []byte, s string, limit int) string {
 
 // WriteArtifacts writes the run's artifacts into a folder named after its
 // conversation id (sanitised with SafeName) under root, and returns the
-// folder. Files are created 0600 and folders 0700; each file is written to
+// folder. Every text in them is redacted as a Lookout recorder redacts it
+// (recorder.Secrets), unless the Runner kept secrets (Runner.KeepSecrets). Files are created 0600 and folders 0700; each file is written to
 // a temporary name and renamed, so a reader never sees half a file.
 //
 //   - conversation.jsonl: the dataset lines (see Line)
@@ -101,7 +104,8 @@ func childDir(root, name string) (string, error) {
 	return filepath.Join(root, n), nil
 }
 
-// writeArtifactsIn writes the artifacts of r into dir, each with write.
+// writeArtifactsIn writes the artifacts of r into dir, each with write,
+// redacted unless the run keeps secrets.
 func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data []byte) error) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -111,7 +115,7 @@ func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data [
 		if err != nil {
 			return err
 		}
-		if err := write(dir, a.name, b); err != nil {
+		if err := write(dir, a.name, r.redact(b)); err != nil {
 			return err
 		}
 	}
@@ -132,10 +136,24 @@ var artifacts = []struct {
 // encodeConversation encodes the result's dataset lines as JSONL.
 func encodeConversation(r *Result) ([]byte, error) {
 	var conv bytes.Buffer
-	if err := r.WriteJSONL(&conv); err != nil {
+	if err := r.encodeLines(&conv); err != nil {
 		return nil, err
 	}
 	return conv.Bytes(), nil
+}
+
+// redact returns b, JSON text of the result's, with the secrets in it
+// replaced by recorder.Redacted, as the recorder's built-in Secrets
+// redactor finds them, unless the run keeps secrets (Runner.KeepSecrets).
+func (r *Result) redact(b []byte) []byte {
+	if r.keepSecrets {
+		return b
+	}
+	s := string(b)
+	if red := recorder.Secrets().Redact(s); red != s {
+		return []byte(red)
+	}
+	return b
 }
 
 // encodeTraces encodes the result's traces as a JSON array on one line:

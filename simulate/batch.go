@@ -579,7 +579,7 @@ func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error
 	if jobErr != nil {
 		name, m.Error, m.ErrorSide = FailedFile, jobErr.Error(), end.ErrorSide
 	}
-	return errors.Join(jobErr, writeMarker(jr.Dir, name, m))
+	return errors.Join(jobErr, writeMarker(jr.Dir, name, m, res.redact))
 }
 
 // setup calls Setup and turns a panic into an error.

@@ -44,6 +44,12 @@ type Runner struct {
 	ModelNames       ModelNames
 	// Judge scores scenarios' Criteria; nil means NewJudge on UserModel.
 	Judge Judge
+	// KeepSecrets turns off the redaction of what the runs' results
+	// write (WriteArtifacts, Result.WriteJSONL, a batch's files), which
+	// otherwise replaces secrets as the recorder's built-in redactor,
+	// recorder.Secrets, does, as recorder.Options.KeepSecrets does for a
+	// recording.
+	KeepSecrets bool
 }
 
 func (r *Runner) retry() *Retry {
@@ -120,7 +126,7 @@ type run struct {
 func newRun(r *Runner, sc *Scenario, target Target) *run {
 	ru := &run{r: r, sc: sc, target: target, ranker: r.Ranker, policy: r.Policy, now: r.Clock}
 	ru.setDefaults(r)
-	ru.res = &Result{ConversationID: conversationID(sc), Scenario: sc}
+	ru.res = &Result{ConversationID: conversationID(sc), Scenario: sc, keepSecrets: r.KeepSecrets}
 	ru.initSteps()
 	ru.goals = make([]GoalResult, len(sc.Goals))
 	for i, g := range sc.Goals {

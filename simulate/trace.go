@@ -126,6 +126,9 @@ type Result struct {
 	End            End         `json:"end"`
 	// Usage is what each role's model did, by role (RoleUser, ...).
 	Usage map[string]*ModelUsage `json:"usage,omitempty"`
+
+	// keepSecrets is the Runner's KeepSecrets.
+	keepSecrets bool
 }
 
 // Conversation returns the whole conversation in order: each user message
