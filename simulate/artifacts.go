@@ -3,10 +3,12 @@ package simulate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"runtime"
 	"unicode"
 	"unicode/utf8"
 
@@ -180,37 +182,65 @@ func encodeMeta(r *Result) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeFile writes data to dir/name, 0600, in place. A batch writes a
-// job's artifacts so, and its marker last with writeFileAtomic: a folder
-// without a marker is unfinished whatever its files hold, so the
-// artifacts need no rename of their own, which halves the directory
-// updates of a job.
+// writeFile writes data to dir/name, 0600, in place, and syncs it to
+// disk. A batch writes a job's artifacts so, then syncs the folder, and
+// writes its marker last with writeFileAtomic: a folder without a marker
+// is unfinished whatever its files hold, so the artifacts need no rename
+// of their own, which halves the directory updates of a job, and a marker
+// that survives a crash or a power cut finds its artifacts on disk.
 func writeFile(dir, name string, data []byte) error {
-	return os.WriteFile(filepath.Join(dir, name), data, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = syncFile(f)
+	}
+	return errors.Join(err, f.Close())
 }
 
-// writeFileAtomic writes data to dir/name through a 0600 temporary file
-// and a rename.
+// writeFileAtomic writes data to dir/name through a 0600 temporary file,
+// synced to disk, and a rename, and then syncs dir, so that the file is
+// on disk, whole, once it returns.
 func writeFileAtomic(dir, name string, data []byte) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	_, err = f.Write(data)
+	if err == nil {
+		err = syncFile(f)
+	}
+	if err = errors.Join(err, f.Close()); err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
+	return syncDir(dir)
+}
+
+// syncFile and syncDir flush a file, and a folder's entries, to disk;
+// tests watch their order.
+var (
+	syncFile = (*os.File).Sync
+	syncDir  = syncFolder
+)
+
+// syncFolder flushes the entries of the folder dir to disk. Windows
+// cannot open a folder for it, and orders its metadata itself.
+func syncFolder(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // Meta is the content of trajectory.meta.json: the scenario as declared

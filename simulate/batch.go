@@ -569,6 +569,10 @@ func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error
 	if werr := writeArtifactsIn(jr.Dir, res, writeFile); werr != nil {
 		return errors.Join(jobErr, werr)
 	}
+	// The artifacts' entries reach the disk before the marker can.
+	if werr := syncDir(jr.Dir); werr != nil {
+		return errors.Join(jobErr, werr)
+	}
 	j := jr.Job
 	m := Marker{
 		ConversationID: res.ConversationID, Index: j.Index, ScenarioIndex: j.ScenarioIndex, Repetition: j.Repetition,
