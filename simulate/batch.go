@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DoneFile is the marker written last, atomically, into a run's folder once
@@ -116,6 +117,11 @@ type Batch struct {
 	// a prompt's hash, the options Setup gives its runners. Changing it
 	// reruns every job.
 	Version string
+	// JobTimeout, when positive, bounds each job, its Setup included: a
+	// run still going when it runs out stops with StopError on the
+	// simulator's side, its error wrapping context.DeadlineExceeded, gets
+	// FailedFile and runs again when the batch is resumed.
+	JobTimeout time.Duration
 }
 
 // Jobs lists the jobs of this shard, in index order. It fails with
@@ -464,6 +470,11 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 	jr.Job = j
 	if b.openJobDir(&jr) {
 		return jr, true
+	}
+	if b.JobTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, b.JobTimeout)
+		defer cancel()
 	}
 	runner, target, err := b.runnerFor(ctx, j)
 	if err != nil {

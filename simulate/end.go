@@ -10,7 +10,7 @@ import (
 // stop ends the run for reason, in turn, once the judge, if the scenario
 // has criteria, has scored the conversation.
 func (ru *run) stop(ctx context.Context, turn int, reason StopReason, note string) (*Result, error) {
-	e := End{Reason: reason, Criteria: ru.verdict}
+	e := End{Reason: reason, Criteria: ru.verdict, StopMessage: ru.stopMessage}
 	if len(ru.sc.Criteria) > 0 && e.Criteria == nil {
 		crit, err := ru.judgeRun(ctx, false)
 		if err != nil {

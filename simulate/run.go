@@ -121,6 +121,8 @@ type run struct {
 	errorTool string
 	// verdict is the judge's verdict that stopped the run, if it did.
 	verdict []CriterionResult
+	// stopMessage is the user's message that stopped the run, if one did.
+	stopMessage string
 }
 
 func newRun(r *Runner, sc *Scenario, target Target) *run {
@@ -207,6 +209,7 @@ func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
 		return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "user", err)
 	}
 	if ru.sc.stopsConversation(user) {
+		ru.stopMessage = user.Content
 		return ru.stop(ctx, turn, StopUser, "")
 	}
 	if err := ru.exchange(ctx, turn, sel, step, user, ts); err != nil {

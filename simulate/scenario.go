@@ -232,6 +232,9 @@ func (sc *Scenario) validateScript() error {
 		if turn < 0 {
 			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: "negative turn"}
 		}
+		if turn >= sc.maxTurns() {
+			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: fmt.Sprintf("beyond MaxTurns (%d): the run never gets there", sc.maxTurns())}
+		}
 		if strings.TrimSpace(text) == "" {
 			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: "empty message"}
 		}

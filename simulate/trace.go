@@ -90,6 +90,9 @@ type End struct {
 	// not met then; "goal not reached" stands for a scenario without named
 	// goals whose goal was not reached.
 	UnmetGoals []string `json:"unmetGoals,omitempty"`
+	// StopMessage is the user's message that stopped the run (StopUser),
+	// which never reached the agent.
+	StopMessage string `json:"stopMessage,omitempty"`
 
 	DegradedTurns int `json:"degradedTurns,omitempty"`
 }
