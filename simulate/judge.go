@@ -236,10 +236,7 @@ func indexOf(xs []string, x string) int {
 // judgeRun scores the run's conversation against the scenario's criteria;
 // ongoing says the run goes on.
 func (ru *run) judgeRun(ctx context.Context, ongoing bool) ([]CriterionResult, error) {
-	judge := ru.r.Judge
-	if judge == nil {
-		judge = NewJudge(ru.r.UserModel)
-	}
+	judge := ru.judger
 	in := JudgeInput{Goal: ru.sc.Goal, Criteria: ru.sc.Criteria, Conversation: ru.res.Conversation(), Ongoing: ongoing}
 	var out []CriterionResult
 	err := ru.call(ctx, RoleJudge, func(ctx context.Context) error {

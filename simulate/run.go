@@ -44,6 +44,15 @@ type Runner struct {
 	ModelNames       ModelNames
 	// Judge scores scenarios' Criteria; nil means NewJudge on UserModel.
 	Judge Judge
+	// CacheDir, when set, is a folder that keeps the replies of the user
+	// model and of the NewRanker and NewJudge models, by conversation id,
+	// role and request, so that a run of the same scenario, with the same
+	// conversation id, against an agent that answers the same, makes no
+	// call to those models and writes the same artifacts (with a fixed
+	// Clock). Rankers and judges of other kinds are not cached. A
+	// scenario without a ConversationID gets a new one each run, and so
+	// never hits the cache; a batch gives each job its own.
+	CacheDir string
 	// KeepSecrets turns off the redaction of what the runs' results
 	// write (WriteArtifacts, Result.WriteJSONL, a batch's files), which
 	// otherwise replaces secrets as the recorder's built-in redactor,
@@ -105,7 +114,9 @@ type run struct {
 	r       *Runner
 	sc      *Scenario
 	target  Target
+	user    model.BaseChatModel
 	ranker  Ranker
+	judger  Judge
 	policy  Policy
 	now     func() time.Time
 	res     *Result
@@ -126,9 +137,9 @@ type run struct {
 }
 
 func newRun(r *Runner, sc *Scenario, target Target) *run {
-	ru := &run{r: r, sc: sc, target: target, ranker: r.Ranker, policy: r.Policy, now: r.Clock}
-	ru.setDefaults(r)
+	ru := &run{r: r, sc: sc, target: target, ranker: r.Ranker, judger: r.Judge, policy: r.Policy, now: r.Clock}
 	ru.res = &Result{ConversationID: conversationID(sc), Scenario: sc, keepSecrets: r.KeepSecrets}
+	ru.setDefaults(r)
 	ru.initSteps()
 	ru.goals = make([]GoalResult, len(sc.Goals))
 	for i, g := range sc.Goals {
@@ -137,12 +148,19 @@ func newRun(r *Runner, sc *Scenario, target Target) *run {
 	return ru
 }
 
-// setDefaults fills in the ranker, policy and clock the Runner r leaves
-// unset.
+// setDefaults fills in the ranker, judge, policy and clock the Runner r
+// leaves unset, and puts the models in the cache, if r has one.
 func (ru *run) setDefaults(r *Runner) {
 	if ru.ranker == nil {
 		ru.ranker = NewRanker(r.UserModel)
 	}
+	if ru.judger == nil {
+		ru.judger = NewJudge(r.UserModel)
+	}
+	id := ru.res.ConversationID
+	ru.user = cacheModel(r.UserModel, r.CacheDir, id, RoleUser)
+	ru.ranker = cachedRanker(ru.ranker, r.CacheDir, id)
+	ru.judger = cachedJudge(ru.judger, r.CacheDir, id)
 	if ru.policy == nil {
 		ru.policy = DefaultPolicy{}
 	}
