@@ -27,12 +27,16 @@ import (
 // the OpenTelemetry Collector's pdata.
 var specDir = filepath.Join("..", "..", "shared", "specs", "otel-genai-v1.41.0")
 
-// yamlGroup is a group of model/*.yaml: an attribute group or a span,
+// yamlGroup is a group of model/*.yaml: an attribute group, a span or a
+// metric,
 // with the attributes it defines or refers to.
 type yamlGroup struct {
 	ID         string     `yaml:"id"`
 	Type       string     `yaml:"type"`
 	SpanKind   string     `yaml:"span_kind"`
+	MetricName string     `yaml:"metric_name"`
+	Instrument string     `yaml:"instrument"`
+	Unit       string     `yaml:"unit"`
 	Extends    string     `yaml:"extends"`
 	Attributes []yamlAttr `yaml:"attributes"`
 }
@@ -65,7 +69,7 @@ func loadConventions(t *testing.T) *conventions {
 		t.Skipf("the conventions are not at %s: %v", specDir, err)
 	}
 	c := &conventions{groups: map[string]yamlGroup{}, types: map[string]string{}}
-	for _, file := range []string{"registry.yaml", "spans.yaml"} {
+	for _, file := range []string{"registry.yaml", "spans.yaml", "metrics.yaml"} {
 		data, err := os.ReadFile(filepath.Join(specDir, "model", file))
 		require.NoError(t, err)
 		var doc struct {
@@ -302,6 +306,36 @@ func (c *conventions) check(t *testing.T, records []recorder.Record, seen map[st
 	}
 }
 
+// checkMetrics checks the OTLP JSON metrics of records against the
+// metrics of the conventions, counting the metrics checked in seen.
+func (c *conventions) checkMetrics(t *testing.T, records []recorder.Record, seen map[string]int) {
+	t.Helper()
+	named := false
+	for _, f := range factsOf(records) {
+		named = named || f.model
+	}
+	for _, req := range metricLines(t, records, nil) {
+		for _, m := range req.ResourceMetrics[0].ScopeMetrics[0].Metrics {
+			group := "metric." + m.Name
+			g, ok := c.groups[group]
+			require.True(t, ok, "%s is a metric of the conventions", m.Name)
+			seen[group]++
+			assert.Equal(t, "histogram", g.Instrument)
+			assert.NotNil(t, m.GetHistogram(), "%s is a histogram", m.Name)
+			assert.Equal(t, g.Unit, m.Unit, m.Name)
+			for _, p := range m.GetHistogram().GetDataPoints() {
+				a := protoAttrs(p.Attributes)
+				cs := checked{span: &tracepb.Span{Name: m.Name}, attrs: a, run: &runFacts{model: named}}
+				if a["error.type"] != nil {
+					cs.span.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR}
+				}
+				checkRequired(t, cs, group, c.requirements(group))
+				c.checkTypes(t, cs)
+			}
+		}
+	}
+}
+
 // checkSpan checks a span's name, kind and attributes against group.
 func (c *conventions) checkSpan(t *testing.T, cs checked, group string) {
 	t.Helper()
@@ -402,23 +436,30 @@ var variants = []variant{
 // Every scenario's export follows the conventions: each span is named
 // and of the kind they say, with every attribute they require, every
 // conditionally required one whose condition the records meet, and
-// every gen_ai.* and mcp.* attribute of its registry type.
+// every gen_ai.* and mcp.* attribute of its registry type; each metric
+// is of the instrument and unit they say, its points with the attributes
+// they require.
 func TestTheExportOfEveryScenarioFollowsTheConventions(t *testing.T) {
 	conv := loadConventions(t)
 	seen := map[string]int{}
 	for _, name := range slices.Sorted(maps.Keys(scenarios)) {
 		for _, v := range variants {
 			t.Run(fmt.Sprintf("%s, %s", name, v.name), func(t *testing.T) {
-				conv.check(t, recordADK(t, scenarios[name], v.mk, v.streaming), seen)
+				records := recordADK(t, scenarios[name], v.mk, v.streaming)
+				conv.check(t, records, seen)
+				conv.checkMetrics(t, records, seen)
 			})
 		}
 	}
 	for _, v := range variants {
 		t.Run("react with an MCP tool, "+v.name, func(t *testing.T) {
-			conv.check(t, recordReact(t, v.mk, v.streaming), seen)
+			records := recordReact(t, v.mk, v.streaming)
+			conv.check(t, records, seen)
+			conv.checkMetrics(t, records, seen)
 		})
 	}
-	for _, group := range append(slices.Collect(maps.Values(spanGroups)), "span.mcp.client") {
+	checks := append(slices.Collect(maps.Values(spanGroups)), "span.mcp.client", "metric.gen_ai.client.token.usage", "metric.gen_ai.client.operation.duration")
+	for _, group := range checks {
 		assert.Positive(t, seen[group], "no %s span was checked", group)
 	}
 }
