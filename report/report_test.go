@@ -467,7 +467,7 @@ func TestTheBurnDownFollowsEachLimit(t *testing.T) {
 		`<li class="res-model_calls" data-resource="model_calls" data-used="0:0 1:1 8:2">model calls: 0% left <small>(2 of 2)</small></li>`,
 		`<li class="res-tool_calls" data-resource="tool_calls" data-used="0:0 3:1 5:2 10:3 12:4 14:5">tool calls: 0% left, exceeded <small>(5 of 4)</small></li>`,
 		`<li class="res-time" data-resource="time" data-used="">time: 85% left <small>(15s of 1m40s)</small></li>`, // 16 records a second apart: 15 s of 100
-		`<polyline class="res res-model_calls" points="40,8 84,8 84,74 `, // the first request is record 2 of 16
+		`<polyline class="res res-model_calls" points="40,8 84,8 84,74 `,                                           // the first request is record 2 of 16
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)

@@ -113,9 +113,9 @@ type run struct {
 	spent   *spend  // what the query used, on a root run that started others
 	// queryFirst is the time of the query's first record, on its root run.
 	queryFirst time.Time
-	spans   []span  // the model and tool calls, for the waterfall
-	tools   map[string]bool
-	issues  int // problems, listed or not
+	spans      []span // the model and tool calls, for the waterfall
+	tools      map[string]bool
+	issues     int // problems, listed or not
 }
 
 // Entry kinds.
