@@ -12,10 +12,11 @@ import (
 	"github.com/lookout-go/lookout/recorder"
 )
 
-// agentMix is what a tool-using agent records per model and tool call,
-// seven records: the request with the assessment it injects, the response
-// with its text and tool call, the budget charge, the tool call's start
-// and end, the new assessment, and a user message now and then.
+// agentMix is what a tool-using agent with observers records per model
+// and tool call: the request with the assessment it injects, the response
+// with its text and tool call, the budget charge and the tool call's
+// start and end; and every tenth call, as the Resource observer fires by
+// default, a new assessment. It averages 490 bytes a record.
 type agentMix struct {
 	request    recorder.ModelRequest
 	response   recorder.ModelResponse
@@ -23,7 +24,7 @@ type agentMix struct {
 	started    recorder.ToolStarted
 	ended      recorder.ToolEnded
 	assessment recorder.AssessmentRecord
-	message    *schema.Message
+	ids        [100]string
 }
 
 const mixAssessment = "## Trajectory Assessment\n\n_Generated after tool call #10_\n\n### Resources [info]\n\n" +
@@ -41,7 +42,7 @@ const mixResult = `package billing` + "\n\n" + `// Handler serves invoices.` + "
 
 func newAgentMix() *agentMix {
 	index := 0
-	return &agentMix{
+	m := &agentMix{
 		request: recorder.ModelRequest{Model: "gpt-4o-mini", Tools: []string{"read_file", "list_dir", "grep"},
 			Injected: []recorder.InjectedMessage{{Kind: recorder.InjectedAssessment, Role: "user", Content: mixAssessment, AfterCallIndex: 10}}},
 		response: recorder.ModelResponse{
@@ -55,16 +56,19 @@ func newAgentMix() *agentMix {
 		started:    recorder.ToolStarted{CallID: "call_0", Name: "read_file", Arguments: mixArguments},
 		ended:      recorder.ToolEnded{CallID: "call_0", Name: "read_file", Result: mixResult, Duration: 3 * time.Millisecond},
 		assessment: recorder.AssessmentRecord{Markdown: mixAssessment, AfterCallIndex: 10, Observers: []recorder.ObserverNote{{Name: "resource", Severity: "info"}}},
-		message:    &schema.Message{Role: schema.User, Content: "Now round the totals to cents and add a test for it."},
 	}
+	for i := range m.ids {
+		m.ids[i] = "call_" + strconv.Itoa(i)
+	}
+	return m
 }
 
-// mixRecords is how many records agentMix.emit writes per call index.
-const mixRecords = 7
+// mixRecords is how many records agentMix.emit writes for ten calls.
+const mixRecords = 51
 
-// emit records the mix for call i, mixRecords records.
+// emit records the mix for call i: 5 records, and 6 for every tenth call.
 func (m *agentMix) emit(ctx context.Context, run *recorder.Trace, i int) error {
-	id := "call_" + strconv.Itoa(i)
+	id := m.ids[i%len(m.ids)]
 	m.request.MessageCount = 2*i + 2
 	if err := run.ModelRequest(ctx, m.request); err != nil {
 		return err
@@ -83,11 +87,11 @@ func (m *agentMix) emit(ctx context.Context, run *recorder.Trace, i int) error {
 	if err := run.ToolEnded(ctx, m.ended); err != nil {
 		return err
 	}
-	m.assessment.AfterCallIndex = i
-	if err := run.Assessment(ctx, m.assessment); err != nil {
-		return err
+	if i%10 != 9 {
+		return nil
 	}
-	return run.Message(ctx, m.message)
+	m.assessment.AfterCallIndex = i
+	return run.Assessment(ctx, m.assessment)
 }
 
 // BenchmarkRecorderJSONL measures the Recorder writing an agent's record
@@ -116,7 +120,7 @@ func BenchmarkRecorderJSONL(b *testing.B) {
 		b.Fatal(err)
 	}
 	used := processCPU() - cpu
-	records := float64(b.N * mixRecords)
+	records := float64(b.N) * mixRecords / 10
 	b.ReportMetric(records/used.Seconds(), "records/cpu-s")
 	b.ReportMetric(float64(rec.Dropped()), "dropped")
 }
