@@ -200,7 +200,7 @@ type config struct {
 
 // parse reads the subset of TOML gitleaks.toml is written in: comments,
 // the [allowlist], [[rules]] and [[rules.allowlists]] headers, and keys
-// whose values are numbers, strings ('''literal''', 'literal' or "basic")
+// whose values are numbers, strings (”'literal”', 'literal' or "basic")
 // or arrays of strings, which may span lines.
 func parse(src string) (*config, error) {
 	cfg := &config{global: table{}}
