@@ -30,7 +30,7 @@ type recording struct {
 	// call: the run was resumed from a checkpoint.
 	input atomic.Bool
 	// seen is what the recording holds of the model calls' input.
-	seen seenInput
+	seen   seenInput
 	ended  atomic.Bool
 	failed atomic.Pointer[error]
 	tools  offeredTools

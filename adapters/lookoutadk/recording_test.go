@@ -22,8 +22,8 @@ import (
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
-	"github.com/lookout-go/lookout/recorder/messages"
 	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/recorder/messages"
 	"github.com/lookout-go/lookout/recorder/summary"
 	"github.com/lookout-go/lookout/session"
 )
