@@ -48,7 +48,7 @@ type seenInput struct {
 // message: runtimes append to an agent's messages, and rebuild them
 // (summarize, replan) with new messages.
 func (s *seenInput) known(x []*schema.Message) int {
-	if s.n == 0 || len(x) < s.n || x[0] != s.first || x[s.n-1] != s.last {
+	if s.n == 0 || len(x) < s.n || !sameMessage(x[0], s.first) || !sameMessage(x[s.n-1], s.last) {
 		return 0
 	}
 	k := s.n
@@ -65,6 +65,17 @@ func (s *seenInput) known(x []*schema.Message) int {
 		k = end
 	}
 	return k
+}
+
+// sameMessage reports whether a and b are the same message: the same
+// pointer, or, as a modifier may build an agent's instruction anew for
+// each call, the same plain text message.
+func sameMessage(a, b *schema.Message) bool {
+	return a == b || a != nil && b != nil && a.Role == b.Role && a.Content == b.Content && a.Name == b.Name &&
+		a.ToolCallID == b.ToolCallID && len(a.ToolCalls) == 0 && len(b.ToolCalls) == 0 &&
+		len(a.UserInputMultiContent) == 0 && len(b.UserInputMultiContent) == 0 &&
+		len(a.MultiContent) == 0 && len(b.MultiContent) == 0 && //nolint:staticcheck // still sent by older code
+		len(a.AssistantGenMultiContent) == 0 && len(b.AssistantGenMultiContent) == 0
 }
 
 // set notes that the recording holds x.
