@@ -20,15 +20,19 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout"
+	"github.com/lookout-go/lookout/adapters/internal/adaptertest"
+	"github.com/lookout-go/lookout/adapters/lookoutreact"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/messages"
+	"github.com/lookout-go/lookout/session"
 )
 
 // wire is a loopback OpenAI endpoint per agent, each answering from its
@@ -161,8 +165,8 @@ type wireShape struct {
 	w *wire
 }
 
-func newWireShape(t *testing.T) *wireShape {
-	s := newShape(t, lookout.Config{Observers: everyCall(), Limits: budget.Limits{MaxTokens: 1_000_000}})
+func newWireShape(t *testing.T, limits budget.Limits) *wireShape {
+	s := newShape(t, lookout.Config{Observers: everyCall(), Limits: limits})
 	return &wireShape{shape: s, w: &wire{t: t}}
 }
 
@@ -307,10 +311,84 @@ func TestEveryModelCallRebuildsAsTheServerReceivedIt(t *testing.T) {
 	for _, name := range names {
 		for _, streaming := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/streaming=%v", name, streaming), func(t *testing.T) {
-				s := newWireShape(t)
+				s := newWireShape(t, budget.Limits{MaxTokens: 1_000_000})
 				root, msgs := shapes[name](s)
 				s.query(root, streaming, msgs...)
 			})
 		}
+	}
+}
+
+// The same holds near the budget, where Lookout injects a wrap-up
+// reminder, over the turns of a conversation, each given the ones before
+// it, and for a flow/agent/react agent whose modifier builds its
+// instruction anew for each call.
+func TestModelCallsRebuildAcrossWrapUpsTurnsAndReactAgents(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wrap-up/streaming=%v", streaming), func(t *testing.T) {
+			s := newWireShape(t, budget.Limits{MaxToolCalls: 2})
+			worker := s.agent("worker", scripted.New(
+				scripted.Call("search", `{"q":"a"}`),
+				scripted.Call("search", `{"q":"b"}`),
+				scripted.Reply("done"),
+			), echo("search"))
+			s.query(worker, streaming, schema.UserMessage("do the task"))
+			wrapUps := 0
+			for _, r := range flushedRecords(t, s.sink) {
+				if p, ok := r.Payload.(*recorder.ModelRequest); ok {
+					for _, m := range p.Injected {
+						if m.Kind == recorder.InjectedWrapUp {
+							wrapUps++
+						}
+					}
+				}
+			}
+			assert.Equal(t, 1, wrapUps, "the last call is a wrap-up turn")
+		})
+		t.Run(fmt.Sprintf("conversation/streaming=%v", streaming), func(t *testing.T) {
+			s := newWireShape(t, budget.Limits{MaxTokens: 1_000_000})
+			ctx := session.NewContext(context.Background(), session.New(nil))
+			history := []adk.Message{schema.UserMessage("turn one")}
+			for turn := range 3 {
+				worker := s.agent("worker", scripted.New(
+					scripted.Call("search", fmt.Sprintf(`{"turn":%d}`, turn)),
+					scripted.Reply(fmt.Sprintf("answer %d", turn)),
+				), echo("search"))
+				runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: s.mw.Agent(worker), EnableStreaming: streaming})
+				o := drain(runner.Run(ctx, history))
+				require.NoError(t, o.err)
+				history = append(history, o.messages...)
+				history = append(history, schema.UserMessage(fmt.Sprintf("turn %d", turn+2)))
+			}
+			s.w.assertRebuilt(t, flushedRecords(t, s.sink))
+		})
+		t.Run(fmt.Sprintf("flow react agent/streaming=%v", streaming), func(t *testing.T) {
+			w := &wire{t: t}
+			sink := recorder.NewMemorySink()
+			l, err := lookoutreact.New(context.Background(), &lookout.Config{Observers: everyCall(), Recorder: adaptertest.NewRecorder(t, sink, nil)})
+			require.NoError(t, err)
+			a, err := react.NewAgent(context.Background(), &react.AgentConfig{
+				ToolCallingModel: l.WrapModel(w.model(scripted.New(
+					scripted.Call("search", `{"q":"a"}`).Call("search", `{"q":"b"}`),
+					scripted.Reply("done"),
+				))),
+				ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{echo("search")}, ToolCallMiddlewares: []compose.ToolMiddleware{l.ToolMiddleware()}},
+				MessageModifier: func(_ context.Context, in []*schema.Message) []*schema.Message {
+					return append([]*schema.Message{schema.SystemMessage("You search.")}, in...)
+				},
+			})
+			require.NoError(t, err)
+			in := []*schema.Message{schema.UserMessage("hello"), schema.AssistantMessage("hi", nil), schema.UserMessage("do the task")}
+			if streaming {
+				sr, err := l.Agent(a).Stream(context.Background(), in)
+				require.NoError(t, err)
+				_, err = schema.ConcatMessageStream(sr)
+				require.NoError(t, err)
+			} else {
+				_, err := l.Agent(a).Generate(context.Background(), in)
+				require.NoError(t, err)
+			}
+			w.assertRebuilt(t, flushedRecords(t, sink))
+		})
 	}
 }
