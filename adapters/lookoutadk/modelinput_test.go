@@ -31,6 +31,7 @@ import (
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/recorder"
+	"github.com/lookout-go/lookout/recorder/atif"
 	"github.com/lookout-go/lookout/recorder/messages"
 	"github.com/lookout-go/lookout/session"
 )
@@ -186,7 +187,53 @@ func (s *wireShape) query(root adk.Agent, streaming bool, msgs ...adk.Message) {
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: s.mw.Agent(root), EnableStreaming: streaming})
 	o := drain(runner.Run(ctx, msgs))
 	require.NoError(s.t, o.err)
-	s.w.assertRebuilt(s.t, flushedRecords(s.t, s.sink))
+	records := flushedRecords(s.t, s.sink)
+	s.w.assertRebuilt(s.t, records)
+
+	// The messages export has a conversation for each agent run, linked
+	// to the run that started it, which holds the query.
+	runs, err := messages.Runs(records, nil)
+	require.NoError(s.t, err)
+	started := map[string]string{}
+	for _, r := range records {
+		if _, ok := r.Payload.(*recorder.RunStarted); ok {
+			started[r.RunID] = r.ParentRunID
+		}
+	}
+	require.Len(s.t, runs, len(started))
+	for i, run := range runs {
+		assert.Equal(s.t, started[run.ID], run.ParentID)
+		assert.Equal(s.t, i == 0, run.ParentID == "", "the root comes first")
+		assert.NotEmpty(s.t, run.Messages)
+	}
+	assert.Contains(s.t, runs[0].Messages, messages.Message{Role: messages.RoleUser, Content: messages.Content{Text: "do the task"}})
+
+	// The ATIF export, valid, has a subagent trajectory for each child
+	// run, and says where each input message came from.
+	tr, err := atif.FromRecords(records, nil)
+	require.NoError(s.t, err)
+	data, err := atif.Encode(tr)
+	require.NoError(s.t, err)
+	assert.Empty(s.t, atif.Validate(data))
+	assert.Equal(s.t, len(started)-1, subagents(tr))
+	origins := map[string]bool{}
+	for _, step := range tr.Steps {
+		if info, ok := step.Extra[atif.ExtraKey].(map[string]any); ok {
+			if o, ok := info["origin"].(string); ok {
+				origins[o] = true
+			}
+		}
+	}
+	assert.True(s.t, origins[string(recorder.OriginQuery)], "the query is marked as such")
+}
+
+// subagents counts the subagent trajectories under tr.
+func subagents(tr *atif.Trajectory) int {
+	n := 0
+	for i := range tr.SubagentTrajectories {
+		n += 1 + subagents(&tr.SubagentTrajectories[i])
+	}
+	return n
 }
 
 // Every model call of every shape, made through the eino-ext OpenAI
