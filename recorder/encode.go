@@ -490,6 +490,7 @@ func (e *encoder) messagePayload(b []byte, t *Message) []byte {
 		b = e.message(append(b, `,"message":`...), t.Message)
 	}
 	b = e.extras(b, t.Extra)
+	b = appendNonEmptyField(b, `,"origin":`, string(t.Origin))
 	return closeObject(b, start)
 }
 

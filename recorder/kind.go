@@ -234,13 +234,46 @@ type ModelResponse struct {
 	Error         string          `json:"error,omitempty"`
 }
 
-// Message records a user or system message entering the conversation.
+// Message records a message of a model call's input that no other record
+// holds: a user or system message, or, from the caller's history or from
+// what the runtime passes on from the query's earlier agents, an
+// assistant or tool message. Origin says where it came from; it is empty
+// in records written before the field existed.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type Message struct {
 	Message *schema.Message `json:"message,omitempty"`
 	Extra   Extras          `json:"extra,omitempty"` // see Extras
+	Origin  Origin          `json:"origin,omitempty"`
 }
+
+// Origin says where a recorded input message came from. It is a string
+// value and safe for concurrent use.
+type Origin string
+
+// The origins of recorded input messages. The other messages of a model
+// call's input are recorded where they come from: the model's replies as
+// model responses, tool results as tool_ended records, and what Lookout
+// injected (assessments, wrap-up reminders) in the model request.
+const (
+	// OriginHistory is the caller's history: the messages before the
+	// query passed to the run (Runner.Run), earlier turns included.
+	OriginHistory Origin = "history"
+	// OriginQuery is the user's query: the messages after the last
+	// reply or tool result of what was passed to the run.
+	OriginQuery Origin = "query"
+	// OriginContext is what the runtime passes an agent from the
+	// query's earlier agents: a transfer's hand-over and the other
+	// agents' messages, which Eino rewrites as "For context: ..." user
+	// messages, and the agent's own earlier messages.
+	OriginContext Origin = "context"
+	// OriginRequest is the request of the tool call that runs an agent
+	// used as a tool.
+	OriginRequest Origin = "request"
+	// OriginAgent is what the agent wrote into its own input: its
+	// instruction, and prompts its code composes (a planner's).
+	OriginAgent Origin = "agent"
+)
 
 // ToolStarted records a tool call about to run. Arguments longer than the
 // recorder's limit are cut; ArgumentsBytes keeps the full size. MCPServer

@@ -128,6 +128,12 @@ func (r *Trace) Message(ctx context.Context, m *schema.Message) error {
 	return r.emit(ctx, &Message{Message: m}, true)
 }
 
+// MessageFrom records a message of a model call's input that came from
+// origin.
+func (r *Trace) MessageFrom(ctx context.Context, m *schema.Message, origin Origin) error {
+	return r.emit(ctx, &Message{Message: m, Origin: origin}, true)
+}
+
 // ModelRequest records a model call as it is sent.
 func (r *Trace) ModelRequest(ctx context.Context, p ModelRequest) error {
 	if r == nil {

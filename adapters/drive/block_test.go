@@ -52,19 +52,22 @@ func TestANewBlockIsRecordedInTheRoomMadeWithIt(t *testing.T) {
 		require.NotNil(t, msg)
 		return msg
 	}
-	r.injectedIn([]*schema.Message{user, block(1)})
+	injectedIn := func(input []*schema.Message) []recorder.InjectedMessage {
+		return r.injectedIn(input[injectedFrom(input):])
+	}
+	injectedIn([]*schema.Message{user, block(1)})
 	msg := block(2)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	first := r.injectedIn([]*schema.Message{user, msg})
+	first := injectedIn([]*schema.Message{user, msg})
 	runtime.ReadMemStats(&after)
 	assert.Zero(t, after.Mallocs-before.Mallocs, "allocations recording a new block")
 	want := []recorder.InjectedMessage{{Kind: lookout.TagAssessment, Role: string(msg.Role), Content: msg.Content, AfterCallIndex: 2}}
 	assert.Equal(t, want, first)
 
 	wrapUp := r.message("wrap up", lookout.TagWrapUp)
-	assert.Len(t, r.injectedIn([]*schema.Message{user, msg, wrapUp}), 2)
-	again := r.injectedIn([]*schema.Message{user, msg})
+	assert.Len(t, injectedIn([]*schema.Message{user, msg, wrapUp}), 2)
+	again := injectedIn([]*schema.Message{user, msg})
 	assert.Equal(t, want, again)
 	assert.NotSame(t, &first[0], &again[0], "the block's room was used twice")
 	assert.Equal(t, want, first)

@@ -24,9 +24,13 @@ import (
 // recording is the trajectory side of a run. Its zero value records
 // nothing.
 type recording struct {
-	rec    *recorder.Trace
-	task   atomic.Bool
-	input  atomic.Bool
+	rec  *recorder.Trace
+	task atomic.Bool
+	// input says the recording holds the input of the run's next model
+	// call: the run was resumed from a checkpoint.
+	input atomic.Bool
+	// seen is what the recording holds of the model calls' input.
+	seen   seenInput
 	ended  atomic.Bool
 	failed atomic.Pointer[error]
 	tools  offeredTools
@@ -220,6 +224,7 @@ func (r *Run) startRootRecording(ctx context.Context, info recorder.RunInfo) {
 	}
 	var err error
 	r.trace.rec, err = r.cfg.Recorder.StartRun(ctx, info)
+	r.trace.seen.continues.Store(conv.Turn > 0)
 	if r.trace.efficacyBase.Load() == nil {
 		r.trace.efficacyBase.Store(ptr(r.pipeline.Efficacy().ByObserver))
 	}
@@ -278,75 +283,10 @@ func (r *Run) failure() error {
 	return nil
 }
 
-// recordInput records the system and user messages of the run's input,
-// skipping what Lookout injected. A run that continues a conversation is
-// given the turns before it too; their user messages were recorded by the
-// runs that made them, so only the user messages after the last reply or
-// tool result are recorded, with the system messages that open the input.
-// Only the first call of a run records.
-func (r *Run) recordInput(ctx context.Context, msgs []*schema.Message) {
-	if !r.trace.input.CompareAndSwap(false, true) {
-		return
-	}
-	since := turnStart(msgs)
-	opening := true // still in the system messages that open the input
-	for i, m := range msgs {
-		if m == nil || isInjected(m) {
-			continue
-		}
-		opening = opening && m.Role == schema.System
-		if (i >= since || opening) && r.ownInput(m) {
-			r.note(r.trace.rec.Message(ctx, m))
-		}
-	}
-}
-
-// turnStart returns where the last turn of msgs starts: after the last
-// reply or tool result, or at 0.
-func turnStart(msgs []*schema.Message) int {
-	since := 0
-	for i, m := range msgs {
-		if m != nil && (m.Role == schema.Assistant || m.Role == schema.Tool) {
-			since = i + 1
-		}
-	}
-	return since
-}
-
 // isInjected reports whether Lookout injected m.
 func isInjected(m *schema.Message) bool {
 	_, injected := lookout.Injected(m)
 	return injected
-}
-
-// ownInput reports whether input message m is the run's own to record: a
-// system or user message, except that a segment of a query that no tool
-// call started (a transfer target, a workflow's agent) records only its
-// system messages. Its user messages are the query's, recorded by the
-// root, or the runtime's rewriting of earlier segments ("For context:
-// ..."), not a user's.
-func (r *Run) ownInput(m *schema.Message) bool {
-	switch m.Role {
-	case schema.System:
-		return true
-	case schema.User:
-		return r.parent == nil || r.callID != ""
-	default:
-		return false
-	}
-}
-
-// RecordInput records the query's messages as the run's input, for a run
-// whose own model calls do not see them: the root of a supervisor or a
-// workflow, whose agents run as its children. Only the first call of a
-// run records, here or in BeforeModel.
-func (r *Run) RecordInput(ctx context.Context, msgs []*schema.Message) {
-	if !r.setupDone.Load() {
-		r.Begin(ctx, nil)
-	}
-	if r.trace.rec != nil && !r.trace.input.Load() {
-		r.recordInput(ctx, msgs)
-	}
 }
 
 // recordAssessment records a new assessment block.

@@ -284,9 +284,6 @@ func (r *Run) readInput(ctx context.Context, input []*schema.Message) {
 	if !r.setupDone.Load() {
 		r.Begin(ctx, nil)
 	}
-	if r.trace.rec != nil && !r.trace.input.Load() {
-		r.recordInput(ctx, input)
-	}
 	if !r.trace.task.Load() {
 		r.seedTask(input)
 	}

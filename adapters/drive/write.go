@@ -26,18 +26,17 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 		// the calls of its reply are new ones, whatever their ids.
 		r.setPausedCalls(nil)
 	}
-	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model, Injected: r.injectedIn(input)}
+	from := injectedFrom(input)
+	r.recordNew(ctx, input[:from], r.trace.input.Load() && r.trace.input.CompareAndSwap(true, false))
+	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model, Injected: r.injectedIn(input[from:])}
 	req.Tools, req.ToolDefinitions = r.offered(ctx, m.Tools)
 	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || m.ToolChoiceForbidden)
 	r.note(r.trace.rec.ModelRequest(ctx, req))
 }
 
-// injectedIn returns the messages Lookout injected into input, which
-// Reinject puts at its end, as the model receives them: never nil, so that
-// the record says that nothing was injected. The same messages as the
-// run's last call give the same slice, which records share. A new block
-// alone, the usual case, is recorded in the room made with it.
-func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
+// injectedFrom returns where the messages Lookout injected into input
+// start: Reinject puts them at its end.
+func injectedFrom(input []*schema.Message) int {
 	from := len(input)
 	for from > 0 {
 		if _, ok := lookout.Injected(input[from-1]); !ok {
@@ -45,7 +44,15 @@ func (r *Run) injectedIn(input []*schema.Message) []recorder.InjectedMessage {
 		}
 		from--
 	}
-	tail := input[from:]
+	return from
+}
+
+// injectedIn returns the messages Lookout injected into a model call,
+// tail, the end of its input, as the model receives them: never nil, so
+// that the record says that nothing was injected. The same messages as
+// the run's last call give the same slice, which records share. A new
+// block alone, the usual case, is recorded in the room made with it.
+func (r *Run) injectedIn(tail []*schema.Message) []recorder.InjectedMessage {
 	s := &r.trace.injected
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -228,6 +235,11 @@ func (r *Run) writeResponse(ctx context.Context, msg *schema.Message, u *budget.
 		resp.FinishReason = msg.ResponseMeta.FinishReason
 	}
 	r.note(r.trace.rec.ModelResponse(ctx, resp))
+	calls := 0
+	if msg != nil {
+		calls = len(msg.ToolCalls)
+	}
+	r.trace.seen.replied(calls)
 	r.trace.usage.modelCalls.Add(1)
 	if u != nil {
 		r.trace.usage.prompt.Add(u.PromptTokens)

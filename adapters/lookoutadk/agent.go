@@ -112,11 +112,17 @@ func (a *agent) start(ctx context.Context, input *adk.AgentInput, run func(conte
 	rl.run = r
 	c := &rl.claim
 	c.run = r
-	if _, c.single = a.inner.(*adk.ChatModelAgent); !c.single && input != nil {
+	_, c.single = a.inner.(*adk.ChatModelAgent)
+	switch {
+	case input == nil:
+	case c.single:
+		// A ChatModelAgent runs as the run itself, and records the input
+		// its model calls are given.
+		r.SetQuery(input.Messages)
+	default:
 		// The segments of an agent other than a ChatModelAgent (a
 		// supervisor, a workflow) run as the run's children; the query's
-		// messages are the root's. A ChatModelAgent runs as the run
-		// itself, and records the input it is given.
+		// messages are the root's.
 		r.RecordInput(ctx, input.Messages)
 	}
 	rl.ctx = ctx

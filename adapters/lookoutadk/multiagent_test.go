@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -119,13 +120,22 @@ func TestASupervisorQueryIsOneRootWithAChildPerSegment(t *testing.T) {
 		"a segment that transferred says so")
 	end := records[len(records)-1].Payload.(*recorder.RunEnded)
 	assert.Equal(t, recorder.OutcomeCompleted, end.Outcome)
-	var users []string
+	var rootUsers []string
 	for _, r := range records {
-		if m, ok := r.Payload.(*recorder.Message); ok && m.Message.Role == schema.User {
-			users = append(users, m.Message.Content)
+		m, ok := r.Payload.(*recorder.Message)
+		if !ok || m.Message.Role != schema.User {
+			continue
+		}
+		if r.ParentRunID == "" {
+			rootUsers = append(rootUsers, m.Message.Content)
+		}
+		if strings.HasPrefix(m.Message.Content, "For context:") {
+			assert.Equal(t, recorder.OriginContext, m.Origin, "the transfers' rewritten context is not the user's")
+		} else {
+			assert.Equal(t, recorder.OriginQuery, m.Origin, "each segment's copy of the query is the query")
 		}
 	}
-	assert.Equal(t, []string{"do the task"}, users, "one user message: the transfers' rewritten context is not the user's")
+	assert.Equal(t, []string{"do the task"}, rootUsers, "the root holds the query")
 	if path := os.Getenv("LOOKOUT_WRITE_SUPERVISOR"); path != "" {
 		var b []byte
 		for i := range records {

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/deep"
 	"github.com/cloudwego/eino/adk/prebuilt/planexecute"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -73,7 +74,7 @@ func respondCall(answer string) scripted.Turn {
 // planexecute.NewExecutor builds it, with the Lookout middleware in its
 // Handlers: ExecutorConfig has no Handlers field, so the executor the
 // package builds cannot carry the middleware.
-func observedExecutor(t *testing.T, mw *lookoutadk.Middleware, m *scripted.Model) adk.Agent {
+func observedExecutor(t *testing.T, mw *lookoutadk.Middleware, m model.ToolCallingChatModel) adk.Agent {
 	t.Helper()
 	a, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
 		Name: "executor", Description: "an executor agent", Model: m,

@@ -23,6 +23,7 @@ import (
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
+	"github.com/lookout-go/lookout/recorder/messages"
 	"github.com/lookout-go/lookout/recorder/summary"
 	"github.com/lookout-go/lookout/session"
 )
@@ -139,10 +140,11 @@ func TestTheWrapperReleasesTheDeadlineOfAFailedRun(t *testing.T) {
 	}
 }
 
-// A conversation's later run is given the turns before it; only its own
-// user message is recorded, with the instruction, so the trajectory of
-// the session holds each user message once.
-func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
+// A conversation's later run is given the turns before it, which the
+// earlier runs recorded: only what follows them, its own user message, is
+// recorded, so the trajectory of the session holds each message once, and
+// the later run's model call still rebuilds from it.
+func TestALaterRunRecordsOnlyWhatFollowsItsHistory(t *testing.T) {
 	sink := recorder.NewMemorySink()
 	store := session.New(nil)
 	ctx := session.NewContext(context.Background(), store)
@@ -170,7 +172,22 @@ func TestALaterRunRecordsOnlyItsOwnUserMessage(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"turn one", "turn two"}, users)
-	assert.Len(t, systems, 2, "each run records the instruction it was given")
+	assert.Len(t, systems, 1, "the instruction, which the first run recorded, is not recorded again")
+	records := flushedRecords(t, sink)
+	runs := adaptertest.ByRun(records)
+	var last string
+	for id, recs := range runs {
+		if recs[0].Payload.(*recorder.RunStarted).Turn == 1 {
+			last = id
+		}
+	}
+	in, err := messages.ModelInput(records, &messages.Options{RunID: last}, 0)
+	require.NoError(t, err)
+	var texts []string
+	for _, m := range in {
+		texts = append(texts, string(m.Role)+": "+m.Content.Text)
+	}
+	assert.Equal(t, []string{"system: You are a test agent.", "user: turn one", "assistant: first answer", "user: turn two"}, texts)
 
 	// Each run's end holds what that run used, not the session's totals.
 	var usages []recorder.RunUsage

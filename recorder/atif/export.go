@@ -277,7 +277,7 @@ func (x *exporter) message(rt *runTrace, p *recorder.Message, now moment) {
 		last := rt.steps[len(rt.steps)-1]
 		last.others = append(last.others, ObservationResult{SourceCallID: p.Message.ToolCallID, Content: &content})
 	default:
-		step := x.messageStep(p.Message, now)
+		step := x.messageStep(p.Message, p.Origin, now)
 		x.applyStepResidueOf(step, p.Extra)
 		rt.steps = append(rt.steps, step)
 	}

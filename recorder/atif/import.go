@@ -363,7 +363,8 @@ func (w *runWriter) message(s *Step, info map[string]any, residue map[string]any
 		m.Content = ""
 		m.UserInputMultiContent = w.im.inputParts(s.Message.Parts)
 	}
-	w.add(&recorder.Message{Message: m, Extra: atifExtras(stepKey, residue)})
+	origin, _ := info["origin"].(string)
+	w.add(&recorder.Message{Message: m, Extra: atifExtras(stepKey, residue), Origin: recorder.Origin(origin)})
 }
 
 func (w *runWriter) assessment(s *Step, raw any) {

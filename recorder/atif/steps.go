@@ -14,7 +14,7 @@ import (
 	"github.com/lookout-go/lookout/recorder"
 )
 
-func (x *exporter) messageStep(m *schema.Message, at moment) *pending {
+func (x *exporter) messageStep(m *schema.Message, origin recorder.Origin, at moment) *pending {
 	step := Step{Source: SourceUser, Message: x.messageContent(m)}
 	switch m.Role {
 	case schema.System:
@@ -29,6 +29,16 @@ func (x *exporter) messageStep(m *schema.Message, at moment) *pending {
 	case schema.Tool:
 		step.Source = SourceSystem
 		step.Extra = map[string]any{ExtraKey: map[string]any{"role": string(schema.Tool), "tool_call_id": m.ToolCallID}}
+	}
+	if origin != "" {
+		// Where the message came from: the caller's history, the query,
+		// what the runtime passed on from earlier agents.
+		info, _ := step.Extra[ExtraKey].(map[string]any)
+		if info == nil {
+			info = map[string]any{}
+			step.Extra = map[string]any{ExtraKey: info}
+		}
+		info["origin"] = string(origin)
 	}
 	return &pending{step: step, at: at}
 }

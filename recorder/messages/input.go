@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,17 +20,20 @@ var ErrNoModelCall = errors.New("messages: no such model call in the run")
 const InjectedName = "lookout"
 
 // ModelInput returns the input of one model call of a run as the model
-// received it, message for message and role for role: the run's messages
-// up to the call, replies and tool results included (a failed tool's
-// result as the model read it, "Error: <text>"), followed by the messages
-// Lookout injected into that call. call counts the run's model calls from
-// 0; a negative call counts from the end, -1 being the last. Options pick
-// the run and tune the messages as for FromRecords, except that
-// assessments are never added as messages of their own. It fails with
-// ErrNoModelCall when the run made no such call.
+// received it, message for message and role for role: the last messages
+// of the run's conversation up to the call, as many as the call's request
+// counts, replies and tool results included (a failed tool's result as
+// the model read it, "Error: <text>"), followed by the messages Lookout
+// injected into that call. A later turn of a conversation takes the
+// history it was given from the conversation's earlier turns. call counts
+// the run's model calls from 0; a negative call counts from the end, -1
+// being the last. Options pick the run and tune the messages as for
+// FromRecords, except that assessments are never added as messages of
+// their own. It fails with ErrNoModelCall when the run made no such call.
 //
 // Records written before model requests recorded what was injected give
-// the input without those messages.
+// the input without those messages, and the whole conversation up to the
+// call.
 func ModelInput(records []recorder.Record, opts *Options, call int) ([]Message, error) {
 	o := optionsOf(opts)
 	o.Assessments = false
@@ -45,7 +49,22 @@ func ModelInput(records []recorder.Record, opts *Options, call int) ([]Message, 
 	if call < 0 || call >= n {
 		return nil, fmt.Errorf("%w: call %d of %d", ErrNoModelCall, call, n)
 	}
-	return inputOf(mine, o, call, n)
+	c := conversation{x: exporter{opts: o}, calls: map[string][]slot{}}
+	for _, r := range mine {
+		p, ok := r.Payload.(*recorder.ModelRequest)
+		if ok && call == 0 {
+			in := c.history()
+			if p.Injected != nil {
+				in = tail(in, p.MessageCount-len(p.Injected), func() []Message { return earlierTurns(records, mine, o) })
+			}
+			return append(in, c.x.injected(p.Injected, false)...), nil
+		}
+		if ok {
+			call--
+		}
+		c.add(r)
+	}
+	return nil, fmt.Errorf("%w: call %d of %d", ErrNoModelCall, call, n)
 }
 
 // countRequests returns how many model requests records holds.
@@ -59,21 +78,42 @@ func countRequests(records []recorder.Record) int {
 	return n
 }
 
-// inputOf returns the input of model call number call of the n in a run's
-// records.
-func inputOf(mine []recorder.Record, o Options, call, n int) ([]Message, error) {
-	c := conversation{x: exporter{opts: o}, calls: map[string][]slot{}}
-	for _, r := range mine {
-		p, ok := r.Payload.(*recorder.ModelRequest)
-		if ok && call == 0 {
-			return append(c.history(), c.x.injected(p.Injected, false)...), nil
-		}
-		if ok {
-			call--
-		}
-		c.add(r)
+// tail returns the last n messages of history, the earlier ones, which
+// before gives, first when history holds fewer.
+func tail(history []Message, n int, before func() []Message) []Message {
+	if n > len(history) {
+		history = append(before(), history...)
 	}
-	return nil, fmt.Errorf("%w: call %d of %d", ErrNoModelCall, call, n)
+	if n >= 0 && n < len(history) {
+		history = history[len(history)-n:]
+	}
+	return history
+}
+
+// earlierTurns returns the history of the conversation's turns before
+// the one whose records are mine, when mine is a later turn of one.
+func earlierTurns(records, mine []recorder.Record, o Options) []Message {
+	if len(mine) == 0 {
+		return nil
+	}
+	start, ok := conversationStart(&mine[0])
+	if !ok || start.Turn == 0 {
+		return nil
+	}
+	turns, _ := conversationTurns(records, start.ConversationID)
+	slices.SortStableFunc(turns, func(a, b turn) int { return cmp.Compare(a.n, b.n) })
+	var out []Message
+	for _, t := range turns {
+		if t.n >= start.Turn {
+			break
+		}
+		c := conversation{x: exporter{opts: o}, calls: map[string][]slot{}}
+		for _, r := range recordsOf(records, t.run) {
+			c.add(r)
+		}
+		out = append(out, c.history()...)
+	}
+	return out
 }
 
 // request adds the messages Lookout injected into a model call, marked
