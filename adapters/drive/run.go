@@ -82,6 +82,9 @@ type Run struct {
 	// seenModel is the model the run's model calls last reported through
 	// their callbacks; see IdentifyModel.
 	seenModel atomic.Pointer[modelID]
+	// asked says one of the run's model calls was asked to report its
+	// model (see ModelCall.AskModel): a run asks once.
+	asked atomic.Bool
 	// repeatRefusals counts the tool calls an observer refused in this
 	// run; stuck is set once the model made a refused call again, and
 	// every model call from then on is a wrap-up turn.
