@@ -295,6 +295,7 @@ func (w *runWriter) step(t *Trajectory, s *Step) {
 	if ts, ok := parseTimestamp(s.Timestamp); ok {
 		w.at = ts
 	}
+	s = originalCallIDs(s)
 	info := lookoutExtra(s.Extra)
 	if s.IsCopiedContext {
 		w.copiedStep(s, info)
