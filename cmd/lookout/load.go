@@ -43,14 +43,14 @@ var atifVersion = regexp.MustCompile(`"schema_version"\s*:\s*"ATIF-`)
 
 // input is a file named on the command line, opened once.
 type input struct {
-	name   string    // as given; stdinName for standard input
-	format format    // what sniff made of its start
-	object bool      // it starts, after white space, with '{' as a record does
+	name   string // as given; stdinName for standard input
+	format format // what sniff made of its start
+	object bool   // it starts, after white space, with '{' as a record does
 	// foreign says what the file is when it is one JSON document that is
 	// not ATIF, such as another agent's session: empty otherwise.
 	foreign string
-	r      io.Reader // the whole content, from its first byte
-	close  func() error
+	r       io.Reader // the whole content, from its first byte
+	close   func() error
 }
 
 // open opens the file name, or standard input for stdinName, and reads
