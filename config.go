@@ -135,7 +135,13 @@ type Config struct {
 	// Prices price the model calls, by model name, in US dollars per
 	// million tokens. A priced call's cost is recorded, counted in
 	// run_ended and the exports, and charged to Limits.MaxCostUSD. Nil
-	// prices nothing, and then no call costs anything against the limit.
+	// means budget.DefaultPrices for a run that is recorded or has a cost
+	// limit; a table of your own replaces it (start from
+	// budget.DefaultPrices to add to it). Under a cost limit, the first
+	// call of a query that no price matches is told to OnError and
+	// recorded, and costs nothing against the limit; an empty, non-nil
+	// table with a cost limit is an error, since nothing could be
+	// charged to it.
 	Prices budget.Prices
 
 	// MCPTools names, by tool name, the MCP server that serves each tool
@@ -185,6 +191,12 @@ func (c *Config) normalized() (Config, error) {
 	}
 	if err := n.Prices.Validate(); err != nil {
 		return n, fmt.Errorf("%w: Prices: %w", ErrInvalidConfig, err)
+	}
+	switch {
+	case n.Prices == nil && (n.Recorder != nil || n.Limits.MaxCostUSD > 0):
+		n.Prices = defaultPrices
+	case n.Prices != nil && len(n.Prices) == 0 && n.Limits.MaxCostUSD > 0:
+		return n, invalid("Limits.MaxCostUSD is set and Prices is empty: no model call could be charged to it")
 	}
 	if n.Observers == nil {
 		n.Observers = []observer.Spec{{
@@ -259,6 +271,10 @@ var fieldChecks = []func(*Config) error{
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...)
 }
+
+// defaultPrices is the price table of a Config without one; nothing
+// writes to it.
+var defaultPrices = budget.DefaultPrices()
 
 // budgetResources are the resources a budget limits.
 var budgetResources = []budget.Resource{budget.Time, budget.Tokens, budget.ToolCalls, budget.ModelCalls, budget.CostUSD}

@@ -26,6 +26,7 @@ func TestNormalizedRejectsConfigsThatCannotWork(t *testing.T) {
 		{"unknown advisory resource", Config{Advisory: []budget.Resource{"money"}}, "Advisory", nil},
 		{"wrap-up at the limit", Config{WrapUpAt: 1}, "WrapUpAt", nil},
 		{"unknown tool-error mode", Config{ToolErrors: ToolErrors(7)}, "ToolErrors", nil},
+		{"cost limit with no prices", Config{Limits: budget.Limits{MaxCostUSD: 1}, Prices: budget.Prices{}}, "Prices", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := c.cfg.normalized()
@@ -50,6 +51,20 @@ func TestNormalizedFillsDefaults(t *testing.T) {
 	assert.NotNil(t, n.Now)
 	assert.NotNil(t, n.OnError)
 	assert.False(t, errors.Is(err, ErrInvalidConfig))
+}
+
+func TestNormalizedPricesWithTheDefaultsWhereTheyAreUsed(t *testing.T) {
+	n, err := (&Config{Limits: budget.Limits{MaxCostUSD: 1}}).normalized()
+	require.NoError(t, err)
+	_, ok := n.Prices.Lookup("gpt-4o-mini")
+	assert.True(t, ok, "a cost limit is priced with the default table")
+	n, err = (&Config{}).normalized()
+	require.NoError(t, err)
+	assert.Nil(t, n.Prices, "an unrecorded run without a cost limit prices nothing")
+	own := budget.Prices{"mine": {InputPerMTok: 1}}
+	n, err = (&Config{Limits: budget.Limits{MaxCostUSD: 1}, Prices: own}).normalized()
+	require.NoError(t, err)
+	assert.Equal(t, own, n.Prices, "a table of the program's own replaces the default")
 }
 
 func TestAPanickingOnErrorGoesNoFurther(t *testing.T) {

@@ -477,3 +477,11 @@ func TestReserveModelCallRefusesPastTheLimitUnderConcurrency(t *testing.T) {
 	assert.Nil(t, ex, "with nothing enforced the call is counted")
 	assert.Equal(t, int64(11), after.ModelCalls)
 }
+
+func TestDefaultPricesAreValidAndFresh(t *testing.T) {
+	a, b := budget.DefaultPrices(), budget.DefaultPrices()
+	require.NoError(t, a.Validate())
+	assert.Len(t, a, 25, "no entry is named twice")
+	a["gpt-4o"] = budget.Price{}
+	assert.NotEqual(t, a["gpt-4o"], b["gpt-4o"], "each call returns a table of its own")
+}

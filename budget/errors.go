@@ -16,6 +16,11 @@ var ErrExceeded = errors.New("budget exceeded")
 // negative values.
 var ErrInvalidLimits = errors.New("budget: invalid limits")
 
+// ErrUnpriced is reported, to lookout.Config.OnError, for a model call
+// under a cost limit that no price matched: the call cost nothing against
+// the limit.
+var ErrUnpriced = errors.New("budget: no price for the model")
+
 // ExceededError reports which resource ran out. It unwraps to [ErrExceeded].
 //
 // For [CostUSD], Limit and Used are in millionths of a US dollar. For

@@ -65,3 +65,50 @@ func (p Prices) Cost(model string, u Usage) (float64, bool) {
 		float64(cached)*price.CachedInputPerMTok +
 		float64(completion)*price.OutputPerMTok) / 1e6, true
 }
+
+// DefaultPrices returns a new table of the list prices of common models,
+// as their providers published them on 2025-10-01, for text under 200,000
+// prompt tokens: OpenAI, Anthropic, Google Gemini, DeepSeek and Alibaba's
+// Qwen (international). Prices change, and a provider's tiers, batch and
+// regional prices are not in it: check the ones you use, and give your
+// own table where they differ. lookout.Config.Prices defaults to it.
+func DefaultPrices() Prices {
+	p := make(Prices, len(defaultPrices))
+	for _, e := range defaultPrices {
+		p[e.model] = e.price
+	}
+	return p
+}
+
+// defaultPrices is the table DefaultPrices returns, in dollars per
+// million tokens: input, cached input, output.
+var defaultPrices = []struct {
+	model string
+	price Price
+}{
+	{"gpt-5", Price{1.25, 0.125, 10}},
+	{"gpt-5-mini", Price{0.25, 0.025, 2}},
+	{"gpt-5-nano", Price{0.05, 0.005, 0.40}},
+	{"gpt-4.1", Price{2, 0.50, 8}},
+	{"gpt-4.1-mini", Price{0.40, 0.10, 1.60}},
+	{"gpt-4.1-nano", Price{0.10, 0.025, 0.40}},
+	{"gpt-4o", Price{2.50, 1.25, 10}},
+	{"gpt-4o-mini", Price{0.15, 0.075, 0.60}},
+	{"o1", Price{15, 7.50, 60}},
+	{"o3", Price{2, 0.50, 8}},
+	{"o3-mini", Price{1.10, 0.55, 4.40}},
+	{"o4-mini", Price{1.10, 0.275, 4.40}},
+	{"claude-opus-4", Price{15, 1.50, 75}},
+	{"claude-sonnet-4", Price{3, 0.30, 15}},
+	{"claude-3-7-sonnet", Price{3, 0.30, 15}},
+	{"claude-3-5-haiku", Price{0.80, 0.08, 4}},
+	{"gemini-2.5-pro", Price{1.25, 0.31, 10}},
+	{"gemini-2.5-flash", Price{0.30, 0.075, 2.50}},
+	{"gemini-2.5-flash-lite", Price{0.10, 0.025, 0.40}},
+	{"gemini-2.0-flash", Price{0.10, 0.025, 0.40}},
+	{"deepseek-chat", Price{0.28, 0.028, 0.42}},
+	{"deepseek-reasoner", Price{0.28, 0.028, 0.42}},
+	{"qwen-max", Price{1.60, 1.60, 6.40}},
+	{"qwen-plus", Price{0.40, 0.40, 1.20}},
+	{"qwen-turbo", Price{0.05, 0.05, 0.20}},
+}

@@ -16,3 +16,17 @@ func ExamplePrices_Cost() {
 	fmt.Printf("$%.6f %v\n", cost, ok)
 	// Output: $0.001800 true
 }
+
+// The default table prices the common models by their families' entries.
+func ExampleDefaultPrices() {
+	prices := budget.DefaultPrices()
+	for _, model := range []string{"gpt-4o-mini-2024-07-18", "claude-sonnet-4-5-20250929", "gemini-2.5-flash-lite", "llama3.1"} {
+		p, ok := prices.Lookup(model)
+		fmt.Printf("%s: %v $%.2f/$%.2f\n", model, ok, p.InputPerMTok, p.OutputPerMTok)
+	}
+	// Output:
+	// gpt-4o-mini-2024-07-18: true $0.15/$0.60
+	// claude-sonnet-4-5-20250929: true $3.00/$15.00
+	// gemini-2.5-flash-lite: true $0.10/$0.40
+	// llama3.1: false $0.00/$0.00
+}

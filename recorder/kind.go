@@ -341,6 +341,9 @@ type BudgetEvent string
 const (
 	BudgetCharged  BudgetEvent = "charged"
 	BudgetExceeded BudgetEvent = "exceeded"
+	// BudgetUnpriced is a model call under a cost limit that no price
+	// matched, so that it cost nothing against the limit.
+	BudgetUnpriced BudgetEvent = "unpriced"
 )
 
 // BudgetRecord records a charge against a limit, or a limit being exceeded.

@@ -39,6 +39,9 @@ type family struct {
 	attempts inflight
 	// live holds the sub-agent runs started and not yet ended.
 	live []*Run
+	// unpriced says a model call of the query under a cost limit had no
+	// price, and that it was told; see Run.priced.
+	unpriced atomic.Bool
 }
 
 // started notes a sub-agent run started.

@@ -3,11 +3,13 @@ package drive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // ModelOptions describe a model call attempt for the recording: the
@@ -110,6 +112,18 @@ func (r *Run) IdentifyModel(model, provider string) {
 	r.seenModel.Store(&modelID{model, provider})
 }
 
+// AskModel reports whether call c should learn its model and provider
+// from the model's own callbacks, which the program need not have passed
+// the run a handler for (see Run.IdentifyModel): the call is recorded or
+// priced, its options name no model, and no call of the run has been
+// asked before nor has told the run its model. A run asks once, so that
+// its later calls pay nothing for it; a model that reports nothing is
+// asked no more.
+func (c ModelCall) AskModel() bool {
+	return c.run != nil && c.model == "" && (c.run.trace.rec != nil || len(c.run.cfg.Prices) > 0) &&
+		c.run.seenModel.Load() == nil && !c.run.asked.Load() && c.run.asked.CompareAndSwap(false, true)
+}
+
 // identify returns the model and provider of call c: the call's options
 // first, then the model's callbacks, then the configured agent model.
 func (c ModelCall) identify() (model, provider string) {
@@ -193,7 +207,7 @@ func (c *ModelCall) end(ctx context.Context, reply *schema.Message, usage *budge
 	var model, provider string
 	if r.trace.rec != nil || len(r.cfg.Prices) > 0 {
 		model, provider = c.identify()
-		usage = r.priced(model, usage)
+		usage = r.priced(ctx, model, usage)
 	}
 	r.chargeCall(usage)
 	if r.trace.rec != nil {
@@ -206,18 +220,36 @@ func (c *ModelCall) end(ctx context.Context, reply *schema.Message, usage *budge
 }
 
 // priced returns usage with its cost from Config.Prices for model, when
-// the prices name the model; otherwise usage itself.
-func (r *Run) priced(model string, usage *budget.Usage) *budget.Usage {
+// the prices name the model; otherwise usage itself. Under a cost limit,
+// the query's first call that no price matched is told to
+// Config.OnError and recorded as an "unpriced" budget record: it costs
+// nothing against the limit.
+func (r *Run) priced(ctx context.Context, model string, usage *budget.Usage) *budget.Usage {
 	if usage == nil || len(r.cfg.Prices) == 0 {
 		return usage
 	}
 	cost, ok := r.cfg.Prices.Cost(model, *usage)
 	if !ok {
+		if r.cfg.Limits.MaxCostUSD > 0 && !r.family.unpriced.Load() && r.family.unpriced.CompareAndSwap(false, true) {
+			r.unpriced(ctx, model)
+		}
 		return usage
 	}
 	priced := *usage
 	priced.CostUSD = cost
 	return &priced
+}
+
+// unpriced tells that a call to model, under a cost limit, had no price.
+func (r *Run) unpriced(ctx context.Context, model string) {
+	r.OnError(ctx, fmt.Errorf("lookout: %w %q: its calls cost nothing against Limits.MaxCostUSD; add it to Config.Prices", budget.ErrUnpriced, model))
+	if r.trace.rec != nil {
+		b := r.tracker.Budget()
+		r.note(r.trace.rec.Budget(ctx, recorder.BudgetRecord{
+			Event: recorder.BudgetUnpriced, Resource: string(budget.CostUSD),
+			Used: budget.MicroUSD(b.CostUSD), Limit: budget.MicroUSD(b.MaxCostUSD),
+		}))
+	}
 }
 
 // chargeCall charges a model call attempt's usage to the budget, and to

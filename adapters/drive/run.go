@@ -82,6 +82,9 @@ type Run struct {
 	// seenModel is the model the run's model calls last reported through
 	// their callbacks; see IdentifyModel.
 	seenModel atomic.Pointer[modelID]
+	// asked says one of the run's model calls was asked to report its
+	// model (see ModelCall.AskModel): a run asks once.
+	asked atomic.Bool
 	// near is when the budget's time is nearly spent; see nearTime.
 	near nearTime
 	// repeatRefusals counts the tool calls an observer refused in this

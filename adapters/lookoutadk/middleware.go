@@ -62,9 +62,11 @@ func New(_ context.Context, cfg *lookout.Config) (*Middleware, error) {
 // Callbacks returns the Eino callback handler through which the run
 // learns the model its calls use, and the provider, from the model's own
 // configuration: pass it to a run with adk.WithCallbacks(m.Callbacks()),
-// or with callbacks.AppendGlobalHandlers at init. Without it, a call's
-// model is the one its options name (model.WithModel), or else
-// lookout.Config.Agent.Model.
+// or with callbacks.AppendGlobalHandlers at init. A run asks its first
+// model call for them without it, unless the program registered global
+// Eino handlers: then pass it. A call's options (model.WithModel) win
+// over it, and lookout.Config.Agent.Model names a model that reports
+// nothing.
 func (m *Middleware) Callbacks() callbacks.Handler { return engine.Identifier }
 
 // Lookout returns the checked configuration the middleware runs with.

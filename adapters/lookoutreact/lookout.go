@@ -51,9 +51,11 @@ func New(_ context.Context, cfg *lookout.Config) (*Hooks, error) {
 // learns the model its calls use, and the provider, from the model's own
 // configuration: pass it to a run with
 // agent.WithComposeOptions(compose.WithCallbacks(h.Callbacks())), or with
-// callbacks.AppendGlobalHandlers at init. Without it, a call's model is
-// the one its options name (model.WithModel), or else
-// lookout.Config.Agent.Model. It has no cost beyond Eino's callbacks.
+// callbacks.AppendGlobalHandlers at init. A run asks its first model call
+// for them without it, unless the program registered global Eino
+// handlers: then pass it. A call's options (model.WithModel) win over
+// it, and lookout.Config.Agent.Model names a model that reports nothing.
+// It has no cost beyond Eino's callbacks.
 func (l *Hooks) Callbacks() callbacks.Handler { return engine.Identifier }
 
 // Lookout returns the checked configuration the adapter runs with.

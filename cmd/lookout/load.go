@@ -43,11 +43,14 @@ var atifVersion = regexp.MustCompile(`"schema_version"\s*:\s*"ATIF-`)
 
 // input is a file named on the command line, opened once.
 type input struct {
-	name   string    // as given; stdinName for standard input
-	format format    // what sniff made of its start
-	object bool      // it starts, after white space, with '{' as a record does
-	r      io.Reader // the whole content, from its first byte
-	close  func() error
+	name   string // as given; stdinName for standard input
+	format format // what sniff made of its start
+	object bool   // it starts, after white space, with '{' as a record does
+	// foreign says what the file is when it is one JSON document that is
+	// not ATIF, such as another agent's session: empty otherwise.
+	foreign string
+	r       io.Reader // the whole content, from its first byte
+	close   func() error
 }
 
 // open opens the file name, or standard input for stdinName, and reads
@@ -69,7 +72,102 @@ func (e *env) open(name string) (*input, error) {
 		return nil, err
 	}
 	object := bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{"))
-	return &input{name: name, format: sniff(head), object: object, r: io.MultiReader(bytes.NewReader(head), src), close: closer}, nil
+	in := &input{name: name, format: sniff(head), object: object, r: io.MultiReader(bytes.NewReader(head), src), close: closer}
+	if in.format == formatJSONL {
+		in.foreign = foreignDocument(head)
+	}
+	return in, nil
+}
+
+// foreignDocument says what head, the start of a file that is not ATIF,
+// holds when it is one JSON document over several lines rather than JSON
+// Lines: a JSON object or array indented, its first line "{" or "[", or
+// a whole JSON value over several lines. A record cut short, on one line,
+// is not one. It names the likely origin by the document's keys, or those
+// of its first element. It returns "" for anything else.
+func foreignDocument(head []byte) string {
+	trimmed := bytes.TrimSpace(head)
+	first, _, multiline := bytes.Cut(trimmed, []byte("\n"))
+	first = bytes.TrimSpace(first)
+	opened := len(first) == 1 && (first[0] == '{' || first[0] == '[')
+	if !multiline || !opened && (json.Valid(first) || !json.Valid(trimmed)) {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	open, _ := dec.Token()
+	isArray := open == json.Delim('[')
+	if isArray {
+		if tok, _ := dec.Token(); tok != json.Delim('{') {
+			return "a JSON array"
+		}
+	}
+	keys := objectKeys(dec)
+	if origin := likelyOrigin(keys, isArray); origin != "" {
+		return origin
+	}
+	if isArray {
+		return fmt.Sprintf("a JSON array of objects (keys %s)", strings.Join(keys[:min(len(keys), 6)], ", "))
+	}
+	return fmt.Sprintf("a JSON document (keys %s)", strings.Join(keys[:min(len(keys), 6)], ", "))
+}
+
+// objectKeys reads the members of the object dec is in, to its end or as
+// far as the input goes, and returns their names.
+func objectKeys(dec *json.Decoder) []string {
+	var keys []string
+	for {
+		tok, err := dec.Token()
+		name, ok := tok.(string)
+		if err != nil || !ok {
+			return keys
+		}
+		keys = append(keys, name)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+}
+
+// origins name the agents whose session files Lookout is given instead
+// of a trajectory, by the keys their documents (or, for an array, its
+// elements) have.
+var origins = []struct {
+	array bool
+	keys  []string
+	name  string
+}{
+	{false, []string{"sessionId", "projectHash", "messages"}, "a gemini-cli session"},
+	{false, []string{"trajectory_format", "messages"}, "a mini-swe-agent trajectory"},
+	{false, []string{"info", "messages"}, "a mini-swe-agent trajectory"},
+	{true, []string{"conversations", "agent", "episode"}, "Harbor traces (a *.traces.json file)"},
+	{true, []string{"source", "action"}, "an OpenHands event log"},
+	{true, []string{"source", "observation"}, "an OpenHands event log"},
+	{true, []string{"role", "content"}, "a list of chat messages"},
+	{false, []string{"messages"}, "a chat transcript (messages)"},
+}
+
+// likelyOrigin names the agent whose file has keys, or "".
+func likelyOrigin(keys []string, array bool) string {
+	for _, o := range origins {
+		if o.array != array {
+			continue
+		}
+		all := true
+		for _, k := range o.keys {
+			all = all && slices.Contains(keys, k)
+		}
+		if all {
+			return o.name
+		}
+	}
+	return ""
+}
+
+// foreignError is the error for a file that is one JSON document of
+// another kind: what it is, and what Lookout reads.
+func foreignError(what string) error {
+	return fmt.Errorf("not a trajectory Lookout reads: it looks like %s, one JSON document that is neither ATIF nor JSON Lines of Lookout records", what)
 }
 
 // source opens the file name, or returns standard input for stdinName,
@@ -390,6 +488,9 @@ func load(e *env, path string, repair bool) ([]recorder.Record, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer in.close()
+	if in.foreign != "" {
+		return nil, fmt.Errorf("read %s: %w", path, foreignError(in.foreign))
+	}
 	if in.format == formatATIF {
 		records, err := importATIF(in, repair)
 		if err != nil {

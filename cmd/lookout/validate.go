@@ -34,6 +34,10 @@ then checked against the ATIF rules and problems are named by JSON path,
 such as steps[3].observation.results[0].source_call_id. Local image and
 audio files it refers to must exist next to it.
 
+One JSON document of another kind, such as a gemini-cli session or an
+OpenHands event log, is refused as not a trajectory, with its likely
+origin, rather than read line by line.
+
 Any other file is read as JSON Lines of Lookout records. Problems are named
 by line: a line that does not decode, a schema_version newer than this
 build reads, a last line torn by a crash, an empty run_id, a run whose seq
@@ -122,6 +126,11 @@ func check(e *env, path string) (verdict, int) {
 	defer in.close()
 	var problems []string
 	var total int
+	if in.foreign != "" {
+		err = fmt.Errorf("read %s: %w", path, foreignError(in.foreign))
+		v.Error = err.Error()
+		return v, e.failErr(err)
+	}
 	if in.format == formatATIF {
 		v.Format = "atif"
 		v.Description, problems, err = validateATIF(in)

@@ -1,6 +1,7 @@
 package resource_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/lookout-go/lookout/budget"
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/resource"
+	"github.com/lookout-go/lookout/session"
 )
 
 func TestResourceTellsTheCostSpent(t *testing.T) {
@@ -23,4 +25,15 @@ func TestResourceTellsTheCostSpent(t *testing.T) {
 	a = r.Assess(b, start)
 	assert.Equal(t, "You have exhausted your cost budget.", a.Summary)
 	assert.Equal(t, observer.Warning, a.Severity)
+}
+
+func TestResourceRunsOnACostLimitAlone(t *testing.T) {
+	store := session.New(nil)
+	session.ValueOf[budget.Budget](store).Seed(budget.Budget{MaxCostUSD: 0.0001, CostUSD: 0.000044})
+	oc := &observer.Context{Store: store}
+	r := resource.New()
+	assert.True(t, r.ShouldRun(context.Background(), oc), "a cost limit is a limit to report")
+	a, err := r.Observe(context.Background(), oc)
+	assert.NoError(t, err)
+	assert.Contains(t, a.Summary, "44% of budget")
 }

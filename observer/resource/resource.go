@@ -65,9 +65,9 @@ func (r *Observer) ShouldRun(_ context.Context, oc *observer.Context) bool {
 	return limited(b)
 }
 
-// limited reports whether b sets a deadline or a cap.
+// limited reports whether b sets a deadline or a cap, on cost too.
 func limited(b budget.Budget) bool {
-	return !b.Deadline.IsZero() || b.MaxTokens > 0 || b.MaxToolCalls > 0 || b.MaxModelCalls > 0
+	return !b.Deadline.IsZero() || b.MaxTokens > 0 || b.MaxToolCalls > 0 || b.MaxModelCalls > 0 || b.MaxCostUSD > 0
 }
 
 // Observe describes the budget at oc.Now.

@@ -75,8 +75,9 @@ func TestRoundTripKeepsChildrenOfRepeatedCallIDsInTheirTurns(t *testing.T) {
 }
 
 func TestFromRecordsKeepsEveryResultOfCallsThatShareAnID(t *testing.T) {
-	// ATIF allows duplicate tool_call_ids in one step; neither result may
-	// be lost.
+	// Harbor rejects a step that names a tool_call_id twice: the second
+	// call is renamed, neither result is lost, and the import gives the
+	// recorded id back.
 	tp := newTape().start("r", "", "a", "").
 		reply("r", "", 1, 1, "dup", "fetch", `{"u":"a"}`, "dup", "fetch", `{"u":"b"}`).
 		toolStart("r", "dup", "fetch", "").toolStart("r", "dup", "fetch", "").
@@ -89,8 +90,15 @@ func TestFromRecordsKeepsEveryResultOfCallsThatShareAnID(t *testing.T) {
 	for _, r := range tr.Steps[0].Observation.Results {
 		got = append(got, r.SourceCallID+"="+r.Content.PlainText())
 	}
-	if len(got) != 2 || got[0] != "dup=A" || got[1] != "dup=B" {
-		t.Errorf("results = %q, want dup=A then dup=B", got)
+	if len(got) != 2 || got[0] != "dup=A" || got[1] != "dup#2=B" {
+		t.Errorf("results = %q, want dup=A then dup#2=B", got)
+	}
+	data, err := Encode(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := Validate(data); problems != nil {
+		t.Errorf("the export is invalid: %v", problems)
 	}
 	var ended int
 	back, err := ToRecords(tr)
@@ -98,8 +106,11 @@ func TestFromRecordsKeepsEveryResultOfCallsThatShareAnID(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range back {
-		if _, ok := r.Payload.(*recorder.ToolEnded); ok {
+		if e, ok := r.Payload.(*recorder.ToolEnded); ok {
 			ended++
+			if e.CallID != "dup" {
+				t.Errorf("imported call id %q, want the recorded dup", e.CallID)
+			}
 		}
 	}
 	if ended != 2 {

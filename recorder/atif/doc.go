@@ -17,7 +17,9 @@
 // wrong types anywhere, empty steps, step ids that are not 1..N,
 // agent-only fields on user or system steps, timestamps that are not ISO
 // 8601, a source_call_id that is not among its step's tool_call_ids, a
-// subagent ref with neither trajectory_id nor trajectory_path, embedded
+// tool_call_id two calls of a step share, a subagent ref with neither
+// trajectory_id nor trajectory_path or whose trajectory_id names none of
+// its trajectory's subagent_trajectories, embedded
 // subagents without a unique trajectory_id, llm_call_count 0 together with
 // metrics or reasoning, unknown schema versions, and content parts whose
 // type disagrees with their text or source. ValidateFile also checks that

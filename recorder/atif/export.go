@@ -419,5 +419,5 @@ func (x *exporter) finishStep(p *pending, id int) Step {
 	if len(results) > 0 || (p.hasTemplate && p.template != nil) {
 		s.Observation = &Observation{Results: results}
 	}
-	return s
+	return uniqueCallIDs(s)
 }

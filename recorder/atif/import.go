@@ -189,6 +189,11 @@ type runWriter struct {
 	injectedUsed bool                      // a response followed injected: new injected steps replace it
 	toolNames    []string                  // the trajectory's tools, offered to every model call
 	assessed     *recorder.InjectedMessage // the latest injected assessment recorded as one
+	// unshown says the trajectory has an assessment never shown to the
+	// model (extra.lookout.assessment.shown false): its model requests
+	// then say what was injected, if only nothing, so that an export
+	// marks it again.
+	unshown bool
 }
 
 func (w *runWriter) add(p recorder.Payload) {
@@ -207,7 +212,7 @@ func (w *runWriter) add(p recorder.Payload) {
 // run writes a trajectory's records up to, not including, its run_ended;
 // the caller ends it once any trailing children are written.
 func (im *importer) run(t *Trajectory, outer *scope, id, parent string, depth int, parentCall string, start time.Time) *runWriter {
-	w := &runWriter{im: im, id: id, parent: parent, depth: depth, at: start, scope: newScope(t.SubagentTrajectories, outer)}
+	w := &runWriter{im: im, id: id, parent: parent, depth: depth, at: start, scope: newScope(t.SubagentTrajectories, outer), unshown: hasUnshown(t.Steps)}
 	if start.IsZero() && len(t.Steps) > 0 {
 		w.at, _ = parseTimestamp(t.Steps[0].Timestamp)
 	}
@@ -295,6 +300,7 @@ func (w *runWriter) step(t *Trajectory, s *Step) {
 	if ts, ok := parseTimestamp(s.Timestamp); ok {
 		w.at = ts
 	}
+	s = originalCallIDs(s)
 	info := lookoutExtra(s.Extra)
 	if s.IsCopiedContext {
 		w.copiedStep(s, info)
@@ -434,12 +440,26 @@ func (w *runWriter) modelResponse(t *Trajectory, s *Step, info map[string]any, r
 // model, when it has a model, tools not yet offered or injected messages
 // to carry.
 func (w *runWriter) modelRequest(model string) {
-	if model != "" || len(w.tools) > 0 || len(w.injected) > 0 {
+	if model != "" || len(w.tools) > 0 || len(w.injected) > 0 || w.unshown {
 		req := w.toolRequest(model)
 		req.Injected = w.injected
+		if req.Injected == nil && w.unshown {
+			req.Injected = []recorder.InjectedMessage{}
+		}
 		w.injectedUsed = true
 		w.add(req)
 	}
+}
+
+// hasUnshown reports whether steps hold an assessment never shown to the
+// model.
+func hasUnshown(steps []Step) bool {
+	for _, s := range steps {
+		if a, ok := lookoutExtra(s.Extra)["assessment"].(map[string]any); ok && a["shown"] == false {
+			return true
+		}
+	}
+	return false
 }
 
 // toolCalls are a step's tool calls as a model writes them.

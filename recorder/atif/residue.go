@@ -206,10 +206,14 @@ func stepFormResidue(r *residue, s *Step) {
 }
 
 // responseResidue sets in r what the records of a model response do not
-// hold of step s: an llm_call_count other than one, metrics beyond the
-// token counts, and a message in parts.
+// hold of step s: an llm_call_count other than one, or none (null), since
+// a response record stands for one call; metrics beyond the token counts;
+// and a message in parts.
 func responseResidue(r *residue, s *Step) {
-	if s.LLMCallCount != nil && *s.LLMCallCount != 1 {
+	switch {
+	case s.LLMCallCount == nil:
+		r.set("llm_call_count", nil)
+	case *s.LLMCallCount != 1:
 		r.set("llm_call_count", *s.LLMCallCount)
 	}
 	if s.Metrics != nil && !tokenCountsOnly(s.Metrics) {
@@ -561,7 +565,10 @@ func applyCallResidue(s *Step, r map[string]any) {
 	}
 	if n, ok := r["llm_call_count"]; ok {
 		var count int
-		if fromGeneric(n, &count) {
+		switch {
+		case n == nil:
+			s.LLMCallCount = nil
+		case fromGeneric(n, &count):
 			s.LLMCallCount = &count
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Rule names one ATIF rule a document can break.
@@ -26,7 +27,8 @@ const (
 	RuleAgentOnly         Rule = "agent_only"              // an agent-only field on a user or system step
 	RuleTimestamp         Rule = "timestamp"               // not an ISO 8601 date-time
 	RuleSourceCallID      Rule = "source_call_id"          // not among the same step's tool_call_ids
-	RuleUnresolvableRef   Rule = "unresolvable_ref"        // a subagent ref with neither trajectory_id nor trajectory_path
+	RuleDuplicateCallID   Rule = "duplicate_tool_call_id"  // a tool_call_id a step gives two of its calls
+	RuleUnresolvableRef   Rule = "unresolvable_ref"        // a subagent ref with neither trajectory_id nor trajectory_path, or whose trajectory_id names none of its trajectory's subagent_trajectories
 	RuleSubagentID        Rule = "subagent_trajectory_id"  // an embedded subagent without a trajectory_id
 	RuleDuplicateSubagent Rule = "duplicate_trajectory_id" // two embedded subagents share a trajectory_id
 	RuleDeterministicStep Rule = "llm_call_count_zero"     // llm_call_count 0 with metrics or reasoning_content
@@ -118,6 +120,10 @@ func (t *Trajectory) Validate() error {
 }
 
 type validator struct {
+	// embedded holds the trajectory_ids of the subagent_trajectories of
+	// the trajectory whose steps are being checked, which its refs must
+	// name.
+	embedded   map[string]bool
 	problems   []Problem
 	checkMedia bool
 	mediaDir   string
@@ -199,7 +205,10 @@ func (v *validator) trajectory(path string, val any) {
 	if a, ok := v.dict(path, m, "agent", true); ok {
 		v.agent(join(path, "agent"), a)
 	}
+	outer := v.embedded
+	v.embedded = embeddedIDs(m)
 	v.steps(path, m)
+	v.embedded = outer
 	if fm, ok := v.dict(path, m, "final_metrics", false); ok {
 		v.finalMetrics(join(path, "final_metrics"), fm)
 	}
@@ -244,6 +253,24 @@ func (v *validator) subagents(path string, subs []any) {
 	}
 }
 
+// embeddedIDs returns the trajectory_ids of the subagent_trajectories
+// of trajectory m.
+func embeddedIDs(m map[string]any) map[string]bool {
+	subs, _ := m["subagent_trajectories"].([]any)
+	ids := make(map[string]bool, len(subs))
+	for _, sub := range subs {
+		if sm, ok := sub.(map[string]any); ok {
+			if id, ok := sm["trajectory_id"].(string); ok && !blank(id) {
+				ids[id] = true
+			}
+		}
+	}
+	return ids
+}
+
+// blank reports whether s holds nothing but white space.
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
 // subagentID checks that the embedded subagent m at path, the i-th, has
 // a trajectory_id that none before it has (seen, by id, gives where each
 // was first used), and records it in seen.
@@ -252,8 +279,8 @@ func (v *validator) subagentID(p string, m map[string]any, i int, seen map[strin
 	case nil:
 		v.add(join(p, "trajectory_id"), RuleSubagentID, "an embedded subagent trajectory needs a trajectory_id")
 	case string:
-		if id == "" {
-			v.add(join(p, "trajectory_id"), RuleSubagentID, "an embedded subagent trajectory needs a non-empty trajectory_id")
+		if blank(id) {
+			v.add(join(p, "trajectory_id"), RuleSubagentID, "an embedded subagent trajectory needs a trajectory_id that is not blank")
 			return
 		}
 		if first, dup := seen[id]; dup {

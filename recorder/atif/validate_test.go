@@ -144,6 +144,26 @@ func TestValidateRejectsEachRule(t *testing.T) {
 		{"a session_id-only subagent ref", func(d map[string]any) {
 			result(d)["subagent_trajectory_ref"] = raw(`[{"session_id":"child"}]`)
 		}, RuleUnresolvableRef, "steps[1].observation.results[0].subagent_trajectory_ref[0]"},
+		{"a step that gives two calls one tool_call_id", func(d map[string]any) {
+			calls := agentStep(d)["tool_calls"].([]any)
+			agentStep(d)["tool_calls"] = append(calls, calls[0])
+		}, RuleDuplicateCallID, "steps[1].tool_calls[1].tool_call_id"},
+		{"an embedded ref with no matching entry", func(d map[string]any) {
+			result(d)["subagent_trajectory_ref"] = raw(`[{"trajectory_id":"nowhere"}]`)
+		}, RuleUnresolvableRef, "steps[1].observation.results[0].subagent_trajectory_ref[0].trajectory_id"},
+		{"a subagent ref with blank ids", func(d map[string]any) {
+			result(d)["subagent_trajectory_ref"] = raw(`[{"trajectory_id":"  ","trajectory_path":"\t"}]`)
+		}, RuleUnresolvableRef, "steps[1].observation.results[0].subagent_trajectory_ref[0]"},
+		{"a ref in a subagent to an entry of the root only", func(d map[string]any) {
+			inner := subagent("b")
+			at(inner, "steps", 0)["observation"] = raw(`{"results":[{"subagent_trajectory_ref":[{"trajectory_id":"a"}]}]}`)
+			d["subagent_trajectories"] = []any{subagent("a"), inner}
+		}, RuleUnresolvableRef, "subagent_trajectories[1].steps[0].observation.results[0].subagent_trajectory_ref[0].trajectory_id"},
+		{"an embedded subagent with a blank trajectory_id", func(d map[string]any) {
+			sub := subagent("")
+			sub["trajectory_id"] = " "
+			d["subagent_trajectories"] = []any{sub}
+		}, RuleSubagentID, "subagent_trajectories[0].trajectory_id"},
 		{"a subagent ref with empty ids", func(d map[string]any) {
 			result(d)["subagent_trajectory_ref"] = raw(`[{"trajectory_id":"","trajectory_path":""}]`)
 		}, RuleUnresolvableRef, "steps[1].observation.results[0].subagent_trajectory_ref[0]"},
@@ -210,14 +230,11 @@ func TestValidateAcceptsWhatUpstreamAccepts(t *testing.T) {
 		name   string
 		mutate func(map[string]any)
 	}{
-		{"duplicate tool_call_ids", func(d map[string]any) {
-			calls := agentStep(d)["tool_calls"].([]any)
-			agentStep(d)["tool_calls"] = append(calls, calls[0])
-		}},
 		{"negative token counts", func(d map[string]any) { at(d, "steps", 1, "metrics")["prompt_tokens"] = -5 }},
 		{"calls with no observation", func(d map[string]any) { delete(agentStep(d), "observation") }},
-		{"an embedded ref with no matching entry", func(d map[string]any) {
-			at(d, "steps", 1, "observation", "results", 0)["subagent_trajectory_ref"] = raw(`[{"trajectory_id":"nowhere"}]`)
+		{"an embedded ref that resolves", func(d map[string]any) {
+			at(d, "steps", 1, "observation", "results", 0)["subagent_trajectory_ref"] = raw(`[{"trajectory_id":"a"}]`)
+			d["subagent_trajectories"] = []any{subagent("a")}
 		}},
 		{"a file-form ref with a session_id", func(d map[string]any) {
 			at(d, "steps", 1, "observation", "results", 0)["subagent_trajectory_ref"] = raw(`[{"session_id":"s","trajectory_path":"child.json"}]`)

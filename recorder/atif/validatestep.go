@@ -142,9 +142,12 @@ func (v *validator) toolCalls(stepPath string, m map[string]any) (ids map[string
 			continue
 		}
 		id, ok := v.str(p, cm, "tool_call_id", true)
-		if ok {
+		switch {
+		case ok && ids[id]:
+			v.add(join(p, "tool_call_id"), RuleDuplicateCallID, "tool_call_id %q is given to another call of this step", id)
+		case ok:
 			ids[id] = true
-		} else {
+		default:
 			idsKnown = false
 		}
 		v.str(p, cm, "function_name", true)
@@ -202,17 +205,25 @@ func (v *validator) ref(path string, val any) {
 		v.str(path, m, k, false)
 	}
 	v.dict(path, m, "extra", false)
-	// An empty string resolves nothing either; treating it as unset keeps
-	// every accepted document valid after Encode, which omits it.
-	if unsetOrEmpty(m, "trajectory_id") && unsetOrEmpty(m, "trajectory_path") {
-		v.add(path, RuleUnresolvableRef, "a subagent trajectory ref needs a non-empty trajectory_id or trajectory_path; session_id alone does not resolve")
+	// A blank string resolves nothing either; treating it as unset keeps
+	// every accepted document valid after Encode, which omits an empty one.
+	id, file := unlessBlank(m, "trajectory_id"), unlessBlank(m, "trajectory_path")
+	switch {
+	case id == "" && file == "":
+		v.add(path, RuleUnresolvableRef, "a subagent trajectory ref needs a trajectory_id or trajectory_path that is not blank; session_id alone does not resolve")
+	case file == "" && !v.embedded[id]:
+		v.add(join(path, "trajectory_id"), RuleUnresolvableRef, "trajectory_id %q names none of this trajectory's subagent_trajectories", id)
 	}
 }
 
-// unsetOrEmpty reports whether m leaves field k unset or sets it to "".
-func unsetOrEmpty(m map[string]any, k string) bool {
-	val, set := present(m, k)
-	return !set || val == ""
+// unlessBlank returns the string m sets field k to, or "" when it is
+// unset, blank or not a string.
+func unlessBlank(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	if blank(s) {
+		return ""
+	}
+	return s
 }
 
 func (v *validator) metrics(path string, m map[string]any) {

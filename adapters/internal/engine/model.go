@@ -84,7 +84,7 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.Inner.Generate(ctx, input, opts...)
+	out, err := c.Inner.Generate(c.asked(ctx, call), input, opts...)
 	return out, call.End(ctx, out, err)
 }
 
@@ -96,11 +96,20 @@ func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opt
 	if err != nil {
 		return nil, err
 	}
-	sr, err := c.Inner.Stream(ctx, input, opts...)
+	sr, err := c.Inner.Stream(c.asked(ctx, call), input, opts...)
 	if err != nil {
 		return sr, call.End(ctx, nil, err)
 	}
 	return c.pass(ctx, call.Streamed(), sr), nil
+}
+
+// asked returns the ctx to call the inner model with: one that asks it
+// for its model and provider (see asking) when call should ask.
+func (c *ChargingModel) asked(ctx context.Context, call drive.ModelCall) context.Context {
+	if call.AskModel() {
+		return asking(ctx, c.Run)
+	}
+	return ctx
 }
 
 // streamBuffer is how many chunks of a streamed reply may wait for its
