@@ -27,48 +27,40 @@ type RedactFunc func(s string) string
 func (f RedactFunc) Redact(s string) string { return f(s) }
 
 // Secrets returns the built-in redactor, which a Recorder applies unless
-// Options.KeepSecrets is set. It replaces with Redacted:
+// Options.KeepSecrets is set. It replaces with Redacted what three kinds
+// of detection find, in the manner of gitleaks and detect-secrets:
 //
-//   - OpenAI-style keys: sk-… (16 or more key characters after "sk-");
-//   - bearer tokens: the token after "Bearer " (8 or more characters);
-//   - AWS access key ids: AKIA… and ASIA… (20 characters);
-//   - GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_ tokens;
-//   - Stripe keys: sk_live_, sk_test_, rk_live_ and rk_test_ keys;
-//   - Slack tokens: xoxa-, xoxb-, xoxe-, xoxp-, xoxr- and xoxs- tokens;
-//   - GitLab personal access tokens: glpat-…;
-//   - Google API keys: AIza… (35 or more key characters after "AIza");
-//   - Hugging Face tokens (hf_…), npm tokens (npm_…), SendGrid keys
-//     (SG.….…), Twilio API key ids (SK and 32 hex digits) and Databricks
-//     tokens (dapi and 32 hex digits);
-//   - JSON Web Tokens, eyJ….ey….…, wherever they are, as in a cookie;
-//   - the secret path of a Slack or Discord webhook URL;
-//   - the password of curl's -u and --user user:password, of mysql's
-//     -pPASSWORD, and the value of a --flag value whose flag name is a
-//     sensitive key (below), as in --password PASS, unless it starts with
-//     '$';
-//   - the body of a PEM private key block, from its "-----BEGIN … PRIVATE
-//     KEY-----" line to its "-----END" line (or to the end of the text or
-//     of the JSON string it is in, when that comes first);
-//   - the password in a URL's user information: scheme://user:password@host;
-//   - the value of key/value pairs whose key ends in password, passwd,
-//     secret, token, api_key, apikey, api-key, access_key, accesskey,
-//     private_key, secret_key, secretkey, secret-key, accountkey,
-//     account_key, secret_key_base or authorization (any case), or that
-//     is auth or ends in _auth or -auth,
-//     written as key=value, key: value, "key": "value", key := "value",
-//     "key" => "value" or with escaped quotes inside a JSON string. A
-//     quoted key needs a quoted value, so JSON numbers, booleans and nulls
-//     are left alone; so is an unquoted value after "=>", as in the code
-//     token => token.trim(), and a comparison such as token == x is no
-//     pair. An authorization value keeps its scheme ("Basic [REDACTED]").
-//     A pair written inside a JSON string value ("Enter password: x") ends
-//     where that string does, and one whose value there is empty is left
-//     alone, so JSON text stays valid and the fields after it stay as they
-//     are.
+//   - provider rules: the rules of gitleaks (v8.30.1, MIT licence) for
+//     tokens with a known shape, such as AWS key ids, GitHub, GitLab,
+//     Slack, Stripe, OpenAI and Anthropic tokens and a hundred others,
+//     and a few of its own (Docker Hub, Telegram, Tencent, webhook URLs,
+//     .netrc, .pgpass, sshpass). A rule's regular expression runs only
+//     around one of its keywords, and a match counts only when its
+//     secret is as random as the rule asks (Shannon entropy) and no
+//     allowlist of the rule lets it through;
+//   - shapes it finds itself: sk-… keys, bearer tokens, JSON Web Tokens,
+//     PEM private key blocks, the password in a URL's user information,
+//     Slack and Discord webhook paths, curl's -u user:password, mysql's
+//     -pPASSWORD, the value of a --password-like flag, and a random
+//     string passed to a call, as in Client("…");
+//   - context: the value of a key/value pair, in env files, JSON, YAML,
+//     code, headers and query strings (key=value, key: value, "key":
+//     "value", key := "value", "key" => "value", config["key"] = …),
+//     whose key ends in a sensitive word: password, secret, token,
+//     api_key, access_key, private_key, authorization, auth and the like
+//     always; key, sig, signature, credentials, pass, pwd, cookie, salt
+//     and the like when the value looks random (12 bytes or more, varied,
+//     not a word, a UUID, a path or a URL). A value that names a secret
+//     rather than holds it ($VAR, ${{ … }}, {{ … }}, os.environ[…]) is
+//     left alone, as are the tokens that page through lists
+//     (next_page_token). An authorization value keeps its scheme
+//     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
+//     string does, so JSON text stays valid.
 //
 // Text holding none of these is returned unchanged without allocating,
-// after a quick scan of its bytes. The returned Redactor is safe for
-// concurrent use.
+// after one pass over its bytes that looks for both the shapes' anchors
+// and the rules' keywords. The returned Redactor is safe for concurrent
+// use.
 func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
 type span struct{ start, end int }
