@@ -75,10 +75,11 @@
 // Before any sink sees a record, tool arguments and results longer than
 // Options.MaxFieldBytes (4 KiB by default) are cut, keeping their full
 // size, and every free-text field (tool descriptions and parameter schemas
-// included) is redacted: the built-in Secrets redactor (API keys and
-// tokens of common services, bearer tokens and other authorization
-// credentials, private keys, passwords in URLs, password and token
-// values) runs first, then Options.Redactors.
+// included) is redacted: the built-in Secrets redactor (gitleaks'
+// provider rules for API keys and tokens, bearer tokens and other
+// authorization credentials, private keys, passwords in URLs, and the
+// values of password, token, key and other sensitive keys) runs first,
+// then Options.Redactors.
 //
 // # Sinks
 //
@@ -118,8 +119,8 @@
 //     where a record was lost; Dropped counts the gaps.
 //   - Messages are recorded by pointer and not copied unless redaction
 //     changes them. Do not modify a *schema.Message after recording it.
-//   - Redaction matches common shapes; it is a safety net, not a
-//     guarantee. The Extra maps of messages and tool calls are not
+//   - Redaction matches known shapes and contexts; it is a safety net,
+//     not a guarantee. The Extra maps of messages and tool calls are not
 //     redacted. Add Options.Redactors for secrets of your own.
 //   - ResultBytes and ArgumentsBytes are the sizes of the original text,
 //     before truncation and redaction.

@@ -27,7 +27,8 @@ func ScanEnvelope(data []byte) bool {
 
 // MayHoldSecret is the built-in redactor's one-pass pre-scan.
 func MayHoldSecret(s string) bool {
-	return firstSecret(s) >= 0 || len(ruleSpans(s, ruleKeywords.scan(s, nil), nil)) > 0
+	at, keyword := firstSecret(s)
+	return at >= 0 || keyword && len(ruleSpans(s, ruleKeywords.scan(s, nil), nil)) > 0
 }
 
 // SecretsFound reports whether the full detector, without the pre-scan,

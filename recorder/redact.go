@@ -27,48 +27,40 @@ type RedactFunc func(s string) string
 func (f RedactFunc) Redact(s string) string { return f(s) }
 
 // Secrets returns the built-in redactor, which a Recorder applies unless
-// Options.KeepSecrets is set. It replaces with Redacted:
+// Options.KeepSecrets is set. It replaces with Redacted what three kinds
+// of detection find, in the manner of gitleaks and detect-secrets:
 //
-//   - OpenAI-style keys: sk-… (16 or more key characters after "sk-");
-//   - bearer tokens: the token after "Bearer " (8 or more characters);
-//   - AWS access key ids: AKIA… and ASIA… (20 characters);
-//   - GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_ tokens;
-//   - Stripe keys: sk_live_, sk_test_, rk_live_ and rk_test_ keys;
-//   - Slack tokens: xoxa-, xoxb-, xoxe-, xoxp-, xoxr- and xoxs- tokens;
-//   - GitLab personal access tokens: glpat-…;
-//   - Google API keys: AIza… (35 or more key characters after "AIza");
-//   - Hugging Face tokens (hf_…), npm tokens (npm_…), SendGrid keys
-//     (SG.….…), Twilio API key ids (SK and 32 hex digits) and Databricks
-//     tokens (dapi and 32 hex digits);
-//   - JSON Web Tokens, eyJ….ey….…, wherever they are, as in a cookie;
-//   - the secret path of a Slack or Discord webhook URL;
-//   - the password of curl's -u and --user user:password, of mysql's
-//     -pPASSWORD, and the value of a --flag value whose flag name is a
-//     sensitive key (below), as in --password PASS, unless it starts with
-//     '$';
-//   - the body of a PEM private key block, from its "-----BEGIN … PRIVATE
-//     KEY-----" line to its "-----END" line (or to the end of the text or
-//     of the JSON string it is in, when that comes first);
-//   - the password in a URL's user information: scheme://user:password@host;
-//   - the value of key/value pairs whose key ends in password, passwd,
-//     secret, token, api_key, apikey, api-key, access_key, accesskey,
-//     private_key, secret_key, secretkey, secret-key, accountkey,
-//     account_key, secret_key_base or authorization (any case), or that
-//     is auth or ends in _auth or -auth,
-//     written as key=value, key: value, "key": "value", key := "value",
-//     "key" => "value" or with escaped quotes inside a JSON string. A
-//     quoted key needs a quoted value, so JSON numbers, booleans and nulls
-//     are left alone; so is an unquoted value after "=>", as in the code
-//     token => token.trim(), and a comparison such as token == x is no
-//     pair. An authorization value keeps its scheme ("Basic [REDACTED]").
-//     A pair written inside a JSON string value ("Enter password: x") ends
-//     where that string does, and one whose value there is empty is left
-//     alone, so JSON text stays valid and the fields after it stay as they
-//     are.
+//   - provider rules: the rules of gitleaks (v8.30.1, MIT licence) for
+//     tokens with a known shape, such as AWS key ids, GitHub, GitLab,
+//     Slack, Stripe, OpenAI and Anthropic tokens and a hundred others,
+//     and a few of its own (Docker Hub, Telegram, Tencent, webhook URLs,
+//     .netrc, .pgpass, sshpass). A rule's regular expression runs only
+//     around one of its keywords, and a match counts only when its
+//     secret is as random as the rule asks (Shannon entropy) and no
+//     allowlist of the rule lets it through;
+//   - shapes it finds itself: sk-… keys, bearer tokens, JSON Web Tokens,
+//     PEM private key blocks, the password in a URL's user information,
+//     Slack and Discord webhook paths, curl's -u user:password, mysql's
+//     -pPASSWORD, the value of a --password-like flag, and a random
+//     string passed to a call, as in Client("…");
+//   - context: the value of a key/value pair, in env files, JSON, YAML,
+//     code, headers and query strings (key=value, key: value, "key":
+//     "value", key := "value", "key" => "value", config["key"] = …),
+//     whose key ends in a sensitive word: password, secret, token,
+//     api_key, access_key, private_key, authorization, auth and the like
+//     always; key, sig, signature, credentials, pass, pwd, cookie, salt
+//     and the like when the value looks random (12 bytes or more, varied,
+//     not a word, a UUID, a path or a URL). A value that names a secret
+//     rather than holds it ($VAR, ${{ … }}, {{ … }}, os.environ[…]) is
+//     left alone, as are the tokens that page through lists
+//     (next_page_token). An authorization value keeps its scheme
+//     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
+//     string does, so JSON text stays valid.
 //
 // Text holding none of these is returned unchanged without allocating,
-// after a quick scan of its bytes. The returned Redactor is safe for
-// concurrent use.
+// after one pass over its bytes that looks for both the shapes' anchors
+// and the rules' keywords. The returned Redactor is safe for concurrent
+// use.
 func Secrets() Redactor { return RedactFunc(redactSecrets) }
 
 type span struct{ start, end int }
@@ -81,10 +73,8 @@ func redactSecrets(s string) string {
 	if len(s) < minSecretText {
 		return s
 	}
-	from := firstSecret(s)
-	var kbuf [8]keywordAt
-	found := ruleKeywords.scan(s, kbuf[:0])
-	if from < 0 && len(found) == 0 {
+	from, keyword := firstSecret(s)
+	if from < 0 && !keyword {
 		return s
 	}
 	var buf [8]span
@@ -92,7 +82,8 @@ func redactSecrets(s string) string {
 	if from >= 0 {
 		spans = secretSpans(s, from, spans)
 	}
-	spans = ruleSpans(s, found, spans)
+	var kbuf [8]keywordAt
+	spans = ruleSpans(s, ruleKeywords.scan(s, kbuf[:0]), spans)
 	if len(spans) == 0 {
 		return s
 	}
@@ -118,6 +109,7 @@ func secretSpans(s string, from int, spans []span) []span {
 	spans = findAll(s, from, spans, "@", userinfoAt)
 	spans = findAll(s, from, spans, ":", colonSecretAt)
 	spans = findAll(s, from, spans, "=", pairAt)
+	spans = findAll(s, from, spans, "(", callArgAt)
 	return spans
 }
 
@@ -162,44 +154,60 @@ var anchors = [...]struct {
 	{'S', "GK", "", sKeyHere},           // "SG.", "SK"
 	{'J', "", "y", jwtHere},             // the 'J' of "eyJ"
 	{'d', "a", "", databricksHere},      // "dapi"
+	{'(', "\"'\\", "", callArgHere},     // a random string passed to a call
 }
 
 // firstSecret returns an index at or before the first anchor at which
-// secretSpans finds a secret, or -1 when it would find none. It runs the
-// same matchers as the finders, so its answer is exact: a finder only
-// moves past an anchor whose matcher failed, or past a match. Since no
-// finder matches before the index returned, the finders can start there
-// and find what they would find from 0.
-func firstSecret(s string) int {
+// secretSpans finds a secret, or -1 when it would find none, and, when it
+// finds none, whether a keyword of the rules is in s. It runs the same
+// matchers as the finders, so its answer is exact: a finder only moves
+// past an anchor whose matcher failed, or past a match. Since no finder
+// matches before the index returned, the finders can start there and
+// find what they would find from 0.
+func firstSecret(s string) (int, bool) {
 	p := 0
+	keyword := false
 	for ; p+16 <= len(s); p += 16 {
 		// Sixteen bytes at a time: a bit for each anchor among them,
 		// from a table lookup for each two bytes, and then a matcher
 		// call for each set bit only. Most blocks hold no anchor: the
 		// lookups are tested together before they are placed. Slicing
-		// the window first drops the bounds checks.
+		// the window first drops the bounds checks. The same lookups
+		// tell where a rule's keyword may be.
 		w := s[p : p+16]
 		a0, a1 := anchorPairs[uint16(w[0])|uint16(w[1])<<8], anchorPairs[uint16(w[2])|uint16(w[3])<<8]
 		a2, a3 := anchorPairs[uint16(w[4])|uint16(w[5])<<8], anchorPairs[uint16(w[6])|uint16(w[7])<<8]
 		a4, a5 := anchorPairs[uint16(w[8])|uint16(w[9])<<8], anchorPairs[uint16(w[10])|uint16(w[11])<<8]
 		a6, a7 := anchorPairs[uint16(w[12])|uint16(w[13])<<8], anchorPairs[uint16(w[14])|uint16(w[15])<<8]
-		if a0|a1|a2|a3|a4|a5|a6|a7 == 0 {
+		hits := a0 | a1 | a2 | a3 | a4 | a5 | a6 | a7
+		if hits == 0 {
 			continue
 		}
-		m := uint(a0) | uint(a1)<<2 | uint(a2)<<4 | uint(a3)<<6 | uint(a4)<<8 | uint(a5)<<10 | uint(a6)<<12 | uint(a7)<<14
+		m := uint(a0&3) | uint(a1&3)<<2 | uint(a2&3)<<4 | uint(a3&3)<<6 | uint(a4&3)<<8 | uint(a5&3)<<10 | uint(a6&3)<<12 | uint(a7&3)<<14
 		for ; m != 0; m &= m - 1 {
 			if i := p + bits.TrailingZeros(m); anchorHere[s[i]](s, i) {
-				return i
+				return i, true
 			}
 		}
+		if hits&keywordBit != 0 && !keyword {
+			k := uint(a0>>2&1) | uint(a1>>2&1)<<1 | uint(a2>>2&1)<<2 | uint(a3>>2&1)<<3 | uint(a4>>2&1)<<4 | uint(a5>>2&1)<<5 | uint(a6>>2&1)<<6 | uint(a7>>2&1)<<7
+			keyword = ruleKeywords.inPairs(s, p, k)
+		}
+	}
+	if !keyword {
+		keyword = len(ruleKeywords.scanTail(s, p, nil, true)) > 0
 	}
 	for ; p < len(s); p++ {
 		if here := anchorHere[s[p]]; here != nil && here(s, p) {
-			return p
+			return p, true
 		}
 	}
-	return -1
+	return -1, keyword
 }
+
+// keywordBit is the bit of anchorPairs set for the pairs of bytes that
+// may be part of a keyword of the rules.
+const keywordBit = 4
 
 // anchorPairs holds, for each two bytes read as a little-endian uint16,
 // bit 0 when the first is an anchor and bit 1 when the second is: a
@@ -219,6 +227,11 @@ var anchorPairs = func() (t [1 << 16]uint8) {
 			for lo := range row {
 				row[lo] |= 2
 			}
+		}
+	}
+	for pair, c := range ruleKeywords.pairs {
+		if c != 0 {
+			t[pair] |= keywordBit
 		}
 	}
 	for _, a := range anchors {
@@ -289,6 +302,12 @@ func sKeyHere(s string, p int) bool {
 		return false
 	}
 	_, ok := sKeyAt(s, p)
+	return ok
+}
+
+// callArgHere reports whether callArgAt matches at the '(' at p.
+func callArgHere(s string, p int) bool {
+	_, ok := callArgAt(s, p)
 	return ok
 }
 

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -86,9 +87,6 @@ var ownRules = [...]secretRule{
 	{id: "pgpass-password", keywords: []string{":5432:", ":*:"}, regex: `(?m)^[^:\s]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S+)$`},
 	{id: "zapier-webhook", keywords: []string{"hooks.zapier.com"}, regex: `hooks\.zapier\.com/hooks/catch/(\d+/[A-Za-z0-9]+)`},
 	{id: "teams-webhook", keywords: []string{"webhook.office.com", "outlook.office.com/webhook"}, regex: `(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/([\w@./-]+)`},
-	// A random string passed to a call, as in Client("…") or run("…"):
-	// most often a credential.
-	{id: "random-call-argument", keywords: []string{"(\"", "('"}, regex: `\(\s*["']([A-Za-z0-9_\-.+/=]{24,})["']\s*[,)]`, entropy: 4.3},
 }
 
 // rules are gitleaks' rules and then the redactor's own.
@@ -127,7 +125,10 @@ type keywordAt struct{ kw, at int }
 var ruleKeywords = newKeywordIndex()
 
 type keywordIndex struct {
+	// words are the keywords, each in lower case unless exact says it is
+	// written in one case only.
 	words []string
+	exact []bool
 	rules [][]int
 	// pairs holds, for two bytes read as a little-endian uint16, 1 + the
 	// index in cands of the keywords those bytes may be part of, or 0.
@@ -135,16 +136,23 @@ type keywordIndex struct {
 	cands [][]pairCand
 }
 
-// pairCand says that a keyword may start back bytes before a pair of
-// bytes.
-type pairCand struct{ kw, back int }
+// pairCand says that keyword kw may start back bytes before a pair of
+// bytes. Its byte at probe, in lower case, is want: a look at it drops
+// most candidates before the keyword is compared.
+type pairCand struct {
+	kw, back, probe int
+	want            byte
+	exact           bool
+}
 
-// newKeywordIndex indexes each keyword by two pairs of its bytes that
-// are rare in prose, code and JSON: the pair at some offset i and the one
-// at i+1. A scan looks up the text's bytes two at a time at even offsets
-// only, and an occurrence of a keyword at any offset has one of the two at
-// an even offset. A keyword of two bytes is indexed by itself and by its
-// second byte followed by any byte (or by none, at the text's end).
+// newKeywordIndex indexes each keyword by two pairs of its bytes, one at
+// an even offset in it and one at an odd offset, each the one of its
+// kind least common in prose, code and JSON. A scan looks up the text's
+// bytes two at a time at even offsets only: an occurrence of a keyword
+// at an even offset in the text has all of its even pairs there, and one
+// at an odd offset all of its odd ones. A keyword of two bytes is indexed
+// by itself and by its second byte followed by any byte (or by none, at
+// the text's end).
 func newKeywordIndex() *keywordIndex {
 	x := &keywordIndex{}
 	seen := map[string]int{}
@@ -156,41 +164,95 @@ func newKeywordIndex() *keywordIndex {
 				seen[w] = k
 				x.words = append(x.words, w)
 				x.rules = append(x.rules, nil)
-				x.index(w, k)
 			}
 			x.rules[k] = append(x.rules[k], i)
 		}
 	}
+	x.exact = make([]bool, len(x.words))
+	for k, w := range x.words {
+		if e := exactKeyword(w, x.rules[k]); e != "" {
+			x.words[k], x.exact[k] = e, true
+		}
+		x.index(x.words[k], k)
+	}
 	return x
+}
+
+// exactKeyword returns the keyword w as it must be written for any of the
+// rules rs to match, when each of their regexps holds it in one case
+// only, as gitleaks' rule for AWS keys holds "AKIA", or "" when one of
+// them matches it in any case.
+func exactKeyword(w string, rs []int) string {
+	exact := ""
+	for _, r := range rs {
+		src := rules[r].regex
+		i := indexLower(src, w)
+		if i < 0 || strings.Contains(src[:i], "(?i") || strings.ContainsAny(src[i:i+len(w)], `\[]().|?*+{}`) {
+			return ""
+		}
+		if v := src[i : i+len(w)]; exact == "" || exact == v {
+			exact = v
+		} else {
+			return ""
+		}
+	}
+	return exact
+}
+
+// indexLower is strings.Index of the lower-case low in s, in any case.
+func indexLower(s, low string) int {
+	for i := 0; i+len(low) <= len(s); i++ {
+		if equalLower(s[i:i+len(low)], low) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (x *keywordIndex) index(w string, k int) {
 	if len(w) == 2 {
-		x.add(w[0], w[1], pairCand{k, 0}, false)
-		x.add(w[1], 0, pairCand{k, 1}, true)
+		x.add(w, k, 0, false)
+		x.add(w, k, 1, true)
 		return
 	}
-	best, cost := 0, math.MaxInt
-	for i := 0; i+2 < len(w); i++ {
-		if c := pairCost(w[i], w[i+1]) + pairCost(w[i+1], w[i+2]); c < cost {
-			best, cost = i, c
+	for parity := range 2 {
+		best, cost := parity, math.MaxInt
+		for i := parity; i+1 < len(w); i += 2 {
+			if c := pairCost(w[i], w[i+1]); c < cost {
+				best, cost = i, c
+			}
 		}
+		x.add(w, k, best, false)
 	}
-	x.add(w[best], w[best+1], pairCand{k, best}, false)
-	x.add(w[best+1], w[best+2], pairCand{k, best + 1}, false)
 }
 
-// add files c under the pair (a, b), in every case of each, or under a
-// followed by any byte when anyB is set.
-func (x *keywordIndex) add(a, b byte, c pairCand, anyB bool) {
-	for _, a := range cases(a) {
-		if anyB {
+// add files keyword w, number k, under its pair of bytes at i, in every
+// case of each, or under its byte at i followed by any byte when anyNext
+// is set.
+func (x *keywordIndex) add(w string, k, i int, anyNext bool) {
+	c := pairCand{kw: k, back: i, probe: i, exact: x.exact[k]}
+	cases := cases
+	if c.exact {
+		cases = func(c byte) []byte { return []byte{c} }
+	}
+	// The probe is the keyword's rarest byte outside the pair, if any.
+	for j := range len(w) {
+		if (j < i || j > i+1) && (c.probe == i || byteCost(w[j]) < byteCost(w[c.probe])) {
+			c.probe = j
+		}
+	}
+	c.want = w[c.probe]
+	if !c.exact {
+		c.want = lower(c.want)
+	}
+	for _, a := range cases(w[i]) {
+		if anyNext {
 			for b := range 256 {
 				x.file(uint16(a)|uint16(b)<<8, c)
 			}
 			continue
 		}
-		for _, b := range cases(b) {
+		for _, b := range cases(w[i+1]) {
 			x.file(uint16(a)|uint16(b)<<8, c)
 		}
 	}
@@ -214,9 +276,23 @@ func cases(c byte) []byte {
 }
 
 // pairCost is how often the two bytes a and b may be expected next to
-// each other in text, roughly: the product of their frequencies in
-// English, digits and the punctuation of code counted as common letters.
-func pairCost(a, b byte) int { return byteCost(a) * byteCost(b) }
+// each other in text, roughly: the 150 commonest pairs of letters in
+// English cost most, in their order, and other pairs the product of
+// their bytes' frequencies, digits and the punctuation of code counted as
+// common letters.
+func pairCost(a, b byte) int {
+	if i := strings.Index(commonPairs, string([]byte{lower(a), lower(b), ' '})); i >= 0 && i%3 == 0 {
+		return 10000 - i
+	}
+	return byteCost(a) * byteCost(b)
+}
+
+// commonPairs are the commonest pairs of letters in English text, the
+// commonest first.
+const commonPairs = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co " +
+	"me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la ns di fo ho pe ec pr no ct us ac ot il tr ly " +
+	"nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia " +
+	"am fi ci vi pl ig tu ev ld ry mp fe bl ab gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei "
 
 func byteCost(c byte) int {
 	const freq = "zqjxkvbpygfwmucldrhsnioate" // rarest first
@@ -226,7 +302,7 @@ func byteCost(c byte) int {
 	switch {
 	case c >= '0' && c <= '9', c == '_', c == '-', c == '.':
 		return 14
-	case c == ' ':
+	case c == ' ', c == '"':
 		return 30
 	}
 	return 5
@@ -248,33 +324,86 @@ func (x *keywordIndex) scan(s string, found []keywordAt) []keywordAt {
 		}
 		for j, c := range [8]uint16{c0, c1, c2, c3, c4, c5, c6, c7} {
 			if c != 0 {
-				found = x.check(s, p+2*j, c, found)
+				found = x.check(s, p+2*j, c, found, false)
 			}
 		}
 	}
+	return x.scanTail(s, p, found, false)
+}
+
+// scanTail is scan of the bytes from p on, fewer than sixteen, two at a
+// time. With first set it stops at the first keyword.
+func (x *keywordIndex) scanTail(s string, p int, found []keywordAt, first bool) []keywordAt {
 	for ; p < len(s); p += 2 {
 		pair := uint16(s[p])
 		if p+1 < len(s) {
 			pair |= uint16(s[p+1]) << 8
 		}
 		if c := x.pairs[pair]; c != 0 {
-			found = x.check(s, p, c, found)
+			if found = x.check(s, p, c, found, first); first && len(found) > 0 {
+				return found
+			}
 		}
 	}
 	return found
 }
 
-// check appends the keywords of candidates c that s holds about the pair
-// at p.
-func (x *keywordIndex) check(s string, p int, c uint16, found []keywordAt) []keywordAt {
+// inPairs reports whether a keyword is about one of the pairs of bytes
+// of s at p+2j for each bit j set in m, which the pre-scan's table says
+// may be part of one.
+func (x *keywordIndex) inPairs(s string, p int, m uint) bool {
+	for ; m != 0; m &= m - 1 {
+		i := p + 2*bits.TrailingZeros(m)
+		if x.at(s, i, x.pairs[uint16(s[i])|uint16(s[i+1])<<8]) {
+			return true
+		}
+	}
+	return false
+}
+
+// at reports whether s holds a keyword of candidates c about the pair at
+// p.
+func (x *keywordIndex) at(s string, p int, c uint16) bool {
 	for _, cand := range x.cands[c-1] {
-		w := x.words[cand.kw]
 		q := p - cand.back
-		if q >= 0 && q+len(w) <= len(s) && equalLower(s[q:q+len(w)], w) {
+		if q < 0 || q+cand.probe >= len(s) {
+			continue
+		}
+		if b := s[q+cand.probe]; b != cand.want && (cand.exact || lower(b) != cand.want) {
+			continue
+		}
+		if x.holds(s, q, cand) {
+			return true
+		}
+	}
+	return false
+}
+
+// check appends the keywords of candidates c that s holds about the pair
+// at p; with first set, only the first.
+func (x *keywordIndex) check(s string, p int, c uint16, found []keywordAt, first bool) []keywordAt {
+	for _, cand := range x.cands[c-1] {
+		q := p - cand.back
+		if x.holds(s, q, cand) {
 			found = append(found, keywordAt{cand.kw, q})
+			if first {
+				return found
+			}
 		}
 	}
 	return found
+}
+
+// holds reports whether s holds the keyword of cand at q.
+func (x *keywordIndex) holds(s string, q int, cand pairCand) bool {
+	w := x.words[cand.kw]
+	if q < 0 || q+len(w) > len(s) {
+		return false
+	}
+	if cand.exact {
+		return s[q+cand.probe] == cand.want && s[q:q+len(w)] == w
+	}
+	return lower(s[q+cand.probe]) == cand.want && equalLower(s[q:q+len(w)], w)
 }
 
 // scanPlainly is scan done plainly: each keyword looked for in the
@@ -286,8 +415,12 @@ func (x *keywordIndex) scanPlainly(s string) []keywordAt {
 	}
 	var found []keywordAt
 	for k, w := range x.words {
+		text := string(low)
+		if x.exact[k] {
+			text = s
+		}
 		for i := 0; ; {
-			j := strings.Index(string(low[i:]), w)
+			j := strings.Index(text[i:], w)
 			if j < 0 {
 				break
 			}

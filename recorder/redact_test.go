@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lookout-go/lookout/internal/secretcorpus"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -357,6 +358,8 @@ func TestSecretsPreScanAgreesWithTheFullDetector(t *testing.T) {
 		"secret_key", "rk", "live", "test", "xox", "b", "glpat", "AIza", "Authorization", "Basic", "://", "@", "/",
 		"-----", "BEGIN ", "RSA ", "PRIVATE KEY", "END ", `\n`, ">", "=>", ":=", "==",
 		"dapi", "0123456789abcdef", "eyJ", "ey", "J", ".", "SG", "SK", "hooks.slack.com/services/", "user:pw@", "-u ", "curl",
+		"ghp_", "glpat-", "hvs.", "Q~", ":AA", "machine ", "dckr_pat_", "(", `("`, "xoxb-", "sk-ant-api03-", "pat.", "Key",
+		"sig", "A3-", "LTAI", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "1234567890", "_test_",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 40_000 {
@@ -383,6 +386,10 @@ func FuzzSecretsPreScan(f *testing.F) {
 	}
 	for _, s := range nearMisses[:8] {
 		f.Add(s)
+	}
+	f.Add("Auth:0")
+	for _, s := range secretcorpus.Secrets()[:40] {
+		f.Add(s.Text)
 	}
 	r := recorder.Secrets()
 	f.Fuzz(func(t *testing.T, in string) {

@@ -64,7 +64,11 @@ func (rs *redaction) cleanBut(body []byte, from, to int) bool {
 	if len(rs.others) > 0 {
 		return false
 	}
-	return !rs.secrets || firstSecret(unsafe.String(unsafe.SliceData(body[from:to]), to-from)) < 0
+	if !rs.secrets {
+		return true
+	}
+	at, keyword := firstSecret(unsafe.String(unsafe.SliceData(body[from:to]), to-from))
+	return at < 0 && !keyword
 }
 
 // none reports whether rs leaves every text as it is.

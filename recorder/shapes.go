@@ -471,400 +471,45 @@ func bearerAt(s string, p int) (span, bool) {
 
 func isLowerLetter(c byte) bool { return c >= 'a' && c <= 'z' }
 
-// keySuffix is a key ending whose value is a secret. A weak one, such as
-// "key" or "sig", ends many keys whose values are not, so its value is
-// redacted only when it looks random (looksRandom).
-type keySuffix struct {
-	suf  string
-	weak bool
-}
-
-// sensitiveKeySuffixes lists, by their last letter, the key endings
-// whose values are secrets.
-var sensitiveKeySuffixes = [...][]keySuffix{
-	'd' - 'a': {{"password", false}, {"passwd", false}, {"pwd", true}, {"sessionid", true}},
-	't' - 'a': {{"secret", false}, {"salt", true}},
-	'n' - 'a': {{"token", false}, {"authorization", false}},
-	'y' - 'a': {{"api_key", false}, {"apikey", false}, {"api-key", false}, {"access_key", false}, {"accesskey", false}, {"private_key", false}, {"secret_key", false}, {"secretkey", false}, {"secret-key", false}, {"accountkey", false}, {"account_key", false}, {"key", true}},
-	'e' - 'a': {{"secret_key_base", false}, {"signature", true}, {"passphrase", true}, {"cookie", true}},
-	'h' - 'a': {{"auth", false}},
-	'g' - 'a': {{"sig", true}},
-	's' - 'a': {{"credentials", true}, {"creds", true}, {"pass", true}},
-	'l' - 'a': {{"credential", true}},
-	'a' - 'a': {{"key-data", true}, {"key_data", true}, {"keydata", true}},
-}
-
-// penultimates holds, by the last letter of the sensitive key suffixes,
-// a bit for each letter one of them has before it.
-var penultimates = func() (t [len(sensitiveKeySuffixes)]uint32) {
-	for i, sufs := range sensitiveKeySuffixes {
-		for _, suf := range sufs {
-			t[i] |= 1 << (suf.suf[len(suf.suf)-2] - 'a')
-		}
+// callArgAt matches a random string passed to a call whose '(' is at p,
+// as in Client("…") or client.run("…"): a quoted run of 24 or more key
+// characters with a digit and a Shannon entropy of 4.3 bits or more, as
+// random base64 has and words, hexadecimal and identifiers have not,
+// followed by ')' or ','. Inside a JSON string its quotes are escaped.
+func callArgAt(s string, p int) (span, bool) {
+	i := runEnd(s, p+1, isSpace)
+	escaped := strings.HasPrefix(s[i:], `\`)
+	if escaped {
+		i++
 	}
-	return t
-}()
-
-// Key strengths: no secret, a secret when it looks random, a secret.
-const (
-	keyPlain = iota
-	keyWeak
-	keyStrong
-)
-
-// sensitiveKey reports whether the key k, made of isKeyByte characters,
-// ends in a strong sensitive suffix, in any case.
-func sensitiveKey(k string) bool { return keyStrength(k, len(k)) == keyStrong }
-
-// sensitiveKeyEnd reports whether the key of isKeyByte characters that
-// ends at k in s ends in a sensitive suffix, in any case.
-func sensitiveKeyEnd(s string, k int) bool { return keyStrength(s, k) != keyPlain }
-
-// keyStrength tells whether the key of isKeyByte characters that ends at
-// k in s ends in a sensitive suffix, in any case, and how strong. Every
-// suffix is made of such characters, so it needs no walk back to the
-// key's start. The bytes before the suffix tell most keys that share its
-// last letter from it, so a mismatch costs a few instructions.
-func keyStrength(s string, k int) int {
-	if k < 2 {
-		return keyPlain
-	}
-	last := lower(s[k-1])
-	if last < 'a' || last > 'y' || penultimates[last-'a']&(1<<(lower(s[k-2])-'a')) == 0 {
-		return keyPlain
-	}
-	for _, suf := range sensitiveKeySuffixes[last-'a'] {
-		if !hasSuffixLower(s[:k], suf.suf) {
-			continue
-		}
-		j := k - len(suf.suf)
-		switch {
-		case last == 'h' && j > 0 && isAlnum(s[j-1]):
-			// "auth" is a key of its own or a word after '_' or '-', as
-			// in docker's "auth", never the end of a word like "oauth".
-			return keyPlain
-		case last == 'n' && suf.suf == "token" && listToken(s, j):
-			return keyPlain
-		case suf.weak:
-			return keyWeak
-		}
-		return keyStrong
-	}
-	return keyPlain
-}
-
-// listTokens are the words before "token" in keys of tokens that page
-// through lists or guard forms rather than grant access.
-var listTokens = [...]string{"page", "next", "skip", "sync", "continuation", "csrf", "xsrf", "cancellation"}
-
-// listToken reports whether the key whose "token" starts at j names a
-// token of listTokens.
-func listToken(s string, j int) bool {
-	if j > 0 && (s[j-1] == '_' || s[j-1] == '-') {
-		j--
-	}
-	for _, w := range listTokens {
-		if hasSuffixLower(s[:j], w) {
-			return true
-		}
-	}
-	return false
-}
-
-// looksRandom reports whether v, the value of a weak sensitive key, looks
-// like a secret rather than a word, a name, an id or a reference: twelve
-// bytes or more, not only letters and '_', '.' or '-', no UUID, no path
-// or URL, no blank, and varied enough (a Shannon entropy of 3 bits or
-// more, as a random string of ten different characters has).
-func looksRandom(v string) bool {
-	if len(v) < 12 || isReference(v) || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") || v[0] == '/' || v[0] == '~' || v[0] == '.' {
-		return false
-	}
-	if runEnd(v, 0, isIdentPathByte) == len(v) && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
-		return false
-	}
-	if isUUID(v) {
-		return false
-	}
-	return entropy(v) >= 3
-}
-
-func isIdentPathByte(c byte) bool { return isAlpha(c) || c == '_' || c == '.' || c == '-' }
-
-// isUUID reports whether v is a UUID in its usual text form.
-func isUUID(v string) bool {
-	if len(v) != 36 {
-		return false
-	}
-	for i := range len(v) {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if v[i] != '-' {
-				return false
-			}
-		} else if !isHex(v[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isReference reports whether a value names a secret rather than holds
-// one: a variable ($NAME, ${NAME}, $(command)), a template ({{ … }}, ${{
-// … }}), or, unquoted, code (a call, an index or a dotted name).
-func isReference(v string) bool {
-	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2
-}
-
-// isCode reports whether an unquoted value is code rather than a secret:
-// a call or an index (it holds '(' or '['), as in os.environ["TOKEN"].
-func isCode(v string) bool {
-	return strings.ContainsAny(v, "([")
-}
-
-// hasSuffixLower reports whether s ends in the lower-case ASCII text low,
-// in any case.
-func hasSuffixLower(s, low string) bool {
-	return len(s) >= len(low) && equalLower(s[len(s)-len(low):], low)
-}
-
-func lower(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// equalLower reports whether s equals the lower-case ASCII text low, in
-// any case. Both are ASCII, so this is strings.EqualFold without the
-// Unicode cases.
-func equalLower(s, low string) bool {
-	for i := range len(low) {
-		if lower(s[i]) != low[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func isUnquotedValueByte(c byte) bool { return strings.IndexByte(" \t\r\n,;&}])\"'<\\", c) < 0 }
-
-func isSpace(c byte) bool { return c == ' ' }
-
-// keyEnd walks back from the separator at p (and the ':' before it in
-// ":=") over spaces and a closing quote (escaped or not) to where a key
-// would end.
-func keyEnd(s string, p int) (k int, quoted bool) {
-	k = p
-	if k > 0 && s[k] == '=' && s[k-1] == ':' {
-		k--
-	}
-	for k > 0 && s[k-1] == ' ' {
-		k--
-	}
-	if k > 1 && s[k-1] == ']' && (s[k-2] == '"' || s[k-2] == '\'') {
-		// An index by a quoted key: config["SECRET_KEY"] = "…".
-		k--
-	}
-	return closingKeyQuote(s, k)
-}
-
-// closingKeyQuote walks back from k over a quote that closes a key,
-// escaped or not, and reports whether there was one.
-func closingKeyQuote(s string, k int) (int, bool) {
-	if k == 0 || s[k-1] != '"' && s[k-1] != '\'' {
-		return k, false
-	}
-	k--
-	if k > 0 && s[k-1] == '\\' {
-		k--
-	}
-	return k, true
-}
-
-// pairAt matches the value of a sensitive key/value pair whose separator
-// (':' or '=') is at p.
-func pairAt(s string, p int) (span, bool) {
-	if strings.HasPrefix(s[p+1:], "=") {
-		// "==" and "===" compare; the ':' of ":=" leaves the pair to its
-		// '='.
+	if i >= len(s) || s[i] != '"' && s[i] != '\'' {
 		return span{}, false
 	}
-	k, last, quotedKey, ok := pairKey(s, p)
-	if !ok {
+	q := s[i]
+	b := i + 1
+	end := runEnd(s, b, isCallArgByte)
+	if end-b < 24 || end >= len(s) {
 		return span{}, false
 	}
-	v, end, unquoted, ok := pairValue(s, p, last, quotedKey)
-	if !ok {
+	close := end
+	if escaped {
+		if s[close] != '\\' {
+			return span{}, false
+		}
+		close++
+	}
+	if close >= len(s) || s[close] != q {
 		return span{}, false
 	}
-	if hasSuffixLower(s[k:last], "authorization") {
-		v, end = authorizationCredential(s, v, end, unquoted)
-	}
-	val := s[v:end]
-	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || unquoted && isCode(val) {
+	after := runEnd(s, close+1, isSpace)
+	if after >= len(s) || s[after] != ')' && s[after] != ',' {
 		return span{}, false
 	}
-	if keyStrength(s, last) == keyWeak && !looksRandom(val) {
+	v := s[b:end]
+	if strings.IndexAny(v, "0123456789") < 0 || entropy(v) < 4.3 {
 		return span{}, false
 	}
-	return span{v, end}, true
+	return span{b, end}, true
 }
 
-// pairKey finds the key before the separator at p. It returns where the
-// key starts and ends and whether it was quoted, or false when no
-// sensitive key ends there.
-func pairKey(s string, p int) (k, last int, quoted, ok bool) {
-	last, quoted = keyEnd(s, p)
-	if !sensitiveKeyEnd(s, last) {
-		return 0, 0, false, false
-	}
-	k = keyStart(s, last)
-	if k >= 3 && s[k-3:k] == "://" {
-		// The user of a URL's user information, not a key: userinfoAt
-		// takes its password.
-		return 0, 0, false, false
-	}
-	return k, last, quoted, true
-}
-
-// keyStart walks back from last over the isKeyByte characters of a key.
-func keyStart(s string, last int) int {
-	k := last
-	for k > 0 && isKeyByte(s[k-1]) {
-		k--
-	}
-	return k
-}
-
-// pairValue finds the value after the separator at p of a key that ends
-// at last: where it starts and ends, and whether it is unquoted. It
-// returns false when what follows the separator is no value to redact.
-// A value never runs past an unescaped '"': when the pair sits inside a
-// JSON string, that quote ends the string, and what follows is structure.
-func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok bool) {
-	v, arrow := valueStart(s, p)
-	if qv, end, quoted, ok := quotedValue(s, v, last, quotedKey); quoted {
-		return qv, end, false, ok
-	}
-	switch {
-	case quotedKey:
-		return 0, 0, false, false // a JSON number, boolean or null
-	case arrow:
-		return 0, 0, false, false // a function, as in token => token.trim()
-	}
-	return v, runEnd(s, v, isUnquotedValueByte), true, true
-}
-
-// quotedValue finds the value that a quote at v opens, after a key that
-// ends at last: where its text starts and ends. quoted is false when no
-// quote is at v, and ok is false when the '"' there does not open the
-// value.
-func quotedValue(s string, v, last int, quotedKey bool) (start, end int, quoted, ok bool) {
-	switch {
-	case strings.HasPrefix(s[v:], `\"`):
-		// An escaped quote: the pair is inside a JSON string, and so is
-		// the value, up to the next escaped quote or the end of the string.
-		return v + 2, quotedValueEnd(s, v+2, '"'), true, true
-	case strings.HasPrefix(s[v:], `"`):
-		if !opensValue(s, v, last, quotedKey) {
-			return 0, 0, true, false
-		}
-		return v + 1, closingQuote(s, v+1), true, true
-	case strings.HasPrefix(s[v:], "'"):
-		return v + 1, quotedValueEnd(s, v+1, '\''), true, true
-	}
-	return 0, 0, false, false
-}
-
-// valueStart walks forward from the separator at p, over the '>' of "=>"
-// and then spaces, to where a value would start. It also reports whether
-// the separator was "=>", the arrow of PHP, Perl and Ruby hashes.
-func valueStart(s string, p int) (v int, arrow bool) {
-	after := p + 1
-	arrow = s[p] == '=' && after < len(s) && s[after] == '>'
-	if arrow {
-		after++
-	}
-	return runEnd(s, after, isSpace), arrow
-}
-
-// opensValue reports whether the '"' at v opens the value of a key that
-// ends at last. After a key in plain double quotes it does. After any
-// other key it may instead close the JSON string the pair is in; the
-// bytes after it tell, as only structure can follow a string's end.
-func opensValue(s string, v, last int, quotedKey bool) bool {
-	return quotedKey && s[last] == '"' || !endsString(s, v)
-}
-
-// authorizationCredential moves the start of an authorization value from
-// v past its scheme, as in "Basic dXNl…" or "Token abc": the scheme stays,
-// as "Bearer" does. An unquoted value then runs to the end of the
-// credential rather than stopping at the blank after the scheme.
-func authorizationCredential(s string, v, end int, unquoted bool) (int, int) {
-	w := runEnd(s, v, isAlpha)
-	if w <= v || w >= len(s) || !isBlank(s[w]) {
-		return v, end
-	}
-	cred := runEnd(s, w, isBlank)
-	if unquoted {
-		end = runEnd(s, cred, isUnquotedValueByte)
-	}
-	if cred < end {
-		v = cred
-	}
-	return v, end
-}
-
-func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// quotedValueEnd returns where a value that opened with a quote ends: at
-// the first closing quote (an escaped '"' when quote is '"', else quote
-// itself) or unescaped '"', at or after i, or at len(s). Escape sequences
-// are skipped whole, so the value never ends inside one.
-func quotedValueEnd(s string, i int, quote byte) int {
-	for i < len(s) {
-		switch c := s[i]; {
-		case c == '\\':
-			if quote == '"' && strings.HasPrefix(s[i:], `\"`) {
-				return i
-			}
-			i += 2
-		case c == '"' || c == quote:
-			return i
-		default:
-			i++
-		}
-	}
-	return len(s)
-}
-
-// endsString reports whether the '"' at i could end a JSON string: only
-// whitespace and then ',', '}', ']', ':' or the end of s follow it.
-func endsString(s string, i int) bool {
-	for i++; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\r', '\n':
-		case ',', '}', ']', ':':
-			return true
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// closingQuote returns the index of the first unescaped '"' at or after i,
-// or len(s).
-func closingQuote(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case '\\':
-			i += 2
-		case '"':
-			return i
-		default:
-			i++
-		}
-	}
-	return len(s)
-}
+func isCallArgByte(c byte) bool { return isKeyByte(c) || c == '.' || c == '+' || c == '/' || c == '=' }

@@ -30,7 +30,10 @@
 // steps, to any Eino chat model and asks for a JSON object with a summary,
 // the rationale for the tools chosen, key findings and a confidence level
 // (low, medium or high). Each Prompt names its user message by run id and
-// seq, so summaries can be shown next to the conversation.
+// seq, so summaries can be shown next to the conversation. Every text of a
+// request is redacted with recorder.Secrets first, so that a trajectory
+// recorded with KeepSecrets, or imported, sends none of the secrets it
+// detects to the model.
 //
 //	s, err := summary.New(&summary.Config{Model: chatModel})
 //	if err != nil { ... }

@@ -29,12 +29,12 @@ func request(seg segment, maxField, maxTotal int) string {
 	outer := min(maxField, max(maxTotal/4-len(ellipsis), 0))
 	var b strings.Builder
 	b.WriteString("User request:\n")
-	b.WriteString(cut(seg.prompt.Query, outer))
+	b.WriteString(cut(secrets.Redact(seg.prompt.Query), outer))
 	b.WriteString("\n\nFinal answer:\n")
 	if seg.prompt.Response == "" {
 		b.WriteString("(none recorded)")
 	} else {
-		b.WriteString(cut(seg.prompt.Response, outer))
+		b.WriteString(cut(secrets.Redact(seg.prompt.Response), outer))
 	}
 	b.WriteString("\n\nTrajectory, oldest first:\n")
 	writeTrajectory(&b, trajectory(seg.records[1:], maxField), maxTotal)
@@ -94,9 +94,16 @@ func (t *transcript) add(seq uint64, format string, args ...any) {
 	t.out = append(t.out, "["+strconv.FormatUint(seq, 10)+"] "+fmt.Sprintf(format, args...))
 }
 
-// text is s cut to maxField and folded onto one line. Cutting first keeps
-// the folding cheap for long outputs.
-func (t *transcript) text(s string) string { return oneLine(cut(s, t.maxField)) }
+// text is s redacted, cut to maxField and folded onto one line. Cutting
+// before folding keeps the folding cheap for long outputs; redacting
+// before cutting leaves no part of a secret that the cut would make
+// unrecognizable.
+func (t *transcript) text(s string) string { return oneLine(cut(secrets.Redact(s), t.maxField)) }
+
+// secrets redacts every text of a summary request with the recorder's
+// built-in redactor, so that a trajectory recorded with KeepSecrets, or
+// imported, sends no credential it holds to the summarizing model.
+var secrets = recorder.Secrets()
 
 // record adds the entries of one record.
 func (t *transcript) record(rec *recorder.Record) {
