@@ -28,7 +28,7 @@ func TestTheCollectorsJSONUnmarshalerReadsTheExport(t *testing.T) {
 	assert.Equal(t, "lookout", name.Str())
 	ss := rs.ScopeSpans().At(0)
 	assert.Equal(t, otelexport.ScopeName, ss.Scope().Name())
-	assert.Equal(t, "https://opentelemetry.io/schemas/1.39.0", ss.SchemaUrl())
+	assert.Equal(t, "https://opentelemetry.io/schemas/1.41.0", ss.SchemaUrl())
 
 	root := ss.Spans().At(0)
 	assert.Equal(t, "invoke_agent lead", root.Name())

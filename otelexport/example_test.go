@@ -26,7 +26,7 @@ func record(ctx context.Context, sink recorder.Sink) *recorder.Recorder {
 	_ = run.ModelRequest(ctx, recorder.ModelRequest{Model: "gpt-4o-mini", MessageCount: 1})
 	_ = run.ModelResponse(ctx, recorder.ModelResponse{
 		Usage:         recorder.TokenUsage{PromptTokens: 120, CompletionTokens: 15, TotalTokens: 135},
-		UsageReported: true, FinishReason: "tool_calls",
+		UsageReported: true, FinishReason: "tool_calls", Provider: "OpenAI",
 	})
 	_ = run.ToolStarted(ctx, recorder.ToolStarted{CallID: "call_1", Name: "shell"})
 	_ = run.ToolEnded(ctx, recorder.ToolEnded{CallID: "call_1", Name: "shell", IsError: true, Error: "exit status 2"})
@@ -60,9 +60,9 @@ func ExampleSpans() {
 	}
 	// Output:
 	// invoke_agent migrator 58f569241f4f3bb8 (5s)
-	//   gen_ai.operation.name=invoke_agent gen_ai.conversation.id=run-1 gen_ai.agent.name=migrator gen_ai.request.model=gpt-4o-mini gen_ai.usage.input_tokens=120 gen_ai.usage.output_tokens=15
+	//   gen_ai.operation.name=invoke_agent gen_ai.conversation.id=run-1 gen_ai.agent.name=migrator gen_ai.request.model=gpt-4o-mini gen_ai.provider.name=openai gen_ai.usage.input_tokens=120 gen_ai.usage.output_tokens=15
 	//   chat gpt-4o-mini 58b03aa1358f5a81 (1s)
-	//     gen_ai.operation.name=chat gen_ai.conversation.id=run-1 gen_ai.request.model=gpt-4o-mini gen_ai.response.finish_reasons=["tool_calls"] gen_ai.usage.input_tokens=120 gen_ai.usage.output_tokens=15
+	//     gen_ai.operation.name=chat gen_ai.conversation.id=run-1 gen_ai.request.model=gpt-4o-mini gen_ai.provider.name=openai gen_ai.response.finish_reasons=["tool_calls"] gen_ai.usage.input_tokens=120 gen_ai.usage.output_tokens=15
 	//   execute_tool shell c2f07c8977d5466f (1s)
 	//     gen_ai.operation.name=execute_tool gen_ai.tool.name=shell gen_ai.tool.type=function gen_ai.tool.call.id=call_1 error.type=tool_error
 }

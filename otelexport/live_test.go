@@ -194,7 +194,7 @@ func exportLive(t *testing.T, build team) []*tracepb.Span {
 			assert.Equal(t, "live-test", protoAttrs(rs.Resource.Attributes)["service.name"].GetStringValue())
 			for _, ss := range rs.ScopeSpans {
 				assert.Equal(t, otelexport.ScopeName, ss.Scope.GetName())
-				assert.Equal(t, semconv.SchemaURL, ss.SchemaUrl)
+				assert.Equal(t, "https://opentelemetry.io/schemas/1.41.0", ss.SchemaUrl)
 			}
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lookout-go/lookout/recorder"
 )
@@ -95,14 +96,36 @@ func Spans(records []recorder.Record, opts *Options) ([]sdktrace.ReadOnlySpan, e
 // spanStubs is Spans before the snapshot.
 func spanStubs(records []recorder.Record, opts *Options) ([]tracetest.SpanStub, error) {
 	o := opts.withDefaults()
+	ex, err := build(records, &o, false)
+	return ex.stubs, err
+}
+
+// export is what records give: their spans, ordered as Spans says, and,
+// when asked for, the metrics of each run tree, in the order of the
+// traces.
+type export struct {
+	stubs []tracetest.SpanStub
+	trees []*treeMetrics
+}
+
+// build builds the spans of records, and their metrics when metrics is
+// set, for the runs o.RunID picks.
+func build(records []recorder.Record, o *Options, metrics bool) (export, error) {
 	keep, ancestors, err := subtree(records, o.RunID)
 	if err != nil {
-		return nil, err
+		return export{}, err
 	}
-	var stubs []tracetest.SpanStub
+	var ex export
 	order := map[trace.TraceID]int{}
 	runOf := map[trace.SpanID]string{}
-	b := newBuilder(&o, func(s *tracetest.SpanStub) { stubs = append(stubs, *s) })
+	b := newBuilder(o, func(s *tracetest.SpanStub) { ex.stubs = append(ex.stubs, *s) })
+	if metrics {
+		b.measure = func(s *tracetest.SpanStub, p *recorder.ModelResponse) {
+			if keep == nil || keep[runOfSpan(*s, runOf)] {
+				ex.trees[order[s.SpanContext.TraceID()]].add(measure(s, p))
+			}
+		}
+	}
 	for i := range records {
 		r := &records[i]
 		if !wanted(r, keep, ancestors) {
@@ -113,16 +136,17 @@ func spanStubs(records []recorder.Record, opts *Options) ([]tracetest.SpanStub, 
 		st := b.run(r)
 		if _, ok := order[st.span.SpanContext.TraceID()]; !ok {
 			order[st.span.SpanContext.TraceID()] = len(order)
+			ex.trees = append(ex.trees, newTreeMetrics())
 		}
 		runOf[st.span.SpanContext.SpanID()] = r.RunID
 		b.add(r)
 	}
 	b.finish()
-	stubs = slices.DeleteFunc(stubs, func(s tracetest.SpanStub) bool {
+	ex.stubs = slices.DeleteFunc(ex.stubs, func(s tracetest.SpanStub) bool {
 		return keep != nil && !keep[runOfSpan(s, runOf)]
 	})
-	sortSpans(stubs, order)
-	return stubs, nil
+	sortSpans(ex.stubs, order)
+	return ex, nil
 }
 
 // wanted reports whether r goes into the spans: a record with a payload,
@@ -247,6 +271,11 @@ func WriteJSON(w io.Writer, records []recorder.Record, opts *Options) error {
 // Fields come in the order of the protobuf definition and there is no
 // insignificant whitespace, so the output depends on the request alone.
 func MarshalJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
+	return marshalJSON(req)
+}
+
+// marshalJSON is MarshalJSON for any request: traces or metrics.
+func marshalJSON(req proto.Message) ([]byte, error) {
 	data, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("otelexport: encoding request: %w", err)

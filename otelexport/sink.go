@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -34,6 +35,13 @@ type SinkOptions struct {
 	// ToolContent exports tool calls' arguments and results; see
 	// Options.ToolContent.
 	ToolContent bool
+
+	// MeterProvider, when set, records the GenAI client metrics
+	// gen_ai.client.token.usage and gen_ai.client.operation.duration of
+	// each model call whose response is recorded, as WriteMetricsJSON
+	// counts them, through a meter of the scope ScopeName. Nil records
+	// no metrics.
+	MeterProvider metric.MeterProvider
 
 	// BatchSize is how many ended spans are exported together. Zero
 	// means DefaultBatchSize.
@@ -101,6 +109,13 @@ func NewSink(exp sdktrace.SpanExporter, opts *SinkOptions) (*Sink, error) {
 		s.after = DefaultExportAfter
 	}
 	s.b = newBuilder(&Options{Resource: o.Resource, MaxEvents: o.MaxEvents, ToolContent: o.ToolContent}, s.ended)
+	if o.MeterProvider != nil {
+		in, err := newInstruments(o.MeterProvider)
+		if err != nil {
+			return nil, err
+		}
+		s.b.measure = func(span *tracetest.SpanStub, p *recorder.ModelResponse) { in.record(measure(span, p)) }
+	}
 	return s, nil
 }
 

@@ -34,6 +34,9 @@ const (
 	BudgetUsedKey     = attribute.Key("lookout.budget.used")
 	BudgetLimitKey    = attribute.Key("lookout.budget.limit")
 	ExtensionKey      = attribute.Key("lookout.extension.name")
+	CostKey           = attribute.Key("lookout.cost.usd")   // chat: the call's cost; invoke_agent: its calls' cost, in US dollars
+	MCPServerKey      = attribute.Key("lookout.mcp.server") // execute_tool: the MCP server that served the call
+	MCPToolKey        = attribute.Key("lookout.mcp.tool")   // execute_tool: the tool's name on that server
 )
 
 // Span event names.
@@ -66,6 +69,9 @@ type builder struct {
 	opts Options
 	runs map[string]*runState
 	emit func(*tracetest.SpanStub)
+	// measure, when set, takes each model call that ended with its
+	// response, for the metrics.
+	measure func(*tracetest.SpanStub, *recorder.ModelResponse)
 }
 
 // The operation names, as written in span names.
@@ -76,7 +82,7 @@ var (
 )
 
 // scope is the instrumentation scope of every span.
-var scope = instrumentation.Scope{Name: ScopeName, SchemaURL: semconv.SchemaURL}
+var scope = instrumentation.Scope{Name: ScopeName, SchemaURL: schemaURL}
 
 // runState is what the builder holds of a run until its tree ends.
 type runState struct {
@@ -86,15 +92,22 @@ type runState struct {
 	root    *runState
 	members []*runState // on a root, the runs of its tree
 	span    tracetest.SpanStub
-	model   string // the first model the run requested
+	model   string // the first model the run requested, else the first that answered
+	agent   string // the model the agent is configured with
 	usage   usage
-	chat    *tracetest.SpanStub     // the model call in flight
+	chat    *openChat               // the model call in flight
 	tools   []*openTool             // tool calls in flight, in start order
 	byCall  map[string]trace.SpanID // latest tool span by call id, for children
 	descs   map[string]string       // tool descriptions by name, from the run's latest definitions
 	last    time.Time
 	ended   bool
 	conv    string // the conversation id its run_started names, on a root
+}
+
+// openChat is a model call in flight.
+type openChat struct {
+	model string // as requested
+	span  *tracetest.SpanStub
 }
 
 // openTool is a tool call in flight.
@@ -122,10 +135,13 @@ func (st *runState) takeTool(callID, name string) *tracetest.SpanStub {
 	return t.span
 }
 
-// usage sums what the run's responses reported.
+// usage sums what the run's responses reported: tokens, cost, and the
+// first provider named, by them or else by the run's children.
 type usage struct {
-	reported      bool
-	input, output int64
+	reported bool
+	tokens   recorder.TokenUsage
+	cost     float64
+	provider string
 }
 
 func newBuilder(o *Options, emit func(*tracetest.SpanStub)) *builder {
@@ -173,6 +189,10 @@ func (b *builder) addRunRecord(st *runState, r *recorder.Record) {
 	switch p := r.Payload.(type) {
 	case *recorder.RunStarted:
 		st.name(p.AgentName)
+		st.agent = p.AgentModel
+		if p.AgentVersion != "" {
+			st.span.Attributes = append(st.span.Attributes, agentVersionKey.String(p.AgentVersion))
+		}
 	case *recorder.AssessmentRecord:
 		b.event(st, AssessmentEvent, r.RecordedAt, assessmentAttrs(p))
 	case *recorder.BudgetRecord:
@@ -279,7 +299,7 @@ func (b *builder) stub(name string, kind trace.SpanKind, traceID trace.TraceID, 
 // and ends here.
 func (b *builder) openChat(st *runState, r *recorder.Record, p *recorder.ModelRequest) {
 	if st.chat != nil {
-		b.endIncomplete(st.chat, r.RecordedAt)
+		b.endIncompleteChat(st, r.RecordedAt)
 	}
 	if st.model == "" && p.Model != "" {
 		st.model = p.Model
@@ -290,47 +310,45 @@ func (b *builder) openChat(st *runState, r *recorder.Record, p *recorder.ModelRe
 		}
 		st.descs[d.Name] = d.Description
 	}
-	s := b.child(st, chatName(p.Model), trace.SpanKindClient, r.Seq, r.RecordedAt)
+	s := b.child(st, opChat, trace.SpanKindClient, r.Seq, r.RecordedAt)
 	s.Attributes = append(s.Attributes, semconv.GenAIOperationNameChat, b.conversation(st))
-	s.Attributes = append(s.Attributes, requestAttrs(p)...)
-	st.chat = &s
-}
-
-func chatName(model string) string {
-	if model == "" {
-		return opChat
-	}
-	return opChat + " " + model
-}
-
-// requestAttrs are a chat span's attributes from its request.
-func requestAttrs(p *recorder.ModelRequest) []attribute.KeyValue {
-	var kv []attribute.KeyValue
-	if p.Model != "" {
-		kv = append(kv, semconv.GenAIRequestModel(p.Model))
-	}
 	if p.ToolsWithheld {
-		kv = append(kv, ToolsWithheldKey.Bool(true))
+		s.Attributes = append(s.Attributes, ToolsWithheldKey.Bool(true))
 	}
-	return kv
+	st.chat = &openChat{model: p.Model, span: &s}
+}
+
+// named gives a chat span its name and the attributes every chat span
+// has: the model asked for (as requested, else as the response or the
+// agent's configuration names it) and the provider.
+func named(s *tracetest.SpanStub, model, provider string) {
+	s.Name = opChat
+	if model != "" {
+		s.Name = opChat + " " + model
+		s.Attributes = append(s.Attributes, semconv.GenAIRequestModel(model))
+	}
+	s.Attributes = append(s.Attributes, semconv.GenAIProviderNameKey.String(providerName(provider)))
 }
 
 // responseAttrs are a chat span's attributes from its response.
-func responseAttrs(p *recorder.ModelResponse) []attribute.KeyValue {
-	var kv []attribute.KeyValue
+func responseAttrs(kv []attribute.KeyValue, p *recorder.ModelResponse) []attribute.KeyValue {
 	if p.Model != "" {
 		kv = append(kv, semconv.GenAIResponseModel(p.Model))
 	}
-	if p.Provider != "" {
-		// Eino names implementations as "OpenAI" or "Ark"; the
-		// conventions' well-known values are lower case ("openai").
-		kv = append(kv, semconv.GenAIProviderNameKey.String(strings.ToLower(p.Provider)))
+	if id := responseID(p.Message); id != "" {
+		kv = append(kv, semconv.GenAIResponseID(id))
 	}
 	if p.FinishReason != "" {
 		kv = append(kv, semconv.GenAIResponseFinishReasons(p.FinishReason))
 	}
 	if p.UsageReported {
-		kv = append(kv, semconv.GenAIUsageInputTokens(int(p.Usage.PromptTokens)), semconv.GenAIUsageOutputTokens(int(p.Usage.CompletionTokens)))
+		kv = usageAttrs(kv, p.Usage)
+	}
+	if p.CostUSD > 0 {
+		kv = append(kv, CostKey.Float64(p.CostUSD))
+	}
+	if p.Error != "" {
+		kv = append(kv, semconv.ErrorTypeKey.String(other))
 	}
 	return kv
 }
@@ -338,30 +356,47 @@ func responseAttrs(p *recorder.ModelResponse) []attribute.KeyValue {
 // endChat ends the chat span in flight with the response, or makes one of
 // the response alone, started Latency before it.
 func (b *builder) endChat(st *runState, r *recorder.Record, p *recorder.ModelResponse) {
-	s := st.chat
+	c := st.chat
 	st.chat = nil
-	if s == nil {
-		c := b.child(st, chatName(""), trace.SpanKindClient, r.Seq, r.RecordedAt.Add(-p.Latency))
-		c.Attributes = append(c.Attributes, semconv.GenAIOperationNameChat, b.conversation(st))
-		s = &c
+	if c == nil {
+		s := b.child(st, opChat, trace.SpanKindClient, r.Seq, r.RecordedAt.Add(-p.Latency))
+		s.Attributes = append(s.Attributes, semconv.GenAIOperationNameChat, b.conversation(st))
+		c = &openChat{span: &s}
+	}
+	if st.model == "" && p.Model != "" {
+		st.model = p.Model
+	}
+	if st.usage.provider == "" {
+		st.usage.provider = p.Provider
 	}
 	if p.UsageReported {
 		st.usage.reported = true
-		st.usage.input += p.Usage.PromptTokens
-		st.usage.output += p.Usage.CompletionTokens
+		addUsage(&st.usage.tokens, p.Usage)
 	}
-	s.Attributes = append(s.Attributes, responseAttrs(p)...)
+	st.usage.cost += p.CostUSD
+	s := c.span
+	named(s, cmp.Or(c.model, p.Model, st.agent), p.Provider)
+	s.Attributes = responseAttrs(s.Attributes, p)
 	if p.Error != "" {
 		s.Status = sdktrace.Status{Code: codes.Error, Description: p.Error}
 	}
 	s.EndTime = r.RecordedAt
-	b.emit(s)
+	b.emitCall(s, p)
 }
 
 // child returns a span of st's trace under st's span, with the id of the
 // record at seq.
 func (b *builder) child(st *runState, name string, kind trace.SpanKind, seq uint64, start time.Time) tracetest.SpanStub {
 	return b.stub(name, kind, st.span.SpanContext.TraceID(), CallSpanID(st.id, seq), st.span.SpanContext.SpanID(), start)
+}
+
+// emitCall emits the span of a model call that p ended, and measures the
+// call for the metrics.
+func (b *builder) emitCall(s *tracetest.SpanStub, p *recorder.ModelResponse) {
+	b.emit(s)
+	if b.measure != nil {
+		b.measure(s, p)
+	}
 }
 
 func toolName(name string) string {
@@ -383,7 +418,7 @@ func (st *runState) toolAttrs(name, callID string) []attribute.KeyValue {
 
 func (b *builder) openTool(st *runState, r *recorder.Record, p *recorder.ToolStarted) {
 	s := b.child(st, toolName(p.Name), trace.SpanKindInternal, r.Seq, r.RecordedAt)
-	s.Attributes = append(s.Attributes, st.toolAttrs(p.Name, p.CallID)...)
+	s.Attributes = mcpAttrs(append(s.Attributes, st.toolAttrs(p.Name, p.CallID)...), p)
 	if b.opts.ToolContent && p.Arguments != "" {
 		s.Attributes = append(s.Attributes, semconv.GenAIToolCallArgumentsKey.String(p.Arguments))
 	}
@@ -441,18 +476,29 @@ func (b *builder) event(st *runState, name string, at time.Time, kv []attribute.
 func (b *builder) endRun(st *runState, at time.Time, end *recorder.RunEnded) {
 	b.endCalls(st, at)
 	s := &st.span
-	if st.model != "" {
-		s.Attributes = append(s.Attributes, semconv.GenAIRequestModel(st.model))
+	if m := cmp.Or(st.model, st.agent); m != "" {
+		s.Attributes = append(s.Attributes, semconv.GenAIRequestModel(m))
 	}
+	s.Attributes = append(s.Attributes, semconv.GenAIProviderNameKey.String(providerName(st.usage.provider)))
 	if st.usage.reported {
-		s.Attributes = append(s.Attributes, semconv.GenAIUsageInputTokens(int(st.usage.input)), semconv.GenAIUsageOutputTokens(int(st.usage.output)))
+		s.Attributes = usageAttrs(s.Attributes, st.usage.tokens)
+	}
+	if st.usage.cost > 0 {
+		s.Attributes = append(s.Attributes, CostKey.Float64(st.usage.cost))
 	}
 	setOutcome(s, end)
 	s.EndTime = at
 	st.ended = true
-	if p := st.parent; p != nil && at.After(p.last) {
-		// A parent that ends without run_ended ends after its children.
-		p.last = at
+	if p := st.parent; p != nil {
+		if at.After(p.last) {
+			// A parent that ends without run_ended ends after its children.
+			p.last = at
+		}
+		if p.usage.provider == "" {
+			// A run that calls no model itself, such as a workflow,
+			// has the provider of its first child that named one.
+			p.usage.provider = st.usage.provider
+		}
 	}
 	b.emit(s)
 	b.forget(st)
@@ -461,8 +507,7 @@ func (b *builder) endRun(st *runState, at time.Time, end *recorder.RunEnded) {
 // endCalls ends the run's model and tool calls still in flight at at.
 func (b *builder) endCalls(st *runState, at time.Time) {
 	if st.chat != nil {
-		b.endIncomplete(st.chat, at)
-		st.chat = nil
+		b.endIncompleteChat(st, at)
 	}
 	for _, t := range st.tools {
 		b.endIncomplete(t.span, at)
@@ -502,6 +547,15 @@ func (b *builder) forget(st *runState) {
 		}
 	}
 	root.members = slices.DeleteFunc(root.members, func(m *runState) bool { return m.ended })
+}
+
+// endIncompleteChat ends the model call in flight, whose response was
+// not recorded, at at.
+func (b *builder) endIncompleteChat(st *runState, at time.Time) {
+	c := st.chat
+	st.chat = nil
+	named(c.span, cmp.Or(c.model, st.agent), st.usage.provider)
+	b.endIncomplete(c.span, at)
 }
 
 // endIncomplete ends a call span whose end was not recorded.

@@ -248,7 +248,7 @@ func TestTheOTLPJSONDecodesWithTheProtobufJSONMapping(t *testing.T) {
 	assert.Equal(t, "lookout", protoAttrs(rs.Resource.Attributes)["service.name"].GetStringValue())
 	require.Len(t, rs.ScopeSpans, 1)
 	assert.Equal(t, otelexport.ScopeName, rs.ScopeSpans[0].Scope.Name)
-	assert.Equal(t, "https://opentelemetry.io/schemas/1.39.0", rs.ScopeSpans[0].SchemaUrl)
+	assert.Equal(t, "https://opentelemetry.io/schemas/1.41.0", rs.ScopeSpans[0].SchemaUrl)
 
 	spans := protoSpans(req)
 	require.Len(t, spans, 7)
@@ -380,12 +380,15 @@ func TestChatSpansNameTheAnsweringModelAndItsProvider(t *testing.T) {
 	spans, err := otelexport.Spans(sink.Records(), nil)
 	require.NoError(t, err)
 	s := byName(spans)
-	require.Contains(t, s, "chat")
-	chat := attrs(s["chat"].Attributes())
+	require.Contains(t, s, "chat gpt-4o-mini-2024-07-18", "named after the model, which the request did not name")
+	chat := attrs(s["chat gpt-4o-mini-2024-07-18"].Attributes())
 	assert.Equal(t, "gpt-4o-mini-2024-07-18", chat["gen_ai.response.model"].AsString())
+	assert.Equal(t, "gpt-4o-mini-2024-07-18", chat["gen_ai.request.model"].AsString())
 	assert.Equal(t, "openai", chat["gen_ai.provider.name"].AsString(), "the conventions' well-known value")
 	assert.Equal(t, "conv-7", chat["gen_ai.conversation.id"].AsString())
-	assert.Equal(t, "conv-7", attrs(s["invoke_agent helper"].Attributes())["gen_ai.conversation.id"].AsString())
+	helper := attrs(s["invoke_agent helper"].Attributes())
+	assert.Equal(t, "conv-7", helper["gen_ai.conversation.id"].AsString())
+	assert.Equal(t, "openai", helper["gen_ai.provider.name"].AsString(), "the provider of the run's calls")
 }
 
 // A model call attempt that failed is a chat span with an error status.
