@@ -45,13 +45,45 @@
 //
 // A full queue loses the record at once and counts it (ErrQueueFull).
 // With Options.Block the emit waits for room instead, until its ctx ends or
-// Options.BlockTimeout passes. Trace.End always waits for room, for up to
-// BlockTimeout, even when its ctx has ended. The wait holds no lock: the
-// run's later records wait behind it, each for its own BlockTimeout or
-// ctx at most, and enter the queue in seq order as room appears; a record
-// given up leaves a gap in the seqs. Every sink call gets a ctx
-// that carries the emitting ctx's values and ends after
-// Options.WriteTimeout, or when a Close gives up.
+// Options.BlockTimeout passes. The wait holds no lock: the run's later
+// records wait behind it, each for its own BlockTimeout or ctx at most,
+// and enter the queue in seq order as room appears; a record given up
+// leaves a gap in the seqs. Every sink call gets a ctx that carries the
+// emitting ctx's values and ends after Options.WriteTimeout, or when a
+// Close gives up.
+//
+// # Under pressure
+//
+// A queue filling up sheds the records other records carry too: past 3/4
+// of QueueSize, budget charges (the tokens are in the model response and
+// the totals in run_ended), tool_started records (the arguments are in
+// the model response's tool call) and assessments (the text is in the
+// next model request's injected messages) are refused, with an error
+// that says they were shed first; the conversation (messages, model
+// requests and responses, tool results), budget limits exceeded and the
+// rest are refused only once QueueSize records wait. A run's run_started
+// and run_ended are never refused for room and never wait: they enter the
+// queue at once, past QueueSize if need be, behind the run's records
+// still waiting under Block, which go in with them. A run has one of each,
+// so the queue holds at most two records per run beyond QueueSize. Every
+// run in a stored trajectory is then framed by its start and its end,
+// unless the sink failed or the Recorder was closed.
+//
+// The queue absorbs what the program records while the Recorder's
+// goroutine waits for a CPU, and the goroutine then writes it out at the
+// sink's pace. Into a JSONL file, an agent's records (some 500 bytes
+// each) cost the Recorder about 1 µs of CPU each, half of it on the
+// caller's goroutine (redaction, the queue) and half on the Recorder's
+// (encoding, the file's writes), about a million records per CPU-second
+// on a busy 2-CPU machine (BenchmarkRecorderJSONL). A busy program is
+// another matter: with 500 queries at once on 2 CPUs, the Recorder's
+// goroutine is one of hundreds the Go scheduler shares the CPUs among,
+// and records wait seconds for it. There, with the default QueueSize of
+// 2048, the drop policy lost a quarter of the records in a minute, and
+// Block 1.8% (most of them shed first), with every run's start and end
+// kept. A QueueSize that holds what the program records in a few seconds
+// (five records per model and tool call) keeps them all, at some 100
+// bytes a queued record; the queue grows only as far as records wait.
 //
 // Recorder.Flush waits until every record queued before it has been
 // written and the sink flushed. Recorder.Close writes out the queue,
@@ -114,7 +146,8 @@
 //     Recorder.Err after Flush to learn of a failure of the last records.
 //   - By default a full queue drops the record. Under the Escalate policy
 //     that ends the run; set Options.Block (or a larger QueueSize) when no
-//     record may be lost to a burst.
+//     record may be lost to a burst. Budget charges, tool starts and
+//     assessments are the first to go (see Under pressure).
 //   - A lost record keeps its seq, so a stored trajectory shows a gap
 //     where a record was lost; Dropped counts the gaps.
 //   - Messages are recorded by pointer and not copied unless redaction

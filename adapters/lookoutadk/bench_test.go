@@ -96,13 +96,14 @@ type subject struct {
 }
 
 // recordingQueue returns the Recorder's queue for an agent doing w: room
-// for every record of the run (a model+tool iteration makes five, a run a
-// few more), so that none is dropped however far the Recorder's goroutine
-// falls behind on a busy machine, and the default when that is enough.
-// The queue grows only as far as records wait, so the bound costs nothing
-// while the goroutine keeps up.
+// for every record of the run (a model+tool iteration makes five to
+// eight, a run a few more) within 3/4 of it, where the records shed first
+// are refused, so that none is dropped however far the Recorder's
+// goroutine falls behind on a busy machine, and the default when that is
+// enough. The queue grows only as far as records wait, so the bound costs
+// nothing while the goroutine keeps up.
 func recordingQueue(w workload) int {
-	return max(recorder.DefaultQueueSize, 8*w.maxIter)
+	return max(recorder.DefaultQueueSize, 8*w.maxIter*4/3)
 }
 
 // newSubject builds an agent of the given kind doing w. A Lookout subject

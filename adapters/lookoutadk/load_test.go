@@ -81,10 +81,15 @@ func TestUnderLoadEveryRunHasItsStartAndItsEnd(t *testing.T) {
 			require.NoError(t, err)
 			var lost lossTally
 			rec := recorder.New(sink, &recorder.Options{Block: block, QueueSize: loadQueue(t), OnError: lost.add})
-			agent := loadAgent(t, rec)
+			// An ADK agent runs one query at a time: one agent per
+			// goroutine, all recording into rec.
+			agents := make([]adk.Agent, loadQueries)
+			for i := range agents {
+				agents[i] = loadAgent(t, rec)
+			}
 
 			start := time.Now()
-			queries := runUntil(agent, start.Add(d))
+			queries := runUntil(agents, start.Add(d))
 			took := time.Since(start)
 			require.NoError(t, rec.Close(context.Background()))
 
@@ -129,12 +134,12 @@ func loadAgent(t *testing.T, rec *recorder.Recorder) adk.Agent {
 	return mw.Agent(agent)
 }
 
-// runUntil runs queries on agent, loadQueries at a time, until deadline,
-// and returns how many ran.
-func runUntil(agent adk.Agent, deadline time.Time) int {
+// runUntil runs queries on each of agents at once, one after another on
+// each, until deadline, and returns how many ran.
+func runUntil(agents []adk.Agent, deadline time.Time) int {
 	var wg sync.WaitGroup
-	counts := make([]int, loadQueries)
-	for i := range loadQueries {
+	counts := make([]int, len(agents))
+	for i, agent := range agents {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
