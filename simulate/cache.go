@@ -7,14 +7,16 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 )
 
 // cachedModel answers from the cache folder dir the requests it was sent
-// before in the same scope (a conversation and a role), and keeps the
-// replies of the others there. A reply is kept whole, with the usage it
+// before in the same scope (a conversation and a role) and turn, and keeps
+// the replies of the others there: a request made again in a later turn
+// is a new call, as it would be without the cache. A reply is kept whole, with the usage it
 // reported, so that a run from the cache records what the first one did.
 // Keeping a reply is best effort: a cache that cannot be written costs
 // calls, never a run.
@@ -34,7 +36,8 @@ func cacheModel(m model.BaseChatModel, dir, conversation, role string) model.Bas
 }
 
 func (c *cachedModel) Generate(ctx context.Context, in []*schema.Message, opts ...model.Option) (*schema.Message, error) {
-	path, ok := c.path(in)
+	turn, _ := ctx.Value(cacheTurnKey{}).(int)
+	path, ok := c.path(turn, in)
 	if ok {
 		if msg, ok := readCached(path); ok {
 			return msg, nil
@@ -52,15 +55,21 @@ func (c *cachedModel) Stream(ctx context.Context, in []*schema.Message, opts ...
 	return c.m.Stream(ctx, in, opts...)
 }
 
-// path is the file of the request in, named by a SHA-256 of the scope and
-// the messages; ok is false when they do not encode.
-func (c *cachedModel) path(in []*schema.Message) (string, bool) {
+// cacheTurnKey carries, in a call's context, the turn being played.
+type cacheTurnKey struct{}
+
+// path is the file of the request in, made in turn, named by a SHA-256 of
+// the scope, the turn and the messages; ok is false when they do not
+// encode.
+func (c *cachedModel) path(turn int, in []*schema.Message) (string, bool) {
 	raw, err := json.Marshal(in)
 	if err != nil {
 		return "", false
 	}
 	h := sha256.New()
 	h.Write([]byte(c.scope))
+	h.Write([]byte{0})
+	h.Write([]byte(strconv.Itoa(turn)))
 	h.Write([]byte{0})
 	h.Write(raw)
 	key := hex.EncodeToString(h.Sum(nil))

@@ -214,6 +214,9 @@ func (ru *run) play(ctx context.Context) (*Result, error) {
 // sends it to the target. It returns a nil Result while the run goes on,
 // and the run's Result, with its error, once the turn has ended it.
 func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
+	if ru.r.CacheDir != "" {
+		ctx = context.WithValue(ctx, cacheTurnKey{}, turn)
+	}
 	if err := ctx.Err(); err != nil {
 		return ru.fail(SideSimulator, turn, "run", err)
 	}
