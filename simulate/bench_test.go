@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync/atomic"
 	"testing"
 
@@ -24,15 +25,18 @@ func BenchmarkBatch10k(b *testing.B) { benchBatch(b, 10_000) }
 
 // benchModes are the ways benchBatch runs its batches: in memory, with
 // artifacts, and with artifacts and the cache, cold or warm.
+// "artifacts-unsynced" writes them without syncing them to disk, which
+// shows what the syncs cost.
 var benchModes = []struct {
 	name        string
-	files       bool
+	files, sync bool
 	cache, warm bool
 }{
-	{"memory", false, false, false},
-	{"artifacts", true, false, false},
-	{"artifacts-cache-cold", true, true, false},
-	{"artifacts-cache-warm", true, true, true},
+	{"memory", false, true, false, false},
+	{"artifacts", true, true, false, false},
+	{"artifacts-unsynced", true, false, false, false},
+	{"artifacts-cache-cold", true, true, true, false},
+	{"artifacts-cache-warm", true, true, true, true},
 }
 
 func benchBatch(b *testing.B, conversations int) {
@@ -56,6 +60,11 @@ func benchBatch(b *testing.B, conversations int) {
 			continue
 		}
 		b.Run(mode.name, func(b *testing.B) {
+			if !mode.sync {
+				file, dir := syncFile, syncDir
+				syncFile, syncDir = func(*os.File) error { return nil }, func(string) error { return nil }
+				defer func() { syncFile, syncDir = file, dir }()
+			}
 			cache := ""
 			setup := func(context.Context, Job) (*Runner, Target, error) {
 				return &Runner{UserModel: user(), CacheDir: cache}, toolTarget(func(int) string { return "search_flights" }), nil
