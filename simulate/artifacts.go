@@ -204,13 +204,20 @@ func writeFile(dir, name string, data []byte) error {
 // synced to disk, and a rename, and then syncs dir, so that the file is
 // on disk, whole, once it returns.
 func writeFileAtomic(dir, name string, data []byte) error {
+	return writeRenamed(dir, name, data, true)
+}
+
+// writeRenamed writes data to dir/name through a 0600 temporary file and
+// a rename, so that a reader never sees half of it; with sync, the file
+// and then dir are synced to disk.
+func writeRenamed(dir, name string, data []byte, sync bool) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = syncFile(f)
 	}
 	if err = errors.Join(err, f.Close()); err == nil {
@@ -220,7 +227,10 @@ func writeFileAtomic(dir, name string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(dir)
+	if sync {
+		return syncDir(dir)
+	}
+	return nil
 }
 
 // syncFile and syncDir flush a file, and a folder's entries, to disk;

@@ -580,7 +580,9 @@ func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error
 	if werr := writeArtifactsIn(jr.Dir, res, writeFile); werr != nil {
 		return errors.Join(jobErr, werr)
 	}
-	// The artifacts' entries reach the disk before the marker can.
+	// The artifacts' entries reach the disk before the marker can. The
+	// marker itself needs no sync: one lost or cut short is no marker, and
+	// the job runs again.
 	if werr := syncDir(jr.Dir); werr != nil {
 		return errors.Join(jobErr, werr)
 	}

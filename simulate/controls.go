@@ -11,7 +11,7 @@ import (
 
 // StopUser is the stop reason of a run that the simulated user ended by
 // sending the scenario's StopSignal. It counts as completed only when the
-// scenario's own criteria agree (State.GoalReached); otherwise End lists
+// scenario's own criteria agree (Progress.GoalReached); otherwise End lists
 // the goals left unmet.
 const StopUser StopReason = "user-stop"
 

@@ -29,7 +29,7 @@
 // # One turn
 //
 //  1. Preconditions of all unfinished steps are evaluated; custom ones run in
-//     parallel and see the same read-only State.
+//     parallel and see the same read-only Progress.
 //  2. A step is selected: the Start step on the first turn; otherwise the
 //     first eligible step that has preconditions, in graph order; otherwise
 //     the Ranker scores the eligible steps from the most recent turn (tool
@@ -73,7 +73,7 @@
 //
 // # Stops
 //
-// DefaultPolicy stops with StopGoalReached when State.GoalReached reports
+// DefaultPolicy stops with StopGoalReached when Progress.GoalReached reports
 // true and with StopMaxTurns when the turns run out. Custom policies may stop
 // for any reason, typically StopPolicyViolation; whatever a policy says, no
 // run exceeds MaxTurns. StopAgentLoop comes from loop detection, StopUser
@@ -81,14 +81,19 @@
 // policy that stops with it. The last StepTrace (and Result.End) records the
 // reason, whether the goal was completed, and a short summary. A run is
 // completed only when it stops with StopGoalReached (or StopUser) and
-// State.GoalReached agrees; a run that stops for any other reason is not,
+// Progress.GoalReached agrees; a run that stops for any other reason is not,
 // even if its goals are met by then. A user stop with unmet goals lists them
 // in End.UnmetGoals. Scenario Criteria are scored by the Runner's Judge once
-// the run ends (End.Criteria), and End.Passed says the run completed with
-// every criterion passed.
+// the run ends (End.Criteria), on the whole conversation, tool calls and
+// results included, and End.Passed says the run completed with every
+// criterion passed; a scenario judged on its criteria alone passes on
+// them. With JudgeEveryTurn, the judge may stop the run (StopJudge) on a
+// criterion failed for good.
 //
 // On StopError, Run always returns a *RunError whose Side says who failed:
-// the agent (its Target returned an error or panicked), the ranker, the
+// the agent (its Target returned an error or panicked), a tool the agent
+// called (the turn failed while the call was under way, transient or not;
+// End.ErrorTool names it), the ranker, the
 // infrastructure (a model provider's transient failure, HTTP 429 or 5xx, a
 // timeout, a reset, that remained after retries, whichever model it was)
 // or the simulator (the user model, a check, a goal, the judge, the policy,
@@ -128,7 +133,10 @@
 // metadata}, messages in the OpenAI chat shape), Result.Summary a short text.
 // WriteArtifacts writes conversation.jsonl, stepTraces.json and
 // trajectory.meta.json into a folder named after the conversation id,
-// sanitised with SafeName; files are 0600.
+// sanitised with SafeName; files are 0600, and every text in them is
+// redacted with recorder.Secrets unless Runner.KeepSecrets. Runner.CacheDir
+// keeps the simulator's replies on disk, so that a rerun makes no call to
+// its models; RateLimit and LimitModel pace a provider's calls.
 //
 // # Batches
 //
@@ -159,7 +167,7 @@
 //     not be shared between concurrent runs: use Batch.Setup to build them
 //     per job.
 //   - Checks, goals and policies get shared snapshots; they must not modify
-//     State or Evidence. Custom preconditions run concurrently.
+//     Progress or Evidence. Custom preconditions run concurrently.
 //   - A scenario with neither Goals nor a Graph only ends on MaxTurns or a
 //     custom policy, and Completed is then always false.
 //   - LoopLimit counts consecutive turns on one step; a step that needs many

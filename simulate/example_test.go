@@ -59,6 +59,7 @@ var bookingAgent = simulate.TargetFunc(func(_ context.Context, h []*schema.Messa
 })
 
 func Example() {
+	ctx := context.Background()
 	scenario := &simulate.Scenario{
 		Goal:           "book a flight to Lisbon",
 		Persona:        simulate.Persona{Name: "Ana", Description: "a busy nurse", Guardrails: []string{"never give card numbers"}},
@@ -77,7 +78,7 @@ func Example() {
 	runner := &simulate.Runner{
 		UserModel: &lines{says: []string{"Any flights to Lisbon on Friday?", "Please book TP123."}},
 	}
-	res, err := runner.Run(context.Background(), scenario, bookingAgent)
+	res, err := runner.Run(ctx, scenario, bookingAgent)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -32,7 +32,7 @@ type PolicyFunc func(ctx context.Context, s Progress) (Verdict, error)
 // Evaluate calls f.
 func (f PolicyFunc) Evaluate(ctx context.Context, s Progress) (Verdict, error) { return f(ctx, s) }
 
-// DefaultPolicy stops with StopGoalReached when State.GoalReached reports
+// DefaultPolicy stops with StopGoalReached when Progress.GoalReached reports
 // true, and with StopMaxTurns once the scenario's MaxTurns turns have been
 // played. It is stateless and safe for concurrent use. Wrap it in a
 // PolicyFunc to add rules of your own.

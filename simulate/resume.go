@@ -143,7 +143,7 @@ func writeMarker(dir, name string, m Marker, redact func([]byte) []byte) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, redact(append(raw, '\n')))
+	return writeRenamed(dir, name, redact(append(raw, '\n')), false)
 }
 
 // isTemp reports whether a file name is one of writeFileAtomic's

@@ -107,6 +107,7 @@ func (r *Runner) Run(ctx context.Context, sc *Scenario, target Target) (*Result,
 		return nil, ErrNoTarget
 	}
 	ru := newRun(r, sc, target)
+	defer ru.cache.close()
 	return ru.play(ctx)
 }
 
@@ -134,6 +135,8 @@ type run struct {
 	verdict []CriterionResult
 	// stopMessage is the user's message that stopped the run, if one did.
 	stopMessage string
+	// cache keeps the simulator's replies, with Runner.CacheDir.
+	cache *replyCache
 }
 
 func newRun(r *Runner, sc *Scenario, target Target) *run {
@@ -157,10 +160,10 @@ func (ru *run) setDefaults(r *Runner) {
 	if ru.judger == nil {
 		ru.judger = NewJudge(r.UserModel)
 	}
-	id := ru.res.ConversationID
-	ru.user = cacheModel(r.UserModel, r.CacheDir, id, RoleUser)
-	ru.ranker = cachedRanker(ru.ranker, r.CacheDir, id)
-	ru.judger = cachedJudge(ru.judger, r.CacheDir, id)
+	ru.cache = newReplyCache(r.CacheDir, ru.res.ConversationID)
+	ru.user = cacheModel(r.UserModel, ru.cache, RoleUser)
+	ru.ranker = cachedRanker(ru.ranker, ru.cache)
+	ru.judger = cachedJudge(ru.judger, ru.cache)
 	if ru.policy == nil {
 		ru.policy = DefaultPolicy{}
 	}
@@ -214,6 +217,9 @@ func (ru *run) play(ctx context.Context) (*Result, error) {
 // sends it to the target. It returns a nil Result while the run goes on,
 // and the run's Result, with its error, once the turn has ended it.
 func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
+	if ru.cache != nil {
+		ctx = context.WithValue(ctx, cacheTurnKey{}, turn)
+	}
 	if err := ctx.Err(); err != nil {
 		return ru.fail(SideSimulator, turn, "run", err)
 	}

@@ -49,7 +49,7 @@ type StopReason string
 
 // Stop reasons.
 const (
-	StopGoalReached     StopReason = "goal-reached"     // the goal check passed (see State.GoalReached)
+	StopGoalReached     StopReason = "goal-reached"     // the goal check passed (see Progress.GoalReached)
 	StopMaxTurns        StopReason = "max-turns"        // the scenario's turn limit was used up
 	StopPolicyViolation StopReason = "policy-violation" // a policy stopped the run
 	StopAgentLoop       StopReason = "agent-loop"       // the same step was chosen more than LoopLimit times in a row
@@ -61,7 +61,7 @@ const (
 // success in a batch report: it completed and every judged criterion
 // passed. Completed says whether the run ended
 // because its goal was reached: Reason is StopGoalReached and the scenario's
-// own criteria (State.GoalReached) hold. A run that stops for any other
+// own criteria (Progress.GoalReached) hold. A run that stops for any other
 // reason is not completed, even if its goals happen to be met by then.
 // Error, ErrorSide and ErrorOp (what was being done: "user", "rank",
 // "respond", "judge", ...; see RunError) are set when Reason is StopError.
