@@ -12,5 +12,6 @@ var ErrToolPanicked = errors.New("the tool panicked")
 
 // ErrRepeatRefused is the error a tool call refused by an observer (see
 // observer.Gatekeeper), such as the repeat of a stuck loop, is recorded
-// with.
+// with. A run whose model, stuck, calls a tool on the wrap-up turn that
+// withholds them ends with an error that wraps it.
 var ErrRepeatRefused = errors.New("lookout: tool call refused as a repeat")

@@ -201,13 +201,20 @@ func appendString(b []byte, s string) []byte {
 func appendEscaped(b []byte, s string, i int) []byte {
 	b = append(b, '"')
 	start := 0
-	for ; i < len(s); i = plainRun(s, i) {
-		esc, size := escapeAt(s, i)
-		if esc != "" {
-			b = append(append(b, s[start:i]...), esc...)
-			start = i + size
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			b = append(append(b, s[start:i]...), asciiEscapes[c]...)
+			i++
+			start = i
+		} else {
+			esc, size := escapeRune(s, i)
+			if esc != "" {
+				b = append(append(b, s[start:i]...), esc...)
+				start = i + size
+			}
+			i += size
 		}
-		i += size
+		i = plainRun(s, i)
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
@@ -220,17 +227,24 @@ const (
 )
 
 // plainRun returns the index of the first byte of s, from i on, that is
-// not a plainByte, or len(s). It looks at eight bytes at a time while
-// none of them needs a closer look, and at the last eight of a string at
-// least that long at once.
+// not a plainByte, or len(s). It looks at eight bytes at a time, and at
+// the last eight of a string at least that long at once.
 func plainRun(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if !plainWord(s[i : i+8]) {
-			return plainBytes(s, i)
+		if m := notPlain(s[i : i+8]); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
-	if i < len(s) && len(s) >= 8 && plainWord(s[len(s)-8:]) {
+	if i == len(s) || len(s) < 8 {
+		return plainBytes(s, i)
+	}
+	m := notPlain(s[len(s)-8:])
+	if m == 0 {
 		return len(s)
+	}
+	// The first byte flagged is not plain; past it, flags can be false.
+	if first := len(s) - 8 + bits.TrailingZeros64(m)>>3; first >= i {
+		return first
 	}
 	return plainBytes(s, i)
 }
@@ -244,22 +258,23 @@ func plainBytes(s string, i int) int {
 	return i
 }
 
-// plainWord reports whether the eight bytes of w are plainBytes.
-func plainWord(w string) bool {
+// notPlain returns a word whose high bit is set in the byte of each of
+// the eight bytes of w that is not a plainByte, and perhaps in bytes
+// after the first of those, but never before it: zero when all eight are
+// plain.
+func notPlain(w string) uint64 {
 	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 	// A byte's high bit is set in one of these when the byte is below
 	// 0x20, is '"' or '\', or is not ASCII; borrows can only flag a
 	// byte above one that is.
-	return (x|(x-eachByte*0x20)|((x^eachByte*'"')-eachByte)|((x^eachByte*'\\')-eachByte))&highBits == 0
+	return (x | (x - eachByte*0x20) | ((x ^ eachByte*'"') - eachByte) | ((x ^ eachByte*'\\') - eachByte)) & highBits
 }
 
-// escapeAt returns how a JSON string writes the character at s[i], or ""
-// when it is written as is, and the character's width in s.
-func escapeAt(s string, i int) (string, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return asciiEscapes[c], 1
-	}
+// escapeRune returns how a JSON string writes the character that starts,
+// not in ASCII, at s[i], or "" when it is written as is, and the
+// character's width in s.
+func escapeRune(s string, i int) (string, int) {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	switch {
 	case r == utf8.RuneError && size == 1:

@@ -507,6 +507,8 @@ func (s *scanner) toolStartedField(t *ToolStarted, key []byte) bool {
 		return s.intField(&t.ArgumentsBytes)
 	case "arguments_truncated":
 		return s.boolean(&t.ArgumentsTruncated)
+	case "control":
+		return s.boolean(&t.Control)
 	case "call_index":
 		return s.intField(&t.CallIndex)
 	}

@@ -3,6 +3,7 @@ package recorder
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/lookout-go/lookout/internal/recordhook"
@@ -20,22 +21,22 @@ func emitCodeWritten(ctx context.Context, trace, ext any, from, to int) error {
 	if !r.rec.redaction.cleanBut(e.Body, from, to) {
 		return r.emit(ctx, e, false)
 	}
-	return r.enqueue(ctx, e, e, nil, waitIfBlocking)
+	return r.enqueue(ctx, e, e, nil)
 }
 
-func (r *Trace) emitWait(ctx context.Context, p Payload, owned bool, wait waitMode) error {
+func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
 	// A payload a typed method made is never nil.
 	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
 	prepared, err := r.rec.safePrepare(p, owned)
-	return r.enqueue(ctx, p, prepared, err, wait)
+	return r.enqueue(ctx, p, prepared, err)
 }
 
 // enqueue assigns the next seq to the payload p, as prepared, and queues
 // it, or reports err, the failure of its preparation, under that seq.
 // The kind of a lost record is read from p only then.
-func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wait waitMode) error {
+func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error) error {
 	rec := r.rec
 	proc := rec.proc
 	r.mu.Lock()
@@ -54,12 +55,13 @@ func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wai
 		it.at, err = rec.stamp()
 		if err == nil {
 			it.payload = prepared
+			fares := admissionOf(prepared)
 			var ok bool
 			if len(r.pending) == 0 {
-				ok, err = proc.tryPush(&it)
+				ok, err = proc.tryPush(&it, proc.limit(fares))
 			}
 			if !ok && err == nil {
-				waiting, err = r.queue(proc, &it, wait)
+				waiting, err = r.queue(proc, &it, fares)
 			}
 		}
 	}
@@ -67,7 +69,7 @@ func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wai
 	if waiting != nil {
 		// The wait for room holds no lock: the run's other emits wait
 		// their own turn, each for BlockTimeout or its ctx at most.
-		err = r.await(ctx, proc, waiting, wait)
+		err = r.await(ctx, proc, waiting)
 	}
 	if err != nil {
 		return rec.failed(ctx, r, &SinkError{RunID: r.id, Seq: seq, Kind: p.Kind(), Err: err})
@@ -77,26 +79,32 @@ func (r *Trace) enqueue(ctx context.Context, p, prepared Payload, err error, wai
 
 // queue is for a record that found no room in the queue, or records of
 // its run waiting for room; r.mu is held. It returns the record put
-// behind those waiting, for await, or ErrQueueFull when the emit may not
-// wait (Options.Block unset).
-func (r *Trace) queue(proc *processor, it *item, wait waitMode) (*pendingItem, error) {
-	if wait == waitIfBlocking && !proc.block {
-		return nil, ErrQueueFull
+// behind those waiting, for await, or the refusal when the emit may not
+// wait (Options.Block unset). A run's start or end never waits: it goes
+// into the queue at once, behind the run's waiting records, which go in
+// with it.
+func (r *Trace) queue(proc *processor, it *item, fares admission) (*pendingItem, error) {
+	if fares == framing {
+		if err := r.pushPending(proc, math.MaxInt); err != nil {
+			return nil, err
+		}
+		_, err := proc.tryPush(it, math.MaxInt)
+		return nil, err
 	}
-	w := &pendingItem{it: *it, done: make(chan struct{})}
+	if !proc.block {
+		return nil, refusal(fares)
+	}
+	w := &pendingItem{it: *it, limit: proc.limit(fares), done: make(chan struct{})}
 	r.pending = append(r.pending, w)
 	return w, nil
 }
 
 // await waits for w to be in the queue, for BlockTimeout at most, and
-// until ctx ends unless wait is waitIgnoringCtx. Whichever emit of the run
-// finds room moves the run's waiting records into the queue, in seq
-// order; one that gives up leaves its record out, a gap in the seqs.
-func (r *Trace) await(ctx context.Context, proc *processor, w *pendingItem, wait waitMode) error {
-	var done <-chan struct{}
-	if wait == waitIfBlocking {
-		done = ctx.Done()
-	}
+// until ctx ends. Whichever emit of the run finds room moves the run's
+// waiting records into the queue, in seq order; one that gives up leaves
+// its record out, a gap in the seqs.
+func (r *Trace) await(ctx context.Context, proc *processor, w *pendingItem) error {
+	done := ctx.Done()
 	timer := time.NewTimer(proc.blockTimeout)
 	defer timer.Stop()
 	// Counted before looking for room: the goroutine frees a slot, then
@@ -105,7 +113,7 @@ func (r *Trace) await(ctx context.Context, proc *processor, w *pendingItem, wait
 	defer proc.waiters.Add(-1)
 	for {
 		r.mu.Lock()
-		err := r.pushPending(proc)
+		err := r.pushPending(proc, 0)
 		if w.queued {
 			r.mu.Unlock()
 			return nil
@@ -127,7 +135,7 @@ func (r *Trace) await(ctx context.Context, proc *processor, w *pendingItem, wait
 		case <-done:
 			why = fmt.Errorf("%w: %w", ErrQueueFull, ctx.Err())
 		case <-timer.C:
-			why = fmt.Errorf("%w after waiting %v", ErrQueueFull, proc.blockTimeout)
+			why = fmt.Errorf("%w after waiting %v", refusal(admissionOf(w.it.payload)), proc.blockTimeout)
 		}
 		r.mu.Lock()
 		queued := w.queued
@@ -143,11 +151,12 @@ func (r *Trace) await(ctx context.Context, proc *processor, w *pendingItem, wait
 }
 
 // pushPending moves the run's waiting records into the queue, in seq
-// order, while it has room; r.mu is held.
-func (r *Trace) pushPending(proc *processor) error {
+// order, while each finds room below its limit, or below limit if that
+// is larger; r.mu is held.
+func (r *Trace) pushPending(proc *processor, limit int) error {
 	for len(r.pending) > 0 {
 		w := r.pending[0]
-		ok, err := proc.tryPush(&w.it)
+		ok, err := proc.tryPush(&w.it, max(w.limit, limit))
 		if err != nil || !ok {
 			return err
 		}

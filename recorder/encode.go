@@ -292,6 +292,7 @@ func appendToolStarted(b []byte, t *ToolStarted) []byte {
 	b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
 	b = appendNonEmptyField(b, `,"mcp_server":`, t.MCPServer)
 	b = appendNonEmptyField(b, `,"mcp_tool":`, t.MCPTool)
+	b = appendTrueField(b, `,"control":true`, t.Control)
 	return closeObject(b, start)
 }
 

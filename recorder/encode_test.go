@@ -496,3 +496,28 @@ func TestASinkWritesEachRunsLimits(t *testing.T) {
 	require.NoError(t, sink.Flush(ctx))
 	assert.Equal(t, want.String(), out.String())
 }
+
+// TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall
+// puts each character JSON writes with care, alone and after another, at
+// every position of strings up to 20 bytes long: the encoder looks at
+// eight bytes at a time, and at the last eight of a string at once.
+func TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall(t *testing.T) {
+	specials := []string{`"`, `\`, "\n", "\x01", "\x1f", " ", "\x7f", "é", "\u2028", "\xff", "\xe2\x80", "🎉"}
+	for n := range 21 {
+		for p := range n + 1 {
+			for _, first := range specials {
+				for _, second := range append([]string{""}, specials...) {
+					s := strings.Repeat("a", p) + first + second + strings.Repeat("b", n-p)
+					r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
+					got, err := r.AppendJSON(nil)
+					require.NoError(t, err)
+					want, err := encodingJSONLine(&r)
+					require.NoError(t, err)
+					if string(got) != string(want) {
+						t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -26,16 +26,20 @@ func ScanEnvelope(data []byte) bool {
 }
 
 // MayHoldSecret is the built-in redactor's one-pass pre-scan.
-func MayHoldSecret(s string) bool { return firstSecret(s) >= 0 }
+func MayHoldSecret(s string) bool {
+	return firstSecret(s) >= 0 || len(ruleSpans(s, ruleKeywords.scan(s, nil), nil)) > 0
+}
 
 // SecretsFound reports whether the full detector, without the pre-scan,
 // finds any secret in s.
-func SecretsFound(s string) bool { return len(secretSpans(s, 0, nil)) > 0 }
+func SecretsFound(s string) bool {
+	return len(secretSpans(s, 0, nil)) > 0 || len(ruleSpans(s, ruleKeywords.scanPlainly(s), nil)) > 0
+}
 
 // RedactFromStart redacts s with the full detector, without the pre-scan
 // and starting at index 0.
 func RedactFromStart(s string) string {
-	if spans := secretSpans(s, 0, nil); len(spans) > 0 {
+	if spans := ruleSpans(s, ruleKeywords.scanPlainly(s), secretSpans(s, 0, nil)); len(spans) > 0 {
 		return replaceSpans(s, spans)
 	}
 	return s

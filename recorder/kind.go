@@ -245,7 +245,9 @@ type Message struct {
 // ToolStarted records a tool call about to run. Arguments longer than the
 // recorder's limit are cut; ArgumentsBytes keeps the full size. MCPServer
 // and MCPTool name the MCP server that serves the tool and the tool's name
-// there, for a tool served by one (empty otherwise).
+// there, for a tool served by one (empty otherwise). Control marks a call
+// of a control tool (lookout.Config.ControlTools), which steers the run
+// and is not charged to its budget.
 // It is plain data: safe to read from many goroutines, not to modify
 // concurrently.
 type ToolStarted struct {
@@ -257,6 +259,7 @@ type ToolStarted struct {
 	CallIndex          int    `json:"call_index"`
 	MCPServer          string `json:"mcp_server,omitempty"`
 	MCPTool            string `json:"mcp_tool,omitempty"`
+	Control            bool   `json:"control,omitempty"`
 }
 
 // ToolEnded records a tool call's result. Results longer than the

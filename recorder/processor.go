@@ -29,7 +29,9 @@ import (
 // QueueSize bounds the records queued and not yet taken for writing: those
 // waiting in the slice plus those of the batch in hand that the goroutine
 // has not yet begun to write (taking). A record leaves the queue as its
-// write begins, as it did when the queue was a channel.
+// write begins, as it did when the queue was a channel. Records of the
+// kinds shed first are refused past 3/4 of it, and a run's start and end
+// are admitted past it (see admission).
 type processor struct {
 	rec          *Recorder
 	sink         Sink
@@ -39,6 +41,7 @@ type processor struct {
 	settles      flushedSink // the sink, if it is one of this package's: see settled
 	blockTimeout time.Duration
 	size         int // Options.QueueSize
+	shed         int // queued records past which those shed first are refused
 	half         int // queued records past which a lingering goroutine is woken
 
 	mu        sync.Mutex
@@ -94,14 +97,6 @@ type flushRequest chan error
 
 func (flushRequest) Kind() Kind { return "" }
 
-// waitMode says how long an emit waits for room in a full queue.
-type waitMode int
-
-const (
-	waitIfBlocking  waitMode = iota // for BlockTimeout or until ctx ends, under Options.Block only
-	waitIgnoringCtx                 // for BlockTimeout, whatever ctx and Options.Block say (run_ended)
-)
-
 func newProcessor(rec *Recorder, opts *Options) *processor {
 	p := &processor{
 		rec:          rec,
@@ -134,6 +129,7 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		p.size = DefaultQueueSize
 	}
 	p.half = p.size / 2
+	p.shed = max(1, p.size*shedAt/4)
 	// The queue starts small and grows, up to QueueSize, as far as the
 	// records waiting at once need: a run whose records the goroutine
 	// keeps up with never touches the memory a whole queue would take,
@@ -148,21 +144,21 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	return p
 }
 
-// tryPush copies *it into the queue if there is room, reporting whether
-// it did, or ErrClosed.
-func (p *processor) tryPush(it *item) (bool, error) {
+// tryPush copies *it into the queue if fewer than limit records are
+// queued, reporting whether it did, or ErrClosed.
+func (p *processor) tryPush(it *item, limit int) (bool, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return false, ErrClosed
 	}
-	if !p.hasRoom() {
+	if !p.hasRoom(limit) {
 		p.mu.Unlock()
 		p.signal() // a lingering goroutine would leave the queue full
 		return false, nil
 	}
 	wake := p.push(it)
-	more := p.waiters.Load() > 0 && p.hasRoom()
+	more := p.waiters.Load() > 0 && p.hasRoom(p.size)
 	p.mu.Unlock()
 	if wake {
 		p.signal()
@@ -173,13 +169,13 @@ func (p *processor) tryPush(it *item) (bool, error) {
 	return true, nil
 }
 
-// hasRoom reports whether a record may be queued; p.mu is held. The batch
-// in hand is first counted whole, which spares the emitter a read of
-// taking, written by the goroutine for every record, while the queue is
-// far from full.
-func (p *processor) hasRoom() bool {
+// hasRoom reports whether fewer than limit records are queued; p.mu is
+// held. The batch in hand is first counted whole, which spares the
+// emitter a read of taking, written by the goroutine for every record,
+// while the queue is far from full.
+func (p *processor) hasRoom(limit int) bool {
 	n := len(p.queue)
-	return n+p.batchLen < p.size || n+int(p.taking.Load()) < p.size
+	return n+p.batchLen < limit || n+int(p.taking.Load()) < limit
 }
 
 // push appends *it to the queue and reports whether the goroutine must be

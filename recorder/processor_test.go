@@ -220,28 +220,6 @@ func TestBlockTimeoutBoundsTheWaitForRoom(t *testing.T) {
 	sink.release()
 }
 
-func TestEndWaitsForRoomWhateverItsContextAndBlockSay(t *testing.T) {
-	ctx := context.Background()
-	sink := newStuckSink()
-	rec := newRec(t, sink, &recorder.Options{QueueSize: 1, BlockTimeout: time.Hour})
-	run := rec.ResumeRun(recorder.RunInfo{RunID: "r"}, 0)
-	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
-	<-sink.entered
-	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
-
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	done := make(chan error)
-	go func() { done <- run.End(cancelled, recorder.RunEnded{Outcome: recorder.OutcomeCancelled}) }()
-	sink.release()
-	require.NoError(t, <-done)
-	require.NoError(t, rec.Flush(ctx))
-	recs := sink.Records()
-	require.Len(t, recs, 3)
-	assert.Equal(t, recorder.KindRunEnded, recs[2].Kind())
-	assert.Zero(t, rec.Dropped())
-}
-
 // countingSink counts the calls a Recorder makes to it.
 type countingSink struct {
 	recorder.MemorySink

@@ -57,17 +57,21 @@ type Options struct {
 	OnError func(ctx context.Context, err error)
 
 	// QueueSize is how many records may wait for the sink. Zero means
-	// DefaultQueueSize.
+	// DefaultQueueSize. Under pressure the records other records carry
+	// too are shed first: past 3/4 of QueueSize, budget charges,
+	// tool_started and assessment records are refused, and the rest once
+	// QueueSize records wait. A run's run_started and run_ended are never
+	// refused: they enter the queue at once, past QueueSize if need be
+	// (two records per run at most), without waiting.
 	QueueSize int
 
-	// Block makes an emit that finds the queue full wait for room, until
-	// its ctx ends or BlockTimeout passes, whichever comes first; then the
-	// record is lost. By default a full queue loses the record at once
+	// Block makes an emit that finds no room wait for it, until its ctx
+	// ends or BlockTimeout passes, whichever comes first; then the record
+	// is lost. By default a record that finds no room is lost at once
 	// (with ErrQueueFull), so the agent is never slowed by its sink.
 	Block bool
 
-	// BlockTimeout bounds the wait for room under Block, and the wait of
-	// Trace.End, which always waits for room. Zero means
+	// BlockTimeout bounds the wait for room under Block. Zero means
 	// DefaultBlockTimeout.
 	BlockTimeout time.Duration
 

@@ -82,11 +82,21 @@ func redactSecrets(s string) string {
 		return s
 	}
 	from := firstSecret(s)
-	if from < 0 {
+	var kbuf [8]keywordAt
+	found := ruleKeywords.scan(s, kbuf[:0])
+	if from < 0 && len(found) == 0 {
 		return s
 	}
 	var buf [8]span
-	return replaceSpans(s, secretSpans(s, from, buf[:0]))
+	spans := buf[:0]
+	if from >= 0 {
+		spans = secretSpans(s, from, spans)
+	}
+	spans = ruleSpans(s, found, spans)
+	if len(spans) == 0 {
+		return s
+	}
+	return replaceSpans(s, spans)
 }
 
 // secretSpans appends what every finder finds in s, one pass each,
@@ -402,7 +412,7 @@ var keyTails = func() (t [256]uint32) {
 			t[c] = penultimates[l-'a']
 		}
 	}
-	for _, c := range []byte{' ', ':', '"', '\'', '\\'} {
+	for _, c := range []byte{' ', ':', '"', '\'', '\\', ']'} {
 		t[c] = keyWalk
 	}
 	return t

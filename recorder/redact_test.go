@@ -88,7 +88,7 @@ var lookalikes = []string{
 	"password: [REDACTED]",
 	"https://example.com:8080/path",
 	`{"primary_key": "id", "sort_key": "ts"}`,
-	"sk_live_short rk_prod_abcdefghijklmnopqrstu",
+	"sk_live_short rk_dev_abcdefghijklmnopqrstu",
 	"xoxo-abcdefghijklmnop and box-abcdefghijklmnop",
 	"glpat-short",
 	"AIzaShort",

@@ -461,18 +461,37 @@ func bearerAt(s string, p int) (span, bool) {
 	if tok == i {
 		return span{}, false
 	}
-	return keyOfAtLeast(s, tok, tok, isTokenByte, 8)
+	m, ok := keyOfAtLeast(s, tok, tok, isTokenByte, 8)
+	if ok && m.end-tok < 16 && runEnd(s, tok, isLowerLetter) == m.end {
+		// A word, as in "Bearer authentication", is no token.
+		return span{}, false
+	}
+	return m, ok
+}
+
+func isLowerLetter(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// keySuffix is a key ending whose value is a secret. A weak one, such as
+// "key" or "sig", ends many keys whose values are not, so its value is
+// redacted only when it looks random (looksRandom).
+type keySuffix struct {
+	suf  string
+	weak bool
 }
 
 // sensitiveKeySuffixes lists, by their last letter, the key endings
 // whose values are secrets.
-var sensitiveKeySuffixes = [...][]string{
-	'd' - 'a': {"password", "passwd"},
-	't' - 'a': {"secret"},
-	'n' - 'a': {"token", "authorization"},
-	'y' - 'a': {"api_key", "apikey", "api-key", "access_key", "accesskey", "private_key", "secret_key", "secretkey", "secret-key", "accountkey", "account_key"},
-	'e' - 'a': {"secret_key_base"},
-	'h' - 'a': {"auth"},
+var sensitiveKeySuffixes = [...][]keySuffix{
+	'd' - 'a': {{"password", false}, {"passwd", false}, {"pwd", true}, {"sessionid", true}},
+	't' - 'a': {{"secret", false}, {"salt", true}},
+	'n' - 'a': {{"token", false}, {"authorization", false}},
+	'y' - 'a': {{"api_key", false}, {"apikey", false}, {"api-key", false}, {"access_key", false}, {"accesskey", false}, {"private_key", false}, {"secret_key", false}, {"secretkey", false}, {"secret-key", false}, {"accountkey", false}, {"account_key", false}, {"key", true}},
+	'e' - 'a': {{"secret_key_base", false}, {"signature", true}, {"passphrase", true}, {"cookie", true}},
+	'h' - 'a': {{"auth", false}},
+	'g' - 'a': {{"sig", true}},
+	's' - 'a': {{"credentials", true}, {"creds", true}, {"pass", true}},
+	'l' - 'a': {{"credential", true}},
+	'a' - 'a': {{"key-data", true}, {"key_data", true}, {"keydata", true}},
 }
 
 // penultimates holds, by the last letter of the sensitive key suffixes,
@@ -480,41 +499,126 @@ var sensitiveKeySuffixes = [...][]string{
 var penultimates = func() (t [len(sensitiveKeySuffixes)]uint32) {
 	for i, sufs := range sensitiveKeySuffixes {
 		for _, suf := range sufs {
-			t[i] |= 1 << (suf[len(suf)-2] - 'a')
+			t[i] |= 1 << (suf.suf[len(suf.suf)-2] - 'a')
 		}
 	}
 	return t
 }()
 
+// Key strengths: no secret, a secret when it looks random, a secret.
+const (
+	keyPlain = iota
+	keyWeak
+	keyStrong
+)
+
 // sensitiveKey reports whether the key k, made of isKeyByte characters,
-// ends in a sensitive suffix, in any case.
-func sensitiveKey(k string) bool { return sensitiveKeyEnd(k, len(k)) }
+// ends in a strong sensitive suffix, in any case.
+func sensitiveKey(k string) bool { return keyStrength(k, len(k)) == keyStrong }
 
 // sensitiveKeyEnd reports whether the key of isKeyByte characters that
-// ends at k in s ends in a sensitive suffix, in any case. Every suffix is
-// made of such characters, so it needs no walk back to the key's start.
-// The bytes before the suffix tell most keys that share its last letter
-// from it, so a mismatch costs a few instructions.
-func sensitiveKeyEnd(s string, k int) bool {
-	if k == 0 {
-		return false
+// ends at k in s ends in a sensitive suffix, in any case.
+func sensitiveKeyEnd(s string, k int) bool { return keyStrength(s, k) != keyPlain }
+
+// keyStrength tells whether the key of isKeyByte characters that ends at
+// k in s ends in a sensitive suffix, in any case, and how strong. Every
+// suffix is made of such characters, so it needs no walk back to the
+// key's start. The bytes before the suffix tell most keys that share its
+// last letter from it, so a mismatch costs a few instructions.
+func keyStrength(s string, k int) int {
+	if k < 2 {
+		return keyPlain
 	}
 	last := lower(s[k-1])
-	if last < 'a' || last > 'y' {
-		return false
-	}
-	if k < 2 || penultimates[last-'a']&(1<<(lower(s[k-2])-'a')) == 0 {
-		return false
+	if last < 'a' || last > 'y' || penultimates[last-'a']&(1<<(lower(s[k-2])-'a')) == 0 {
+		return keyPlain
 	}
 	for _, suf := range sensitiveKeySuffixes[last-'a'] {
-		if hasSuffixLower(s[:k], suf) {
+		if !hasSuffixLower(s[:k], suf.suf) {
+			continue
+		}
+		j := k - len(suf.suf)
+		switch {
+		case last == 'h' && j > 0 && isAlnum(s[j-1]):
 			// "auth" is a key of its own or a word after '_' or '-', as
 			// in docker's "auth", never the end of a word like "oauth".
-			j := k - len(suf)
-			return last != 'h' || j == 0 || !isAlnum(s[j-1])
+			return keyPlain
+		case last == 'n' && suf.suf == "token" && listToken(s, j):
+			return keyPlain
+		case suf.weak:
+			return keyWeak
+		}
+		return keyStrong
+	}
+	return keyPlain
+}
+
+// listTokens are the words before "token" in keys of tokens that page
+// through lists or guard forms rather than grant access.
+var listTokens = [...]string{"page", "next", "skip", "sync", "continuation", "csrf", "xsrf", "cancellation"}
+
+// listToken reports whether the key whose "token" starts at j names a
+// token of listTokens.
+func listToken(s string, j int) bool {
+	if j > 0 && (s[j-1] == '_' || s[j-1] == '-') {
+		j--
+	}
+	for _, w := range listTokens {
+		if hasSuffixLower(s[:j], w) {
+			return true
 		}
 	}
 	return false
+}
+
+// looksRandom reports whether v, the value of a weak sensitive key, looks
+// like a secret rather than a word, a name, an id or a reference: twelve
+// bytes or more, not only letters and '_', '.' or '-', no UUID, no path
+// or URL, no blank, and varied enough (a Shannon entropy of 3 bits or
+// more, as a random string of ten different characters has).
+func looksRandom(v string) bool {
+	if len(v) < 12 || isReference(v) || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") || v[0] == '/' || v[0] == '~' || v[0] == '.' {
+		return false
+	}
+	if runEnd(v, 0, isIdentPathByte) == len(v) && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+		return false
+	}
+	if isUUID(v) {
+		return false
+	}
+	return entropy(v) >= 3
+}
+
+func isIdentPathByte(c byte) bool { return isAlpha(c) || c == '_' || c == '.' || c == '-' }
+
+// isUUID reports whether v is a UUID in its usual text form.
+func isUUID(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := range len(v) {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if v[i] != '-' {
+				return false
+			}
+		} else if !isHex(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isReference reports whether a value names a secret rather than holds
+// one: a variable ($NAME, ${NAME}, $(command)), a template ({{ … }}, ${{
+// … }}), or, unquoted, code (a call, an index or a dotted name).
+func isReference(v string) bool {
+	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2
+}
+
+// isCode reports whether an unquoted value is code rather than a secret:
+// a call or an index (it holds '(' or '['), as in os.environ["TOKEN"].
+func isCode(v string) bool {
+	return strings.ContainsAny(v, "([")
 }
 
 // hasSuffixLower reports whether s ends in the lower-case ASCII text low,
@@ -557,6 +661,10 @@ func keyEnd(s string, p int) (k int, quoted bool) {
 	for k > 0 && s[k-1] == ' ' {
 		k--
 	}
+	if k > 1 && s[k-1] == ']' && (s[k-2] == '"' || s[k-2] == '\'') {
+		// An index by a quoted key: config["SECRET_KEY"] = "…".
+		k--
+	}
 	return closingKeyQuote(s, k)
 }
 
@@ -592,7 +700,11 @@ func pairAt(s string, p int) (span, bool) {
 	if hasSuffixLower(s[k:last], "authorization") {
 		v, end = authorizationCredential(s, v, end, unquoted)
 	}
-	if end == v || strings.HasPrefix(s[v:], Redacted) {
+	val := s[v:end]
+	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || unquoted && isCode(val) {
+		return span{}, false
+	}
+	if keyStrength(s, last) == keyWeak && !looksRandom(val) {
 		return span{}, false
 	}
 	return span{v, end}, true

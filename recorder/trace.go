@@ -43,10 +43,12 @@ type Trace struct {
 	pending []*pendingItem
 }
 
-// pendingItem is a record waiting for room in a full queue. done is
-// closed once it is in the queue (queued) or given up.
+// pendingItem is a record waiting for room in a full queue, until fewer
+// than limit records are queued. done is closed once it is in the queue
+// (queued) or given up.
 type pendingItem struct {
 	it     item
+	limit  int
 	queued bool
 	done   chan struct{}
 }
@@ -191,11 +193,11 @@ func (r *Trace) Extension(ctx context.Context, name string, body json.RawMessage
 }
 
 // End records the run_ended record. It is queued even when ctx is already
-// cancelled (a cancelled run still deserves its last record): when the
-// queue is full End waits for room for up to Options.BlockTimeout, whatever
-// ctx and Options.Block say. The sink gets ctx's values.
+// cancelled (a cancelled run still deserves its last record), and, like
+// run_started, even when the queue is full: it never waits and is never
+// shed (see Options.QueueSize). The sink gets ctx's values.
 func (r *Trace) End(ctx context.Context, p RunEnded) error {
-	return r.emitWait(ctx, &p, true, waitIgnoringCtx)
+	return r.emit(ctx, &p, true)
 }
 
 // Emit records any payload, including *Unknown for kinds of your own
@@ -203,8 +205,4 @@ func (r *Trace) End(ctx context.Context, p RunEnded) error {
 // edited: truncation and redaction work on copies.
 func (r *Trace) Emit(ctx context.Context, p Payload) error {
 	return r.emit(ctx, p, false)
-}
-
-func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
-	return r.emitWait(ctx, p, owned, waitIfBlocking)
 }

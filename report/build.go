@@ -12,15 +12,17 @@ import (
 
 // builder turns records into a view.
 type builder struct {
-	texts []*text
+	texts    []*text
+	problems int // listed so far
 }
 
 // build returns the page's view of records and the texts it shows, to be
 // folded.
 func build(records []recorder.Record, opts *Options) (*view, []*text) {
 	b := &builder{}
-	runs := group(records)
+	runs, byID := group(records)
 	roots := tree(runs)
+	queries(records, runs, byID)
 	items := conversations(roots)
 	multi := len(runs) > 1
 	ordered, convs := order(items)
@@ -43,6 +45,12 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 		Runs:    ordered,
 	}
 	v.Summary.Conversations = len(convs)
+	for _, r := range ordered {
+		if r.Query == r {
+			r.Waterfall = drawWaterfall(r, appendTree(nil, r))
+		}
+	}
+	listProblems(v, ordered)
 	return v, b.texts
 }
 
@@ -79,7 +87,7 @@ func appendTree(ordered []*run, r *run) []*run {
 
 // group splits records by run, in the order runs first appear, each
 // run's records sorted by seq.
-func group(records []recorder.Record) []*run {
+func group(records []recorder.Record) ([]*run, map[string]*run) {
 	byID := map[string]*run{}
 	var runs []*run
 	for _, rec := range records {
@@ -98,7 +106,7 @@ func group(records []recorder.Record) []*run {
 			r.Parent = p
 		}
 	}
-	return runs
+	return runs, byID
 }
 
 // firstStarted is the first run_started record of records, or nil.
@@ -211,7 +219,7 @@ func (b *builder) text(s string) *text {
 
 // run fills r's header and timeline from its records.
 func (b *builder) run(r *run) {
-	t := timeline{b: b, r: r, open: map[string][]*toolCall{}}
+	t := timeline{b: b, r: r, open: map[string][]*toolCall{}, modelSpan: -1}
 	models := modelSet{}
 	for i := range r.records {
 		rec := &r.records[i]
@@ -232,6 +240,7 @@ func (b *builder) run(r *run) {
 	}
 	r.describeStart()
 	b.outcome(r, t.usage)
+	b.runProblem(r, t.end)
 	r.Duration = duration(r.last.Sub(r.first))
 	r.Chart = burnDown(r)
 }

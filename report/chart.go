@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/recorder"
 )
@@ -44,24 +45,24 @@ type line struct {
 	Label    string
 	Points   string // the SVG polyline's points
 	Left     string // what is left at the end, as a percentage
+	Used     string // what is used at the end, of the limit
 	Exceeded bool
+	Data     string // what is used after each record: "i:used" where it changed, space-separated
 }
 
-// burnDown draws the run's burn-down, or returns nil when the run had no
-// limits.
+// burnDown draws the run's burn-down from the query's budget after each
+// of its records, or returns nil when the query had no limits.
 func burnDown(r *run) *chart {
-	if r.started == nil {
+	active := counters(r)
+	if len(active) == 0 || len(r.levels) != len(r.records) {
 		return nil
 	}
-	active, clock := counters(r)
-	if len(active) == 0 {
-		return nil
-	}
-	c := newChart(len(r.records), r.started.Thresholds)
-	for i := range r.records {
-		x := c.x(i, len(r.records))
+	c := newChart(len(r.records), r.limitsOf().thresholds)
+	for i := range r.levels {
+		x := c.x(i, len(r.levels))
 		for _, s := range active {
-			s.follow(&r.records[i], s == clock, r.first)
+			s.used = s.of(&r.levels[i])
+			s.record(i, len(r.levels))
 			s.plot(c, x)
 		}
 	}
@@ -69,7 +70,7 @@ func burnDown(r *run) *chart {
 		s.finish()
 		c.Lines = append(c.Lines, &line{
 			Resource: s.resource, Label: s.label, Points: s.points.String(),
-			Left: pct(max(s.left(), 0)), Exceeded: s.used > s.limit,
+			Left: pct(max(s.left(), 0)), Exceeded: s.used > s.limit, Used: s.usedText(), Data: s.data.String(),
 		})
 	}
 	return c
@@ -98,61 +99,63 @@ func newChart(records int, th *recorder.Thresholds) *chart {
 	return c
 }
 
-// counters returns a counter for each resource the run started by r
-// limits, and the one of them that follows the time, or nil.
-func counters(r *run) (active []*counter, clock *counter) {
-	l := r.started.Limits
+// started is a run's limits and thresholds: its own run_started
+// record's, or else its query's.
+type started struct {
+	limits     recorder.RunLimits
+	thresholds *recorder.Thresholds
+}
+
+func (r *run) limitsOf() started {
+	for _, x := range []*run{r, r.Query} {
+		if x != nil && x.started != nil {
+			return started{x.started.Limits, x.started.Thresholds}
+		}
+	}
+	return started{}
+}
+
+// counters returns a counter for each resource the run's query limits.
+func counters(r *run) []*counter {
+	l := r.limitsOf().limits
 	series := []*counter{
-		{resource: "tokens", label: "tokens", limit: l.MaxTokens},
-		{resource: "model_calls", label: "model calls", limit: l.MaxModelCalls},
-		{resource: "tool_calls", label: "tool calls", limit: l.MaxToolCalls},
+		{resource: "tokens", label: "tokens", limit: l.MaxTokens, of: func(v *level) int64 { return v.tokens }},
+		{resource: "model_calls", label: "model calls", limit: l.MaxModelCalls, of: func(v *level) int64 { return v.modelCalls }},
+		{resource: "tool_calls", label: "tool calls", limit: l.MaxToolCalls, of: func(v *level) int64 { return v.toolCalls }},
 	}
-	if deadline := deadlineOf(r); !deadline.IsZero() && !r.first.IsZero() && deadline.After(r.first) {
-		clock = &counter{resource: "time", label: "time", limit: int64(deadline.Sub(r.first))}
-		series = append(series, clock)
+	if start, deadline := timeSpan(r, l); deadline.After(start) {
+		series = append(series, &counter{resource: "time", label: "time", limit: int64(deadline.Sub(start)), of: func(v *level) int64 {
+			if v.at.IsZero() {
+				return 0
+			}
+			return int64(v.at.Sub(start))
+		}})
 	}
-	budgeted := charged(r.records)
-	active = series[:0]
+	active := series[:0]
 	for _, s := range series {
 		if s.limit > 0 {
-			s.fromBudget = budgeted[s.resource]
 			active = append(active, s)
 		}
 	}
-	return active, clock
+	return active
 }
 
-// deadlineOf is when the run started by r had to end: its timeout after
-// its first record, or else its deadline, zero when it had neither.
-func deadlineOf(r *run) time.Time {
-	l := r.started.Limits
-	if l.Timeout > 0 && !r.first.IsZero() {
-		return r.first.Add(l.Timeout)
+// timeSpan is when the run's query started, its first record, and when it
+// had to end: its timeout after that, or else its deadline; the deadline
+// is zero when it had neither.
+func timeSpan(r *run, l recorder.RunLimits) (start, deadline time.Time) {
+	q := r.Query
+	if q == nil {
+		q = r
 	}
-	return l.Deadline
-}
-
-// charged is the set of resources that records hold budget charges for.
-func charged(records []recorder.Record) map[string]bool {
-	budgeted := map[string]bool{}
-	for i := range records {
-		if b, ok := records[i].Payload.(*recorder.BudgetRecord); ok && b.Event == recorder.BudgetCharged {
-			budgeted[b.Resource] = true
-		}
+	start = q.queryFirst
+	switch {
+	case start.IsZero():
+		return start, time.Time{}
+	case l.Timeout > 0:
+		return start, start.Add(l.Timeout)
 	}
-	return budgeted
-}
-
-// follow brings the counter up to date with rec: the time since first
-// for the clock, what rec consumed for the other resources.
-func (s *counter) follow(rec *recorder.Record, clock bool, first time.Time) {
-	if !clock {
-		s.charge(rec)
-		return
-	}
-	if !rec.RecordedAt.IsZero() {
-		s.set(int64(rec.RecordedAt.Sub(first)), s.limit)
-	}
+	return start, l.Deadline
 }
 
 // x is the chart's x for record i of n, spread evenly across the plot.
@@ -172,14 +175,16 @@ func pct(f float64) string {
 	return strconv.Itoa(int(math.Round(f*100))) + "%"
 }
 
-// counter follows one resource through a run's records.
+// counter follows one resource of a query's budget through a run's
+// records.
 type counter struct {
 	resource, label string
 	limit, used     int64
-	fromBudget      bool // the run recorded budget charges for it: use their totals
+	of              func(*level) int64 // what the query had used after a record
 
-	points  strings.Builder
-	plotted bool
+	points, data strings.Builder
+	dataLast     int64 // the last figure in data
+	plotted      bool
 	// colX and colY are the column being drawn and its level so far;
 	// level is the level drawn last, and wroteX the last x written.
 	colX, colY, level, wroteX int
@@ -189,40 +194,35 @@ func (s *counter) left() float64 {
 	return 1 - float64(s.used)/float64(s.limit)
 }
 
-func (s *counter) set(used, limit int64) {
-	s.used = used
-	if limit > 0 {
-		s.limit = limit
-	}
-}
+// maxDataRecords bounds the records of a run whose chart gives the exact
+// figures behind its lines; a longer run's chart gives none, which keeps
+// the page of a long run small.
+const maxDataRecords = 10_000
 
-// charge counts what rec consumed of the resource.
-func (s *counter) charge(rec *recorder.Record) {
-	if s.fromBudget {
-		if p, ok := rec.Payload.(*recorder.BudgetRecord); ok && p.Resource == s.resource && p.Event == recorder.BudgetCharged {
-			s.set(p.Used, p.Limit)
-		}
+// record adds what is used after record i of n to the counter's data, the
+// exact figures behind the line: "i:used" for each record where it
+// changed, and for the first. The time, which changes at every record,
+// is left out.
+func (s *counter) record(i, n int) {
+	if n > maxDataRecords || s.resource == "time" || i > 0 && s.used == s.dataLast {
 		return
 	}
-	if resource, n := consumed(rec.Payload); resource == s.resource {
-		s.used += n
+	if i > 0 {
+		s.data.WriteByte(' ')
 	}
+	s.dataLast = s.used
+	s.data.WriteString(strconv.Itoa(i))
+	s.data.WriteByte(':')
+	s.data.WriteString(strconv.FormatInt(s.used, 10))
 }
 
-// consumed is the resource that p, a model or tool record, shows
-// consumed and how much of it; "" for other records.
-func consumed(p recorder.Payload) (string, int64) {
-	switch p := p.(type) {
-	case *recorder.ModelResponse:
-		if p != nil && p.UsageReported {
-			return "tokens", p.Usage.TotalTokens
-		}
-	case *recorder.ModelRequest:
-		return "model_calls", 1
-	case *recorder.ToolStarted:
-		return "tool_calls", 1
+// usedText says how much of the limit is used at the end: "3,080 of
+// 20,000", or seconds for the time.
+func (s *counter) usedText() string {
+	if s.resource == "time" {
+		return duration(time.Duration(s.used)) + " of " + duration(time.Duration(s.limit))
 	}
-	return "", 0
+	return observer.FormatCount(s.used) + " of " + observer.FormatCount(s.limit)
 }
 
 // plot puts the resource's level after a record at x. The line is a

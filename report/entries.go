@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/observer"
@@ -24,9 +25,15 @@ type timeline struct {
 	injectedIDs  []string                   // the anchor of each one's first showing
 	injectedSeen bool                       // some request says what Lookout added
 	assessments  []*entry                   // assessment records not yet matched to a showing
+
+	seq       uint64    // of the record being added
+	at        time.Time // when it was recorded
+	modelSpan int       // the waiting request's span, or -1
+	end       string    // the anchor of the run's end
 }
 
 func (t *timeline) push(e *entry) {
+	e.Seq = t.seq
 	t.closeGroup()
 	t.entries = append(t.entries, e)
 }
@@ -34,6 +41,7 @@ func (t *timeline) push(e *entry) {
 // minor adds an entry that belongs among the tool calls when it comes
 // between them.
 func (t *timeline) minor(e *entry) {
+	e.Seq = t.seq
 	if t.group != nil {
 		t.group.Extras = append(t.group.Extras, e)
 		return
@@ -44,6 +52,7 @@ func (t *timeline) minor(e *entry) {
 // add puts rec on the timeline.
 func (t *timeline) add(rec *recorder.Record) {
 	id := t.r.anchor(rec.Seq)
+	t.seq, t.at = rec.Seq, rec.RecordedAt
 	if recorder.IsNilPayload(rec.Payload) {
 		t.minor(&entry{Kind: kindAnchor, ID: id}) // built in code with nothing in it
 		return
@@ -62,6 +71,7 @@ func (t *timeline) addRunRecord(id string, p recorder.Payload) bool {
 		t.r.StartedID = id
 	case *recorder.RunEnded:
 		t.r.ended = p
+		t.end = id
 		t.push(&entry{Kind: kindEnd, ID: id, Label: string(p.Outcome), Note: "outcome-" + string(p.Outcome)})
 	case *recorder.Message:
 		t.message(id, p)
@@ -111,6 +121,7 @@ func (t *timeline) request(id string, p *recorder.ModelRequest) {
 	m := &modelCall{Model: p.Model, Messages: p.MessageCount, Offered: len(p.Tools), Withheld: p.ToolsWithheld}
 	m.Again = t.inject(id, p.Injected)
 	t.model = m
+	t.modelSpan = t.span(spanModel, p.Model)
 	t.usage.ModelCalls++
 	t.push(&entry{Kind: kindModel, ID: id, Model: m})
 }
@@ -118,14 +129,17 @@ func (t *timeline) request(id string, p *recorder.ModelRequest) {
 // answer completes the model call waiting for p, or adds one of its own
 // for a response without its request.
 func (t *timeline) answer(id string, p *recorder.ModelResponse) {
-	m := t.model
-	t.model = nil
+	m, span := t.model, t.modelSpan
+	t.model, t.modelSpan = nil, -1
 	if m == nil {
 		// A response without its request: the entry carries its anchor.
 		m = &modelCall{}
 		t.push(&entry{Kind: kindModel, ID: id, Model: m})
+		span = t.span(spanModel, p.Model)
+		t.r.spans[span].start = t.at.Add(-p.Latency)
 		id = ""
 	}
+	t.r.spans[span].end, t.r.spans[span].failed = t.at, p.Error != ""
 	t.response(m, id, p)
 }
 
@@ -136,6 +150,7 @@ func (t *timeline) addOther(id string, p recorder.Payload) {
 	case *recorder.BudgetRecord:
 		if p.Event == recorder.BudgetExceeded {
 			t.push(&entry{Kind: kindBudget, ID: id, Budget: p})
+			t.b.problem(t.r, problem{Kind: problemBudget, Label: "budget exceeded", Text: budgetText(p), Link: id})
 			return
 		}
 		t.minor(&entry{Kind: kindAnchor, ID: id})
@@ -237,6 +252,12 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	}
 	if p.Error != "" {
 		m.Reply = t.b.text("failed: " + p.Error)
+		m.Failed = true
+		link := id // the response's line, or the entry that carries its anchor
+		if link == "" {
+			link = t.entries[len(t.entries)-1].ID
+		}
+		t.b.problem(t.r, problem{Kind: problemModel, Label: "model error", Text: p.Error, Link: link})
 	}
 }
 
@@ -263,9 +284,14 @@ func (t *timeline) started(id string, seq uint64, p *recorder.ToolStarted) {
 	if t.group == nil {
 		t.closeGroup()
 		t.group = &toolGroup{}
-		t.entries = append(t.entries, &entry{Kind: kindTools, ID: id, Group: t.group})
+		t.entries = append(t.entries, &entry{Seq: seq, Kind: kindTools, ID: id, Group: t.group})
 	}
-	c := &toolCall{ID: id, Name: p.Name, CallID: p.CallID, Args: t.b.text(p.Arguments), Unfinished: true, start: seq}
+	c := &toolCall{ID: id, Name: p.Name, CallID: p.CallID, Args: t.b.text(p.Arguments), Unfinished: true, start: seq, Control: p.Control}
+	c.span = t.span(spanTool, p.Name)
+	if t.r.tools == nil {
+		t.r.tools = map[string]bool{}
+	}
+	t.r.tools[p.Name] = true
 	if p.ArgumentsTruncated {
 		c.Cut = "arguments cut by the recorder at " + strconv.Itoa(len(p.Arguments)) + " of " + strconv.Itoa(p.ArgumentsBytes) + " bytes"
 	}
@@ -289,6 +315,14 @@ func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
 	c.EndID, c.end, c.Unfinished = id, seq, false
 	c.IsError = p.IsError || p.Error != ""
 	c.Result = t.b.text(p.Result)
+	sp := &t.r.spans[c.span]
+	sp.end, sp.failed = t.at, c.IsError
+	if p.Duration > 0 && (t.at.IsZero() || sp.start.Equal(sp.end)) {
+		sp.start = sp.end.Add(-p.Duration)
+	}
+	if c.IsError {
+		t.b.toolProblem(t.r, c, p)
+	}
 	// A result that holds the error is what the model read ("Error: …"):
 	// it is shown once, as the error.
 	if p.Error != "" && !strings.Contains(p.Result, p.Error) {

@@ -30,11 +30,11 @@ func Example() {
 	}
 	html := page.String()
 	fmt.Println(regexp.MustCompile(`<title>.*</title>`).FindString(html))
-	fmt.Println(regexp.MustCompile(`<li class="res-tool_calls">.*?</li>`).FindString(html))
+	fmt.Println(regexp.MustCompile(`<li class="res-tool_calls"[^>]*>(.*?)</li>`).FindStringSubmatch(html)[1])
 	// The tool call, its result escaped: the page shows it as text.
 	fmt.Println(regexp.MustCompile(`<details class="tool".*</details>`).FindString(html))
 	// Output:
 	// <title>Migration</title>
-	// <li class="res-tool_calls">tool calls: 50% left</li>
+	// tool calls: 50% left <small>(1 of 2)</small>
 	// <details class="tool" id="seq-1"><summary>read_file · 2ms</summary><pre class="args">{"path":"index.html"}</pre><pre id="seq-2">&lt;h1&gt;Hello&lt;/h1&gt;</pre></details>
 }

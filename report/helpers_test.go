@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,4 +89,10 @@ func ids(page string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// scripts counts the script elements of page, in lower case, that a
+// browser runs: those that are not the data blocks of the runs' parts.
+func scripts(page string) int {
+	return strings.Count(page, "<script") - strings.Count(page, `<script type="text/html">`)
 }

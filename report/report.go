@@ -141,25 +141,6 @@ func blankTexts(texts []*text) (restore func()) {
 	}
 }
 
-// renderRun writes one run's section, opening the conversation it starts
-// and closing the one it ends.
-func renderRun(bw *bufio.Writer, r *run) error {
-	if r.opens != nil {
-		if err := page.ExecuteTemplate(bw, "conversation", r.opens); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-	}
-	if err := page.ExecuteTemplate(bw, "run", r); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	writeTimeline(bw, r.Entries)
-	bw.WriteString("</div>\n</section>\n")
-	if r.closes {
-		bw.WriteString("</section>\n")
-	}
-	return nil
-}
-
 // countingWriter counts what is written to it.
 type countingWriter struct{ n int64 }
 

@@ -52,7 +52,7 @@ func untrustedConversation() []recorder.Record {
 func TestUntrustedTextStaysText(t *testing.T) {
 	page := render(t, untrustedConversation(), nil)
 	lower := strings.ToLower(page)
-	if n := strings.Count(lower, "<script"); n != 1 {
+	if n := scripts(lower); n != 1 {
 		t.Errorf("%d script elements, want the page's own alone", n)
 	}
 	for _, tag := range []string{"<img", "</pre></div></details>"} {
@@ -156,7 +156,7 @@ func TestParallelToolCallsSitInLanes(t *testing.T) {
 		`<div class="lanes lanes-2"><details class="tool" id="seq-2">`,
 		`<details class="tool lane-1" id="seq-3">`,
 		`<details class="tool lane-1" id="seq-5">`,
-		"</div>\n" + `<details class="tool" id="seq-10">`, // one lane: no grid
+		"</div>" + `<details class="tool" id="seq-10">`, // one lane: no grid
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
@@ -354,9 +354,9 @@ func TestTheTurnsOfAConversationAreGroupedInOrder(t *testing.T) {
 		`<dd class="mixed">1 completed, 1 error</dd>`,
 		`<dd>200 <small>(180 prompt, 20 completion)</small></dd>`,
 		`<li class="conversation"><a href="#conversation-c1">conversation <code>c1</code></a> · 2 turns` + "\n" +
-			`<ol><li class="node"><a href="#run-t0">turn 1: a</a>`,
-		`<li class="node"><a href="#run-t1">turn 2: a</a>`,
-		`<li class="node"><a href="#run-other">b</a>`,
+			`<ol><li class="node"><span data-agent="a" data-outcome="completed" data-tools="search"><a href="#run-t0">turn 1: a</a>`,
+		`<li class="node"><span data-agent="a" data-outcome="error" data-tools="search"><a href="#run-t1">turn 2: a</a>`,
+		`<li class="node"><span data-agent="b" data-outcome="unfinished" data-tools=""><a href="#run-other">b</a>`,
 		"<dt>Conversations</dt><dd>1</dd>",
 	} {
 		if !strings.Contains(page, want) {
@@ -389,7 +389,7 @@ func TestTheHeaderSumsTheRuns(t *testing.T) {
 		`<dt>Calls</dt><dd>4 model, 6 tool</dd>`,
 		`<dt>Cost</dt><dd>not recorded</dd>`,
 		`<dt>Runs</dt><dd>2</dd>`,
-		`<ul><li class="node"><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls<ul><li class="node"><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</li>`,
+		`<ul><li class="node"><span data-agent="lead" data-outcome="budget_exceeded" data-tools=""><a href="#run-lead">lead</a> <span class="outcome-budget_exceeded">budget_exceeded</span> · tokens · 1,234 tokens, 3 model and 4 tool calls; the query: 100 tokens, 1 model and 2 tool calls</span><ul><li class="node"><span data-agent="researcher" data-outcome="unfinished" data-tools="search"><a href="#run-child">researcher</a> <span class="unfinished">unfinished</span> · 100 tokens, 1 model and 2 tool calls</span></li>`,
 		`<div class="run-error"><p class="tag">error</p><pre>budget exceeded: tokens</pre></div>`,
 	} {
 		if !strings.Contains(page, want) {
@@ -463,11 +463,11 @@ func TestTheBurnDownFollowsEachLimit(t *testing.T) {
 	for _, want := range []string{
 		`<rect class="band-caution" x="40" y="100" width="672" height="27"></rect>`,
 		`<rect class="band-warning" x="40" y="127" width="672" height="13"></rect>`,
-		`<li class="res-tokens">tokens: 10% left</li>`,
-		`<li class="res-model_calls">model calls: 0% left</li>`,
-		`<li class="res-tool_calls">tool calls: 0% left, exceeded</li>`,
-		`<li class="res-time">time: 85% left</li>`,                       // 16 records a second apart: 15 s of 100
-		`<polyline class="res res-model_calls" points="40,8 84,8 84,74 `, // the first request is record 2 of 16
+		`<li class="res-tokens" data-resource="tokens" data-used="0:0 2:100 7:900">tokens: 10% left <small>(900 of 1,000)</small></li>`,
+		`<li class="res-model_calls" data-resource="model_calls" data-used="0:0 1:1 8:2">model calls: 0% left <small>(2 of 2)</small></li>`,
+		`<li class="res-tool_calls" data-resource="tool_calls" data-used="0:0 3:1 5:2 10:3 12:4 14:5">tool calls: 0% left, exceeded <small>(5 of 4)</small></li>`,
+		`<li class="res-time" data-resource="time" data-used="">time: 85% left <small>(15s of 1m40s)</small></li>`, // 16 records a second apart: 15 s of 100
+		`<polyline class="res res-model_calls" points="40,8 84,8 84,74 `,                                           // the first request is record 2 of 16
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
@@ -520,7 +520,7 @@ func FuzzWrite(f *testing.F) {
 			t.Fatal(err)
 		}
 		page := strings.ToLower(b.String())
-		if n := strings.Count(page, "<script"); n != 1 {
+		if n := scripts(page); n != 1 {
 			t.Errorf("%d script elements", n)
 		}
 		if strings.Contains(page, "<img") {

@@ -92,7 +92,11 @@ func writeExtension(w *bufio.Writer, e *entry) {
 
 // writeEnd writes the run's end and its outcome.
 func writeEnd(w *bufio.Writer, e *entry) {
-	open(w, "div", "end ", e.Note, e.ID)
+	more := e.Note
+	if e.Note != "outcome-completed" {
+		more += " bad"
+	}
+	open(w, "div", "end ", more, e.ID)
 	w.WriteString("run ended: ")
 	escapeText(w, e.Label)
 	w.WriteString("</div>")
@@ -214,7 +218,10 @@ func writeModel(w *bufio.Writer, e *entry) {
 	m := e.Model
 	class := "model"
 	if m.Withheld {
-		class = "model wrapup"
+		class += " wrapup"
+	}
+	if m.Failed {
+		class += " failed"
 	}
 	open(w, "div", class, "", e.ID)
 	writeRequest(w, m)
@@ -357,6 +364,9 @@ func writeToolSummary(w *bufio.Writer, c *toolCall) {
 	}
 	if c.Unfinished {
 		w.WriteString(" <b>unfinished</b>")
+	}
+	if c.Control {
+		w.WriteString(` <span class="k">control tool, not charged</span>`)
 	}
 	w.WriteString("</summary>")
 }

@@ -17,6 +17,17 @@ type view struct {
 	Tree    []treeItem // the root runs and the conversations, in the order they first appear
 	Runs    []*run     // every run, parents before their children, a conversation's turns in order
 	Folded  int        // texts cut short, once folded
+	// Problems are the runs with problems, in page order, each with what
+	// went wrong; ProblemsLeft counts the problems past the list's
+	// bound.
+	Problems     []*run
+	ProblemsLeft int
+	Filters      filters
+}
+
+// filters are the values the page can be filtered by.
+type filters struct {
+	Agents, Tools, Outcomes []string
 }
 
 // treeItem is a root run, or a conversation of several.
@@ -46,6 +57,8 @@ type summary struct {
 	Models        string
 	Usage         usage
 	Duration      string
+	Failed        int // tool calls that failed or were refused
+	Problems      int // everything that went wrong: failed calls, model errors, budget stops, runs that did not complete
 }
 
 // usage is what runs consumed, as the header shows it. Cached,
@@ -79,7 +92,12 @@ type run struct {
 	Duration     string
 	Limits       string
 	Chart        *chart
+	Waterfall    *waterfall // of the query, on its root run
 	Entries      []*entry
+	Failed       int       // tool calls that failed or were refused
+	Problems     []problem // what went wrong, in record order, up to the page's bound
+	Tools        string    // the names of the tools it called, space-separated
+	Query        *run      // the root run of the query it is part of
 
 	opens   *conversation // the conversation whose section starts with this run
 	closes  bool          // the run is the last of its conversation's section
@@ -91,6 +109,13 @@ type run struct {
 	started *recorder.RunStarted
 	usage   recorder.RunUsage // from run_ended, or added up from the records
 	models  modelSet
+	levels  []level // the query's budget after each record, in the order of records
+	spent   *spend  // what the query used, on a root run that started others
+	// queryFirst is the time of the query's first record, on its root run.
+	queryFirst time.Time
+	spans      []span // the model and tool calls, for the waterfall
+	tools      map[string]bool
+	issues     int // problems, listed or not
 }
 
 // Entry kinds.
@@ -116,6 +141,7 @@ const (
 
 // entry is one item of a run's timeline.
 type entry struct {
+	Seq    uint64 // of the record that made it
 	Kind   string
 	ID     string
 	Label  string // a message's role, a reminder's tag, an extension's name, an assessment's severity, an outcome, an injected message's kind
@@ -145,6 +171,7 @@ type modelCall struct {
 	Usage    string
 	Latency  string
 	Finish   string
+	Failed   bool
 }
 
 // toolGroup is the tool calls run between two model calls, each in the
@@ -172,8 +199,10 @@ type toolCall struct {
 	Cut        string // what the recorder cut, as it recorded
 	Duration   string
 	Lane       int
+	Control    bool // a control tool's call, not charged
 
 	start, end uint64
+	span       int // its span in the run's
 }
 
 // text is recorded text, cut to the page's length when it is longer.

@@ -3,12 +3,16 @@ package simulate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"runtime"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // Artifact file names inside a run's folder.
@@ -78,7 +82,8 @@ func hashCut(b []byte, s string, limit int) string {
 
 // WriteArtifacts writes the run's artifacts into a folder named after its
 // conversation id (sanitised with SafeName) under root, and returns the
-// folder. Files are created 0600 and folders 0700; each file is written to
+// folder. Every text in them is redacted as a Lookout recorder redacts it
+// (recorder.Secrets), unless the Runner kept secrets (Runner.KeepSecrets). Files are created 0600 and folders 0700; each file is written to
 // a temporary name and renamed, so a reader never sees half a file.
 //
 //   - conversation.jsonl: the dataset lines (see Line)
@@ -101,7 +106,8 @@ func childDir(root, name string) (string, error) {
 	return filepath.Join(root, n), nil
 }
 
-// writeArtifactsIn writes the artifacts of r into dir, each with write.
+// writeArtifactsIn writes the artifacts of r into dir, each with write,
+// redacted unless the run keeps secrets.
 func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data []byte) error) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -111,7 +117,7 @@ func writeArtifactsIn(dir string, r *Result, write func(dir, name string, data [
 		if err != nil {
 			return err
 		}
-		if err := write(dir, a.name, b); err != nil {
+		if err := write(dir, a.name, r.redact(b)); err != nil {
 			return err
 		}
 	}
@@ -132,10 +138,24 @@ var artifacts = []struct {
 // encodeConversation encodes the result's dataset lines as JSONL.
 func encodeConversation(r *Result) ([]byte, error) {
 	var conv bytes.Buffer
-	if err := r.WriteJSONL(&conv); err != nil {
+	if err := r.encodeLines(&conv); err != nil {
 		return nil, err
 	}
 	return conv.Bytes(), nil
+}
+
+// redact returns b, JSON text of the result's, with the secrets in it
+// replaced by recorder.Redacted, as the recorder's built-in Secrets
+// redactor finds them, unless the run keeps secrets (Runner.KeepSecrets).
+func (r *Result) redact(b []byte) []byte {
+	if r.keepSecrets {
+		return b
+	}
+	s := string(b)
+	if red := recorder.Secrets().Redact(s); red != s {
+		return []byte(red)
+	}
+	return b
 }
 
 // encodeTraces encodes the result's traces as a JSON array on one line:
@@ -162,37 +182,65 @@ func encodeMeta(r *Result) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeFile writes data to dir/name, 0600, in place. A batch writes a
-// job's artifacts so, and its marker last with writeFileAtomic: a folder
-// without a marker is unfinished whatever its files hold, so the
-// artifacts need no rename of their own, which halves the directory
-// updates of a job.
+// writeFile writes data to dir/name, 0600, in place, and syncs it to
+// disk. A batch writes a job's artifacts so, then syncs the folder, and
+// writes its marker last with writeFileAtomic: a folder without a marker
+// is unfinished whatever its files hold, so the artifacts need no rename
+// of their own, which halves the directory updates of a job, and a marker
+// that survives a crash or a power cut finds its artifacts on disk.
 func writeFile(dir, name string, data []byte) error {
-	return os.WriteFile(filepath.Join(dir, name), data, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = syncFile(f)
+	}
+	return errors.Join(err, f.Close())
 }
 
-// writeFileAtomic writes data to dir/name through a 0600 temporary file
-// and a rename.
+// writeFileAtomic writes data to dir/name through a 0600 temporary file,
+// synced to disk, and a rename, and then syncs dir, so that the file is
+// on disk, whole, once it returns.
 func writeFileAtomic(dir, name string, data []byte) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	_, err = f.Write(data)
+	if err == nil {
+		err = syncFile(f)
+	}
+	if err = errors.Join(err, f.Close()); err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
+	return syncDir(dir)
+}
+
+// syncFile and syncDir flush a file, and a folder's entries, to disk;
+// tests watch their order.
+var (
+	syncFile = (*os.File).Sync
+	syncDir  = syncFolder
+)
+
+// syncFolder flushes the entries of the folder dir to disk. Windows
+// cannot open a folder for it, and orders its metadata itself.
+func syncFolder(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // Meta is the content of trajectory.meta.json: the scenario as declared
@@ -213,6 +261,7 @@ type Meta struct {
 	Script         map[int]string `json:"script,omitempty"`
 	StopSignal     string         `json:"stopSignal,omitempty"`
 	Criteria       []string       `json:"criteria,omitempty"`
+	JudgeEveryTurn bool           `json:"judgeEveryTurn,omitempty"`
 	// Interrupts is the scenario's interrupt policy, by tool.
 	Interrupts      InterruptPolicy `json:"interrupts,omitempty"`
 	OnRankerFailure RankerFailure   `json:"onRankerFailure,omitempty"`
@@ -263,6 +312,7 @@ func newMeta(r *Result) Meta {
 	m.Name, m.Goal, m.Persona, m.Metadata = sc.Name, sc.Goal, sc.Persona, sc.Metadata
 	m.MaxTurns, m.LoopLimit = sc.maxTurns(), sc.loopLimit()
 	m.Opening, m.Script, m.StopSignal, m.Criteria = sc.Opening, sc.Script, sc.StopSignal, sc.Criteria
+	m.JudgeEveryTurn = sc.JudgeEveryTurn
 	m.Interrupts, m.OnRankerFailure = sc.Interrupts, sc.OnRankerFailure
 	for _, g := range sc.Goals {
 		m.Goals = append(m.Goals, g.Name)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DoneFile is the marker written last, atomically, into a run's folder once
@@ -63,6 +64,9 @@ type Report struct {
 	Ran     int
 	Skipped int
 	Failed  int
+	// Stale lists the folders of jobs not in the batch that Run found in
+	// OutDir and moved into StaleDir.
+	Stale []string
 }
 
 // Batch runs many scenarios, each several times, with bounded concurrency.
@@ -113,6 +117,11 @@ type Batch struct {
 	// a prompt's hash, the options Setup gives its runners. Changing it
 	// reruns every job.
 	Version string
+	// JobTimeout, when positive, bounds each job, its Setup included: a
+	// run still going when it runs out stops with StopError on the
+	// simulator's side, its error wrapping context.DeadlineExceeded, gets
+	// FailedFile and runs again when the batch is resumed.
+	JobTimeout time.Duration
 }
 
 // Jobs lists the jobs of this shard, in index order. It fails with
@@ -120,22 +129,29 @@ type Batch struct {
 // including folder names that differ only in case, which macOS and Windows
 // treat as one by default.
 func (b *Batch) Jobs() ([]Job, error) {
+	jobs, _, err := b.plan()
+	return jobs, err
+}
+
+// plan lists the jobs of this shard, as Jobs does, and the folder names
+// of every job of the batch, in every shard.
+func (b *Batch) plan() ([]Job, map[string]folderOwner, error) {
 	if err := b.checkShape(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f := folders{seen: make(map[string]folderOwner), bases: make([]string, len(b.Scenarios))}
 	var jobs []Job
 	for si, sc := range b.Scenarios {
 		if err := sc.Validate(); err != nil {
-			return nil, fmt.Errorf("scenario %d: %w", si, err)
+			return nil, nil, fmt.Errorf("scenario %d: %w", si, err)
 		}
 		f.bases[si] = scenarioBase(sc, si)
 		var err error
 		if jobs, err = b.appendJobs(jobs, &f, si); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return jobs, nil
+	return jobs, f.seen, nil
 }
 
 // appendJobs appends to jobs the repetitions of scenario si that fall in
@@ -216,7 +232,7 @@ type folderOwner struct {
 func (f *folders) claim(si, rep int) (string, error) {
 	suffix := fmt.Sprintf("-r%d", rep)
 	id := safeName(f.bases[si], maxNameLen-len(suffix)) + suffix
-	key := strings.ToLower(strings.ToUpper(id))
+	key := foldName(id)
 	prev, dup := f.seen[key]
 	if !dup {
 		f.seen[key] = folderOwner{si, id}
@@ -230,12 +246,20 @@ func (f *folders) claim(si, rep int) (string, error) {
 		ErrInvalidBatch, prev.scenario, f.bases[prev.scenario], si, f.bases[si], prev.id, id)
 }
 
+// foldName is a folder name as systems that ignore case see it.
+func foldName(name string) string { return strings.ToLower(strings.ToUpper(name)) }
+
 // Run runs this shard's jobs and reports on them. Jobs whose folder under
 // OutDir holds DoneFile with the job's fingerprint are skipped, so running a
 // batch again resumes it; a job whose scenario, options or Lookout version
 // changed since runs again. A run that stopped with an error gets
 // FailedFile instead and runs again next time. Temporary files that a
-// killed batch left in OutDir are removed first.
+// killed batch left in OutDir are removed first, and run folders of jobs
+// the batch does not have (of any shard), left by an earlier batch with
+// other scenarios or repetitions, are moved into StaleDir, listed in
+// Report.Stale and named on Progress, so that a merge of OutDir holds
+// only this batch's runs. A job whose DoneFile has its fingerprint but
+// another job index, as when scenarios were reordered, runs again.
 //
 // The error is non-nil, with a nil report, for an invalid batch or an
 // OutDir that cannot be created or is in use by another batch
@@ -244,37 +268,107 @@ func (f *folders) claim(si, rep int) (string, error) {
 // started (ran or were skipped) before that. Failures of single runs are in
 // the report, not in the error.
 func (b *Batch) Run(ctx context.Context) (*Report, error) {
-	jobs, err := b.Jobs()
+	jobs, all, err := b.plan()
 	if err != nil {
 		return nil, err
 	}
 	if b.Setup == nil && (b.Runner == nil || b.Target == nil) {
 		return nil, fmt.Errorf("%w: need Setup, or both Runner and Target", ErrInvalidBatch)
 	}
-	unlock, err := b.claimOutDir()
+	unlock, stale, err := b.claimOutDir(all)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	results, ran := b.runJobs(ctx, jobs)
-	return report(results, ran), ctx.Err()
+	rep := report(results, ran)
+	rep.Stale = stale
+	return rep, ctx.Err()
 }
 
-// claimOutDir locks OutDir, when the batch has one, and removes the
-// temporary files a killed batch left there. unlock releases the lock.
-func (b *Batch) claimOutDir() (unlock func(), err error) {
+// claimOutDir locks OutDir, when the batch has one, removes the temporary
+// files a killed batch left there and moves aside the folders of jobs not
+// in the batch, whose folder names are the keys of all, folded. unlock
+// releases the lock; stale lists the folders moved.
+func (b *Batch) claimOutDir(all map[string]folderOwner) (unlock func(), stale []string, err error) {
 	if b.OutDir == "" {
-		return func() {}, nil
+		return func() {}, nil, nil
 	}
 	unlock, err = lockOutDir(b.OutDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := removeTemps(b.OutDir); err != nil {
 		unlock()
-		return nil, fmt.Errorf("simulate: removing temporary files: %w", err)
+		return nil, nil, fmt.Errorf("simulate: removing temporary files: %w", err)
 	}
-	return unlock, nil
+	stale, err = moveStale(b.OutDir, all)
+	if err != nil {
+		unlock()
+		return nil, nil, fmt.Errorf("simulate: moving aside the runs of jobs not in the batch to %s: %w", filepath.Join(b.OutDir, StaleDir), err)
+	}
+	if len(stale) > 0 {
+		fmt.Fprintf(b.progressWriter(), "simulate: %d run folders in %s belong to no job of this batch; moved to %s: %s\n",
+			len(stale), b.OutDir, filepath.Join(b.OutDir, StaleDir), strings.Join(stale, ", "))
+	}
+	return unlock, stale, nil
+}
+
+// progressWriter is where the batch writes its progress and notices.
+func (b *Batch) progressWriter() io.Writer {
+	if b.Progress == nil {
+		return os.Stderr
+	}
+	return b.Progress
+}
+
+// StaleDir is the folder of OutDir into which a batch moves the run
+// folders it finds there of jobs it does not have, as when scenarios or
+// repetitions were removed since an earlier batch wrote it, so that Merge
+// and ReadBatch never count them. Merge and ReadBatch skip it, as every
+// folder whose name starts with a dot.
+const StaleDir = ".stale"
+
+// moveStale moves the folders in out that are not the folder of a job in
+// all, keyed by folded name, into out's StaleDir, and lists their names.
+// A name StaleDir holds already gets a numbered suffix.
+func moveStale(out string, all map[string]folderOwner) ([]string, error) {
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return nil, err
+	}
+	var moved []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if owner, ok := all[foldName(name)]; ok && owner.id == name {
+			continue
+		}
+		if err := moveAside(out, name); err != nil {
+			return moved, err
+		}
+		moved = append(moved, name)
+	}
+	return moved, nil
+}
+
+// moveAside moves the folder name of out into out's StaleDir, under a
+// name not taken there.
+func moveAside(out, name string) error {
+	dst := filepath.Join(out, StaleDir)
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		return err
+	}
+	to := filepath.Join(dst, name)
+	for n := 1; ; n++ {
+		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		to = filepath.Join(dst, fmt.Sprintf("%s.%d", name, n))
+	}
+	return os.Rename(filepath.Join(out, name), to)
 }
 
 // runJobs runs the jobs on Concurrency workers and returns their results,
@@ -377,6 +471,11 @@ func (b *Batch) runJob(ctx context.Context, j Job) (jr JobResult, started bool) 
 	if b.openJobDir(&jr) {
 		return jr, true
 	}
+	if b.JobTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, b.JobTimeout)
+		defer cancel()
+	}
 	runner, target, err := b.runnerFor(ctx, j)
 	if err != nil {
 		jr.Err = err
@@ -398,7 +497,7 @@ func (b *Batch) openJobDir(jr *JobResult) bool {
 		return false
 	}
 	jr.fingerprint = b.Fingerprint(jr.Job)
-	dir, done, err := jobDir(b.OutDir, jr.Job.ID, jr.fingerprint)
+	dir, done, err := jobDir(b.OutDir, jr.Job, jr.fingerprint)
 	jr.Dir, jr.Skipped, jr.Err = dir, done, err
 	return done || err != nil
 }
@@ -432,12 +531,13 @@ func (b *Batch) finish(jr *JobResult, res *Result) {
 	}
 }
 
-// jobDir returns the folder of job id under out, and whether it holds
-// DoneFile with the fingerprint fp, so the job ran before and is skipped.
+// jobDir returns the folder of job j under out, and whether it holds
+// DoneFile with the fingerprint fp and j's index, so the job ran before
+// and is skipped.
 // Otherwise the markers of an earlier run go, before the job runs again:
 // a batch killed during the new run must not leave the old verdict.
-func jobDir(out, id, fp string) (dir string, done bool, err error) {
-	dir, err = childDir(out, id)
+func jobDir(out string, j Job, fp string) (dir string, done bool, err error) {
+	dir, err = childDir(out, j.ID)
 	if err != nil {
 		return "", false, err
 	}
@@ -446,7 +546,7 @@ func jobDir(out, id, fp string) (dir string, done bool, err error) {
 	if made || err != nil {
 		return dir, false, err
 	}
-	if m, ok := readMarker(dir, DoneFile); ok && m.Fingerprint == fp {
+	if m, ok := readMarker(dir, DoneFile); ok && m.Fingerprint == fp && m.Index == j.Index {
 		return dir, true, nil
 	}
 	return dir, false, removeMarkers(dir)
@@ -480,6 +580,10 @@ func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error
 	if werr := writeArtifactsIn(jr.Dir, res, writeFile); werr != nil {
 		return errors.Join(jobErr, werr)
 	}
+	// The artifacts' entries reach the disk before the marker can.
+	if werr := syncDir(jr.Dir); werr != nil {
+		return errors.Join(jobErr, werr)
+	}
 	j := jr.Job
 	m := Marker{
 		ConversationID: res.ConversationID, Index: j.Index, ScenarioIndex: j.ScenarioIndex, Repetition: j.Repetition,
@@ -490,7 +594,7 @@ func (b *Batch) saveJob(jr *JobResult, res *Result, end End, jobErr error) error
 	if jobErr != nil {
 		name, m.Error, m.ErrorSide = FailedFile, jobErr.Error(), end.ErrorSide
 	}
-	return errors.Join(jobErr, writeMarker(jr.Dir, name, m))
+	return errors.Join(jobErr, writeMarker(jr.Dir, name, m, res.redact))
 }
 
 // setup calls Setup and turns a panic into an error.

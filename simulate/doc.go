@@ -103,8 +103,9 @@
 // The runner retries the calls of the user model, the ranker and the judge
 // on transient errors (IsTransient), with exponential backoff and jitter,
 // within the run's deadline (Runner.Retry, Runner.CallTimeout); RetryModel
-// does the same for the agent's own model. Result.Usage counts each role's
-// calls, attempts, failures and tokens.
+// does the same for the agent's own model, and reports its retries and
+// failed calls to the run. Result.Usage counts each role's calls, attempts,
+// failures and tokens; ReadBatch averages them, with their cost, per role.
 //
 // # Checkable ends
 //
@@ -137,7 +138,9 @@
 // fingerprint of the scenario, the options and Lookout's version. Running
 // the batch again skips the jobs done with an unchanged fingerprint, so an
 // interrupted batch resumes and a changed one reruns; temporary files a
-// killed batch left are removed first. Shard i of Shards takes the jobs
+// killed batch left are removed first, and the folders of jobs the batch
+// no longer has are moved into StaleDir, with a notice, so that OutDir
+// holds only the batch's runs. Shard i of Shards takes the jobs
 // whose global Index % Shards == i (ShardFromEnv reads them from a
 // Kubernetes Indexed Job), and Merge joins the finished runs of the shards
 // into one dataset, in job order; ReadBatch sums a batch up: completion,

@@ -10,9 +10,9 @@ import (
 // stop ends the run for reason, in turn, once the judge, if the scenario
 // has criteria, has scored the conversation.
 func (ru *run) stop(ctx context.Context, turn int, reason StopReason, note string) (*Result, error) {
-	e := End{Reason: reason}
-	if len(ru.sc.Criteria) > 0 {
-		crit, err := ru.judgeRun(ctx)
+	e := End{Reason: reason, Criteria: ru.verdict, StopMessage: ru.stopMessage}
+	if len(ru.sc.Criteria) > 0 && e.Criteria == nil {
+		crit, err := ru.judgeRun(ctx, false)
 		if err != nil {
 			return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "judge", err)
 		}
@@ -24,7 +24,7 @@ func (ru *run) stop(ctx context.Context, turn int, reason StopReason, note strin
 
 func (ru *run) fail(side Side, turn int, op string, err error) (*Result, error) {
 	re := &RunError{Side: side, Turn: turn, Op: op, Err: err}
-	ru.end(End{Reason: StopError, Error: err.Error(), ErrorSide: side, ErrorOp: op}, "")
+	ru.end(End{Reason: StopError, Error: err.Error(), ErrorSide: side, ErrorOp: op, ErrorTool: ru.errorTool}, "")
 	return ru.res, re
 }
 
@@ -61,9 +61,13 @@ func (ru *run) skipUnattempted() {
 // grade sets whether the run that ended as e completed, with its goal
 // reached in st, and passed, with every criterion too; when the user
 // stopped the run, it also lists the goals left unmet.
+//
+// A scenario judged on its criteria alone (criteria, but neither goals nor
+// a graph) has no goal to reach: it passes when it ran to its end, by its
+// turns, a policy's or the user's word, and every criterion passed.
 func grade(e *End, st Progress) {
 	e.Completed = (e.Reason == StopGoalReached || e.Reason == StopUser) && st.GoalReached()
-	e.Passed = e.Completed
+	e.Passed = e.Completed || judgedOnly(st.Scenario) && ranToEnd[e.Reason]
 	for _, c := range e.Criteria {
 		e.Passed = e.Passed && c.Passed
 	}
@@ -71,6 +75,16 @@ func grade(e *End, st Progress) {
 		e.UnmetGoals = unmetGoals(st)
 	}
 }
+
+// judgedOnly reports whether sc is judged on its criteria alone.
+func judgedOnly(sc *Scenario) bool {
+	return sc != nil && len(sc.Criteria) > 0 && len(sc.Goals) == 0 && len(sc.steps()) == 0
+}
+
+// ranToEnd holds the stop reasons of a run that a judge-only scenario
+// may pass with: not an error, a loop, a policy violation or the judge's
+// stop.
+var ranToEnd = map[StopReason]bool{StopGoalReached: true, StopMaxTurns: true, StopUser: true}
 
 // summarize describes how the run ended, in a line, then its steps and
 // goals, one line each when there are any.
@@ -97,7 +111,10 @@ func summarize(id string, e End, steps []StepState, note string) string {
 // each criterion.
 func writeOutcome(b *strings.Builder, id string, e End) {
 	fmt.Fprintf(b, "%s: stopped with %s after %s; goal %s.", id, e.Reason, count(e.Turns, "turn"), completion[e.Completed])
-	if e.Error != "" {
+	switch {
+	case e.ErrorTool != "":
+		fmt.Fprintf(b, " The tool %s failed: %s.", e.ErrorTool, e.Error)
+	case e.Error != "":
 		fmt.Fprintf(b, " The %s failed: %s.", e.ErrorSide, e.Error)
 	}
 	if len(e.UnmetGoals) > 0 {

@@ -22,6 +22,10 @@ var (
 	// ErrAgent marks a run that ended because the agent under test failed.
 	ErrAgent = errors.New("simulate: agent failed")
 
+	// ErrTool marks a run that ended because a tool the agent called
+	// failed and the agent's turn failed with it (see SideTool).
+	ErrTool = errors.New("simulate: tool failed")
+
 	// ErrSimulator marks a run that ended because the simulation itself
 	// failed: the user model, a precondition, a satisfaction check, a goal,
 	// the policy, the judge, or a cancelled context.
@@ -84,6 +88,14 @@ const (
 	SideSimulator Side = "simulator"
 	// SideAgent blames the agent under test: its Target returned an error.
 	SideAgent Side = "agent"
+	// SideTool blames a tool the agent called, or the agent's handling of
+	// its failure: the agent's turn failed while the tool's call was under
+	// way, as when the tool timed out or got an HTTP 5xx and the error
+	// ended the agent's run (Lookout's ToolErrorsAbort, or no Lookout
+	// middleware at all). A tool's failure is never the infrastructure's,
+	// even when it is transient: the run counts in pass^k. End.ErrorTool
+	// names the tool.
+	SideTool Side = "tool"
 	// SideRanker blames the ranker: it failed, panicked or gave no usable
 	// score.
 	SideRanker Side = "ranker"
@@ -94,7 +106,8 @@ const (
 )
 
 // RunError is returned by Runner.Run when a run stops with reason
-// StopError. It unwraps both to ErrAgent or ErrSimulator (by Side) and to
+// StopError. It unwraps both to its side's sentinel (ErrAgent, ErrTool,
+// ErrRanker, ErrInfrastructure or ErrSimulator) and to
 // the underlying cause, so errors.Is(err, ErrAgent) and
 // errors.Is(err, context.Canceled) both work.
 //
@@ -117,6 +130,8 @@ func (e *RunError) Unwrap() []error {
 	switch e.Side {
 	case SideAgent:
 		s = ErrAgent
+	case SideTool:
+		s = ErrTool
 	case SideRanker:
 		s = ErrRanker
 	case SideInfrastructure:

@@ -22,15 +22,23 @@ var ErrBadJudgement = errors.New("simulate: judge output not understood")
 // whether it passed, a score in [0, 1], and why.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
+//
+// Final, in a verdict on a conversation still going on (JudgeInput.Ongoing),
+// says the criterion failed for good: nothing later can make it pass. It
+// stops a run that judges every turn (Scenario.JudgeEveryTurn).
 type CriterionResult struct {
 	Criterion string  `json:"criterion"`
 	Passed    bool    `json:"passed"`
 	Score     float64 `json:"score"`
 	Reason    string  `json:"reason"`
+	Final     bool    `json:"final,omitempty"`
 }
 
 // JudgeInput is what a judge sees: the goal, the criteria in the order the
-// scenario lists them, and the whole conversation.
+// scenario lists them, and the whole conversation: user and assistant
+// messages, the agent's tool calls and their results. Ongoing says the
+// conversation goes on (Scenario.JudgeEveryTurn): the judge then marks
+// Final the criteria that failed for good.
 //
 // The runner builds a fresh JudgeInput per call; its slices must be
 // treated as read-only.
@@ -38,6 +46,7 @@ type JudgeInput struct {
 	Goal         string
 	Criteria     []string
 	Conversation []*schema.Message
+	Ongoing      bool
 }
 
 // Judge scores a finished conversation against natural-language criteria,
@@ -62,9 +71,12 @@ func (f JudgeFunc) Judge(ctx context.Context, in JudgeInput) ([]CriterionResult,
 	return f(ctx, in)
 }
 
-// NewJudge returns an LLM judge: it shows m the goal, the conversation and
-// the numbered criteria, and reads a JSON answer
-// {"criteria":[{"index":1,"passed":true,"score":0.9,"reason":"..."}]}, in
+// NewJudge returns an LLM judge: it shows m the goal, the conversation
+// (with every tool call's tool and arguments, and every tool result's tool,
+// marked when the tool failed) and the numbered criteria, and reads a JSON
+// answer {"criteria":[{"index":1,"passed":true,"score":0.9,"reason":"..."}]}
+// ("final":true marks a criterion failed for good while the conversation
+// goes on), in
 // which a criterion may be named by its index or its text, and prose or
 // code fences around the JSON are ignored.
 //
@@ -73,16 +85,28 @@ func NewJudge(m model.BaseChatModel) Judge { return &llmJudge{model: m} }
 
 type llmJudge struct{ model model.BaseChatModel }
 
+// maxJudgeText bounds how much of one message's text, or of one tool
+// call's arguments, the judge is shown.
+const maxJudgeText = 2000
+
 const judgeSystemPrompt = `You judge a conversation between a user and an AI assistant against success criteria.
 For every criterion, decide whether the assistant met it, give a score from 0 to 1, and a one-sentence reason quoting the conversation.
 Answer with JSON only, in this shape:
 {"criteria":[{"index":1,"passed":true,"score":1.0,"reason":"<why>"}]}`
 
+// judgeOngoingPrompt tells the judge that the conversation goes on.
+const judgeOngoingPrompt = `
+The conversation is not over. Judge it as it stands, and add "final":true to a criterion only when it has failed for good: nothing said or done later could make it pass.`
+
 func (j *llmJudge) Judge(ctx context.Context, in JudgeInput) ([]CriterionResult, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The user's goal: %s\n\nThe conversation:\n", in.Goal)
+	var t transcript
 	for _, m := range in.Conversation {
-		fmt.Fprintf(&b, "[%s] %s\n", m.Role, truncate(msgtext.Of(m), 2000))
+		t.write(&b, m, maxJudgeText)
+	}
+	if in.Ongoing {
+		b.WriteString(judgeOngoingPrompt + "\n")
 	}
 	b.WriteString("\nCriteria:\n")
 	for i, c := range in.Criteria {
@@ -109,6 +133,7 @@ type judgedCriterion struct {
 	Passed    *bool    `json:"passed"`
 	Score     *float64 `json:"score"`
 	Reason    string   `json:"reason"`
+	Final     bool     `json:"final"`
 }
 
 // result converts the entry to a CriterionResult, naming the criterion by
@@ -119,7 +144,7 @@ func (c judgedCriterion) result(criteria []string) CriterionResult {
 	if c.Index >= 1 && c.Index <= len(criteria) {
 		name = criteria[c.Index-1]
 	}
-	r := CriterionResult{Criterion: name, Reason: strings.TrimSpace(c.Reason), Score: -1}
+	r := CriterionResult{Criterion: name, Reason: strings.TrimSpace(c.Reason), Score: -1, Final: c.Final}
 	if c.Score != nil {
 		r.Score = *c.Score
 	}
@@ -208,13 +233,11 @@ func indexOf(xs []string, x string) int {
 	return -1
 }
 
-// judgeRun scores the run's conversation against the scenario's criteria.
-func (ru *run) judgeRun(ctx context.Context) ([]CriterionResult, error) {
-	judge := ru.r.Judge
-	if judge == nil {
-		judge = NewJudge(ru.r.UserModel)
-	}
-	in := JudgeInput{Goal: ru.sc.Goal, Criteria: ru.sc.Criteria, Conversation: ru.res.Conversation()}
+// judgeRun scores the run's conversation against the scenario's criteria;
+// ongoing says the run goes on.
+func (ru *run) judgeRun(ctx context.Context, ongoing bool) ([]CriterionResult, error) {
+	judge := ru.judger
+	in := JudgeInput{Goal: ru.sc.Goal, Criteria: ru.sc.Criteria, Conversation: ru.res.Conversation(), Ongoing: ongoing}
 	var out []CriterionResult
 	err := ru.call(ctx, RoleJudge, func(ctx context.Context) error {
 		res, err := safeJudge(ctx, judge, in)
@@ -223,7 +246,30 @@ func (ru *run) judgeRun(ctx context.Context) ([]CriterionResult, error) {
 		}
 		return err
 	})
+	if !ongoing {
+		for i := range out {
+			out[i].Final = false
+		}
+	}
 	return out, err
+}
+
+// judgeTurn scores the criteria after a turn, for a scenario that judges
+// every turn, and reports whether one of them failed for good; the
+// verdicts then become the run's.
+func (ru *run) judgeTurn(ctx context.Context) (bool, error) {
+	if !ru.sc.JudgeEveryTurn || len(ru.sc.Criteria) == 0 {
+		return false, nil
+	}
+	crit, err := ru.judgeRun(ctx, true)
+	if err != nil {
+		return false, err
+	}
+	if !slices.ContainsFunc(crit, func(c CriterionResult) bool { return !c.Passed && c.Final }) {
+		return false, nil
+	}
+	ru.verdict = crit
+	return true, nil
 }
 
 func safeJudge(ctx context.Context, j Judge, in JudgeInput) (out []CriterionResult, err error) {

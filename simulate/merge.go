@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // MergeOptions adjusts Merge. SkipFailed leaves out the runs that ended
@@ -22,6 +23,7 @@ type MergeOptions struct {
 // whose lines were written, Lines the lines; Failed lists the folders of
 // runs that ended with an error (taken unless skipped), Unfinished those
 // with no marker: runs in progress, or cut short by a killed batch.
+// Folders whose name starts with a dot, StaleDir among them, are no run's.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type MergeReport struct {
@@ -100,7 +102,7 @@ func (c *runCollector) collect(out string) error {
 		return fmt.Errorf("simulate: merge: %w", err)
 	}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		if err := c.add(filepath.Join(out, e.Name())); err != nil {

@@ -155,8 +155,19 @@ func (r *Result) addScenarioMetadata(md map[string]any) {
 	}
 }
 
-// WriteJSONL writes the result's lines to w, one JSON object per line.
+// WriteJSONL writes the result's lines to w, one JSON object per line,
+// redacted as WriteArtifacts redacts them.
 func (r *Result) WriteJSONL(w io.Writer) error {
+	var b bytes.Buffer
+	if err := r.encodeLines(&b); err != nil {
+		return err
+	}
+	_, err := w.Write(r.redact(b.Bytes()))
+	return err
+}
+
+// encodeLines writes the result's lines to w, as they are.
+func (r *Result) encodeLines(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

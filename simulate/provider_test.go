@@ -200,6 +200,29 @@ func TestProviderFailuresAreInfrastructure(t *testing.T) {
 		assert.NotErrorIs(t, err, ErrAgent)
 		assert.Equal(t, "respond", res.End.ErrorOp)
 	})
+	t.Run("the agent's model through RetryModel, counted with its attempts", func(t *testing.T) {
+		ap := newProvider(t, scripted.New(scripted.Forever(scripted.Reply("ok"))), always(503))
+		var ir instantRetry
+		agent := RetryModel(ap.client(t), ir.retry(3))
+		target := TargetFunc(func(ctx context.Context, h []*schema.Message) ([]*schema.Message, error) {
+			m, err := agent.Generate(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			return []*schema.Message{m}, nil
+		})
+		out := t.TempDir()
+		b := &Batch{Scenarios: []*Scenario{{Name: "s", Goal: "g"}}, OutDir: out, Progress: io.Discard,
+			Runner: &Runner{UserModel: stepUser()}, Target: target}
+		rep, err := b.Run(ctx)
+		require.NoError(t, err)
+		assert.ErrorIs(t, rep.Jobs[0].Err, ErrInfrastructure)
+		s, err := ReadBatch([]string{out}, nil, nil)
+		require.NoError(t, err)
+		agentUse := s.PerConversation.ByRole[RoleAgent]
+		assert.Equal(t, RoleUsage{Calls: 1, Attempts: 3, Failures: 1}, agentUse)
+		assert.Equal(t, int64(3), ap.calls.Load())
+	})
 	t.Run("the user's model, after its retries", func(t *testing.T) {
 		up := newProvider(t, scripted.New(scripted.Forever(scripted.Reply("hi"))), always(429))
 		var ir instantRetry
@@ -266,7 +289,7 @@ func TestRateLimitsAreRetriedAndNeverBlamedOnTheAgent(t *testing.T) {
 	}
 	assert.Equal(t, 0, rep.Failed, "with five attempts a call fails 0.05^5 of the time")
 	assert.NotEmpty(t, ir.waits, "some calls were retried")
-	for _, role := range []string{RoleUser, RoleRanker} {
+	for _, role := range []string{RoleUser, RoleRanker, RoleAgent} {
 		assert.Greater(t, attempts[role], calls[role], "%s: the retries are counted", role)
 	}
 	assert.Equal(t, runs*2, calls[RoleUser], "both steps are done in two turns")

@@ -19,10 +19,12 @@ import (
 // the folders without a marker. CompletionRate is the share of finished
 // runs that completed (see End.Completed), PassRate the share that passed
 // (End.Passed). StopReasons and FailuresBySide count runs. PassK[k-1] is
-// pass^k: over the scenarios with at least k runs, the mean chance that k
-// runs drawn from a scenario's runs all pass; runs that failed on the
-// infrastructure side are left out of it, as they say nothing about the
-// agent. Goals and Criteria give each goal's and judged criterion's pass
+// pass^k: over the scenarios, the mean chance that k runs drawn from a
+// scenario's runs all pass; runs that failed on the infrastructure side
+// are left out of it, as they say nothing about the agent (a tool's
+// failure, SideTool, is the agent's business and counts). As in
+// tau2-bench, k goes up to Repetitions, the fewest runs any scenario
+// counts, so that pass^k never rises with k. Goals and Criteria give each goal's and judged criterion's pass
 // rate. PerConversation averages turns, tokens and cost over the finished
 // runs, by role.
 //
@@ -65,13 +67,16 @@ type Averages struct {
 	ByRole map[string]RoleUsage `json:"byRole"`
 }
 
-// RoleUsage is one role's mean use of its model per conversation.
+// RoleUsage is one role's mean use of its model per conversation: its
+// calls, the attempts they took (retries included), the calls that failed
+// after every attempt, its tokens and their cost.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
 type RoleUsage struct {
 	Model            string  `json:"model,omitempty"`
 	Calls            float64 `json:"calls"`
 	Attempts         float64 `json:"attempts"`
+	Failures         float64 `json:"failures"`
 	PromptTokens     float64 `json:"promptTokens"`
 	CompletionTokens float64 `json:"completionTokens"`
 	Cost             float64 `json:"cost"`
@@ -183,6 +188,7 @@ func (t *tally) addUsage(role string, u *ModelUsage) {
 	}
 	ru.Calls += float64(u.Calls)
 	ru.Attempts += float64(u.Attempts)
+	ru.Failures += float64(u.Failures)
 	ru.PromptTokens += float64(u.PromptTokens)
 	ru.CompletionTokens += float64(u.CompletionTokens)
 	c, _ := t.prices.Cost(u.Model, budget.Usage{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
@@ -215,7 +221,7 @@ func (t *tally) finish() {
 		s.PerConversation.Turns = t.turns / n
 		s.PerConversation.Cost = t.cost / n
 		for role, u := range t.roles {
-			s.PerConversation.ByRole[role] = RoleUsage{Model: u.Model, Calls: u.Calls / n, Attempts: u.Attempts / n,
+			s.PerConversation.ByRole[role] = RoleUsage{Model: u.Model, Calls: u.Calls / n, Attempts: u.Attempts / n, Failures: u.Failures / n,
 				PromptTokens: u.PromptTokens / n, CompletionTokens: u.CompletionTokens / n, Cost: u.Cost / n}
 		}
 	}
@@ -234,30 +240,32 @@ func rates(m map[string]*Rate, order []string) []Rate {
 	return out
 }
 
-// passK returns the most runs any scenario has and pass^k for k from 1 to
-// it: the mean, over the scenarios with at least k runs, of C(c, k)/C(n, k)
-// for a scenario with c passes in n runs.
+// passK returns the fewest runs any scenario counts and pass^k for k from
+// 1 to it: the mean, over the scenarios, of C(c, k)/C(n, k) for a scenario
+// with c passes in n runs. k stops at the fewest runs, as tau2-bench's
+// does, so that every k averages the same scenarios and pass^k never rises
+// with k.
 func passK(byScenario map[int][]bool) (int, []float64) {
-	reps := 0
 	keys := make([]int, 0, len(byScenario))
-	for k, v := range byScenario {
-		reps = max(reps, len(v))
+	for k := range byScenario {
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
+	reps := 0
+	for i, sc := range keys {
+		if n := len(byScenario[sc]); i == 0 || n < reps {
+			reps = n
+		}
+	}
 	out := make([]float64, 0, reps)
 	for k := 1; k <= reps; k++ {
-		sum, n := 0.0, 0
+		sum := 0.0
 		for _, sc := range keys {
 			runs := byScenario[sc]
-			if len(runs) < k {
-				continue
-			}
 			c := len(runs) - len(slices.DeleteFunc(slices.Clone(runs), func(p bool) bool { return p }))
 			sum += choose(c, k) / choose(len(runs), k)
-			n++
 		}
-		out = append(out, sum/float64(n))
+		out = append(out, sum/float64(len(keys)))
 	}
 	return reps, out
 }

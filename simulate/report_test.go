@@ -68,13 +68,13 @@ func TestReadBatch(t *testing.T) {
 	assert.InDelta(t, 0.5, s.CompletionRate, 1e-9)
 	assert.Equal(t, map[StopReason]int{StopGoalReached: 6, StopMaxTurns: 5, StopError: 1}, s.StopReasons)
 	assert.Equal(t, map[Side]int{SideInfrastructure: 1}, s.FailuresBySide)
-	assert.Equal(t, 4, s.Repetitions)
-	require.Len(t, s.PassK, 4)
 	// steady 4/4, flaky 2/4, down 0/3 (its infrastructure failure is left
-	// out): pass^1 = (1 + 1/2 + 0)/3, pass^4 = (1 + 0)/2 over the
-	// scenarios with four runs.
+	// out): k stops at down's three runs; pass^1 = (1 + 1/2 + 0)/3,
+	// pass^3 = (1 + 0 + 0)/3.
+	assert.Equal(t, 3, s.Repetitions)
+	require.Len(t, s.PassK, 3)
 	assert.InDelta(t, 0.5, s.PassK[0], 1e-9)
-	assert.InDelta(t, 0.5, s.PassK[3], 1e-9)
+	assert.InDelta(t, 1.0/3, s.PassK[2], 1e-9)
 	assert.Equal(t, []Rate{{Name: "called book", Met: 6, Runs: 8, Rate: 0.75}}, s.Goals)
 	agent := s.PerConversation.ByRole[RoleAgent]
 	assert.Equal(t, "big", agent.Model)

@@ -105,6 +105,9 @@ func (b *Batch) Fingerprint(j Job) string {
 			"userContextTurns": r.userContextTurns(), "rankContextTurns": r.rankContextTurns(),
 			"callTimeout": r.CallTimeout.String(), "attempts": r.retry().maxAttempts(), "models": r.ModelNames,
 		}
+		if r.KeepSecrets {
+			s.Options["keepSecrets"] = true
+		}
 	}
 	raw, _ := json.Marshal(s)
 	sum := sha256.Sum256(raw)
@@ -133,13 +136,14 @@ func readMarker(dir, name string) (Marker, bool) {
 	return m, true
 }
 
-// writeMarker writes m as the marker name in dir, atomically.
-func writeMarker(dir, name string, m Marker) error {
+// writeMarker writes m as the marker name in dir, atomically, through
+// redact.
+func writeMarker(dir, name string, m Marker, redact func([]byte) []byte) error {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, append(raw, '\n'))
+	return writeFileAtomic(dir, name, redact(append(raw, '\n')))
 }
 
 // isTemp reports whether a file name is one of writeFileAtomic's

@@ -284,7 +284,9 @@ func errChain(err error) []error {
 
 // RetryModel wraps m so that Generate and Stream retry transient failures
 // as r says (nil means the default Retry). Use it for the agent's own
-// model, whose calls simulate does not make itself; the result is a
+// model, whose calls simulate does not make itself: the retries and the
+// calls that failed after every attempt enter the run's agent usage
+// (Result.Usage[RoleAgent]). The result is a
 // model.ToolCallingChatModel when m is one. A stream is retried only when it
 // fails to open.
 //
@@ -303,18 +305,20 @@ type retryModel struct {
 }
 
 func (rm retryModel) Generate(ctx context.Context, in []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
-	_, err = rm.r.Do(ctx, func(ctx context.Context) error {
+	n, err := rm.r.Do(ctx, func(ctx context.Context) error {
 		out, err = rm.m.Generate(ctx, in, opts...)
 		return err
 	})
+	noteAgentCall(ctx, n, err)
 	return out, err
 }
 
 func (rm retryModel) Stream(ctx context.Context, in []*schema.Message, opts ...model.Option) (out *schema.StreamReader[*schema.Message], err error) {
-	_, err = rm.r.Do(ctx, func(ctx context.Context) error {
+	n, err := rm.r.Do(ctx, func(ctx context.Context) error {
 		out, err = rm.m.Stream(ctx, in, opts...)
 		return err
 	})
+	noteAgentCall(ctx, n, err)
 	return out, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
 
@@ -43,6 +44,21 @@ type Runner struct {
 	ModelNames       ModelNames
 	// Judge scores scenarios' Criteria; nil means NewJudge on UserModel.
 	Judge Judge
+	// CacheDir, when set, is a folder that keeps the replies of the user
+	// model and of the NewRanker and NewJudge models, by conversation id,
+	// role and request, so that a run of the same scenario, with the same
+	// conversation id, against an agent that answers the same, makes no
+	// call to those models and writes the same artifacts (with a fixed
+	// Clock). Rankers and judges of other kinds are not cached. A
+	// scenario without a ConversationID gets a new one each run, and so
+	// never hits the cache; a batch gives each job its own.
+	CacheDir string
+	// KeepSecrets turns off the redaction of what the runs' results
+	// write (WriteArtifacts, Result.WriteJSONL, a batch's files), which
+	// otherwise replaces secrets as the recorder's built-in redactor,
+	// recorder.Secrets, does, as recorder.Options.KeepSecrets does for a
+	// recording.
+	KeepSecrets bool
 }
 
 func (r *Runner) retry() *Retry {
@@ -98,7 +114,9 @@ type run struct {
 	r       *Runner
 	sc      *Scenario
 	target  Target
+	user    model.BaseChatModel
 	ranker  Ranker
+	judger  Judge
 	policy  Policy
 	now     func() time.Time
 	res     *Result
@@ -110,12 +128,18 @@ type run struct {
 	// degraded counts the turns that went on without a step because the
 	// ranker failed and the scenario degrades.
 	degraded int
+	// errorTool names the tool whose failure ended the run.
+	errorTool string
+	// verdict is the judge's verdict that stopped the run, if it did.
+	verdict []CriterionResult
+	// stopMessage is the user's message that stopped the run, if one did.
+	stopMessage string
 }
 
 func newRun(r *Runner, sc *Scenario, target Target) *run {
-	ru := &run{r: r, sc: sc, target: target, ranker: r.Ranker, policy: r.Policy, now: r.Clock}
+	ru := &run{r: r, sc: sc, target: target, ranker: r.Ranker, judger: r.Judge, policy: r.Policy, now: r.Clock}
+	ru.res = &Result{ConversationID: conversationID(sc), Scenario: sc, keepSecrets: r.KeepSecrets}
 	ru.setDefaults(r)
-	ru.res = &Result{ConversationID: conversationID(sc), Scenario: sc}
 	ru.initSteps()
 	ru.goals = make([]GoalResult, len(sc.Goals))
 	for i, g := range sc.Goals {
@@ -124,12 +148,19 @@ func newRun(r *Runner, sc *Scenario, target Target) *run {
 	return ru
 }
 
-// setDefaults fills in the ranker, policy and clock the Runner r leaves
-// unset.
+// setDefaults fills in the ranker, judge, policy and clock the Runner r
+// leaves unset, and puts the models in the cache, if r has one.
 func (ru *run) setDefaults(r *Runner) {
 	if ru.ranker == nil {
 		ru.ranker = NewRanker(r.UserModel)
 	}
+	if ru.judger == nil {
+		ru.judger = NewJudge(r.UserModel)
+	}
+	id := ru.res.ConversationID
+	ru.user = cacheModel(r.UserModel, r.CacheDir, id, RoleUser)
+	ru.ranker = cachedRanker(ru.ranker, r.CacheDir, id)
+	ru.judger = cachedJudge(ru.judger, r.CacheDir, id)
 	if ru.policy == nil {
 		ru.policy = DefaultPolicy{}
 	}
@@ -196,6 +227,7 @@ func (ru *run) turn(ctx context.Context, turn int) (*Result, error) {
 		return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "user", err)
 	}
 	if ru.sc.stopsConversation(user) {
+		ru.stopMessage = user.Content
 		return ru.stop(ctx, turn, StopUser, "")
 	}
 	if err := ru.exchange(ctx, turn, sel, step, user, ts); err != nil {
@@ -238,6 +270,13 @@ func (ru *run) afterTurn(ctx context.Context, turn int, step *Step) (*Result, er
 	if len(ru.res.Traces) >= ru.sc.maxTurns() {
 		return ru.stop(ctx, turn, StopMaxTurns, "")
 	}
+	failed, err := ru.judgeTurn(ctx)
+	if err != nil {
+		return ru.fail(ru.sideOf(ctx, err, SideSimulator), turn, "judge", err)
+	}
+	if failed {
+		return ru.stop(ctx, turn, StopJudge, "")
+	}
 	return nil, nil
 }
 
@@ -256,9 +295,11 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 	// their recordings form one conversation.
 	tctx := session.WithConversation(ctx, session.Conversation{ID: ru.res.ConversationID, Turn: turn})
 	in := &interrupts{policy: ru.sc.Interrupts}
-	out, err := respond(context.WithValue(tctx, interruptsKey{}, in), ru.target, hist[:len(hist):len(hist)])
+	ac := &agentCalls{}
+	tctx = context.WithValue(context.WithValue(tctx, interruptsKey{}, in), agentCallsKey{}, ac)
+	out, err := respond(tctx, ru.target, hist[:len(hist):len(hist)])
 	out = compact(out)
-	ru.noteAgent(out)
+	ru.noteAgent(out, ac)
 	ru.res.Traces = append(ru.res.Traces, StepTrace{
 		Turn: turn, User: user, Agent: out, Timestamp: ts, StepID: stepID, Selection: sel, Interrupts: in.seen,
 	})
@@ -271,11 +312,16 @@ func (ru *run) exchange(ctx context.Context, turn int, sel Selection, step *Step
 }
 
 // respondFailed ends the run after the target failed to respond. A
-// cancelled run is the caller's doing, not the agent's, and a provider's
-// transient failure is the infrastructure's.
+// cancelled run is the caller's doing, not the agent's; a failure while a
+// tool's call was under way is the tool's, transient or not; another
+// transient failure is the infrastructure's: the agent's model provider's.
 func (ru *run) respondFailed(ctx context.Context, turn int, err error) (*Result, error) {
 	cerr := ctx.Err()
 	if cerr == nil {
+		if tool, ok := failedTool(err, ru.res.Traces[len(ru.res.Traces)-1]); ok {
+			ru.errorTool = tool
+			return ru.fail(SideTool, turn, "respond", err)
+		}
 		return ru.fail(ru.sideOf(ctx, err, SideAgent), turn, "respond", err)
 	}
 	if !errors.Is(err, cerr) {
@@ -376,4 +422,37 @@ func policyStop(note string) error {
 		return ErrPolicyStop
 	}
 	return fmt.Errorf("%w: %s", ErrPolicyStop, note)
+}
+
+// invokeFailure is how Eino's ToolsNode words a tool's error that ends the
+// agent's run.
+var invokeFailure = regexp.MustCompile(`failed to invoke tool\[name:([^\s\]]+)`)
+
+// failedTool names the tool whose failure err, which ended the turn t,
+// is, when it is one: the tool Eino's ToolsNode names in the error, else
+// the first call of the turn that has no result, since the agent's model
+// is not called again while a call is under way. An interrupt the
+// scenario left unanswered is no tool's failure.
+func failedTool(err error, t StepTrace) (string, bool) {
+	if slices.ContainsFunc(t.Interrupts, func(i Interruption) bool { return !i.Answered }) {
+		return "", false
+	}
+	if m := invokeFailure.FindStringSubmatch(err.Error()); m != nil {
+		return m[1], true
+	}
+	out := t.Agent
+	answered := map[string]bool{}
+	for _, m := range out {
+		if m.Role == schema.Tool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	for _, m := range out {
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				return tc.Function.Name, true
+			}
+		}
+	}
+	return "", false
 }

@@ -120,8 +120,14 @@ type Scenario struct {
 	// stops the run with StopUser before it reaches the agent.
 	StopSignal string
 	// Criteria are natural-language success criteria, scored by the
-	// Runner's Judge once the run ends (see End.Criteria, End.Passed).
+	// Runner's Judge once the run ends (see End.Criteria, End.Passed). A
+	// scenario with criteria but neither Goals nor a Graph is judged on
+	// them alone: it passes when they all pass.
 	Criteria []string
+	// JudgeEveryTurn has the Judge score the Criteria after every turn
+	// too, and stop the run with StopJudge as soon as it finds one failed
+	// for good (CriterionResult.Final). It costs a judge call a turn.
+	JudgeEveryTurn bool
 	// Interrupts answers the interrupts the agent raises (human-in-the-loop
 	// approvals, questions from tools), by tool name. See AnswerInterrupt.
 	Interrupts InterruptPolicy
@@ -225,6 +231,9 @@ func (sc *Scenario) validateScript() error {
 	for turn, text := range sc.Script {
 		if turn < 0 {
 			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: "negative turn"}
+		}
+		if turn >= sc.maxTurns() {
+			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: fmt.Sprintf("beyond MaxTurns (%d): the run never gets there", sc.maxTurns())}
 		}
 		if strings.TrimSpace(text) == "" {
 			return &ScenarioError{Field: fmt.Sprintf("Script[%d]", turn), Reason: "empty message"}

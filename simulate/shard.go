@@ -17,13 +17,18 @@ const (
 
 // ShardFromEnv returns the shard of this process and the number of shards,
 // for Batch.Shard and Batch.Shards, from the Kubernetes Indexed Job
-// variables EnvShard and EnvShards. Without EnvShard it returns 0 and 1, one
-// shard holding every job. An index without a count, values that are not
+// variables EnvShard and EnvShards. Without either it returns 0 and 1, one
+// shard holding every job. A count above one without an index (a pod
+// that would run every job, in every pod), an index without a count,
+// values that are not
 // numbers, a count below one or an index outside [0, count) are errors
 // wrapping ErrInvalidBatch.
 func ShardFromEnv() (shard, shards int, err error) {
 	idx := os.Getenv(EnvShard)
 	if idx == "" {
+		if n := os.Getenv(EnvShards); n != "" && n != "1" {
+			return 0, 0, fmt.Errorf("%w: %s=%s is set but %s is not: is the Job's completionMode Indexed?", ErrInvalidBatch, EnvShards, n, EnvShard)
+		}
 		return 0, 1, nil
 	}
 	shard, err = strconv.Atoi(idx)

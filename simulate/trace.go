@@ -54,6 +54,7 @@ const (
 	StopPolicyViolation StopReason = "policy-violation" // a policy stopped the run
 	StopAgentLoop       StopReason = "agent-loop"       // the same step was chosen more than LoopLimit times in a row
 	StopError           StopReason = "error"            // the agent or the simulator failed
+	StopJudge           StopReason = "judge-stop"       // the judge found a criterion failed for good (Scenario.JudgeEveryTurn)
 )
 
 // End describes how a run ended. Passed says whether the run counts as a
@@ -79,6 +80,8 @@ type End struct {
 	Error     string       `json:"error,omitempty"`
 	ErrorSide Side         `json:"errorSide,omitempty"`
 	ErrorOp   string       `json:"errorOp,omitempty"`
+	// ErrorTool names the tool whose failure ended the run (SideTool).
+	ErrorTool string `json:"errorTool,omitempty"`
 
 	// Criteria holds the judge's verdict on each of the scenario's
 	// criteria, in their order.
@@ -87,6 +90,9 @@ type End struct {
 	// not met then; "goal not reached" stands for a scenario without named
 	// goals whose goal was not reached.
 	UnmetGoals []string `json:"unmetGoals,omitempty"`
+	// StopMessage is the user's message that stopped the run (StopUser),
+	// which never reached the agent.
+	StopMessage string `json:"stopMessage,omitempty"`
 
 	DegradedTurns int `json:"degradedTurns,omitempty"`
 }
@@ -123,6 +129,9 @@ type Result struct {
 	End            End         `json:"end"`
 	// Usage is what each role's model did, by role (RoleUser, ...).
 	Usage map[string]*ModelUsage `json:"usage,omitempty"`
+
+	// keepSecrets is the Runner's KeepSecrets.
+	keepSecrets bool
 }
 
 // Conversation returns the whole conversation in order: each user message

@@ -40,9 +40,10 @@ func (n ModelNames) of(role string) string {
 }
 
 // ModelUsage is what one role's model did in a run. Calls counts the calls
-// simulate made (for the agent, the assistant messages it answered with),
-// Attempts the tries they took, retries included, and Failures the calls
-// that failed after every attempt. Tokens are the sums of the replies'
+// simulate made (for the agent, the assistant messages it answered with,
+// and the calls of a RetryModel that failed), Attempts the tries they took,
+// retries included (for the agent, those a RetryModel made), and Failures
+// the calls that failed after every attempt. Tokens are the sums of the replies'
 // reported usage; a model or ranker that reports none counts none.
 //
 // It is a plain value: safe for concurrent reads, not for concurrent writes.
@@ -119,9 +120,46 @@ func (ru *run) call(ctx context.Context, role string, fn func(ctx context.Contex
 	return err
 }
 
+// agentCalls gathers what the RetryModels of the agent under test saw in
+// a turn: the retries of the calls that succeeded, and the calls that
+// failed after every attempt, with their attempts. It travels in the
+// target's context.
+type agentCalls struct {
+	mu                              sync.Mutex
+	retries, failed, failedAttempts int
+}
+
+type agentCallsKey struct{}
+
+// noteAgentCall records, in the turn's agentCalls in ctx if any, a call
+// of the agent's model that took attempts and ended with err.
+func noteAgentCall(ctx context.Context, attempts int, err error) {
+	ac, _ := ctx.Value(agentCallsKey{}).(*agentCalls)
+	if ac == nil {
+		return
+	}
+	ac.mu.Lock()
+	defer ac.mu.Unlock()
+	if err != nil {
+		ac.failed++
+		ac.failedAttempts += attempts
+		return
+	}
+	ac.retries += attempts - 1
+}
+
 // noteAgent counts the assistant messages of a turn as the agent's calls,
-// with the tokens they report.
-func (ru *run) noteAgent(out []*schema.Message) {
+// with the tokens they report, and the retries and failed calls that its
+// RetryModels saw (ac).
+func (ru *run) noteAgent(out []*schema.Message, ac *agentCalls) {
+	ac.mu.Lock()
+	defer ac.mu.Unlock()
+	if ac.failed+ac.retries > 0 {
+		u := ru.usageOf(RoleAgent)
+		u.Calls += ac.failed
+		u.Failures += ac.failed
+		u.Attempts += ac.failedAttempts + ac.retries
+	}
 	for _, msg := range out {
 		if msg.Role != schema.Assistant {
 			continue

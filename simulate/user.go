@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/lookout-go/lookout/internal/msgtext"
@@ -93,20 +94,20 @@ func writeList(b *strings.Builder, header string, items []string) {
 // userMessage asks the user model for the next message, with retries.
 func (ru *run) userMessage(ctx context.Context, step *Step) (msg *schema.Message, err error) {
 	err = ru.call(ctx, RoleUser, func(ctx context.Context) (err error) {
-		msg, err = ru.r.nextUserMessage(ctx, ru.sc, step, ru.res.Traces)
+		msg, err = ru.r.nextUserMessage(ctx, ru.user, ru.sc, step, ru.res.Traces)
 		return err
 	})
 	return msg, err
 }
 
 // nextUserMessage asks the user model for the next message, once.
-func (r *Runner) nextUserMessage(ctx context.Context, sc *Scenario, step *Step, traces []StepTrace) (_ *schema.Message, err error) {
+func (r *Runner) nextUserMessage(ctx context.Context, user model.BaseChatModel, sc *Scenario, step *Step, traces []StepTrace) (_ *schema.Message, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: user model: %v", ErrPanicked, p)
 		}
 	}()
-	out, err := r.UserModel.Generate(ctx, userPrompt(sc, step, traces, r.userContextTurns()))
+	out, err := user.Generate(ctx, userPrompt(sc, step, traces, r.userContextTurns()))
 	noteUsage(ctx, out)
 	if err != nil {
 		return nil, err

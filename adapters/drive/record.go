@@ -492,6 +492,8 @@ func failedEnd(err error) (recorder.Outcome, string) {
 	switch {
 	case errors.As(err, &ex):
 		return recorder.OutcomeBudgetExceeded, string(ex.Resource) + " budget exceeded"
+	case errors.Is(err, lookout.ErrRepeatRefused):
+		return recorder.OutcomeError, "stuck in a loop: a tool called on the wrap-up turn"
 	case errors.Is(err, context.Canceled):
 		return recorder.OutcomeCancelled, "cancelled"
 	case errors.Is(err, context.DeadlineExceeded):

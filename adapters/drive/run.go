@@ -82,13 +82,17 @@ type Run struct {
 	// seenModel is the model the run's model calls last reported through
 	// their callbacks; see IdentifyModel.
 	seenModel atomic.Pointer[modelID]
-	// repeatRefusals counts the tool calls an observer refused in this
-	// run; stuck is set once the model made a refused call again, and
-	// every model call from then on is a wrap-up turn.
 	// near is when the budget's time is nearly spent; see nearTime.
-	near           nearTime
+	near nearTime
+	// repeatRefusals counts the tool calls an observer refused in this
+	// run since the last call it let run: the refusals of one loop. stuck
+	// is the run's stuck state: once the model makes a refused call
+	// again, its next model call is a wrap-up turn without tools; a tool
+	// call the model makes on that turn all the same is refused, and
+	// stuckEnd ends the run at its next model call.
 	repeatRefusals atomic.Int64
-	stuck          atomic.Bool
+	stuck          atomic.Int32
+	stuckEnd       atomic.Pointer[stuckStop]
 	// ignored is the refusal of a tool call the model made after it was
 	// given a wrap-up turn: the model ignored both, and its next call
 	// ends the run with this error.
@@ -322,7 +326,7 @@ func (r *Run) gate(ctx context.Context, tools []*schema.ToolInfo) (Turn, error) 
 	switch {
 	case reason != "":
 		return r.turn(ctx, reason, tools), nil
-	case r.stuck.Load():
+	case r.stuck.Load() != notStuck:
 		return r.stuckTurn(ctx, tools), nil
 	default:
 		return r.turn(ctx, "", nil), nil
@@ -370,6 +374,9 @@ func (r *Run) stopped(ctx context.Context) error {
 	}
 	if ex := r.ignored.Load(); ex != nil {
 		return ex
+	}
+	if stop := r.stuckEnd.Load(); stop != nil {
+		return stop.err
 	}
 	return nil
 }
@@ -511,6 +518,7 @@ func (r *Run) turn(ctx context.Context, nearlySpent string, tools []*schema.Tool
 // call again: the current assessment, and a reminder to finish.
 func (r *Run) stuckTurn(ctx context.Context, tools []*schema.ToolInfo) Turn {
 	t := r.turn(ctx, "", nil)
+	r.stuck.Store(stuckTurnGiven)
 	r.wrapUp.Store(true)
 	t.WrapUp = true
 	t.Messages = append(slices.Clip(t.Messages), r.message(stuckText(r.controlOf(tools)), lookout.TagWrapUp))

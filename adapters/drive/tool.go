@@ -96,8 +96,14 @@ func (r *Run) admit(ctx context.Context, c *Call, name, callID, args string) (re
 // otherwise the call is counted. It returns the refusal for the model, or
 // "" when the call may run.
 func (r *Run) charge(ctx context.Context, name, callID, args string, now time.Time, tracked bool) string {
+	if r.stuck.Load() == stuckTurnGiven {
+		return r.refuseWithheld(ctx, name, callID, tracked)
+	}
 	if refusal, by := r.pipeline.Admit(ctx, name, args); refusal != "" {
 		return r.refuseRepeat(ctx, name, callID, refusal, by, tracked)
+	}
+	if r.repeatRefusals.Load() != 0 {
+		r.repeatRefusals.Store(0) // the agent moved on: a later loop is another
 	}
 	if r.overLease() {
 		return r.refuseOverLease(ctx, name, callID, tracked)
@@ -148,13 +154,37 @@ func (r *Run) refuseOverLease(ctx context.Context, name, callID string, tracked 
 
 // refuseRepeat records a call an observer refused, as the repeat of a
 // stuck loop, and returns the refusal for the model. A run whose model
-// makes a refused call again is stuck: its next model call is a wrap-up
-// turn.
+// makes a refused call again, before any call of its runs, is stuck: its
+// next model call is a wrap-up turn.
 func (r *Run) refuseRepeat(ctx context.Context, name, callID, refusal, by string, tracked bool) string {
 	r.recordRefused(ctx, name, callID, refusal, fmt.Errorf("%w: %s", lookout.ErrRepeatRefused, by))
 	if r.repeatRefusals.Add(1) > 1 {
-		r.stuck.Store(true)
+		r.stuck.CompareAndSwap(notStuck, stuckLooping)
 	}
+	if tracked {
+		r.callDone(ctx)
+	}
+	return refusal
+}
+
+// The stuck states of a run.
+const (
+	notStuck       int32 = iota
+	stuckLooping         // the model made a refused call again
+	stuckTurnGiven       // and was given a wrap-up turn without tools
+)
+
+// stuckStop is the error that ends a stuck run.
+type stuckStop struct{ err error }
+
+// refuseWithheld refuses a tool call the model made on its stuck wrap-up
+// turn, whose tools were withheld, and ends the run at its next model
+// call with an error that satisfies errors.Is(err, lookout.ErrRepeatRefused).
+func (r *Run) refuseWithheld(ctx context.Context, name, callID string, tracked bool) string {
+	err := fmt.Errorf("%w: %s called on the wrap-up turn of a stuck loop, whose tools were withheld", lookout.ErrRepeatRefused, name)
+	r.stuckEnd.CompareAndSwap(nil, &stuckStop{err})
+	const refusal = "Tool call refused: tools are withheld from this turn because you were stuck in a loop. Write your final answer now."
+	r.recordRefused(ctx, name, callID, refusal, err)
 	if tracked {
 		r.callDone(ctx)
 	}

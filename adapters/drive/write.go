@@ -273,7 +273,7 @@ func (c *Call) writeStart(ctx context.Context) {
 	c.run.trace.usage.toolCalls.Add(1)
 	src := c.run.mcpSource(c.name)
 	c.run.note(c.run.trace.rec.ToolStarted(ctx, recorder.ToolStarted{
-		CallID: c.id, Name: c.name, Arguments: c.args, MCPServer: src.Server, MCPTool: src.Tool,
+		CallID: c.id, Name: c.name, Arguments: c.args, MCPServer: src.Server, MCPTool: src.Tool, Control: c.control,
 	}))
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 
+	"github.com/lookout-go/lookout"
 	"github.com/lookout-go/lookout/adapters/drive"
 	"github.com/lookout-go/lookout/adapters/internal/engine"
 	"github.com/lookout-go/lookout/budget"
@@ -269,8 +270,9 @@ func (rl *relay) finish() {
 }
 
 // QueryError returns the error a query's events end it with: the first
-// budget error among them (errors.Is(err, budget.ErrExceeded)), else the
-// first error, or nil when none carries one. Eino may go on after an
+// of Lookout's deliberate stops among them (errors.Is(err,
+// budget.ErrExceeded) or errors.Is(err, lookout.ErrRepeatRefused)), else
+// the first error, or nil when none carries one. Eino may go on after an
 // agent fails, so the error need not be the last event: a supervisor's
 // agent that fails hands back to the supervisor, which may answer.
 func QueryError(events []*adk.AgentEvent) error {
@@ -278,7 +280,7 @@ func QueryError(events []*adk.AgentEvent) error {
 	for _, ev := range events {
 		switch {
 		case ev == nil || ev.Err == nil:
-		case errors.Is(ev.Err, budget.ErrExceeded):
+		case errors.Is(ev.Err, budget.ErrExceeded), errors.Is(ev.Err, lookout.ErrRepeatRefused):
 			return ev.Err
 		case first == nil:
 			first = ev.Err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,15 +15,23 @@ func main() {
 
 // run replays the folder named by args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: detectorbench DIR")
+	fs := flag.NewFlagSet("detectorbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	replays := fs.Int("replays", 1, "replay each run `n` times and keep each call's least cost")
+	table := fs.Bool("table", false, "print the scores by family, with delays, false alarms per 100 calls and cost per call")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: detectorbench [-table] [-replays n] DIR")
 		return 2
 	}
-	cases, err := detectorbench.Load(args[0])
+	cases, err := detectorbench.Load(fs.Arg(0))
 	if err == nil {
 		var r detectorbench.Result
-		if r, err = detectorbench.Run(cases, detectorbench.Specs()); err == nil {
-			err = r.Print(stdout)
+		if r, err = detectorbench.RunN(cases, detectorbench.Specs, *replays); err == nil {
+			if *table {
+				err = r.PrintTable(stdout)
+			} else {
+				err = r.Print(stdout)
+			}
 		}
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lookout-go/lookout/internal/outfile"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/recorder/atif"
 )
@@ -106,27 +107,12 @@ func needsNoMedia(t *atif.Trajectory) error {
 }
 
 // writeInside writes data to the file name inside dir, created 0600 (dir
-// 0700 if missing), through an os.Root so that the write cannot leave dir.
+// 0700 if missing), through a temporary file renamed over it inside an
+// os.Root, so that the write cannot leave dir nor go through what is at
+// the name.
 func writeInside(dir, name string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return "", err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return "", err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return "", err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return "", err
-	}
-	return filepath.Join(dir, name), f.Close()
+	return filepath.Join(dir, name), outfile.Write(dir, name, outfile.Bytes(data))
 }

@@ -19,7 +19,12 @@ var inspectCmd = &command{
 and then for each run: how it ended, its duration, model calls and tokens, the
 tools called with their errors, the assessments observers made, budget limits
 exceeded, feedback efficacy and extension records. Child runs are listed
-under their parents.
+under their parents. Calls of control tools (a transfer to another agent,
+an exit), which the budget does not charge, are counted apart from the
+tool calls. Last comes each query's budget, as the budget counted it: a
+query is a root run and the runs it started, which share one budget; its
+tokens are those its budget records say were charged, its model calls
+those requested, its tool calls those charged.
 
 An ATIF document is checked against the ATIF rules first, as validate
 checks it, and refused with its problems listed; --repair imports it
@@ -72,10 +77,11 @@ report can open the recording where the run left it.`,
 				}
 			}
 			rep := summary.Analyze(records)
+			budgets := queryBudgets(records)
 			if *asJSON {
-				err = writeJSON(e.stdout, rep)
-			} else {
-				err = rep.WriteText(e.stdout)
+				err = writeJSON(e.stdout, inspected{rep, budgets})
+			} else if err = rep.WriteText(e.stdout); err == nil {
+				err = writeBudgets(e.stdout, budgets)
 			}
 			if err == nil && seq >= 0 {
 				err = writeAround(e.stdout, records, *runID, uint64(seq))

@@ -5,8 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 
+	"github.com/lookout-go/lookout/internal/outfile"
 	"github.com/lookout-go/lookout/simulate"
 )
 
@@ -25,7 +26,9 @@ saying so. --skip-failed leaves failed runs out.
 Runs without a marker (in progress, or cut short by a killed batch) are
 left out and listed on standard error; they make the exit status 1 unless
 --allow-unfinished is given. --json prints what was merged and left out as
-JSON on standard output, and then needs --output for the lines.`,
+JSON on standard output, and then needs --output for the lines. --output
+is written whole, through a temporary file renamed over it, and must be a
+regular file or a new one.`,
 	examples: `  # the dataset of a finished batch
   lookout merge out/ > dataset.jsonl
 
@@ -33,7 +36,7 @@ JSON on standard output, and then needs --output for the lines.`,
   lookout merge --skip-failed --output dataset.jsonl shards/*/
 
   # what a batch still lacks, as JSON
-  lookout merge --json --allow-unfinished --output /dev/null out/`,
+  lookout merge --json --allow-unfinished --output dataset.jsonl out/`,
 	minArgs: 1,
 	maxArgs: -1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
@@ -44,6 +47,11 @@ JSON on standard output, and then needs --output for the lines.`,
 		return func(_ context.Context, e *env, dirs []string) int {
 			if *asJSON && *output == "" {
 				return e.badUsage("--json needs --output, since standard output then holds the report")
+			}
+			if *output != "" {
+				if err := regularTarget(*output); err != nil {
+					return e.badUsage("--output: %v", err)
+				}
 			}
 			return merge(e, dirs, *output, simulate.MergeOptions{SkipFailed: *skipFailed}, *allowUnfinished, *asJSON)
 		}
@@ -68,17 +76,18 @@ func merge(e *env, dirs []string, output string, opts simulate.MergeOptions, all
 }
 
 // mergeTo merges the runs of dirs into the file output, or into stdout
-// when output is "".
+// when output is "". The file is written whole, through a temporary file
+// renamed over it, and only a regular file or a new one is replaced.
 func mergeTo(stdout io.Writer, output string, opts simulate.MergeOptions, dirs []string) (*simulate.MergeReport, error) {
 	if output == "" {
 		return simulate.Merge(stdout, opts, dirs...)
 	}
-	f, err := os.OpenFile(output, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return simulate.Merge(f, opts, dirs...)
+	var rep *simulate.MergeReport
+	err := outfile.Write(filepath.Dir(output), filepath.Base(output), func(w io.Writer) (err error) {
+		rep, err = simulate.Merge(w, opts, dirs...)
+		return err
+	})
+	return rep, err
 }
 
 // reportMerge prints the merge report: as JSON on standard output, or

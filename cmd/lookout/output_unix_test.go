@@ -15,12 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReportRefusesAnOutputThatIsNotARegularFile checks that -o at a
-// symbolic link, a named pipe or a directory is a usage error that leaves
-// the target as it was, where a rename would have put the page in its
-// place.
-func TestReportRefusesAnOutputThatIsNotARegularFile(t *testing.T) {
+// TestOutputsThatAreNotRegularFilesAreRefused checks that report -o and
+// merge --output at a symbolic link, a named pipe or a directory is a
+// usage error that leaves the target as it was, where a rename would have
+// put the output in its place.
+func TestOutputsThatAreNotRegularFilesAreRefused(t *testing.T) {
 	in := trajectoryFile(t)
+	batch := simBatch(t)
 	dir := t.TempDir()
 	target := filepath.Join(dir, "target")
 	require.NoError(t, os.WriteFile(target, []byte("keep"), 0o600))
@@ -32,14 +33,16 @@ func TestReportRefusesAnOutputThatIsNotARegularFile(t *testing.T) {
 	require.NoError(t, os.Mkdir(sub, 0o700))
 
 	for path, kind := range map[string]string{link: "a symbolic link", fifo: "a named pipe", sub: "a directory"} {
-		before, err := os.Lstat(path)
-		require.NoError(t, err)
-		r := lookout("report", "-o", path, in)
-		assert.Equal(t, exitUsage, r.code, r.stderr)
-		assert.Contains(t, r.stderr, path+" is "+kind+", not a regular file")
-		after, err := os.Lstat(path)
-		require.NoError(t, err)
-		assert.Equal(t, before.Mode(), after.Mode(), "%s was replaced", path)
+		for _, args := range [][]string{{"report", "-o", path, in}, {"merge", "--output", path, batch}} {
+			before, err := os.Lstat(path)
+			require.NoError(t, err)
+			r := lookout(args...)
+			assert.Equal(t, exitUsage, r.code, r.stderr)
+			assert.Contains(t, r.stderr, path+" is "+kind+", not a regular file")
+			after, err := os.Lstat(path)
+			require.NoError(t, err)
+			assert.Equal(t, before.Mode(), after.Mode(), "%s: %s was replaced", args[0], path)
+		}
 	}
 	kept, err := os.ReadFile(target)
 	require.NoError(t, err)
@@ -124,5 +127,42 @@ func TestExportIntoADirectoryRefusesAFileThatIsNotRegular(t *testing.T) {
 		fi, err := os.Lstat(path)
 		require.NoError(t, err)
 		assert.NotZero(t, fi.Mode()&os.ModeNamedPipe, "%s: the pipe was replaced", format)
+	}
+}
+
+// TestOutputsAreRenamedIntoPlace checks that export -o DIR, report -o and
+// merge --output write a new file and rename it over the old one, rather
+// than truncating the old file and writing into it: another name of the
+// old file (a hard link) keeps the old content, and no temporary file is
+// left beside the output.
+func TestOutputsAreRenamedIntoPlace(t *testing.T) {
+	in := trajectoryFile(t)
+	batch := simBatch(t)
+	exportDir := t.TempDir()
+	r := lookout("export", "--format", "openai", "-o", exportDir, "--run", "run-2", in)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	exported := strings.TrimSpace(r.stdout)
+
+	page := filepath.Join(t.TempDir(), "report.html")
+	dataset := filepath.Join(t.TempDir(), "dataset.jsonl")
+	for path, args := range map[string][]string{
+		exported: {"export", "--format", "openai", "-o", exportDir, "--run", "run-2", in},
+		page:     {"report", "-o", page, in},
+		dataset:  {"merge", "--output", dataset, batch},
+	} {
+		require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
+		other := filepath.Join(t.TempDir(), "other-name")
+		require.NoError(t, os.Link(path, other))
+
+		r := lookout(args...)
+		require.Equal(t, exitOK, r.code, "%v: %s", args, r.stderr)
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.NotEqual(t, "old", string(data), args[0])
+		kept, err := os.ReadFile(other)
+		require.NoError(t, err)
+		assert.Equal(t, "old", string(kept), "%s wrote into the old file", args[0])
+		leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
+		assert.Empty(t, leftovers, args[0])
 	}
 }

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/lookout-go/lookout/internal/outfile"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/report"
 )
@@ -102,27 +103,10 @@ func writeReport(e *env, path string, records []recorder.Record, opts *report.Op
 	if err := regularTarget(path); err != nil {
 		return e.badUsage("-o: %v", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return e.fail("report: %v", err)
-	}
-	if err := writeRenamed(f, path, records, opts); err != nil {
+	write := func(w io.Writer) error { return report.Write(w, records, opts) }
+	if err := outfile.Write(filepath.Dir(path), filepath.Base(path), write); err != nil {
 		return e.fail("report: write %s: %v", path, err)
 	}
 	fmt.Fprintln(e.stdout, path)
 	return exitOK
-}
-
-// writeRenamed writes the page to f, a new file, closes it and renames it
-// to path; when any of that fails it removes f.
-func writeRenamed(f *os.File, path string, records []recorder.Record, opts *report.Options) error {
-	err := report.Write(f, records, opts)
-	err = errors.Join(err, f.Close())
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

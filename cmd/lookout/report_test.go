@@ -80,7 +80,7 @@ func TestReportExitStatus(t *testing.T) {
 		{"a file that does not decode is invalid", []string{"report", "-o", "-", writeFile(t, "bad.jsonl", []byte("not json\n"))}, exitProblems, "malformed record"},
 		{"a file without records has nothing to show", []string{"report", "-o", "-", writeFile(t, "empty.jsonl", nil)}, exitProblems, "the files hold no records"},
 		{"an input is never overwritten", []string{"report", "-o", in, in}, exitProblems, "would overwrite an input file"},
-		{"a page that cannot be written", []string{"report", "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "r.html"), in}, exitProblems, "report: open"},
+		{"a page that cannot be written", []string{"report", "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "r.html"), in}, exitProblems, "no such file or directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before, _ := os.ReadFile(in)

@@ -113,7 +113,6 @@ func summarize(ctx context.Context, e *env, files []string, asJSON bool, o summa
 		return e.fail("%v", err)
 	}
 	lost := failed(out.Prompts)
-	out.Prompts = only(out.Prompts, o.conversation, o.turn)
 	if out.Prompts == nil {
 		out.Prompts = summary.Prompts{}
 	}
@@ -151,35 +150,74 @@ func only(ps summary.Prompts, conversation string, turn int) summary.Prompts {
 	return out
 }
 
-// prompts splits the records into prompts and, when a model is
-// configured, has it summarize each one within timeout (none when 0). It
-// returns the model's name, or "" without one. A model that cannot be set
-// up or that fails on some prompts is a warning: the prompts are still
-// worth reporting.
+// prompts splits the records into prompts, keeps those shown (of
+// --conversation and --turn) and, when a model is configured, has it
+// summarize each of them within timeout (none when 0). It returns the
+// model's name, or "" without one. A model that cannot be set up or that
+// fails on some prompts is a warning: the prompts are still worth
+// reporting.
 func prompts(ctx context.Context, e *env, records []recorder.Record, o summarizeOptions) (string, summary.Prompts, error) {
-	counter := &countingModel{total: len(summary.Split(records)), p: e.progress}
+	all := summary.Split(records)
+	shown := only(all, o.conversation, o.turn)
+	counter := &countingModel{total: len(shown), p: e.progress}
 	cfg := &summary.Config{Concurrency: o.concurrency, MaxAttempts: o.attempts}
 	closeState, err := resumeFrom(o.state, cfg)
 	if err != nil {
 		return "", nil, err
 	}
 	defer closeState()
+	skipHidden(cfg, all, shown)
 	s, name, closeModel, err := configuredSummarizer(ctx, counter, cfg)
 	if err != nil {
 		e.warn("summarize: no prompt summaries: %v", err)
-		return "", summary.Split(records), nil
+		return "", shown, nil
 	}
 	if s == nil {
-		return "", summary.Split(records), nil
+		return "", shown, nil
 	}
 	defer closeModel()
 	ctx, cancel := withTimeout(ctx, o.timeout)
 	defer cancel()
-	ps, err := s.Summarize(ctx, records)
-	if err != nil {
-		e.warn("summarize: %d of %d prompts could not be summarized", failed(ps), len(ps))
+	ps, _ := s.Summarize(ctx, records)
+	ps = only(ps, o.conversation, o.turn)
+	if n := failed(ps); n > 0 {
+		e.warn("summarize: %d of %d prompts could not be summarized", n, len(ps))
 	}
 	return name, ps, nil
+}
+
+// hiddenSummary stands for the summary of a prompt that is not shown, so
+// that the summarizer takes it as done and never sends it.
+const hiddenSummary = "(not shown)"
+
+// skipHidden has the summarizer of cfg leave alone the prompts of all
+// that are not shown, so that it sends the model only those shown, and
+// keeps the others out of the state file.
+func skipHidden(cfg *summary.Config, all, shown summary.Prompts) {
+	if len(shown) == len(all) {
+		return
+	}
+	type key struct {
+		run string
+		seq uint64
+	}
+	keep := make(map[key]bool, len(shown))
+	for _, p := range shown {
+		keep[key{p.RunID, p.Seq}] = true
+	}
+	for _, p := range all {
+		if !keep[key{p.RunID, p.Seq}] {
+			p.Summary = hiddenSummary
+			cfg.Previous = append(cfg.Previous, p)
+		}
+	}
+	if save := cfg.OnPrompt; save != nil {
+		cfg.OnPrompt = func(p summary.Prompt) {
+			if keep[key{p.RunID, p.Seq}] {
+				save(p)
+			}
+		}
+	}
 }
 
 // resumeFrom sets cfg to resume from the state file at path and to save

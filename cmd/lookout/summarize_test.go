@@ -22,6 +22,8 @@ const modelAnswer = "Here you go:\n```json\n" +
 	`{"summary":"The agent ran the migration and asked a helper to check the schema.","tools_rationale":"shell runs the migration; helper reviews the schema.","key_findings":["make migrate exits with status 2","the schema is fine"],"confidence":"medium"}` +
 	"\n```"
 
+const modelAnswerSummary = "The agent ran the migration and asked a helper to check the schema."
+
 // serve points the summarize command at a loopback OpenAI server playing
 // m.
 func serve(t *testing.T, m *scripted.Model) {
@@ -170,8 +172,10 @@ func TestSummarizeResumesFromItsState(t *testing.T) {
 }
 
 func TestSummarizeLooksUpAConversationsTurn(t *testing.T) {
-	serve(t, scripted.New(scripted.Forever(scripted.Reply(modelAnswer))))
-	r := lookout("summarize", "--json", "--conversation", "run-2", "--turn", "0", trajectoryFile(t))
+	m := scripted.New(scripted.Forever(scripted.Reply(modelAnswer)))
+	serve(t, m)
+	state := filepath.Join(t.TempDir(), "state.jsonl")
+	r := lookout("summarize", "--json", "--state", state, "--conversation", "run-2", "--turn", "0", trajectoryFile(t))
 	require.Equal(t, exitOK, r.code, r.stderr)
 	var out struct {
 		Prompts []summary.Prompt `json:"prompts"`
@@ -180,6 +184,13 @@ func TestSummarizeLooksUpAConversationsTurn(t *testing.T) {
 	require.Len(t, out.Prompts, 1)
 	assert.Equal(t, "check the schema", out.Prompts[0].Query)
 	assert.Equal(t, "run-2", out.Prompts[0].Conversation)
+	assert.Equal(t, modelAnswerSummary, out.Prompts[0].Summary)
+	require.Equal(t, 1, m.Calls(), "only the prompt shown is summarized")
+	req, _ := m.Request(0)
+	assert.True(t, req.Contains("check the schema"))
+	data, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(data), "\n"), "only the prompt shown is saved")
 
 	assert.Equal(t, exitUsage, lookout("summarize", "--turn", "1", trajectoryFile(t)).code)
 	assert.Equal(t, exitUsage, lookout("summarize", "--concurrency", "0", trajectoryFile(t)).code)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -17,100 +19,35 @@ import (
 	"github.com/lookout-go/lookout/session"
 )
 
-// MaxToolCalls is every scenario's tool-call budget.
+// MaxToolCalls is every run's tool-call budget.
 const MaxToolCalls = 24
 
-// Call is a tool call an agent makes, and what the tool answers.
+// Call is a tool call, and what the tool answered.
 type Call struct {
 	Tool, Args, Result string
-	// Err, when not empty, makes the call fail with this message.
+	// Err, when not empty, is the error the call failed with.
 	Err string
+	// Solved is set on the call that solved the scenario.
+	Solved bool
 }
 
-// Scenario is a task, the calls an agent makes while it does not heed the
-// observers (Script, call i of the run), and those it makes once it does
-// (Fix, after which it answers).
-type Scenario struct {
-	Name   string
-	Task   observer.Task
-	Script func(i int) Call
-	Fix    []Call
-}
+// Condition is what the agent is shown before each turn.
+type Condition string
 
-// Scenarios are the scenarios the harness runs, one for each observer's
-// pattern.
-func Scenarios() []Scenario {
-	return []Scenario{
-		{
-			Name: "stall: the same read again and again",
-			Task: observer.Task{Prompt: "Find the module name in go.mod."},
-			Script: func(int) Call {
-				return Call{Tool: "read_file", Args: `{"path":"go.mod"}`, Result: "module example.com/app"}
-			},
-			Fix: []Call{{Tool: "read_file", Args: `{"path":"go.sum"}`, Result: "example.com/dep v1.0.0"}},
-		},
-		{
-			Name: "errors: retrying a write that cannot succeed",
-			Task: observer.Task{Prompt: "Write the port to the config in /etc/app.conf."},
-			Script: func(int) Call {
-				return Call{Tool: "write_file", Args: `{"path":"/etc/app.conf","content":"port: 8080"}`, Err: "open /etc/app.conf: permission denied"}
-			},
-			Fix: []Call{{Tool: "write_file", Args: `{"path":"/etc/app.conf.d/port.conf","content":"port: 8080"}`, Result: "written"}},
-		},
-		{
-			Name: "drift: wandering off to the marketing site",
-			Task: observer.Task{Prompt: "Fix the rounding in the billing service.", Scope: []string{"services/billing"}},
-			Script: func(i int) Call {
-				if i < 2 {
-					return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"services/billing/round%d.go"}`, i), Result: "package billing"}
-				}
-				return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"web/marketing/page%d.tsx"}`, i), Result: "export default Page"}
-			},
-			Fix: []Call{
-				{Tool: "read_file", Args: `{"path":"services/billing/invoice.go"}`, Result: "package billing"},
-				{Tool: "edit_file", Args: `{"path":"services/billing/round0.go","old":"Round(","new":"RoundHalfEven("}`, Result: "edited"},
-			},
-		},
-		{
-			Name: "stall: alternating between two reads",
-			Task: observer.Task{Prompt: "Compare the two config files."},
-			Script: func(i int) Call {
-				return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"config/%c.yaml"}`, 'a'+i%2), Result: "port: 8080"}
-			},
-			Fix: []Call{{Tool: "diff_files", Args: `{"a":"config/a.yaml","b":"config/b.yaml"}`, Result: "no differences"}},
-		},
-		{
-			Name: "errors: rerunning a failing test without a change",
-			Task: observer.Task{Prompt: "Make TestRound pass."},
-			Script: func(i int) Call {
-				return Call{Tool: "run_tests", Args: `{"package":"./billing"}`, Err: fmt.Sprintf("--- FAIL: TestRound (0.0%ds): got 2.4%d, want 2.50", i%10, i%10)}
-			},
-			Fix: []Call{
-				{Tool: "edit_file", Args: `{"path":"billing/round.go","old":"Round(","new":"RoundHalfEven("}`, Result: "edited"},
-				{Tool: "run_tests", Args: `{"package":"./billing"}`, Result: "ok"},
-			},
-		},
-		{
-			Name: "drift: leaving the scope the prompt names",
-			Task: observer.Task{Prompt: "Fix the rounding bug in services/billing/invoice.go."},
-			Script: func(i int) Call {
-				// The run's first calls join the scope the prompt
-				// names: the agent leaves after them.
-				if i < drift.DefaultInitialCalls {
-					return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"services/billing/invoice%d.go"}`, i), Result: "package billing"}
-				}
-				return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"docs/blog/post%d.md"}`, i), Result: "# Post"}
-			},
-			Fix: []Call{{Tool: "read_file", Args: `{"path":"services/billing/invoice_test.go"}`, Result: "package billing"}},
-		},
-		{
-			Name: "resources: working on as the tool calls run out",
-			Task: observer.Task{Prompt: "Audit the services for unused code."},
-			Script: func(i int) Call {
-				return Call{Tool: "read_file", Args: fmt.Sprintf(`{"path":"services/svc%d/main.go"}`, i), Result: "package main"}
-			},
-		},
-	}
+// The conditions: no block; the block the observers wrote; and a placebo,
+// the same block with the variant's key replaced by another variant's,
+// plausible and wrong.
+const (
+	None    Condition = "none"
+	Block   Condition = "block"
+	Placebo Condition = "placebo"
+)
+
+// Agent decides the next call from the block put before its turn ("" when
+// there is none) and its last call with the tool's answer (nil at the
+// start); answer true ends the run.
+type Agent interface {
+	Next(ctx context.Context, block string, last *Call) (c Call, answer bool, err error)
 }
 
 // Specs returns the built-in observers, each run on every call.
@@ -124,84 +61,40 @@ func Specs() []observer.Spec {
 	}
 }
 
-// Agent decides the next step from the block injected before it, "" when
-// none is.
-type Agent interface {
-	// Next returns the call to make at step i, or answer true to finish.
-	Next(block string, i int) (c Call, answer bool)
-}
-
-// Oblivious ignores its input: it follows its scenario's script until the
-// budget stops it.
-type Oblivious struct{ S Scenario }
-
-// Next returns the script's call i.
-func (o *Oblivious) Next(_ string, i int) (Call, bool) { return o.S.Script(i), false }
-
-// Attentive acts on the block: shown a Stall, Errors or Drift section it
-// makes its scenario's fix and answers; shown the Resource observer at
-// caution or warning, it answers at once.
-type Attentive struct {
-	S     Scenario
-	fixed int // calls of the fix made; -1 before it is told
-}
-
-// NewAttentive returns an attentive agent for s.
-func NewAttentive(s Scenario) *Attentive { return &Attentive{S: s, fixed: -1} }
-
-// Next acts on block, or follows the script.
-func (a *Attentive) Next(block string, i int) (Call, bool) {
-	if containsAny(block, answerOn) {
-		return Call{}, true
-	}
-	if a.fixed < 0 && containsAny(block, fixOn) {
-		a.fixed = 0
-	}
-	if a.fixed < 0 {
-		return a.S.Script(i), false
-	}
-	if a.fixed >= len(a.S.Fix) {
-		return Call{}, true
-	}
-	a.fixed++
-	return a.S.Fix[a.fixed-1], false
-}
-
-// answerOn are the block sections on which an attentive agent answers at
-// once, and fixOn those on which it makes its fix.
-var (
-	answerOn = []string{"### Resources [caution]", "### Resources [warning]"}
-	fixOn    = []string{"### Stall", "### Errors", "### Drift"}
-)
-
-// containsAny reports whether s contains any of subs.
-func containsAny(s string, subs []string) bool {
-	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
-}
-
 // Outcome is what one run came to.
 type Outcome struct {
 	// Calls counts the tool calls made.
 	Calls int
-	// Errors counts those that failed.
-	Errors int
-	// BudgetStop is set when the tool-call budget ended the run.
-	BudgetStop bool
-	// WrappedUp is set when the agent finished with an answer.
-	WrappedUp bool
-	// Efficacy holds, per observer, the assessments shown and what the
-	// agent did.
-	Efficacy map[string]observer.EfficacyCounts
+	// First is the number of calls made when the scenario's observer
+	// first spoke of the pattern; 0 when it never did.
+	First int
+	// SolvedAt is the number of calls made when the fix was made; 0 when
+	// it never was.
+	SolvedAt int
 }
 
-// Run runs agent on s, with the block injected before each step when
-// inject is set.
-func Run(s Scenario, agent Agent, inject bool) (Outcome, error) {
-	ctx := context.Background()
+// Wasted is the number of calls made after the observer first spoke and
+// before the fix (or the end of the run). ok is false when the observer
+// never spoke.
+func (o Outcome) Wasted() (n int, ok bool) {
+	if o.First == 0 {
+		return 0, false
+	}
+	end := o.Calls
+	if o.SolvedAt > 0 {
+		end = o.SolvedAt - 1
+	}
+	return max(end-o.First, 0), true
+}
+
+// Run runs agent on variant v of s under cond, with the observers on
+// every call and a budget of MaxToolCalls tool calls. Under Placebo, the
+// block shown has v's key replaced by decoy's.
+func Run(ctx context.Context, s Scenario, v Variant, agent Agent, cond Condition, decoy string) (Outcome, error) {
 	start := time.Date(2026, 1, 15, 14, 0, 0, 0, time.UTC)
 	now := start
 	store := session.New(&session.StoreOptions{Now: func() time.Time { return now }})
-	session.ValueOf[observer.Task](store).Seed(s.Task)
+	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: s.Prompt, Scope: v.Scope})
 	spent := session.ValueOf[budget.Budget](store)
 	b := budget.New(budget.Limits{MaxToolCalls: MaxToolCalls}, start)
 	spent.Seed(b)
@@ -210,149 +103,285 @@ func Run(s Scenario, agent Agent, inject bool) (Outcome, error) {
 		return Outcome{}, err
 	}
 	var o Outcome
-	for i := 0; ; i++ {
-		c, answer := agent.Next(injected(ctx, p, inject), i)
-		if answer {
-			p.ModelResponded(ctx, 0)
-			o.WrappedUp = true
-			break
+	var last *Call
+	for {
+		block := observer.BuildContext(store, 0)
+		if o.First == 0 && section(block, s.Observer) != "" {
+			o.First = o.Calls
 		}
-		p.ModelResponded(ctx, 1)
-		if o.Calls >= MaxToolCalls {
-			o.BudgetStop = true
+		c, answer, err := agent.Next(ctx, shown(ctx, p, cond, block, v.Key, decoy), last)
+		if err != nil {
+			return o, err
+		}
+		if answer || o.Calls >= MaxToolCalls {
 			break
 		}
 		now = now.Add(time.Second)
 		o.Calls++
 		b.ToolCalls++
 		spent.Seed(b)
-		if c.Err != "" {
-			o.Errors++
+		if fixes(v.Fix, c) {
+			c.Result, c.Err, c.Solved = s.FixResult, "", true
+			if o.SolvedAt == 0 {
+				o.SolvedAt = o.Calls
+			}
+		} else {
+			c.Result, c.Err = s.Answer(v, c)
 		}
-		p.AfterToolCall(ctx, c.record(now))
+		p.AfterToolCall(ctx, observer.ToolCallRecord{ToolName: c.Tool, Arguments: c.Args, Result: c.Result, Success: c.Err == "", ErrorMessage: c.Err, Timestamp: now})
+		last = &c
 	}
-	o.Efficacy = p.Efficacy().ByObserver
 	return o, nil
 }
 
-// injected is the block p injects before a step when inject is set, and
-// "" otherwise.
-func injected(ctx context.Context, p *observer.Pipeline, inject bool) string {
-	if !inject {
+// shown is the block the agent is shown under cond.
+func shown(ctx context.Context, p *observer.Pipeline, cond Condition, block, key, decoy string) string {
+	switch cond {
+	case Block:
+		return p.Inject(ctx, 0)
+	case Placebo:
+		return strings.ReplaceAll(p.Inject(ctx, 0), key, decoy)
+	}
+	return ""
+}
+
+// section returns the section of block under the heading "### name",
+// up to the next section; "" when there is none.
+func section(block, name string) string {
+	i := strings.Index(block, "### "+name+" ")
+	if i < 0 {
 		return ""
 	}
-	return p.Inject(ctx, 0)
+	rest := block[i+4:]
+	if j := strings.Index(rest, "\n### "); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
 }
 
-// record is the record of c made at now.
-func (c Call) record(now time.Time) observer.ToolCallRecord {
-	return observer.ToolCallRecord{ToolName: c.Tool, Arguments: c.Args, Result: c.Result, Success: c.Err == "", ErrorMessage: c.Err, Timestamp: now}
+// Scripted agents stand in for a model offline. Each is stuck in its
+// variant (it makes the scenario's Stuck calls) until it acts on its kind
+// of cue, and answers once a call of its solves the scenario:
+//
+//   - "parsing" reads the observer's section and makes the fix of the
+//     variant whose key the section names;
+//   - "headings" sees only that the section is there, and makes the fix of
+//     a variant it has not tried, at random;
+//   - "random" makes a random variant's fix with probability 0.3 at each
+//     step, whatever it is shown;
+//   - "oblivious" never reads the block: it is the agent that never sees
+//     one, however it is injected.
+var Agents = []string{"parsing", "headings", "random", "oblivious"}
+
+type scripted struct {
+	kind  string
+	s     Scenario
+	v     Variant // the variant the agent is stuck in, which it does not know
+	rng   *rand.Rand
+	tried []bool
+	step  int
 }
 
-// Row is one scenario run by one agent, with and without injection.
-type Row struct {
-	Scenario, Agent string
-	With, Without   Outcome
+// NewScripted returns a scripted agent of the given kind (one of Agents),
+// stuck in variant v of s, drawing its random choices from seed.
+func NewScripted(kind string, s Scenario, v Variant, seed uint64) Agent {
+	return &scripted{kind: kind, s: s, v: v, rng: rand.New(rand.NewPCG(seed, 7)), tried: make([]bool, len(s.Variants))}
 }
 
-// Rate is how many judged assessments of one observer an agent followed.
-type Rate struct {
-	Followed, Judged int64
+func (a *scripted) Next(_ context.Context, block string, last *Call) (Call, bool, error) {
+	if last != nil && last.Solved {
+		return Call{}, true, nil
+	}
+	a.step++
+	sec := section(block, a.s.Observer)
+	switch {
+	case a.kind == "parsing" && sec != "":
+		for _, v := range a.s.Variants {
+			if strings.Contains(sec, v.Key) {
+				return v.Fix, false, nil
+			}
+		}
+	case a.kind == "headings" && sec != "":
+		if k := a.untried(); k >= 0 {
+			return a.s.Variants[k].Fix, false, nil
+		}
+	case a.kind == "random":
+		if a.rng.Float64() < 0.3 {
+			return a.s.Variants[a.rng.IntN(len(a.s.Variants))].Fix, false, nil
+		}
+	}
+	return a.s.Stuck(a.v, a.step), false, nil
 }
 
-// Percent returns the followed share in percent, or 0 with none judged.
-func (r Rate) Percent() float64 {
-	if r.Judged == 0 {
+// untried picks a variant not tried yet at random and marks it; -1 when
+// all have been.
+func (a *scripted) untried() int {
+	var left []int
+	for k, t := range a.tried {
+		if !t {
+			left = append(left, k)
+		}
+	}
+	if len(left) == 0 {
+		return -1
+	}
+	k := left[a.rng.IntN(len(left))]
+	a.tried[k] = true
+	return k
+}
+
+// Cell is one observer, agent and condition: per seed, the calls wasted
+// under the condition and under None by the same agent, on the same
+// variant.
+type Cell struct {
+	Observer, Agent string
+	Condition       Condition
+	Shown, None     []int
+	// Silent counts the seeds on which the observer never spoke in
+	// either run, which are left out.
+	Silent int
+}
+
+// Effect is the share of wasted calls the condition saved against None:
+// 1 - shown/none, over all seeds; 0 when none were wasted.
+func (c Cell) Effect() float64 { return effect(c.Shown, c.None, nil) }
+
+// Interval returns the 95% bootstrap interval of Effect, resampling the
+// seeds 2,000 times from a fixed seed.
+func (c Cell) Interval() (lo, hi float64) {
+	if len(c.Shown) == 0 {
+		return 0, 0
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	idx := make([]int, len(c.Shown))
+	effects := make([]float64, 2000)
+	for r := range effects {
+		for i := range idx {
+			idx[i] = rng.IntN(len(c.Shown))
+		}
+		effects[r] = effect(c.Shown, c.None, idx)
+	}
+	sort.Float64s(effects)
+	return effects[len(effects)*25/1000], effects[len(effects)*975/1000-1]
+}
+
+// effect is 1 - sum(shown)/sum(none) over the seeds idx, or all when idx
+// is nil.
+func effect(shown, none []int, idx []int) float64 {
+	var s, n int
+	for i := range shown {
+		j := i
+		if idx != nil {
+			j = idx[i]
+		}
+		s, n = s+shown[j], n+none[j]
+	}
+	if n == 0 {
 		return 0
 	}
-	return 100 * float64(r.Followed) / float64(r.Judged)
+	return 1 - float64(s)/float64(n)
 }
 
-// Result is what the harness measured.
-type Result struct {
-	Rows []Row
-	// Rates holds per agent ("oblivious", "attentive"), per observer, the
-	// followed share of the judged assessments, with injection.
-	Rates map[string]map[string]Rate
+// Result is the cells measured, in the order observer, agent, condition.
+type Result struct{ Cells []Cell }
+
+// Cell returns the cell of observer, agent and condition.
+func (r Result) Cell(obs, agent string, cond Condition) (Cell, bool) {
+	i := slices.IndexFunc(r.Cells, func(c Cell) bool { return c.Observer == obs && c.Agent == agent && c.Condition == cond })
+	if i < 0 {
+		return Cell{}, false
+	}
+	return r.Cells[i], true
 }
 
-// Observers are the built-in observers' names, in the order the tables
-// show them.
-var Observers = []string{"Stall", "Errors", "Drift", "Resources"}
+// ScriptedAgents returns the makers of the scripted agents, by name.
+func ScriptedAgents() map[string]NewAgent {
+	agents := map[string]NewAgent{}
+	for _, kind := range Agents {
+		agents[kind] = func(s Scenario, v Variant, seed uint64) Agent { return NewScripted(kind, s, v, seed) }
+	}
+	return agents
+}
 
-// Measure runs every scenario with both agents, with and without
-// injection.
-func Measure() (Result, error) {
-	r := Result{Rates: map[string]map[string]Rate{"oblivious": {}, "attentive": {}}}
-	for _, s := range Scenarios() {
-		for _, name := range []string{"oblivious", "attentive"} {
-			row, err := runBoth(s, name)
+// NewAgent makes the agent one run uses: for scenario s, stuck in
+// variant v, on the given seed.
+type NewAgent func(s Scenario, v Variant, seed uint64) Agent
+
+// Measure runs each scenario on seeds variants (seed i runs variant i
+// modulo their number, the placebo naming the next variant's key) with
+// each agent, under None and the given conditions, and returns the cells.
+func Measure(ctx context.Context, scenarios []Scenario, seeds int, agents map[string]NewAgent, conds ...Condition) (Result, error) {
+	names := make([]string, 0, len(agents))
+	for name := range agents {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int { return slices.Index(Agents, a) - slices.Index(Agents, b) })
+	var r Result
+	for _, s := range scenarios {
+		for _, name := range names {
+			cells, err := measure(ctx, s, name, agents[name], seeds, conds)
 			if err != nil {
-				return Result{}, err
+				return Result{}, fmt.Errorf("%s, %s: %w", s.Name, name, err)
 			}
-			r.Rows = append(r.Rows, row)
-			addRates(r.Rates[name], row.With.Efficacy)
+			r.Cells = append(r.Cells, cells...)
 		}
 	}
 	return r, nil
 }
 
-// newAgent returns a new agent of the kind name, "oblivious" or
-// "attentive", for s.
-func newAgent(name string, s Scenario) Agent {
-	if name == "oblivious" {
-		return &Oblivious{S: s}
+// measure runs one scenario with one agent on every seed.
+func measure(ctx context.Context, s Scenario, name string, newAgent NewAgent, seeds int, conds []Condition) ([]Cell, error) {
+	cells := make([]Cell, len(conds))
+	for i, cond := range conds {
+		cells[i] = Cell{Observer: s.Observer, Agent: name, Condition: cond}
 	}
-	return NewAttentive(s)
+	for seed := range seeds {
+		v := s.Variants[seed%len(s.Variants)]
+		decoy := s.Variants[(seed+1)%len(s.Variants)].Key
+		base, err := Run(ctx, s, v, newAgent(s, v, uint64(seed)), None, "")
+		if err != nil {
+			return nil, err
+		}
+		none, baseSpoke := base.Wasted()
+		for i, cond := range conds {
+			o, err := Run(ctx, s, v, newAgent(s, v, uint64(seed)), cond, decoy)
+			if err != nil {
+				return nil, err
+			}
+			w, spoke := o.Wasted()
+			if !spoke || !baseSpoke {
+				cells[i].Silent++
+				continue
+			}
+			cells[i].Shown = append(cells[i].Shown, w)
+			cells[i].None = append(cells[i].None, none)
+		}
+	}
+	return cells, nil
 }
 
-// runBoth runs a new agent of the kind name on s with injection, and
-// another without.
-func runBoth(s Scenario, name string) (Row, error) {
-	with, err := Run(s, newAgent(name, s), true)
-	if err != nil {
-		return Row{}, err
-	}
-	without, err := Run(s, newAgent(name, s), false)
-	if err != nil {
-		return Row{}, err
-	}
-	return Row{Scenario: s.Name, Agent: name, With: with, Without: without}, nil
-}
-
-// addRates adds the assessments followed and judged in efficacy to the
-// rates of each observer.
-func addRates(rates map[string]Rate, efficacy map[string]observer.EfficacyCounts) {
-	for obs, c := range efficacy {
-		rate := rates[obs]
-		rate.Followed += c.Followed()
-		rate.Judged += c.Followed() + c.CarriedOn
-		rates[obs] = rate
-	}
-}
-
-// Print writes the outcome and efficacy tables in markdown.
+// Print writes the cells as a markdown table.
 func (r Result) Print(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| scenario | agent | calls (with / without) | failed calls | budget stop | wrapped up |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
-	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "| %s | %s | %d / %d | %d / %d | %s / %s | %s / %s |\n", row.Scenario, row.Agent,
-			row.With.Calls, row.Without.Calls, row.With.Errors, row.Without.Errors,
-			yes(row.With.BudgetStop), yes(row.Without.BudgetStop), yes(row.With.WrappedUp), yes(row.Without.WrappedUp))
-	}
-	b.WriteString("\n| observer | oblivious followed | attentive followed |\n|---|---|---|\n")
-	for _, obs := range Observers {
-		o, a := r.Rates["oblivious"][obs], r.Rates["attentive"][obs]
-		fmt.Fprintf(&b, "| %s | %d of %d (%.0f%%) | %d of %d (%.0f%%) |\n", obs, o.Followed, o.Judged, o.Percent(), a.Followed, a.Judged, a.Percent())
+	b.WriteString("| observer | agent | condition | wasted calls (shown / none) | effect | 95% interval | seeds |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, c := range r.Cells {
+		lo, hi := c.Interval()
+		fmt.Fprintf(&b, "| %s | %s | %s | %d / %d | %+.0f%% | %+.0f%% to %+.0f%% | %d", c.Observer, c.Agent, c.Condition,
+			sum(c.Shown), sum(c.None), 100*c.Effect(), 100*lo, 100*hi, len(c.Shown))
+		if c.Silent > 0 {
+			fmt.Fprintf(&b, " (%d silent)", c.Silent)
+		}
+		b.WriteString(" |\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func yes(v bool) string {
-	if v {
-		return "yes"
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
 	}
-	return "no"
+	return n
 }

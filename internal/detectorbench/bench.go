@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,17 +17,25 @@ import (
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/cascade"
 	"github.com/lookout-go/lookout/observer/drift"
+	"github.com/lookout-go/lookout/observer/resource"
 	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/session"
 )
 
 // Case is one labelled run.
 type Case struct {
-	ID     string              `json:"id"`
+	ID string `json:"id"`
+	// Family names the agent that made the run, such as "swe-agent" or
+	// "terminus-2/hermes-4-70b"; Kind the kind of task: "coding",
+	// "terminal" or "tool-use".
+	Family string              `json:"family"`
+	Kind   string              `json:"kind"`
 	Task   string              `json:"task"`
 	Scope  []string            `json:"scope"`
 	Labels map[string][]string `json:"labels"`
-	Calls  []Call              `json:"calls"`
+	// Why is the reader's reason for the labels.
+	Why   string `json:"why"`
+	Calls []Call `json:"calls"`
 }
 
 // Call is one tool call of a run.
@@ -48,19 +55,30 @@ var Detectors = []struct{ Label, Observer string }{
 	{"stall", "Stall"}, {"errors", "Errors"}, {"drift", "Drift"},
 }
 
-// Slack is how many calls before or after a labelled range a detector may
-// speak and still count as finding it.
-const Slack = 1
+// LabelsFile is the file in a folder of cases that holds their labels, by
+// case id, when the cases do not carry them.
+const LabelsFile = "labels.json"
+
+// label is one run's entry in [LabelsFile].
+type label struct {
+	Stall  []string `json:"stall"`
+	Errors []string `json:"errors"`
+	Drift  []string `json:"drift"`
+	Why    string   `json:"why"`
+}
 
 // maxText is how much of a result or error the adapters keep.
 const maxText = 1024
 
-// Load reads every .json case in dir, in name order.
+// Load reads every .json case in dir, in name order, with the labels of
+// dir's [LabelsFile] when there is one: then every case must have an entry
+// there and every entry a case.
 func Load(dir string) ([]Case, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
 	}
+	paths = slices.DeleteFunc(paths, func(p string) bool { return filepath.Base(p) == LabelsFile })
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("detectorbench: no .json cases in %s", dir)
 	}
@@ -73,7 +91,36 @@ func Load(dir string) ([]Case, error) {
 		}
 		cases = append(cases, c)
 	}
-	return cases, nil
+	return cases, applyLabels(dir, cases)
+}
+
+// applyLabels sets the labels of cases from dir's [LabelsFile], if any.
+func applyLabels(dir string, cases []Case) error {
+	b, err := os.ReadFile(filepath.Join(dir, LabelsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var labels map[string]label
+	if err := json.Unmarshal(b, &labels); err != nil {
+		return fmt.Errorf("detectorbench: %s: %w", LabelsFile, err)
+	}
+	for i := range cases {
+		c := &cases[i]
+		l, ok := labels[c.ID]
+		if !ok {
+			return fmt.Errorf("detectorbench: %s has no labels for %s", LabelsFile, c.ID)
+		}
+		delete(labels, c.ID)
+		c.Labels = map[string][]string{"stall": l.Stall, "errors": l.Errors, "drift": l.Drift}
+		c.Why = l.Why
+	}
+	for id := range labels {
+		return fmt.Errorf("detectorbench: %s labels %s, which has no case", LabelsFile, id)
+	}
+	return nil
 }
 
 // readCase reads the case in the file at path; a case without an id is
@@ -93,42 +140,65 @@ func readCase(path string) (Case, error) {
 	return c, nil
 }
 
-// Specs returns the detectors with their defaults, run on every call.
+// Specs returns the built-in observers as a run gets them by default, with
+// the three detectors added on every call: Resources every 10 calls and
+// after 3 consecutive errors, then Stall, Errors and Drift.
 func Specs() []observer.Spec {
 	every := observer.Trigger{OnEveryCall: true}
 	return []observer.Spec{
+		{Observer: resource.New(), Trigger: observer.Trigger{EveryNCalls: 10, AfterConsecutiveErrors: 3}},
 		{Observer: stall.New(), Trigger: every},
 		{Observer: cascade.New(), Trigger: every},
 		{Observer: drift.New(), Trigger: every},
 	}
 }
 
+// Replayed is what replaying one case gave.
+type Replayed struct {
+	// Fired holds, by observer name, the calls after which it produced an
+	// assessment.
+	Fired map[string][]int64
+	// Cost holds how long the pipeline took after each call.
+	Cost []time.Duration
+}
+
 // Replay runs c's calls through a pipeline of specs, as the adapters
 // record them, and returns the calls after which each observer produced
 // an assessment, by observer name.
 func Replay(c Case, specs []observer.Spec) (map[string][]int64, error) {
+	r, err := replay(c, specs)
+	return r.Fired, err
+}
+
+// replay runs c's calls through a new pipeline of specs and times each.
+func replay(c Case, specs []observer.Spec) (Replayed, error) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	store := session.New(&session.StoreOptions{Now: func() time.Time { return start }})
 	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: c.Task, Scope: c.Scope})
 	p, err := observer.NewPipeline(store, specs, nil)
 	if err != nil {
-		return nil, err
+		return Replayed{}, err
 	}
-	fired := map[string][]int64{}
-	for _, call := range c.Calls {
-		rec, err := record(call, start)
-		if err != nil {
-			return nil, fmt.Errorf("detectorbench: %s: %w", c.ID, err)
+	recs := make([]observer.ToolCallRecord, len(c.Calls))
+	for i, call := range c.Calls {
+		if recs[i], err = record(call, start); err != nil {
+			return Replayed{}, fmt.Errorf("detectorbench: %s: %w", c.ID, err)
 		}
-		rec, current := p.AfterToolCall(context.Background(), rec)
+	}
+	r := Replayed{Fired: map[string][]int64{}, Cost: make([]time.Duration, len(recs))}
+	ctx := context.Background()
+	for i, rec := range recs {
+		t0 := time.Now()
+		rec, current := p.AfterToolCall(ctx, rec)
+		r.Cost[i] = time.Since(t0)
 		if current == nil {
 			continue
 		}
 		for _, a := range current.Assessments {
-			fired[a.Observer] = append(fired[a.Observer], rec.CallIndex)
+			r.Fired[a.Observer] = append(r.Fired[a.Observer], rec.CallIndex)
 		}
 	}
-	return fired, nil
+	return r, nil
 }
 
 // record builds the call's record as the adapters do: arguments as compact
@@ -160,139 +230,4 @@ func cut(s string) string {
 		n--
 	}
 	return s[:n]
-}
-
-// Score counts one detector's results. An episode is a labelled range; a
-// false alarm is a run of consecutive calls after which the detector spoke
-// outside every labelled range (widened by [Slack]).
-type Score struct {
-	// TP counts labelled episodes the detector spoke in.
-	TP int
-	// FP counts false alarms.
-	FP int
-	// FN counts labelled episodes it stayed quiet through.
-	FN int
-	// TN counts runs with no label for it in which it stayed quiet.
-	TN int
-}
-
-func (s *Score) add(o Score) { s.TP, s.FP, s.FN, s.TN = s.TP+o.TP, s.FP+o.FP, s.FN+o.FN, s.TN+o.TN }
-
-// span is a labelled range of calls, inclusive.
-type span struct{ from, to int64 }
-
-// covers reports whether call i is within sp widened by [Slack].
-func (sp span) covers(i int64) bool { return i >= sp.from-Slack && i <= sp.to+Slack }
-
-func parseSpans(labels []string) ([]span, error) {
-	out := make([]span, 0, len(labels))
-	for _, l := range labels {
-		a, b, found := strings.Cut(l, "-")
-		if !found {
-			b = a
-		}
-		from, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-		to, err2 := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		if err := errors.Join(err1, err2); err != nil || from < 1 || to < from {
-			return nil, fmt.Errorf("bad label range %q", l)
-		}
-		out = append(out, span{from, to})
-	}
-	return out, nil
-}
-
-// ScoreRun scores the calls after which a detector spoke against its
-// labels for one run.
-func ScoreRun(labels []string, fired []int64) (Score, error) {
-	spans, err := parseSpans(labels)
-	if err != nil {
-		return Score{}, err
-	}
-	s := Score{FP: falseAlarms(spans, fired)}
-	for _, sp := range spans {
-		if slices.ContainsFunc(fired, sp.covers) {
-			s.TP++
-		} else {
-			s.FN++
-		}
-	}
-	if len(spans) == 0 && len(fired) == 0 {
-		s.TN++
-	}
-	return s, nil
-}
-
-// falseAlarms counts the runs of consecutive calls in fired that lie
-// outside every span.
-func falseAlarms(spans []span, fired []int64) int {
-	n := 0
-	prev := int64(-1)
-	for _, i := range fired {
-		inside := slices.ContainsFunc(spans, func(sp span) bool { return sp.covers(i) })
-		if !inside && i != prev+1 {
-			n++
-		}
-		if inside {
-			prev = -1
-		} else {
-			prev = i
-		}
-	}
-	return n
-}
-
-// Result is what replaying a folder found: the score of each detector, in
-// the order of [Detectors], and each run's false alarms and misses.
-type Result struct {
-	Scores []Score
-	// Notes lists, per run, what was wrong: "swe_ctf_eps: Drift false
-	// alarm at calls 5-9".
-	Notes []string
-}
-
-// Run replays every case with specs and scores each detector.
-func Run(cases []Case, specs []observer.Spec) (Result, error) {
-	r := Result{Scores: make([]Score, len(Detectors))}
-	for _, c := range cases {
-		fired, err := Replay(c, specs)
-		if err != nil {
-			return Result{}, err
-		}
-		if err := scoreCase(&r, c, fired); err != nil {
-			return Result{}, err
-		}
-	}
-	return r, nil
-}
-
-// scoreCase adds to r each detector's score on case c, given the calls
-// after which each observer spoke, and notes its false alarms and misses.
-func scoreCase(r *Result, c Case, fired map[string][]int64) error {
-	for i, d := range Detectors {
-		s, err := ScoreRun(c.Labels[d.Label], fired[d.Observer])
-		if err != nil {
-			return fmt.Errorf("detectorbench: %s: %s: %w", c.ID, d.Label, err)
-		}
-		r.Scores[i].add(s)
-		if s.FP > 0 || s.FN > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s spoke after calls %v; labels %v", c.ID, d.Observer, fired[d.Observer], c.Labels[d.Label]))
-		}
-	}
-	return nil
-}
-
-// Print writes r as a table, then its notes.
-func (r Result) Print(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-9s %4s %4s %4s %4s\n", "detector", "TP", "FP", "FN", "TN")
-	for i, d := range Detectors {
-		s := r.Scores[i]
-		fmt.Fprintf(&b, "%-9s %4d %4d %4d %4d\n", d.Observer, s.TP, s.FP, s.FN, s.TN)
-	}
-	for _, n := range r.Notes {
-		b.WriteString(n)
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -23,7 +23,7 @@ func TestRealRunsScoreAsLabelled(t *testing.T) {
 	}
 	cases, err := detectorbench.Load(realRuns)
 	require.NoError(t, err)
-	r, err := detectorbench.Run(cases, detectorbench.Specs())
+	r, err := detectorbench.Run(cases, detectorbench.Specs)
 	require.NoError(t, err)
 	labelled := map[string]int{}
 	for _, c := range cases {
@@ -92,7 +92,7 @@ func ExampleRun() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := detectorbench.Run(cases, detectorbench.Specs())
+	r, err := detectorbench.Run(cases, detectorbench.Specs)
 	if err != nil {
 		panic(err)
 	}

@@ -119,7 +119,8 @@ type Detector struct {
 	// the next identical call is refused before it runs, with a tool
 	// message the model reads instead of the result (see
 	// [observer.Gatekeeper]). Zero never refuses. The Lookout run gives
-	// the model a wrap-up turn if it repeats a refused call.
+	// the model a wrap-up turn if it repeats a refused call, and ends with
+	// lookout.ErrRepeatRefused if the model calls a tool on that turn.
 	RefuseAfter int
 	// SameCalls is how many calls with the same tool and arguments make a
 	// repeat even when their results differ, with nothing new in between.

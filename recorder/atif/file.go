@@ -6,13 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/lookout-go/lookout/internal/outfile"
 )
 
 // WriteFile validates t and writes it, indented, to the file name inside
 // dir, with the media files it needs (Trajectory.MediaFiles) in a folder
 // "media" next to it, and returns the path written. dir is created (0700)
-// if missing; files are created with mode 0600, and an existing file is
-// truncated and set to 0600. A media file already there, named by its
+// if missing; files are created with mode 0600, through a temporary file
+// renamed over the name, and an existing file is replaced. A symbolic
+// link, a device, a named pipe or a directory at a file's name is refused
+// and left as it is. A media file already there, named by its
 // content's SHA-256, is left as it is.
 //
 // name must stay inside dir: an empty name, an absolute path, a path
@@ -21,8 +25,9 @@ import (
 // written. The write goes through an os.Root, so a link swapped in after
 // the check cannot redirect it. A document that fails Validate, or names
 // a local media file that is neither written with it nor already there,
-// is refused with a *ValidationError. The write is not atomic: a crash
-// can leave a partial file.
+// is refused with a *ValidationError. Each file is written whole or not
+// at all; a crash between files can leave media files without their
+// document.
 func WriteFile(dir, name string, t *Trajectory) (string, error) {
 	d, err := PrepareFile(dir, name, t)
 	if err != nil {
@@ -192,34 +197,12 @@ func (d *PreparedFile) Undo() error {
 	return errors.Join(errs...)
 }
 
-// writeIn writes data to the file name inside dir through an os.Root, so
-// that no link can lead the write out of dir, and leaves the file with
-// mode 0600 even when it existed before.
+// writeIn writes data to the file name inside dir, through a temporary
+// file renamed over it inside an os.Root, so that no link can lead the
+// write out of dir and no link, device or pipe at the name is written
+// through; the file is left with mode 0600 even when it existed before.
 func writeIn(dir, name string, data []byte) error {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := fill(f, data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// fill makes f private (0600) and writes data to it. It leaves closing f
-// to the caller.
-func fill(f *os.File, data []byte) error {
-	if err := f.Chmod(0o600); err != nil {
-		return err
-	}
-	_, err := f.Write(data)
-	return err
+	return outfile.Write(dir, name, outfile.Bytes(data))
 }
 
 // staysInside resolves the symbolic links on the way to dir/name and

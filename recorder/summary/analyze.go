@@ -204,6 +204,11 @@ func (st *runState) toolStarted(p *recorder.ToolStarted) {
 	if p.MCPServer != "" {
 		t.MCPServer, t.MCPTool = p.MCPServer, p.MCPTool
 	}
+	if p.Control {
+		t.Control = true
+		st.run.Stats.ControlCalls++
+		return
+	}
 	st.run.Stats.ToolCalls++
 }
 

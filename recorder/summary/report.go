@@ -70,6 +70,9 @@ type Tool struct {
 	Errors     int           `json:"errors"`
 	Unfinished int           `json:"unfinished,omitempty"` // started and never ended
 	Duration   time.Duration `json:"duration_ns"`          // summed over ended calls
+	// Control marks a control tool (a transfer, an exit): its calls steer
+	// the run and are not charged to the budget.
+	Control bool `json:"control,omitempty"`
 }
 
 // ErrorRate returns Errors / Calls, or 0 without calls.
@@ -149,7 +152,8 @@ type Stats struct {
 	ModelCalls             int            `json:"model_calls"`               // model_response records
 	ModelCallsWithoutUsage int            `json:"model_calls_without_usage"` // responses whose provider reported no usage
 	Tokens                 Tokens         `json:"tokens"`                    // summed over responses that reported usage
-	ToolCalls              int            `json:"tool_calls"`
+	ToolCalls              int            `json:"tool_calls"`                // calls charged to the budget: control calls are apart
+	ControlCalls           int            `json:"control_calls,omitempty"`   // calls of control tools, which the budget does not charge
 	ToolErrors             int            `json:"tool_errors"`
 	ErrorRate              float64        `json:"error_rate"` // ToolErrors / ToolCalls, 0 without calls
 	Tools                  []Tool         `json:"tools,omitempty"`

@@ -70,6 +70,7 @@ func (s *Stats) merge(o *Stats) {
 	s.ModelCallsWithoutUsage += o.ModelCallsWithoutUsage
 	s.Tokens.add(o.Tokens)
 	s.ToolCalls += o.ToolCalls
+	s.ControlCalls += o.ControlCalls
 	s.ToolErrors += o.ToolErrors
 	for _, t := range o.Tools {
 		x := findOrAdd(&s.Tools, Tool{Name: t.Name}, func(x Tool) bool { return x.Name == t.Name })
@@ -78,6 +79,7 @@ func (s *Stats) merge(o *Stats) {
 		x.Errors += t.Errors
 		x.Unfinished += t.Unfinished
 		x.Duration += t.Duration
+		x.Control = x.Control || t.Control
 	}
 	s.Assessments.Count += o.Assessments.Count
 	s.Assessments.BySeverity = addCounts(s.Assessments.BySeverity, o.Assessments.BySeverity)

@@ -153,9 +153,16 @@ func tokenLine(t Tokens) string {
 
 // tools writes the tool counters and a line for each tool.
 func (p *printer) tools(in string, s *Stats) {
-	p.line(in, "tools: %s, %s (%s)", plural(s.ToolCalls, "call", "calls"), plural(s.ToolErrors, "error", "errors"), percent(s.ErrorRate))
+	control := ""
+	if s.ControlCalls > 0 {
+		control = fmt.Sprintf("; %s, not charged", plural(s.ControlCalls, "control call", "control calls"))
+	}
+	p.line(in, "tools: %s, %s (%s)%s", plural(s.ToolCalls, "call", "calls"), plural(s.ToolErrors, "error", "errors"), percent(s.ErrorRate), control)
 	for _, t := range s.Tools {
 		line := fmt.Sprintf("%s: %s, %s, %s", t.Name, plural(t.Calls, "call", "calls"), plural(t.Errors, "error", "errors"), duration(t.Duration))
+		if t.Control {
+			line += ", control tool"
+		}
 		if t.Unfinished > 0 {
 			line += fmt.Sprintf(", %d unfinished", t.Unfinished)
 		}

@@ -37,6 +37,7 @@ func scenarios() []scenario {
 	out = append(out, recordingBudgetScenarios()...)
 	out = append(out, recordingFaultScenarios()...)
 	out = append(out, openAIScenarios()...)
+	out = append(out, refusalScenarios()...)
 	return out
 }
 
