@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/lookout-go/lookout/otelexport"
 	"github.com/lookout-go/lookout/recorder"
@@ -110,4 +112,35 @@ func ExampleWriteJSON() {
 	// 58f569241f4f3bb8  invoke_agent migrator
 	// 58b03aa1358f5a81 58f569241f4f3bb8 chat gpt-4o-mini
 	// c2f07c8977d5466f 58f569241f4f3bb8 execute_tool shell
+}
+
+func ExampleWriteMetricsJSON() {
+	ctx := context.Background()
+	sink := recorder.NewMemorySink()
+	_ = record(ctx, sink).Close(ctx)
+
+	// One line per root run, in a file of its own.
+	var out bytes.Buffer
+	if err := otelexport.WriteMetricsJSON(&out, sink.Records(), &otelexport.Options{Resource: resource.Empty()}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var req colmetricspb.ExportMetricsServiceRequest
+	if err := protojson.Unmarshal(out.Bytes(), &req); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range req.ResourceMetrics[0].ScopeMetrics[0].Metrics {
+		for _, p := range m.GetHistogram().GetDataPoints() {
+			var attrs []string
+			for _, kv := range p.Attributes {
+				attrs = append(attrs, kv.Key+"="+kv.Value.GetStringValue())
+			}
+			fmt.Printf("%s %s: count %d, sum %g\n", m.Name, strings.Join(attrs, " "), p.Count, p.GetSum())
+		}
+	}
+	// Output:
+	// gen_ai.client.token.usage gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini gen_ai.token.type=input: count 1, sum 120
+	// gen_ai.client.token.usage gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini gen_ai.token.type=output: count 1, sum 15
+	// gen_ai.client.operation.duration gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini: count 1, sum 1
 }
