@@ -20,8 +20,8 @@ type view struct {
 	// runs.
 	TreeMore     []treeItem
 	TreeMoreRows int
-	Runs    []*run     // every run, parents before their children, a conversation's turns in order
-	Folded  int        // texts cut short, once folded
+	Runs         []*run // every run, parents before their children, a conversation's turns in order
+	Folded       int    // texts cut short, once folded
 	// Problems are the runs with problems, in page order, each with what
 	// went wrong; ProblemsLeft counts the problems past the list's
 	// bound.
