@@ -174,7 +174,7 @@ const inspectDOM = `(function (want) {
     assessments: ids(".assessment"),
     charts: document.querySelectorAll("svg.burndown").length,
     lines: document.querySelectorAll("svg.burndown polyline").length,
-    treeRuns: document.querySelectorAll("#tree li.node > a").length,
+    treeRuns: document.querySelectorAll("#tree li.node > span > a").length,
     treeNested: document.querySelectorAll("#tree li.node li.node").length,
     scripts: document.scripts.length,
     title: document.title,
@@ -246,6 +246,7 @@ func TestTheReportOpensCleanInChromium(t *testing.T) {
 			records := c.records(t)
 			page := writeReport(t, records)
 			b.open(t, ctx, page)
+			b.showAll(t, ctx)
 			want := expect(records)
 			checkCase(t, want, c.injects, c.turns, c.priced)
 			arg, _ := json.Marshal(want)

@@ -51,7 +51,29 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 		}
 	}
 	listProblems(v, ordered)
+	shown, rows := 0, 0
+	for shown < len(items) && rows < treeShown {
+		rows += treeRows(items[shown])
+		shown++
+	}
+	v.Tree, v.TreeMore = items[:shown], items[shown:]
+	for _, it := range v.TreeMore {
+		v.TreeMoreRows += treeRows(it)
+	}
 	return v, b.texts
+}
+
+// treeShown is about how many of the tree's rows the page shows when it
+// opens; the rest are rendered when the tree is scrolled to them.
+const treeShown = 40
+
+// treeRows is how many rows a tree's item takes: its runs, and a
+// conversation's heading.
+func treeRows(it treeItem) int {
+	if it.Conv != nil {
+		return len(it.Conv.runs) + 1
+	}
+	return len(appendTree(nil, it.Run))
 }
 
 // order lists the runs of the tree's items as the page shows them, each

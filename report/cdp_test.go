@@ -318,3 +318,83 @@ func (b *browser) problems(page string) []string {
 	}
 	return out
 }
+
+// showAll renders every part of the page, as its "Show every record"
+// button does.
+func (b *browser) showAll(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var clicked bool
+	b.eval(t, ctx, `document.getElementById("all").click(), true`, &clicked)
+}
+
+// evalAsync is eval for an expression whose value is a promise: it waits
+// for the promise and decodes what it resolves to.
+func (b *browser) evalAsync(t *testing.T, ctx context.Context, expr string, v any) {
+	t.Helper()
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	b.call(t, ctx, b.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &res)
+	if res.ExceptionDetails != nil {
+		t.Fatalf("evaluate %s: %s", expr, res.ExceptionDetails)
+	}
+	if err := json.Unmarshal(res.Result.Value, v); err != nil {
+		t.Fatalf("evaluate %s: %v (value %s)", expr, err, res.Result.Value)
+	}
+}
+
+// mainThreadWork opens url in a new tab of its own and returns the time
+// the tab's main thread spent on tasks until the page had loaded and
+// painted twice, from the browser's performance metrics (TaskDuration).
+func (b *browser) mainThreadWork(t *testing.T, ctx context.Context, url string) time.Duration {
+	t.Helper()
+	var target struct {
+		TargetID string `json:"targetId"`
+	}
+	b.call(t, ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target)
+	defer b.call(t, ctx, "", "Target.closeTarget", map[string]any{"targetId": target.TargetID}, nil)
+	var attached struct {
+		SessionID string `json:"sessionId"`
+	}
+	b.call(t, ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached)
+	tab := &browser{cmd: b.cmd, in: b.in, out: b.out, r: b.r, next: b.next, session: attached.SessionID}
+	defer func() { b.next = tab.next }()
+	for _, domain := range []string{"Page", "Performance", "Runtime"} {
+		tab.call(t, ctx, tab.session, domain+".enable", nil, nil)
+	}
+	tab.call(t, ctx, tab.session, "Emulation.setDeviceMetricsOverride",
+		map[string]any{"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": false}, nil)
+	before := tab.taskDuration(t, ctx)
+	tab.open(t, ctx, url)
+	var painted bool
+	tab.evalAsync(t, ctx, `new Promise(function (done) {
+  requestAnimationFrame(function () { requestAnimationFrame(function () { done(true); }); });
+})`, &painted)
+	after := tab.taskDuration(t, ctx)
+	if after < before {
+		return after // the page is in another process than about:blank was
+	}
+	return after - before
+}
+
+// taskDuration is the time the tab's main thread has spent on tasks.
+func (b *browser) taskDuration(t *testing.T, ctx context.Context) time.Duration {
+	t.Helper()
+	var metrics struct {
+		Metrics []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"metrics"`
+	}
+	b.call(t, ctx, b.session, "Performance.getMetrics", nil, &metrics)
+	for _, m := range metrics.Metrics {
+		if m.Name == "TaskDuration" {
+			return time.Duration(m.Value * float64(time.Second))
+		}
+	}
+	t.Fatal("the browser reported no TaskDuration")
+	return 0
+}

@@ -113,10 +113,8 @@ func render(w io.Writer, v *view, blank []*text) error {
 	if err := page.ExecuteTemplate(bw, "head", v); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	for _, r := range v.Runs {
-		if err := renderRun(bw, r); err != nil {
-			return err
-		}
+	if err := renderRuns(bw, v.Runs); err != nil {
+		return err
 	}
 	if err := page.ExecuteTemplate(bw, "foot", v); err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -38,6 +38,9 @@
     if (p.hasAttribute("data-from")) {
       p.classList.add("timeline");
     }
+    if (p.hasAttribute("data-rows")) {
+      p.style.height = (+p.getAttribute("data-rows") * 20) + "px";
+    }
   });
   if (window.IntersectionObserver) {
     watch = new IntersectionObserver(function (seen) {
@@ -51,32 +54,45 @@
   } else {
     parts.forEach(render);
   }
+  // Parts that hold whole sections list their anchors.
+  var holder = {};
+  parts.forEach(function (p) {
+    (p.getAttribute("data-runs") || "").split(" ").forEach(function (a) {
+      if (a) {
+        holder[a] = p;
+      }
+    });
+  });
   // find returns the element with id, rendering the part that holds it:
-  // a record's anchor is "seq-N", or "RUN-seq-N" on a page of several
-  // runs, and the messages Lookout added to a call's input add "-in-K".
+  // a section's anchor is "run-RUN" or "conversation-ID"; a record's is
+  // "seq-N", or "RUN-seq-N" on a page of several runs, and the messages
+  // Lookout added to a call's input add "-in-K".
   function find(id) {
     var el = document.getElementById(id);
-    var at = id.lastIndexOf("seq-");
-    if (el || at < 0) {
+    if (el) {
       return el;
     }
-    var sec = at > 0 ? document.getElementById("run-" + id.slice(0, at - 1)) : document.querySelector("section.run");
+    var at = id.lastIndexOf("seq-");
+    var section = at > 0 ? "run-" + id.slice(0, at - 1) : id;
+    if (holder[section]) {
+      render(holder[section]);
+    }
+    var sec = at > 0 ? document.getElementById(section) : document.querySelector("section.run");
     var seq = parseInt(id.slice(at + 4), 10);
-    if (!sec || isNaN(seq)) {
-      return null;
-    }
-    var ps = sec.querySelectorAll(":scope > div.part"), pick = ps[0];
-    for (var i = 1; i < ps.length; i++) {
-      if (+ps[i].getAttribute("data-from") <= seq) {
-        pick = ps[i];
+    if (sec && at >= 0 && !isNaN(seq)) {
+      var ps = sec.querySelectorAll(":scope > div.part"), pick = ps[0];
+      for (var i = 1; i < ps.length; i++) {
+        if (+ps[i].getAttribute("data-from") <= seq) {
+          pick = ps[i];
+        }
       }
-    }
-    if (pick) {
-      render(pick);
+      if (pick) {
+        render(pick);
+      }
     }
     el = document.getElementById(id);
     if (!el) {
-      ps.forEach(render);
+      parts.forEach(render);
       el = document.getElementById(id);
     }
     return el;

@@ -15,8 +15,13 @@ type view struct {
 	Script  template.JS
 	Summary summary
 	Tree    []treeItem // the root runs and the conversations, in the order they first appear
-	Runs    []*run     // every run, parents before their children, a conversation's turns in order
-	Folded  int        // texts cut short, once folded
+	// TreeMore are the tree's items past the first treeShown, which the
+	// page renders when they are scrolled to; TreeMoreRows counts their
+	// runs.
+	TreeMore     []treeItem
+	TreeMoreRows int
+	Runs         []*run // every run, parents before their children, a conversation's turns in order
+	Folded       int    // texts cut short, once folded
 	// Problems are the runs with problems, in page order, each with what
 	// went wrong; ProblemsLeft counts the problems past the list's
 	// bound.

@@ -1,0 +1,282 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lookout-go/lookout/recorder"
+)
+
+// maxMainThreadWork is the main-thread work the page of a 10,000-record
+// batch may take to open.
+const maxMainThreadWork = time.Second
+
+// quickstartWork is the main-thread work the quickstart's page takes to
+// open on a machine that is not loaded, at most.
+const quickstartWork = 250 * time.Millisecond
+
+// The page of a quickstart run, of examples/multiagent and of a batch of
+// 10,000 records: the list of what went wrong links to every failure, and
+// each link brings it on screen; each run's burn-down gives, after each
+// record, what its query's budget had used, as lookout inspect --json
+// counts it from the records up to that one; and the batch's page opens
+// with at most maxMainThreadWork of main-thread work.
+func TestTheReportLeadsToFailuresAndFollowsTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	lookoutBin := buildLookout(t, ctx)
+	b := startBrowser(t, ctx)
+	work := map[string]time.Duration{}
+	for _, c := range []struct {
+		name    string
+		records func(t *testing.T) []recorder.Record
+		every   int // check the budget after every every-th record
+	}{
+		{name: "quickstart", records: func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "quickstart") }, every: 1},
+		{name: "multiagent", records: func(t *testing.T) []recorder.Record { return exampleRun(t, ctx, "multiagent") }, every: 1},
+		{name: "batch", records: func(*testing.T) []recorder.Record { return batchRun(10_000) }, every: 97},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			records := c.records(t)
+			page := writeReport(t, records)
+			work[c.name] = b.mainThreadWork(t, ctx, page)
+			b.open(t, ctx, page)
+			failures := failureAnchors(records)
+			t.Logf("%d records, %d failures", len(records), len(failures))
+			if c.name != "multiagent" && len(failures) == 0 {
+				t.Fatal("no failures to look for")
+			}
+			var links []string
+			b.eval(t, ctx, `Array.from(document.querySelectorAll("#problems li[data-k] > a"), function (a) { return decodeURIComponent(a.hash.slice(1)); })`, &links)
+			slices.Sort(links)
+			if !slices.Equal(links, failures) {
+				t.Errorf("the list of what went wrong links to\n%v\nwant\n%v", links, failures)
+			}
+			var missed []string
+			for from := 0; from < len(links); from += 10 {
+				var some []string
+				b.evalAsync(t, ctx, followLinks+"("+strconv.Itoa(from)+", 10)", &some)
+				missed = append(missed, some...)
+			}
+			if len(missed) > 0 {
+				t.Errorf("links that do not bring their target on screen: %v", missed)
+			}
+			b.showAll(t, ctx)
+			checkBurnDown(t, ctx, b, lookoutBin, records, c.every)
+			if p := b.problems(page); len(p) > 0 {
+				t.Errorf("the browser reported:\n%s", strings.Join(p, "\n"))
+			}
+		})
+	}
+	t.Logf("main-thread work to open the page: %v for the quickstart, %v for examples/multiagent, %v for the 10,000-record batch",
+		work["quickstart"], work["multiagent"], work["batch"])
+	// The browser measures the main thread's tasks by the clock, which a
+	// loaded machine stretches: where the quickstart's page takes more
+	// than quickstartWork, the bound is stretched as much.
+	bound := maxMainThreadWork
+	if q := work["quickstart"]; q > quickstartWork {
+		bound = time.Duration(float64(bound) * float64(q) / float64(quickstartWork))
+		t.Logf("a loaded machine: the bound is %v", bound)
+	}
+	if work["batch"] > bound {
+		t.Errorf("the 10,000-record page takes %v of main-thread work to open, want at most %v", work["batch"], bound)
+	}
+}
+
+// followLinks clicks n links of the list of what went wrong in turn, from
+// the from-th, and returns the targets that are not on screen once the
+// page has painted twice.
+const followLinks = `(async function (from, n) {
+  var missed = [];
+  var links = Array.from(document.querySelectorAll("#problems li[data-k] > a"));
+  for (var i = from; i < links.length && i < from + n; i++) {
+    var a = links[i], id = decodeURIComponent(a.hash.slice(1));
+    a.click();
+    await new Promise(function (done) { requestAnimationFrame(function () { requestAnimationFrame(done); }); });
+    var el = document.getElementById(id), box = el && el.getBoundingClientRect();
+    if (!el || box.bottom <= 0 || box.top >= innerHeight || box.height === 0) {
+      missed.push(id + (el ? " at " + Math.round(box.top) + "+" + Math.round(box.height) : " not in the page"));
+    }
+  }
+  return missed;
+})`
+
+// failureAnchors returns the anchors of what went wrong in records,
+// sorted: each failed or refused tool call's (its start's, or its end's
+// when it has no start), each failed model call's response, each budget
+// exceeded, and each run that did not complete (its end, or its section
+// when it has none).
+func failureAnchors(records []recorder.Record) []string {
+	runs := map[string]bool{}
+	for _, r := range records {
+		runs[r.RunID] = true
+	}
+	anchor := func(r recorder.Record) string {
+		if len(runs) > 1 {
+			return r.RunID + "-seq-" + itoa(r.Seq)
+		}
+		return "seq-" + itoa(r.Seq)
+	}
+	var out []string
+	open := map[string][]string{}
+	ended := map[string]bool{}
+	for _, r := range records {
+		switch p := r.Payload.(type) {
+		case *recorder.ToolStarted:
+			key := r.RunID + "\x00" + p.CallID + "\x00" + p.Name
+			open[key] = append(open[key], anchor(r))
+		case *recorder.ToolEnded:
+			key := r.RunID + "\x00" + p.CallID + "\x00" + p.Name
+			id := anchor(r)
+			if q := open[key]; len(q) > 0 {
+				id, open[key] = q[0], q[1:]
+			}
+			if p.IsError || p.Error != "" {
+				out = append(out, id)
+			}
+		case *recorder.ModelResponse:
+			if p.Error != "" {
+				out = append(out, anchor(r))
+			}
+		case *recorder.BudgetRecord:
+			if p.Event == recorder.BudgetExceeded {
+				out = append(out, anchor(r))
+			}
+		case *recorder.RunEnded:
+			ended[r.RunID] = true
+			if p.Outcome != recorder.OutcomeCompleted {
+				out = append(out, anchor(r))
+			}
+		}
+	}
+	for id := range runs {
+		if !ended[id] {
+			out = append(out, "run-"+id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// buildLookout builds the lookout command into a temporary directory.
+func buildLookout(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lookout")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/lookout")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/lookout: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// inspectedBudget is a query's budget as lookout inspect --json gives it.
+type inspectedBudget struct {
+	RunID      string `json:"run_id"`
+	Tokens     int64  `json:"tokens"`
+	ModelCalls int64  `json:"model_calls"`
+	ToolCalls  int64  `json:"tool_calls"`
+}
+
+// checkBurnDown checks the figures behind each run's burn-down after
+// every every-th record, and the last, against lookout inspect --json of
+// the records up to that one: what the run's query had used of its
+// budget.
+func checkBurnDown(t *testing.T, ctx context.Context, b *browser, bin string, records []recorder.Record, every int) {
+	t.Helper()
+	var charts map[string]map[string]string // by section id, by resource
+	b.eval(t, ctx, `Object.fromEntries(Array.from(document.querySelectorAll("section.run"), function (s) {
+  return [s.id, Object.fromEntries(Array.from(s.querySelectorAll("li[data-used]"), function (li) { return [li.dataset.resource, li.dataset.used]; }))];
+}))`, &charts)
+	root := map[string]string{}
+	for _, r := range records {
+		if _, ok := root[r.RunID]; !ok {
+			root[r.RunID] = r.RunID
+			if p, ok := root[r.ParentRunID]; ok && r.ParentRunID != "" {
+				root[r.RunID] = p
+			}
+		}
+	}
+	var input bytes.Buffer
+	index := map[string]int{} // each record's place in its run, as the chart counts
+	checked := 0
+	for k, r := range records {
+		line, err := r.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		input.Write(append(line, '\n'))
+		i := index[r.RunID]
+		index[r.RunID]++
+		if k%every != 0 && k != len(records)-1 {
+			continue
+		}
+		budget := inspectBudget(t, ctx, bin, input.Bytes(), root[r.RunID])
+		chart := charts["run-"+r.RunID]
+		for resource, want := range map[string]int64{"tokens": budget.Tokens, "model_calls": budget.ModelCalls, "tool_calls": budget.ToolCalls} {
+			data, ok := chart[resource]
+			if !ok {
+				continue
+			}
+			checked++
+			if got := usedAt(data, i); got != want {
+				t.Errorf("after record %d (seq %d of run %s) the burn-down shows %s used %d, inspect %d", k, r.Seq, r.RunID, resource, got, want)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no burn-down figure was checked")
+	}
+}
+
+// inspectBudget runs lookout inspect --json on input and returns the
+// budget of the query rooted at root.
+func inspectBudget(t *testing.T, ctx context.Context, bin string, input []byte, root string) inspectedBudget {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, "inspect", "--json", "-")
+	cmd.Stdin = bytes.NewReader(input)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("lookout inspect --json: %v", err)
+	}
+	var rep struct {
+		Budgets []inspectedBudget `json:"budgets"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range rep.Budgets {
+		if q.RunID == root {
+			return q
+		}
+	}
+	t.Fatalf("inspect gives no budget for the query %s", root)
+	return inspectedBudget{}
+}
+
+// usedAt reads the figure after record i from a chart's data: "i:used"
+// pairs where it changed.
+func usedAt(data string, i int) int64 {
+	var used int64
+	for _, pair := range strings.Fields(data) {
+		at, value, _ := strings.Cut(pair, ":")
+		n, _ := strconv.Atoi(at)
+		if n > i {
+			break
+		}
+		used, _ = strconv.ParseInt(value, 10, 64)
+	}
+	return used
+}
