@@ -42,6 +42,8 @@ type driftState struct {
 	made        []string // what the agent wrote, and its working directories
 	access      map[string]scan.Access
 	key         []byte   // scratch for folding argument keys
+	text        []byte   // scratch for unescaped arguments
+	cwd         string   // the working directory the calls changed to, if known
 	topFiles    []string // of them, relative paths of files at the top of the tree
 	learnedUpTo int64
 	scope       []string
@@ -72,7 +74,7 @@ func (st *driftState) CatchUp() int { return 4 * st.window }
 func (st *driftState) Reset(oc *observer.Context) {
 	st.calls.Clear()
 	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
-	st.made = st.made[:0]
+	st.made, st.cwd = st.made[:0], ""
 	st.relearn(oc.Calls(), oc.CallIndex)
 	st.reset = true
 }
@@ -105,6 +107,7 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 	if st.noteMade(rec) {
 		st.rebuildScope()
 	}
+	st.resolve()
 	if len(st.targets) == 0 {
 		return
 	}

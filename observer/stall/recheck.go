@@ -107,7 +107,7 @@ func (st *stallState) echoesOnly(e *stallCall) bool {
 	st.text = st.text[:0]
 	scan.EachMember(e.args, func(_, val string, isString bool) bool {
 		if isString {
-			st.text = append(appendUnescaped(st.text, val), '\n')
+			st.text = append(scan.AppendUnescaped(st.text, val), '\n')
 		}
 		return true
 	})
@@ -124,31 +124,6 @@ func (st *stallState) echoesOnly(e *stallCall) bool {
 		}
 	}
 	return echoed > 0 && 2*echoed >= lines
-}
-
-// appendUnescaped appends the JSON string content s to dst with its
-// escapes decoded, except \u escapes, which are kept as they are.
-func appendUnescaped(dst []byte, s string) []byte {
-	for {
-		i := strings.IndexByte(s, '\\')
-		if i < 0 || i+1 >= len(s) {
-			return append(dst, s...)
-		}
-		dst = append(dst, s[:i]...)
-		switch c := s[i+1]; c {
-		case 'n':
-			dst = append(dst, '\n')
-		case 't':
-			dst = append(dst, '\t')
-		case 'r':
-			dst = append(dst, '\r')
-		case 'u':
-			dst = append(dst, '\\', 'u')
-		default:
-			dst = append(dst, c)
-		}
-		s = s[i+2:]
-	}
 }
 
 // countersMoved reports whether a and b, which differ only in what the

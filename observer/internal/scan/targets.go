@@ -557,11 +557,32 @@ func (f *TargetFinder) backticked(prompt string) {
 		if closing < 0 {
 			return
 		}
-		if w := rest[open+1 : open+1+closing]; isBareName(w) && !isShellWord(w) {
+		if w := rest[open+1 : open+1+closing]; isBareName(w) && !isShellWord(w) && hasAlnum(w) && !isAttributeChain(w) {
 			f.addName(w)
 		}
 		rest = rest[open+2+closing:]
 	}
+}
+
+// hasAlnum reports whether w has a letter or a digit: """ and ... name
+// nothing.
+func hasAlnum(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// isAttributeChain reports a dotted chain of code, such as
+// self.field.widget.attrs.get or obj.Method(): three dots or more, a call,
+// or a part that starts with self, this or cls, has an underscore or an
+// upper-case letter, none of which a host name or a file name has.
+func isAttributeChain(w string) bool {
+	if strings.ContainsAny(w, "/\\") || strings.Count(w, ".") < 2 && !strings.HasSuffix(w, "()") {
+		return false
+	}
+	if strings.Count(w, ".") >= 4 || strings.HasSuffix(w, "()") {
+		return true
+	}
+	first, _, _ := strings.Cut(w, ".")
+	return first == "self" || first == "this" || first == "cls" || strings.ContainsFunc(w, func(r rune) bool { return r == '_' || unicode.IsUpper(r) })
 }
 
 // isBareName reports a word that can name a resource: not empty, not too
@@ -577,11 +598,41 @@ func (f *TargetFinder) promptWords(prompt string) {
 		if len(f.out) >= maxPromptScope {
 			return
 		}
-		w = trimPromptWord(w)
+		if w[0] == '<' {
+			continue // markup: <pr_description>, </pr_description>
+		}
+		if w = trimPromptWord(w); isAttributeChain(w) {
+			continue
+		}
 		if host, ok := UrlHost(w); ok {
 			f.add(host)
 		} else if looksLikePath(w) {
 			f.add(CleanTarget(w))
 		}
+	}
+}
+
+// AppendUnescaped appends the JSON string content s to dst with its
+// escapes decoded, except \u escapes, which are kept as they are.
+func AppendUnescaped(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 || i+1 >= len(s) {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:i]...)
+		switch c := s[i+1]; c {
+		case 'n':
+			dst = append(dst, '\n')
+		case 't':
+			dst = append(dst, '\t')
+		case 'r':
+			dst = append(dst, '\r')
+		case 'u':
+			dst = append(dst, '\\', 'u')
+		default:
+			dst = append(dst, c)
+		}
+		s = s[i+2:]
 	}
 }
