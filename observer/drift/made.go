@@ -19,11 +19,11 @@ var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": tr
 // that wrote them (a tool whose name says it writes, a shell redirection,
 // touch or mkdir) and the working directory it names, and reports whether
 // it added any.
-func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
-	if !rec.Success || len(st.made) >= maxMade {
-		return false
-	}
+func (st *driftState) noteMade(rec *observer.ToolCallRecord) int {
 	n := len(st.made)
+	if !rec.Success || n >= maxMade {
+		return n
+	}
 	if st.accessOf(rec.ToolName) == scan.WriteAccess {
 		for _, t := range st.targets {
 			st.addMade(t)
@@ -35,7 +35,7 @@ func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
 		}
 		return true
 	})
-	return len(st.made) > n
+	return n
 }
 
 // noteMadeIn adds to what the agent made the directory a string argument

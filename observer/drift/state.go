@@ -48,6 +48,10 @@ type driftState struct {
 	learnedUpTo int64
 	scope       []string
 	version     int
+	// grownFrom is the first version since which the scope has only
+	// grown; grownAt[v-grownFrom] is the length the scope had at version v.
+	grownFrom int
+	grownAt   []int
 
 	episode int64 // call at which the current drift began; 0 when none
 
@@ -104,8 +108,8 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		st.rebuildScope()
 	}
 	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
-	if st.noteMade(rec) {
-		st.rebuildScope()
+	if n := st.noteMade(rec); n < len(st.made) {
+		st.extendScope(st.made[n:])
 	}
 	st.resolve()
 	if len(st.targets) == 0 {
@@ -121,13 +125,23 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 }
 
 func (st *driftState) outside(c *driftCall) bool {
-	if c.version != st.version {
-		c.outside, c.version = true, st.version
-		for _, t := range c.targets {
-			if slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, t) }) {
-				c.outside = false
-				break
-			}
+	if c.version == st.version {
+		return c.outside
+	}
+	entries := st.scope
+	if c.version >= st.grownFrom {
+		// The scope only grew since: what was inside stays inside.
+		if !c.outside {
+			c.version = st.version
+			return false
+		}
+		entries = st.scope[st.grownAt[c.version-st.grownFrom]:]
+	}
+	c.outside, c.version = true, st.version
+	for _, t := range c.targets {
+		if slices.ContainsFunc(entries, func(e string) bool { return scan.InScope(e, t) }) {
+			c.outside = false
+			break
 		}
 	}
 	return c.outside
