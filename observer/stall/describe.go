@@ -175,65 +175,56 @@ func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stal
 }
 
 func (st *stallState) describeSameCall(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
-	t := &st.out
-	first := e.sigFirst
-	st.pick(func(c *stallCall) bool { return c.index >= first && c.sig == e.sig && !c.exempt })
-	st.list(&t.Builder, f.length, first, e)
-	x.evidence = t.End()
 	x.category = "same_call"
 	x.summary = "You keep making the same call; its result changes, but you are not moving on."
-	scan.WriteQuoted(&t.Builder, e.tool)
-	t.WriteString(" was called ")
-	scan.WriteInt(&t.Builder, int64(f.length))
-	t.WriteString(" times with the same arguments (calls #")
-	scan.WriteInt(&t.Builder, first)
-	t.WriteString(" to #")
-	scan.WriteInt(&t.Builder, e.index)
-	t.WriteString("), with nothing else in between.")
-	x.description = t.End()
+	st.describeCalls(x, f, e, e.sigFirst, " times with the same arguments (calls #", "), with nothing else in between.")
 	return append(suggestions, sameCallSuggestion)
 }
 
 // describeRecheck describes the same call returning the same result
 // again and again, with other calls between.
 func (st *stallState) describeRecheck(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	x.category = "recheck"
+	x.summary = "You keep checking the same thing and getting the same result."
+	st.describeCalls(x, f, e, e.recurFirst, " times with the same arguments (calls #", ") and returned the same result each time, whatever was done between.")
+	return append(suggestions, recheckSuggestion)
+}
+
+// describeCalls writes the evidence of the calls with e's tool and
+// arguments from first on, and the description "`tool` was called N" +
+// middle + "first to #last" + end.
+func (st *stallState) describeCalls(x *stallTexts, f stallFinding, e *stallCall, first int64, middle, end string) {
 	t := &st.out
-	first := e.recurFirst
 	st.pick(func(c *stallCall) bool { return c.index >= first && c.sig == e.sig && !c.exempt })
 	st.list(&t.Builder, f.length, first, e)
 	x.evidence = t.End()
-	x.category = "recheck"
-	x.summary = "You keep checking the same thing and getting the same result."
 	scan.WriteQuoted(&t.Builder, e.tool)
 	t.WriteString(" was called ")
 	scan.WriteInt(&t.Builder, int64(f.length))
-	t.WriteString(" times with the same arguments (calls #")
+	t.WriteString(middle)
 	scan.WriteInt(&t.Builder, first)
 	t.WriteString(" to #")
 	scan.WriteInt(&t.Builder, e.index)
-	t.WriteString(") and returned the same result each time, whatever was done between.")
+	t.WriteString(end)
 	x.description = t.End()
-	return append(suggestions, recheckSuggestion)
 }
 
 // describeNoEffect describes calls in a row that a waiting shell only
 // echoed.
 func (st *stallState) describeNoEffect(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
-	t := &st.out
-	first := e.index - int64(f.length) + 1
-	st.pick(func(c *stallCall) bool { return c.index >= first })
-	st.list(&t.Builder, f.length, first, e)
-	x.evidence = t.End()
 	x.category = "no_effect"
 	x.summary = "Your last calls had no effect: the shell is still waiting for the end of an earlier command."
-	t.WriteString("The last ")
-	scan.WriteInt(&t.Builder, int64(f.length))
-	t.WriteString(" calls (#")
+	first := e.index - int64(f.length) + 1
+	t := &st.out
+	t.WriteString("Calls #")
 	scan.WriteInt(&t.Builder, first)
 	t.WriteString(" to #")
 	scan.WriteInt(&t.Builder, e.index)
-	t.WriteString(") were only echoed back after a \">\" prompt: an earlier command, such as a heredoc or an open quote, is unfinished, and nothing sent since has run.")
+	t.WriteString(" were only echoed back after a \">\" prompt: an earlier command, such as a heredoc or an open quote, is unfinished, and nothing sent since has run.")
 	x.description = t.End()
+	st.pick(func(c *stallCall) bool { return c.index >= first })
+	st.list(&t.Builder, f.length, first, e)
+	x.evidence = t.End()
 	return append(suggestions, noEffectSuggestion)
 }
 
