@@ -356,10 +356,19 @@ func hostOf(rest string) string {
 // slash, one starting with "./" or "~/", or a file name with an
 // extension, such as main.go.
 func looksLikePath(w string) bool {
-	if len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") || strings.ContainsAny(w, "{}|<>*") {
+	if len(w) > maxTargetLen {
 		return false
 	}
-	if strings.ContainsAny(w, `/\`) {
+	slash := false
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case ' ', '\t', '\n', '=', '{', '}', '|', '<', '>', '*':
+			return false
+		case '/', '\\':
+			slash = true
+		}
+	}
+	if slash {
 		// A path has a component of two letters or digits at least:
 		// n/a and 1/2 are not paths.
 		return hasWordOfTwo(w)
@@ -493,7 +502,7 @@ func isDomain(e string) bool {
 // containsComponents reports whether the relative entry e occurs in t as
 // whole path components, or names a file of t when e is a bare word.
 func containsComponents(e, t string) bool {
-	bare := !strings.ContainsAny(e, "./")
+	bare := strings.IndexByte(e, '.') < 0 && strings.IndexByte(e, '/') < 0
 	for from := 0; from < len(t); {
 		k := strings.Index(t[from:], e)
 		if k < 0 {
@@ -575,7 +584,7 @@ func hasAlnum(w string) bool {
 // or a part that starts with self, this or cls, has an underscore or an
 // upper-case letter, none of which a host name or a file name has.
 func isAttributeChain(w string) bool {
-	if strings.ContainsAny(w, "/\\") || strings.Count(w, ".") < 2 && !strings.HasSuffix(w, "()") {
+	if strings.IndexByte(w, '/') >= 0 || strings.IndexByte(w, '\\') >= 0 || strings.Count(w, ".") < 2 && !strings.HasSuffix(w, "()") {
 		return false
 	}
 	if strings.Count(w, ".") >= 4 || strings.HasSuffix(w, "()") {
