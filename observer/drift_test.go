@@ -294,3 +294,27 @@ func TestDriftJudgesADerivedScopeLaterThanADeclaredOne(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("Drift@%d", drift.DefaultDerivedMinCalls), derived.firings()[0])
 	assert.Equal(t, fmt.Sprintf("Drift@%d", drift.DefaultMinCalls), declared.firings()[0])
 }
+
+func TestDriftTakesNoScopeFromPromptNoise(t *testing.T) {
+	task := "<pr_description>\nThe widget reads self.field.widget.attrs.get('class') and ignores \"\"\"docstrings\"\"\". " +
+		"Stubs are `...` or `\"\"\"`.\n</pr_description>\nFix django/forms/models.py."
+	h := newHarness(t, drift.New()).task(observer.Task{Prompt: task})
+	for i := range 5 {
+		h.run(readFile(fmt.Sprintf("django/forms/file%d.py", i), "x"))
+	}
+	for i := range 8 {
+		h.run(readFile(fmt.Sprintf("web/marketing/page%d.tsx", i), "x"))
+	}
+	a := h.mustAt(13, "Drift")
+	assert.Contains(t, a.Observations[0].Description, "outside the scope taken from the task (django/forms).",
+		"only the path the task names is scope: no closing tag, attribute chain or quote run")
+}
+
+func TestDriftResolvesRelativePathsAgainstTheWorkingDirectory(t *testing.T) {
+	h := newHarness(t, drift.New()).task(observer.Task{Prompt: "Implement clone_traits in traits/has_traits.py so that traits/tests/test_clone.py passes."})
+	h.run(succeeded("bash", `{"command":"cd traits\nls -la\n"}`, "has_traits.py tests"))
+	for i := range 12 {
+		h.run(succeeded("bash", fmt.Sprintf(`{"command":"sed -i 's/v%d/v%d/' has_traits.py\npytest tests/test_clone.py\n"}`, i, i+1), "FAILED"))
+	}
+	assert.Empty(t, h.firings(), "has_traits.py and tests/test_clone.py, run from traits/, are the task's own files")
+}

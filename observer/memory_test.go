@@ -26,7 +26,7 @@ func TestADetectorAtItsMaximumAllocatesWhatItsDocStates(t *testing.T) {
 		o      observer.Observer
 		budget uint64 // bytes the doc comment states
 	}{
-		{"Stall at stall.MaxWindow: about 352 KiB", &stall.Detector{Window: stall.MaxWindow}, 352 << 10},
+		{"Stall at stall.MaxWindow: about 383 KiB", &stall.Detector{Window: stall.MaxWindow}, 383 << 10},
 		{"Errors at cascade.MaxWindow: about 1 MB", &cascade.Detector{Window: cascade.MaxWindow}, 1 << 20},
 		{"Drift at drift.MaxWindow: about 640 KB", &drift.Detector{Window: drift.MaxWindow}, 640_000},
 	}

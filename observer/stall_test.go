@@ -573,3 +573,44 @@ func TestStallReportsManyIdenticalCallsWhoseOutputChanges(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("Stall@%d", stall.DefaultSameCalls), firings[0])
 	assert.Equal(t, "same_call", last.Assessments[0].Observations[0].Category)
 }
+
+func TestStallSeesTheSameFailureComeBackAfterEachEdit(t *testing.T) {
+	test := succeeded("bash", `{"command":"pytest tests/test_round.py"}`, "FAILED tests/test_round.py::test_half - assert 2.4 == 2.5")
+	h := newHarness(t, stall.New())
+	for i := range 3 {
+		h.run(succeeded("bash", fmt.Sprintf(`{"command":"sed -i 's/v%d/v%d/' round.py"}`, i, i+1), ""), test)
+	}
+	assert.Equal(t, []string{"Stall@6"}, h.firings(), "the third same failure, each after a different edit")
+	assert.Equal(t, "recheck", h.mustAt(6, "Stall").Observations[0].Category)
+}
+
+func TestStallTakesCountersThatMoveAsProgress(t *testing.T) {
+	tail := func(epoch int) observer.ToolCallRecord {
+		return succeeded("bash", `{"command":"tail -n 1 train.log"}`, fmt.Sprintf("epoch %d/10 loss 0.41", epoch))
+	}
+	t.Run("a log whose epoch moves stays quiet", func(t *testing.T) {
+		h := newHarness(t, stall.New())
+		for i := range 6 {
+			h.run(tail(i+1), succeeded("sleep", fmt.Sprintf(`{"seconds":%d}`, 60+i), ""))
+		}
+		assert.Empty(t, h.firings())
+	})
+	t.Run("once it moved, the call is a poll: the same result counts up to PollingCap", func(t *testing.T) {
+		h := newHarness(t, &stall.Detector{PollingCap: 4})
+		h.run(tail(1), succeeded("sleep", `{"seconds":60}`, ""), tail(2))
+		for i := range 4 {
+			h.run(succeeded("sleep", fmt.Sprintf(`{"seconds":%d}`, 61+i), ""), tail(2))
+		}
+		assert.Equal(t, []string{"Stall@9", "Stall@11"}, h.firings(), "the fourth same result, and on")
+	})
+}
+
+func TestStallSeesCallsThatAWaitingShellOnlyEchoes(t *testing.T) {
+	h := newHarness(t, stall.New())
+	h.run(succeeded("bash_command", `{"keystrokes":"cat > run.sh << 'EOF'\necho hi\n"}`, "root@box:~# cat > run.sh << 'EOF'\n> echo hi\n>"))
+	for _, cmd := range []string{"chmod +x run.sh", "./run.sh", "ls -la"} {
+		h.run(succeeded("bash_command", `{"keystrokes":"`+cmd+`\n"}`, "> "+cmd+"\n>"))
+	}
+	assert.Equal(t, []string{"Stall@4"}, h.firings(), "the third call with no effect")
+	assert.Equal(t, "no_effect", h.mustAt(4, "Stall").Observations[0].Category)
+}

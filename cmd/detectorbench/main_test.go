@@ -24,3 +24,15 @@ func TestRunPrintsTheTableAndExitsByOutcome(t *testing.T) {
 	assert.Equal(t, 0, run([]string{dir}, &out, &errs))
 	assert.Contains(t, out.String(), "Stall        0    0    0    1")
 }
+
+func TestRunPrintsScoresByFamilyWithTable(t *testing.T) {
+	dir := t.TempDir()
+	call := `{"tool": "read_file", "args": {"path": "a.go"}, "result": "package a", "ok": true}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "quiet.json"),
+		[]byte(`{"id": "quiet", "family": "demo", "labels": {}, "calls": [`+call+`]}`), 0o600))
+	var out, errs strings.Builder
+	assert.Equal(t, 0, run([]string{"-table", "-replays", "2", dir}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "| demo | 1 | 0 | 0 | 0 | 1.00 | 1.00 | – | 0.00 |")
+	assert.Contains(t, out.String(), "Cost per call")
+	assert.Equal(t, 2, run([]string{"-replays"}, &out, &errs), "a flag without its value is bad usage")
+}

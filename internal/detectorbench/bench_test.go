@@ -44,6 +44,51 @@ func TestRealRunsScoreAsLabelled(t *testing.T) {
 	}
 }
 
+// On the repository's 157 real runs: Stall finds at least 80% of the
+// labelled loops with at least 90% precision, a median of at most 5 calls
+// after the loop starts; Errors finds every cascade within 3 calls of its
+// start, with no false alarm; Drift raises
+// at most 0.3 false alarms per 100 calls.
+func TestRepositoryRunsScoreAsDocumented(t *testing.T) {
+	cases, err := detectorbench.Load("testdata/real")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(cases), 150)
+	families := map[string]bool{}
+	for _, c := range cases {
+		families[c.Family] = true
+	}
+	assert.GreaterOrEqual(t, len(families), 4, "agent families")
+	r, err := detectorbench.Run(cases, detectorbench.Specs)
+	require.NoError(t, err)
+	stall, errs, drift := r.Scores[0], r.Scores[1], r.Scores[2]
+	assert.GreaterOrEqual(t, stall.Recall(), 0.8, "Stall recall: %v", r.Notes)
+	assert.GreaterOrEqual(t, stall.Precision(), 0.9, "Stall precision: %v", r.Notes)
+	assert.LessOrEqual(t, stall.MedianDelay(), 5.0, "Stall's median delay")
+	assert.Equal(t, 1.0, errs.Recall(), "Errors finds every cascade: %v", r.Notes)
+	assert.Zero(t, errs.FP, "Errors false alarms: %v", r.Notes)
+	assert.LessOrEqual(t, drift.FalseAlarmsPer100(), 0.3, "Drift false alarms: %v", r.Notes)
+}
+
+func TestLoadTakesLabelsFromTheLabelsFile(t *testing.T) {
+	dir := t.TempDir()
+	call := `{"tool": "read_file", "args": {"path": "a.go"}, "result": "package a", "ok": true}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"id": "a", "calls": [`+call+`]}`), 0o600))
+	labels := filepath.Join(dir, detectorbench.LabelsFile)
+	require.NoError(t, os.WriteFile(labels, []byte(`{"a": {"stall": ["1"], "why": "a reason"}}`), 0o600))
+	cases, err := detectorbench.Load(dir)
+	require.NoError(t, err)
+	require.Len(t, cases, 1, "the labels file is no case")
+	assert.Equal(t, []string{"1"}, cases[0].Labels["stall"])
+	assert.Equal(t, "a reason", cases[0].Why)
+
+	require.NoError(t, os.WriteFile(labels, []byte(`{"a": {}, "b": {}}`), 0o600))
+	_, err = detectorbench.Load(dir)
+	assert.ErrorContains(t, err, "labels b, which has no case")
+	require.NoError(t, os.WriteFile(labels, []byte(`{}`), 0o600))
+	_, err = detectorbench.Load(dir)
+	assert.ErrorContains(t, err, "has no labels for a")
+}
+
 func TestScoreRunCountsEpisodesAndFalseAlarms(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -52,11 +97,11 @@ func TestScoreRunCountsEpisodesAndFalseAlarms(t *testing.T) {
 		want   detectorbench.Score
 	}{
 		{"quiet on a run with no episode is a true negative", nil, nil, detectorbench.Score{TN: 1}},
-		{"speaking within an episode finds it", []string{"4-6"}, []int64{5, 6}, detectorbench.Score{TP: 1}},
-		{"speaking one call early still finds it", []string{"4-6"}, []int64{3}, detectorbench.Score{TP: 1}},
+		{"speaking within an episode finds it", []string{"4-6"}, []int64{5, 6}, detectorbench.Score{TP: 1, Delays: []int{1}}},
+		{"speaking one call early still finds it", []string{"4-6"}, []int64{3}, detectorbench.Score{TP: 1, Delays: []int{0}}},
 		{"silence through an episode misses it", []string{"4-6"}, nil, detectorbench.Score{FN: 1}},
 		{"consecutive calls outside every episode are one false alarm", nil, []int64{2, 3, 4, 9}, detectorbench.Score{FP: 2}},
-		{"a single call label", []string{"8"}, []int64{8}, detectorbench.Score{TP: 1}},
+		{"a single call label", []string{"8"}, []int64{8}, detectorbench.Score{TP: 1, Delays: []int{0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

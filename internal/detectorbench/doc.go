@@ -9,5 +9,10 @@
 //	 "calls": [{"tool": "bash", "args": {"command": "ls"}, "result": "...", "ok": true, "error": "", "at": 30.5}]}
 //
 // labels name, per detector, the call ranges (1-based) where it should
-// produce an assessment; an empty list means it should stay quiet.
+// produce an assessment; an empty list means it should stay quiet. A case
+// may also name its agent "family" and its "kind" of task. A folder may
+// keep the labels apart, in labels.json: {"id": {"stall": [...],
+// "errors": [...], "drift": [...], "why": "the reader's reason"}}, one
+// entry for each case. testdata/real holds 157 real runs labelled so, and
+// the converter that made them.
 package detectorbench

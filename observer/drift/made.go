@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -18,11 +19,11 @@ var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": tr
 // that wrote them (a tool whose name says it writes, a shell redirection,
 // touch or mkdir) and the working directory it names, and reports whether
 // it added any.
-func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
-	if !rec.Success || len(st.made) >= maxMade {
-		return false
-	}
+func (st *driftState) noteMade(rec *observer.ToolCallRecord) int {
 	n := len(st.made)
+	if !rec.Success || n >= maxMade {
+		return n
+	}
 	if st.accessOf(rec.ToolName) == scan.WriteAccess {
 		for _, t := range st.targets {
 			st.addMade(t)
@@ -34,7 +35,7 @@ func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
 		}
 		return true
 	})
-	return len(st.made) > n
+	return n
 }
 
 // noteMadeIn adds to what the agent made the directory a string argument
@@ -43,8 +44,10 @@ func (st *driftState) noteMade(rec *observer.ToolCallRecord) bool {
 func (st *driftState) noteMadeIn(k, val string) {
 	if st.key = scan.FoldKey(st.key[:0], k); workDirKeys[string(st.key)] {
 		st.addMade(scan.CleanTarget(val))
-	} else if len(val) <= 512 {
-		madeByShell(val, st.addMade)
+		st.changeDir(scan.CleanTarget(val))
+	} else if len(val) <= maxShellText && mayMake(val) {
+		st.text = scan.AppendUnescaped(st.text[:0], val)
+		madeByShell(string(st.text), st.addMade, st.changeDir)
 	}
 }
 
@@ -68,6 +71,36 @@ func (st *driftState) accessOf(tool string) scan.Access {
 // maxToolsClassified bounds the tools whose access a session remembers.
 const maxToolsClassified = 256
 
+// maxShellText is the longest argument read for what a shell command
+// makes and where it changes directory.
+const maxShellText = 4096
+
+// changeDir follows a change of working directory to t, relative to the
+// one before unless it is rooted; "-" and "~" reset it.
+func (st *driftState) changeDir(t string) {
+	switch {
+	case t == "" || t == "-" || strings.HasPrefix(t, "~") || strings.HasPrefix(t, "$"):
+		st.cwd = ""
+	case isRooted(t) || st.cwd == "":
+		st.cwd = t
+	default:
+		st.cwd = path.Join(st.cwd, t)
+	}
+}
+
+// resolve turns the relative paths among st.targets into paths under the
+// working directory, when one is known.
+func (st *driftState) resolve() {
+	if st.cwd == "" {
+		return
+	}
+	for i, t := range st.targets {
+		if st.finder.IsPath(i) && !isRooted(t) {
+			st.targets[i] = path.Join(st.cwd, t)
+		}
+	}
+}
+
 func (st *driftState) addMade(t string) {
 	if t != "" && t != "." && len(st.made) < maxMade && !slices.Contains(st.made, t) {
 		st.made = append(st.made, t)
@@ -77,13 +110,15 @@ func (st *driftState) addMade(t string) {
 // madeByShell calls add for what a shell command writes or works in: the
 // target of a redirection (> out.txt, >> log), the arguments of touch and
 // mkdir, and the directory of cd.
-func madeByShell(cmd string, add func(string)) {
+func madeByShell(cmd string, add, cd func(string)) {
 	if !mayMake(cmd) {
 		return
 	}
-	sh := shellWords{start: true}
-	for w := range strings.FieldsSeq(cmd) {
-		sh.word(w, add)
+	for line := range strings.Lines(cmd) {
+		sh := shellWords{start: true, cd: cd}
+		for w := range strings.FieldsSeq(line) {
+			sh.word(w, add)
+		}
 	}
 }
 
@@ -98,6 +133,8 @@ func mayMake(cmd string) bool {
 // mkdir or cd.
 type shellWords struct {
 	start, redirect, args bool
+	inCd                  bool // the arguments are cd's
+	cd                    func(string)
 }
 
 // word reads the next word of the line, and calls add for it if it is a
@@ -108,7 +145,7 @@ func (sh *shellWords) word(w string, add func(string)) {
 		return
 	}
 	if isShellOperator(w) {
-		sh.start, sh.args = true, false
+		sh.start, sh.args, sh.inCd = true, false, false
 		return
 	}
 	sh.argument(w, add)
@@ -137,9 +174,12 @@ func (sh *shellWords) redirection(w string, add func(string)) bool {
 func (sh *shellWords) argument(w string, add func(string)) {
 	switch {
 	case sh.start && isShellMaker(w):
-		sh.args = true
+		sh.args, sh.inCd = true, w == "cd"
 	case sh.args && w[0] != '-':
 		addShellTarget(w, add)
+		if sh.inCd {
+			addShellTarget(w, sh.cd)
+		}
 	}
 	sh.start = false
 }

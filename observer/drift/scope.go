@@ -139,11 +139,35 @@ func (st *driftState) rebuildScope() {
 		}
 	}
 	st.extendByMade()
+	st.grownFrom, st.grownAt = st.version, append(st.grownAt[:0], len(st.scope))
 }
 
 // extendByMade adds to the scope what the agent made outside it. What the
 // agent made extends a scope; alone it makes none, or everything else
 // would look like drift.
+// extendScope adds to the scope what the agent made in made, as
+// extendByMade does for all it made, and starts a version in which the
+// scope only grew.
+func (st *driftState) extendScope(made []string) {
+	if len(st.scope) == 0 {
+		return
+	}
+	n := len(st.scope)
+	for _, m := range made {
+		if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
+			st.scope = append(st.scope, m)
+		}
+	}
+	if len(st.scope) == n {
+		return
+	}
+	if len(st.grownAt) >= maxMade {
+		st.grownFrom, st.grownAt = st.version, append(st.grownAt[:0], n)
+	}
+	st.version++
+	st.grownAt = append(st.grownAt, len(st.scope))
+}
+
 func (st *driftState) extendByMade() {
 	if len(st.scope) == 0 {
 		return

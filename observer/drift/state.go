@@ -42,10 +42,16 @@ type driftState struct {
 	made        []string // what the agent wrote, and its working directories
 	access      map[string]scan.Access
 	key         []byte   // scratch for folding argument keys
+	text        []byte   // scratch for unescaped arguments
+	cwd         string   // the working directory the calls changed to, if known
 	topFiles    []string // of them, relative paths of files at the top of the tree
 	learnedUpTo int64
 	scope       []string
 	version     int
+	// grownFrom is the first version since which the scope has only
+	// grown; grownAt[v-grownFrom] is the length the scope had at version v.
+	grownFrom int
+	grownAt   []int
 
 	episode int64 // call at which the current drift began; 0 when none
 
@@ -72,7 +78,7 @@ func (st *driftState) CatchUp() int { return 4 * st.window }
 func (st *driftState) Reset(oc *observer.Context) {
 	st.calls.Clear()
 	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
-	st.made = st.made[:0]
+	st.made, st.cwd = st.made[:0], ""
 	st.relearn(oc.Calls(), oc.CallIndex)
 	st.reset = true
 }
@@ -102,9 +108,10 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		st.rebuildScope()
 	}
 	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
-	if st.noteMade(rec) {
-		st.rebuildScope()
+	if n := st.noteMade(rec); n < len(st.made) {
+		st.extendScope(st.made[n:])
 	}
+	st.resolve()
 	if len(st.targets) == 0 {
 		return
 	}
@@ -118,13 +125,23 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 }
 
 func (st *driftState) outside(c *driftCall) bool {
-	if c.version != st.version {
-		c.outside, c.version = true, st.version
-		for _, t := range c.targets {
-			if slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, t) }) {
-				c.outside = false
-				break
-			}
+	if c.version == st.version {
+		return c.outside
+	}
+	entries := st.scope
+	if c.version >= st.grownFrom {
+		// The scope only grew since: what was inside stays inside.
+		if !c.outside {
+			c.version = st.version
+			return false
+		}
+		entries = st.scope[st.grownAt[c.version-st.grownFrom]:]
+	}
+	c.outside, c.version = true, st.version
+	for _, t := range c.targets {
+		if slices.ContainsFunc(entries, func(e string) bool { return scan.InScope(e, t) }) {
+			c.outside = false
+			break
 		}
 	}
 	return c.outside

@@ -61,6 +61,8 @@ const (
 	stallWarning          = "If you cannot make progress this way, stop and report what is blocking you."
 	pollSuggestion        = "Polling again will not change it: check whether what you are waiting for is stuck, or do other work before you poll again."
 	sameCallSuggestion    = "Calling it again is not making progress: use what you already have, or change the call."
+	recheckSuggestion     = "What you did between these checks did not change the result: find out why before you change anything else or check again."
+	noEffectSuggestion    = "Finish or cancel the unfinished command first (its heredoc terminator, a closing quote, or Ctrl-C), then check that the shell prompt is back."
 )
 
 // assess turns a finding into an assessment. Its texts are written one
@@ -108,6 +110,10 @@ func (st *stallState) describe(x *stallTexts, suggestions []string, f stallFindi
 		return st.describeOscillation(x, suggestions, f, e)
 	case writeBackPattern:
 		st.describeWriteBack(x, f, e)
+	case recheckPattern:
+		return st.describeRecheck(x, suggestions, f, e)
+	case noEffectPattern:
+		return st.describeNoEffect(x, suggestions, f, e)
 	}
 	return suggestions
 }
@@ -169,23 +175,57 @@ func (st *stallState) describeRepeat(x *stallTexts, suggestions []string, f stal
 }
 
 func (st *stallState) describeSameCall(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	x.category = "same_call"
+	x.summary = "You keep making the same call; its result changes, but you are not moving on."
+	st.describeCalls(x, f, e, e.sigFirst, " times with the same arguments (calls #", "), with nothing else in between.")
+	return append(suggestions, sameCallSuggestion)
+}
+
+// describeRecheck describes the same call returning the same result
+// again and again, with other calls between.
+func (st *stallState) describeRecheck(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	x.category = "recheck"
+	x.summary = "You keep checking the same thing and getting the same result."
+	st.describeCalls(x, f, e, e.recurFirst, " times with the same arguments (calls #", ") and returned the same result each time, whatever was done between.")
+	return append(suggestions, recheckSuggestion)
+}
+
+// describeCalls writes the evidence of the calls with e's tool and
+// arguments from first on, and the description "`tool` was called N" +
+// middle + "first to #last" + end.
+func (st *stallState) describeCalls(x *stallTexts, f stallFinding, e *stallCall, first int64, middle, end string) {
 	t := &st.out
-	first := e.sigFirst
 	st.pick(func(c *stallCall) bool { return c.index >= first && c.sig == e.sig && !c.exempt })
 	st.list(&t.Builder, f.length, first, e)
 	x.evidence = t.End()
-	x.category = "same_call"
-	x.summary = "You keep making the same call; its result changes, but you are not moving on."
 	scan.WriteQuoted(&t.Builder, e.tool)
 	t.WriteString(" was called ")
 	scan.WriteInt(&t.Builder, int64(f.length))
-	t.WriteString(" times with the same arguments (calls #")
+	t.WriteString(middle)
 	scan.WriteInt(&t.Builder, first)
 	t.WriteString(" to #")
 	scan.WriteInt(&t.Builder, e.index)
-	t.WriteString("), with nothing else in between.")
+	t.WriteString(end)
 	x.description = t.End()
-	return append(suggestions, sameCallSuggestion)
+}
+
+// describeNoEffect describes calls in a row that a waiting shell only
+// echoed.
+func (st *stallState) describeNoEffect(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {
+	x.category = "no_effect"
+	x.summary = "Your last calls had no effect: the shell is still waiting for the end of an earlier command."
+	first := e.index - int64(f.length) + 1
+	t := &st.out
+	t.WriteString("Calls #")
+	scan.WriteInt(&t.Builder, first)
+	t.WriteString(" to #")
+	scan.WriteInt(&t.Builder, e.index)
+	t.WriteString(" were only echoed back after a \">\" prompt: an earlier command, such as a heredoc or an open quote, is unfinished, and nothing sent since has run.")
+	x.description = t.End()
+	st.pick(func(c *stallCall) bool { return c.index >= first })
+	st.list(&t.Builder, f.length, first, e)
+	x.evidence = t.End()
+	return append(suggestions, noEffectSuggestion)
 }
 
 func (st *stallState) describeOscillation(x *stallTexts, suggestions []string, f stallFinding, e *stallCall) []string {

@@ -37,6 +37,15 @@ func (st *stallState) strongest(e *stallCall) (stallFinding, bool) {
 	if st.sameCalling(e) {
 		best.consider(st.findingOf(sameCallPattern, e.sigRun, st.sameCalls))
 	}
+	if best.found {
+		return best.f, true
+	}
+	if t := st.recheckThreshold(e); t > 0 && e.recur >= t && e.repeatRun < e.recur {
+		return st.findingOf(recheckPattern, e.recur, t), true
+	}
+	if st.sameResult > 0 && e.noEffectRun >= st.sameResult {
+		return st.findingOf(noEffectPattern, e.noEffectRun, st.sameResult), true
+	}
 	return best.f, best.found
 }
 

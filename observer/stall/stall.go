@@ -24,6 +24,10 @@ const (
 	// DefaultWriteBack is how many alternating reads and writes of one
 	// target make one.
 	DefaultWriteBack = 4
+	// DefaultSameResults is how many times a call may return the same
+	// result, with other calls between, and how many calls in a row may
+	// have no effect, before it is reported.
+	DefaultSameResults = 3
 	// DefaultPollingCap is how many identical calls to a polling tool,
 	// each with the same result, make a repeat of no progress.
 	DefaultPollingCap = 10
@@ -31,11 +35,11 @@ const (
 	// make a repeat whatever their results.
 	DefaultSameCalls = 10
 	// MaxWindow is the largest Window, and the largest Repeats,
-	// FailedRepeats, Oscillation, WriteBack, PollingCap and SameCalls,
+	// FailedRepeats, Oscillation, WriteBack, PollingCap, SameCalls and SameResults,
 	// that [Detector.Validate] accepts: a pattern longer than the window
-	// could never be seen. Stall keeps a slot of 360 bytes (on 64-bit
+	// could never be seen. Stall keeps a slot of 392 bytes (on 64-bit
 	// platforms) for each call of the window, allocated when a session is
-	// first checked, so a window of 1,000 calls takes about 352 KiB per
+	// first checked, so a window of 1,000 calls takes about 383 KiB per
 	// session; the slots' strings are
 	// the call records' own. Each call is also compared with the window's
 	// earlier calls, which this bound keeps quick.
@@ -126,6 +130,18 @@ type Detector struct {
 	// repeat even when their results differ, with nothing new in between.
 	// Zero means [DefaultSameCalls]; negative turns it off.
 	SameCalls int
+	// SameResults is how many times one call, the same tool with the same
+	// arguments, may return the same result before it is reported, even
+	// with other calls between: an edit, then the same check with the same
+	// result, again and again. It is also how many calls in a row may have
+	// no effect: a shell left waiting for the end of a command (a
+	// heredoc, an open quote) only echoes each later command after its
+	// ">" prompt. A call whose result shows counters that moved (epochs,
+	// steps, line numbers, times) made progress; once a call has shown
+	// progress it is taken as a poll, reported only after PollingCap
+	// identical results. Zero means [DefaultSameResults]; negative turns
+	// it off.
+	SameResults int
 	// ResultRules decide which differences between two calls' results and
 	// error messages do not count. Nil means [observer.MessageRules]: ids,
 	// numbers, times, paths and URLs; an empty, non-nil slice means none.
@@ -175,6 +191,7 @@ func (s *Detector) Validate() error {
 		{"WriteBack", s.WriteBack, 3},
 		{"PollingCap", s.PollingCap, 2},
 		{"SameCalls", s.SameCalls, 2},
+		{"SameResults", s.SameResults, 2},
 		{"RefuseAfter", s.RefuseAfter, 2},
 	} {
 		if err := detect.TooLarge(name, c.field, c.value, MaxWindow, "stall.MaxWindow"); err != nil {

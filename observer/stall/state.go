@@ -31,6 +31,7 @@ func (s *Detector) newState() *stallState {
 		writeBack:  scan.AtLeast(scan.Pick(s.WriteBack, DefaultWriteBack), 3),
 		pollCap:    scan.AtLeast(scan.Pick(s.PollingCap, DefaultPollingCap), 2),
 		sameCalls:  scan.AtLeast(scan.Pick(s.SameCalls, DefaultSameCalls), 2),
+		sameResult: scan.AtLeast(scan.Pick(s.SameResults, DefaultSameResults), 2),
 		escalation: s.Escalation.Or(defaultStallEscalation),
 		canon:      s.Normalizer.Compile(),
 		results:    resultNormalizer(s.ResultRules).Compile(),
@@ -113,9 +114,13 @@ type stallCall struct {
 	wbRun               int   // accesses in the read/write cycle ending here
 	wbFirst             int64 // index of the cycle's first access
 	wbHead              callText
-	wbNew               int  // successful writes in the cycle so far that no earlier one had made
-	wbStuck             bool // the cycle repeats itself
-	wbSince             int  // wbRun when the cycle began to repeat itself, while wbStuck
+	wbNew               int   // successful writes in the cycle so far that no earlier one had made
+	wbStuck             bool  // the cycle repeats itself
+	wbSince             int   // wbRun when the cycle began to repeat itself, while wbStuck
+	recur               int   // calls with its tool and arguments, each with the result of the one before, ending here
+	recurFirst          int64 // index of the first of them
+	noEffect            bool  // its result only echoes what was sent, after a continuation prompt
+	noEffectRun         int   // calls in a row without effect, ending here
 	label               scan.Label
 }
 
@@ -133,7 +138,7 @@ const stallCatchUp = 1024
 // stallState is one session's working state for a Detector.
 type stallState struct {
 	window, repeats, failed, oscillate, writeBack int
-	pollCap, sameCalls                            int
+	pollCap, sameCalls, sameResult                int
 	escalation                                    observer.Escalation
 
 	calls   scan.Ring[stallCall]
@@ -142,7 +147,10 @@ type stallState struct {
 	seed    maphash.Seed
 	text    []byte
 	polling map[string]bool
-	access  map[string]scan.Access
+	// progressing holds the signatures of calls whose results showed
+	// counters that moved: polls.
+	progressing map[uint64]bool
+	access      map[string]scan.Access
 
 	checked int64
 	found   bool
@@ -163,6 +171,8 @@ const (
 	writeBackPattern
 	pollPattern     // identical polls past the cap
 	sameCallPattern // the same call, whatever its results
+	recheckPattern  // the same call with the same result, other calls between
+	noEffectPattern // calls in a row that only echo back what was sent
 )
 
 type stallFinding struct {
@@ -180,6 +190,7 @@ func (st *stallState) CatchUp() int { return max(st.window, stallCatchUp) }
 // Reset forgets every call.
 func (st *stallState) Reset(*observer.Context) {
 	st.calls.Clear()
+	clear(st.progressing)
 	st.checked, st.kept = 0, chainsKept{}
 }
 
@@ -231,13 +242,24 @@ func (st *stallState) observation(c *stallCall) uint64 {
 
 // sameObservation reports whether two calls got the same result.
 func (st *stallState) sameObservation(a, b *stallCall) bool {
+	same, _ := st.compare(a, b)
+	return same
+}
+
+// compare reports whether a and b had the same outcome, and, when they
+// did not, whether they differ only in counters that moved: progress.
+func (st *stallState) compare(a, b *stallCall) (same, moved bool) {
 	if a.success != b.success {
-		return false
+		return false, false
 	}
 	if a.result == b.result && a.errMsg == b.errMsg {
-		return true
+		return true, false
 	}
-	return st.observation(a) == st.observation(b)
+	if st.observation(a) != st.observation(b) {
+		return false, false
+	}
+	moved = countersMoved(a.result, b.result) || countersMoved(a.errMsg, b.errMsg)
+	return !moved, moved
 }
 
 // add records a call and extends the patterns it continues.
@@ -267,6 +289,7 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 	if e.tracksTarget() {
 		st.extendWriteBack(&e, lastAccess, prior)
 	}
+	st.recheck(&e, prior)
 	carry := n > 0 && st.continuesKept(st.calls.Back(0), &e)
 	// The slot's label buffer is kept; the label of an identical call is
 	// copied into it (same may be the slot being replaced).

@@ -356,10 +356,19 @@ func hostOf(rest string) string {
 // slash, one starting with "./" or "~/", or a file name with an
 // extension, such as main.go.
 func looksLikePath(w string) bool {
-	if len(w) > maxTargetLen || strings.ContainsAny(w, " \t\n=") || strings.ContainsAny(w, "{}|<>*") {
+	if len(w) > maxTargetLen {
 		return false
 	}
-	if strings.ContainsAny(w, `/\`) {
+	slash := false
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case ' ', '\t', '\n', '=', '{', '}', '|', '<', '>', '*':
+			return false
+		case '/', '\\':
+			slash = true
+		}
+	}
+	if slash {
 		// A path has a component of two letters or digits at least:
 		// n/a and 1/2 are not paths.
 		return hasWordOfTwo(w)
@@ -493,7 +502,7 @@ func isDomain(e string) bool {
 // containsComponents reports whether the relative entry e occurs in t as
 // whole path components, or names a file of t when e is a bare word.
 func containsComponents(e, t string) bool {
-	bare := !strings.ContainsAny(e, "./")
+	bare := strings.IndexByte(e, '.') < 0 && strings.IndexByte(e, '/') < 0
 	for from := 0; from < len(t); {
 		k := strings.Index(t[from:], e)
 		if k < 0 {
@@ -557,11 +566,32 @@ func (f *TargetFinder) backticked(prompt string) {
 		if closing < 0 {
 			return
 		}
-		if w := rest[open+1 : open+1+closing]; isBareName(w) && !isShellWord(w) {
+		if w := rest[open+1 : open+1+closing]; isBareName(w) && !isShellWord(w) && hasAlnum(w) && !isAttributeChain(w) {
 			f.addName(w)
 		}
 		rest = rest[open+2+closing:]
 	}
+}
+
+// hasAlnum reports whether w has a letter or a digit: """ and ... name
+// nothing.
+func hasAlnum(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// isAttributeChain reports a dotted chain of code, such as
+// self.field.widget.attrs.get or obj.Method(): three dots or more, a call,
+// or a part that starts with self, this or cls, has an underscore or an
+// upper-case letter, none of which a host name or a file name has.
+func isAttributeChain(w string) bool {
+	if strings.IndexByte(w, '/') >= 0 || strings.IndexByte(w, '\\') >= 0 || strings.Count(w, ".") < 2 && !strings.HasSuffix(w, "()") {
+		return false
+	}
+	if strings.Count(w, ".") >= 4 || strings.HasSuffix(w, "()") {
+		return true
+	}
+	first, _, _ := strings.Cut(w, ".")
+	return first == "self" || first == "this" || first == "cls" || strings.ContainsFunc(w, func(r rune) bool { return r == '_' || unicode.IsUpper(r) })
 }
 
 // isBareName reports a word that can name a resource: not empty, not too
@@ -577,11 +607,41 @@ func (f *TargetFinder) promptWords(prompt string) {
 		if len(f.out) >= maxPromptScope {
 			return
 		}
-		w = trimPromptWord(w)
+		if w[0] == '<' {
+			continue // markup: <pr_description>, </pr_description>
+		}
+		if w = trimPromptWord(w); isAttributeChain(w) {
+			continue
+		}
 		if host, ok := UrlHost(w); ok {
 			f.add(host)
 		} else if looksLikePath(w) {
 			f.add(CleanTarget(w))
 		}
+	}
+}
+
+// AppendUnescaped appends the JSON string content s to dst with its
+// escapes decoded, except \u escapes, which are kept as they are.
+func AppendUnescaped(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 || i+1 >= len(s) {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:i]...)
+		switch c := s[i+1]; c {
+		case 'n':
+			dst = append(dst, '\n')
+		case 't':
+			dst = append(dst, '\t')
+		case 'r':
+			dst = append(dst, '\r')
+		case 'u':
+			dst = append(dst, '\\', 'u')
+		default:
+			dst = append(dst, c)
+		}
+		s = s[i+2:]
 	}
 }
