@@ -12,18 +12,21 @@ type keySuffix struct {
 
 // sensitiveKeySuffixes lists, by their last letter, the key endings
 // whose values are secrets.
-var sensitiveKeySuffixes = [...][]keySuffix{
-	'd' - 'a': {{"password", false}, {"passwd", false}, {"pwd", true}, {"sessionid", true}},
-	't' - 'a': {{"secret", false}, {"salt", true}},
-	'n' - 'a': {{"token", false}, {"authorization", false}},
-	'y' - 'a': {{"api_key", false}, {"apikey", false}, {"api-key", false}, {"access_key", false}, {"accesskey", false}, {"private_key", false}, {"secret_key", false}, {"secretkey", false}, {"secret-key", false}, {"accountkey", false}, {"account_key", false}, {"key", true}},
-	'e' - 'a': {{"secret_key_base", false}, {"signature", true}, {"passphrase", true}, {"cookie", true}},
-	'h' - 'a': {{"auth", false}},
-	'g' - 'a': {{"sig", true}},
-	's' - 'a': {{"credentials", true}, {"creds", true}, {"pass", true}},
-	'l' - 'a': {{"credential", true}},
-	'a' - 'a': {{"key-data", true}, {"key_data", true}, {"keydata", true}},
-}
+var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
+	for _, k := range []keySuffix{
+		{"password", false}, {"passwd", false}, {"secret", false}, {"token", false}, {"authorization", false},
+		{"api_key", false}, {"apikey", false}, {"api-key", false}, {"access_key", false}, {"accesskey", false},
+		{"private_key", false}, {"secret_key", false}, {"secretkey", false}, {"secret-key", false},
+		{"accountkey", false}, {"account_key", false}, {"secret_key_base", false}, {"auth", false},
+		{"pwd", true}, {"sessionid", true}, {"salt", true}, {"key", true}, {"signature", true}, {"passphrase", true},
+		{"cookie", true}, {"sig", true}, {"credentials", true}, {"creds", true}, {"pass", true}, {"credential", true},
+		{"key-data", true}, {"key_data", true}, {"keydata", true},
+	} {
+		last := k.suf[len(k.suf)-1] - 'a'
+		t[last] = append(t[last], k)
+	}
+	return t
+}()
 
 // penultimates holds, by the last letter of the sensitive key suffixes,
 // a bit for each letter one of them has before it.

@@ -506,7 +506,7 @@ func callArgAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	v := s[b:end]
-	if strings.IndexAny(v, "0123456789") < 0 || entropy(v) < 4.3 {
+	if !strings.ContainsAny(v, "0123456789") || entropy(v) < 4.3 {
 		return span{}, false
 	}
 	return span{b, end}, true
