@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,13 +20,7 @@ const liveWait = 2 * time.Second
 // trajectory under its directory: the run shows within liveWait, and the
 // page fetches nothing but from the server.
 func TestServeShowsARunAppendedWhileTheListIsOpen(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	chromiumPath(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	bin := buildLookout(t, ctx)
+	ctx, bin, b := withLookoutAndBrowser(t, 5*time.Minute)
 	dir := t.TempDir()
 	records := batchRun(100)
 	var first, rest []recorder.Record
@@ -66,7 +59,6 @@ func TestServeShowsARunAppendedWhileTheListIsOpen(t *testing.T) {
 	}
 	url := strings.TrimSpace(line[at:])
 
-	b := startBrowser(t, ctx)
 	b.open(t, ctx, url)
 	var waited float64
 	b.evalAsync(t, ctx, appeared("run-q0"), &waited)
