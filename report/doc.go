@@ -15,6 +15,9 @@
 //
 // The page shows:
 //
+//   - what went wrong first: every failed or refused tool call, failed
+//     model call, budget exceeded and run that did not complete, each
+//     linked; filters by agent, tool, kind and outcome;
 //   - a header with the outcome, the stop reason, the models and their
 //     providers, the tokens (with cached, cache-write and reasoning tokens
 //     when reported), the model and tool calls, the cost in US dollars
@@ -23,9 +26,11 @@
 //     root runs that share a conversation id grouped as a conversation,
 //     its turns in order, with a section of its own;
 //   - for each run, a budget burn-down drawn as SVG: the share of each
-//     limit (tokens, model calls, tool calls, time) left after each record,
-//     over the bands where the Resource observer speaks with caution and
-//     with a warning;
+//     limit (tokens, model calls, tool calls, time) of its query's shared
+//     budget left after each of its records, charged as the budget
+//     charges (control tools shown, not charged), over the bands where the
+//     Resource observer speaks with caution and with a warning; for a
+//     query's root run, a waterfall of the query's runs and calls;
 //   - each run's timeline in record order: messages, model calls, tool
 //     calls (collapsible, with their arguments and results, errors
 //     highlighted, calls that overlapped side by side in lanes), and each
@@ -37,6 +42,9 @@
 //   - an anchor for every record: id "seq-N" for the record with seq N, or
 //     "RUN-seq-N" when the page shows several runs, where RUN is the run
 //     id.
+//
+// The runs' sections are rendered by the page's script as they come near
+// the screen, so that a page of many thousand records opens fast.
 //
 // The lookout command's report subcommand writes this page from files.
 //

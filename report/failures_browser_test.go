@@ -30,14 +30,7 @@ const quickstartWork = 250 * time.Millisecond
 // counts it from the records up to that one; and the batch's page opens
 // with at most maxMainThreadWork of main-thread work.
 func TestTheReportLeadsToFailuresAndFollowsTheBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	chromiumPath(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	lookoutBin := buildLookout(t, ctx)
-	b := startBrowser(t, ctx)
+	ctx, lookoutBin, b := withLookoutAndBrowser(t, 15*time.Minute)
 	work := map[string]time.Duration{}
 	for _, c := range []struct {
 		name    string
@@ -168,6 +161,21 @@ func failureAnchors(records []recorder.Record) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// withLookoutAndBrowser skips the test in short mode or without
+// Chromium, and otherwise returns a context that ends after limit (or
+// with the test), the lookout command built, and a browser.
+func withLookoutAndBrowser(t *testing.T, limit time.Duration) (context.Context, string, *browser) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	chromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	bin := buildLookout(t, ctx)
+	return ctx, bin, startBrowser(t, ctx)
 }
 
 // buildLookout builds the lookout command into a temporary directory.

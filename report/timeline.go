@@ -7,13 +7,7 @@ import (
 	"github.com/lookout-go/lookout/recorder"
 )
 
-// writeTimeline writes a run's entries; see escape.go for why by hand.
-func writeTimeline(w *bufio.Writer, entries []*entry) {
-	for _, e := range entries {
-		writeEntry(w, e)
-		w.WriteByte('\n')
-	}
-}
+// The timeline is written by hand; see escape.go for why.
 
 // writeEntry writes one entry of a timeline.
 func writeEntry(w *bufio.Writer, e *entry) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/recorder"
@@ -132,6 +133,9 @@ func writeBudgets(w io.Writer, budgets []queryBudget) error {
 func used(n, limit int64, what string) string {
 	if limit > 0 {
 		return observer.FormatCount(n) + " of " + observer.FormatCount(limit) + " " + what
+	}
+	if n == 1 {
+		what = strings.TrimSuffix(what, "s")
 	}
 	return observer.FormatCount(n) + " " + what
 }

@@ -20,6 +20,7 @@ func Example_help() {
 	//   validate   check a trajectory (JSON Lines records or ATIF) and name every problem
 	//   summarize  analytics, plus a summary of each user prompt when a model is configured
 	//   report     write the runs as one self-contained HTML page
+	//   serve      serve a live view of the runs of every trajectory under DIR
 	//   merge      merge the conversations of simulation batches, finished runs only
 	//   batch      report on a simulation batch: completion, stop reasons, pass^k, tokens, cost
 	//   version    print the version of lookout and of the Go that built it

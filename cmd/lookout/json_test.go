@@ -49,7 +49,7 @@ func TestTheJSONShapesAreStable(t *testing.T) {
 		args []string
 		keys []string
 	}{
-		{[]string{"inspect", "--json", file}, []string{"roots", "runs", "total"}},
+		{[]string{"inspect", "--json", file}, []string{"budgets", "roots", "runs", "total"}},
 		{[]string{"summarize", "--json", file}, []string{"prompt_stats", "prompts", "report"}},
 		{[]string{"validate", "--json", file}, []string{"files", "valid"}},
 	}

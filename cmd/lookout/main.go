@@ -113,7 +113,7 @@ func (e *env) warn(format string, args ...any) {
 	fmt.Fprintf(e.stderr, "lookout: "+format+"\n", args...)
 }
 
-var commands = []*command{inspectCmd, exportCmd, validateCmd, summarizeCmd, reportCmd, mergeCmd, batchCmd, versionCmd}
+var commands = []*command{inspectCmd, exportCmd, validateCmd, summarizeCmd, reportCmd, serveCmd, mergeCmd, batchCmd, versionCmd}
 
 func lookup(name string) *command {
 	for _, c := range commands {

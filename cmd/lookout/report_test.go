@@ -27,7 +27,7 @@ func TestReportWritesAPageOfTheRuns(t *testing.T) {
 	for _, want := range []string{
 		"<title>Billing &lt;migration&gt;</title>",
 		`<a href="#run-run-1">migrator</a>`,
-		`<li class="node"><a href="#run-run-2">helper</a>`, // the child, under its parent
+		`<li class="node"><span data-agent="helper" data-outcome="completed" data-tools=""><a href="#run-run-2">helper</a>`, // the child, under its parent
 		`<details class="tool error" id="run-1-seq-4">`,
 		`<div class="budget" id="run-1-seq-9">budget exceeded: tokens, 110 used of 100</div>`,
 	} {
@@ -112,6 +112,6 @@ func TestReportGroupsAConversationsTurnsFromTheirFiles(t *testing.T) {
 
 	require.Equal(t, exitOK, r.code, r.stderr)
 	conv := strings.Index(r.stdout, `<section class="conversation" id="conversation-conv-7">`)
-	first, second := strings.Index(r.stdout, `<section class="run" id="run-turn-0">`), strings.Index(r.stdout, `<section class="run" id="run-turn-1">`)
+	first, second := strings.Index(r.stdout, `<section class="run" id="run-turn-0"`), strings.Index(r.stdout, `<section class="run" id="run-turn-1"`)
 	assert.True(t, conv >= 0 && conv < first && first < second, "the turns are not grouped in order: %d %d %d", conv, first, second)
 }
