@@ -74,16 +74,17 @@
 // sink's pace. Into a JSONL file, an agent's records (some 500 bytes
 // each) cost the Recorder about 1 µs of CPU each, half of it on the
 // caller's goroutine (redaction, the queue) and half on the Recorder's
-// (encoding, the file's writes), about a million records per CPU-second
+// (encoding, the file's writes): about a million records per CPU-second
 // on a busy 2-CPU machine (BenchmarkRecorderJSONL). A busy program is
-// another matter: with 500 queries at once on 2 CPUs, the Recorder's
-// goroutine is one of hundreds the Go scheduler shares the CPUs among,
-// and records wait seconds for it. There, with the default QueueSize of
-// 2048, the drop policy lost a quarter of the records in a minute, and
-// Block 1.8% (most of them shed first), with every run's start and end
-// kept. A QueueSize that holds what the program records in a few seconds
-// (five records per model and tool call) keeps them all, at some 100
-// bytes a queued record; the queue grows only as far as records wait.
+// another matter: with 500 queries at once on 2 shared CPUs, the
+// Recorder's goroutine is one of hundreds the Go scheduler shares the
+// CPUs among, and records wait seconds for it. There, with the default
+// QueueSize of 2048, the drop policy lost 11% of the records in a minute
+// (a third of them budget charges and tool starts), and Block 1.4% (most
+// of them shed first), with every run's start and end kept. A QueueSize
+// that holds what the program records in a few seconds (five records per
+// model and tool call) keeps them all, at 72 bytes of queue a waiting
+// record; the queue grows only as far as records wait.
 //
 // Recorder.Flush waits until every record queued before it has been
 // written and the sink flushed. Recorder.Close writes out the queue,
