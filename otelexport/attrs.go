@@ -22,6 +22,7 @@ const (
 	cacheCreationKey = attribute.Key("gen_ai.usage.cache_creation.input_tokens")
 	reasoningKey     = attribute.Key("gen_ai.usage.reasoning.output_tokens")
 	agentVersionKey  = attribute.Key("gen_ai.agent.version")
+	streamKey        = attribute.Key("gen_ai.request.stream")
 )
 
 // other is the conventions' value for a case none of their values

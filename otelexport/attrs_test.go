@@ -127,3 +127,13 @@ func TestARunWithoutModelCallsHasItsChildsProvider(t *testing.T) {
 	assert.Equal(t, "deepseek", pipeline["gen_ai.provider.name"].AsString())
 	assert.NotContains(t, pipeline, attribute.Key("gen_ai.request.model"), "it asks no model itself")
 }
+
+func TestAStreamedCallSaysSoAndNoOtherDoes(t *testing.T) {
+	s := oneCall(t, recorder.ModelRequest{Stream: true}, recorder.ModelResponse{Message: schema.AssistantMessage("done", nil)},
+		recorder.ToolStarted{CallID: "c1", Name: "ls"})
+	assert.True(t, attrs(s["chat gpt-4o"].Attributes())["gen_ai.request.stream"].AsBool())
+
+	s = oneCall(t, recorder.ModelRequest{}, recorder.ModelResponse{Message: schema.AssistantMessage("done", nil)},
+		recorder.ToolStarted{CallID: "c1", Name: "ls"})
+	assert.NotContains(t, attrs(s["chat gpt-4o"].Attributes()), attribute.Key("gen_ai.request.stream"), "unset is not streamed")
+}

@@ -46,6 +46,7 @@
 //   - chat, named "chat {gen_ai.request.model}": gen_ai.request.model,
 //     the model the request named, else the response, else the agent's
 //     configuration; gen_ai.provider.name from the response;
+//     gen_ai.request.stream when the call asked for a streamed reply;
 //     gen_ai.response.model, gen_ai.response.id (the completion id a
 //     client such as eino-ext's OpenAI keeps in the reply's Extra) and
 //     gen_ai.response.finish_reasons when recorded;

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/supervisor"
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -98,7 +99,7 @@ func (f fnTool) InvokableRun(_ context.Context, args string, _ ...tool.Option) (
 type team func(t *testing.T, mw *lookoutadk.Middleware) adk.Agent
 
 // newAgent is a ChatModelAgent with mw.
-func newAgent(t *testing.T, mw *lookoutadk.Middleware, name string, m *scripted.Model, tools ...tool.BaseTool) *adk.ChatModelAgent {
+func newAgent(t *testing.T, mw *lookoutadk.Middleware, name string, m model.ToolCallingChatModel, tools ...tool.BaseTool) *adk.ChatModelAgent {
 	t.Helper()
 	a, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
 		Name: name, Description: "The " + name + ".", Instruction: "You are the " + name + ".", Model: m,

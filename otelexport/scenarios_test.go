@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -68,18 +67,6 @@ var scenarios = map[string]adkShape{
 	"agent-as-tool": agentAsToolShape,
 }
 
-// chatAgent is a ChatModelAgent with mw.
-func chatAgent(t *testing.T, mw *lookoutadk.Middleware, name string, m model.ToolCallingChatModel, tools ...tool.BaseTool) *adk.ChatModelAgent {
-	t.Helper()
-	a, err := adk.NewChatModelAgent(context.Background(), &adk.ChatModelAgentConfig{
-		Name: name, Description: "The " + name + ".", Instruction: "You are the " + name + ".", Model: m,
-		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}},
-		Handlers:    []adk.ChatModelAgentMiddleware{mw},
-	})
-	require.NoError(t, err)
-	return a
-}
-
 // search is a tool that fails on its first call and answers after.
 func search() tool.BaseTool {
 	calls := 0
@@ -96,13 +83,13 @@ func supervisorShape(t *testing.T, mw *lookoutadk.Middleware, mk modelFor) adk.A
 	transfer := func(to string) scripted.Turn {
 		return scripted.Call(adk.TransferToAgentToolName, `{"agent_name":"`+to+`"}`).WithUsage(100, 10)
 	}
-	lead := chatAgent(t, mw, "lead", mk(t, transfer("researcher"), transfer("writer"), scripted.Reply("Done.").WithUsage(150, 15)))
-	researcher := chatAgent(t, mw, "researcher", mk(t,
+	lead := newAgent(t, mw, "lead", mk(t, transfer("researcher"), transfer("writer"), scripted.Reply("Done.").WithUsage(150, 15)))
+	researcher := newAgent(t, mw, "researcher", mk(t,
 		scripted.Call("search", `{"q":"go"}`).WithUsage(200, 20),
 		scripted.Call("search", `{"q":"go, again"}`).WithUsage(220, 20),
 		scripted.Reply("Every six months.").WithUsage(300, 40),
 	), search())
-	writer := chatAgent(t, mw, "writer", mk(t, scripted.Reply("Go ships twice a year.").WithUsage(100, 10)))
+	writer := newAgent(t, mw, "writer", mk(t, scripted.Reply("Go ships twice a year.").WithUsage(100, 10)))
 	root, err := supervisor.New(context.Background(), &supervisor.Config{Supervisor: lead, SubAgents: []adk.Agent{researcher, writer}})
 	require.NoError(t, err)
 	return root
@@ -111,11 +98,11 @@ func supervisorShape(t *testing.T, mw *lookoutadk.Middleware, mk modelFor) adk.A
 func workflowShape(kind string) adkShape {
 	return func(t *testing.T, mw *lookoutadk.Middleware, mk modelFor) adk.Agent {
 		ctx := context.Background()
-		first := chatAgent(t, mw, "first", mk(t,
+		first := newAgent(t, mw, "first", mk(t,
 			scripted.Call("search", `{"q":"a"}`).WithUsage(100, 10),
 			scripted.Reply("step one").WithUsage(120, 12),
 		), search())
-		second := chatAgent(t, mw, "second", mk(t, scripted.Reply("step two").WithUsage(200, 20)))
+		second := newAgent(t, mw, "second", mk(t, scripted.Reply("step two").WithUsage(200, 20)))
 		subs := []adk.Agent{first, second}
 		var root adk.Agent
 		var err error
@@ -187,11 +174,11 @@ func deepShape(t *testing.T, mw *lookoutadk.Middleware, mk modelFor) adk.Agent {
 }
 
 func agentAsToolShape(t *testing.T, mw *lookoutadk.Middleware, mk modelFor) adk.Agent {
-	researcher := chatAgent(t, mw, "researcher", mk(t,
+	researcher := newAgent(t, mw, "researcher", mk(t,
 		scripted.Call("search", `{"q":"go release cycle"}`).WithUsage(200, 20),
 		scripted.Reply("Every six months.").WithoutUsage(),
 	), search())
-	return chatAgent(t, mw, "lead", mk(t,
+	return newAgent(t, mw, "lead", mk(t,
 		scripted.Call("researcher", `{"request":"how often does Go ship?"}`).WithUsage(300, 30),
 		scripted.Reply("Go ships twice a year.").WithUsage(500, 40),
 	), adk.NewAgentTool(context.Background(), researcher))
@@ -332,14 +319,10 @@ func (m mcpTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option
 	if err != nil {
 		return "", err
 	}
-	var text []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text = append(text, tc.Text)
+	if !res.IsError && len(res.Content) > 0 {
+		if text, ok := res.Content[0].(*mcp.TextContent); ok {
+			return text.Text, nil
 		}
 	}
-	if res.IsError {
-		return "", fmt.Errorf("forecast: %s", strings.Join(text, "\n"))
-	}
-	return strings.Join(text, "\n"), nil
+	return "", fmt.Errorf("forecast failed: %v", res.Content)
 }

@@ -228,11 +228,13 @@ func factsOf(records []recorder.Record) map[string]*runFacts {
 	return facts
 }
 
-// checked is a span to check, with its attributes and its run's facts.
+// checked is a span to check, with its attributes, its run's facts and
+// whether its model_request asked for a streamed reply.
 type checked struct {
-	span  *tracepb.Span
-	attrs map[string]*commonpb.AnyValue
-	run   *runFacts
+	span     *tracepb.Span
+	attrs    map[string]*commonpb.AnyValue
+	run      *runFacts
+	streamed bool
 }
 
 // conditions decide whether a conditionally required attribute's
@@ -245,6 +247,7 @@ var conditions = map[string]func(c checked) bool{
 	"gen_ai.agent.version":   func(c checked) bool { return c.run.version != "" },
 	"server.port":            func(c checked) bool { return c.attrs["server.address"] != nil },
 	"gen_ai.tool.name":       func(checked) bool { return true }, // on MCP spans: a tools/call is about a tool
+	"gen_ai.request.stream":  func(c checked) bool { return c.streamed },
 }
 
 // unrecorded are the conditionally required attributes whose condition
@@ -253,7 +256,6 @@ var unrecorded = map[string]string{
 	"gen_ai.request.choice.count": "the records hold no candidate count",
 	"gen_ai.request.seed":         "the records hold no seed",
 	"gen_ai.output.type":          "the records hold no requested output format",
-	"gen_ai.request.stream":       "the records do not say whether a call streamed",
 	"gen_ai.agent.id":             "an Eino agent has a name and no id",
 	"gen_ai.agent.description":    "the records hold no agent description",
 	"gen_ai.data_source.id":       "the records name no data source",
@@ -286,6 +288,13 @@ func (c *conventions) check(t *testing.T, records []recorder.Record, seen map[st
 		}
 	}
 	facts := factsOf(records)
+	streamed := map[string]bool{} // by span id
+	for _, r := range records {
+		if p, ok := r.Payload.(*recorder.ModelRequest); ok && p.Stream {
+			id := otelexport.CallSpanID(r.RunID, r.Seq)
+			streamed[string(id[:])] = true
+		}
+	}
 	for _, s := range spans {
 		a := protoAttrs(s.Attributes)
 		run := runOf[string(s.SpanId)]
@@ -293,7 +302,10 @@ func (c *conventions) check(t *testing.T, records []recorder.Record, seen map[st
 			run = runOf[string(s.ParentSpanId)]
 		}
 		require.Contains(t, facts, run, "span %s belongs to a recorded run", s.Name)
-		cs := checked{span: s, attrs: a, run: facts[run]}
+		cs := checked{span: s, attrs: a, run: facts[run], streamed: streamed[string(s.SpanId)]}
+		if cs.streamed {
+			seen["streamed"]++
+		}
 		group := spanGroups[a["gen_ai.operation.name"].GetStringValue()]
 		require.NotEmpty(t, group, "span %s has a GenAI operation", s.Name)
 		seen[group]++
@@ -349,6 +361,9 @@ func (c *conventions) checkSpan(t *testing.T, cs checked, group string) {
 		want += " " + v.GetStringValue()
 	}
 	assert.Equal(t, want, cs.span.Name, "the name is {gen_ai.operation.name} {%s}", target)
+	if op == "chat" {
+		assert.Equal(t, cs.streamed, cs.attrs["gen_ai.request.stream"] != nil, "%s: gen_ai.request.stream if and only if the call streamed", cs.span.Name)
+	}
 	reqs := c.requirements(group)
 	require.NotEmpty(t, reqs, group)
 	checkRequired(t, cs, group, reqs)
@@ -442,20 +457,26 @@ var variants = []variant{
 func TestTheExportOfEveryScenarioFollowsTheConventions(t *testing.T) {
 	conv := loadConventions(t)
 	seen := map[string]int{}
+	// checkAll checks the spans and metrics of one query's records.
+	checkAll := func(t *testing.T, v variant, records []recorder.Record) {
+		calls := map[string]int{}
+		conv.check(t, records, calls)
+		assert.True(t, !v.streaming || calls["streamed"] > 0, "a streamed query's model calls stream")
+		for k, n := range calls {
+			seen[k] += n
+		}
+		conv.checkMetrics(t, records, seen)
+	}
 	for _, name := range slices.Sorted(maps.Keys(scenarios)) {
 		for _, v := range variants {
 			t.Run(fmt.Sprintf("%s, %s", name, v.name), func(t *testing.T) {
-				records := recordADK(t, scenarios[name], v.mk, v.streaming)
-				conv.check(t, records, seen)
-				conv.checkMetrics(t, records, seen)
+				checkAll(t, v, recordADK(t, scenarios[name], v.mk, v.streaming))
 			})
 		}
 	}
 	for _, v := range variants {
 		t.Run("react with an MCP tool, "+v.name, func(t *testing.T) {
-			records := recordReact(t, v.mk, v.streaming)
-			conv.check(t, records, seen)
-			conv.checkMetrics(t, records, seen)
+			checkAll(t, v, recordReact(t, v.mk, v.streaming))
 		})
 	}
 	checks := append(slices.Collect(maps.Values(spanGroups)), "span.mcp.client", "metric.gen_ai.client.token.usage", "metric.gen_ai.client.operation.duration")

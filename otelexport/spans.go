@@ -312,6 +312,9 @@ func (b *builder) openChat(st *runState, r *recorder.Record, p *recorder.ModelRe
 	}
 	s := b.child(st, opChat, trace.SpanKindClient, r.Seq, r.RecordedAt)
 	s.Attributes = append(s.Attributes, semconv.GenAIOperationNameChat, b.conversation(st))
+	if p.Stream {
+		s.Attributes = append(s.Attributes, streamKey.Bool(true))
+	}
 	if p.ToolsWithheld {
 		s.Attributes = append(s.Attributes, ToolsWithheldKey.Bool(true))
 	}

@@ -395,6 +395,7 @@ func (e *encoder) modelRequest(b []byte, t *ModelRequest) []byte {
 		b = e.toolDefinitions(append(b, `,"tool_definitions":`...), t.ToolDefinitions)
 	}
 	b = appendTrueField(b, `,"tools_withheld":true`, t.ToolsWithheld)
+	b = appendTrueField(b, `,"stream":true`, t.Stream)
 	if t.Injected != nil {
 		b = e.injected(append(b, `,"injected":`...), t.Injected)
 	}

@@ -148,6 +148,7 @@ type ModelRequest struct {
 	Tools           []string         `json:"tools,omitempty"`            // names of the tools offered
 	ToolDefinitions []ToolDefinition `json:"tool_definitions,omitempty"` // full definitions, when the offered set is new to the run
 	ToolsWithheld   bool             `json:"tools_withheld,omitempty"`   // tools were removed, e.g. for a wrap-up turn
+	Stream          bool             `json:"stream,omitempty"`           // the call asked for a streamed reply
 	// Injected lists the messages Lookout added to the call's input, as
 	// the model received them. A recorder that records them writes an
 	// empty list for a call that got none; records written before the

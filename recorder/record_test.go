@@ -25,7 +25,7 @@ func everyKind() []recorder.Payload {
 		&recorder.ModelRequest{Model: "gpt-test", MessageCount: 4, Tools: []string{"ls", "cat"}, ToolDefinitions: []recorder.ToolDefinition{
 			{Name: "ls", Description: "List a <directory>.", Parameters: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string"}},"required":["dir"]}`)},
 			{Name: "cat"},
-		}, ToolsWithheld: true},
+		}, ToolsWithheld: true, Stream: true},
 		&recorder.ModelResponse{
 			Message: &schema.Message{
 				Role: schema.Assistant, Content: "looking", ReasoningContent: "think <first>",

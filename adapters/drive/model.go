@@ -26,6 +26,8 @@ type ModelOptions struct {
 	Tools []*schema.ToolInfo
 	// ToolChoiceForbidden says the call forbids tool calls.
 	ToolChoiceForbidden bool
+	// Stream says the call asks for a streamed reply.
+	Stream bool
 }
 
 // ModelCall is one attempt at a model call, from [Run.StartModel] to its

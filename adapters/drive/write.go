@@ -31,6 +31,7 @@ func (r *Run) writeRequest(ctx context.Context, input []*schema.Message, m Model
 	req := recorder.ModelRequest{MessageCount: len(input), Model: m.Model, Injected: r.injectedIn(input[from:])}
 	req.Tools, req.ToolDefinitions = r.offered(ctx, m.Tools)
 	req.ToolsWithheld = r.WrappingUp() && (len(req.Tools) == 0 || m.ToolChoiceForbidden)
+	req.Stream = m.Stream
 	r.note(r.trace.rec.ModelRequest(ctx, req))
 }
 

@@ -61,11 +61,12 @@ func WrapUpChoice(r *drive.Run, opts []model.Option, bound []*schema.ToolInfo) m
 	return model.WithToolChoice(schema.ToolChoiceAllowed, control...)
 }
 
-// request describes a call with opts for the recording.
-func (c *ChargingModel) request(opts []model.Option) drive.ModelOptions {
+// request describes a call with opts, streamed or not, for the
+// recording.
+func (c *ChargingModel) request(opts []model.Option, stream bool) drive.ModelOptions {
 	c.scratch = model.Options{}
 	o := model.GetCommonOptions(&c.scratch, opts...)
-	req := drive.ModelOptions{Tools: o.Tools}
+	req := drive.ModelOptions{Tools: o.Tools, Stream: stream}
 	req.Provider, _ = components.GetType(c.Inner)
 	if len(req.Tools) == 0 {
 		req.Tools = c.Tools // bound with WithTools rather than passed per call
@@ -80,7 +81,7 @@ func (c *ChargingModel) request(opts []model.Option) drive.ModelOptions {
 // Generate calls the inner model and charges its usage.
 func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	opts = c.options(opts)
-	call, err := c.Run.StartModel(ctx, input, func() drive.ModelOptions { return c.request(opts) })
+	call, err := c.Run.StartModel(ctx, input, func() drive.ModelOptions { return c.request(opts, false) })
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (c *ChargingModel) Generate(ctx context.Context, input []*schema.Message, o
 // stream.
 func (c *ChargingModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	opts = c.options(opts)
-	call, err := c.Run.StartModel(ctx, input, func() drive.ModelOptions { return c.request(opts) })
+	call, err := c.Run.StartModel(ctx, input, func() drive.ModelOptions { return c.request(opts, true) })
 	if err != nil {
 		return nil, err
 	}
