@@ -74,7 +74,7 @@ func sameMessage(a, b *schema.Message) bool {
 	return a == b || a != nil && b != nil && a.Role == b.Role && a.Content == b.Content && a.Name == b.Name &&
 		a.ToolCallID == b.ToolCallID && len(a.ToolCalls) == 0 && len(b.ToolCalls) == 0 &&
 		len(a.UserInputMultiContent) == 0 && len(b.UserInputMultiContent) == 0 &&
-		len(a.MultiContent) == 0 && len(b.MultiContent) == 0 && //nolint:staticcheck // still sent by older code
+		len(a.MultiContent) == 0 && len(b.MultiContent) == 0 &&
 		len(a.AssistantGenMultiContent) == 0 && len(b.AssistantGenMultiContent) == 0
 }
 
