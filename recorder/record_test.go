@@ -34,7 +34,7 @@ func everyKind() []recorder.Payload {
 			},
 			Usage: recorder.TokenUsage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, UsageReported: true, FinishReason: "tool_calls", Latency: 1500 * time.Millisecond,
 		},
-		&recorder.Message{Message: schema.UserMessage("hello & <welcome>")},
+		&recorder.Message{Message: schema.UserMessage("hello & <welcome>"), Origin: recorder.OriginQuery},
 		&recorder.ToolStarted{CallID: "c1", Name: "ls", Arguments: `{"dir":"/"}`, ArgumentsBytes: 11, CallIndex: 7},
 		&recorder.ToolStarted{CallID: "c2", Name: "fs_ls", Arguments: `{}`, CallIndex: 8, MCPServer: "files <local>", MCPTool: "ls"},
 		&recorder.ToolEnded{CallID: "c1", Name: "ls", Result: "a\nb", ResultBytes: 9000, Truncated: true, IsError: true, Error: "exit 1", Duration: time.Second, CallIndex: 7},

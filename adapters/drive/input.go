@@ -29,13 +29,13 @@ type seenInput struct {
 	// at the same places.
 	n           int
 	first, last *schema.Message
+	// query holds the messages the query was given, set on a root run
+	// (see SetQuery) and read by its children.
+	query []*schema.Message
 	// reply is 1 plus the tool calls of the reply recorded since the
 	// last input, which the conversation holds with a result for each
 	// call; 0 when no reply was recorded.
-	reply int
-	// query holds the messages the query was given, set on a root run
-	// (see SetQuery) and read by its children.
-	query atomic.Pointer[[]*schema.Message]
+	reply atomic.Int64
 	// continues says the run is a later turn of a conversation, whose
 	// earlier turns recorded the history it is given.
 	continues atomic.Bool
@@ -52,8 +52,8 @@ func (s *seenInput) known(x []*schema.Message) int {
 		return 0
 	}
 	k := s.n
-	if s.reply > 0 {
-		end := k + s.reply
+	if reply := int(s.reply.Load()); reply > 0 {
+		end := k + reply
 		if end > len(x) || x[k] == nil || x[k].Role != schema.Assistant {
 			return 0
 		}
@@ -74,24 +74,21 @@ func sameMessage(a, b *schema.Message) bool {
 	return a == b || a != nil && b != nil && a.Role == b.Role && a.Content == b.Content && a.Name == b.Name &&
 		a.ToolCallID == b.ToolCallID && len(a.ToolCalls) == 0 && len(b.ToolCalls) == 0 &&
 		len(a.UserInputMultiContent) == 0 && len(b.UserInputMultiContent) == 0 &&
-		len(a.MultiContent) == 0 && len(b.MultiContent) == 0 && //nolint:staticcheck // still sent by older code
+		len(a.MultiContent) == 0 && len(b.MultiContent) == 0 &&
 		len(a.AssistantGenMultiContent) == 0 && len(b.AssistantGenMultiContent) == 0
 }
 
 // set notes that the recording holds x.
 func (s *seenInput) set(x []*schema.Message) {
-	s.n, s.reply = len(x), 0
+	s.n = len(x)
+	s.reply.Store(0)
 	if len(x) > 0 {
 		s.first, s.last = x[0], x[len(x)-1]
 	}
 }
 
 // replied notes a reply recorded with calls tool calls.
-func (s *seenInput) replied(calls int) {
-	s.mu.Lock()
-	s.reply = 1 + calls
-	s.mu.Unlock()
-}
+func (s *seenInput) replied(calls int) { s.reply.Store(int64(1 + calls)) }
 
 // recordNew records the messages of x, a model call's input less what
 // Lookout injected at its end, that the recording does not hold yet. A
@@ -137,8 +134,11 @@ func (r *Run) origins(x []*schema.Message) origins {
 	for root.parent != nil {
 		root = root.parent
 	}
-	if q := root.trace.seen.query.Load(); q != nil && len(*q) > 0 {
-		o.query, o.turn = *q, turnStart(*q)
+	root.trace.seen.mu.Lock()
+	q := root.trace.seen.query
+	root.trace.seen.mu.Unlock()
+	if len(q) > 0 {
+		o.query, o.turn = q, turnStart(q)
 		for i, m := range x {
 			if m == o.query[0] {
 				o.at = i
@@ -198,7 +198,9 @@ func turnStart(msgs []*schema.Message) int {
 // the query. msgs must not be changed afterwards.
 func (r *Run) SetQuery(msgs []*schema.Message) {
 	if r.parent == nil && len(msgs) > 0 {
-		r.trace.seen.query.Store(&msgs)
+		r.trace.seen.mu.Lock()
+		r.trace.seen.query = msgs
+		r.trace.seen.mu.Unlock()
 	}
 }
 

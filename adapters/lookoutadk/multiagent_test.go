@@ -136,6 +136,7 @@ func TestASupervisorQueryIsOneRootWithAChildPerSegment(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"do the task"}, rootUsers, "the root holds the query")
+	assert.Equal(t, 1, summary.Analyze(records).Total.UserMessages, "the segments' copies and context are not the user's messages")
 	if path := os.Getenv("LOOKOUT_WRITE_SUPERVISOR"); path != "" {
 		var b []byte
 		for i := range records {

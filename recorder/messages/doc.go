@@ -18,10 +18,14 @@
 //
 // # Common pitfalls
 //
-//   - One run is one conversation. An agent used as a tool runs as a child
-//     run with its own conversation: export it with Options.RunID. Records
-//     with several top-level runs fail with ErrAmbiguousRoot until one is
+//   - One run is one conversation. An agent used as a tool, a transfer's
+//     target and a workflow's agent run as child runs, each with its own
+//     conversation: export one with Options.RunID, or every run of a
+//     query, linked to the run that started it, with Runs. Records with
+//     several top-level runs fail with ErrAmbiguousRoot until one is
 //     picked.
+//   - ModelInput rebuilds a call's input from the run's records alone, or,
+//     for a later turn of a conversation, with the turns before it.
 //   - Assessments are left out unless Options.Assessments is set, and
 //     reasoning unless Options.Reasoning is set: neither is a message the
 //     model saw in that form.

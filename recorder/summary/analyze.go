@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cloudwego/eino/schema"
-
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -161,7 +159,9 @@ func (st *runState) payload(rec recorder.Record) {
 	case *recorder.RunEnded:
 		st.runEnded(p, rec.RecordedAt)
 	case *recorder.Message:
-		s.message(p)
+		if isUserMessage(&rec) {
+			s.UserMessages++
+		}
 	case *recorder.ModelResponse:
 		s.modelResponse(p)
 	case *recorder.ToolStarted:
@@ -185,14 +185,6 @@ func (st *runState) aside(rec recorder.Record) {
 		st.extension(p)
 	case *recorder.Unknown:
 		st.run.Stats.UnknownKinds = increment(st.run.Stats.UnknownKinds, string(p.Name))
-	}
-}
-
-// message counts a user message; the other messages are counted where
-// they come from, as model responses and tool results.
-func (s *Stats) message(p *recorder.Message) {
-	if p.Message != nil && p.Message.Role == schema.User {
-		s.UserMessages++
 	}
 }
 

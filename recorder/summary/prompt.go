@@ -198,9 +198,22 @@ func appendSegments(segs []segment, recs []*recorder.Record) []segment {
 	return segs
 }
 
+// isUserMessage reports whether rec is a message the run was given by
+// its user: the query of a root run, the request of an agent used as a
+// tool. The history, a sub-agent's copy of the query and what the runtime
+// passes on from earlier agents are not new prompts.
 func isUserMessage(rec *recorder.Record) bool {
 	m, ok := rec.Payload.(*recorder.Message)
-	return ok && m.Message != nil && m.Message.Role == schema.User
+	if !ok || m.Message == nil || m.Message.Role != schema.User {
+		return false
+	}
+	switch m.Origin {
+	case "", recorder.OriginRequest:
+		return true
+	case recorder.OriginQuery:
+		return rec.ParentRunID == ""
+	}
+	return false
 }
 
 // newSegment counts what the records of one prompt hold; recs[0] is its
