@@ -70,6 +70,7 @@ is refused, and the paths written are printed.`,
 			agent  atif.Options
 			conv   = fs.String("conversation", "", "export the conversation with this `ID` (atif only): all its turns in one document")
 			chain  = fs.Bool("chain", false, "with --conversation and -o DIR, one document per turn, linked by continued_trajectory_ref")
+			media  = fs.String("media", "", "with --format atif and -o DIR, `MODE` copy writes the local image and audio files the records name, found next to FILE, with each document; skip leaves them out (default: as recorded; a run whose files are missing is not written)")
 		)
 		fs.StringVar(&agent.AgentName, "agent-name", "", "write `NAME` as the ATIF agent.name (default: the recorded agent name)")
 		fs.StringVar(&agent.AgentVersion, "agent-version", "", "write `VERSION` as the ATIF agent.version (default: the recorded version)")
@@ -78,7 +79,10 @@ is refused, and the paths written are printed.`,
 			if *format != "atif" && *format != "openai" && *format != "otlp" {
 				return e.badUsage("--format must be atif, openai or otlp, not %q", *format)
 			}
-			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, repair: *repair, agent: agent}
+			if *media != "" && *media != "copy" && *media != "skip" {
+				return e.badUsage("--media must be copy or skip, not %q", *media)
+			}
+			x := &exporter{env: e, format: *format, dir: *dir, runID: *runID, repair: *repair, agent: agent, media: *media}
 			if *conv != "" || *chain {
 				return x.exportConversation(files[0], *conv, *chain)
 			}
@@ -96,6 +100,9 @@ type exporter struct {
 	// agent holds the agent's name, version and model given on the
 	// command line.
 	agent atif.Options
+	// media is --media: "copy", "skip" or "" (as recorded), and
+	// mediaFrom the folder of the input, where local media are found.
+	media, mediaFrom string
 }
 
 // atifOptions are the options of the ATIF export of run id.
@@ -108,6 +115,10 @@ func (x *exporter) atifOptions(id string) *atif.Options {
 // export exports the runs of path, a file or a directory whose files are
 // read together.
 func (x *exporter) export(path string) int {
+	x.mediaFrom = path
+	if !isDir(path) {
+		x.mediaFrom = filepath.Dir(path)
+	}
 	inputs, records, err := loadPath(x.env, path, x.repair)
 	if err != nil {
 		return x.failErr(err)
@@ -184,14 +195,16 @@ func (x *exporter) allOTLP(path string, records []recorder.Record) int {
 // the file's path, warning when a run's file is named apart because
 // another run has its name. Every file is made and checked before any is
 // written (see prepareAll), and a failed write removes the files already
-// written, so the export writes all or nothing.
+// written, so the export writes all or nothing; but for the runs whose
+// local media files are missing, which are left out and reported, the
+// others written.
 func (x *exporter) toDir(path string, records []recorder.Record, runs []string, names runNames) int {
 	for _, id := range runs {
 		if other, ok := names.takenBy[id]; ok {
 			x.warn("export %s: run %s is written as %s, since run %s has its file name", path, id, names.byRun[id], other)
 		}
 	}
-	files, err := x.prepareAll(records, runs, names)
+	files, missing, err := x.prepareAll(records, runs, names)
 	if err != nil {
 		return x.fail("export %s: %v; nothing was written", path, err)
 	}
@@ -201,6 +214,12 @@ func (x *exporter) toDir(path string, records []recorder.Record, runs []string, 
 	}
 	for _, w := range written {
 		fmt.Fprintln(x.stdout, w)
+	}
+	for _, m := range missing {
+		x.warn("export %s: %v; not written (--media copy or skip writes it)", path, m)
+	}
+	if len(missing) > 0 {
+		return exitProblems
 	}
 	return exitOK
 }

@@ -24,26 +24,59 @@ type outputFile struct {
 
 // prepareAll makes every run's file and checks it: ATIF documents are
 // validated, media included, and every path, links resolved, must stay
-// inside the directory. Nothing is written.
-func (x *exporter) prepareAll(records []recorder.Record, runs []string, names runNames) ([]*outputFile, error) {
-	files := make([]*outputFile, 0, len(runs))
+// inside the directory. Nothing is written. An ATIF document whose only
+// problems are local media files that are missing fails its run alone:
+// it is left out of files and its error is in missing.
+func (x *exporter) prepareAll(records []recorder.Record, runs []string, names runNames) (files []*outputFile, missing []error, err error) {
+	files = make([]*outputFile, 0, len(runs))
 	for _, id := range runs {
 		f := &outputFile{run: id, dir: x.dir, name: names.byRun[id] + x.extension()}
-		var err error
 		if x.format == "atif" {
-			var t *atif.Trajectory
-			if t, err = atif.FromRecords(records, x.atifOptions(id)); err == nil {
-				f.doc, err = atif.PrepareFile(x.dir, f.name, t)
-			}
+			err = x.prepareATIF(f, records, id)
 		} else if f.data, err = x.encode(records, id); err == nil {
 			err = atif.CheckPath(x.dir, f.name)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", id, err)
+		switch {
+		case err != nil && onlyMissingMedia(err):
+			missing = append(missing, fmt.Errorf("run %s: %w", id, err))
+		case err != nil:
+			return nil, nil, fmt.Errorf("run %s: %w", id, err)
+		default:
+			files = append(files, f)
 		}
-		files = append(files, f)
 	}
-	return files, nil
+	return files, missing, nil
+}
+
+// prepareATIF makes and checks the ATIF document of run id as f, its
+// local media copied or left out as --media says.
+func (x *exporter) prepareATIF(f *outputFile, records []recorder.Record, id string) error {
+	t, err := atif.FromRecords(records, x.atifOptions(id))
+	if err != nil {
+		return err
+	}
+	if x.media != "" {
+		for _, p := range t.LocalMedia(x.mediaFrom, x.media == "copy") {
+			x.warn("run %s: media file %s left out", id, p)
+		}
+	}
+	f.doc, err = atif.PrepareFile(x.dir, f.name, t)
+	return err
+}
+
+// onlyMissingMedia reports whether err is a document's validation that
+// found no problem but local media files that are missing.
+func onlyMissingMedia(err error) bool {
+	var invalid *atif.ValidationError
+	if !errors.As(err, &invalid) || len(invalid.Problems) == 0 {
+		return false
+	}
+	for _, p := range invalid.Problems {
+		if p.Rule != atif.RuleMediaMissing {
+			return false
+		}
+	}
+	return true
 }
 
 // writeAll writes the files in order and returns their paths. When one

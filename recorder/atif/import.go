@@ -90,6 +90,10 @@ func ToRecordsIn(dir string, t *Trajectory) ([]recorder.Record, error) {
 	if id == "" {
 		id = uuid.NewString()
 	}
+	if conv, marks := conversationMarks(t); marks != nil {
+		im.conversation(t, conv, marks)
+		return im.out, nil
+	}
 	im.used[id] = true
 	root := im.run(t, nil, id, "", 0, "", time.Time{})
 	root.end(t)
@@ -187,6 +191,7 @@ type runWriter struct {
 	// the messages the call before was given (see injectedSteps).
 	injected     []recorder.InjectedMessage
 	injectedUsed bool                      // a response followed injected: new injected steps replace it
+	injectedAt   time.Time                 // the time of the first of the injected steps, the time of their model request
 	toolNames    []string                  // the trajectory's tools, offered to every model call
 	assessed     *recorder.InjectedMessage // the latest injected assessment recorded as one
 	// unshown says the trajectory has an assessment never shown to the
@@ -396,6 +401,9 @@ func (w *runWriter) injectedStep(s *Step, info map[string]any) {
 	if w.injectedUsed {
 		w.injected, w.injectedUsed = nil, false
 	}
+	if len(w.injected) == 0 {
+		w.injectedAt = w.at
+	}
 	kind, _ := info["injected"].(string)
 	m := recorder.InjectedMessage{Kind: kind, Role: string(schema.User), Content: s.Message.PlainText()}
 	if s.Source == SourceSystem {
@@ -446,8 +454,14 @@ func (w *runWriter) modelRequest(model string) {
 		if req.Injected == nil && w.unshown {
 			req.Injected = []recorder.InjectedMessage{}
 		}
+		at := w.at
+		if !w.injectedUsed && len(w.injected) > 0 {
+			// The injected steps are where the request's input ended.
+			w.at = w.injectedAt
+		}
 		w.injectedUsed = true
 		w.add(req)
+		w.at = at
 	}
 }
 

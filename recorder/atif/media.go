@@ -150,8 +150,7 @@ func (im *importer) resultParts(parts []ContentPart) []recorder.Part {
 // mediaPath returns the path, relative to the document, under which
 // data is written with the document, and remembers it for WriteFile.
 func (x *exporter) mediaPath(data []byte, mediaType string) string {
-	sum := sha256.Sum256(data)
-	path := mediaDirName + "/" + hex.EncodeToString(sum[:]) + mediaExtension(mediaType)
+	path := mediaDirName + "/" + hashName(data, mediaType)
 	if x.media == nil {
 		x.media = map[string][]byte{}
 	}
@@ -287,4 +286,91 @@ func dataURL(url string) ([]byte, bool) {
 	}
 	data, err := base64.StdEncoding.DecodeString(payload)
 	return data, err == nil
+}
+
+// LocalMedia deals with the image and audio files t, and its subagents,
+// name by a local path (not a URL, nor a file t already holds to write
+// with it), which the folder the document is written to may not hold:
+// each path is looked up relative to dir (an absolute path as it is).
+// With take, a file found there is taken into t's media files
+// (MediaFiles), written with the document under media/, and the part
+// points there. A file not found, or every one without take, is left out:
+// the part becomes a text part saying which file it was. It returns the
+// paths left out. Export a recording whose messages name local files with
+// it, so that the document holds or drops them rather than naming files
+// that are not next to it.
+func (t *Trajectory) LocalMedia(dir string, take bool) (left []string) {
+	if t == nil {
+		return nil
+	}
+	lm := localMedia{t: t, dir: dir, take: take}
+	lm.trajectory(t)
+	return lm.left
+}
+
+// localMedia is the work of Trajectory.LocalMedia on one document.
+type localMedia struct {
+	t    *Trajectory
+	dir  string
+	take bool
+	left []string
+}
+
+func (lm *localMedia) trajectory(t *Trajectory) {
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		lm.content(&s.Message)
+		if s.Observation == nil {
+			continue
+		}
+		for j := range s.Observation.Results {
+			if c := s.Observation.Results[j].Content; c != nil {
+				lm.content(c)
+			}
+		}
+	}
+	for i := range t.SubagentTrajectories {
+		lm.trajectory(&t.SubagentTrajectories[i])
+	}
+}
+
+func (lm *localMedia) content(c *Content) {
+	for i, p := range c.Parts {
+		if p.Source == nil || !lm.local(p.Source.Path) {
+			continue
+		}
+		if data, err := os.ReadFile(lm.full(p.Source.Path)); err == nil && lm.take {
+			if lm.t.media == nil {
+				lm.t.media = map[string][]byte{}
+			}
+			src := *p.Source
+			src.Path = mediaDirName + "/" + hashName(data, src.MediaType)
+			lm.t.media[src.Path] = data
+			c.Parts[i].Source = &src
+			continue
+		}
+		lm.left = append(lm.left, p.Source.Path)
+		c.Parts[i] = ContentPart{Type: PartText, Text: "[" + string(p.Type) + " omitted: " + p.Source.Path + "]"}
+	}
+}
+
+// local reports whether path names a local file that t does not hold.
+func (lm *localMedia) local(path string) bool {
+	_, held := lm.t.media[path]
+	return path != "" && !held && !strings.Contains(path, "://") && !strings.HasPrefix(path, "data:")
+}
+
+// full is where path is looked up.
+func (lm *localMedia) full(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(lm.dir, path)
+}
+
+// hashName is the name of a media file of data: its SHA-256 and the
+// extension of its type.
+func hashName(data []byte, mediaType string) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]) + mediaExtension(mediaType)
 }
