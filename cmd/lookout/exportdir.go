@@ -111,7 +111,7 @@ func (f *outputFile) write() (string, error) {
 	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		f.made = true
 	}
-	return writeInside(f.dir, f.name, f.data)
+	return path, outfile.Write(f.dir, f.name, outfile.Bytes(f.data))
 }
 
 // undo removes the files an export made before it failed.
@@ -137,15 +137,4 @@ func needsNoMedia(t *atif.Trajectory) error {
 		return fmt.Errorf("the trajectory holds %s to write next to the document; export it with -o DIR", count(n, "media file", "media files"))
 	}
 	return nil
-}
-
-// writeInside writes data to the file name inside dir, created 0600 (dir
-// 0700 if missing), through a temporary file renamed over it inside an
-// os.Root, so that the write cannot leave dir nor go through what is at
-// the name.
-func writeInside(dir, name string, data []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, name), outfile.Write(dir, name, outfile.Bytes(data))
 }
