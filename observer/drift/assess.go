@@ -18,6 +18,9 @@ const driftReturn = "If it does not, return to the task; if it does, say why bef
 // after the other into st.out, whose buffer they share.
 func (st *driftState) assess(f driftFinding) observer.Assessment {
 	outside := st.gatherOutside()
+	if f.ground != 0 {
+		outside = outside[len(outside)-1:]
+	}
 	t := &st.out
 	t.Start(512)
 	line := func(b *strings.Builder, i int) {
@@ -43,7 +46,11 @@ func (st *driftState) assess(f driftFinding) observer.Assessment {
 	if task != "" {
 		suggestions = append(suggestions, check.In(all))
 	}
-	a := observer.Assessment{Summary: "Most of your recent work is outside the task's scope.", Severity: f.severity}
+	summary := "Most of your recent work is outside the task's scope."
+	if f.ground != 0 {
+		summary = "Your latest call works outside the task."
+	}
+	a := observer.Assessment{Summary: summary, Severity: f.severity}
 	a.Observations, a.Suggestions = st.parts.ObservationWith(observer.Observation{
 		Category:    "drift",
 		Description: description.In(all),
@@ -67,6 +74,17 @@ func (st *driftState) gatherOutside() []*driftCall {
 // writeDescription writes how many calls were outside which scope.
 func (st *driftState) writeDescription(f driftFinding) {
 	t := &st.out
+	if f.ground != 0 {
+		c := groundCommands[f.ground-1]
+		t.WriteString("#")
+		scan.WriteInt(&t.Builder, st.calls.Back(0).index)
+		t.WriteString(" (")
+		t.WriteString(c.name)
+		t.WriteString(") ")
+		t.WriteString(groundDescriptions[c.kind])
+		t.WriteString(".")
+		return
+	}
 	scan.WriteInt(&t.Builder, int64(f.outside))
 	t.WriteString(" of the last ")
 	scan.WriteInt(&t.Builder, int64(f.total))

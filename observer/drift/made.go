@@ -15,40 +15,48 @@ const maxMade = 256
 // workDirKeys name a call's working directory.
 var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": true, "workingdirectory": true, "dir": true, "directory": true}
 
-// noteMade adds to what the agent made the targets of a successful call
-// that wrote them (a tool whose name says it writes, a shell redirection,
-// touch or mkdir) and the working directory it names, and reports whether
-// it added any.
-func (st *driftState) noteMade(rec *observer.ToolCallRecord) int {
-	n := len(st.made)
-	if !rec.Success || n >= maxMade {
-		return n
-	}
-	if st.accessOf(rec.ToolName) == scan.WriteAccess {
+// shellKeys name the arguments that hold shell commands.
+var shellKeys = map[string]bool{"command": true, "cmd": true, "commands": true, "keystrokes": true, "script": true, "shell": true, "bash": true}
+
+// readArgs reads the string arguments of a call: what a successful call
+// made (the targets of a tool whose name says it writes, a shell
+// redirection, touch or mkdir) and the working directory it names, which
+// it adds to what the agent made; and the first off-ground command its
+// shell commands run, which it returns as a call keeps it.
+func (st *driftState) readArgs(rec *observer.ToolCallRecord) (ground uint8) {
+	made := rec.Success && len(st.made) < maxMade
+	if made && st.accessOf(rec.ToolName) == scan.WriteAccess {
 		for _, t := range st.targets {
 			st.addMade(t)
 		}
 	}
 	scan.EachMember(rec.Arguments, func(k, val string, isString bool) bool {
-		if isString {
-			st.noteMadeIn(k, val)
+		if !isString || len(val) > maxShellText {
+			return true
+		}
+		st.key = scan.FoldKey(st.key[:0], k)
+		if workDirKeys[string(st.key)] {
+			if made {
+				st.addMade(scan.CleanTarget(val))
+				st.changeDir(scan.CleanTarget(val))
+			}
+			return true
+		}
+		shell := ground == 0 && shellKeys[string(st.key)]
+		makes := made && mayMake(val)
+		if !shell && !makes {
+			return true
+		}
+		st.text = scan.AppendUnescaped(st.text[:0], val)
+		if shell {
+			ground = st.ground.scan(st.text)
+		}
+		if makes {
+			madeByShell(string(st.text), st.addMade, st.changeDir)
 		}
 		return true
 	})
-	return n
-}
-
-// noteMadeIn adds to what the agent made the directory a string argument
-// named k gives as the working directory, or what the shell command in it
-// writes or works in.
-func (st *driftState) noteMadeIn(k, val string) {
-	if st.key = scan.FoldKey(st.key[:0], k); workDirKeys[string(st.key)] {
-		st.addMade(scan.CleanTarget(val))
-		st.changeDir(scan.CleanTarget(val))
-	} else if len(val) <= maxShellText && mayMake(val) {
-		st.text = scan.AppendUnescaped(st.text[:0], val)
-		madeByShell(string(st.text), st.addMade, st.changeDir)
-	}
+	return ground
 }
 
 // accessOf returns what the tool does to its target, as its name says,

@@ -22,6 +22,8 @@ func (st *driftState) syncTask(store *session.Store) bool {
 		return false
 	}
 	st.taskSeen, st.taskPrompt, st.taskScope = true, t.Prompt, t.Scope
+	st.lowerPrompt = ""
+	st.asks = [len(groundCommands)]uint8{}
 	st.fromPrompt = scan.PromptScope(t.Prompt)
 	st.declared = declaredScope(st.declared[:0], t.Scope)
 	return true

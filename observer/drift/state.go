@@ -15,8 +15,11 @@ type driftCall struct {
 	tool, summary, args string
 	targets             []string
 	outside             bool
-	version             int // scope version outside was computed for
-	label               scan.Label
+	// ground is the position in groundCommands, plus one, of the
+	// off-ground command the call runs; 0 when it runs none.
+	ground  uint8
+	version int // scope version outside was computed for
+	label   scan.Label
 }
 
 // driftState is one session's working state for a Detector.
@@ -30,11 +33,16 @@ type driftState struct {
 	calls   scan.Ring[driftCall]
 	targets []string
 
-	store      *session.Store
-	task       *session.Value[observer.Task]
-	taskSeen   bool
-	taskPrompt string
-	taskScope  []string
+	store       *session.Store
+	task        *session.Value[observer.Task]
+	taskSeen    bool
+	taskPrompt  string
+	taskScope   []string
+	lowerPrompt string // the prompt lower-cased, once needed
+	// asks says, for each of groundCommands, whether the task asks for
+	// its work: 0 when not yet known, 1 when it does, 2 when it does not.
+	asks   [len(groundCommands)]uint8
+	ground groundScan
 
 	declared    []string // from Task.Scope
 	fromPrompt  []string // from Task.Prompt
@@ -68,6 +76,9 @@ type driftState struct {
 type driftFinding struct {
 	outside, total int
 	severity       observer.Severity
+	// ground is the off-ground work of the latest call, when that alone
+	// makes the finding.
+	ground uint8
 }
 
 // CatchUp reads back four windows of calls: those that name no target
@@ -108,11 +119,13 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		st.rebuildScope()
 	}
 	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
-	if n := st.noteMade(rec); n < len(st.made) {
+	n := len(st.made)
+	ground := st.readArgs(rec)
+	if n < len(st.made) {
 		st.extendScope(st.made[n:])
 	}
 	st.resolve()
-	if len(st.targets) == 0 {
+	if len(st.targets) == 0 && ground == 0 {
 		return
 	}
 	slot := st.calls.Push()
@@ -121,12 +134,17 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		targets: append(slot.targets[:0], st.targets...),
 		version: -1,
 		label:   slot.label.Reuse(),
+		ground:  ground,
 	}
 }
 
 func (st *driftState) outside(c *driftCall) bool {
 	if c.version == st.version {
 		return c.outside
+	}
+	if st.offGround(c) {
+		c.outside, c.version = true, st.version
+		return true
 	}
 	entries := st.scope
 	if c.version >= st.grownFrom {
@@ -151,17 +169,26 @@ func (st *driftState) outside(c *driftCall) bool {
 func (st *driftState) detect(index int64) (driftFinding, bool) {
 	n := st.calls.Len()
 	out, drifting := st.mostlyOutside(n)
-	if !drifting {
+	var newest *driftCall
+	if n > 0 && st.calls.Back(0).index == index {
+		newest = st.calls.Back(0)
+	}
+	offGround := newest != nil && st.offGround(newest)
+	if !drifting && !offGround {
 		st.episode = 0
 		return driftFinding{}, false
 	}
 	if st.episode == 0 {
 		st.episode = index
 	}
-	if newest := st.calls.Back(0); newest.index != index || !newest.outside {
+	if newest == nil || !st.outside(newest) {
 		return driftFinding{}, false
 	}
-	return driftFinding{outside: out, total: n, severity: st.escalation.Severity(int(index - st.episode))}, true
+	f := driftFinding{outside: out, total: n, severity: st.escalation.Severity(int(index - st.episode))}
+	if !drifting {
+		f.ground = newest.ground
+	}
+	return f, true
 }
 
 // mostlyOutside counts the n kept calls outside the scope, and reports

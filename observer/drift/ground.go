@@ -1,0 +1,307 @@
+package drift
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
+
+// offGround says why a call is clearly outside the task's ground, whatever
+// its scope: work that no task needs unless it says so.
+type offGround uint8
+
+const (
+	onGround offGround = iota
+	// searchesRoot is a search of the whole filesystem from its root (find
+	// /, grep -r … /, locate): the task's files are somewhere known, so
+	// the search looks for something that is not.
+	searchesRoot
+	// managesAccounts adds, changes or removes the system's user accounts
+	// or groups (useradd, passwd, groupadd), which a task asks for by name.
+	managesAccounts
+	// managesServices queries or changes the system's services
+	// (systemctl, service), which a task asks for by name.
+	managesServices
+)
+
+// groundCommand is a command that is clearly off the task's ground, and
+// the kind of work it does; a search is off it only when it searches from
+// the root.
+type groundCommand struct {
+	name string
+	kind offGround
+}
+
+// groundCommands lists the commands off the task's ground. A call keeps
+// the position of the first it runs, plus one.
+var groundCommands = [...]groundCommand{
+	{"find", searchesRoot}, {"grep", searchesRoot}, {"egrep", searchesRoot}, {"fgrep", searchesRoot},
+	{"rg", searchesRoot}, {"ag", searchesRoot}, {"ack", searchesRoot}, {"ls", searchesRoot}, {"tree", searchesRoot},
+	{"locate", searchesRoot}, {"plocate", searchesRoot}, {"mlocate", searchesRoot}, {"slocate", searchesRoot},
+
+	{"useradd", managesAccounts}, {"adduser", managesAccounts}, {"usermod", managesAccounts},
+	{"userdel", managesAccounts}, {"deluser", managesAccounts}, {"groupadd", managesAccounts},
+	{"groupmod", managesAccounts}, {"groupdel", managesAccounts}, {"addgroup", managesAccounts},
+	{"delgroup", managesAccounts}, {"gpasswd", managesAccounts}, {"passwd", managesAccounts},
+	{"chpasswd", managesAccounts}, {"chage", managesAccounts}, {"chsh", managesAccounts},
+	{"newusers", managesAccounts}, {"visudo", managesAccounts}, {"vipw", managesAccounts},
+
+	{"systemctl", managesServices}, {"service", managesServices}, {"rc-service", managesServices},
+	{"rc-update", managesServices}, {"update-rc.d", managesServices}, {"initctl", managesServices},
+	{"supervisorctl", managesServices}, {"launchctl", managesServices},
+}
+
+// groundCommandAt maps the name of each of groundCommands to its position
+// plus one.
+var groundCommandAt = func() map[string]uint8 {
+	m := make(map[string]uint8, len(groundCommands))
+	for i, c := range groundCommands {
+		m[c.name] = uint8(i + 1)
+	}
+	return m
+}()
+
+// groundMentions lists, for each kind of off-ground work, the words with
+// which a task asks for it: a task that says any of them, in any case, has
+// that work on its ground. The commands themselves count too.
+var groundMentions = [...][]string{
+	searchesRoot:    {"entire filesystem", "whole filesystem", "entire file system", "whole file system", "anywhere on the system"},
+	managesAccounts: {"account", "create user", "create a user", "create the user", "add a user", "add user", "new user", "system user", "unix user", "linux user", "sudoers", "user group"},
+	managesServices: {"service", "daemon", "systemd", "init script"},
+}
+
+// groundDescriptions says what each kind of off-ground work does.
+var groundDescriptions = [...]string{
+	searchesRoot:    "searches the whole filesystem from its root, not the task's own files",
+	managesAccounts: "manages the system's user accounts, which the task does not ask for",
+	managesServices: "manages the system's services, which the task does not ask for",
+}
+
+// commandPrefixes run the command that follows them.
+var commandPrefixes = map[string]bool{
+	"sudo": true, "env": true, "nohup": true, "time": true, "exec": true, "command": true,
+	"nice": true, "timeout": true, "doas": true, "xargs": true, "builtin": true,
+}
+
+// maxCommandWords bounds the words of one command read for its ground.
+const maxCommandWords = 16
+
+// groundScan reads the commands of a shell text for work off the task's
+// ground. It keeps no state between texts but its scratch.
+type groundScan struct {
+	words [][]byte // of the command being read
+	found uint8    // the off-ground command found, as a call keeps it
+	delim []byte   // the delimiter of the heredoc being skipped, if any
+	next  bool     // the delimiter is the next word
+}
+
+// scan returns the first off-ground command the shell text s runs, as a
+// call keeps it (0 for none). Heredoc bodies are contents, not commands,
+// and are skipped.
+func (g *groundScan) scan(s []byte) uint8 {
+	g.found, g.delim, g.next, g.words = 0, nil, false, g.words[:0]
+	for line := range bytes.Lines(s) {
+		if len(g.delim) > 0 {
+			if bytes.Equal(bytes.TrimSpace(line), g.delim) {
+				g.delim = nil
+			}
+			continue
+		}
+		g.line(line)
+		g.next = false
+		if g.found != 0 {
+			return g.found
+		}
+	}
+	return 0
+}
+
+// line reads the commands of one line.
+func (g *groundScan) line(line []byte) {
+	var quote byte
+	start := -1
+	for i := 0; i <= len(line); i++ {
+		var c byte = '\n'
+		if i < len(line) {
+			c = line[i]
+		}
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			continue
+		case c == '\'' || c == '"':
+			quote = c
+			if start < 0 {
+				start = i
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			g.endWord(line, &start, i)
+		case c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '`':
+			g.endWord(line, &start, i)
+			g.endCommand()
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+		if g.found != 0 {
+			return
+		}
+	}
+	g.endCommand()
+}
+
+// endWord ends the word that started at *start, if any, at end.
+func (g *groundScan) endWord(line []byte, start *int, end int) {
+	if *start < 0 {
+		return
+	}
+	w := line[*start:end]
+	*start = -1
+	if len(g.words) < maxCommandWords {
+		g.words = append(g.words, w)
+	}
+	if d, ok := bytes.CutPrefix(w, []byte("<<")); ok && !bytes.HasPrefix(d, []byte("<")) {
+		g.delim = bytes.Trim(bytes.TrimPrefix(d, []byte("-")), `"'\`)
+		g.next = len(g.delim) == 0
+	} else if g.next {
+		g.delim, g.next = bytes.Trim(w, `"'\`), false
+	}
+}
+
+// endCommand judges the command whose words were read, and starts the
+// next.
+func (g *groundScan) endCommand() {
+	words := g.words
+	g.words = g.words[:0]
+	for len(words) > 0 && (commandPrefixes[string(baseName(words[0]))] || isAssignment(words[0])) {
+		words = words[1:]
+		// The options of a prefix, and timeout's duration.
+		for len(words) > 0 && (words[0][0] == '-' || isDigit(words[0][0])) {
+			words = words[1:]
+		}
+	}
+	if len(words) == 0 {
+		return
+	}
+	at := groundCommandAt[string(baseName(words[0]))]
+	if at == 0 {
+		return
+	}
+	if c := groundCommands[at-1]; c.kind != searchesRoot || searchFromRoot(c.name, words[1:]) {
+		g.found = at
+	}
+}
+
+// searchFromRoot reports whether the search command name, with args,
+// searches the filesystem from its root.
+func searchFromRoot(name string, args [][]byte) bool {
+	switch name {
+	case "locate", "plocate", "mlocate", "slocate":
+		return true
+	case "find":
+		// The start points come before the expression.
+		for _, a := range args {
+			switch a = unquote(a); {
+			case len(a) == 2 && a[0] == '-' && (a[1] == 'H' || a[1] == 'L' || a[1] == 'P'):
+			case len(a) == 0 || a[0] == '-' || a[0] == '(' || a[0] == '!':
+				return false
+			case isRoot(a):
+				return true
+			}
+		}
+		return false
+	}
+	// The others search from "/" when they are recursive: always, or with
+	// the option that makes them so.
+	recursive := name == "rg" || name == "ag" || name == "ack" || name == "tree"
+	flags := "rR"
+	if name == "ls" {
+		flags = "R"
+	}
+	root := false
+	for _, a := range args {
+		a = unquote(a)
+		switch {
+		case string(a) == "--recursive" || string(a) == "--dereference-recursive":
+			recursive = true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			recursive = recursive || bytes.ContainsAny(a, flags)
+		case isRoot(a):
+			root = true
+		}
+	}
+	return recursive && root
+}
+
+// isRoot reports the filesystem's root, or everything in it.
+func isRoot(a []byte) bool {
+	return string(a) == "/" || string(a) == "/*" || string(a) == "/."
+}
+
+// unquote strips the quotes around a shell word.
+func unquote(w []byte) []byte { return bytes.Trim(w, `"'`) }
+
+// baseName returns a command's name without its directory.
+func baseName(w []byte) []byte {
+	w = unquote(w)
+	return w[bytes.LastIndexByte(w, '/')+1:]
+}
+
+// isDigit reports an ASCII digit.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isAssignment reports a shell variable assignment, NAME=value, that may
+// come before a command.
+func isAssignment(w []byte) bool {
+	eq := bytes.IndexByte(w, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i, c := range w[:eq] {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && isDigit(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxMentionText bounds how much of the prompt is searched for the words
+// that ask for off-ground work.
+const maxMentionText = 32 << 10
+
+// offGround reports whether the call c does work off the task's ground
+// that the task does not ask for.
+func (st *driftState) offGround(c *driftCall) bool {
+	return c.ground != 0 && !st.asksFor(c.ground)
+}
+
+// asksFor reports whether the task asks for the work of the off-ground
+// command at (as a call keeps it): its declared scope is the whole
+// filesystem, or its prompt says one of the words for the work or, but
+// for a search, names the command. The answer is kept until the task
+// changes.
+func (st *driftState) asksFor(at uint8) bool {
+	if known := st.asks[at-1]; known != 0 {
+		return known == 1
+	}
+	if st.lowerPrompt == "" {
+		st.lowerPrompt = strings.ToLower(st.taskPrompt[:min(len(st.taskPrompt), maxMentionText)])
+	}
+	c := groundCommands[at-1]
+	// A search names itself in many a task ("find the file"); the others
+	// only when they are asked for.
+	asks := c.kind != searchesRoot && strings.Contains(st.lowerPrompt, c.name)
+	for _, w := range groundMentions[c.kind] {
+		asks = asks || strings.Contains(st.lowerPrompt, w)
+	}
+	asks = asks || c.kind == searchesRoot && slices.Contains(st.declared, "/")
+	st.asks[at-1] = 2
+	if asks {
+		st.asks[at-1] = 1
+	}
+	return asks
+}
