@@ -2,7 +2,6 @@ package drift
 
 import (
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/lookout-go/lookout/observer"
@@ -110,9 +109,17 @@ func (st *driftState) resolve() {
 }
 
 func (st *driftState) addMade(t string) {
-	if t != "" && t != "." && len(st.made) < maxMade && !slices.Contains(st.made, t) {
-		st.made = append(st.made, t)
+	if t == "" || t == "." || len(st.made) >= maxMade {
+		return
 	}
+	if _, ok := st.madeSet[t]; ok {
+		return
+	}
+	if st.madeSet == nil {
+		st.madeSet = make(map[string]struct{})
+	}
+	st.madeSet[t] = struct{}{}
+	st.made = append(st.made, t)
 }
 
 // madeByShell calls add for what a shell command writes or works in: the

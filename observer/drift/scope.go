@@ -126,58 +126,66 @@ func isRooted(t string) bool {
 	return t == "" || t[0] == '/' || len(t) > 2 && t[1] == ':'
 }
 
+// rebuildScope builds the scope again, from the declared scope or the
+// candidates, and what the agent made.
 func (st *driftState) rebuildScope() {
-	st.version++
+	st.version, st.grown = st.version+1, 0
 	st.scope = st.scope[:0]
+	st.index.reset()
 	if len(st.declared) > 0 {
 		st.scope = append(st.scope, st.declared...)
-	} else {
-		// Keep each entry once, and none that another entry covers.
-		entries := st.candidates()
-		for i, e := range entries {
-			if !covered(entries, i) {
-				st.scope = append(st.scope, e)
-			}
+		for _, e := range st.declared {
+			st.index.add(e)
 		}
+	} else {
+		st.keepUncovered(st.candidates())
 	}
-	st.extendByMade()
-	st.grownFrom, st.grownAt = st.version, append(st.grownAt[:0], len(st.scope))
+	st.extendScope(st.made)
 }
 
-// extendByMade adds to the scope what the agent made outside it. What the
+// keepUncovered adds to the scope each of entries once, and none that
+// another entry covers, in their order. An entry covers only entries
+// longer than itself, so the shorter are indexed first.
+func (st *driftState) keepUncovered(entries []string) {
+	order := st.order[:0]
+	for i := range entries {
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(entries[a]) - len(entries[b]) })
+	kept := st.kept[:0]
+	for range entries {
+		kept = append(kept, false)
+	}
+	for _, i := range order {
+		if !st.index.covers(entries[i]) {
+			st.index.add(entries[i])
+			kept[i] = true
+		}
+	}
+	for i, e := range entries {
+		if kept[i] {
+			st.scope = append(st.scope, e)
+		}
+	}
+	st.order, st.kept = order, kept
+}
+
+// extendScope adds to the scope what the agent made outside it. What the
 // agent made extends a scope; alone it makes none, or everything else
-// would look like drift.
-// extendScope adds to the scope what the agent made in made, as
-// extendByMade does for all it made, and starts a version in which the
-// scope only grew.
+// would look like drift. Calls inside the scope stay inside it.
 func (st *driftState) extendScope(made []string) {
 	if len(st.scope) == 0 {
 		return
 	}
 	n := len(st.scope)
 	for _, m := range made {
-		if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
+		if !st.index.covers(m) {
 			st.scope = append(st.scope, m)
+			st.index.add(m)
 		}
 	}
-	if len(st.scope) == n {
-		return
-	}
-	if len(st.grownAt) >= maxMade {
-		st.grownFrom, st.grownAt = st.version, append(st.grownAt[:0], n)
-	}
-	st.version++
-	st.grownAt = append(st.grownAt, len(st.scope))
-}
-
-func (st *driftState) extendByMade() {
-	if len(st.scope) == 0 {
-		return
-	}
-	for _, m := range st.made {
-		if !slices.ContainsFunc(st.scope, func(e string) bool { return scan.InScope(e, m) }) {
-			st.scope = append(st.scope, m)
-		}
+	if len(st.scope) > n {
+		st.grown++
 	}
 }
 
@@ -185,7 +193,8 @@ func (st *driftState) extendByMade() {
 // prompt's, and those the run's first calls imply, broader when the
 // prompt names none.
 func (st *driftState) candidates() []string {
-	entries := slices.Clone(st.fromPrompt)
+	entries := append(st.candidateScratch[:0], st.fromPrompt...)
+	defer func() { st.candidateScratch = entries[:0] }()
 	if len(st.fromPrompt) == 0 {
 		for _, t := range st.learned {
 			entries = append(entries, broadScopeOf(t))
@@ -200,12 +209,4 @@ func (st *driftState) candidates() []string {
 	// from, unlike the file itself, which would make all the rest look
 	// like drift.
 	return append(entries, st.topFiles...)
-}
-
-// covered reports whether entries[i] is covered by another entry, or is
-// the same as an earlier one.
-func covered(entries []string, i int) bool {
-	e := entries[i]
-	return slices.ContainsFunc(entries, func(o string) bool { return o != e && scan.InScope(o, e) }) ||
-		slices.Contains(entries[:i], e)
 }

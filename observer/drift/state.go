@@ -1,8 +1,6 @@
 package drift
 
 import (
-	"slices"
-
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/internal/detect"
 	"github.com/lookout-go/lookout/observer/internal/scan"
@@ -17,9 +15,10 @@ type driftCall struct {
 	outside             bool
 	// ground is the position in groundCommands, plus one, of the
 	// off-ground command the call runs; 0 when it runs none.
-	ground  uint8
-	version int // scope version outside was computed for
-	label   scan.Label
+	ground uint8
+	// version and grown are the scope's when outside was computed.
+	version, grown int32
+	label          scan.Label
 }
 
 // driftState is one session's working state for a Detector.
@@ -48,18 +47,22 @@ type driftState struct {
 	fromPrompt  []string // from Task.Prompt
 	learned     []string // targets of the first calls
 	made        []string // what the agent wrote, and its working directories
+	madeSet     map[string]struct{}
 	access      map[string]scan.Access
 	key         []byte   // scratch for folding argument keys
 	text        []byte   // scratch for unescaped arguments
 	cwd         string   // the working directory the calls changed to, if known
 	topFiles    []string // of them, relative paths of files at the top of the tree
 	learnedUpTo int64
-	scope       []string
-	version     int
-	// grownFrom is the first version since which the scope has only
-	// grown; grownAt[v-grownFrom] is the length the scope had at version v.
-	grownFrom int
-	grownAt   []int
+	scope       []string   // its entries, in order
+	index       scopeIndex // the same entries, to match targets with
+	// version counts the scope's rebuilds, grown how many times it grew
+	// since the last: a call inside it stays inside while it grows.
+	version, grown int32
+
+	order            []int    // scratch for keepUncovered
+	kept             []bool   // scratch for keepUncovered
+	candidateScratch []string // scratch for candidates
 
 	episode int64 // call at which the current drift began; 0 when none
 
@@ -90,6 +93,7 @@ func (st *driftState) Reset(oc *observer.Context) {
 	st.calls.Clear()
 	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
 	st.made, st.cwd = st.made[:0], ""
+	clear(st.madeSet)
 	st.relearn(oc.Calls(), oc.CallIndex)
 	st.reset = true
 }
@@ -138,26 +142,19 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 	}
 }
 
+// outside reports whether the call c lies outside the scope: it does work
+// off the task's ground, or none of its targets is in the scope.
 func (st *driftState) outside(c *driftCall) bool {
-	if c.version == st.version {
+	if c.version == st.version && (c.grown == st.grown || !c.outside) {
+		c.grown = st.grown
 		return c.outside
 	}
+	c.outside, c.version, c.grown = true, st.version, st.grown
 	if st.offGround(c) {
-		c.outside, c.version = true, st.version
 		return true
 	}
-	entries := st.scope
-	if c.version >= st.grownFrom {
-		// The scope only grew since: what was inside stays inside.
-		if !c.outside {
-			c.version = st.version
-			return false
-		}
-		entries = st.scope[st.grownAt[c.version-st.grownFrom]:]
-	}
-	c.outside, c.version = true, st.version
 	for _, t := range c.targets {
-		if slices.ContainsFunc(entries, func(e string) bool { return scan.InScope(e, t) }) {
+		if st.index.covers(t) {
 			c.outside = false
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // EachMember calls fn for each member of the JSON object args, with its
@@ -291,16 +292,32 @@ func (f *TargetFinder) addPath(t string) {
 }
 
 // trimWord strips the quotes and punctuation that surround a word in
-// prose or a command.
+// prose or a command, and the dots and colons that end it.
 func trimWord(w string) string {
-	for {
-		t := strings.TrimRight(strings.Trim(w, "\"'`()[]{}<>,;!?"), ".:")
-		if t == w {
-			return t
-		}
-		w = t
+	i, j := 0, len(w)
+	for i < j && wordEdges[w[i]] == aroundWord {
+		i++
 	}
+	for i < j && wordEdges[w[j-1]] != 0 {
+		j--
+	}
+	return w[i:j]
 }
+
+// Bytes at the edges of a word that trimWord strips.
+const (
+	aroundWord = 1 // at either end
+	afterWord  = 2 // at its end only
+)
+
+// wordEdges classes the bytes that trimWord strips.
+var wordEdges = func() (t [256]uint8) {
+	for _, b := range []byte("\"'`()[]{}<>,;!?") {
+		t[b] = aroundWord
+	}
+	t['.'], t[':'] = afterWord, afterWord
+	return t
+}()
 
 // isPromptSeparator reports the runes that end a word of a prompt: spaces,
 // and the markdown around a path in a prompt written in markdown, as in
@@ -601,25 +618,69 @@ func isBareName(w string) bool {
 }
 
 // promptWords adds the URLs and paths among the words of a prompt, up to
-// maxPromptScope targets in all.
+// maxPromptScope targets in all. Only the words that can name one are
+// read closely: those with a slash, or a dot before a letter or digit.
 func (f *TargetFinder) promptWords(prompt string) {
-	for w := range strings.FieldsFuncSeq(prompt, isPromptSeparator) {
-		if len(f.out) >= maxPromptScope {
-			return
+	start, candidate := -1, false
+	for i := 0; i <= len(prompt) && len(f.out) < maxPromptScope; i++ {
+		size := 1
+		sep := i == len(prompt)
+		if !sep {
+			c := prompt[i]
+			switch {
+			case c >= utf8.RuneSelf:
+				var r rune
+				r, size = utf8.DecodeRuneInString(prompt[i:])
+				sep = isPromptSeparator(r)
+			case promptBytes[c] == promptSeparator:
+				sep = true
+			case c == '/' || c == '\\' || c == '.' && i+1 < len(prompt) && isAlnum(prompt[i+1]):
+				candidate = true
+			}
 		}
-		if w[0] == '<' {
-			continue // markup: <pr_description>, </pr_description>
+		switch {
+		case !sep:
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			if candidate {
+				f.promptWord(prompt[start:i])
+			}
+			start, candidate = -1, false
 		}
-		if w = trimPromptWord(w); isAttributeChain(w) {
-			continue
-		}
-		if host, ok := UrlHost(w); ok {
-			f.add(host)
-		} else if looksLikePath(w) {
-			f.add(CleanTarget(w))
-		}
+		i += size - 1
 	}
 }
+
+// promptWord adds the URL or path that a word of a prompt names, if any.
+func (f *TargetFinder) promptWord(w string) {
+	if w[0] == '<' {
+		return // markup: <pr_description>, </pr_description>
+	}
+	if w = trimPromptWord(w); isAttributeChain(w) {
+		return
+	}
+	if host, ok := UrlHost(w); ok {
+		f.add(host)
+	} else if looksLikePath(w) {
+		f.add(CleanTarget(w))
+	}
+}
+
+// promptSeparator marks, in promptBytes, the ASCII bytes that end a word
+// of a prompt.
+const promptSeparator = 1
+
+// promptBytes classes the ASCII bytes of a prompt.
+var promptBytes = func() (t [utf8.RuneSelf]uint8) {
+	for c := range rune(utf8.RuneSelf) {
+		if isPromptSeparator(c) {
+			t[c] = promptSeparator
+		}
+	}
+	return t
+}()
 
 // AppendUnescaped appends the JSON string content s to dst with its
 // escapes decoded, except \u escapes, which are kept as they are.
