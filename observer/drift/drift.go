@@ -206,7 +206,7 @@ func (d *Detector) newState() *driftState {
 	if keys == nil {
 		keys = DefaultResourceKeys()
 	}
-	return &driftState{
+	st := &driftState{
 		window:     window,
 		minCalls:   min(max(scan.Pick(d.MinCalls, DefaultMinCalls), 1), window),
 		derivedMin: min(max(scan.Pick(d.DerivedMinCalls, DefaultDerivedMinCalls), 1), window),
@@ -216,6 +216,8 @@ func (d *Detector) newState() *driftState {
 		finder:     scan.NewTargetFinder(keys),
 		calls:      scan.NewRing[driftCall](window),
 	}
+	st.shell.st = st
+	return st
 }
 
 // DefaultResourceKeys returns the argument keys whose string values

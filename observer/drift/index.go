@@ -29,7 +29,7 @@ func (x *scopeIndex) add(e string) {
 		return
 	}
 	if x.entries == nil {
-		x.entries, x.heads = make(map[string]struct{}), make(map[string]struct{})
+		x.entries, x.heads = make(map[string]struct{}, 32), make(map[string]struct{}, 32)
 	}
 	x.entries[e] = struct{}{}
 	switch {

@@ -17,45 +17,46 @@ var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": tr
 // shellKeys name the arguments that hold shell commands.
 var shellKeys = map[string]bool{"command": true, "cmd": true, "commands": true, "keystrokes": true, "script": true, "shell": true, "bash": true}
 
-// readArgs reads the string arguments of a call: what a successful call
-// made (the targets of a tool whose name says it writes, a shell
-// redirection, touch or mkdir) and the working directory it names, which
-// it adds to what the agent made; and the first off-ground command its
-// shell commands run, which it returns as a call keeps it.
-func (st *driftState) readArgs(rec *observer.ToolCallRecord) (ground uint8) {
-	made := rec.Success && len(st.made) < maxMade
-	if made && st.accessOf(rec.ToolName) == scan.WriteAccess {
+// findTargets finds the targets of a call into st.targets and, in the
+// same reading of its arguments, what a successful call made (the targets
+// of a tool whose name says it writes, a shell redirection, touch or
+// mkdir) and the working directory it names, which it adds to what the
+// agent made; and the first off-ground command its shell commands run,
+// which it returns as a call keeps it.
+func (st *driftState) findTargets(rec *observer.ToolCallRecord) (ground uint8) {
+	st.shell.found = 0
+	st.argsMake = rec.Success && len(st.made) < maxMade
+	st.targets = st.finder.FindWith(st.targets[:0], rec.Arguments, st)
+	if st.argsMake && st.accessOf(rec.ToolName) == scan.WriteAccess {
 		for _, t := range st.targets {
 			st.addMade(t)
 		}
 	}
-	scan.EachMember(rec.Arguments, func(k, val string, isString bool) bool {
-		if !isString || len(val) > maxShellText {
-			return true
+	return st.shell.found
+}
+
+// ReadString reads a string argument named k for findTargets.
+func (st *driftState) ReadString(k, val string) {
+	if len(val) > maxShellText {
+		return
+	}
+	st.key = scan.FoldKey(st.key[:0], k)
+	if workDirKeys[string(st.key)] {
+		if st.argsMake {
+			st.addMade(scan.CleanTarget(val))
+			st.changeDir(scan.CleanTarget(val))
 		}
-		st.key = scan.FoldKey(st.key[:0], k)
-		if workDirKeys[string(st.key)] {
-			if made {
-				st.addMade(scan.CleanTarget(val))
-				st.changeDir(scan.CleanTarget(val))
-			}
-			return true
-		}
-		shell := ground == 0 && shellKeys[string(st.key)]
-		makes := made && mayMake(val)
-		if !shell && !makes {
-			return true
-		}
-		st.text = scan.AppendUnescaped(st.text[:0], val)
-		if shell {
-			ground = st.ground.scan(st.text)
-		}
-		if makes {
-			madeByShell(string(st.text), st.addMade, st.changeDir)
-		}
-		return true
-	})
-	return ground
+		return
+	}
+	sh := &st.shell
+	sh.ground = sh.found == 0 && shellKeys[string(st.key)]
+	makes := st.argsMake && mayMake(val)
+	if !sh.ground && !makes {
+		return
+	}
+	sh.makes = makes
+	st.text = scan.AppendUnescaped(st.text[:0], val)
+	sh.scan(st.text)
 }
 
 // accessOf returns what the tool does to its target, as its name says,
@@ -122,96 +123,8 @@ func (st *driftState) addMade(t string) {
 	st.made = append(st.made, t)
 }
 
-// madeByShell calls add for what a shell command writes or works in: the
-// target of a redirection (> out.txt, >> log), the arguments of touch and
-// mkdir, and the directory of cd.
-func madeByShell(cmd string, add, cd func(string)) {
-	if !mayMake(cmd) {
-		return
-	}
-	for line := range strings.Lines(cmd) {
-		sh := shellWords{start: true, cd: cd}
-		for w := range strings.FieldsSeq(line) {
-			sh.word(w, add)
-		}
-	}
-}
-
 // mayMake reports whether a shell command has a redirection, touch, mkdir
-// or cd in it: whether madeByShell need read its words at all.
+// or cd in it: whether it need be read for what it makes at all.
 func mayMake(cmd string) bool {
 	return strings.Contains(cmd, ">") || strings.Contains(cmd, "touch") || strings.Contains(cmd, "mkdir") || strings.Contains(cmd, "cd ")
-}
-
-// shellWords follows the words of a shell command line: whether the word
-// starts a command, follows a redirection, or is an argument of touch,
-// mkdir or cd.
-type shellWords struct {
-	start, redirect, args bool
-	inCd                  bool // the arguments are cd's
-	cd                    func(string)
-}
-
-// word reads the next word of the line, and calls add for it if it is a
-// target.
-func (sh *shellWords) word(w string, add func(string)) {
-	if sh.redirection(w, add) {
-		sh.start = false
-		return
-	}
-	if isShellOperator(w) {
-		sh.start, sh.args, sh.inCd = true, false, false
-		return
-	}
-	sh.argument(w, add)
-}
-
-// redirection reads w if it is a redirection or the target that follows
-// one, and reports whether it was.
-func (sh *shellWords) redirection(w string, add func(string)) bool {
-	switch {
-	case sh.redirect:
-		addShellTarget(w, add)
-		sh.redirect = false
-	case w == ">" || w == ">>":
-		sh.redirect, sh.args = true, false
-	case w[0] == '>':
-		addShellTarget(strings.TrimLeft(w, ">"), add)
-		sh.args = false
-	default:
-		return false
-	}
-	return true
-}
-
-// argument reads a word of a command: its name, which may start the
-// arguments of touch, mkdir or cd, or one of those arguments.
-func (sh *shellWords) argument(w string, add func(string)) {
-	switch {
-	case sh.start && isShellMaker(w):
-		sh.args, sh.inCd = true, w == "cd"
-	case sh.args && w[0] != '-':
-		addShellTarget(w, add)
-		if sh.inCd {
-			addShellTarget(w, sh.cd)
-		}
-	}
-	sh.start = false
-}
-
-// isShellMaker reports a command whose arguments it makes or works in.
-func isShellMaker(w string) bool {
-	return w == "touch" || w == "mkdir" || w == "cd"
-}
-
-// addShellTarget adds a word of a command as a target, but not a device.
-func addShellTarget(w string, add func(string)) {
-	if t := scan.CleanTarget(strings.Trim(w, `"'`)); !strings.HasPrefix(t, "/dev/") {
-		add(t)
-	}
-}
-
-// isShellOperator reports a word that ends one command of a line.
-func isShellOperator(w string) bool {
-	return w == "&&" || w == "||" || w == ";" || w == "|"
 }

@@ -60,32 +60,39 @@ func declaredEntry(e string) string {
 // relearn reads the run's first calls again after a reset.
 func (st *driftState) relearn(calls *session.Log[observer.ToolCallRecord], upto int64) {
 	for _, rec := range calls.Range(0, min(int64(st.initial), upto)) {
-		st.learn(rec)
+		st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
+		st.learn(rec.CallIndex)
 	}
 }
 
-// learn adds the targets of one of the run's first calls to the learned
-// scope.
-func (st *driftState) learn(rec *observer.ToolCallRecord) bool {
-	if rec.CallIndex > int64(st.initial) || rec.CallIndex <= st.learnedUpTo {
+// learn adds the targets just found in the call at index, when it is one
+// of the run's first calls, to the learned scope, and, when the scope is
+// built and not declared, the entries they imply to it. It reports whether
+// any target was new.
+func (st *driftState) learn(index int64) bool {
+	if index > int64(st.initial) || index <= st.learnedUpTo {
 		return false
 	}
-	st.learnedUpTo = rec.CallIndex
-	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
+	st.learnedUpTo = index
 	added := false
 	for i, t := range st.targets {
-		if st.learnTarget(i, t) {
-			added = true
+		top := st.finder.IsPath(i) && isTopFile(t)
+		if !st.learnTarget(t, top) {
+			continue
+		}
+		added = true
+		if st.taskSeen && !st.stale && len(st.declared) == 0 {
+			st.growScope(st.entryOf(t, top))
 		}
 	}
 	return added
 }
 
-// learnTarget adds t, the i-th target found, to the learned scope, or to
-// the files at the top of the tree, and reports whether it was new there.
-func (st *driftState) learnTarget(i int, t string) bool {
+// learnTarget adds t to the learned scope, or, when it is a file at the
+// top of the tree, to those files, and reports whether it was new there.
+func (st *driftState) learnTarget(t string, top bool) bool {
 	learned := &st.learned
-	if st.finder.IsPath(i) && isTopFile(t) {
+	if top {
 		learned = &st.topFiles
 	}
 	if slices.Contains(*learned, t) {
@@ -93,6 +100,41 @@ func (st *driftState) learnTarget(i int, t string) bool {
 	}
 	*learned = append(*learned, t)
 	return true
+}
+
+// entryOf returns the scope entry a target of the run's first calls
+// implies, "" for none: broad when the prompt names no scope, see
+// broadScopeOf. A file at the top of the tree joins a scope the prompt
+// named. Alone, its top directory is the whole tree: nothing the run could
+// drift from, unlike the file itself, which would make all the rest look
+// like drift.
+func (st *driftState) entryOf(t string, top bool) string {
+	switch {
+	case len(st.fromPrompt) == 0 && top:
+		return ""
+	case len(st.fromPrompt) == 0:
+		return broadScopeOf(t)
+	case top:
+		return t
+	}
+	return scan.ScopeOf(t)
+}
+
+// growScope adds the entry e to the scope unless the scope covers it
+// already, and drops from the entries it shows those that e covers. When
+// the scope had no entry, what the agent made joins it too.
+func (st *driftState) growScope(e string) {
+	if e == "" || st.index.covers(e) {
+		return
+	}
+	empty := len(st.scope) == 0
+	st.scope = slices.DeleteFunc(st.scope, func(o string) bool { return scan.InScope(e, o) })
+	st.scope = append(st.scope, e)
+	st.index.add(e)
+	st.grown++
+	if empty {
+		st.extendScope(st.made)
+	}
 }
 
 // isTopFile reports whether the path t names a file at the top of a
@@ -190,23 +232,17 @@ func (st *driftState) extendScope(made []string) {
 }
 
 // candidates returns the entries a scope not declared is built from: the
-// prompt's, and those the run's first calls imply, broader when the
-// prompt names none.
+// prompt's, and those the run's first calls imply.
 func (st *driftState) candidates() []string {
 	entries := append(st.candidateScratch[:0], st.fromPrompt...)
-	defer func() { st.candidateScratch = entries[:0] }()
-	if len(st.fromPrompt) == 0 {
-		for _, t := range st.learned {
-			entries = append(entries, broadScopeOf(t))
-		}
-		return entries
-	}
 	for _, t := range st.learned {
-		entries = append(entries, scan.ScopeOf(t))
+		entries = append(entries, st.entryOf(t, false))
 	}
-	// A file at the top of the tree joins a scope the prompt named. Alone,
-	// its top directory is the whole tree: nothing the run could drift
-	// from, unlike the file itself, which would make all the rest look
-	// like drift.
-	return append(entries, st.topFiles...)
+	for _, t := range st.topFiles {
+		if e := st.entryOf(t, true); e != "" {
+			entries = append(entries, e)
+		}
+	}
+	st.candidateScratch = entries[:0]
+	return entries
 }

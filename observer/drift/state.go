@@ -40,8 +40,10 @@ type driftState struct {
 	lowerPrompt string // the prompt lower-cased, once needed
 	// asks says, for each of groundCommands, whether the task asks for
 	// its work: 0 when not yet known, 1 when it does, 2 when it does not.
-	asks   [len(groundCommands)]uint8
-	ground groundScan
+	asks  [len(groundCommands)]uint8
+	shell shellScan
+	// argsMake says whether the call being read may make targets.
+	argsMake bool
 
 	declared    []string // from Task.Scope
 	fromPrompt  []string // from Task.Prompt
@@ -73,7 +75,7 @@ type driftState struct {
 	checked int64
 	found   bool
 	finding driftFinding
-	reset   bool // Reset was called since the last check
+	stale   bool // the scope must be built again before the next check
 }
 
 type driftFinding struct {
@@ -94,8 +96,8 @@ func (st *driftState) Reset(oc *observer.Context) {
 	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
 	st.made, st.cwd = st.made[:0], ""
 	clear(st.madeSet)
+	st.stale = true
 	st.relearn(oc.Calls(), oc.CallIndex)
-	st.reset = true
 }
 
 // Add takes in the next call.
@@ -104,8 +106,8 @@ func (st *driftState) Add(_ *observer.Context, rec *observer.ToolCallRecord) { s
 // check reports a drift the latest call
 // is part of.
 func (st *driftState) check(oc *observer.Context) (driftFinding, bool) {
-	changed := st.syncTask(oc.Store) || st.reset
-	st.reset = false
+	changed := st.syncTask(oc.Store) || st.stale
+	st.stale = false
 	if !changed && st.checked == oc.CallIndex {
 		return st.finding, st.found
 	}
@@ -119,12 +121,12 @@ func (st *driftState) check(oc *observer.Context) (driftFinding, bool) {
 
 // add records a call that names a target.
 func (st *driftState) add(rec *observer.ToolCallRecord) {
-	if st.learn(rec) && len(st.declared) == 0 {
-		st.rebuildScope()
-	}
-	st.targets = st.finder.Find(st.targets[:0], rec.Arguments)
 	n := len(st.made)
-	ground := st.readArgs(rec)
+	ground := st.findTargets(rec)
+	if st.learn(rec.CallIndex) && !st.taskSeen {
+		// Built once the task is known.
+		st.stale = true
+	}
 	if n < len(st.made) {
 		st.extendScope(st.made[n:])
 	}

@@ -345,10 +345,18 @@ func FoldKey(dst []byte, key string) []byte {
 // starting at s[i].
 func stringEnd(s string, i int) (int, bool) {
 	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
+		k := strings.IndexByte(s[j:], '"')
+		if k < 0 {
+			break
+		}
+		j += k
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		escapes := 0
+		for b := j - 1; b > i && s[b] == '\\'; b-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
 			return j + 1, true
 		}
 	}

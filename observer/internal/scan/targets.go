@@ -176,6 +176,7 @@ type TargetFinder struct {
 	// paths has bit i set when out[i] was read as a path, not as a URL's
 	// host or a resource name.
 	paths uint64
+	each  StringReader // see FindWith
 }
 
 func NewTargetFinder(resourceKeys []string) *TargetFinder {
@@ -196,11 +197,25 @@ func NewTargetFinder(resourceKeys []string) *TargetFinder {
 // Find appends to dst the targets named in args, normalized, at most
 // maxTargetsPerArg of them.
 func (f *TargetFinder) Find(dst []string, args string) []string {
-	f.out, f.paths = dst, 0
+	return f.FindWith(dst, args, nil)
+}
+
+// StringReader reads the strings of a call's arguments.
+type StringReader interface {
+	// ReadString takes a string's raw content and its key (that of the
+	// array holding it, for an element).
+	ReadString(key, val string)
+}
+
+// FindWith is Find, and passes every string of args to each, when not
+// nil, in the same reading of args.
+func (f *TargetFinder) FindWith(dst []string, args string, each StringReader) []string {
+	f.out, f.paths, f.each = dst, 0, each
 	if !walkStrings(args, f.visit) {
 		f.out, f.paths = f.out[:len(dst)], 0
 		f.words(args)
 	}
+	f.each = nil
 	return f.out
 }
 
@@ -209,6 +224,9 @@ func (f *TargetFinder) Find(dst []string, args string) []string {
 func (f *TargetFinder) IsPath(i int) bool { return i < 64 && f.paths&(1<<i) != 0 }
 
 func (f *TargetFinder) visit(key, val string) {
+	if f.each != nil {
+		f.each.ReadString(key, val)
+	}
 	if len(f.out) >= maxTargetsPerArg || val == "" {
 		return
 	}
@@ -243,11 +261,27 @@ func (f *TargetFinder) words(s string) {
 		if len(f.out) >= maxTargetsPerArg {
 			return
 		}
-		if w[0] == '-' {
+		if w[0] == '-' || !mayName(w) {
 			continue
 		}
 		f.word(trimWord(w))
 	}
+}
+
+// mayName reports whether a word may be a URL or a path: whether it has
+// a slash, or a dot before a letter or digit.
+func mayName(w string) bool {
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '/', '\\':
+			return true
+		case '.':
+			if i+1 < len(w) && isAlnum(w[i+1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // word adds w if it is a URL (its host) or looks like a path.
@@ -343,7 +377,10 @@ func trimPromptWord(w string) string {
 
 // UrlHost returns the lower-cased host of an absolute URL.
 func UrlHost(s string) (string, bool) {
-	k := strings.Index(s, "://")
+	k := strings.IndexByte(s, ':')
+	if k < 0 || !strings.HasPrefix(s[k:], "://") {
+		k = strings.Index(s, "://")
+	}
 	if k <= 0 || k > 16 || !IsLetter(s[0]) || RunOf(s[1:k], IsSchemeByte) != k-1 {
 		return "", false
 	}
@@ -428,7 +465,20 @@ var shellWords = map[string]bool{
 // isShellWord reports a backticked word of a prompt that names no target:
 // a flag, a number, or a shell command or word.
 func isShellWord(w string) bool {
-	return w[0] == '-' || RunOf(w, IsDigit) == len(w) || shellWords[strings.ToLower(w)]
+	if w[0] == '-' || RunOf(w, IsDigit) == len(w) {
+		return true
+	}
+	var lower [16]byte
+	if len(w) > len(lower) {
+		return false // longer than any shell word
+	}
+	for i := range len(w) {
+		lower[i] = w[i]
+		if 'A' <= w[i] && w[i] <= 'Z' {
+			lower[i] += 'a' - 'A'
+		}
+	}
+	return shellWords[string(lower[:len(w)])]
 }
 
 // isExtension reports a file name's extension: ASCII letters and digits,
@@ -448,11 +498,33 @@ func CleanTarget(t string) string {
 		t = strings.ReplaceAll(t, `\`, "/")
 	}
 	if strings.Contains(t, "/") || strings.HasPrefix(t, ".") {
-		t = path.Clean(t)
+		if !isClean(t) {
+			t = path.Clean(t)
+		}
 	} else {
 		t = withoutPort(t)
 	}
 	return strings.ToLower(t)
+}
+
+// isClean reports whether path.Clean would leave the path t as it is:
+// no empty, "." or ".." component, and no slash at its end.
+func isClean(t string) bool {
+	if t == "/" || t == "" {
+		return t != ""
+	}
+	start := 0
+	for i := 0; i <= len(t); i++ {
+		if i < len(t) && t[i] != '/' {
+			continue
+		}
+		switch c := t[start:i]; {
+		case c == "" && i > 0, c == ".", c == "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // withoutPort returns a host name without its port: host for host:8080.
@@ -619,38 +691,73 @@ func isBareName(w string) bool {
 
 // promptWords adds the URLs and paths among the words of a prompt, up to
 // maxPromptScope targets in all. Only the words that can name one are
-// read closely: those with a slash, or a dot before a letter or digit.
+// read: those with a slash, or a dot before a letter or digit, found by
+// looking for those bytes alone.
 func (f *TargetFinder) promptWords(prompt string) {
-	start, candidate := -1, false
-	for i := 0; i <= len(prompt) && len(f.out) < maxPromptScope; i++ {
-		size := 1
-		sep := i == len(prompt)
-		if !sep {
-			c := prompt[i]
-			switch {
-			case c >= utf8.RuneSelf:
-				var r rune
-				r, size = utf8.DecodeRuneInString(prompt[i:])
-				sep = isPromptSeparator(r)
-			case promptBytes[c] == promptSeparator:
-				sep = true
-			case c == '/' || c == '\\' || c == '.' && i+1 < len(prompt) && isAlnum(prompt[i+1]):
-				candidate = true
-			}
-		}
-		switch {
-		case !sep:
-			if start < 0 {
-				start = i
-			}
-		case start >= 0:
-			if candidate {
-				f.promptWord(prompt[start:i])
-			}
-			start, candidate = -1, false
-		}
-		i += size - 1
+	var next [3]int // where the next '/', '\\' and '.' are, from 'at' on
+	const marks = "/\\."
+	for k := range next {
+		next[k] = indexFrom(prompt, 0, marks[k])
 	}
+	for at := 0; len(f.out) < maxPromptScope; {
+		k := 0
+		for m := 1; m < len(next); m++ {
+			if next[m] < next[k] {
+				k = m
+			}
+		}
+		i := next[k]
+		if i == len(prompt) {
+			return
+		}
+		start, end := wordAround(prompt, i)
+		if marks[k] != '.' || i+1 < len(prompt) && isAlnum(prompt[i+1]) {
+			f.promptWord(prompt[start:end])
+			at = end
+		} else {
+			at = i + 1
+		}
+		for m := range next {
+			if next[m] < at {
+				next[m] = indexFrom(prompt, at, marks[m])
+			}
+		}
+	}
+}
+
+// indexFrom returns the index of the first c in s from i on, or len(s).
+func indexFrom(s string, i int, c byte) int {
+	if k := strings.IndexByte(s[i:], c); k >= 0 {
+		return i + k
+	}
+	return len(s)
+}
+
+// wordAround returns the bounds of the word of a prompt that holds the
+// byte at i, which is no separator.
+func wordAround(prompt string, i int) (start, end int) {
+	start, end = i, i+1
+	for start > 0 {
+		r, size := rune(prompt[start-1]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeLastRuneInString(prompt[:start])
+		}
+		if isPromptSeparator(r) {
+			break
+		}
+		start -= size
+	}
+	for end < len(prompt) {
+		r, size := rune(prompt[end]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(prompt[end:])
+		}
+		if isPromptSeparator(r) {
+			break
+		}
+		end += size
+	}
+	return start, end
 }
 
 // promptWord adds the URL or path that a word of a prompt names, if any.
@@ -667,20 +774,6 @@ func (f *TargetFinder) promptWord(w string) {
 		f.add(CleanTarget(w))
 	}
 }
-
-// promptSeparator marks, in promptBytes, the ASCII bytes that end a word
-// of a prompt.
-const promptSeparator = 1
-
-// promptBytes classes the ASCII bytes of a prompt.
-var promptBytes = func() (t [utf8.RuneSelf]uint8) {
-	for c := range rune(utf8.RuneSelf) {
-		if isPromptSeparator(c) {
-			t[c] = promptSeparator
-		}
-	}
-	return t
-}()
 
 // AppendUnescaped appends the JSON string content s to dst with its
 // escapes decoded, except \u escapes, which are kept as they are.
