@@ -172,6 +172,9 @@ func (d *Detector) Observe(_ context.Context, oc *observer.Context) (observer.As
 	st := d.state(oc)
 	f, found := st.check(oc)
 	if !found {
+		if st.stale {
+			st.rebuildScope()
+		}
 		summary := "Recent work is within the task's scope."
 		if len(st.scope) == 0 {
 			summary = "The task's scope is not known: no task scope was declared or found."
@@ -202,9 +205,9 @@ func (d *Detector) newState() *driftState {
 		share = DefaultShare
 	}
 	window := max(scan.Pick(d.Window, DefaultWindow), 1)
-	keys := d.ResourceKeys
-	if keys == nil {
-		keys = DefaultResourceKeys()
+	keys := defaultResourceKeys
+	if d.ResourceKeys != nil {
+		keys = scan.FoldResourceKeys(d.ResourceKeys)
 	}
 	st := &driftState{
 		window:     window,
@@ -219,6 +222,10 @@ func (d *Detector) newState() *driftState {
 	st.shell.st = st
 	return st
 }
+
+// defaultResourceKeys are DefaultResourceKeys folded, which the sessions
+// of every Detector with the defaults share.
+var defaultResourceKeys = scan.FoldResourceKeys(DefaultResourceKeys())
 
 // DefaultResourceKeys returns the argument keys whose string values
 // [Detector] takes as resource names whatever they look like: bucket, table,

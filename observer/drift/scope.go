@@ -24,7 +24,7 @@ func (st *driftState) syncTask(store *session.Store) bool {
 	st.taskSeen, st.taskPrompt, st.taskScope = true, t.Prompt, t.Scope
 	st.lowerPrompt = ""
 	st.asks = [len(groundCommands)]uint8{}
-	st.fromPrompt = scan.PromptScope(t.Prompt)
+	st.fromPrompt, st.promptRead = st.fromPrompt[:0], false
 	st.declared = declaredScope(st.declared[:0], t.Scope)
 	return true
 }
@@ -171,6 +171,10 @@ func isRooted(t string) bool {
 // rebuildScope builds the scope again, from the declared scope or the
 // candidates, and what the agent made.
 func (st *driftState) rebuildScope() {
+	if !st.promptRead {
+		st.fromPrompt, st.promptRead = scan.PromptScope(st.taskPrompt), true
+	}
+	st.stale = false
 	st.version, st.grown = st.version+1, 0
 	st.scope = st.scope[:0]
 	st.index.reset()
@@ -216,7 +220,7 @@ func (st *driftState) keepUncovered(entries []string) {
 // agent made extends a scope; alone it makes none, or everything else
 // would look like drift. Calls inside the scope stay inside it.
 func (st *driftState) extendScope(made []string) {
-	if len(st.scope) == 0 {
+	if len(st.scope) == 0 || st.stale {
 		return
 	}
 	n := len(st.scope)

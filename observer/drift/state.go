@@ -46,7 +46,8 @@ type driftState struct {
 	argsMake bool
 
 	declared    []string // from Task.Scope
-	fromPrompt  []string // from Task.Prompt
+	fromPrompt  []string // from Task.Prompt, once the scope is first built
+	promptRead  bool     // fromPrompt is the prompt's
 	learned     []string // targets of the first calls
 	made        []string // what the agent wrote, and its working directories
 	madeSet     map[string]struct{}
@@ -96,7 +97,7 @@ func (st *driftState) Reset(oc *observer.Context) {
 	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
 	st.made, st.cwd = st.made[:0], ""
 	clear(st.madeSet)
-	st.stale = true
+	st.stale, st.checked = true, -1
 	st.relearn(oc.Calls(), oc.CallIndex)
 }
 
@@ -106,17 +107,29 @@ func (st *driftState) Add(_ *observer.Context, rec *observer.ToolCallRecord) { s
 // check reports a drift the latest call
 // is part of.
 func (st *driftState) check(oc *observer.Context) (driftFinding, bool) {
-	changed := st.syncTask(oc.Store) || st.stale
-	st.stale = false
-	if !changed && st.checked == oc.CallIndex {
+	if st.syncTask(oc.Store) {
+		st.stale, st.checked = true, -1
+	}
+	if st.checked == oc.CallIndex {
 		return st.finding, st.found
 	}
-	if changed {
+	if st.stale && st.calls.Len() >= st.least() {
+		// Built once the window could judge it: a run too short for that
+		// never reads the prompt.
 		st.rebuildScope()
 	}
 	st.checked = oc.CallIndex
 	st.finding, st.found = st.detect(oc.CallIndex)
 	return st.finding, st.found
+}
+
+// least returns how many calls naming a target the window must hold
+// before the scope is judged.
+func (st *driftState) least() int {
+	if len(st.declared) > 0 {
+		return st.minCalls
+	}
+	return st.derivedMin
 }
 
 // add records a call that names a target.
@@ -194,11 +207,7 @@ func (st *driftState) detect(index int64) (driftFinding, bool) {
 // whether they make a drift: there is a scope, enough calls, and a large
 // enough share of them outside it.
 func (st *driftState) mostlyOutside(n int) (int, bool) {
-	least := st.derivedMin
-	if len(st.declared) > 0 {
-		least = st.minCalls
-	}
-	if len(st.scope) == 0 || n < least {
+	if len(st.scope) == 0 || n < st.least() {
 		return 0, false
 	}
 	out := 0

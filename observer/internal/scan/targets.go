@@ -179,19 +179,27 @@ type TargetFinder struct {
 	each  StringReader // see FindWith
 }
 
-func NewTargetFinder(resourceKeys []string) *TargetFinder {
-	f := &TargetFinder{resourceKeys: make(map[string]bool, len(resourceKeys))}
+// NewTargetFinder returns a finder that takes the values under the
+// argument keys in resourceKeys, folded as FoldResourceKeys does, as
+// resource names. It only reads the map.
+func NewTargetFinder(resourceKeys map[string]bool) *TargetFinder {
+	return &TargetFinder{resourceKeys: resourceKeys}
+}
+
+// FoldResourceKeys returns the set of keys, each folded as FoldKey does.
+func FoldResourceKeys(keys []string) map[string]bool {
+	m := make(map[string]bool, len(keys))
 	var buf [32]byte
-	for _, k := range resourceKeys {
+	for _, k := range keys {
 		// A key already folded, as the default ones are, is kept as it is
 		// rather than copied.
 		key := k
 		if folded := FoldKey(buf[:0], k); string(folded) != k {
 			key = string(folded)
 		}
-		f.resourceKeys[key] = true
+		m[key] = true
 	}
-	return f
+	return m
 }
 
 // Find appends to dst the targets named in args, normalized, at most
