@@ -11,11 +11,10 @@ import (
 type offGround uint8
 
 const (
-	onGround offGround = iota
 	// searchesRoot is a search of the whole filesystem from its root (find
 	// /, grep -r … /, locate): the task's files are somewhere known, so
 	// the search looks for something that is not.
-	searchesRoot
+	searchesRoot offGround = iota + 1
 	// managesAccounts adds, changes or removes the system's user accounts
 	// or groups (useradd, passwd, groupadd), which a task asks for by name.
 	managesAccounts
@@ -90,17 +89,7 @@ func searchFromRoot(name string, args [][]byte) bool {
 	case "locate", "plocate", "mlocate", "slocate":
 		return true
 	case "find":
-		// The start points come before the expression.
-		for _, a := range args {
-			switch a = unquote(a); {
-			case len(a) == 2 && a[0] == '-' && (a[1] == 'H' || a[1] == 'L' || a[1] == 'P'):
-			case len(a) == 0 || a[0] == '-' || a[0] == '(' || a[0] == '!':
-				return false
-			case isRoot(a):
-				return true
-			}
-		}
-		return false
+		return findFromRoot(args)
 	}
 	// The others search from "/" when they are recursive: always, or with
 	// the option that makes them so.
@@ -122,6 +111,22 @@ func searchFromRoot(name string, args [][]byte) bool {
 		}
 	}
 	return recursive && root
+}
+
+// findFromRoot reports whether find, with args, starts from the root:
+// its start points come before the expression, after its options -H, -L
+// and -P.
+func findFromRoot(args [][]byte) bool {
+	for _, a := range args {
+		switch a = unquote(a); {
+		case len(a) == 2 && a[0] == '-' && (a[1] == 'H' || a[1] == 'L' || a[1] == 'P'):
+		case len(a) == 0 || a[0] == '-' || a[0] == '(' || a[0] == '!':
+			return false
+		case isRoot(a):
+			return true
+		}
+	}
+	return false
 }
 
 // isRoot reports the filesystem's root, or everything in it.

@@ -1,11 +1,14 @@
 package drift
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
@@ -50,5 +53,51 @@ func TestScopeIndexAgreesWithMatchingEachEntry(t *testing.T) {
 		if x.covers(entries[0]) {
 			t.Fatalf("an empty index covers %q", entries[0])
 		}
+	}
+}
+
+// Matching a target takes a few lookups whatever the number of entries:
+// against ten thousand entries it takes about as long as against ten,
+// where matching each entry in turn would take a thousand times longer.
+func TestScopeIndexMatchesInTimeIndependentOfItsSize(t *testing.T) {
+	timeCovers := func(entries int) time.Duration {
+		var x scopeIndex
+		for i := range entries {
+			x.add(fmt.Sprintf("/srv/data/set%d", i))
+			x.add(fmt.Sprintf("lib/mod%d", i))
+		}
+		targets := []string{"/home/user/project/src/main.go", "/srv/data/other/file.txt", "vendor/lib/x/y.go"}
+		best := time.Duration(1 << 62)
+		for range 5 {
+			start := time.Now()
+			for range 2000 {
+				for _, tg := range targets {
+					x.covers(tg)
+				}
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	small, large := timeCovers(10), timeCovers(10_000)
+	if large > 10*small {
+		t.Errorf("matching against 10,000 entries took %v, against 10 %v", large, small)
+	}
+}
+
+// The prompt is read for the scope once the window holds enough calls to
+// judge it: a run too short for that never reads it.
+func TestDriftReadsThePromptOnceItCanJudge(t *testing.T) {
+	st := New().newState()
+	st.taskSeen, st.taskPrompt, st.stale = true, "Fix services/billing/invoice.go.", true
+	for i := range int64(DefaultDerivedMinCalls) {
+		if st.promptRead {
+			t.Fatalf("the prompt was read after %d calls", i)
+		}
+		st.add(&observer.ToolCallRecord{CallIndex: i + 1, ToolName: "read_file", Arguments: fmt.Sprintf(`{"path":"web/p%d.tsx"}`, i), Success: true})
+		st.check(&observer.Context{CallIndex: i + 1})
+	}
+	if !st.promptRead || len(st.scope) == 0 {
+		t.Fatalf("the scope was not built after %d calls: %q", DefaultDerivedMinCalls, st.scope)
 	}
 }

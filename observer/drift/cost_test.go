@@ -1,0 +1,58 @@
+package drift_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/drift"
+	"github.com/lookout-go/lookout/session"
+)
+
+// madeFiles returns n calls that each write a scratch file of their own
+// outside the task's scope.
+func madeFiles(n int) []observer.ToolCallRecord {
+	var out []observer.ToolCallRecord
+	for i := range n {
+		out = append(out, shell(fmt.Sprintf("python3 gen.py > /tmp/scratch/part%d/out%d.txt", i, i)))
+	}
+	return out
+}
+
+// A call allocates nothing more once the agent has made hundreds of
+// files; BenchmarkDriftCallAfterManyFilesMade times it.
+func TestDriftCallsAllocateTheSameWhateverTheAgentMade(t *testing.T) {
+	for _, made := range []int{0, 300} {
+		p, store := newExamplePipeline(drift.New())
+		session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: evidenceTask})
+		ctx := context.Background()
+		for _, c := range append(ownWork, madeFiles(made)...) {
+			p.AfterToolCall(ctx, c)
+		}
+		call := shell("cat /home/user/evidence/auth.log /tmp/scratch/part1/out1.txt")
+		p.AfterToolCall(ctx, call)
+		allocs := testing.AllocsPerRun(100, func() { p.AfterToolCall(ctx, call) })
+		assert.LessOrEqual(t, allocs, 1.0, "after %d files made", made)
+	}
+}
+
+func BenchmarkDriftCallAfterManyFilesMade(b *testing.B) {
+	for _, made := range []int{0, 300} {
+		b.Run(fmt.Sprint(made), func(b *testing.B) {
+			p, store := newExamplePipeline(drift.New())
+			session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: evidenceTask})
+			ctx := context.Background()
+			for _, c := range append(ownWork, madeFiles(made)...) {
+				p.AfterToolCall(ctx, c)
+			}
+			call := shell("cat /home/user/evidence/auth.log /tmp/scratch/part1/out1.txt")
+			b.ReportAllocs()
+			for b.Loop() {
+				p.AfterToolCall(ctx, call)
+			}
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package scan
+
+import (
+	"path"
+	"testing"
+)
+
+// CleanTarget skips path.Clean for a path it would leave as it is, as
+// most paths are; a leading ".." is left to it.
+func TestIsCleanOnlyForPathsPathCleanLeaves(t *testing.T) {
+	for _, p := range []string{
+		"/", "a", "a/b", "/a/b", "a/b/", "/a/b/", "./a", "a/./b", "a/.", "../a", "a/../b", "a/..",
+		"a//b", "//a", "..", ".", "/..", ".a/b", "a/.b", "a/..b", "a/b..", "...",
+	} {
+		if isClean(p) && path.Clean(p) != p {
+			t.Errorf("isClean(%q), but path.Clean gives %q", p, path.Clean(p))
+		}
+	}
+	for _, p := range []string{"/", "a", "a/b", "/a/b", ".a/b", "a/.b", "a/..b", "a/b..", "/home/user/out/report.csv"} {
+		if !isClean(p) {
+			t.Errorf("isClean(%q) is false", p)
+		}
+	}
+}
+
+// A JSON string ends at the first quote that no odd run of backslashes
+// escapes.
+func TestStringEndSkipsEscapedQuotes(t *testing.T) {
+	for _, c := range []struct {
+		s   string
+		end int
+		ok  bool
+	}{
+		{`"a"x`, 3, true},
+		{`"a\"b"x`, 6, true},
+		{`"a\\"x`, 5, true},
+		{`"a\\\"b"x`, 8, true},
+		{`"\\\\"x`, 6, true},
+		{`"abc\`, 5, false},
+		{`"abc`, 4, false},
+	} {
+		end, ok := stringEnd(c.s, 0)
+		if end != c.end || ok != c.ok {
+			t.Errorf("stringEnd(%q) = %d, %v; want %d, %v", c.s, end, ok, c.end, c.ok)
+		}
+	}
+}
