@@ -22,19 +22,24 @@ func madeFiles(n int) []observer.ToolCallRecord {
 	return out
 }
 
+// afterMade returns a pipeline of Drift after the run's own work and made
+// calls that each made a file, and the call it then takes.
+func afterMade(made int) (*observer.Pipeline, observer.ToolCallRecord) {
+	p, store := newExamplePipeline(drift.New())
+	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: evidenceTask})
+	for _, c := range append(ownWork, madeFiles(made)...) {
+		p.AfterToolCall(context.Background(), c)
+	}
+	return p, shell("cat /home/user/evidence/auth.log /tmp/scratch/part1/out1.txt")
+}
+
 // A call allocates nothing more once the agent has made hundreds of
 // files; BenchmarkDriftCallAfterManyFilesMade times it.
 func TestDriftCallsAllocateTheSameWhateverTheAgentMade(t *testing.T) {
 	for _, made := range []int{0, 300} {
-		p, store := newExamplePipeline(drift.New())
-		session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: evidenceTask})
-		ctx := context.Background()
-		for _, c := range append(ownWork, madeFiles(made)...) {
-			p.AfterToolCall(ctx, c)
-		}
-		call := shell("cat /home/user/evidence/auth.log /tmp/scratch/part1/out1.txt")
-		p.AfterToolCall(ctx, call)
-		allocs := testing.AllocsPerRun(100, func() { p.AfterToolCall(ctx, call) })
+		p, call := afterMade(made)
+		p.AfterToolCall(context.Background(), call)
+		allocs := testing.AllocsPerRun(100, func() { p.AfterToolCall(context.Background(), call) })
 		assert.LessOrEqual(t, allocs, 1.0, "after %d files made", made)
 	}
 }
@@ -42,16 +47,10 @@ func TestDriftCallsAllocateTheSameWhateverTheAgentMade(t *testing.T) {
 func BenchmarkDriftCallAfterManyFilesMade(b *testing.B) {
 	for _, made := range []int{0, 300} {
 		b.Run(fmt.Sprint(made), func(b *testing.B) {
-			p, store := newExamplePipeline(drift.New())
-			session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: evidenceTask})
-			ctx := context.Background()
-			for _, c := range append(ownWork, madeFiles(made)...) {
-				p.AfterToolCall(ctx, c)
-			}
-			call := shell("cat /home/user/evidence/auth.log /tmp/scratch/part1/out1.txt")
+			p, call := afterMade(made)
 			b.ReportAllocs()
 			for b.Loop() {
-				p.AfterToolCall(ctx, call)
+				p.AfterToolCall(context.Background(), call)
 			}
 		})
 	}

@@ -55,6 +55,12 @@ var ownWork = []observer.ToolCallRecord{
 	shell("head -n 5 /home/user/evidence/auth.log"),
 }
 
+// afterOwnWork runs cmd after the run's own work, and returns when Drift
+// spoke.
+func afterOwnWork(t *testing.T, cmd string) map[int64]observer.Assessment {
+	return run(t, drift.New(), observer.Task{Prompt: evidenceTask}, append(ownWork, shell(cmd))...)
+}
+
 func TestDriftSpeaksOnASingleSearchOfTheWholeFilesystem(t *testing.T) {
 	for _, cmd := range []string{
 		`find / -name "*.log" 2>/dev/null | head -10`,
@@ -71,7 +77,7 @@ func TestDriftSpeaksOnASingleSearchOfTheWholeFilesystem(t *testing.T) {
 		"echo $(find / -name x)",
 	} {
 		t.Run(cmd, func(t *testing.T) {
-			spoke := run(t, drift.New(), observer.Task{Prompt: evidenceTask}, append(ownWork, shell(cmd))...)
+			spoke := afterOwnWork(t, cmd)
 			require.Contains(t, spoke, int64(3))
 			a := spoke[3]
 			assert.Equal(t, observer.Info, a.Severity, "a single call is reported at the lowest severity")
@@ -96,10 +102,7 @@ func TestDriftStaysQuietOnSearchesOfTheTasksOwnGround(t *testing.T) {
 		"cat <<EOF > notes.txt\nsystemctl restart nginx\nEOF",
 		"python3 -c 'import os; os.system(\"find / -name x\")'",
 	} {
-		t.Run(cmd, func(t *testing.T) {
-			spoke := run(t, drift.New(), observer.Task{Prompt: evidenceTask}, append(ownWork, shell(cmd))...)
-			assert.Empty(t, spoke)
-		})
+		t.Run(cmd, func(t *testing.T) { assert.Empty(t, afterOwnWork(t, cmd)) })
 	}
 }
 
