@@ -38,7 +38,8 @@ together, to another format:
 
 Without -o, the one root run in FILE (or the run named by --run) is written
 to standard output; for otlp, every root run is. With -o DIR, every root run
-(or the one named) is written to its own file in DIR:
+(or the one named) is written to its own file in DIR, and for openai
+each run under it too, since a conversation holds one run:
 <run id>.trajectory.json for ATIF, <run id>.messages.jsonl for OpenAI
 messages, <run id>.otlp.json for OTLP. Characters other than
 letters, digits, '.', '-' and '_' become '_', and names longer than 200
@@ -148,7 +149,33 @@ func (x *exporter) runs(path string, records []recorder.Record) ([]string, error
 		}
 		runs = []string{x.runID}
 	}
+	if x.format == "openai" && x.dir != "" {
+		var err error
+		if runs, err = withSubRuns(records, runs); err != nil {
+			return nil, fmt.Errorf("export %s: %v", path, err)
+		}
+	}
 	return runs, x.checkRuns(path, runs)
+}
+
+// withSubRuns returns the runs and, after each, the runs under it, in the
+// order they started: an OpenAI conversation holds one run, so a query's
+// sub-agent runs get files of their own.
+func withSubRuns(records []recorder.Record, runs []string) ([]string, error) {
+	var all []string
+	for _, id := range runs {
+		under, err := messages.Runs(records, &messages.Options{RunID: id})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, id)
+		for _, r := range under {
+			if r.ID != id {
+				all = append(all, r.ID)
+			}
+		}
+	}
+	return all, nil
 }
 
 // checkRuns reports an export of no runs, or of several root runs to

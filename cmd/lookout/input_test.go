@@ -151,7 +151,7 @@ func TestExportNeverWritesTwoRunsToOneFile(t *testing.T) {
 	}
 	file := writeFile(t, "collide.jsonl", []byte(all))
 
-	for _, tc := range []struct{ format, ext string }{{"atif", ".trajectory.json"}, {"openai", ".messages.jsonl"}} {
+	for _, tc := range []struct{ format, ext string }{{"atif", ".trajectory.json"}, {"otlp", ".otlp.json"}} {
 		dir := t.TempDir()
 		r := lookout("export", "--format", tc.format, "-o", dir, file)
 		require.Equal(t, 0, r.code, r.stderr)
