@@ -210,5 +210,5 @@ func TestABadFormatPrintsTheSynopsis(t *testing.T) {
 	r := lookout("export", "--format", "xml", trajectoryFile(t))
 	assert.Equal(t, exitUsage, r.code)
 	assert.Empty(t, r.stdout)
-	assert.Equal(t, "lookout export: --format must be atif, openai or otlp, not \"xml\"\nUsage: lookout export [flags] FILE\nRun 'lookout help export' for details.\n", r.stderr)
+	assert.Equal(t, "lookout export: --format must be atif, openai, otlp or otlp-metrics, not \"xml\"\nUsage: lookout export [flags] FILE\nRun 'lookout help export' for details.\n", r.stderr)
 }
