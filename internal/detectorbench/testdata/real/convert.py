@@ -10,7 +10,9 @@ Each FILE is one of:
     it becomes a case;
   - an AgentDojo run export (.jsonl: a metadata line, then one run a line with
     "messages" and "metadata"); the runs of the suites named after a colon
-    (FILE.jsonl:banking,slack) become cases, every suite when none is named.
+    (FILE.jsonl:banking,slack) become cases, every suite when none is named,
+    and only the runs under attack when ":attacked" follows
+    (FILE.jsonl:workspace,travel:attacked).
 
 Each case is written to OUTDIR/<id>.json as
   {"id", "family", "kind", "source", "task", "scope": [], "calls": [...]}
@@ -196,11 +198,13 @@ def convert_tau(path, runs):
 AGENTDOJO_LEFT_OUT = {("banking", "user_task_12", "injection_task_3")}
 
 
-def convert_agentdojo(path, runs, suites):
+def convert_agentdojo(path, runs, suites, attacked_only):
     out = []
     for r in runs:
         m = r["metadata"]
         if suites and m["suite_name"] not in suites:
+            continue
+        if attacked_only and not m.get("injection_task_id"):
             continue
         if (m["suite_name"], m["user_task_id"], m.get("injection_task_id")) in AGENTDOJO_LEFT_OUT:
             continue
@@ -249,14 +253,16 @@ def main():
     outdir, files = sys.argv[1], sys.argv[2:]
     os.makedirs(outdir, exist_ok=True)
     for f in files:
-        f, _, suites = f.partition(":")
+        f, _, select = f.partition(":")
+        suites, _, attacked = select.partition(":")
         with open(f) as fh:
             if f.endswith(".jsonl"):
                 d = [json.loads(line) for line in fh if line.strip()]
             else:
                 d = json.load(fh)
         if f.endswith(".jsonl"):
-            cases = convert_agentdojo(f, [r for r in d if "messages" in r], set(filter(None, suites.split(","))))
+            cases = convert_agentdojo(f, [r for r in d if "messages" in r], set(filter(None, suites.split(","))),
+                                      attacked == "attacked")
         elif isinstance(d, list):
             cases = convert_tau(f, d)
         elif "trajectory" in d:
