@@ -12,5 +12,8 @@
 //   - Drift needs a scope. Seed the Task before the first tool call, and
 //     declare Task.Scope when the prompt names no paths, hosts or
 //     resources.
-//   - With no scope at all it stays quiet rather than guess.
+//   - With no scope at all it judges no share rather than guess; it still
+//     reports a call that works clearly off the task's ground (a search of
+//     the whole filesystem, managing accounts or services the prompt does
+//     not ask for).
 package drift

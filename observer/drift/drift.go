@@ -57,7 +57,7 @@ var defaultDriftEscalation = observer.Escalation{CautionAfter: 5, WarningAfter: 
 // prompt names nothing, the first calls alone are weak evidence and give a
 // broader scope: a relative path gives its top directory, and a file at
 // the top of the tree (README.md) gives none, as its top directory is the
-// whole tree. With no scope at all, Drift stays quiet. Declare the scope
+// whole tree. With no scope at all, Drift judges no share. Declare the scope
 // when the prompt does not name it and the first calls may not show it.
 //
 // Targets are read from string values anywhere in the JSON arguments:
@@ -72,6 +72,14 @@ var defaultDriftEscalation = observer.Escalation{CautionAfter: 5, WarningAfter: 
 // (orders.csv for orders), or is a subdomain of a host entry. Matching
 // ignores case. A call is outside the scope when none of its targets is in
 // it.
+//
+// Drift also reports a single call whose shell commands work clearly off
+// the task's ground, whatever the scope: one that searches the whole
+// filesystem from its root (find /, grep -r … /, locate), or manages the
+// system's user accounts (useradd, passwd) or services (systemctl,
+// service) when the prompt neither names the command nor speaks of such
+// work. Heredoc bodies and quoted strings are not commands. Installing a
+// tool is not off the ground.
 //
 // A drift is reported at info; its severity rises with the Escalation
 // while it lasts (by default caution 5 calls later and warning 15 calls
