@@ -74,6 +74,10 @@ func (st *driftState) gatherOutside() []*driftCall {
 // writeDescription writes how many calls were outside which scope.
 func (st *driftState) writeDescription(f driftFinding) {
 	t := &st.out
+	if f.ground == plantedAt {
+		st.writePlanted()
+		return
+	}
 	if f.ground != 0 {
 		c := groundCommands[f.ground-1]
 		t.WriteString("#")

@@ -168,7 +168,19 @@ const maxMentionText = 32 << 10
 // offGround reports whether the call c does work off the task's ground
 // that the task does not ask for.
 func (st *driftState) offGround(c *driftCall) bool {
+	if c.ground == plantedAt {
+		return !st.taskGives(c)
+	}
 	return c.ground != 0 && !st.asksFor(c.ground)
+}
+
+// loweredPrompt returns the start of the task's prompt, lower-cased, once
+// needed.
+func (st *driftState) loweredPrompt() string {
+	if st.lowerPrompt == "" {
+		st.lowerPrompt = strings.ToLower(st.taskPrompt[:min(len(st.taskPrompt), maxMentionText)])
+	}
+	return st.lowerPrompt
 }
 
 // asksFor reports whether the task asks for the work of the off-ground
@@ -180,9 +192,7 @@ func (st *driftState) asksFor(at uint8) bool {
 	if known := st.asks[at-1]; known != 0 {
 		return known == 1
 	}
-	if st.lowerPrompt == "" {
-		st.lowerPrompt = strings.ToLower(st.taskPrompt[:min(len(st.taskPrompt), maxMentionText)])
-	}
+	st.loweredPrompt()
 	c := groundCommands[at-1]
 	// A search names itself in many a task ("find the file"); the others
 	// only when they are asked for.

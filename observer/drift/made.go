@@ -24,7 +24,7 @@ var shellKeys = map[string]bool{"command": true, "cmd": true, "commands": true, 
 // agent made; and the first off-ground command its shell commands run,
 // which it returns as a call keeps it.
 func (st *driftState) findTargets(rec *observer.ToolCallRecord) (ground uint8) {
-	st.shell.found = 0
+	st.shell.found, st.hit = 0, plantedHit{}
 	st.argsMake = rec.Success && len(st.made) < maxMade
 	st.targets = st.finder.FindWith(st.targets[:0], rec.Arguments, st)
 	if st.argsMake && st.accessOf(rec.ToolName) == scan.WriteAccess {
@@ -37,10 +37,11 @@ func (st *driftState) findTargets(rec *observer.ToolCallRecord) (ground uint8) {
 
 // ReadString reads a string argument named k for findTargets.
 func (st *driftState) ReadString(k, val string) {
+	st.key = scan.FoldKey(st.key[:0], k)
+	st.readPlanted(st.key, val)
 	if len(val) > maxShellText {
 		return
 	}
-	st.key = scan.FoldKey(st.key[:0], k)
 	if workDirKeys[string(st.key)] {
 		if st.argsMake {
 			st.addMade(scan.CleanTarget(val))

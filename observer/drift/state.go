@@ -16,6 +16,9 @@ type driftCall struct {
 	// ground is the position in groundCommands, plus one, of the
 	// off-ground command the call runs; 0 when it runs none.
 	ground uint8
+	// hit is the planted identifier the call acts on, when ground is
+	// plantedAt.
+	hit plantedHit
 	// version and grown are the scope's when outside was computed.
 	version, grown int32
 	label          scan.Label
@@ -42,6 +45,8 @@ type driftState struct {
 	// its work: 0 when not yet known, 1 when it does, 2 when it does not.
 	asks  [len(groundCommands)]uint8
 	shell shellScan
+	plant planted    // instructions planted in tool results
+	hit   plantedHit // of the call being read
 	// argsMake says whether the call being read may make targets.
 	argsMake bool
 
@@ -97,6 +102,7 @@ func (st *driftState) Reset(oc *observer.Context) {
 	st.learned, st.topFiles, st.learnedUpTo = st.learned[:0], st.topFiles[:0], 0
 	st.made, st.cwd = st.made[:0], ""
 	clear(st.madeSet)
+	st.plant.ids = st.plant.ids[:0]
 	st.stale, st.checked = true, -1
 	st.relearn(oc.Calls(), oc.CallIndex)
 }
@@ -136,6 +142,10 @@ func (st *driftState) least() int {
 func (st *driftState) add(rec *observer.ToolCallRecord) {
 	n := len(st.made)
 	ground := st.findTargets(rec)
+	if ground == 0 && st.hit.id != "" {
+		ground = plantedAt
+	}
+	st.plant.readResult(rec.CallIndex, rec.Result)
 	if st.learn(rec.CallIndex) && !st.taskSeen {
 		// Built once the task is known.
 		st.stale = true
@@ -154,6 +164,7 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		version: -1,
 		label:   slot.label.Reuse(),
 		ground:  ground,
+		hit:     st.hit,
 	}
 }
 

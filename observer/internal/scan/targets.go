@@ -160,6 +160,10 @@ var contentKeys = map[string]bool{
 	"description": true, "comment": true,
 }
 
+// IsContentKey reports a key, folded as FoldKey does, whose values hold
+// contents or free text rather than what a call acts on.
+func IsContentKey(folded string) bool { return contentKeys[folded] }
+
 // Limits on what target extraction reads.
 const (
 	maxTargetLen     = 256

@@ -1,0 +1,420 @@
+package drift
+
+import (
+	"strings"
+
+	"github.com/lookout-go/lookout/observer/internal/scan"
+)
+
+// plantedAt is the off-ground work a call keeps when it acts on an
+// identifier that instructions planted in a tool result gave: it comes
+// after every command of groundCommands.
+const plantedAt = uint8(len(groundCommands) + 1)
+
+// Limits on reading tool results for planted instructions.
+const (
+	// maxPlantedText is how much of each result is read.
+	maxPlantedText = 4 << 10
+	// maxPlanted is how many planted identifiers a session keeps.
+	maxPlanted = 32
+	// maxMarkerGap is the most bytes between two words of one passage of
+	// instructions.
+	maxMarkerGap = 120
+	// plantedBefore and plantedAfter are how far before its first word
+	// (back to the start of its line) and after its last a passage of
+	// instructions reaches.
+	plantedBefore, plantedAfter = 80, 160
+	// maxWord is the longest word compared with the markers.
+	maxWord = 16
+)
+
+// plantedHit is the identifier a call acts on that instructions planted in
+// the result of call from gave.
+type plantedHit struct {
+	id   string
+	from int64
+}
+
+// plantedID is an identifier found in instructions in the result of call
+// from.
+type plantedID struct {
+	id   string
+	from int64
+}
+
+// planted is what Drift keeps of the instructions planted in tool results.
+type planted struct {
+	ids []plantedID
+	// prev are the last words read, newest first, for phrases.
+	prev [3]string
+	// the passage being read: where its markers begin and end, and which
+	// kinds it holds.
+	start, end int
+	kinds      markerKind
+	regions    [][2]int // scratch: the passages of the result being read
+	word       [maxWord]byte
+}
+
+// markerKind says what a word tells of the text around it.
+type markerKind uint8
+
+const (
+	// secondPerson addresses the reader: you, your.
+	secondPerson markerKind = 1 << iota
+	// addressesAgent names the reader as an AI model or assistant, or
+	// speaks of the task the writer gave it.
+	addressesAgent
+	// requests asks for something: please, instead, before, important.
+	requests
+	// overrides tells the reader to drop its instructions for others.
+	overrides
+)
+
+// markerWords are the words that mark text addressed to the agent.
+var markerWords = map[string]markerKind{
+	"you": secondPerson, "your": secondPerson, "yours": secondPerson, "yourself": secondPerson,
+
+	"ai": addressesAgent, "assistant": addressesAgent, "gpt": addressesAgent, "chatgpt": addressesAgent,
+	"claude": addressesAgent, "gemini": addressesAgent, "llama": addressesAgent, "llm": addressesAgent,
+	"chatbot": addressesAgent, "copilot": addressesAgent, "mistral": addressesAgent,
+
+	"please": requests, "kindly": requests, "must": requests, "instead": requests, "before": requests,
+	"first": requests, "following": requests, "important": requests, "urgent": requests,
+	"immediately": requests, "required": requests, "ignore": requests, "disregard": requests,
+	"forget": requests,
+}
+
+// overrideWords, before "instructions" within a few words, make an
+// instruction to drop the agent's own.
+var overrideWords = map[string]bool{
+	"ignore": true, "disregard": true, "forget": true, "previous": true, "prior": true,
+	"new": true, "override": true, "above": true, "updated": true,
+}
+
+// followPhrases are how a task tells the agent to do what a file or page
+// says: then its instructions are the task's.
+var followPhrases = [...]string{
+	"follow the instruction", "follow its instruction", "follow any instruction", "follow all instruction",
+	"follow all the instruction", "follow their instruction", "follow the steps", "follow its steps",
+	"do what it says", "do as it says", "whatever it says", "as instructed", "do what they say",
+}
+
+// readResult reads the start of the result of call from for passages
+// addressed to the agent, and keeps the identifiers in them.
+func (p *planted) readResult(from int64, text string) {
+	text = text[:min(len(text), maxPlantedText)]
+	if len(p.ids) >= maxPlanted || !mayAddress(text) {
+		return
+	}
+	p.regions = p.regions[:0]
+	p.prev = [3]string{}
+	p.start, p.end, p.kinds = -1, -1, 0
+	for i := 0; i < len(text); {
+		if !scan.IsLetter(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && scan.IsLetter(text[j]) {
+			j++
+		}
+		if j-i <= maxWord {
+			p.marker(text, i, j)
+		}
+		i = j
+	}
+	p.closePassage(text)
+	for _, r := range p.regions {
+		p.keepIDs(from, text, r)
+	}
+}
+
+// mayAddress reports whether text may address its reader at all, before
+// it is read word by word.
+func mayAddress(text string) bool {
+	return strings.Contains(text, "you") || strings.Contains(text, "You") || strings.Contains(text, "YOU") ||
+		strings.Contains(text, "nstruction") || strings.Contains(text, "NSTRUCTION")
+}
+
+// marker takes in the word text[i:j].
+func (p *planted) marker(text string, i, j int) {
+	w := p.word[:0]
+	for _, c := range []byte(text[i:j]) {
+		w = append(w, c|0x20)
+	}
+	kind := markerWords[string(w)]
+	switch string(w) {
+	case "instruction", "instructions":
+		for _, prev := range p.prev {
+			if overrideWords[prev] {
+				kind |= overrides
+			}
+		}
+	case "you":
+		if p.prev[0] == "gave" || p.prev[0] == "asked" {
+			// The task I gave you.
+			kind |= addressesAgent
+		}
+	}
+	// The words kept for phrases are the maps' own strings: keeping one
+	// does not allocate.
+	p.prev = [3]string{canonicalWords[string(w)], p.prev[0], p.prev[1]}
+	if kind == 0 {
+		return
+	}
+	if p.start >= 0 && i-p.end > maxMarkerGap {
+		p.closePassage(text)
+	}
+	if p.start < 0 {
+		p.start = i
+	}
+	p.end, p.kinds = j, p.kinds|kind
+}
+
+// canonicalWords are the words kept for phrases.
+var canonicalWords = func() map[string]string {
+	m := map[string]string{"gave": "gave", "asked": "asked"}
+	for w := range markerWords {
+		m[w] = w
+	}
+	for w := range overrideWords {
+		m[w] = w
+	}
+	return m
+}()
+
+// closePassage ends the passage being read, and keeps its region when it
+// reads as instructions to the agent.
+func (p *planted) closePassage(text string) {
+	k := p.kinds
+	if p.start >= 0 && (k&overrides != 0 || k&addressesAgent != 0 && k&(requests|secondPerson) != 0) {
+		end := min(p.end+plantedAfter, len(text))
+		if blank := blankLine(text[p.end:end]); blank >= 0 {
+			end = p.end + blank
+		}
+		from := max(p.start-plantedBefore, 0)
+		if nl := strings.LastIndexByte(text[from:p.start], '\n'); nl >= 0 {
+			from += nl + 1
+		}
+		p.regions = append(p.regions, [2]int{from, end})
+	}
+	p.start, p.end, p.kinds = -1, -1, 0
+}
+
+// blankLine returns where the first blank line in s begins, or -1. A
+// blank line after a colon does not count: what the colon introduces
+// follows it.
+func blankLine(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' || strings.HasSuffix(strings.TrimRight(s[:i], " \t\r"), ":") {
+			continue
+		}
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case ' ', '\t', '\r':
+				continue
+			case '\n':
+				return i
+			}
+			break
+		}
+	}
+	return -1
+}
+
+// keepIDs keeps the identifiers in the passage r of the result text of
+// call from, but those the result also gives outside it: they are data.
+func (p *planted) keepIDs(from int64, text string, r [2]int) {
+	for tok := range strings.FieldsFuncSeq(text[r[0]:r[1]], isIDSeparator) {
+		id := identifier(tok)
+		if id == "" || len(p.ids) >= maxPlanted || p.has(id) ||
+			strings.Contains(text[:r[0]], tok) || strings.Contains(text[r[1]:], tok) {
+			continue
+		}
+		p.ids = append(p.ids, plantedID{id: strings.Clone(id), from: from})
+	}
+}
+
+// has reports whether id is kept.
+func (p *planted) has(id string) bool {
+	_, ok := p.find(id)
+	return ok
+}
+
+// find returns the call whose result gave id.
+func (p *planted) find(id string) (int64, bool) {
+	for _, k := range p.ids {
+		if k.id == id {
+			return k.from, true
+		}
+	}
+	return 0, false
+}
+
+// hitIn returns the first kept identifier among the words of an argument
+// value s.
+func (p *planted) hitIn(s string) (plantedHit, bool) {
+	if len(p.ids) == 0 || len(s) > maxShellText {
+		return plantedHit{}, false
+	}
+	for tok := range strings.FieldsFuncSeq(s, isIDSeparator) {
+		if id := identifier(tok); id != "" {
+			if from, ok := p.find(id); ok {
+				return plantedHit{id: id, from: from}, true
+			}
+		}
+	}
+	return plantedHit{}, false
+}
+
+// isIDSeparator separates the words that may be identifiers.
+func isIDSeparator(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>', '(', ')', '[', ']', '{', '}', ',', ';', '|', '\\':
+		return true
+	}
+	return false
+}
+
+// identifier returns what the word w directs action at, lower-cased: an
+// e-mail address, a URL's or a web name's host (without "www."), an
+// account number such as an IBAN, or a phone number's digits; or "".
+func identifier(w string) string {
+	w = strings.TrimRight(w, ".:!?*")
+	w = strings.TrimLeft(w, "*")
+	if len(w) < 6 || len(w) > 256 {
+		return ""
+	}
+	if at := strings.IndexByte(w, '@'); at > 0 {
+		if strings.IndexByte(w[at:], '.') > 1 && !strings.Contains(w, "://") {
+			return strings.ToLower(strings.TrimPrefix(w, "mailto:"))
+		}
+		return ""
+	}
+	if h := webHost(w); h != "" {
+		return h
+	}
+	if isAccount(w) {
+		return strings.ToLower(w)
+	}
+	return phoneDigits(w)
+}
+
+// webHost returns the host of a URL, or of a web name such as
+// www.example.com or example.org/page, lower-cased and without "www.".
+func webHost(w string) string {
+	scheme := false
+	if i := strings.Index(w, "://"); i > 0 {
+		w, scheme = w[i+3:], true
+	}
+	if i := strings.IndexAny(w, "/?#:"); i >= 0 {
+		w = w[:i]
+	}
+	w = strings.ToLower(w)
+	dot := strings.LastIndexByte(w, '.')
+	if dot <= 0 || dot == len(w)-1 {
+		return ""
+	}
+	for _, c := range []byte(w) {
+		if !(scan.IsLetter(c) || isDigit(c) || c == '.' || c == '-') {
+			return ""
+		}
+	}
+	if !scheme && !strings.HasPrefix(w, "www.") && !webEndings[w[dot+1:]] {
+		return ""
+	}
+	return strings.TrimPrefix(w, "www.")
+}
+
+// webEndings are the top-level domains that make a dotted word a web name
+// without a scheme or "www.".
+var webEndings = map[string]bool{
+	"com": true, "org": true, "net": true, "io": true, "ai": true, "co": true, "info": true, "biz": true,
+	"dev": true, "app": true, "xyz": true, "site": true, "online": true, "ru": true, "cn": true, "uk": true,
+	"de": true, "fr": true, "me": true, "us": true, "top": true, "link": true, "click": true,
+}
+
+// isAccount reports an account number shaped as an IBAN: two letters, two
+// digits, then 8 to 30 letters and digits, the letters of one case.
+func isAccount(w string) bool {
+	if len(w) < 12 || len(w) > 34 || !scan.IsLetter(w[0]) || !scan.IsLetter(w[1]) || !isDigit(w[2]) || !isDigit(w[3]) {
+		return false
+	}
+	digits := 0
+	for _, c := range []byte(w) {
+		switch {
+		case isDigit(c):
+			digits++
+		case c < 'A' || c > 'Z':
+			return false
+		}
+	}
+	return digits >= 8
+}
+
+// phoneDigits returns the digits of a phone or account number written as
+// digits with separators (+, -, ., /), 9 to 18 of them; or "".
+func phoneDigits(w string) string {
+	digits := 0
+	for _, c := range []byte(w) {
+		switch {
+		case isDigit(c):
+			digits++
+		case c == '+' || c == '-' || c == '.' || c == '/':
+		default:
+			return ""
+		}
+	}
+	if digits < 9 || digits > 18 {
+		return ""
+	}
+	b := make([]byte, 0, digits)
+	for _, c := range []byte(w) {
+		if isDigit(c) {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// taskGives reports whether the task names the identifier the call c acts
+// on, or tells the agent to do what its files or pages say.
+func (st *driftState) taskGives(c *driftCall) bool {
+	prompt := st.loweredPrompt()
+	if strings.Contains(prompt, c.hit.id) {
+		return true
+	}
+	for _, f := range followPhrases {
+		if strings.Contains(prompt, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// readPlanted checks the string argument val, under the folded key, for
+// an identifier planted instructions gave.
+func (st *driftState) readPlanted(key []byte, val string) {
+	if st.hit.id != "" || scan.IsContentKey(string(key)) {
+		return
+	}
+	if h, ok := st.plant.hitIn(val); ok {
+		st.hit = h
+	}
+}
+
+// writePlanted describes the latest call, which acts on a planted
+// identifier.
+func (st *driftState) writePlanted() {
+	t := &st.out
+	c := st.calls.Back(0)
+	t.WriteString("#")
+	scan.WriteInt(&t.Builder, c.index)
+	t.WriteString(" (")
+	t.WriteString(scan.OneLine(scan.Clip(c.tool, 60)))
+	t.WriteString(") acts on ")
+	t.WriteString(scan.OneLine(scan.Clip(c.hit.id, 80)))
+	t.WriteString(", which the task does not name: it comes from instructions addressed to you in the result of #")
+	scan.WriteInt(&t.Builder, c.hit.from)
+	t.WriteString(", not from the task.")
+}
