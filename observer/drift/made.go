@@ -24,7 +24,7 @@ var shellKeys = map[string]bool{"command": true, "cmd": true, "commands": true, 
 // agent made; and the first off-ground command its shell commands run,
 // which it returns as a call keeps it.
 func (st *driftState) findTargets(rec *observer.ToolCallRecord) (ground uint8) {
-	st.shell.found, st.hit = 0, plantedHit{}
+	st.shell.found, st.hit = 0, 0
 	st.argsMake = rec.Success && len(st.made) < maxMade
 	st.targets = st.finder.FindWith(st.targets[:0], rec.Arguments, st)
 	if st.argsMake && st.accessOf(rec.ToolName) == scan.WriteAccess {

@@ -28,13 +28,6 @@ const (
 	maxWord = 16
 )
 
-// plantedHit is the identifier a call acts on that instructions planted in
-// the result of call from gave.
-type plantedHit struct {
-	id   string
-	from int64
-}
-
 // plantedID is an identifier found in instructions in the result of call
 // from.
 type plantedID struct {
@@ -132,9 +125,18 @@ func (p *planted) readResult(from int64, text string) {
 // mayAddress reports whether text may address its reader at all, before
 // it is read word by word.
 func mayAddress(text string) bool {
-	return strings.Contains(text, "you") || strings.Contains(text, "You") || strings.Contains(text, "YOU") ||
-		strings.Contains(text, "nstruction") || strings.Contains(text, "NSTRUCTION")
+	for _, w := range addressWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
+
+// addressWords are the strings one of which text addressed to the agent
+// holds: a word that addresses the reader, names it, or speaks of its
+// instructions.
+var addressWords = [...]string{"you", "You", "YOU", " AI", "ssistant", "GPT", "nstruction", "NSTRUCTION"}
 
 // marker takes in the word text[i:j].
 func (p *planted) marker(text string, i, j int) {
@@ -236,35 +238,39 @@ func (p *planted) keepIDs(from int64, text string, r [2]int) {
 }
 
 // has reports whether id is kept.
-func (p *planted) has(id string) bool {
-	_, ok := p.find(id)
-	return ok
-}
+func (p *planted) has(id string) bool { return p.find(id) != 0 }
 
-// find returns the call whose result gave id.
-func (p *planted) find(id string) (int64, bool) {
-	for _, k := range p.ids {
+// find returns the position of id among the kept identifiers, plus one;
+// 0 when it is not kept.
+func (p *planted) find(id string) uint8 {
+	for i, k := range p.ids {
 		if k.id == id {
-			return k.from, true
+			return uint8(i + 1)
 		}
 	}
-	return 0, false
+	return 0
 }
 
-// hitIn returns the first kept identifier among the words of an argument
-// value s.
-func (p *planted) hitIn(s string) (plantedHit, bool) {
+// hitIn returns the position, plus one, of the first kept identifier among
+// the words of an argument value s; 0 when there is none.
+func (p *planted) hitIn(s string) uint8 {
 	if len(p.ids) == 0 || len(s) > maxShellText {
-		return plantedHit{}, false
+		return 0
+	}
+	if len(s) <= 32 {
+		// A phone number written with spaces.
+		if at := p.find(phoneDigits(s)); at != 0 {
+			return at
+		}
 	}
 	for tok := range strings.FieldsFuncSeq(s, isIDSeparator) {
 		if id := identifier(tok); id != "" {
-			if from, ok := p.find(id); ok {
-				return plantedHit{id: id, from: from}, true
+			if at := p.find(id); at != 0 {
+				return at
 			}
 		}
 	}
-	return plantedHit{}, false
+	return 0
 }
 
 // isIDSeparator separates the words that may be identifiers.
@@ -353,14 +359,15 @@ func isAccount(w string) bool {
 }
 
 // phoneDigits returns the digits of a phone or account number written as
-// digits with separators (+, -, ., /), 9 to 18 of them; or "".
+// digits with separators (+, -, ., /, spaces, parentheses), 9 to 18 of
+// them; or "".
 func phoneDigits(w string) string {
 	digits := 0
 	for _, c := range []byte(w) {
 		switch {
 		case isDigit(c):
 			digits++
-		case c == '+' || c == '-' || c == '.' || c == '/':
+		case c == '+' || c == '-' || c == '.' || c == '/' || c == ' ' || c == '(' || c == ')':
 		default:
 			return ""
 		}
@@ -381,7 +388,7 @@ func phoneDigits(w string) string {
 // on, or tells the agent to do what its files or pages say.
 func (st *driftState) taskGives(c *driftCall) bool {
 	prompt := st.loweredPrompt()
-	if strings.Contains(prompt, c.hit.id) {
+	if strings.Contains(prompt, st.plant.ids[c.planted-1].id) {
 		return true
 	}
 	for _, f := range followPhrases {
@@ -395,11 +402,8 @@ func (st *driftState) taskGives(c *driftCall) bool {
 // readPlanted checks the string argument val, under the folded key, for
 // an identifier planted instructions gave.
 func (st *driftState) readPlanted(key []byte, val string) {
-	if st.hit.id != "" || scan.IsContentKey(string(key)) {
-		return
-	}
-	if h, ok := st.plant.hitIn(val); ok {
-		st.hit = h
+	if st.hit == 0 && !scan.IsContentKey(string(key)) {
+		st.hit = st.plant.hitIn(val)
 	}
 }
 
@@ -412,9 +416,10 @@ func (st *driftState) writePlanted() {
 	scan.WriteInt(&t.Builder, c.index)
 	t.WriteString(" (")
 	t.WriteString(scan.OneLine(scan.Clip(c.tool, 60)))
+	k := st.plant.ids[c.planted-1]
 	t.WriteString(") acts on ")
-	t.WriteString(scan.OneLine(scan.Clip(c.hit.id, 80)))
+	t.WriteString(scan.OneLine(scan.Clip(k.id, 80)))
 	t.WriteString(", which the task does not name: it comes from instructions addressed to you in the result of #")
-	scan.WriteInt(&t.Builder, c.hit.from)
+	scan.WriteInt(&t.Builder, k.from)
 	t.WriteString(", not from the task.")
 }

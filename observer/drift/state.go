@@ -16,9 +16,9 @@ type driftCall struct {
 	// ground is the position in groundCommands, plus one, of the
 	// off-ground command the call runs; 0 when it runs none.
 	ground uint8
-	// hit is the planted identifier the call acts on, when ground is
-	// plantedAt.
-	hit plantedHit
+	// planted is the position in the session's planted identifiers, plus
+	// one, of the one the call acts on, when ground is plantedAt.
+	planted uint8
 	// version and grown are the scope's when outside was computed.
 	version, grown int32
 	label          scan.Label
@@ -45,8 +45,8 @@ type driftState struct {
 	// its work: 0 when not yet known, 1 when it does, 2 when it does not.
 	asks  [len(groundCommands)]uint8
 	shell shellScan
-	plant planted    // instructions planted in tool results
-	hit   plantedHit // of the call being read
+	plant planted // instructions planted in tool results
+	hit   uint8   // the planted identifier the call being read acts on, as a call keeps it
 	// argsMake says whether the call being read may make targets.
 	argsMake bool
 
@@ -142,7 +142,7 @@ func (st *driftState) least() int {
 func (st *driftState) add(rec *observer.ToolCallRecord) {
 	n := len(st.made)
 	ground := st.findTargets(rec)
-	if ground == 0 && st.hit.id != "" {
+	if ground == 0 && st.hit != 0 {
 		ground = plantedAt
 	}
 	st.plant.readResult(rec.CallIndex, rec.Result)
@@ -164,7 +164,7 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		version: -1,
 		label:   slot.label.Reuse(),
 		ground:  ground,
-		hit:     st.hit,
+		planted: st.hit,
 	}
 }
 
