@@ -25,7 +25,7 @@ const (
 	// instructions reaches.
 	plantedBefore, plantedAfter = 80, 160
 	// maxWord is the longest word compared with the markers.
-	maxWord = 16
+	maxWord = len("instructions")
 )
 
 // plantedID is an identifier found in instructions in the result of call
@@ -38,8 +38,11 @@ type plantedID struct {
 // planted is what Drift keeps of the instructions planted in tool results.
 type planted struct {
 	ids []plantedID
-	// prev are the last words read, newest first, for phrases.
-	prev [3]string
+	// words counts the words read; overrideAt is the count at the last
+	// word that may start an override, gave says the last word was "gave"
+	// or "asked".
+	words, overrideAt int
+	gave              bool
 	// the passage being read: where its markers begin and end, and which
 	// kinds it holds.
 	start, end int
@@ -63,25 +66,37 @@ const (
 	overrides
 )
 
-// markerWords are the words that mark text addressed to the agent.
-var markerWords = map[string]markerKind{
-	"you": secondPerson, "your": secondPerson, "yours": secondPerson, "yourself": secondPerson,
+// Word classes beyond the marker kinds: a word that may start an
+// instruction to drop the agent's own instructions ("ignore previous
+// instructions"), "instructions" itself, and "gave" or "asked" before
+// "you" ("the task I gave you").
+const (
+	startsOverride markerKind = 1 << (iota + 4)
+	isInstructions
+	startsGave
+)
 
-	"ai": addressesAgent, "assistant": addressesAgent, "gpt": addressesAgent, "chatgpt": addressesAgent,
-	"claude": addressesAgent, "gemini": addressesAgent, "llama": addressesAgent, "llm": addressesAgent,
-	"chatbot": addressesAgent, "copilot": addressesAgent, "mistral": addressesAgent,
-
-	"please": requests, "kindly": requests, "must": requests, "instead": requests, "before": requests,
-	"first": requests, "following": requests, "important": requests, "urgent": requests,
-	"immediately": requests, "required": requests, "ignore": requests, "disregard": requests,
-	"forget": requests,
-}
-
-// overrideWords, before "instructions" within a few words, make an
-// instruction to drop the agent's own.
-var overrideWords = map[string]bool{
-	"ignore": true, "disregard": true, "forget": true, "previous": true, "prior": true,
-	"new": true, "override": true, "above": true, "updated": true,
+// wordClass returns what the lower-case word w tells of the text around
+// it.
+func wordClass(w string) markerKind {
+	switch w {
+	case "you", "your", "yours", "yourself":
+		return secondPerson
+	case "ai", "assistant", "gpt", "chatgpt", "claude", "gemini", "llama", "llm", "chatbot", "copilot", "mistral":
+		return addressesAgent
+	case "please", "kindly", "must", "instead", "before", "first", "following", "important", "urgent",
+		"immediately", "required":
+		return requests
+	case "ignore", "disregard", "forget":
+		return requests | startsOverride
+	case "previous", "prior", "new", "override", "above", "updated":
+		return startsOverride
+	case "instruction", "instructions":
+		return isInstructions
+	case "gave", "asked":
+		return startsGave
+	}
+	return 0
 }
 
 // followPhrases are how a task tells the agent to do what a file or page
@@ -100,7 +115,7 @@ func (p *planted) readResult(from int64, text string) {
 		return
 	}
 	p.regions = p.regions[:0]
-	p.prev = [3]string{}
+	p.words, p.overrideAt, p.gave = 0, -10, false
 	p.start, p.end, p.kinds = -1, -1, 0
 	for i := 0; i < len(text); {
 		if !scan.IsLetter(text[i]) {
@@ -111,9 +126,7 @@ func (p *planted) readResult(from int64, text string) {
 		for j < len(text) && scan.IsLetter(text[j]) {
 			j++
 		}
-		if j-i <= maxWord {
-			p.marker(text, i, j)
-		}
+		p.marker(text, i, j)
 		i = j
 	}
 	p.closePassage(text)
@@ -136,31 +149,35 @@ func mayAddress(text string) bool {
 // addressWords are the strings one of which text addressed to the agent
 // holds: a word that addresses the reader, names it, or speaks of its
 // instructions.
-var addressWords = [...]string{"you", "You", "YOU", " AI", "ssistant", "GPT", "nstruction", "NSTRUCTION"}
+var addressWords = [...]string{"you", "You", "YOU", "AI", "GPT", "Assistant", "ISTANT", "uction", "UCTION"}
 
 // marker takes in the word text[i:j].
 func (p *planted) marker(text string, i, j int) {
+	p.words++
+	gave := p.gave
+	p.gave = false
+	if j-i < 2 || j-i > maxWord {
+		return
+	}
 	w := p.word[:0]
 	for _, c := range []byte(text[i:j]) {
 		w = append(w, c|0x20)
 	}
-	kind := markerWords[string(w)]
-	switch string(w) {
-	case "instruction", "instructions":
-		for _, prev := range p.prev {
-			if overrideWords[prev] {
-				kind |= overrides
-			}
-		}
-	case "you":
-		if p.prev[0] == "gave" || p.prev[0] == "asked" {
-			// The task I gave you.
-			kind |= addressesAgent
-		}
+	class := wordClass(string(w))
+	if class == 0 {
+		return
 	}
-	// The words kept for phrases are the maps' own strings: keeping one
-	// does not allocate.
-	p.prev = [3]string{canonicalWords[string(w)], p.prev[0], p.prev[1]}
+	kind := class & (secondPerson | addressesAgent | requests)
+	switch {
+	case class&startsOverride != 0:
+		p.overrideAt = p.words
+	case class&startsGave != 0:
+		p.gave = true
+	case class&isInstructions != 0 && p.words-p.overrideAt <= 3:
+		kind |= overrides
+	case kind == secondPerson && gave:
+		kind |= addressesAgent
+	}
 	if kind == 0 {
 		return
 	}
@@ -172,18 +189,6 @@ func (p *planted) marker(text string, i, j int) {
 	}
 	p.end, p.kinds = j, p.kinds|kind
 }
-
-// canonicalWords are the words kept for phrases.
-var canonicalWords = func() map[string]string {
-	m := map[string]string{"gave": "gave", "asked": "asked"}
-	for w := range markerWords {
-		m[w] = w
-	}
-	for w := range overrideWords {
-		m[w] = w
-	}
-	return m
-}()
 
 // closePassage ends the passage being read, and keeps its region when it
 // reads as instructions to the agent.
