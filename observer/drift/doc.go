@@ -15,5 +15,9 @@
 //   - With no scope at all it judges no share rather than guess; it still
 //     reports a call that works clearly off the task's ground (a search of
 //     the whole filesystem, managing accounts or services the prompt does
-//     not ask for).
+//     not ask for, sending to an address that only instructions planted in
+//     a tool result gave).
+//   - A task that should do what a file or page says must say so ("follow
+//     the instructions in it"), or its instructions' addresses read as
+//     planted.
 package drift

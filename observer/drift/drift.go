@@ -79,7 +79,15 @@ var defaultDriftEscalation = observer.Escalation{CautionAfter: 5, WarningAfter: 
 // system's user accounts (useradd, passwd) or services (systemctl,
 // service) when the prompt neither names the command nor speaks of such
 // work. Heredoc bodies and quoted strings are not commands. Installing a
-// tool is not off the ground.
+// tool is not off the ground. It also reports a call that acts on an
+// e-mail address, web host, IBAN-shaped account or phone number that
+// instructions planted in a tool result gave: a passage of the result's
+// first 4 KiB addressed to the agent (it names the agent as an AI or
+// assistant, or "the task I gave you", and asks or speaks to "you"; or it
+// says to ignore previous instructions). Identifiers the task names, or
+// that the same result also gives outside the passage, are the task's, as
+// are all of them when the task says to follow the instructions of what it
+// reads. Values under keys that hold contents are not what a call acts on.
 //
 // A drift is reported at info; its severity rises with the Escalation
 // while it lasts (by default caution 5 calls later and warning 15 calls
