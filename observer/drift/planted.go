@@ -48,6 +48,7 @@ type planted struct {
 	start, end int
 	kinds      markerKind
 	regions    [][2]int // scratch: the passages of the result being read
+	id         []byte   // scratch: an identifier
 	word       [maxWord]byte
 }
 
@@ -233,23 +234,20 @@ func blankLine(s string) int {
 // call from, but those the result also gives outside it: they are data.
 func (p *planted) keepIDs(from int64, text string, r [2]int) {
 	for tok := range strings.FieldsFuncSeq(text[r[0]:r[1]], isIDSeparator) {
-		id := identifier(tok)
-		if id == "" || len(p.ids) >= maxPlanted || p.has(id) ||
+		p.id = appendIdentifier(p.id[:0], tok)
+		if len(p.id) == 0 || len(p.ids) >= maxPlanted || p.find(p.id) != 0 ||
 			strings.Contains(text[:r[0]], tok) || strings.Contains(text[r[1]:], tok) {
 			continue
 		}
-		p.ids = append(p.ids, plantedID{id: strings.Clone(id), from: from})
+		p.ids = append(p.ids, plantedID{id: string(p.id), from: from})
 	}
 }
 
-// has reports whether id is kept.
-func (p *planted) has(id string) bool { return p.find(id) != 0 }
-
 // find returns the position of id among the kept identifiers, plus one;
 // 0 when it is not kept.
-func (p *planted) find(id string) uint8 {
+func (p *planted) find(id []byte) uint8 {
 	for i, k := range p.ids {
-		if k.id == id {
+		if k.id == string(id) {
 			return uint8(i + 1)
 		}
 	}
@@ -264,15 +262,15 @@ func (p *planted) hitIn(s string) uint8 {
 	}
 	if len(s) <= 32 {
 		// A phone number written with spaces.
-		if at := p.find(phoneDigits(s)); at != 0 {
+		p.id = appendPhoneDigits(p.id[:0], s)
+		if at := p.find(p.id); len(p.id) > 0 && at != 0 {
 			return at
 		}
 	}
 	for tok := range strings.FieldsFuncSeq(s, isIDSeparator) {
-		if id := identifier(tok); id != "" {
-			if at := p.find(id); at != 0 {
-				return at
-			}
+		p.id = appendIdentifier(p.id[:0], tok)
+		if at := p.find(p.id); len(p.id) > 0 && at != 0 {
+			return at
 		}
 	}
 	return 0
@@ -287,33 +285,45 @@ func isIDSeparator(r rune) bool {
 	return false
 }
 
-// identifier returns what the word w directs action at, lower-cased: an
-// e-mail address, a URL's or a web name's host (without "www."), an
-// account number such as an IBAN, or a phone number's digits; or "".
-func identifier(w string) string {
+// appendIdentifier appends to dst what the word w directs action at,
+// lower-cased: an e-mail address, a URL's or a web name's host (without
+// "www."), an account number such as an IBAN, or a phone number's digits;
+// or nothing.
+func appendIdentifier(dst []byte, w string) []byte {
 	w = strings.TrimRight(w, ".:!?*")
 	w = strings.TrimLeft(w, "*")
 	if len(w) < 6 || len(w) > 256 {
-		return ""
+		return dst
 	}
 	if at := strings.IndexByte(w, '@'); at > 0 {
 		if strings.IndexByte(w[at:], '.') > 1 && !strings.Contains(w, "://") {
-			return strings.ToLower(strings.TrimPrefix(w, "mailto:"))
+			return appendLower(dst, strings.TrimPrefix(w, "mailto:"))
 		}
-		return ""
+		return dst
 	}
-	if h := webHost(w); h != "" {
-		return h
+	if n := len(dst); !isAccount(w) {
+		if dst = appendWebHost(dst, w); len(dst) > n {
+			return dst
+		}
+		return appendPhoneDigits(dst, w)
 	}
-	if isAccount(w) {
-		return strings.ToLower(w)
-	}
-	return phoneDigits(w)
+	return appendLower(dst, w)
 }
 
-// webHost returns the host of a URL, or of a web name such as
+// appendLower appends s to dst, its ASCII letters lower-cased.
+func appendLower(dst []byte, s string) []byte {
+	for _, c := range []byte(s) {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// appendWebHost appends to dst the host of a URL, or of a web name such as
 // www.example.com or example.org/page, lower-cased and without "www.".
-func webHost(w string) string {
+func appendWebHost(dst []byte, w string) []byte {
 	scheme := false
 	if i := strings.Index(w, "://"); i > 0 {
 		w, scheme = w[i+3:], true
@@ -321,20 +331,26 @@ func webHost(w string) string {
 	if i := strings.IndexAny(w, "/?#:"); i >= 0 {
 		w = w[:i]
 	}
-	w = strings.ToLower(w)
 	dot := strings.LastIndexByte(w, '.')
 	if dot <= 0 || dot == len(w)-1 {
-		return ""
+		return dst
 	}
 	for _, c := range []byte(w) {
 		if !(scan.IsLetter(c) || isDigit(c) || c == '.' || c == '-') {
-			return ""
+			return dst
 		}
 	}
-	if !scheme && !strings.HasPrefix(w, "www.") && !webEndings[w[dot+1:]] {
-		return ""
+	n := len(dst)
+	dst = appendLower(dst, w)
+	host := dst[n:]
+	www := len(host) > 4 && string(host[:4]) == "www."
+	if !scheme && !www && !webEndings[string(host[dot+1:])] {
+		return dst[:n]
 	}
-	return strings.TrimPrefix(w, "www.")
+	if www {
+		dst = append(dst[:n], host[4:]...)
+	}
+	return dst
 }
 
 // webEndings are the top-level domains that make a dotted word a web name
@@ -363,10 +379,10 @@ func isAccount(w string) bool {
 	return digits >= 8
 }
 
-// phoneDigits returns the digits of a phone or account number written as
-// digits with separators (+, -, ., /, spaces, parentheses), 9 to 18 of
-// them; or "".
-func phoneDigits(w string) string {
+// appendPhoneDigits appends to dst the digits of a phone or account
+// number written as digits with separators (+, -, ., /, spaces,
+// parentheses), 9 to 18 of them; or nothing.
+func appendPhoneDigits(dst []byte, w string) []byte {
 	digits := 0
 	for _, c := range []byte(w) {
 		switch {
@@ -374,19 +390,18 @@ func phoneDigits(w string) string {
 			digits++
 		case c == '+' || c == '-' || c == '.' || c == '/' || c == ' ' || c == '(' || c == ')':
 		default:
-			return ""
+			return dst
 		}
 	}
 	if digits < 9 || digits > 18 {
-		return ""
+		return dst
 	}
-	b := make([]byte, 0, digits)
 	for _, c := range []byte(w) {
 		if isDigit(c) {
-			b = append(b, c)
+			dst = append(dst, c)
 		}
 	}
-	return string(b)
+	return dst
 }
 
 // taskGives reports whether the task names the identifier the call c acts
