@@ -149,8 +149,9 @@ func mayAddress(text string) bool {
 
 // addressWords are the strings one of which text addressed to the agent
 // holds: a word that addresses the reader, names it, or speaks of its
-// instructions.
-var addressWords = [...]string{"you", "You", "YOU", "AI", "GPT", "Assistant", "ISTANT", "uction", "UCTION"}
+// instructions. Each begins with a byte rare in tool output, which keeps
+// the search fast: text that calls the agent its assistant says "you" too.
+var addressWords = [...]string{"you", "You", "YOU", "AI", "GPT", "uction", "UCTION"}
 
 // marker takes in the word text[i:j].
 func (p *planted) marker(text string, i, j int) {
