@@ -55,3 +55,17 @@ func BenchmarkDriftCallAfterManyFilesMade(b *testing.B) {
 		})
 	}
 }
+
+// Once a result planted identifiers, each call's arguments are matched
+// with them, and each result read, without allocating.
+func TestDriftMatchesPlantedIdentifiersWithoutAllocating(t *testing.T) {
+	p, store := newExamplePipeline(drift.New())
+	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: billTask})
+	ctx := context.Background()
+	p.AfterToolCall(ctx, call("read_file", map[string]any{"file_path": "bill-december-2023.txt"}, plantedBill))
+	pay := call("send_money", map[string]any{"recipient": "UK12345678901234567890", "note": "WWW.Example.com +44 7700 900123"},
+		"Thank you: your assistant sent it, as you asked, to UK12345678901234567890.")
+	p.AfterToolCall(ctx, pay)
+	allocs := testing.AllocsPerRun(100, func() { p.AfterToolCall(ctx, pay) })
+	assert.LessOrEqual(t, allocs, 1.0, "as many as any call")
+}

@@ -1,7 +1,6 @@
 package drift_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/lookout-go/lookout/observer"
 	"github.com/lookout-go/lookout/observer/drift"
-	"github.com/lookout-go/lookout/session"
 )
 
 // call is a successful call of tool with args, which returned result.
@@ -142,18 +140,4 @@ func TestDriftReadsOnlyTheStartOfEachResultForInstructions(t *testing.T) {
 	require.Greater(t, len(late)-len(plantedBill), 4<<10)
 	assert.Empty(t, payBill(t, billTask, late, "US133000000121212121212"),
 		"instructions past the first 4 KiB of a result are not read")
-}
-
-// Once a result planted identifiers, each call's arguments are matched
-// with them, and each result read, without allocating.
-func TestDriftMatchesPlantedIdentifiersWithoutAllocating(t *testing.T) {
-	p, store := newExamplePipeline(drift.New())
-	session.ValueOf[observer.Task](store).Seed(observer.Task{Prompt: billTask})
-	ctx := context.Background()
-	p.AfterToolCall(ctx, call("read_file", map[string]any{"file_path": "bill-december-2023.txt"}, plantedBill))
-	pay := call("send_money", map[string]any{"recipient": "UK12345678901234567890", "note": "WWW.Example.com +44 7700 900123"},
-		"Thank you: your assistant sent it, as you asked, to UK12345678901234567890.")
-	p.AfterToolCall(ctx, pay)
-	allocs := testing.AllocsPerRun(100, func() { p.AfterToolCall(ctx, pay) })
-	assert.LessOrEqual(t, allocs, 1.0, "as many as any call")
 }
