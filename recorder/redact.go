@@ -139,22 +139,25 @@ func findAll(s string, from int, spans []span, anchor string, at func(s string, 
 // from its '@'. An anchor common in prose names the bytes that may come
 // right after it (next) or right before it (prev) when its matcher can
 // match there; anchorPairs drops it elsewhere without calling the matcher.
+// An anchor whose secrets start at a word's start (word) is dropped, too,
+// after a byte of a word (isKeyByte).
 var anchors = [...]struct {
 	c          byte
 	next, prev string
+	word       bool
 	here       func(s string, p int) bool
 }{
-	{'-', "", dashPrev, dashSecretHere}, // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
-	{'_', "", "", underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
-	{':', "", "", colonSecretHere},      // a pair, a webhook URL, a URL's user information
-	{'=', "", "", pairHere},             // a pair
-	{'A', "KSI", "", keyIDHere},         // "AKIA", "ASIA", "AIza"
-	{'B', "eE", "", bearerHere},         // "Bearer", "BEARER"
-	{'b', "eE", "", bearerHere},         // "bearer"
-	{'S', "GK", "", sKeyHere},           // "SG.", "SK"
-	{'J', "", "y", jwtHere},             // the 'J' of "eyJ"
-	{'d', "a", "", databricksHere},      // "dapi"
-	{'(', "\"'\\", "", callArgHere},     // a random string passed to a call
+	{'-', "", dashPrev, false, dashSecretHere}, // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
+	{'_', "", "", false, underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
+	{':', "", "", false, colonSecretHere},      // a pair, a webhook URL, a URL's user information
+	{'=', "", "", false, pairHere},             // a pair
+	{'A', "KSI", "", true, keyIDHere},          // "AKIA", "ASIA", "AIza"
+	{'B', "eE", "", true, bearerHere},          // "Bearer", "BEARER"
+	{'b', "eE", "", true, bearerHere},          // "bearer"
+	{'S', "GK", "", true, sKeyHere},            // "SG.", "SK"
+	{'J', "", "y", false, jwtHere},             // the 'J' of "eyJ"
+	{'d', "a", "", true, databricksHere},       // "dapi"
+	{'(', "\"'\\", "", false, callArgHere},     // a random string passed to a call
 }
 
 // firstSecret returns an index at or before the first anchor at which
@@ -185,7 +188,8 @@ func firstSecret(s string) (int, bool) {
 		}
 		m := uint(a0&3) | uint(a1&3)<<2 | uint(a2&3)<<4 | uint(a3&3)<<6 | uint(a4&3)<<8 | uint(a5&3)<<10 | uint(a6&3)<<12 | uint(a7&3)<<14
 		for ; m != 0; m &= m - 1 {
-			if i := p + bits.TrailingZeros(m); anchorHere[s[i]](s, i) {
+			i := p + bits.TrailingZeros(m)
+			if here := anchorHere[s[i]]; (i == 0 || here.word&keyBytes[s[i-1]] == 0) && here.at(s, i) {
 				return i, true
 			}
 		}
@@ -198,7 +202,7 @@ func firstSecret(s string) (int, bool) {
 		keyword = len(ruleKeywords.scanTail(s, p, nil, true)) > 0
 	}
 	for ; p < len(s); p++ {
-		if here := anchorHere[s[p]]; here != nil && here(s, p) {
+		if here := anchorHere[s[p]]; here.at != nil && here.at(s, p) {
 			return p, true
 		}
 	}
@@ -242,21 +246,36 @@ var anchorPairs = func() (t [1 << 16]uint8) {
 				}
 			}
 		}
-		if a.prev != "" {
-			for lo := range 256 {
-				if strings.IndexByte(a.prev, byte(lo)) < 0 {
-					t[int(a.c)<<8|lo] &^= 2
-				}
+		for lo := range 256 {
+			if a.prev != "" && strings.IndexByte(a.prev, byte(lo)) < 0 || a.word && isKeyByte(byte(lo)) {
+				t[int(a.c)<<8|lo] &^= 2
 			}
 		}
 	}
 	return t
 }()
 
-// anchorHere holds the matcher of each anchor, and nil for other bytes.
-var anchorHere = func() (t [256]func(s string, p int) bool) {
+// anchorHere holds the matcher of each anchor, and nil for other bytes,
+// with 1 in word for an anchor that needs a word's start.
+var anchorHere = func() (t [256]struct {
+	at   func(s string, p int) bool
+	word uint8
+}) {
 	for _, a := range anchors {
-		t[a.c] = a.here
+		t[a.c].at = a.here
+		if a.word {
+			t[a.c].word = 1
+		}
+	}
+	return t
+}()
+
+// keyBytes holds 1 for each byte isKeyByte reports.
+var keyBytes = func() (t [256]uint8) {
+	for c := range 256 {
+		if isKeyByte(byte(c)) {
+			t[c] = 1
+		}
 	}
 	return t
 }()

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -157,7 +158,7 @@ func newKeywordIndex() *keywordIndex {
 	x := &keywordIndex{}
 	seen := map[string]int{}
 	for i := range rules {
-		for _, w := range rules[i].keywords {
+		for _, w := range neededKeywords(&rules[i]) {
 			k, ok := seen[w]
 			if !ok {
 				k = len(x.words)
@@ -176,6 +177,128 @@ func newKeywordIndex() *keywordIndex {
 		x.index(x.words[k], k)
 	}
 	return x
+}
+
+// neededKeywords returns the keywords of r less the words it can do
+// without: a keyword of letters only is left out when every match of r's
+// regexp holds one of the others, as every match of Cloudflare's key holds "v1.0-" and its
+// keyword "cloudflare" adds nothing but common pairs of letters. A
+// keyword left out changes no finding: a match still holds a keyword of
+// r, and the window around that keyword holds the match.
+func neededKeywords(r *secretRule) []string {
+	re, err := syntax.Parse(r.regex, syntax.Perl)
+	if err != nil {
+		return r.keywords
+	}
+	sets := factorSets(re)
+	kws := slices.Clone(r.keywords)
+	for i := 0; i < len(kws); {
+		if strings.Trim(kws[i], "abcdefghijklmnopqrstuvwxyz") != "" {
+			i++ // not a word, so not common in text
+			continue
+		}
+		others := slices.Delete(slices.Clone(kws), i, i+1)
+		if slices.ContainsFunc(sets, func(set []string) bool { return eachHoldsOne(set, others) }) {
+			kws = others
+			continue
+		}
+		i++
+	}
+	return kws
+}
+
+// eachHoldsOne reports whether each text of set holds one of words, in
+// any case.
+func eachHoldsOne(set, words []string) bool {
+	for _, t := range set {
+		t = strings.ToLower(t)
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(t, w) }) {
+			return false
+		}
+	}
+	return len(set) > 0
+}
+
+// factorSets returns sets of texts such that every match of re holds a
+// text of each set: the literal texts a match must hold, each run of them
+// in a concatenation made into the texts it can spell.
+func factorSets(re *syntax.Regexp) [][]string {
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return factorSets(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return factorSets(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var sets [][]string
+		var run []string
+		for _, sub := range re.Sub {
+			if texts, ok := spelled(sub); ok && (run == nil || len(run)*len(texts) <= 64) {
+				run = crossJoin(run, texts)
+				continue
+			}
+			if run != nil {
+				sets = append(sets, run)
+				run = nil
+			}
+			sets = append(sets, factorSets(sub)...)
+		}
+		if run != nil {
+			sets = append(sets, run)
+		}
+		return sets
+	}
+	if texts, ok := spelled(re); ok {
+		return [][]string{texts}
+	}
+	return nil
+}
+
+// spelled returns the few texts re matches, when it matches only those.
+func spelled(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{string(re.Rune)}, true
+	case syntax.OpCapture:
+		return spelled(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			texts, ok := spelled(sub)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, texts...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		var out []string
+		for _, sub := range re.Sub {
+			texts, ok := spelled(sub)
+			if !ok || len(out)*len(texts) > 64 {
+				return nil, false
+			}
+			out = crossJoin(out, texts)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// crossJoin returns each text of a followed by each of b; a nil a is one
+// empty text.
+func crossJoin(a, b []string) []string {
+	if a == nil {
+		return b
+	}
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
 }
 
 // exactKeyword returns the keyword w as it must be written for any of the
