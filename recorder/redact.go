@@ -437,8 +437,29 @@ func mayFollowSensitiveKey(s string, p int) bool {
 		return true
 	}
 	t := keyTails[s[j]]
-	return t&keyWalk != 0 || t&letterBits[s[j-1]] != 0
+	if t&keyWalk != 0 {
+		return true
+	}
+	if t&letterBits[s[j-1]] == 0 {
+		return false
+	}
+	// The two letters end a suffix: the one before them tells most keys
+	// that end like one, as "Score" does, from it.
+	l, m := lower(s[j])-'a', lower(s[j-1])-'a'
+	return j < 2 || antepenultimates[l][m]&letterBits[s[j-2]] != 0
 }
+
+// antepenultimates holds, by the last two letters of the sensitive key
+// suffixes, a bit for each letter one of them has before them.
+var antepenultimates = func() (t [len(sensitiveKeySuffixes)][26]uint32) {
+	for i, sufs := range sensitiveKeySuffixes {
+		for _, suf := range sufs {
+			w := suf.suf
+			t[i][w[len(w)-2]-'a'] |= 1 << (w[len(w)-3] - 'a')
+		}
+	}
+	return t
+}()
 
 // keyTails holds, for each byte that ends a sensitive key suffix (in any
 // case), the letters that may come before it there (the bits of

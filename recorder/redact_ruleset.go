@@ -138,12 +138,14 @@ type keywordIndex struct {
 }
 
 // pairCand says that keyword kw may start back bytes before a pair of
-// bytes. Its byte at probe, in lower case, is want: a look at it drops
-// most candidates before the keyword is compared.
+// bytes. Its byte at probe, with fold set (0x20 for a letter of a
+// keyword matched in any case), is want: a look at it drops most
+// candidates before the keyword is compared.
 type pairCand struct {
-	kw, back, probe int
-	want            byte
-	exact           bool
+	kw          uint16
+	back, probe int8
+	want, fold  byte
+	exact       bool
 }
 
 // newKeywordIndex indexes each keyword by two pairs of its bytes, one at
@@ -353,20 +355,20 @@ func (x *keywordIndex) index(w string, k int) {
 // case of each, or under its byte at i followed by any byte when anyNext
 // is set.
 func (x *keywordIndex) add(w string, k, i int, anyNext bool) {
-	c := pairCand{kw: k, back: i, probe: i, exact: x.exact[k]}
+	c := pairCand{kw: uint16(k), back: int8(i), probe: int8(i), exact: x.exact[k]}
 	cases := cases
 	if c.exact {
 		cases = func(c byte) []byte { return []byte{c} }
 	}
 	// The probe is the keyword's rarest byte outside the pair, if any.
 	for j := range len(w) {
-		if (j < i || j > i+1) && (c.probe == i || byteCost(w[j]) < byteCost(w[c.probe])) {
-			c.probe = j
+		if (j < i || j > i+1) && (int(c.probe) == i || byteCost(w[j]) < byteCost(w[c.probe])) {
+			c.probe = int8(j)
 		}
 	}
 	c.want = w[c.probe]
-	if !c.exact {
-		c.want = lower(c.want)
+	if !c.exact && isAlpha(c.want) {
+		c.want, c.fold = lower(c.want), 0x20
 	}
 	for _, a := range cases(w[i]) {
 		if anyNext {
@@ -477,26 +479,11 @@ func (x *keywordIndex) scanTail(s string, p int, found []keywordAt, first bool) 
 func (x *keywordIndex) inPairs(s string, p int, m uint) bool {
 	for ; m != 0; m &= m - 1 {
 		i := p + 2*bits.TrailingZeros(m)
-		if x.at(s, i, x.pairs[uint16(s[i])|uint16(s[i+1])<<8]) {
-			return true
-		}
-	}
-	return false
-}
-
-// at reports whether s holds a keyword of candidates c about the pair at
-// p.
-func (x *keywordIndex) at(s string, p int, c uint16) bool {
-	for _, cand := range x.cands[c-1] {
-		q := p - cand.back
-		if q < 0 || q+cand.probe >= len(s) {
-			continue
-		}
-		if b := s[q+cand.probe]; b != cand.want && (cand.exact || lower(b) != cand.want) {
-			continue
-		}
-		if x.holds(s, q, cand) {
-			return true
+		for _, cand := range x.cands[x.pairs[uint16(s[i])|uint16(s[i+1])<<8]-1] {
+			q := i - int(cand.back)
+			if j := q + int(cand.probe); uint(j) < uint(len(s)) && s[j]|cand.fold == cand.want && x.holds(s, q, cand) {
+				return true
+			}
 		}
 	}
 	return false
@@ -506,9 +493,9 @@ func (x *keywordIndex) at(s string, p int, c uint16) bool {
 // at p; with first set, only the first.
 func (x *keywordIndex) check(s string, p int, c uint16, found []keywordAt, first bool) []keywordAt {
 	for _, cand := range x.cands[c-1] {
-		q := p - cand.back
+		q := p - int(cand.back)
 		if x.holds(s, q, cand) {
-			found = append(found, keywordAt{cand.kw, q})
+			found = append(found, keywordAt{int(cand.kw), q})
 			if first {
 				return found
 			}
@@ -523,10 +510,13 @@ func (x *keywordIndex) holds(s string, q int, cand pairCand) bool {
 	if q < 0 || q+len(w) > len(s) {
 		return false
 	}
-	if cand.exact {
-		return s[q+cand.probe] == cand.want && s[q:q+len(w)] == w
+	if s[q+int(cand.probe)]|cand.fold != cand.want {
+		return false
 	}
-	return lower(s[q+cand.probe]) == cand.want && equalLower(s[q:q+len(w)], w)
+	if cand.exact {
+		return s[q:q+len(w)] == w
+	}
+	return equalLower(s[q:q+len(w)], w)
 }
 
 // scanPlainly is scan done plainly: each keyword looked for in the
