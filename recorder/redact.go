@@ -105,7 +105,6 @@ func secretSpans(s string, from int, spans []span) []span {
 	spans = findAll(s, from, spans, "SG.", sKeyAt)
 	spans = findAll(s, from, spans, "SK", sKeyAt)
 	spans = findAll(s, from, spans, "J", jwtAt)
-	spans = findAll(s, from, spans, "dapi", databricksTokenAt)
 	spans = findAll(s, from, spans, "@", userinfoAt)
 	spans = findAll(s, from, spans, ":", colonSecretAt)
 	spans = findAll(s, from, spans, "=", pairAt)
@@ -147,17 +146,16 @@ var anchors = [...]struct {
 	word       bool
 	here       func(s string, p int) bool
 }{
-	{'-', "", dashPrev, false, dashSecretHere}, // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
-	{'_', "", "", false, underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
-	{':', "", "", false, colonSecretHere},      // a pair, a webhook URL, a URL's user information
-	{'=', "", "", false, pairHere},             // a pair
-	{'A', "KSI", "", true, keyIDHere},          // "AKIA", "ASIA", "AIza"
-	{'B', "eE", "", true, bearerHere},          // "Bearer", "BEARER"
-	{'b', "eE", "", true, bearerHere},          // "bearer"
-	{'S', "GK", "", true, sKeyHere},            // "SG.", "SK"
-	{'J', "", "y", false, jwtHere},             // the 'J' of "eyJ"
-	{'d', "a", "", true, databricksHere},       // "dapi"
-	{'(', "\"'\\", "", false, callArgHere},     // a random string passed to a call
+	{'-', "", dashPrev, false, dashSecretHere},             // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
+	{'_', "", underscorePrev, false, underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
+	{':', "", "", false, colonSecretHere},                  // a pair, a webhook URL, a URL's user information
+	{'=', "", "", false, pairHere},                         // a pair
+	{'A', "KSI", "", true, keyIDHere},                      // "AKIA", "ASIA", "AIza"
+	{'B', "eE", "", true, bearerHere},                      // "Bearer", "BEARER"
+	{'b', "eE", "", true, bearerHere},                      // "bearer"
+	{'S', "GK", "", true, sKeyHere},                        // "SG.", "SK"
+	{'J', "", "y", false, jwtHere},                         // the 'J' of "eyJ"
+	{'(', "\"'\\", "", false, callArgHere},                 // a random string passed to a call
 }
 
 // firstSecret returns an index at or before the first anchor at which
@@ -336,16 +334,6 @@ func jwtHere(s string, p int) bool {
 	return ok
 }
 
-// databricksHere reports whether databricksTokenAt matches at the 'd' at
-// p. 'd' is common: it looks at the next byte before calling.
-func databricksHere(s string, p int) bool {
-	if p+1 >= len(s) || s[p+1] != 'a' {
-		return false
-	}
-	_, ok := databricksTokenAt(s, p)
-	return ok
-}
-
 // dashSecretHere reports whether dashSecretAt matches at the '-' at p,
 // which must follow "sk", "xox" and a letter, "glpat", "----", "--" or a
 // blank.
@@ -370,6 +358,11 @@ var mayPrecedeDash = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// underscorePrev holds the bytes that come before the '_' of a secret:
+// the last byte of "gh" and a letter, of "github", "sk", "rk", "hf" or
+// "npm".
+const underscorePrev = "pousrbkfm"
 
 // underscoreSecretHere reports whether underscoreSecretAt matches at the
 // '_' at p, which must follow "gh" and a letter, "github", "sk", "rk",

@@ -82,6 +82,7 @@ func compileAllow(a ruleAllow) compiledAllow {
 var ownRules = [...]secretRule{
 	{id: "docker-hub-token", keywords: []string{"dckr_pat_", "dckr_oat_"}, regex: `\bdckr_[op]at_[\w-]{27,}`},
 	{id: "telegram-bot-token", keywords: []string{":aa"}, regex: `\d{8,10}:AA[\w-]{33}`},
+	{id: "databricks-token", keywords: []string{"dapi"}, regex: `\b(dapi[a-fA-F0-9]{32}(?:-\d)?)(?:[^A-Za-z0-9]|$)`},
 	{id: "tencent-secret-id", keywords: []string{"akid"}, regex: `\bAKID[A-Za-z0-9]{32}\b`},
 	{id: "sshpass-password", keywords: []string{"sshpass"}, regex: `sshpass\s+-p\s*(?:'([^']+)'|"([^"]+)"|(\S+))`},
 	{id: "netrc-password", keywords: []string{"machine"}, regex: `\bmachine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(\S+)`},

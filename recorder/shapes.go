@@ -240,24 +240,6 @@ func hexKeyAt(s string, start, body, n int) (span, bool) {
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
-// databricksTokenAt matches a Databricks token (dapi and 32 hex digits,
-// perhaps with a "-1" suffix) starting at the 'd' at p.
-func databricksTokenAt(s string, p int) (span, bool) {
-	if !strings.HasPrefix(s[p:], "dapi") || !boundaryBefore(s, p) {
-		return span{}, false
-	}
-	m, ok := hexKeyAt(s, p, p+4, 32)
-	if ok && versionSuffixAt(s, m.end) {
-		m.end += 2
-	}
-	return m, ok
-}
-
-// versionSuffixAt reports whether a '-' and a digit, as in "-1", are at i.
-func versionSuffixAt(s string, i int) bool {
-	return i+1 < len(s) && s[i] == '-' && s[i+1] >= '0' && s[i+1] <= '9'
-}
-
 // jwtAt matches a JSON Web Token, eyJ….ey….…, whose first 'J' is at p:
 // a JSON header, a '.', a payload and a '.' with an optional signature.
 // It needs no key or scheme before it, so a bare token in a cookie or
