@@ -176,36 +176,47 @@ func firstSecret(s string) (int, bool) {
 		// the window first drops the bounds checks. The same lookups
 		// tell where a rule's keyword may be.
 		w := s[p : p+16]
-		a0, a1 := anchorPairs[uint16(w[0])|uint16(w[1])<<8], anchorPairs[uint16(w[2])|uint16(w[3])<<8]
-		a2, a3 := anchorPairs[uint16(w[4])|uint16(w[5])<<8], anchorPairs[uint16(w[6])|uint16(w[7])<<8]
-		a4, a5 := anchorPairs[uint16(w[8])|uint16(w[9])<<8], anchorPairs[uint16(w[10])|uint16(w[11])<<8]
-		a6, a7 := anchorPairs[uint16(w[12])|uint16(w[13])<<8], anchorPairs[uint16(w[14])|uint16(w[15])<<8]
-		hits := a0 | a1 | a2 | a3 | a4 | a5 | a6 | a7
-		if hits == 0 {
+		h := uint64(anchorPairs[uint16(w[0])|uint16(w[1])<<8]) | uint64(anchorPairs[uint16(w[2])|uint16(w[3])<<8])<<8 |
+			uint64(anchorPairs[uint16(w[4])|uint16(w[5])<<8])<<16 | uint64(anchorPairs[uint16(w[6])|uint16(w[7])<<8])<<24 |
+			uint64(anchorPairs[uint16(w[8])|uint16(w[9])<<8])<<32 | uint64(anchorPairs[uint16(w[10])|uint16(w[11])<<8])<<40 |
+			uint64(anchorPairs[uint16(w[12])|uint16(w[13])<<8])<<48 | uint64(anchorPairs[uint16(w[14])|uint16(w[15])<<8])<<56
+		if h == 0 {
 			continue
 		}
-		m := uint(a0&3) | uint(a1&3)<<2 | uint(a2&3)<<4 | uint(a3&3)<<6 | uint(a4&3)<<8 | uint(a5&3)<<10 | uint(a6&3)<<12 | uint(a7&3)<<14
-		for ; m != 0; m &= m - 1 {
-			i := p + bits.TrailingZeros(m)
-			if here := anchorHere[s[i]]; (i == 0 || here.word&keyBytes[s[i-1]] == 0) && here.at(s, i) {
+		for m := h & (3 * slots); m != 0; m &= m - 1 {
+			// Bit 0 of lookup j is the anchor at p+2j, bit 1 the one
+			// at p+2j+1.
+			t := bits.TrailingZeros64(m)
+			if i := p + 2*(t>>3) + t&1; anchorAt(s, i) {
 				return i, true
 			}
 		}
-		if hits&keywordBit != 0 && !keyword {
-			k := uint(a0>>2&1) | uint(a1>>2&1)<<1 | uint(a2>>2&1)<<2 | uint(a3>>2&1)<<3 | uint(a4>>2&1)<<4 | uint(a5>>2&1)<<5 | uint(a6>>2&1)<<6 | uint(a7>>2&1)<<7
-			keyword = ruleKeywords.inPairs(s, p, k)
+		if !keyword && h&(keywordBit*slots) != 0 {
+			keyword = ruleKeywords.inPairs(s, p, h&(keywordBit*slots))
 		}
 	}
 	if !keyword {
 		keyword = len(ruleKeywords.scanTail(s, p, nil, true)) > 0
 	}
 	for ; p < len(s); p++ {
-		if here := anchorHere[s[p]]; here.at != nil && here.at(s, p) {
+		if anchorHere[s[p]].at != nil && anchorAt(s, p) {
 			return p, true
 		}
 	}
 	return -1, keyword
 }
+
+// anchorAt reports whether the matcher of the anchor at i matches there.
+// One that needs a word's start is not called after a byte of a word.
+func anchorAt(s string, i int) bool {
+	here := anchorHere[s[i]]
+	return (i == 0 || here.word&keyBytes[s[i-1]] == 0) && here.at(s, i)
+}
+
+// slots has a 1 in the lowest bit of each byte of a word: times a bit of
+// anchorPairs, that bit in each of the eight lookups of a block placed
+// side by side.
+const slots = 0x0101010101010101
 
 // keywordBit is the bit of anchorPairs set for the pairs of bytes that
 // may be part of a keyword of the rules.

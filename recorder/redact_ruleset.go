@@ -136,6 +136,9 @@ type keywordIndex struct {
 	// index in cands of the keywords those bytes may be part of, or 0.
 	pairs [1 << 16]uint16
 	cands [][]pairCand
+	// next holds, for each entry of cands, a bit for each byte that may
+	// come right after the pair in the keywords there.
+	next [][4]uint64
 }
 
 // pairCand says that keyword kw may start back bytes before a pair of
@@ -361,10 +364,17 @@ func (x *keywordIndex) add(w string, k, i int, anyNext bool) {
 	if c.exact {
 		cases = func(c byte) []byte { return []byte{c} }
 	}
-	// The probe is the keyword's rarest byte outside the pair, if any.
+	// The probe is the keyword's rarest byte outside the pair and the
+	// byte after it (which next tells), if any.
 	for j := range len(w) {
-		if (j < i || j > i+1) && (int(c.probe) == i || byteCost(w[j]) < byteCost(w[c.probe])) {
+		if (j < i || j > i+2) && (int(c.probe) == i || byteCost(w[j]) < byteCost(w[c.probe])) {
 			c.probe = int8(j)
+		}
+	}
+	var next [4]uint64
+	for b := range 256 {
+		if i+2 >= len(w) || lower(byte(b)) == lower(w[i+2]) && (!c.exact || byte(b) == w[i+2]) {
+			next[b>>6] |= 1 << (b & 63)
 		}
 	}
 	c.want = w[c.probe]
@@ -374,23 +384,27 @@ func (x *keywordIndex) add(w string, k, i int, anyNext bool) {
 	for _, a := range cases(w[i]) {
 		if anyNext {
 			for b := range 256 {
-				x.file(uint16(a)|uint16(b)<<8, c)
+				x.file(uint16(a)|uint16(b)<<8, c, next)
 			}
 			continue
 		}
 		for _, b := range cases(w[i+1]) {
-			x.file(uint16(a)|uint16(b)<<8, c)
+			x.file(uint16(a)|uint16(b)<<8, c, next)
 		}
 	}
 }
 
-func (x *keywordIndex) file(pair uint16, c pairCand) {
+func (x *keywordIndex) file(pair uint16, c pairCand, next [4]uint64) {
 	if x.pairs[pair] == 0 {
 		x.cands = append(x.cands, nil)
+		x.next = append(x.next, [4]uint64{})
 		x.pairs[pair] = uint16(len(x.cands))
 	}
 	i := x.pairs[pair] - 1
 	x.cands[i] = append(x.cands[i], c)
+	for j := range next {
+		x.next[i][j] |= next[j]
+	}
 }
 
 // cases returns c in both cases when it is a letter.
@@ -475,12 +489,20 @@ func (x *keywordIndex) scanTail(s string, p int, found []keywordAt, first bool) 
 }
 
 // inPairs reports whether a keyword is about one of the pairs of bytes
-// of s at p+2j for each bit j set in m, which the pre-scan's table says
-// may be part of one.
-func (x *keywordIndex) inPairs(s string, p int, m uint) bool {
+// of s at p+2j for each lookup j of a block whose keywordBit is set in
+// m, which the pre-scan's table says may be part of one. The byte after
+// the pair must be one that comes after it in one of its keywords, and
+// then a candidate's probe byte and whole keyword must match.
+func (x *keywordIndex) inPairs(s string, p int, m uint64) bool {
 	for ; m != 0; m &= m - 1 {
-		i := p + 2*bits.TrailingZeros(m)
-		for _, cand := range x.cands[x.pairs[uint16(s[i])|uint16(s[i+1])<<8]-1] {
+		i := p + 2*(bits.TrailingZeros64(m)>>3)
+		c := x.pairs[uint16(s[i])|uint16(s[i+1])<<8] - 1
+		if i+2 < len(s) {
+			if b := s[i+2]; x.next[c][b>>6]&(1<<(b&63)) == 0 {
+				continue
+			}
+		}
+		for _, cand := range x.cands[c] {
 			q := i - int(cand.back)
 			if j := q + int(cand.probe); uint(j) < uint(len(s)) && s[j]|cand.fold == cand.want && x.holds(s, q, cand) {
 				return true
