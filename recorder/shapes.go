@@ -282,8 +282,8 @@ var webhookHosts = [...]string{
 // webhookAt matches the secret path of a Slack or Discord webhook URL
 // whose "://" starts at p.
 func webhookAt(s string, p int) (span, bool) {
-	if !strings.HasPrefix(s[p:], "://") {
-		return span{}, false
+	if !strings.HasPrefix(s[p:], "://") || p+3 < len(s) && s[p+3] != 'h' && s[p+3] != 'd' {
+		return span{}, false // every host of webhookHosts starts with h or d
 	}
 	for _, h := range webhookHosts {
 		if strings.HasPrefix(s[p+3:], h) {
@@ -414,9 +414,14 @@ func userinfoStart(s string, p int) int {
 
 // isUserinfoByte reports the characters RFC 3986 allows in a URL's user
 // information: unreserved, percent-encoded, sub-delimiters and ':'.
-func isUserinfoByte(c byte) bool {
-	return isAlnum(c) || strings.IndexByte("-._~%!$&'()*+,;=:", c) >= 0
-}
+func isUserinfoByte(c byte) bool { return userinfoBytes[c] }
+
+var userinfoBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isAlnum(byte(c)) || strings.IndexByte("-._~%!$&'()*+,;=:", byte(c)) >= 0
+	}
+	return t
+}()
 
 func isTokenByte(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("-._~+/=", c) >= 0
