@@ -195,12 +195,23 @@ func firstSecret(s string) (int, bool) {
 			keyword = ruleKeywords.inPairs(s, p, h&(keywordBit*slots))
 		}
 	}
-	if !keyword {
-		keyword = len(ruleKeywords.scanTail(s, p, nil, true)) > 0
-	}
-	for ; p < len(s); p++ {
-		if anchorHere[s[p]].at != nil && anchorAt(s, p) {
-			return p, true
+	if p < len(s) {
+		// The last bytes, fewer than sixteen, padded with zeros (no
+		// anchor, and any byte to a keyword that may end the text).
+		var b [16]byte
+		copy(b[:], s[p:])
+		var h uint64
+		for j := 0; j < len(b); j += 2 {
+			h |= uint64(anchorPairs[uint16(b[j])|uint16(b[j+1])<<8]) << (4 * j)
+		}
+		for m := h & (3 * slots); m != 0; m &= m - 1 {
+			t := bits.TrailingZeros64(m)
+			if i := p + 2*(t>>3) + t&1; anchorAt(s, i) {
+				return i, true
+			}
+		}
+		if !keyword && h&(keywordBit*slots) != 0 {
+			keyword = len(ruleKeywords.scanTail(s, p, nil, true)) > 0
 		}
 	}
 	return -1, keyword
@@ -437,29 +448,25 @@ func mayFollowSensitiveKey(s string, p int) bool {
 	if j > 0 && (s[j] == '"' || s[j] == '\'') {
 		j--
 	}
-	if j < 1 {
+	if j < 2 {
 		return true
 	}
-	t := keyTails[s[j]]
-	if t&keyWalk != 0 {
-		return true
-	}
-	if t&letterBits[s[j-1]] == 0 {
-		return false
-	}
+	last, pen := s[j], s[j-1]
+	t := keyTails[last]
 	// The two letters end a suffix: the one before them tells most keys
 	// that end like one, as "Score" does, from it.
-	l, m := lower(s[j])-'a', lower(s[j-1])-'a'
-	return j < 2 || antepenultimates[l][m]&letterBits[s[j-2]] != 0
+	return t&keyWalk != 0 || t&letterBits[pen] != 0 && antepenultimates[last&31][pen&31]&letterBits[s[j-2]] != 0
 }
 
 // antepenultimates holds, by the last two letters of the sensitive key
 // suffixes, a bit for each letter one of them has before them.
-var antepenultimates = func() (t [len(sensitiveKeySuffixes)][26]uint32) {
-	for i, sufs := range sensitiveKeySuffixes {
+// They are indexed by each letter's low five bits, the same in either
+// case.
+var antepenultimates = func() (t [32][32]uint32) {
+	for _, sufs := range sensitiveKeySuffixes {
 		for _, suf := range sufs {
 			w := suf.suf
-			t[i][w[len(w)-2]-'a'] |= 1 << (w[len(w)-3] - 'a')
+			t[w[len(w)-1]&31][w[len(w)-2]&31] |= 1 << (w[len(w)-3] - 'a')
 		}
 	}
 	return t
