@@ -78,7 +78,9 @@ func compileAllow(a ruleAllow) compiledAllow {
 }
 
 // ownRules are the redactor's own rules, for formats gitleaks has no
-// rule for, or none that fires outside a file of a known kind.
+// rule for, or one narrower than the format (a Databricks token in either
+// case of hex, followed by anything but a letter or digit), or none that
+// fires outside a file of a known kind.
 var ownRules = [...]secretRule{
 	{id: "docker-hub-token", keywords: []string{"dckr_pat_", "dckr_oat_"}, regex: `\bdckr_[op]at_[\w-]{27,}`},
 	{id: "telegram-bot-token", keywords: []string{":aa"}, regex: `\d{8,10}:AA[\w-]{33}`},
