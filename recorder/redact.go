@@ -105,7 +105,6 @@ func secretSpans(s string, from int, spans []span) []span {
 	spans = findAll(s, from, spans, "SG.", sKeyAt)
 	spans = findAll(s, from, spans, "SK", sKeyAt)
 	spans = findAll(s, from, spans, "J", jwtAt)
-	spans = findAll(s, from, spans, "dapi", databricksTokenAt)
 	spans = findAll(s, from, spans, "@", userinfoAt)
 	spans = findAll(s, from, spans, ":", colonSecretAt)
 	spans = findAll(s, from, spans, "=", pairAt)
@@ -139,22 +138,24 @@ func findAll(s string, from int, spans []span, anchor string, at func(s string, 
 // from its '@'. An anchor common in prose names the bytes that may come
 // right after it (next) or right before it (prev) when its matcher can
 // match there; anchorPairs drops it elsewhere without calling the matcher.
+// An anchor whose secrets start at a word's start (word) is dropped, too,
+// after a byte of a word (isKeyByte).
 var anchors = [...]struct {
 	c          byte
 	next, prev string
+	word       bool
 	here       func(s string, p int) bool
 }{
-	{'-', "", dashPrev, dashSecretHere}, // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
-	{'_', "", "", underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
-	{':', "", "", colonSecretHere},      // a pair, a webhook URL, a URL's user information
-	{'=', "", "", pairHere},             // a pair
-	{'A', "KSI", "", keyIDHere},         // "AKIA", "ASIA", "AIza"
-	{'B', "eE", "", bearerHere},         // "Bearer", "BEARER"
-	{'b', "eE", "", bearerHere},         // "bearer"
-	{'S', "GK", "", sKeyHere},           // "SG.", "SK"
-	{'J', "", "y", jwtHere},             // the 'J' of "eyJ"
-	{'d', "a", "", databricksHere},      // "dapi"
-	{'(', "\"'\\", "", callArgHere},     // a random string passed to a call
+	{'-', "", dashPrev, false, dashSecretHere},             // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
+	{'_', "", underscorePrev, false, underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
+	{':', "", "", false, colonSecretHere},                  // a pair, a webhook URL, a URL's user information
+	{'=', "", "", false, pairHere},                         // a pair
+	{'A', "KSI", "", true, keyIDHere},                      // "AKIA", "ASIA", "AIza"
+	{'B', "eE", "", true, bearerHere},                      // "Bearer", "BEARER"
+	{'b', "eE", "", true, bearerHere},                      // "bearer"
+	{'S', "GK", "", true, sKeyHere},                        // "SG.", "SK"
+	{'J', "", "y", false, jwtHere},                         // the 'J' of "eyJ"
+	{'(', "\"'\\", "", false, callArgHere},                 // a random string passed to a call
 }
 
 // firstSecret returns an index at or before the first anchor at which
@@ -175,35 +176,58 @@ func firstSecret(s string) (int, bool) {
 		// the window first drops the bounds checks. The same lookups
 		// tell where a rule's keyword may be.
 		w := s[p : p+16]
-		a0, a1 := anchorPairs[uint16(w[0])|uint16(w[1])<<8], anchorPairs[uint16(w[2])|uint16(w[3])<<8]
-		a2, a3 := anchorPairs[uint16(w[4])|uint16(w[5])<<8], anchorPairs[uint16(w[6])|uint16(w[7])<<8]
-		a4, a5 := anchorPairs[uint16(w[8])|uint16(w[9])<<8], anchorPairs[uint16(w[10])|uint16(w[11])<<8]
-		a6, a7 := anchorPairs[uint16(w[12])|uint16(w[13])<<8], anchorPairs[uint16(w[14])|uint16(w[15])<<8]
-		hits := a0 | a1 | a2 | a3 | a4 | a5 | a6 | a7
-		if hits == 0 {
+		h := uint64(anchorPairs[uint16(w[0])|uint16(w[1])<<8]) | uint64(anchorPairs[uint16(w[2])|uint16(w[3])<<8])<<8 |
+			uint64(anchorPairs[uint16(w[4])|uint16(w[5])<<8])<<16 | uint64(anchorPairs[uint16(w[6])|uint16(w[7])<<8])<<24 |
+			uint64(anchorPairs[uint16(w[8])|uint16(w[9])<<8])<<32 | uint64(anchorPairs[uint16(w[10])|uint16(w[11])<<8])<<40 |
+			uint64(anchorPairs[uint16(w[12])|uint16(w[13])<<8])<<48 | uint64(anchorPairs[uint16(w[14])|uint16(w[15])<<8])<<56
+		if h == 0 {
 			continue
 		}
-		m := uint(a0&3) | uint(a1&3)<<2 | uint(a2&3)<<4 | uint(a3&3)<<6 | uint(a4&3)<<8 | uint(a5&3)<<10 | uint(a6&3)<<12 | uint(a7&3)<<14
-		for ; m != 0; m &= m - 1 {
-			if i := p + bits.TrailingZeros(m); anchorHere[s[i]](s, i) {
+		for m := h & (3 * slots); m != 0; m &= m - 1 {
+			// Bit 0 of lookup j is the anchor at p+2j, bit 1 the one
+			// at p+2j+1.
+			t := bits.TrailingZeros64(m)
+			if i := p + 2*(t>>3) + t&1; anchorAt(s, i) {
 				return i, true
 			}
 		}
-		if hits&keywordBit != 0 && !keyword {
-			k := uint(a0>>2&1) | uint(a1>>2&1)<<1 | uint(a2>>2&1)<<2 | uint(a3>>2&1)<<3 | uint(a4>>2&1)<<4 | uint(a5>>2&1)<<5 | uint(a6>>2&1)<<6 | uint(a7>>2&1)<<7
-			keyword = ruleKeywords.inPairs(s, p, k)
+		if !keyword && h&(keywordBit*slots) != 0 {
+			keyword = ruleKeywords.inPairs(s, p, h&(keywordBit*slots))
 		}
 	}
-	if !keyword {
-		keyword = len(ruleKeywords.scanTail(s, p, nil, true)) > 0
-	}
-	for ; p < len(s); p++ {
-		if here := anchorHere[s[p]]; here != nil && here(s, p) {
-			return p, true
+	if p < len(s) {
+		// The last bytes, fewer than sixteen, padded with zeros (no
+		// anchor, and any byte to a keyword that may end the text).
+		var b [16]byte
+		copy(b[:], s[p:])
+		var h uint64
+		for j := 0; j < len(b); j += 2 {
+			h |= uint64(anchorPairs[uint16(b[j])|uint16(b[j+1])<<8]) << (4 * j)
+		}
+		for m := h & (3 * slots); m != 0; m &= m - 1 {
+			t := bits.TrailingZeros64(m)
+			if i := p + 2*(t>>3) + t&1; anchorAt(s, i) {
+				return i, true
+			}
+		}
+		if !keyword && h&(keywordBit*slots) != 0 {
+			keyword = len(ruleKeywords.scanTail(s, p, nil, true)) > 0
 		}
 	}
 	return -1, keyword
 }
+
+// anchorAt reports whether the matcher of the anchor at i matches there.
+// One that needs a word's start is not called after a byte of a word.
+func anchorAt(s string, i int) bool {
+	here := anchorHere[s[i]]
+	return (i == 0 || here.word&keyBytes[s[i-1]] == 0) && here.at(s, i)
+}
+
+// slots has a 1 in the lowest bit of each byte of a word: times a bit of
+// anchorPairs, that bit in each of the eight lookups of a block placed
+// side by side.
+const slots = 0x0101010101010101
 
 // keywordBit is the bit of anchorPairs set for the pairs of bytes that
 // may be part of a keyword of the rules.
@@ -242,21 +266,36 @@ var anchorPairs = func() (t [1 << 16]uint8) {
 				}
 			}
 		}
-		if a.prev != "" {
-			for lo := range 256 {
-				if strings.IndexByte(a.prev, byte(lo)) < 0 {
-					t[int(a.c)<<8|lo] &^= 2
-				}
+		for lo := range 256 {
+			if a.prev != "" && strings.IndexByte(a.prev, byte(lo)) < 0 || a.word && isKeyByte(byte(lo)) {
+				t[int(a.c)<<8|lo] &^= 2
 			}
 		}
 	}
 	return t
 }()
 
-// anchorHere holds the matcher of each anchor, and nil for other bytes.
-var anchorHere = func() (t [256]func(s string, p int) bool) {
+// anchorHere holds the matcher of each anchor, and nil for other bytes,
+// with 1 in word for an anchor that needs a word's start.
+var anchorHere = func() (t [256]struct {
+	at   func(s string, p int) bool
+	word uint8
+}) {
 	for _, a := range anchors {
-		t[a.c] = a.here
+		t[a.c].at = a.here
+		if a.word {
+			t[a.c].word = 1
+		}
+	}
+	return t
+}()
+
+// keyBytes holds 1 for each byte isKeyByte reports.
+var keyBytes = func() (t [256]uint8) {
+	for c := range 256 {
+		if isKeyByte(byte(c)) {
+			t[c] = 1
+		}
 	}
 	return t
 }()
@@ -317,16 +356,6 @@ func jwtHere(s string, p int) bool {
 	return ok
 }
 
-// databricksHere reports whether databricksTokenAt matches at the 'd' at
-// p. 'd' is common: it looks at the next byte before calling.
-func databricksHere(s string, p int) bool {
-	if p+1 >= len(s) || s[p+1] != 'a' {
-		return false
-	}
-	_, ok := databricksTokenAt(s, p)
-	return ok
-}
-
 // dashSecretHere reports whether dashSecretAt matches at the '-' at p,
 // which must follow "sk", "xox" and a letter, "glpat", "----", "--" or a
 // blank.
@@ -351,6 +380,11 @@ var mayPrecedeDash = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// underscorePrev holds the bytes that come before the '_' of a secret:
+// the last byte of "gh" and a letter, of "github", "sk", "rk", "hf" or
+// "npm".
+const underscorePrev = "pousrbkfm"
 
 // underscoreSecretHere reports whether underscoreSecretAt matches at the
 // '_' at p, which must follow "gh" and a letter, "github", "sk", "rk",
@@ -414,12 +448,29 @@ func mayFollowSensitiveKey(s string, p int) bool {
 	if j > 0 && (s[j] == '"' || s[j] == '\'') {
 		j--
 	}
-	if j < 1 {
+	if j < 2 {
 		return true
 	}
-	t := keyTails[s[j]]
-	return t&keyWalk != 0 || t&letterBits[s[j-1]] != 0
+	last, pen := s[j], s[j-1]
+	t := keyTails[last]
+	// The two letters end a suffix: the one before them tells most keys
+	// that end like one, as "Score" does, from it.
+	return t&keyWalk != 0 || t&letterBits[pen] != 0 && antepenultimates[last&31][pen&31]&letterBits[s[j-2]] != 0
 }
+
+// antepenultimates holds, by the last two letters of the sensitive key
+// suffixes, a bit for each letter one of them has before them.
+// They are indexed by each letter's low five bits, the same in either
+// case.
+var antepenultimates = func() (t [32][32]uint32) {
+	for _, sufs := range sensitiveKeySuffixes {
+		for _, suf := range sufs {
+			w := suf.suf
+			t[w[len(w)-1]&31][w[len(w)-2]&31] |= 1 << (w[len(w)-3] - 'a')
+		}
+	}
+	return t
+}()
 
 // keyTails holds, for each byte that ends a sensitive key suffix (in any
 // case), the letters that may come before it there (the bits of

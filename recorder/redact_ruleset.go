@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -77,10 +78,13 @@ func compileAllow(a ruleAllow) compiledAllow {
 }
 
 // ownRules are the redactor's own rules, for formats gitleaks has no
-// rule for, or none that fires outside a file of a known kind.
+// rule for, or one narrower than the format (a Databricks token in either
+// case of hex, followed by anything but a letter or digit), or none that
+// fires outside a file of a known kind.
 var ownRules = [...]secretRule{
 	{id: "docker-hub-token", keywords: []string{"dckr_pat_", "dckr_oat_"}, regex: `\bdckr_[op]at_[\w-]{27,}`},
 	{id: "telegram-bot-token", keywords: []string{":aa"}, regex: `\d{8,10}:AA[\w-]{33}`},
+	{id: "databricks-token", keywords: []string{"dapi"}, regex: `\b(dapi[a-fA-F0-9]{32}(?:-\d)?)(?:[^A-Za-z0-9]|$)`},
 	{id: "tencent-secret-id", keywords: []string{"akid"}, regex: `\bAKID[A-Za-z0-9]{32}\b`},
 	{id: "sshpass-password", keywords: []string{"sshpass"}, regex: `sshpass\s+-p\s*(?:'([^']+)'|"([^"]+)"|(\S+))`},
 	{id: "netrc-password", keywords: []string{"machine"}, regex: `\bmachine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(\S+)`},
@@ -134,15 +138,20 @@ type keywordIndex struct {
 	// index in cands of the keywords those bytes may be part of, or 0.
 	pairs [1 << 16]uint16
 	cands [][]pairCand
+	// next holds, for each entry of cands, a bit for each byte that may
+	// come right after the pair in the keywords there.
+	next [][4]uint64
 }
 
 // pairCand says that keyword kw may start back bytes before a pair of
-// bytes. Its byte at probe, in lower case, is want: a look at it drops
-// most candidates before the keyword is compared.
+// bytes. Its byte at probe, with fold set (0x20 for a letter of a
+// keyword matched in any case), is want: a look at it drops most
+// candidates before the keyword is compared.
 type pairCand struct {
-	kw, back, probe int
-	want            byte
-	exact           bool
+	kw          uint16
+	back, probe int8
+	want, fold  byte
+	exact       bool
 }
 
 // newKeywordIndex indexes each keyword by two pairs of its bytes, one at
@@ -157,7 +166,7 @@ func newKeywordIndex() *keywordIndex {
 	x := &keywordIndex{}
 	seen := map[string]int{}
 	for i := range rules {
-		for _, w := range rules[i].keywords {
+		for _, w := range neededKeywords(&rules[i]) {
 			k, ok := seen[w]
 			if !ok {
 				k = len(x.words)
@@ -176,6 +185,128 @@ func newKeywordIndex() *keywordIndex {
 		x.index(x.words[k], k)
 	}
 	return x
+}
+
+// neededKeywords returns the keywords of r less the words it can do
+// without: a keyword of letters only is left out when every match of r's
+// regexp holds one of the others, as every match of Cloudflare's key holds "v1.0-" and its
+// keyword "cloudflare" adds nothing but common pairs of letters. A
+// keyword left out changes no finding: a match still holds a keyword of
+// r, and the window around that keyword holds the match.
+func neededKeywords(r *secretRule) []string {
+	re, err := syntax.Parse(r.regex, syntax.Perl)
+	if err != nil {
+		return r.keywords
+	}
+	sets := factorSets(re)
+	kws := slices.Clone(r.keywords)
+	for i := 0; i < len(kws); {
+		if strings.Trim(kws[i], "abcdefghijklmnopqrstuvwxyz") != "" {
+			i++ // not a word, so not common in text
+			continue
+		}
+		others := slices.Delete(slices.Clone(kws), i, i+1)
+		if slices.ContainsFunc(sets, func(set []string) bool { return eachHoldsOne(set, others) }) {
+			kws = others
+			continue
+		}
+		i++
+	}
+	return kws
+}
+
+// eachHoldsOne reports whether each text of set holds one of words, in
+// any case.
+func eachHoldsOne(set, words []string) bool {
+	for _, t := range set {
+		t = strings.ToLower(t)
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(t, w) }) {
+			return false
+		}
+	}
+	return len(set) > 0
+}
+
+// factorSets returns sets of texts such that every match of re holds a
+// text of each set: the literal texts a match must hold, each run of them
+// in a concatenation made into the texts it can spell.
+func factorSets(re *syntax.Regexp) [][]string {
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return factorSets(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return factorSets(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var sets [][]string
+		var run []string
+		for _, sub := range re.Sub {
+			if texts, ok := spelled(sub); ok && (run == nil || len(run)*len(texts) <= 64) {
+				run = crossJoin(run, texts)
+				continue
+			}
+			if run != nil {
+				sets = append(sets, run)
+				run = nil
+			}
+			sets = append(sets, factorSets(sub)...)
+		}
+		if run != nil {
+			sets = append(sets, run)
+		}
+		return sets
+	}
+	if texts, ok := spelled(re); ok {
+		return [][]string{texts}
+	}
+	return nil
+}
+
+// spelled returns the few texts re matches, when it matches only those.
+func spelled(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{string(re.Rune)}, true
+	case syntax.OpCapture:
+		return spelled(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			texts, ok := spelled(sub)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, texts...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		var out []string
+		for _, sub := range re.Sub {
+			texts, ok := spelled(sub)
+			if !ok || len(out)*len(texts) > 64 {
+				return nil, false
+			}
+			out = crossJoin(out, texts)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// crossJoin returns each text of a followed by each of b; a nil a is one
+// empty text.
+func crossJoin(a, b []string) []string {
+	if a == nil {
+		return b
+	}
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
 }
 
 // exactKeyword returns the keyword w as it must be written for any of the
@@ -230,41 +361,52 @@ func (x *keywordIndex) index(w string, k int) {
 // case of each, or under its byte at i followed by any byte when anyNext
 // is set.
 func (x *keywordIndex) add(w string, k, i int, anyNext bool) {
-	c := pairCand{kw: k, back: i, probe: i, exact: x.exact[k]}
+	c := pairCand{kw: uint16(k), back: int8(i), probe: int8(i), exact: x.exact[k]}
 	cases := cases
 	if c.exact {
 		cases = func(c byte) []byte { return []byte{c} }
 	}
-	// The probe is the keyword's rarest byte outside the pair, if any.
+	// The probe is the keyword's rarest byte outside the pair and the
+	// byte after it (which next tells), if any.
 	for j := range len(w) {
-		if (j < i || j > i+1) && (c.probe == i || byteCost(w[j]) < byteCost(w[c.probe])) {
-			c.probe = j
+		if (j < i || j > i+2) && (int(c.probe) == i || byteCost(w[j]) < byteCost(w[c.probe])) {
+			c.probe = int8(j)
+		}
+	}
+	var next [4]uint64
+	for b := range 256 {
+		if i+2 >= len(w) || lower(byte(b)) == lower(w[i+2]) && (!c.exact || byte(b) == w[i+2]) {
+			next[b>>6] |= 1 << (b & 63)
 		}
 	}
 	c.want = w[c.probe]
-	if !c.exact {
-		c.want = lower(c.want)
+	if !c.exact && isAlpha(c.want) {
+		c.want, c.fold = lower(c.want), 0x20
 	}
 	for _, a := range cases(w[i]) {
 		if anyNext {
 			for b := range 256 {
-				x.file(uint16(a)|uint16(b)<<8, c)
+				x.file(uint16(a)|uint16(b)<<8, c, next)
 			}
 			continue
 		}
 		for _, b := range cases(w[i+1]) {
-			x.file(uint16(a)|uint16(b)<<8, c)
+			x.file(uint16(a)|uint16(b)<<8, c, next)
 		}
 	}
 }
 
-func (x *keywordIndex) file(pair uint16, c pairCand) {
+func (x *keywordIndex) file(pair uint16, c pairCand, next [4]uint64) {
 	if x.pairs[pair] == 0 {
 		x.cands = append(x.cands, nil)
+		x.next = append(x.next, [4]uint64{})
 		x.pairs[pair] = uint16(len(x.cands))
 	}
 	i := x.pairs[pair] - 1
 	x.cands[i] = append(x.cands[i], c)
+	for j := range next {
+		x.next[i][j] |= next[j]
+	}
 }
 
 // cases returns c in both cases when it is a letter.
@@ -349,31 +491,24 @@ func (x *keywordIndex) scanTail(s string, p int, found []keywordAt, first bool) 
 }
 
 // inPairs reports whether a keyword is about one of the pairs of bytes
-// of s at p+2j for each bit j set in m, which the pre-scan's table says
-// may be part of one.
-func (x *keywordIndex) inPairs(s string, p int, m uint) bool {
+// of s at p+2j for each lookup j of a block whose keywordBit is set in
+// m, which the pre-scan's table says may be part of one. The byte after
+// the pair must be one that comes after it in one of its keywords, and
+// then a candidate's probe byte and whole keyword must match.
+func (x *keywordIndex) inPairs(s string, p int, m uint64) bool {
 	for ; m != 0; m &= m - 1 {
-		i := p + 2*bits.TrailingZeros(m)
-		if x.at(s, i, x.pairs[uint16(s[i])|uint16(s[i+1])<<8]) {
-			return true
+		i := p + 2*(bits.TrailingZeros64(m)>>3)
+		c := x.pairs[uint16(s[i])|uint16(s[i+1])<<8] - 1
+		if i+2 < len(s) {
+			if b := s[i+2]; x.next[c][b>>6]&(1<<(b&63)) == 0 {
+				continue
+			}
 		}
-	}
-	return false
-}
-
-// at reports whether s holds a keyword of candidates c about the pair at
-// p.
-func (x *keywordIndex) at(s string, p int, c uint16) bool {
-	for _, cand := range x.cands[c-1] {
-		q := p - cand.back
-		if q < 0 || q+cand.probe >= len(s) {
-			continue
-		}
-		if b := s[q+cand.probe]; b != cand.want && (cand.exact || lower(b) != cand.want) {
-			continue
-		}
-		if x.holds(s, q, cand) {
-			return true
+		for _, cand := range x.cands[c] {
+			q := i - int(cand.back)
+			if j := q + int(cand.probe); uint(j) < uint(len(s)) && s[j]|cand.fold == cand.want && x.holds(s, q, cand) {
+				return true
+			}
 		}
 	}
 	return false
@@ -383,9 +518,9 @@ func (x *keywordIndex) at(s string, p int, c uint16) bool {
 // at p; with first set, only the first.
 func (x *keywordIndex) check(s string, p int, c uint16, found []keywordAt, first bool) []keywordAt {
 	for _, cand := range x.cands[c-1] {
-		q := p - cand.back
+		q := p - int(cand.back)
 		if x.holds(s, q, cand) {
-			found = append(found, keywordAt{cand.kw, q})
+			found = append(found, keywordAt{int(cand.kw), q})
 			if first {
 				return found
 			}
@@ -400,10 +535,13 @@ func (x *keywordIndex) holds(s string, q int, cand pairCand) bool {
 	if q < 0 || q+len(w) > len(s) {
 		return false
 	}
-	if cand.exact {
-		return s[q+cand.probe] == cand.want && s[q:q+len(w)] == w
+	if s[q+int(cand.probe)]|cand.fold != cand.want {
+		return false
 	}
-	return lower(s[q+cand.probe]) == cand.want && equalLower(s[q:q+len(w)], w)
+	if cand.exact {
+		return s[q:q+len(w)] == w
+	}
+	return equalLower(s[q:q+len(w)], w)
 }
 
 // scanPlainly is scan done plainly: each keyword looked for in the

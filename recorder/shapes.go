@@ -240,24 +240,6 @@ func hexKeyAt(s string, start, body, n int) (span, bool) {
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
-// databricksTokenAt matches a Databricks token (dapi and 32 hex digits,
-// perhaps with a "-1" suffix) starting at the 'd' at p.
-func databricksTokenAt(s string, p int) (span, bool) {
-	if !strings.HasPrefix(s[p:], "dapi") || !boundaryBefore(s, p) {
-		return span{}, false
-	}
-	m, ok := hexKeyAt(s, p, p+4, 32)
-	if ok && versionSuffixAt(s, m.end) {
-		m.end += 2
-	}
-	return m, ok
-}
-
-// versionSuffixAt reports whether a '-' and a digit, as in "-1", are at i.
-func versionSuffixAt(s string, i int) bool {
-	return i+1 < len(s) && s[i] == '-' && s[i+1] >= '0' && s[i+1] <= '9'
-}
-
 // jwtAt matches a JSON Web Token, eyJ….ey….…, whose first 'J' is at p:
 // a JSON header, a '.', a payload and a '.' with an optional signature.
 // It needs no key or scheme before it, so a bare token in a cookie or
@@ -300,8 +282,8 @@ var webhookHosts = [...]string{
 // webhookAt matches the secret path of a Slack or Discord webhook URL
 // whose "://" starts at p.
 func webhookAt(s string, p int) (span, bool) {
-	if !strings.HasPrefix(s[p:], "://") {
-		return span{}, false
+	if !strings.HasPrefix(s[p:], "://") || p+3 < len(s) && s[p+3] != 'h' && s[p+3] != 'd' {
+		return span{}, false // every host of webhookHosts starts with h or d
 	}
 	for _, h := range webhookHosts {
 		if strings.HasPrefix(s[p+3:], h) {
@@ -432,9 +414,14 @@ func userinfoStart(s string, p int) int {
 
 // isUserinfoByte reports the characters RFC 3986 allows in a URL's user
 // information: unreserved, percent-encoded, sub-delimiters and ':'.
-func isUserinfoByte(c byte) bool {
-	return isAlnum(c) || strings.IndexByte("-._~%!$&'()*+,;=:", c) >= 0
-}
+func isUserinfoByte(c byte) bool { return userinfoBytes[c] }
+
+var userinfoBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isAlnum(byte(c)) || strings.IndexByte("-._~%!$&'()*+,;=:", byte(c)) >= 0
+	}
+	return t
+}()
 
 func isTokenByte(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("-._~+/=", c) >= 0
