@@ -180,7 +180,7 @@ type cascadeCall struct {
 	// cause, normalized and cut much later, tells causes apart.
 	template, cause string
 	templateDone    bool
-	label               scan.Label
+	label           scan.Label
 }
 
 // cascadeState is one session's working state for an Detector.
