@@ -155,17 +155,13 @@ func (e *Detector) newState() *cascadeState {
 	if rate == 0 {
 		rate = DefaultRate
 	}
-	rules := e.Rules
-	if rules == nil {
-		rules = DefaultRules()
-	}
 	window := max(scan.Pick(e.Window, DefaultWindow), 2)
 	return &cascadeState{
 		consecutive:  scan.AtLeast(scan.Pick(e.Consecutive, DefaultConsecutive), 2),
 		window:       window,
 		rate:         rate,
 		warningAfter: scan.Pick(e.WarningAfter, DefaultWarningAfter),
-		rules:        (&observer.Normalizer{VolatileKeys: []string{}, Rules: rules}).Compile(),
+		rules:        detect.MessageCanon(e.Rules),
 		calls:        scan.NewRing[cascadeCall](window),
 	}
 }
@@ -187,7 +183,7 @@ type cascadeCall struct {
 type cascadeState struct {
 	consecutive, window, warningAfter int
 	rate                              float64
-	rules                             *observer.Compiled
+	rules                             *scan.Canon
 	buf                               []byte
 	grouped                           []errorGroup // scratch for groups
 	out                               scan.Texts   // the texts of the latest assessment
@@ -362,7 +358,7 @@ func (st *cascadeState) normalize(c *cascadeCall) {
 		if msg == "" {
 			c.template, c.cause = "no error message", "no error message"
 		} else {
-			st.buf = squeezeSpace(st.rules.AppendText(st.buf[:0], msg))
+			st.buf = squeezeSpace(st.rules.Text(st.buf[:0], msg))
 			c.template, c.cause = st.intern(st.buf)
 		}
 		c.templateDone = true
