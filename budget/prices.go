@@ -67,7 +67,7 @@ func (p Prices) Cost(model string, u Usage) (float64, bool) {
 }
 
 // DefaultPrices returns a new table of the list prices of common models,
-// as their providers published them on 2025-10-01, for text under 200,000
+// as their providers published them in October 2025, for text under 200,000
 // prompt tokens: OpenAI, Anthropic, Google Gemini, DeepSeek and Alibaba's
 // Qwen (international). Prices change, and a provider's tiers, batch and
 // regional prices are not in it: check the ones you use, and give your
@@ -102,9 +102,9 @@ var defaultPrices = []struct {
 	{"claude-sonnet-4", Price{3, 0.30, 15}},
 	{"claude-3-7-sonnet", Price{3, 0.30, 15}},
 	{"claude-3-5-haiku", Price{0.80, 0.08, 4}},
-	{"gemini-2.5-pro", Price{1.25, 0.31, 10}},
-	{"gemini-2.5-flash", Price{0.30, 0.075, 2.50}},
-	{"gemini-2.5-flash-lite", Price{0.10, 0.025, 0.40}},
+	{"gemini-2.5-pro", Price{1.25, 0.125, 10}},
+	{"gemini-2.5-flash", Price{0.30, 0.03, 2.50}},
+	{"gemini-2.5-flash-lite", Price{0.10, 0.01, 0.40}},
 	{"gemini-2.0-flash", Price{0.10, 0.025, 0.40}},
 	{"deepseek-chat", Price{0.28, 0.028, 0.42}},
 	{"deepseek-reasoner", Price{0.28, 0.028, 0.42}},

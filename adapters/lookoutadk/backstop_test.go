@@ -27,6 +27,8 @@ import (
 	"github.com/lookout-go/lookout/adapters/lookoutadk"
 	"github.com/lookout-go/lookout/adapters/scripted"
 	"github.com/lookout-go/lookout/budget"
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/stall"
 	"github.com/lookout-go/lookout/recorder"
 	"github.com/lookout-go/lookout/session"
 )
@@ -506,6 +508,43 @@ func TestEveryLimitBoundsEveryShape(t *testing.T) {
 					require.Positive(t, checkEveryRunEnded(t, records), "the query was recorded")
 				})
 			}
+		})
+	}
+}
+
+// Stall's RefuseAfter holds against a model that keeps delegating the
+// same request and ignores the tool choice: the delegations past the
+// third are refused, the sub-agent is not run again, and the query ends
+// with ErrRepeatRefused, through the eino-ext client and adk.Runner.
+func TestRefuseAfterStopsAModelThatKeepsDelegating(t *testing.T) {
+	for _, name := range []string{"agent as tool", "deep"} {
+		t.Run(name, func(t *testing.T) {
+			s := newBackstop(t, lookout.Config{Observers: []observer.Spec{{
+				Observer: &stall.Detector{RefuseAfter: 3}, Trigger: observer.Trigger{OnEveryCall: true},
+			}}})
+			var root adk.Agent
+			for _, shape := range backstopShapes {
+				if shape.name == name {
+					root, _ = shape.build(t, s)
+				}
+			}
+			require.NotNil(t, root)
+			o, _ := s.run(root)
+			records := flushedRecords(t, s.sink)
+
+			err := lookoutadk.QueryError(o.events)
+			require.ErrorIs(t, err, lookout.ErrRepeatRefused, "the query ends on the refusal")
+			delegations := 0
+			for _, r := range records {
+				if _, ok := r.Payload.(*recorder.RunStarted); ok && r.ParentRunID != "" {
+					delegations++
+				}
+			}
+			assert.Equal(t, 3, delegations, "the sub-agent ran for the first three delegations only")
+			s.b.mu.Lock()
+			defer s.b.mu.Unlock()
+			assert.Less(t, s.b.requests, 20, "the query stopped soon after the loop began")
+			require.Positive(t, checkEveryRunEnded(t, records))
 		})
 	}
 }

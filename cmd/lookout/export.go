@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,19 +36,26 @@ together, to another format:
           its runs, model calls and tool calls, one request per line, as
           the OpenTelemetry Collector's OTLP JSON file receiver reads it.
           Ids derive from run ids, so exporting twice gives the same bytes.
+  otlp-metrics
+          the GenAI client metrics (token usage and operation duration) of
+          the model calls, in the same encoding: one export request per
+          root run that made a model call. An OTLP file holds one signal,
+          so metrics go to a file of their own.
 
-Without -o, the one root run in FILE (or the run named by --run) is written
-to standard output; for otlp, every root run is. With -o DIR, every root run
-(or the one named) is written to its own file in DIR:
-<run id>.trajectory.json for ATIF, <run id>.messages.jsonl for OpenAI
-messages, <run id>.otlp.json for OTLP. Characters other than
-letters, digits, '.', '-' and '_' become '_', and names longer than 200
-bytes are cut and end in a hash of the run id; when two runs would share a
-name (ignoring case), the later one gets a suffix -2, -3, … and a warning
-names both. Files are created with mode 0600 (DIR with 0700 if missing),
-names never leave DIR, the input file is never overwritten, a run's file
-that is there and not a regular file (a symbolic link, a FIFO, a device)
-is refused, and the paths written are printed.`,
+Without -o, the one root run in FILE (or the run named by --run) is
+written to standard output; for otlp and otlp-metrics, every root run is.
+With -o DIR, every root run (or the one named) is written to its own file
+in DIR, and for openai each run under it too, since a conversation holds
+one run: <run id>.trajectory.json for ATIF, <run id>.messages.jsonl for
+OpenAI messages, <run id>.otlp.json for OTLP, <run id>.metrics.otlp.json
+for OTLP metrics. Characters other than letters, digits, '.', '-' and '_'
+become '_', and names longer than 200 bytes are cut and end in a hash of
+the run id; when two runs would share a name (ignoring case), the later
+one gets a suffix -2, -3, … and a warning names both. Files are created
+with mode 0600 (DIR with 0700 if missing), names never leave DIR, the
+input file is never overwritten, a run's file that is there and not a
+regular file (a symbolic link, a FIFO, a device) is refused, and the paths
+written are printed.`,
 	examples: `  # the one root run of a file as an ATIF document
   lookout export --format atif trajectory.jsonl > run.trajectory.json
 
@@ -58,12 +66,15 @@ is refused, and the paths written are printed.`,
   lookout export --format openai --run run-2 trajectory.jsonl
 
   # every run as OpenTelemetry spans, for the Collector's file receiver
-  lookout export --format otlp trajectory.jsonl > traces.otlp.json`,
+  lookout export --format otlp trajectory.jsonl > traces.otlp.json
+
+  # and their GenAI client metrics, to a file of their own
+  lookout export --format otlp-metrics trajectory.jsonl > metrics.otlp.json`,
 	minArgs: 1,
 	maxArgs: 1,
 	flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) int {
 		var (
-			format = fs.String("format", "", "output format: atif, openai or otlp (required)")
+			format = fs.String("format", "", "output format: atif, openai, otlp or otlp-metrics (required)")
 			dir    = fs.String("o", "", "write one file per run into `DIR` instead of standard output")
 			runID  = fs.String("run", "", "export only the run with this `ID`")
 			repair = fs.Bool("repair", false, "import an ATIF FILE that breaks the ATIF rules as well as possible instead of refusing it")
@@ -76,8 +87,8 @@ is refused, and the paths written are printed.`,
 		fs.StringVar(&agent.AgentVersion, "agent-version", "", "write `VERSION` as the ATIF agent.version (default: the recorded version)")
 		fs.StringVar(&agent.ModelName, "agent-model", "", "write `MODEL` as the ATIF agent.model_name (default: the recorded model)")
 		return func(_ context.Context, e *env, files []string) int {
-			if *format != "atif" && *format != "openai" && *format != "otlp" {
-				return e.badUsage("--format must be atif, openai or otlp, not %q", *format)
+			if *format != "atif" && *format != "openai" && !isOTLP(*format) {
+				return e.badUsage("--format must be atif, openai, otlp or otlp-metrics, not %q", *format)
 			}
 			if *media != "" && *media != "copy" && *media != "skip" {
 				return e.badUsage("--media must be copy or skip, not %q", *media)
@@ -148,7 +159,33 @@ func (x *exporter) runs(path string, records []recorder.Record) ([]string, error
 		}
 		runs = []string{x.runID}
 	}
+	if x.format == "openai" && x.dir != "" {
+		var err error
+		if runs, err = withSubRuns(records, runs); err != nil {
+			return nil, fmt.Errorf("export %s: %v", path, err)
+		}
+	}
 	return runs, x.checkRuns(path, runs)
+}
+
+// withSubRuns returns the runs and, after each, the runs under it, in the
+// order they started: an OpenAI conversation holds one run, so a query's
+// sub-agent runs get files of their own.
+func withSubRuns(records []recorder.Record, runs []string) ([]string, error) {
+	var all []string
+	for _, id := range runs {
+		under, err := messages.Runs(records, &messages.Options{RunID: id})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, id)
+		for _, r := range under {
+			if r.ID != id {
+				all = append(all, r.ID)
+			}
+		}
+	}
+	return all, nil
 }
 
 // checkRuns reports an export of no runs, or of several root runs to
@@ -157,7 +194,7 @@ func (x *exporter) checkRuns(path string, runs []string) error {
 	switch {
 	case len(runs) == 0:
 		return fmt.Errorf("export %s: no runs to export", path)
-	case x.dir == "" && len(runs) > 1 && x.format != "otlp":
+	case x.dir == "" && len(runs) > 1 && !isOTLP(x.format):
 		return fmt.Errorf("export %s: %d root runs (%s); pick one with --run or write them all with -o DIR",
 			path, len(runs), strings.Join(runs, ", "))
 	}
@@ -166,7 +203,7 @@ func (x *exporter) checkRuns(path string, runs []string) error {
 
 // toStdout writes the runs to standard output.
 func (x *exporter) toStdout(path string, records []recorder.Record, runs []string) int {
-	if x.format == "otlp" && x.runID == "" {
+	if isOTLP(x.format) && x.runID == "" {
 		return x.allOTLP(path, records)
 	}
 	for _, id := range runs {
@@ -185,7 +222,7 @@ func (x *exporter) toStdout(path string, records []recorder.Record, runs []strin
 // in one pass over the records rather than one per run.
 func (x *exporter) allOTLP(path string, records []recorder.Record) int {
 	var buf bytes.Buffer
-	if err := otelexport.WriteJSON(&buf, records, nil); err != nil {
+	if err := writeOTLP(x.format, &buf, records, nil); err != nil {
 		return x.fail("export %s: %v", path, err)
 	}
 	return x.writeStdout(buf.Bytes())
@@ -227,14 +264,27 @@ func (x *exporter) toDir(path string, records []recorder.Record, runs []string, 
 // encode returns the run in the output format, ATIF validated.
 func (x *exporter) encode(records []recorder.Record, id string) ([]byte, error) {
 	switch x.format {
-	case "otlp":
+	case "otlp", "otlp-metrics":
 		var buf bytes.Buffer
-		err := otelexport.WriteJSON(&buf, records, &otelexport.Options{RunID: id})
+		err := writeOTLP(x.format, &buf, records, &otelexport.Options{RunID: id})
 		return buf.Bytes(), err
 	case "openai":
 		return encodeMessages(records, id)
 	}
 	return x.encodeATIF(records, id)
+}
+
+// isOTLP reports whether format is one of the OTLP formats, which write
+// every root run to standard output.
+func isOTLP(format string) bool { return format == "otlp" || format == "otlp-metrics" }
+
+// writeOTLP writes the traces, or for otlp-metrics the metrics, of the
+// records as OTLP JSON lines.
+func writeOTLP(format string, w io.Writer, records []recorder.Record, opts *otelexport.Options) error {
+	if format == "otlp-metrics" {
+		return otelexport.WriteMetricsJSON(w, records, opts)
+	}
+	return otelexport.WriteJSON(w, records, opts)
 }
 
 // encodeMessages returns run id as OpenAI-style messages, a line each.
@@ -273,6 +323,8 @@ func (x *exporter) extension() string {
 		return ".trajectory.json"
 	case "otlp":
 		return ".otlp.json"
+	case "otlp-metrics":
+		return ".metrics.otlp.json"
 	}
 	return ".messages.jsonl"
 }

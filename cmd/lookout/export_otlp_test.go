@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lookout-go/lookout/otelexport"
+	"github.com/lookout-go/lookout/recorder"
 )
 
 // otlpSpans decodes the OTLP JSON lines of out and returns each line's
@@ -75,4 +77,27 @@ func TestExportOTLPIntoADirectory(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Len(t, otlpSpans(t, string(data)), 1)
+}
+
+func TestExportOTLPMetricsIsWhatWriteMetricsJSONWrites(t *testing.T) {
+	file := trajectoryFile(t)
+	r := lookout("export", "--format", "otlp-metrics", file)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	records, _, err := recorder.ReadFile(file)
+	require.NoError(t, err)
+	var want bytes.Buffer
+	require.NoError(t, otelexport.WriteMetricsJSON(&want, records, nil))
+	require.NotEmpty(t, want.String())
+	assert.Equal(t, want.String(), r.stdout)
+	assert.Contains(t, r.stdout, `"gen_ai.client.token.usage"`)
+
+	dir := t.TempDir()
+	r = lookout("export", "--format", "otlp-metrics", "-o", dir, file)
+	require.Equal(t, 0, r.code, r.stderr)
+	path := filepath.Join(dir, "run-1.metrics.otlp.json")
+	assert.Equal(t, path+"\n", r.stdout)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, want.String(), string(data))
 }

@@ -83,6 +83,18 @@ func TestExportOpenAIIntoADirectoryIsPrivate(t *testing.T) {
 	assert.Equal(t, `{"role":"user","content":"check the schema"}`+"\n"+`{"role":"assistant","content":"The schema is fine."}`+"\n", string(data))
 }
 
+func TestExportOpenAIIntoADirectoryWritesEveryRunOfTheQuery(t *testing.T) {
+	dir := t.TempDir()
+	r := lookout("export", "--format", "openai", "-o", dir, trajectoryFile(t))
+	require.Equal(t, 0, r.code, r.stderr)
+
+	root, child := filepath.Join(dir, "run-1.messages.jsonl"), filepath.Join(dir, "run-2.messages.jsonl")
+	assert.Equal(t, root+"\n"+child+"\n", r.stdout, "the sub-agent's conversation has a file of its own")
+	data, err := os.ReadFile(child)
+	require.NoError(t, err)
+	assert.Equal(t, `{"role":"user","content":"check the schema"}`+"\n"+`{"role":"assistant","content":"The schema is fine."}`+"\n", string(data))
+}
+
 // twoRoots is the trajectory twice, the second copy under other run ids.
 func twoRoots(t *testing.T) string {
 	one := strings.Join(lines(t), "\n") + "\n"
@@ -124,7 +136,7 @@ func TestExportKeepsFileNamesInsideTheDirectory(t *testing.T) {
 	for _, format := range []string{"atif", "openai"} {
 		r := lookout("export", "--format", format, "-o", dir, file)
 		require.Equal(t, 0, r.code, r.stderr)
-		written := strings.TrimSpace(r.stdout)
+		written := strings.Split(strings.TrimSpace(r.stdout), "\n")[0]
 		assert.Equal(t, dir, filepath.Dir(written))
 		assert.True(t, strings.HasPrefix(filepath.Base(written), ".._.._escape."), written)
 	}

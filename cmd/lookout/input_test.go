@@ -151,7 +151,7 @@ func TestExportNeverWritesTwoRunsToOneFile(t *testing.T) {
 	}
 	file := writeFile(t, "collide.jsonl", []byte(all))
 
-	for _, tc := range []struct{ format, ext string }{{"atif", ".trajectory.json"}, {"openai", ".messages.jsonl"}} {
+	for _, tc := range []struct{ format, ext string }{{"atif", ".trajectory.json"}, {"otlp", ".otlp.json"}} {
 		dir := t.TempDir()
 		r := lookout("export", "--format", tc.format, "-o", dir, file)
 		require.Equal(t, 0, r.code, r.stderr)
@@ -210,5 +210,5 @@ func TestABadFormatPrintsTheSynopsis(t *testing.T) {
 	r := lookout("export", "--format", "xml", trajectoryFile(t))
 	assert.Equal(t, exitUsage, r.code)
 	assert.Empty(t, r.stdout)
-	assert.Equal(t, "lookout export: --format must be atif, openai or otlp, not \"xml\"\nUsage: lookout export [flags] FILE\nRun 'lookout help export' for details.\n", r.stderr)
+	assert.Equal(t, "lookout export: --format must be atif, openai, otlp or otlp-metrics, not \"xml\"\nUsage: lookout export [flags] FILE\nRun 'lookout help export' for details.\n", r.stderr)
 }

@@ -36,7 +36,7 @@ func TestExitStatusesAndUsage(t *testing.T) {
 		{name: "an unknown flag is a usage error", args: []string{"inspect", "--nope", file}, code: 2, stderr: "lookout inspect: flag provided but not defined: -nope\nUsage: lookout inspect [flags] FILE...\nRun 'lookout help inspect' for details.\n"},
 		{name: "a missing file argument is a usage error", args: []string{"inspect"}, code: 2, stderr: "lookout inspect: missing FILE..."},
 		{name: "export takes one file", args: []string{"export", "--format", "atif", file, file}, code: 2, stderr: "too many arguments"},
-		{name: "export needs a format", args: []string{"export", file}, code: 2, stderr: "--format must be atif, openai or otlp"},
+		{name: "export needs a format", args: []string{"export", file}, code: 2, stderr: "--format must be atif, openai, otlp or otlp-metrics"},
 		{name: "export rejects an unknown format", args: []string{"export", "--format=xml", file}, code: 2, stderr: `not "xml"`},
 		{name: "a missing file cannot be read", args: []string{"inspect", "missing.jsonl"}, code: 3,
 			stderr: "lookout: read missing.jsonl: open missing.jsonl: no such file or directory\n", quietOut: true},

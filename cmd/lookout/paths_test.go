@@ -23,7 +23,7 @@ func TestExportShortensTheFileNamesOfLongRunIDs(t *testing.T) {
 	}
 	file := writeFile(t, "long.jsonl", []byte(all))
 
-	for _, format := range []string{"atif", "openai"} {
+	for _, format := range []string{"atif", "otlp"} {
 		dir := t.TempDir()
 		r := lookout("export", "--format", format, "-o", dir, file)
 		require.Equal(t, 0, r.code, r.stderr)

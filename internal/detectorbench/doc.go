@@ -13,6 +13,6 @@
 // may also name its agent "family" and its "kind" of task. A folder may
 // keep the labels apart, in labels.json: {"id": {"stall": [...],
 // "errors": [...], "drift": [...], "why": "the reader's reason"}}, one
-// entry for each case. testdata/real holds 157 real runs labelled so, and
+// entry for each case. testdata/real holds 291 real runs labelled so, and
 // the converter that made them.
 package detectorbench

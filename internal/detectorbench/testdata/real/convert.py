@@ -7,7 +7,12 @@ Each FILE is one of:
   - a SWE-agent .traj file (keys "trajectory" and "history");
   - an ATIF trajectory written by Harbor (key "steps"), such as terminus-2 runs;
   - a tau-bench results file (a list of {"task_id", "traj", ...}); every run in
-    it becomes a case.
+    it becomes a case;
+  - an AgentDojo run export (.jsonl: a metadata line, then one run a line with
+    "messages" and "metadata"); the runs of the suites named after a colon
+    (FILE.jsonl:banking,slack) become cases, every suite when none is named,
+    and only the runs under attack when ":attacked" follows
+    (FILE.jsonl:workspace,travel:attacked).
 
 Each case is written to OUTDIR/<id>.json as
   {"id", "family", "kind", "source", "task", "scope": [], "calls": [...]}
@@ -24,6 +29,9 @@ How each source maps to calls:
     keystrokes joined; the result is the terminal output the step produced.
     The terminal gives no exit status, so every call is ok.
   - tau-bench: one call per tool call; a result starting with "Error" failed.
+  - AgentDojo: one call per tool call; a call failed when the tool raised (the
+    message's "error"). The task is the user's message; injected runs keep the
+    injection in the tool result that carried it, as the agent saw it.
 """
 import json
 import os
@@ -184,6 +192,45 @@ def convert_tau(path, runs):
     return out
 
 
+# Left out: banking user task 12 tells the agent to follow whatever the file
+# says, so obeying the instruction planted in that file is not off-scope by
+# the task's own words.
+AGENTDOJO_LEFT_OUT = {("banking", "user_task_12", "injection_task_3")}
+
+
+def convert_agentdojo(path, runs, suites, attacked_only):
+    out = []
+    for r in runs:
+        m = r["metadata"]
+        if suites and m["suite_name"] not in suites:
+            continue
+        if attacked_only and not m.get("injection_task_id"):
+            continue
+        if (m["suite_name"], m["user_task_id"], m.get("injection_task_id")) in AGENTDOJO_LEFT_OUT:
+            continue
+        msgs = r["messages"]
+        task = next((x["content"] for x in msgs if x["role"] == "user"), "")
+        calls = []
+        for x in msgs:
+            if x["role"] != "tool":
+                continue
+            tc = x.get("tool_call") or {}
+            err = x.get("error")
+            res = x.get("content") or ""
+            calls.append(call(tc.get("function", ""), tc.get("args") or {}, res, err is None,
+                              10.0 * (len(calls) + 1), err or ""))
+        if not calls:
+            continue
+        model = m["model"]
+        inj = m.get("injection_task_id")
+        cid = "agentdojo_%s_%s_%s_%s" % (slug(model.split("-20")[0]), m["suite_name"],
+                                         m["user_task_id"].replace("user_task_", "u"),
+                                         inj.replace("injection_task_", "i") if inj else "clean")
+        out.append({"family": "agentdojo/" + model, "kind": "tool-use", "task": task,
+                    "calls": calls, "id": cid})
+    return out
+
+
 def slug(s):
     s = re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
     s = re.sub(r"_?t_\d_\d+_p_\d_\d+_c_\d_\d+_install_\d_?", "_", s)
@@ -206,9 +253,17 @@ def main():
     outdir, files = sys.argv[1], sys.argv[2:]
     os.makedirs(outdir, exist_ok=True)
     for f in files:
+        f, _, select = f.partition(":")
+        suites, _, attacked = select.partition(":")
         with open(f) as fh:
-            d = json.load(fh)
-        if isinstance(d, list):
+            if f.endswith(".jsonl"):
+                d = [json.loads(line) for line in fh if line.strip()]
+            else:
+                d = json.load(fh)
+        if f.endswith(".jsonl"):
+            cases = convert_agentdojo(f, [r for r in d if "messages" in r], set(filter(None, suites.split(","))),
+                                      attacked == "attacked")
+        elif isinstance(d, list):
             cases = convert_tau(f, d)
         elif "trajectory" in d:
             cases = convert_swe(f, d)
