@@ -513,6 +513,9 @@ func RunOf(s string, ok func(byte) bool) int {
 }
 
 func MatchUUID(s string) int {
+	if len(s) < 36 || s[8] != '-' {
+		return 0 // most words: no need to read them
+	}
 	groups := [...]int{8, 4, 4, 4, 12}
 	i := 0
 	for g, n := range groups {
@@ -626,6 +629,9 @@ func MatchEpoch(s string) int {
 var tempRoots = [...]string{"/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/", "/var/folders/", "/private/var/folders/"}
 
 func MatchTempDir(s string) int {
+	if len(s) < 3 || s[0] != '/' && s[1] != ':' {
+		return 0 // neither a root nor a drive: most words
+	}
 	i := tempRootLen(s)
 	if i == 0 {
 		return 0
@@ -646,6 +652,9 @@ func tempRootLen(s string) int {
 	if s[0] != '/' {
 		return windowsTemp(s)
 	}
+	if !tempSecond[s[1]] {
+		return 0 // /home, /usr, /etc: no need to compare
+	}
 	for _, root := range tempRoots {
 		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
 			return len(root) + macTempLen(s[len(root):], root)
@@ -653,6 +662,14 @@ func tempRootLen(s string) int {
 	}
 	return 0
 }
+
+// tempSecond marks the bytes a temporary root has after its slash.
+var tempSecond = func() (t [256]bool) {
+	for _, root := range tempRoots {
+		t[root[1]], t[root[1]&^0x20] = true, true
+	}
+	return t
+}()
 
 // macTempLen returns the length of the rest of a macOS temporary
 // directory, <random>/T/ after /var/folders/xy/, or 0. It is looked for
@@ -711,6 +728,9 @@ func isPathByte(b byte) bool { return ByteClasses[b]&(WordClass|pathBytePunct) !
 // MatchLongID matches a word of 16 or more letters and digits with at
 // least 4 digits.
 func MatchLongID(s string) int {
+	if len(s) < 16 || !isAlnum(s[15]) {
+		return 0 // a shorter word: no need to read it
+	}
 	n := RunOf(s, isAlnum)
 	if n >= 16 && CountOf(s[:n], IsDigit) >= 4 {
 		return n
