@@ -24,6 +24,8 @@ func TestNormalizeArguments(t *testing.T) {
 		{"unix times", `{"after":"1767225600","ms":"1767225600123"}`, `{"after":"<epoch>","ms":"<epoch>"}`},
 		{"temporary directories", `{"out":"/tmp/tmpa8x_k2l3/result.json","in":"/var/folders/xy/abc123/T/go-build99/x"}`, `{"in":"<tmp>/x","out":"<tmp>/result.json"}`},
 		{"a plain temporary file keeps its name", `{"out":"/tmp/report.txt"}`, `{"out":"<tmp>/report.txt"}`},
+		{"temporary roots in any case, other roots kept", `{"a":"/TMP/x1/a","b":"/Private/Tmp/q","c":"/home/tmp1/x","d":"/usr/tmp/x"}`, `{"a":"<tmp>/a","b":"<tmp>/q","c":"/home/tmp1/x","d":"/usr/tmp/x"}`},
+		{"a uuid's and a long id's first byte, and one byte short of them", `{"u":"3fa85f64-5717-4562-b3fc-2c963f66afa","i":"a8Fj3kLm9QpZx2Y1","j":"a8Fj3kLm9QpZx21"}`, `{"i":"<id>","j":"a8Fj3kLm9QpZx21","u":"3fa85f64-5717-4562-b3fc-2c963f66afa"}`},
 		{"a Windows temporary directory", `{"p":"C:\\Users\\me\\AppData\\Local\\Temp\\tmp4kd2\\x.txt"}`, `{"p":"<tmp>\\x.txt"}`},
 		{"long ids", `{"cursor":"a8Fj3kLm9QpZx2Yw71","sha":"9fceb02d0ae598e95dc970b74767f19372d61af8"}`, `{"cursor":"<id>","sha":"<id>"}`},
 		{"ids after a prefix", `{"job":"job_8f7a6b5c4d3e2f1a9b8c"}`, `{"job":"job_<id>"}`},
