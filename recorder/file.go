@@ -32,7 +32,7 @@ const (
 
 // Defaults of FileOptions.
 const (
-	DefaultBufferSize = 64 << 10
+	DefaultBufferSize = 256 << 10
 	DefaultSyncEvery  = 1000
 )
 
