@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/lookout-go/lookout/internal/outfile"
 	"github.com/lookout-go/lookout/recorder"
@@ -64,6 +65,9 @@ symbolic link, a device, a FIFO or a directory there is refused.`,
 			if *out != stdinName && isInput(*out, inputs) {
 				return e.fail("report: writing %s would overwrite an input file; choose another -o FILE", *out)
 			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(reportMemoryLimit))
+			}
 			spool, n, err := spoolAll(e, inputs)
 			if err != nil {
 				return e.failErr(err)
@@ -73,6 +77,12 @@ symbolic link, a device, a FIFO or a directory there is refused.`,
 		}
 	},
 }
+
+// reportMemoryLimit is the soft memory limit of lookout report, unless
+// GOMEMLIMIT sets one: the page is made from an index of a few dozen
+// bytes a record, and the limit keeps the garbage of reading the records
+// again and again from doubling the memory the process takes.
+const reportMemoryLimit = 320 << 20
 
 // isInput reports whether path is one of the input files.
 func isInput(path string, inputs []string) bool {
