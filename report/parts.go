@@ -197,7 +197,9 @@ func writeGroup(bw *bufio.Writer, anchors []string, markup []byte) {
 		}
 		escapeAttr(bw, a)
 	}
-	bw.WriteString(`"></div><script type="text/html">`)
+	bw.WriteByte('"')
+	writeHeight(bw, markup)
+	bw.WriteString(`></div><script type="text/html">`)
 	bw.Write(markup)
 	bw.WriteString("</script>\n")
 }
@@ -292,6 +294,16 @@ func renderRun(bw *bufio.Writer, b *builder, r *run, src source, f *folder) erro
 	return nil
 }
 
+// writeHeight writes a part's data-h: the height, in pixels, it is expected to take once rendered,
+// about a pixel for each 5 bytes of its markup (most of which, the tool
+// calls' arguments and results, is folded away). The page's script sets
+// it, so that it need not read the markup to reckon it.
+func writeHeight(bw *bufio.Writer, markup []byte) {
+	bw.WriteString(` data-h="`)
+	bw.WriteString(strconv.Itoa(len(markup) / 5))
+	bw.WriteByte('"')
+}
+
 // writePart writes a part's placeholder and its markup; from is the seq
 // of the part's first record, or negative for the run's heading.
 func writePart(bw *bufio.Writer, from int64, markup []byte) {
@@ -299,8 +311,9 @@ func writePart(bw *bufio.Writer, from int64, markup []byte) {
 	if from >= 0 {
 		bw.WriteString(` data-from="`)
 		bw.WriteString(strconv.FormatInt(from, 10))
-		bw.WriteString(`"`)
+		bw.WriteByte('"')
 	}
+	writeHeight(bw, markup)
 	bw.WriteString(`></div><script type="text/html">`)
 	bw.Write(markup)
 	bw.WriteString("</script>\n")
