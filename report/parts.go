@@ -12,8 +12,8 @@ import (
 // opens as fast as a small one: each part is an empty placeholder, as high as
 // the part is expected to be, followed by the part's markup in a
 // data block (a script element of type text/html, which the browser
-// neither runs nor parses as markup). The placeholder's height is
-// reckoned from the markup's length. The markup holds no script element
+// neither runs nor parses as markup). The placeholder carries the height
+// reckoned from the markup's length (data-h). The markup holds no script element
 // and no comment, as every recorded text in it is escaped, so nothing in
 // it can end the data block early.
 //
@@ -26,7 +26,8 @@ import (
 const (
 	partEntries = 200
 	partBytes   = 64 << 10
-	// groupBytes bounds the markup of a part of whole blocks.
+	// groupBytes bounds the markup of a part of whole blocks, as the
+	// measuring pass reckons their sections' sizes (each run's est).
 	groupBytes = 64 << 10
 )
 
