@@ -36,7 +36,9 @@ func TestErrorsFireOnConsecutiveFailures(t *testing.T) {
 }
 
 func TestErrorsFireOnAHighErrorRate(t *testing.T) {
-	h := newHarness(t, cascade.New())
+	// Streaks off: one success among three failures of one cause is a
+	// streak of its own.
+	h := newHarness(t, &cascade.Detector{Consecutive: -1})
 	ok := readFile("README.md", "# app")
 	// f o f f o f f o f f: 7 of 10 failed, never 3 in a row.
 	for i, c := range "foffoffoff" {
@@ -96,30 +98,81 @@ func TestErrorsUseTheResultWhenThereIsNoErrorMessage(t *testing.T) {
 
 func TestErrorsGoQuietWhenACallSucceeds(t *testing.T) {
 	h := newHarness(t, cascade.New())
-	h.run(concat(times(3, denied("/etc/x")), times(3, readFile("a.go", "package a")))...)
+	h.run(denied("/etc/x"), denied("/etc/y"), denied("/etc/z"))
+	h.run(times(3, readFile("a.go", "package a"))...)
 	assert.Equal(t, []string{"Errors@3"}, h.firings())
+}
+
+func TestErrorsFireOnAnUnchangedRetryThatFailsTheSameWay(t *testing.T) {
+	h := newHarness(t, cascade.New())
+	h.run(times(2, denied("/etc/x"))...)
+	assert.Equal(t, []string{"Errors@2"}, h.firings())
+	assert.Equal(t, "The last 2 calls all failed with `permission denied: <path>`.", h.mustAt(2, "Errors").Summary)
+
+	for name, second := range map[string]observer.ToolCallRecord{
+		"changed arguments": denied("/etc/y"),
+		"another error":     failed("write_file", `{"path":"/etc/x","content":"x"}`, "disk full"),
+	} {
+		h := newHarness(t, cascade.New())
+		h.run(denied("/etc/x"), second)
+		assert.Empty(t, h.firings(), name)
+	}
+}
+
+func TestErrorsFireWhenOneSuccessBreaksAStreakOfOneCause(t *testing.T) {
+	// The cause is told apart past the first 100 bytes of a message.
+	boiler := "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry. ERRORS: "
+	edit := func(n int, cause string) observer.ToolCallRecord {
+		return failed("edit", fmt.Sprintf(`{"range":"%d:%d"}`, n, n), boiler+cause)
+	}
+	seats := failed("update", `{"cabin":"economy"}`, "not enough seats on flight HAT229")
+	balance := func(card string) observer.ToolCallRecord {
+		return failed("update", `{"cabin":"business","payment":"`+card+`"}`, "gift card balance is not enough")
+	}
+	think := observer.ToolCallRecord{ToolName: "think", Arguments: `{}`, Success: true}
+
+	h := newHarness(t, cascade.New())
+	h.run(seats, balance("gift_card_1"), think, balance("gift_card_2"))
+	assert.Equal(t, []string{"Errors@4"}, h.firings())
+	a := h.mustAt(4, "Errors")
+	assert.Equal(t, "3 of the last 4 calls failed; 2 of them with `gift card balance is not enough`.", a.Summary)
+	assert.Equal(t, "error_rate", a.Observations[0].Category)
+
+	h = newHarness(t, cascade.New())
+	h.run(edit(2, "E999 IndentationError: unexpected indent"), edit(3, "E999 IndentationError: unexpected indent"),
+		readFile("a.py", "x"), edit(2, "F821 undefined name 'binascii'"))
+	assert.Empty(t, h.firings(), "the latest failure has another cause than the one before it")
+
+	h = newHarness(t, cascade.New())
+	for i := range 4 {
+		h.run(readFile("a.go", fmt.Sprint(i)), failed("go_test", `{}`, "--- FAIL: TestA"))
+	}
+	assert.Empty(t, h.firings(), "a test-driven loop fails every other call")
 }
 
 func TestErrorsThresholdsAreConfigurable(t *testing.T) {
 	tests := []struct {
 		name    string
 		cascade *cascade.Detector
-		pattern string // f fails, o succeeds
+		pattern string // f and g fail, each with its own cause, o succeeds
 		want    []string
 	}{
 		{"five in a row", &cascade.Detector{Consecutive: 5}, "ffffff", []string{"Errors@5", "Errors@6"}},
 		{"streaks turned off", &cascade.Detector{Consecutive: -1}, "fffff", nil},
 		{"a half rate over four calls", &cascade.Detector{Window: 4, Rate: 0.5}, "ofof", []string{"Errors@4"}},
-		{"rates turned off", &cascade.Detector{Rate: -1}, "ffoffoffoff", nil},
+		{"rates turned off", &cascade.Detector{Rate: -1}, "fgofgofgofg", nil},
 		{"warning after three", &cascade.Detector{WarningAfter: 3}, "fff", []string{"Errors@3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, tt.cascade)
-			for _, c := range tt.pattern {
-				if c == 'f' {
-					h.run(denied("/x"))
-				} else {
+			for i, c := range tt.pattern {
+				switch c {
+				case 'f':
+					h.run(denied(fmt.Sprintf("/x/%d", i)))
+				case 'g':
+					h.run(failed("run", fmt.Sprintf(`{"n":%d}`, i), "exit status 2"))
+				default:
 					h.run(readFile("a", "1"))
 				}
 			}
@@ -127,7 +180,7 @@ func TestErrorsThresholdsAreConfigurable(t *testing.T) {
 		})
 	}
 	h := newHarness(t, &cascade.Detector{WarningAfter: 3})
-	h.run(times(3, denied("/x"))...)
+	h.run(denied("/x"), denied("/y"), denied("/z"))
 	assert.Equal(t, observer.Warning, h.mustAt(3, "Errors").Severity)
 }
 

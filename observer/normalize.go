@@ -103,15 +103,12 @@ func DefaultRules() []Rule {
 //
 // The slice is new on each call: append to it to extend the defaults.
 func MessageRules() []Rule {
-	return []Rule{
-		{Name: "url", Starts: scan.Letters, Match: scan.MatchURL},
-		{Name: "uuid", Starts: scan.HexDigits, Match: scan.MatchUUID},
-		{Name: "time", Starts: scan.Digits, Match: scan.MatchTime},
-		{Name: "addr", Starts: scan.Digits, Match: scan.MatchIPv4},
-		{Name: "path", Starts: `/\~.` + scan.Letters + scan.Digits, Match: scan.MatchPath},
-		{Name: "id", Starts: scan.Letters + scan.Digits, Match: scan.MatchID},
-		{Name: "n", Starts: scan.Digits, Match: scan.MatchNumber},
+	rules := scan.MessageRules()
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		out[i] = Rule(r)
 	}
+	return out
 }
 
 // Normalizer turns tool arguments and results into a canonical form, so
@@ -120,7 +117,10 @@ func MessageRules() []Rule {
 // keys do not matter, members whose key is volatile are dropped wherever
 // they appear, and each string value has the rules applied. Arguments that
 // are not valid JSON (for instance because they were truncated) and tool
-// results are compared as text with the rules applied.
+// results are compared as text with the rules applied. The rules read the
+// first 1 KiB of a text, or of an argument's strings together, and keep
+// the rest as it is: a long script or output costs no more to normalize
+// than its start.
 //
 // The zero value uses [DefaultVolatileKeys] and [DefaultRules]. A
 // Normalizer is safe for concurrent use as long as its fields are not

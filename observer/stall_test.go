@@ -38,7 +38,7 @@ func TestStallAndErrorsFireOnThreeIdenticalFailingActions(t *testing.T) {
 	h := newHarness(t, detectors()...)
 	h.run(times(3, failed("write_file", `{"path":"/etc/app.conf","content":"x"}`, "open /etc/app.conf: permission denied"))...)
 
-	assert.Equal(t, []string{"Stall@3", "Errors@3"}, h.firings())
+	assert.Equal(t, []string{"Errors@2", "Stall@3", "Errors@3"}, h.firings(), "Errors at the first unchanged retry")
 	stall := h.mustAt(3, "Stall")
 	assert.Contains(t, stall.Summary, "keeps failing the same way")
 	assert.Contains(t, stall.Observations[0].Description, "`write_file` was called 3 times")

@@ -162,23 +162,19 @@ func appendTrueField(b []byte, field string, set bool) []byte {
 	return append(b, field...)
 }
 
-// asciiEscapes holds, for each ASCII byte, how a JSON string writes it, or
-// "" for a byte written as is.
-var asciiEscapes = func() (t [utf8.RuneSelf]string) {
-	const hexDigits = "0123456789abcdef"
-	for c := range byte(0x20) {
-		t[c] = `\u00` + string(hexDigits[c>>4]) + string(hexDigits[c&0xf])
-	}
-	t['"'], t['\\'] = `\"`, `\\`
-	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = `\b`, `\f`, `\n`, `\r`, `\t`
+// shortEscapes holds, for each ASCII byte that JSON escapes with a
+// backslash and one letter, that letter, and 0 for any other byte.
+var shortEscapes = func() (t [utf8.RuneSelf]byte) {
+	t['"'], t['\\'] = '"', '\\'
+	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = 'b', 'f', 'n', 'r', 't'
 	return t
 }()
 
 // plainByte is true for the bytes a JSON string holds as they are: ASCII
 // but for control characters, '"' and '\'.
 var plainByte = func() (t [256]bool) {
-	for c := range utf8.RuneSelf {
-		t[c] = asciiEscapes[c] == ""
+	for c := byte(' '); c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
 	}
 	return t
 }()
@@ -199,46 +195,53 @@ func appendString(b []byte, s string) []byte {
 // appendEscaped is appendString for s whose byte at i, and none before,
 // is not a plainByte.
 func appendEscaped(b []byte, s string, i int) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = slices.Grow(b, len(s)+len(s)/8+8)
 	b = append(b, '"')
 	start := 0
 	for i < len(s) {
+		b = append(b, s[start:i]...)
 		if c := s[i]; c < utf8.RuneSelf {
-			b = append(append(b, s[start:i]...), asciiEscapes[c]...)
+			if e := shortEscapes[c]; e != 0 {
+				b = append(b, '\\', e)
+			} else {
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
 			i++
-			start = i
 		} else {
-			esc, size := escapeRune(s, i)
-			if esc != "" {
-				b = append(append(b, s[start:i]...), esc...)
-				start = i + size
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b = append(b, `\ufffd`...)
+			case r == '\u2028':
+				b = append(b, `\u2028`...)
+			case r == '\u2029':
+				b = append(b, `\u2029`...)
+			default:
+				b = append(b, s[i:i+size]...)
 			}
 			i += size
 		}
+		start = i
 		i = plainRun(s, i)
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
-// Masks of the bytes of a word: each byte 0x01, and each byte 0x80.
-const (
-	eachByte = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
 // plainRun returns the index of the first byte of s, from i on, that is
 // not a plainByte, or len(s). It looks at eight bytes at a time, and at
 // the last eight of a string at least that long at once.
 func plainRun(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if m := notPlain(s[i : i+8]); m != 0 {
+		if m := notPlain(word(s[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	if i == len(s) || len(s) < 8 {
 		return plainBytes(s, i)
 	}
-	m := notPlain(s[len(s)-8:])
+	m := notPlain(word(s[len(s)-8:]))
 	if m == 0 {
 		return len(s)
 	}
@@ -258,31 +261,25 @@ func plainBytes(s string, i int) int {
 	return i
 }
 
+// Masks of the bytes of a word: each byte 0x01, and each byte 0x80.
+const (
+	eachByte = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// word returns the eight bytes of w, little-endian.
+func word(w string) uint64 {
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
 // notPlain returns a word whose high bit is set in the byte of each of
-// the eight bytes of w that is not a plainByte, and perhaps in bytes
+// the eight bytes of x that is not a plainByte, and perhaps in bytes
 // after the first of those, but never before it: zero when all eight are
 // plain.
-func notPlain(w string) uint64 {
-	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+func notPlain(x uint64) uint64 {
 	// A byte's high bit is set in one of these when the byte is below
 	// 0x20, is '"' or '\', or is not ASCII; borrows can only flag a
 	// byte above one that is.
 	return (x | (x - eachByte*0x20) | ((x ^ eachByte*'"') - eachByte) | ((x ^ eachByte*'\\') - eachByte)) & highBits
-}
-
-// escapeRune returns how a JSON string writes the character that starts,
-// not in ASCII, at s[i], or "" when it is written as is, and the
-// character's width in s.
-func escapeRune(s string, i int) (string, int) {
-	r, size := utf8.DecodeRuneInString(s[i:])
-	switch {
-	case r == utf8.RuneError && size == 1:
-		return `\ufffd`, 1
-	case r == '\u2028':
-		return `\u2028`, size
-	case r == '\u2029':
-		return `\u2029`, size
-	}
-	return "", size
 }

@@ -72,10 +72,12 @@
 // The queue absorbs what the program records while the Recorder's
 // goroutine waits for a CPU, and the goroutine then writes it out at the
 // sink's pace. Into a JSONL file, an agent's records (some 500 bytes
-// each) cost the Recorder about 1 µs of CPU each, half of it on the
-// caller's goroutine (redaction, the queue) and half on the Recorder's
-// (encoding, the file's writes): about a million records per CPU-second
-// on a busy 2-CPU machine (BenchmarkRecorderJSONL). A busy program is
+// each) cost the Recorder about 0.8 µs of CPU each: some 0.3 µs on the
+// caller's goroutine (redaction, the queue), 0.4 µs on the Recorder's
+// (encoding, the file's writes) and the rest in the collector and the
+// scheduler. That is about 1.2 million records per CPU-second on a busy
+// 2-CPU machine, where a FileSink alone takes 3 million
+// (BenchmarkRecorderJSONL). A busy program is
 // another matter: with 500 queries at once on 2 shared CPUs, the
 // Recorder's goroutine is one of hundreds the Go scheduler shares the
 // CPUs among, and records wait seconds for it. There, with the default

@@ -182,21 +182,22 @@ func appendSecond(b []byte, sec int64) []byte {
 		month -= 12
 		year++
 	}
-	t := digitTriples[:3000]
-	hi, lo := year/100*3, year%100*3
-	mo, d := month*3, day*3
-	h, mi, s := clock/3600*3, clock/60%60*3, clock%60*3
+	t := &digitTriples
+	hi, lo, mo, d := t[year/100], t[year%100], t[month], t[day]
+	h, mi, s := t[clock/3600], t[clock/60%60], t[clock%60]
 	return append(b,
-		t[hi+1], t[hi+2], t[lo+1], t[lo+2], '-', t[mo+1], t[mo+2], '-', t[d+1], t[d+2],
-		'T', t[h+1], t[h+2], ':', t[mi+1], t[mi+2], ':', t[s+1], t[s+2])
+		hi[1], hi[2], lo[1], lo[2], '-', mo[1], mo[2], '-', d[1], d[2],
+		'T', h[1], h[2], ':', mi[1], mi[2], ':', s[1], s[2])
 }
 
 // appendFraction appends '.' and ns, a count of nanoseconds from 1 to
 // 999999999, as nine digits less their trailing zeros.
 func appendFraction(b []byte, ns int) []byte {
-	ms, us, rest := ns/1e6*3, ns/1e3%1e3*3, ns%1e3*3
-	t := digitTriples[:3000]
-	b = append(b, '.', t[ms], t[ms+1], t[ms+2], t[us], t[us+1], t[us+2], t[rest], t[rest+1], t[rest+2])
+	// Unsigned, and each triple's number below 1000 as the compiler can
+	// tell: no index is checked.
+	u := uint32(ns)
+	ms, us, rest := &digitTriples[u/1e6%1000], &digitTriples[u/1e3%1000], &digitTriples[u%1000]
+	b = append(b, '.', ms[0], ms[1], ms[2], us[0], us[1], us[2], rest[0], rest[1], rest[2])
 	n := len(b)
 	for b[n-1] == '0' {
 		n--
@@ -206,12 +207,11 @@ func appendFraction(b []byte, ns int) []byte {
 
 // digitTriples holds the three decimal digits of each number from 0 to
 // 999.
-var digitTriples = func() string {
-	b := make([]byte, 0, 3000)
-	for i := range 1000 {
-		b = append(b, byte('0'+i/100), byte('0'+i/10%10), byte('0'+i%10))
+var digitTriples = func() (t [1000][3]byte) {
+	for i := range t {
+		t[i] = [3]byte{byte('0' + i/100), byte('0' + i/10%10), byte('0' + i%10)}
 	}
-	return string(b)
+	return t
 }()
 
 // body appends the record's kind field and its payload field, if it has

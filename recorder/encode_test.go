@@ -521,3 +521,32 @@ func TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall(t *t
 		}
 	}
 }
+
+// TestRandomStringsEncodeAsEncodingJSONWritesThem strings together, at
+// random, plain runs of every length and the characters JSON writes with
+// care, so that escapes and characters past ASCII fall on every side of
+// the words the encoder copies.
+func TestRandomStringsEncodeAsEncodingJSONWritesThem(t *testing.T) {
+	pieces := []string{"a", "bcdefgh", "0123456789abcdef", `"`, `\`, "\n", "\t", "\x00", "\x1f", "\x7f",
+		"é", "中", "🎉", "\u2028", "\u2029", "\xff", "\xe2\x80", "<&>", " "}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	rounds := 20000
+	if testing.Short() {
+		rounds = 2000
+	}
+	for range rounds {
+		var sb strings.Builder
+		for range rnd.IntN(24) {
+			sb.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+		s := sb.String()
+		r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
+		got, err := r.AppendJSON(nil)
+		require.NoError(t, err)
+		want, err := encodingJSONLine(&r)
+		require.NoError(t, err)
+		if string(got) != string(want) {
+			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
+		}
+	}
+}

@@ -32,7 +32,7 @@ const (
 
 // Defaults of FileOptions.
 const (
-	DefaultBufferSize = 64 << 10
+	DefaultBufferSize = 256 << 10
 	DefaultSyncEvery  = 1000
 )
 
@@ -231,6 +231,11 @@ func (s *FileSink) Write(ctx context.Context, r *Record) error {
 	if s.failure != nil {
 		return s.failure
 	}
+	return s.write(ctx, r)
+}
+
+// write is Write for an open sink that has not failed; s.mu is held.
+func (s *FileSink) write(ctx context.Context, r *Record) error {
 	if s.buf == nil {
 		s.buf = make([]byte, 0, min(s.size, initialBuffer))
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -458,4 +459,29 @@ func TestFileSinkWritesWholeRecordsABufferAtATime(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, tear)
 	assert.Equal(t, want, seqs(recs))
+}
+
+// panicsOnce is a payload of a caller's whose Kind panics the first time
+// it is asked.
+type panicsOnce struct{ asked atomic.Bool }
+
+func (p *panicsOnce) Kind() recorder.Kind {
+	if !p.asked.Swap(true) {
+		panic("kind bug")
+	}
+	return "my.kind"
+}
+
+func TestFileSinkBehindARecorderOutlivesARecordThatPanics(t *testing.T) {
+	ctx := context.Background()
+	w := newTestWriter()
+	rec := newRec(t, recorder.NewWriterSink(w, nil), nil)
+	run := rec.ResumeRun(recorder.RunInfo{}, 0)
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	require.NoError(t, run.Emit(ctx, &panicsOnce{}))
+	require.NoError(t, run.Budget(ctx, recorder.BudgetRecord{}))
+	require.NoError(t, rec.Flush(ctx))
+	// The Recorder's goroutine goes on: the record is written once its
+	// Kind stops panicking, and so is the next.
+	assert.Equal(t, []uint64{0, 1, 2}, seqs(w.records(t)))
 }

@@ -38,6 +38,7 @@ type processor struct {
 	block        bool
 	untimed      bool        // the sink never waits on a ctx and gets the caller's: see newProcessor
 	direct       *MemorySink // the sink, if it takes records without a ctx
+	file         *FileSink   // the sink, if it is a FileSink: see writeFile
 	settles      flushedSink // the sink, if it is one of this package's: see settled
 	blockTimeout time.Duration
 	size         int // Options.QueueSize
@@ -122,7 +123,7 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 	case *FileSink:
 		// It never waits on a ctx: it only hands the ctx of Write, Flush
 		// and Close to its OnError, without its cancellation.
-		p.untimed, p.settles = true, s
+		p.file, p.untimed, p.settles = s, true, s
 	}
 	p.size = opts.QueueSize
 	if p.size <= 0 {
@@ -427,12 +428,10 @@ func (p *processor) drain() {
 			return
 		}
 		for i := 0; i < len(batch); i++ {
-			if p.direct != nil {
-				// The records a MemorySink takes as they are, a run
-				// of them under one lock; the rest one by one.
-				if i += p.writeDirect(batch[i:]); i == len(batch) {
-					break
-				}
+			// The records this package's sinks take a run of them
+			// under one lock; the rest one by one.
+			if i += p.writeRun(batch[i:]); i == len(batch) {
+				break
 			}
 			p.begin()
 			p.handle(&batch[i])
@@ -450,6 +449,49 @@ func (p *processor) begin() {
 	if p.waiters.Load() > 0 {
 		p.signalRoom()
 	}
+}
+
+// writeRun writes the records at the head of items to a sink of this
+// package's, a run of them under one lock of the sink, and returns how
+// many it wrote, leaving the rest to handle.
+func (p *processor) writeRun(items []item) int {
+	switch {
+	case p.direct != nil:
+		return p.writeDirect(items)
+	case p.file != nil:
+		return p.writeFile(items)
+	}
+	return 0
+}
+
+// writeFile encodes the records at the head of items into the FileSink,
+// under one lock of the sink, and returns how many it wrote: it stops at
+// a flush request and at a record the sink fails or panics on, and
+// writes none once the sink is closed or has failed, or a Close gave up,
+// leaving those to handle, which reports them as it reports any write's
+// failure. Each record is the one handle would make and write, and
+// leaves the queue once written.
+func (p *processor) writeFile(items []item) (n int) {
+	s := p.file
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// A panic, of a caller's Payload, say, leaves the record at n to
+	// handle, whose write recovers it again.
+	defer func() { _ = recover() }()
+	if s.closed || s.failure != nil {
+		return 0
+	}
+	for ; n < len(items); n++ {
+		it := &items[n]
+		if it.run == nil || p.wctx.aborted() {
+			return n
+		}
+		if err := s.write(it.ctx, p.record(it)); err != nil {
+			return n
+		}
+		p.begin()
+	}
+	return n
 }
 
 // writeDirect appends the records at the head of items to the

@@ -247,7 +247,7 @@ func appendThousandths(b []byte, f float64) ([]byte, bool) {
 	}
 	b = appendUint(b, uint64(n/1000))
 	if frac := n % 1000; frac != 0 {
-		t := digitTriples[frac*3 : frac*3+3]
+		t := digitTriples[frac][:]
 		switch {
 		case frac%100 == 0:
 			t = t[:1]

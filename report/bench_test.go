@@ -19,7 +19,21 @@ import (
 // tenth turn an assessment, added to every model call's input until the
 // next, and an efficacy extension.
 func longRun(n int) []recorder.Record {
+	var out []recorder.Record
+	eachLongRunRecord(n, func(rec recorder.Record) { out = append(out, rec) })
+	return out
+}
+
+// eachLongRunRecord gives emit the records of longRun(n), one at a time.
+func eachLongRunRecord(n int, emit func(recorder.Record)) {
 	tr := newTrajectory()
+	count := 0
+	tr.emit = func(rec recorder.Record) {
+		if count < n-1 {
+			emit(rec)
+		}
+		count++
+	}
 	r := tr.run("long-run", nil)
 	r.add(&recorder.RunStarted{AgentName: "soak", Limits: recorder.RunLimits{
 		Timeout: 24 * time.Hour, MaxTokens: 50_000_000, MaxToolCalls: 40_000, MaxModelCalls: 20_000}})
@@ -29,7 +43,7 @@ func longRun(n int) []recorder.Record {
 	big := strings.Repeat("2025-06-01T12:00:00Z INFO request served in 3ms\n", 420)
 	var used int64
 	injected := []recorder.InjectedMessage{}
-	for turn := 0; len(tr.records) < n-1; turn++ {
+	for turn := 0; count < n-1; turn++ {
 		if turn%10 == 9 {
 			block := "## Trajectory Assessment\n\n### Resources [info]\n\n" +
 				"You have used " + fmt.Sprint(used) + " tokens. " + strings.Repeat("Keep going at this pace. ", 8)
@@ -63,10 +77,9 @@ func longRun(n int) []recorder.Record {
 			r.add(&recorder.Extension{Name: "lookout.efficacy", Body: []byte(`{"observer":"Resources","reaction":"carried_on"}`)})
 		}
 	}
-	tr.records = tr.records[:n-1]
+	tr.emit = emit
 	r.seq = uint64(n - 1)
 	r.add(&recorder.RunEnded{Outcome: recorder.OutcomeCompleted, StopReason: "final answer"})
-	return tr.records
 }
 
 // countingWriter counts what is written to it.

@@ -51,7 +51,13 @@ func exampleRun(t *testing.T, ctx context.Context, name string) []recorder.Recor
 // returns its file: URL.
 func writeReport(t *testing.T, records []recorder.Record) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "report.html")
+	return writeReportAt(t, filepath.Join(t.TempDir(), "report.html"), records)
+}
+
+// writeReportAt writes the report of records to path and returns its
+// file: URL.
+func writeReportAt(t *testing.T, path string, records []recorder.Record) string {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

@@ -10,47 +10,56 @@ import (
 	"github.com/lookout-go/lookout/recorder"
 )
 
-// builder turns records into a view.
+// builder builds runs from their records.
 type builder struct {
-	texts    []*text
 	problems int // listed so far
+	// resolved is set when an earlier pass resolved the runs'
+	// assessments: each entry is then whole once made.
+	resolved bool
 }
 
-// build returns the page's view of records and the texts it shows, to be
-// folded.
-func build(records []recorder.Record, opts *Options) (*view, []*text) {
-	b := &builder{}
-	runs, byID := group(records)
+// plan indexes src and lays the page out: the runs in page order, in
+// their tree, each record with its query's budget after it.
+func plan(src source, opts *Options) (*view, error) {
+	runs, runOf, err := index(src)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, ErrNoRecords
+	}
 	roots := tree(runs)
-	queries(records, runs, byID)
+	queries(runOf, runs)
 	items := conversations(roots)
-	multi := len(runs) > 1
 	ordered, convs := order(items)
-	for _, r := range ordered {
-		if multi {
+	if len(runs) > 1 {
+		for _, r := range ordered {
 			r.prefix = r.ID + "-"
 		}
-		b.run(r)
 	}
-	for _, c := range convs {
+	return &view{
+		Title:  opts.Title,
+		CSP:    csp,
+		Style:  template.CSS(styleCSS),
+		Script: template.JS(scriptJS),
+		Tree:   items,
+		Runs:   ordered,
+		roots:  roots,
+		convs:  convs,
+	}, nil
+}
+
+// finish fills what the page says of all runs once each is built: the
+// header, the conversations' summaries, the list of problems and the
+// tree.
+func (v *view) finish() {
+	for _, c := range v.convs {
 		c.Summary = summarize(c.Turns, c.runs)
 	}
-	v := &view{
-		Title:   opts.Title,
-		CSP:     csp,
-		Style:   template.CSS(styleCSS),
-		Script:  template.JS(scriptJS),
-		Summary: summarize(roots, ordered),
-		Tree:    items,
-		Runs:    ordered,
-	}
-	v.Summary.Conversations = len(convs)
-	for _, r := range ordered {
-		if r.Query == r {
-			r.Waterfall = drawWaterfall(r, appendTree(nil, r))
-		}
-	}
-	listProblems(v, ordered)
+	v.Summary = summarize(v.roots, v.Runs)
+	v.Summary.Conversations = len(v.convs)
+	listProblems(v, v.Runs)
+	items := v.Tree
 	shown, rows := 0, 0
 	for shown < len(items) && rows < treeShown {
 		rows += treeRows(items[shown])
@@ -60,7 +69,6 @@ func build(records []recorder.Record, opts *Options) (*view, []*text) {
 	for _, it := range v.TreeMore {
 		v.TreeMoreRows += treeRows(it)
 	}
-	return v, b.texts
 }
 
 // treeShown is about how many of the tree's rows the page shows when it
@@ -107,48 +115,49 @@ func appendTree(ordered []*run, r *run) []*run {
 	return ordered
 }
 
-// group splits records by run, in the order runs first appear, each
-// run's records sorted by seq.
-func group(records []recorder.Record) ([]*run, map[string]*run) {
+// index reads src once and returns its runs, in the order they first
+// appear, each with a slot for each of its records and its parent, and
+// the run of each record, in order.
+func index(src source) ([]*run, []int32, error) {
 	byID := map[string]*run{}
 	var runs []*run
-	for _, rec := range records {
+	var runOf []int32
+	err := src.scan(func(at place, rec *recorder.Record) error {
 		r := byID[rec.RunID]
 		if r == nil {
-			r = &run{ID: rec.RunID, Anchor: "run-" + rec.RunID}
+			r = &run{ID: rec.RunID, Anchor: "run-" + rec.RunID, index: int32(len(runs))}
 			byID[rec.RunID] = r
 			runs = append(runs, r)
 		}
-		r.records = append(r.records, rec)
-	}
+		runOf = append(runOf, r.index)
+		sl := slot{where: at, seq: rec.Seq}
+		if !recorder.IsNilPayload(rec.Payload) {
+			sl.fact, sl.tokens = factOf(rec.Payload)
+		}
+		if !rec.RecordedAt.IsZero() {
+			sl.at = rec.RecordedAt.UnixNano()
+		}
+		r.slots = append(r.slots, sl)
+		r.note(rec)
+		return nil
+	})
 	for _, r := range runs {
-		slices.SortStableFunc(r.records, func(a, b recorder.Record) int { return cmp.Compare(a.Seq, b.Seq) })
-		r.started = firstStarted(r.records)
-		if p := byID[firstParent(r.records)]; p != nil && p != r {
+		if p := byID[r.parentID]; p != nil && p != r {
 			r.Parent = p
 		}
 	}
-	return runs, byID
+	return runs, runOf, err
 }
 
-// firstStarted is the first run_started record of records, or nil.
-func firstStarted(records []recorder.Record) *recorder.RunStarted {
-	for _, rec := range records {
-		if p, ok := rec.Payload.(*recorder.RunStarted); ok && p != nil {
-			return p
-		}
+// note keeps the first run_started record of r's records and the first
+// parent run id they name, in seq order.
+func (r *run) note(rec *recorder.Record) {
+	if p, ok := rec.Payload.(*recorder.RunStarted); ok && p != nil && (r.started == nil || rec.Seq < r.startedSeq) {
+		r.started, r.startedSeq = p, rec.Seq
 	}
-	return nil
-}
-
-// firstParent is the first parent run id records name, or "".
-func firstParent(records []recorder.Record) string {
-	for _, rec := range records {
-		if rec.ParentRunID != "" {
-			return rec.ParentRunID
-		}
+	if rec.ParentRunID != "" && (r.parentID == "" || rec.Seq < r.parentSeq) {
+		r.parentID, r.parentSeq = rec.ParentRunID, rec.Seq
 	}
-	return ""
 }
 
 // conversations groups the root runs that share a conversation id, when
@@ -232,39 +241,35 @@ func (r *run) anchor(seq uint64) string {
 	return r.prefix + "seq-" + strconv.FormatUint(seq, 10)
 }
 
-// text registers s to be folded with every other text of the page.
-func (b *builder) text(s string) *text {
-	t := &text{S: s}
-	b.texts = append(b.texts, t)
-	return t
-}
-
-// run fills r's header and timeline from its records.
-func (b *builder) run(r *run) {
-	t := timeline{b: b, r: r, open: map[string][]*toolCall{}, modelSpan: -1}
+// run builds r from its records, read from src in seq order: its
+// header's facts, and its timeline, each entry given to emit once whole.
+func (b *builder) run(r *run, src source, emit func(*entry)) error {
+	t := timeline{b: b, r: r, open: map[string][]*toolCall{}, modelSpan: -1, emit: emit, names: map[string]bool{}}
 	models := modelSet{}
-	for i := range r.records {
-		rec := &r.records[i]
+	for i := range r.slots {
+		rec, err := src.read(r.slots[i].where)
+		if err != nil {
+			return err
+		}
 		r.widen(rec.RecordedAt)
 		models.addPayload(rec.Payload)
-		t.add(rec)
+		t.add(&rec)
+		t.flush(false)
 	}
 	t.closeGroup()
 	t.unshown()
-	r.Entries = t.entries
+	t.flush(true)
 	if len(models) == 0 && r.started != nil {
 		models.add(r.started.AgentModel, "")
 	}
 	r.models = models
 	r.Models = models.String()
-	if oneModel(r.Entries) {
-		unnameModels(r.Entries)
-	}
+	r.oneModel = len(t.names) <= 1
 	r.describeStart()
 	b.outcome(r, t.usage)
 	b.runProblem(r, t.end)
 	r.Duration = duration(r.last.Sub(r.first))
-	r.Chart = burnDown(r)
+	return nil
 }
 
 // widen stretches the times r's records span to take in at, when it is
@@ -304,35 +309,9 @@ func (b *builder) outcome(r *run, summed recorder.RunUsage) {
 		r.Outcome, r.Class = string(r.ended.Outcome), "outcome-"+string(r.ended.Outcome)
 		r.StopReason = r.ended.StopReason
 		if r.ended.Error != "" {
-			r.Error = b.text(r.ended.Error)
+			r.Error = &text{S: r.ended.Error}
 		}
 		r.usage = r.ended.Usage
 	}
 	r.Usage = usageOf(r.usage)
-}
-
-// unnameModels leaves the model out of each model call of entries: the
-// run's header names it; each call need not.
-func unnameModels(entries []*entry) {
-	for _, e := range entries {
-		if e.Kind == kindModel {
-			e.Model.Model = ""
-		}
-	}
-}
-
-// oneModel reports whether the model calls of entries name one model at
-// most.
-func oneModel(entries []*entry) bool {
-	name := ""
-	for _, e := range entries {
-		if e.Kind != kindModel || e.Model.Model == "" {
-			continue
-		}
-		if name != "" && e.Model.Model != name {
-			return false
-		}
-		name = e.Model.Model
-	}
-	return true
 }

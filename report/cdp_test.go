@@ -123,9 +123,23 @@ func startBrowser(t *testing.T, ctx context.Context) *browser {
 	for _, domain := range []string{"Runtime", "Log", "Network", "Page"} {
 		b.call(t, ctx, b.session, domain+".enable", nil, nil)
 	}
-	b.call(t, ctx, b.session, "Emulation.setDeviceMetricsOverride",
-		map[string]any{"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": false}, nil)
+	b.viewport(t, ctx, desktopWidth, desktopHeight, false)
 	return b
+}
+
+// desktopWidth and desktopHeight are the viewport pages are opened in,
+// in CSS pixels, unless a test sets another.
+const desktopWidth, desktopHeight = 1200, 900
+
+// viewport sets the page's viewport, as a phone's when mobile is set.
+func (b *browser) viewport(t *testing.T, ctx context.Context, width, height int, mobile bool) {
+	t.Helper()
+	scale := 1
+	if mobile {
+		scale = 3
+	}
+	b.call(t, ctx, b.session, "Emulation.setDeviceMetricsOverride",
+		map[string]any{"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile}, nil)
 }
 
 // send writes one command and returns its id.
@@ -365,8 +379,7 @@ func (b *browser) mainThreadWork(t *testing.T, ctx context.Context, url string) 
 	for _, domain := range []string{"Page", "Performance", "Runtime"} {
 		tab.call(t, ctx, tab.session, domain+".enable", nil, nil)
 	}
-	tab.call(t, ctx, tab.session, "Emulation.setDeviceMetricsOverride",
-		map[string]any{"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": false}, nil)
+	tab.viewport(t, ctx, desktopWidth, desktopHeight, false)
 	before := tab.taskDuration(t, ctx)
 	tab.open(t, ctx, url)
 	var painted bool

@@ -54,15 +54,16 @@ type line struct {
 // of its records, or returns nil when the query had no limits.
 func burnDown(r *run) *chart {
 	active := counters(r)
-	if len(active) == 0 || len(r.levels) != len(r.records) {
+	if len(active) == 0 {
 		return nil
 	}
-	c := newChart(len(r.records), r.limitsOf().thresholds)
-	for i := range r.levels {
-		x := c.x(i, len(r.levels))
+	n := len(r.slots)
+	c := newChart(n, r.limitsOf().thresholds)
+	for i := range r.slots {
+		x := c.x(i, n)
 		for _, s := range active {
-			s.used = s.of(&r.levels[i])
-			s.record(i, len(r.levels))
+			s.used = s.of(&r.slots[i].level)
+			s.record(i, n)
 			s.plot(c, x)
 		}
 	}
@@ -120,15 +121,15 @@ func counters(r *run) []*counter {
 	l := r.limitsOf().limits
 	series := []*counter{
 		{resource: "tokens", label: "tokens", limit: l.MaxTokens, of: func(v *level) int64 { return v.tokens }},
-		{resource: "model_calls", label: "model calls", limit: l.MaxModelCalls, of: func(v *level) int64 { return v.modelCalls }},
-		{resource: "tool_calls", label: "tool calls", limit: l.MaxToolCalls, of: func(v *level) int64 { return v.toolCalls }},
+		{resource: "model_calls", label: "model calls", limit: l.MaxModelCalls, of: func(v *level) int64 { return int64(v.modelCalls) }},
+		{resource: "tool_calls", label: "tool calls", limit: l.MaxToolCalls, of: func(v *level) int64 { return int64(v.toolCalls) }},
 	}
 	if start, deadline := timeSpan(r, l); deadline.After(start) {
 		series = append(series, &counter{resource: "time", label: "time", limit: int64(deadline.Sub(start)), of: func(v *level) int64 {
-			if v.at.IsZero() {
+			if v.at == 0 {
 				return 0
 			}
-			return int64(v.at.Sub(start))
+			return int64(v.time().Sub(start))
 		}})
 	}
 	active := series[:0]
@@ -148,7 +149,7 @@ func timeSpan(r *run, l recorder.RunLimits) (start, deadline time.Time) {
 	if q == nil {
 		q = r
 	}
-	start = q.queryFirst
+	start = q.firstTime()
 	switch {
 	case start.IsZero():
 		return start, time.Time{}
@@ -156,6 +157,13 @@ func timeSpan(r *run, l recorder.RunLimits) (start, deadline time.Time) {
 		return start, start.Add(l.Timeout)
 	}
 	return start, l.Deadline
+}
+
+// firstTime is the time of the first record of the query r is the root
+// of, or the zero time.
+func (r *run) firstTime() time.Time {
+	v := level{at: r.queryFirst}
+	return v.time()
 }
 
 // x is the chart's x for record i of n, spread evenly across the plot.

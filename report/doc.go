@@ -13,6 +13,10 @@
 //	if err != nil { ... }
 //	err = report.Write(f, records, nil)
 //
+// WriteJSONL writes the same page from a JSON Lines file, reading its
+// records where they are rather than holding them, so that a trajectory
+// of millions of records makes a page in bounded memory.
+//
 // The page shows:
 //
 //   - what went wrong first: every failed or refused tool call, failed

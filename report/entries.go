@@ -30,6 +30,61 @@ type timeline struct {
 	at        time.Time // when it was recorded
 	modelSpan int       // the waiting request's span, or -1
 	end       string    // the anchor of the run's end
+
+	// emit is given each entry once it is whole; entries holds those not
+	// given yet. The entries of the open group of tool calls and of the
+	// model call waiting for its response are not whole yet, nor is an
+	// assessment before the model calls after it say whether it was
+	// shown, unless an earlier pass said so.
+	emit       func(*entry)
+	groupEntry *entry
+	modelEntry *entry
+	names      map[string]bool // the models the run's calls name
+}
+
+func newText(s string) *text { return &text{S: s} }
+
+// flush gives emit the entries that are whole, and with final set every
+// entry. Entries are given in order when an earlier pass resolved the
+// assessments, as the page is then being written; otherwise, as the page
+// is only being measured, in any order.
+func (t *timeline) flush(final bool) {
+	keep := t.entries[:0]
+	for _, e := range t.entries {
+		if !final && (t.pending(e) || len(keep) > 0 && t.b.resolved) {
+			keep = append(keep, e)
+			continue
+		}
+		t.give(e)
+	}
+	clear(t.entries[len(keep):])
+	t.entries = keep
+}
+
+// pending reports whether e may still change.
+func (t *timeline) pending(e *entry) bool {
+	return e == t.groupEntry || e == t.modelEntry || !t.b.resolved && e.Kind == kindAssessment && e.Note == "" && e.Text != nil
+}
+
+// give gives emit an entry that is whole, leaving out the model of each
+// model call when the run's calls name one model, which its header names,
+// and noting how an assessment was shown, for the pass that writes it.
+func (t *timeline) give(e *entry) {
+	if e.Kind == kindModel {
+		if e.Model.Model != "" {
+			t.names[e.Model.Model] = true
+		}
+		if t.b.resolved && t.r.oneModel {
+			e.Model.Model = ""
+		}
+	}
+	if !t.b.resolved && e.Kind == kindAssessment && (e.Note != "" || e.Text == nil) {
+		if t.r.assessed == nil {
+			t.r.assessed = map[uint64]assessed{}
+		}
+		t.r.assessed[e.Seq] = assessed{note: e.Note, link: e.Link, same: e.Text == nil}
+	}
+	t.emit(e)
 }
 
 func (t *timeline) push(e *entry) {
@@ -76,8 +131,15 @@ func (t *timeline) addRunRecord(id string, p recorder.Payload) bool {
 	case *recorder.Message:
 		t.message(id, p)
 	case *recorder.AssessmentRecord:
-		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: t.b.text(p.Markdown), Notes: p.Observers, After: p.AfterCallIndex}
-		t.assessments = append(t.assessments, e)
+		e := &entry{Kind: kindAssessment, ID: id, Label: severity(p.Observers), Text: newText(p.Markdown), Notes: p.Observers, After: p.AfterCallIndex}
+		if a, ok := t.r.assessed[t.seq]; ok {
+			e.Note, e.Link = a.note, a.link
+			if a.same {
+				e.Text = nil
+			}
+		} else if !t.b.resolved {
+			t.assessments = append(t.assessments, e)
+		}
 		t.push(e)
 	default:
 		return false
@@ -87,7 +149,7 @@ func (t *timeline) addRunRecord(id string, p recorder.Payload) bool {
 
 // message adds a message, as a reminder when Lookout injected it.
 func (t *timeline) message(id string, p *recorder.Message) {
-	e := &entry{Kind: kindMessage, ID: id, Text: t.b.text("")}
+	e := &entry{Kind: kindMessage, ID: id, Text: newText("")}
 	if p.Message != nil {
 		e.Label, e.Text.S = string(p.Message.Role), p.Message.Content
 		if tag, ok := lookout.Injected(p.Message); ok {
@@ -123,14 +185,16 @@ func (t *timeline) request(id string, p *recorder.ModelRequest) {
 	t.model = m
 	t.modelSpan = t.span(spanModel, p.Model)
 	t.usage.ModelCalls++
-	t.push(&entry{Kind: kindModel, ID: id, Model: m})
+	t.modelEntry = &entry{Kind: kindModel, ID: id, Model: m}
+	t.push(t.modelEntry)
 }
 
 // answer completes the model call waiting for p, or adds one of its own
 // for a response without its request.
 func (t *timeline) answer(id string, p *recorder.ModelResponse) {
 	m, span := t.model, t.modelSpan
-	t.model, t.modelSpan = nil, -1
+	t.model, t.modelSpan, t.modelEntry = nil, -1, nil
+	link := id // the response's line, or the entry that carries its anchor
 	if m == nil {
 		// A response without its request: the entry carries its anchor.
 		m = &modelCall{}
@@ -140,7 +204,7 @@ func (t *timeline) answer(id string, p *recorder.ModelResponse) {
 		id = ""
 	}
 	t.r.spans[span].end, t.r.spans[span].failed = t.at, p.Error != ""
-	t.response(m, id, p)
+	t.response(m, id, link, p)
 }
 
 // addOther adds a budget, extension or unknown record, or an anchor for
@@ -155,9 +219,9 @@ func (t *timeline) addOther(id string, p recorder.Payload) {
 		}
 		t.minor(&entry{Kind: kindAnchor, ID: id})
 	case *recorder.Extension:
-		t.minor(&entry{Kind: kindExtension, ID: id, Label: p.Name, Text: t.b.text(string(p.Body))})
+		t.minor(&entry{Kind: kindExtension, ID: id, Label: p.Name, Text: newText(string(p.Body))})
 	case *recorder.Unknown:
-		t.minor(&entry{Kind: kindExtension, ID: id, Label: string(p.Name), Text: t.b.text(string(p.Body))})
+		t.minor(&entry{Kind: kindExtension, ID: id, Label: string(p.Name), Text: newText(string(p.Body))})
 	default:
 		t.minor(&entry{Kind: kindAnchor, ID: id})
 	}
@@ -182,7 +246,7 @@ func (t *timeline) inject(id string, in []recorder.InjectedMessage) []ref {
 		}
 		mid := id + "-in-" + strconv.Itoa(i)
 		t.injectedIDs[i] = mid
-		e := &entry{Kind: kindInjected, ID: mid, Label: m.Kind, Note: m.Role, Text: t.b.text(m.Content)}
+		e := &entry{Kind: kindInjected, ID: mid, Label: m.Kind, Note: m.Role, Text: newText(m.Content)}
 		if m.Kind == recorder.InjectedAssessment {
 			t.shown(mid, m)
 		}
@@ -231,8 +295,8 @@ func (t *timeline) unshown() {
 }
 
 // response fills m from p, the response with anchor id ("" when the
-// entry itself carries it).
-func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) {
+// entry itself carries it), which a failure's problem links to.
+func (t *timeline) response(m *modelCall, id, link string, p *recorder.ModelResponse) {
 	m.Answered, m.RespID = true, id
 	m.Finish = unusualFinish(p.FinishReason)
 	if p.Latency > 0 {
@@ -248,15 +312,11 @@ func (t *timeline) response(m *modelCall, id string, p *recorder.ModelResponse) 
 	}
 	t.usage.CostUSD += max(p.CostUSD, 0)
 	if p.Message != nil && p.Message.Content != "" {
-		m.Reply = t.b.text(p.Message.Content)
+		m.Reply = newText(p.Message.Content)
 	}
 	if p.Error != "" {
-		m.Reply = t.b.text("failed: " + p.Error)
+		m.Reply = newText("failed: " + p.Error)
 		m.Failed = true
-		link := id // the response's line, or the entry that carries its anchor
-		if link == "" {
-			link = t.entries[len(t.entries)-1].ID
-		}
 		t.b.problem(t.r, problem{Kind: problemModel, Label: "model error", Text: p.Error, Link: link})
 	}
 }
@@ -284,9 +344,10 @@ func (t *timeline) started(id string, seq uint64, p *recorder.ToolStarted) {
 	if t.group == nil {
 		t.closeGroup()
 		t.group = &toolGroup{}
-		t.entries = append(t.entries, &entry{Seq: seq, Kind: kindTools, ID: id, Group: t.group})
+		t.groupEntry = &entry{Seq: seq, Kind: kindTools, ID: id, Group: t.group}
+		t.entries = append(t.entries, t.groupEntry)
 	}
-	c := &toolCall{ID: id, Name: p.Name, CallID: p.CallID, Args: t.b.text(p.Arguments), Unfinished: true, start: seq, Control: p.Control}
+	c := &toolCall{ID: id, Name: p.Name, CallID: p.CallID, Args: newText(p.Arguments), Unfinished: true, start: seq, Control: p.Control}
 	c.span = t.span(spanTool, p.Name)
 	if t.r.tools == nil {
 		t.r.tools = map[string]bool{}
@@ -314,7 +375,7 @@ func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
 	c := t.take(id, seq, p)
 	c.EndID, c.end, c.Unfinished = id, seq, false
 	c.IsError = p.IsError || p.Error != ""
-	c.Result = t.b.text(p.Result)
+	c.Result = newText(p.Result)
 	sp := &t.r.spans[c.span]
 	sp.end, sp.failed = t.at, c.IsError
 	if p.Duration > 0 && (t.at.IsZero() || sp.start.Equal(sp.end)) {
@@ -326,7 +387,7 @@ func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
 	// A result that holds the error is what the model read ("Error: …"):
 	// it is shown once, as the error.
 	if p.Error != "" && !strings.Contains(p.Result, p.Error) {
-		c.Error = t.b.text(p.Error)
+		c.Error = newText(p.Error)
 	}
 	if p.Duration > 0 {
 		c.Duration = duration(p.Duration)
@@ -340,16 +401,21 @@ func (t *timeline) ended(id string, seq uint64, p *recorder.ToolEnded) {
 // start, a call of its own to show it on.
 func (t *timeline) take(id string, seq uint64, p *recorder.ToolEnded) *toolCall {
 	key := callKey(p.CallID, p.Name)
-	if q := t.open[key]; len(q) > 0 {
-		t.open[key] = q[1:]
-		return q[0]
-	}
-	t.started(id, seq, &recorder.ToolStarted{CallID: p.CallID, Name: p.Name})
 	q := t.open[key]
-	c := q[len(q)-1]
-	t.open[key] = q[:len(q)-1]
-	t.usage.ToolCalls--
-	c.Args = nil
+	if len(q) == 0 {
+		t.started(id, seq, &recorder.ToolStarted{CallID: p.CallID, Name: p.Name})
+		q = t.open[key] // the call just started, alone
+		t.usage.ToolCalls--
+		q[0].Args = nil
+	}
+	c := q[0]
+	// A call ended is let go: a run of a million records holds only the
+	// calls still open.
+	if q[0] = nil; len(q) == 1 {
+		delete(t.open, key)
+	} else {
+		t.open[key] = q[1:]
+	}
 	return c
 }
 
@@ -360,7 +426,7 @@ func (t *timeline) closeGroup() {
 	if g == nil {
 		return
 	}
-	t.group = nil
+	t.group, t.groupEntry = nil, nil
 	var ends []uint64 // the seq at which each lane is free again
 	for _, c := range g.Calls {
 		end := c.end

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -37,4 +38,32 @@ func Example() {
 	// <title>Migration</title>
 	// tool calls: 50% left <small>(1 of 2)</small>
 	// <details class="tool" id="seq-1"><summary>read_file · 2ms</summary><pre class="args">{"path":"index.html"}</pre><pre id="seq-2">&lt;h1&gt;Hello&lt;/h1&gt;</pre></details>
+}
+
+// A trajectory file need not be read into memory: WriteJSONL reads its
+// records where they are, whatever its size.
+func ExampleWriteJSONL() {
+	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	var file bytes.Buffer // a trajectory.jsonl, as recorder.NewJSONLSink writes it
+	for seq, p := range []recorder.Payload{
+		&recorder.RunStarted{AgentName: "migrator"},
+		&recorder.ToolStarted{CallID: "c1", Name: "read_file", Arguments: `{"path":"index.html"}`},
+		&recorder.ToolEnded{CallID: "c1", Name: "read_file", IsError: true, Error: "no such file"},
+		&recorder.RunEnded{Outcome: recorder.OutcomeCompleted},
+	} {
+		rec := recorder.Record{SchemaVersion: recorder.SchemaVersion, Seq: uint64(seq), RunID: "run-1",
+			RecordedAt: at.Add(time.Duration(seq) * time.Second), Payload: p}
+		line, _ := rec.AppendJSON(nil)
+		file.Write(append(line, '\n'))
+	}
+
+	var page strings.Builder
+	// An *os.File is an io.ReaderAt as well.
+	if err := report.WriteJSONL(&page, bytes.NewReader(file.Bytes()), nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(regexp.MustCompile(`<li data-k="tool-error".*?</li>`).FindString(page.String()))
+	// Output:
+	// <li data-k="tool-error" data-tools="read_file"><a href="#seq-1">tool error: read_file</a> <span class="k">no such file</span></li>
 }

@@ -19,19 +19,23 @@ import (
 // batch may take to open.
 const maxMainThreadWork = time.Second
 
-// quickstartWork is the main-thread work the quickstart's page takes to
-// open on a machine that is not loaded, at most.
-const quickstartWork = 250 * time.Millisecond
+// workLoads is how many times each page is opened to measure its
+// main-thread work: the least is taken, as a loaded machine only adds to
+// what the browser counts.
+const workLoads = 3
 
 // The page of a quickstart run, of examples/multiagent and of a batch of
 // 10,000 records: the list of what went wrong links to every failure, and
 // each link brings it on screen; each run's burn-down gives, after each
 // record, what its query's budget had used, as lookout inspect --json
-// counts it from the records up to that one; and the batch's page opens
-// with at most maxMainThreadWork of main-thread work.
+// counts it from the records up to that one; at a phone's width the page
+// does not overflow and its list and tree work; and the batch's page opens
+// with at most maxMainThreadWork of main-thread work, measured beside the
+// quickstart's.
 func TestTheReportLeadsToFailuresAndFollowsTheBudget(t *testing.T) {
 	ctx, lookoutBin, b := withLookoutAndBrowser(t, 15*time.Minute)
-	work := map[string]time.Duration{}
+	dir := t.TempDir()
+	pages := map[string]string{}
 	for _, c := range []struct {
 		name    string
 		records func(t *testing.T) []recorder.Record
@@ -43,8 +47,8 @@ func TestTheReportLeadsToFailuresAndFollowsTheBudget(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			records := c.records(t)
-			page := writeReport(t, records)
-			work[c.name] = b.mainThreadWork(t, ctx, page)
+			page := writeReportAt(t, filepath.Join(dir, c.name+".html"), records)
+			pages[c.name] = page
 			b.open(t, ctx, page)
 			failures := failureAnchors(records)
 			t.Logf("%d records, %d failures", len(records), len(failures))
@@ -57,13 +61,7 @@ func TestTheReportLeadsToFailuresAndFollowsTheBudget(t *testing.T) {
 			if !slices.Equal(links, failures) {
 				t.Errorf("the list of what went wrong links to\n%v\nwant\n%v", links, failures)
 			}
-			var missed []string
-			for from := 0; from < len(links); from += 10 {
-				var some []string
-				b.evalAsync(t, ctx, followLinks+"("+strconv.Itoa(from)+", 10)", &some)
-				missed = append(missed, some...)
-			}
-			if len(missed) > 0 {
+			if missed := b.followEach(t, ctx, len(links)); len(missed) > 0 {
 				t.Errorf("links that do not bring their target on screen: %v", missed)
 			}
 			b.showAll(t, ctx)
@@ -71,21 +69,91 @@ func TestTheReportLeadsToFailuresAndFollowsTheBudget(t *testing.T) {
 			if p := b.problems(page); len(p) > 0 {
 				t.Errorf("the browser reported:\n%s", strings.Join(p, "\n"))
 			}
+			checkPhone(t, ctx, b, page, len(links))
 		})
 	}
-	t.Logf("main-thread work to open the page: %v for the quickstart, %v for examples/multiagent, %v for the 10,000-record batch",
-		work["quickstart"], work["multiagent"], work["batch"])
-	// The browser measures the main thread's tasks by the clock, which a
-	// loaded machine stretches: where the quickstart's page takes more
-	// than quickstartWork, the bound is stretched as much.
-	bound := maxMainThreadWork
-	if q := work["quickstart"]; q > quickstartWork {
-		bound = time.Duration(float64(bound) * float64(q) / float64(quickstartWork))
-		t.Logf("a loaded machine: the bound is %v", bound)
+	if len(pages) < 3 {
+		return // a case failed before its page was written
 	}
-	if work["batch"] > bound {
-		t.Errorf("the 10,000-record page takes %v of main-thread work to open, want at most %v", work["batch"], bound)
+	// Open each page workLoads times, in turn, after a first load that
+	// warms the browser up.
+	b.mainThreadWork(t, ctx, pages["quickstart"])
+	work := map[string]time.Duration{}
+	for range workLoads {
+		for _, name := range []string{"quickstart", "multiagent", "batch"} {
+			if d := b.mainThreadWork(t, ctx, pages[name]); work[name] == 0 || d < work[name] {
+				work[name] = d
+			}
+		}
 	}
+	t.Logf("main-thread work to open the page (the least of %d loads): %v for the quickstart, %v for examples/multiagent, %v for the 10,000-record batch",
+		workLoads, work["quickstart"], work["multiagent"], work["batch"])
+	if work["batch"] > maxMainThreadWork {
+		t.Errorf("the 10,000-record page takes %v of main-thread work to open, want at most %v", work["batch"], maxMainThreadWork)
+	}
+}
+
+// phoneWidth and phoneHeight are a phone's viewport, in CSS pixels.
+const phoneWidth, phoneHeight = 390, 844
+
+// checkPhone opens page at a phone's width and checks that the page is no
+// wider than the screen, that the list of what went wrong and the
+// sub-agent tree are on it, each no wider either, and that their links
+// bring their targets on screen: all of the list's (there are n), and the
+// tree's first ten.
+func checkPhone(t *testing.T, ctx context.Context, b *browser, page string, n int) {
+	t.Helper()
+	b.viewport(t, ctx, phoneWidth, phoneHeight, true)
+	defer b.viewport(t, ctx, desktopWidth, desktopHeight, false)
+	b.open(t, ctx, "about:blank")
+	b.open(t, ctx, page)
+	var fit struct {
+		Page     int      `json:"page"`
+		Viewport int      `json:"viewport"`
+		Wide     []string `json:"wide"`
+	}
+	b.eval(t, ctx, `(function () {
+  var wide = [];
+  ["#problems", "#tree", "#filters", "header.top dl.facts"].forEach(function (sel) {
+    var el = document.querySelector(sel), box = el && el.getBoundingClientRect();
+    if (!el || box.width === 0 || box.right > innerWidth + 0.5 || box.left < -0.5) {
+      wide.push(sel + (box ? " " + Math.round(box.left) + ".." + Math.round(box.right) : " missing"));
+    }
+  });
+  return {page: document.documentElement.scrollWidth, viewport: innerWidth, wide: wide};
+})()`, &fit)
+	if fit.Page > fit.Viewport {
+		t.Errorf("at %d pixels wide the page is %d pixels wide", fit.Viewport, fit.Page)
+	}
+	if len(fit.Wide) > 0 {
+		t.Errorf("at %d pixels wide these are off the screen: %v", fit.Viewport, fit.Wide)
+	}
+	if missed := b.followEach(t, ctx, n); len(missed) > 0 {
+		t.Errorf("at a phone's width, links of the list of what went wrong that do not bring their target on screen: %v", missed)
+	}
+	var missed []string
+	b.evalAsync(t, ctx, strings.Replace(followLinks, `#problems li[data-k] > a`, `#tree li.node > span > a`, 1)+"(0, 10)", &missed)
+	if len(missed) > 0 {
+		t.Errorf("at a phone's width, links of the tree that do not bring their target on screen: %v", missed)
+	}
+	var after int
+	b.eval(t, ctx, `document.documentElement.scrollWidth`, &after)
+	if after > fit.Viewport {
+		t.Errorf("once the runs are shown, at %d pixels wide the page is %d pixels wide", fit.Viewport, after)
+	}
+}
+
+// followEach follows the n links of the list of what went wrong, ten at
+// a time, and returns those whose target they do not bring on screen.
+func (b *browser) followEach(t *testing.T, ctx context.Context, n int) []string {
+	t.Helper()
+	var missed []string
+	for from := 0; from < n; from += 10 {
+		var some []string
+		b.evalAsync(t, ctx, followLinks+"("+strconv.Itoa(from)+", 10)", &some)
+		missed = append(missed, some...)
+	}
+	return missed
 }
 
 // followLinks clicks n links of the list of what went wrong in turn, from
@@ -99,7 +167,7 @@ const followLinks = `(async function (from, n) {
     a.click();
     await new Promise(function (done) { requestAnimationFrame(function () { requestAnimationFrame(done); }); });
     var el = document.getElementById(id), box = el && el.getBoundingClientRect();
-    if (!el || box.bottom <= 0 || box.top >= innerHeight || box.height === 0) {
+    if (!el || box.bottom <= 0 || box.top >= innerHeight || box.height === 0 || box.left >= innerWidth || box.right <= 0) {
       missed.push(id + (el ? " at " + Math.round(box.top) + "+" + Math.round(box.height) : " not in the page"));
     }
   }

@@ -5,32 +5,75 @@ import (
 	"unicode/utf8"
 )
 
-// fold cuts every text longer than the page allows and returns how many
-// were cut. Lengths are counted as the page writes them, escaped. Each
-// text may show up to maxEach bytes; when the texts together would
-// still show more than total, the longest are cut to one common length,
-// the largest that fits (never below minTextBytes), so short texts stay
-// whole and the page stays small.
-func fold(texts []*text, maxEach, total int) int {
-	costs := make([]int, len(texts))
-	for i, t := range texts {
-		costs[i] = escapedLen(t.S)
+// folder shows the page's texts. Measuring, it notes the length of each
+// text, as the page writes it escaped, and shows it empty, so that the
+// page's markup can be measured; writing, it cuts every text longer than
+// the page allows.
+type folder struct {
+	measure bool
+	costs   []int // measuring: the length of each text
+	// Writing: a text of more than limit+foldNoteBytes bytes is cut to
+	// limit; one no longer than that is shown whole, as folding would
+	// save less than its note costs.
+	limit int
+}
+
+// fold shows t, which may be nil, as the page may.
+func (f *folder) fold(t *text) {
+	if t == nil {
+		return
 	}
+	if f.measure {
+		f.costs = append(f.costs, escapedLen(t.S))
+		t.S = ""
+		return
+	}
+	if escapedLen(t.S) <= f.limit+foldNoteBytes {
+		return
+	}
+	cut := prefixWithin(t.S, f.limit)
+	t.More, t.S = len(t.S)-cut, t.S[:cut]
+}
+
+// folding returns the folder that writes the page: each text may show up
+// to maxEach bytes, and when the texts f measured would together still
+// show more than total, the longest are cut to one common length, the
+// largest that fits (never below minTextBytes), so short texts stay whole
+// and the page stays small. It returns how many texts it cuts.
+func (f *folder) folding(maxEach, total int) (*folder, int) {
 	// A text cut to limit shows limit bytes and a note: it costs at most
-	// limit+foldNoteBytes, which is what the texts share. One no longer
-	// than that is shown whole.
-	limit := max(capFor(costs, maxEach+foldNoteBytes, total)-foldNoteBytes, minTextBytes)
+	// limit+foldNoteBytes, which is what the texts share.
+	limit := max(capFor(f.costs, maxEach+foldNoteBytes, total)-foldNoteBytes, minTextBytes)
 	n := 0
-	for i, t := range texts {
-		if costs[i] <= limit+foldNoteBytes {
-			continue // folding would save less than its note costs
+	for _, c := range f.costs {
+		if c > limit+foldNoteBytes {
+			n++
 		}
-		cut := prefixWithin(t.S, limit)
-		t.More = len(t.S) - cut
-		t.S = t.S[:cut]
-		n++
 	}
-	return n
+	return &folder{limit: limit}, n
+}
+
+// entry folds each text of e.
+func (f *folder) entry(e *entry) {
+	eachText(e, f.fold)
+}
+
+// eachText calls fn with each text e shows.
+func eachText(e *entry, fn func(*text)) {
+	fn(e.Text)
+	if e.Model != nil {
+		fn(e.Model.Reply)
+	}
+	if g := e.Group; g != nil {
+		for _, c := range g.Calls {
+			fn(c.Args)
+			fn(c.Result)
+			fn(c.Error)
+		}
+		for _, x := range g.Extras {
+			eachText(x, fn)
+		}
+	}
 }
 
 // foldNoteBytes bounds what the note on a folded text adds:

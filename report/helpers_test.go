@@ -19,6 +19,8 @@ import (
 type trajectory struct {
 	records []recorder.Record
 	at      time.Time
+	// emit, when set, is given each record instead of records.
+	emit func(recorder.Record)
 }
 
 func newTrajectory() *trajectory {
@@ -46,10 +48,15 @@ func (t *trajectory) run(id string, parent *run) *run {
 func (r *run) add(p recorder.Payload) uint64 {
 	r.t.at = r.t.at.Add(time.Second)
 	seq := r.seq
-	r.t.records = append(r.t.records, recorder.Record{
+	rec := recorder.Record{
 		SchemaVersion: recorder.SchemaVersion, Seq: seq, RunID: r.id, ParentRunID: r.parent,
 		Depth: r.depth, RecordedAt: r.t.at, Payload: p,
-	})
+	}
+	if r.t.emit != nil {
+		r.t.emit(rec)
+	} else {
+		r.t.records = append(r.t.records, rec)
+	}
 	r.seq++
 	return seq
 }

@@ -88,33 +88,64 @@ func hash(s string) string {
 // recorded text is escaped.
 //
 // Write fails with ErrNoRecords when records is empty, and when w fails.
-func Write(w io.Writer, records []recorder.Record, opts *Options) error {
-	o := opts.withDefaults()
-	if len(records) == 0 {
+func Write(w io.Writer, rs []recorder.Record, opts *Options) error {
+	if len(rs) == 0 {
 		return ErrNoRecords
 	}
-	v, texts := build(records, &o)
-	// Measure the page without its texts, then fold them into what is
-	// left of MaxBytes.
-	var markup countingWriter
-	v.Folded = len(texts) // as many digits as the note on folded texts can have
-	if err := render(&markup, v, texts); err != nil {
-		return err
-	}
-	v.Folded = fold(texts, o.MaxTextBytes, o.MaxBytes-int(markup.n))
-	return render(w, v, nil)
+	return write(w, records(rs), opts)
 }
 
-// render writes the page. With blank set, the texts are left out, so
-// that the page's markup can be measured.
-func render(w io.Writer, v *view, blank []*text) error {
-	defer blankTexts(blank)()
+// WriteJSONL writes the page Write writes of the records src holds, as
+// JSON Lines (what recorder.NewJSONLSink writes). It does not hold the
+// records: it reads src in order once, then each run's records where
+// they are, twice, and keeps a few dozen bytes a record, so that a
+// trajectory of millions of records makes a page in bounded memory. A
+// torn last line, which a crash leaves, is left out; any other line that
+// is not a record fails the page.
+//
+// WriteJSONL fails with ErrNoRecords when src holds no records, and when
+// src or w fails.
+func WriteJSONL(w io.Writer, src io.ReaderAt, opts *Options) error {
+	return write(w, &lines{r: src}, opts)
+}
+
+// write writes the page of src's records: it lays the page out, builds
+// every run to measure the page with its texts left out, folds the texts
+// into what is left of MaxBytes, and builds the runs again to write the
+// page.
+func write(w io.Writer, src source, opts *Options) error {
+	o := opts.withDefaults()
+	v, err := plan(src, &o)
+	if err != nil {
+		return err
+	}
+	measure := &folder{measure: true}
+	sections, err := v.measure(src, measure, o.MaxTextBytes)
+	if err != nil {
+		return err
+	}
+	v.finish()
+	markup := countingWriter{n: sections}
+	v.Folded = len(measure.costs) // as many digits as the note on folded texts can have
+	if err := v.frame(&markup, nil); err != nil {
+		return err
+	}
+	f, folded := measure.folding(o.MaxTextBytes, o.MaxBytes-int(markup.n))
+	v.Folded = folded
+	return v.frame(w, func(bw *bufio.Writer) error { return v.writeRuns(bw, src, f) })
+}
+
+// frame writes the page's head and foot, and between them what runs
+// writes, if not nil.
+func (v *view) frame(w io.Writer, runs func(*bufio.Writer) error) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := page.ExecuteTemplate(bw, "head", v); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := renderRuns(bw, v.Runs); err != nil {
-		return err
+	if runs != nil {
+		if err := runs(bw); err != nil {
+			return err
+		}
 	}
 	if err := page.ExecuteTemplate(bw, "foot", v); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -123,20 +154,6 @@ func render(w io.Writer, v *view, blank []*text) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
-}
-
-// blankTexts empties texts, when there are any, and returns what puts
-// them back.
-func blankTexts(texts []*text) (restore func()) {
-	saved := make([]text, len(texts))
-	for i, t := range texts {
-		saved[i], *t = *t, text{}
-	}
-	return func() {
-		for i, t := range texts {
-			*t = saved[i]
-		}
-	}
 }
 
 // countingWriter counts what is written to it.

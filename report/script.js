@@ -30,11 +30,10 @@
       d.hidden = tool !== "" && d.firstChild.firstChild.nodeValue !== tool;
     });
   }
-  // A part is expected to be about a pixel high for each 5 characters of
-  // its markup (most of which, the tool calls' arguments and results, is
-  // folded away), and a timeline part holds entries.
+  // A part is as high as the page expects it to be (data-h), and a
+  // timeline part holds entries.
   parts.forEach(function (p) {
-    p.style.height = Math.round(p.nextElementSibling.textContent.length / 5) + "px";
+    p.style.height = p.getAttribute("data-h") + "px";
     if (p.hasAttribute("data-from")) {
       p.classList.add("timeline");
     }
@@ -49,7 +48,7 @@
           render(e.target);
         }
       });
-    }, {rootMargin: "1200px 0px"});
+    }, {rootMargin: "300px 0px"});
     parts.forEach(function (p) { watch.observe(p); });
   } else {
     parts.forEach(render);

@@ -28,6 +28,9 @@ type view struct {
 	Problems     []*run
 	ProblemsLeft int
 	Filters      filters
+
+	roots []*run          // the runs no other run started
+	convs []*conversation // the conversations of several turns
 }
 
 // filters are the values the page can be filtered by.
@@ -98,29 +101,46 @@ type run struct {
 	Limits       string
 	Chart        *chart
 	Waterfall    *waterfall // of the query, on its root run
-	Entries      []*entry
-	Failed       int       // tool calls that failed or were refused
-	Problems     []problem // what went wrong, in record order, up to the page's bound
-	Tools        string    // the names of the tools it called, space-separated
-	Query        *run      // the root run of the query it is part of
+	Failed       int        // tool calls that failed or were refused
+	Problems     []problem  // what went wrong, in record order, up to the page's bound
+	Tools        string     // the names of the tools it called, space-separated
+	Query        *run       // the root run of the query it is part of
 
 	opens   *conversation // the conversation whose section starts with this run
 	closes  bool          // the run is the last of its conversation's section
 	prefix  string        // of the record anchors: "" or the run id and "-"
-	records []recorder.Record
+	index   int32         // in the order runs first appear in the records
+	slots   []slot        // a slot for each of its records, in seq order once indexed
 	first   time.Time
 	last    time.Time
 	ended   *recorder.RunEnded
 	started *recorder.RunStarted
-	usage   recorder.RunUsage // from run_ended, or added up from the records
-	models  modelSet
-	levels  []level // the query's budget after each record, in the order of records
-	spent   *spend  // what the query used, on a root run that started others
-	// queryFirst is the time of the query's first record, on its root run.
-	queryFirst time.Time
+	// startedSeq and parentSeq are the seqs of the first run_started
+	// record and of the first record naming a parent, parentID.
+	startedSeq, parentSeq uint64
+	parentID              string
+	usage                 recorder.RunUsage // from run_ended, or added up from the records
+	models                modelSet
+	spent                 *spend // what the query used, on a root run that started others
+	// queryFirst is the time of the query's first record, on its root
+	// run, in Unix nanoseconds.
+	queryFirst int64
 	spans      []span // the model and tool calls, for the waterfall
 	tools      map[string]bool
-	issues     int // problems, listed or not
+	issues     int  // problems, listed or not
+	oneModel   bool // its model calls name one model at most, which its header names
+	est        int  // about how many bytes its section takes, for laying the page out in parts
+	// assessed is how each assessment record, by seq, was shown, once a
+	// pass over the run has seen every model call.
+	assessed map[uint64]assessed
+}
+
+// assessed is what a pass over a run learned of one assessment record:
+// whether, and where, the model was shown it, and whether its text is the
+// one shown there.
+type assessed struct {
+	note, link string
+	same       bool
 }
 
 // Entry kinds.

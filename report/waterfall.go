@@ -77,7 +77,8 @@ type fallBar struct {
 // whose runs are runs, in page order, or returns nil when its records
 // have no times.
 func drawWaterfall(q *run, runs []*run) *waterfall {
-	start, end := q.queryFirst, q.queryFirst
+	start := q.firstTime()
+	end := start
 	for _, r := range runs {
 		if r.last.After(end) {
 			end = r.last

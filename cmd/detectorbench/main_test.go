@@ -34,5 +34,6 @@ func TestRunPrintsScoresByFamilyWithTable(t *testing.T) {
 	assert.Equal(t, 0, run([]string{"-table", "-replays", "2", dir}, &out, &errs), errs.String())
 	assert.Contains(t, out.String(), "| demo | 1 | 0 | 0 | 0 | 1.00 | 1.00 | – | 0.00 |")
 	assert.Contains(t, out.String(), "Cost per call")
+	assert.Contains(t, out.String(), "| CPU median | CPU most |", "the CPU time of each call besides its time")
 	assert.Equal(t, 2, run([]string{"-replays"}, &out, &errs), "a flag without its value is bad usage")
 }

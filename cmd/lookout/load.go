@@ -561,14 +561,9 @@ func (e *invalidATIFError) Error() string {
 	return b.String()
 }
 
-// loadAll reads the files args stand for (see expand), in order, into one
-// slice, refusing invalid ATIF documents.
-func loadAll(e *env, args []string) ([]recorder.Record, error) {
-	return loadAllWith(e, args, false)
-}
-
-// loadAllWith is loadAll, importing invalid ATIF documents as well as it
-// can when repair is set.
+// loadAllWith reads the files args stand for (see expand), in order, into
+// one slice, refusing invalid ATIF documents unless repair is set: it
+// then imports them as well as it can.
 func loadAllWith(e *env, args []string, repair bool) ([]recorder.Record, error) {
 	paths, err := e.expand(args)
 	if err != nil {

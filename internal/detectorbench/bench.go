@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -160,8 +163,10 @@ type Replayed struct {
 	// Fired holds, by observer name, the calls after which it produced an
 	// assessment.
 	Fired map[string][]int64
-	// Cost holds how long the pipeline took after each call.
-	Cost []time.Duration
+	// Cost holds how long the pipeline took after each call; CPU, the
+	// CPU time its thread spent on it, where that can be read (Linux),
+	// else nil.
+	Cost, CPU []time.Duration
 }
 
 // Replay runs c's calls through a pipeline of specs, as the adapters
@@ -188,11 +193,21 @@ func replay(c Case, specs []observer.Spec) (Replayed, error) {
 		}
 	}
 	r := Replayed{Fired: map[string][]int64{}, Cost: make([]time.Duration, len(recs))}
+	overhead, measured := cpuOverhead()
+	if measured {
+		r.CPU = make([]time.Duration, len(recs))
+	}
 	ctx := context.Background()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for i, rec := range recs {
+		c0 := threadCPU()
 		t0 := time.Now()
 		rec, current := p.AfterToolCall(ctx, rec)
 		r.Cost[i] = time.Since(t0)
+		if measured {
+			r.CPU[i] = max(threadCPU()-c0-overhead, 0)
+		}
 		if current == nil {
 			continue
 		}
@@ -202,6 +217,19 @@ func replay(c Case, specs []observer.Spec) (Replayed, error) {
 	}
 	return r, nil
 }
+
+// cpuOverhead returns what reading the thread's CPU time twice costs,
+// the least of a hundred tries, and whether the time can be read at all.
+var cpuOverhead = sync.OnceValues(func() (time.Duration, bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	least := time.Duration(math.MaxInt64)
+	for range 100 {
+		c0 := threadCPU()
+		least = min(least, threadCPU()-c0)
+	}
+	return least, threadCPU() > 0
+})
 
 // record builds the call's record as the adapters do: arguments as compact
 // JSON, results and errors cut at 1 KiB.
@@ -375,7 +403,9 @@ type Result struct {
 	ByFamily map[string][]Score
 	// Cost holds, by family, the time the pipeline took after each call:
 	// the least over the replays, which a busy machine inflates least.
-	Cost map[string][]time.Duration
+	// CPU holds the least CPU time its thread spent on each, where that
+	// can be read.
+	Cost, CPU map[string][]time.Duration
 	// Notes lists, per run, what was wrong: "swe_ctf_eps: Drift spoke
 	// after calls [5 6]; labels []".
 	Notes []string
@@ -390,7 +420,8 @@ func Run(cases []Case, specs func() []observer.Spec) (Result, error) {
 // specs(), scores each detector on the first and keeps each call's least
 // cost.
 func RunN(cases []Case, specs func() []observer.Spec, replays int) (Result, error) {
-	r := Result{Scores: make([]Score, len(Detectors)), ByFamily: map[string][]Score{}, Cost: map[string][]time.Duration{}}
+	r := Result{Scores: make([]Score, len(Detectors)), ByFamily: map[string][]Score{},
+		Cost: map[string][]time.Duration{}, CPU: map[string][]time.Duration{}}
 	for _, c := range cases {
 		var first Replayed
 		for n := range max(replays, 1) {
@@ -404,6 +435,9 @@ func RunN(cases []Case, specs func() []observer.Spec, replays int) (Result, erro
 			}
 			for i, d := range got.Cost {
 				first.Cost[i] = min(first.Cost[i], d)
+			}
+			for i, d := range got.CPU {
+				first.CPU[i] = min(first.CPU[i], d)
 			}
 		}
 		if err := r.scoreCase(c, first); err != nil {
@@ -422,6 +456,7 @@ func (r *Result) scoreCase(c Case, got Replayed) error {
 		r.ByFamily[fam] = make([]Score, len(Detectors))
 	}
 	r.Cost[fam] = append(r.Cost[fam], got.Cost...)
+	r.CPU[fam] = append(r.CPU[fam], got.CPU...)
 	for i, d := range Detectors {
 		s, err := ScoreRun(c.Labels[d.Label], got.Fired[d.Observer])
 		if err != nil {
@@ -467,14 +502,14 @@ func (r Result) PrintTable(w io.Writer) error {
 		writeRow(&b, "all", r.Scores[i])
 		b.WriteByte('\n')
 	}
-	b.WriteString("Cost per call, all observers together (least of the replays)\n\n")
-	b.WriteString("| family | calls | median | 99th percentile | most |\n|---|---:|---:|---:|---:|\n")
-	var all []time.Duration
+	b.WriteString("Cost per call, all observers together (least of the replays): time, and CPU time\n\n")
+	b.WriteString("| family | calls | median | 99th percentile | most | CPU median | CPU most |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	var all, allCPU []time.Duration
 	for _, f := range r.Families {
-		writeCost(&b, f, r.Cost[f])
-		all = append(all, r.Cost[f]...)
+		writeCost(&b, f, r.Cost[f], r.CPU[f])
+		all, allCPU = append(all, r.Cost[f]...), append(allCPU, r.CPU[f]...)
 	}
-	writeCost(&b, "all", all)
+	writeCost(&b, "all", all, allCPU)
 	b.WriteByte('\n')
 	for _, n := range r.Notes {
 		b.WriteString(n)
@@ -493,12 +528,19 @@ func writeRow(b *strings.Builder, name string, s Score) {
 		name, s.Calls, s.TP+s.FN, s.TP, s.FP, s.Precision(), s.Recall(), delay, s.FalseAlarmsPer100())
 }
 
-func writeCost(b *strings.Builder, name string, cost []time.Duration) {
+// writeCost writes a row of the cost table: the quantiles of cost and of
+// cpu, or dashes for CPU times not measured.
+func writeCost(b *strings.Builder, name string, cost, cpu []time.Duration) {
 	if len(cost) == 0 {
 		return
 	}
 	d := slices.Sorted(slices.Values(cost))
-	fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", name, len(d), micro(Quantile(d, 0.5)), micro(Quantile(d, 0.99)), micro(d[len(d)-1]))
+	cpuMedian, cpuMost := "–", "–"
+	if len(cpu) > 0 {
+		c := slices.Sorted(slices.Values(cpu))
+		cpuMedian, cpuMost = micro(Quantile(c, 0.5)), micro(c[len(c)-1])
+	}
+	fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", name, len(d), micro(Quantile(d, 0.5)), micro(Quantile(d, 0.99)), micro(d[len(d)-1]), cpuMedian, cpuMost)
 }
 
 // Quantile returns the q-quantile of sorted, by the nearest rank.

@@ -70,6 +70,9 @@ func TestRepositoryRunsScoreAsDocumented(t *testing.T) {
 	assert.GreaterOrEqual(t, stall.Precision(), 0.9, "Stall precision: %v", r.Notes)
 	assert.LessOrEqual(t, stall.MedianDelay(), 5.0, "Stall's median delay")
 	assert.Equal(t, 1.0, errs.Recall(), "Errors finds every cascade: %v", r.Notes)
+	for _, d := range errs.Delays {
+		assert.LessOrEqual(t, d, 3, "Errors finds each cascade within 3 calls of its start: %v", errs.Delays)
+	}
 	assert.Zero(t, errs.FP, "Errors false alarms: %v", r.Notes)
 	assert.GreaterOrEqual(t, drift.Recall(), 0.8, "Drift recall: %v", r.Notes)
 	assert.LessOrEqual(t, drift.FalseAlarmsPer100(), 0.3, "Drift false alarms: %v", r.Notes)

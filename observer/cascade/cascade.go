@@ -26,7 +26,7 @@ const (
 	DefaultWarningAfter = 6
 	// MaxWindow is the largest Window, Consecutive and WarningAfter
 	// that [Detector.Validate] accepts. Detector keeps a slot of
-	// 152 bytes (on 64-bit platforms) for each call of the window,
+	// 168 bytes (on 64-bit platforms) for each call of the window,
 	// allocated when a session is first checked, and groups up to the
 	// window's failures in 40 bytes each, so a window of 5,000 calls takes
 	// about 1 MB per session; the slots' strings are the call records'
@@ -45,7 +45,10 @@ func DefaultRules() []observer.Rule { return observer.MessageRules() }
 // Detector notices failures piling up. It reports when the latest
 // call failed and either the last Consecutive calls all failed, or at
 // least Rate of the last Window calls did (once Window calls have been
-// made). It groups the failures by their error message with numbers,
+// made). Two shorter patterns count as a streak: the latest call retried
+// the one before it unchanged (same tool, same arguments) and failed the
+// same way; or Consecutive of the last Consecutive+1 calls failed, the
+// latest with the same tool and error as the failure before it. It groups the failures by their error message with numbers,
 // paths, ids and the like normalized by the Rules, so that it can name a
 // common cause: "7 of the last 10 calls failed with `permission denied:
 // <path>`". It suggests reassessing the approach.
@@ -60,7 +63,9 @@ func DefaultRules() []observer.Rule { return observer.MessageRules() }
 // that condition off. An Detector is safe for concurrent use as long
 // as its fields are not changed once it is in use.
 type Detector struct {
-	// Consecutive is how many failures in a row make a cascade. Zero means
+	// Consecutive is how many failures in a row make a cascade, or how
+	// many of one more calls when the latest repeats the failure before
+	// it; two do when the latest is an unchanged retry. Zero means
 	// [DefaultConsecutive].
 	Consecutive int
 	// Window is how many recent calls the error rate is measured over.
@@ -150,17 +155,13 @@ func (e *Detector) newState() *cascadeState {
 	if rate == 0 {
 		rate = DefaultRate
 	}
-	rules := e.Rules
-	if rules == nil {
-		rules = DefaultRules()
-	}
 	window := max(scan.Pick(e.Window, DefaultWindow), 2)
 	return &cascadeState{
 		consecutive:  scan.AtLeast(scan.Pick(e.Consecutive, DefaultConsecutive), 2),
 		window:       window,
 		rate:         rate,
 		warningAfter: scan.Pick(e.WarningAfter, DefaultWarningAfter),
-		rules:        (&observer.Normalizer{VolatileKeys: []string{}, Rules: rules}).Compile(),
+		rules:        detect.MessageCanon(e.Rules),
 		calls:        scan.NewRing[cascadeCall](window),
 	}
 }
@@ -171,16 +172,18 @@ type cascadeCall struct {
 	tool, summary, args string
 	success             bool
 	errMsg, result      string
-	template            string
-	templateDone        bool
-	label               scan.Label
+	// template is the error message normalized and cut for showing;
+	// cause, normalized and cut much later, tells causes apart.
+	template, cause string
+	templateDone    bool
+	label           scan.Label
 }
 
 // cascadeState is one session's working state for an Detector.
 type cascadeState struct {
 	consecutive, window, warningAfter int
 	rate                              float64
-	rules                             *observer.Compiled
+	rules                             *scan.Canon
 	buf                               []byte
 	grouped                           []errorGroup // scratch for groups
 	out                               scan.Texts   // the texts of the latest assessment
@@ -233,11 +236,58 @@ func (st *cascadeState) detect(oc *observer.Context) (cascadeFinding, bool) {
 	failed, streak := st.failures()
 	f := cascadeFinding{consecutive: max(oc.Tally.ConsecutiveErrors, int64(streak)), failed: failed, total: n}
 	f.byStreak = st.consecutive > 0 && f.consecutive >= int64(st.consecutive)
-	if !f.byStreak && !st.overRate(failed, n) {
+	switch {
+	case f.byStreak || st.overRate(failed, n):
+	case st.consecutive > 0 && f.consecutive == 2 && st.retriedUnchanged():
+		// An unchanged retry that failed the same way is a streak already.
+		f.byStreak = true
+	case st.consecutive > 0 && st.failedAmong(st.consecutive+1) >= st.consecutive && st.causeRepeats():
+		// A streak broken by one success piles up when the failures
+		// keep saying the same thing.
+		f.failed, f.total = st.consecutive, st.consecutive+1
+	default:
 		return cascadeFinding{}, false
 	}
 	f.severity = st.severityOf(f.consecutive)
 	return f, true
+}
+
+// retriedUnchanged reports whether the newest call repeats the one before
+// it, the same tool with the same arguments, and failed with the same
+// error.
+func (st *cascadeState) retriedUnchanged() bool {
+	if st.calls.Len() < 2 {
+		return false
+	}
+	c, prev := st.calls.Back(0), st.calls.Back(1)
+	return !prev.success && c.tool == prev.tool && c.args == prev.args && st.causeKey(c) == st.causeKey(prev)
+}
+
+// causeRepeats reports whether the newest call failed with the same tool
+// and error as the failure before it.
+func (st *cascadeState) causeRepeats() bool {
+	c := st.calls.Back(0)
+	for i := 1; i < st.calls.Len(); i++ {
+		if prev := st.calls.Back(i); !prev.success {
+			return c.tool == prev.tool && st.causeKey(c) == st.causeKey(prev)
+		}
+	}
+	return false
+}
+
+// failedAmong counts the failures among the newest n kept calls, once n
+// calls are kept.
+func (st *cascadeState) failedAmong(n int) int {
+	if st.calls.Len() < n {
+		return 0
+	}
+	failed := 0
+	for i := range n {
+		if !st.calls.Back(i).success {
+			failed++
+		}
+	}
+	return failed
 }
 
 // newestFailed reports whether the newest kept call is the call at index,
@@ -283,8 +333,22 @@ func (st *cascadeState) severityOf(consecutive int64) observer.Severity {
 // maxTemplateLen bounds a normalized error message.
 const maxTemplateLen = 100
 
-// templateOf returns a failed call's error message, normalized.
+// templateOf returns a failed call's error message, normalized and cut
+// for showing.
 func (st *cascadeState) templateOf(c *cascadeCall) string {
+	st.normalize(c)
+	return c.template
+}
+
+// causeKey returns a failed call's error message, normalized: messages
+// that start alike may name different causes further on.
+func (st *cascadeState) causeKey(c *cascadeCall) string {
+	st.normalize(c)
+	return c.cause
+}
+
+// normalize sets a failed call's template and cause, once.
+func (st *cascadeState) normalize(c *cascadeCall) {
 	if !c.templateDone {
 		msg := c.errMsg
 		if strings.TrimSpace(msg) == "" {
@@ -292,14 +356,13 @@ func (st *cascadeState) templateOf(c *cascadeCall) string {
 		}
 		msg = strings.TrimSpace(scan.PrefixOf(causeOf(msg), 4*maxTemplateLen))
 		if msg == "" {
-			c.template = "no error message"
+			c.template, c.cause = "no error message", "no error message"
 		} else {
-			st.buf = squeezeSpace(st.rules.AppendText(st.buf[:0], msg))
-			c.template = st.intern(st.buf)
+			st.buf = squeezeSpace(st.rules.Text(st.buf[:0], msg))
+			c.template, c.cause = st.intern(st.buf)
 		}
 		c.templateDone = true
 	}
-	return c.template
 }
 
 // pythonTraceback heads a Python traceback, which names its cause on its
@@ -368,19 +431,20 @@ func squeezeSpace(b []byte) []byte {
 	return out
 }
 
-// intern returns the template of the normalized message msg, the string a
-// kept call already has when it is the same: failures piling up often
-// share it.
-func (st *cascadeState) intern(msg []byte) string {
-	if len(msg) > maxTemplateLen || scan.NeedsOneLine(msg) {
-		return scan.Clip(scan.OneLine(string(msg)), maxTemplateLen)
-	}
+// intern returns the template and the cause of the normalized message
+// msg, the strings a kept call already has when it is the same: failures
+// piling up often share them.
+func (st *cascadeState) intern(msg []byte) (template, cause string) {
 	for i := range st.calls.Len() {
-		if c := st.calls.Back(i); c.templateDone && c.template == string(msg) {
-			return c.template
+		if c := st.calls.Back(i); c.templateDone && c.cause == string(msg) {
+			return c.template, c.cause
 		}
 	}
-	return string(msg)
+	cause = string(msg)
+	if len(msg) > maxTemplateLen || scan.NeedsOneLine(msg) {
+		return scan.Clip(scan.OneLine(cause), maxTemplateLen), cause
+	}
+	return cause, cause
 }
 
 // errorGroup is the failures sharing one normalized message.

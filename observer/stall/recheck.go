@@ -42,33 +42,50 @@ func (st *stallState) recheck(e *stallCall, prior int) {
 // failure shows when its call did not fail outright.
 var failureWords = []string{"error", "fail", "traceback", "exception", "not found", "no such", "denied", "invalid", "wrong", "cannot", "unable"}
 
+// failureStarts marks the bytes, in lower case, a failure word starts
+// with.
+var failureStarts = func() (t [256]bool) {
+	for _, w := range failureWords {
+		t[w[0]] = true
+	}
+	return t
+}()
+
 // failure reports whether e failed, or returned a result that reports a
 // failure.
 func failure(e *stallCall) bool {
-	if !e.success {
-		return true
-	}
-	for _, w := range failureWords {
-		if containsFold(e.result, w) {
-			return true
+	return !e.success || reportsFailure(e.result)
+}
+
+// reportsFailure reports whether s holds a failure word, in any case, in
+// one pass that compares words only where one can start.
+func reportsFailure(s string) bool {
+	for i := range len(s) {
+		c := s[i] | 0x20
+		if !failureStarts[c] {
+			continue
+		}
+		for _, w := range failureWords {
+			if w[0] == c && hasPrefixFold(s[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// containsFold reports whether s contains the lower-case ASCII word w in
-// any case.
-func containsFold(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for j < len(w) && s[i+j]|0x20 == w[j] {
-			j++
-		}
-		if j == len(w) {
-			return true
+// hasPrefixFold reports whether s starts with the lower-case ASCII word w
+// in any case.
+func hasPrefixFold(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for j := range len(w) {
+		if s[j]|0x20 != w[j] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // markProgress remembers sig as a call whose results showed progress.

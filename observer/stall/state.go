@@ -34,7 +34,7 @@ func (s *Detector) newState() *stallState {
 		sameResult: scan.AtLeast(scan.Pick(s.SameResults, DefaultSameResults), 2),
 		escalation: s.Escalation.Or(defaultStallEscalation),
 		canon:      s.Normalizer.Compile(),
-		results:    resultNormalizer(s.ResultRules).Compile(),
+		results:    detect.MessageCanon(s.ResultRules),
 		seed:       maphash.MakeSeed(),
 		polling:    make(map[string]bool, len(s.PollingTools)),
 		access:     make(map[string]scan.Access, len(s.ReadTools)+len(s.WriteTools)),
@@ -50,14 +50,6 @@ func (s *Detector) newState() *stallState {
 		st.access[t] = scan.WriteAccess
 	}
 	return st
-}
-
-// resultNormalizer returns the normalizer results are compared with.
-func resultNormalizer(rules []observer.Rule) *observer.Normalizer {
-	if rules == nil {
-		rules = observer.MessageRules()
-	}
-	return &observer.Normalizer{VolatileKeys: []string{}, Rules: rules}
 }
 
 // primaryTarget returns the target a reading or writing tool's arguments
@@ -143,7 +135,7 @@ type stallState struct {
 
 	calls   scan.Ring[stallCall]
 	canon   *observer.Compiled
-	results *observer.Compiled
+	results *scan.Canon
 	seed    maphash.Seed
 	text    []byte
 	polling map[string]bool
@@ -228,13 +220,15 @@ func (st *stallState) observation(c *stallCall) uint64 {
 	if !c.obsDone {
 		// A polling tool's counters are its progress: its results are
 		// compared with the arguments' rules, which keep numbers.
-		norm := st.results
 		if c.exempt {
-			norm = st.canon
+			st.text = st.canon.AppendText(st.text[:0], c.result)
+			st.text = append(st.text, 0)
+			st.text = st.canon.AppendText(st.text, c.errMsg)
+		} else {
+			st.text = st.results.Text(st.text[:0], c.result)
+			st.text = append(st.text, 0)
+			st.text = st.results.Text(st.text, c.errMsg)
 		}
-		st.text = norm.AppendText(st.text[:0], c.result)
-		st.text = append(st.text, 0)
-		st.text = norm.AppendText(st.text, c.errMsg)
 		c.obs, c.obsDone = maphash.Bytes(st.seed, st.text), true
 	}
 	return c.obs

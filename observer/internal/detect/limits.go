@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // TooLarge returns the error for a setting of the observer called name
@@ -50,4 +51,18 @@ func AnyNegative(name string, settings ...Setting) error {
 		}
 	}
 	return nil
+}
+
+// MessageCanon returns a Canon of rules for comparing messages: the
+// process's shared compilation of [observer.MessageRules] when rules is
+// nil, which spares each session compiling them.
+func MessageCanon(rules []observer.Rule) *scan.Canon {
+	if rules == nil {
+		return scan.MessageCanon()
+	}
+	converted := make([]scan.Rule, len(rules))
+	for i, r := range rules {
+		converted[i] = scan.Rule(r)
+	}
+	return &scan.Canon{Compiled: scan.CompileRules(nil, converted)}
 }

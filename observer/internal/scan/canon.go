@@ -2,8 +2,10 @@ package scan
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Compiled is the read-only part of a compiled Normalizer, which any
@@ -65,37 +67,43 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 	}
 	last := 0
 	for i := 0; i < len(s); {
-		if !rs.mayStart(s, i) {
-			i++
-			continue
+		b := s[i]
+		if mask := rs.starts[b]; mask != 0 && (i == 0 || !IsWordByte(s[i-1])) {
+			if k, n := rs.match(s[i:], mask); n > 0 {
+				dst = append(dst, s[last:i]...)
+				dst = append(dst, '<')
+				dst = append(dst, rs.rules[k].Name...)
+				dst = append(dst, '>')
+				i += n
+				last = i
+				continue
+			}
 		}
-		k, n := rs.match(s[i:])
-		if n == 0 {
-			i++
-			continue
+		i++
+		if IsWordByte(b) {
+			// No rule starts inside a word.
+			i += RunOf(s[i:], IsWordByte)
 		}
-		dst = append(dst, s[last:i]...)
-		dst = append(dst, '<')
-		dst = append(dst, rs.rules[k].Name...)
-		dst = append(dst, '>')
-		i += n
-		last = i
 	}
 	return append(dst, s[last:]...)
 }
 
-// mayStart reports whether a rule can match at s[i]: some rule can start
-// with its byte, and a word starts there.
-func (rs *ruleSet) mayStart(s string, i int) bool {
-	return rs.starts[s[i]] != 0 && (i == 0 || !IsWordByte(s[i-1]))
-}
-
-// match returns the index of the first rule matching at the start of s
-// and the length it matches, or a zero length.
-func (rs *ruleSet) match(s string) (int, int) {
-	mask := rs.starts[s[0]]
-	for k := range rs.rules {
-		if !rs.canStart(k, mask, s[0]) {
+// match returns the index of the first rule matching at the start of s,
+// whose first byte the rules of mask can start with, and the length it
+// matches, or a zero length.
+func (rs *ruleSet) match(s string, mask uint64) (int, int) {
+	for m := mask &^ (1 << 63); m != 0; m &= m - 1 {
+		k := bits.TrailingZeros64(m)
+		if n := rs.lengthOf(k, s); n > 0 {
+			return k, n
+		}
+	}
+	if mask&(1<<63) == 0 {
+		return 0, 0
+	}
+	// Rules past the 63rd share the last bit and are asked again.
+	for k := 63; k < len(rs.rules); k++ {
+		if starts := rs.rules[k].Starts; starts != "" && strings.IndexByte(starts, s[0]) < 0 {
 			continue
 		}
 		if n := rs.lengthOf(k, s); n > 0 {
@@ -103,15 +111,6 @@ func (rs *ruleSet) match(s string) (int, int) {
 		}
 	}
 	return 0, 0
-}
-
-// canStart reports whether rule k can start with b, whose starts are
-// mask. Rules past the 63rd share mask's last bit and are asked again.
-func (rs *ruleSet) canStart(k int, mask uint64, b byte) bool {
-	if k < 63 {
-		return mask&(1<<k) != 0
-	}
-	return rs.rules[k].Starts == "" || strings.IndexByte(rs.rules[k].Starts, b) >= 0
 }
 
 // lengthOf returns the length rule k matches at the start of s, or 0 when
@@ -128,6 +127,11 @@ func (rs *ruleSet) lengthOf(k int, s string) int {
 	return n
 }
 
+// MaxRuleBytes is how many bytes of a text, or of the strings of one
+// argument, the rules read: the rest is kept as it is, so that a long
+// script or output costs no more to normalize than its start.
+const MaxRuleBytes = 1024
+
 // Canon is a compiled Normalizer with reusable buffers. It is owned by one
 // detector state or pipeline and used under its lock.
 type Canon struct {
@@ -136,6 +140,9 @@ type Canon struct {
 	tmp   []byte
 	spans []member
 	key   []byte
+	// left is how many more bytes of the argument's strings the rules
+	// read.
+	left int
 }
 
 // member is one object member written to canon.buf.
@@ -152,6 +159,7 @@ const maxDepth = 32
 func (c *Canon) Canonical(args string) []byte {
 	c.Buf = c.Buf[:0]
 	c.spans = c.spans[:0]
+	c.left = MaxRuleBytes
 	i := skipSpace(args, 0)
 	if i < len(args) && (args[i] == '{' || args[i] == '[') {
 		if next, ok := c.value(args, i, 0); ok && skipSpace(args, next) == len(args) {
@@ -163,8 +171,11 @@ func (c *Canon) Canonical(args string) []byte {
 	return c.Buf
 }
 
-// Text appends s with the rules applied.
-func (c *Canon) Text(dst []byte, s string) []byte { return c.rules.apply(dst, s) }
+// Text appends s with the rules applied to its first MaxRuleBytes.
+func (c *Canon) Text(dst []byte, s string) []byte {
+	n := min(len(s), MaxRuleBytes)
+	return append(c.rules.apply(dst, s[:n]), s[n:]...)
+}
 
 // value appends the canonical form of the JSON value at s[i:] and returns
 // the index after it.
@@ -210,8 +221,12 @@ func (c *Canon) str(s string, i int) (int, bool) {
 	if !ok {
 		return i, false
 	}
+	content := s[i+1 : end-1]
+	n := min(len(content), c.left)
+	c.left -= n
 	c.Buf = append(c.Buf, '"')
-	c.Buf = c.rules.apply(c.Buf, s[i+1:end-1])
+	c.Buf = c.rules.apply(c.Buf, content[:n])
+	c.Buf = append(c.Buf, content[n:]...)
 	c.Buf = append(c.Buf, '"')
 	return end, true
 }
@@ -506,6 +521,9 @@ func RunOf(s string, ok func(byte) bool) int {
 }
 
 func MatchUUID(s string) int {
+	if len(s) < 36 || s[8] != '-' {
+		return 0 // most words: no need to read them
+	}
 	groups := [...]int{8, 4, 4, 4, 12}
 	i := 0
 	for g, n := range groups {
@@ -619,6 +637,9 @@ func MatchEpoch(s string) int {
 var tempRoots = [...]string{"/tmp/", "/var/tmp/", "/dev/shm/", "/private/tmp/", "/var/folders/", "/private/var/folders/"}
 
 func MatchTempDir(s string) int {
+	if len(s) < 3 || s[0] != '/' && s[1] != ':' {
+		return 0 // neither a root nor a drive: most words
+	}
 	i := tempRootLen(s)
 	if i == 0 {
 		return 0
@@ -639,6 +660,9 @@ func tempRootLen(s string) int {
 	if s[0] != '/' {
 		return windowsTemp(s)
 	}
+	if !tempSecond[s[1]] {
+		return 0 // /home, /usr, /etc: no need to compare
+	}
 	for _, root := range tempRoots {
 		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
 			return len(root) + macTempLen(s[len(root):], root)
@@ -646,6 +670,14 @@ func tempRootLen(s string) int {
 	}
 	return 0
 }
+
+// tempSecond marks the bytes a temporary root has after its slash.
+var tempSecond = func() (t [256]bool) {
+	for _, root := range tempRoots {
+		t[root[1]], t[root[1]&^0x20] = true, true
+	}
+	return t
+}()
 
 // macTempLen returns the length of the rest of a macOS temporary
 // directory, <random>/T/ after /var/folders/xy/, or 0. It is looked for
@@ -704,6 +736,9 @@ func isPathByte(b byte) bool { return ByteClasses[b]&(WordClass|pathBytePunct) !
 // MatchLongID matches a word of 16 or more letters and digits with at
 // least 4 digits.
 func MatchLongID(s string) int {
+	if len(s) < 16 || !isAlnum(s[15]) {
+		return 0 // a shorter word: no need to read it
+	}
 	n := RunOf(s, isAlnum)
 	if n >= 16 && CountOf(s[:n], IsDigit) >= 4 {
 		return n
@@ -743,3 +778,25 @@ type Rule struct {
 	Starts string
 	Match  func(s string) int
 }
+
+// MessageRules returns the rules that make messages with one cause compare
+// equal, as observer.MessageRules documents them.
+func MessageRules() []Rule {
+	return []Rule{
+		{Name: "url", Starts: Letters, Match: MatchURL},
+		{Name: "uuid", Starts: HexDigits, Match: MatchUUID},
+		{Name: "time", Starts: Digits, Match: MatchTime},
+		{Name: "addr", Starts: Digits, Match: MatchIPv4},
+		{Name: "path", Starts: `/\~.` + Letters + Digits, Match: MatchPath},
+		{Name: "id", Starts: Letters + Digits, Match: MatchID},
+		{Name: "n", Starts: Digits, Match: MatchNumber},
+	}
+}
+
+// messageCompiled is MessageRules compiled, with no volatile keys, once
+// per process: every session's detectors compare messages with it.
+var messageCompiled = sync.OnceValue(func() *Compiled { return CompileRules(nil, MessageRules()) })
+
+// MessageCanon returns a Canon of MessageRules, with buffers of its own,
+// whose compiled rules every caller shares.
+func MessageCanon() *Canon { return &Canon{Compiled: messageCompiled()} }

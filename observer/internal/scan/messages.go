@@ -54,13 +54,24 @@ func MatchPath(s string) int {
 	start := driveLen(s)
 	n := start + len(strings.TrimRight(s[start:start+RunOf(s[start:], isPathChar)], "."))
 	w := s[:n]
-	if n < 2 || !HasASCIIWordByte(w) {
+	// Every path has a slash: most words, which have none, end here.
+	if n < 2 || lastSlash(w) < 0 || !HasASCIIWordByte(w) {
 		return 0
 	}
 	if start > 0 || isRootedPath(w) || hasNamedFile(w) {
 		return n
 	}
 	return 0
+}
+
+// lastSlash returns the index of the last slash or backslash in w, or -1.
+func lastSlash(w string) int {
+	for i := len(w) - 1; i >= 0; i-- {
+		if IsSlash(w[i]) {
+			return i
+		}
+	}
+	return -1
 }
 
 // driveLen returns 2 when s starts with a drive and a slash, such as
@@ -89,7 +100,7 @@ func isRootedPath(w string) bool {
 // hasNamedFile reports a relative path with a directory whose last part
 // has an extension: src/main.go.
 func hasNamedFile(w string) bool {
-	slash := strings.LastIndexAny(w, `/\`)
+	slash := lastSlash(w)
 	if slash <= 0 {
 		return false
 	}
