@@ -160,32 +160,28 @@ func (x *exporter) runs(path string, records []recorder.Record) ([]string, error
 		runs = []string{x.runID}
 	}
 	if x.format == "openai" && x.dir != "" {
-		var err error
-		if runs, err = withSubRuns(records, runs); err != nil {
-			return nil, fmt.Errorf("export %s: %v", path, err)
-		}
+		runs = withSubRuns(records, runs)
 	}
 	return runs, x.checkRuns(path, runs)
 }
 
-// withSubRuns returns the runs and, after each, the runs under it, in the
-// order they started: an OpenAI conversation holds one run, so a query's
-// sub-agent runs get files of their own.
-func withSubRuns(records []recorder.Record, runs []string) ([]string, error) {
+// withSubRuns returns the runs and, after each, the runs under it, in
+// the order their records first appear: an OpenAI conversation holds one
+// run, so a query's sub-agent runs get files of their own.
+func withSubRuns(records []recorder.Record, runs []string) []string {
 	var all []string
 	for _, id := range runs {
-		under, err := messages.Runs(records, &messages.Options{RunID: id})
-		if err != nil {
-			return nil, err
-		}
+		in := treeOf(records, id)
 		all = append(all, id)
-		for _, r := range under {
-			if r.ID != id {
-				all = append(all, r.ID)
+		delete(in, id)
+		for _, r := range records {
+			if in[r.RunID] {
+				delete(in, r.RunID)
+				all = append(all, r.RunID)
 			}
 		}
 	}
-	return all, nil
+	return all
 }
 
 // checkRuns reports an export of no runs, or of several root runs to

@@ -97,10 +97,7 @@ report can open the recording where the run left it.`,
 // runTree returns the records of run id and of the runs it started, at
 // any depth, in their order.
 func runTree(records []recorder.Record, id string) []recorder.Record {
-	in := map[string]bool{id: true}
-	for adoptChildren(records, in) {
-		// Each pass adds the next generation of runs.
-	}
+	in := treeOf(records, id)
 	var out []recorder.Record
 	for _, r := range records {
 		if in[r.RunID] {
@@ -108,6 +105,16 @@ func runTree(records []recorder.Record, id string) []recorder.Record {
 		}
 	}
 	return out
+}
+
+// treeOf returns the set of run id and the runs it started, at any
+// depth.
+func treeOf(records []recorder.Record, id string) map[string]bool {
+	in := map[string]bool{id: true}
+	for adoptChildren(records, in) {
+		// Each pass adds the next generation of runs.
+	}
+	return in
 }
 
 // adoptChildren adds to in the runs whose parent is in it, and reports
