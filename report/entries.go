@@ -38,6 +38,7 @@ type timeline struct {
 	// shown, unless an earlier pass said so.
 	emit       func(*entry)
 	groupEntry *entry
+	ending     *entry // a closed group some calls of which may still end
 	modelEntry *entry
 	names      map[string]bool // the models the run's calls name
 }
@@ -63,13 +64,16 @@ func (t *timeline) flush(final bool) {
 
 // pending reports whether e may still change.
 func (t *timeline) pending(e *entry) bool {
-	return e == t.groupEntry || e == t.modelEntry || !t.b.resolved && e.Kind == kindAssessment && e.Note == "" && e.Text != nil
+	return e == t.groupEntry || e == t.ending || e == t.modelEntry || !t.b.resolved && e.Kind == kindAssessment && e.Note == "" && e.Text != nil
 }
 
 // give gives emit an entry that is whole, leaving out the model of each
 // model call when the run's calls name one model, which its header names,
 // and noting how an assessment was shown, for the pass that writes it.
 func (t *timeline) give(e *entry) {
+	if e.Kind == kindTools {
+		e.Group.layOut()
+	}
 	if e.Kind == kindModel {
 		if e.Model.Model != "" {
 			t.names[e.Model.Model] = true
@@ -187,6 +191,7 @@ func (t *timeline) request(id string, p *recorder.ModelRequest) {
 	t.usage.ModelCalls++
 	t.modelEntry = &entry{Kind: kindModel, ID: id, Model: m}
 	t.push(t.modelEntry)
+	t.ending = nil // a model call comes after the calls before it end
 }
 
 // answer completes the model call waiting for p, or adds one of its own
@@ -419,14 +424,18 @@ func (t *timeline) take(id string, seq uint64, p *recorder.ToolEnded) *toolCall 
 	return c
 }
 
-// closeGroup ends the current group of tool calls and puts each call in
-// the first lane free when it started.
+// closeGroup ends the current group of tool calls. A call in it may
+// still end: an assessment of one parallel call is recorded while the
+// others run.
 func (t *timeline) closeGroup() {
-	g := t.group
-	if g == nil {
-		return
+	if t.group != nil && slices.ContainsFunc(t.group.Calls, func(c *toolCall) bool { return c.Unfinished }) {
+		t.ending = t.groupEntry
 	}
 	t.group, t.groupEntry = nil, nil
+}
+
+// layOut puts each call in the first lane free when it started.
+func (g *toolGroup) layOut() {
 	var ends []uint64 // the seq at which each lane is free again
 	for _, c := range g.Calls {
 		end := c.end

@@ -164,6 +164,30 @@ func TestParallelToolCallsSitInLanes(t *testing.T) {
 	}
 }
 
+// An observer assesses each parallel call as it ends, while the others
+// still run: a call that ends after that assessment keeps its result.
+func TestACallThatEndsAfterAnAssessmentKeepsItsResult(t *testing.T) {
+	tr := newTrajectory()
+	r := tr.run("r", nil)
+	r.add(&recorder.ModelRequest{})
+	r.add(&recorder.ModelResponse{})
+	r.add(&recorder.ToolStarted{CallID: "1", Name: "read_file"})                // seq 2
+	r.add(&recorder.ToolStarted{CallID: "2", Name: "read_file"})                // seq 3
+	r.add(&recorder.ToolEnded{CallID: "1", Name: "read_file", Result: "first"}) // seq 4
+	r.add(&recorder.AssessmentRecord{Markdown: "## Assessment", AfterCallIndex: 1})
+	r.add(&recorder.ToolEnded{CallID: "2", Name: "read_file", Result: "second"}) // seq 6
+	r.add(&recorder.ModelRequest{})
+	page := render(t, tr.records, nil)
+	for _, want := range []string{
+		`<details class="tool lane-1" id="seq-3"><summary>read_file</summary><pre class="args"></pre><pre id="seq-6">second</pre>`,
+		`<pre id="seq-4">first</pre>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
 func TestCallsShowWhatWasRecorded(t *testing.T) {
 	tr := newTrajectory()
 	r := tr.run("r", nil)
