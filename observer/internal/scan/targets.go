@@ -267,33 +267,51 @@ func (f *TargetFinder) value(val string) {
 }
 
 // words looks for targets among the space-separated words of s, as in a
-// shell command.
+// shell command. s may be a JSON string's raw content: its escaped line
+// breaks and tabs separate words too.
 func (f *TargetFinder) words(s string) {
-	for w := range strings.FieldsSeq(PrefixOf(s, maxCommandLen)) {
-		if len(f.out) >= maxTargetsPerArg {
-			return
-		}
-		if w[0] == '-' || !mayName(w) {
+	s = PrefixOf(s, maxCommandLen)
+	for i := 0; i < len(s) && len(f.out) < maxTargetsPerArg; {
+		if n := separatorAt(s, i); n > 0 {
+			i += n
 			continue
 		}
-		f.word(trimWord(w))
+		start, named := i, false
+		for i < len(s) && separatorAt(s, i) == 0 {
+			switch s[i] {
+			case '\\':
+				// An escaped quote names nothing; any other escape may be
+				// a Windows path's separator.
+				named = named || i+1 < len(s) && s[i+1] != '"'
+				i++ // the escaped byte is the word's
+			case '/':
+				named = true
+			case '.':
+				named = named || i+1 < len(s) && isAlnum(s[i+1])
+			}
+			i++
+		}
+		// A word that may be a URL or a path has a slash, or a dot before
+		// a letter or digit.
+		if w := s[start:min(i, len(s))]; named && w[0] != '-' {
+			f.word(trimWord(w))
+		}
 	}
 }
 
-// mayName reports whether a word may be a URL or a path: whether it has
-// a slash, or a dot before a letter or digit.
-func mayName(w string) bool {
-	for i := 0; i < len(w); i++ {
-		switch w[i] {
-		case '/', '\\':
-			return true
-		case '.':
-			if i+1 < len(w) && isAlnum(w[i+1]) {
-				return true
-			}
+// separatorAt returns the length of the word separator at s[i]: ASCII
+// white space, or the escape of a line break or tab in a JSON string; 0
+// when there is none.
+func separatorAt(s string, i int) int {
+	switch s[i] {
+	case ' ', '\t', '\n', '\r', '\v', '\f':
+		return 1
+	case '\\':
+		if i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 't' || s[i+1] == 'r') {
+			return 2
 		}
 	}
-	return false
+	return 0
 }
 
 // word adds w if it is a URL (its host) or looks like a path.
@@ -338,14 +356,24 @@ func (f *TargetFinder) addPath(t string) {
 }
 
 // trimWord strips the quotes and punctuation that surround a word in
-// prose or a command, and the dots and colons that end it.
+// prose or a command, quotes escaped as in a JSON string too, and the dots
+// and colons that end it.
 func trimWord(w string) string {
 	i, j := 0, len(w)
-	for i < j && wordEdges[w[i]] == aroundWord {
-		i++
+	for i < j {
+		if wordEdges[w[i]] == aroundWord {
+			i++
+		} else if w[i] == '\\' && i+1 < j && w[i+1] == '"' {
+			i += 2
+		} else {
+			break
+		}
 	}
 	for i < j && wordEdges[w[j-1]] != 0 {
 		j--
+		if w[j] == '"' && j > i && w[j-1] == '\\' {
+			j--
+		}
 	}
 	return w[i:j]
 }

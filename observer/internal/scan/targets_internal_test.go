@@ -45,3 +45,19 @@ func TestStringEndSkipsEscapedQuotes(t *testing.T) {
 		}
 	}
 }
+
+// A command in a JSON argument is read as the shell reads it: an escaped
+// line break or tab ends a word, and escaped quotes are not part of it.
+func TestCommandWordsEndAtEscapedLineBreaks(t *testing.T) {
+	args := `{"keystrokes":"grep x drafts/intro.md\ncat \"notes/b.txt\"\tls C:\\tmp\\logs\n"}`
+	got := NewTargetFinder(nil).Find(nil, args)
+	want := []string{"drafts/intro.md", "notes/b.txt", "c:/tmp/logs"}
+	if len(got) != len(want) {
+		t.Fatalf("targets %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("targets %q, want %q", got, want)
+		}
+	}
+}
