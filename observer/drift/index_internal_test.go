@@ -101,3 +101,23 @@ func TestDriftReadsThePromptOnceItCanJudge(t *testing.T) {
 		t.Fatalf("the scope was not built after %d calls: %q", DefaultDerivedMinCalls, st.scope)
 	}
 }
+
+// A relative path is resolved under the working directory of its call,
+// the same path again under a new one after the agent changes directory.
+func TestRelativePathsFollowTheWorkingDirectory(t *testing.T) {
+	st := &driftState{finder: scan.NewTargetFinder(nil)}
+	resolved := func(dir string) string {
+		st.changeDir(dir)
+		st.targets = st.finder.Find(st.targets[:0], `{"path":"notes/x.txt"}`)
+		st.resolve()
+		return st.targets[0]
+	}
+	for _, c := range []struct{ dir, want string }{
+		{"/srv/a", "/srv/a/notes/x.txt"}, {"/srv/a", "/srv/a/notes/x.txt"},
+		{"/srv/b", "/srv/b/notes/x.txt"}, {"../c", "/srv/c/notes/x.txt"},
+	} {
+		if got := resolved(c.dir); got != c.want {
+			t.Errorf("after cd %s: %q, want %q", c.dir, got, c.want)
+		}
+	}
+}

@@ -98,17 +98,35 @@ func (st *driftState) changeDir(t string) {
 }
 
 // resolve turns the relative paths among st.targets into paths under the
-// working directory, when one is known.
+// working directory, when one is known. An agent names the same files
+// again and again: the paths joined under the working directory are
+// remembered while it stays the same.
 func (st *driftState) resolve() {
 	if st.cwd == "" {
 		return
 	}
+	if st.joinedIn != st.cwd || len(st.joined) >= maxJoined {
+		clear(st.joined)
+		st.joinedIn = st.cwd
+	}
 	for i, t := range st.targets {
-		if st.finder.IsPath(i) && !isRooted(t) {
-			st.targets[i] = path.Join(st.cwd, t)
+		if !st.finder.IsPath(i) || isRooted(t) {
+			continue
 		}
+		j, ok := st.joined[t]
+		if !ok {
+			j = path.Join(st.cwd, t)
+			if st.joined == nil {
+				st.joined = make(map[string]string)
+			}
+			st.joined[t] = j
+		}
+		st.targets[i] = j
 	}
 }
+
+// maxJoined bounds the paths resolve remembers.
+const maxJoined = 256
 
 func (st *driftState) addMade(t string) {
 	if t == "" || t == "." || len(st.made) >= maxMade {

@@ -57,10 +57,12 @@ type driftState struct {
 	made        []string // what the agent wrote, and its working directories
 	madeSet     map[string]struct{}
 	access      map[string]scan.Access
-	key         []byte   // scratch for folding argument keys
-	text        []byte   // scratch for unescaped arguments
-	cwd         string   // the working directory the calls changed to, if known
-	topFiles    []string // of them, relative paths of files at the top of the tree
+	key         []byte            // scratch for folding argument keys
+	text        []byte            // scratch for unescaped arguments
+	cwd         string            // the working directory the calls changed to, if known
+	joinedIn    string            // the working directory joined holds paths under
+	joined      map[string]string // relative paths, joined under joinedIn
+	topFiles    []string          // of them, relative paths of files at the top of the tree
 	learnedUpTo int64
 	scope       []string   // its entries, in order
 	index       scopeIndex // the same entries, to match targets with
