@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"math/bits"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -27,12 +28,19 @@ func CompileRules(keys []string, rules []Rule) *Compiled {
 }
 
 // ruleSet is a list of rules with, for each byte, the set of rules that
-// can start with it: bit k of starts[b] is set when rule k can. Rules past
-// the 64th are tried at every word start.
+// can start with it: bit k of starts[b] is set when rule k can; and, for
+// each length of the run of word bytes a word starts with, up to maxRun,
+// the set of rules whose matches can start with a run that long. Rules
+// past the 64th are tried at every word start.
 type ruleSet struct {
 	rules  []Rule
 	starts [256]uint64
+	runs   [maxRun + 1]uint64
 }
+
+// maxRun is the longest run of word bytes a rule set tells apart: longer
+// runs count as maxRun.
+const maxRun = 16
 
 func newRuleSet(rules []Rule) ruleSet {
 	rs := ruleSet{}
@@ -49,6 +57,15 @@ func (rs *ruleSet) add(r Rule) {
 	k := len(rs.rules)
 	rs.rules = append(rs.rules, r)
 	bit := uint64(1) << min(k, 63)
+	bounds, ok := wordRuns[funcPointer(r.Match)]
+	if !ok {
+		bounds[1] = maxRun
+	}
+	for n := range rs.runs {
+		if bounds[0] <= n && n <= bounds[1] || k >= 63 {
+			rs.runs[n] |= bit
+		}
+	}
 	if k >= 64 || r.Starts == "" {
 		for b := range rs.starts {
 			rs.starts[b] |= bit
@@ -68,24 +85,38 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 	last := 0
 	for i := 0; i < len(s); {
 		b := s[i]
-		if mask := rs.starts[b]; mask != 0 && (i == 0 || !IsWordByte(s[i-1])) {
+		if !IsWordByte(b) {
+			if mask := rs.starts[b]; mask != 0 && (i == 0 || !IsWordByte(s[i-1])) {
+				if k, n := rs.match(s[i:], mask&rs.runs[0]); n > 0 {
+					dst = rs.placeholder(append(dst, s[last:i]...), k)
+					i += n
+					last = i
+					continue
+				}
+			}
+			i++
+			continue
+		}
+		run := 1 + RunOf(s[i+1:], IsWordByte)
+		if mask := rs.starts[b] & rs.runs[min(run, maxRun)]; mask != 0 && (i == 0 || !IsWordByte(s[i-1])) {
 			if k, n := rs.match(s[i:], mask); n > 0 {
-				dst = append(dst, s[last:i]...)
-				dst = append(dst, '<')
-				dst = append(dst, rs.rules[k].Name...)
-				dst = append(dst, '>')
+				dst = rs.placeholder(append(dst, s[last:i]...), k)
 				i += n
 				last = i
 				continue
 			}
 		}
-		i++
-		if IsWordByte(b) {
-			// No rule starts inside a word.
-			i += RunOf(s[i:], IsWordByte)
-		}
+		// No rule starts inside a word.
+		i += run
 	}
 	return append(dst, s[last:]...)
+}
+
+// placeholder appends the placeholder of rule k.
+func (rs *ruleSet) placeholder(dst []byte, k int) []byte {
+	dst = append(dst, '<')
+	dst = append(dst, rs.rules[k].Name...)
+	return append(dst, '>')
 }
 
 // match returns the index of the first rule matching at the start of s,
@@ -778,6 +809,17 @@ type Rule struct {
 	Starts string
 	Match  func(s string) int
 }
+
+// wordRuns holds, for the matchers here whose matches start with a run of
+// word bytes of a bounded length, the least and the most: a rule set
+// tries them on no other word, whoever compiled the rule. A temporary
+// directory starts with a slash or a drive's letter.
+var wordRuns = map[uintptr][2]int{
+	funcPointer(MatchUUID): {8, maxRun}, funcPointer(MatchEpoch): {10, maxRun}, funcPointer(MatchLongID): {16, maxRun},
+	funcPointer(MatchID): {8, maxRun}, funcPointer(MatchTempDir): {0, 1},
+}
+
+func funcPointer(f func(string) int) uintptr { return reflect.ValueOf(f).Pointer() }
 
 // MessageRules returns the rules that make messages with one cause compare
 // equal, as observer.MessageRules documents them.

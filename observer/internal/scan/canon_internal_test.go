@@ -44,3 +44,38 @@ func TestRuleSetMarksTheBytesEachRuleCanStartWith(t *testing.T) {
 		}
 	}
 }
+
+// A rule set skips the words too short or too long for a matcher's
+// matches to start with, and finds what it would find trying every word.
+func TestShortWordsAreSkippedWithoutChangingTheResult(t *testing.T) {
+	rules := append(MessageRules(),
+		Rule{Name: "uuid", Starts: HexDigits, Match: MatchUUID},
+		Rule{Name: "epoch", Starts: "1", Match: MatchEpoch},
+		Rule{Name: "long", Starts: Letters + Digits, Match: MatchLongID},
+		Rule{Name: "tmp", Starts: "/" + Letters, Match: MatchTempDir})
+	filtered := newRuleSet(rules)
+	if filtered.runs[0]&(1<<1) != 0 || filtered.runs[8]&(1<<1) == 0 {
+		t.Fatal("the uuid rule is tried on words shorter than 8 bytes")
+	}
+	every := filtered
+	for n := range every.runs {
+		every.runs[n] = ^uint64(0)
+	}
+	pieces := []string{
+		"0f8fad5b-d9cb-469f-a165-70867728950e", "1767225600", "1767225600123", "a1b2c3d4e5f6a7b8c9d0",
+		"deadbeef", "deadbee", "abc", "12", "x", "_", "/tmp/tmp8x2k/", `C:\\Users\\me\\AppData\\Local\\Temp\\x1\\`, "C:", "2026-01-15T14:03:07Z", "é",
+		"10.0.0.7:5432", "https://a.example/x", " ", "-", ".", ":", "\n", `"`,
+	}
+	r := uint64(1)
+	for range 5000 {
+		var b strings.Builder
+		for range 12 {
+			r = r*6364136223846793005 + 1442695040888963407
+			b.WriteString(pieces[r>>33%uint64(len(pieces))])
+		}
+		s := b.String()
+		if got, want := string(filtered.apply(nil, s)), string(every.apply(nil, s)); got != want {
+			t.Fatalf("%q: %q, trying every word gives %q", s, got, want)
+		}
+	}
+}
