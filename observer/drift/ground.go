@@ -3,7 +3,8 @@ package drift
 import (
 	"bytes"
 	"slices"
-	"strings"
+
+	"github.com/lookout-go/lookout/observer/internal/scan"
 )
 
 // offGround says why a call is clearly outside the task's ground, whatever
@@ -174,11 +175,11 @@ func (st *driftState) offGround(c *driftCall) bool {
 	return c.ground != 0 && !st.asksFor(c.ground)
 }
 
-// loweredPrompt returns the start of the task's prompt, lower-cased, once
-// needed.
+// loweredPrompt returns the start of the task's prompt, its ASCII letters
+// lower-cased (what it is searched for is ASCII), once needed.
 func (st *driftState) loweredPrompt() string {
 	if st.lowerPrompt == "" {
-		st.lowerPrompt = strings.ToLower(st.taskPrompt[:min(len(st.taskPrompt), maxMentionText)])
+		st.lowerPrompt = string(appendLower(nil, st.taskPrompt[:min(len(st.taskPrompt), maxMentionText)]))
 	}
 	return st.lowerPrompt
 }
@@ -186,24 +187,97 @@ func (st *driftState) loweredPrompt() string {
 // asksFor reports whether the task asks for the work of the off-ground
 // command at (as a call keeps it): its declared scope is the whole
 // filesystem, or its prompt says one of the words for the work or, but
-// for a search, names the command. The answer is kept until the task
-// changes.
+// for a search, names the command. The answers for every command are
+// worked out together, in one reading of the prompt, and kept until the
+// task changes.
 func (st *driftState) asksFor(at uint8) bool {
-	if known := st.asks[at-1]; known != 0 {
-		return known == 1
+	if st.asks[at-1] == 0 {
+		st.readAsks()
 	}
-	st.loweredPrompt()
-	c := groundCommands[at-1]
-	// A search names itself in many a task ("find the file"); the others
-	// only when they are asked for.
-	asks := c.kind != searchesRoot && strings.Contains(st.lowerPrompt, c.name)
-	for _, w := range groundMentions[c.kind] {
-		asks = asks || strings.Contains(st.lowerPrompt, w)
+	return st.asks[at-1] == 1
+}
+
+// readAsks sets st.asks for every off-ground command.
+func (st *driftState) readAsks() {
+	prompt := st.taskPrompt[:min(len(st.taskPrompt), maxMentionText)]
+	var said [len(groundCommands)]bool
+	var kinds [len(groundMentions)]bool
+	for i := 0; i < len(prompt); {
+		if !scan.IsWordByte(prompt[i]) {
+			i++
+			continue
+		}
+		// A word starts here: the words asked for start words too.
+		for _, k := range askWordsFrom[lowerByte(prompt[i])] {
+			if w := askWords[k]; hasLowerPrefix(prompt[i:], w.text) {
+				if w.command > 0 {
+					said[w.command-1] = true
+				} else {
+					kinds[w.kind] = true
+				}
+			}
+		}
+		i += 1 + scan.RunOf(prompt[i+1:], scan.IsWordByte)
 	}
-	asks = asks || c.kind == searchesRoot && slices.Contains(st.declared, "/")
-	st.asks[at-1] = 2
-	if asks {
-		st.asks[at-1] = 1
+	root := slices.Contains(st.declared, "/")
+	for i, c := range groundCommands {
+		asks := said[i] || kinds[c.kind] || c.kind == searchesRoot && root
+		st.asks[i] = 2
+		if asks {
+			st.asks[i] = 1
+		}
 	}
-	return asks
+}
+
+// askWord is a word with which a task asks for off-ground work: the
+// name of a command (its position plus one) or a word for a kind of work.
+type askWord struct {
+	text    string
+	command uint8
+	kind    offGround
+}
+
+// askWords are the names of the off-ground commands, but for searches,
+// which name themselves in many a task ("find the file"), and the words
+// of groundMentions, each found where a word of the prompt starts;
+// askWordsFrom lists them by their first byte.
+var askWords, askWordsFrom = func() ([]askWord, [256][]uint8) {
+	var words []askWord
+	for i, c := range groundCommands {
+		if c.kind != searchesRoot {
+			words = append(words, askWord{text: c.name, command: uint8(i + 1)})
+		}
+	}
+	for kind, ws := range groundMentions {
+		for _, w := range ws {
+			words = append(words, askWord{text: w, kind: offGround(kind)})
+		}
+	}
+	var from [256][]uint8
+	for k, w := range words {
+		from[w.text[0]] = append(from[w.text[0]], uint8(k))
+	}
+	return words, from
+}()
+
+// hasLowerPrefix reports whether s starts with the lower-case ASCII word
+// w, in any case.
+func hasLowerPrefix(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for i := range len(w) {
+		if lowerByte(s[i]) != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerByte lower-cases an ASCII letter.
+func lowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -131,11 +131,17 @@ func TestDriftTakesTheSystemAdministrationATaskAsksFor(t *testing.T) {
 		{"Make the nginx service start at boot.", "systemctl enable nginx"},
 		{"The report daemon must run under systemd.", "systemctl start report"},
 		{"Search the entire filesystem for leftover keys.", "find / -name '*.pem'"},
+		{"Users: CREATE USER 'app' in MySQL, then run it as a SERVICE.", "systemctl start app"},
+		{"Set up the box (run update-rc.d for the agent).", "update-rc.d agent defaults"},
 	} {
 		t.Run(c.cmd, func(t *testing.T) {
 			assert.Empty(t, run(t, drift.New(), observer.Task{Prompt: c.prompt}, shell(c.cmd)))
 		})
 	}
+	t.Run("a word that only holds one asked for", func(t *testing.T) {
+		prompt := "Summarise the microservices' logs in /home/user/evidence/auth.log."
+		assert.NotEmpty(t, run(t, drift.New(), observer.Task{Prompt: prompt}, shell("systemctl status app")))
+	})
 	t.Run("a declared scope of the whole filesystem", func(t *testing.T) {
 		assert.Empty(t, run(t, drift.New(), observer.Task{Prompt: evidenceTask, Scope: []string{"/"}}, shell("find / -name x")))
 	})

@@ -313,11 +313,12 @@ func appendIdentifier(dst []byte, w string) []byte {
 
 // appendLower appends s to dst, its ASCII letters lower-cased.
 func appendLower(dst []byte, s string) []byte {
-	for _, c := range []byte(s) {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	n := len(dst)
+	dst = append(dst, s...)
+	for i, c := range dst[n:] {
+		if 'A' <= c && c <= 'Z' {
+			dst[n+i] = c + 'a' - 'A'
 		}
-		dst = append(dst, c)
 	}
 	return dst
 }
