@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/lookout-go/lookout/observer/internal/scan"
@@ -137,21 +138,44 @@ func (p *planted) readResult(from int64, text string) {
 }
 
 // mayAddress reports whether text may address its reader at all, before
-// it is read word by word.
+// it is read word by word: whether it holds "you" (in any of three cases),
+// "instruction" (in two), "GPT", or "AI" where a word starts. Each search
+// starts from a byte rare in tool output, which keeps it fast.
 func mayAddress(text string) bool {
-	for _, w := range addressWords {
-		if strings.Contains(text, w) {
+	return strings.Contains(text, "you") || hasYou(text) ||
+		strings.Contains(text, "uction") || strings.Contains(text, "UCTION") ||
+		strings.Contains(text, "GPT") || atWordStart(text, "AI")
+}
+
+// hasYou reports whether text holds "You" or "YOU".
+func hasYou(text string) bool {
+	for i := strings.IndexByte(text, 'Y'); i >= 0; {
+		if rest := text[i+1:]; strings.HasPrefix(rest, "ou") || strings.HasPrefix(rest, "OU") {
 			return true
 		}
+		k := strings.IndexByte(text[i+1:], 'Y')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
 	}
 	return false
 }
 
-// addressWords are the strings one of which text addressed to the agent
-// holds: a word that addresses the reader, names it, or speaks of its
-// instructions. Each begins with a byte rare in tool output, which keeps
-// the search fast: text that calls the agent its assistant says "you" too.
-var addressWords = [...]string{"you", "You", "YOU", "AI", "GPT", "uction", "UCTION"}
+// atWordStart reports whether text holds w where a word starts: "AI" in
+// "AI model", not in "FAILED".
+func atWordStart(text, w string) bool {
+	for at := 0; ; {
+		k := strings.Index(text[at:], w)
+		if k < 0 {
+			return false
+		}
+		if i := at + k; i == 0 || !scan.IsLetter(text[i-1]) {
+			return true
+		}
+		at += k + 1
+	}
+}
 
 // marker takes in the word text[i:j].
 func (p *planted) marker(text string, i, j int) {
@@ -234,7 +258,7 @@ func blankLine(s string) int {
 // keepIDs keeps the identifiers in the passage r of the result text of
 // call from, but those the result also gives outside it: they are data.
 func (p *planted) keepIDs(from int64, text string, r [2]int) {
-	for tok := range strings.FieldsFuncSeq(text[r[0]:r[1]], isIDSeparator) {
+	for tok := range idWords(text[r[0]:r[1]]) {
 		p.id = appendIdentifier(p.id[:0], tok)
 		if len(p.id) == 0 || len(p.ids) >= maxPlanted || p.find(p.id) != 0 ||
 			strings.Contains(text[:r[0]], tok) || strings.Contains(text[r[1]:], tok) {
@@ -268,7 +292,7 @@ func (p *planted) hitIn(s string) uint8 {
 			return at
 		}
 	}
-	for tok := range strings.FieldsFuncSeq(s, isIDSeparator) {
+	for tok := range idWords(s) {
 		p.id = appendIdentifier(p.id[:0], tok)
 		if at := p.find(p.id); len(p.id) > 0 && at != 0 {
 			return at
@@ -277,14 +301,34 @@ func (p *planted) hitIn(s string) uint8 {
 	return 0
 }
 
-// isIDSeparator separates the words that may be identifiers.
-func isIDSeparator(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>', '(', ')', '[', ']', '{', '}', ',', ';', '|', '\\':
-		return true
+// idWords yields the words of s that may be identifiers: what lies
+// between the bytes of idSeparators.
+func idWords(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := 0; i < len(s); {
+			if idSeparators[s[i]] {
+				i++
+				continue
+			}
+			start := i
+			for i < len(s) && !idSeparators[s[i]] {
+				i++
+			}
+			if !yield(s[start:i]) {
+				return
+			}
+		}
 	}
-	return false
 }
+
+// idSeparators marks the bytes that separate the words that may be
+// identifiers.
+var idSeparators = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n\r\"'`<>()[]{},;|\\") {
+		t[c] = true
+	}
+	return t
+}()
 
 // appendIdentifier appends to dst what the word w directs action at,
 // lower-cased: an e-mail address, a URL's or a web name's host (without

@@ -530,21 +530,40 @@ func isExtension(ext string) bool {
 // CleanTarget normalizes a path, host or name for scope matching: forward
 // slashes, no "./" or trailing slash, lower case.
 func CleanTarget(t string) string {
-	t = strings.TrimSpace(t)
+	if t != "" && (t[0] <= ' ' || t[len(t)-1] <= ' ' || t[0] >= utf8.RuneSelf || t[len(t)-1] >= utf8.RuneSelf) {
+		t = strings.TrimSpace(t)
+	}
 	if t == "" {
 		return ""
 	}
-	if strings.Contains(t, `\`) {
-		t = strings.ReplaceAll(t, `\`, "/")
+	// One reading tells what the rest has to do.
+	var slash, backslash, upper, wide bool
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '/':
+			slash = true
+		case c == '\\':
+			backslash = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case c >= utf8.RuneSelf:
+			wide = true
+		}
 	}
-	if strings.Contains(t, "/") || strings.HasPrefix(t, ".") {
+	if backslash {
+		t, slash = strings.ReplaceAll(t, `\`, "/"), true
+	}
+	if slash || t[0] == '.' {
 		if !isClean(t) {
 			t = path.Clean(t)
 		}
 	} else {
 		t = withoutPort(t)
 	}
-	return strings.ToLower(t)
+	if upper || wide {
+		return strings.ToLower(t)
+	}
+	return t
 }
 
 // isClean reports whether path.Clean would leave the path t as it is:

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"path"
+	"strings"
 	"testing"
 )
 
@@ -58,6 +59,36 @@ func TestCommandWordsEndAtEscapedLineBreaks(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("targets %q, want %q", got, want)
+		}
+	}
+}
+
+// CleanTarget reads a target once to tell what it needs, and gives what
+// trimming, replacing, cleaning and lower-casing in turn give.
+func TestCleanTargetGivesWhatEachStepInTurnGives(t *testing.T) {
+	stepwise := func(t string) string {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			return ""
+		}
+		t = strings.ReplaceAll(t, `\`, "/")
+		if strings.Contains(t, "/") || strings.HasPrefix(t, ".") {
+			t = path.Clean(t)
+		} else {
+			t = withoutPort(t)
+		}
+		return strings.ToLower(t)
+	}
+	pieces := []string{"/", `\`, ".", "..", "a", "B", "Ü", "é", " ", "\t", "\u00a0", ":", "8080", "host", "x.go", "İ"}
+	r := uint64(7)
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r>>60 {
+			r = r*6364136223846793005 + 1442695040888963407
+			b.WriteString(pieces[r>>33%uint64(len(pieces))])
+		}
+		if s := b.String(); CleanTarget(s) != stepwise(s) {
+			t.Fatalf("CleanTarget(%q) = %q, want %q", s, CleanTarget(s), stepwise(s))
 		}
 	}
 }
