@@ -335,12 +335,30 @@ var idSeparators = func() (t [256]bool) {
 // "www."), an account number such as an IBAN, or a phone number's digits;
 // or nothing.
 func appendIdentifier(dst []byte, w string) []byte {
-	w = strings.TrimRight(w, ".:!?*")
-	w = strings.TrimLeft(w, "*")
+	for len(w) > 0 && strings.IndexByte(".:!?*", w[len(w)-1]) >= 0 {
+		w = w[:len(w)-1]
+	}
+	for len(w) > 0 && w[0] == '*' {
+		w = w[1:]
+	}
 	if len(w) < 6 || len(w) > 256 {
 		return dst
 	}
-	if at := strings.IndexByte(w, '@'); at > 0 {
+	at, dot, digits := -1, false, 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c == '@' && at < 0:
+			at = i
+		case c == '.':
+			dot = true
+		case isDigit(c):
+			digits++
+		}
+	}
+	if at <= 0 && !dot && digits < 8 {
+		return dst // no address, host, account or phone number
+	}
+	if at > 0 {
 		if strings.IndexByte(w[at:], '.') > 1 && !strings.Contains(w, "://") {
 			return appendLower(dst, strings.TrimPrefix(w, "mailto:"))
 		}

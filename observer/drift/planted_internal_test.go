@@ -22,3 +22,25 @@ func TestMayAddressLetsThroughTextToTheAgent(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendIdentifierTakesWhatAWordDirectsActionAt(t *testing.T) {
+	for w, want := range map[string]string{
+		"Me@Example.com.":             "me@example.com",
+		"mailto:a.b@mail.example":     "a.b@mail.example",
+		"https://Pay.Example.net/x":   "pay.example.net",
+		"www.example.io:":             "example.io",
+		"evil-site.com!":              "evil-site.com",
+		"**US133000000121212121212**": "us133000000121212121212",
+		"+1-555-010-9999":             "15550109999",
+		"(555)0109999":                "5550109999",
+		"report.csv":                  "",
+		"12345678":                    "",
+		"@handle.com":                 "",
+		"abcdefgh":                    "",
+		"v1.2.3":                      "",
+	} {
+		if got := string(appendIdentifier(nil, w)); got != want {
+			t.Errorf("appendIdentifier(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
