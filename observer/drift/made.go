@@ -35,14 +35,14 @@ func (st *driftState) findTargets(rec *observer.ToolCallRecord) (ground uint8) {
 	return st.shell.found
 }
 
-// ReadString reads a string argument named k for findTargets.
-func (st *driftState) ReadString(k, val string) {
-	st.key = scan.FoldKey(st.key[:0], k)
-	st.readPlanted(st.key, val)
+// ReadString reads a string argument under the folded key for
+// findTargets.
+func (st *driftState) ReadString(key []byte, val string) {
+	st.readPlanted(key, val)
 	if len(val) > maxShellText {
 		return
 	}
-	if workDirKeys[string(st.key)] {
+	if workDirKeys[string(key)] {
 		if st.argsMake {
 			st.addMade(scan.CleanTarget(val))
 			st.changeDir(scan.CleanTarget(val))
@@ -50,7 +50,7 @@ func (st *driftState) ReadString(k, val string) {
 		return
 	}
 	sh := &st.shell
-	sh.ground = sh.found == 0 && shellKeys[string(st.key)]
+	sh.ground = sh.found == 0 && shellKeys[string(key)]
 	makes := st.argsMake && mayMake(val)
 	if !sh.ground && !makes {
 		return

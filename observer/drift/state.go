@@ -57,7 +57,6 @@ type driftState struct {
 	made        []string // what the agent wrote, and its working directories
 	madeSet     map[string]struct{}
 	access      map[string]scan.Access
-	key         []byte            // scratch for folding argument keys
 	text        []byte            // scratch for unescaped arguments
 	cwd         string            // the working directory the calls changed to, if known
 	joinedIn    string            // the working directory joined holds paths under

@@ -215,8 +215,8 @@ func (f *TargetFinder) Find(dst []string, args string) []string {
 // StringReader reads the strings of a call's arguments.
 type StringReader interface {
 	// ReadString takes a string's raw content and its key (that of the
-	// array holding it, for an element).
-	ReadString(key, val string)
+	// array holding it, for an element), folded as FoldKey folds it.
+	ReadString(folded []byte, val string)
 }
 
 // FindWith is Find, and passes every string of args to each, when not
@@ -236,13 +236,16 @@ func (f *TargetFinder) FindWith(dst []string, args string, each StringReader) []
 func (f *TargetFinder) IsPath(i int) bool { return i < 64 && f.paths&(1<<i) != 0 }
 
 func (f *TargetFinder) visit(key, val string) {
+	if f.each == nil && (len(f.out) >= maxTargetsPerArg || val == "") {
+		return
+	}
+	f.key = FoldKey(f.key[:0], key)
 	if f.each != nil {
-		f.each.ReadString(key, val)
+		f.each.ReadString(f.key, val)
 	}
 	if len(f.out) >= maxTargetsPerArg || val == "" {
 		return
 	}
-	f.key = FoldKey(f.key[:0], key)
 	switch {
 	case contentKeys[string(f.key)]:
 	case f.resourceKeys[string(f.key)]:
