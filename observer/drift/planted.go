@@ -80,8 +80,8 @@ const (
 
 // wordClass returns what the lower-case word w tells of the text around
 // it.
-func wordClass(w string) markerKind {
-	switch w {
+func wordClass(w []byte) markerKind {
+	switch string(w) {
 	case "you", "your", "yours", "yourself":
 		return secondPerson
 	case "ai", "assistant", "gpt", "chatgpt", "claude", "gemini", "llama", "llm", "chatbot", "copilot", "mistral":
@@ -185,11 +185,11 @@ func (p *planted) marker(text string, i, j int) {
 	if j-i < 2 || j-i > maxWord {
 		return
 	}
-	w := p.word[:0]
-	for _, c := range []byte(text[i:j]) {
-		w = append(w, c|0x20)
+	w := p.word[:j-i]
+	for k := range w {
+		w[k] = text[i+k] | 0x20
 	}
-	class := wordClass(string(w))
+	class := wordClass(w)
 	if class == 0 {
 		return
 	}
