@@ -772,8 +772,8 @@ func (f *TargetFinder) promptWords(prompt string) {
 		if i == len(prompt) {
 			return
 		}
-		start, end := wordAround(prompt, i)
 		if marks[k] != '.' || i+1 < len(prompt) && isAlnum(prompt[i+1]) {
+			start, end := wordAround(prompt, i)
 			f.promptWord(prompt[start:end])
 			at = end
 		} else {
