@@ -456,16 +456,14 @@ func looksLikePath(w string) bool {
 	if len(w) > maxTargetLen {
 		return false
 	}
-	slash := false
+	var seen uint8
 	for i := 0; i < len(w); i++ {
-		switch w[i] {
-		case ' ', '\t', '\n', '=', '{', '}', '|', '<', '>', '*':
-			return false
-		case '/', '\\':
-			slash = true
-		}
+		seen |= targetBytes[w[i]]
 	}
-	if slash {
+	if seen&notInPath != 0 {
+		return false
+	}
+	if seen&(slashByte|backslashByte) != 0 {
 		// A path has a component of two letters or digits at least:
 		// n/a and 1/2 are not paths.
 		return hasWordOfTwo(w)
@@ -540,34 +538,50 @@ func CleanTarget(t string) string {
 		return ""
 	}
 	// One reading tells what the rest has to do.
-	var slash, backslash, upper, wide bool
+	var seen uint8
 	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '/':
-			slash = true
-		case c == '\\':
-			backslash = true
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		case c >= utf8.RuneSelf:
-			wide = true
-		}
+		seen |= targetBytes[t[i]]
 	}
-	if backslash {
-		t, slash = strings.ReplaceAll(t, `\`, "/"), true
+	if seen&backslashByte != 0 {
+		t, seen = strings.ReplaceAll(t, `\`, "/"), seen|slashByte
 	}
-	if slash || t[0] == '.' {
+	if seen&slashByte != 0 || t[0] == '.' {
 		if !isClean(t) {
 			t = path.Clean(t)
 		}
 	} else {
 		t = withoutPort(t)
 	}
-	if upper || wide {
+	if seen&(upperByte|wideByte) != 0 {
 		return strings.ToLower(t)
 	}
 	return t
 }
+
+// Classes of the bytes of a target, as CleanTarget and looksLikePath read
+// them.
+const (
+	slashByte uint8 = 1 << iota
+	backslashByte
+	upperByte
+	wideByte  // of a multi-byte character
+	notInPath // space, =, braces, |, <, > and *: not in a path a command names
+)
+
+// targetBytes classes every byte.
+var targetBytes = func() (t [256]uint8) {
+	t['/'], t['\\'] = slashByte, backslashByte
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = upperByte
+	}
+	for c := utf8.RuneSelf; c < len(t); c++ {
+		t[c] = wideByte
+	}
+	for _, c := range []byte(" \t\n={}|<>*") {
+		t[c] = notInPath
+	}
+	return t
+}()
 
 // isClean reports whether path.Clean would leave the path t as it is:
 // no empty, "." or ".." component, and no slash at its end.
