@@ -1,6 +1,7 @@
 package stall
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -80,5 +81,36 @@ func TestSameCallTellsCallsApartByTheirTexts(t *testing.T) {
 	other.raw = st.rawOf(other.tool, other.summary, other.args)
 	if same := st.sameCall(&other); same != nil {
 		t.Fatalf("a call with another summary is taken for call %d", same.index)
+	}
+}
+
+// The counts by signature and by target that let a new call skip the walk
+// back over the window are those of the calls the window keeps, as calls
+// come, leave the window and are forgotten.
+func TestSignatureCountsAreThoseOfTheKeptCalls(t *testing.T) {
+	tools := []string{"read_file", "write_file", "bash", "poll"}
+	args := []string{`{"path":"a.txt"}`, `{"path":"b.txt"}`, `{"path":"a.txt","n":1}`, `{"cmd":"ls"}`}
+	for seed := range uint64(20) {
+		d := &Detector{Window: 2 + int(seed%6), PollingTools: []string{"poll"}}
+		st := d.newState()
+		rng := rand.New(rand.NewPCG(seed, 11))
+		for i := int64(1); i <= 200; i++ {
+			if rng.IntN(50) == 0 {
+				st.Reset(nil)
+			}
+			st.add(&observer.ToolCallRecord{CallIndex: i, ToolName: tools[rng.IntN(len(tools))],
+				Arguments: args[rng.IntN(len(args))], Result: "ok", Success: true})
+			sigs, targets := map[uint64]int32{}, map[uint64]int32{}
+			for k := range st.calls.Len() {
+				c := st.calls.Back(k)
+				sigs[c.sig]++
+				if c.wbRun > 0 {
+					targets[c.targetHash]++
+				}
+			}
+			if !maps.Equal(sigs, st.sigs) && (len(sigs) > 0 || len(st.sigs) > 0) || !maps.Equal(targets, st.targets) && (len(targets) > 0 || len(st.targets) > 0) {
+				t.Fatalf("seed %d, call %d: counts %v %v, kept calls %v %v", seed, i, st.sigs, st.targets, sigs, targets)
+			}
+		}
 	}
 }

@@ -6,10 +6,10 @@ import "github.com/lookout-go/lookout/observer/internal/scan"
 // find the identical predecessor that e's repeat continues, and returns
 // the previous access to e's target, or nil. It stops as soon as it has
 // found both, or as soon as e needs neither.
-func (st *stallState) scanBack(e *stallCall, prior int) *stallCall {
+func (st *stallState) scanBack(e *stallCall, prior int, known, accessed bool) *stallCall {
 	e.repeatRun, e.repeatFirst = 1, e.index
 	e.sigRun, e.sigFirst = 1, e.index
-	b := backSearch{repeat: !e.exempt, sig: !e.exempt, access: e.tracksTarget()}
+	b := backSearch{repeat: known && !e.exempt, sig: known && !e.exempt, access: accessed}
 	if e.exempt {
 		st.continuePolls(e, prior)
 	}

@@ -10,13 +10,13 @@ import (
 const maxProgressing = 256
 
 // recheck sets e's recurrence, from the latest of the prior calls with its
-// tool and arguments, and whether it, and the calls before it, had no
-// effect. Only a failure, or the result of a call that showed progress
-// before (a poll), recurs: a passing check run after each of many edits
-// is progress.
-func (st *stallState) recheck(e *stallCall, prior int) {
+// tool and arguments, when known says there may be one, and whether it,
+// and the calls before it, had no effect. Only a failure, or the result of
+// a call that showed progress before (a poll), recurs: a passing check run
+// after each of many edits is progress.
+func (st *stallState) recheck(e *stallCall, prior int, known bool) {
 	e.recur, e.recurFirst = 1, e.index
-	for i := 0; i < prior && !e.exempt; i++ {
+	for i := 0; i < prior && known && !e.exempt; i++ {
 		p := st.calls.Back(i)
 		if p.sig != e.sig || p.exempt {
 			continue

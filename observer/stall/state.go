@@ -143,6 +143,11 @@ type stallState struct {
 	// counters that moved: polls.
 	progressing map[uint64]bool
 	access      map[string]scan.Access
+	// sigs counts the kept calls by signature, and targets the kept
+	// accesses of read/write cycles by target: a call whose signature and
+	// target no kept call shares is new, found so without a walk over the
+	// window.
+	sigs, targets map[uint64]int32
 
 	checked int64
 	found   bool
@@ -183,6 +188,8 @@ func (st *stallState) CatchUp() int { return max(st.window, stallCatchUp) }
 func (st *stallState) Reset(*observer.Context) {
 	st.calls.Clear()
 	clear(st.progressing)
+	clear(st.sigs)
+	clear(st.targets)
 	st.checked, st.kept = 0, chainsKept{}
 }
 
@@ -276,14 +283,17 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 	// The oldest kept call is about to be overwritten and is already
 	// outside the window that ends with this call.
 	prior := min(n, st.window-1)
-	lastAccess := st.scanBack(&e, prior)
+	// A call whose signature no kept call has continues no chain of its
+	// calls, nor one whose target none has a cycle of accesses.
+	known := st.sigs[e.sig] > 0
+	lastAccess := st.scanBack(&e, prior, known, e.tracksTarget() && st.targets[e.targetHash] > 0)
 	if !e.exempt {
 		e.oscRun = st.oscillationRun(&e, n)
 	}
 	if e.tracksTarget() {
 		st.extendWriteBack(&e, lastAccess, prior)
 	}
-	st.recheck(&e, prior)
+	st.recheck(&e, prior, known)
 	carry := n > 0 && st.continuesKept(st.calls.Back(0), &e)
 	// The slot's label buffer is kept; the label of an identical call is
 	// copied into it (same may be the slot being replaced).
@@ -293,13 +303,33 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 		// The window was full: the slot held its oldest call.
 		lostRepeat, lostSame = st.inChain(slot, &e), slot.inSameChain(&e)
 	}
+	if st.calls.Len() == n {
+		st.count(slot, -1) // the window's oldest call, overwritten
+	}
 	e.label = slot.label.Reuse()
 	if same != nil && same.label.Done {
 		e.label.Buf, e.label.Done = append(e.label.Buf, same.label.Buf...), true
 	}
 	*slot = e
+	st.count(slot, 1)
 	if carry {
 		st.carryKept(slot, lostRepeat, lostSame)
+	}
+}
+
+// count adds d to the counts of c's signature and, for an access of a
+// read/write cycle, its target.
+func (st *stallState) count(c *stallCall, d int32) {
+	if st.sigs == nil {
+		st.sigs, st.targets = make(map[uint64]int32), make(map[uint64]int32)
+	}
+	if st.sigs[c.sig] += d; st.sigs[c.sig] <= 0 {
+		delete(st.sigs, c.sig)
+	}
+	if c.wbRun > 0 {
+		if st.targets[c.targetHash] += d; st.targets[c.targetHash] <= 0 {
+			delete(st.targets, c.targetHash)
+		}
 	}
 }
 
