@@ -143,11 +143,11 @@ type stallState struct {
 	// counters that moved: polls.
 	progressing map[uint64]bool
 	access      map[string]scan.Access
-	// sigs counts the kept calls by signature, and targets the kept
-	// accesses of read/write cycles by target: a call whose signature and
-	// target no kept call shares is new, found so without a walk over the
-	// window.
-	sigs, targets map[uint64]int32
+	// sigs counts the kept calls by a part of their signature, and targets
+	// the kept accesses of read/write cycles by a part of their target's
+	// hash: a call whose part no kept call shares is new, found so without
+	// a walk over the window.
+	sigs, targets [countParts]uint16
 
 	checked int64
 	found   bool
@@ -188,8 +188,7 @@ func (st *stallState) CatchUp() int { return max(st.window, stallCatchUp) }
 func (st *stallState) Reset(*observer.Context) {
 	st.calls.Clear()
 	clear(st.progressing)
-	clear(st.sigs)
-	clear(st.targets)
+	st.sigs, st.targets = [countParts]uint16{}, [countParts]uint16{}
 	st.checked, st.kept = 0, chainsKept{}
 }
 
@@ -285,8 +284,8 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 	prior := min(n, st.window-1)
 	// A call whose signature no kept call has continues no chain of its
 	// calls, nor one whose target none has a cycle of accesses.
-	known := st.sigs[e.sig] > 0
-	lastAccess := st.scanBack(&e, prior, known, e.tracksTarget() && st.targets[e.targetHash] > 0)
+	known := st.sigs[e.sig%countParts] > 0
+	lastAccess := st.scanBack(&e, prior, known, e.tracksTarget() && st.targets[e.targetHash%countParts] > 0)
 	if !e.exempt {
 		e.oscRun = st.oscillationRun(&e, n)
 	}
@@ -304,7 +303,7 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 		lostRepeat, lostSame = st.inChain(slot, &e), slot.inSameChain(&e)
 	}
 	if st.calls.Len() == n {
-		st.count(slot, -1) // the window's oldest call, overwritten
+		st.count(slot, ^uint16(0)) // the window's oldest call, overwritten: -1
 	}
 	e.label = slot.label.Reuse()
 	if same != nil && same.label.Done {
@@ -317,21 +316,18 @@ func (st *stallState) add(rec *observer.ToolCallRecord) {
 	}
 }
 
-// count adds d to the counts of c's signature and, for an access of a
-// read/write cycle, its target.
-func (st *stallState) count(c *stallCall, d int32) {
-	if st.sigs == nil {
-		st.sigs, st.targets = make(map[uint64]int32), make(map[uint64]int32)
-	}
-	if st.sigs[c.sig] += d; st.sigs[c.sig] <= 0 {
-		delete(st.sigs, c.sig)
-	}
+// count adds d, 1 or -1, to the counts of c's signature and, for an
+// access of a read/write cycle, its target.
+func (st *stallState) count(c *stallCall, d uint16) {
+	st.sigs[c.sig%countParts] += d
 	if c.wbRun > 0 {
-		if st.targets[c.targetHash] += d; st.targets[c.targetHash] <= 0 {
-			delete(st.targets, c.targetHash)
-		}
+		st.targets[c.targetHash%countParts] += d
 	}
 }
+
+// countParts is how many parts calls are counted in: at most MaxWindow
+// calls are kept, which a uint16 counts.
+const countParts = 128
 
 // continuesKept reports whether st.kept holds the chains of c, the latest
 // call before e, and e's chains are c's: the same chain of repeats and
