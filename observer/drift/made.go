@@ -143,7 +143,15 @@ func (st *driftState) addMade(t string) {
 }
 
 // mayMake reports whether a shell command has a redirection, touch, mkdir
-// or cd in it: whether it need be read for what it makes at all.
+// or cd in it: whether it need be read for what it makes at all. cmd is a
+// JSON string's raw content: a text without a space, a tab or an escape
+// has no command with an argument.
 func mayMake(cmd string) bool {
-	return strings.Contains(cmd, ">") || strings.Contains(cmd, "touch") || strings.Contains(cmd, "mkdir") || strings.Contains(cmd, "cd ")
+	if strings.IndexByte(cmd, '>') >= 0 {
+		return true
+	}
+	if strings.IndexByte(cmd, ' ') < 0 && strings.IndexByte(cmd, '\t') < 0 && strings.IndexByte(cmd, '\\') < 0 {
+		return false
+	}
+	return strings.Contains(cmd, "touch") || strings.Contains(cmd, "mkdir") || strings.Contains(cmd, "cd ")
 }

@@ -14,6 +14,9 @@ import (
 type Compiled struct {
 	keys  map[string]struct{}
 	rules ruleSet
+	// keyStarts marks the bytes, in lower case, a volatile key starts
+	// with: a key starting with another is not looked up.
+	keyStarts [256]bool
 }
 
 func CompileRules(keys []string, rules []Rule) *Compiled {
@@ -22,6 +25,9 @@ func CompileRules(keys []string, rules []Rule) *Compiled {
 	for _, k := range keys {
 		kb = FoldKey(kb[:0], k)
 		c.keys[string(kb)] = struct{}{}
+		if len(kb) > 0 {
+			c.keyStarts[kb[0]] = true
+		}
 	}
 	c.rules = newRuleSet(rules)
 	return c
@@ -293,7 +299,11 @@ func (c *Canon) object(s string, i, depth int) (int, bool) {
 			return i, false
 		}
 	}
-	c.sortMembers(open, c.spans[base:])
+	if ms := c.spans[base:]; len(ms) > 1 {
+		c.sortMembers(open, ms)
+	} else {
+		c.Buf = append(c.Buf, '}') // one member, or none: in order
+	}
 	return i, true
 }
 
@@ -366,6 +376,13 @@ func (c *Canon) keyLess(a, b member) bool {
 func (c *Canon) volatile(key string) bool {
 	if len(c.keys) == 0 {
 		return false
+	}
+	i := 0
+	for i < len(key) && (key[i] == '_' || key[i] == '-') {
+		i++
+	}
+	if i < len(key) && !c.keyStarts[key[i]|0x20] && !c.keyStarts[key[i]] {
+		return false // no volatile key starts so: not looked up
 	}
 	c.key = FoldKey(c.key[:0], key)
 	_, ok := c.keys[string(c.key)]

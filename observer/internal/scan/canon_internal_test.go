@@ -79,3 +79,20 @@ func TestShortWordsAreSkippedWithoutChangingTheResult(t *testing.T) {
 		}
 	}
 }
+
+// A volatile key is dropped however it is spelled; an object of one member
+// is written as it is.
+func TestVolatileKeysAreDroppedInAnySpelling(t *testing.T) {
+	c := &Canon{Compiled: CompileRules([]string{"request_id", "timestamp"}, nil)}
+	for args, want := range map[string]string{
+		`{"_Request-ID":"x","a":1}`: `{"a":1}`,
+		`{"TimeStamp":1,"b":[2]}`:   `{"b":[2]}`,
+		`{"path":"x.go"}`:           `{"path":"x.go"}`,
+		`{"requests":1,"Timer":2}`:  `{"Timer":2,"requests":1}`,
+		`{"request_id":"x"}`:        `{}`,
+	} {
+		if got := string(c.Canonical(args)); got != want {
+			t.Errorf("Canonical(%s) = %s, want %s", args, got, want)
+		}
+	}
+}

@@ -44,3 +44,20 @@ func TestAppendIdentifierTakesWhatAWordDirectsActionAt(t *testing.T) {
 		}
 	}
 }
+
+func TestMayMakeReadsTheCommandsThatMake(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"echo hi > out.txt":        true,
+		"mkdir -p build":           true,
+		"touch\tnotes.md":          true,
+		`touch\tnotes.md`:          true,
+		"cd /srv && make":          true,
+		"/home/user/mkdir_done.go": false,
+		"touch":                    false,
+		"ls -la":                   false,
+	} {
+		if got := mayMake(cmd); got != want {
+			t.Errorf("mayMake(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
