@@ -172,10 +172,15 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 // outside reports whether the call c lies outside the scope: it does work
 // off the task's ground, or none of its targets is in the scope.
 func (st *driftState) outside(c *driftCall) bool {
-	if c.version == st.version && (c.grown == st.grown || !c.outside) {
-		c.grown = st.grown
-		return c.outside
+	if c.version != st.version || c.grown != st.grown && c.outside {
+		return st.judge(c)
 	}
+	c.grown = st.grown
+	return c.outside
+}
+
+// judge works out whether c lies outside the scope as it is now.
+func (st *driftState) judge(c *driftCall) bool {
 	c.outside, c.version, c.grown = true, st.version, st.grown
 	if st.offGround(c) {
 		return true
@@ -223,9 +228,12 @@ func (st *driftState) mostlyOutside(n int) (int, bool) {
 		return 0, false
 	}
 	out := 0
-	for i := range n {
-		if st.outside(st.calls.Back(i)) {
-			out++
+	older, newer := st.calls.Halves()
+	for _, part := range [2][]driftCall{older, newer} {
+		for i := range part {
+			if st.outside(&part[i]) {
+				out++
+			}
 		}
 	}
 	return out, float64(out) >= st.share*float64(n)
