@@ -522,6 +522,20 @@ func TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall(t *t
 	}
 }
 
+// TestStringsOfEscapesOnlyEncodeAsEncodingJSONWritesThem gives the
+// encoder strings that grow most as they are written, each byte an escape
+// of two or six bytes, into a slice with no room to spare.
+func TestStringsOfEscapesOnlyEncodeAsEncodingJSONWritesThem(t *testing.T) {
+	for _, s := range []string{strings.Repeat("\x00", 300), strings.Repeat(`"`, 300), strings.Repeat("\xff\n", 150), strings.Repeat("\u2028\x01", 100)} {
+		r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
+		got, err := r.AppendJSON(nil)
+		require.NoError(t, err)
+		want, err := encodingJSONLine(&r)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	}
+}
+
 // TestRandomStringsEncodeAsEncodingJSONWritesThem strings together, at
 // random, plain runs of every length and the characters JSON writes with
 // care, so that escapes and characters past ASCII fall on every side of
