@@ -29,6 +29,9 @@ func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
 	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
+	if !owned && r.rec.pool.on {
+		p, owned = r.own(p)
+	}
 	prepared, err := r.rec.safePrepare(p, owned)
 	return r.enqueue(ctx, p, prepared, err)
 }

@@ -72,9 +72,10 @@ type processor struct {
 
 	// Owned by the goroutine; closeErr is set before exited closes.
 	wctx     writeCtx
-	out      Record // the record being written, made from its item
-	spare    []item // the last batch written, emptied, to take the next one into
-	lost     int    // records dropped unwritten after a Close gave up
+	out      Record    // the record being written, made from its item
+	spare    []item    // the last batch written, emptied, to take the next one into
+	written  []Payload // payloads going back to the pool: see giveBack
+	lost     int       // records dropped unwritten after a Close gave up
 	closeErr error
 }
 
@@ -430,7 +431,11 @@ func (p *processor) drain() {
 		for i := 0; i < len(batch); i++ {
 			// The records this package's sinks take a run of them
 			// under one lock; the rest one by one.
-			if i += p.writeRun(batch[i:]); i == len(batch) {
+			n := p.writeRun(batch[i:])
+			if p.rec.pool.on {
+				p.giveBack(batch[i : i+n])
+			}
+			if i += n; i == len(batch) {
 				break
 			}
 			p.begin()
@@ -441,6 +446,20 @@ func (p *processor) drain() {
 		p.out = Record{}
 		p.spare = batch[:0]
 	}
+}
+
+// giveBack puts the payloads of items, written by a FileSink, back in
+// the Recorder's pool, which takes those of the kinds it keeps.
+func (p *processor) giveBack(items []item) {
+	written := p.written[:0]
+	for i := range items {
+		written = append(written, items[i].payload)
+	}
+	if len(written) > 0 {
+		p.rec.pool.give(written)
+	}
+	clear(written)
+	p.written = written[:0]
 }
 
 // begin takes a record out of the queue as its write begins.

@@ -142,6 +142,7 @@ type Recorder struct {
 	redaction redaction
 	dropped   atomic.Uint64
 	failure   atomic.Pointer[SinkError] // the first loss, under Escalate
+	pool      payloadPool               // on for a FileSink
 
 	proc *processor // nil: records are discarded
 }
@@ -173,6 +174,7 @@ func New(sink Sink, opts *Options) *Recorder {
 	}
 	if sink != nil {
 		r.proc = newProcessor(r, opts)
+		r.pool.on = r.proc.file != nil
 	}
 	return r
 }
