@@ -158,9 +158,17 @@ func TestFlushAllocatesNothing(t *testing.T) {
 }
 
 // TestTypedRecordsIntoAFileAllocateNothing holds that a run's typed
-// records of a model and tool call cost no allocation on their way into
-// a file: the payloads the FileSink has written come back to the
-// Recorder, for the next records to fill in.
+// records of a model and tool call, and its assessments, cost no
+// allocation on their way into a file: the payloads the FileSink has
+// written come back to the Recorder, for the next records to fill in.
 func TestTypedRecordsIntoAFileAllocateNothing(t *testing.T) {
-	assertAllocsPerRecord(t, recorder.NewWriterSink(io.Discard, nil), 0.005, callRecords)
+	ctx := context.Background()
+	assertAllocsPerRecord(t, recorder.NewWriterSink(io.Discard, nil), 0.005, func(run *recorder.Trace, i int) int {
+		n := callRecords(run, i)
+		if i%10 == 9 {
+			run.Assessment(ctx, recorder.AssessmentRecord{Markdown: "## Trajectory Assessment", AfterCallIndex: i})
+			n++
+		}
+		return n
+	})
 }

@@ -174,7 +174,7 @@ func New(sink Sink, opts *Options) *Recorder {
 	}
 	if sink != nil {
 		r.proc = newProcessor(r, opts)
-		r.pool.on = r.proc.file != nil
+		r.pool.on, r.pool.most = r.proc.file != nil, r.proc.size
 	}
 	return r
 }

@@ -7,15 +7,21 @@ import (
 )
 
 // payloadPool keeps the payloads of the kinds an agent records on every
-// model and tool call, once a FileSink behind the Recorder has encoded
+// model and tool call, and its assessments, once a FileSink behind the Recorder has encoded
 // them, for the Trace methods to fill in again: a run that writes to a
 // file then allocates nothing per record, and the collector has nothing
-// of it to collect. Only payloads the Recorder owns come back (those a
-// typed Trace method made, or redaction copied), and only from a
-// FileSink, which keeps none of them once written. A sink of another
-// kind, which may keep what it is handed, leaves the pool off.
+// of it to collect. Every payload of those kinds that reaches the queue
+// is the Recorder's own (one a caller passes to Emit is copied first; see
+// Trace.own), and only a FileSink, which keeps none of them once written,
+// gives them back. A sink of another kind, which may keep what it is
+// handed, leaves the pool off.
+//
+// The pool keeps as many payloads of a kind as the queue holds records,
+// so that a burst the goroutine writes at once comes back whole: it holds
+// no more than a full queue held.
 type payloadPool struct {
-	on bool // the sink is a FileSink
+	on   bool // the sink is a FileSink
+	most int  // payloads of a kind it keeps: Options.QueueSize
 
 	mu       sync.Mutex
 	request  []*ModelRequest
@@ -23,11 +29,8 @@ type payloadPool struct {
 	started  []*ToolStarted
 	ended    []*ToolEnded
 	budget   []*BudgetRecord
+	assessed []*AssessmentRecord
 }
-
-// maxPooled is how many payloads of a kind the pool keeps: more than a
-// batch of records written at once takes back, not a whole queue.
-const maxPooled = 256
 
 // fresh returns a payload holding a copy of *v: one of free, or a new one
 // from s.
@@ -54,22 +57,24 @@ func (pool *payloadPool) give(written []Payload) {
 	for _, p := range written {
 		switch t := p.(type) {
 		case *ModelRequest:
-			putBack(&pool.request, t)
+			putBack(&pool.request, t, pool.most)
 		case *ModelResponse:
-			putBack(&pool.response, t)
+			putBack(&pool.response, t, pool.most)
 		case *ToolStarted:
-			putBack(&pool.started, t)
+			putBack(&pool.started, t, pool.most)
 		case *ToolEnded:
-			putBack(&pool.ended, t)
+			putBack(&pool.ended, t, pool.most)
 		case *BudgetRecord:
-			putBack(&pool.budget, t)
+			putBack(&pool.budget, t, pool.most)
+		case *AssessmentRecord:
+			putBack(&pool.assessed, t, pool.most)
 		}
 	}
 }
 
-// putBack empties p and adds it to free, unless free is full.
-func putBack[T any](free *[]*T, p *T) {
-	if len(*free) < maxPooled {
+// putBack empties p and adds it to free, unless free holds most.
+func putBack[T any](free *[]*T, p *T, most int) {
+	if len(*free) < most {
 		var zero T
 		*p = zero
 		*free = append(*free, p)
@@ -93,6 +98,8 @@ func (r *Trace) own(p Payload) (Payload, bool) {
 		return fresh(pool, &pool.ended, &r.slabs.ended, t), true
 	case *BudgetRecord:
 		return fresh(pool, &pool.budget, &r.slabs.budget, t), true
+	case *AssessmentRecord:
+		return fresh(pool, &pool.assessed, &r.slabs.assessed, t), true
 	}
 	return p, false
 }

@@ -171,7 +171,7 @@ func (r *Trace) Assessment(ctx context.Context, p AssessmentRecord) error {
 	if r == nil {
 		return nil
 	}
-	return r.emit(ctx, r.slabs.assessed.New(&p), true)
+	return r.emit(ctx, fresh(&r.rec.pool, &r.rec.pool.assessed, &r.slabs.assessed, &p), true)
 }
 
 // Budget records a budget charge or a limit being exceeded.
