@@ -168,7 +168,7 @@ func New(sink Sink, opts *Options) *Recorder {
 	if r.maxMedia == 0 {
 		r.maxMedia = DefaultMediaInlineBytes
 	}
-	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), lastScan: new(scanMemo)}
+	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), lastScan: new(scanMemo), lastCalls: new(callsMemo)}
 	if r.maxField == 0 {
 		r.maxField = DefaultMaxFieldBytes
 	}
