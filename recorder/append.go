@@ -30,11 +30,30 @@ func appendUint(b []byte, u uint64) []byte {
 	return appendLongUint(b, u)
 }
 
-// appendLongUint is appendUint for any u. It writes u's digits straight
-// into b, from the last: eight at a time, split from u by one division,
-// in 32-bit arithmetic.
+// appendLongUint is appendUint for any u. Below 10^16 it writes u's
+// digits as one or two words of eight, each made from four pairs of
+// digits and shifted to drop the leading zeros of the first, into room
+// past b's end; from 10^16 on, eight at a time from the last, split from
+// u by one division, in 32-bit arithmetic.
 func appendLongUint(b []byte, u uint64) []byte {
 	n := decimalLen(u)
+	if cap(b)-len(b) < 16 {
+		b = slices.Grow(b, 16)
+	}
+	at := len(b)
+	b = b[:at+16]
+	switch {
+	case u < 1e8:
+		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(uint32(u))>>(8*(8-n)))
+		return b[:at+n]
+	case u < 1e16:
+		q := u / 1e8
+		high := n - 8
+		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(uint32(q))>>(8*(8-high)))
+		binary.LittleEndian.PutUint64(b[at+high:at+high+8], eightDigits(uint32(u-q*1e8)))
+		return b[:at+n]
+	}
+	b = b[:at]
 	if cap(b)-len(b) < n {
 		b = slices.Grow(b, n)
 	}
@@ -42,7 +61,7 @@ func appendLongUint(b []byte, u uint64) []byte {
 	i := len(b)
 	for u >= 1e8 {
 		q := u / 1e8
-		put8Digits(b[i-8:i], uint32(u-q*1e8))
+		binary.LittleEndian.PutUint64(b[i-8:i], eightDigits(uint32(u-q*1e8)))
 		u = q
 		i -= 8
 	}
@@ -61,15 +80,22 @@ func appendLongUint(b []byte, u uint64) []byte {
 	return b
 }
 
-// put8Digits writes v, below 10^8, as eight decimal digits into d.
-func put8Digits(d []byte, v uint32) {
-	_ = d[7]
+// eightDigits returns v, below 10^8, as eight decimal digits in a word,
+// little-endian: the first digit in its lowest byte.
+func eightDigits(v uint32) uint64 {
 	hi, lo := v/10000, v%10000
-	a, b := hi/100*2, hi%100*2
-	c, e := lo/100*2, lo%100*2
-	d[0], d[1], d[2], d[3] = digitPairs[a], digitPairs[a+1], digitPairs[b], digitPairs[b+1]
-	d[4], d[5], d[6], d[7] = digitPairs[c], digitPairs[c+1], digitPairs[e], digitPairs[e+1]
+	t := &digitWords
+	return uint64(t[hi/100]) | uint64(t[hi%100])<<16 | uint64(t[lo/100])<<32 | uint64(t[lo%100])<<48
 }
+
+// digitWords holds the two decimal digits of each number from 0 to 99,
+// little-endian: the first in the lower byte.
+var digitWords = func() (t [100]uint16) {
+	for i := range t {
+		t[i] = uint16(digitPairs[2*i]) | uint16(digitPairs[2*i+1])<<8
+	}
+	return t
+}()
 
 // powersOf10 holds 10^i at i.
 var powersOf10 = [20]uint64{
