@@ -41,9 +41,10 @@ type processor struct {
 	file         *FileSink   // the sink, if it is a FileSink: see writeFile
 	settles      flushedSink // the sink, if it is one of this package's: see settled
 	blockTimeout time.Duration
-	size         int // Options.QueueSize
-	shed         int // queued records past which those shed first are refused
-	half         int // queued records past which a lingering goroutine is woken
+	size         int   // Options.QueueSize
+	shed         int   // queued records past which those shed first are refused
+	half         int   // queued records past which a lingering goroutine is woken
+	roomStep     int64 // records begun between wake-ups of an emitter waiting for room
 
 	mu        sync.Mutex
 	queue     []item       // waiting records and flush requests, in emit order
@@ -131,6 +132,7 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		p.size = DefaultQueueSize
 	}
 	p.half = p.size / 2
+	p.roomStep = int64(max(1, p.size/roomSteps))
 	p.shed = max(1, p.size*shedAt/4)
 	// The queue starts small and grows, up to QueueSize, as far as the
 	// records waiting at once need: a run whose records the goroutine
@@ -358,6 +360,10 @@ func (r *Recorder) Close(ctx context.Context) error {
 	}
 }
 
+// roomSteps is how many times an emitter waiting for room is woken while
+// the goroutine writes a full queue.
+const roomSteps = 32
+
 // lingerTime is how long the goroutine, woken by a record, lets more
 // gather before it takes them: one wake-up then serves a batch.
 const lingerTime = time.Millisecond
@@ -462,10 +468,13 @@ func (p *processor) giveBack(items []item) {
 	p.written = written[:0]
 }
 
-// begin takes a record out of the queue as its write begins.
+// begin takes a record out of the queue as its write begins. It wakes an
+// emitter waiting for room once every roomStep records, and when the
+// batch in hand is all begun: an emitter woken for every record would
+// take one slot and wait again, a wake-up of each goroutine per record,
+// or, waiting for a kind shed first, find no room below its limit yet.
 func (p *processor) begin() {
-	p.taking.Add(-1)
-	if p.waiters.Load() > 0 {
+	if left := p.taking.Add(-1); p.waiters.Load() > 0 && left%p.roomStep == 0 {
 		p.signalRoom()
 	}
 }
