@@ -45,10 +45,13 @@ type Trace struct {
 
 // pendingItem is a record waiting for room in a full queue, until fewer
 // than limit records are queued. done is closed once it is in the queue
-// (queued) or given up.
+// (queued) or given up. fares is the record's admission, read from its
+// payload before it can be queued: once written, a payload may be reused
+// (see payloadPool).
 type pendingItem struct {
 	it     item
 	limit  int
+	fares  admission
 	queued bool
 	done   chan struct{}
 }
