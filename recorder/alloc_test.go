@@ -18,15 +18,19 @@ import (
 // their payloads come a few at a time from the run's slabs, the queue
 // holds them by value, and the sink's slice grows by doubling.
 func TestTypedRecordsAllocateAFractionEach(t *testing.T) {
+	assertFractionPerRecord(t, callRecords)
+}
+
+// callRecords records, the ith time it is called, a model and tool call's
+// typed records, and returns how many.
+func callRecords(run *recorder.Trace, i int) int {
 	ctx := context.Background()
-	assertFractionPerRecord(t, func(run *recorder.Trace, i int) int {
-		run.ModelRequest(ctx, recorder.ModelRequest{MessageCount: i})
-		run.ModelResponse(ctx, recorder.ModelResponse{})
-		run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens"})
-		run.ToolStarted(ctx, recorder.ToolStarted{Name: "noop"})
-		run.ToolEnded(ctx, recorder.ToolEnded{Name: "noop"})
-		return 5
-	})
+	run.ModelRequest(ctx, recorder.ModelRequest{MessageCount: i})
+	run.ModelResponse(ctx, recorder.ModelResponse{})
+	run.Budget(ctx, recorder.BudgetRecord{Event: recorder.BudgetCharged, Resource: "tokens"})
+	run.ToolStarted(ctx, recorder.ToolStarted{Name: "noop"})
+	run.ToolEnded(ctx, recorder.ToolEnded{Name: "noop"})
+	return 5
 }
 
 // TestExtensionsAllocateAFractionEach holds that an extension record
@@ -66,11 +70,18 @@ func TestAssessmentsAllocateAFractionEach(t *testing.T) {
 // few records of one run, the ith time it is called, and returns how many.
 func assertFractionPerRecord(t *testing.T, emit func(run *recorder.Trace, i int) int) {
 	t.Helper()
+	assertAllocsPerRecord(t, recorder.NewMemorySink(), 0.2, emit)
+}
+
+// assertAllocsPerRecord checks that the records emit makes on their way
+// into sink cost at most most allocations each.
+func assertAllocsPerRecord(t *testing.T, sink recorder.Sink, most float64, emit func(run *recorder.Trace, i int) int) {
+	t.Helper()
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	ctx := context.Background()
-	rec := newRec(t, recorder.NewMemorySink(), &recorder.Options{QueueSize: 1 << 14})
+	rec := newRec(t, sink, &recorder.Options{QueueSize: 1 << 14})
 	run, err := rec.StartRun(ctx, recorder.RunInfo{})
 	if err != nil {
 		t.Fatal(err)
@@ -84,9 +95,9 @@ func assertFractionPerRecord(t *testing.T, emit func(run *recorder.Trace, i int)
 			t.Fatal(err)
 		}
 	}) / perRun
-	t.Logf("%.3f allocations per record", allocs)
-	if allocs > 0.2 {
-		t.Errorf("%.3f allocations per record, want at most 0.2", allocs)
+	t.Logf("%.4f allocations per record", allocs)
+	if allocs > most {
+		t.Errorf("%.4f allocations per record, want at most %v", allocs, most)
 	}
 }
 
@@ -144,4 +155,20 @@ func TestFlushAllocatesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("%.1f allocations a bounded Flush, want none", allocs)
 	}
+}
+
+// TestTypedRecordsIntoAFileAllocateNothing holds that a run's typed
+// records of a model and tool call, and its assessments, cost no
+// allocation on their way into a file: the payloads the FileSink has
+// written come back to the Recorder, for the next records to fill in.
+func TestTypedRecordsIntoAFileAllocateNothing(t *testing.T) {
+	ctx := context.Background()
+	assertAllocsPerRecord(t, recorder.NewWriterSink(io.Discard, nil), 0.005, func(run *recorder.Trace, i int) int {
+		n := callRecords(run, i)
+		if i%10 == 9 {
+			run.Assessment(ctx, recorder.AssessmentRecord{Markdown: "## Trajectory Assessment", AfterCallIndex: i})
+			n++
+		}
+		return n
+	})
 }

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -29,11 +30,30 @@ func appendUint(b []byte, u uint64) []byte {
 	return appendLongUint(b, u)
 }
 
-// appendLongUint is appendUint for any u. It writes u's digits straight
-// into b, from the last: eight at a time, split from u by one division,
-// in 32-bit arithmetic.
+// appendLongUint is appendUint for any u. Below 10^16 it writes u's
+// digits as one or two words of eight, each made from four pairs of
+// digits and shifted to drop the leading zeros of the first, into room
+// past b's end; from 10^16 on, eight at a time from the last, split from
+// u by one division, in 32-bit arithmetic.
 func appendLongUint(b []byte, u uint64) []byte {
 	n := decimalLen(u)
+	if cap(b)-len(b) < 16 {
+		b = slices.Grow(b, 16)
+	}
+	at := len(b)
+	b = b[:at+16]
+	switch {
+	case u < 1e8:
+		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(uint32(u))>>(8*(8-n)))
+		return b[:at+n]
+	case u < 1e16:
+		q := u / 1e8
+		high := n - 8
+		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(uint32(q))>>(8*(8-high)))
+		binary.LittleEndian.PutUint64(b[at+high:at+high+8], eightDigits(uint32(u-q*1e8)))
+		return b[:at+n]
+	}
+	b = b[:at]
 	if cap(b)-len(b) < n {
 		b = slices.Grow(b, n)
 	}
@@ -41,7 +61,7 @@ func appendLongUint(b []byte, u uint64) []byte {
 	i := len(b)
 	for u >= 1e8 {
 		q := u / 1e8
-		put8Digits(b[i-8:i], uint32(u-q*1e8))
+		binary.LittleEndian.PutUint64(b[i-8:i], eightDigits(uint32(u-q*1e8)))
 		u = q
 		i -= 8
 	}
@@ -60,15 +80,22 @@ func appendLongUint(b []byte, u uint64) []byte {
 	return b
 }
 
-// put8Digits writes v, below 10^8, as eight decimal digits into d.
-func put8Digits(d []byte, v uint32) {
-	_ = d[7]
+// eightDigits returns v, below 10^8, as eight decimal digits in a word,
+// little-endian: the first digit in its lowest byte.
+func eightDigits(v uint32) uint64 {
 	hi, lo := v/10000, v%10000
-	a, b := hi/100*2, hi%100*2
-	c, e := lo/100*2, lo%100*2
-	d[0], d[1], d[2], d[3] = digitPairs[a], digitPairs[a+1], digitPairs[b], digitPairs[b+1]
-	d[4], d[5], d[6], d[7] = digitPairs[c], digitPairs[c+1], digitPairs[e], digitPairs[e+1]
+	t := &digitWords
+	return uint64(t[hi/100]) | uint64(t[hi%100])<<16 | uint64(t[lo/100])<<32 | uint64(t[lo%100])<<48
 }
+
+// digitWords holds the two decimal digits of each number from 0 to 99,
+// little-endian: the first in the lower byte.
+var digitWords = func() (t [100]uint16) {
+	for i := range t {
+		t[i] = uint16(digitPairs[2*i]) | uint16(digitPairs[2*i+1])<<8
+	}
+	return t
+}()
 
 // powersOf10 holds 10^i at i.
 var powersOf10 = [20]uint64{
@@ -164,7 +191,7 @@ func appendTrueField(b []byte, field string, set bool) []byte {
 
 // shortEscapes holds, for each ASCII byte that JSON escapes with a
 // backslash and one letter, that letter, and 0 for any other byte.
-var shortEscapes = func() (t [utf8.RuneSelf]byte) {
+var shortEscapes = func() (t [256]byte) {
 	t['"'], t['\\'] = '"', '\\'
 	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = 'b', 'f', 'n', 'r', 't'
 	return t
@@ -182,83 +209,134 @@ var plainByte = func() (t [256]bool) {
 // appendString appends s as a JSON string. It escapes what JSON requires
 // plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
 // with U+FFFD, and leaves HTML characters alone.
+//
+// It copies eight bytes at a time, testing them as it copies: a word is
+// stored whole, and the output moves on only past its plain bytes, so
+// the bytes from the first that needs care are written again. The output
+// keeps room, past what the rest of s needs as it is, for the eight bytes
+// a stored word may spill; an escape makes more as it needs it.
 func appendString(b []byte, s string) []byte {
-	i := plainRun(s, 0)
-	if i == len(s) {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
+	n := len(b)
+	if cap(b)-n < len(s)+stringSlack {
+		b = slices.Grow(b, len(s)+stringSlack)
 	}
-	return appendEscaped(b, s, i)
+	b = b[:cap(b)]
+	b[n] = '"'
+	n++
+	if len(s) < 8 {
+		n, i := copyShort(b, n, s)
+		if i == len(s) {
+			b[n] = '"'
+			return b[:n+1]
+		}
+		return appendEscapes(b, n, s, i)
+	}
+	for i := 0; i+8 <= len(s); i, n = i+8, n+8 {
+		w := word(s[i : i+8])
+		binary.LittleEndian.PutUint64(b[n:n+8], w)
+		if m := notPlain(w); m != 0 {
+			k := bits.TrailingZeros64(m) >> 3
+			return appendEscapes(b, n+k, s, i+k)
+		}
+	}
+	// The last bytes, fewer than eight: the last word of s, moved down so
+	// that they come first. The zeros shifted in are not plain, and flag
+	// nothing before them.
+	if left := len(s) % 8; left > 0 {
+		w := word(s[len(s)-8:]) >> (64 - 8*left)
+		binary.LittleEndian.PutUint64(b[n:n+8], w)
+		if m := notPlain(w); m != 0 {
+			if k := bits.TrailingZeros64(m) >> 3; k < left {
+				return appendEscapes(b, n+k, s, len(s)-left+k)
+			}
+		}
+		n += left
+	}
+	b[n] = '"'
+	return b[:n+1]
 }
 
-// appendEscaped is appendString for s whose byte at i, and none before,
-// is not a plainByte.
-func appendEscaped(b []byte, s string, i int) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = slices.Grow(b, len(s)+len(s)/8+8)
-	b = append(b, '"')
-	start := 0
-	for i < len(s) {
-		b = append(b, s[start:i]...)
-		if c := s[i]; c < utf8.RuneSelf {
-			if e := shortEscapes[c]; e != 0 {
-				b = append(b, '\\', e)
-			} else {
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
+// stringSlack is the room appendString keeps in its output past the rest
+// of the string: its closing quote and a word stored past its end.
+const stringSlack = 1 + 8
+
+// copyShort copies the plain bytes at the start of s, shorter than eight
+// bytes, to b at n, and returns where each then is. From four bytes on it
+// tests the first four and the last four, which overlap, at once.
+func copyShort(b []byte, n int, s string) (int, int) {
+	if len(s) >= 4 {
+		lo := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+		hi := uint64(s[len(s)-4]) | uint64(s[len(s)-3])<<8 | uint64(s[len(s)-2])<<16 | uint64(s[len(s)-1])<<24
+		if notPlain(lo|hi<<32) == 0 {
+			binary.LittleEndian.PutUint32(b[n:n+4], uint32(lo))
+			binary.LittleEndian.PutUint32(b[n+len(s)-4:n+len(s)], uint32(hi))
+			return n + len(s), len(s)
+		}
+	}
+	i := 0
+	for ; i < len(s) && plainByte[s[i]]; i, n = i+1, n+1 {
+		b[n] = s[i]
+	}
+	return n, i
+}
+
+// appendEscapes is appendString from the byte of s at i, which is not a
+// plainByte, written to b at n, b's length being its capacity and
+// holding, from n, room for the rest of s and stringSlack.
+func appendEscapes(b []byte, n int, s string, i int) []byte {
+	for {
+		// An escape writes up to six bytes for one to three.
+		if len(b)-n < len(s)-i+stringSlack+5 {
+			b = slices.Grow(b[:n], len(s)-i+len(s)/8+stringSlack+5)
+			b = b[:cap(b)]
+		}
+		if e := shortEscapes[s[i]]; e != 0 {
+			b[n], b[n+1] = '\\', e
+			n, i = n+2, i+1
 		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				b = append(b, `\ufffd`...)
-			case r == '\u2028':
-				b = append(b, `\u2028`...)
-			case r == '\u2029':
-				b = append(b, `\u2029`...)
-			default:
-				b = append(b, s[i:i+size]...)
+			n, i = escape(b, n, s, i)
+		}
+		for ; i+8 <= len(s); i, n = i+8, n+8 {
+			w := word(s[i : i+8])
+			binary.LittleEndian.PutUint64(b[n:n+8], w)
+			if m := notPlain(w); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				i, n = i+k, n+k
+				break
 			}
-			i += size
 		}
-		start = i
-		i = plainRun(s, i)
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// plainRun returns the index of the first byte of s, from i on, that is
-// not a plainByte, or len(s). It looks at eight bytes at a time, and at
-// the last eight of a string at least that long at once.
-func plainRun(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		if m := notPlain(word(s[i : i+8])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+		if i+8 > len(s) {
+			for ; i < len(s) && plainByte[s[i]]; i, n = i+1, n+1 {
+				b[n] = s[i]
+			}
+			if i == len(s) {
+				b[n] = '"'
+				return b[:n+1]
+			}
 		}
 	}
-	if i == len(s) || len(s) < 8 {
-		return plainBytes(s, i)
-	}
-	m := notPlain(word(s[len(s)-8:]))
-	if m == 0 {
-		return len(s)
-	}
-	// The first byte flagged is not plain; past it, flags can be false.
-	if first := len(s) - 8 + bits.TrailingZeros64(m)>>3; first >= i {
-		return first
-	}
-	return plainBytes(s, i)
 }
 
-// plainBytes returns the index of the first byte of s, from i on, that is
-// not a plainByte, or len(s), looking at one byte at a time.
-func plainBytes(s string, i int) int {
-	for i < len(s) && plainByte[s[i]] {
-		i++
+// escape writes the character of s at i, which is neither a plainByte
+// nor one of shortEscapes, to b at n, as appendString writes it, and
+// returns where each then is. b has room for six bytes.
+func escape(b []byte, n int, s string, i int) (int, int) {
+	const hexDigits = "0123456789abcdef"
+	if c := s[i]; c < utf8.RuneSelf {
+		_ = b[n+5]
+		b[n], b[n+1], b[n+2], b[n+3], b[n+4], b[n+5] = '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]
+		return n + 6, i + 1
 	}
-	return i
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return n + copy(b[n:], `\ufffd`), i + 1
+	case r == '\u2028':
+		return n + copy(b[n:], `\u2028`), i + size
+	case r == '\u2029':
+		return n + copy(b[n:], `\u2029`), i + size
+	}
+	return n + copy(b[n:], s[i:i+size]), i + size
 }
 
 // Masks of the bytes of a word: each byte 0x01, and each byte 0x80.

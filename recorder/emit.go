@@ -29,6 +29,9 @@ func (r *Trace) emit(ctx context.Context, p Payload, owned bool) error {
 	if r == nil || !owned && IsNilPayload(p) {
 		return nil
 	}
+	if !owned && r.rec.pool.on {
+		p, owned = r.own(p)
+	}
 	prepared, err := r.rec.safePrepare(p, owned)
 	return r.enqueue(ctx, p, prepared, err)
 }
@@ -94,7 +97,7 @@ func (r *Trace) queue(proc *processor, it *item, fares admission) (*pendingItem,
 	if !proc.block {
 		return nil, refusal(fares)
 	}
-	w := &pendingItem{it: *it, limit: proc.limit(fares), done: make(chan struct{})}
+	w := &pendingItem{it: *it, limit: proc.limit(fares), fares: fares, done: make(chan struct{})}
 	r.pending = append(r.pending, w)
 	return w, nil
 }
@@ -135,7 +138,7 @@ func (r *Trace) await(ctx context.Context, proc *processor, w *pendingItem) erro
 		case <-done:
 			why = fmt.Errorf("%w: %w", ErrQueueFull, ctx.Err())
 		case <-timer.C:
-			why = fmt.Errorf("%w after waiting %v", refusal(admissionOf(w.it.payload)), proc.blockTimeout)
+			why = fmt.Errorf("%w after waiting %v", refusal(w.fares), proc.blockTimeout)
 		}
 		r.mu.Lock()
 		queued := w.queued

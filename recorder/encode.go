@@ -46,6 +46,15 @@ type encoder struct {
 	injectedText string
 	injectedJSON []byte
 
+	// The arguments of the tool calls of the last message written with
+	// tool calls (a model_response's, most often), when it had at most
+	// maxRememberedCalls, and their JSON strings end to end in callsJSON,
+	// each ending at its callEnds: the tool_started record of each call
+	// carries them again.
+	callArgs  []string
+	callEnds  []int
+	callsJSON []byte
+
 	// The limits of the last run_started written, but for the deadline,
 	// when limitsOK, and limitsJSON the fields they write: those before
 	// the deadline up to limitsSplit, and those after it. A program's
@@ -257,7 +266,7 @@ func appendUnknownBody(b []byte, kind Kind, u *Unknown) ([]byte, error) {
 func (e *encoder) payload(b []byte, kind Kind, p Payload) []byte {
 	switch t := p.(type) {
 	case *ToolStarted:
-		return appendToolStarted(append(b, `","kind":"tool_started","payload":`...), t)
+		return e.toolStarted(append(b, `","kind":"tool_started","payload":`...), t)
 	case *ToolEnded:
 		return e.toolEnded(append(b, `","kind":"tool_ended","payload":`...), t)
 	case *BudgetRecord:
@@ -281,12 +290,14 @@ func (e *encoder) payload(b []byte, kind Kind, p Payload) []byte {
 	return e.reflected(append(b, `,"payload":`...), p)
 }
 
-// appendToolStarted encodes a tool_started payload.
-func appendToolStarted(b []byte, t *ToolStarted) []byte {
+// toolStarted encodes a tool_started payload.
+func (e *encoder) toolStarted(b []byte, t *ToolStarted) []byte {
 	start := len(b)
 	b = appendNonEmptyField(b, `,"call_id":`, t.CallID)
 	b = appendStringField(b, `,"name":`, t.Name)
-	b = appendNonEmptyField(b, `,"arguments":`, t.Arguments)
+	if t.Arguments != "" {
+		b = e.callArguments(append(b, `,"arguments":`...), t.Arguments)
+	}
 	b = appendNonZeroField(b, `,"arguments_bytes":`, int64(t.ArgumentsBytes))
 	b = appendTrueField(b, `,"arguments_truncated":true`, t.ArgumentsTruncated)
 	b = appendIntField(b, `,"call_index":`, int64(t.CallIndex))
@@ -449,6 +460,43 @@ func (e *encoder) injectedContent(b []byte, content string) []byte {
 	}
 	return b
 }
+
+// callArguments appends a tool call's arguments as a JSON string, copied
+// when they are those of a call of the last message written with tool
+// calls.
+func (e *encoder) callArguments(b []byte, args string) []byte {
+	from := 0
+	for i, a := range e.callArgs {
+		if a == args {
+			return append(b, e.callsJSON[from:e.callEnds[i]]...)
+		}
+		from = e.callEnds[i]
+	}
+	return appendString(b, args)
+}
+
+// rememberCalls forgets the tool calls remembered, and reports whether
+// those of the message being written, calls of them, are to be
+// remembered.
+func (e *encoder) rememberCalls(calls int) bool {
+	e.callArgs, e.callEnds, e.callsJSON = e.callArgs[:0], e.callEnds[:0], e.callsJSON[:0]
+	return e.remembers && calls <= maxRememberedCalls
+}
+
+// rememberCall remembers the arguments of a tool call of the message
+// being written, and their JSON string, unless that would take the JSON
+// remembered past maxRememberedInjected bytes.
+func (e *encoder) rememberCall(args string, json []byte) {
+	if len(e.callsJSON)+len(json) <= maxRememberedInjected {
+		e.callsJSON = append(e.callsJSON, json...)
+		e.callArgs = append(e.callArgs, args)
+		e.callEnds = append(e.callEnds, len(e.callsJSON))
+	}
+}
+
+// maxRememberedCalls is the most tool calls of a model_response an
+// encoder remembers.
+const maxRememberedCalls = 16
 
 // maxRememberedInjected is the longest injected content an encoder
 // remembers: one huge message does not stay in memory for good.

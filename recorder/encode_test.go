@@ -497,6 +497,44 @@ func TestASinkWritesEachRunsLimits(t *testing.T) {
 	assert.Equal(t, want.String(), out.String())
 }
 
+// TestASinkWritesEachToolCallsArguments holds that a sink writing the
+// tool_started records of a model response's tool calls, whose arguments
+// it copies from the response it wrote before, writes each record as a
+// record alone encodes: the arguments of the call started, whichever of
+// the response's it is, and arguments of no call of it encoded afresh.
+func TestASinkWritesEachToolCallsArguments(t *testing.T) {
+	first, second := `{"path":"a.go"}`, "{\"cmd\":\"ls\\n\"}"
+	index := 0
+	calls := []schema.ToolCall{
+		{Index: &index, ID: "c1", Type: "function", Function: schema.FunctionCall{Name: "read", Arguments: first}},
+		{ID: "c2", Type: "function", Function: schema.FunctionCall{Name: "run", Arguments: second}},
+		{ID: "c3", Type: "function", Function: schema.FunctionCall{Name: "none"}},
+	}
+	payloads := []recorder.Payload{
+		&recorder.ModelResponse{Message: &schema.Message{Role: schema.Assistant, ToolCalls: calls}},
+		&recorder.ToolStarted{CallID: "c2", Name: "run", Arguments: second},
+		&recorder.ToolStarted{CallID: "c1", Name: "read", Arguments: strings.Clone(first)},
+		&recorder.ToolStarted{CallID: "c3", Name: "none"},
+		&recorder.ToolStarted{CallID: "c4", Name: "read", Arguments: `{"path":"b.go"}`},
+		&recorder.ModelResponse{Message: &schema.Message{Role: schema.Assistant, ToolCalls: calls[2:]}},
+		&recorder.ToolStarted{CallID: "c1", Name: "read", Arguments: first},
+	}
+	var out strings.Builder
+	sink := recorder.NewWriterSink(&out, nil)
+	ctx := t.Context()
+	var want strings.Builder
+	for i, p := range payloads {
+		r := &recorder.Record{SchemaVersion: 1, Seq: uint64(i), RunID: "r", RecordedAt: t0, Payload: p}
+		require.NoError(t, sink.Write(ctx, r))
+		b, err := encodingJSONLine(r)
+		require.NoError(t, err)
+		want.Write(b)
+		want.WriteByte('\n')
+	}
+	require.NoError(t, sink.Flush(ctx))
+	assert.Equal(t, want.String(), out.String())
+}
+
 // TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall
 // puts each character JSON writes with care, alone and after another, at
 // every position of strings up to 20 bytes long: the encoder looks at
@@ -519,6 +557,20 @@ func TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall(t *t
 				}
 			}
 		}
+	}
+}
+
+// TestStringsOfEscapesOnlyEncodeAsEncodingJSONWritesThem gives the
+// encoder strings that grow most as they are written, each byte an escape
+// of two or six bytes, into a slice with no room to spare.
+func TestStringsOfEscapesOnlyEncodeAsEncodingJSONWritesThem(t *testing.T) {
+	for _, s := range []string{strings.Repeat("\x00", 300), strings.Repeat(`"`, 300), strings.Repeat("\xff\n", 150), strings.Repeat("\u2028\x01", 100)} {
+		r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
+		got, err := r.AppendJSON(nil)
+		require.NoError(t, err)
+		want, err := encodingJSONLine(&r)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
 	}
 }
 

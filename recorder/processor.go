@@ -41,9 +41,10 @@ type processor struct {
 	file         *FileSink   // the sink, if it is a FileSink: see writeFile
 	settles      flushedSink // the sink, if it is one of this package's: see settled
 	blockTimeout time.Duration
-	size         int // Options.QueueSize
-	shed         int // queued records past which those shed first are refused
-	half         int // queued records past which a lingering goroutine is woken
+	size         int   // Options.QueueSize
+	shed         int   // queued records past which those shed first are refused
+	half         int   // queued records past which a lingering goroutine is woken
+	roomStep     int64 // records begun between wake-ups of an emitter waiting for room
 
 	mu        sync.Mutex
 	queue     []item       // waiting records and flush requests, in emit order
@@ -72,9 +73,10 @@ type processor struct {
 
 	// Owned by the goroutine; closeErr is set before exited closes.
 	wctx     writeCtx
-	out      Record // the record being written, made from its item
-	spare    []item // the last batch written, emptied, to take the next one into
-	lost     int    // records dropped unwritten after a Close gave up
+	out      Record    // the record being written, made from its item
+	spare    []item    // the last batch written, emptied, to take the next one into
+	written  []Payload // payloads going back to the pool: see giveBack
+	lost     int       // records dropped unwritten after a Close gave up
 	closeErr error
 }
 
@@ -130,6 +132,7 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		p.size = DefaultQueueSize
 	}
 	p.half = p.size / 2
+	p.roomStep = int64(max(1, p.size/roomSteps))
 	p.shed = max(1, p.size*shedAt/4)
 	// The queue starts small and grows, up to QueueSize, as far as the
 	// records waiting at once need: a run whose records the goroutine
@@ -357,6 +360,10 @@ func (r *Recorder) Close(ctx context.Context) error {
 	}
 }
 
+// roomSteps is how many times an emitter waiting for room is woken while
+// the goroutine writes a full queue.
+const roomSteps = 32
+
 // lingerTime is how long the goroutine, woken by a record, lets more
 // gather before it takes them: one wake-up then serves a batch.
 const lingerTime = time.Millisecond
@@ -430,7 +437,11 @@ func (p *processor) drain() {
 		for i := 0; i < len(batch); i++ {
 			// The records this package's sinks take a run of them
 			// under one lock; the rest one by one.
-			if i += p.writeRun(batch[i:]); i == len(batch) {
+			n := p.writeRun(batch[i:])
+			if p.rec.pool.on {
+				p.giveBack(batch[i : i+n])
+			}
+			if i += n; i == len(batch) {
 				break
 			}
 			p.begin()
@@ -443,10 +454,27 @@ func (p *processor) drain() {
 	}
 }
 
-// begin takes a record out of the queue as its write begins.
+// giveBack puts the payloads of items, written by a FileSink, back in
+// the Recorder's pool, which takes those of the kinds it keeps.
+func (p *processor) giveBack(items []item) {
+	written := p.written[:0]
+	for i := range items {
+		written = append(written, items[i].payload)
+	}
+	if len(written) > 0 {
+		p.rec.pool.give(written)
+	}
+	clear(written)
+	p.written = written[:0]
+}
+
+// begin takes a record out of the queue as its write begins. It wakes an
+// emitter waiting for room once every roomStep records, and when the
+// batch in hand is all begun: an emitter woken for every record would
+// take one slot and wait again, a wake-up of each goroutine per record,
+// or, waiting for a kind shed first, find no room below its limit yet.
 func (p *processor) begin() {
-	p.taking.Add(-1)
-	if p.waiters.Load() > 0 {
+	if left := p.taking.Add(-1); p.waiters.Load() > 0 && left%p.roomStep == 0 {
 		p.signalRoom()
 	}
 }

@@ -142,6 +142,7 @@ type Recorder struct {
 	redaction redaction
 	dropped   atomic.Uint64
 	failure   atomic.Pointer[SinkError] // the first loss, under Escalate
+	pool      payloadPool               // on for a FileSink
 
 	proc *processor // nil: records are discarded
 }
@@ -167,12 +168,13 @@ func New(sink Sink, opts *Options) *Recorder {
 	if r.maxMedia == 0 {
 		r.maxMedia = DefaultMediaInlineBytes
 	}
-	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), lastScan: new(scanMemo)}
+	r.redaction = redaction{secrets: !opts.KeepSecrets, others: slices.Clone(opts.Redactors), lastScan: new(scanMemo), lastCalls: new(callsMemo)}
 	if r.maxField == 0 {
 		r.maxField = DefaultMaxFieldBytes
 	}
 	if sink != nil {
 		r.proc = newProcessor(r, opts)
+		r.pool.on, r.pool.most = r.proc.file != nil, r.proc.size
 	}
 	return r
 }

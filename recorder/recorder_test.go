@@ -1,6 +1,7 @@
 package recorder_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -640,4 +641,26 @@ func TestARecordLostBeforeItIsQueuedIsReportedWithItsKind(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, recorder.KindToolEnded, se.Kind)
 	assert.ErrorIs(t, err, recorder.ErrRedactorPanicked)
+}
+
+// TestAPayloadEmittedIntoAFileIsLeftAsTheCallerMadeIt holds that the
+// Recorder reuses, once written, only payloads of its own: one the caller
+// passed to Emit is still whole after the FileSink wrote it, and the
+// records after it do not change it.
+func TestAPayloadEmittedIntoAFileIsLeftAsTheCallerMadeIt(t *testing.T) {
+	ctx := context.Background()
+	var out bytes.Buffer
+	rec := recorder.New(recorder.NewWriterSink(&out, nil), nil)
+	run, err := rec.StartRun(ctx, recorder.RunInfo{})
+	require.NoError(t, err)
+	mine := &recorder.ToolEnded{CallID: "c1", Name: "read_file", Result: "package main", ResultBytes: len("package main")}
+	want := *mine
+	require.NoError(t, run.Emit(ctx, mine))
+	require.NoError(t, rec.Flush(ctx))
+	for range 10 {
+		require.NoError(t, run.ToolEnded(ctx, recorder.ToolEnded{CallID: "c2", Name: "grep", Result: "none"}))
+	}
+	require.NoError(t, rec.Close(ctx))
+	assert.Equal(t, want, *mine)
+	assert.Equal(t, 12, strings.Count(out.String(), "\n"))
 }

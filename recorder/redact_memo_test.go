@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/cloudwego/eino/schema"
 )
 
 // TestAnInjectedTextScannedBeforeIsNotScannedAgain: the assessment Lookout
@@ -61,5 +63,34 @@ func TestAnAssessmentAndItsInjectionAreScannedOnce(t *testing.T) {
 	}
 	if unsafe.StringData(injected[0].Content) != unsafe.StringData(recorded.Markdown) {
 		t.Error("the injected text was scanned again rather than taken from the assessment's")
+	}
+}
+
+// TestAToolCallsArgumentsAreScannedOnce: the tool_started record of a
+// call the model asked for shares the pass of the built-in redactor over
+// its arguments with the model response, whichever call of the response
+// it is; arguments of no call of it are scanned afresh.
+func TestAToolCallsArgumentsAreScannedOnce(t *testing.T) {
+	rs := redaction{secrets: true, lastScan: new(scanMemo), lastCalls: new(callsMemo)}
+	first := `{"url":"https://api.example.com","api_key":"sk-abcdefghijklmnop0123"}`
+	second := `{"cmd":"curl -u admin:hunter2hunter2 https://example.com"}`
+	m := &schema.Message{Role: schema.Assistant, ToolCalls: []schema.ToolCall{
+		{Function: schema.FunctionCall{Name: "fetch", Arguments: first}},
+		{Function: schema.FunctionCall{Name: "run", Arguments: second}},
+	}}
+	recorded := rs.message(m)
+	for i, args := range []string{strings.Clone(second), first} {
+		started := rs.toolStarted(&ToolStarted{Arguments: args})
+		want := recorded.ToolCalls[1-i].Function.Arguments
+		if started.Arguments != redactSecrets(args) || started.Arguments != want {
+			t.Fatalf("arguments %q redacted to %q, want %q", args, started.Arguments, want)
+		}
+		if unsafe.StringData(started.Arguments) != unsafe.StringData(want) {
+			t.Errorf("the arguments of call %d were scanned again rather than taken from the response's", 1-i)
+		}
+	}
+	other := `{"token":"ghp_abcdefghijklmnopqrstuvwxyz0123456789"}`
+	if got := rs.toolStarted(&ToolStarted{Arguments: other}).Arguments; got != redactSecrets(other) || got == other {
+		t.Errorf("arguments of no call of the response redacted to %q", got)
 	}
 }

@@ -21,7 +21,26 @@ type redaction struct {
 	// records carry a text scanned before. Nil in a redaction that does not
 	// remember.
 	lastScan *scanMemo
+	// lastCalls remembers the arguments of the tool calls of the last
+	// message the built-in redactor scanned, with what it made of each:
+	// the tool_started record of each call carries the same text. Nil
+	// in a redaction that does not remember.
+	lastCalls *callsMemo
 }
+
+// callsMemo is the arguments of a message's tool calls, and what the
+// built-in redactor made of each.
+type callsMemo struct {
+	mu    sync.Mutex
+	calls []scanned
+}
+
+// scanned is a text and what the built-in redactor made of it.
+type scanned struct{ in, out string }
+
+// maxRememberedCallTexts is the most tool calls of a message a callsMemo
+// remembers.
+const maxRememberedCallTexts = 16
 
 // scanMemo is a text and what the built-in redactor made of it.
 type scanMemo struct {
@@ -212,7 +231,7 @@ func (rs *redaction) messagePayload(p *Message) *Message {
 }
 
 func (rs *redaction) toolStarted(p *ToolStarted) *ToolStarted {
-	a := rs.text(p.Arguments)
+	a := rs.callArguments(p.Arguments)
 	if a == p.Arguments {
 		return p
 	}
@@ -400,11 +419,47 @@ func owned[T any](dst *[]T, orig []T) []T {
 }
 
 func (rs *redaction) toolCalls(e *messageEdit) {
+	m := rs.lastCalls
+	if m == nil || !rs.secrets || len(e.m.ToolCalls) > maxRememberedCallTexts {
+		for i, tc := range e.m.ToolCalls {
+			if s := rs.text(tc.Function.Arguments); s != tc.Function.Arguments {
+				owned(&e.clone().ToolCalls, e.m.ToolCalls)[i].Function.Arguments = s
+			}
+		}
+		return
+	}
+	var buf [maxRememberedCallTexts]scanned
+	calls := buf[:0]
 	for i, tc := range e.m.ToolCalls {
-		if s := rs.text(tc.Function.Arguments); s != tc.Function.Arguments {
+		args := tc.Function.Arguments
+		clean := redactSecrets(args)
+		calls = append(calls, scanned{args, clean})
+		if s := rs.byOthers(clean); s != args {
 			owned(&e.clone().ToolCalls, e.m.ToolCalls)[i].Function.Arguments = s
 		}
 	}
+	m.mu.Lock()
+	m.calls = append(m.calls[:0], calls...)
+	m.mu.Unlock()
+}
+
+// callArguments redacts a tool call's arguments, taking what the built-in
+// redactor made of them from the last message's tool calls when they are
+// the arguments of one of those.
+func (rs *redaction) callArguments(s string) string {
+	m := rs.lastCalls
+	if m == nil || !rs.secrets || len(s) < minSecretText {
+		return rs.text(s)
+	}
+	m.mu.Lock()
+	for _, c := range m.calls {
+		if c.in == s {
+			m.mu.Unlock()
+			return rs.byOthers(c.out)
+		}
+	}
+	m.mu.Unlock()
+	return rs.anyText(s)
 }
 
 func (rs *redaction) multiContent(e *messageEdit) {

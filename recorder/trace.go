@@ -45,10 +45,13 @@ type Trace struct {
 
 // pendingItem is a record waiting for room in a full queue, until fewer
 // than limit records are queued. done is closed once it is in the queue
-// (queued) or given up.
+// (queued) or given up. fares is the record's admission, read from its
+// payload before it can be queued: once written, a payload may be reused
+// (see payloadPool).
 type pendingItem struct {
 	it     item
 	limit  int
+	fares  admission
 	queued bool
 	done   chan struct{}
 }
@@ -139,7 +142,7 @@ func (r *Trace) ModelRequest(ctx context.Context, p ModelRequest) error {
 	if r == nil {
 		return nil
 	}
-	return r.emit(ctx, r.slabs.request.New(&p), true)
+	return r.emit(ctx, fresh(&r.rec.pool, &r.rec.pool.request, &r.slabs.request, &p), true)
 }
 
 // ModelResponse records a model call's answer.
@@ -147,7 +150,7 @@ func (r *Trace) ModelResponse(ctx context.Context, p ModelResponse) error {
 	if r == nil {
 		return nil
 	}
-	return r.emit(ctx, r.slabs.response.New(&p), true)
+	return r.emit(ctx, fresh(&r.rec.pool, &r.rec.pool.response, &r.slabs.response, &p), true)
 }
 
 // ToolStarted records a tool call about to run.
@@ -155,7 +158,7 @@ func (r *Trace) ToolStarted(ctx context.Context, p ToolStarted) error {
 	if r == nil {
 		return nil
 	}
-	return r.emit(ctx, r.slabs.started.New(&p), true)
+	return r.emit(ctx, fresh(&r.rec.pool, &r.rec.pool.started, &r.slabs.started, &p), true)
 }
 
 // ToolEnded records a tool call's result.
@@ -163,7 +166,7 @@ func (r *Trace) ToolEnded(ctx context.Context, p ToolEnded) error {
 	if r == nil {
 		return nil
 	}
-	return r.emit(ctx, r.slabs.ended.New(&p), true)
+	return r.emit(ctx, fresh(&r.rec.pool, &r.rec.pool.ended, &r.slabs.ended, &p), true)
 }
 
 // Assessment records the observations shown to the model.
@@ -171,7 +174,7 @@ func (r *Trace) Assessment(ctx context.Context, p AssessmentRecord) error {
 	if r == nil {
 		return nil
 	}
-	return r.emit(ctx, r.slabs.assessed.New(&p), true)
+	return r.emit(ctx, fresh(&r.rec.pool, &r.rec.pool.assessed, &r.slabs.assessed, &p), true)
 }
 
 // Budget records a budget charge or a limit being exceeded.
@@ -179,7 +182,7 @@ func (r *Trace) Budget(ctx context.Context, p BudgetRecord) error {
 	if r == nil {
 		return nil
 	}
-	return r.emit(ctx, r.slabs.budget.New(&p), true)
+	return r.emit(ctx, fresh(&r.rec.pool, &r.rec.pool.budget, &r.slabs.budget, &p), true)
 }
 
 // Extension records a user-defined record. body must be valid JSON (or

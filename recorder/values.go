@@ -45,6 +45,7 @@ func (e *encoder) message(b []byte, m *schema.Message) []byte {
 // toolCalls appends a message's tool calls as a JSON array.
 func (e *encoder) toolCalls(b []byte, calls []schema.ToolCall) []byte {
 	start := len(b)
+	remember := e.rememberCalls(len(calls))
 	for i := range calls {
 		c := &calls[i]
 		b = append(b, ',')
@@ -57,7 +58,14 @@ func (e *encoder) toolCalls(b []byte, calls []schema.ToolCall) []byte {
 		b = append(b, `,"function":`...)
 		fn := len(b)
 		b = appendNonEmptyField(b, `,"name":`, c.Function.Name)
-		b = appendNonEmptyField(b, `,"arguments":`, c.Function.Arguments)
+		if args := c.Function.Arguments; args != "" {
+			b = append(b, `,"arguments":`...)
+			at := len(b)
+			b = appendString(b, args)
+			if remember {
+				e.rememberCall(args, b[at:])
+			}
+		}
 		b = closeObject(b, fn)
 		if len(c.Extra) > 0 {
 			b = e.anyMap(append(b, `,"extra":`...), c.Extra)
