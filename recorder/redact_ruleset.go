@@ -25,6 +25,12 @@ type secretRule struct {
 	entropy  float64
 	group    int
 	allow    []ruleAllow
+	// near, when set, stands for regex: it appends the secrets it finds
+	// about the keyword at s[at:end], which it reads in its context.
+	near func(s string, at, end int, spans []span) []span
+	// exact says the keywords are matched as written rather than in any
+	// case.
+	exact bool
 }
 
 // ruleAllow lets a finding through when one of its regexes matches its
@@ -91,10 +97,46 @@ var ownRules = [...]secretRule{
 	{id: "pgpass-password", keywords: []string{":5432:", ":*:"}, regex: `(?m)^[^:\s]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S+)$`},
 	{id: "zapier-webhook", keywords: []string{"hooks.zapier.com"}, regex: `hooks\.zapier\.com/hooks/catch/(\d+/[A-Za-z0-9]+)`},
 	{id: "teams-webhook", keywords: []string{"webhook.office.com", "outlook.office.com/webhook"}, regex: `(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/([\w@./-]+)`},
+	// Providers' documented token prefixes that gitleaks v8.30.1 has no
+	// rule for.
+	{id: "tailscale-key", keywords: []string{"tskey-"}, regex: `\btskey-[a-z]+-[A-Za-z0-9-]{20,}`, entropy: 3},
+	{id: "cerebras-api-key", keywords: []string{"csk-"}, regex: `\bcsk-[a-z0-9]{40,}`, entropy: 3},
+	{id: "fireworks-api-key", keywords: []string{"fw_"}, regex: `\bfw_[A-Za-z0-9]{24,}`, entropy: 3},
+	{id: "tavily-api-key", keywords: []string{"tvly-"}, regex: `\btvly-(?:[a-z]+-)?[A-Za-z0-9]{24,}`, entropy: 3},
+	{id: "firecrawl-api-key", keywords: []string{"fc-"}, regex: `\bfc-[a-f0-9]{32}\b`, entropy: 3},
+	{id: "jina-api-key", keywords: []string{"jina_"}, regex: `\bjina_[A-Za-z0-9_]{40,}`, entropy: 3},
+	{id: "resend-api-key", keywords: []string{"re_"}, regex: `\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}`, entropy: 3},
+	{id: "neon-api-key", keywords: []string{"napi_"}, regex: `\bnapi_[a-z0-9]{64}\b`, entropy: 3},
+	{id: "render-api-key", keywords: []string{"rnd_"}, regex: `\brnd_[A-Za-z0-9]{32,}`, entropy: 3},
+	{id: "nvidia-api-key", keywords: []string{"nvapi-"}, regex: `\bnvapi-[\w-]{60,}`, entropy: 3},
+	{id: "hubspot-private-app-token", keywords: []string{"pat-na", "pat-eu"}, regex: `\bpat-(?:na|eu)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`},
+	{id: "buildkite-token", keywords: []string{"bkua_", "bkct_"}, regex: `\bbk(?:ua|ct)_[a-f0-9]{40}\b`, entropy: 3},
+	{id: "deno-deploy-token", keywords: []string{"ddp_", "ddw_"}, regex: `\bdd[pw]_[A-Za-z0-9]{36}\b`, entropy: 3},
+	{id: "nuget-api-key", keywords: []string{"oy2"}, regex: `\boy2[a-z0-9]{43}\b`, entropy: 3.5},
+	{id: "crates-io-token", keywords: []string{"cio"}, regex: `\bcio[A-Za-z0-9]{32}\b`, entropy: 3.5},
+	{id: "twitch-oauth-token", keywords: []string{"oauth:"}, regex: `\boauth:[a-z0-9]{30}\b`, entropy: 3},
+	{id: "posthog-personal-api-key", keywords: []string{"phx_"}, regex: `\bphx_[A-Za-z0-9]{43}\b`, entropy: 3},
+	{id: "launchdarkly-key", keywords: []string{"sdk-"}, regex: `\b(?:sdk|api)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`},
+	{id: "braintree-access-token", keywords: []string{"access_token$"}, regex: `access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}`},
+	{id: "slack-session-cookie", keywords: []string{"xoxd-"}, regex: `\bxoxd-[A-Za-z0-9%/+=]{40,}`, entropy: 3},
+	{id: "atlassian-api-token", keywords: []string{"atatt3xffgf0", "atctt3xffgn0"}, regex: `\bAT[AC]TT3xFfG[FN]0[\w=-]{40,}`, entropy: 3},
+	{id: "backblaze-application-key", keywords: []string{"k00"}, regex: `\bK00\d[A-Za-z0-9+/]{27}\b`, entropy: 3.5},
+	{id: "google-oauth-access-token", keywords: []string{"ya29."}, regex: `\bya29\.[\w-]{30,}`, entropy: 3},
+	{id: "google-oauth-refresh-token", keywords: []string{"1//0"}, regex: `\b1//0[\w-]{40,}`, entropy: 3},
+	{id: "google-oauth-client-secret", keywords: []string{"gocspx-"}, regex: `\bGOCSPX-[\w-]{28}`, entropy: 3},
+	{id: "supabase-secret-key", keywords: []string{"sb_secret_"}, regex: `\bsb_secret_[\w-]{20,}`, entropy: 3},
+	{id: "stytch-secret", keywords: []string{"secret-live-", "secret-test-"}, regex: `\bsecret-(?:live|test)-[\w=-]{30,}`, entropy: 3},
+	{id: "axiom-token", keywords: []string{"xaat-", "xapt-"}, regex: `\bxa[ap]t-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`},
+	{id: "trello-token", keywords: []string{"atta"}, regex: `\bATTA[a-f0-9]{64}[A-F0-9]{8}\b`},
+	{id: "stripe-webhook-secret", keywords: []string{"whsec_"}, regex: `\bwhsec_[A-Za-z0-9+/]{32,}`, entropy: 3},
+	{id: "sonarqube-token", keywords: []string{"sqp_", "sqa_", "squ_"}, regex: `\bsq[apu]_[a-f0-9]{40}\b`, entropy: 3},
+	{id: "honeycomb-api-key", keywords: []string{"hcaik_", "hcxik_"}, regex: `\bhc[ax]ik_[a-z0-9]{40,}`, entropy: 3},
+	{id: "clickup-api-token", keywords: []string{"pk_"}, regex: `\bpk_\d{6,10}_[A-Z0-9]{32}\b`},
 }
 
-// rules are gitleaks' rules and then the redactor's own.
-var rules = append(gitleaksRules[:len(gitleaksRules):len(gitleaksRules)], ownRules[:]...)
+// rules are gitleaks' rules, then the redactor's own and its context
+// rules (redact_context.go).
+var rules = slices.Concat(gitleaksRules[:], ownRules[:], contextRules[:])
 
 var (
 	compiledRules     = make([]compiledRule, len(rules))
@@ -316,6 +358,13 @@ func crossJoin(a, b []string) []string {
 func exactKeyword(w string, rs []int) string {
 	exact := ""
 	for _, r := range rs {
+		if rules[r].exact {
+			if exact != "" && exact != w {
+				return ""
+			}
+			exact = w
+			continue
+		}
 		src := rules[r].regex
 		i := indexLower(src, w)
 		if i < 0 || strings.Contains(src[:i], "(?i") || strings.ContainsAny(src[i:i+len(w)], `\[]().|?*+{}`) {
@@ -578,9 +627,14 @@ func ruleSpans(s string, found []keywordAt, spans []span) []span {
 	type window struct{ rule, start, end int }
 	var ws []window
 	for _, f := range found {
+		kwEnd := f.at + len(ruleKeywords.words[f.kw])
 		start := max(0, f.at-windowBefore)
-		end := min(len(s), f.at+len(ruleKeywords.words[f.kw])+windowAfter)
+		end := min(len(s), kwEnd+windowAfter)
 		for _, r := range ruleKeywords.rules[f.kw] {
+			if near := rules[r].near; near != nil {
+				spans = near(s, f.at, kwEnd, spans)
+				continue
+			}
 			ws = append(ws, window{r, start, end})
 		}
 	}
