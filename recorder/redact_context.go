@@ -5,23 +5,27 @@ import "strings"
 // contextRules find secrets that have no shape of their own from what
 // surrounds them, each about keywords of its own, as the provider rules
 // are found: a key that holds a sensitive word before more words
-// (keyPartAt), the arguments of commands that take a password or a
-// token (commandSecretsAt), and a random token near words that say a
-// credential follows (nearCredentialWordAt).
+// (keyPartAt), the values commands set (commandSecretsAt), and a random
+// token near words that say a credential follows
+// (nearCredentialWordAt). Each keyword costs the scan of clean text a
+// look at each of its pairs of bytes (see newKeywordIndex), so they are
+// few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
 	{id: "sensitive-key-part", near: keyPartAt, keywords: []string{
-		"password_", "password-", "passwd_", "secret_", "secret-", "token_", "token-", "apikey_", "api_key_", "api-key-",
-		"auth_", "auth-", "credentials_", "credential_", "creds_", "pwd_", "private_key_", "privatekey_",
+		"password_", "passwd_", "secret_", "token_", "apikey_", "api_key_", "auth_", "credential_", "pwd_", "private_key_",
+		"privatekey_",
 	}},
 	{id: "sensitive-key-part-camel", near: keyPartAt, exact: true, keywords: []string{
-		"Password", "Passwd", "Secret", "Token", "ApiKey", "Auth", "Credential", "PrivateKey",
+		// Not Token, as MaxTokens and TokenCount are everywhere in code
+		// that counts a model's tokens, nor Secret, whose "ec" and "re"
+		// are in every "record" a scan meets.
+		"Password", "Passwd", "ApiKey", "Credential", "PrivateKey",
 	}},
-	{id: "command-argument", near: commandSecretsAt, keywords: []string{
-		"login", "redis-cli", "sqlcmd", "ldap", "storepass", "keypass", "htpasswd", "mongo", "smbclient", "curl",
-		"config set", "configure set", "config:set", "env:set", "secrets set", "secret set", "authtoken",
+	{id: "command-argument", near: commandSecretsAt, exact: true, keywords: []string{
+		"config:set", "env:set", "--body", "add-authtoken",
 	}},
 	{id: "near-credential-word", near: nearCredentialWordAt, keywords: []string{
-		"password", "passwd", "secret", "api key", "apikey", "access key", "token ", "token:", "credential",
+		"password", "passwd", "api key", "apikey", "credential",
 	}},
 }
 
@@ -196,24 +200,10 @@ func lineArgs(s string, i int, buf []span) []span {
 	return args
 }
 
-// commandFlags are, for a command a keyword names, the flags whose value
-// is a password or a token.
-var commandFlags = map[string][]string{
-	"login":     {"-p", "--password"},
-	"redis-cli": {"-a", "--pass", "--password"},
-	"sqlcmd":    {"-P"},
-	"ldap":      {"-w"},
-	"mongo":     {"-p", "--password"},
-	"smbclient": {"-U", "--user"},
-}
-
-// commandSecretsAt redacts the passwords and tokens passed to the command
-// the keyword at s[at:end] names, on the keyword's line: the value of its
-// password flag (docker login -p, redis-cli -a, sqlcmd -P, ldapsearch -w,
-// keytool -storepass), the password of smbclient's user%password and of
-// curl's -uuser:password, a random token after login (vault login, cargo
-// login) or authtoken (ngrok), and the values set by config set,
-// config:set, env:set and secret set (heroku, aws configure, npm, gh).
+// commandSecretsAt redacts the tokens and passwords set by the command
+// the keyword at s[at:end] names, on the keyword's line: the values set
+// by config:set and env:set (heroku, dokku, netlify), the --body of gh
+// secret set and the token of ngrok config add-authtoken.
 func commandSecretsAt(s string, at, end int, spans []span) []span {
 	if at > 0 && isAlnum(s[at-1]) {
 		return spans
@@ -227,33 +217,21 @@ func commandSecretsAt(s string, at, end int, spans []span) []span {
 	if k == len(args) {
 		return spans
 	}
-	kw := strings.ToLower(s[at:end])
-	switch kw {
-	case "storepass", "keypass":
-		// keytool's -storepass, -srcstorepass, -keypass and the like;
-		// -storepass:env NAME names a variable.
-		if a := args[k]; s[a.start] == '-' && a.end == end && k+1 < len(args) {
-			return appendArgSecret(s, args[k+1], spans)
+	switch s[at:end] {
+	case "--body":
+		// gh secret set NAME --body VALUE, and not the body of an issue.
+		if !onLine(s, at, "secret") {
+			return spans
 		}
-		return spans
-	case "htpasswd":
-		return htpasswdSecret(s, args[k+1:], spans)
-	case "curl":
-		return curlUserSecrets(s, args[k+1:], spans)
-	case "authtoken":
+		if a := args[k]; a.end > end && s[end] == '=' {
+			return appendArgSecret(s, span{end + 1, a.end}, spans)
+		}
+		fallthrough
+	case "add-authtoken":
 		if k+1 < len(args) {
 			return appendArgSecret(s, args[k+1], spans)
 		}
 		return spans
-	case "login":
-		spans = flagSecrets(s, args[k+1:], commandFlags[kw], spans)
-		return loginTokens(s, args[k+1:], spans)
-	}
-	if flags, ok := commandFlags[kw]; ok {
-		if kw == "smbclient" {
-			return smbSecrets(s, args[k+1:], flags, spans)
-		}
-		return flagSecrets(s, args[k+1:], flags, spans)
 	}
 	return setSecrets(s, args[k+1:], spans)
 }
@@ -268,127 +246,13 @@ func appendArgSecret(s string, a span, spans []span) []span {
 	return append(spans, a)
 }
 
-// flagSecrets appends the values of the flags among args: the argument
-// after one, or what follows its '=' in --flag=value.
-func flagSecrets(s string, args []span, flags []string, spans []span) []span {
-	for i, a := range args {
-		v := s[a.start:a.end]
-		for _, f := range flags {
-			switch {
-			case v == f && i+1 < len(args):
-				spans = appendArgSecret(s, args[i+1], spans)
-			case strings.HasPrefix(v, f+"="):
-				spans = appendArgSecret(s, span{a.start + len(f) + 1, a.end}, spans)
-			}
-		}
-	}
-	return spans
-}
-
-// smbSecrets appends the password of smbclient's -U user%password.
-func smbSecrets(s string, args []span, flags []string, spans []span) []span {
-	for i, a := range args {
-		v := s[a.start:a.end]
-		if i+1 < len(args) && (v == flags[0] || v == flags[1]) {
-			u := args[i+1]
-			if p := strings.IndexByte(s[u.start:u.end], '%'); p >= 0 {
-				spans = appendArgSecret(s, span{u.start + p + 1, u.end}, spans)
-			}
-		}
-	}
-	return spans
-}
-
-// loginTokens appends a random token given to login as an argument of
-// its own, as vault login and cargo login take one: an argument that
-// neither is a flag nor follows one, and that looksSecret and is no host
-// name.
-func loginTokens(s string, args []span, spans []span) []span {
-	for i, a := range args {
-		v := s[a.start:a.end]
-		if v == "" || v[0] == '-' || i > 0 && s[args[i-1].start] == '-' && !strings.Contains(s[args[i-1].start:args[i-1].end], "=") {
-			continue
-		}
-		if looksSecret(v) && !isHostName(v) {
-			spans = append(spans, a)
-		}
-	}
-	return spans
-}
-
-// isHostName reports whether v reads as a host name, with or without a
-// port or a path: dotted, its last label letters only.
-func isHostName(v string) bool {
-	if i := strings.IndexAny(v, ":/"); i >= 0 {
-		v = v[:i]
-	}
-	dot := strings.LastIndexByte(v, '.')
-	if dot < 0 || dot == len(v)-1 {
-		return false
-	}
-	return runEnd(v, dot+1, isAlpha) == len(v)
-}
-
-// htpasswdSecret appends the password htpasswd -b takes on its command
-// line: its third argument that is no flag (file, user, password), or
-// its second with -n (no file).
-func htpasswdSecret(s string, args []span, spans []span) []span {
-	batch, noFile := false, false
-	var plain []span
-	for _, a := range args {
-		v := s[a.start:a.end]
-		if strings.HasPrefix(v, "-") {
-			batch = batch || strings.Contains(v, "b")
-			noFile = noFile || strings.Contains(v, "n")
-			continue
-		}
-		plain = append(plain, a)
-	}
-	want := 3
-	if noFile {
-		want = 2
-	}
-	if !batch || len(plain) < want {
-		return spans
-	}
-	return appendArgSecret(s, plain[want-1], spans)
-}
-
-// curlUserSecrets appends the password of curl's user:password written
-// in one argument with its flag, -uuser:password or --user=user:password.
-func curlUserSecrets(s string, args []span, spans []span) []span {
-	for _, a := range args {
-		v := s[a.start:a.end]
-		var off int
-		switch {
-		case strings.HasPrefix(v, "-u") && len(v) > 2:
-			off = 2
-		case strings.HasPrefix(v, "--user="):
-			off = len("--user=")
-		default:
-			continue
-		}
-		if c := strings.IndexByte(v[off:], ':'); c >= 0 {
-			spans = appendArgSecret(s, span{a.start + off + c + 1, a.end}, spans)
-		}
-	}
-	return spans
-}
-
 // setSecrets appends the values set by a command that sets configuration
 // or secrets: the value of NAME=value when it looksSecret or NAME is
-// sensitive, the argument after a sensitive NAME, and the value of
-// --body (gh secret set).
+// sensitive, and the argument after a sensitive NAME.
 func setSecrets(s string, args []span, spans []span) []span {
 	for i, a := range args {
 		v := s[a.start:a.end]
 		switch {
-		case v == "--body" || v == "-b":
-			if i+1 < len(args) {
-				spans = appendArgSecret(s, args[i+1], spans)
-			}
-		case strings.HasPrefix(v, "--body="):
-			spans = appendArgSecret(s, span{a.start + len("--body="), a.end}, spans)
 		case v == "" || v[0] == '-':
 		case strings.IndexByte(v, '=') > 0:
 			eq := strings.IndexByte(v, '=')
