@@ -18,14 +18,17 @@ var contextRules = [...]secretRule{
 	{id: "sensitive-key-part-camel", near: keyPartAt, exact: true, keywords: []string{
 		// Not Token, as MaxTokens and TokenCount are everywhere in code
 		// that counts a model's tokens, nor Secret, whose "ec" and "re"
-		// are in every "record" a scan meets.
-		"Password", "Passwd", "ApiKey", "Credential", "PrivateKey",
+		// are in every "record" a scan meets; Passwor, as passwor below.
+		"Passwor", "Passwd", "ApiKey", "Credential", "PrivateKey",
 	}},
 	{id: "command-argument", near: commandSecretsAt, exact: true, keywords: []string{
 		"config:set", "env:set", "--body", "add-authtoken",
 	}},
 	{id: "near-credential-word", near: nearCredentialWordAt, keywords: []string{
-		"password", "passwd", "api key", "apikey", "credential",
+		// "passwor" rather than "password", whose last pair, "rd", is in
+		// every "record" and is the one the index would file it under;
+		// not "api key", whose " k" starts every " key" and " keeps".
+		"passwor", "passwd", "apikey", "credential",
 	}},
 }
 
@@ -58,7 +61,10 @@ var keyPartNotSecret = [...]string{
 // value must look random (looksSecret), as only its key tells it from
 // an ordinary value.
 func keyPartAt(s string, at, end int, spans []span) []span {
-	w := end
+	w, ok := wordEnd(s, end)
+	if !ok {
+		return spans
+	}
 	if c := s[w-1]; c == '_' || c == '-' {
 		w--
 	}
@@ -89,6 +95,19 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 		return spans
 	}
 	return append(spans, span{v, vend})
+}
+
+// wordEnd returns where the word of a keyword that ends at end ends: at
+// end, or after the 'd' of a keyword cut short to "passwor". It reports
+// false when "passwor" is not followed by its 'd'.
+func wordEnd(s string, end int) (int, bool) {
+	if lower(s[end-1]) != 'r' {
+		return end, true
+	}
+	if end < len(s) && lower(s[end]) == 'd' {
+		return end + 1, true
+	}
+	return end, false
 }
 
 func isKeyPartByte(c byte) bool { return isKeyByte(c) || c == '.' }
@@ -293,9 +312,9 @@ func nearCredentialWordAt(s string, at, end int, spans []span) []span {
 	if at > 0 && isKeyByte(s[at-1]) {
 		return spans
 	}
-	e := end
-	if s[e-1] == ' ' || s[e-1] == ':' {
-		e--
+	e, ok := wordEnd(s, end)
+	if !ok {
+		return spans
 	}
 	if e < len(s) && s[e] == 's' {
 		e++

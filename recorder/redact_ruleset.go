@@ -100,7 +100,6 @@ var ownRules = [...]secretRule{
 	// Providers' documented token prefixes that gitleaks v8.30.1 has no
 	// rule for.
 	{id: "tailscale-key", keywords: []string{"tskey-"}, regex: `\btskey-[a-z]+-[A-Za-z0-9-]{20,}`, entropy: 3},
-	{id: "cerebras-api-key", keywords: []string{"csk-"}, regex: `\bcsk-[a-z0-9]{40,}`, entropy: 3},
 	{id: "fireworks-api-key", keywords: []string{"fw_"}, regex: `\bfw_[A-Za-z0-9]{24,}`, entropy: 3},
 	{id: "tavily-api-key", keywords: []string{"tvly-"}, regex: `\btvly-(?:[a-z]+-)?[A-Za-z0-9]{24,}`, entropy: 3},
 	{id: "firecrawl-api-key", keywords: []string{"fc-"}, regex: `\bfc-[a-f0-9]{32}\b`, entropy: 3},
@@ -383,7 +382,7 @@ func (x *keywordIndex) index(w string, k int) {
 		best, cost := parity, math.MaxInt
 		for i := parity; i+1 < len(w); i += 2 {
 			c := pairCost(w[i], w[i+1])
-			if i+2 == len(w) {
+			if i+2 == len(w) && c < commonPairCost {
 				// The last pair: no byte after it tells its hits apart.
 				c *= 4
 			}
@@ -462,13 +461,16 @@ func cases(c byte) []byte {
 // common letters.
 func pairCost(a, b byte) int {
 	if i := strings.Index(commonPairs, string([]byte{lower(a), lower(b), ' '})); i >= 0 && i%3 == 0 {
-		return 10000 - i
+		return commonPairCost + len(commonPairs) - i
 	}
 	if isAlpha(a) && isAlpha(b) {
 		return 4 * byteCost(a) * byteCost(b)
 	}
 	return byteCost(a) * byteCost(b)
 }
+
+// commonPairCost is the least a pair of commonPairs costs.
+const commonPairCost = 10000 - len(commonPairs)
 
 // commonPairs are the commonest pairs of letters in English text, the
 // commonest first.

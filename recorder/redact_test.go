@@ -82,7 +82,7 @@ var secretCases = []struct{ name, in, want string }{
 
 	// A random token near a word that says a credential follows.
 	{"a password in a sentence", "The password for the admin is Tq7mZ2xLw9Rk today.", "The password for the admin is [REDACTED] today."},
-	{"an API key on the next line", "Your new API key:\n\n  Ak8qZ2mLx7RwPn4VtK9d\n", "Your new API key:\n\n  [REDACTED]\n"},
+	{"credentials on the next line", "Your new credentials:\n\n  Ak8qZ2mLx7RwPn4VtK9d\n", "Your new credentials:\n\n  [REDACTED]\n"},
 	{"a password under its table header", "| user | password |\n|---|---|\n| ci | Sx8kQ2zLx7Rw/Pn4V |", "| user | password |\n|---|---|\n| ci | [REDACTED] |"},
 
 	// Providers' documented token prefixes.
