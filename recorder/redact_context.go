@@ -12,7 +12,7 @@ import "strings"
 // few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
 	{id: "sensitive-key-part", near: keyPartAt, keywords: []string{
-		"password_", "passwd_", "secret_", "token_", "apikey_", "api_key_", "auth_", "credential_", "pwd_", "private_key_",
+		"password_", "passwd_", "secret_", "token_", "apikey_", "api_key_", "auth_", "credential", "pwd_", "private_key_",
 		"privatekey_",
 	}},
 	{id: "sensitive-key-part-camel", near: keyPartAt, exact: true, keywords: []string{
@@ -23,6 +23,11 @@ var contextRules = [...]secretRule{
 	}},
 	{id: "command-argument", near: commandSecretsAt, exact: true, keywords: []string{
 		"config:set", "env:set", "--body", "add-authtoken",
+	}},
+	{id: "near-credential-word-cased", near: nearCredentialWordAt, exact: true, keywords: []string{
+		// Written as prose writes them, their pairs ("AP", "PI") are
+		// rare in code.
+		"API key", "API Key",
 	}},
 	{id: "near-credential-word", near: nearCredentialWordAt, keywords: []string{
 		// "passwor" rather than "password", whose last pair, "rd", is in
@@ -67,6 +72,9 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 	}
 	if c := s[w-1]; c == '_' || c == '-' {
 		w--
+	}
+	if w+1 < len(s) && lower(s[w]) == 's' && keyWordEnds(s, w+1) {
+		w++ // a plural, as in credentials_json
 	}
 	if !keyWordStarts(s, at) || w >= len(s) || !keyWordEnds(s, w) {
 		return spans

@@ -333,7 +333,7 @@ func shortFlagAt(s string, p int) (span, bool) {
 		}
 	}
 	if s[p+2] != ' ' {
-		return span{}, false
+		return passFlagAt(s, p)
 	}
 	for _, f := range passwordFlags {
 		if f.flag == s[p+1] && onLine(s, p, f.cmd) {
@@ -342,6 +342,16 @@ func shortFlagAt(s string, p int) (span, bool) {
 		}
 	}
 	return span{}, false
+}
+
+// passFlagAt matches the value of a one-dash flag named for a password,
+// as keytool's -storepass and -keypass are, whose '-' is at p.
+func passFlagAt(s string, p int) (span, bool) {
+	n := runEnd(s, p+1, isLowerLetter)
+	if n >= len(s) || s[n] != ' ' || !strings.HasSuffix(s[p+1:n], "pass") {
+		return span{}, false
+	}
+	return flagValueAt(s, runEnd(s, n, isBlank))
 }
 
 // passwordFlags are short flags that take a password or a token as the
