@@ -22,7 +22,7 @@ var contextRules = [...]secretRule{
 		"Passwor", "Passwd", "ApiKey", "Credential", "PrivateKey",
 	}},
 	{id: "command-argument", near: commandSecretsAt, exact: true, keywords: []string{
-		"config:set", "env:set", "--body", "add-authtoken",
+		"config:set", "env:set", "--body", "add-authtoken", ":_authToken", "npmAuthToken",
 	}},
 	{id: "near-credential-word-cased", near: nearCredentialWordAt, exact: true, keywords: []string{
 		// Written as prose writes them, their pairs ("AP", "PI") are
@@ -230,7 +230,8 @@ func lineArgs(s string, i int, buf []span) []span {
 // commandSecretsAt redacts the tokens and passwords set by the command
 // the keyword at s[at:end] names, on the keyword's line: the values set
 // by config:set and env:set (heroku, dokku, netlify), the --body of gh
-// secret set and the token of ngrok config add-authtoken.
+// secret set, and the token given to ngrok config
+// add-authtoken or set as npm's _authToken or yarn's npmAuthToken.
 func commandSecretsAt(s string, at, end int, spans []span) []span {
 	if at > 0 && isAlnum(s[at-1]) {
 		return spans
@@ -254,8 +255,10 @@ func commandSecretsAt(s string, at, end int, spans []span) []span {
 			return appendArgSecret(s, span{end + 1, a.end}, spans)
 		}
 		fallthrough
-	case "add-authtoken":
-		if k+1 < len(args) {
+	case "add-authtoken", ":_authToken", "npmAuthToken":
+		// The token is the next argument, not the value of a pair
+		// (_authToken=…), which the pair matcher reads.
+		if args[k].end == end && k+1 < len(args) {
 			return appendArgSecret(s, args[k+1], spans)
 		}
 		return spans
@@ -264,10 +267,12 @@ func commandSecretsAt(s string, at, end int, spans []span) []span {
 }
 
 // appendArgSecret appends the argument a when it may be a secret: not a
-// flag, a variable or a placeholder.
+// flag, a variable, a placeholder or punctuation alone (the ':' after a
+// quoted key).
 func appendArgSecret(s string, a span, spans []span) []span {
 	v := s[a.start:a.end]
-	if v == "" || v[0] == '-' || isReference(v) || isPlaceholder(v) || strings.HasPrefix(v, Redacted) {
+	if v == "" || v[0] == '-' || runEnd(v, 0, func(c byte) bool { return !isAlnum(c) }) == len(v) || isReference(v) ||
+		isPlaceholder(v) || strings.HasPrefix(v, Redacted) {
 		return spans
 	}
 	return append(spans, a)

@@ -80,6 +80,9 @@ var secretCases = []struct{ name, in, want string }{
 	{"curl -u written with its flag", "curl -uann:Cu8kQ2zLx7 https://example.org", "curl -u[REDACTED] https://example.org"},
 	{"config:set of a random value", "heroku config:set ROLLBAR_ACCESS=9f2c7a1e4b8d3f6a0c5e", "heroku config:set ROLLBAR_ACCESS=[REDACTED]"},
 	{"gh secret set --body", `gh secret set DEPLOY --body "Gb7qZ2mLx9Rt"`, `gh secret set DEPLOY --body "[REDACTED]"`},
+	{"npm's _authToken", "npm config set //npm.example.org/:_authToken Nq8kZ2mLx7RwPn4V", "npm config set //npm.example.org/:_authToken [REDACTED]"},
+	{"yarn's npmAuthToken", "yarn config set npmAuthToken Yq8kZ2mLx7RwPn4V", "yarn config set npmAuthToken [REDACTED]"},
+	{"yarn's npmAuthToken in JSON", `{"npmAuthToken": "Yq8kZ2mLx7RwPn4V"}`, `{"npmAuthToken": "[REDACTED]"}`},
 	{"gh secret set --body=", "gh secret set DEPLOY --body=Gb7qZ2mLx9Rt", "gh secret set DEPLOY --body=[REDACTED]"},
 	{"ngrok authtoken", "ngrok config add-authtoken 2Xk8mQ2zLx7Rw_4Vn9Pq", "ngrok config add-authtoken [REDACTED]"},
 
@@ -151,6 +154,7 @@ var lookalikes = []string{
 	"keytool -list -storepass:env STOREPASS",
 	"redis-cli -h cache -p 6380 PING",
 	"podman login -p 5000 --tls-verify=false",
+	"//registry.npmjs.org/:_authToken=${NPM_TOKEN} always-auth=true",
 	"ssh -o PubkeyAuthentication=no -o bypass yes host",
 	"API keys are listed under Settings, API Keys.",
 	"psql -h db -p 5432 -U app",
