@@ -59,7 +59,7 @@ var keyPartNotSecret = [...]string{
 
 // keyPartAt redacts the value of a pair whose key holds the sensitive
 // word at s[at:end], with more of the key after it: DB_PASSWORD_PRIMARY,
-// token_value, clientSecretValue. A key that ends in the word is the
+// token_value, dbPasswordValue. A key that ends in the word is the
 // pair matcher's. The word must stand as a word of the key (after '_',
 // '-', '.' or a lower-case letter before its capital), and the key's
 // last word must not say it names something else (keyPartNotSecret). The
@@ -315,12 +315,12 @@ func sensitiveName(n string) bool {
 
 // nearCredentialWordAt redacts a random token that stands on its own
 // after a word that says a credential follows, as in "your API key:
-// …", "the password is …", a table whose header says "Secret access
-// key", or "rotating secret old=… new=…": on the word's line or the two
-// after it, within credentialReach bytes. The word stands alone, not as
-// part of a key (next_page_token:) or a longer word (passwordless). The
-// token must look far more random than a pair's value (strongRandom), as
-// nothing but its neighbourhood tells it is a secret.
+// …", "the password is …" or a table whose header names a password: on
+// the word's line or the two after it, within credentialReach bytes. The
+// word stands alone, not as part of a key (db_password:) or a longer
+// word (passwordless). The token must look far more random than a
+// pair's value (strongRandom), as nothing but its neighbourhood tells it
+// is a secret.
 func nearCredentialWordAt(s string, at, end int, spans []span) []span {
 	if at > 0 && isKeyByte(s[at-1]) {
 		return spans
@@ -358,7 +358,8 @@ func nearCredentialWordAt(s string, at, end int, spans []span) []span {
 		for t > i && s[t-1] == '.' {
 			t--
 		}
-		if (i == 0 || s[i-1] != '/' && s[i-1] != '@' && s[i-1] != ':' || i > 0 && s[i-1] == ':' && (i+1 >= len(s) || s[i] != '/')) && strongRandom(s[i:t]) {
+		if s[i-1] != '/' && s[i-1] != '@' && strongRandom(s[i:t]) {
+			// Not a part of a path, a URL or an address.
 			spans = append(spans, span{i, t})
 		}
 		i = j
