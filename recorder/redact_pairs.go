@@ -155,6 +155,25 @@ func isCode(v string) bool {
 	return strings.ContainsAny(v, "([")
 }
 
+// isLiteral reports whether v is a boolean or an empty value, as in
+// always-auth=true, rather than a secret.
+func isLiteral(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "nil", "none":
+		return true
+	}
+	return false
+}
+
+// isDottedName reports whether an unquoted value is a dotted name in
+// code or configuration, as process.env.TOKEN or var.db_password are:
+// words of letters and '_' joined by '.', three of them or one with a
+// '_'.
+func isDottedName(v string) bool {
+	return strings.Contains(v, ".") && strings.Count(v, ".") >= 2-strings.Count(v, "_") && runEnd(v, 0, func(c byte) bool { return isAlpha(c) || c == '_' || c == '.' }) == len(v) &&
+		v[0] != '.' && v[len(v)-1] != '.' && !strings.Contains(v, "..")
+}
+
 // hasSuffixLower reports whether s ends in the lower-case ASCII text low,
 // in any case.
 func hasSuffixLower(s, low string) bool {
@@ -235,7 +254,7 @@ func pairAt(s string, p int) (span, bool) {
 		v, end = authorizationCredential(s, v, end, unquoted)
 	}
 	val := s[v:end]
-	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || unquoted && isCode(val) {
+	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
 	if keyStrength(s, last) == keyWeak && !looksRandom(val) {

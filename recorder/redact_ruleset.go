@@ -25,6 +25,12 @@ type secretRule struct {
 	entropy  float64
 	group    int
 	allow    []ruleAllow
+	// near, when set, stands for regex: it appends the secrets it finds
+	// about the keyword at s[at:end], which it reads in its context.
+	near func(s string, at, end int, spans []span) []span
+	// exact says the keywords are matched as written rather than in any
+	// case.
+	exact bool
 }
 
 // ruleAllow lets a finding through when one of its regexes matches its
@@ -91,10 +97,29 @@ var ownRules = [...]secretRule{
 	{id: "pgpass-password", keywords: []string{":5432:", ":*:"}, regex: `(?m)^[^:\s]+:(?:\d+|\*):[^:\s]+:[^:\s]+:(\S+)$`},
 	{id: "zapier-webhook", keywords: []string{"hooks.zapier.com"}, regex: `hooks\.zapier\.com/hooks/catch/(\d+/[A-Za-z0-9]+)`},
 	{id: "teams-webhook", keywords: []string{"webhook.office.com", "outlook.office.com/webhook"}, regex: `(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/([\w@./-]+)`},
+	// Providers' documented token prefixes that gitleaks v8.30.1 has no
+	// rule for.
+	{id: "tailscale-key", keywords: []string{"tskey-"}, regex: `\btskey-[a-z]+-[A-Za-z0-9-]{20,}`, entropy: 3},
+	{id: "fireworks-api-key", keywords: []string{"fw_"}, regex: `\bfw_[A-Za-z0-9]{24,}`, entropy: 3},
+	{id: "tavily-api-key", keywords: []string{"tvly-"}, regex: `\btvly-(?:[a-z]+-)?[A-Za-z0-9]{24,}`, entropy: 3},
+	{id: "firecrawl-api-key", keywords: []string{"fc-"}, regex: `\bfc-[a-f0-9]{32}\b`, entropy: 3},
+	{id: "jina-api-key", keywords: []string{"jina_"}, regex: `\bjina_[A-Za-z0-9_]{40,}`, entropy: 3},
+	{id: "neon-api-key", keywords: []string{"napi_"}, regex: `\bnapi_[a-z0-9]{64}\b`, entropy: 3},
+	{id: "nvidia-api-key", keywords: []string{"nvapi-"}, regex: `\bnvapi-[\w-]{60,}`, entropy: 3},
+	{id: "hubspot-private-app-token", keywords: []string{"pat-na", "pat-eu"}, regex: `\bpat-(?:na|eu)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`},
+	{id: "buildkite-token", keywords: []string{"bkua_", "bkct_"}, regex: `\bbk(?:ua|ct)_[a-f0-9]{40}\b`, entropy: 3},
+	{id: "deno-deploy-token", keywords: []string{"ddp_"}, regex: `\bddp_[A-Za-z0-9]{36}\b`, entropy: 3},
+	{id: "twitch-oauth-token", keywords: []string{"oauth:"}, regex: `\boauth:[a-z0-9]{30}\b`, entropy: 3},
+	{id: "posthog-personal-api-key", keywords: []string{"phx_"}, regex: `\bphx_[A-Za-z0-9]{43}\b`, entropy: 3},
+	{id: "slack-session-cookie", keywords: []string{"xoxd-"}, regex: `\bxoxd-[A-Za-z0-9%/+=]{40,}`, entropy: 3},
+	{id: "atlassian-api-token", keywords: []string{"atatt3xffgf0", "atctt3xffgn0"}, regex: `\bAT[AC]TT3xFfG[FN]0[\w=-]{40,}`, entropy: 3},
+	{id: "google-oauth-access-token", keywords: []string{"ya29."}, regex: `\bya29\.[\w-]{30,}`, entropy: 3},
+	{id: "google-oauth-client-secret", keywords: []string{"gocspx-"}, regex: `\bGOCSPX-[\w-]{28}`, entropy: 3},
 }
 
-// rules are gitleaks' rules and then the redactor's own.
-var rules = append(gitleaksRules[:len(gitleaksRules):len(gitleaksRules)], ownRules[:]...)
+// rules are gitleaks' rules, then the redactor's own and its context
+// rules (redact_context.go).
+var rules = slices.Concat(gitleaksRules[:], ownRules[:], contextRules[:])
 
 var (
 	compiledRules     = make([]compiledRule, len(rules))
@@ -316,6 +341,13 @@ func crossJoin(a, b []string) []string {
 func exactKeyword(w string, rs []int) string {
 	exact := ""
 	for _, r := range rs {
+		if rules[r].exact {
+			if exact != "" && exact != w {
+				return ""
+			}
+			exact = w
+			continue
+		}
 		src := rules[r].regex
 		i := indexLower(src, w)
 		if i < 0 || strings.Contains(src[:i], "(?i") || strings.ContainsAny(src[i:i+len(w)], `\[]().|?*+{}`) {
@@ -349,7 +381,12 @@ func (x *keywordIndex) index(w string, k int) {
 	for parity := range 2 {
 		best, cost := parity, math.MaxInt
 		for i := parity; i+1 < len(w); i += 2 {
-			if c := pairCost(w[i], w[i+1]); c < cost {
+			c := pairCost(w[i], w[i+1])
+			if i+2 == len(w) && c < commonPairCost {
+				// The last pair: no byte after it tells its hits apart.
+				c *= 4
+			}
+			if c < cost {
 				best, cost = i, c
 			}
 		}
@@ -424,10 +461,16 @@ func cases(c byte) []byte {
 // common letters.
 func pairCost(a, b byte) int {
 	if i := strings.Index(commonPairs, string([]byte{lower(a), lower(b), ' '})); i >= 0 && i%3 == 0 {
-		return 10000 - i
+		return commonPairCost + len(commonPairs) - i
+	}
+	if isAlpha(a) && isAlpha(b) {
+		return 4 * byteCost(a) * byteCost(b)
 	}
 	return byteCost(a) * byteCost(b)
 }
+
+// commonPairCost is the least a pair of commonPairs costs.
+const commonPairCost = 10000 - len(commonPairs)
 
 // commonPairs are the commonest pairs of letters in English text, the
 // commonest first.
@@ -442,7 +485,9 @@ func byteCost(c byte) int {
 		return i + 1
 	}
 	switch {
-	case c >= '0' && c <= '9', c == '_', c == '-', c == '.':
+	case c == '_':
+		return 8
+	case c >= '0' && c <= '9', c == '-', c == '.':
 		return 14
 	case c == ' ', c == '"':
 		return 30
@@ -494,8 +539,33 @@ func (x *keywordIndex) scanTail(s string, p int, found []keywordAt, first bool) 
 // of s at p+2j for each lookup j of a block whose keywordBit is set in
 // m, which the pre-scan's table says may be part of one. The byte after
 // the pair must be one that comes after it in one of its keywords, and
-// then a candidate's probe byte and whole keyword must match.
+// then a candidate's probe byte and whole keyword must match. A block
+// with a byte after it is read through a window of 17 bytes, which
+// needs no bounds checks.
 func (x *keywordIndex) inPairs(s string, p int, m uint64) bool {
+	if p+17 > len(s) {
+		return x.inPairsAtEnd(s, p, m)
+	}
+	w := s[p : p+17]
+	for ; m != 0; m &= m - 1 {
+		i := 2 * (bits.TrailingZeros64(m) >> 3 & 7)
+		c := x.pairs[uint16(w[i])|uint16(w[i+1])<<8] - 1
+		if b := w[i+2]; x.next[c][b>>6]&(1<<(b&63)) == 0 {
+			continue
+		}
+		for _, cand := range x.cands[c] {
+			q := p + i - int(cand.back)
+			if j := q + int(cand.probe); uint(j) < uint(len(s)) && s[j]|cand.fold == cand.want && x.holds(s, q, cand) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inPairsAtEnd is inPairs for the text's last block, whose last pair may
+// have no byte after it.
+func (x *keywordIndex) inPairsAtEnd(s string, p int, m uint64) bool {
 	for ; m != 0; m &= m - 1 {
 		i := p + 2*(bits.TrailingZeros64(m)>>3)
 		c := x.pairs[uint16(s[i])|uint16(s[i+1])<<8] - 1
@@ -504,11 +574,20 @@ func (x *keywordIndex) inPairs(s string, p int, m uint64) bool {
 				continue
 			}
 		}
-		for _, cand := range x.cands[c] {
-			q := i - int(cand.back)
-			if j := q + int(cand.probe); uint(j) < uint(len(s)) && s[j]|cand.fold == cand.want && x.holds(s, q, cand) {
-				return true
-			}
+		if x.candidateAt(s, i, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// candidateAt reports whether s holds, about the pair at i, a keyword of
+// candidates c: its probe byte first, then the whole keyword.
+func (x *keywordIndex) candidateAt(s string, i int, c uint16) bool {
+	for _, cand := range x.cands[c] {
+		q := i - int(cand.back)
+		if j := q + int(cand.probe); uint(j) < uint(len(s)) && s[j]|cand.fold == cand.want && x.holds(s, q, cand) {
+			return true
 		}
 	}
 	return false
@@ -578,9 +657,14 @@ func ruleSpans(s string, found []keywordAt, spans []span) []span {
 	type window struct{ rule, start, end int }
 	var ws []window
 	for _, f := range found {
+		kwEnd := f.at + len(ruleKeywords.words[f.kw])
 		start := max(0, f.at-windowBefore)
-		end := min(len(s), f.at+len(ruleKeywords.words[f.kw])+windowAfter)
+		end := min(len(s), kwEnd+windowAfter)
 		for _, r := range ruleKeywords.rules[f.kw] {
+			if near := rules[r].near; near != nil {
+				spans = near(s, f.at, kwEnd, spans)
+				continue
+			}
 			ws = append(ws, window{r, start, end})
 		}
 	}

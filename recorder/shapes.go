@@ -317,24 +317,51 @@ func longFlagAt(s string, p int) (span, bool) {
 	return span{}, false
 }
 
-// shortFlagAt matches curl's -u user:password and mysql's -pPASSWORD,
-// whose '-' is at p.
+// shortFlagAt matches curl's -u user:password (or -uuser:password),
+// mysql's -pPASSWORD and the value of a command's password flag of
+// passwordFlags, whose '-' is at p.
 func shortFlagAt(s string, p int) (span, bool) {
 	if len(s)-p < 4 {
 		return span{}, false
 	}
 	switch s[p+1] {
 	case 'u':
-		if s[p+2] == ' ' {
-			return curlPasswordAt(s, p, p+2)
-		}
+		return curlPasswordAt(s, p, p+2)
 	case 'p':
-		if s[p+2] != '-' && (onLine(s, p, "mysql") || onLine(s, p, "mariadb")) {
+		if s[p+2] != '-' && s[p+2] != ' ' && (onLine(s, p, "mysql") || onLine(s, p, "mariadb")) {
 			return flagValueAt(s, p+2)
+		}
+	}
+	if s[p+2] != ' ' {
+		return passFlagAt(s, p)
+	}
+	for _, f := range passwordFlags {
+		if f.flag == s[p+1] && onLine(s, p, f.cmd) {
+			m, ok := flagValueAt(s, runEnd(s, p+2, isBlank))
+			return m, ok && runEnd(s, m.start, isDigit) < m.end // not a port
 		}
 	}
 	return span{}, false
 }
+
+// passFlagAt matches the value of a one-dash flag named for a password,
+// as keytool's -storepass and -keypass are, whose '-' is at p.
+func passFlagAt(s string, p int) (span, bool) {
+	n := runEnd(s, p+1, isLowerLetter)
+	if n >= len(s) || s[n] != ' ' || !strings.HasSuffix(s[p+1:n], "pass") {
+		return span{}, false
+	}
+	return flagValueAt(s, runEnd(s, n, isBlank))
+}
+
+// passwordFlags are short flags that take a password or a token as the
+// next argument, each in the commands whose line holds cmd: docker,
+// podman, helm and az login -p, mongo's -p, redis-cli -a, sqlcmd -P and
+// the ldap tools' -w.
+var passwordFlags = [...]struct {
+	flag byte
+	cmd  string
+}{{'p', " login "}, {'p', "mongo"}, {'a', "redis-cli"}, {'P', "sqlcmd"}, {'w', "ldap"}}
 
 // curlPasswordAt matches the password of the user:password argument that
 // follows a curl flag at p after blanks from i.
