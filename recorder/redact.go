@@ -50,9 +50,17 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     api_key, access_key, private_key, authorization, auth and the like
 //     always; key, sig, signature, credentials, pass, pwd, cookie, salt
 //     and the like when the value looks random (12 bytes or more, varied,
-//     not a word, a UUID, a path or a URL). A value that names a secret
-//     rather than holds it ($VAR, ${{ … }}, {{ … }}, os.environ[…]) is
-//     left alone, as are the tokens that page through lists
+//     not a word, a UUID, a path or a URL); a key that holds a sensitive
+//     word before more of it (DB_PASSWORD_PRIMARY, auth_blob) when the
+//     value looks random and the key's last word does not name something
+//     about the secret (secret_name, token_url); the password and token
+//     arguments of commands (login -p, redis-cli -a, sqlcmd -P, keytool
+//     -storepass, config:set, gh secret set --body, npm's _authToken);
+//     and a random token within three lines after "password", "API key"
+//     or "credential". A value that names a secret rather than holds it
+//     ($VAR, ${{ … }}, {{ … }}, os.environ[…], process.env.X), a
+//     placeholder (********, YOUR_…, changeme, …EXAMPLE) and a boolean
+//     are left alone, as are the tokens that page through lists
 //     (next_page_token). An authorization value keeps its scheme
 //     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
 //     string does, so JSON text stays valid.
