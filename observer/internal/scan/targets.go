@@ -280,16 +280,23 @@ func (f *TargetFinder) words(s string) {
 			continue
 		}
 		start, named := i, false
-		for i < len(s) && separatorAt(s, i) == 0 {
-			switch s[i] {
-			case '\\':
+	word:
+		for i < len(s) {
+			switch commandBytes[s[i]] {
+			case wordPlain:
+			case wordSpace:
+				break word
+			case wordEscape:
+				if separatorAt(s, i) > 0 {
+					break word
+				}
 				// An escaped quote names nothing; any other escape may be
 				// a Windows path's separator.
 				named = named || i+1 < len(s) && s[i+1] != '"'
 				i++ // the escaped byte is the word's
-			case '/':
+			case wordSlash:
 				named = true
-			case '.':
+			case wordDot:
 				named = named || i+1 < len(s) && isAlnum(s[i+1])
 			}
 			i++
@@ -302,14 +309,32 @@ func (f *TargetFinder) words(s string) {
 	}
 }
 
+// Classes of the bytes of a command's words, as words reads them.
+const (
+	wordPlain = iota
+	wordSpace
+	wordEscape
+	wordSlash
+	wordDot
+)
+
+// commandBytes classes every byte.
+var commandBytes = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r\v\f") {
+		t[c] = wordSpace
+	}
+	t['\\'], t['/'], t['.'] = wordEscape, wordSlash, wordDot
+	return t
+}()
+
 // separatorAt returns the length of the word separator at s[i]: ASCII
 // white space, or the escape of a line break or tab in a JSON string; 0
 // when there is none.
 func separatorAt(s string, i int) int {
-	switch s[i] {
-	case ' ', '\t', '\n', '\r', '\v', '\f':
+	switch commandBytes[s[i]] {
+	case wordSpace:
 		return 1
-	case '\\':
+	case wordEscape:
 		if i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 't' || s[i+1] == 'r') {
 			return 2
 		}
