@@ -839,20 +839,30 @@ func indexFrom(s string, i int, c byte) int {
 func wordAround(prompt string, i int) (start, end int) {
 	start, end = i, i+1
 	for start > 0 {
-		r, size := rune(prompt[start-1]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeLastRuneInString(prompt[:start])
+		c := prompt[start-1]
+		if c < utf8.RuneSelf {
+			if promptSeparators[c] {
+				break
+			}
+			start--
+			continue
 		}
+		r, size := utf8.DecodeLastRuneInString(prompt[:start])
 		if isPromptSeparator(r) {
 			break
 		}
 		start -= size
 	}
 	for end < len(prompt) {
-		r, size := rune(prompt[end]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(prompt[end:])
+		c := prompt[end]
+		if c < utf8.RuneSelf {
+			if promptSeparators[c] {
+				break
+			}
+			end++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(prompt[end:])
 		if isPromptSeparator(r) {
 			break
 		}
@@ -860,6 +870,14 @@ func wordAround(prompt string, i int) (start, end int) {
 	}
 	return start, end
 }
+
+// promptSeparators marks the ASCII bytes isPromptSeparator reports.
+var promptSeparators = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isPromptSeparator(rune(c))
+	}
+	return t
+}()
 
 // promptWord adds the URL or path that a word of a prompt names, if any.
 func (f *TargetFinder) promptWord(w string) {
