@@ -84,8 +84,12 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 		return spans
 	}
 	sep, quotedKey := last, false
-	if sep < len(s) && (s[sep] == '"' || s[sep] == '\'') {
+	switch {
+	case sep < len(s) && (s[sep] == '"' || s[sep] == '\''):
 		sep, quotedKey = sep+1, true
+	case strings.HasPrefix(s[sep:], `\"`):
+		// A key in escaped quotes: the pair is inside a JSON string.
+		sep, quotedKey = sep+2, true
 	}
 	sep = runEnd(s, sep, isBlank)
 	if sep >= len(s) || s[sep] != '=' && s[sep] != ':' || strings.HasPrefix(s[sep+1:], "=") {
@@ -198,10 +202,13 @@ func isPlaceholder(v string) bool {
 	return strings.HasSuffix(low, "_here") || strings.HasSuffix(low, "-here")
 }
 
-// lineArgs splits the line of s that holds index i into its
-// command-line arguments, at most len(buf), each without its quotes.
+// lineArgs splits the rest of the line of s from index i on into its
+// command-line arguments, at most len(buf), each without its quotes. What
+// comes before i is left alone: a command inside a JSON string, as a tool
+// call's arguments hold it, is split from its keyword on, not taken as
+// one quoted argument.
 func lineArgs(s string, i int, buf []span) []span {
-	ls := strings.LastIndexByte(s[:i], '\n') + 1
+	ls := i
 	le := len(s)
 	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
 		le = i + j

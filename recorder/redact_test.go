@@ -556,3 +556,24 @@ func TestARedactedMessageKeepsItsExtra(t *testing.T) {
 	assert.Equal(t, "key [REDACTED]", got.Message.Content)
 	assert.Equal(t, extra, got.Extra)
 }
+
+// A secret found by its context is found in a tool call's arguments too,
+// where the text sits JSON-escaped inside a string.
+func TestSecretsFoundByContextInsideAJSONString(t *testing.T) {
+	r := recorder.Secrets()
+	for _, text := range []string{
+		`{"slack_token_2": "EKrUyvA1zCsOtsAqTJW8cDk3HFJPzSII", "channel": "alerts"}`,
+		`dokku config:set shop SESSION_BLOB=xi9PqvAZ0W7UwTIgzMg0s7vrSX2p2hGu5gJbzn7z`,
+	} {
+		args, err := json.Marshal(map[string]string{"cmd": text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{text, string(args)} {
+			got := r.Redact(s)
+			if strings.Contains(got, "EKrUyvA1zCsOtsAqTJW8cDk3HFJPzSII") || strings.Contains(got, "xi9PqvAZ0W7UwTIgzMg0s7vrSX2p2hGu5gJbzn7z") {
+				t.Errorf("redacted to %s", got)
+			}
+		}
+	}
+}
