@@ -545,15 +545,7 @@ func TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall(t *t
 		for p := range n + 1 {
 			for _, first := range specials {
 				for _, second := range append([]string{""}, specials...) {
-					s := strings.Repeat("a", p) + first + second + strings.Repeat("b", n-p)
-					r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
-					got, err := r.AppendJSON(nil)
-					require.NoError(t, err)
-					want, err := encodingJSONLine(&r)
-					require.NoError(t, err)
-					if string(got) != string(want) {
-						t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
-					}
+					assertStringEncodesAsEncodingJSON(t, strings.Repeat("a", p)+first+second+strings.Repeat("b", n-p))
 				}
 			}
 		}
@@ -565,12 +557,7 @@ func TestStringsEncodeAsEncodingJSONWritesThemWhereverTheirSpecialBytesFall(t *t
 // of two or six bytes, into a slice with no room to spare.
 func TestStringsOfEscapesOnlyEncodeAsEncodingJSONWritesThem(t *testing.T) {
 	for _, s := range []string{strings.Repeat("\x00", 300), strings.Repeat(`"`, 300), strings.Repeat("\xff\n", 150), strings.Repeat("\u2028\x01", 100)} {
-		r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
-		got, err := r.AppendJSON(nil)
-		require.NoError(t, err)
-		want, err := encodingJSONLine(&r)
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(got))
+		assertStringEncodesAsEncodingJSON(t, s)
 	}
 }
 
@@ -591,14 +578,20 @@ func TestRandomStringsEncodeAsEncodingJSONWritesThem(t *testing.T) {
 		for range rnd.IntN(24) {
 			sb.WriteString(pieces[rnd.IntN(len(pieces))])
 		}
-		s := sb.String()
-		r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
-		got, err := r.AppendJSON(nil)
-		require.NoError(t, err)
-		want, err := encodingJSONLine(&r)
-		require.NoError(t, err)
-		if string(got) != string(want) {
-			t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
-		}
+		assertStringEncodesAsEncodingJSON(t, sb.String())
+	}
+}
+
+// assertStringEncodesAsEncodingJSON fails the test unless a record
+// holding s is written as encoding/json writes it.
+func assertStringEncodesAsEncodingJSON(t *testing.T, s string) {
+	t.Helper()
+	r := recorder.Record{SchemaVersion: 1, RecordedAt: t0, Payload: &recorder.ToolEnded{Name: s}}
+	got, err := r.AppendJSON(nil)
+	require.NoError(t, err)
+	want, err := encodingJSONLine(&r)
+	require.NoError(t, err)
+	if string(got) != string(want) {
+		t.Fatalf("%q:\n got %s\nwant %s", s, got, want)
 	}
 }
