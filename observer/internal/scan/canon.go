@@ -84,38 +84,58 @@ func (rs *ruleSet) add(r Rule) {
 }
 
 // apply appends s to dst with every rule match replaced by its placeholder.
+// A rule is tried only where no word byte comes before: on a byte that is
+// not a word byte and that the rule can start with, and on a run of word
+// bytes whose first byte and length the rule can start with.
 func (rs *ruleSet) apply(dst []byte, s string) []byte {
 	if len(rs.rules) == 0 {
 		return append(dst, s...)
 	}
 	last := 0
 	for i := 0; i < len(s); {
+		// s[i] starts a word, or is not a word byte; no word byte is
+		// before it.
 		b := s[i]
 		if !IsWordByte(b) {
-			if mask := rs.starts[b]; mask != 0 && (i == 0 || !IsWordByte(s[i-1])) {
-				if k, n := rs.match(s[i:], mask&rs.runs[0]); n > 0 {
+			if mask := rs.starts[b] & rs.runs[0]; mask != 0 {
+				if k, n := rs.match(s[i:], mask); n > 0 {
 					dst = rs.placeholder(append(dst, s[last:i]...), k)
 					i += n
 					last = i
+					i = skipWordTail(s, i)
 					continue
 				}
 			}
 			i++
 			continue
 		}
-		run := 1 + RunOf(s[i+1:], IsWordByte)
-		if mask := rs.starts[b] & rs.runs[min(run, maxRun)]; mask != 0 && (i == 0 || !IsWordByte(s[i-1])) {
+		j := i + 1
+		for j < len(s) && IsWordByte(s[j]) {
+			j++
+		}
+		if mask := rs.starts[b] & rs.runs[min(j-i, maxRun)]; mask != 0 {
 			if k, n := rs.match(s[i:], mask); n > 0 {
 				dst = rs.placeholder(append(dst, s[last:i]...), k)
 				i += n
 				last = i
+				i = skipWordTail(s, i)
 				continue
 			}
 		}
-		// No rule starts inside a word.
-		i += run
+		// No rule starts inside a word, nor on the byte after it.
+		i = j + 1
 	}
 	return append(dst, s[last:]...)
+}
+
+// skipWordTail returns where the next rule may start at or after i, which
+// follows a match: past the byte after a match that ends with a word
+// byte, which no rule starts on.
+func skipWordTail(s string, i int) int {
+	if i > 0 && i < len(s) && IsWordByte(s[i-1]) {
+		return i + 1
+	}
+	return i
 }
 
 // placeholder appends the placeholder of rule k.
@@ -829,11 +849,14 @@ type Rule struct {
 
 // wordRuns holds, for the matchers here whose matches start with a run of
 // word bytes of a bounded length, the least and the most: a rule set
-// tries them on no other word, whoever compiled the rule. A temporary
-// directory starts with a slash or a drive's letter.
+// tries them on no other word, whoever compiled the rule. A UUID's first
+// group is 8 bytes, a time's first field 2 (14:03) or 4 (2026-01-15), an
+// IPv4 address's 1 to 3, an epoch 10 or 13 digits; a temporary directory
+// starts with a slash or a drive's letter.
 var wordRuns = map[uintptr][2]int{
-	funcPointer(MatchUUID): {8, maxRun}, funcPointer(MatchEpoch): {10, maxRun}, funcPointer(MatchLongID): {16, maxRun},
-	funcPointer(MatchID): {8, maxRun}, funcPointer(MatchTempDir): {0, 1},
+	funcPointer(MatchUUID): {8, 8}, funcPointer(MatchEpoch): {10, 13}, funcPointer(MatchLongID): {16, maxRun},
+	funcPointer(MatchID): {8, maxRun}, funcPointer(MatchTempDir): {0, 1}, funcPointer(MatchTime): {2, 4},
+	funcPointer(MatchIPv4): {1, 3},
 }
 
 func funcPointer(f func(string) int) uintptr { return reflect.ValueOf(f).Pointer() }

@@ -64,7 +64,7 @@ func TestShortWordsAreSkippedWithoutChangingTheResult(t *testing.T) {
 	pieces := []string{
 		"0f8fad5b-d9cb-469f-a165-70867728950e", "1767225600", "1767225600123", "a1b2c3d4e5f6a7b8c9d0",
 		"deadbeef", "deadbee", "abc", "12", "x", "_", "/tmp/tmp8x2k/", `C:\\Users\\me\\AppData\\Local\\Temp\\x1\\`, "C:", "2026-01-15T14:03:07Z", "é",
-		"10.0.0.7:5432", "https://a.example/x", " ", "-", ".", ":", "\n", `"`,
+		"10.0.0.7:5432", "1.2.3.4", "14:03:07", "9:05:01", "12345:", "17672256001", "https://a.example/x", " ", "-", ".", ":", "\n", `"`,
 	}
 	r := uint64(1)
 	for range 5000 {
