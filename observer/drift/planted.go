@@ -78,27 +78,45 @@ const (
 	startsGave
 )
 
-// wordClass returns what the lower-case word w tells of the text around
-// it.
-func wordClass(w []byte) markerKind {
-	switch string(w) {
-	case "you", "your", "yours", "yourself":
-		return secondPerson
-	case "ai", "assistant", "gpt", "chatgpt", "claude", "gemini", "llama", "llm", "chatbot", "copilot", "mistral":
-		return addressesAgent
-	case "please", "kindly", "must", "instead", "before", "first", "following", "important", "urgent",
-		"immediately", "required":
-		return requests
-	case "ignore", "disregard", "forget":
-		return requests | startsOverride
-	case "previous", "prior", "new", "override", "above", "updated":
-		return startsOverride
-	case "instruction", "instructions":
-		return isInstructions
-	case "gave", "asked":
-		return startsGave
+// markerWords holds what each word that tells of the text around it
+// tells, in lower case.
+var markerWords = func() map[string]markerKind {
+	m := map[string]markerKind{}
+	for kind, words := range map[markerKind][]string{
+		secondPerson:   {"you", "your", "yours", "yourself"},
+		addressesAgent: {"ai", "assistant", "gpt", "chatgpt", "claude", "gemini", "llama", "llm", "chatbot", "copilot", "mistral"},
+		requests: {"please", "kindly", "must", "instead", "before", "first", "following", "important", "urgent",
+			"immediately", "required"},
+		requests | startsOverride: {"ignore", "disregard", "forget"},
+		startsOverride:            {"previous", "prior", "new", "override", "above", "updated"},
+		isInstructions:            {"instruction", "instructions"},
+		startsGave:                {"gave", "asked"},
+	} {
+		for _, w := range words {
+			m[w] = kind
+		}
 	}
-	return 0
+	return m
+}()
+
+// markerLetters has, for each length of word up to maxWord, bit b of
+// [0] set when a word of markerWords that long starts with the letter
+// 'a'+b, and of [1] when its last letter is: most words need not be
+// looked up.
+var markerLetters = func() (t [maxWord + 1][2]uint32) {
+	for w := range markerWords {
+		t[len(w)][0] |= 1 << (w[0] - 'a')
+		t[len(w)][1] |= 1 << (w[len(w)-1] - 'a')
+	}
+	return t
+}()
+
+// mayMark reports whether the word w of letters may be one of
+// markerWords.
+func mayMark(w string) bool {
+	first, last := w[0]|0x20-'a', w[len(w)-1]|0x20-'a'
+	t := &markerLetters[len(w)]
+	return first < 26 && last < 26 && t[0]&(1<<first) != 0 && t[1]&(1<<last) != 0
 }
 
 // followPhrases are how a task tells the agent to do what a file or page
@@ -182,14 +200,14 @@ func (p *planted) marker(text string, i, j int) {
 	p.words++
 	gave := p.gave
 	p.gave = false
-	if j-i < 2 || j-i > maxWord {
+	if j-i < 2 || j-i > maxWord || !mayMark(text[i:j]) {
 		return
 	}
 	w := p.word[:j-i]
 	for k := range w {
 		w[k] = text[i+k] | 0x20
 	}
-	class := wordClass(w)
+	class := markerWords[string(w)]
 	if class == 0 {
 		return
 	}
