@@ -53,12 +53,12 @@ var groundCommands = [...]groundCommand{
 
 // groundCommandAt maps the name of each of groundCommands to its position
 // plus one.
-var groundCommandAt = func() map[string]uint8 {
+var groundCommandAt = func() *scan.WordSet[uint8] {
 	m := make(map[string]uint8, len(groundCommands))
 	for i, c := range groundCommands {
 		m[c.name] = uint8(i + 1)
 	}
-	return m
+	return scan.NewWordSet(m)
 }()
 
 // groundMentions lists, for each kind of off-ground work, the words with
@@ -78,10 +78,10 @@ var groundDescriptions = [...]string{
 }
 
 // commandPrefixes run the command that follows them.
-var commandPrefixes = map[string]bool{
+var commandPrefixes = scan.NewWordSet(map[string]bool{
 	"sudo": true, "env": true, "nohup": true, "time": true, "exec": true, "command": true,
 	"nice": true, "timeout": true, "doas": true, "xargs": true, "builtin": true,
-}
+})
 
 // searchFromRoot reports whether the search command name, with args,
 // searches the filesystem from its root.

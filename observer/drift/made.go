@@ -12,10 +12,10 @@ import (
 const maxMade = 256
 
 // workDirKeys name a call's working directory.
-var workDirKeys = map[string]bool{"cwd": true, "workdir": true, "workingdir": true, "workingdirectory": true, "dir": true, "directory": true}
+var workDirKeys = scan.NewWordSet(map[string]bool{"cwd": true, "workdir": true, "workingdir": true, "workingdirectory": true, "dir": true, "directory": true})
 
 // shellKeys name the arguments that hold shell commands.
-var shellKeys = map[string]bool{"command": true, "cmd": true, "commands": true, "keystrokes": true, "script": true, "shell": true, "bash": true}
+var shellKeys = scan.NewWordSet(map[string]bool{"command": true, "cmd": true, "commands": true, "keystrokes": true, "script": true, "shell": true, "bash": true})
 
 // findTargets finds the targets of a call into st.targets and, in the
 // same reading of its arguments, what a successful call made (the targets
@@ -42,7 +42,7 @@ func (st *driftState) ReadString(key []byte, val string) {
 	if len(val) > maxShellText {
 		return
 	}
-	if workDirKeys[string(key)] {
+	if workDirKeys.Has(key) {
 		if st.argsMake {
 			st.addMade(scan.CleanTarget(val))
 			st.changeDir(scan.CleanTarget(val))
@@ -50,7 +50,7 @@ func (st *driftState) ReadString(key []byte, val string) {
 		return
 	}
 	sh := &st.shell
-	sh.ground = sh.found == 0 && shellKeys[string(key)]
+	sh.ground = sh.found == 0 && shellKeys.Has(key)
 	makes := st.argsMake && mayMake(val)
 	if !sh.ground && !makes {
 		return

@@ -504,7 +504,7 @@ func (st *driftState) taskGives(c *driftCall) bool {
 // readPlanted checks the string argument val, under the folded key, for
 // an identifier planted instructions gave.
 func (st *driftState) readPlanted(key []byte, val string) {
-	if st.hit == 0 && len(st.plant.ids) > 0 && !scan.IsContentKey(string(key)) {
+	if st.hit == 0 && len(st.plant.ids) > 0 && !scan.IsContentKey(key) {
 		st.hit = st.plant.hitIn(val)
 	}
 }

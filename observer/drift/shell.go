@@ -155,13 +155,13 @@ func (sh *shellScan) name(w []byte) {
 		return
 	}
 	name := baseName(w)
-	if commandPrefixes[string(name)] {
+	if commandPrefixes.Has(name) {
 		sh.prefixed = true
 		return
 	}
 	sh.start = false
 	if sh.ground && sh.found == 0 {
-		sh.cmd = groundCommandAt[string(name)]
+		sh.cmd, _ = groundCommandAt.Get(name)
 	}
 	switch string(name) {
 	case "touch", "mkdir":

@@ -153,16 +153,16 @@ func elementKey(s string, i int, key string, closing byte) (string, int, bool) {
 
 // contentKeys hold file contents, patches and free text, which name no
 // target of their own.
-var contentKeys = map[string]bool{
+var contentKeys = NewWordSet(map[string]bool{
 	"content": true, "contents": true, "text": true, "body": true, "data": true, "patch": true,
 	"diff": true, "message": true, "prompt": true, "query": true, "code": true, "input": true,
 	"oldstring": true, "newstring": true, "oldstr": true, "newstr": true, "replacement": true,
 	"description": true, "comment": true,
-}
+})
 
 // IsContentKey reports a key, folded as FoldKey does, whose values hold
 // contents or free text rather than what a call acts on.
-func IsContentKey(folded string) bool { return contentKeys[folded] }
+func IsContentKey(folded []byte) bool { return contentKeys.Has(folded) }
 
 // Limits on what target extraction reads.
 const (
@@ -247,7 +247,7 @@ func (f *TargetFinder) visit(key, val string) {
 		return
 	}
 	switch {
-	case contentKeys[string(f.key)]:
+	case contentKeys.Has(f.key):
 	case f.resourceKeys[string(f.key)]:
 		if len(val) <= maxTargetLen {
 			f.addName(val)
