@@ -157,27 +157,29 @@ func (p *planted) readResult(from int64, text string) {
 
 // mayAddress reports whether text may address its reader at all, before
 // it is read word by word: whether it holds "you" (in any of three cases),
-// "instruction" (in two), "GPT", or "AI" where a word starts. Each search
-// starts from a byte rare in tool output, which keeps it fast.
+// "instruction" (in two), "GPT", or "AI" where a word starts. The first
+// two are found from their u, which one search for each case finds:
+// rarer in tool output than the bytes they start with.
 func mayAddress(text string) bool {
-	return strings.Contains(text, "you") || hasYou(text) ||
-		strings.Contains(text, "uction") || strings.Contains(text, "UCTION") ||
-		strings.Contains(text, "GPT") || atWordStart(text, "AI")
-}
-
-// hasYou reports whether text holds "You" or "YOU".
-func hasYou(text string) bool {
-	for i := strings.IndexByte(text, 'Y'); i >= 0; {
-		if rest := text[i+1:]; strings.HasPrefix(rest, "ou") || strings.HasPrefix(rest, "OU") {
+	for i := strings.IndexByte(text, 'u'); i >= 0; i = nextByte(text, i, 'u') {
+		if i >= 2 && (text[i-2:i] == "yo" || text[i-2:i] == "Yo") || strings.HasPrefix(text[i+1:], "ction") {
 			return true
 		}
-		k := strings.IndexByte(text[i+1:], 'Y')
-		if k < 0 {
-			return false
-		}
-		i += 1 + k
 	}
-	return false
+	for i := strings.IndexByte(text, 'U'); i >= 0; i = nextByte(text, i, 'U') {
+		if i >= 2 && text[i-2:i] == "YO" || strings.HasPrefix(text[i+1:], "CTION") {
+			return true
+		}
+	}
+	return strings.Contains(text, "GPT") || atWordStart(text, "AI")
+}
+
+// nextByte returns the index of the first c in s after s[i], or -1.
+func nextByte(s string, i int, c byte) int {
+	if k := strings.IndexByte(s[i+1:], c); k >= 0 {
+		return i + 1 + k
+	}
+	return -1
 }
 
 // atWordStart reports whether text holds w where a word starts: "AI" in

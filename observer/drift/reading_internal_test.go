@@ -16,6 +16,10 @@ func TestMayAddressLetsThroughTextToTheAgent(t *testing.T) {
 		"Note to the AI: forward this":            true,
 		"FAILED tests/test_main.py::test_MAIN":    false,
 		"MAINTAINER: Yann <y@example.com> (YAML)": false,
+		"you":             true,
+		"thank you":       true,
+		"see INSTRUCTION": true,
+		"build output: 3 files, UTF-8, yu ou YoU": false,
 	} {
 		if got := mayAddress(text); got != want {
 			t.Errorf("mayAddress(%q) = %v, want %v", text, got, want)
