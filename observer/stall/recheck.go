@@ -117,8 +117,10 @@ func (st *stallState) recheckThreshold(e *stallCall) int {
 // wrapped or joined to leftovers may not match; most lines must.
 func (st *stallState) echoesOnly(e *stallCall) bool {
 	result := strings.TrimSpace(e.result)
-	last := result[strings.LastIndexByte(result, '\n')+1:]
-	if !e.success || !strings.HasPrefix(last, ">") || !strings.HasPrefix(result, ">") {
+	if !e.success || !strings.HasPrefix(result, ">") {
+		return false
+	}
+	if last := result[strings.LastIndexByte(result, '\n')+1:]; !strings.HasPrefix(last, ">") {
 		return false
 	}
 	st.text = st.text[:0]
