@@ -51,7 +51,9 @@ func (st *driftState) ReadString(key []byte, val string) {
 	}
 	sh := &st.shell
 	sh.ground = sh.found == 0 && shellKeys.Has(key)
-	makes := st.argsMake && mayMake(val)
+	// A command read for its ground is read for what it makes in the
+	// same pass; only other texts are searched first for what makes.
+	makes := st.argsMake && (sh.ground || mayMake(val))
 	if !sh.ground && !makes {
 		return
 	}
