@@ -446,7 +446,10 @@ func trimPromptWord(w string) string {
 // UrlHost returns the lower-cased host of an absolute URL.
 func UrlHost(s string) (string, bool) {
 	k := strings.IndexByte(s, ':')
-	if k < 0 || !strings.HasPrefix(s[k:], "://") {
+	if k < 0 {
+		return "", false
+	}
+	if !strings.HasPrefix(s[k:], "://") {
 		k = strings.Index(s, "://")
 	}
 	if k <= 0 || k > 16 || !IsLetter(s[0]) || RunOf(s[1:k], IsSchemeByte) != k-1 {
@@ -574,13 +577,35 @@ func CleanTarget(t string) string {
 		if !isClean(t) {
 			t = path.Clean(t)
 		}
-	} else {
+	} else if seen&colonByte != 0 {
 		t = withoutPort(t)
 	}
-	if seen&(upperByte|wideByte) != 0 {
+	switch {
+	case seen&wideByte != 0:
 		return strings.ToLower(t)
+	case seen&upperByte != 0:
+		return lowerASCII(t)
 	}
 	return t
+}
+
+// lowerASCII returns the ASCII text t in lower case, in one allocation.
+func lowerASCII(t string) string {
+	var b strings.Builder
+	b.Grow(len(t))
+	for len(t) > 0 {
+		i := 0
+		for i < len(t) && (t[i] < 'A' || t[i] > 'Z') {
+			i++
+		}
+		b.WriteString(t[:i])
+		if i < len(t) {
+			b.WriteByte(t[i] + 'a' - 'A')
+			i++
+		}
+		t = t[i:]
+	}
+	return b.String()
 }
 
 // Classes of the bytes of a target, as CleanTarget and looksLikePath read
@@ -591,6 +616,7 @@ const (
 	upperByte
 	wideByte  // of a multi-byte character
 	notInPath // space, =, braces, |, <, > and *: not in a path a command names
+	colonByte // before a port
 )
 
 // targetBytes classes every byte.
@@ -605,6 +631,7 @@ var targetBytes = func() (t [256]uint8) {
 	for _, c := range []byte(" \t\n={}|<>*") {
 		t[c] = notInPath
 	}
+	t[':'] = colonByte
 	return t
 }()
 

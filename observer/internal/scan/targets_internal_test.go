@@ -79,7 +79,7 @@ func TestCleanTargetGivesWhatEachStepInTurnGives(t *testing.T) {
 		}
 		return strings.ToLower(t)
 	}
-	pieces := []string{"/", `\`, ".", "..", "a", "B", "Ü", "é", " ", "\t", "\u00a0", ":", "8080", "host", "x.go", "İ"}
+	pieces := []string{"/", `\`, ".", "..", "a", "B", "Ü", "é", " ", "\t", "\u00a0", ":", "8080", "host", "x.go", "İ", "ZaZ", "README.MD"}
 	r := uint64(7)
 	for range 20000 {
 		var b strings.Builder
