@@ -136,7 +136,15 @@ func isRoot(a []byte) bool {
 }
 
 // unquote strips the quotes around a shell word.
-func unquote(w []byte) []byte { return bytes.Trim(w, `"'`) }
+func unquote(w []byte) []byte {
+	for len(w) > 0 && (w[0] == '"' || w[0] == '\'') {
+		w = w[1:]
+	}
+	for len(w) > 0 && (w[len(w)-1] == '"' || w[len(w)-1] == '\'') {
+		w = w[:len(w)-1]
+	}
+	return w
+}
 
 // baseName returns a command's name without its directory.
 func baseName(w []byte) []byte {

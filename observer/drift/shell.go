@@ -188,7 +188,7 @@ func (sh *shellScan) addMade(w []byte, cd bool) {
 	if !sh.makes || len(w) == 0 {
 		return
 	}
-	t := scan.CleanTarget(string(bytes.Trim(w, `"'`)))
+	t := scan.CleanTarget(string(unquote(w)))
 	if len(t) >= 5 && t[:5] == "/dev/" {
 		return
 	}

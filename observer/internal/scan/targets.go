@@ -814,7 +814,15 @@ func isAttributeChain(w string) bool {
 // isBareName reports a word that can name a resource: not empty, not too
 // long, and without spaces.
 func isBareName(w string) bool {
-	return w != "" && len(w) <= maxTargetLen && !strings.ContainsAny(w, " \t\n")
+	if w == "" || len(w) > maxTargetLen {
+		return false
+	}
+	for i := range len(w) {
+		if c := w[i]; c == ' ' || c == '\t' || c == '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // promptWords adds the URLs and paths among the words of a prompt, up to
