@@ -142,11 +142,16 @@ func (p *planted) readResult(from int64, text string) {
 			i++
 			continue
 		}
-		j := i
+		j := i + 1
 		for j < len(text) && scan.IsLetter(text[j]) {
 			j++
 		}
-		p.marker(text, i, j)
+		p.words++
+		if gave := p.gave; j-i >= 2 && j-i <= maxWord && mayMark(text[i:j]) {
+			p.marker(text, i, j, gave)
+		} else {
+			p.gave = false
+		}
 		i = j
 	}
 	p.closePassage(text)
@@ -197,14 +202,10 @@ func atWordStart(text, w string) bool {
 	}
 }
 
-// marker takes in the word text[i:j].
-func (p *planted) marker(text string, i, j int) {
-	p.words++
-	gave := p.gave
+// marker takes in the word text[i:j], which mayMark lets through; gave
+// says the word before was "gave" or "asked".
+func (p *planted) marker(text string, i, j int, gave bool) {
 	p.gave = false
-	if j-i < 2 || j-i > maxWord || !mayMark(text[i:j]) {
-		return
-	}
 	w := p.word[:j-i]
 	for k := range w {
 		w[k] = text[i+k] | 0x20
