@@ -34,14 +34,17 @@ func CompileRules(keys []string, rules []Rule) *Compiled {
 }
 
 // ruleSet is a list of rules with, for each byte, the set of rules that
-// can start with it: bit k of starts[b] is set when rule k can; and, for
-// each length of the run of word bytes a word starts with, up to maxRun,
-// the set of rules whose matches can start with a run that long. Rules
-// past the 64th are tried at every word start.
+// can start with it: bit k of starts[b] is set when rule k can; for each
+// length of the run of word bytes a word starts with, up to maxRun, the
+// set of rules whose matches can start with a run that long; and for each
+// byte, the set of rules whose matches can have it right after that run
+// (follows[256]: the text's end). Rules past the 64th are tried at every
+// word start.
 type ruleSet struct {
-	rules  []Rule
-	starts [256]uint64
-	runs   [maxRun + 1]uint64
+	rules   []Rule
+	starts  [256]uint64
+	runs    [maxRun + 1]uint64
+	follows [257]uint64
 }
 
 // maxRun is the longest run of word bytes a rule set tells apart: longer
@@ -63,13 +66,18 @@ func (rs *ruleSet) add(r Rule) {
 	k := len(rs.rules)
 	rs.rules = append(rs.rules, r)
 	bit := uint64(1) << min(k, 63)
-	bounds, ok := wordRuns[funcPointer(r.Match)]
+	shape, ok := wordShapes[funcPointer(r.Match)]
 	if !ok {
-		bounds[1] = maxRun
+		shape.most = maxRun
 	}
 	for n := range rs.runs {
-		if bounds[0] <= n && n <= bounds[1] || k >= 63 {
+		if shape.least <= n && n <= shape.most || k >= 63 {
 			rs.runs[n] |= bit
+		}
+	}
+	for b := range rs.follows {
+		if shape.follow == "" || b < 256 && strings.IndexByte(shape.follow, byte(b)) >= 0 || k >= 63 {
+			rs.follows[b] |= bit
 		}
 	}
 	if k >= 64 || r.Starts == "" {
@@ -113,7 +121,11 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 		for j < len(s) && IsWordByte(s[j]) {
 			j++
 		}
-		if mask := rs.starts[b] & rs.runs[min(j-i, maxRun)]; mask != 0 {
+		next := 256
+		if j < len(s) {
+			next = int(s[j])
+		}
+		if mask := rs.starts[b] & rs.runs[min(j-i, maxRun)] & rs.follows[next]; mask != 0 {
 			if k, n := rs.match(s[i:], mask); n > 0 {
 				dst = rs.placeholder(append(dst, s[last:i]...), k)
 				i += n
@@ -847,16 +859,42 @@ type Rule struct {
 	Match  func(s string) int
 }
 
-// wordRuns holds, for the matchers here whose matches start with a run of
-// word bytes of a bounded length, the least and the most: a rule set
-// tries them on no other word, whoever compiled the rule. A UUID's first
-// group is 8 bytes, a time's first field 2 (14:03) or 4 (2026-01-15), an
-// IPv4 address's 1 to 3, an epoch 10 or 13 digits; a temporary directory
-// starts with a slash or a drive's letter.
-var wordRuns = map[uintptr][2]int{
-	funcPointer(MatchUUID): {8, 8}, funcPointer(MatchEpoch): {10, 13}, funcPointer(MatchLongID): {16, maxRun},
-	funcPointer(MatchID): {8, maxRun}, funcPointer(MatchTempDir): {0, 1}, funcPointer(MatchTime): {2, 4},
-	funcPointer(MatchIPv4): {1, 3},
+// wordShape is what a matcher's matches that start with a run of word
+// bytes start with: a run of least to most bytes, and, when follow is not
+// empty, one of its bytes right after the run.
+type wordShape struct {
+	least, most int
+	follow      string
+}
+
+// wordShapes holds the shapes of the matchers here: a rule set tries them
+// on no other word, whoever compiled the rule. A UUID's first group is 8
+// bytes before a dash; a time's first field 2 (14:03) or 4 (2026-01-15); an
+// IPv4 address's 1 to 3 before a dot; an epoch 10 or 13 digits; a
+// temporary directory starts with a slash, or a drive's letter and a
+// colon; a URL's scheme goes on to "://", and a path to a slash, as
+// src/main.go does.
+var wordShapes = map[uintptr]wordShape{
+	funcPointer(MatchUUID):    {8, 8, "-"},
+	funcPointer(MatchEpoch):   {10, 13, ""},
+	funcPointer(MatchLongID):  {16, maxRun, ""},
+	funcPointer(MatchID):      {8, maxRun, ""},
+	funcPointer(MatchTempDir): {0, 1, ":"},
+	funcPointer(MatchTime):    {2, 4, ":-"},
+	funcPointer(MatchIPv4):    {1, 3, "."},
+	funcPointer(MatchURL):     {1, maxRun, ":" + membersOf(literalPunct)},
+	funcPointer(MatchPath):    {0, maxRun, ":" + membersOf(PathCharPunct)},
+}
+
+// membersOf returns the ASCII bytes of class c.
+func membersOf(c byteClass) string {
+	var b []byte
+	for i := range 0x80 {
+		if ByteClasses[i]&c != 0 {
+			b = append(b, byte(i))
+		}
+	}
+	return string(b)
 }
 
 func funcPointer(f func(string) int) uintptr { return reflect.ValueOf(f).Pointer() }

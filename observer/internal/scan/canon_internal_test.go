@@ -46,7 +46,8 @@ func TestRuleSetMarksTheBytesEachRuleCanStartWith(t *testing.T) {
 }
 
 // A rule set skips the words too short or too long for a matcher's
-// matches to start with, and finds what it would find trying every word.
+// matches to start with, or followed by a byte they cannot have next, and
+// finds what it would find trying every word.
 func TestShortWordsAreSkippedWithoutChangingTheResult(t *testing.T) {
 	rules := append(MessageRules(),
 		Rule{Name: "uuid", Starts: HexDigits, Match: MatchUUID},
@@ -61,10 +62,14 @@ func TestShortWordsAreSkippedWithoutChangingTheResult(t *testing.T) {
 	for n := range every.runs {
 		every.runs[n] = ^uint64(0)
 	}
+	for b := range every.follows {
+		every.follows[b] = ^uint64(0)
+	}
 	pieces := []string{
 		"0f8fad5b-d9cb-469f-a165-70867728950e", "1767225600", "1767225600123", "a1b2c3d4e5f6a7b8c9d0",
 		"deadbeef", "deadbee", "abc", "12", "x", "_", "/tmp/tmp8x2k/", `C:\\Users\\me\\AppData\\Local\\Temp\\x1\\`, "C:", "2026-01-15T14:03:07Z", "é",
-		"10.0.0.7:5432", "1.2.3.4", "14:03:07", "9:05:01", "12345:", "17672256001", "https://a.example/x", " ", "-", ".", ":", "\n", `"`,
+		"10.0.0.7:5432", "1.2.3.4", "14:03:07", "9:05:01", "12345:", "17672256001", "https://a.example/x", "git+ssh://h/r",
+		"src/main.go", "a.b/c.txt", "x~y/z.md", "C:\\x", "d:", "%", "@", "+", "日本/x.go", " ", "-", ".", ":", "\n", `"`,
 	}
 	r := uint64(1)
 	for range 5000 {
