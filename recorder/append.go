@@ -231,6 +231,18 @@ func appendString(b []byte, s string) []byte {
 		}
 		return appendEscapes(b, n, s, i)
 	}
+	if len(s) <= 16 {
+		// Names and ids: the first word and the last, which overlap,
+		// tested at once and, when plain, copied without a loop.
+		lo, hi := word(s[:8]), word(s[len(s)-8:])
+		if notPlain(lo)|notPlain(hi) == 0 {
+			binary.LittleEndian.PutUint64(b[n:n+8], lo)
+			binary.LittleEndian.PutUint64(b[n+len(s)-8:n+len(s)], hi)
+			n += len(s)
+			b[n] = '"'
+			return b[:n+1]
+		}
+	}
 	for i := 0; i+8 <= len(s); i, n = i+8, n+8 {
 		w := word(s[i : i+8])
 		binary.LittleEndian.PutUint64(b[n:n+8], w)
