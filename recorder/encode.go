@@ -20,7 +20,7 @@ import (
 // from the next one.
 //
 // An encoder that remembers, as a FileSink's does, keeps the envelope of
-// the last record and the content of the last injected message, which the
+// the last record and the last assessment recorded or injected, which the
 // records of a run share, to copy them rather than encode them again. The
 // zero encoder is ready to use and remembers nothing but the second of
 // the last stamp. An encoder is not safe for concurrent use.
@@ -40,11 +40,12 @@ type encoder struct {
 	stamp   [len("2006-01-02T15:04:05")]byte
 	stampOK bool
 
-	// The content of the last injected message written and its JSON
-	// string, nil until the first: Lookout injects the same assessment
-	// into call after call.
-	injectedText string
-	injectedJSON []byte
+	// The last assessment written, as an assessment record's markdown or
+	// an injected message's content, and its JSON string, nil until the
+	// first: Lookout records an assessment, then injects it into call
+	// after call.
+	assessment     string
+	assessmentJSON []byte
 
 	// The arguments of the tool calls of the last message written with
 	// tool calls (a model_response's, most often), when it had at most
@@ -278,7 +279,7 @@ func (e *encoder) payload(b []byte, kind Kind, p Payload) []byte {
 	case *Message:
 		return e.messagePayload(append(b, `","kind":"message","payload":`...), t)
 	case *AssessmentRecord:
-		return appendAssessment(append(b, `","kind":"assessment","payload":`...), t)
+		return e.assessmentRecord(append(b, `","kind":"assessment","payload":`...), t)
 	case *RunStarted:
 		return e.runStarted(append(b, `","kind":"run_started","payload":`...), t)
 	case *RunEnded:
@@ -369,10 +370,10 @@ func appendBudget(b []byte, t *BudgetRecord) []byte {
 	return closeObject(b, start)
 }
 
-// appendAssessment encodes an assessment payload.
-func appendAssessment(b []byte, t *AssessmentRecord) []byte {
+// assessmentRecord encodes an assessment payload.
+func (e *encoder) assessmentRecord(b []byte, t *AssessmentRecord) []byte {
 	start := len(b)
-	b = appendStringField(b, `,"markdown":`, t.Markdown)
+	b = e.assessmentText(append(b, `,"markdown":`...), t.Markdown)
 	b = appendIntField(b, `,"after_call_index":`, int64(t.AfterCallIndex))
 	if len(t.Observers) > 0 {
 		b = append(b, `,"observers":`...)
@@ -440,23 +441,24 @@ func (e *encoder) injected(b []byte, injected []InjectedMessage) []byte {
 		msg := len(b)
 		b = appendStringField(b, `,"kind":`, m.Kind)
 		b = appendStringField(b, `,"role":`, m.Role)
-		b = e.injectedContent(append(b, `,"content":`...), m.Content)
+		b = e.assessmentText(append(b, `,"content":`...), m.Content)
 		b = appendNonZeroField(b, `,"after_call_index":`, int64(m.AfterCallIndex))
 		b = closeObject(b, msg)
 	}
 	return closeArray(b, start)
 }
 
-// injectedContent appends the content of an injected message as a JSON
-// string, copied when it is the content of the last one.
-func (e *encoder) injectedContent(b []byte, content string) []byte {
-	if e.injectedJSON != nil && content == e.injectedText {
-		return append(b, e.injectedJSON...)
+// assessmentText appends the markdown of an assessment record, or the
+// content of an injected message, as a JSON string, copied when it is the
+// last of either written.
+func (e *encoder) assessmentText(b []byte, text string) []byte {
+	if e.assessmentJSON != nil && text == e.assessment {
+		return append(b, e.assessmentJSON...)
 	}
 	start := len(b)
-	b = appendString(b, content)
-	if e.remembers && len(content) <= maxRememberedInjected {
-		e.injectedText, e.injectedJSON = content, append(e.injectedJSON[:0], b[start:]...)
+	b = appendString(b, text)
+	if e.remembers && len(text) <= maxRememberedText {
+		e.assessment, e.assessmentJSON = text, append(e.assessmentJSON[:0], b[start:]...)
 	}
 	return b
 }
@@ -485,9 +487,9 @@ func (e *encoder) rememberCalls(calls int) bool {
 
 // rememberCall remembers the arguments of a tool call of the message
 // being written, and their JSON string, unless that would take the JSON
-// remembered past maxRememberedInjected bytes.
+// remembered past maxRememberedText bytes.
 func (e *encoder) rememberCall(args string, json []byte) {
-	if len(e.callsJSON)+len(json) <= maxRememberedInjected {
+	if len(e.callsJSON)+len(json) <= maxRememberedText {
 		e.callsJSON = append(e.callsJSON, json...)
 		e.callArgs = append(e.callArgs, args)
 		e.callEnds = append(e.callEnds, len(e.callsJSON))
@@ -498,9 +500,10 @@ func (e *encoder) rememberCall(args string, json []byte) {
 // encoder remembers.
 const maxRememberedCalls = 16
 
-// maxRememberedInjected is the longest injected content an encoder
-// remembers: one huge message does not stay in memory for good.
-const maxRememberedInjected = 16 << 10
+// maxRememberedText is the longest assessment, and the longest tool
+// calls' arguments together, that an encoder remembers: one huge message
+// does not stay in memory for good.
+const maxRememberedText = 16 << 10
 
 // modelResponse encodes a model_response payload.
 func (e *encoder) modelResponse(b []byte, t *ModelResponse) []byte {

@@ -420,6 +420,25 @@ func TestASinkWritesEachRequestsInjectedMessages(t *testing.T) {
 	}
 }
 
+// TestASinkWritesEachAssessmentsMarkdown holds that a sink writing
+// assessments among the requests that inject them, as an agent records
+// them, writes each record as encoding/json writes it alone: an
+// assessment is copied from the last one written, recorded or injected,
+// only when it is the same.
+func TestASinkWritesEachAssessmentsMarkdown(t *testing.T) {
+	a := "## Trajectory Assessment\n\n- 3 calls left \"soon\""
+	big := strings.Repeat(a, 1000)
+	assessment := func(markdown string) recorder.Payload {
+		return &recorder.AssessmentRecord{Markdown: markdown, AfterCallIndex: 10}
+	}
+	request := func(content string) recorder.Payload {
+		return &recorder.ModelRequest{Injected: []recorder.InjectedMessage{{Kind: recorder.InjectedAssessment, Role: "user", Content: content}}}
+	}
+	assertASinkWritesEachAsEncodingJSONDoes(t, []recorder.Payload{assessment(a), request(a), request(strings.Clone(a)), assessment(a),
+		assessment(strings.ToUpper(a)), request(a), assessment(""), request(""), assessment(a), assessment(big), request(big),
+		assessment(big), request(a), assessment(a)})
+}
+
 // FuzzTimesEncodeAsTheTimePackageWrites checks that a record's time, and
 // the deadline of its run's limits, are written as the time package
 // writes them (RFC 3339 with the nanoseconds, the time in UTC and the
@@ -519,6 +538,15 @@ func TestASinkWritesEachToolCallsArguments(t *testing.T) {
 		&recorder.ModelResponse{Message: &schema.Message{Role: schema.Assistant, ToolCalls: calls[2:]}},
 		&recorder.ToolStarted{CallID: "c1", Name: "read", Arguments: first},
 	}
+	assertASinkWritesEachAsEncodingJSONDoes(t, payloads)
+}
+
+// assertASinkWritesEachAsEncodingJSONDoes writes payloads, one after
+// another, to one sink as records of one run, and fails the test unless
+// the sink writes each as encoding/json writes the record alone: what
+// the sink copies from the records it wrote before is the record's own.
+func assertASinkWritesEachAsEncodingJSONDoes(t *testing.T, payloads []recorder.Payload) {
+	t.Helper()
 	var out strings.Builder
 	sink := recorder.NewWriterSink(&out, nil)
 	ctx := t.Context()
