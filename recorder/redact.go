@@ -33,37 +33,51 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //   - provider rules: the rules of gitleaks (v8.30.1, MIT licence) for
 //     tokens with a known shape, such as AWS key ids, GitHub, GitLab,
 //     Slack, Stripe, OpenAI and Anthropic tokens and a hundred others,
-//     and a few of its own (Docker Hub, Telegram, Tencent, webhook URLs,
-//     .netrc, .pgpass, sshpass). A rule's regular expression runs only
-//     around one of its keywords, and a match counts only when its
-//     secret is as random as the rule asks (Shannon entropy) and no
-//     allowlist of the rule lets it through;
-//   - shapes it finds itself: sk-… keys, bearer tokens, JSON Web Tokens,
-//     PEM private key blocks, the password in a URL's user information,
-//     Slack and Discord webhook paths, curl's -u user:password, mysql's
-//     -pPASSWORD, the value of a --password-like flag, and a random
-//     string passed to a call, as in Client("…");
+//     and a few of its own (Docker Hub, Telegram, Tencent, Vault tokens
+//     of any length from 20, Braintree access tokens, AWS session
+//     tokens, webhook URLs, .netrc, .pgpass, sshpass). A rule's regular
+//     expression runs only around one of its keywords, and a match
+//     counts only when its secret is as random as the rule asks (Shannon
+//     entropy) and no allowlist of the rule lets it through;
+//   - shapes it finds itself: sk-… keys, LaunchDarkly sdk-… and mob-…
+//     keys, bearer tokens, JSON Web Tokens, PEM private key blocks, the
+//     password in a URL's user information (to the last '@' before the
+//     host) or a random token as its user, Slack and Discord webhook
+//     paths, curl's -u user:password, mysql's -pPASSWORD, the value of a
+//     --password-like flag (of a --account-key-like one when random),
+//     the password flags of commands (openssl -k, zip -P, ipmitool -P,
+//     ssh-keygen -N and those of passwordFlags), a random string passed
+//     to a call, as in Client("…"), and the value a call sets a
+//     sensitive name to, as in Header.Set("X-Api-Key", "…");
 //   - context: the value of a key/value pair, in env files, JSON, YAML,
 //     code, headers and query strings (key=value, key: value, "key":
 //     "value", key := "value", "key" => "value", config["key"] = …),
 //     whose key ends in a sensitive word: password, secret, token,
 //     api_key, access_key, private_key, authorization, auth and the like
-//     always; key, sig, signature, credentials, pass, pwd, cookie, salt
-//     and the like when the value looks random (12 bytes or more, varied,
-//     not a word, a UUID, a path or a URL); a key that holds a sensitive
-//     word before more of it (DB_PASSWORD_PRIMARY, auth_blob) when the
-//     value looks random and the key's last word does not name something
-//     about the secret (secret_name, token_url); the password and token
-//     arguments of commands (login -p, redis-cli -a, sqlcmd -P, keytool
-//     -storepass, config:set, gh secret set --body, npm's _authToken);
-//     and a random token within three lines after "password", "API key"
-//     or "credential". A value that names a secret rather than holds it
-//     ($VAR, ${{ … }}, {{ … }}, os.environ[…], process.env.X), a
-//     placeholder (********, YOUR_…, changeme, …EXAMPLE) and a boolean
-//     are left alone, as are the tokens that page through lists
-//     (next_page_token). An authorization value keeps its scheme
-//     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
-//     string does, so JSON text stays valid.
+//     always; key, sig, signature, credentials, pass, pwd, cookie, salt,
+//     a provider's mode (stripe_live, _test, _prod, _sandbox) and the
+//     like when the value looks random (12 bytes or more, varied, not a
+//     word, a UUID, a path, a URL or a name ending in a digest); a key
+//     that holds a sensitive word before more of it
+//     (DB_PASSWORD_PRIMARY, auth_blob) when the value looks random and
+//     the key's last word does not name something about the secret
+//     (secret_name, token_url); the password and token arguments of
+//     commands (login -p, redis-cli -a, sqlcmd -P, keytool -storepass,
+//     config:set, aws configure set, gh secret set --body, npm's
+//     _authToken) and those they take as plain arguments (TOOL login
+//     TOKEN, htpasswd -b, mc alias set, rabbitmqctl add_user, smbclient
+//     -U user%password, ConvertTo-SecureString, what echo pipes into
+//     --password-stdin or chpasswd); a secret right after its key id
+//     (an AWS key id and secret key in a CSV row, a Razorpay key id and
+//     secret in a tuple); and a random token within three lines after
+//     "password", "API key" or "credential". A value that names a secret
+//     rather than holds it ($VAR, ${{ … }}, {{ … }}, os.environ[…],
+//     process.env.X, secretKey: password), a placeholder (********,
+//     YOUR_…, changeme, …EXAMPLE) and a boolean are left alone, as are
+//     the tokens that page through lists (next_page_token). An
+//     authorization value keeps its scheme ("Basic [REDACTED]"); a pair
+//     inside a JSON string ends where that string does, so JSON text
+//     stays valid.
 //
 // Text holding none of these is returned unchanged without allocating,
 // after one pass over its bytes that looks for both the shapes' anchors
@@ -102,7 +116,7 @@ func redactSecrets(s string) string {
 // looking at anchors from index from on. It is the full detector;
 // firstSecret tells where it needs to start, if at all.
 func secretSpans(s string, from int, spans []span) []span {
-	spans = findAll(s, from, spans, "-", dashSecretAt)
+	spans = findAll(s, from, spans, "-", flagSecretAt)
 	spans = findAll(s, from, spans, "_", underscoreSecretAt)
 	spans = findAll(s, from, spans, "AKIA", awsKeyAt)
 	spans = findAll(s, from, spans, "ASIA", awsKeyAt)
@@ -113,10 +127,10 @@ func secretSpans(s string, from int, spans []span) []span {
 	spans = findAll(s, from, spans, "SG.", sKeyAt)
 	spans = findAll(s, from, spans, "SK", sKeyAt)
 	spans = findAll(s, from, spans, "J", jwtAt)
-	spans = findAll(s, from, spans, "@", userinfoAt)
-	spans = findAll(s, from, spans, ":", colonSecretAt)
+	spans = findAll(s, from, spans, "@", urlSecretAt)
+	spans = findAll(s, from, spans, ":", colonOrURLKeyAt)
 	spans = findAll(s, from, spans, "=", pairAt)
-	spans = findAll(s, from, spans, "(", callArgAt)
+	spans = findAll(s, from, spans, "(", callSecretAt)
 	return spans
 }
 
@@ -163,7 +177,7 @@ var anchors = [...]struct {
 	{'b', "eE", "", true, bearerHere},                      // "bearer"
 	{'S', "GK", "", true, sKeyHere},                        // "SG.", "SK"
 	{'J', "", "y", false, jwtHere},                         // the 'J' of "eyJ"
-	{'(', "\"'\\", "", false, callArgHere},                 // a random string passed to a call
+	{'(', "\"'\\", "", false, callArgHere},                 // a random string passed to a call, or a value set by name
 }
 
 // firstSecret returns an index at or before the first anchor at which
@@ -310,7 +324,8 @@ var keyBytes = func() (t [256]uint8) {
 
 // colonSecretHere reports whether a sensitive pair's value or a webhook
 // URL's secret path follows the ':' at p, or whether the ':' starts the
-// "://" of a URL whose user information holds a password.
+// "://" of a URL whose user information holds a secret or that a
+// command takes keys after.
 func colonSecretHere(s string, p int) bool {
 	// Most colons, as in "**Note**:", follow no sensitive key and start
 	// no "://": told without a call.
@@ -323,11 +338,17 @@ func colonSecretHere(s string, p int) bool {
 	if !strings.HasPrefix(s[p:], "://") {
 		return false
 	}
-	_, ok := webhookAt(s, p)
-	return ok || userinfoAfter(s, p)
+	if _, ok := webhookAt(s, p); ok || userinfoAfter(s, p) {
+		return true
+	}
+	if !webURLAfterBlank(s, p) {
+		return false
+	}
+	_, ok := urlKeySecretAt(s, p)
+	return ok
 }
 
-// userinfoAfter reports whether userinfoAt matches at the '@' that ends
+// userinfoAfter reports whether urlSecretAt matches at the '@' that ends
 // the user information after the "://" at p. The user information is
 // made of bytes that are neither '/' nor '@', so the '@' that ends it is
 // the one after the first run of its bytes, and that '@' walks back to p.
@@ -336,9 +357,9 @@ func userinfoAfter(s string, p int) bool {
 	return at < len(s) && s[at] == '@' && userinfoHere(s, at)
 }
 
-// userinfoHere reports whether userinfoAt matches at the '@' at p.
+// userinfoHere reports whether urlSecretAt matches at the '@' at p.
 func userinfoHere(s string, p int) bool {
-	_, ok := userinfoAt(s, p)
+	_, ok := urlSecretAt(s, p)
 	return ok
 }
 
@@ -352,9 +373,9 @@ func sKeyHere(s string, p int) bool {
 	return ok
 }
 
-// callArgHere reports whether callArgAt matches at the '(' at p.
+// callArgHere reports whether callSecretAt matches at the '(' at p.
 func callArgHere(s string, p int) bool {
-	_, ok := callArgAt(s, p)
+	_, ok := callSecretAt(s, p)
 	return ok
 }
 
@@ -364,14 +385,17 @@ func jwtHere(s string, p int) bool {
 	return ok
 }
 
-// dashSecretHere reports whether dashSecretAt matches at the '-' at p,
+// dashSecretHere reports whether flagSecretAt matches at the '-' at p,
 // which must follow "sk", "xox" and a letter, "glpat", "----", "--" or a
 // blank.
 func dashSecretHere(s string, p int) bool {
 	if p < 2 || !mayPrecedeDash[s[p-1]] {
 		return false
 	}
-	_, ok := dashSecretAt(s, p)
+	if _, ok := dashSecretAt(s, p); ok {
+		return true
+	}
+	_, ok := moreDashSecretAt(s, p)
 	return ok
 }
 

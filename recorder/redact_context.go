@@ -24,6 +24,11 @@ var contextRules = [...]secretRule{
 	{id: "command-argument", near: commandSecretsAt, exact: true, keywords: []string{
 		"config:set", "env:set", "--body", "add-authtoken", ":_authToken", "npmAuthToken",
 	}},
+	{id: "command-credential", near: commandCredentialAt, exact: true, keywords: []string{
+		"login", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient",
+	}},
+	{id: "passwd-command", near: passwdCommandAt, keywords: []string{"passwd"}},
+	{id: "paired-secret", near: pairedSecretAt, exact: true, keywords: pairedIDs[:]},
 	{id: "near-credential-word-cased", near: nearCredentialWordAt, exact: true, keywords: []string{
 		// Written as prose writes them, their pairs ("AP", "PI") are
 		// rare in code.
@@ -92,6 +97,9 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 		sep, quotedKey = sep+2, true
 	}
 	sep = runEnd(s, sep, isBlank)
+	if sep > last && !quotedKey && sep < len(s) && s[sep] != '=' && s[sep] != ':' {
+		return setArgument(s, at, sep, spans)
+	}
 	if sep >= len(s) || s[sep] != '=' && s[sep] != ':' || strings.HasPrefix(s[sep+1:], "=") {
 		return spans
 	}
@@ -107,6 +115,25 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 		return spans
 	}
 	return append(spans, span{v, vend})
+}
+
+// setArgument redacts the argument at v of a command that sets the key
+// holding the sensitive word at at to it, as "aws configure set
+// aws_secret_access_key VALUE" and "config set NAME VALUE" do: the key
+// follows the word "set".
+func setArgument(s string, at, v int, spans []span) []span {
+	k := at
+	for k > 0 && isKeyPartByte(s[k-1]) {
+		k--
+	}
+	if !strings.HasSuffix(s[:k], " set ") {
+		return spans
+	}
+	var buf [1]span
+	if args := lineArgs(s, v, buf[:]); len(args) > 0 {
+		return appendArgSecret(s, args[0], spans)
+	}
+	return spans
 }
 
 // wordEnd returns where the word of a keyword that ends at end ends: at

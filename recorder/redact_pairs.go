@@ -21,6 +21,8 @@ var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
 		{"pwd", true}, {"sessionid", true}, {"salt", true}, {"key", true}, {"signature", true}, {"passphrase", true},
 		{"cookie", true}, {"sig", true}, {"credentials", true}, {"creds", true}, {"pass", true}, {"credential", true},
 		{"key-data", true}, {"key_data", true}, {"keydata", true},
+		// A provider's key for one of its modes, as in stripe_live.
+		{"_live", true}, {"_test", true}, {"_prod", true}, {"_sandbox", true},
 	} {
 		last := k.suf[len(k.suf)-1] - 'a'
 		t[last] = append(t[last], k)
@@ -117,7 +119,7 @@ func looksRandom(v string) bool {
 	if runEnd(v, 0, isIdentPathByte) == len(v) && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
 		return false
 	}
-	if isUUID(v) {
+	if isUUID(v) || pathValue(v) || namedDigest(v) {
 		return false
 	}
 	return entropy(v) >= 3
@@ -257,7 +259,7 @@ func pairAt(s string, p int) (span, bool) {
 	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if keyStrength(s, last) == keyWeak && !looksRandom(val) {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) {
 		return span{}, false
 	}
 	return span{v, end}, true
@@ -420,4 +422,34 @@ func closingQuote(s string, i int) int {
 		}
 	}
 	return len(s)
+}
+
+// namesKey reports whether v, a value of letters, '_' and '-' only, is
+// itself a sensitive key, as the key a Kubernetes secretKeyRef names
+// ("secretKey: password"), rather than a secret.
+func namesKey(v string) bool {
+	return runEnd(v, 0, func(c byte) bool { return isAlpha(c) || c == '_' || c == '-' }) == len(v) && keyStrength(v, len(v)) != keyPlain
+}
+
+// namedDigest reports whether v is a name that ends in a digest, as a
+// cache key is (node-cache-Linux-x64-npm-<sha256>): two or more words
+// joined by '-' or '_' (a word may hold a '.', as a version does), the
+// first of three letters or more and none of four hexadecimal digits or
+// more (as a UUID's groups are), and then seven or more hexadecimal
+// digits.
+func namedDigest(v string) bool {
+	i := strings.LastIndexAny(v, "-_")
+	if i < 0 || len(v)-i-1 < 7 || runEnd(v, i+1, isHex) != len(v) {
+		return false
+	}
+	head := v[:i]
+	if !strings.ContainsAny(head, "-_") || runEnd(head, 0, isLowerLetter) < 3 || runEnd(head, 0, isKeyPartByte) != len(head) {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(head, func(r rune) bool { return r == '-' || r == '_' }) {
+		if len(w) >= 4 && runEnd(w, 0, isHex) == len(w) {
+			return false
+		}
+	}
+	return true
 }

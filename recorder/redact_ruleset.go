@@ -115,6 +115,14 @@ var ownRules = [...]secretRule{
 	{id: "atlassian-api-token", keywords: []string{"atatt3xffgf0", "atctt3xffgn0"}, regex: `\bAT[AC]TT3xFfG[FN]0[\w=-]{40,}`, entropy: 3},
 	{id: "google-oauth-access-token", keywords: []string{"ya29."}, regex: `\bya29\.[\w-]{30,}`, entropy: 3},
 	{id: "google-oauth-client-secret", keywords: []string{"gocspx-"}, regex: `\bGOCSPX-[\w-]{28}`, entropy: 3},
+	// An AWS session token, whose bytes start the same way wherever it
+	// is printed.
+	{id: "aws-session-token", keywords: []string{"iqojb3jpz2lux2vj"}, regex: `\bIQoJb3JpZ2luX2Vj[A-Za-z0-9+/=]{100,}`},
+	// Vault's service, batch and recovery tokens of any length from 20
+	// on: gitleaks wants 90 or more, and dev servers and older releases
+	// hand out short ones.
+	{id: "vault-token", keywords: []string{"hvs.", "hvb.", "hvr."}, regex: `\bhv[sbr]\.[\w-]{20,}`, entropy: 3},
+	{id: "braintree-access-token", keywords: []string{"n$production", "n$sandbox"}, regex: `\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}\b`},
 }
 
 // rules are gitleaks' rules, then the redactor's own and its context

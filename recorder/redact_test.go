@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -449,7 +450,8 @@ func FuzzSecretsPreScan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add("Auth:0")
-	for _, s := range secretcorpus.Secrets()[:40] {
+	corpus := secretcorpus.Secrets()
+	for _, s := range slices.Concat(corpus[:40], corpus[len(corpus)-32:]) {
 		f.Add(s.Text)
 	}
 	r := recorder.Secrets()

@@ -1,0 +1,202 @@
+package recorder
+
+import "strings"
+
+// urlSecretAt matches the secret of a URL's user information whose '@'
+// is at p: its password (userinfoAt), or a user that is itself a random
+// token, as in https://TOKEN@host/. A password may hold an unescaped
+// '@': the user information then runs to the last '@' before the host,
+// as clients read it.
+func urlSecretAt(s string, p int) (span, bool) {
+	m, ok := userinfoAt(s, p)
+	if ok {
+		for q := runEnd(s, p+1, isUserinfoByte); q < len(s) && s[q] == '@'; q = runEnd(s, q+1, isUserinfoByte) {
+			m.end = q
+		}
+		return m, true
+	}
+	a := userinfoStart(s, p)
+	if a < 4 || s[a-3:a] != "://" || !isAlnum(s[a-4]) || p-a < 20 {
+		return span{}, false
+	}
+	if user := s[a:p]; looksSecret(user) && !hostLike(user) && !strings.HasPrefix(user, Redacted) {
+		return span{a, p}, true
+	}
+	return span{}, false
+}
+
+// colonOrURLKeyAt matches what colonSecretAt does at the ':' at p, and
+// the secret key given after a URL to one of urlKeyCommands.
+func colonOrURLKeyAt(s string, p int) (span, bool) {
+	if m, ok := colonSecretAt(s, p); ok {
+		return m, ok
+	}
+	if !webURLAfterBlank(s, p) {
+		return span{}, false
+	}
+	return urlKeySecretAt(s, p)
+}
+
+// webURLAfterBlank reports whether the ':' at p ends the scheme of an
+// http or https URL that follows a blank, as a command's argument does.
+func webURLAfterBlank(s string, p int) bool {
+	return p >= 5 && s[p-1] == 'p' && s[p-5] == ' ' || p >= 6 && s[p-1] == 's' && s[p-6] == ' '
+}
+
+// flagSecretAt matches what dashSecretAt does at the '-' at p, and, by
+// the byte before it, a LaunchDarkly key (sdk-… or mob-… and a UUID), the
+// value of a long flag whose name ends in a weak sensitive word
+// (--account-key, --signing-key) when the value looks random, and the
+// value of a command's password flag of commandFlags.
+func flagSecretAt(s string, p int) (span, bool) {
+	if m, ok := dashSecretAt(s, p); ok {
+		return m, ok
+	}
+	return moreDashSecretAt(s, p)
+}
+
+// moreDashSecretAt is what flagSecretAt matches beyond dashSecretAt.
+func moreDashSecretAt(s string, p int) (span, bool) {
+	if p < 1 {
+		return span{}, false
+	}
+	switch s[p-1] {
+	case 'k', 'b':
+		if p >= 3 && (s[p-2] == 'd' || s[p-2] == 'o') {
+			return launchDarklyKeyAt(s, p)
+		}
+	case '-':
+		return weakFlagAt(s, p)
+	case ' ':
+		if p+3 < len(s) && s[p+2] == ' ' {
+			return commandFlagAt(s, p)
+		}
+	}
+	return span{}, false
+}
+
+// launchDarklyKeyAt matches a LaunchDarkly SDK or mobile key, sdk- or
+// mob- and a UUID, whose '-' is at p.
+func launchDarklyKeyAt(s string, p int) (span, bool) {
+	if p < 3 || s[p-3:p] != "sdk" && s[p-3:p] != "mob" || !boundaryBefore(s, p-3) || len(s)-p < 37 {
+		return span{}, false
+	}
+	end := p + 37
+	if !isUUID(s[p+1:end]) || end < len(s) && isKeyByte(s[end]) {
+		return span{}, false
+	}
+	return span{p - 3, end}, true
+}
+
+// weakFlagAt matches the value of a long flag whose second '-' is at p
+// and whose name ends in a weak sensitive word, when the value looks
+// random.
+func weakFlagAt(s string, p int) (span, bool) {
+	if p < 2 || s[p-1] != '-' || !isArgSpace(s[p-2]) {
+		return span{}, false
+	}
+	n := runEnd(s, p+1, isKeyByte)
+	if n >= len(s) || s[n] != ' ' || keyStrength(s, n) != keyWeak {
+		return span{}, false
+	}
+	m, ok := flagValueAt(s, runEnd(s, n, isBlank))
+	if !ok {
+		return span{}, false
+	}
+	v := s[m.start:m.end]
+	return m, looksRandom(v) && !isPlaceholder(v)
+}
+
+// callSecretAt matches what callArgAt does at the '(' at p, and the
+// value a call sets a sensitive name to, as in
+// Header.Set("X-Api-Key", "…"), setProperty("db.password", "…") or
+// setItem('token', '…'): two quoted arguments, the first a name ending
+// in a sensitive word. A weak word (key, sig) asks for a random value,
+// a strong one a value that is not a word or a phrase, as in
+// slog.Warn("login failed", "token", "expired"); an authorization keeps
+// its scheme. Both read the first argument as a quoted run of the bytes
+// of callArgBytes: one pass over it tells most calls, which pass a
+// message, from either.
+func callSecretAt(s string, p int) (span, bool) {
+	i := p + 1
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	escaped := strings.HasPrefix(s[i:], `\`)
+	if escaped {
+		i++
+	}
+	if i >= len(s) || s[i] != '"' && s[i] != '\'' {
+		return span{}, false
+	}
+	q, b := s[i], i+1
+	n, name := b, true
+	for n < len(s) && callArgBytes[s[n]] != 0 {
+		name = name && callArgBytes[s[n]] == 1
+		n++
+	}
+	close := n
+	if escaped {
+		if close >= len(s) || s[close] != '\\' {
+			return span{}, false
+		}
+		close++
+	}
+	if close >= len(s) || s[close] != q {
+		return span{}, false
+	}
+	if name && n > b {
+		if m, ok := namedCallArg(s, n, close, q, escaped); ok {
+			return m, ok
+		}
+	}
+	if n-b < 24 {
+		return span{}, false
+	}
+	return callArgAt(s, p)
+}
+
+// callArgBytes holds 1 for each byte of a name (isKeyPartByte), 2 for the
+// other bytes of a call's random argument (isCallArgByte), 0 for others.
+var callArgBytes = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case isKeyPartByte(byte(c)):
+			t[c] = 1
+		case isCallArgByte(byte(c)):
+			t[c] = 2
+		}
+	}
+	return t
+}()
+
+// namedCallArg matches the quoted value after a call's first argument, a
+// name that ends at n and whose quote q closes at close (callSecretAt).
+func namedCallArg(s string, n, close int, q byte, escaped bool) (span, bool) {
+	strength := keyStrength(s, n)
+	if strength == keyPlain {
+		return span{}, false
+	}
+	v := runEnd(s, close+1, isSpace)
+	if v >= len(s) || s[v] != ',' {
+		return span{}, false
+	}
+	v = runEnd(s, v+1, isSpace)
+	if escaped && strings.HasPrefix(s[v:], `\`) {
+		v++
+	}
+	if v >= len(s) || s[v] != q {
+		return span{}, false
+	}
+	v++
+	end := quotedValueEnd(s, v, q)
+	if hasSuffixLower(s[:n], "authorization") {
+		v, end = authorizationCredential(s, v, end, false)
+	}
+	val := s[v:end]
+	if val == "" || isReference(val) || isPlaceholder(val) || isLiteral(val) || namesKey(val) || strings.HasPrefix(val, Redacted) ||
+		strength == keyWeak && !looksRandom(val) || runEnd(val, 0, func(c byte) bool { return isAlpha(c) || c == ' ' }) == len(val) {
+		return span{}, false
+	}
+	return span{v, end}, true
+}
