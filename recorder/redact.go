@@ -69,15 +69,18 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     -U user%password, ConvertTo-SecureString, what echo pipes into
 //     --password-stdin or chpasswd); a secret right after its key id
 //     (an AWS key id and secret key in a CSV row, a Razorpay key id and
-//     secret in a tuple); and a random token within three lines after
-//     "password", "API key" or "credential". A value that names a secret
-//     rather than holds it ($VAR, ${{ … }}, {{ … }}, os.environ[…],
-//     process.env.X, secretKey: password), a placeholder (********,
-//     YOUR_…, changeme, …EXAMPLE) and a boolean are left alone, as are
-//     the tokens that page through lists (next_page_token). An
-//     authorization value keeps its scheme ("Basic [REDACTED]"); a pair
-//     inside a JSON string ends where that string does, so JSON text
-//     stays valid.
+//     secret in a tuple); the value of a named entry whose name is
+//     sensitive ({"name": "DB_PASSWORD", "value": …}); a random value
+//     after an environment-style name as a separate argument (ENV
+//     API_TOKEN …, setx, set -x); and a random token within three lines
+//     after "password", "API key" or "credential". A value that names a
+//     secret rather than holds it ($VAR, ${{ … }}, {{ … }},
+//     os.environ[…], process.env.X, secretKey: password), a placeholder
+//     (********, YOUR_…, changeme, …EXAMPLE) and a boolean are left
+//     alone, as are the tokens that page through lists
+//     (next_page_token). An authorization value keeps its scheme
+//     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
+//     string does, so JSON text stays valid.
 //
 // Text holding none of these is returned unchanged without allocating,
 // after one pass over its bytes that looks for both the shapes' anchors
@@ -464,7 +467,7 @@ func pairHere(s string, p int) bool {
 	if !mayFollowSensitiveKey(s, p) {
 		return false
 	}
-	if k, _ := keyEnd(s, p); !sensitiveKeyEnd(s, k) {
+	if k, _ := keyEnd(s, p); !sensitiveKeyEnd(s, k) && !valueKeyEnd(s, k) {
 		return false
 	}
 	_, ok := pairAt(s, p)
@@ -501,6 +504,7 @@ var antepenultimates = func() (t [32][32]uint32) {
 			t[w[len(w)-1]&31][w[len(w)-2]&31] |= 1 << (w[len(w)-3] - 'a')
 		}
 	}
+	t['e'&31]['u'&31] |= 1 << ('l' - 'a') // valueKey
 	return t
 }()
 

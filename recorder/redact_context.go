@@ -28,6 +28,11 @@ var contextRules = [...]secretRule{
 		"login", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient",
 	}},
 	{id: "passwd-command", near: passwdCommandAt, keywords: []string{"passwd"}},
+	{id: "env-name-value", near: envNameValueAt, exact: true, keywords: []string{
+		// With the blank after the name, as prose and code seldom write
+		// an environment variable's name (`OPENAI_API_KEY`, "API_KEY").
+		"_TOKEN ", "_SECRET ", "_PASSWORD ", "_KEY ", "_PASS ", "_PWD ",
+	}},
 	{id: "paired-secret", near: pairedSecretAt, exact: true, keywords: pairedIDs[:]},
 	{id: "near-credential-word-cased", near: nearCredentialWordAt, exact: true, keywords: []string{
 		// Written as prose writes them, their pairs ("AP", "PI") are

@@ -38,6 +38,7 @@ var penultimates = func() (t [len(sensitiveKeySuffixes)]uint32) {
 			t[i] |= 1 << (suf.suf[len(suf.suf)-2] - 'a')
 		}
 	}
+	t['e'-'a'] |= 1 << ('u' - 'a') // valueKey
 	return t
 }()
 
@@ -246,6 +247,9 @@ func pairAt(s string, p int) (span, bool) {
 	}
 	k, last, quotedKey, ok := pairKey(s, p)
 	if !ok {
+		if last > 0 && s[last-1]|0x20 == 'e' && valueKeyEnd(s, last) {
+			return namedValueAt(s, p)
+		}
 		return span{}, false
 	}
 	v, end, unquoted, ok := pairValue(s, p, last, quotedKey)
@@ -267,11 +271,12 @@ func pairAt(s string, p int) (span, bool) {
 
 // pairKey finds the key before the separator at p. It returns where the
 // key starts and ends and whether it was quoted, or false when no
-// sensitive key ends there.
+// sensitive key ends there (with where a key would end, when no
+// sensitive suffix does).
 func pairKey(s string, p int) (k, last int, quoted, ok bool) {
 	last, quoted = keyEnd(s, p)
 	if !sensitiveKeyEnd(s, last) {
-		return 0, 0, false, false
+		return 0, last, false, false
 	}
 	k = keyStart(s, last)
 	if k >= 3 && s[k-3:k] == "://" {

@@ -49,11 +49,15 @@ func webURLAfterBlank(s string, p int) bool {
 // (--account-key, --signing-key) when the value looks random, and the
 // value of a command's password flag of commandFlags.
 func flagSecretAt(s string, p int) (span, bool) {
-	if m, ok := dashSecretAt(s, p); ok {
+	if m, ok := dashSecretAt(s, p); ok || p == 0 || !moreDashPrev[s[p-1]] {
 		return m, ok
 	}
 	return moreDashSecretAt(s, p)
 }
+
+// moreDashPrev holds true for the bytes before the '-' of what
+// moreDashSecretAt matches.
+var moreDashPrev = [256]bool{'k': true, 'b': true, '-': true, ' ': true}
 
 // moreDashSecretAt is what flagSecretAt matches beyond dashSecretAt.
 func moreDashSecretAt(s string, p int) (span, bool) {

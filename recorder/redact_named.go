@@ -1,0 +1,108 @@
+package recorder
+
+import "strings"
+
+// valueKey is the key of an entry's value in lists of named entries, as
+// Kubernetes' env, ECS's environment, SSM's parameters and Terraform
+// write them: {"name": "DB_PASSWORD", "value": "…"}. The tables that tell
+// keys apart (penultimates, antepenultimates) know its last letters.
+const valueKey = "value"
+
+// valueKeyEnd reports whether the key that ends at k in s is valueKey,
+// in any case, as a whole key.
+func valueKeyEnd(s string, k int) bool {
+	return k >= len(valueKey) && equalLower(s[k-len(valueKey):k], valueKey) && boundaryBefore(s, k-len(valueKey))
+}
+
+// namedReach is how far before an entry's value its name may stand.
+const namedReach = 160
+
+// namedValueAt matches the value of an entry whose separator (':' or
+// '=') after valueKey is at p, when the entry's name, within namedReach
+// bytes before it and in the same object, is a sensitive name
+// (sensitiveName): DB_PASSWORD, api-token, /prod/db/password. A name
+// that ends in a weak word asks for a random value.
+func namedValueAt(s string, p int) (span, bool) {
+	if strings.HasPrefix(s[p+1:], "=") {
+		return span{}, false
+	}
+	k, quoted := keyEnd(s, p)
+	if !valueKeyEnd(s, k) {
+		return span{}, false
+	}
+	start := k - len(valueKey)
+	name, ok := entryName(s, start)
+	if !ok {
+		return span{}, false
+	}
+	strength := keyStrength(name, len(name))
+	if strength == keyPlain && !sensitiveName(name) {
+		return span{}, false
+	}
+	v, end, unquoted, ok := pairValue(s, p, k, quoted)
+	if !ok {
+		return span{}, false
+	}
+	val := s[v:end]
+	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) ||
+		unquoted && (isCode(val) || isDottedName(val)) || strength != keyStrong && !looksRandom(val) {
+		return span{}, false
+	}
+	return span{v, end}, true
+}
+
+// entryName returns the name of the entry whose valueKey starts at i:
+// the value of the last "name" key before it, within namedReach bytes
+// and no '{' or '}' between them. A name that is a path
+// (/prod/db/password) is given by its last part.
+func entryName(s string, i int) (string, bool) {
+	from := max(0, i-namedReach)
+	for j := i - 4; j >= from; j-- {
+		if s[j] == '{' || s[j] == '}' {
+			return "", false
+		}
+		if !equalLower(s[j:j+4], "name") || !boundaryBefore(s, j) {
+			continue
+		}
+		v := pastQuote(s, j+4)
+		v = runEnd(s, v, isBlank)
+		if v >= len(s) || s[v] != ':' && s[v] != '=' {
+			continue
+		}
+		v = pastQuote(s, runEnd(s, v+1, isBlank))
+		e := runEnd(s, v, func(c byte) bool { return isKeyPartByte(c) || c == '/' })
+		if e >= i {
+			return "", false
+		}
+		name := s[v:e]
+		return name[strings.LastIndexByte(name, '/')+1:], e > v
+	}
+	return "", false
+}
+
+// envNameValueAt redacts the value set to an environment-style name
+// (upper-case words joined by '_') that ends in the sensitive word of
+// the keyword at s[at:end] and a blank, where a command writes the name and the value
+// as two arguments: ENV API_TOKEN … in a Dockerfile, set -x, setx,
+// doppler secrets set, gh secret set NAME -b …. Nothing but the name
+// tells, so the value must look random (looksSecret).
+func envNameValueAt(s string, at, end int, spans []span) []span {
+	n := at
+	for n > 0 && (isUpperAlnum(s[n-1]) || s[n-1] == '_') {
+		n--
+	}
+	if n == at || n > 0 && !isArgSpace(s[n-1]) {
+		return spans
+	}
+	var buf [2]span
+	args := lineArgs(s, end, buf[:])
+	if len(args) == 2 {
+		if f := s[args[0].start:args[0].end]; f == "-b" || f == "--body" {
+			args = args[1:]
+		}
+	}
+	if len(args) > 0 && randomArg(s, args[0]) {
+		return append(spans, args[0])
+	}
+	return spans
+}
