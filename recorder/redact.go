@@ -70,7 +70,8 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     --password-stdin or chpasswd); a secret right after its key id
 //     (an AWS key id and secret key in a CSV row, a Razorpay key id and
 //     secret in a tuple); the value of a named entry whose name is
-//     sensitive ({"name": "DB_PASSWORD", "value": …}); a random value
+//     sensitive ({"name": "DB_PASSWORD", "value": …}, --name
+//     db-password --value …); a random value
 //     after an environment-style name as a separate argument (ENV
 //     API_TOKEN …, setx, set -x); and a random token within three lines
 //     after "password", "API key" or "credential". A value that names a

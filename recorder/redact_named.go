@@ -106,3 +106,37 @@ func envNameValueAt(s string, at, end int, spans []span) []span {
 	}
 	return spans
 }
+
+// namedFlagValueAt matches the value of a --value flag, whose second '-'
+// is at p and name ends at n, when a --name flag before it on its line
+// names a sensitive entry, as in az keyvault secret set --name
+// db-password --value … or aws ssm put-parameter --name /prod/api/key
+// --value ….
+func namedFlagValueAt(s string, p, n int) (span, bool) {
+	line := s[max(0, p-namedReach):p]
+	line = line[strings.LastIndexByte(line, '\n')+1:]
+	i := strings.LastIndex(line, "--name ")
+	if i < 0 {
+		return span{}, false
+	}
+	var buf [1]span
+	args := lineArgs(line, i+len("--name "), buf[:])
+	if len(args) == 0 {
+		return span{}, false
+	}
+	name := line[args[0].start:args[0].end]
+	name = name[strings.LastIndexByte(name, '/')+1:]
+	strength := keyStrength(name, len(name))
+	if strength == keyPlain && !sensitiveName(name) {
+		return span{}, false
+	}
+	m, ok := flagValueAt(s, runEnd(s, n, isBlank))
+	if !ok {
+		return span{}, false
+	}
+	v := s[m.start:m.end]
+	if isPlaceholder(v) || strength != keyStrong && !looksRandom(v) {
+		return span{}, false
+	}
+	return m, true
+}

@@ -100,7 +100,13 @@ func weakFlagAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	n := runEnd(s, p+1, isKeyByte)
-	if n >= len(s) || s[n] != ' ' || keyStrength(s, n) != keyWeak {
+	if n >= len(s) || s[n] != ' ' {
+		return span{}, false
+	}
+	if s[p+1:n] == valueKey {
+		return namedFlagValueAt(s, p, n)
+	}
+	if keyStrength(s, n) != keyWeak {
 		return span{}, false
 	}
 	m, ok := flagValueAt(s, runEnd(s, n, isBlank))
