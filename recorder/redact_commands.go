@@ -117,10 +117,12 @@ func echoedValue(s string, at int, buf []span) (span, bool) {
 }
 
 // randomArg reports whether the command-line argument a looks like a
-// random credential: not a flag, a host name, a path or a word.
+// random credential: not a flag, a host name, an address, a path or a
+// word.
 func randomArg(s string, a span) bool {
 	v := s[a.start:a.end]
-	return v != "" && v[0] != '-' && !hostLike(v) && !pathValue(v) && looksSecret(v) && !strings.HasPrefix(v, Redacted)
+	return v != "" && v[0] != '-' && !hostLike(v) && !strings.Contains(v, "@") && !pathValue(v) && looksSecret(v) &&
+		!strings.HasPrefix(v, Redacted)
 }
 
 // hostLike reports whether v is written as a host name is: lower-case

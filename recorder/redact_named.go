@@ -36,7 +36,7 @@ func namedValueAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	strength := keyStrength(name, len(name))
-	if strength == keyPlain && !sensitiveName(name) {
+	if !sensitiveEntry(name, strength) {
 		return span{}, false
 	}
 	v, end, unquoted, ok := pairValue(s, p, k, quoted)
@@ -45,10 +45,33 @@ func namedValueAt(s string, p int) (span, bool) {
 	}
 	val := s[v:end]
 	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) ||
-		unquoted && (isCode(val) || isDottedName(val)) || strength != keyStrong && !looksRandom(val) {
+		unquoted && (isCode(val) || isDottedName(val)) || !entryValueSecret(val, strength) {
 		return span{}, false
 	}
 	return span{v, end}, true
+}
+
+// sensitiveEntry reports whether an entry named name, whose key strength
+// is strength, holds a secret: its name ends in a sensitive word, or holds
+// one before a last word that names no property of a secret
+// (password_min_length, token_expiry do).
+func sensitiveEntry(name string, strength int) bool {
+	return strength != keyPlain || sensitiveName(name) && keyPartSecret(name)
+}
+
+// entryValueSecret reports whether the value of an entry whose name has
+// the key strength strength is a secret: any value after a strong name,
+// a random one after a weak name, and one that looks like a secret
+// (looksSecret, no timestamp) after a name that only holds a sensitive
+// word.
+func entryValueSecret(v string, strength int) bool {
+	switch strength {
+	case keyStrong:
+		return true
+	case keyWeak:
+		return looksRandom(v)
+	}
+	return looksSecret(v)
 }
 
 // entryName returns the name of the entry whose valueKey starts at i:
@@ -127,7 +150,7 @@ func namedFlagValueAt(s string, p, n int) (span, bool) {
 	name := line[args[0].start:args[0].end]
 	name = name[strings.LastIndexByte(name, '/')+1:]
 	strength := keyStrength(name, len(name))
-	if strength == keyPlain && !sensitiveName(name) {
+	if !sensitiveEntry(name, strength) {
 		return span{}, false
 	}
 	m, ok := flagValueAt(s, runEnd(s, n, isBlank))
@@ -135,8 +158,5 @@ func namedFlagValueAt(s string, p, n int) (span, bool) {
 		return span{}, false
 	}
 	v := s[m.start:m.end]
-	if isPlaceholder(v) || strength != keyStrong && !looksRandom(v) {
-		return span{}, false
-	}
-	return m, true
+	return m, !isPlaceholder(v) && entryValueSecret(v, strength)
 }
