@@ -19,43 +19,80 @@ func commandCredentialAt(s string, at, end int, spans []span) []span {
 	if at > 0 && isKeyByte(s[at-1]) && word != "password-stdin" || end < len(s) && isKeyByte(s[end]) {
 		return spans
 	}
+	if read, ok := commandCredentials[word]; ok {
+		return read(s, at, end, spans)
+	}
+	return spans
+}
+
+// commandCredentials holds, for each keyword of commandCredentialAt, how
+// its command's credential is read.
+var commandCredentials = map[string]func(s string, at, end int, spans []span) []span{
+	"login":                  loginToken,
+	"password-stdin":         echoedPassword,
+	"ConvertTo-SecureString": secureString,
+	"rabbitmqctl":            rabbitPassword,
+	"smbclient":              userPercentPassword,
+	"rpcclient":              userPercentPassword,
+}
+
+// loginToken reads "TOOL login VALUE": a random first argument.
+func loginToken(s string, at, end int, spans []span) []span {
+	if at == 0 || !isBlank(s[at-1]) {
+		return spans
+	}
+	var buf [1]span
+	if args := lineArgs(s, end, buf[:]); len(args) > 0 && randomArg(s, args[0]) {
+		spans = append(spans, args[0])
+	}
+	return spans
+}
+
+// echoedPassword reads "echo VALUE | … --password-stdin".
+func echoedPassword(s string, at, _ int, spans []span) []span {
 	var buf [32]span
-	switch word {
-	case "login":
-		if at == 0 || !isBlank(s[at-1]) {
-			return spans
+	if v, ok := echoedValue(s, at, buf[:]); ok {
+		return appendArgSecret(s, v, spans)
+	}
+	return spans
+}
+
+// secureString reads "ConvertTo-SecureString [-String] VALUE".
+func secureString(s string, _, end int, spans []span) []span {
+	var buf [2]span
+	args := lineArgs(s, end, buf[:])
+	if len(args) > 0 && s[args[0].start:args[0].end] == "-String" {
+		args = args[1:]
+	}
+	if len(args) > 0 {
+		return appendArgSecret(s, args[0], spans)
+	}
+	return spans
+}
+
+// rabbitPassword reads "rabbitmqctl add_user (or change_password) USER
+// PASSWORD".
+func rabbitPassword(s string, _, end int, spans []span) []span {
+	var buf [32]span
+	args := lineArgs(s, end, buf[:])
+	for i, a := range args {
+		if v := s[a.start:a.end]; (v == "add_user" || v == "change_password") && i+2 < len(args) {
+			return appendArgSecret(s, args[i+2], spans)
 		}
-		args := lineArgs(s, end, buf[:1])
-		if len(args) > 0 && randomArg(s, args[0]) {
-			spans = append(spans, args[0])
-		}
-	case "password-stdin":
-		if v, ok := echoedValue(s, at, buf[:]); ok {
-			return appendArgSecret(s, v, spans)
-		}
-	case "ConvertTo-SecureString":
-		args := lineArgs(s, end, buf[:2])
-		if len(args) > 0 && s[args[0].start:args[0].end] == "-String" {
-			args = args[1:]
-		}
-		if len(args) > 0 {
-			return appendArgSecret(s, args[0], spans)
-		}
-	case "rabbitmqctl":
-		args := lineArgs(s, end, buf[:])
-		for i, a := range args {
-			if v := s[a.start:a.end]; (v == "add_user" || v == "change_password") && i+2 < len(args) {
-				return appendArgSecret(s, args[i+2], spans)
-			}
-		}
-	case "smbclient", "rpcclient":
-		args := lineArgs(s, end, buf[:])
-		for i, a := range args {
-			if s[a.start:a.end] == "-U" && i+1 < len(args) {
-				u := args[i+1]
-				if pct := strings.IndexByte(s[u.start:u.end], '%'); pct >= 0 {
-					spans = appendArgSecret(s, span{u.start + pct + 1, u.end}, spans)
-				}
+	}
+	return spans
+}
+
+// userPercentPassword reads "-U user%password", as smbclient and
+// rpcclient take it.
+func userPercentPassword(s string, _, end int, spans []span) []span {
+	var buf [32]span
+	args := lineArgs(s, end, buf[:])
+	for i, a := range args {
+		if s[a.start:a.end] == "-U" && i+1 < len(args) {
+			u := args[i+1]
+			if pct := strings.IndexByte(s[u.start:u.end], '%'); pct >= 0 {
+				spans = appendArgSecret(s, span{u.start + pct + 1, u.end}, spans)
 			}
 		}
 	}

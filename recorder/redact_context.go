@@ -76,32 +76,11 @@ var keyPartNotSecret = [...]string{
 // value must look random (looksSecret), as only its key tells it from
 // an ordinary value.
 func keyPartAt(s string, at, end int, spans []span) []span {
-	w, ok := wordEnd(s, end)
+	last, ok := keyPartEnd(s, at, end)
 	if !ok {
 		return spans
 	}
-	if c := s[w-1]; c == '_' || c == '-' {
-		w--
-	}
-	if w+1 < len(s) && lower(s[w]) == 's' && keyWordEnds(s, w+1) {
-		w++ // a plural, as in credentials_json
-	}
-	if !keyWordStarts(s, at) || w >= len(s) || !keyWordEnds(s, w) {
-		return spans
-	}
-	last := runEnd(s, w, isKeyPartByte)
-	if last == w || !keyPartSecret(s[w:last]) {
-		return spans
-	}
-	sep, quotedKey := last, false
-	switch {
-	case sep < len(s) && (s[sep] == '"' || s[sep] == '\''):
-		sep, quotedKey = sep+1, true
-	case strings.HasPrefix(s[sep:], `\"`):
-		// A key in escaped quotes: the pair is inside a JSON string.
-		sep, quotedKey = sep+2, true
-	}
-	sep = runEnd(s, sep, isBlank)
+	sep, quotedKey := keySeparator(s, last)
 	if sep > last && !quotedKey && sep < len(s) && s[sep] != '=' && s[sep] != ':' {
 		return setArgument(s, at, sep, spans)
 	}
@@ -120,6 +99,42 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 		return spans
 	}
 	return append(spans, span{v, vend})
+}
+
+// keyPartEnd returns where the key whose sensitive word is s[at:end]
+// ends, when the key's other part, after the word, says it holds a
+// secret, as _key in api_key does.
+func keyPartEnd(s string, at, end int) (int, bool) {
+	w, ok := wordEnd(s, end)
+	if !ok {
+		return 0, false
+	}
+	if c := s[w-1]; c == '_' || c == '-' {
+		w--
+	}
+	if w+1 < len(s) && lower(s[w]) == 's' && keyWordEnds(s, w+1) {
+		w++ // a plural, as in credentials_json
+	}
+	if !keyWordStarts(s, at) || w >= len(s) || !keyWordEnds(s, w) {
+		return 0, false
+	}
+	last := runEnd(s, w, isKeyPartByte)
+	return last, last > w && keyPartSecret(s[w:last])
+}
+
+// keySeparator returns where the separator after a key that ends at last
+// may be, past the key's closing quote and blanks, and whether the key
+// was quoted.
+func keySeparator(s string, last int) (sep int, quoted bool) {
+	sep = last
+	switch {
+	case sep < len(s) && (s[sep] == '"' || s[sep] == '\''):
+		sep, quoted = sep+1, true
+	case strings.HasPrefix(s[sep:], `\"`):
+		// A key in escaped quotes: the pair is inside a JSON string.
+		sep, quoted = sep+2, true
+	}
+	return runEnd(s, sep, isBlank), quoted
 }
 
 // setArgument redacts the argument at v of a command that sets the key
