@@ -94,7 +94,7 @@ func (rs *ruleSet) add(r Rule) {
 // apply appends s to dst with every rule match replaced by its placeholder.
 // A rule is tried only where no word byte comes before: on a byte that is
 // not a word byte and that the rule can start with, and on a run of word
-// bytes whose first byte and length the rule can start with.
+// bytes whose first byte, length and next byte its matches can have.
 func (rs *ruleSet) apply(dst []byte, s string) []byte {
 	if len(rs.rules) == 0 {
 		return append(dst, s...)
