@@ -1,6 +1,11 @@
 package drift
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lookout-go/lookout/observer"
+	"github.com/lookout-go/lookout/observer/internal/scan"
+)
 
 // The pre-check lets through every text that may address the agent, and
 // keeps out test output that only holds "AI" inside a word.
@@ -63,5 +68,17 @@ func TestMayMakeReadsTheCommandsThatMake(t *testing.T) {
 		if got := mayMake(cmd); got != want {
 			t.Errorf("mayMake(%q) = %v, want %v", cmd, got, want)
 		}
+	}
+}
+
+// A shell command read for its ground is read for what it makes in the
+// same pass: a cd followed by an escaped tab, which the search for what
+// makes misses, still moves the working directory.
+func TestAShellCommandIsReadForWhatItMakesWhateverTheSearchMisses(t *testing.T) {
+	st := &driftState{finder: scan.NewTargetFinder(nil)}
+	st.shell.st = st
+	st.findTargets(&observer.ToolCallRecord{ToolName: "bash", Arguments: `{"command":"cd\t/srv/app"}`, Success: true})
+	if st.cwd != "/srv/app" {
+		t.Errorf("working directory %q, want /srv/app", st.cwd)
 	}
 }
