@@ -405,7 +405,7 @@ func TestPricesCostCountsCachedInsideInputAndReasoningInsideOutput(t *testing.T)
 	u := budget.Usage{PromptTokens: 1_000_000, CachedTokens: 400_000, CompletionTokens: 100_000, ReasoningTokens: 30_000}
 	cost, ok := prices.Cost("gpt-4o-mini-2024-07-18", u)
 	if !ok {
-		t.Fatal("the longest prefix prices a dated model")
+		t.Fatal("a dated snapshot is priced by its model's entry")
 	}
 	// 600k input at 0.15, 400k cached at 0.075, 100k output at 0.60.
 	if want := 0.09 + 0.03 + 0.06; math.Abs(cost-want) > 1e-12 {
@@ -481,7 +481,72 @@ func TestReserveModelCallRefusesPastTheLimitUnderConcurrency(t *testing.T) {
 func TestDefaultPricesAreValidAndFresh(t *testing.T) {
 	a, b := budget.DefaultPrices(), budget.DefaultPrices()
 	require.NoError(t, a.Validate())
-	assert.Len(t, a, 25, "no entry is named twice")
-	a["gpt-4o"] = budget.Price{}
-	assert.NotEqual(t, a["gpt-4o"], b["gpt-4o"], "each call returns a table of its own")
+	assert.Len(t, a, 16, "no entry is named twice")
+	for name, p := range a {
+		assert.Positive(t, p.InputPerMTok, name)
+		assert.Positive(t, p.CachedInputPerMTok, name)
+		assert.LessOrEqual(t, p.CachedInputPerMTok, p.InputPerMTok, "%s: a cache hit costs no more than input", name)
+		assert.Greater(t, p.OutputPerMTok, p.InputPerMTok, name)
+		got, ok := a.Lookup(name + "-20260101")
+		assert.True(t, ok, "%s: its dated snapshot is priced", name)
+		assert.Equal(t, p, got, "%s: its dated snapshot is priced by its own entry", name)
+	}
+	a["gpt-6-sol"] = budget.Price{}
+	assert.NotEqual(t, a["gpt-6-sol"], b["gpt-6-sol"], "each call returns a table of its own")
+}
+
+// A model that shares a prefix with an entry but is another model is not
+// priced by that entry: claude-opus-4-5 costs a third of claude-opus-4.
+func TestDefaultPricesPriceNoModelByAnother(t *testing.T) {
+	prices := budget.DefaultPrices()
+	for model, want := range map[string]budget.Price{
+		"claude-opus-4-5-20251101": {InputPerMTok: 5, CachedInputPerMTok: 0.50, OutputPerMTok: 25},
+		"claude-opus-5-5":          {InputPerMTok: 4, CachedInputPerMTok: 0.20, OutputPerMTok: 20},
+		"gpt-6.2-sol":              {InputPerMTok: 2, CachedInputPerMTok: 0.10, OutputPerMTok: 10},
+	} {
+		got, ok := prices.Lookup(model)
+		assert.True(t, ok, model)
+		assert.Equal(t, want, got, model)
+	}
+	for _, model := range []string{"claude-opus-4", "claude-opus-4-1", "claude-sonnet-5-5", "claude-fable-5-2", "gpt-6", "gpt-6-sol-pro", "gpt-6.1-sol", "gpt-5.6-luna-mini", "o1", "o1-pro", "deepseek-chat", "gemini-4-neon", "qwen-plus"} {
+		_, ok := prices.Lookup(model)
+		assert.False(t, ok, "%s has no entry and is not priced by another model's", model)
+	}
+}
+
+// Lookup prices a model's dated snapshots and aliases by its entry, and
+// no other model whose name starts with it.
+func TestLookupPricesSnapshotsButNotOtherModels(t *testing.T) {
+	base := budget.Price{InputPerMTok: 1, CachedInputPerMTok: 0.1, OutputPerMTok: 4}
+	mini := budget.Price{InputPerMTok: 0.2, CachedInputPerMTok: 0.02, OutputPerMTok: 0.8}
+	prices := budget.Prices{"m": base, "m-mini": mini, "claude-x-4": base, "gemini-y": base}
+	for _, model := range []string{
+		"m", "m-2025-08-07", "m-20251101", "m@20250514", "m-latest", "gemini-y-preview-05-20",
+		"claude-x-4-20250514", "claude-x-4@20250514",
+	} {
+		got, ok := prices.Lookup(model)
+		assert.True(t, ok, "%s is priced", model)
+		assert.Equal(t, base, got, model)
+	}
+	for _, model := range []string{"m-mini", "m-mini-2025-08-07", "m-mini-latest"} {
+		got, ok := prices.Lookup(model)
+		assert.True(t, ok, "%s is priced", model)
+		assert.Equal(t, mini, got, "%s is priced by the longer entry", model)
+	}
+	for _, model := range []string{
+		"m-pro", "m-5", "m.1", "mx", "m-nano-2025-08-07", "claude-x-4-5", "claude-x-4-5-20251101",
+		"m-2025-13-01", "m-2025-08-32", "m-2025-8-7", "m-202511011", "m-2025110", "m#20251101",
+		"m-preview", "m-preview-2025-05-20", "gemini-y-preview-05-2025", "m-latest-2025-08-07",
+		"-latest", "-20251101", "", "M",
+	} {
+		got, ok := prices.Lookup(model)
+		assert.False(t, ok, "%s is another model and has no price", model)
+		assert.Equal(t, budget.Price{}, got, model)
+	}
+	if _, ok := (budget.Prices{"": base}).Lookup("-latest"); ok {
+		t.Error("the empty name is no model's entry")
+	}
+	if _, ok := budget.Prices(nil).Lookup("m"); ok {
+		t.Error("nil prices price nothing")
+	}
 }

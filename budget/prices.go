@@ -18,9 +18,9 @@ type Price struct {
 }
 
 // Prices maps model names to their prices. A model is priced by its own
-// entry or, failing that, by the longest entry its name starts with, so
-// that "gpt-4o-mini" prices "gpt-4o-mini-2024-07-18". A nil Prices prices
-// nothing. It is read-only once in use, and then safe for concurrent use.
+// entry or by the entry of the model it is a dated snapshot or alias of;
+// see Lookup. A nil Prices prices nothing. It is read-only once in use,
+// and then safe for concurrent use.
 type Prices map[string]Price
 
 // Validate reports prices that are negative or not numbers.
@@ -36,18 +36,85 @@ func (p Prices) Validate() error {
 }
 
 // Lookup returns the price of model, and false when it has none.
+//
+// A model is priced by its own entry or, failing that, by the entry of
+// the model it is a dated snapshot or alias of: the entry whose name,
+// followed by exactly one of these suffixes, is the model's name:
+//
+//   - a date: "-2025-08-07" (OpenAI), "-20251101" (Anthropic) or
+//     "@20250514" (Vertex AI);
+//   - "-latest";
+//   - "-preview-MM-DD", as "-preview-05-20" (Gemini).
+//
+// So "claude-opus-4-5" prices "claude-opus-4-5-20251101" and
+// "claude-opus-4-5@20251101". Nothing else falls through to a shorter
+// entry: a name that goes on in any other way ("-mini", "-pro", "-5",
+// ".1", or a date after another word) is another model, and without an
+// entry of its own it has no price, so that "claude-opus-4" does not price
+// "claude-opus-4-5" nor "o1" price "o1-pro". A model without a price costs
+// nothing against a cost limit, and the limit says so (ErrUnpriced):
+// better than a wrong price.
 func (p Prices) Lookup(model string) (Price, bool) {
 	if price, ok := p[model]; ok {
 		return price, true
 	}
-	best, found := "", false
-	for name := range p {
-		if name != "" && strings.HasPrefix(model, name) && len(name) > len(best) {
-			best, found = name, true
+	if base, ok := snapshotOf(model); ok {
+		if price, ok := p[base]; ok {
+			return price, true
 		}
 	}
-	return p[best], found
+	return Price{}, false
 }
+
+// snapshotOf returns the name of the model that model is a dated snapshot
+// or alias of, and false when model ends in no suffix Lookup knows.
+func snapshotOf(model string) (string, bool) {
+	for _, layout := range snapshotLayouts {
+		n := len(model) - len(layout)
+		if n > 0 && isDate(model[n:], layout) {
+			return model[:n], true
+		}
+	}
+	return "", false
+}
+
+// snapshotLayouts are the suffixes snapshotOf knows, in isDate's layouts.
+var snapshotLayouts = []string{"-latest", "-dddd-mm-xx", "-ddddmmxx", "@ddddmmxx", "-preview-mm-xx"}
+
+// isDate reports whether s has the layout's form, where d is any digit, mm
+// a month 01 to 12 and xx a day 01 to 31, and every other byte stands for
+// itself.
+func isDate(s, layout string) bool {
+	if len(s) != len(layout) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch layout[i] {
+		case 'd', 'm', 'x':
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		default:
+			if s[i] != layout[i] {
+				return false
+			}
+		}
+	}
+	if m := strings.IndexByte(layout, 'm'); m >= 0 {
+		if month := atoi2(s[m:]); month < 1 || month > 12 {
+			return false
+		}
+	}
+	if x := strings.IndexByte(layout, 'x'); x >= 0 {
+		if day := atoi2(s[x:]); day < 1 || day > 31 {
+			return false
+		}
+	}
+	return true
+}
+
+// atoi2 returns the number the two digits s starts with make.
+func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
 // Cost returns what u costs on model, in US dollars, and false when the
 // model has no price. The cached tokens are priced as cached input, the
@@ -66,12 +133,17 @@ func (p Prices) Cost(model string, u Usage) (float64, bool) {
 		float64(completion)*price.OutputPerMTok) / 1e6, true
 }
 
-// DefaultPrices returns a new table of the list prices of common models,
-// as their providers published them in October 2025, for text under 200,000
-// prompt tokens: OpenAI, Anthropic, Google Gemini, DeepSeek and Alibaba's
-// Qwen (international). Prices change, and a provider's tiers, batch and
-// regional prices are not in it: check the ones you use, and give your
-// own table where they differ. lookout.Config.Prices defaults to it.
+// DefaultPrices returns a new table of the list prices of models that
+// OpenAI, Anthropic and DeepSeek offer, as their providers' own pages gave
+// them when checked on 2026-12-07 (the pages are cited in the source), for
+// standard use, not batch, priority or regional. OpenAI's are its base
+// tier, for prompts of up to 272K tokens; DeepSeek's are its peak-hour
+// rates, twice its off-peak ones, so that a call is never charged less
+// than it costs. Models whose prices could not be checked on their
+// provider's own page are left out, Gemini and Qwen models among them:
+// they have no price (see Lookup), and a cost limit says so
+// (ErrUnpriced). Prices change: check the ones you use, and give your own
+// table where they differ. lookout.Config.Prices defaults to it.
 func DefaultPrices() Prices {
 	p := make(Prices, len(defaultPrices))
 	for _, e := range defaultPrices {
@@ -81,34 +153,44 @@ func DefaultPrices() Prices {
 }
 
 // defaultPrices is the table DefaultPrices returns, in dollars per
-// million tokens: input, cached input, output.
+// million tokens: input, cached input (cache read), output. Cache writes
+// are priced as input, as Price says.
+//
+// Checked on 2026-12-07 against the providers' own pages:
+//
+//   - Anthropic: https://platform.claude.com/docs/en/about-claude/pricing
+//     (Fable 5.1, Fable 5, Opus 5, Opus 4.8 to 4.5),
+//     https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview,
+//     https://platform.claude.com/docs/en/models/opus-5/overview and
+//     https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview. The
+//     cached input is the price of cache hits.
+//   - OpenAI: https://developers.openai.com/api/docs/models/gpt-6.2-sol,
+//     https://developers.openai.com/zh-Hans/api/docs/models/gpt-6-sol,
+//     https://developers.openai.com/ja-JP/api/docs/models/gpt-6-luna and
+//     https://developers.openai.com/api/docs/models/gpt-5.6-luna: prompts of
+//     up to 272K input tokens (longer ones cost twice the input and 1.5
+//     times the output rates).
+//   - DeepSeek: https://api-docs.deepseek.com/quick_start/pricing: peak
+//     hours (off-peak is half). deepseek-v4-flash is a legacy name that is
+//     served and billed as deepseek-flash.
 var defaultPrices = []struct {
 	model string
 	price Price
 }{
-	{"gpt-5", Price{1.25, 0.125, 10}},
-	{"gpt-5-mini", Price{0.25, 0.025, 2}},
-	{"gpt-5-nano", Price{0.05, 0.005, 0.40}},
-	{"gpt-4.1", Price{2, 0.50, 8}},
-	{"gpt-4.1-mini", Price{0.40, 0.10, 1.60}},
-	{"gpt-4.1-nano", Price{0.10, 0.025, 0.40}},
-	{"gpt-4o", Price{2.50, 1.25, 10}},
-	{"gpt-4o-mini", Price{0.15, 0.075, 0.60}},
-	{"o1", Price{15, 7.50, 60}},
-	{"o3", Price{2, 0.50, 8}},
-	{"o3-mini", Price{1.10, 0.55, 4.40}},
-	{"o4-mini", Price{1.10, 0.275, 4.40}},
-	{"claude-opus-4", Price{15, 1.50, 75}},
-	{"claude-sonnet-4", Price{3, 0.30, 15}},
-	{"claude-3-7-sonnet", Price{3, 0.30, 15}},
-	{"claude-3-5-haiku", Price{0.80, 0.08, 4}},
-	{"gemini-2.5-pro", Price{1.25, 0.125, 10}},
-	{"gemini-2.5-flash", Price{0.30, 0.03, 2.50}},
-	{"gemini-2.5-flash-lite", Price{0.10, 0.01, 0.40}},
-	{"gemini-2.0-flash", Price{0.10, 0.025, 0.40}},
-	{"deepseek-chat", Price{0.28, 0.028, 0.42}},
-	{"deepseek-reasoner", Price{0.28, 0.028, 0.42}},
-	{"qwen-max", Price{1.60, 1.60, 6.40}},
-	{"qwen-plus", Price{0.40, 0.40, 1.20}},
-	{"qwen-turbo", Price{0.05, 0.05, 0.20}},
+	{"claude-fable-5-1", Price{10, 0.25, 50}},
+	{"claude-fable-5", Price{10, 1, 50}},
+	{"claude-opus-5-5", Price{4, 0.20, 20}},
+	{"claude-opus-5", Price{5, 0.50, 25}},
+	{"claude-opus-4-8", Price{5, 0.50, 25}},
+	{"claude-opus-4-7", Price{5, 0.50, 25}},
+	{"claude-opus-4-6", Price{5, 0.50, 25}},
+	{"claude-opus-4-5", Price{5, 0.50, 25}},
+	{"claude-sonnet-5", Price{2, 0.20, 10}},
+	{"gpt-6.2-sol", Price{2, 0.10, 10}},
+	{"gpt-6-sol", Price{2, 0.20, 10}},
+	{"gpt-6-luna", Price{0.10, 0.01, 0.50}},
+	{"gpt-5.6-luna", Price{0.20, 0.02, 1.20}},
+	{"deepseek-flash", Price{0.30, 0.006, 1.20}},
+	{"deepseek-v4-flash", Price{0.30, 0.006, 1.20}},
+	{"deepseek-v4-pro", Price{1.32, 0.044, 3.96}},
 }
