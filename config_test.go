@@ -56,7 +56,7 @@ func TestNormalizedFillsDefaults(t *testing.T) {
 func TestNormalizedPricesWithTheDefaultsWhereTheyAreUsed(t *testing.T) {
 	n, err := (&Config{Limits: budget.Limits{MaxCostUSD: 1}}).normalized()
 	require.NoError(t, err)
-	_, ok := n.Prices.Lookup("gpt-4o-mini")
+	_, ok := n.Prices.Lookup("gpt-6-luna")
 	assert.True(t, ok, "a cost limit is priced with the default table")
 	n, err = (&Config{}).normalized()
 	require.NoError(t, err)

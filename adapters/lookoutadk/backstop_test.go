@@ -54,11 +54,15 @@ const (
 	safetyStop = 120
 
 	// backstopModel begins the model name each agent's client sends:
-	// gpt-test-<agent>, priced by backstopPrice.
+	// gpt-test-<agent>, priced at backstopPrice.
 	backstopModel = "gpt-test-"
 )
 
-var backstopPrice = budget.Prices{"gpt-test": {InputPerMTok: 1, OutputPerMTok: 5}}
+var backstopPrice = budget.Price{InputPerMTok: 1, OutputPerMTok: 5}
+
+// backstopAgents are the agents of the shapes below: each one's model is
+// priced at backstopPrice.
+var backstopAgents = []string{"a", "b", "c", "p1", "p2", "p3", "p4", "boss", "lead", "helper", "deep", "planner", "replanner", "executor"}
 
 // queryError returns the first budget error among the events' errors,
 // else their first error, or nil. It mirrors lookoutadk.QueryError.
@@ -247,7 +251,10 @@ func newBackstop(t *testing.T, cfg lookout.Config) *backstop {
 	sink := recorder.NewMemorySink()
 	cfg.Recorder = adaptertest.NewRecorder(t, sink, nil)
 	cfg.Now = clock.Now
-	cfg.Prices = backstopPrice
+	cfg.Prices = budget.Prices{}
+	for _, name := range backstopAgents {
+		cfg.Prices[backstopModel+name] = backstopPrice
+	}
 	mw, err := lookoutadk.New(context.Background(), &cfg)
 	require.NoError(t, err)
 	return &backstop{t: t, b: b, srv: srv, tr: tr, mw: mw, sink: sink,
@@ -256,6 +263,7 @@ func newBackstop(t *testing.T, cfg lookout.Config) *backstop {
 
 // chat returns an OpenAI client for the agent name, on the server.
 func (s *backstop) chat(name string) model.ToolCallingChatModel {
+	require.Contains(s.t, backstopAgents, name, "an agent whose model has no price")
 	m, err := openai.NewChatModel(context.Background(), &openai.ChatModelConfig{
 		BaseURL: s.srv.BaseURL(), APIKey: "test-key", Model: backstopModel + name, HTTPClient: &http.Client{Transport: s.tr},
 	})
