@@ -41,10 +41,9 @@ type processor struct {
 	file         *FileSink   // the sink, if it is a FileSink: see writeFile
 	settles      flushedSink // the sink, if it is one of this package's: see settled
 	blockTimeout time.Duration
-	size         int   // Options.QueueSize
-	shed         int   // queued records past which those shed first are refused
-	half         int   // queued records past which a lingering goroutine is woken
-	roomStep     int64 // records begun between wake-ups of an emitter waiting for room
+	size         int // Options.QueueSize
+	shed         int // queued records past which those shed first are refused
+	half         int // queued records past which a lingering goroutine is woken
 
 	mu        sync.Mutex
 	queue     []item       // waiting records and flush requests, in emit order
@@ -64,12 +63,17 @@ type processor struct {
 	exited  chan struct{} // closed when the goroutine returns
 	once    sync.Once
 
-	// The goroutine writes taking and reads waiters for every record:
-	// they are kept off the cache line of mu, which every emitter writes.
-	_       [64]byte
-	taking  atomic.Int64 // records of the batch in hand not yet begun
-	waiters atomic.Int64 // emitters waiting for room
-	_       [48]byte
+	// The goroutine writes taking for every record, and every emitter
+	// reads waiters: each has a cache line of its own, off that of mu,
+	// which every emitter writes. Sharing one, an emitter's read of
+	// waiters would take from the goroutine's core the line it writes
+	// next, once a record each.
+	_        [64]byte
+	taking   atomic.Int64 // records of the batch in hand not yet begun
+	roomStep int64        // records begun between wake-ups of an emitter waiting for room
+	_        [48]byte
+	waiters  atomic.Int64 // emitters waiting for room
+	_        [56]byte
 
 	// Owned by the goroutine; closeErr is set before exited closes.
 	wctx     writeCtx
