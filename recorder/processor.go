@@ -47,7 +47,7 @@ type processor struct {
 
 	mu        sync.Mutex
 	queue     []item       // waiting records and flush requests, in emit order
-	batchLen  int          // len of the batch in hand when it was taken: never less than taking
+	batchLen  int          // taking as last read, or the batch's len when taken: never less than taking
 	parked    bool         // the goroutine waits for wake with an empty queue
 	lingering bool         // the goroutine lets records gather before it takes them
 	flushing  bool         // a flush request waits in the queue: no lingering
@@ -178,12 +178,20 @@ func (p *processor) tryPush(it *item, limit int) (bool, error) {
 }
 
 // hasRoom reports whether fewer than limit records are queued; p.mu is
-// held. The batch in hand is first counted whole, which spares the
-// emitter a read of taking, written by the goroutine for every record,
-// while the queue is far from full.
+// held. The records of the batch in hand not yet begun are counted as
+// many as when last read, in batchLen, never fewer than there are:
+// taking, which the goroutine writes for every record, is read only when
+// that count leaves no room, and the count is kept. A queue kept full,
+// whose emitters find room as the goroutine makes it, then costs them a
+// read of taking per wake-up rather than one per record, each of which
+// would take from the goroutine's core the line it writes next.
 func (p *processor) hasRoom(limit int) bool {
 	n := len(p.queue)
-	return n+p.batchLen < limit || n+int(p.taking.Load()) < limit
+	if n+p.batchLen < limit {
+		return true
+	}
+	p.batchLen = int(p.taking.Load())
+	return n+p.batchLen < limit
 }
 
 // push appends *it to the queue and reports whether the goroutine must be

@@ -30,6 +30,29 @@ func TestAnEmptyTakeKeepsTheQueuesRoom(t *testing.T) {
 	}
 }
 
+// TestAnEmitterReadsTheRecordsLeftToBeginOnlyWhenTheCountItHasIsFull:
+// an emitter reads taking, which the goroutine writes for every record,
+// only when the count last read of the batch in hand leaves no room, and
+// keeps what it read for the emits after it.
+func TestAnEmitterReadsTheRecordsLeftToBeginOnlyWhenTheCountItHasIsFull(t *testing.T) {
+	p := &processor{size: 10}
+	p.queue = make([]item, 2, 10)
+	p.batchLen = 8 // as taken; the goroutine has begun 5 of them since
+	p.taking.Store(3)
+	if room := p.hasRoom(10); !room || p.batchLen != 3 {
+		t.Fatalf("with 2 queued and 3 left to begin: room %v, count kept %d; want room, and 3 kept", room, p.batchLen)
+	}
+	// A count the goroutine could not have made, to tell a read from none.
+	p.taking.Store(8)
+	if !p.hasRoom(10) {
+		t.Error("an emit with room by the count kept read taking again")
+	}
+	p.queue = p.queue[:7]
+	if room := p.hasRoom(10); room || p.batchLen != 8 {
+		t.Errorf("with the count kept full: room %v, count %d; want taking read again, and no room", room, p.batchLen)
+	}
+}
+
 // TestAQueueTakesTheMemoryItsRecordsNeed: a Recorder's queue grows as
 // records wait, rather than taking QueueSize entries at once, so a large
 // QueueSize costs nothing until records need it.
