@@ -136,7 +136,11 @@ func newProcessor(rec *Recorder, opts *Options) *processor {
 		p.size = DefaultQueueSize
 	}
 	p.half = p.size / 2
-	p.roomStep = int64(max(1, p.size/roomSteps))
+	steps := roomSteps
+	if p.untimed {
+		steps = ownSinkRoomSteps
+	}
+	p.roomStep = int64(max(1, p.size/steps))
 	p.shed = max(1, p.size*shedAt/4)
 	// The queue starts small and grows, up to QueueSize, as far as the
 	// records waiting at once need: a run whose records the goroutine
@@ -373,8 +377,21 @@ func (r *Recorder) Close(ctx context.Context) error {
 }
 
 // roomSteps is how many times an emitter waiting for room is woken while
-// the goroutine writes a full queue.
-const roomSteps = 32
+// the goroutine writes a full queue to a sink of the caller's, which may
+// take its time over each record: a waiting emitter then sees room well
+// within BlockTimeout.
+//
+// This package's sinks take a record in a fraction of a microsecond (a
+// FileSink waits only to write out its buffer, once every few hundred
+// records), and an emitter kept waiting by them is one that records
+// faster than they write: woken that often, it would wait again after a
+// few records, each wait a timer, a park and a wake-up of two
+// goroutines, which cost more than the records. It is woken
+// ownSinkRoomSteps times, once a quarter of the queue is free.
+const (
+	roomSteps        = 32
+	ownSinkRoomSteps = 4
+)
 
 // lingerTime is how long the goroutine, woken by a record, lets more
 // gather before it takes them: one wake-up then serves a batch.
