@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"math"
 	"reflect"
 	"runtime"
 	"testing"
@@ -56,13 +57,21 @@ func TestANewBlockIsRecordedInTheRoomMadeWithIt(t *testing.T) {
 		return r.injectedIn(input[injectedFrom(input):])
 	}
 	injectedIn([]*schema.Message{user, block(1)})
-	msg := block(2)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	first := injectedIn([]*schema.Message{user, msg})
-	runtime.ReadMemStats(&after)
-	assert.Zero(t, after.Mallocs-before.Mallocs, "allocations recording a new block")
-	want := []recorder.InjectedMessage{{Kind: lookout.TagAssessment, Role: string(msg.Role), Content: msg.Content, AfterCallIndex: 2}}
+	// The process's allocation count takes in other goroutines' too: the
+	// least over a few new blocks is the recording's own.
+	var msg *schema.Message
+	var first []recorder.InjectedMessage
+	least := uint64(math.MaxUint64)
+	for index := int64(2); index < 7; index++ {
+		msg = block(index)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		first = injectedIn([]*schema.Message{user, msg})
+		runtime.ReadMemStats(&after)
+		least = min(least, after.Mallocs-before.Mallocs)
+	}
+	assert.Zero(t, least, "allocations recording a new block")
+	want := []recorder.InjectedMessage{{Kind: lookout.TagAssessment, Role: string(msg.Role), Content: msg.Content, AfterCallIndex: 6}}
 	assert.Equal(t, want, first)
 
 	wrapUp := r.message("wrap up", lookout.TagWrapUp)
