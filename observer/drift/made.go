@@ -95,7 +95,7 @@ func (st *driftState) changeDir(t string) {
 	case isRooted(t) || st.cwd == "":
 		st.cwd = t
 	default:
-		st.cwd = path.Join(st.cwd, t)
+		st.cwd = joinClean(st.cwd, t)
 	}
 }
 
@@ -117,7 +117,7 @@ func (st *driftState) resolve() {
 		}
 		j, ok := st.joined[t]
 		if !ok {
-			j = path.Join(st.cwd, t)
+			j = joinClean(st.cwd, t)
 			if st.joined == nil {
 				st.joined = make(map[string]string)
 			}
@@ -125,6 +125,20 @@ func (st *driftState) resolve() {
 		}
 		st.targets[i] = j
 	}
+}
+
+// joinClean returns path.Join(dir, t) for the clean paths dir and t, t
+// relative, as targets and working directories are: their concatenation,
+// unless t starts with a dot (".." climbs out of dir) or dir is "." or
+// empty, where path.Join has more to do.
+func joinClean(dir, t string) string {
+	switch {
+	case dir == "" || dir == "." || t == "" || t[0] == '.':
+		return path.Join(dir, t)
+	case dir[len(dir)-1] == '/':
+		return dir + t
+	}
+	return dir + "/" + t
 }
 
 // maxJoined bounds the paths resolve remembers.

@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"path"
 	"testing"
 
 	"github.com/lookout-go/lookout/observer"
@@ -80,5 +81,17 @@ func TestAShellCommandIsReadForWhatItMakesWhateverTheSearchMisses(t *testing.T) 
 	st.findTargets(&observer.ToolCallRecord{ToolName: "bash", Arguments: `{"command":"cd\t/srv/app"}`, Success: true})
 	if st.cwd != "/srv/app" {
 		t.Errorf("working directory %q, want /srv/app", st.cwd)
+	}
+}
+
+// A relative path is joined under the working directory as path.Join
+// joins it, the directory and the path being clean as targets are.
+func TestJoinCleanJoinsAsPathJoinDoes(t *testing.T) {
+	for _, dir := range []string{"", ".", "/", "/app", "src/pkg", "..", "../up", "c:/work"} {
+		for _, p := range []string{"a.go", "src/a.go", ".git", ".", "..", "../b", "../../c/d", "~x", "a"} {
+			if got, want := joinClean(dir, p), path.Join(dir, p); got != want {
+				t.Errorf("joinClean(%q, %q) = %q, want %q", dir, p, got, want)
+			}
+		}
 	}
 }
