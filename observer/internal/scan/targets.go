@@ -636,10 +636,15 @@ var targetBytes = func() (t [256]uint8) {
 }()
 
 // isClean reports whether path.Clean would leave the path t as it is:
-// no empty, "." or ".." component, and no slash at its end.
+// no empty, "." or ".." component, and no slash at its end. A path with no
+// "//" or "/." in it, that neither starts with a dot nor ends with a
+// slash, has none, which two searches tell.
 func isClean(t string) bool {
 	if t == "/" || t == "" {
 		return t != ""
+	}
+	if t[0] != '.' && t[len(t)-1] != '/' && !strings.Contains(t, "//") && !strings.Contains(t, "/.") {
+		return true
 	}
 	start := 0
 	for i := 0; i <= len(t); i++ {
