@@ -348,8 +348,8 @@ func (f *TargetFinder) word(w string) {
 		f.add(host)
 		return
 	}
-	if looksLikePath(w) {
-		f.addPath(CleanTarget(w))
+	if t, ok := pathTarget(w); ok {
+		f.addPath(t)
 	}
 }
 
@@ -477,26 +477,31 @@ func hostOf(rest string) string {
 	return rest
 }
 
-// looksLikePath reports a word that names a file or directory: one with a
-// slash, one starting with "./" or "~/", or a file name with an
-// extension, such as main.go.
-func looksLikePath(w string) bool {
+// pathTarget returns the word w cleaned, as CleanTarget cleans it, when w
+// names a file or directory: it has a slash, or is a file name with an
+// extension, such as main.go. The classes of w's bytes, read once, tell
+// both.
+func pathTarget(w string) (string, bool) {
 	if len(w) > maxTargetLen {
-		return false
+		return "", false
 	}
-	var seen uint8
-	for i := 0; i < len(w); i++ {
-		seen |= targetBytes[w[i]]
-	}
-	if seen&notInPath != 0 {
-		return false
-	}
-	if seen&(slashByte|backslashByte) != 0 {
+	seen := classesOf(w)
+	switch {
+	case seen&notInPath != 0:
+		return "", false
+	case seen&(slashByte|backslashByte) != 0:
 		// A path has a component of two letters or digits at least:
 		// n/a and 1/2 are not paths.
-		return hasWordOfTwo(w)
+		if !hasWordOfTwo(w) {
+			return "", false
+		}
+	case !isFileName(w):
+		return "", false
 	}
-	return isFileName(w)
+	if needsTrim(w) {
+		return CleanTarget(w), true
+	}
+	return cleanClassed(w, seen), true
 }
 
 // isFileName reports a word that is a file name with an extension, such
@@ -559,17 +564,36 @@ func isExtension(ext string) bool {
 // CleanTarget normalizes a path, host or name for scope matching: forward
 // slashes, no "./" or trailing slash, lower case.
 func CleanTarget(t string) string {
-	if t != "" && (t[0] <= ' ' || t[len(t)-1] <= ' ' || t[0] >= utf8.RuneSelf || t[len(t)-1] >= utf8.RuneSelf) {
+	if needsTrim(t) {
 		t = strings.TrimSpace(t)
 	}
 	if t == "" {
 		return ""
 	}
-	// One reading tells what the rest has to do.
-	var seen uint8
+	return cleanClassed(t, classesOf(t))
+}
+
+// needsTrim reports whether t may start or end with white space.
+func needsTrim(t string) bool {
+	return t != "" && (t[0] <= ' ' || t[len(t)-1] <= ' ' || t[0] >= utf8.RuneSelf || t[len(t)-1] >= utf8.RuneSelf)
+}
+
+// classesOf returns the classes of t's bytes, as targetBytes has them,
+// together: one reading tells what cleaning t has to do. The bytes are
+// read four at a time.
+func classesOf(t string) (seen uint8) {
+	for ; len(t) >= 4; t = t[4:] {
+		seen |= targetBytes[t[0]] | targetBytes[t[1]] | targetBytes[t[2]] | targetBytes[t[3]]
+	}
 	for i := 0; i < len(t); i++ {
 		seen |= targetBytes[t[i]]
 	}
+	return seen
+}
+
+// cleanClassed does CleanTarget's work on t, which is neither empty nor
+// needs trimming, and whose bytes have the classes seen.
+func cleanClassed(t string, seen uint8) string {
 	if seen&backslashByte != 0 {
 		t, seen = strings.ReplaceAll(t, `\`, "/"), seen|slashByte
 	}
@@ -608,7 +632,7 @@ func lowerASCII(t string) string {
 	return b.String()
 }
 
-// Classes of the bytes of a target, as CleanTarget and looksLikePath read
+// Classes of the bytes of a target, as CleanTarget and pathTarget read
 // them.
 const (
 	slashByte uint8 = 1 << iota
@@ -929,8 +953,8 @@ func (f *TargetFinder) promptWord(w string) {
 	}
 	if host, ok := UrlHost(w); ok {
 		f.add(host)
-	} else if looksLikePath(w) {
-		f.add(CleanTarget(w))
+	} else if t, ok := pathTarget(w); ok {
+		f.add(t)
 	}
 }
 
