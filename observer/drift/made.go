@@ -2,6 +2,7 @@ package drift
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/lookout-go/lookout/observer"
@@ -58,7 +59,7 @@ func (st *driftState) ReadString(key []byte, val string) {
 		return
 	}
 	sh.makes = makes
-	st.text = scan.AppendUnescaped(st.text[:0], val)
+	st.text = scan.AppendUnescaped(slices.Grow(st.text[:0], len(val)), val)
 	sh.scan(st.text)
 }
 

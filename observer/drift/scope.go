@@ -193,15 +193,19 @@ func (st *driftState) rebuildScope() {
 // another entry covers, in their order. An entry covers only entries
 // longer than itself, so the shorter are indexed first.
 func (st *driftState) keepUncovered(entries []string) {
-	order := st.order[:0]
-	for i := range entries {
-		order = append(order, i)
+	// The entries are few: an insertion sort orders them by length, the
+	// earlier first among those of a length.
+	order := slices.Grow(st.order[:0], len(entries))
+	for i, e := range entries {
+		k := len(order)
+		for k > 0 && len(entries[order[k-1]]) > len(e) {
+			k--
+		}
+		order = slices.Insert(order, k, i)
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(entries[a]) - len(entries[b]) })
-	kept := st.kept[:0]
-	for range entries {
-		kept = append(kept, false)
-	}
+	kept := slices.Grow(st.kept[:0], len(entries))[:len(entries)]
+	clear(kept)
+	st.scope = slices.Grow(st.scope, len(entries))
 	for _, i := range order {
 		if !st.index.covers(entries[i]) {
 			st.index.add(entries[i])
