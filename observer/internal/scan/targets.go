@@ -524,7 +524,7 @@ func hasWordOfTwo(s string) bool {
 
 // shellWords are commands and shell words a prompt puts in backticks
 // when it tells how to work, not what to work on.
-var shellWords = map[string]bool{
+var shellWords = NewWordSet(map[string]bool{
 	"open": true, "cat": true, "ls": true, "cd": true, "echo": true, "grep": true, "sed": true,
 	"awk": true, "python": true, "python3": true, "bash": true, "sh": true, "nc": true, "curl": true,
 	"wget": true, "find": true, "head": true, "tail": true, "less": true, "vim": true, "nano": true,
@@ -534,7 +534,7 @@ var shellWords = map[string]bool{
 	"sort": true, "wc": true, "diff": true, "ssh": true, "docker": true, "npm": true, "node": true,
 	"go": true, "edit": true, "create": true, "search": true, "goto": true, "scroll": true,
 	"none": true, "null": true, "n/a": true, "e.g": true, "i.e": true, "etc": true,
-}
+})
 
 // isShellWord reports a backticked word of a prompt that names no target:
 // a flag, a number, or a shell command or word.
@@ -552,7 +552,7 @@ func isShellWord(w string) bool {
 			lower[i] += 'a' - 'A'
 		}
 	}
-	return shellWords[string(lower[:len(w)])]
+	return shellWords.Has(lower[:len(w)])
 }
 
 // isExtension reports a file name's extension: ASCII letters and digits,
@@ -598,7 +598,13 @@ func cleanClassed(t string, seen uint8) string {
 		t, seen = strings.ReplaceAll(t, `\`, "/"), seen|slashByte
 	}
 	if seen&slashByte != 0 || t[0] == '.' {
-		if !isClean(t) {
+		switch {
+		case isClean(t):
+		case len(t) > 1 && t[len(t)-1] == '/' && isClean(t[:len(t)-1]):
+			// A directory named with its slash at the end, as in
+			// "cd /app/": the slash is all path.Clean would drop.
+			t = t[:len(t)-1]
+		default:
 			t = path.Clean(t)
 		}
 	} else if seen&colonByte != 0 {
