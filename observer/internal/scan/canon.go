@@ -740,10 +740,10 @@ func tempRootLen(s string) int {
 	if s[0] != '/' {
 		return windowsTemp(s)
 	}
-	if !tempSecond[s[1]] {
-		return 0 // /home, /usr, /etc: no need to compare
-	}
-	for _, root := range tempRoots {
+	// Only the roots with s's second byte are compared: none for /home,
+	// /usr or /etc, and one for /dev/null.
+	for m := tempSecond[s[1]]; m != 0; m &= m - 1 {
+		root := tempRoots[bits.TrailingZeros8(m)]
 		if len(s) >= len(root) && strings.EqualFold(s[:len(root)], root) {
 			return len(root) + macTempLen(s[len(root):], root)
 		}
@@ -751,10 +751,12 @@ func tempRootLen(s string) int {
 	return 0
 }
 
-// tempSecond marks the bytes a temporary root has after its slash.
-var tempSecond = func() (t [256]bool) {
-	for _, root := range tempRoots {
-		t[root[1]], t[root[1]&^0x20] = true, true
+// tempSecond holds, for each byte, the set of tempRoots that have it
+// after their slash, in either case: bit k for tempRoots[k].
+var tempSecond = func() (t [256]uint8) {
+	for k, root := range tempRoots {
+		t[root[1]] |= 1 << k
+		t[root[1]&^0x20] |= 1 << k
 	}
 	return t
 }()
