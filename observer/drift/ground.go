@@ -2,6 +2,7 @@ package drift
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
 
 	"github.com/lookout-go/lookout/observer/internal/scan"
@@ -215,9 +216,10 @@ func (st *driftState) readAsks() {
 			i++
 			continue
 		}
-		// A word starts here: the words asked for start words too.
-		for _, k := range askWordsFrom[lowerByte(prompt[i])] {
-			if w := askWords[k]; hasLowerPrefix(prompt[i:], w.text) {
+		// A word starts here: the words asked for start words too, and
+		// are tried where its first two bytes are theirs.
+		for m := askWordsAt(prompt, i); m != 0; m &= m - 1 {
+			if w := askWords[bits.TrailingZeros64(m)]; hasLowerPrefix(prompt[i:], w.text) {
 				if w.command > 0 {
 					said[w.command-1] = true
 				} else {
@@ -248,8 +250,9 @@ type askWord struct {
 // askWords are the names of the off-ground commands, but for searches,
 // which name themselves in many a task ("find the file"), and the words
 // of groundMentions, each found where a word of the prompt starts;
-// askWordsFrom lists them by their first byte.
-var askWords, askWordsFrom = func() ([]askWord, [256][]uint8) {
+// askFirst and askSecond hold the set of them, bit k for askWords[k],
+// with each byte first and second.
+var askWords, askFirst, askSecond = func() ([]askWord, [256]uint64, [256]uint64) {
 	var words []askWord
 	for i, c := range groundCommands {
 		if c.kind != searchesRoot {
@@ -261,12 +264,25 @@ var askWords, askWordsFrom = func() ([]askWord, [256][]uint8) {
 			words = append(words, askWord{text: w, kind: offGround(kind)})
 		}
 	}
-	var from [256][]uint8
-	for k, w := range words {
-		from[w.text[0]] = append(from[w.text[0]], uint8(k))
+	if len(words) > 64 {
+		panic("drift: more ask words than a set holds")
 	}
-	return words, from
+	var first, second [256]uint64
+	for k, w := range words {
+		first[w.text[0]] |= 1 << k
+		second[w.text[1]] |= 1 << k
+	}
+	return words, first, second
 }()
+
+// askWordsAt returns the set of askWords that may start at prompt[i]: those
+// whose first two bytes its first two are, in lower case.
+func askWordsAt(prompt string, i int) uint64 {
+	if i+1 >= len(prompt) {
+		return 0
+	}
+	return askFirst[lowerByte(prompt[i])] & askSecond[lowerByte(prompt[i+1])]
+}
 
 // hasLowerPrefix reports whether s starts with the lower-case ASCII word
 // w, in any case.
