@@ -1,6 +1,7 @@
 package stall
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/lookout-go/lookout/observer/internal/scan"
@@ -42,13 +43,14 @@ func (st *stallState) recheck(e *stallCall, prior int, known bool) {
 // failure shows when its call did not fail outright.
 var failureWords = []string{"error", "fail", "traceback", "exception", "not found", "no such", "denied", "invalid", "wrong", "cannot", "unable"}
 
-// failureStarts marks the bytes, in lower case, a failure word starts
-// with.
-var failureStarts = func() (t [256]bool) {
-	for _, w := range failureWords {
-		t[w[0]] = true
+// failureFirst and failureSecond hold, for each byte in lower case, the
+// set of failureWords with it first, and second: bit k for failureWords[k].
+var failureFirst, failureSecond = func() (first, second [256]uint16) {
+	for k, w := range failureWords {
+		first[w[0]] |= 1 << k
+		second[w[1]] |= 1 << k
 	}
-	return t
+	return first, second
 }()
 
 // failure reports whether e failed, or returned a result that reports a
@@ -58,15 +60,15 @@ func failure(e *stallCall) bool {
 }
 
 // reportsFailure reports whether s holds a failure word, in any case, in
-// one pass that compares words only where one can start.
+// one pass that compares words only where their first two bytes are.
 func reportsFailure(s string) bool {
-	for i := range len(s) {
-		c := s[i] | 0x20
-		if !failureStarts[c] {
+	for i := 1; i < len(s); i++ {
+		m := failureSecond[s[i]|0x20]
+		if m == 0 {
 			continue
 		}
-		for _, w := range failureWords {
-			if w[0] == c && hasPrefixFold(s[i:], w) {
+		for m &= failureFirst[s[i-1]|0x20]; m != 0; m &= m - 1 {
+			if hasPrefixFold(s[i-1:], failureWords[bits.TrailingZeros16(m)]) {
 				return true
 			}
 		}
