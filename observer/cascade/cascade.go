@@ -442,7 +442,7 @@ func (st *cascadeState) intern(msg []byte) (template, cause string) {
 	}
 	cause = string(msg)
 	if len(msg) > maxTemplateLen || scan.NeedsOneLine(msg) {
-		return scan.Clip(scan.OneLine(cause), maxTemplateLen), cause
+		return scan.ClipOneLine(cause, maxTemplateLen), cause
 	}
 	return cause, cause
 }

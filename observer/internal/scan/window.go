@@ -158,7 +158,7 @@ func EvidenceLine(b *strings.Builder, index int64, label []byte, success bool, e
 	b.Write(label)
 	if !success {
 		b.WriteString(" (failed")
-		if msg := Clip(OneLine(errMsg), maxErrorLen); msg != "" {
+		if msg := ClipOneLine(errMsg, maxErrorLen); msg != "" {
 			b.WriteString(": ")
 			b.WriteString(msg)
 		}
@@ -213,6 +213,24 @@ func NeedsOneLine[T string | []byte](s T) bool {
 // notOnOneLine marks the bytes [oneLine] replaces: one table lookup per
 // byte of every label and error text an assessment shows.
 var notOnOneLine = [256]bool{'\n': true, '\r': true, '\t': true, '`': true}
+
+// ClipOneLine returns Clip(OneLine(s), n), reading no more of s than it
+// shows when it can: OneLine gives at least a byte for each byte of s, and
+// changes none before a rune's start; when it changes s at all, it changes
+// an invalid byte too.
+func ClipOneLine(s string, n int) string {
+	end := min(n+1, len(s))
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	switch head := s[:end]; {
+	case NeedsOneLine(head):
+		return Clip(OneLine(head), n)
+	case utf8.ValidString(head):
+		return Clip(head, n)
+	}
+	return Clip(OneLine(s), n)
+}
 
 // Clip shortens s to at most n bytes, cutting at a rune boundary and
 // marking the cut with "…".

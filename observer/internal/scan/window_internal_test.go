@@ -132,3 +132,20 @@ func TestEvidenceLineCitesEveryIndex(t *testing.T) {
 		}
 	}
 }
+
+// ClipOneLine reads only the start of a long text, and gives what
+// clipping the whole text made one line gives, whatever its bytes.
+func TestClipOneLineGivesWhatClippingTheWholeLineGives(t *testing.T) {
+	long := strings.Repeat("é\tx`\n", 40)
+	for _, s := range []string{
+		"", "short", "a\nb\tc`d", long, long[1:], "\xff\xfe" + long, long + "\xe2\x82",
+		strings.Repeat("a", 79) + "é" + long, strings.Repeat("a", 80) + "\xe2\x82\xac" + long,
+		strings.Repeat("\xe2", 100), strings.Repeat("a\x82", 60),
+	} {
+		for _, n := range []int{0, 1, 5, 79, 80, 81} {
+			if got, want := ClipOneLine(s, n), Clip(OneLine(s), n); got != want {
+				t.Errorf("ClipOneLine(%q, %d) = %q, want %q", s, n, got, want)
+			}
+		}
+	}
+}
