@@ -52,12 +52,27 @@ var groundCommands = [...]groundCommand{
 	{"supervisorctl", managesServices}, {"launchctl", managesServices},
 }
 
-// groundCommandAt maps the name of each of groundCommands to its position
-// plus one.
-var groundCommandAt = func() *scan.WordSet[uint8] {
-	m := make(map[string]uint8, len(groundCommands))
+// What a command's name says of the command, besides its position plus
+// one in groundCommands.
+const (
+	// runsNext is a prefix that runs the command that follows it.
+	runsNext = 255 - iota
+	// makesArgs makes the files or directories its arguments name.
+	makesArgs
+	// changesDir is cd.
+	changesDir
+)
+
+// commandRoles maps the names of groundCommands to their position plus
+// one, and those of the commands that run the next, make their arguments
+// or change directory to what they do: one lookup tells it all.
+var commandRoles = func() *scan.WordSet[uint8] {
+	m := map[string]uint8{"touch": makesArgs, "mkdir": makesArgs, "cd": changesDir}
 	for i, c := range groundCommands {
 		m[c.name] = uint8(i + 1)
+	}
+	for _, p := range []string{"sudo", "env", "nohup", "time", "exec", "command", "nice", "timeout", "doas", "xargs", "builtin"} {
+		m[p] = runsNext
 	}
 	return scan.NewWordSet(m)
 }()
@@ -77,12 +92,6 @@ var groundDescriptions = [...]string{
 	managesAccounts: "manages the system's user accounts, which the task does not ask for",
 	managesServices: "manages the system's services, which the task does not ask for",
 }
-
-// commandPrefixes run the command that follows them.
-var commandPrefixes = scan.NewWordSet(map[string]bool{
-	"sudo": true, "env": true, "nohup": true, "time": true, "exec": true, "command": true,
-	"nice": true, "timeout": true, "doas": true, "xargs": true, "builtin": true,
-})
 
 // searchFromRoot reports whether the search command name, with args,
 // searches the filesystem from its root.
@@ -157,18 +166,18 @@ func baseName(w []byte) []byte {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // isAssignment reports a shell variable assignment, NAME=value, that may
-// come before a command.
+// come before a command. Most words show they are none at their first
+// byte that no name has.
 func isAssignment(w []byte) bool {
-	eq := bytes.IndexByte(w, '=')
-	if eq <= 0 {
-		return false
-	}
-	for i, c := range w[:eq] {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && isDigit(c)) {
+	for i, c := range w {
+		switch {
+		case c == '=':
+			return i > 0
+		case !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && isDigit(c)):
 			return false
 		}
 	}
-	return true
+	return false
 }
 
 // maxMentionText bounds how much of the prompt is searched for the words

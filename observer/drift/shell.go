@@ -154,20 +154,19 @@ func (sh *shellScan) name(w []byte) {
 	if isAssignment(w) {
 		return
 	}
-	name := baseName(w)
-	if commandPrefixes.Has(name) {
+	role, _ := commandRoles.Get(baseName(w))
+	if role == runsNext {
 		sh.prefixed = true
 		return
 	}
 	sh.start = false
-	if sh.ground && sh.found == 0 {
-		sh.cmd, _ = groundCommandAt.Get(name)
-	}
-	switch string(name) {
-	case "touch", "mkdir":
+	switch {
+	case role == makesArgs:
 		sh.makeArgs = sh.makes
-	case "cd":
+	case role == changesDir:
 		sh.makeArgs, sh.inCd = sh.makes, true
+	case sh.ground && sh.found == 0:
+		sh.cmd = role
 	}
 }
 
