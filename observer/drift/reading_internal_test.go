@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"bytes"
 	"path"
 	"testing"
 
@@ -91,6 +92,22 @@ func TestJoinCleanJoinsAsPathJoinDoes(t *testing.T) {
 		for _, p := range []string{"a.go", "src/a.go", ".git", ".", "..", "../b", "../../c/d", "~x", "a"} {
 			if got, want := joinClean(dir, p), path.Join(dir, p); got != want {
 				t.Errorf("joinClean(%q, %q) = %q, want %q", dir, p, got, want)
+			}
+		}
+	}
+}
+
+// A heredoc's body ends at the line that is its delimiter once trimmed,
+// whatever white space is around it.
+func TestIsDelimiterTrimsAsTrimSpaceDoes(t *testing.T) {
+	for _, delim := range []string{"EOF", "E", "\u00a0"} {
+		for _, line := range []string{
+			"EOF", "EOF\n", "  EOF \r\n", "\tEOF\t", "\vEOF\f", "\u00a0EOF\u00a0\n", "\u2003EOF", "EOFX", "XEOF",
+			"", "\n", "   ", "E", "E\n", "eof", "\u00a0", " \u00a0 \n", "\u00a0\u00a0",
+		} {
+			want := bytes.Equal(bytes.TrimSpace([]byte(line)), []byte(delim))
+			if got := isDelimiter([]byte(line), []byte(delim)); got != want {
+				t.Errorf("isDelimiter(%q, %q) = %v, want %v", line, delim, got, want)
 			}
 		}
 	}

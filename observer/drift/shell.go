@@ -2,6 +2,7 @@ package drift
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/lookout-go/lookout/observer/internal/scan"
 )
@@ -60,13 +61,30 @@ func (sh *shellScan) scan(s []byte) {
 	body := false
 	for line := range bytes.Lines(s) {
 		if body {
-			body = !bytes.Equal(bytes.TrimSpace(line), sh.delim)
+			body = !isDelimiter(line, sh.delim)
 			continue
 		}
 		sh.line(line)
 		body, sh.next = len(sh.delim) > 0, false
 	}
 }
+
+// isDelimiter reports whether line, with the white space around it
+// trimmed, is delim. Most lines of a heredoc's body show they are not at
+// their first byte that is no ASCII space.
+func isDelimiter(line, delim []byte) bool {
+	i := 0
+	for i < len(line) && asciiSpace[line[i]] {
+		i++
+	}
+	if i == len(line) || line[i] < utf8.RuneSelf && line[i] != delim[0] {
+		return false
+	}
+	return bytes.Equal(bytes.TrimSpace(line), delim)
+}
+
+// asciiSpace marks the ASCII bytes bytes.TrimSpace trims.
+var asciiSpace = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
 
 // line reads the commands of one line.
 func (sh *shellScan) line(line []byte) {
