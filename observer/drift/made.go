@@ -28,7 +28,7 @@ func (st *driftState) findTargets(rec *observer.ToolCallRecord) (ground uint8) {
 	st.shell.found, st.hit = 0, 0
 	st.argsMake = rec.Success && len(st.made) < maxMade
 	st.targets = st.finder.FindWith(st.targets[:0], rec.Arguments, st)
-	if st.argsMake && st.accessOf(rec.ToolName) == scan.WriteAccess {
+	if st.argsMake && st.access.Of(rec.ToolName) == scan.WriteAccess {
 		for _, t := range st.targets {
 			st.addMade(t)
 		}
@@ -62,26 +62,6 @@ func (st *driftState) ReadString(key []byte, val string) {
 	st.text = scan.AppendUnescaped(slices.Grow(st.text[:0], len(val)), val)
 	sh.scan(st.text)
 }
-
-// accessOf returns what the tool does to its target, as its name says,
-// remembering it for the first tools a session calls: the name's words
-// cost more to read than a small map costs to look up.
-func (st *driftState) accessOf(tool string) scan.Access {
-	if a, ok := st.access[tool]; ok {
-		return a
-	}
-	a := scan.ClassifyTool(tool)
-	if st.access == nil {
-		st.access = make(map[string]scan.Access)
-	}
-	if len(st.access) < maxToolsClassified {
-		st.access[tool] = a
-	}
-	return a
-}
-
-// maxToolsClassified bounds the tools whose access a session remembers.
-const maxToolsClassified = 256
 
 // maxShellText is the longest argument read for what a shell command
 // makes and where it changes directory.

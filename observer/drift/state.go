@@ -56,7 +56,7 @@ type driftState struct {
 	learned     []string // targets of the first calls
 	made        []string // what the agent wrote, and its working directories
 	madeSet     map[string]struct{}
-	access      map[string]scan.Access
+	access      scan.ToolAccesses
 	text        []byte            // scratch for unescaped arguments
 	cwd         string            // the working directory the calls changed to, if known
 	joinedIn    string            // the working directory joined holds paths under

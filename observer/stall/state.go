@@ -37,17 +37,16 @@ func (s *Detector) newState() *stallState {
 		results:    detect.MessageCanon(s.ResultRules),
 		seed:       maphash.MakeSeed(),
 		polling:    make(map[string]bool, len(s.PollingTools)),
-		access:     make(map[string]scan.Access, len(s.ReadTools)+len(s.WriteTools)),
 	}
 	st.calls = scan.NewRing[stallCall](st.window)
 	for _, t := range s.PollingTools {
 		st.polling[t] = true
 	}
 	for _, t := range s.ReadTools {
-		st.access[t] = scan.ReadAccess
+		st.access.Set(t, scan.ReadAccess)
 	}
 	for _, t := range s.WriteTools {
-		st.access[t] = scan.WriteAccess
+		st.access.Set(t, scan.WriteAccess)
 	}
 	return st
 }
@@ -142,7 +141,7 @@ type stallState struct {
 	// progressing holds the signatures of calls whose results showed
 	// counters that moved: polls.
 	progressing map[uint64]bool
-	access      map[string]scan.Access
+	access      scan.ToolAccesses
 	// sigs counts the kept calls by a part of their signature, and targets
 	// the kept accesses of read/write cycles by a part of their target's
 	// hash: a call whose part no kept call shares is new, found so without
@@ -204,17 +203,6 @@ func (st *stallState) check(oc *observer.Context) (stallFinding, bool) {
 	st.checked = oc.CallIndex
 	st.finding, st.found = st.detect(oc.CallIndex)
 	return st.finding, st.found
-}
-
-func (st *stallState) accessOf(tool string) scan.Access {
-	if a, ok := st.access[tool]; ok {
-		return a
-	}
-	a := scan.ClassifyTool(tool)
-	if len(st.access) < 256 {
-		st.access[tool] = a
-	}
-	return a
 }
 
 func (st *stallState) signature(tool, args string) uint64 {
@@ -369,7 +357,7 @@ func (st *stallState) rawOf(tool, summary, args string) uint64 {
 // by: its signature, and the target it reads or writes, if any.
 func (st *stallState) derive(e *stallCall) {
 	e.sig = st.signature(e.tool, e.args)
-	if e.access = st.accessOf(e.tool); e.access != scan.NoAccess {
+	if e.access = st.access.Of(e.tool); e.access != scan.NoAccess {
 		e.target, e.targetText = primaryTarget(e.args)
 		e.targetHash = maphash.String(st.seed, e.target)
 	}

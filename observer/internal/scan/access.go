@@ -11,6 +11,45 @@ const (
 
 var TargetKeys = [...]string{"path", "filepath", "file", "filename", "target", "targetfile", "uri", "url", "key", "resource"}
 
+// ToolAccesses remembers the Access of the tools a session calls, as set
+// or as ClassifyTool reads it from their names, for the first
+// maxToolsRemembered of them: a name's words cost more to read than a
+// small map costs to look up, and an agent that calls one tool many times
+// in a row costs no lookup at all. The zero value is ready to use.
+type ToolAccesses struct {
+	m          map[string]Access
+	last       string // the tool asked about last, when lastOK
+	lastAccess Access
+	lastOK     bool
+}
+
+// maxToolsRemembered bounds the tools a ToolAccesses remembers.
+const maxToolsRemembered = 256
+
+// Set sets the Access of tool.
+func (t *ToolAccesses) Set(tool string, a Access) {
+	if t.m == nil {
+		t.m = make(map[string]Access)
+	}
+	t.m[tool], t.lastOK = a, false
+}
+
+// Of returns the Access of tool.
+func (t *ToolAccesses) Of(tool string) Access {
+	if t.lastOK && tool == t.last {
+		return t.lastAccess
+	}
+	a, ok := t.m[tool]
+	if !ok {
+		a = ClassifyTool(tool)
+		if len(t.m) < maxToolsRemembered {
+			t.Set(tool, a)
+		}
+	}
+	t.last, t.lastAccess, t.lastOK = tool, a, true
+	return a
+}
+
 // ClassifyTool reads a tool's Access from the words of its name, split at
 // non-letters and at lower-to-upper case changes. A write word wins over
 // a read word wherever it comes.

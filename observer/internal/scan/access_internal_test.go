@@ -2,6 +2,7 @@ package scan
 
 import (
 	"strings"
+	"strconv"
 	"testing"
 )
 
@@ -43,5 +44,29 @@ func TestClassifyToolReadsTheWordsOfItsName(t *testing.T) {
 		if got := ClassifyTool(c.name); got != c.want {
 			t.Errorf("ClassifyTool(%q) = %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// A session's tools keep the access set for them, and the others the one
+// their names say, whether asked once or many times in a row.
+func TestToolAccessesRememberWhatWasSetAndWhatNamesSay(t *testing.T) {
+	var a ToolAccesses
+	for range 2 {
+		if got := a.Of("read_file"); got != ReadAccess {
+			t.Errorf("read_file: %v", got)
+		}
+	}
+	a.Set("read_file", WriteAccess)
+	if got := a.Of("read_file"); got != WriteAccess {
+		t.Errorf("read_file after Set: %v", got)
+	}
+	if got := a.Of("bash"); got != NoAccess {
+		t.Errorf("bash: %v", got)
+	}
+	for i := range maxToolsRemembered + 10 {
+		a.Of("write_" + strconv.Itoa(i))
+	}
+	if len(a.m) > maxToolsRemembered {
+		t.Errorf("remembers %d tools", len(a.m))
 	}
 }
