@@ -1,8 +1,8 @@
 package scan
 
 import (
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 )
 
