@@ -136,6 +136,9 @@ func (st *driftState) addMade(t string) {
 		st.madeSet = make(map[string]struct{})
 	}
 	st.madeSet[t] = struct{}{}
+	if st.made == nil {
+		st.made = make([]string, 0, 8) // rather than growing from one
+	}
 	st.made = append(st.made, t)
 }
 

@@ -98,6 +98,9 @@ func (st *driftState) learnTarget(t string, top bool) bool {
 	if slices.Contains(*learned, t) {
 		return false
 	}
+	if *learned == nil {
+		*learned = make([]string, 0, 8) // rather than growing from one
+	}
 	*learned = append(*learned, t)
 	return true
 }

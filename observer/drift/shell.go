@@ -156,6 +156,9 @@ func (sh *shellScan) word(w []byte) {
 		return
 	}
 	if sh.cmd != 0 && len(sh.args) < maxSearchArgs {
+		if sh.args == nil {
+			sh.args = make([][]byte, 0, maxSearchArgs)
+		}
 		sh.args = append(sh.args, w)
 	}
 	if sh.makeArgs && w[0] != '-' {

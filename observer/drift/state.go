@@ -24,6 +24,10 @@ type driftCall struct {
 	label          scan.Label
 }
 
+// slotTargets is how many targets a call names at most, which a slot
+// keeps room for.
+const slotTargets = 4
+
 // driftState is one session's working state for a Detector.
 type driftState struct {
 	window, minCalls, initial int
@@ -34,6 +38,8 @@ type driftState struct {
 
 	calls   scan.Ring[driftCall]
 	targets []string
+	// freeTargets holds room for the targets of slots yet to be filled.
+	freeTargets []string
 
 	store       *session.Store
 	task        *session.Value[observer.Task]
@@ -159,9 +165,14 @@ func (st *driftState) add(rec *observer.ToolCallRecord) {
 		return
 	}
 	slot := st.calls.Push()
+	targets := slot.targets[:0]
+	if cap(targets) == 0 {
+		// The slots' targets share a few arrays, taken as slots fill.
+		targets = scan.Carve(&st.freeTargets, slotTargets, 16*slotTargets)[:0]
+	}
 	*slot = driftCall{
 		index: rec.CallIndex, tool: rec.ToolName, summary: rec.ParamsSummary, args: rec.Arguments,
-		targets: append(slot.targets[:0], st.targets...),
+		targets: append(targets, st.targets...),
 		version: -1,
 		label:   slot.label.Reuse(),
 		ground:  ground,

@@ -226,7 +226,7 @@ const maxDepth = 32
 // Canonical returns the canonical form of args in c.buf. The result is
 // valid until the next use of c.
 func (c *Canon) Canonical(args string) []byte {
-	c.Buf = c.Buf[:0]
+	c.Buf = slices.Grow(c.Buf[:0], len(args))
 	c.spans = c.spans[:0]
 	c.left = MaxRuleBytes
 	i := skipSpace(args, 0)

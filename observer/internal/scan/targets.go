@@ -2,6 +2,7 @@ package scan
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -222,7 +223,7 @@ type StringReader interface {
 // FindWith is Find, and passes every string of args to each, when not
 // nil, in the same reading of args.
 func (f *TargetFinder) FindWith(dst []string, args string, each StringReader) []string {
-	f.out, f.paths, f.each = dst, 0, each
+	f.out, f.paths, f.each = slices.Grow(dst, maxTargetsPerArg), 0, each
 	if !walkStrings(args, f.visit) {
 		f.out, f.paths = f.out[:len(dst)], 0
 		f.words(args)
@@ -796,7 +797,7 @@ const maxPromptScope = 64
 // and words in backticks, taken as resource names; at most maxPromptScope
 // of them.
 func PromptScope(prompt string) []string {
-	f := &TargetFinder{}
+	f := &TargetFinder{out: make([]string, 0, 16)}
 	f.backticked(prompt)
 	f.promptWords(prompt)
 	for i, t := range f.out {

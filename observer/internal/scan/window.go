@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,7 +92,9 @@ type Label struct {
 
 func (l *Label) Of(tool, paramsSummary, args string) []byte {
 	if !l.Done {
-		l.Buf, l.Done = AppendLabel(l.Buf[:0], tool, paramsSummary, args), true
+		// Room for the longest label of tool, grown once.
+		buf := slices.Grow(l.Buf[:0], len(tool)+1+MaxSummaryLen+len("…"))
+		l.Buf, l.Done = AppendLabel(buf, tool, paramsSummary, args), true
 	}
 	return l.Buf
 }
