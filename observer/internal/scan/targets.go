@@ -175,7 +175,7 @@ const (
 // TargetFinder extracts the paths, hosts and resource names a call's
 // arguments name.
 type TargetFinder struct {
-	resourceKeys map[string]bool
+	resourceKeys *WordSet[bool]
 	key          []byte
 	out          []string
 	// paths has bit i set when out[i] was read as a path, not as a URL's
@@ -186,13 +186,13 @@ type TargetFinder struct {
 
 // NewTargetFinder returns a finder that takes the values under the
 // argument keys in resourceKeys, folded as FoldResourceKeys does, as
-// resource names. It only reads the map.
-func NewTargetFinder(resourceKeys map[string]bool) *TargetFinder {
+// resource names. It only reads the set.
+func NewTargetFinder(resourceKeys *WordSet[bool]) *TargetFinder {
 	return &TargetFinder{resourceKeys: resourceKeys}
 }
 
 // FoldResourceKeys returns the set of keys, each folded as FoldKey does.
-func FoldResourceKeys(keys []string) map[string]bool {
+func FoldResourceKeys(keys []string) *WordSet[bool] {
 	m := make(map[string]bool, len(keys))
 	var buf [32]byte
 	for _, k := range keys {
@@ -204,7 +204,7 @@ func FoldResourceKeys(keys []string) map[string]bool {
 		}
 		m[key] = true
 	}
-	return m
+	return NewWordSet(m)
 }
 
 // Find appends to dst the targets named in args, normalized, at most
@@ -249,7 +249,7 @@ func (f *TargetFinder) visit(key, val string) {
 	}
 	switch {
 	case contentKeys.Has(f.key):
-	case f.resourceKeys[string(f.key)]:
+	case f.resourceKeys != nil && f.resourceKeys.Has(f.key):
 		if len(val) <= maxTargetLen {
 			f.addName(val)
 		}
