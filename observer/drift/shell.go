@@ -138,16 +138,17 @@ func (sh *shellScan) word(w []byte) {
 		sh.redirect = false
 		sh.addMade(w, false)
 		return
-	case string(w) == ">" || string(w) == ">>":
-		sh.redirect, sh.makeArgs = true, false
-		return
 	case w[0] == '>':
-		sh.addMade(bytes.TrimLeft(w, ">"), false)
+		if string(w) == ">" || string(w) == ">>" {
+			sh.redirect = true
+		} else {
+			sh.addMade(bytes.TrimLeft(w, ">"), false)
+		}
 		sh.makeArgs = false
 		return
 	case sh.next:
 		sh.delim, sh.next = bytes.Trim(w, `"'\`), false
-	case bytes.HasPrefix(w, []byte("<<")) && !bytes.HasPrefix(w, []byte("<<<")):
+	case w[0] == '<' && bytes.HasPrefix(w, []byte("<<")) && !bytes.HasPrefix(w, []byte("<<<")):
 		sh.delim = bytes.Trim(bytes.TrimLeft(w[2:], "-"), `"'\`)
 		sh.next = len(sh.delim) == 0
 	}
