@@ -109,16 +109,15 @@ func (sh *shellScan) line(line []byte) {
 // wordEnd returns where the word that starts at i ends: at a space or an
 // operator outside quotes.
 func wordEnd(line []byte, i int) int {
-	for i < len(line) {
+	for ; i < len(line); i++ {
 		switch shellBytes[line[i]] {
 		case wordByte:
-			i++
 		case quoteByte:
 			k := bytes.IndexByte(line[i+1:], line[i])
 			if k < 0 {
 				return len(line)
 			}
-			i += k + 2
+			i += k + 1
 		default:
 			return i
 		}
