@@ -208,11 +208,12 @@ func htpasswdPassword(s string, args, spans []span) []span {
 
 // commandFlags are short flags that take a password as the next
 // argument in the command that cmd names, beyond those of passwordFlags:
-// openssl enc -k, zip and unzip -P, ipmitool -P and ssh-keygen -N.
+// openssl enc -k, zip and unzip -P, ipmitool -P, ssh-keygen -N, the
+// mosquitto clients' -P and altool's -p.
 var commandFlags = [...]struct {
 	flag byte
 	cmd  string
-}{{'k', "openssl "}, {'P', "zip "}, {'P', "ipmitool "}, {'N', "ssh-keygen "}}
+}{{'k', "openssl "}, {'P', "zip "}, {'P', "ipmitool "}, {'N', "ssh-keygen "}, {'P', "mosquitto_"}, {'p', "altool "}}
 
 // commandFlagReach is how far before its flag one of commandFlags may
 // name its command.

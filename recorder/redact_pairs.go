@@ -361,19 +361,27 @@ func opensValue(s string, v, last int, quotedKey bool) bool {
 // as "Bearer" does. An unquoted value then runs to the end of the
 // credential rather than stopping at the blank after the scheme.
 func authorizationCredential(s string, v, end int, unquoted bool) (int, int) {
-	w := runEnd(s, v, isAlpha)
+	w := runEnd(s, v, isSchemeByte)
 	if w <= v || w >= len(s) || !isBlank(s[w]) {
 		return v, end
 	}
 	cred := runEnd(s, w, isBlank)
 	if unquoted {
 		end = runEnd(s, cred, isUnquotedValueByte)
+		if end == cred {
+			// A scheme and no credential, as in "Bearer <token>".
+			return end, end
+		}
 	}
 	if cred < end {
 		v = cred
 	}
 	return v, end
 }
+
+// isSchemeByte reports the bytes of an authorization scheme: letters, and
+// '-' as in Zoho-oauthtoken or Klaviyo-API-Key.
+func isSchemeByte(c byte) bool { return isAlpha(c) || c == '-' }
 
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 

@@ -152,18 +152,15 @@ func callSecretAt(s string, p int) (span, bool) {
 		}
 		close++
 	}
-	if close >= len(s) || s[close] != q {
+	if close >= len(s) || s[close] != q && s[n] != ':' {
 		return span{}, false
 	}
-	if name && n > b {
+	if name && n > b && s[close] == q {
 		if m, ok := namedCallArg(s, n, close, q, escaped); ok {
 			return m, ok
 		}
 	}
-	if n-b < 24 {
-		return span{}, false
-	}
-	return callArgAt(s, p)
+	return callArgsSecretAt(s, p)
 }
 
 // callArgBytes holds 1 for each byte of a name (isKeyPartByte), 2 for the

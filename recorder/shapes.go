@@ -375,8 +375,13 @@ func curlPasswordAt(s string, p, i int) (span, bool) {
 	}
 	end := runEnd(s, v, isArgByte)
 	colon := strings.IndexByte(s[v:end], ':')
-	if colon < 0 || v+colon+1 == end || strings.HasPrefix(s[v+colon+1:], Redacted) {
+	if colon < 0 || strings.HasPrefix(s[v+colon+1:], Redacted) {
 		return span{}, false
+	}
+	if v+colon+1 == end || s[v+colon+1:end] == "X" {
+		// An API key as the user, with no password or an X, as
+		// HelloSign and Freshdesk take it.
+		return span{v, v + colon}, looksRandom(s[v:v+colon]) && !strings.HasPrefix(s[v:], Redacted)
 	}
 	return span{v + colon + 1, end}, true
 }

@@ -1,0 +1,241 @@
+package recorder
+
+import "strings"
+
+// callArgsReach is how many quoted arguments of a call callArgsSecretAt
+// reads.
+const callArgsReach = 4
+
+// callArgsSecretAt matches the secrets among the quoted positional
+// arguments of the call whose '(' is at p, as SDKs take them: a key or
+// token passed to a call whose name says it takes one (TodoistAPI("…"),
+// rollbar.init("…", "production"), plivo.RestClient(id, "…")); the
+// argument after an application or account id (algoliasearch("APPID",
+// "…")); the password of a login call or of an auth tuple
+// (client.login(user, "…"), auth=("neo4j", "…")); and, in any call, an
+// argument as random as callArgAt asks of a first one. The match runs from
+// the first secret argument to the end of the last, so that one marker
+// stands for all of them. A call that decodes its argument (Buffer.from,
+// b64decode) or names an encoding ("base64") passes data, not a key.
+func callArgsSecretAt(s string, p int) (span, bool) {
+	kind := calleeKind(s, p)
+	var buf [callArgsReach]span
+	args := quotedCallArgs(s, p, buf[:0])
+	if len(args) == 0 || kind == calleeDecodes {
+		return span{}, false
+	}
+	for _, a := range args {
+		if encodingName(s[a.start:a.end]) {
+			return span{}, false
+		}
+	}
+	first := s[args[0].start:args[0].end]
+	m := span{-1, -1}
+	for i, a := range args {
+		v := s[a.start:a.end]
+		if !callArgSecret(v, i, kind, first) {
+			continue
+		}
+		if m.start < 0 {
+			m.start = a.start
+		}
+		m.end = a.end
+	}
+	return m, m.start >= 0
+}
+
+// callArgSecret reports whether v, the i-th quoted argument of a call of
+// the given callee kind whose first argument is first, is a secret.
+func callArgSecret(v string, i int, kind int, first string) bool {
+	if v == "" || strings.ContainsAny(v, " \t") || isReference(v) || isPlaceholder(v) || isLiteral(v) || strings.HasPrefix(v, Redacted) {
+		return false
+	}
+	switch {
+	case kind == calleePassword && i == 1:
+		return passwordArg(v)
+	case kind == calleeCredential || i == 1 && appID(first):
+		return keyLike(v)
+	}
+	return len(v) >= 24 && randomCallArg(v)
+}
+
+// Callee kinds, from the name of the called function (calleeKind).
+const (
+	calleePlain      = iota
+	calleeCredential // takes a key or token: Client, TodoistAPI, init, configure
+	calleePassword   // takes a user and a password: login, an auth=(…) tuple
+	calleeDecodes    // decodes its argument: Buffer.from, b64decode, fromhex
+)
+
+// credentialCallees are words that, in the last part of a called
+// function's name, in lower case, say it takes a key or a token.
+var credentialCallees = [...]string{
+	"client", "api", "key", "secret", "token", "auth", "credential", "init", "configure", "connect", "sdk",
+}
+
+// passwordCallees are the last parts of the names of functions that take
+// a user and then a password, in lower case.
+var passwordCallees = [...]string{"login", "signin", "sign_in", "authenticate", "basic_auth", "basicauth", "setbasicauth"}
+
+// decodingCallees are the last parts of the names of functions that
+// decode data, in lower case.
+var decodingCallees = [...]string{"from", "fromhex", "atob", "b64decode", "decode", "unhexlify", "a2b_base64", "decodestring", "parse"}
+
+// tupleKeys are the keys whose value is a (user, password) tuple, as in
+// requests' auth=("user", "…").
+var tupleKeys = [...]string{"auth", "basic_auth", "http_auth", "credentials"}
+
+// calleeKind returns the kind of the function called at the '(' at p,
+// from the last part of its name (after the last '.'), or calleePassword
+// for a tuple given as auth=.
+func calleeKind(s string, p int) int {
+	n := p
+	for n > 0 && s[n-1] == ' ' {
+		n--
+	}
+	if n > 0 && s[n-1] == '=' {
+		k := n - 1
+		for k > 0 && s[k-1] == ' ' {
+			k--
+		}
+		key := strings.ToLower(s[keyStart(s, k):k])
+		for _, t := range tupleKeys {
+			if key == t {
+				return calleePassword
+			}
+		}
+		return calleePlain
+	}
+	name := strings.ToLower(s[max(keyStart(s, n), n-40):n])
+	for _, w := range passwordCallees {
+		if strings.HasSuffix(name, w) {
+			return calleePassword
+		}
+	}
+	for _, w := range decodingCallees {
+		if name == w {
+			return calleeDecodes
+		}
+	}
+	for _, w := range credentialCallees {
+		if strings.Contains(name, w) {
+			return calleeCredential
+		}
+	}
+	return calleePlain
+}
+
+// quotedCallArgs appends the quoted arguments of the call whose '(' is at
+// p, up to the first argument that is not a quoted string (a keyword
+// argument, a variable) or the call's ')', at most cap(args). Quotes may
+// be escaped, as in a JSON string; an argument runs to the quote that
+// closes it on its line.
+func quotedCallArgs(s string, p int, args []span) []span {
+	i := p + 1
+	for len(args) < cap(args) {
+		i = runEnd(s, i, isBlank)
+		escaped := strings.HasPrefix(s[i:], `\`)
+		if escaped {
+			i++
+		}
+		if i >= len(s) || s[i] != '"' && s[i] != '\'' {
+			return args
+		}
+		q := s[i]
+		b := i + 1
+		e := b
+		for e < len(s) && s[e] != q && s[e] != '\n' && s[e] != '\\' {
+			e++
+		}
+		c := e
+		if escaped {
+			if !strings.HasPrefix(s[c:], `\`) {
+				return args
+			}
+			c++
+		}
+		if c >= len(s) || s[c] != q {
+			return args
+		}
+		args = append(args, span{b, e})
+		i = runEnd(s, c+1, isBlank)
+		if i >= len(s) || s[i] != ',' {
+			return args
+		}
+		i++
+	}
+	return args
+}
+
+// encodingName reports whether a call's argument names an encoding, as
+// the "base64" of Buffer.from(data, "base64") does.
+func encodingName(v string) bool {
+	switch strings.ToLower(v) {
+	case "base64", "base64url", "hex", "utf8", "utf-8", "binary", "latin1", "ascii":
+		return true
+	}
+	return false
+}
+
+// appID reports whether v, a call's first argument, is an application or
+// account id, as Algolia's and Plivo's are: six to thirty-two capital
+// letters and digits, with both.
+func appID(v string) bool {
+	if len(v) < 6 || len(v) > 32 || runEnd(v, 0, isUpperAlnum) != len(v) {
+		return false
+	}
+	return strings.ContainsAny(v, "0123456789") && strings.IndexFunc(v, func(r rune) bool { return r >= 'A' && r <= 'Z' }) >= 0
+}
+
+// keyLike reports whether v, an argument given where a key or token is
+// expected, is one: sixteen bytes or more without blanks, not a URL, a
+// path, a file or host name, a UUID or a date, and either holding a run
+// of 32 hexadecimal digits (as many keys are) or random: letters of both
+// cases and digits, or twenty bytes or more with digits, and varied.
+func keyLike(v string) bool {
+	if len(v) < 16 || len(v) > 400 || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") ||
+		strings.IndexByte("/.~#", v[0]) >= 0 || isUUID(v) || isTimestamp(v) || fileLike(v) {
+		return false
+	}
+	if hexRun(v) >= 32 {
+		return true
+	}
+	return randomCallArg(v) || strongRandom(v)
+}
+
+// randomCallArg reports whether v is as random as callArgAt asks of a
+// call's first argument: a digit and a Shannon entropy of 4.3 bits or
+// more, and the bytes of a token. After a name and a ':', as in an Ably
+// key, the part after the ':' counts alone.
+func randomCallArg(v string) bool {
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		if runEnd(v, 0, isKeyPartByte) != i {
+			return false
+		}
+		v = v[i+1:]
+	}
+	return len(v) >= 16 && runEnd(v, 0, isCallArgByte) == len(v) && strings.ContainsAny(v, "0123456789") && entropy(v) >= 4.3
+}
+
+// hexRun returns the length of the longest run of hexadecimal digits in
+// v.
+func hexRun(v string) int {
+	best := 0
+	for i := 0; i < len(v); {
+		e := runEnd(v, i, isHex)
+		best = max(best, e-i)
+		i = e + 1
+	}
+	return best
+}
+
+// fileLike reports whether v ends as a file or host name does: a '.'
+// and then one to five lower-case letters (.png, .json, .com).
+func fileLike(v string) bool {
+	i := strings.LastIndexByte(v, '.')
+	return i >= 0 && len(v)-i-1 >= 1 && len(v)-i-1 <= 5 && runEnd(v, i+1, isLowerLetter) == len(v)
+}
+
+// passwordArg reports whether v, the argument after the user of a login
+// call or auth tuple, is a password: six bytes or more.
+func passwordArg(v string) bool { return len(v) >= 6 }
