@@ -77,9 +77,9 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     after "password", "API key" or "credential". A value that names a
 //     secret rather than holds it ($VAR, ${{ … }}, {{ … }},
 //     os.environ[…], process.env.X, secretKey: password), a placeholder
-//     (********, YOUR_…, changeme, …EXAMPLE) and a boolean are left
-//     alone, as are the tokens that page through lists
-//     (next_page_token). An authorization value keeps its scheme
+//     (********, YOUR_…, changeme, …EXAMPLE, or anything holding a
+//     run of x, as sk_test_xxxx… does) and a boolean are left alone, as
+//     are the tokens that page through lists (next_page_token). An authorization value keeps its scheme
 //     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
 //     string does, so JSON text stays valid.
 //
@@ -540,7 +540,14 @@ var letterBits = func() (t [256]uint32) {
 	return t
 }()
 
+// replaceSpans replaces each span of s with Redacted, except a span
+// written with a run of x, as sk_test_xxxxxxxx is: a placeholder, however
+// it was found.
 func replaceSpans(s string, spans []span) string {
+	spans = slices.DeleteFunc(spans, func(m span) bool { return xPlaceholder(s[m.start:m.end]) })
+	if len(spans) == 0 {
+		return s
+	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 	var b strings.Builder
 	b.Grow(len(s))
@@ -557,4 +564,10 @@ func replaceSpans(s string, spans []span) string {
 	}
 	b.WriteString(s[at:])
 	return b.String()
+}
+
+// xPlaceholder reports whether v holds a run of six x, in either case,
+// as placeholders of keys do.
+func xPlaceholder(v string) bool {
+	return strings.Contains(v, "xxxxxx") || strings.Contains(v, "XXXXXX")
 }

@@ -10,6 +10,7 @@ import (
 // their place on the line says they are secrets:
 //
 //   - "TOOL login VALUE" (cargo, wandb, vault): a random first argument;
+//   - "TOOL authorize[-account] KEY_ID KEY" (b2): the random arguments;
 //   - "echo VALUE | … --password-stdin": the value echoed;
 //   - ConvertTo-SecureString VALUE: the value;
 //   - rabbitmqctl add_user (or change_password) USER PASSWORD;
@@ -29,6 +30,8 @@ func commandCredentialAt(s string, at, end int, spans []span) []span {
 // its command's credential is read.
 var commandCredentials = map[string]func(s string, at, end int, spans []span) []span{
 	"login":                  loginToken,
+	"authorize":              authorizeKeys,
+	"authorize-account":      authorizeKeys,
 	"password-stdin":         echoedPassword,
 	"ConvertTo-SecureString": secureString,
 	"rabbitmqctl":            rabbitPassword,
@@ -44,6 +47,21 @@ func loginToken(s string, at, end int, spans []span) []span {
 	var buf [1]span
 	if args := lineArgs(s, end, buf[:]); len(args) > 0 && randomArg(s, args[0]) {
 		spans = append(spans, args[0])
+	}
+	return spans
+}
+
+// authorizeKeys reads "TOOL authorize KEY_ID KEY" and "TOOL
+// authorize-account KEY_ID KEY" (Backblaze's b2): the random arguments.
+func authorizeKeys(s string, at, end int, spans []span) []span {
+	if at == 0 || !isBlank(s[at-1]) {
+		return spans
+	}
+	var buf [2]span
+	for _, a := range lineArgs(s, end, buf[:]) {
+		if randomArg(s, a) {
+			spans = append(spans, a)
+		}
 	}
 	return spans
 }
@@ -209,11 +227,11 @@ func htpasswdPassword(s string, args, spans []span) []span {
 // commandFlags are short flags that take a password as the next
 // argument in the command that cmd names, beyond those of passwordFlags:
 // openssl enc -k, zip and unzip -P, ipmitool -P, ssh-keygen -N, the
-// mosquitto clients' -P and altool's -p.
+// mosquitto clients' -P, altool's -p and codecov's -t.
 var commandFlags = [...]struct {
 	flag byte
 	cmd  string
-}{{'k', "openssl "}, {'P', "zip "}, {'P', "ipmitool "}, {'N', "ssh-keygen "}, {'P', "mosquitto_"}, {'p', "altool "}}
+}{{'k', "openssl "}, {'P', "zip "}, {'P', "ipmitool "}, {'N', "ssh-keygen "}, {'P', "mosquitto_"}, {'p', "altool "}, {'t', "codecov "}}
 
 // commandFlagReach is how far before its flag one of commandFlags may
 // name its command.

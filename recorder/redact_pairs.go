@@ -82,6 +82,8 @@ func keyStrength(s string, k int) int {
 			return keyPlain
 		case last == 'n' && suf.suf == "token" && listToken(s, j):
 			return keyPlain
+		case suf.suf == "key" && plainKeyKind(s, j):
+			return keyPlain
 		case suf.weak:
 			return keyWeak
 		}
@@ -89,6 +91,50 @@ func keyStrength(s string, k int) int {
 	}
 	return keyPlain
 }
+
+// plainKeyKinds are the words before "key" in keys of keys that are not
+// secrets: a cache's, a table's or an object's key, a public one.
+var plainKeyKinds = [...]string{
+	"cache", "primary", "foreign", "sort", "partition", "range", "hash", "row", "composite", "unique", "object",
+	"idempotency", "dedup", "dedupe", "lookup", "map", "group", "shard", "public", "publishable",
+}
+
+// plainKeyKind reports whether the key whose "key" starts at j names a
+// key of plainKeyKinds by the word before it (cache_key, sortKey, "Cache
+// key"), or is public (NEXT_PUBLIC_…_KEY).
+func plainKeyKind(s string, j int) bool {
+	i := j
+	if i > 0 && (s[i-1] == '_' || s[i-1] == '-' || s[i-1] == ' ') {
+		i--
+	}
+	w := i
+	if w > 0 && s[w-1] >= 'A' && s[w-1] <= 'Z' {
+		w = runStart(s, i, isUpperLetter)
+	} else {
+		w = runStart(s, i, isLowerLetter)
+		if w > 0 && s[w-1] >= 'A' && s[w-1] <= 'Z' {
+			w--
+		}
+	}
+	word := strings.ToLower(s[w:i])
+	for _, k := range plainKeyKinds {
+		if word == k {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(s[keyStart(s, j):j]), "public")
+}
+
+// runStart returns where the run of bytes that ok reports and that ends
+// at i starts.
+func runStart(s string, i int, ok func(byte) bool) int {
+	for i > 0 && ok(s[i-1]) {
+		i--
+	}
+	return i
+}
+
+func isUpperLetter(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 // listTokens are the words before "token" in keys of tokens that page
 // through lists or guard forms rather than grant access.

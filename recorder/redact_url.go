@@ -94,7 +94,7 @@ func launchDarklyKeyAt(s string, p int) (span, bool) {
 
 // weakFlagAt matches the value of a long flag whose second '-' is at p
 // and whose name ends in a weak sensitive word, when the value looks
-// random.
+// random or is a UUID (cypress run --key, a record key).
 func weakFlagAt(s string, p int) (span, bool) {
 	if p < 2 || s[p-1] != '-' || !isArgSpace(s[p-2]) {
 		return span{}, false
@@ -114,7 +114,7 @@ func weakFlagAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	v := s[m.start:m.end]
-	return m, looksRandom(v) && !isPlaceholder(v)
+	return m, (looksRandom(v) || isUUID(v)) && !isPlaceholder(v)
 }
 
 // callSecretAt matches what callArgAt does at the '(' at p, and the

@@ -83,7 +83,8 @@ func gitLabTokenAt(s string, p int) (span, bool) {
 	return prefixedKeyAt(s, p, "glpat", isKeyByte, 20)
 }
 
-// privateKeyAt matches the body of a PEM private key block whose
+// privateKeyAt matches the body of a PEM private key block, or of a
+// NATS key seed block (-----BEGIN USER NKEY SEED-----), whose
 // "-----BEGIN" has its last '-' at p: from the end of that line's
 // "-----" to the "-----END" line, or to the end of s or of the JSON
 // string the block is in. The lines that frame it stay.
@@ -94,7 +95,7 @@ func privateKeyAt(s string, p int) (span, bool) {
 	}
 	label := p - 4 + len(begin)
 	i := runEnd(s, label, isPEMLabelByte)
-	if !strings.Contains(s[label:i], "PRIVATE KEY") || !strings.HasPrefix(s[i:], "-----") {
+	if !strings.Contains(s[label:i], "PRIVATE KEY") && !strings.HasSuffix(s[label:i], " SEED") || !strings.HasPrefix(s[i:], "-----") {
 		return span{}, false
 	}
 	start := i + len("-----")
