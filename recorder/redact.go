@@ -35,20 +35,26 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     Slack, Stripe, OpenAI and Anthropic tokens and a hundred others,
 //     and a few of its own (Docker Hub, Telegram, Tencent, Vault tokens
 //     of any length from 20, Braintree access tokens, AWS session
-//     tokens, webhook URLs, .netrc, .pgpass, sshpass). A rule's regular
-//     expression runs only around one of its keywords, and a match
+//     tokens, Honeycomb keys, the keys in Infura's, Alchemy's and
+//     Loggly's endpoint paths, webhook URLs, .netrc, .pgpass, sshpass).
+//     A rule's regular expression runs only around one of its keywords, and a match
 //     counts only when its secret is as random as the rule asks (Shannon
 //     entropy) and no allowlist of the rule lets it through;
 //   - shapes it finds itself: sk-… keys, LaunchDarkly sdk-… and mob-…
-//     keys, bearer tokens, JSON Web Tokens, PEM private key blocks, the
-//     password in a URL's user information (to the last '@' before the
-//     host) or a random token as its user, Slack and Discord webhook
-//     paths, curl's -u user:password, mysql's -pPASSWORD, the value of a
-//     --password-like flag (of a --account-key-like one when random),
-//     the password flags of commands (openssl -k, zip -P, ipmitool -P,
-//     ssh-keygen -N and those of passwordFlags), a random string passed
-//     to a call, as in Client("…"), and the value a call sets a
-//     sensitive name to, as in Header.Set("X-Api-Key", "…");
+//     keys, bearer tokens, JSON Web Tokens, PEM private key blocks and
+//     NATS key seed blocks, the password in a URL's user information (to
+//     the last '@' before the host) or a random token as its user, Slack
+//     and Discord webhook paths, curl's -u user:password (and a random
+//     user with no password), mysql's -pPASSWORD, the value of a
+//     --password-like flag (of a --account-key-like one when random or
+//     a UUID), the password flags of commands (openssl -k, zip -P,
+//     ipmitool -P, ssh-keygen -N, mosquitto -P, altool -p, codecov -t
+//     and those of passwordFlags), the secrets among a call's quoted
+//     arguments (callArgsSecretAt: a key passed to a call named for
+//     one, the argument after an app id, a login's or auth tuple's
+//     password, a random string anywhere, as in Client("…")), and the
+//     value a call sets a sensitive name to, as in
+//     Header.Set("X-Api-Key", "…");
 //   - context: the value of a key/value pair, in env files, JSON, YAML,
 //     code, headers and query strings (key=value, key: value, "key":
 //     "value", key := "value", "key" => "value", config["key"] = …),
@@ -57,7 +63,9 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     always; key, sig, signature, credentials, pass, pwd, cookie, salt,
 //     a provider's mode (stripe_live, _test, _prod, _sandbox) and the
 //     like when the value looks random (12 bytes or more, varied, not a
-//     word, a UUID, a path, a URL or a name ending in a digest); a key
+//     word, a UUID, a path, a URL or a name ending in a digest), but not
+//     the key of a cache, a table or an object or a public key
+//     (plainKeyKinds); a key
 //     that holds a sensitive word before more of it
 //     (DB_PASSWORD_PRIMARY, auth_blob) when the value looks random and
 //     the key's last word does not name something about the secret
@@ -65,7 +73,7 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     commands (login -p, redis-cli -a, sqlcmd -P, keytool -storepass,
 //     config:set, aws configure set, gh secret set --body, npm's
 //     _authToken) and those they take as plain arguments (TOOL login
-//     TOKEN, htpasswd -b, mc alias set, rabbitmqctl add_user, smbclient
+//     TOKEN, TOOL authorize KEY_ID KEY, htpasswd -b, mc alias set, rabbitmqctl add_user, smbclient
 //     -U user%password, ConvertTo-SecureString, what echo pipes into
 //     --password-stdin or chpasswd); a secret right after its key id
 //     (an AWS key id and secret key in a CSV row, a Razorpay key id and

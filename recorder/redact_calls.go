@@ -189,12 +189,12 @@ func appID(v string) bool {
 
 // keyLike reports whether v, an argument given where a key or token is
 // expected, is one: sixteen bytes or more without blanks, not a URL, a
-// path, a file or host name, a UUID or a date, and either holding a run
+// path, a file or host name (with its port), a UUID or a date, and either holding a run
 // of 32 hexadecimal digits (as many keys are) or random: letters of both
 // cases and digits, or twenty bytes or more with digits, and varied.
 func keyLike(v string) bool {
 	if len(v) < 16 || len(v) > 400 || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") ||
-		strings.IndexByte("/.~#", v[0]) >= 0 || isUUID(v) || isTimestamp(v) || fileLike(v) {
+		strings.IndexByte("/.~#", v[0]) >= 0 || isUUID(v) || isTimestamp(v) || fileLike(v) || hostPort(v) {
 		return false
 	}
 	if hexRun(v) >= 32 {
@@ -239,3 +239,10 @@ func fileLike(v string) bool {
 // passwordArg reports whether v, the argument after the user of a login
 // call or auth tuple, is a password: six bytes or more.
 func passwordArg(v string) bool { return len(v) >= 6 }
+
+// hostPort reports whether v is a host name and a port, as
+// db.example.com:5432 is.
+func hostPort(v string) bool {
+	i := strings.LastIndexByte(v, ':')
+	return i > 0 && i+1 < len(v) && runEnd(v, i+1, isDigit) == len(v) && hostLike(v[:i])
+}

@@ -231,7 +231,7 @@ func htpasswdPassword(s string, args, spans []span) []span {
 var commandFlags = [...]struct {
 	flag byte
 	cmd  string
-}{{'k', "openssl "}, {'P', "zip "}, {'P', "ipmitool "}, {'N', "ssh-keygen "}, {'P', "mosquitto_"}, {'p', "altool "}, {'t', "codecov "}}
+}{{'k', "openssl "}, {'P', "zip "}, {'P', "ipmitool "}, {'N', "ssh-keygen "}, {'P', "mosquitto_"}, {'p', "altool "}, {'t', "codecov"}}
 
 // commandFlagReach is how far before its flag one of commandFlags may
 // name its command.
@@ -250,7 +250,8 @@ func commandFlagAt(s string, p int) (span, bool) {
 		line := s[max(0, p-commandFlagReach):p]
 		if strings.Contains(line[strings.LastIndexByte(line, '\n')+1:], f.cmd) {
 			m, ok := flagValueAt(s, runEnd(s, p+2, isBlank))
-			return m, ok && !isPlaceholder(s[m.start:m.end])
+			// Not a reference, as altool's @keychain:NAME and @env:VAR are.
+			return m, ok && !isPlaceholder(s[m.start:m.end]) && s[m.start] != '@'
 		}
 	}
 	return span{}, false
