@@ -13,21 +13,32 @@ const callArgsReach = 4
 // argument after an application or account id (algoliasearch("APPID",
 // "…")); the password of a login call or of an auth tuple
 // (client.login(user, "…"), auth=("neo4j", "…")); and, in any call, an
-// argument as random as callArgAt asks of a first one. The match runs from
-// the first secret argument to the end of the last, so that one marker
-// stands for all of them. A call that decodes its argument (Buffer.from,
+// argument of 24 bytes or more as random as base64 is (randomCallArg).
+// The match runs from the first secret argument to the end of the last,
+// so that one marker stands for all of them. A call that decodes its argument (Buffer.from,
 // b64decode) or names an encoding ("base64") passes data, not a key.
 func callArgsSecretAt(s string, p int) (span, bool) {
-	kind := calleeKind(s, p)
 	var buf [callArgsReach]span
 	args := quotedCallArgs(s, p, buf[:0])
-	if len(args) == 0 || kind == calleeDecodes {
-		return span{}, false
-	}
-	for _, a := range args {
-		if encodingName(s[a.start:a.end]) {
+	// Most calls pass short words, names or phrases: told before the
+	// callee's name is read.
+	long, second := false, false
+	for i, a := range args {
+		v := s[a.start:a.end]
+		if encodingName(v) {
 			return span{}, false
 		}
+		if len(v) >= minPassword && strings.IndexByte(v, ' ') < 0 {
+			long = long || len(v) >= minKeyArg
+			second = second || i == 1
+		}
+	}
+	if !long && !second {
+		return span{}, false
+	}
+	kind := calleeKind(s, p)
+	if kind == calleeDecodes || !long && kind != calleePassword {
+		return span{}, false
 	}
 	first := s[args[0].start:args[0].end]
 	m := span{-1, -1}
@@ -47,17 +58,27 @@ func callArgsSecretAt(s string, p int) (span, bool) {
 // callArgSecret reports whether v, the i-th quoted argument of a call of
 // the given callee kind whose first argument is first, is a secret.
 func callArgSecret(v string, i int, kind int, first string) bool {
-	if v == "" || strings.ContainsAny(v, " \t") || isReference(v) || isPlaceholder(v) || isLiteral(v) || strings.HasPrefix(v, Redacted) {
+	password := kind == calleePassword && i == 1
+	if len(v) < minPassword || !password && len(v) < minKeyArg || strings.ContainsAny(v, " \t") || isReference(v) ||
+		isPlaceholder(v) || isLiteral(v) || strings.HasPrefix(v, Redacted) {
 		return false
 	}
 	switch {
-	case kind == calleePassword && i == 1:
-		return passwordArg(v)
+	case password:
+		return true
 	case kind == calleeCredential || i == 1 && appID(first):
 		return keyLike(v)
 	}
 	return len(v) >= 24 && randomCallArg(v)
 }
+
+// minPassword is the length of the shortest password a login call or
+// auth tuple is taken to pass, and minKeyArg that of the shortest key
+// any other call is.
+const (
+	minPassword = 6
+	minKeyArg   = 16
+)
 
 // Callee kinds, from the name of the called function (calleeKind).
 const (
@@ -98,27 +119,27 @@ func calleeKind(s string, p int) int {
 		for k > 0 && s[k-1] == ' ' {
 			k--
 		}
-		key := strings.ToLower(s[keyStart(s, k):k])
+		key := s[keyStart(s, k):k]
 		for _, t := range tupleKeys {
-			if key == t {
+			if len(key) == len(t) && equalLower(key, t) {
 				return calleePassword
 			}
 		}
 		return calleePlain
 	}
-	name := strings.ToLower(s[max(keyStart(s, n), n-40):n])
+	name := s[max(keyStart(s, n), n-40):n]
 	for _, w := range passwordCallees {
-		if strings.HasSuffix(name, w) {
+		if hasSuffixLower(name, w) {
 			return calleePassword
 		}
 	}
 	for _, w := range decodingCallees {
-		if name == w {
+		if len(name) == len(w) && equalLower(name, w) {
 			return calleeDecodes
 		}
 	}
 	for _, w := range credentialCallees {
-		if strings.Contains(name, w) {
+		if indexLower(name, w) >= 0 {
 			return calleeCredential
 		}
 	}
@@ -170,12 +191,16 @@ func quotedCallArgs(s string, p int, args []span) []span {
 // encodingName reports whether a call's argument names an encoding, as
 // the "base64" of Buffer.from(data, "base64") does.
 func encodingName(v string) bool {
-	switch strings.ToLower(v) {
-	case "base64", "base64url", "hex", "utf8", "utf-8", "binary", "latin1", "ascii":
-		return true
+	for _, e := range encodings {
+		if len(v) == len(e) && equalLower(v, e) {
+			return true
+		}
 	}
 	return false
 }
+
+// encodings are the names of encodings that calls that decode take.
+var encodings = [...]string{"base64", "base64url", "hex", "utf8", "utf-8", "binary", "latin1", "ascii"}
 
 // appID reports whether v, a call's first argument, is an application or
 // account id, as Algolia's and Plivo's are: six to thirty-two capital
@@ -203,9 +228,10 @@ func keyLike(v string) bool {
 	return randomCallArg(v) || strongRandom(v)
 }
 
-// randomCallArg reports whether v is as random as callArgAt asks of a
-// call's first argument: a digit and a Shannon entropy of 4.3 bits or
-// more, and the bytes of a token. After a name and a ':', as in an Ably
+// randomCallArg reports whether v is as random as a call's argument must
+// be to be taken for a secret by that alone: a digit and a Shannon
+// entropy of 4.3 bits or more, as random base64 has and words,
+// hexadecimal and identifiers have not, and the bytes of a token. After a name and a ':', as in an Ably
 // key, the part after the ':' counts alone.
 func randomCallArg(v string) bool {
 	if i := strings.IndexByte(v, ':'); i >= 0 {
@@ -235,10 +261,6 @@ func fileLike(v string) bool {
 	i := strings.LastIndexByte(v, '.')
 	return i >= 0 && len(v)-i-1 >= 1 && len(v)-i-1 <= 5 && runEnd(v, i+1, isLowerLetter) == len(v)
 }
-
-// passwordArg reports whether v, the argument after the user of a login
-// call or auth tuple, is a password: six bytes or more.
-func passwordArg(v string) bool { return len(v) >= 6 }
 
 // hostPort reports whether v is a host name and a port, as
 // db.example.com:5432 is.

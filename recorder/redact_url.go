@@ -117,7 +117,7 @@ func weakFlagAt(s string, p int) (span, bool) {
 	return m, (looksRandom(v) || isUUID(v)) && !isPlaceholder(v)
 }
 
-// callSecretAt matches what callArgAt does at the '(' at p, and the
+// callSecretAt matches what callArgsSecretAt does at the '(' at p, and the
 // value a call sets a sensitive name to, as in
 // Header.Set("X-Api-Key", "…"), setProperty("db.password", "…") or
 // setItem('token', '…'): two quoted arguments, the first a name ending
@@ -125,8 +125,8 @@ func weakFlagAt(s string, p int) (span, bool) {
 // a strong one a value that is not a word or a phrase, as in
 // slog.Warn("login failed", "token", "expired"); an authorization keeps
 // its scheme. Both read the first argument as a quoted run of the bytes
-// of callArgBytes: one pass over it tells most calls, which pass a
-// message, from either.
+// of callArgBytes, up to its quote or a ':' (as in an Ably key): one pass
+// over it tells most calls, which pass a message, from either.
 func callSecretAt(s string, p int) (span, bool) {
 	i := p + 1
 	for i < len(s) && s[i] == ' ' {

@@ -491,45 +491,4 @@ func bearerAt(s string, p int) (span, bool) {
 
 func isLowerLetter(c byte) bool { return c >= 'a' && c <= 'z' }
 
-// callArgAt matches a random string passed to a call whose '(' is at p,
-// as in Client("…") or client.run("…"): a quoted run of 24 or more key
-// characters with a digit and a Shannon entropy of 4.3 bits or more, as
-// random base64 has and words, hexadecimal and identifiers have not,
-// followed by ')' or ','. Inside a JSON string its quotes are escaped.
-func callArgAt(s string, p int) (span, bool) {
-	i := runEnd(s, p+1, isSpace)
-	escaped := strings.HasPrefix(s[i:], `\`)
-	if escaped {
-		i++
-	}
-	if i >= len(s) || s[i] != '"' && s[i] != '\'' {
-		return span{}, false
-	}
-	q := s[i]
-	b := i + 1
-	end := runEnd(s, b, isCallArgByte)
-	if end-b < 24 || end >= len(s) {
-		return span{}, false
-	}
-	close := end
-	if escaped {
-		if s[close] != '\\' {
-			return span{}, false
-		}
-		close++
-	}
-	if close >= len(s) || s[close] != q {
-		return span{}, false
-	}
-	after := runEnd(s, close+1, isSpace)
-	if after >= len(s) || s[after] != ')' && s[after] != ',' {
-		return span{}, false
-	}
-	v := s[b:end]
-	if !strings.ContainsAny(v, "0123456789") || entropy(v) < 4.3 {
-		return span{}, false
-	}
-	return span{b, end}, true
-}
-
 func isCallArgByte(c byte) bool { return isKeyByte(c) || c == '.' || c == '+' || c == '/' || c == '=' }
