@@ -73,9 +73,10 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     commands (login -p, redis-cli -a, sqlcmd -P, keytool -storepass,
 //     config:set, aws configure set, gh secret set --body, npm's
 //     _authToken) and those they take as plain arguments (TOOL login
-//     TOKEN, TOOL authorize KEY_ID KEY, htpasswd -b, mc alias set, rabbitmqctl add_user, smbclient
-//     -U user%password, ConvertTo-SecureString, what echo pipes into
-//     --password-stdin or chpasswd); a secret right after its key id
+//     TOKEN, b2 authorize-account KEY_ID KEY, htpasswd -b, mc alias
+//     set, rabbitmqctl add_user, smbclient -U user%password,
+//     ConvertTo-SecureString, what echo pipes into --password-stdin or
+//     chpasswd); a secret right after its key id
 //     (an AWS key id and secret key in a CSV row, a Razorpay key id and
 //     secret in a tuple); the value of a named entry whose name is
 //     sensitive ({"name": "DB_PASSWORD", "value": …}, --name

@@ -15,8 +15,10 @@ const callArgsReach = 4
 // (client.login(user, "…"), auth=("neo4j", "…")); and, in any call, an
 // argument of 24 bytes or more as random as base64 is (randomCallArg).
 // The match runs from the first secret argument to the end of the last,
-// so that one marker stands for all of them. A call that decodes its argument (Buffer.from,
-// b64decode) or names an encoding ("base64") passes data, not a key.
+// so that one marker stands for all of them. A call that decodes its
+// argument (Buffer.from, b64decode) or names an encoding ("base64")
+// passes data, and one whose name says public a public key, not a
+// secret.
 func callArgsSecretAt(s string, p int) (span, bool) {
 	var buf [callArgsReach]span
 	args := quotedCallArgs(s, p, buf[:0])
@@ -37,7 +39,7 @@ func callArgsSecretAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	kind := calleeKind(s, p)
-	if kind == calleeDecodes || !long && kind != calleePassword {
+	if kind == calleeNoKey || !long && kind != calleePassword {
 		return span{}, false
 	}
 	first := s[args[0].start:args[0].end]
@@ -85,7 +87,7 @@ const (
 	calleePlain      = iota
 	calleeCredential // takes a key or token: Client, TodoistAPI, init, configure
 	calleePassword   // takes a user and a password: login, an auth=(…) tuple
-	calleeDecodes    // decodes its argument: Buffer.from, b64decode, fromhex
+	calleeNoKey      // decodes its argument (Buffer.from, b64decode) or takes a public key
 )
 
 // credentialCallees are words that, in the last part of a called
@@ -107,8 +109,8 @@ var decodingCallees = [...]string{"from", "fromhex", "atob", "b64decode", "decod
 var tupleKeys = [...]string{"auth", "basic_auth", "http_auth", "credentials"}
 
 // calleeKind returns the kind of the function called at the '(' at p,
-// from the last part of its name (after the last '.'), or calleePassword
-// for a tuple given as auth=.
+// from the last part of its name (calleeName), or calleePassword for a
+// tuple given as auth=.
 func calleeKind(s string, p int) int {
 	n := p
 	for n > 0 && s[n-1] == ' ' {
@@ -127,7 +129,10 @@ func calleeKind(s string, p int) int {
 		}
 		return calleePlain
 	}
-	name := s[max(keyStart(s, n), n-40):n]
+	name := calleeName(s, n)
+	if indexLower(name, "public") >= 0 {
+		return calleeNoKey // as in setPublicKey("…")
+	}
 	for _, w := range passwordCallees {
 		if hasSuffixLower(name, w) {
 			return calleePassword
@@ -135,7 +140,7 @@ func calleeKind(s string, p int) int {
 	}
 	for _, w := range decodingCallees {
 		if len(name) == len(w) && equalLower(name, w) {
-			return calleeDecodes
+			return calleeNoKey
 		}
 	}
 	for _, w := range credentialCallees {
@@ -144,6 +149,20 @@ func calleeKind(s string, p int) int {
 		}
 	}
 	return calleePlain
+}
+
+// calleeName returns the last part of the name of the function whose
+// name ends at n, or, for Ruby's Foo::Client.new, the part before new.
+func calleeName(s string, n int) string {
+	k := max(keyStart(s, n), n-40)
+	if s[k:n] == "new" && k > 0 && (s[k-1] == '.' || s[k-1] == ':') {
+		e := k - 1
+		if s[e] == ':' && e > 0 && s[e-1] == ':' {
+			e--
+		}
+		return s[max(keyStart(s, e), e-40):e]
+	}
+	return s[k:n]
 }
 
 // quotedCallArgs appends the quoted arguments of the call whose '(' is at
@@ -214,12 +233,13 @@ func appID(v string) bool {
 
 // keyLike reports whether v, an argument given where a key or token is
 // expected, is one: sixteen bytes or more without blanks, not a URL, a
-// path, a file or host name (with its port), a UUID or a date, and either holding a run
-// of 32 hexadecimal digits (as many keys are) or random: letters of both
-// cases and digits, or twenty bytes or more with digits, and varied.
+// path, a file or host name (with its port), a UUID, a date or a digest
+// named by its algorithm (sha256:…), and either holding a run of 32
+// hexadecimal digits (as many keys are) or random: letters of both cases
+// and digits, or twenty bytes or more with digits, and varied.
 func keyLike(v string) bool {
 	if len(v) < 16 || len(v) > 400 || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") ||
-		strings.IndexByte("/.~#", v[0]) >= 0 || isUUID(v) || isTimestamp(v) || fileLike(v) || hostPort(v) {
+		strings.IndexByte("/.~#", v[0]) >= 0 || isUUID(v) || isTimestamp(v) || fileLike(v) || hostPort(v) || digestNamed(v) {
 		return false
 	}
 	if hexRun(v) >= 32 {
@@ -267,4 +287,15 @@ func fileLike(v string) bool {
 func hostPort(v string) bool {
 	i := strings.LastIndexByte(v, ':')
 	return i > 0 && i+1 < len(v) && runEnd(v, i+1, isDigit) == len(v) && hostLike(v[:i])
+}
+
+// digestNamed reports whether v is a digest after the name of its
+// algorithm, as sha256:… and sha512-… are.
+func digestNamed(v string) bool {
+	for _, a := range [...]string{"sha1", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3"} {
+		if len(v) > len(a) && equalLower(v[:len(a)], a) && (v[len(a)] == ':' || v[len(a)] == '-') {
+			return true
+		}
+	}
+	return false
 }

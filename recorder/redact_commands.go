@@ -10,14 +10,15 @@ import (
 // their place on the line says they are secrets:
 //
 //   - "TOOL login VALUE" (cargo, wandb, vault): a random first argument;
-//   - "TOOL authorize[-account] KEY_ID KEY" (b2): the random arguments;
+//   - "b2 authorize-account KEY_ID KEY" (or account authorize): the
+//     random arguments;
 //   - "echo VALUE | … --password-stdin": the value echoed;
 //   - ConvertTo-SecureString VALUE: the value;
 //   - rabbitmqctl add_user (or change_password) USER PASSWORD;
 //   - smbclient and rpcclient -U user%password.
 func commandCredentialAt(s string, at, end int, spans []span) []span {
 	word := s[at:end]
-	if at > 0 && isKeyByte(s[at-1]) && word != "password-stdin" || end < len(s) && isKeyByte(s[end]) {
+	if at > 0 && isKeyByte(s[at-1]) && word != "password-stdin" || word != "b2 " && end < len(s) && isKeyByte(s[end]) {
 		return spans
 	}
 	if read, ok := commandCredentials[word]; ok {
@@ -30,8 +31,7 @@ func commandCredentialAt(s string, at, end int, spans []span) []span {
 // its command's credential is read.
 var commandCredentials = map[string]func(s string, at, end int, spans []span) []span{
 	"login":                  loginToken,
-	"authorize":              authorizeKeys,
-	"authorize-account":      authorizeKeys,
+	"b2 ":                    b2Keys,
 	"password-stdin":         echoedPassword,
 	"ConvertTo-SecureString": secureString,
 	"rabbitmqctl":            rabbitPassword,
@@ -51,14 +51,22 @@ func loginToken(s string, at, end int, spans []span) []span {
 	return spans
 }
 
-// authorizeKeys reads "TOOL authorize KEY_ID KEY" and "TOOL
-// authorize-account KEY_ID KEY" (Backblaze's b2): the random arguments.
-func authorizeKeys(s string, at, end int, spans []span) []span {
-	if at == 0 || !isBlank(s[at-1]) {
+// b2Keys reads "b2 authorize-account KEY_ID KEY" and "b2 account
+// authorize KEY_ID KEY" (Backblaze): the random arguments after the
+// command.
+func b2Keys(s string, _, end int, spans []span) []span {
+	var buf [4]span
+	args := lineArgs(s, end, buf[:])
+	cmd := 0
+	switch {
+	case len(args) > 0 && s[args[0].start:args[0].end] == "authorize-account":
+		cmd = 1
+	case len(args) > 1 && s[args[0].start:args[0].end] == "account" && s[args[1].start:args[1].end] == "authorize":
+		cmd = 2
+	default:
 		return spans
 	}
-	var buf [2]span
-	for _, a := range lineArgs(s, end, buf[:]) {
+	for _, a := range args[cmd:] {
 		if randomArg(s, a) {
 			spans = append(spans, a)
 		}

@@ -25,7 +25,7 @@ var contextRules = [...]secretRule{
 		"config:set", "env:set", "--body", "add-authtoken", ":_authToken", "npmAuthToken",
 	}},
 	{id: "command-credential", near: commandCredentialAt, exact: true, keywords: []string{
-		"login", "authorize", "authorize-account", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient",
+		"login", "b2 ", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient",
 	}},
 	{id: "passwd-command", near: passwdCommandAt, keywords: []string{"passwd"}},
 	{id: "env-name-value", near: envNameValueAt, exact: true, keywords: []string{

@@ -160,7 +160,22 @@ func callSecretAt(s string, p int) (span, bool) {
 			return m, ok
 		}
 	}
+	if n-b < minKeyArg && s[close] == q && !quotedArgAfter(s, close+1) {
+		// One short argument, as in t.Run("name", …): no key.
+		return span{}, false
+	}
 	return callArgsSecretAt(s, p)
+}
+
+// quotedArgAfter reports whether another quoted argument follows a call's
+// argument that ends at i: a ',' and a quote, escaped or not.
+func quotedArgAfter(s string, i int) bool {
+	i = runEnd(s, i, isSpace)
+	if i >= len(s) || s[i] != ',' {
+		return false
+	}
+	i = runEnd(s, i+1, isSpace)
+	return i < len(s) && (s[i] == '"' || s[i] == '\\' || s[i] == '\'')
 }
 
 // callArgBytes holds 1 for each byte of a name (isKeyPartByte), 2 for the
