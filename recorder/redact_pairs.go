@@ -116,13 +116,13 @@ func plainKeyKind(s string, j int) bool {
 			w--
 		}
 	}
-	word := strings.ToLower(s[w:i])
+	word := s[w:i]
 	for _, k := range plainKeyKinds {
-		if word == k {
+		if len(word) == len(k) && equalLower(word, k) {
 			return true
 		}
 	}
-	return strings.Contains(strings.ToLower(s[keyStart(s, j):j]), "public")
+	return indexLower(s[keyStart(s, j):j], "public") >= 0
 }
 
 // runStart returns where the run of bytes that ok reports and that ends
