@@ -35,8 +35,7 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     Slack, Stripe, OpenAI and Anthropic tokens and a hundred others,
 //     and a few of its own (Docker Hub, Telegram, Tencent, Vault tokens
 //     of any length from 20, Braintree access tokens, AWS session
-//     tokens, Honeycomb keys, the keys in Infura's, Alchemy's and
-//     Loggly's endpoint paths, webhook URLs, .netrc, .pgpass, sshpass).
+//     tokens, Honeycomb keys, webhook URLs, .netrc, .pgpass, sshpass).
 //     A rule's regular expression runs only around one of its keywords, and a match
 //     counts only when its secret is as random as the rule asks (Shannon
 //     entropy) and no allowlist of the rule lets it through;
@@ -44,8 +43,9 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     keys, bearer tokens, JSON Web Tokens, PEM private key blocks and
 //     NATS key seed blocks, the password in a URL's user information (to
 //     the last '@' before the host) or a random token as its user, Slack
-//     and Discord webhook paths, curl's -u user:password (and a random
-//     user with no password), mysql's -pPASSWORD, the value of a
+//     and Discord webhook paths, the key in the path of Infura's,
+//     Alchemy's and Loggly's endpoints, curl's -u user:password (and a
+//     random user with no password), mysql's -pPASSWORD, the value of a
 //     --password-like flag (of a --account-key-like one when random or
 //     a UUID), the password flags of commands (openssl -k, zip -P,
 //     ipmitool -P, ssh-keygen -N, mosquitto -P, altool -p, codecov -t
@@ -183,7 +183,7 @@ var anchors = [...]struct {
 }{
 	{'-', "", dashPrev, false, dashSecretHere},             // "sk-", "xoxb-", "glpat-", the last '-' of "-----BEGIN", a flag
 	{'_', "", underscorePrev, false, underscoreSecretHere}, // "ghp_", "github_pat_", "sk_live_", "hf_", "npm_"
-	{':', "", "", false, colonSecretHere},                  // a pair, a webhook URL, a URL's user information
+	{':', "", "", false, colonSecretHere},                  // a pair, a webhook URL, a URL's user information or endpoint key
 	{'=', "", "", false, pairHere},                         // a pair
 	{'A', "KSI", "", true, keyIDHere},                      // "AKIA", "ASIA", "AIza"
 	{'B', "eE", "", true, bearerHere},                      // "Bearer", "BEARER"
@@ -337,8 +337,8 @@ var keyBytes = func() (t [256]uint8) {
 
 // colonSecretHere reports whether a sensitive pair's value or a webhook
 // URL's secret path follows the ':' at p, or whether the ':' starts the
-// "://" of a URL whose user information holds a secret or that a
-// command takes keys after.
+// "://" of a URL whose user information or path (endpointKeyAt) holds a
+// secret or that a command takes keys after.
 func colonSecretHere(s string, p int) bool {
 	// Most colons, as in "**Note**:", follow no sensitive key and start
 	// no "://": told without a call.
@@ -351,7 +351,16 @@ func colonSecretHere(s string, p int) bool {
 	if !strings.HasPrefix(s[p:], "://") {
 		return false
 	}
-	if _, ok := webhookAt(s, p); ok || userinfoAfter(s, p) {
+	if _, ok := webhookAt(s, p); ok {
+		return true
+	}
+	// The URL's authority ends at the '@' of its user information
+	// (userinfoAfter) or at the '/' of its path.
+	at := runEnd(s, p+3, isUserinfoByte)
+	if at < len(s) && s[at] == '@' && userinfoHere(s, at) {
+		return true
+	}
+	if _, ok := endpointKeyIn(s, p+3, at); ok {
 		return true
 	}
 	if !webURLAfterBlank(s, p) {

@@ -123,10 +123,6 @@ var ownRules = [...]secretRule{
 	// hand out short ones.
 	{id: "vault-token", keywords: []string{"hvs.", "hvb.", "hvr."}, regex: `\bhv[sbr]\.[\w-]{20,}`, entropy: 3},
 	{id: "honeycomb-api-key", keywords: []string{"hcaik_", "hcxik_", "hcamk_", "hcxmk_"}, regex: `\bhc[ax][im]k_[a-z0-9]{50,}`, entropy: 3},
-	// Keys that providers take in the path of their endpoints' URLs.
-	{id: "infura-project-id", keywords: []string{"infura.io/v3/"}, regex: `\.infura\.io/v3/([0-9a-f]{32})\b`},
-	{id: "alchemy-api-key", keywords: []string{"g.alchemy"}, regex: `\.alchemy\.com/v2/([\w-]{32})\b`},
-	{id: "loggly-customer-token", keywords: []string{"loggly"}, regex: `\.loggly\.com/(?:inputs|bulk)/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b`},
 	{id: "braintree-access-token", keywords: []string{"n$production", "n$sandbox"}, regex: `\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}\b`},
 }
 

@@ -25,10 +25,14 @@ func urlSecretAt(s string, p int) (span, bool) {
 	return span{}, false
 }
 
-// colonOrURLKeyAt matches what colonSecretAt does at the ':' at p, and
-// the secret key given after a URL to one of urlKeyCommands.
+// colonOrURLKeyAt matches what colonSecretAt does at the ':' at p, the
+// key in the path of a provider's endpoint (endpointKeyAt), and the
+// secret key given after a URL to one of urlKeyCommands.
 func colonOrURLKeyAt(s string, p int) (span, bool) {
 	if m, ok := colonSecretAt(s, p); ok {
+		return m, ok
+	}
+	if m, ok := endpointKeyAt(s, p); ok {
 		return m, ok
 	}
 	if !webURLAfterBlank(s, p) {
@@ -221,4 +225,48 @@ func namedCallArg(s string, n, close int, q byte, escaped bool) (span, bool) {
 		return span{}, false
 	}
 	return span{v, end}, true
+}
+
+// endpointKeys are the providers whose endpoints take a key in their
+// URLs' path: the host's last labels, the path before the key, and the
+// key's least length.
+var endpointKeys = [...]struct {
+	host, path string
+	min        int
+}{
+	{".infura.io", "/v3/", 32},
+	{".alchemy.com", "/v2/", 32},
+	{".loggly.com", "/inputs/", 36},
+	{".loggly.com", "/bulk/", 36},
+}
+
+// endpointKeyAt matches the key in the path of the URL whose "://" starts
+// at p when its host is one of endpointKeys', as in
+// https://mainnet.infura.io/v3/KEY.
+func endpointKeyAt(s string, p int) (span, bool) {
+	if !strings.HasPrefix(s[p:], "://") {
+		return span{}, false
+	}
+	return endpointKeyIn(s, p+3, runEnd(s, p+3, isUserinfoByte))
+}
+
+// endpointKeyIn matches what endpointKeyAt does in a URL whose host
+// starts at h and whose authority ends at e, at the '/' of its path.
+func endpointKeyIn(s string, h, e int) (span, bool) {
+	if e+2 > len(s) || s[e] != '/' {
+		return span{}, false
+	}
+	if c := s[e+1]; c != 'v' && c != 'i' && c != 'b' {
+		return span{}, false // every path of endpointKeys starts so
+	}
+	host := s[h:e]
+	for _, k := range endpointKeys {
+		if strings.HasSuffix(host, k.host) && strings.HasPrefix(s[e:], k.path) {
+			v := e + len(k.path)
+			if end := runEnd(s, v, isKeyByte); end-v >= k.min {
+				return span{v, end}, true
+			}
+		}
+	}
+	return span{}, false
 }
