@@ -1,6 +1,9 @@
 package recorder
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // callArgsReach is how many quoted arguments of a call callArgsSecretAt
 // reads.
@@ -250,8 +253,8 @@ func keyLike(v string) bool {
 
 // randomCallArg reports whether v is as random as a call's argument must
 // be to be taken for a secret by that alone: a digit and a Shannon
-// entropy of 4.3 bits or more, as random base64 has and words,
-// hexadecimal and identifiers have not, and the bytes of a token. After a name and a ':', as in an Ably
+// entropy of 4.3 bits or more (randomEntropy), as random base64 has and
+// words, hexadecimal and identifiers have not, and the bytes of a token. After a name and a ':', as in an Ably
 // key, the part after the ':' counts alone.
 func randomCallArg(v string) bool {
 	if i := strings.IndexByte(v, ':'); i >= 0 {
@@ -260,8 +263,14 @@ func randomCallArg(v string) bool {
 		}
 		v = v[i+1:]
 	}
-	return len(v) >= 16 && runEnd(v, 0, isCallArgByte) == len(v) && strings.ContainsAny(v, "0123456789") && entropy(v) >= 4.3
+	return len(v) >= 16 && runEnd(v, 0, isCallArgByte) == len(v) && strings.ContainsAny(v, "0123456789") && entropy(v) >= randomEntropy(len(v))
 }
+
+// randomEntropy is the Shannon entropy a call's argument of n bytes must
+// have to be taken for random: 4.3 bits, or half a bit less than the
+// most that n bytes can have when that is less, as a random string of
+// 24 bytes seldom reaches 4.3 bits.
+func randomEntropy(n int) float64 { return min(4.3, math.Log2(float64(n))-0.5) }
 
 // hexRun returns the length of the longest run of hexadecimal digits in
 // v.
