@@ -1,6 +1,9 @@
 package recorder
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // contextRules find secrets that have no shape of their own from what
 // surrounds them, each about keywords of its own, as the provider rules
@@ -430,7 +433,9 @@ func isCandidateByte(c byte) bool { return isAlnum(c) || strings.IndexByte("-_+/
 // alone looks random enough to be a secret: 12 to 120 bytes, letters and
 // digits, not hexadecimal only (a commit or a digest), no UUID, path,
 // algorithm/id or prefixed id (msg_…, call_…), mixed case or long, and a
-// Shannon entropy of 3.5 bits or more.
+// Shannon entropy of 3.5 bits or more, or half a bit less than the most
+// its length allows when that is less (a random string of 14 bytes
+// seldom reaches 3.5).
 func strongRandom(v string) bool {
 	if len(v) < 12 || len(v) > 120 || v[0] == '/' || v[0] == '.' || v[0] == '-' || strings.Contains(v, "//") {
 		return false
@@ -446,7 +451,7 @@ func strongRandom(v string) bool {
 		digit = digit || c >= '0' && c <= '9'
 	}
 	e := entropy(v)
-	return e >= 3.5 && (upper && lowerCase && digit || len(v) >= 20 && digit && e >= 4)
+	return e >= min(3.5, math.Log2(float64(len(v)))-0.5) && (upper && lowerCase && digit || len(v) >= 20 && digit && e >= 4)
 }
 
 // pathLike reports whether v starts as a path or a name with a slash

@@ -156,14 +156,18 @@ func listToken(s string, j int) bool {
 
 // looksRandom reports whether v, the value of a weak sensitive key, looks
 // like a secret rather than a word, a name, an id or a reference: twelve
-// bytes or more, not only letters and '_', '.' or '-', no UUID, no path
-// or URL, no blank, and varied enough (a Shannon entropy of 3 bits or
-// more, as a random string of ten different characters has).
+// bytes or more, not only letters and '_', '.' or '-' (unless sixteen
+// letters or more change case as random ones do), no UUID, no path (a
+// key in base64 may start with '/') or URL, no blank, and varied enough
+// (a Shannon entropy of 3 bits or more, as a random string of ten
+// different characters has).
 func looksRandom(v string) bool {
-	if len(v) < 12 || isReference(v) || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") || v[0] == '/' || v[0] == '~' || v[0] == '.' {
+	if len(v) < 12 || isReference(v) || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") || v[0] == '/' && !base64Key(v) ||
+		v[0] == '~' || v[0] == '.' {
 		return false
 	}
-	if runEnd(v, 0, isIdentPathByte) == len(v) && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+	if runEnd(v, 0, isIdentPathByte) == len(v) && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 &&
+		(len(v) < 16 || !randomCase(v)) {
 		return false
 	}
 	if isUUID(v) || pathValue(v) || namedDigest(v) {
@@ -171,6 +175,15 @@ func looksRandom(v string) bool {
 	}
 	return entropy(v) >= 3
 }
+
+// base64Key reports whether v, which may start with '/' as a path does,
+// is a key in base64 instead: 32 bytes or more of base64, padded with
+// '=' or holding a '+'.
+func base64Key(v string) bool {
+	return len(v) >= 32 && runEnd(v, 0, isBase64Byte) == len(v) && (v[len(v)-1] == '=' || strings.IndexByte(v, '+') >= 0)
+}
+
+func isBase64Byte(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
 
 func isIdentPathByte(c byte) bool { return isAlpha(c) || c == '_' || c == '.' || c == '-' }
 

@@ -221,10 +221,34 @@ func namedCallArg(s string, n, close int, q byte, escaped bool) (span, bool) {
 	}
 	val := s[v:end]
 	if val == "" || isReference(val) || isPlaceholder(val) || isLiteral(val) || namesKey(val) || strings.HasPrefix(val, Redacted) ||
-		strength == keyWeak && !looksRandom(val) || runEnd(val, 0, func(c byte) bool { return isAlpha(c) || c == ' ' }) == len(val) {
+		strength == keyWeak && !looksRandom(val) || wordOrPhrase(val) {
 		return span{}, false
 	}
 	return span{v, end}, true
+}
+
+// wordOrPhrase reports whether v, made of letters and blanks only, is a
+// word or a phrase rather than random letters: it holds a blank, or is
+// short, or changes case less often than every third letter (random
+// letters of both cases change about every other one).
+func wordOrPhrase(v string) bool {
+	if runEnd(v, 0, func(c byte) bool { return isAlpha(c) || c == ' ' }) != len(v) {
+		return false
+	}
+	return len(v) < 12 || strings.IndexByte(v, ' ') >= 0 || !randomCase(v)
+}
+
+// randomCase reports whether the letters of v change case at least every
+// third byte, as random letters of both cases do (about every other one)
+// and words and camel-case names do not.
+func randomCase(v string) bool {
+	switches := 0
+	for i := 1; i < len(v); i++ {
+		if isUpperLetter(v[i]) != isUpperLetter(v[i-1]) {
+			switches++
+		}
+	}
+	return 3*switches >= len(v)
 }
 
 // endpointKeys are the providers whose endpoints take a key in their
