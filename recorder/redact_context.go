@@ -405,6 +405,11 @@ func nearCredentialWordAt(s string, at, end int, spans []span) []span {
 				break
 			}
 		}
+		if c == 'u' && s[i-1] == '\\' {
+			// A \uXXXX escape: its hexadecimal digits start no token.
+			i += 5
+			continue
+		}
 		if !isCandidateByte(c) || s[i-1] == '\\' {
 			i++
 			continue
