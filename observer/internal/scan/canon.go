@@ -101,18 +101,35 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 	}
 	last := 0
 	for i := 0; i < len(s); {
-		// s[i] starts a word, or is not a word byte; no word byte is
-		// before it.
+		at, end, mask := rs.candidate(s, i)
+		if mask == 0 {
+			break
+		}
+		if k, n := rs.match(s[at:], mask); n > 0 {
+			dst = rs.placeholder(append(dst, s[last:at]...), k)
+			i = at + n
+			last = i
+			i = skipWordTail(s, i)
+			continue
+		}
+		// No rule starts inside a word, nor on the byte after it.
+		i = end + 1
+	}
+	return append(dst, s[last:]...)
+}
+
+// candidate returns the first place at or after i, where no word byte
+// comes before, at which some rule may start: at, the end of the run of
+// word bytes it starts (at itself when s[at] is not a word byte), and the
+// set of rules to try, which is empty when there is no such place. It
+// calls nothing, so that the loop over the text's bytes keeps its
+// variables in registers.
+func (rs *ruleSet) candidate(s string, i int) (at, end int, mask uint64) {
+	for i < len(s) {
 		b := s[i]
 		if !IsWordByte(b) {
 			if mask := rs.starts[b] & rs.runs[0]; mask != 0 {
-				if k, n := rs.match(s[i:], mask); n > 0 {
-					dst = rs.placeholder(append(dst, s[last:i]...), k)
-					i += n
-					last = i
-					i = skipWordTail(s, i)
-					continue
-				}
+				return i, i, mask
 			}
 			i++
 			continue
@@ -126,18 +143,12 @@ func (rs *ruleSet) apply(dst []byte, s string) []byte {
 			next = int(s[j])
 		}
 		if mask := rs.starts[b] & rs.runs[min(j-i, maxRun)] & rs.follows[next]; mask != 0 {
-			if k, n := rs.match(s[i:], mask); n > 0 {
-				dst = rs.placeholder(append(dst, s[last:i]...), k)
-				i += n
-				last = i
-				i = skipWordTail(s, i)
-				continue
-			}
+			return i, j, mask
 		}
 		// No rule starts inside a word, nor on the byte after it.
 		i = j + 1
 	}
-	return append(dst, s[last:]...)
+	return len(s), len(s), 0
 }
 
 // skipWordTail returns where the next rule may start at or after i, which
