@@ -137,7 +137,11 @@ type stallState struct {
 	results *scan.Canon
 	seed    maphash.Seed
 	text    []byte
-	polling map[string]bool
+	// normalized holds the latest results normalized, with the hash of
+	// each: a result the same as one of them is not normalized again.
+	normalized [4]normalizedResult
+	nextResult int
+	polling    map[string]bool
 	// progressing holds the signatures of calls whose results showed
 	// counters that moved: polls.
 	progressing map[uint64]bool
@@ -211,21 +215,38 @@ func (st *stallState) signature(tool, args string) uint64 {
 
 // observation returns the hash of a call's normalized result and error.
 func (st *stallState) observation(c *stallCall) uint64 {
-	if !c.obsDone {
-		// A polling tool's counters are its progress: its results are
-		// compared with the arguments' rules, which keep numbers.
-		if c.exempt {
-			st.text = st.canon.AppendText(st.text[:0], c.result)
-			st.text = append(st.text, 0)
-			st.text = st.canon.AppendText(st.text, c.errMsg)
-		} else {
-			st.text = st.results.Text(st.text[:0], c.result)
-			st.text = append(st.text, 0)
-			st.text = st.results.Text(st.text, c.errMsg)
-		}
-		c.obs, c.obsDone = maphash.Bytes(st.seed, st.text), true
+	if c.obsDone {
+		return c.obs
 	}
+	for _, r := range st.normalized {
+		if r.done && r.exempt == c.exempt && r.result == c.result && r.errMsg == c.errMsg {
+			c.obs, c.obsDone = r.obs, true
+			return c.obs
+		}
+	}
+	// A polling tool's counters are its progress: its results are
+	// compared with the arguments' rules, which keep numbers.
+	if c.exempt {
+		st.text = st.canon.AppendText(st.text[:0], c.result)
+		st.text = append(st.text, 0)
+		st.text = st.canon.AppendText(st.text, c.errMsg)
+	} else {
+		st.text = st.results.Text(st.text[:0], c.result)
+		st.text = append(st.text, 0)
+		st.text = st.results.Text(st.text, c.errMsg)
+	}
+	c.obs, c.obsDone = maphash.Bytes(st.seed, st.text), true
+	st.normalized[st.nextResult] = normalizedResult{result: c.result, errMsg: c.errMsg, exempt: c.exempt, obs: c.obs, done: true}
+	st.nextResult = (st.nextResult + 1) % len(st.normalized)
 	return c.obs
+}
+
+// normalizedResult is a result and error normalized, and the hash of
+// what they became.
+type normalizedResult struct {
+	result, errMsg string
+	obs            uint64
+	exempt, done   bool
 }
 
 // sameObservation reports whether two calls got the same result.
