@@ -41,7 +41,11 @@ func (st *stallState) recheck(e *stallCall, prior int, known bool) {
 
 // failureWords are the words, in lower case, that a result reporting a
 // failure shows when its call did not fail outright.
-var failureWords = []string{"error", "fail", "traceback", "exception", "not found", "no such", "denied", "invalid", "wrong", "cannot", "unable"}
+var failureWords = [...]string{"error", "fail", "traceback", "exception", "not found", "no such", "denied", "invalid", "wrong", "cannot", "unable"}
+
+// failureFirst and failureSecond hold at most 16 words: more do not
+// compile.
+var _ [16 - len(failureWords)]struct{}
 
 // failureFirst and failureSecond hold, for each byte in lower case, the
 // set of failureWords with it first, and second: bit k for failureWords[k].

@@ -762,6 +762,9 @@ func tempRootLen(s string) int {
 	return 0
 }
 
+// tempSecond's sets hold at most 8 roots: more do not compile.
+var _ [8 - len(tempRoots)]struct{}
+
 // tempSecond holds, for each byte, the set of tempRoots that have it
 // after their slash, in either case: bit k for tempRoots[k].
 var tempSecond = func() (t [256]uint8) {
