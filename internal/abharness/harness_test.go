@@ -3,6 +3,7 @@ package abharness_test
 import (
 	"context"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -18,13 +19,16 @@ import (
 // placebo, it saves none (within 5%); an agent that never reads the block,
 // and one that changes course at random, save none either; one that
 // reacts to the heading only lies between the placebo and the parsing
-// agent. With -v it logs the table docs/observers.md shows.
+// agent. The table it measures is the one docs/observers.md shows.
 func TestTheEffectCanFail(t *testing.T) {
 	r, err := abharness.Measure(context.Background(), abharness.Scenarios(), 40, abharness.ScriptedAgents(), abharness.Block, abharness.Placebo)
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, r.Print(&b))
 	t.Log("\n" + b.String())
+	doc, err := os.ReadFile("../../docs/observers.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), b.String(), "docs/observers.md shows the table go run ./cmd/abharness prints")
 	for _, obs := range []string{"Stall", "Errors", "Drift"} {
 		effect := func(agent string, cond abharness.Condition) float64 {
 			c, ok := r.Cell(obs, agent, cond)
