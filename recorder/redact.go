@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Redacted replaces a secret in redacted text.
@@ -59,13 +60,18 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     code, headers and query strings (key=value, key: value, "key":
 //     "value", key := "value", "key" => "value", config["key"] = …),
 //     whose key ends in a sensitive word: password, secret, token,
-//     api_key, access_key, private_key, authorization, auth and the like
+//     api_key, access_key, private_key, authorization, auth, passcode,
+//     pass_phrase, the word for a password in other languages
+//     (Passwort, wachtwoord, senha, пароль, パスワード, 密码) and the like
 //     always; key, sig, signature, credentials, pass, pwd, cookie, salt,
-//     a provider's mode (stripe_live, _test, _prod, _sandbox) and the
-//     like when the value looks random (12 bytes or more, varied, not a
-//     word, a UUID, a path, a URL or a name ending in a digest), but not
-//     the key of a cache, a table or an object or a public key
-//     (plainKeyKinds); a key
+//     psk, hmac, _pat, appid, a provider's mode (stripe_live, _test,
+//     _prod, _sandbox) and the like when the value looks random (12 bytes
+//     or more, varied, not a word, a UUID, a path, a URL, an id such as
+//     Firebase's 1:…:web:… or a name ending in a digest), but not the key
+//     of a cache, a table or an object or a public key (plainKeyKinds);
+//     the values of an object after such a key whose keys are hosts
+//     ({"bearer": {"repo.example.org": …}}); the value of a user key
+//     that is a random token rather than a name; a key
 //     that holds a sensitive word before more of it
 //     (DB_PASSWORD_PRIMARY, auth_blob) when the value looks random and
 //     the key's last word does not name something about the secret
@@ -85,10 +91,13 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     API_TOKEN …, setx, set -x); and a random token within three lines
 //     after "password", "API key" or "credential". A value that names a
 //     secret rather than holds it ($VAR, ${{ … }}, {{ … }},
-//     os.environ[…], process.env.X, secretKey: password), a placeholder
-//     (********, YOUR_…, changeme, …EXAMPLE, or anything holding a
-//     run of x, as sk_test_xxxx… does) and a boolean are left alone, as
-//     are the tokens that page through lists (next_page_token). An authorization value keeps its scheme
+//     os.environ[…], process.env.X, secretKey: password, a YAML tag such
+//     as !vault), a placeholder (********, YOUR_…, changeme, REPLACE_…,
+//     …EXAMPLE, the word password itself, or anything holding a run of
+//     x, as sk_test_xxxx… does) and a boolean are left alone, as are the
+//     tokens that page through lists or guard forms (next_page_token,
+//     csrf_token), a token's setting made of words (no-check) and a part
+//     of a name that ':' joins (an ARN's secret:…). An authorization value keeps its scheme
 //     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
 //     string does, so JSON text stays valid.
 //
@@ -486,7 +495,7 @@ func pairHere(s string, p int) bool {
 	if !mayFollowSensitiveKey(s, p) {
 		return false
 	}
-	if k, _ := keyEnd(s, p); !sensitiveKeyEnd(s, k) && !valueKeyEnd(s, k) {
+	if k, _ := keyEnd(s, p); !sensitiveKeyEnd(s, k) && !entryKeyEnd(s, k) {
 		return false
 	}
 	_, ok := pairAt(s, p)
@@ -524,8 +533,20 @@ var antepenultimates = func() (t [32][32]uint32) {
 		}
 	}
 	t['e'&31]['u'&31] |= 1 << ('l' - 'a') // valueKey
+	t['r'&31]['e'&31] |= 1 << ('s' - 'a') // userKey
+	for _, w := range foreignKeyWords {
+		if last, pen := w[len(w)-1], w[len(w)-2]; last < utf8.RuneSelf && pen >= utf8.RuneSelf {
+			t[last&31][pen&31] |= nonASCIIBit
+		}
+	}
 	return t
 }()
+
+// nonASCIIBit is the bit of letterBits for the bytes of letters outside
+// ASCII, and of keyTails and antepenultimates for a key word of
+// foreignKeyWords that ends in an ASCII letter after one of them, as
+// "contraseña" does.
+const nonASCIIBit = 1 << 26
 
 // keyTails holds, for each byte that ends a sensitive key suffix (in any
 // case), the letters that may come before it there (the bits of
@@ -540,6 +561,15 @@ var keyTails = func() (t [256]uint32) {
 	for _, c := range []byte{' ', ':', '"', '\'', '\\', ']'} {
 		t[c] = keyWalk
 	}
+	for c := utf8.RuneSelf; c < len(t); c++ {
+		t[c] = keyWalk // the last byte of a letter outside ASCII
+	}
+	for _, w := range foreignKeyWords {
+		if last := w[len(w)-1]; last < utf8.RuneSelf && w[len(w)-2] >= utf8.RuneSelf {
+			t[last] |= nonASCIIBit
+			t[last-'a'+'A'] |= nonASCIIBit
+		}
+	}
 	return t
 }()
 
@@ -547,12 +577,15 @@ var keyTails = func() (t [256]uint32) {
 // letter has it.
 const keyWalk = 1 << 31
 
-// letterBits holds bit c-'a' for each ASCII letter c, in any case, and 0
-// for other bytes.
+// letterBits holds bit c-'a' for each ASCII letter c, in any case,
+// nonASCIIBit for the bytes outside ASCII, and 0 for other bytes.
 var letterBits = func() (t [256]uint32) {
 	for c := range 256 {
 		if l := lower(byte(c)); l >= 'a' && l <= 'z' {
 			t[c] = 1 << (l - 'a')
+		}
+		if c >= utf8.RuneSelf {
+			t[c] = nonASCIIBit
 		}
 	}
 	return t

@@ -65,7 +65,7 @@ func callArgsSecretAt(s string, p int) (span, bool) {
 func callArgSecret(v string, i int, kind int, first string) bool {
 	password := kind == calleePassword && i == 1
 	if len(v) < minPassword || !password && len(v) < minKeyArg || strings.ContainsAny(v, " \t") || isReference(v) ||
-		isPlaceholder(v) || isLiteral(v) || strings.HasPrefix(v, Redacted) {
+		isPlaceholder(v) || isLiteral(v) || strings.HasPrefix(v, Redacted) || publicKey(v) {
 		return false
 	}
 	switch {
@@ -75,6 +75,22 @@ func callArgSecret(v string, i int, kind int, first string) bool {
 		return keyLike(v)
 	}
 	return len(v) >= 24 && randomCallArg(v)
+}
+
+// publicKeyPrefixes start the keys that providers make public, to be
+// shipped in web pages and apps: Stripe's publishable keys and
+// PostHog's project keys.
+var publicKeyPrefixes = [...]string{"pk_live_", "pk_test_", "phc_"}
+
+// publicKey reports whether v starts as a public key of
+// publicKeyPrefixes does.
+func publicKey(v string) bool {
+	for _, p := range publicKeyPrefixes {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // minPassword is the length of the shortest password a login call or

@@ -68,6 +68,7 @@ var keyPartNotSecret = [...]string{
 	"backend", "rotation", "created", "updated", "reset", "hint", "strength", "regex", "pattern", "index",
 	"limit", "usage", "header", "seconds", "secs", "ms", "minutes", "hours", "days", "at", "version",
 	"accessor", "location", "lookup", "used", "changed", "email", "user", "username", "login", "scheme", "issuer", "audience",
+	"project",
 }
 
 // keyPartAt redacts the value of a pair whose key holds the sensitive
@@ -244,10 +245,15 @@ func isPlaceholder(v string) bool {
 		return true
 	}
 	low := strings.ToLower(v)
-	for _, p := range [...]string{"your_", "your-", "<", "changeme", "changeit", "placeholder", "redacted"} {
+	for _, p := range [...]string{"your_", "your-", "<", "changeme", "changeit", "placeholder", "redacted", "replace_", "replace-", "replaceme"} {
 		if strings.HasPrefix(low, p) {
 			return true
 		}
+	}
+	switch low {
+	case "password", "passwd", "pass", "secret", "token":
+		// The word itself, as in postgres://user:password@localhost.
+		return true
 	}
 	return strings.HasSuffix(low, "_here") || strings.HasSuffix(low, "-here")
 }

@@ -93,6 +93,21 @@ var corpusSecrets = []struct{ name, text, secret string }{
 	{"an API key header in a tool call", `{"url":"https://api.example.com/v2/search","headers":{"X-API-Key":"a7f3c9e2b1d84f6a0c5e9b2d7f1a8e4c"}}`, "a7f3c9e2b1d84f6a0c5e9b2d7f1a8e4c"},
 	{"a password in a Python call", `conn = psycopg2.connect(host="db", user="app", password="Py7h0nP4ss!")`, "Py7h0nP4ss!"},
 	{"an access token in a query string", "GET /graph?fields=id,name&access_token=EAAGm0PX4ZCpsBAKq2Lm7Rv4Tn1Sw6Uy0Va5 HTTP/1.1", "EAAGm0PX4ZCpsBAKq2Lm7Rv4Tn1Sw6Uy0Va5"},
+	{"a password under a German key", "db:\n  benutzer: shop\n  Passwort: Lq8zR2vX0nKw", "Lq8zR2vX0nKw"},
+	{"a password under a Dutch key in JSON", `{"gebruiker": "shop", "wachtwoord": "Tm4cY7pQ1sDf"}`, "Tm4cY7pQ1sDf"},
+	{"a password under a Russian key", "логин: shop\nпароль: Vb9kE3wZ5hJr", "Vb9kE3wZ5hJr"},
+	{"a password under a Japanese key", "パスワード: Gx2nU8mA6tLc", "Gx2nU8mA6tLc"},
+	{"a password under a Spanish key with an eñe", `{"contraseña": "Wd5rH1qK9vBe"}`, "Wd5rH1qK9vBe"},
+	{"a passcode in JSON", `{"lock": "gate-2", "passcode": "Zr7bN4xT2mQy"}`, "Zr7bN4xT2mQy"},
+	{"an OCI key pass phrase", "key_file=~/.oci/key.pem\npass_phrase=Hs3vK8pW1dRt\n", "Hs3vK8pW1dRt"},
+	{"an sssd bind authtok", "ldap_default_authtok = Pe6wQ9zL2cXa", "Pe6wQ9zL2cXa"},
+	{"an HMAC key in YAML", "signing:\n  hmac: 9c41e0b77f2a5d8e36b1c4f09a7d2e58b3c6f1a4", "9c41e0b77f2a5d8e36b1c4f09a7d2e58b3c6f1a4"},
+	{"a personal access token under _PAT", "export ACME_PAT=4e8c1f7a2b9d06e3c5a8f1b4d7e2a9c6", "4e8c1f7a2b9d06e3c5a8f1b4d7e2a9c6"},
+	{"an appid in a query string", "GET https://api.example.com/data/2.5/forecast?q=Oslo&appid=7d2f9a4c1e8b3056d9a2c7f4e1b8d3a6", "7d2f9a4c1e8b3056d9a2c7f4e1b8d3a6"},
+	{"a token under a host in Composer's auth.json", `{"bearer": {"pkg.example.net": "Rk4mW9tZ2xQp7LcV3nBd8fHs1yJe6gUa0oKi"}}`, "Rk4mW9tZ2xQp7LcV3nBd8fHs1yJe6gUa0oKi"},
+	{"a token under a host in Composer's gitlab-token", `{"gitlab-token": {"git.example.net": "Xw3-pL8qZr2vNc6tYb9m"}}`, "Xw3-pL8qZr2vNc6tYb9m"},
+	{"a random user key in JSON", `{"token": "a8k2m5q9w3e7r1t4y6u0i2o5p8s3d7", "user": "u4n7b2v9c5x1z8m3l6k0j4h7g2f9d5", "message": "done"}`, "u4n7b2v9c5x1z8m3l6k0j4h7g2f9d5"},
+	{"a random user key in a form field", `curl -F "user=u9d3f6g1h8j2k5l7z4x0c3v6b9n2m5" https://api.example.com/1/messages.json`, "u9d3f6g1h8j2k5l7z4x0c3v6b9n2m5"},
 }
 
 // corpusNearMisses look like secrets but are not; redaction should leave
@@ -168,6 +183,17 @@ var corpusNearMisses = []string{
 	"secretary: Jane Doe",
 	"ERROR TokenExpiredError: jwt expired at 2026-11-27T04:00:00Z",
 	`{"password": null, "api_key": 42}`,
+	"const app = initializeApp({ appId: \"1:482913756102:web:3c9a1f7e2b8d4c6a05f1e9\" });",
+	`{"apiKey": "REPLACE_WITH_KEY", "region": "eu"}`,
+	"db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231386437653931",
+	"DATABASE_URL=mysql://user:password@localhost:3306/app",
+	"SECRET_STORE_PROJECT=billing-prod-204518",
+	"arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/api/token-Xy12Ab",
+	`<input type="hidden" name="csrf_token" value="Jk3nP8qR2sT7vW0xY5zA9bC4dE1fG6hL">`,
+	`<script>const stripe = Stripe("pk_test_51Hq2Lm7Rv4Tn1Sw6Uy0Va5Bc3Df7Eg2Hi9Jk");</script>`,
+	"X-Atlassian-Token: no-check",
+	`{"user": "507f1f77bcf86cd799439011", "role": "admin"}`,
+	`{"user": "build-service-account", "scopes": ["read"]}`,
 }
 
 func TestSecretsCorpusIsLargeEnough(t *testing.T) {

@@ -56,7 +56,13 @@ func namedValueAt(s string, p int) (span, bool) {
 // one before a last word that names no property of a secret
 // (password_min_length, token_expiry do).
 func sensitiveEntry(name string, strength int) bool {
-	return strength != keyPlain || sensitiveName(name) && keyPartSecret(name)
+	return strength != keyPlain || sensitiveName(name) && keyPartSecret(name) && !listTokenName(name)
+}
+
+// listTokenName reports whether name names a token of listTokens, as a
+// form's csrf_token does.
+func listTokenName(name string) bool {
+	return hasSuffixLower(name, "token") && listToken(name, len(name)-len("token"))
 }
 
 // entryValueSecret reports whether the value of an entry whose name has

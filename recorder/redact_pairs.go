@@ -1,6 +1,9 @@
 package recorder
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // keySuffix is a key ending whose value is a secret. A weak one, such as
 // "key" or "sig", ends many keys whose values are not, so its value is
@@ -23,6 +26,22 @@ var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
 		{"key-data", true}, {"key_data", true}, {"keydata", true},
 		// A provider's key for one of its modes, as in stripe_live.
 		{"_live", true}, {"_test", true}, {"_prod", true}, {"_sandbox", true},
+		// Other words for a password or a credential: a passcode, a pass
+		// phrase, sssd's authtok, ldap's bindpw, a pre-shared or HMAC key,
+		// a personal access token (GITHUB_PAT), an application id that
+		// is a key (OpenWeatherMap's and Wolfram's appid) and the
+		// credential a scheme names (bearer, oauth).
+		{"passcode", false}, {"pass_phrase", false}, {"pass-phrase", false}, {"authtok", false}, {"bindpw", false},
+		{"psk", true}, {"hmac", true}, {"_pat", true}, {"-pat", true}, {"appid", true}, {"bearer", true},
+		{"_oauth", true}, {"-oauth", true},
+		// The word for a password, and for a key, in other languages
+		// written in Latin letters; foreignKeyWords holds those that
+		// end in other letters.
+		{"passwort", false}, {"kennwort", false}, {"mot_de_passe", false}, {"motdepasse", false}, {"contrasena", false},
+		{"contrasenya", false}, {"senha", false}, {"wachtwoord", false}, {"haslo", false}, {"heslo", false},
+		{"sifre", false}, {"şifre", false}, {"losenord", false}, {"lösenord", false}, {"passord", false},
+		{"adgangskode", false}, {"salasana", false}, {"jelszo", false}, {"kata_sandi", false}, {"katasandi", false},
+		{"clave", true}, {"clave_api", true}, {"secreta", true}, {"segreta", true},
 	} {
 		last := k.suf[len(k.suf)-1] - 'a'
 		t[last] = append(t[last], k)
@@ -39,6 +58,7 @@ var penultimates = func() (t [len(sensitiveKeySuffixes)]uint32) {
 		}
 	}
 	t['e'-'a'] |= 1 << ('u' - 'a') // valueKey
+	t['r'-'a'] |= 1 << ('e' - 'a') // userKey
 	return t
 }()
 
@@ -63,11 +83,15 @@ func sensitiveKeyEnd(s string, k int) bool { return keyStrength(s, k) != keyPlai
 // key's start. The bytes before the suffix tell most keys that share its
 // last letter from it, so a mismatch costs a few instructions.
 func keyStrength(s string, k int) int {
-	if k < 2 {
-		return keyPlain
+	if k < 3 {
+		return keyPlain // every suffix is longer
 	}
 	last := lower(s[k-1])
-	if last < 'a' || last > 'y' || penultimates[last-'a']&(1<<(lower(s[k-2])-'a')) == 0 {
+	if last < 'a' || last > 'y' || penultimates[last-'a']&(1<<(lower(s[k-2])-'a')) == 0 ||
+		antepenultimates[last&31][s[k-2]&31]&letterBits[s[k-3]] == 0 {
+		if s[k-1] >= utf8.RuneSelf || s[k-2] >= utf8.RuneSelf {
+			return foreignKeyStrength(s, k)
+		}
 		return keyPlain
 	}
 	for _, suf := range sensitiveKeySuffixes[last-'a'] {
@@ -76,10 +100,10 @@ func keyStrength(s string, k int) int {
 		}
 		j := k - len(suf.suf)
 		switch {
-		case last == 'h' && j > 0 && isAlnum(s[j-1]):
+		case suf.suf == "auth" && j > 0 && isAlnum(s[j-1]):
 			// "auth" is a key of its own or a word after '_' or '-', as
 			// in docker's "auth", never the end of a word like "oauth".
-			return keyPlain
+			continue
 		case last == 'n' && suf.suf == "token" && listToken(s, j):
 			return keyPlain
 		case suf.suf == "key" && plainKeyKind(s, j):
@@ -88,6 +112,26 @@ func keyStrength(s string, k int) int {
 			return keyWeak
 		}
 		return keyStrong
+	}
+	return keyPlain
+}
+
+// foreignKeyWords are the words for a password in other languages that
+// end in a letter outside ASCII, or whose letter before their last is
+// one, in UTF-8: the tables of the sensitive suffixes hold ASCII letters
+// only.
+var foreignKeyWords = [...]string{
+	"пароль", "パスワード", "密码", "密碼", "口令", "비밀번호", "contraseña", "hasło", "jelszó", "κωδικός", "סיסמה",
+}
+
+// foreignKeyStrength is keyStrength for a key that ends in a byte
+// outside ASCII or whose last letter follows one: strong when it ends in
+// one of foreignKeyWords.
+func foreignKeyStrength(s string, k int) int {
+	for _, w := range foreignKeyWords {
+		if strings.HasSuffix(s[:k], w) {
+			return keyStrong
+		}
 	}
 	return keyPlain
 }
@@ -170,10 +214,17 @@ func looksRandom(v string) bool {
 		(len(v) < 16 || !randomCase(v)) {
 		return false
 	}
-	if isUUID(v) || pathValue(v) || namedDigest(v) {
+	if isUUID(v) || pathValue(v) || namedDigest(v) || colonID(v) {
 		return false
 	}
 	return entropy(v) >= 3
+}
+
+// colonID reports whether v is an id whose parts ':' joins after a
+// number, as a Firebase app id (1:1234567890:web:…) is.
+func colonID(v string) bool {
+	i := runEnd(v, 0, isDigit)
+	return i > 0 && i < len(v) && v[i] == ':' && strings.Count(v, ":") >= 2
 }
 
 // base64Key reports whether v, which may start with '/' as a path does,
@@ -208,7 +259,15 @@ func isUUID(v string) bool {
 // one: a variable ($NAME, ${NAME}, $(command)), a template ({{ … }}, ${{
 // … }}), or, unquoted, code (a call, an index or a dotted name).
 func isReference(v string) bool {
-	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2
+	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2 ||
+		yamlTag(v)
+}
+
+// yamlTag reports whether v is a YAML tag, '!' and a name of letters, as
+// in "client_secret: !vault |" or "password: !secret db_password": what
+// follows it holds or names the value.
+func yamlTag(v string) bool {
+	return len(v) > 1 && v[0] == '!' && runEnd(v, 1, isAlpha) == len(v)
 }
 
 // isCode reports whether an unquoted value is code rather than a secret:
@@ -306,14 +365,17 @@ func pairAt(s string, p int) (span, bool) {
 	}
 	k, last, quotedKey, ok := pairKey(s, p)
 	if !ok {
-		if last > 0 && s[last-1]|0x20 == 'e' && valueKeyEnd(s, last) {
+		switch {
+		case last > 0 && s[last-1]|0x20 == 'e' && valueKeyEnd(s, last):
 			return namedValueAt(s, p)
+		case last > 0 && s[last-1]|0x20 == 'r' && userKeyEnd(s, last):
+			return userTokenAt(s, p, last, quotedKey)
 		}
 		return span{}, false
 	}
 	v, end, unquoted, ok := pairValue(s, p, last, quotedKey)
 	if !ok {
-		return span{}, false
+		return hostValuesAt(s, p, last)
 	}
 	if hasSuffixLower(s[k:last], "authorization") {
 		v, end = authorizationCredential(s, v, end, unquoted)
@@ -322,11 +384,111 @@ func pairAt(s string, p int) (span, bool) {
 	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
 		return span{}, false
 	}
 	return span{v, end}, true
 }
+
+// lowerWords reports whether v is a few short words of lower-case
+// letters joined by '-', as the "no-check" of X-Atlassian-Token is: a
+// setting, not a token, which is never made of words.
+func lowerWords(v string) bool {
+	dash := strings.IndexByte(v, '-')
+	return len(v) < 16 && dash > 0 && dash < len(v)-1 && runEnd(v, 0, func(c byte) bool { return isLowerLetter(c) || c == '-' }) == len(v)
+}
+
+// userKey is the key of a user, whose value a few providers make a
+// random token (Pushover's user key) rather than a name. The tables that
+// tell keys apart (penultimates, antepenultimates) know its last
+// letters.
+const userKey = "user"
+
+// entryKeyEnd reports whether the key that ends at k in s is valueKey or
+// userKey, whose values pairAt reads though they end in no sensitive
+// suffix.
+func entryKeyEnd(s string, k int) bool {
+	if k == 0 {
+		return false
+	}
+	switch s[k-1] | 0x20 {
+	case 'e':
+		return valueKeyEnd(s, k)
+	case 'r':
+		return userKeyEnd(s, k)
+	}
+	return false
+}
+
+// userKeyEnd reports whether the key that ends at k in s is userKey, in
+// any case, as a whole key.
+func userKeyEnd(s string, k int) bool {
+	return k >= len(userKey) && equalLower(s[k-len(userKey):k], userKey) && boundaryBefore(s, k-len(userKey))
+}
+
+// userTokenAt matches the value of a user key, whose separator is at p
+// and whose key ends at last, when it is a token rather than a name: 24
+// letters, digits, '_' or '-' or more, and as random as a token near a credential word must be
+// (strongRandom), which a name, an address, an id in hexadecimal or a
+// UUID is not.
+func userTokenAt(s string, p, last int, quotedKey bool) (span, bool) {
+	if strings.HasPrefix(s[p+1:], "=") {
+		return span{}, false
+	}
+	if k := last - len(userKey); k >= 3 && s[k-3:k] == "://" {
+		return span{}, false // the user of a URL's user information
+	}
+	v, end, _, ok := pairValue(s, p, last, quotedKey)
+	if !ok || end-v < 24 || runEnd(s[:end], v, isKeyByte) != end || !strongRandom(s[v:end]) {
+		return span{}, false
+	}
+	return span{v, end}, true
+}
+
+// hostValuesAt matches the values of the object after a sensitive key,
+// whose separator is at p and which ends at last, when the object's keys
+// are host names, as Composer's auth.json writes its tokens:
+// {"bearer": {"repo.example.org": "…"}}. One span runs from the first
+// secret value to the end of the last, so that one marker stands for all
+// of them; a value after a weak key must look random.
+func hostValuesAt(s string, p, last int) (span, bool) {
+	i := runEnd(s, p+1, isBlank)
+	if i >= len(s) || s[i] != '{' {
+		return span{}, false
+	}
+	weak := keyStrength(s, last) == keyWeak
+	m := span{-1, -1}
+	for n := 0; n < hostValuesReach; n++ {
+		i = runEnd(s, i+1, func(c byte) bool { return isArgSpace(c) || c == ',' })
+		if i >= len(s) || s[i] != '"' {
+			break
+		}
+		ke := closingQuote(s, i+1)
+		if ke >= len(s) || !hostLike(s[i+1:ke]) {
+			break
+		}
+		v := runEnd(s, ke+1, isBlank)
+		if v >= len(s) || s[v] != ':' {
+			break
+		}
+		v = runEnd(s, v+1, isBlank)
+		if v >= len(s) || s[v] != '"' {
+			break
+		}
+		end := closingQuote(s, v+1)
+		if val := s[v+1 : end]; val != "" && !isReference(val) && !isPlaceholder(val) && (!weak || looksRandom(val)) {
+			if m.start < 0 {
+				m.start = v + 1
+			}
+			m.end = end
+		}
+		i = end
+	}
+	return m, m.start >= 0
+}
+
+// hostValuesReach is how many entries of an object hostValuesAt reads.
+const hostValuesReach = 8
 
 // pairKey finds the key before the separator at p. It returns where the
 // key starts and ends and whether it was quoted, or false when no
@@ -341,6 +503,11 @@ func pairKey(s string, p int) (k, last int, quoted, ok bool) {
 	if k >= 3 && s[k-3:k] == "://" {
 		// The user of a URL's user information, not a key: userinfoAt
 		// takes its password.
+		return 0, 0, false, false
+	}
+	if !quoted && k > 0 && s[k-1] == ':' && s[p] == ':' {
+		// A part of a name whose parts ':' joins, as an ARN's
+		// "secret:prod/db/password" is, not a key.
 		return 0, 0, false, false
 	}
 	return k, last, quoted, true

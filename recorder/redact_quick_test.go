@@ -11,7 +11,7 @@ import (
 // blank, and at the end of a sensitive key: where mayFollowSensitiveKey
 // says false, keyEnd and sensitiveKeyEnd find no sensitive key either.
 func TestTheQuickKeyLookSaysNoOnlyWhereNoSensitiveKeyEnds(t *testing.T) {
-	for _, before := range []string{"", "x", "passwo", "secret_k", "api_k", "toke", "o", "authorizati", "a", "secret_key_bas"} {
+	for _, before := range []string{"", "x", "passwo", "secret_k", "api_k", "toke", "o", "authorizati", "a", "secret_key_bas", "contrase\xc3"} {
 		for a := range 256 {
 			for b := range 256 {
 				for _, after := range []string{"", `"`, "'", `\"`, " ", `" `, ":"} {

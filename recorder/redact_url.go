@@ -9,6 +9,9 @@ import "strings"
 // as clients read it.
 func urlSecretAt(s string, p int) (span, bool) {
 	m, ok := userinfoAt(s, p)
+	if ok && isPlaceholder(s[m.start:m.end]) {
+		return span{}, false
+	}
 	if ok {
 		for q := runEnd(s, p+1, isUserinfoByte); q < len(s) && s[q] == '@'; q = runEnd(s, q+1, isUserinfoByte) {
 			m.end = q
