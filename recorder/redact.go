@@ -36,7 +36,8 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     Slack, Stripe, OpenAI and Anthropic tokens and a hundred others,
 //     and a few of its own (Docker Hub, Telegram, Tencent, Vault tokens
 //     of any length from 20, Braintree access tokens, AWS session
-//     tokens, Honeycomb keys, webhook URLs, .netrc, .pgpass, sshpass).
+//     tokens, Honeycomb keys, webhook URLs, .netrc, .pgpass, sshpass,
+//     the private lines of a PuTTY key file).
 //     A rule's regular expression runs only around one of its keywords, and a match
 //     counts only when its secret is as random as the rule asks (Shannon
 //     entropy) and no allowlist of the rule lets it through;
@@ -48,7 +49,9 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     Alchemy's and Loggly's endpoints, curl's -u user:password (and a
 //     random user with no password), mysql's -pPASSWORD, the value of a
 //     --password-like flag (of a --account-key-like one when random or
-//     a UUID), the password flags of commands (openssl -k, zip -P,
+//     a UUID, of a one-dash flag such as -setcookie when random, and of
+//     a flag in a JSON array of arguments, ["--secret", "…"]), curl's -u
+//     in a JSON string, the password flags of commands (openssl -k, zip -P,
 //     ipmitool -P, ssh-keygen -N, mosquitto -P, altool -p, codecov -t
 //     and those of passwordFlags), the secrets among a call's quoted
 //     arguments (callArgsSecretAt: a key passed to a call named for
@@ -71,7 +74,8 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     of a cache, a table or an object or a public key (plainKeyKinds);
 //     the values of an object after such a key whose keys are hosts
 //     ({"bearer": {"repo.example.org": …}}); the value of a user key
-//     that is a random token rather than a name; a key
+//     that is a random token rather than a name; the value of a named
+//     entry whose name is given as key (<add key="…Password" value=…>); a key
 //     that holds a sensitive word before more of it
 //     (DB_PASSWORD_PRIMARY, auth_blob) when the value looks random and
 //     the key's last word does not name something about the secret
@@ -89,7 +93,11 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     db-password --value …); a random value
 //     after an environment-style name as a separate argument (ENV
 //     API_TOKEN …, setx, set -x); and a random token within three lines
-//     after "password", "API key" or "credential". A value that names a
+//     after "password", "API key" or "credential" (or <password>, its
+//     brackets escaped in a JSON string); the value of a provider's own
+//     X- header, whatever its name, when it is as random as a key and
+//     the name says no id, trace or digest (X-Honeycomb-Team); and the
+//     key in a URL's path after /hooks/ or /key/. A value that names a
 //     secret rather than holds it ($VAR, ${{ … }}, {{ … }},
 //     os.environ[…], process.env.X, secretKey: password, a YAML tag such
 //     as !vault), a placeholder (********, YOUR_…, changeme, REPLACE_…,
@@ -118,7 +126,7 @@ func redactSecrets(s string) string {
 		return s
 	}
 	from, keyword := firstSecret(s)
-	if from < 0 && !keyword {
+	if from < 0 && !keyword && !headerFirst(s) {
 		return s
 	}
 	var buf [8]span
@@ -199,7 +207,7 @@ var anchors = [...]struct {
 	{'b', "eE", "", true, bearerHere},                      // "bearer"
 	{'S', "GK", "", true, sKeyHere},                        // "SG.", "SK"
 	{'J', "", "y", false, jwtHere},                         // the 'J' of "eyJ"
-	{'(', "\"'\\", "", false, callArgHere},                 // a random string passed to a call, or a value set by name
+	{'(', "\"'\\ ", "", false, callArgHere},                // a random string passed to a call, or a value set by name
 }
 
 // firstSecret returns an index at or before the first anchor at which

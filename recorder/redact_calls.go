@@ -268,7 +268,8 @@ func keyLike(v string) bool {
 }
 
 // randomCallArg reports whether v is as random as a call's argument must
-// be to be taken for a secret by that alone: a digit and a Shannon
+// be to be taken for a secret by that alone: a digit (or letters that
+// change case at random, randomLetters) and a Shannon
 // entropy of 4.3 bits or more (randomEntropy), as random base64 has and
 // words, hexadecimal and identifiers have not, and the bytes of a token. After a name and a ':', as in an Ably
 // key, the part after the ':' counts alone.
@@ -279,8 +280,14 @@ func randomCallArg(v string) bool {
 		}
 		v = v[i+1:]
 	}
-	return len(v) >= 16 && runEnd(v, 0, isCallArgByte) == len(v) && strings.ContainsAny(v, "0123456789") && entropy(v) >= randomEntropy(len(v))
+	return len(v) >= 16 && runEnd(v, 0, isCallArgByte) == len(v) && (strings.ContainsAny(v, "0123456789") || randomLetters(v)) &&
+		entropy(v) >= randomEntropy(len(v))
 }
+
+// randomLetters reports whether v, which holds no digit, is as random as
+// a key without one, as some of Mandrill's are: twenty bytes or more
+// whose letters change case as random ones do.
+func randomLetters(v string) bool { return len(v) >= 20 && randomCase(v) }
 
 // randomEntropy is the Shannon entropy a call's argument of n bytes must
 // have to be taken for random: 4.3 bits, or half a bit less than the

@@ -8,9 +8,11 @@ import (
 // contextRules find secrets that have no shape of their own from what
 // surrounds them, each about keywords of its own, as the provider rules
 // are found: a key that holds a sensitive word before more words
-// (keyPartAt), the values commands set (commandSecretsAt), and a random
-// token near words that say a credential follows
-// (nearCredentialWordAt). Each keyword costs the scan of clean text a
+// (keyPartAt), the values commands set (commandSecretsAt), the value of
+// a provider's own header (customHeaderAt), the key in a URL's path
+// after a segment that names one (urlPathKeyAt), and a random token near
+// words
+// that say a credential follows (nearCredentialWordAt). Each keyword costs the scan of clean text a
 // look at each of its pairs of bytes (see newKeywordIndex), so they are
 // few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
@@ -37,6 +39,8 @@ var contextRules = [...]secretRule{
 		"_TOKEN ", "_SECRET ", "_PASSWORD ", "_KEY ", "_PASS ", "_PWD ",
 	}},
 	{id: "paired-secret", near: pairedSecretAt, exact: true, keywords: pairedIDs[:]},
+	{id: "custom-header", near: customHeaderAt, exact: true, keywords: headerKeywords[:]},
+	{id: "url-path-key", near: urlPathKeyAt, exact: true, keywords: []string{"/hooks", "/key/"}},
 	{id: "near-credential-word-cased", near: nearCredentialWordAt, exact: true, keywords: []string{
 		// Written as prose writes them, their pairs ("AP", "PI") are
 		// rare in code.
@@ -385,17 +389,8 @@ func sensitiveName(n string) bool {
 // pair's value (strongRandom), as nothing but its neighbourhood tells it
 // is a secret.
 func nearCredentialWordAt(s string, at, end int, spans []span) []span {
-	if at > 0 && isKeyByte(s[at-1]) {
-		return spans
-	}
-	e, ok := wordEnd(s, end)
+	e, ok := credentialWordEnd(s, at, end)
 	if !ok {
-		return spans
-	}
-	if e < len(s) && s[e] == 's' {
-		e++
-	}
-	if e < len(s) && (isKeyByte(s[e]) || s[e] == '.' && e+1 < len(s) && isAlnum(s[e+1])) {
 		return spans
 	}
 	limit := min(len(s), e+credentialReach)
@@ -433,6 +428,33 @@ func nearCredentialWordAt(s string, at, end int, spans []span) []span {
 		i = j
 	}
 	return spans
+}
+
+// credentialWordEnd returns where the credential word of the keyword at
+// s[at:end] ends, with its plural's 's', when it stands alone: not after
+// a byte of a key (but after a \uXXXX escape), and not before one or
+// before a '.' that joins a name.
+func credentialWordEnd(s string, at, end int) (int, bool) {
+	if at > 0 && isKeyByte(s[at-1]) && !afterEscape(s, at) {
+		return 0, false
+	}
+	e, ok := wordEnd(s, end)
+	if !ok {
+		return 0, false
+	}
+	if e < len(s) && s[e] == 's' {
+		e++
+	}
+	if e < len(s) && (isKeyByte(s[e]) || s[e] == '.' && e+1 < len(s) && isAlnum(s[e+1])) {
+		return 0, false
+	}
+	return e, true
+}
+
+// afterEscape reports whether a \uXXXX escape ends at i, as the \u003e
+// of <password> does in a JSON string that Go wrote.
+func afterEscape(s string, i int) bool {
+	return i >= 6 && s[i-6] == '\\' && s[i-5] == 'u'
 }
 
 // credentialReach is how far after a credential word a token may stand.

@@ -107,6 +107,20 @@ var corpusSecrets = []struct{ name, text, secret string }{
 	{"a token under a host in Composer's auth.json", `{"bearer": {"pkg.example.net": "Rk4mW9tZ2xQp7LcV3nBd8fHs1yJe6gUa0oKi"}}`, "Rk4mW9tZ2xQp7LcV3nBd8fHs1yJe6gUa0oKi"},
 	{"a token under a host in Composer's gitlab-token", `{"gitlab-token": {"git.example.net": "Xw3-pL8qZr2vNc6tYb9m"}}`, "Xw3-pL8qZr2vNc6tYb9m"},
 	{"a random user key in JSON", `{"token": "a8k2m5q9w3e7r1t4y6u0i2o5p8s3d7", "user": "u4n7b2v9c5x1z8m3l6k0j4h7g2f9d5", "message": "done"}`, "u4n7b2v9c5x1z8m3l6k0j4h7g2f9d5"},
+	{"a key in a provider's own X- header in curl", `curl -H "X-Acme-Team: Fq7Lm2Zx9Rb4Tn8Wc1Vd5K" https://api.example.com/1/events`, "Fq7Lm2Zx9Rb4Tn8Wc1Vd5K"},
+	{"a key in a provider's own X- header in a response", "HTTP/1.1 200 OK\nX-Acme-Tenant: Hp3Qs8Vn1Mz6Lc4Xb9Rw2T\nContent-Type: application/json", "Hp3Qs8Vn1Mz6Lc4Xb9Rw2T"},
+	{"a key in an X- header that starts the text", "X-Acme-Team: Jd6Kw1Np8Yq3Zr5Tb2Gv7C", "Jd6Kw1Np8Yq3Zr5Tb2Gv7C"},
+	{"a login's password after an address", `smtp.login("ops@example.com", "Nw4xQ8zK2pLm")`, "Nw4xQ8zK2pLm"},
+	{"a salt defined with a blank after the parenthesis", "define( 'SECURE_AUTH_KEY', 'q7#Lm2!Zx9@Rb4$Tn8%Wc1^Vd5&Ks3*Yp6' );", "q7#Lm2!Zx9@Rb4$Tn8%Wc1^Vd5&Ks3*Yp6"},
+	{"a key with no digit passed to a client", "client = acme.Client('md-QwErTyUiOpAsDfGhJkLzXc')", "md-QwErTyUiOpAsDfGhJkLzXc"},
+	{"curl -u in a JSON string", `{"command": "curl -u \"ann:Zt6Wq1Lp9Xk3Mv\" https://ci.example.com/api"}`, "Zt6Wq1Lp9Xk3Mv"},
+	{"a password element in a JSON string", `{"content": "\u003cpassword\u003eRb5Nx2Kq8Wz4Lt\u003c/password\u003e"}`, "Rb5Nx2Kq8Wz4Lt"},
+	{"a password in an add key value element", `<add key="FeedPassword" value="Yc3Tm7Qw1Zp9Lk" />`, "Yc3Tm7Qw1Zp9Lk"},
+	{"a secret flag in a JSON array of arguments", `{"argv": ["release", "--api-token", "Gh7Rt2Yw9Lp4Zx6Qm1Nc8Vb"]}`, "Gh7Rt2Yw9Lp4Zx6Qm1Nc8Vb"},
+	{"a one-dash cookie flag", "erl -name app@host -setcookie QW7ZX2RT9PL4MN6BV1CK", "QW7ZX2RT9PL4MN6BV1CK"},
+	{"the private lines of a PuTTY key", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIGx7\nPrivate-Lines: 1\nAAAAIHk3Lm9Qz2Xw7Rt4Pn8Vb1Yc6Kd0Fs5Gh3J\nPrivate-MAC: 4f0c", "AAAAIHk3Lm9Qz2Xw7Rt4Pn8Vb1Yc6Kd0Fs5Gh3J"},
+	{"a webhook key after /hooks/ in a URL", "curl -X POST -d @msg.json https://chat.example.org/hooks/k4m9q2w7e5r8t1y6u3i0o2p5a8", "k4m9q2w7e5r8t1y6u3i0o2p5a8"},
+	{"a key after /key/ in a URL", "POST https://maker.example.com/trigger/backup_done/with/key/Xq2-Lm8_Zr4Tn1Wc7Vd", "Xq2-Lm8_Zr4Tn1Wc7Vd"},
 	{"a random user key in a form field", `curl -F "user=u9d3f6g1h8j2k5l7z4x0c3v6b9n2m5" https://api.example.com/1/messages.json`, "u9d3f6g1h8j2k5l7z4x0c3v6b9n2m5"},
 }
 
@@ -194,6 +208,13 @@ var corpusNearMisses = []string{
 	"X-Atlassian-Token: no-check",
 	`{"user": "507f1f77bcf86cd799439011", "role": "admin"}`,
 	`{"user": "build-service-account", "scopes": ["read"]}`,
+	"x-amz-id-2: Kq9v8Zf7S0XkJd3bQ/1xH2ly+Yy4l0T8mC5gP3aWnR7sE6uI\nx-amz-request-id: 4T8W2K9P7Q1X3M5Z",
+	"X-Amz-Cf-Id: Zt5Qk8Lm2Xw9Rb4Tn1Vc7Yp3Gs6Hd0Jf_Ka-Ue==\nX-Served-By: cache-fra-etou8220072-FRA",
+	`{"headers": {"X-Request-Id": "9c2e7a4f-1b3d-4e6a-8f0c-2d4b6e8a0c1e", "X-Frame-Options": "DENY"}}`,
+	"GET https://api.github.com/repos/acme/api/hooks/48213957/deliveries",
+	`{"argv": ["deploy", "--env", "prod", "--key-file", "/etc/keys/deploy.pem"]}`,
+	"erl -sname node1 -setcookie $ERLANG_COOKIE -detached",
+	`notify("ops@example.com", "disk almost full on db-2")`,
 }
 
 func TestSecretsCorpusIsLargeEnough(t *testing.T) {

@@ -81,7 +81,7 @@ func entryValueSecret(v string, strength int) bool {
 }
 
 // entryName returns the name of the entry whose valueKey starts at i:
-// the value of the last "name" key before it, within namedReach bytes
+// the value of the last "name" or "key" key before it, within namedReach bytes
 // and no '{' or '}' between them. A name that is a path
 // (/prod/db/password) is given by its last part.
 func entryName(s string, i int) (string, bool) {
@@ -90,10 +90,11 @@ func entryName(s string, i int) (string, bool) {
 		if s[j] == '{' || s[j] == '}' {
 			return "", false
 		}
-		if !equalLower(s[j:j+4], "name") || !boundaryBefore(s, j) {
+		w := entryNameKey(s, j)
+		if w == 0 || !boundaryBefore(s, j) {
 			continue
 		}
-		v := pastQuote(s, j+4)
+		v := pastQuote(s, j+w)
 		v = runEnd(s, v, isBlank)
 		if v >= len(s) || s[v] != ':' && s[v] != '=' {
 			continue
@@ -107,6 +108,19 @@ func entryName(s string, i int) (string, bool) {
 		return name[strings.LastIndexByte(name, '/')+1:], e > v
 	}
 	return "", false
+}
+
+// entryNameKey returns the length of the key that names an entry, "name"
+// or "key" (as .NET's <add key="…" value="…" /> writes it), at index j
+// of s, in any case, or 0.
+func entryNameKey(s string, j int) int {
+	switch {
+	case equalLower(s[j:j+4], "name"):
+		return 4
+	case equalLower(s[j:j+3], "key"):
+		return 3
+	}
+	return 0
 }
 
 // envNameValueAt redacts the value set to an environment-style name

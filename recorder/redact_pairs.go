@@ -459,32 +459,41 @@ func hostValuesAt(s string, p, last int) (span, bool) {
 	weak := keyStrength(s, last) == keyWeak
 	m := span{-1, -1}
 	for n := 0; n < hostValuesReach; n++ {
-		i = runEnd(s, i+1, func(c byte) bool { return isArgSpace(c) || c == ',' })
-		if i >= len(s) || s[i] != '"' {
+		k, ok := openingQuote(s, runEnd(s, i+1, func(c byte) bool { return isArgSpace(c) || c == ',' }))
+		if !ok {
 			break
 		}
-		ke := closingQuote(s, i+1)
-		if ke >= len(s) || !hostLike(s[i+1:ke]) {
+		ke := quotedValueEnd(s, k, '"')
+		if !hostLike(s[k:ke]) {
 			break
 		}
-		v := runEnd(s, ke+1, isBlank)
-		if v >= len(s) || s[v] != ':' {
+		sep := runEnd(s, pastQuote(s, ke), isBlank)
+		if sep >= len(s) || s[sep] != ':' {
 			break
 		}
-		v = runEnd(s, v+1, isBlank)
-		if v >= len(s) || s[v] != '"' {
+		v, ok := openingQuote(s, runEnd(s, sep+1, isBlank))
+		if !ok {
 			break
 		}
-		end := closingQuote(s, v+1)
-		if val := s[v+1 : end]; val != "" && !isReference(val) && !isPlaceholder(val) && (!weak || looksRandom(val)) {
+		end := quotedValueEnd(s, v, '"')
+		if val := s[v:end]; val != "" && !isReference(val) && !isPlaceholder(val) && (!weak || looksRandom(val)) {
 			if m.start < 0 {
-				m.start = v + 1
+				m.start = v
 			}
 			m.end = end
 		}
-		i = end
+		i = pastQuote(s, end) - 1
 	}
 	return m, m.start >= 0
+}
+
+// openingQuote returns where the text of the string that a '"' at i
+// opens starts, the quote escaped or not, or false when none is there.
+func openingQuote(s string, i int) (int, bool) {
+	if strings.HasPrefix(s[i:], `\"`) {
+		return i + 2, true
+	}
+	return i + 1, i < len(s) && s[i] == '"'
 }
 
 // hostValuesReach is how many entries of an object hostValuesAt reads.

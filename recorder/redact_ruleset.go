@@ -123,6 +123,9 @@ var ownRules = [...]secretRule{
 	// hand out short ones.
 	{id: "vault-token", keywords: []string{"hvs.", "hvb.", "hvr."}, regex: `\bhv[sbr]\.[\w-]{20,}`, entropy: 3},
 	{id: "honeycomb-api-key", keywords: []string{"hcaik_", "hcxik_", "hcamk_", "hcxmk_"}, regex: `\bhc[ax][im]k_[a-z0-9]{50,}`, entropy: 3},
+	// The private part of a PuTTY key file: the lines of base64 after
+	// Private-Lines, ended by a newline or its escape in a JSON string.
+	{id: "putty-private-key", keywords: []string{"private-lines:"}, regex: `Private-Lines: *\d+(?:\r?\n|(?:\\r)?\\n)((?:[A-Za-z0-9+/=]{4,}(?:\r?\n|(?:\\r)?\\n|$))+)`},
 	{id: "braintree-access-token", keywords: []string{"n$production", "n$sandbox"}, regex: `\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}\b`},
 }
 
@@ -658,8 +661,10 @@ func (x *keywordIndex) scanPlainly(s string) []keywordAt {
 }
 
 // ruleSpans appends the secrets that the rules of the keywords found in
-// s find about them.
+// s find about them, and the value of the X- header that starts s, if any
+// (customHeaderAt), whose name no keyword's byte comes before.
 func ruleSpans(s string, found []keywordAt, spans []span) []span {
+	spans = firstHeaderSpans(s, spans)
 	if len(found) == 0 {
 		return spans
 	}

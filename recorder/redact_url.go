@@ -77,13 +77,109 @@ func moreDashSecretAt(s string, p int) (span, bool) {
 			return launchDarklyKeyAt(s, p)
 		}
 	case '-':
+		if m, ok := escapedCurlUserAt(s, p); ok {
+			return m, ok
+		}
+		if p >= 2 && s[p-2] == '"' {
+			return argvFlagAt(s, p)
+		}
 		return weakFlagAt(s, p)
 	case ' ':
 		if p+3 < len(s) && s[p+2] == ' ' {
+			if m, ok := escapedCurlUserAt(s, p); ok {
+				return m, ok
+			}
 			return commandFlagAt(s, p)
 		}
+		return oneDashFlagAt(s, p)
 	}
 	return span{}, false
+}
+
+// argvFlagAt matches the value of a long flag named for a secret, whose
+// second '-' is at p, in a command written as a JSON array of arguments,
+// as a tool call passes one: ["deploy", "--secret", "…"]. The flag and
+// the value are the array's strings, their quotes escaped or not; the
+// value of a weak word (--key) must look random.
+func argvFlagAt(s string, p int) (span, bool) {
+	if p+1 >= len(s) || !isAlpha(s[p+1]) {
+		return span{}, false
+	}
+	n := runEnd(s, p+1, isKeyByte)
+	strength := keyStrength(s, n)
+	if strength == keyPlain {
+		return span{}, false
+	}
+	escaped := p >= 3 && s[p-3] == '\\'
+	i := n
+	if escaped {
+		i++
+	}
+	if i >= len(s) || s[i] != '"' {
+		return span{}, false
+	}
+	i = runEnd(s, i+1, isBlank)
+	if i >= len(s) || s[i] != ',' {
+		return span{}, false
+	}
+	v := runEnd(s, i+1, isArgSpace)
+	if escaped {
+		if !strings.HasPrefix(s[v:], `\"`) {
+			return span{}, false
+		}
+		v++
+	}
+	if v >= len(s) || s[v] != '"' {
+		return span{}, false
+	}
+	v++
+	end := quotedValueEnd(s, v, '"')
+	val := s[v:end]
+	if val == "" || val[0] == '-' || isReference(val) || isPlaceholder(val) || strings.HasPrefix(val, Redacted) ||
+		strength == keyWeak && !looksRandom(val) {
+		return span{}, false
+	}
+	// An array's string, not an object's key: a ',' or the ']' follows.
+	if after := runEnd(s, pastQuote(s, end), isArgSpace); after < len(s) && s[after] != ',' && s[after] != ']' {
+		return span{}, false
+	}
+	return span{v, end}, true
+}
+
+// oneDashFlagAt matches the value of a flag of one '-' and four letters
+// or more, whose '-' is at p after a blank, named for a secret, as
+// erl's -setcookie is, when the value looks random.
+func oneDashFlagAt(s string, p int) (span, bool) {
+	n := runEnd(s, p+1, isLowerLetter)
+	if n-p-1 < 4 || n >= len(s) || s[n] != ' ' || keyStrength(s, n) == keyPlain {
+		return span{}, false
+	}
+	m, ok := flagValueAt(s, runEnd(s, n, isBlank))
+	if !ok {
+		return span{}, false
+	}
+	v := s[m.start:m.end]
+	return m, looksRandom(v) && !isPlaceholder(v)
+}
+
+// escapedCurlUserAt matches the password of curl's -u or --user
+// "user:password", whose '-' (the second of --user) is at p, in a
+// command inside a JSON string, whose quotes are escaped.
+func escapedCurlUserAt(s string, p int) (span, bool) {
+	var n int
+	switch {
+	case s[p-1] == ' ' && s[p+1] == 'u':
+		n = p + 2
+	case s[p-1] == '-' && strings.HasPrefix(s[p+1:], "user "):
+		n = p + len("-user ")
+	default:
+		return span{}, false
+	}
+	v := runEnd(s, n, isBlank)
+	if !strings.HasPrefix(s[v:], `\"`) {
+		return span{}, false
+	}
+	return curlPasswordAt(s, p, v+1)
 }
 
 // launchDarklyKeyAt matches a LaunchDarkly SDK or mobile key, sdk- or
@@ -132,8 +228,10 @@ func weakFlagAt(s string, p int) (span, bool) {
 // a strong one a value that is not a word or a phrase, as in
 // slog.Warn("login failed", "token", "expired"); an authorization keeps
 // its scheme. Both read the first argument as a quoted run of the bytes
-// of callArgBytes, up to its quote or a ':' (as in an Ably key): one pass
-// over it tells most calls, which pass a message, from either.
+// of callArgBytes, up to its quote, a ':' (as in an Ably key) or an '@'
+// (as in a login's address): one pass over it tells most calls, which
+// pass a message, from either. A blank may follow the '(', as in
+// define( 'AUTH_KEY', '…' ).
 func callSecretAt(s string, p int) (span, bool) {
 	i := p + 1
 	for i < len(s) && s[i] == ' ' {
@@ -152,14 +250,8 @@ func callSecretAt(s string, p int) (span, bool) {
 		name = name && callArgBytes[s[n]] == 1
 		n++
 	}
-	close := n
-	if escaped {
-		if close >= len(s) || s[close] != '\\' {
-			return span{}, false
-		}
-		close++
-	}
-	if close >= len(s) || s[close] != q && s[n] != ':' {
+	close, ok := firstArgClose(s, n, q, escaped)
+	if !ok {
 		return span{}, false
 	}
 	if name && n > b && s[close] == q {
@@ -172,6 +264,25 @@ func callSecretAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	return callArgsSecretAt(s, p)
+}
+
+// firstArgClose returns where the quote q that closes a call's first
+// argument, whose bytes of callArgBytes end at n, stands, escaped or not,
+// or n when the argument goes on past a ':' (as an Ably key's name does)
+// or an '@' (as a login's address does), which callArgsSecretAt reads;
+// false when neither follows.
+func firstArgClose(s string, n int, q byte, escaped bool) (int, bool) {
+	if n < len(s) && (s[n] == ':' || s[n] == '@') {
+		return n, true
+	}
+	close := n
+	if escaped {
+		if close >= len(s) || s[close] != '\\' {
+			return 0, false
+		}
+		close++
+	}
+	return close, close < len(s) && s[close] == q
 }
 
 // quotedArgAfter reports whether another quoted argument follows a call's
@@ -297,3 +408,31 @@ func endpointKeyIn(s string, h, e int) (span, bool) {
 	}
 	return span{}, false
 }
+
+// urlPathKeyAt redacts the path segment after the segment at s[at:end]
+// ("/hooks/" or "/key/") of a URL, which names the key that follows it,
+// as Mattermost's and IFTTT's webhook URLs do: sixteen bytes
+// or more that look like a secret (looksSecret), not an id of digits.
+// The segment must be part of a URL, one whose "://" stands before it
+// within urlPathReach bytes and no blank or quote.
+func urlPathKeyAt(s string, at, end int, spans []span) []span {
+	from := max(0, at-urlPathReach)
+	u := strings.LastIndex(s[from:at], "://")
+	if u < 0 || strings.ContainsAny(s[from+u:at], " \t\n\"'") {
+		return spans
+	}
+	if s[end-1] != '/' {
+		if end >= len(s) || s[end] != '/' {
+			return spans
+		}
+		end++ // the keyword "/hooks" leaves out its '/'
+	}
+	e := runEnd(s, end, isKeyByte)
+	if e-end < 16 || !looksSecret(s[end:e]) || strings.HasPrefix(s[end:], Redacted) {
+		return spans
+	}
+	return append(spans, span{end, e})
+}
+
+// urlPathReach is how far before a path segment a URL's "://" may stand.
+const urlPathReach = 200
