@@ -285,9 +285,17 @@ func randomCallArg(v string) bool {
 }
 
 // randomLetters reports whether v, which holds no digit, is as random as
-// a key without one, as some of Mandrill's are: twenty bytes or more
-// whose letters change case as random ones do.
-func randomLetters(v string) bool { return len(v) >= 20 && randomCase(v) }
+// a key without one, as some of Mandrill's are: a short lower-case
+// prefix and '-' or '_' (prefixedID), then twenty letters or more that
+// change case as random ones do. Without the prefix, such letters are
+// more often a name in camel case.
+func randomLetters(v string) bool {
+	if !prefixedID(v) {
+		return false
+	}
+	rest := v[runEnd(v, 0, isLowerLetter)+1:]
+	return len(rest) >= 20 && runEnd(rest, 0, isAlpha) == len(rest) && randomCase(rest)
+}
 
 // randomEntropy is the Shannon entropy a call's argument of n bytes must
 // have to be taken for random: 4.3 bits, or half a bit less than the

@@ -101,7 +101,7 @@ var corpusSecrets = []struct{ name, text, secret string }{
 	{"a passcode in JSON", `{"lock": "gate-2", "passcode": "Zr7bN4xT2mQy"}`, "Zr7bN4xT2mQy"},
 	{"an OCI key pass phrase", "key_file=~/.oci/key.pem\npass_phrase=Hs3vK8pW1dRt\n", "Hs3vK8pW1dRt"},
 	{"an sssd bind authtok", "ldap_default_authtok = Pe6wQ9zL2cXa", "Pe6wQ9zL2cXa"},
-	{"an HMAC key in YAML", "signing:\n  hmac: 9c41e0b77f2a5d8e36b1c4f09a7d2e58b3c6f1a4", "9c41e0b77f2a5d8e36b1c4f09a7d2e58b3c6f1a4"},
+	{"a pre-shared key in YAML", "wifi:\n  ssid: office\n  psk: 9c41e0b77f2a5d8e36b1c4f09a7d2e58", "9c41e0b77f2a5d8e36b1c4f09a7d2e58"},
 	{"a personal access token under _PAT", "export ACME_PAT=4e8c1f7a2b9d06e3c5a8f1b4d7e2a9c6", "4e8c1f7a2b9d06e3c5a8f1b4d7e2a9c6"},
 	{"an appid in a query string", "GET https://api.example.com/data/2.5/forecast?q=Oslo&appid=7d2f9a4c1e8b3056d9a2c7f4e1b8d3a6", "7d2f9a4c1e8b3056d9a2c7f4e1b8d3a6"},
 	{"a token under a host in Composer's auth.json", `{"bearer": {"pkg.example.net": "Rk4mW9tZ2xQp7LcV3nBd8fHs1yJe6gUa0oKi"}}`, "Rk4mW9tZ2xQp7LcV3nBd8fHs1yJe6gUa0oKi"},
@@ -215,6 +215,9 @@ var corpusNearMisses = []string{
 	`{"argv": ["deploy", "--env", "prod", "--key-file", "/etc/keys/deploy.pem"]}`,
 	"erl -sname node1 -setcookie $ERLANG_COOKIE -detached",
 	`notify("ops@example.com", "disk almost full on db-2")`,
+	"Generated HMAC: 0a2b1998992efc83a1d6e95217a69bfc32fb5500fab9824f0c29423775e5ca44",
+	`print(f"Using key: {key}, token: {api_token}")`,
+	"\tFEATURE_4WAY_HANDSHAKE_STA_PSK = C.FEATURE_4WAY_HANDSHAKE_STA_PSK",
 }
 
 func TestSecretsCorpusIsLargeEnough(t *testing.T) {

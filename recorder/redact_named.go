@@ -99,7 +99,11 @@ func entryName(s string, i int) (string, bool) {
 		if v >= len(s) || s[v] != ':' && s[v] != '=' {
 			continue
 		}
-		v = pastQuote(s, runEnd(s, v+1, isBlank))
+		q := runEnd(s, v+1, isBlank)
+		v = pastQuote(s, q)
+		if w == 3 && v == q {
+			continue // a name given as key is quoted, not code
+		}
 		e := runEnd(s, v, func(c byte) bool { return isKeyPartByte(c) || c == '/' })
 		if e >= i {
 			return "", false
@@ -111,8 +115,8 @@ func entryName(s string, i int) (string, bool) {
 }
 
 // entryNameKey returns the length of the key that names an entry, "name"
-// or "key" (as .NET's <add key="…" value="…" /> writes it), at index j
-// of s, in any case, or 0.
+// or "key" (as .NET's <add key="…" value="…" /> writes it, always
+// quoted), at index j of s, in any case, or 0.
 func entryNameKey(s string, j int) int {
 	switch {
 	case equalLower(s[j:j+4], "name"):

@@ -27,12 +27,12 @@ var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
 		// A provider's key for one of its modes, as in stripe_live.
 		{"_live", true}, {"_test", true}, {"_prod", true}, {"_sandbox", true},
 		// Other words for a password or a credential: a passcode, a pass
-		// phrase, sssd's authtok, ldap's bindpw, a pre-shared or HMAC key,
+		// phrase, sssd's authtok, ldap's bindpw, a pre-shared key,
 		// a personal access token (GITHUB_PAT), an application id that
 		// is a key (OpenWeatherMap's and Wolfram's appid) and the
 		// credential a scheme names (bearer, oauth).
 		{"passcode", false}, {"pass_phrase", false}, {"pass-phrase", false}, {"authtok", false}, {"bindpw", false},
-		{"psk", true}, {"hmac", true}, {"_pat", true}, {"-pat", true}, {"appid", true}, {"bearer", true},
+		{"psk", true}, {"_pat", true}, {"-pat", true}, {"appid", true}, {"bearer", true},
 		{"_oauth", true}, {"-oauth", true},
 		// The word for a password, and for a key, in other languages
 		// written in Latin letters; foreignKeyWords holds those that
@@ -260,7 +260,18 @@ func isUUID(v string) bool {
 // … }}), or, unquoted, code (a call, an index or a dotted name).
 func isReference(v string) bool {
 	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2 ||
-		yamlTag(v)
+		yamlTag(v) || formatField(v)
+}
+
+// formatField reports whether v is a field of a format string, as
+// Python's f"{key}" and .NET's "{Password}" write them: '{', a name and
+// the '}' (which may have ended the value before it).
+func formatField(v string) bool {
+	if len(v) < 2 || v[0] != '{' {
+		return false
+	}
+	n := runEnd(v, 1, func(c byte) bool { return isKeyByte(c) || c == '.' })
+	return n > 1 && (n == len(v) || n == len(v)-1 && v[n] == '}')
 }
 
 // yamlTag reports whether v is a YAML tag, '!' and a name of letters, as
@@ -672,11 +683,17 @@ func closingQuote(s string, i int) int {
 	return len(s)
 }
 
-// namesKey reports whether v, a value of letters, '_' and '-' only, is
-// itself a sensitive key, as the key a Kubernetes secretKeyRef names
-// ("secretKey: password"), rather than a secret.
+// namesKey reports whether v, a value of letters, '_' and '-' only, or a
+// constant's name in capitals, digits, '_' and '.', is itself a
+// sensitive key, as the key a Kubernetes secretKeyRef names ("secretKey:
+// password"), rather than a secret.
 func namesKey(v string) bool {
-	return runEnd(v, 0, func(c byte) bool { return isAlpha(c) || c == '_' || c == '-' }) == len(v) && keyStrength(v, len(v)) != keyPlain
+	if runEnd(v, 0, func(c byte) bool { return isAlpha(c) || c == '_' || c == '-' }) == len(v) {
+		return keyStrength(v, len(v)) != keyPlain
+	}
+	// A constant of code, C.NL80211_…_AP_PSK: words, digits and '.'.
+	return isUpperLetter(v[0]) && strings.IndexByte(v, '_') > 0 && runEnd(v, 0, func(c byte) bool { return isUpperAlnum(c) || c == '_' || c == '.' }) == len(v) &&
+		keyStrength(v, len(v)) != keyPlain
 }
 
 // namedDigest reports whether v is a name that ends in a digest, as a
