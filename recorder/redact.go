@@ -84,9 +84,12 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     config:set, aws configure set, gh secret set --body, npm's
 //     _authToken) and those they take as plain arguments (TOOL login
 //     TOKEN, b2 authorize-account KEY_ID KEY, htpasswd -b, mc alias
-//     set, rabbitmqctl add_user, smbclient -U user%password,
-//     ConvertTo-SecureString, what echo pipes into --password-stdin or
-//     chpasswd); a secret right after its key id
+//     set, rabbitmqctl add_user, smbclient -U user%password, sqlplus
+//     user/password@db, ConvertTo-SecureString, what echo pipes into
+//     --password-stdin or chpasswd); the credentials package managers
+//     keep for a host (composer or poetry config http-basic.HOST USER
+//     PASSWORD, pypi-token.NAME TOKEN, BUNDLE_HOST__COM=user:password);
+//     a secret right after its key id
 //     (an AWS key id and secret key in a CSV row, a Razorpay key id and
 //     secret in a tuple); the value of a named entry whose name is
 //     sensitive ({"name": "DB_PASSWORD", "value": …}, --name
@@ -104,8 +107,9 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     …EXAMPLE, the word password itself, or anything holding a run of
 //     x, as sk_test_xxxx… does) and a boolean are left alone, as are the
 //     tokens that page through lists or guard forms (next_page_token,
-//     csrf_token), a token's setting made of words (no-check) and a part
-//     of a name that ':' joins (an ARN's secret:…). An authorization value keeps its scheme
+//     csrf_token), a token's setting made of words (no-check), numbers
+//     joined by '.' (an analytics cookie's GA1.2.…) and a part of a name
+//     that ':' joins (an ARN's secret:…). An authorization value keeps its scheme
 //     ("Basic [REDACTED]"); a pair inside a JSON string ends where that
 //     string does, so JSON text stays valid.
 //

@@ -15,7 +15,8 @@ import (
 //   - "echo VALUE | … --password-stdin": the value echoed;
 //   - ConvertTo-SecureString VALUE: the value;
 //   - rabbitmqctl add_user (or change_password) USER PASSWORD;
-//   - smbclient and rpcclient -U user%password.
+//   - smbclient and rpcclient -U user%password;
+//   - sqlplus, expdp, impdp and sqlldr user/password@database.
 func commandCredentialAt(s string, at, end int, spans []span) []span {
 	word := s[at:end]
 	if at > 0 && isKeyByte(s[at-1]) && word != "password-stdin" || word != "b2 " && end < len(s) && isKeyByte(s[end]) {
@@ -37,6 +38,35 @@ var commandCredentials = map[string]func(s string, at, end int, spans []span) []
 	"rabbitmqctl":            rabbitPassword,
 	"smbclient":              userPercentPassword,
 	"rpcclient":              userPercentPassword,
+	"sqlplus":                oracleLogin,
+	"expdp":                  oracleLogin,
+	"impdp":                  oracleLogin,
+	"sqlldr":                 oracleLogin,
+}
+
+// oracleLogin reads the user/password@database argument that Oracle's
+// tools take (sqlplus scott/…@//db:1521/ORCL, expdp, impdp, sqlldr): the
+// password, between the first '/' and the last '@'.
+func oracleLogin(s string, _, end int, spans []span) []span {
+	var buf [8]span
+	for _, a := range lineArgs(s, end, buf[:]) {
+		if m, ok := oracleCredential(s, a); ok {
+			return appendArgSecret(s, m, spans)
+		}
+	}
+	return spans
+}
+
+// oracleCredential returns the password of the argument a when it is
+// written user/password@database, the user a plain name.
+func oracleCredential(s string, a span) (span, bool) {
+	v := s[a.start:a.end]
+	slash := strings.IndexByte(v, '/')
+	at := strings.LastIndexByte(v, '@')
+	if slash <= 0 || at < slash+2 || at == len(v)-1 || runEnd(v, 0, func(c byte) bool { return isKeyByte(c) || c == '$' || c == '#' }) != slash {
+		return span{}, false
+	}
+	return span{a.start + slash + 1, a.start + at}, true
 }
 
 // loginToken reads "TOOL login VALUE": a random first argument.
@@ -359,4 +389,49 @@ func pathValue(v string) bool {
 	name := v[slash+1:]
 	dot := strings.LastIndexByte(name, '.')
 	return dot > 0 && dot < len(name)-1 && len(name)-dot <= 6 && runEnd(name, dot+1, isAlpha) == len(name)
+}
+
+// hostCredentialAt redacts the credential that a package manager stores
+// for a host or a repository, which the keyword at s[at:end] starts:
+// Bundler's BUNDLE_HOST__COM=USER:PASSWORD, and the http-basic.HOST USER
+// PASSWORD and pypi-token.NAME TOKEN settings of composer config and
+// poetry config.
+func hostCredentialAt(s string, at, end int, spans []span) []span {
+	if at > 0 && isKeyByte(s[at-1]) {
+		return spans
+	}
+	if s[at] == 'B' {
+		return bundlerHostCredential(s, end, spans)
+	}
+	// The setting's name runs on from the keyword: the host or the
+	// repository, then the user and the password, or the token.
+	var buf [3]span
+	args := lineArgs(s, runEnd(s, end, isArgByte), buf[:])
+	switch {
+	case s[at] == 'h' && len(args) >= 2:
+		return appendArgSecret(s, args[1], spans)
+	case s[at] == 'p' && len(args) >= 1 && randomArg(s, args[0]):
+		return append(spans, args[0])
+	}
+	return spans
+}
+
+// bundlerHostCredential reads Bundler's setting of a gem source's
+// credentials, BUNDLE_GEMS__EXAMPLE__COM=USER:PASSWORD (a host's dots
+// written "__"), whose name runs on from end: the password, or a token
+// given alone.
+func bundlerHostCredential(s string, end int, spans []span) []span {
+	n := runEnd(s, end, func(c byte) bool { return isUpperAlnum(c) || c == '_' })
+	if !strings.Contains(s[end:n], "__") || n >= len(s) || s[n] != '=' && s[n] != ':' {
+		return spans
+	}
+	v := pastQuote(s, runEnd(s, n+1, isBlank))
+	e := runEnd(s, v, isArgByte)
+	if c := strings.IndexByte(s[v:e], ':'); c > 0 {
+		return appendArgSecret(s, span{v + c + 1, e}, spans)
+	}
+	if randomArg(s, span{v, e}) {
+		return append(spans, span{v, e})
+	}
+	return spans
 }

@@ -30,7 +30,11 @@ var contextRules = [...]secretRule{
 		"config:set", "env:set", "--body", "add-authtoken", ":_authToken", "npmAuthToken",
 	}},
 	{id: "command-credential", near: commandCredentialAt, exact: true, keywords: []string{
-		"login", "b2 ", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient",
+		"login", "b2 ", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient", "sqlplus",
+		"expdp", "impdp", "sqlldr",
+	}},
+	{id: "host-credential", near: hostCredentialAt, exact: true, keywords: []string{
+		"BUNDLE_", "http-basic.", "pypi-token.",
 	}},
 	{id: "passwd-command", near: passwdCommandAt, keywords: []string{"passwd"}},
 	{id: "env-name-value", near: envNameValueAt, exact: true, keywords: []string{

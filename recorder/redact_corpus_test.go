@@ -121,6 +121,11 @@ var corpusSecrets = []struct{ name, text, secret string }{
 	{"the private lines of a PuTTY key", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIGx7\nPrivate-Lines: 1\nAAAAIHk3Lm9Qz2Xw7Rt4Pn8Vb1Yc6Kd0Fs5Gh3J\nPrivate-MAC: 4f0c", "AAAAIHk3Lm9Qz2Xw7Rt4Pn8Vb1Yc6Kd0Fs5Gh3J"},
 	{"a webhook key after /hooks/ in a URL", "curl -X POST -d @msg.json https://chat.example.org/hooks/k4m9q2w7e5r8t1y6u3i0o2p5a8", "k4m9q2w7e5r8t1y6u3i0o2p5a8"},
 	{"a key after /key/ in a URL", "POST https://maker.example.com/trigger/backup_done/with/key/Xq2-Lm8_Zr4Tn1Wc7Vd", "Xq2-Lm8_Zr4Tn1Wc7Vd"},
+	{"a gem source's credentials in Bundler's setting", "export BUNDLE_GEMS__EXAMPLE__NET=7f3a9c21:e84b6d05", "e84b6d05"},
+	{"a repository's password in composer config", "composer config --global http-basic.pkg.example.net deploy Vm8Qz3Lx6Tp1", "Vm8Qz3Lx6Tp1"},
+	{"a repository's token in poetry config", "poetry config pypi-token.internal pypi-Xz9Lm3Qw7Rt2Vb5Nc8Kd1Hf4", "pypi-Xz9Lm3Qw7Rt2Vb5Nc8Kd1Hf4"},
+	{"an Oracle login in sqlplus", "sqlplus hr/Tq5Zw8Lm2Xc@//db.example.net:1521/PROD", "Tq5Zw8Lm2Xc"},
+	{"an Oracle login in expdp", "expdp system/Bn6Yk1Pw9Rz@prod schemas=sales dumpfile=sales.dmp", "Bn6Yk1Pw9Rz"},
 	{"a random user key in a form field", `curl -F "user=u9d3f6g1h8j2k5l7z4x0c3v6b9n2m5" https://api.example.com/1/messages.json`, "u9d3f6g1h8j2k5l7z4x0c3v6b9n2m5"},
 }
 
@@ -218,6 +223,9 @@ var corpusNearMisses = []string{
 	"Generated HMAC: 0a2b1998992efc83a1d6e95217a69bfc32fb5500fab9824f0c29423775e5ca44",
 	`print(f"Using key: {key}, token: {api_token}")`,
 	"\tFEATURE_4WAY_HANDSHAKE_STA_PSK = C.FEATURE_4WAY_HANDSHAKE_STA_PSK",
+	"Set-Cookie: _ga=GA1.2.1480293751.1733512044; Domain=.example.com; Path=/",
+	"bundle config set --local path vendor/bundle",
+	"sqlplus -s / as sysdba @scripts/check.sql",
 }
 
 func TestSecretsCorpusIsLargeEnough(t *testing.T) {

@@ -214,10 +214,21 @@ func looksRandom(v string) bool {
 		(len(v) < 16 || !randomCase(v)) {
 		return false
 	}
-	if isUUID(v) || pathValue(v) || namedDigest(v) || colonID(v) {
+	if isUUID(v) || pathValue(v) || namedDigest(v) || colonID(v) || dottedNumber(v) {
 		return false
 	}
 	return entropy(v) >= 3
+}
+
+// dottedNumber reports whether v, less a name and '=' before it, is
+// numbers joined by '.' after at most three letters, as a version, an
+// address or an analytics cookie (_ga=GA1.2.…) is.
+func dottedNumber(v string) bool {
+	if eq := strings.IndexByte(v, '='); eq > 0 && runEnd(v, 0, isKeyByte) == eq {
+		v = v[eq+1:]
+	}
+	letters := runEnd(v, 0, isAlpha)
+	return letters <= 3 && strings.Count(v, ".") >= 2 && runEnd(v, letters, func(c byte) bool { return isDigit(c) || c == '.' }) == len(v)
 }
 
 // colonID reports whether v is an id whose parts ':' joins after a
