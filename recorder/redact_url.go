@@ -147,9 +147,13 @@ func argvFlagAt(s string, p int) (span, bool) {
 }
 
 // oneDashFlagAt matches the value of a flag of one '-' and four letters
-// or more, whose '-' is at p after a blank, named for a secret, as
-// erl's -setcookie is, when the value looks random.
+// or more, whose '-' is at p after a blank that follows a command (so
+// not at the text's second byte, which dashSecretHere skips), named for
+// a secret, as erl's -setcookie is, when the value looks random.
 func oneDashFlagAt(s string, p int) (span, bool) {
+	if p < 2 {
+		return span{}, false
+	}
 	n := runEnd(s, p+1, isLowerLetter)
 	if n-p-1 < 4 || n >= len(s) || s[n] != ' ' || keyStrength(s, n) == keyPlain {
 		return span{}, false
