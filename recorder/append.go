@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // digitPairs holds the two decimal digits of each number from 0 to 99.
@@ -210,11 +211,9 @@ var plainByte = func() (t [256]bool) {
 // plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
 // with U+FFFD, and leaves HTML characters alone.
 //
-// It copies eight bytes at a time, testing them as it copies: a word is
-// stored whole, and the output moves on only past its plain bytes, so
-// the bytes from the first that needs care are written again. The output
-// keeps room, past what the rest of s needs as it is, for the eight bytes
-// a stored word may spill; an escape makes more as it needs it.
+// Up to sixteen bytes it tests and copies s in words without a loop; a
+// longer s copyPlain copies as far as its bytes are plain, and
+// appendEscapes writes the rest.
 func appendString(b []byte, s string) []byte {
 	n := len(b)
 	if cap(b)-n < len(s)+stringSlack {
@@ -223,54 +222,34 @@ func appendString(b []byte, s string) []byte {
 	b = b[:cap(b)]
 	b[n] = '"'
 	n++
-	if len(s) < 8 {
-		n, i := copyShort(b, n, s)
-		if i == len(s) {
-			b[n] = '"'
-			return b[:n+1]
-		}
-		return appendEscapes(b, n, s, i)
-	}
-	if len(s) <= 16 {
+	var i int
+	switch {
+	case len(s) < 8:
+		n, i = copyShort(b, n, s)
+	case len(s) <= 16:
 		// Names and ids: the first word and the last, which overlap,
-		// tested at once and, when plain, copied without a loop.
-		lo, hi := word(s[:8]), word(s[len(s)-8:])
-		if notPlain(lo)|notPlain(hi) == 0 {
-			binary.LittleEndian.PutUint64(b[n:n+8], lo)
-			binary.LittleEndian.PutUint64(b[n+len(s)-8:n+len(s)], hi)
-			n += len(s)
-			b[n] = '"'
-			return b[:n+1]
+		// tested at once and, when plain, copied as they are.
+		lo, hi := wordAt(s, 0), wordAt(s, len(s)-8)
+		if notPlain(lo)|notPlain(hi) != 0 {
+			return appendEscapes(b, n, s, 0)
 		}
+		putWordAt(b, n, lo)
+		putWordAt(b, n+len(s)-8, hi)
+		n, i = n+len(s), len(s)
+	default:
+		i = copyPlain(b, n, s)
+		n += i
 	}
-	for i := 0; i+8 <= len(s); i, n = i+8, n+8 {
-		w := word(s[i : i+8])
-		binary.LittleEndian.PutUint64(b[n:n+8], w)
-		if m := notPlain(w); m != 0 {
-			k := bits.TrailingZeros64(m) >> 3
-			return appendEscapes(b, n+k, s, i+k)
-		}
-	}
-	// The last bytes, fewer than eight: the last word of s, moved down so
-	// that they come first. The zeros shifted in are not plain, and flag
-	// nothing before them.
-	if left := len(s) % 8; left > 0 {
-		w := word(s[len(s)-8:]) >> (64 - 8*left)
-		binary.LittleEndian.PutUint64(b[n:n+8], w)
-		if m := notPlain(w); m != 0 {
-			if k := bits.TrailingZeros64(m) >> 3; k < left {
-				return appendEscapes(b, n+k, s, len(s)-left+k)
-			}
-		}
-		n += left
+	if i < len(s) {
+		return appendEscapes(b, n, s, i)
 	}
 	b[n] = '"'
 	return b[:n+1]
 }
 
-// stringSlack is the room appendString keeps in its output past the rest
-// of the string: its closing quote and a word stored past its end.
-const stringSlack = 1 + 8
+// stringSlack is the room appendString makes in its output past the
+// string: its closing quote, and the room appendEscapes keeps.
+const stringSlack = 1 + escapeRoom
 
 // copyShort copies the plain bytes at the start of s, shorter than eight
 // bytes, to b at n, and returns where each then is. From four bytes on it
@@ -292,41 +271,99 @@ func copyShort(b []byte, n int, s string) (int, int) {
 	return n, i
 }
 
-// appendEscapes is appendString from the byte of s at i, which is not a
-// plainByte, written to b at n, b's length being its capacity and
-// holding, from n, room for the rest of s and stringSlack.
+// copyPlain copies s, longer than sixteen bytes, to b at n, b's length
+// holding it, as far as its bytes are plain, and returns the index of the
+// first byte that is not, or len(s) when all are. It copies sixteen bytes
+// at a time, storing them before it tests them, and the last one to
+// sixteen as the last two words of s, which overlap bytes before them.
+func copyPlain(b []byte, n int, s string) int {
+	i := 0
+	for end := len(s) - 16; i < end; i += 16 {
+		lo, hi := wordAt(s, i), wordAt(s, i+8)
+		putWordAt(b, n+i, lo)
+		putWordAt(b, n+i+8, hi)
+		if notPlain(lo)|notPlain(hi) != 0 {
+			return i + firstNotPlain(lo, hi)
+		}
+	}
+	at := len(s) - 16
+	lo, hi := wordAt(s, at), wordAt(s, at+8)
+	putWordAt(b, n+at, lo)
+	putWordAt(b, n+at+8, hi)
+	if notPlain(lo)|notPlain(hi) != 0 {
+		return at + firstNotPlain(lo, hi)
+	}
+	return len(s)
+}
+
+// firstNotPlain returns the index of the first byte of the sixteen of lo
+// and hi, in that order, that is not a plainByte; one must be.
+func firstNotPlain(lo, hi uint64) int {
+	if m := notPlain(lo); m != 0 {
+		return bits.TrailingZeros64(m) / 8
+	}
+	return 8 + bits.TrailingZeros64(notPlain(hi))/8
+}
+
+// escapeRoom is the room appendEscapes keeps in its output past the rest
+// of the string as it is: an escape writes up to five bytes more than it
+// reads, and a word is stored whole, up to eight bytes past the string.
+const escapeRoom = 16
+
+// appendEscapes is appendString for the rest of s from i, written to b at
+// n, b's length being its capacity.
+//
+// It copies s a word at a time, storing a word before it tests it: the
+// output moves on past the word's plain bytes, so that the bytes from the
+// first that needs care are written again, with that one escaped. Only an
+// escape takes more room than the bytes it writes; the room is checked
+// after each. The last bytes, fewer than eight, go one at a time.
 func appendEscapes(b []byte, n int, s string, i int) []byte {
 	for {
-		// An escape writes up to six bytes for one to three.
-		if len(b)-n < len(s)-i+stringSlack+5 {
-			b = slices.Grow(b[:n], len(s)-i+len(s)/8+stringSlack+5)
+		if len(b)-n < len(s)-i+escapeRoom {
+			b = slices.Grow(b[:n], len(s)-i+len(s)/8+escapeRoom)
 			b = b[:cap(b)]
 		}
-		if e := shortEscapes[s[i]]; e != 0 {
-			b[n], b[n+1] = '\\', e
-			n, i = n+2, i+1
+		var w, m uint64
+		for len(s)-i >= 8 {
+			w = wordAt(s, i)
+			putWordAt(b, n, w)
+			if m = notPlain(w); m != 0 {
+				break
+			}
+			i, n = i+8, n+8
+		}
+		if m == 0 {
+			break
+		}
+		at := bits.TrailingZeros64(m) & 56 // the first bit of the byte
+		i, n = i+at/8, n+at/8
+		if e := shortEscapes[byte(w>>at)]; e != 0 {
+			putPairAt(b, n, '\\', e)
+			i, n = i+1, n+2
 		} else {
 			n, i = escape(b, n, s, i)
 		}
-		for ; i+8 <= len(s); i, n = i+8, n+8 {
-			w := word(s[i : i+8])
-			binary.LittleEndian.PutUint64(b[n:n+8], w)
-			if m := notPlain(w); m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				i, n = i+k, n+k
-				break
-			}
-		}
-		if i+8 > len(s) {
-			for ; i < len(s) && plainByte[s[i]]; i, n = i+1, n+1 {
-				b[n] = s[i]
-			}
-			if i == len(s) {
-				b[n] = '"'
-				return b[:n+1]
-			}
+	}
+	if len(b)-n < 6*(len(s)-i)+1 {
+		b = slices.Grow(b[:n], 6*(len(s)-i)+1)
+		b = b[:cap(b)]
+	}
+	for i < len(s) {
+		c := s[i]
+		switch e := shortEscapes[c]; {
+		case plainByte[c]:
+			b[n] = c
+			i, n = i+1, n+1
+		case e != 0:
+			b[n], b[n+1] = '\\', e
+			i, n = i+1, n+2
+		default:
+			n, i = escape(b, n, s, i)
 		}
 	}
+	b[n] = '"'
+	return b[:n+1]
 }
 
 // escape writes the character of s at i, which is neither a plainByte
@@ -357,10 +394,27 @@ const (
 	highBits = 0x8080808080808080
 )
 
-// word returns the eight bytes of w, little-endian.
-func word(w string) uint64 {
+// wordAt returns the eight bytes of s from i, little-endian, unchecked:
+// the caller makes sure that s holds them.
+func wordAt(s string, i int) uint64 {
+	w := (*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))
 	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// putWordAt stores the eight bytes of w in b from n, little-endian,
+// unchecked: the caller makes sure that b's length holds them.
+func putWordAt(b []byte, n int, w uint64) {
+	p := (*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), n))
+	p[0], p[1], p[2], p[3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+	p[4], p[5], p[6], p[7] = byte(w>>32), byte(w>>40), byte(w>>48), byte(w>>56)
+}
+
+// putPairAt stores x and y in b at n and n+1, unchecked: the caller makes
+// sure that b's length holds them.
+func putPairAt(b []byte, n int, x, y byte) {
+	p := (*[2]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), n))
+	p[0], p[1] = x, y
 }
 
 // notPlain returns a word whose high bit is set in the byte of each of
