@@ -29,13 +29,17 @@ type encoder struct {
 	remembers bool
 
 	// The run of the last record and its envelope, from ,"run_id": to
-	// the opening quote of recorded_at; envelope is nil until the first.
+	// the opening quote of recorded_at, which ends at stampAt, followed,
+	// in an encoder that remembers, by the last stamp up to its second;
+	// envelope is nil until the first.
 	runID, parentRunID string
 	depth              int
 	envelope           []byte
+	stampAt            int
 
 	// The UTC second of the last stamp, as RFC 3339 writes it up to the
-	// seconds, when stampOK.
+	// seconds, when stampOK: at the end of the envelope in an encoder that
+	// remembers, in stamp in one that does not.
 	second  int64
 	stamp   [len("2006-01-02T15:04:05")]byte
 	stampOK bool
@@ -106,17 +110,24 @@ func (e *encoder) head(b []byte, r *Record) ([]byte, error) {
 		b = append(b, `,"seq":`...)
 	}
 	b = appendUint(b, r.Seq)
-	switch {
-	case !e.remembers:
-		b = appendEnvelope(b, r)
-	case e.envelope == nil || r.RunID != e.runID || r.ParentRunID != e.parentRunID || r.Depth != e.depth:
+	if !e.remembers {
+		return e.time(appendEnvelope(b, r), r.RecordedAt)
+	}
+	if e.envelope == nil || r.RunID != e.runID || r.ParentRunID != e.parentRunID || r.Depth != e.depth {
 		e.runID, e.parentRunID, e.depth = r.RunID, r.ParentRunID, r.Depth
 		e.envelope = appendEnvelope(e.envelope[:0], r)
-		fallthrough
-	default:
-		b = append(b, e.envelope...)
+		e.stampAt, e.stampOK = len(e.envelope), false
 	}
-	return e.time(b, r.RecordedAt)
+	// The envelope and the stamp up to its second, copied at once.
+	t := r.RecordedAt
+	if sec := t.Unix(); !e.stampOK || sec != e.second {
+		if sec < firstRFC3339Second || sec >= pastRFC3339Second {
+			return b, yearError(t)
+		}
+		e.envelope = appendSecond(e.envelope[:e.stampAt], sec)
+		e.second, e.stampOK = sec, true
+	}
+	return appendNanoZ(append(b, e.envelope...), t.Nanosecond()), nil
 }
 
 // appendEnvelope appends the fields of r's envelope from ,"run_id": to
@@ -141,12 +152,18 @@ func (e *encoder) time(b []byte, t time.Time) ([]byte, error) {
 	sec := t.Unix()
 	if !e.stampOK || sec != e.second {
 		if sec < firstRFC3339Second || sec >= pastRFC3339Second {
-			return b, fmt.Errorf("%w: recorded_at %v has a year outside 0-9999", ErrEncode, t)
+			return b, yearError(t)
 		}
 		appendSecond(e.stamp[:0], sec)
 		e.second, e.stampOK = sec, true
 	}
 	return appendNanoZ(append(b, e.stamp[:]...), t.Nanosecond()), nil
+}
+
+// yearError is the error of a record whose time t has a year RFC 3339
+// cannot write.
+func yearError(t time.Time) error {
+	return fmt.Errorf("%w: recorded_at %v has a year outside 0-9999", ErrEncode, t)
 }
 
 // appendUTC appends t in UTC as time.RFC3339Nano writes it, or reports
