@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -16,6 +17,23 @@ const digitPairs = "00010203040506070809" + "10111213141516171819" + "2021222324
 
 // appendUint appends u in decimal.
 func appendUint(b []byte, u uint64) []byte {
+	if u > math.MaxInt64 {
+		return appendHugeUint(b, u, decimalLen(u))
+	}
+	return appendInt(b, int64(u))
+}
+
+// appendInt appends v in decimal. Up to four digits it writes pairs of
+// digits; below 10^16 it writes the digits as one or two words of eight,
+// each made from four pairs of digits and shifted to drop the leading
+// zeros of the first, into room past b's end; from 10^16 on, eight at a
+// time from the last, split by one division, in 32-bit arithmetic.
+func appendInt(b []byte, v int64) []byte {
+	u := uint64(v)
+	if v < 0 {
+		b = append(b, '-')
+		u = -u
+	}
 	switch {
 	case u < 10:
 		return append(b, byte('0'+u))
@@ -28,15 +46,6 @@ func appendUint(b []byte, u uint64) []byte {
 		c, d := u/100*2, u%100*2
 		return append(b, digitPairs[c], digitPairs[c+1], digitPairs[d], digitPairs[d+1])
 	}
-	return appendLongUint(b, u)
-}
-
-// appendLongUint is appendUint for any u. Below 10^16 it writes u's
-// digits as one or two words of eight, each made from four pairs of
-// digits and shifted to drop the leading zeros of the first, into room
-// past b's end; from 10^16 on, eight at a time from the last, split from
-// u by one division, in 32-bit arithmetic.
-func appendLongUint(b []byte, u uint64) []byte {
 	n := decimalLen(u)
 	if cap(b)-len(b) < 16 {
 		b = slices.Grow(b, 16)
@@ -45,16 +54,20 @@ func appendLongUint(b []byte, u uint64) []byte {
 	b = b[:at+16]
 	switch {
 	case u < 1e8:
-		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(uint32(u))>>(8*(8-n)))
+		putWordAt(b, at, eightDigits(uint32(u))>>(8*(8-n)&63))
 		return b[:at+n]
 	case u < 1e16:
 		q := u / 1e8
 		high := n - 8
-		binary.LittleEndian.PutUint64(b[at:at+8], eightDigits(uint32(q))>>(8*(8-high)))
-		binary.LittleEndian.PutUint64(b[at+high:at+high+8], eightDigits(uint32(u-q*1e8)))
+		putWordAt(b, at, eightDigits(uint32(q))>>(8*(8-high)&63))
+		putWordAt(b, at+high, eightDigits(uint32(u-q*1e8)))
 		return b[:at+n]
 	}
-	b = b[:at]
+	return appendHugeUint(b[:at], u, n)
+}
+
+// appendHugeUint is appendUint for u of n digits, from 10^16 on.
+func appendHugeUint(b []byte, u uint64, n int) []byte {
 	if cap(b)-len(b) < n {
 		b = slices.Grow(b, n)
 	}
@@ -113,16 +126,6 @@ func decimalLen(u uint64) int {
 		return t
 	}
 	return t + 1
-}
-
-// appendInt appends v in decimal.
-func appendInt(b []byte, v int64) []byte {
-	u := uint64(v)
-	if v < 0 {
-		b = append(b, '-')
-		u = -u
-	}
-	return appendUint(b, u)
 }
 
 // closeObject makes the fields appended to b from start, each with a
