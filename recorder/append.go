@@ -214,10 +214,40 @@ var plainByte = func() (t [256]bool) {
 // plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8
 // with U+FFFD, and leaves HTML characters alone.
 //
-// Up to sixteen bytes it tests and copies s in words without a loop; a
-// longer s copyPlain copies as far as its bytes are plain, and
-// appendEscapes writes the rest.
+// A name or an id, four to sixteen plain bytes with room for them in b,
+// it copies as the first half word and the last, or the first word and
+// the last, which overlap, tested at once, with no call; appendText
+// writes any other string.
 func appendString(b []byte, s string) []byte {
+	n := len(b)
+	if len(s) < 4 || len(s) > 16 || cap(b)-n < len(s)+2 {
+		return appendText(b, s)
+	}
+	b = b[:n+len(s)+2]
+	if len(s) < 8 {
+		lo, hi := halfWordAt(s, 0), halfWordAt(s, len(s)-4)
+		if notPlain(uint64(lo)|uint64(hi)<<32) != 0 {
+			return appendText(b[:n], s)
+		}
+		putHalfWordAt(b, n+1, lo)
+		putHalfWordAt(b, n+len(s)-3, hi)
+	} else {
+		lo, hi := wordAt(s, 0), wordAt(s, len(s)-8)
+		if notPlain(lo)|notPlain(hi) != 0 {
+			return appendText(b[:n], s)
+		}
+		putWordAt(b, n+1, lo)
+		putWordAt(b, n+len(s)-7, hi)
+	}
+	b[n] = '"'
+	b[n+len(s)+1] = '"'
+	return b
+}
+
+// appendText is appendString for any s. Below eight bytes it copies s as
+// far as its bytes are plain with copyShort, and from eight bytes on with
+// copyPlain; appendEscapes writes the rest.
+func appendText(b []byte, s string) []byte {
 	n := len(b)
 	if cap(b)-n < len(s)+stringSlack {
 		b = slices.Grow(b, len(s)+stringSlack)
@@ -226,20 +256,9 @@ func appendString(b []byte, s string) []byte {
 	b[n] = '"'
 	n++
 	var i int
-	switch {
-	case len(s) < 8:
+	if len(s) < 8 {
 		n, i = copyShort(b, n, s)
-	case len(s) <= 16:
-		// Names and ids: the first word and the last, which overlap,
-		// tested at once and, when plain, copied as they are.
-		lo, hi := wordAt(s, 0), wordAt(s, len(s)-8)
-		if notPlain(lo)|notPlain(hi) != 0 {
-			return appendEscapes(b, n, s, 0)
-		}
-		putWordAt(b, n, lo)
-		putWordAt(b, n+len(s)-8, hi)
-		n, i = n+len(s), len(s)
-	default:
+	} else {
 		i = copyPlain(b, n, s)
 		n += i
 	}
@@ -255,18 +274,8 @@ func appendString(b []byte, s string) []byte {
 const stringSlack = 1 + escapeRoom
 
 // copyShort copies the plain bytes at the start of s, shorter than eight
-// bytes, to b at n, and returns where each then is. From four bytes on it
-// tests the first four and the last four, which overlap, at once.
+// bytes, to b at n, and returns where each then is.
 func copyShort(b []byte, n int, s string) (int, int) {
-	if len(s) >= 4 {
-		lo := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
-		hi := uint64(s[len(s)-4]) | uint64(s[len(s)-3])<<8 | uint64(s[len(s)-2])<<16 | uint64(s[len(s)-1])<<24
-		if notPlain(lo|hi<<32) == 0 {
-			binary.LittleEndian.PutUint32(b[n:n+4], uint32(lo))
-			binary.LittleEndian.PutUint32(b[n+len(s)-4:n+len(s)], uint32(hi))
-			return n + len(s), len(s)
-		}
-	}
 	i := 0
 	for ; i < len(s) && plainByte[s[i]]; i, n = i+1, n+1 {
 		b[n] = s[i]
@@ -274,19 +283,29 @@ func copyShort(b []byte, n int, s string) (int, int) {
 	return n, i
 }
 
-// copyPlain copies s, longer than sixteen bytes, to b at n, b's length
+// copyPlain copies s, at least eight bytes long, to b at n, b's length
 // holding it, as far as its bytes are plain, and returns the index of the
 // first byte that is not, or len(s) when all are. It copies sixteen bytes
 // at a time, storing them before it tests them, and the last one to
-// sixteen as the last two words of s, which overlap bytes before them.
+// sixteen as the last two words of s, which overlap bytes before them, or
+// up to sixteen bytes as the first word and the last.
 func copyPlain(b []byte, n int, s string) int {
+	if len(s) <= 16 {
+		lo, hi := wordAt(s, 0), wordAt(s, len(s)-8)
+		putWordAt(b, n, lo)
+		putWordAt(b, n+len(s)-8, hi)
+		if notPlain(lo)|notPlain(hi) != 0 {
+			return firstNotPlain(lo, hi, len(s)-8)
+		}
+		return len(s)
+	}
 	i := 0
 	for end := len(s) - 16; i < end; i += 16 {
 		lo, hi := wordAt(s, i), wordAt(s, i+8)
 		putWordAt(b, n+i, lo)
 		putWordAt(b, n+i+8, hi)
 		if notPlain(lo)|notPlain(hi) != 0 {
-			return i + firstNotPlain(lo, hi)
+			return i + firstNotPlain(lo, hi, 8)
 		}
 	}
 	at := len(s) - 16
@@ -294,18 +313,19 @@ func copyPlain(b []byte, n int, s string) int {
 	putWordAt(b, n+at, lo)
 	putWordAt(b, n+at+8, hi)
 	if notPlain(lo)|notPlain(hi) != 0 {
-		return at + firstNotPlain(lo, hi)
+		return at + firstNotPlain(lo, hi, 8)
 	}
 	return len(s)
 }
 
-// firstNotPlain returns the index of the first byte of the sixteen of lo
-// and hi, in that order, that is not a plainByte; one must be.
-func firstNotPlain(lo, hi uint64) int {
+// firstNotPlain returns the index of the first byte that is not a
+// plainByte of the words lo and hi, in that order, hi starting at the
+// index at; one must be.
+func firstNotPlain(lo, hi uint64, at int) int {
 	if m := notPlain(lo); m != 0 {
 		return bits.TrailingZeros64(m) / 8
 	}
-	return 8 + bits.TrailingZeros64(notPlain(hi))/8
+	return at + bits.TrailingZeros64(notPlain(hi))/8
 }
 
 // escapeRoom is the room appendEscapes keeps in its output past the rest
@@ -411,6 +431,20 @@ func putWordAt(b []byte, n int, w uint64) {
 	p := (*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), n))
 	p[0], p[1], p[2], p[3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
 	p[4], p[5], p[6], p[7] = byte(w>>32), byte(w>>40), byte(w>>48), byte(w>>56)
+}
+
+// halfWordAt returns the four bytes of s from i, little-endian,
+// unchecked: the caller makes sure that s holds them.
+func halfWordAt(s string, i int) uint32 {
+	w := (*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))
+	return uint32(w[0]) | uint32(w[1])<<8 | uint32(w[2])<<16 | uint32(w[3])<<24
+}
+
+// putHalfWordAt stores the four bytes of w in b from n, little-endian,
+// unchecked: the caller makes sure that b's length holds them.
+func putHalfWordAt(b []byte, n int, w uint32) {
+	p := (*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), n))
+	p[0], p[1], p[2], p[3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
 }
 
 // putPairAt stores x and y in b at n and n+1, unchecked: the caller makes
