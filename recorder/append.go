@@ -328,45 +328,48 @@ func firstNotPlain(lo, hi uint64, at int) int {
 	return at + bits.TrailingZeros64(notPlain(hi))/8
 }
 
-// escapeRoom is the room appendEscapes keeps in its output past the rest
-// of the string as it is: an escape writes up to five bytes more than it
-// reads, and a word is stored whole, up to eight bytes past the string.
-const escapeRoom = 16
+// escapeRoom is the room appendEscapes keeps in its output past twice
+// the rest of the string, which a backslash before every byte would take:
+// a word is stored whole, up to eight bytes past the string.
+const escapeRoom = 8
 
 // appendEscapes is appendString for the rest of s from i, written to b at
 // n, b's length being its capacity.
 //
 // It copies s a word at a time, storing a word before it tests it: the
 // output moves on past the word's plain bytes, so that the bytes from the
-// first that needs care are written again, with that one escaped. Only an
-// escape takes more room than the bytes it writes; the room is checked
-// after each. The last bytes, fewer than eight, go one at a time.
+// first that needs care are written again, escaped. The output keeps room
+// for twice the rest of s, which an escape with a backslash and a letter
+// never outgrows; after any other escape (a control character, invalid
+// UTF-8, U+2028 or U+2029), the room is made again. The last bytes, fewer
+// than eight, go one at a time.
 func appendEscapes(b []byte, n int, s string, i int) []byte {
 	for {
-		if len(b)-n < len(s)-i+escapeRoom {
-			b = slices.Grow(b[:n], len(s)-i+len(s)/8+escapeRoom)
+		if len(b)-n < 2*(len(s)-i)+escapeRoom {
+			b = slices.Grow(b[:n], 2*(len(s)-i)+escapeRoom)
 			b = b[:cap(b)]
 		}
-		var w, m uint64
 		for len(s)-i >= 8 {
-			w = wordAt(s, i)
+			w := wordAt(s, i)
 			putWordAt(b, n, w)
-			if m = notPlain(w); m != 0 {
+			m := notPlain(w)
+			if m == 0 {
+				i, n = i+8, n+8
+				continue
+			}
+			at := bits.TrailingZeros64(m) & 56 // the first bit of the byte
+			i, n = i+at/8, n+at/8
+			e := shortEscapes[byte(w>>at)]
+			if e == 0 {
 				break
 			}
-			i, n = i+8, n+8
-		}
-		if m == 0 {
-			break
-		}
-		at := bits.TrailingZeros64(m) & 56 // the first bit of the byte
-		i, n = i+at/8, n+at/8
-		if e := shortEscapes[byte(w>>at)]; e != 0 {
 			putPairAt(b, n, '\\', e)
 			i, n = i+1, n+2
-		} else {
-			n, i = escape(b, n, s, i)
 		}
+		if len(s)-i < 8 {
+			break
+		}
+		n, i = escape(b, n, s, i)
 	}
 	if len(b)-n < 6*(len(s)-i)+1 {
 		b = slices.Grow(b[:n], 6*(len(s)-i)+1)
