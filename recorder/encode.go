@@ -28,6 +28,13 @@ type encoder struct {
 	err       error // the first error of the payload being written
 	remembers bool
 
+	// The last record's opening, up to the last digit of its seq, in an
+	// encoder that remembers: the next record of a run has the next seq,
+	// whose digits are the last's, counted on by one.
+	opening        []byte
+	seq            uint64
+	openingVersion int
+
 	// The run of the last record and its envelope, from ,"run_id": to
 	// the opening quote of recorded_at, which ends at stampAt, followed,
 	// in an encoder that remembers, by the last stamp up to its second;
@@ -103,16 +110,16 @@ func (e *encoder) appendRecord(b []byte, r *Record) ([]byte, error) {
 // head appends the record's opening brace and every field before its
 // kind, up to the last digit of recorded_at.
 func (e *encoder) head(b []byte, r *Record) ([]byte, error) {
-	if r.SchemaVersion == 1 {
-		b = append(b, `{"schema_version":1,"seq":`...)
-	} else {
-		b = appendInt(append(b, `{"schema_version":`...), int64(r.SchemaVersion))
-		b = append(b, `,"seq":`...)
-	}
-	b = appendUint(b, r.Seq)
 	if !e.remembers {
-		return e.time(appendEnvelope(b, r), r.RecordedAt)
+		return e.time(appendEnvelope(appendOpening(b, r), r), r.RecordedAt)
 	}
+	if r.Seq != e.seq+1 || r.Seq == 0 || r.SchemaVersion != e.openingVersion || len(e.opening) == 0 {
+		e.opening = appendOpening(e.opening[:0], r)
+	} else {
+		e.opening = countOn(e.opening)
+	}
+	e.seq, e.openingVersion = r.Seq, r.SchemaVersion
+	b = append(b, e.opening...)
 	if e.envelope == nil || r.RunID != e.runID || r.ParentRunID != e.parentRunID || r.Depth != e.depth {
 		e.runID, e.parentRunID, e.depth = r.RunID, r.ParentRunID, r.Depth
 		e.envelope = appendEnvelope(e.envelope[:0], r)
@@ -128,6 +135,35 @@ func (e *encoder) head(b []byte, r *Record) ([]byte, error) {
 		e.second, e.stampOK = sec, true
 	}
 	return appendNanoZ(append(b, e.envelope...), t.Nanosecond()), nil
+}
+
+// appendOpening appends the record's opening brace, its schema version
+// and its seq.
+func appendOpening(b []byte, r *Record) []byte {
+	if r.SchemaVersion == 1 {
+		b = append(b, `{"schema_version":1,"seq":`...)
+	} else {
+		b = appendInt(append(b, `{"schema_version":`...), int64(r.SchemaVersion))
+		b = append(b, `,"seq":`...)
+	}
+	return appendUint(b, r.Seq)
+}
+
+// countOn returns b, which ends with the digits of a number after a byte
+// that is not a digit, with the number one more.
+func countOn(b []byte) []byte {
+	i := len(b) - 1
+	for b[i] == '9' {
+		b[i] = '0'
+		i--
+	}
+	if b[i] >= '0' && b[i] <= '8' {
+		b[i]++
+		return b
+	}
+	// Every digit was a nine: one more digit, a one, and the zeros.
+	b[i+1] = '1'
+	return append(b, '0')
 }
 
 // appendEnvelope appends the fields of r's envelope from ,"run_id": to

@@ -386,6 +386,31 @@ func TestASinkWritesTheEnvelopeOfEachRecordsRun(t *testing.T) {
 	}
 }
 
+// TestASinkWritesEachRecordsSeq holds that a sink writing records whose
+// seqs mostly follow one another, across every carry of a digit, with
+// jumps, repeats, a new schema version and the largest seq, writes each
+// record as Record.AppendJSON does.
+func TestASinkWritesEachRecordsSeq(t *testing.T) {
+	var out strings.Builder
+	sink := recorder.NewWriterSink(&out, nil)
+	ctx := t.Context()
+	var want strings.Builder
+	seqs := []uint64{0, 0, 1, 5}
+	for s := uint64(8); s < 1012; s++ {
+		seqs = append(seqs, s)
+	}
+	seqs = append(seqs, 99999, 100000, 100001, 7, 8, math.MaxUint64-1, math.MaxUint64, 0, 1)
+	for i, seq := range seqs {
+		r := recorder.Record{SchemaVersion: 1 + i%500/499, Seq: seq, RunID: "a", RecordedAt: t0, Payload: &recorder.BudgetRecord{}}
+		line, err := r.AppendJSON(nil)
+		require.NoError(t, err)
+		want.Write(append(line, '\n'))
+		require.NoError(t, sink.Write(ctx, &r))
+	}
+	require.NoError(t, sink.Flush(ctx))
+	require.Equal(t, want.String(), out.String())
+}
+
 // TestASinkWritesEachRequestsInjectedMessages holds that a sink writing
 // requests one after another, most injecting what the one before did,
 // writes each request's own injected messages.
