@@ -28,24 +28,22 @@ type encoder struct {
 	err       error // the first error of the payload being written
 	remembers bool
 
-	// The last record's opening, up to the last digit of its seq, in an
-	// encoder that remembers: the next record of a run has the next seq,
-	// whose digits are the last's, counted on by one.
-	opening        []byte
-	seq            uint64
-	openingVersion int
-
-	// The run of the last record and its envelope, from ,"run_id": to
-	// the opening quote of recorded_at, which ends at stampAt, followed,
-	// in an encoder that remembers, by the last stamp up to its second;
-	// envelope is nil until the first.
-	runID, parentRunID string
-	depth              int
-	envelope           []byte
-	stampAt            int
+	// The head of the last record, in an encoder that remembers, up to
+	// the second of its stamp: its opening up to the last digit of its
+	// seq, to envelopeAt; the fields of its run's envelope, from
+	// ,"run_id": to the opening quote of recorded_at, to stampAt; the
+	// stamp up to its second, when stampOK. The run's next record has the
+	// next seq, whose digits are the last's counted on by one, and the
+	// same envelope. lastHead is empty until the first.
+	lastHead            []byte
+	envelopeAt, stampAt int
+	seq                 uint64
+	version             int
+	runID, parentRunID  string
+	depth               int
 
 	// The UTC second of the last stamp, as RFC 3339 writes it up to the
-	// seconds, when stampOK: at the end of the envelope in an encoder that
+	// seconds, when stampOK: at the end of lastHead in an encoder that
 	// remembers, in stamp in one that does not.
 	second  int64
 	stamp   [len("2006-01-02T15:04:05")]byte
@@ -113,28 +111,31 @@ func (e *encoder) head(b []byte, r *Record) ([]byte, error) {
 	if !e.remembers {
 		return e.time(appendEnvelope(appendOpening(b, r), r), r.RecordedAt)
 	}
-	if r.Seq != e.seq+1 || r.Seq == 0 || r.SchemaVersion != e.openingVersion || len(e.opening) == 0 {
-		e.opening = appendOpening(e.opening[:0], r)
-	} else {
-		e.opening = countOn(e.opening)
+	if !e.sameRun(r) || r.Seq != e.seq+1 || r.Seq == 0 || !countOn(e.lastHead[:e.envelopeAt]) {
+		e.runID, e.parentRunID, e.depth, e.version = r.RunID, r.ParentRunID, r.Depth, r.SchemaVersion
+		e.lastHead = appendOpening(e.lastHead[:0], r)
+		e.envelopeAt = len(e.lastHead)
+		e.lastHead = appendEnvelope(e.lastHead, r)
+		e.stampAt, e.stampOK = len(e.lastHead), false
 	}
-	e.seq, e.openingVersion = r.Seq, r.SchemaVersion
-	b = append(b, e.opening...)
-	if e.envelope == nil || r.RunID != e.runID || r.ParentRunID != e.parentRunID || r.Depth != e.depth {
-		e.runID, e.parentRunID, e.depth = r.RunID, r.ParentRunID, r.Depth
-		e.envelope = appendEnvelope(e.envelope[:0], r)
-		e.stampAt, e.stampOK = len(e.envelope), false
-	}
-	// The envelope and the stamp up to its second, copied at once.
+	e.seq = r.Seq
 	t := r.RecordedAt
 	if sec := t.Unix(); !e.stampOK || sec != e.second {
 		if sec < firstRFC3339Second || sec >= pastRFC3339Second {
+			e.lastHead = e.lastHead[:0]
 			return b, yearError(t)
 		}
-		e.envelope = appendSecond(e.envelope[:e.stampAt], sec)
+		e.lastHead = appendSecond(e.lastHead[:e.stampAt], sec)
 		e.second, e.stampOK = sec, true
 	}
-	return appendNanoZ(append(b, e.envelope...), t.Nanosecond()), nil
+	return appendNanoZ(append(b, e.lastHead...), t.Nanosecond()), nil
+}
+
+// sameRun reports whether r has the run, and the schema version, of the
+// head e remembers, lastHead.
+func (e *encoder) sameRun(r *Record) bool {
+	return len(e.lastHead) > 0 && r.RunID == e.runID && r.ParentRunID == e.parentRunID &&
+		r.Depth == e.depth && r.SchemaVersion == e.version
 }
 
 // appendOpening appends the record's opening brace, its schema version
@@ -149,21 +150,22 @@ func appendOpening(b []byte, r *Record) []byte {
 	return appendUint(b, r.Seq)
 }
 
-// countOn returns b, which ends with the digits of a number after a byte
-// that is not a digit, with the number one more.
-func countOn(b []byte) []byte {
-	i := len(b) - 1
-	for b[i] == '9' {
-		b[i] = '0'
-		i--
+// countOn counts the number whose digits end b, after a byte that is not
+// a digit, on by one in place, and reports whether it could: it cannot
+// when every digit is a nine, as the number then takes one more digit.
+func countOn(b []byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		switch c := b[i]; {
+		case c == '9':
+			b[i] = '0'
+		case c >= '0' && c <= '8':
+			b[i]++
+			return true
+		default:
+			return false
+		}
 	}
-	if b[i] >= '0' && b[i] <= '8' {
-		b[i]++
-		return b
-	}
-	// Every digit was a nine: one more digit, a one, and the zeros.
-	b[i+1] = '1'
-	return append(b, '0')
+	return false
 }
 
 // appendEnvelope appends the fields of r's envelope from ,"run_id": to
