@@ -3,6 +3,7 @@ package recorder
 import (
 	"encoding/json"
 	"time"
+	"unsafe"
 
 	"github.com/cloudwego/eino/schema"
 )
@@ -454,6 +455,12 @@ func newPayload(k Kind) Payload {
 // payload types: a record built in code can hold either, one read from a
 // file never does. Such a record carries nothing to read.
 func IsNilPayload(p Payload) bool {
+	// The second word of an interface holding a pointer is the pointer,
+	// and that of one holding any other value points to it: a payload
+	// whose second word is not nil is not nil, whatever its type.
+	if (*[2]unsafe.Pointer)(unsafe.Pointer(&p))[1] != nil {
+		return false
+	}
 	switch t := p.(type) {
 	case nil:
 		return true
