@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unsafe"
 )
 
 // encoder writes records as JSON, byte for byte as encoding/json writes
@@ -134,8 +135,14 @@ func (e *encoder) head(b []byte, r *Record) ([]byte, error) {
 // sameRun reports whether r has the run, and the schema version, of the
 // head e remembers, lastHead.
 func (e *encoder) sameRun(r *Record) bool {
-	return len(e.lastHead) > 0 && r.RunID == e.runID && r.ParentRunID == e.parentRunID &&
+	return len(e.lastHead) > 0 && sameString(r.RunID, e.runID) && sameString(r.ParentRunID, e.parentRunID) &&
 		r.Depth == e.depth && r.SchemaVersion == e.version
+}
+
+// sameString reports whether a and b are equal, at once when they are
+// the same string, as a run's records share their run's ids.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // appendOpening appends the record's opening brace, its schema version
