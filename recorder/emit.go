@@ -191,12 +191,17 @@ func (r *Trace) giveUp(w *pendingItem) {
 // drifts from the wall clock only when the wall clock is stepped while
 // the Recorder lives, and never goes back. It is made from its Unix time,
 // as time.Unix makes times, so it carries no monotonic reading of its own.
-func (r *Recorder) stamp() (t time.Time, err error) {
-	if r.clock == nil {
-		if r.epoch.IsZero() {
-			return time.Now(), nil
-		}
+func (r *Recorder) stamp() (time.Time, error) {
+	if r.clock == nil && !r.epoch.IsZero() {
 		return time.Unix(r.epochSec, r.epochNsec+int64(time.Since(r.epoch))), nil
+	}
+	return r.clockStamp()
+}
+
+// clockStamp is stamp with a Clock, or without the wall time New read.
+func (r *Recorder) clockStamp() (t time.Time, err error) {
+	if r.clock == nil {
+		return time.Now(), nil
 	}
 	defer func() {
 		if v := recover(); v != nil {
