@@ -56,12 +56,15 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     and those of passwordFlags), the secrets among a call's quoted
 //     arguments (callArgsSecretAt: a key passed to a call named for
 //     one, the argument after an app id, a login's or auth tuple's
-//     password, a random string anywhere, as in Client("…")), and the
-//     value a call sets a sensitive name to, as in
-//     Header.Set("X-Api-Key", "…");
+//     password (an LDAP simple bind's after its DN), a random string
+//     anywhere, as in Client("…")), the value a call sets a sensitive
+//     name to, as in Header.Set("X-Api-Key", "…"), the user of curl's -u
+//     KEY:x when it is random, and credentials JSON in base64 (a Docker
+//     config's auths, a service account's key);
 //   - context: the value of a key/value pair, in env files, JSON, YAML,
 //     code, headers and query strings (key=value, key: value, "key":
-//     "value", key := "value", "key" => "value", config["key"] = …),
+//     "value", key := "value", "key" => "value", config["key"] = …,
+//     key: Type = "value", and a pair in a JSON string inside another),
 //     whose key ends in a sensitive word: password, secret, token,
 //     api_key, access_key, private_key, authorization, auth, passcode,
 //     pass_phrase, the word for a password in other languages
@@ -86,7 +89,8 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     TOKEN, b2 authorize-account KEY_ID KEY, htpasswd -b, mc alias
 //     set, rabbitmqctl add_user, smbclient -U user%password, sqlplus
 //     user/password@db, ConvertTo-SecureString, what echo pipes into
-//     --password-stdin or chpasswd); the credentials package managers
+//     --password-stdin or chpasswd, AUTH at redis-cli's prompt, SQL's
+//     IDENTIFIED BY and PASSWORD '…'); the credentials package managers
 //     keep for a host (composer or poetry config http-basic.HOST USER
 //     PASSWORD, pypi-token.NAME TOKEN, BUNDLE_HOST__COM=user:password);
 //     a secret right after its key id
@@ -103,9 +107,12 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     key in a URL's path after /hooks/ or /key/. A value that names a
 //     secret rather than holds it ($VAR, ${{ … }}, {{ … }},
 //     os.environ[…], process.env.X, secretKey: password, a YAML tag such
-//     as !vault), a placeholder (********, YOUR_…, changeme, REPLACE_…,
-//     …EXAMPLE, the word password itself, or anything holding a run of
-//     x, as sk_test_xxxx… does) and a boolean are left alone, as are the
+//     as !vault, a shell's ${TOKEN:?message}), a placeholder (********,
+//     YOUR_…, changeme, REPLACE_…, …EXAMPLE, <…>, the word password
+//     itself, anything holding a run of x, as sk_test_xxxx… does, or
+//     ending in six zeros, and a token that says it is fake, dummy, an
+//     example or not-real), a value sops encrypted (ENC[…]) and a
+//     boolean are left alone, as are the
 //     tokens that page through lists or guard forms (next_page_token,
 //     csrf_token), a token's setting made of words (no-check), numbers
 //     joined by '.' (an analytics cookie's GA1.2.…) and a part of a name
@@ -603,11 +610,10 @@ var letterBits = func() (t [256]uint32) {
 	return t
 }()
 
-// replaceSpans replaces each span of s with Redacted, except a span
-// written with a run of x, as sk_test_xxxxxxxx is: a placeholder, however
-// it was found.
+// replaceSpans replaces each span of s with Redacted, except a
+// placeholder (placeholderSpan), however it was found.
 func replaceSpans(s string, spans []span) string {
-	spans = slices.DeleteFunc(spans, func(m span) bool { return xPlaceholder(s[m.start:m.end]) })
+	spans = slices.DeleteFunc(spans, func(m span) bool { return placeholderSpan(s[m.start:m.end]) })
 	if len(spans) == 0 {
 		return s
 	}
@@ -629,8 +635,27 @@ func replaceSpans(s string, spans []span) string {
 	return b.String()
 }
 
-// xPlaceholder reports whether v holds a run of six x, in either case,
-// as placeholders of keys do.
-func xPlaceholder(v string) bool {
-	return strings.Contains(v, "xxxxxx") || strings.Contains(v, "XXXXXX")
+// placeholderSpan reports whether v stands in for a secret: it holds a
+// run of six x, in either case, or ends in six zeros, as
+// sk_test_xxxxxxxx and sk-example-000000000000 do (a key in hexadecimal
+// may hold zeros anywhere else), or it is one token that says it is made
+// up (madeUpWords, in lower case as tests write them), as
+// test-token-not-real does.
+func placeholderSpan(v string) bool {
+	if strings.Contains(v, "xxxxxx") || strings.Contains(v, "XXXXXX") || strings.HasSuffix(v, "000000") {
+		return true
+	}
+	if strings.ContainsAny(v, " \t\n./:@") {
+		return false
+	}
+	for _, w := range madeUpWords {
+		if strings.Contains(v, w) {
+			return true
+		}
+	}
+	return false
 }
+
+// madeUpWords are the words, in lower case, with which tests and docs
+// mark a value as made up. A random token holds none of them by chance.
+var madeUpWords = [...]string{"fake", "dummy", "example", "not-real", "not_real"}

@@ -116,8 +116,11 @@ var credentialCallees = [...]string{
 }
 
 // passwordCallees are the last parts of the names of functions that take
-// a user and then a password, in lower case.
-var passwordCallees = [...]string{"login", "signin", "sign_in", "authenticate", "basic_auth", "basicauth", "setbasicauth"}
+// a user and then a password, in lower case: logins, and the simple binds
+// of LDAP clients, which take a DN and its password.
+var passwordCallees = [...]string{
+	"login", "signin", "sign_in", "authenticate", "basic_auth", "basicauth", "setbasicauth", "simple_bind", "bind_s",
+}
 
 // decodingCallees are the last parts of the names of functions that
 // decode data, in lower case.

@@ -45,6 +45,12 @@ var contextRules = [...]secretRule{
 	{id: "paired-secret", near: pairedSecretAt, exact: true, keywords: pairedIDs[:]},
 	{id: "custom-header", near: customHeaderAt, exact: true, keywords: headerKeywords[:]},
 	{id: "url-path-key", near: urlPathKeyAt, exact: true, keywords: []string{"/hooks", "/key/"}},
+	{id: "sql-password", near: sqlPasswordAt, exact: true, keywords: []string{
+		// In capitals, as SQL's keywords are written, whose pairs
+		// ("SS", "SW") prose and code seldom hold.
+		"IDENTIFIED BY", "PASSWORD",
+	}},
+	{id: "redis-auth", near: authCommandAt, exact: true, keywords: []string{"AUTH "}},
 	{id: "near-credential-word-cased", near: nearCredentialWordAt, exact: true, keywords: []string{
 		// Written as prose writes them, their pairs ("AP", "PI") are
 		// rare in code.
@@ -247,13 +253,14 @@ func looksSecret(v string) bool {
 
 // isPlaceholder reports whether v stands in for a secret in examples
 // and docs: one character repeated, as in ******** or xxxx, a value
-// ending in EXAMPLE, or one that asks for the reader's own.
+// ending in EXAMPLE, or one that asks for the reader's own, as <api-key>
+// does (its '<' escaped as \u003c in a JSON string that Go wrote).
 func isPlaceholder(v string) bool {
 	if len(v) >= 4 && strings.Trim(v, v[:1]) == "" || strings.HasSuffix(v, "EXAMPLE") || strings.Contains(v, "xxxxxx") || strings.Contains(v, "XXXXXX") {
 		return true
 	}
 	low := strings.ToLower(v)
-	for _, p := range [...]string{"your_", "your-", "<", "changeme", "changeit", "placeholder", "redacted", "replace_", "replace-", "replaceme"} {
+	for _, p := range [...]string{"your_", "your-", "<", `\u003c`, "changeme", "changeit", "placeholder", "redacted", "replace_", "replace-", "replaceme"} {
 		if strings.HasPrefix(low, p) {
 			return true
 		}
@@ -408,6 +415,14 @@ func nearCredentialWordAt(s string, at, end int, spans []span) []span {
 		if c == '\n' {
 			if lines++; lines > 2 {
 				break
+			}
+		}
+		if c == 'E' && strings.HasPrefix(s[i:], "ENC[") {
+			// A value sops encrypted: its data, iv and tag are
+			// ciphertext, not secrets.
+			if j := strings.IndexByte(s[i:limit], ']'); j > 0 {
+				i += j + 1
+				continue
 			}
 		}
 		if c == 'u' && s[i-1] == '\\' {

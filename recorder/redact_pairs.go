@@ -347,7 +347,8 @@ func isUnquotedValueByte(c byte) bool { return strings.IndexByte(" \t\r\n,;&}])\
 func isSpace(c byte) bool { return c == ' ' }
 
 // keyEnd walks back from the separator at p (and the ':' before it in
-// ":=") over spaces and a closing quote (escaped or not) to where a key
+// ":=") over spaces, a type annotation before " = " and a string
+// (typeAnnotation) and a closing quote (escaped or not) to where a key
 // would end.
 func keyEnd(s string, p int) (k int, quoted bool) {
 	k = p
@@ -357,6 +358,11 @@ func keyEnd(s string, p int) (k int, quoted bool) {
 	for k > 0 && s[k-1] == ' ' {
 		k--
 	}
+	if k < p && s[p] == '=' && p+2 < len(s) && s[p+1] == ' ' && (s[p+2] == '"' || s[p+2] == '\'' || s[p+2] == '\\') {
+		// " = " and a string, as a declaration with a type gives a
+		// secret.
+		k = typeAnnotation(s, k)
+	}
 	if k > 1 && s[k-1] == ']' && (s[k-2] == '"' || s[k-2] == '\'') {
 		// An index by a quoted key: config["SECRET_KEY"] = "…".
 		k--
@@ -364,14 +370,45 @@ func keyEnd(s string, p int) (k int, quoted bool) {
 	return closingKeyQuote(s, k)
 }
 
+// typeAnnotation walks back from k, where the type of a declaration
+// would end before its " =", over the type and the ':' that gives a name
+// that type, as in Rust's const API_KEY: &str = "…", Kotlin's val
+// secret: String = "…" or Python's token: str = "…", to where the name
+// ends. It returns k when no annotation ends there.
+func typeAnnotation(s string, k int) int {
+	t := k
+	for t > 0 && isTypeByte(s[t-1]) {
+		t--
+	}
+	if t == k {
+		return k
+	}
+	c := t
+	for c > 0 && s[c-1] == ' ' {
+		c--
+	}
+	if c < 2 || s[c-1] != ':' || !isKeyByte(s[c-2]) {
+		return k
+	}
+	return c - 1
+}
+
+// isTypeByte reports whether c may be part of a type as declarations
+// annotate names with it: &str, Option<String>, String?, []byte, and the
+// '\\' of an escape in a JSON string (\u0026str).
+func isTypeByte(c byte) bool {
+	return isKeyByte(c) || c == '&' || c == '<' || c == '>' || c == '?' || c == '[' || c == ']' || c == '.' || c == '\\'
+}
+
 // closingKeyQuote walks back from k over a quote that closes a key,
-// escaped or not, and reports whether there was one.
+// escaped or not (once, or again in a JSON string inside another), and
+// reports whether there was one.
 func closingKeyQuote(s string, k int) (int, bool) {
 	if k == 0 || s[k-1] != '"' && s[k-1] != '\'' {
 		return k, false
 	}
 	k--
-	if k > 0 && s[k-1] == '\\' {
+	for k > 0 && s[k-1] == '\\' {
 		k--
 	}
 	return k, true
@@ -403,7 +440,7 @@ func pairAt(s string, p int) (span, bool) {
 		v, end = authorizationCredential(s, v, end, unquoted)
 	}
 	val := s[v:end]
-	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
+	if end == v || strings.HasPrefix(val, Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
 	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
@@ -541,6 +578,11 @@ func pairKey(s string, p int) (k, last int, quoted, ok bool) {
 		// "secret:prod/db/password" is, not a key.
 		return 0, 0, false, false
 	}
+	if k >= 2 && s[k-2:k] == "${" && s[p] == ':' && p+1 < len(s) && (s[p+1] == '?' || s[p+1] == '+') {
+		// A shell's ${TOKEN:?message} or ${TOKEN:+word}: a message to
+		// print or a word to use, not the variable's value.
+		return 0, 0, false, false
+	}
 	return k, last, quoted, true
 }
 
@@ -582,6 +624,15 @@ func quotedValue(s string, v, last int, quotedKey bool) (start, end int, quoted,
 		// An escaped quote: the pair is inside a JSON string, and so is
 		// the value, up to the next escaped quote or the end of the string.
 		return v + 2, quotedValueEnd(s, v+2, '"'), true, true
+	case strings.HasPrefix(s[v:], `\\\"`):
+		// A quote escaped twice: the pair is inside a JSON string inside
+		// another, as a notebook's source is in a tool's arguments; the
+		// value ends at the next such quote.
+		e := strings.Index(s[v+4:], `\\\"`)
+		if e < 0 {
+			return 0, 0, true, false
+		}
+		return v + 4, v + 4 + e, true, true
 	case strings.HasPrefix(s[v:], `"`):
 		if !opensValue(s, v, last, quotedKey) {
 			return 0, 0, true, false

@@ -126,7 +126,24 @@ var ownRules = [...]secretRule{
 	// The private part of a PuTTY key file: the lines of base64 after
 	// Private-Lines, ended by a newline or its escape in a JSON string.
 	{id: "putty-private-key", keywords: []string{"private-lines:"}, regex: `Private-Lines: *\d+(?:\r?\n|(?:\\r)?\\n)((?:[A-Za-z0-9+/=]{4,}(?:\r?\n|(?:\\r)?\\n|$))+)`},
+	// Credentials written as JSON and then in base64, as a Kubernetes
+	// secret or a CI variable carries them: a Docker config's auths, a
+	// service account's key, an object whose first key is a password, a
+	// client secret or a private key. The bytes of the encoded JSON's
+	// start say what it holds.
+	{id: "base64-json-credentials", exact: true, keywords: base64CredentialStarts[:],
+		regex: `\b(?:eyJhdXRocyI6|ewogICJhdXRocyI6|eyJjcmVkSGVscGVy|eyJ0eXBlIjogInNlcnZpY2VfYWNjb3Vu|eyJ0eXBlIjoic2VydmljZV9hY2NvdW50|ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3Vu|eyJwYXNzd29yZCI6|eyJjbGllbnRfc2VjcmV0|eyJwcml2YXRlX2tleSI6)[A-Za-z0-9+/]{16,}={0,2}`},
 	{id: "braintree-access-token", keywords: []string{"n$production", "n$sandbox"}, regex: `\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}\b`},
+}
+
+// base64CredentialStarts are the keywords of the base64-json-credentials
+// rule: the base64 of {"auths": and {\n  "auths": (a Docker config),
+// {"credHelpers", {"type": "service_account" written three ways,
+// {"password":, {"client_secret" and {"private_key":.
+var base64CredentialStarts = [...]string{
+	"eyJhdXRocyI6", "ewogICJhdXRocyI6", "eyJjcmVkSGVscGVy", "eyJ0eXBlIjogInNlcnZpY2VfYWNjb3Vu",
+	"eyJ0eXBlIjoic2VydmljZV9hY2NvdW50", "ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3Vu", "eyJwYXNzd29yZCI6",
+	"eyJjbGllbnRfc2VjcmV0", "eyJwcml2YXRlX2tleSI6",
 }
 
 // rules are gitleaks' rules, then the redactor's own and its context

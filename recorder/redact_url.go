@@ -57,9 +57,25 @@ func webURLAfterBlank(s string, p int) bool {
 // value of a command's password flag of commandFlags.
 func flagSecretAt(s string, p int) (span, bool) {
 	if m, ok := dashSecretAt(s, p); ok || p == 0 || !moreDashPrev[s[p-1]] {
-		return m, ok
+		return keyAsUser(s, m, ok)
 	}
 	return moreDashSecretAt(s, p)
+}
+
+// keyAsUser turns the match m of a password that is an x after a ':',
+// as in curl's -u user:x, into the user before it: an API key given as
+// the user with an x for the password, as BambooHR and Freshdesk take
+// it, when it looks random. Any other match is returned as it is.
+func keyAsUser(s string, m span, ok bool) (span, bool) {
+	if !ok || m.end != m.start+1 || s[m.start] != 'x' || m.start == 0 || s[m.start-1] != ':' {
+		return m, ok
+	}
+	c := m.start - 1
+	u := c
+	for u > 0 && isArgByte(s[u-1]) {
+		u--
+	}
+	return span{u, c}, looksRandom(s[u:c]) && !strings.HasPrefix(s[u:], Redacted)
 }
 
 // moreDashPrev holds true for the bytes before the '-' of what
@@ -183,7 +199,8 @@ func escapedCurlUserAt(s string, p int) (span, bool) {
 	if !strings.HasPrefix(s[v:], `\"`) {
 		return span{}, false
 	}
-	return curlPasswordAt(s, p, v+1)
+	m, ok := curlPasswordAt(s, p, v+1)
+	return keyAsUser(s, m, ok)
 }
 
 // launchDarklyKeyAt matches a LaunchDarkly SDK or mobile key, sdk- or
@@ -272,11 +289,11 @@ func callSecretAt(s string, p int) (span, bool) {
 
 // firstArgClose returns where the quote q that closes a call's first
 // argument, whose bytes of callArgBytes end at n, stands, escaped or not,
-// or n when the argument goes on past a ':' (as an Ably key's name does)
-// or an '@' (as a login's address does), which callArgsSecretAt reads;
-// false when neither follows.
+// or n when the argument goes on past a ':' (as an Ably key's name does),
+// an '@' (as a login's address does) or a ',' (as an LDAP bind's DN
+// does), which callArgsSecretAt reads; false when none follows.
 func firstArgClose(s string, n int, q byte, escaped bool) (int, bool) {
-	if n < len(s) && (s[n] == ':' || s[n] == '@') {
+	if n < len(s) && (s[n] == ':' || s[n] == '@' || s[n] == ',') {
 		return n, true
 	}
 	close := n
