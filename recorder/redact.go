@@ -56,8 +56,10 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     and those of passwordFlags), the secrets among a call's quoted
 //     arguments (callArgsSecretAt: a key passed to a call named for
 //     one, the argument after an app id, a login's or auth tuple's
-//     password (an LDAP simple bind's after its DN), a random string
-//     anywhere, as in Client("…")), the value a call sets a sensitive
+//     password (an LDAP simple bind's after its DN), a random
+//     passphrase after a key a client takes, a random string anywhere,
+//     as in Client("…"), in a JSON string too, whatever it escapes as
+//     \uXXXX), the value a call sets a sensitive
 //     name to, as in Header.Set("X-Api-Key", "…"), the user of curl's -u
 //     KEY:x when it is random, and credentials JSON in base64 (a Docker
 //     config's auths, a service account's key);

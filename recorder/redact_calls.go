@@ -49,7 +49,11 @@ func callArgsSecretAt(s string, p int) (span, bool) {
 	m := span{-1, -1}
 	for i, a := range args {
 		v := s[a.start:a.end]
-		if !callArgSecret(v, i, kind, first) {
+		// A random argument right after a key passed to a call that
+		// takes one is its passphrase, as exchanges' clients take a
+		// key, a secret and then a passphrase.
+		passphrase := kind == calleeCredential && m.end >= 0 && i > 0 && m.end == args[i-1].end && looksSecret(v)
+		if !passphrase && !callArgSecret(v, i, kind, first) {
 			continue
 		}
 		if m.start < 0 {
@@ -206,7 +210,7 @@ func quotedCallArgs(s string, p int, args []span) []span {
 		q := s[i]
 		b := i + 1
 		e := b
-		for e < len(s) && s[e] != q && s[e] != '\n' && s[e] != '\\' {
+		for e < len(s) && s[e] != q && s[e] != '\n' && (s[e] != '\\' || escaped && unicodeEscape(s, e)) {
 			e++
 		}
 		c := e
@@ -227,6 +231,12 @@ func quotedCallArgs(s string, p int, args []span) []span {
 		i++
 	}
 	return args
+}
+
+// unicodeEscape reports whether a \uXXXX escape starts at i, as a JSON
+// string that Go wrote holds for '&', '<' and '>'.
+func unicodeEscape(s string, i int) bool {
+	return i+6 <= len(s) && s[i+1] == 'u' && runEnd(s[:i+6], i+2, isHex) == i+6
 }
 
 // encodingName reports whether a call's argument names an encoding, as

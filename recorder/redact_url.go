@@ -184,7 +184,8 @@ func oneDashFlagAt(s string, p int) (span, bool) {
 
 // escapedCurlUserAt matches the password of curl's -u or --user
 // "user:password", whose '-' (the second of --user) is at p, in a
-// command inside a JSON string, whose quotes are escaped.
+// command inside a JSON string, whose quotes are escaped (twice in a
+// JSON string inside another).
 func escapedCurlUserAt(s string, p int) (span, bool) {
 	var n int
 	switch {
@@ -196,10 +197,11 @@ func escapedCurlUserAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	v := runEnd(s, n, isBlank)
-	if !strings.HasPrefix(s[v:], `\"`) {
+	q := runEnd(s, v, func(c byte) bool { return c == '\\' })
+	if q == v || q >= len(s) || s[q] != '"' {
 		return span{}, false
 	}
-	m, ok := curlPasswordAt(s, p, v+1)
+	m, ok := curlPasswordAt(s, p, q)
 	return keyAsUser(s, m, ok)
 }
 
