@@ -75,9 +75,10 @@
 // each) cost the Recorder about 0.45 µs of CPU each: some 0.17 µs on the
 // caller's goroutine (stamping, redaction, the queue), 0.27 µs on the
 // Recorder's (encoding 0.13 µs, the kernel's writes of the file 0.13 µs)
-// and the rest in the collector and the scheduler. That is about 2.2
-// million records per CPU-second on a quiet 2-CPU machine, where a
-// FileSink alone takes 4.9 million (BenchmarkRecorderJSONL). A busy
+// and the rest in the collector and the scheduler. That is 1.6 to 2.3
+// million records per CPU-second on a quiet 2-CPU virtual machine, as its
+// host lets it run faster or slower, where a FileSink alone takes 4.3 to
+// 4.9 million (BenchmarkRecorderJSONL). A busy
 // program is another matter: with 500 queries at once on 2 shared CPUs, the
 // Recorder's goroutine is one of hundreds the Go scheduler shares the
 // CPUs among, and records wait seconds for it. There, with the default
