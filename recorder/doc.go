@@ -82,9 +82,10 @@
 // program is another matter: with 500 queries at once on 2 shared CPUs, the
 // Recorder's goroutine is one of hundreds the Go scheduler shares the
 // CPUs among, and records wait seconds for it. There, with the default
-// QueueSize of 2048, the drop policy lost 11% of the records in a minute
-// (a third of them budget charges and tool starts), and Block 1.4% (most
-// of them shed first), with every run's start and end kept. A QueueSize
+// QueueSize of 2048, the drop policy lost 11% to 42% of the records in a
+// minute (more the faster the queries came; two fifths of them budget
+// charges and tool starts), and Block 0.3% to 1.4% (most of them shed
+// first), with every run's start and end kept. A QueueSize
 // that holds what the program records in a few seconds (five records per
 // model and tool call) keeps them all, at 72 bytes of queue a waiting
 // record; the queue grows only as far as records wait.
