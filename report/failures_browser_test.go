@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout/internal/cmdtest"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -242,20 +243,8 @@ func withLookoutAndBrowser(t *testing.T, limit time.Duration) (context.Context, 
 	chromiumPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
-	bin := buildLookout(t, ctx)
+	bin := cmdtest.Build(t, ctx)
 	return ctx, bin, startBrowser(t, ctx)
-}
-
-// buildLookout builds the lookout command into a temporary directory.
-func buildLookout(t *testing.T, ctx context.Context) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lookout")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/lookout")
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/lookout: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // inspectedBudget is a query's budget as lookout inspect --json gives it.

@@ -4,17 +4,17 @@ package report_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lookout-go/lookout/internal/cmdtest"
 	"github.com/lookout-go/lookout/recorder"
 )
 
@@ -31,18 +31,20 @@ func TestLookoutReportOf1MRecordsTakesAtMost500MB(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	bin := buildLookout(t, ctx)
+	bin := cmdtest.Build(t, ctx)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trajectory.jsonl")
 	writeJSONL(t, path, func(emit func(recorder.Record)) { eachLongRunRecord(1_000_000, emit) })
 	page := filepath.Join(dir, "report.html")
 	cmd := exec.CommandContext(ctx, bin, "report", "-o", page, path)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") })
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("lookout report: %v\n%s", err, out)
+	rss, err := cmdtest.RunPeak(cmd)
+	if err != nil {
+		t.Fatalf("lookout report: %v\n%s", err, out.Bytes())
 	}
-	rss := maxRSS(cmd.ProcessState)
 	info, err := os.Stat(page)
 	if err != nil {
 		t.Fatal(err)
@@ -52,16 +54,6 @@ func TestLookoutReportOf1MRecordsTakesAtMost500MB(t *testing.T) {
 	if rss > maxReportMemory {
 		t.Errorf("lookout report took %d MB, want at most %d MB", rss/1_000_000, maxReportMemory/1_000_000)
 	}
-}
-
-// maxRSS is the largest resident set of a process that has ended, in
-// bytes.
-func maxRSS(ps *os.ProcessState) int64 {
-	n := ps.SysUsage().(*syscall.Rusage).Maxrss
-	if runtime.GOOS == "darwin" {
-		return n // bytes there, kilobytes on Linux
-	}
-	return n * 1024
 }
 
 // writeJSONL writes the records each gives to a JSON Lines file at path,
