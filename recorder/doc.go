@@ -73,16 +73,20 @@
 // goroutine waits for a CPU, and the goroutine then writes it out at the
 // sink's pace. Into a JSONL file, an agent's records (some 500 bytes
 // each) cost the Recorder about 0.45 µs of CPU each: some 0.17 µs on the
-// caller's goroutine (stamping, redaction, the queue), 0.27 µs on the
-// Recorder's (encoding 0.13 µs, the kernel's writes of the file 0.13 µs)
-// and the rest in the collector and the scheduler. That is 1.6 to 2.3
-// million records per CPU-second on a quiet 2-CPU virtual machine, as its
-// host lets it run faster or slower, where a FileSink alone takes 4.3 to
-// 4.9 million (BenchmarkRecorderJSONL). A busy
+// caller's goroutine (stamping, redaction, the queue), 0.26 µs on the
+// Recorder's (encoding 0.11 µs, the kernel's writes of the file 0.15 µs)
+// and the rest in the scheduler. A caller that records faster than the
+// file is written, under Block, takes turns with the Recorder's goroutine
+// on one core, so that each record is written from the cache of the core
+// that recorded it: 1.9 to 2.5 million records per CPU-second on a 2-CPU
+// virtual machine, as its host lets it run faster or slower (down to 1.5
+// million in its slowest spells), where a FileSink alone takes 4.3 to 4.9
+// million (BenchmarkRecorderJSONL). Run side by side on two cores, the two
+// goroutines would take up to half as much CPU again per record. A busy
 // program is another matter: with 500 queries at once on 2 shared CPUs, the
 // Recorder's goroutine is one of hundreds the Go scheduler shares the
 // CPUs among, and records wait seconds for it. There, with the default
-// QueueSize of 2048, the drop policy lost 11% to 42% of the records in a
+// QueueSize of 2048, the drop policy lost 10% to 42% of the records in a
 // minute (more the faster the queries came; two fifths of them budget
 // charges and tool starts), and Block 0.3% to 1.4% (most of them shed
 // first), with every run's start and end kept. A QueueSize

@@ -69,6 +69,10 @@ type Options struct {
 	// ends or BlockTimeout passes, whichever comes first; then the record
 	// is lost. By default a record that finds no room is lost at once
 	// (with ErrQueueFull), so the agent is never slowed by its sink.
+	// Behind a FileSink or a MemorySink, emitters that wait take turns
+	// with the Recorder's goroutine, which lets the queue fill and frees
+	// it whole once written, unless writing it takes more than a few
+	// milliseconds.
 	Block bool
 
 	// BlockTimeout bounds the wait for room under Block. Zero means
