@@ -72,7 +72,8 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     pass_phrase, the word for a password in other languages
 //     (Passwort, wachtwoord, senha, пароль, パスワード, 密码) and the like
 //     always; key, sig, signature, credentials, pass, pwd, cookie, salt,
-//     psk, hmac, _pat, appid, a provider's mode (stripe_live, _test,
+//     psk, hmac, master, totp, _seed, certificate (not one in base64, MII…),
+//     _pat, appid, a provider's mode (stripe_live, _test,
 //     _prod, _sandbox) and the like when the value looks random (12 bytes
 //     or more, varied, not a word, a UUID, a path, a URL, an id such as
 //     Firebase's 1:…:web:… or a name ending in a digest), but not the key

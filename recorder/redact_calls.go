@@ -194,31 +194,29 @@ func calleeName(s string, n int) string {
 // quotedCallArgs appends the quoted arguments of the call whose '(' is at
 // p, up to the first argument that is not a quoted string (a keyword
 // argument, a variable) or the call's ')', at most cap(args). Quotes may
-// be escaped, as in a JSON string; an argument runs to the quote that
-// closes it on its line.
+// be escaped, as in a JSON string, once or again in a JSON string inside
+// another; an argument runs to the quote that closes it on its line.
 func quotedCallArgs(s string, p int, args []span) []span {
 	i := p + 1
 	for len(args) < cap(args) {
 		i = runEnd(s, i, isBlank)
-		escaped := strings.HasPrefix(s[i:], `\`)
-		if escaped {
-			i++
-		}
+		esc := quoteEscape(s, i)
+		i += esc
 		if i >= len(s) || s[i] != '"' && s[i] != '\'' {
 			return args
 		}
 		q := s[i]
 		b := i + 1
 		e := b
-		for e < len(s) && s[e] != q && s[e] != '\n' && (s[e] != '\\' || escaped && unicodeEscape(s, e)) {
+		for e < len(s) && s[e] != q && s[e] != '\n' && (s[e] != '\\' || esc > 0 && unicodeEscape(s, e)) {
 			e++
 		}
 		c := e
-		if escaped {
-			if !strings.HasPrefix(s[c:], `\`) {
+		if esc > 0 {
+			if quoteEscape(s, c) != esc {
 				return args
 			}
-			c++
+			c += esc
 		}
 		if c >= len(s) || s[c] != q {
 			return args
@@ -234,9 +232,25 @@ func quotedCallArgs(s string, p int, args []span) []span {
 }
 
 // unicodeEscape reports whether a \uXXXX escape starts at i, as a JSON
-// string that Go wrote holds for '&', '<' and '>'.
+// string that Go wrote holds for '&', '<' and '>', its backslash escaped
+// again or not.
 func unicodeEscape(s string, i int) bool {
+	i = runEnd(s, i, func(c byte) bool { return c == '\\' }) - 1
 	return i+6 <= len(s) && s[i+1] == 'u' && runEnd(s[:i+6], i+2, isHex) == i+6
+}
+
+// quoteEscape returns how many backslashes escape a quote at i: none, one
+// in a JSON string, three in a JSON string inside another; 0 when no
+// quote follows them.
+func quoteEscape(s string, i int) int {
+	e := i
+	for e < len(s) && s[e] == '\\' {
+		e++
+	}
+	if e == i || e >= len(s) || s[e] != '"' && s[e] != '\'' {
+		return 0
+	}
+	return e - i
 }
 
 // encodingName reports whether a call's argument names an encoding, as

@@ -26,6 +26,11 @@ var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
 		{"key-data", true}, {"key_data", true}, {"keydata", true},
 		// A provider's key for one of its modes, as in stripe_live.
 		{"_live", true}, {"_test", true}, {"_prod", true}, {"_sandbox", true},
+		// A key named for what it does rather than what it is: a
+		// webhook's hmac, a vault's master, an authenticator's totp or
+		// the seed of its codes (TOTP_SEED), an app's certificate (one in
+		// base64, MII…, is public; pairAt tells).
+		{"hmac", true}, {"master", true}, {"totp", true}, {"_seed", true}, {"certificate", true},
 		// Other words for a password or a credential: a passcode, a pass
 		// phrase, sssd's authtok, ldap's bindpw, a pre-shared key,
 		// a personal access token (GITHUB_PAT), an application id that
@@ -107,6 +112,10 @@ func keyStrength(s string, k int) int {
 		case last == 'n' && suf.suf == "token" && listToken(s, j):
 			return keyPlain
 		case suf.suf == "key" && plainKeyKind(s, j):
+			return keyPlain
+		case suf.suf == "hmac" && s[k-1] == 'C' && boundaryBefore(s, j):
+			// HMAC alone in capitals names the algorithm, as a label of
+			// its output does (Computed HMAC: …), not a key.
 			return keyPlain
 		case suf.weak:
 			return keyWeak
@@ -200,7 +209,8 @@ func listToken(s string, j int) bool {
 
 // looksRandom reports whether v, the value of a weak sensitive key, looks
 // like a secret rather than a word, a name, an id or a reference: twelve
-// bytes or more, not only letters and '_', '.' or '-' (unless sixteen
+// bytes or more, not only letters and '_', '.', '-' or '/', as names and
+// refs such as origin/main are (unless sixteen
 // letters or more change case as random ones do), no UUID, no path (a
 // key in base64 may start with '/') or URL, no blank, and varied enough
 // (a Shannon entropy of 3 bits or more, as a random string of ten
@@ -247,7 +257,7 @@ func base64Key(v string) bool {
 
 func isBase64Byte(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
 
-func isIdentPathByte(c byte) bool { return isAlpha(c) || c == '_' || c == '.' || c == '-' }
+func isIdentPathByte(c byte) bool { return isAlpha(c) || c == '_' || c == '.' || c == '-' || c == '/' }
 
 // isUUID reports whether v is a UUID in its usual text form.
 func isUUID(v string) bool {
@@ -443,7 +453,8 @@ func pairAt(s string, p int) (span, bool) {
 	if end == v || strings.HasPrefix(val, Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) ||
+		hasSuffixLower(s[k:last], "certificate") && strings.HasPrefix(val, "MII") {
 		return span{}, false
 	}
 	return span{v, end}, true

@@ -260,10 +260,8 @@ func callSecretAt(s string, p int) (span, bool) {
 	for i < len(s) && s[i] == ' ' {
 		i++
 	}
-	escaped := strings.HasPrefix(s[i:], `\`)
-	if escaped {
-		i++
-	}
+	esc := quoteEscape(s, i)
+	i += esc
 	if i >= len(s) || s[i] != '"' && s[i] != '\'' {
 		return span{}, false
 	}
@@ -273,12 +271,12 @@ func callSecretAt(s string, p int) (span, bool) {
 		name = name && callArgBytes[s[n]] == 1
 		n++
 	}
-	close, ok := firstArgClose(s, n, q, escaped)
+	close, ok := firstArgClose(s, n, q, esc)
 	if !ok {
 		return span{}, false
 	}
 	if name && n > b && s[close] == q {
-		if m, ok := namedCallArg(s, n, close, q, escaped); ok {
+		if m, ok := namedCallArg(s, n, close, q, esc); ok {
 			return m, ok
 		}
 	}
@@ -290,20 +288,21 @@ func callSecretAt(s string, p int) (span, bool) {
 }
 
 // firstArgClose returns where the quote q that closes a call's first
-// argument, whose bytes of callArgBytes end at n, stands, escaped or not,
+// argument, whose bytes of callArgBytes end at n, stands, escaped by esc
+// backslashes as the opening one is,
 // or n when the argument goes on past a ':' (as an Ably key's name does),
 // an '@' (as a login's address does) or a ',' (as an LDAP bind's DN
 // does), which callArgsSecretAt reads; false when none follows.
-func firstArgClose(s string, n int, q byte, escaped bool) (int, bool) {
+func firstArgClose(s string, n int, q byte, esc int) (int, bool) {
 	if n < len(s) && (s[n] == ':' || s[n] == '@' || s[n] == ',') {
 		return n, true
 	}
 	close := n
-	if escaped {
-		if close >= len(s) || s[close] != '\\' {
+	if esc > 0 {
+		if quoteEscape(s, close) != esc {
 			return 0, false
 		}
-		close++
+		close += esc
 	}
 	return close, close < len(s) && s[close] == q
 }
@@ -335,7 +334,7 @@ var callArgBytes = func() (t [256]uint8) {
 
 // namedCallArg matches the quoted value after a call's first argument, a
 // name that ends at n and whose quote q closes at close (callSecretAt).
-func namedCallArg(s string, n, close int, q byte, escaped bool) (span, bool) {
+func namedCallArg(s string, n, close int, q byte, esc int) (span, bool) {
 	strength := keyStrength(s, n)
 	if strength == keyPlain {
 		return span{}, false
@@ -345,8 +344,8 @@ func namedCallArg(s string, n, close int, q byte, escaped bool) (span, bool) {
 		return span{}, false
 	}
 	v = runEnd(s, v+1, isSpace)
-	if escaped && strings.HasPrefix(s[v:], `\`) {
-		v++
+	if esc > 0 && quoteEscape(s, v) == esc {
+		v += esc
 	}
 	if v >= len(s) || s[v] != q {
 		return span{}, false
