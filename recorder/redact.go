@@ -47,14 +47,17 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     the last '@' before the host) or a random token as its user, Slack
 //     and Discord webhook paths, the key in the path of Infura's,
 //     Alchemy's and Loggly's endpoints, curl's -u user:password (and a
-//     random user with no password), mysql's -pPASSWORD, the value of a
+//     random user with no password) and lftp's -u user,password,
+//     mysql's -pPASSWORD, the value of a
 //     --password-like flag (of a --account-key-like one when random or
 //     a UUID, of a one-dash flag such as -setcookie when random, and of
 //     a flag in a JSON array of arguments, ["--secret", "…"]), curl's -u
 //     in a JSON string, the password flags of commands (openssl -k, zip -P,
 //     ipmitool -P, ssh-keygen -N, mosquitto -P, altool -p, codecov -t
-//     and those of passwordFlags), the secrets among a call's quoted
-//     arguments (callArgsSecretAt: a key passed to a call named for
+//     and those of passwordFlags), a -k that looks like a key, the
+//     value of a table's row whose label ends in a sensitive word
+//     (Access Token     …, after a run of blanks), the secrets among a
+//     call's quoted arguments (callArgsSecretAt: a key passed to a call named for
 //     one, the argument after an app id, a login's or auth tuple's
 //     password (an LDAP simple bind's after its DN), a random
 //     passphrase after a key a client takes, a random string anywhere,
@@ -89,7 +92,8 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     commands (login -p, redis-cli -a, sqlcmd -P, keytool -storepass,
 //     config:set, aws configure set, gh secret set --body, npm's
 //     _authToken) and those they take as plain arguments (TOOL login
-//     TOKEN, b2 authorize-account KEY_ID KEY, htpasswd -b, mc alias
+//     TOKEN, b2 authorize-account KEY_ID KEY, uplink access import
+//     NAME GRANT, htpasswd -b, mc alias
 //     set, rabbitmqctl add_user, smbclient -U user%password, sqlplus
 //     user/password@db, ConvertTo-SecureString, what echo pipes into
 //     --password-stdin or chpasswd, AUTH at redis-cli's prompt, SQL's
@@ -107,7 +111,9 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     brackets escaped in a JSON string); the value of a provider's own
 //     X- header, whatever its name, when it is as random as a key and
 //     the name says no id, trace or digest (X-Honeycomb-Team); and the
-//     key in a URL's path after /hooks/ or /key/. A value that names a
+//     key in a URL's path after /hooks/ or /key/, or after the host of
+//     an endpoint that takes one there (Ankr, QuickNode, GetBlock, Sumo
+//     Logic). A value that names a
 //     secret rather than holds it ($VAR, ${{ … }}, {{ … }},
 //     os.environ[…], process.env.X, secretKey: password, a YAML tag such
 //     as !vault, a shell's ${TOKEN:?message}), a placeholder (********,
@@ -175,6 +181,7 @@ func secretSpans(s string, from int, spans []span) []span {
 	spans = findAll(s, from, spans, ":", colonOrURLKeyAt)
 	spans = findAll(s, from, spans, "=", pairAt)
 	spans = findAll(s, from, spans, "(", callSecretAt)
+	spans = findAll(s, from, spans, "  ", rowValueAt)
 	return spans
 }
 
@@ -222,6 +229,7 @@ var anchors = [...]struct {
 	{'S', "GK", "", true, sKeyHere},                        // "SG.", "SK"
 	{'J', "", "y", false, jwtHere},                         // the 'J' of "eyJ"
 	{'(', "\"'\\ ", "", false, callArgHere},                // a random string passed to a call, or a value set by name
+	{' ', " ", "\x00", false, rowValueHere},                // two blanks after a table's label, the first at an even index
 }
 
 // firstSecret returns an index at or before the first anchor at which
@@ -423,6 +431,12 @@ func sKeyHere(s string, p int) bool {
 		return false
 	}
 	_, ok := sKeyAt(s, p)
+	return ok
+}
+
+// rowValueHere reports whether rowValueAt matches at the ' ' at p.
+func rowValueHere(s string, p int) bool {
+	_, ok := rowValueAt(s, p)
 	return ok
 }
 

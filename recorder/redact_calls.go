@@ -243,11 +243,14 @@ func unicodeEscape(s string, i int) bool {
 // in a JSON string, three in a JSON string inside another; 0 when no
 // quote follows them.
 func quoteEscape(s string, i int) int {
-	e := i
+	if i >= len(s) || s[i] != '\\' {
+		return 0 // most calls' arguments: told without a loop
+	}
+	e := i + 1
 	for e < len(s) && s[e] == '\\' {
 		e++
 	}
-	if e == i || e >= len(s) || s[e] != '"' && s[e] != '\'' {
+	if e >= len(s) || s[e] != '"' && s[e] != '\'' {
 		return 0
 	}
 	return e - i

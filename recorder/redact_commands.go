@@ -12,6 +12,7 @@ import (
 //   - "TOOL login VALUE" (cargo, wandb, vault): a random first argument;
 //   - "b2 authorize-account KEY_ID KEY" (or account authorize): the
 //     random arguments;
+//   - "uplink access import NAME GRANT": the random access grant;
 //   - "echo VALUE | … --password-stdin": the value echoed;
 //   - ConvertTo-SecureString VALUE: the value;
 //   - rabbitmqctl add_user (or change_password) USER PASSWORD;
@@ -19,7 +20,7 @@ import (
 //   - sqlplus, expdp, impdp and sqlldr user/password@database.
 func commandCredentialAt(s string, at, end int, spans []span) []span {
 	word := s[at:end]
-	if at > 0 && isKeyByte(s[at-1]) && word != "password-stdin" || word != "b2 " && end < len(s) && isKeyByte(s[end]) {
+	if at > 0 && isKeyByte(s[at-1]) && word != "password-stdin" || word[len(word)-1] != ' ' && end < len(s) && isKeyByte(s[end]) {
 		return spans
 	}
 	if read, ok := commandCredentials[word]; ok {
@@ -33,6 +34,7 @@ func commandCredentialAt(s string, at, end int, spans []span) []span {
 var commandCredentials = map[string]func(s string, at, end int, spans []span) []span{
 	"login":                  loginToken,
 	"b2 ":                    b2Keys,
+	"uplink ":                importedAccess,
 	"password-stdin":         echoedPassword,
 	"ConvertTo-SecureString": secureString,
 	"rabbitmqctl":            rabbitPassword,
@@ -77,6 +79,22 @@ func loginToken(s string, at, end int, spans []span) []span {
 	var buf [1]span
 	if args := lineArgs(s, end, buf[:]); len(args) > 0 && randomArg(s, args[0]) {
 		spans = append(spans, args[0])
+	}
+	return spans
+}
+
+// importedAccess reads "uplink access import [flags] NAME GRANT"
+// (Storj): the random argument after the name.
+func importedAccess(s string, _, end int, spans []span) []span {
+	if !strings.HasPrefix(s[end:], "access import ") {
+		return spans
+	}
+	var buf [4]span
+	args := lineArgs(s, end+len("access import"), buf[:])
+	for i := 1; i < len(args); i++ {
+		if randomArg(s, args[i]) && s[args[i-1].start] != '-' {
+			return append(spans, args[i])
+		}
 	}
 	return spans
 }
@@ -276,7 +294,7 @@ var commandFlags = [...]struct {
 const commandFlagReach = 160
 
 // commandFlagAt matches the value of one of commandFlags whose '-' is at
-// p, after a blank.
+// p, after a blank, and that of a -k that looks like a key.
 func commandFlagAt(s string, p int) (span, bool) {
 	if p < 1 || p+3 >= len(s) || s[p-1] != ' ' || s[p+2] != ' ' {
 		return span{}, false
@@ -291,6 +309,13 @@ func commandFlagAt(s string, p int) (span, bool) {
 			// Not a reference, as altool's @keychain:NAME and @env:VAR are.
 			return m, ok && !isPlaceholder(s[m.start:m.end]) && s[m.start] != '@'
 		}
+	}
+	if s[p+1] == 'k' {
+		// -k for a key, in any command, when its value is one, as
+		// cloudsmith's API key is: curl's -k takes no value and sort's
+		// a column.
+		m, ok := flagValueAt(s, runEnd(s, p+2, isBlank))
+		return m, ok && keyLike(s[m.start:m.end])
 	}
 	return span{}, false
 }

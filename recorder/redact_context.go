@@ -30,7 +30,7 @@ var contextRules = [...]secretRule{
 		"config:set", "env:set", "--body", "add-authtoken", ":_authToken", "npmAuthToken",
 	}},
 	{id: "command-credential", near: commandCredentialAt, exact: true, keywords: []string{
-		"login", "b2 ", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient", "sqlplus",
+		"login", "b2 ", "uplink ", "password-stdin", "ConvertTo-SecureString", "rabbitmqctl", "smbclient", "rpcclient", "sqlplus",
 		"expdp", "impdp", "sqlldr",
 	}},
 	{id: "host-credential", near: hostCredentialAt, exact: true, keywords: []string{
@@ -44,7 +44,12 @@ var contextRules = [...]secretRule{
 	}},
 	{id: "paired-secret", near: pairedSecretAt, exact: true, keywords: pairedIDs[:]},
 	{id: "custom-header", near: customHeaderAt, exact: true, keywords: headerKeywords[:]},
-	{id: "url-path-key", near: urlPathKeyAt, exact: true, keywords: []string{"/hooks", "/key/"}},
+	{id: "url-path-key", near: urlPathKeyAt, exact: true, keywords: []string{
+		// The segments that name a key, and the hosts that take one in
+		// their path, by the parts of their names whose pairs of bytes
+		// other URLs seldom hold.
+		"/hooks", "/key/", "ankr.", "sumologic", "quiknode", ".getblock",
+	}},
 	{id: "sql-password", near: sqlPasswordAt, exact: true, keywords: []string{
 		// In capitals, as SQL's keywords are written, whose pairs
 		// ("SS", "SW") prose and code seldom hold.

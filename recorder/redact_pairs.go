@@ -453,12 +453,65 @@ func pairAt(s string, p int) (span, bool) {
 	if end == v || strings.HasPrefix(val, Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) ||
-		hasSuffixLower(s[k:last], "certificate") && strings.HasPrefix(val, "MII") {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || publicForKey(s[k:last], val) {
 		return span{}, false
 	}
 	return span{v, end}, true
 }
+
+// publicForKey reports whether val, the value of the sensitive key, is
+// no secret by what it is for that key: a token's setting made of words
+// (lowerWords), or a certificate in base64, whose DER starts MII.
+func publicForKey(key, val string) bool {
+	return hasSuffixLower(key, "token") && lowerWords(val) || hasSuffixLower(key, "certificate") && strings.HasPrefix(val, "MII")
+}
+
+// rowValueAt matches the value of a row of the table a command prints,
+// a label that ends in a sensitive word, two blanks or more and the
+// value alone on the rest of its line, as "Access Token     00D…" and
+// "token     s.…" are, when the value looks like a secret (looksSecret).
+// The label starts its line, or a JSON string or a line in one. The
+// pre-scan reads bytes two at a time: the blanks found are the two at
+// an even index that start the run or follow its first, and p is
+// either.
+func rowValueAt(s string, p int) (span, bool) {
+	q := p &^ 1
+	if q < 2 || q+1 >= len(s) || s[q] != ' ' || s[q+1] != ' ' {
+		return span{}, false
+	}
+	l := q
+	if s[l-1] == ' ' {
+		l--
+	}
+	if !isKeyByte(s[l-1]) || !mayFollowSensitiveKey(s, l) || keyStrength(s, l) == keyPlain || !rowLabel(s, l) {
+		return span{}, false
+	}
+	v := runEnd(s, q, isBlank)
+	e := runEnd(s, v, isArgByte)
+	if end := runEnd(s, e, isBlank); end < len(s) && strings.IndexByte("\n\r\\\"", s[end]) < 0 {
+		return span{}, false // more columns, or prose
+	}
+	if e == v || !looksSecret(s[v:e]) || strings.HasPrefix(s[v:], Redacted) {
+		return span{}, false
+	}
+	return span{v, e}, true
+}
+
+// rowLabel reports whether the label of a table's row that ends at l
+// starts its line: words joined by single blanks, at most rowLabelLen
+// bytes, after the line's start, blanks, a newline escaped in a JSON
+// string or the string's opening quote.
+func rowLabel(s string, l int) bool {
+	k := l
+	for k > 0 && l-k <= rowLabelLen && (isKeyByte(s[k-1]) || s[k-1] == ' ' && k >= 2 && isKeyByte(s[k-2])) {
+		k--
+	}
+	k = runStart(s, k, isBlank)
+	return l-k <= rowLabelLen && (k == 0 || s[k-1] == '\n' || s[k-1] == '"' || s[k-1] == '\\')
+}
+
+// rowLabelLen is the length of the longest label rowValueAt reads.
+const rowLabelLen = 40
 
 // lowerWords reports whether v is a few short words of lower-case
 // letters joined by '-', as the "no-check" of X-Atlassian-Token is: a

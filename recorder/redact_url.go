@@ -434,7 +434,11 @@ func endpointKeyIn(s string, h, e int) (span, bool) {
 // urlPathKeyAt redacts the path segment after the segment at s[at:end]
 // ("/hooks/" or "/key/") of a URL, which names the key that follows it,
 // as Mattermost's and IFTTT's webhook URLs do: sixteen bytes
-// or more that look like a secret (looksSecret), not an id of digits.
+// or more that look like a secret (looksSecret), not an id of digits,
+// with its base64 padding. After a host that takes a key in its path
+// (Ankr's and QuickNode's RPC endpoints, Sumo Logic's collectors), the
+// key is the first segment long enough to be one (urlPathKeyLen), after
+// those that name a chain or an API's version.
 // The segment must be part of a URL, one whose "://" stands before it
 // within urlPathReach bytes and no blank or quote.
 func urlPathKeyAt(s string, at, end int, spans []span) []span {
@@ -443,6 +447,19 @@ func urlPathKeyAt(s string, at, end int, spans []span) []span {
 	if u < 0 || strings.ContainsAny(s[from+u:at], " \t\n\"'") {
 		return spans
 	}
+	host := s[at] != '/'
+	if host {
+		// The keyword is part of the host's name: the path starts after
+		// the rest of it.
+		if strings.IndexByte(s[from+u+3:at], '/') >= 0 {
+			return spans
+		}
+		end = runEnd(s, end, isKeyPartByte)
+		if end >= len(s) || s[end] != '/' {
+			return spans
+		}
+		end++
+	}
 	if s[end-1] != '/' {
 		if end >= len(s) || s[end] != '/' {
 			return spans
@@ -450,11 +467,19 @@ func urlPathKeyAt(s string, at, end int, spans []span) []span {
 		end++ // the keyword "/hooks" leaves out its '/'
 	}
 	e := runEnd(s, end, isKeyByte)
+	for n := 0; host && n < 4 && e-end < urlPathKeyLen && e < len(s) && s[e] == '/'; n++ {
+		end = e + 1
+		e = runEnd(s, end, isKeyByte)
+	}
 	if e-end < 16 || !looksSecret(s[end:e]) || strings.HasPrefix(s[end:], Redacted) {
 		return spans
 	}
-	return append(spans, span{end, e})
+	return append(spans, span{end, runEnd(s, e, func(c byte) bool { return c == '=' })})
 }
 
 // urlPathReach is how far before a path segment a URL's "://" may stand.
 const urlPathReach = 200
+
+// urlPathKeyLen is the length of the shortest key urlPathKeyAt takes in
+// the path of a host that takes one there.
+const urlPathKeyLen = 24

@@ -365,17 +365,22 @@ var passwordFlags = [...]struct {
 }{{'p', " login "}, {'p', "mongo"}, {'a', "redis-cli"}, {'P', "sqlcmd"}, {'w', "ldap"}}
 
 // curlPasswordAt matches the password of the user:password argument that
-// follows a curl flag at p after blanks from i.
+// follows a curl flag at p after blanks from i, or of lftp's -u
+// user,password.
 func curlPasswordAt(s string, p, i int) (span, bool) {
+	sep := byte(':')
 	if !onLine(s, p, "curl") {
-		return span{}, false
+		if !onLine(s, p, "lftp") && !onLine(s, p, "open ") {
+			return span{}, false
+		}
+		sep = ','
 	}
 	v := runEnd(s, i, isBlank)
 	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
 		v++
 	}
 	end := runEnd(s, v, isArgByte)
-	colon := strings.IndexByte(s[v:end], ':')
+	colon := strings.IndexByte(s[v:end], sep)
 	if colon < 0 || strings.HasPrefix(s[v+colon+1:], Redacted) {
 		return span{}, false
 	}
