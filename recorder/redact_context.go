@@ -18,7 +18,7 @@ import (
 var contextRules = [...]secretRule{
 	{id: "sensitive-key-part", near: keyPartAt, keywords: []string{
 		"password_", "passwd_", "secret_", "token_", "apikey_", "api_key_", "auth_", "credential", "pwd_", "private_key_",
-		"privatekey_", "hmac_",
+		"privatekey_",
 	}},
 	{id: "sensitive-key-part-camel", near: keyPartAt, exact: true, keywords: []string{
 		// Not Token, as MaxTokens and TokenCount are everywhere in code
@@ -73,7 +73,7 @@ var contextRules = [...]secretRule{
 // wherever they stand in the key, in lower case.
 var keyPartWords = [...]string{
 	"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "auth", "credentials", "credential",
-	"creds", "pwd", "private_key", "privatekey", "hmac",
+	"creds", "pwd", "private_key", "privatekey",
 }
 
 // keyPartNotSecret are the last words of keys that hold a sensitive word

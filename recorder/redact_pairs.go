@@ -210,14 +210,14 @@ func listToken(s string, j int) bool {
 // looksRandom reports whether v, the value of a weak sensitive key, looks
 // like a secret rather than a word, a name, an id or a reference: twelve
 // bytes or more, not only letters and '_', '.', '-' or '/', as names and
-// refs such as origin/main are (unless sixteen
-// letters or more change case as random ones do), no UUID, no path (a
-// key in base64 may start with '/') or URL, no blank, and varied enough
-// (a Shannon entropy of 3 bits or more, as a random string of ten
-// different characters has).
+// refs such as origin/main are (unless sixteen letters or more change
+// case as random ones do), no UUID, no path (a key in base64 may start
+// with '/') or URL, no blank, no template ({{) or literal of a type
+// (typeLiteral), and varied enough (a Shannon entropy of 3 bits or more, as a
+// random string of ten different characters has).
 func looksRandom(v string) bool {
 	if len(v) < 12 || isReference(v) || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") || v[0] == '/' && !base64Key(v) ||
-		v[0] == '~' || v[0] == '.' {
+		v[0] == '~' || v[0] == '.' || strings.Contains(v, "{{") || typeLiteral(v) {
 		return false
 	}
 	if runEnd(v, 0, isIdentPathByte) == len(v) && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 &&
@@ -228,6 +228,14 @@ func looksRandom(v string) bool {
 		return false
 	}
 	return entropy(v) >= 3
+}
+
+// typeLiteral reports whether v starts as a literal of a type does in
+// code, a name of six letters or more and '{', as
+// signingKeyCache{size: 64} does.
+func typeLiteral(v string) bool {
+	i := runEnd(v, 0, func(c byte) bool { return isAlpha(c) || c == '_' })
+	return i >= 6 && i < len(v) && v[i] == '{'
 }
 
 // dottedNumber reports whether v, less a name and '=' before it, is
@@ -469,8 +477,11 @@ func publicForKey(key, val string) bool {
 // rowValueAt matches the value of a row of the table a command prints,
 // a label that ends in a sensitive word, two blanks or more and the
 // value alone on the rest of its line, as "Access Token     00D…" and
-// "token     s.…" are, when the value looks like a secret (looksSecret).
-// The label starts its line, or a JSON string or a line in one. The
+// "token     s.…" are, when the value looks like a secret (looksSecret;
+// after a weak word, strongRandom, as a revision after master is not)
+// and starts with a letter or digit, as a type does not (*tls.Config).
+// The label starts its line, or a JSON string or a line in one, after
+// spaces at most: a field of a Go struct, aligned so, follows a tab. The
 // pre-scan reads bytes two at a time: the blanks found are the two at
 // an even index that start the run or follow its first, and p is
 // either.
@@ -483,7 +494,11 @@ func rowValueAt(s string, p int) (span, bool) {
 	if s[l-1] == ' ' {
 		l--
 	}
-	if !isKeyByte(s[l-1]) || !mayFollowSensitiveKey(s, l) || keyStrength(s, l) == keyPlain || !rowLabel(s, l) {
+	if !isKeyByte(s[l-1]) || !mayFollowSensitiveKey(s, l) {
+		return span{}, false
+	}
+	strength := keyStrength(s, l)
+	if strength == keyPlain || !rowLabel(s, l) {
 		return span{}, false
 	}
 	v := runEnd(s, q, isBlank)
@@ -491,7 +506,8 @@ func rowValueAt(s string, p int) (span, bool) {
 	if end := runEnd(s, e, isBlank); end < len(s) && strings.IndexByte("\n\r\\\"", s[end]) < 0 {
 		return span{}, false // more columns, or prose
 	}
-	if e == v || !looksSecret(s[v:e]) || strings.HasPrefix(s[v:], Redacted) {
+	val := s[v:e]
+	if e == v || !isAlnum(val[0]) || !looksSecret(val) || strength == keyWeak && !strongRandom(val) || strings.HasPrefix(val, Redacted) {
 		return span{}, false
 	}
 	return span{v, e}, true
@@ -499,15 +515,18 @@ func rowValueAt(s string, p int) (span, bool) {
 
 // rowLabel reports whether the label of a table's row that ends at l
 // starts its line: words joined by single blanks, at most rowLabelLen
-// bytes, after the line's start, blanks, a newline escaped in a JSON
+// bytes, after the line's start and spaces, a newline escaped in a JSON
 // string or the string's opening quote.
 func rowLabel(s string, l int) bool {
 	k := l
 	for k > 0 && l-k <= rowLabelLen && (isKeyByte(s[k-1]) || s[k-1] == ' ' && k >= 2 && isKeyByte(s[k-2])) {
 		k--
 	}
-	k = runStart(s, k, isBlank)
-	return l-k <= rowLabelLen && (k == 0 || s[k-1] == '\n' || s[k-1] == '"' || s[k-1] == '\\')
+	if k > 0 && s[k-1] == '\\' {
+		k++ // the label's walk took the n of an escape
+	}
+	k = runStart(s, k, isSpace)
+	return l-k <= rowLabelLen+2 && (k == 0 || s[k-1] == '\n' || s[k-1] == '"' || k >= 2 && s[k-2] == '\\' && s[k-1] == 'n')
 }
 
 // rowLabelLen is the length of the longest label rowValueAt reads.
