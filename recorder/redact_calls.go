@@ -51,8 +51,9 @@ func callArgsSecretAt(s string, p int) (span, bool) {
 		v := s[a.start:a.end]
 		// A random argument right after a key passed to a call that
 		// takes one is its passphrase, as exchanges' clients take a
-		// key, a secret and then a passphrase.
-		passphrase := kind == calleeCredential && m.end >= 0 && i > 0 && m.end == args[i-1].end && looksSecret(v)
+		// key, a secret and then a passphrase, random letters too.
+		passphrase := kind == calleeCredential && m.end >= 0 && i > 0 && m.end == args[i-1].end &&
+			(looksSecret(v) || len(v) >= 12 && runEnd(v, 0, isAlpha) == len(v) && randomCase(v))
 		if !passphrase && !callArgSecret(v, i, kind, first) {
 			continue
 		}
