@@ -115,9 +115,13 @@ const (
 )
 
 // credentialCallees are words that, in the last part of a called
-// function's name, in lower case, say it takes a key or a token.
+// function's name, in lower case, say it takes a key or a token: a
+// client, an SDK's setup, and the services that take a key to build
+// one, as a geocoder (OpenCageGeocode, Geocoder) and a chain's
+// provider (EtherscanProvider) do.
 var credentialCallees = [...]string{
-	"client", "api", "key", "secret", "token", "auth", "credential", "init", "configure", "connect", "sdk",
+	"client", "api", "key", "secret", "token", "auth", "credential", "init", "configure", "connect", "sdk", "geocod",
+	"provider",
 }
 
 // passwordCallees are the last parts of the names of functions that take
@@ -283,13 +287,16 @@ func appID(v string) bool {
 
 // keyLike reports whether v, an argument given where a key or token is
 // expected, is one: sixteen bytes or more without blanks, not a URL, a
-// path, a file or host name (with its port), a UUID, a date or a digest
-// named by its algorithm (sha256:…), and either holding a run of 32
-// hexadecimal digits (as many keys are) or random: letters of both cases
-// and digits, or twenty bytes or more with digits, and varied.
+// path, a file or host name (with its port), a UUID, a date, a digest
+// named by its algorithm (sha256:…) or an account's address on a chain
+// (0x and 40 hexadecimal digits; a private key has 64), and either
+// holding a run of 32 hexadecimal digits (as many keys are) or random:
+// letters of both cases and digits, or twenty bytes or more with
+// digits, and varied.
 func keyLike(v string) bool {
 	if len(v) < 16 || len(v) > 400 || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") ||
-		strings.IndexByte("/.~#", v[0]) >= 0 || isUUID(v) || isTimestamp(v) || fileLike(v) || hostPort(v) || digestNamed(v) {
+		strings.IndexByte("/.~#", v[0]) >= 0 || isUUID(v) || isTimestamp(v) || fileLike(v) || hostPort(v) || digestNamed(v) ||
+		len(v) == 42 && v[:2] == "0x" && hexRun(v[2:]) == 40 {
 		return false
 	}
 	if hexRun(v) >= 32 {
