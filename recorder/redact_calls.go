@@ -238,9 +238,12 @@ func quotedCallArgs(s string, p int, args []span) []span {
 
 // unicodeEscape reports whether a \uXXXX escape starts at i, as a JSON
 // string that Go wrote holds for '&', '<' and '>', its backslash escaped
-// again or not.
+// again or not (two backslashes at most, so that a long run of them
+// costs no more than a short one).
 func unicodeEscape(s string, i int) bool {
-	i = runEnd(s, i, func(c byte) bool { return c == '\\' }) - 1
+	if i+1 < len(s) && s[i+1] == '\\' {
+		i++
+	}
 	return i+6 <= len(s) && s[i+1] == 'u' && runEnd(s[:i+6], i+2, isHex) == i+6
 }
 
