@@ -310,8 +310,9 @@ func commandFlagAt(s string, p int) (span, bool) {
 			return m, ok && !isPlaceholder(s[m.start:m.end]) && s[m.start] != '@'
 		}
 	}
-	if s[p+1] == 'k' {
-		// -k for a key, in any command, when its value is one, as
+	if s[p+1] == 'k' && p >= 2 {
+		// -k for a key, in any command (so not at the text's second
+		// byte, which dashSecretHere skips), when its value is one, as
 		// cloudsmith's API key is: curl's -k takes no value and sort's
 		// a column.
 		m, ok := flagValueAt(s, runEnd(s, p+2, isBlank))

@@ -213,8 +213,8 @@ func listToken(s string, j int) bool {
 // refs such as origin/main are (unless sixteen letters or more change
 // case as random ones do), no UUID, no path (a key in base64 may start
 // with '/') or URL, no blank, no template ({{) or literal of a type
-// (typeLiteral), and varied enough (a Shannon entropy of 3 bits or more, as a
-// random string of ten different characters has).
+// (typeLiteral), and varied enough (a Shannon entropy of 3 bits or
+// more, as a random string of ten different characters has).
 func looksRandom(v string) bool {
 	if len(v) < 12 || isReference(v) || strings.ContainsAny(v, " \t") || strings.Contains(v, "://") || v[0] == '/' && !base64Key(v) ||
 		v[0] == '~' || v[0] == '.' || strings.Contains(v, "{{") || typeLiteral(v) {

@@ -289,8 +289,8 @@ func callSecretAt(s string, p int) (span, bool) {
 
 // firstArgClose returns where the quote q that closes a call's first
 // argument, whose bytes of callArgBytes end at n, stands, escaped by esc
-// backslashes as the opening one is,
-// or n when the argument goes on past a ':' (as an Ably key's name does),
+// backslashes as the opening one is, or n when the argument goes on past
+// a ':' (as an Ably key's name does),
 // an '@' (as a login's address does) or a ',' (as an LDAP bind's DN
 // does), which callArgsSecretAt reads; false when none follows.
 func firstArgClose(s string, n int, q byte, esc int) (int, bool) {
