@@ -220,7 +220,7 @@ var anchors = [...]struct {
 	{'b', "eE", "", true, bearerHere},                      // "bearer"
 	{'S', "GK", "", true, sKeyHere},                        // "SG.", "SK"
 	{'J', "", "y", false, jwtHere},                         // the 'J' of "eyJ"
-	{'(', "\"'\\ ", "", false, callArgHere},                // a random string passed to a call, or a value set by name
+	{'(', "\"'\\ b", "", false, callArgHere},               // a random string passed to a call (as bytes too), or a value set by name
 }
 
 // firstSecret returns an index at or before the first anchor at which

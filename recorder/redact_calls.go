@@ -199,7 +199,7 @@ func calleeName(s string, n int) string {
 func quotedCallArgs(s string, p int, args []span) []span {
 	i := p + 1
 	for len(args) < cap(args) {
-		i = runEnd(s, i, isBlank)
+		i = pastLiteralPrefix(s, runEnd(s, i, isBlank))
 		escaped := strings.HasPrefix(s[i:], `\`)
 		if escaped {
 			i++

@@ -602,6 +602,7 @@ func keyStart(s string, last int) int {
 // JSON string, that quote ends the string, and what follows is structure.
 func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok bool) {
 	v, arrow := valueStart(s, p)
+	v = pastLiteralPrefix(s, v)
 	if qv, end, quoted, ok := quotedValue(s, v, last, quotedKey); quoted {
 		return qv, end, false, ok
 	}
@@ -643,6 +644,72 @@ func quotedValue(s string, v, last int, quotedKey bool) (start, end int, quoted,
 	}
 	return 0, 0, false, false
 }
+
+// literalPrefixes are the prefixes, in lower case, that languages write
+// before a string literal's opening quote: Python's bytes, raw and
+// format strings (b"…", rb"…", f"…"), C#'s verbatim and interpolated
+// ones (@"…", $"…"), C++'s (u8"…", L"…", R"(…)"), SQL Server's N'…',
+// PostgreSQL's E'…' and a shell's $'…'.
+var literalPrefixes = [...]string{
+	"b", "r", "u", "f", "rb", "br", "fr", "rf", "ur", "u8", "u8r", "l", "lr", "n", "e", "@", "$", "@$", "$@",
+}
+
+// pastLiteralPrefix returns where the quote after a string literal's
+// prefix that starts at i stands, so that the literal's text, not its
+// prefix, is read as the value; or i when no prefix and quote (escaped
+// or not) are there.
+func pastLiteralPrefix(s string, i int) int {
+	if i < len(s) && literalPrefixBytes[s[i]] {
+		return prefixedQuote(s, i)
+	}
+	return i // most often a quote: told inline
+}
+
+// prefixedQuote is pastLiteralPrefix once a byte of a prefix is at i.
+func prefixedQuote(s string, i int) int {
+	// A prefix is one to three bytes: the quote after it is looked for
+	// before the prefix is.
+	for n := i; n < len(s) && n <= i+3; n++ {
+		switch c := s[n]; {
+		case c == '"' || c == '\'' || c == '\\' && n+1 < len(s) && (s[n+1] == '"' || s[n+1] == '\\'):
+			if n > i && (i == 0 || !isKeyByte(s[i-1])) && literalPrefix(s[i:n]) {
+				return n
+			}
+			return i
+		case !isLiteralPrefixByte(c):
+			return i
+		}
+	}
+	return i
+}
+
+// literalPrefix reports whether p is one of literalPrefixes, in any case.
+func literalPrefix(p string) bool {
+	for _, l := range literalPrefixes {
+		if len(l) == len(p) && equalLower(p, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLiteralPrefixByte(c byte) bool { return literalPrefixBytes[c] }
+
+// quoteBytes holds true for the bytes that open a string literal, and for
+// the '\\' of a quote escaped in a JSON string.
+var quoteBytes = [256]bool{'"': true, '\'': true, '\\': true}
+
+// literalPrefixBytes holds true for the bytes of literalPrefixes.
+var literalPrefixBytes = func() (t [256]bool) {
+	for _, p := range literalPrefixes {
+		for _, c := range []byte(p) {
+			for _, c := range cases(c) {
+				t[c] = true
+			}
+		}
+	}
+	return t
+}()
 
 // valueStart walks forward from the separator at p, over the '>' of "=>"
 // and then spaces, to where a value would start. It also reports whether
