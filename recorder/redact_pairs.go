@@ -34,14 +34,17 @@ var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
 		{"passcode", false}, {"pass_phrase", false}, {"pass-phrase", false}, {"authtok", false}, {"bindpw", false},
 		{"psk", true}, {"_pat", true}, {"-pat", true}, {"appid", true}, {"bearer", true},
 		{"_oauth", true}, {"-oauth", true},
-		// The word for a password, and for a key, in other languages
-		// written in Latin letters; foreignKeyWords holds those that
-		// end in other letters.
+		// The word for a password, a secret, a key and a token in
+		// other languages written in Latin letters; foreignKeyWords
+		// holds those that end in other letters.
 		{"passwort", false}, {"kennwort", false}, {"mot_de_passe", false}, {"motdepasse", false}, {"contrasena", false},
 		{"contrasenya", false}, {"senha", false}, {"wachtwoord", false}, {"haslo", false}, {"heslo", false},
 		{"sifre", false}, {"şifre", false}, {"losenord", false}, {"lösenord", false}, {"passord", false},
 		{"adgangskode", false}, {"salasana", false}, {"jelszo", false}, {"kata_sandi", false}, {"katasandi", false},
 		{"clave", true}, {"clave_api", true}, {"secreta", true}, {"segreta", true},
+		{"parola_chiave", false}, {"parolachiave", false}, {"mat_khau", false}, {"matkhau", false}, {"lozinka", false},
+		{"geslo", false}, {"slaptazodis", false}, {"kata_laluan", false}, {"segredo", false},
+		{"chiave", true}, {"chave", true}, {"chiave_api", true}, {"chave_api", true}, {"cle_api", true}, {"jeton", true},
 	} {
 		last := k.suf[len(k.suf)-1] - 'a'
 		t[last] = append(t[last], k)
@@ -116,12 +119,14 @@ func keyStrength(s string, k int) int {
 	return keyPlain
 }
 
-// foreignKeyWords are the words for a password in other languages that
-// end in a letter outside ASCII, or whose letter before their last is
-// one, in UTF-8: the tables of the sensitive suffixes hold ASCII letters
-// only.
+// foreignKeyWords are the words for a password, a secret key or a token
+// in other languages that end in a letter outside ASCII, or whose letter
+// before their last is one, in UTF-8: the tables of the sensitive
+// suffixes hold ASCII letters only.
 var foreignKeyWords = [...]string{
 	"пароль", "パスワード", "密码", "密碼", "口令", "비밀번호", "contraseña", "hasło", "jelszó", "κωδικός", "סיסמה",
+	"كلمة_المرور", "كلمة_السر", "كلمة_مرور", "رمز_عبور", "گذرواژه", "पासवर्ड", "รหัสผ่าน", "парола", "mật_khẩu",
+	"mậtkhẩu", "密钥", "密鑰", "令牌", "トークン", "シークレット", "토큰", "токен", "секрет",
 }
 
 // foreignKeyStrength is keyStrength for a key that ends in a byte
