@@ -445,7 +445,7 @@ func pairAt(s string, p int) (span, bool) {
 		v, end = authorizationCredential(s, v, end, unquoted)
 	}
 	val := s[v:end]
-	if end == v || strings.HasPrefix(val, Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
+	if end == v || strings.HasPrefix(s[v:], Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
 	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
@@ -616,9 +616,76 @@ func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok 
 		return 0, 0, false, false // a JSON number, boolean or null
 	case arrow:
 		return 0, 0, false, false // a function, as in token => token.trim()
+	case v > p+1 && v < len(s) && s[v] == '#':
+		return 0, 0, false, false // a comment after a blank, as in KEY=  # set in CI
 	}
-	return v, runEnd(s, v, isUnquotedValueByte), true, true
+	return v, punctuatedEnd(s, v, runEnd(s, v, isUnquotedValueByte)), true, true
 }
+
+// punctuatedEnd returns where an unquoted value that starts at v ends
+// when a byte that ends most values ('&', ',', ';', '<', ')' …) stopped
+// it at end inside a word: a password may hold them, and then the whole
+// word, up to a blank or a quote, is the value when it is made as a
+// password is, of letters in both cases, digits and punctuation, with
+// no '=' (a query's &next=…), and is neither code (compositeCode) nor a
+// URL (a Markdown link's ](https://…)). The value
+// stays as it was when they only close what it is in ("…),").
+func punctuatedEnd(s string, v, end int) int {
+	if end >= len(s) || !valuePunctuation[s[end]] {
+		return end
+	}
+	w := runEnd(s, end, isArgByte)
+	for w > end && strings.IndexByte(",;)}]", s[w-1]) >= 0 {
+		w--
+	}
+	if word := s[v:w]; runEnd(word, end-v, func(c byte) bool { return !isAlnum(c) }) == len(word) || !punctuatedPassword(word) ||
+		compositeCode(word) || strings.Contains(word, "://") {
+		return end
+	}
+	return w
+}
+
+// compositeCode reports whether w starts as code that builds or calls
+// something does, as &pkg.Config{…} or *New(…) do: a name of two bytes
+// or more after an operator, then a bracket.
+func compositeCode(w string) bool {
+	i := runEnd(w, 0, func(c byte) bool { return c == '&' || c == '*' || c == '!' })
+	j := runEnd(w, i, isCodeByte)
+	return j-i >= 2 && j < len(w) && (w[j] == '(' || w[j] == '[' || w[j] == '{')
+}
+
+// isCodeByte reports the bytes of a name in code: a dotted name, a
+// Ruby symbol, a PHP variable.
+func isCodeByte(c byte) bool { return isKeyByte(c) || c == '.' || c == ':' || c == '$' }
+
+// punctuatedPassword reports whether w holds letters in both cases,
+// digits and punctuation, and no '=' nor a key and ':' after a ',', ';'
+// or '&' (ctrlKey:!1,altKey:…), as a generated password does and code, a
+// query or a list seldom does.
+func punctuatedPassword(w string) bool {
+	var upper, lowerCase, digit bool
+	for i := range len(w) {
+		switch c := w[i]; {
+		case c == '=':
+			return false
+		case c == ',' || c == ';' || c == '&':
+			if k := runEnd(w, i+1, isKeyByte); k-i > 2 && k < len(w) && w[k] == ':' {
+				return false
+			}
+		case isDigit(c):
+			digit = true
+		case isUpperLetter(c):
+			upper = true
+		case isLowerLetter(c):
+			lowerCase = true
+		}
+	}
+	return upper && lowerCase && digit
+}
+
+// valuePunctuation holds true for the bytes other than blanks, quotes
+// and '\\' that end an unquoted value (isUnquotedValueByte).
+var valuePunctuation = [256]bool{',': true, ';': true, '&': true, ']': true, ')': true, '<': true}
 
 // quotedValue finds the value that a quote at v opens, after a key that
 // ends at last: where its text starts and ends. quoted is false when no
