@@ -10,9 +10,9 @@ import (
 // are found: a key that holds a sensitive word before more words
 // (keyPartAt), the values commands set (commandSecretsAt), the value of
 // a provider's own header (customHeaderAt), the key in a URL's path
-// after a segment that names one (urlPathKeyAt), and a random token near
-// words
-// that say a credential follows (nearCredentialWordAt). Each keyword costs the scan of clean text a
+// after a segment that names one (urlPathKeyAt), a random token near
+// words that say a credential follows (nearCredentialWordAt), and the
+// value of a configuration directive (directiveValueAt). Each keyword costs the scan of clean text a
 // look at each of its pairs of bytes (see newKeywordIndex), so they are
 // few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
@@ -61,6 +61,13 @@ var contextRules = [...]secretRule{
 		// every "record" and is the one the index would file it under;
 		// not "api key", whose " k" starts every " key" and " keeps".
 		"passwor", "passwd", "apikey", "credential",
+	}},
+	{id: "config-directive", near: directiveValueAt, keywords: []string{"passwor", "passwd"}},
+	{id: "config-directive-cased", near: directiveValueAt, exact: true, keywords: []string{
+		// As daemons write them, with the bytes around the word, whose
+		// pairs prose and code seldom hold: mbsync's Pass at a line's
+		// start, snmpd's rocommunity and strongSwan's PSK.
+		"\nPass ", "community ", "PSK ",
 	}},
 }
 
@@ -524,4 +531,59 @@ func prefixedID(v string) bool {
 // isTimestamp reports whether v starts with a date, 2026-10-02.
 func isTimestamp(v string) bool {
 	return len(v) >= 10 && v[4] == '-' && v[7] == '-' && runEnd(v, 0, isDigit) == 4 && runEnd(v, 5, isDigit) == 7 && runEnd(v, 8, isDigit) == 10
+}
+
+// directiveValueAt redacts the value of a directive of a daemon's or a
+// device's configuration, a word that ends in a sensitive one and its
+// value after blanks rather than a separator: msmtp's password VALUE, mbsync's Pass VALUE,
+// Fluent Bit's http_Passwd VALUE, snmpd's rocommunity VALUE, BIND's
+// secret "VALUE";, strongSwan's : PSK "VALUE", fetchmail's with
+// password "VALUE" and Cisco's enable secret 0 VALUE (a digit, the
+// kind of the value, may come first). The directive is the word the
+// keyword at s[at:end] ends; its value must look random, and when
+// unquoted be a token as random as one near a credential word is
+// (strongRandom) and no qualified name, as only the word before it
+// tells it from prose ("the password twice", "pass ed25519.PrivateKey")
+// or from a field of code (masterSecret []byte).
+func directiveValueAt(s string, at, end int, spans []span) []span {
+	e, ok := wordEnd(s, runStart(s[:end], end, func(c byte) bool { return !isAlpha(c) }))
+	if !ok || e >= len(s) || !isBlank(s[e]) {
+		return spans
+	}
+	v := runEnd(s, e, isBlank)
+	if v+1 < len(s) && isDigit(s[v]) && isBlank(s[v+1]) {
+		v = runEnd(s, v+1, isBlank) // Cisco's 0 (plain text) or 7
+	}
+	var ve int
+	quoted := true
+	switch {
+	case strings.HasPrefix(s[v:], `\"`):
+		v += 2
+		ve = quotedValueEnd(s, v, '"')
+	case v < len(s) && (s[v] == '"' || s[v] == '\''):
+		v++
+		ve = quotedValueEnd(s, v, s[v-1])
+	default:
+		ve, quoted = runEnd(s, v, isArgByte), false
+		for ve > v && s[ve-1] == ';' {
+			ve--
+		}
+	}
+	val := s[v:ve]
+	if val == "" || isReference(val) || isPlaceholder(val) || strings.ContainsAny(val, " \t\n") || !looksRandom(val) ||
+		!quoted && (runEnd(val, 0, isCandidateByte) < len(val) || qualifiedName(val) || !strongRandom(val)) {
+		return spans
+	}
+	return appendArgSecret(s, span{v, ve}, spans)
+}
+
+// qualifiedName reports whether v holds a '.' before a letter, as a
+// name qualified by its package (ed25519.PrivateKey) or a host does.
+func qualifiedName(v string) bool {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '.' && isAlpha(v[i+1]) {
+			return true
+		}
+	}
+	return false
 }
