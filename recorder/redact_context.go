@@ -11,8 +11,9 @@ import (
 // (keyPartAt), the values commands set (commandSecretsAt), the value of
 // a provider's own header (customHeaderAt), the key in a URL's path
 // after a segment that names one (urlPathKeyAt), a random token near
-// words that say a credential follows (nearCredentialWordAt), and the
-// value of a configuration directive (directiveValueAt). Each keyword costs the scan of clean text a
+// words that say a credential follows (nearCredentialWordAt), the value
+// of a configuration directive (directiveValueAt) and the text of an
+// XML element named for a secret (xmlElementAt). Each keyword costs the scan of clean text a
 // look at each of its pairs of bytes (see newKeywordIndex), so they are
 // few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
@@ -63,6 +64,7 @@ var contextRules = [...]secretRule{
 		"passwor", "passwd", "apikey", "credential",
 	}},
 	{id: "config-directive", near: directiveValueAt, keywords: []string{"passwor", "passwd"}},
+	{id: "xml-element", near: xmlElementAt, keywords: []string{"passwor", "passwd", "apikey", "credential"}},
 	{id: "config-directive-cased", near: directiveValueAt, exact: true, keywords: []string{
 		// As daemons write them, with the bytes around the word, whose
 		// pairs prose and code seldom hold: mbsync's Pass at a line's
@@ -586,4 +588,32 @@ func qualifiedName(v string) bool {
 		}
 	}
 	return false
+}
+
+// xmlElementAt redacts the text of an XML element whose name holds the
+// keyword at s[at:end] and ends in a sensitive word, as a .NET or Java
+// application's configuration writes it: <ApiKey>…</ApiKey>,
+// <db.password>…</db.password>, its brackets escaped (\u003c) in a JSON
+// string that Go wrote too. A weak name (…Key) asks for a random text.
+func xmlElementAt(s string, at, end int, spans []span) []span {
+	lt, gt := "<", ">"
+	open := runStart(s, at, isKeyPartByte)
+	name := runEnd(s, end, isKeyPartByte)
+	if open > 0 && s[open-1] == '\\' && strings.HasPrefix(s[open:], "u003c") {
+		open, lt, gt = open+5, `\u003c`, `\u003e`
+	}
+	if !strings.HasSuffix(s[:open], lt) || !strings.HasPrefix(s[name:], gt) {
+		return spans
+	}
+	v := name + len(gt)
+	ve := v + strings.Index(s[v:], lt)
+	strength := keyStrength(s, name)
+	if ve <= v || !strings.HasPrefix(s[ve+len(lt):], "/"+s[open:name]+gt) || strength == keyPlain {
+		return spans
+	}
+	val := s[v:ve]
+	if isReference(val) || isPlaceholder(val) || strength == keyWeak && !looksRandom(val) {
+		return spans
+	}
+	return appendArgSecret(s, span{v, ve}, spans)
 }

@@ -448,10 +448,18 @@ func pairAt(s string, p int) (span, bool) {
 	if end == v || strings.HasPrefix(s[v:], Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) && !secretUUID(s[k:last], val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
 		return span{}, false
 	}
 	return span{v, end}, true
+}
+
+// secretUUID reports whether v, the value of the weak key k, is a UUID
+// that key names as a secret: a UUID is an id in general, but one given
+// as a key (SQSP_KEY, license_key), a passphrase or a session is the
+// secret itself; not one given as an application's id (appid).
+func secretUUID(k, v string) bool {
+	return isUUID(v) && !hasSuffixLower(k, "id")
 }
 
 // lowerWords reports whether v is a few short words of lower-case
@@ -784,13 +792,18 @@ var literalPrefixBytes = func() (t [256]bool) {
 }()
 
 // valueStart walks forward from the separator at p, over the '>' of "=>"
-// and then spaces, to where a value would start. It also reports whether
-// the separator was "=>", the arrow of PHP, Perl and Ruby hashes.
+// (or its escape \u003e) and then spaces, to where a value would start.
+// It also reports whether the separator was "=>", the arrow of PHP, Perl
+// and Ruby hashes.
 func valueStart(s string, p int) (v int, arrow bool) {
 	after := p + 1
-	arrow = s[p] == '=' && after < len(s) && s[after] == '>'
-	if arrow {
-		after++
+	switch {
+	case s[p] != '=':
+	case after < len(s) && s[after] == '>':
+		after, arrow = after+1, true
+	case strings.HasPrefix(s[after:], `\u003e`):
+		// The '>' escaped, as Go writes it in a JSON string.
+		after, arrow = after+6, true
 	}
 	return runEnd(s, after, isSpace), arrow
 }
@@ -898,18 +911,20 @@ func namesKey(v string) bool {
 }
 
 // namedDigest reports whether v is a name that ends in a digest, as a
-// cache key is (node-cache-Linux-x64-npm-<sha256>): two or more words
-// joined by '-' or '_' (a word may hold a '.', as a version does), the
-// first of three letters or more and none of four hexadecimal digits or
-// more (as a UUID's groups are), and then seven or more hexadecimal
-// digits.
+// cache key is (node-cache-Linux-x64-npm-<sha256>, v1-deps-<sha1>): two
+// or more words joined by '-' or '_' (a word may hold a '.', as a
+// version does), the first of three letters or more or a version, none
+// of four hexadecimal digits or more (as a UUID's groups are) nor a
+// key's own words (signkey-prod-<hex> is a key), and then seven or more
+// hexadecimal digits.
 func namedDigest(v string) bool {
 	i := strings.LastIndexAny(v, "-_")
 	if i < 0 || len(v)-i-1 < 7 || runEnd(v, i+1, isHex) != len(v) {
 		return false
 	}
 	head := v[:i]
-	if !strings.ContainsAny(head, "-_") || runEnd(head, 0, isLowerLetter) < 3 || runEnd(head, 0, isKeyPartByte) != len(head) {
+	if !strings.ContainsAny(head, "-_") || runEnd(head, 0, isLowerLetter) < 3 && !versionPrefix(head) || runEnd(head, 0, isKeyPartByte) != len(head) ||
+		strings.Contains(head, "key") || sensitiveName(head) {
 		return false
 	}
 	for _, w := range strings.FieldsFunc(head, func(r rune) bool { return r == '-' || r == '_' }) {
@@ -918,4 +933,11 @@ func namedDigest(v string) bool {
 		}
 	}
 	return true
+}
+
+// versionPrefix reports whether v starts with a version, 'v' and digits,
+// and then '-' or '_', as a cache key's v1-deps-… does.
+func versionPrefix(v string) bool {
+	d := runEnd(v, 1, isDigit)
+	return len(v) > 2 && v[0] == 'v' && d > 1 && d < len(v) && (v[d] == '-' || v[d] == '_')
 }
