@@ -68,8 +68,9 @@ var contextRules = [...]secretRule{
 	{id: "config-directive-cased", near: directiveValueAt, exact: true, keywords: []string{
 		// As daemons write them, with the bytes around the word, whose
 		// pairs prose and code seldom hold: mbsync's Pass at a line's
-		// start, snmpd's rocommunity and strongSwan's PSK.
-		"\nPass ", "community ", "PSK ",
+		// start (or after a JSON string's \n), snmpd's rocommunity
+		// and strongSwan's PSK.
+		"\nPass ", `\nPass `, "community ", "PSK ",
 	}},
 }
 

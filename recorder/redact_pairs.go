@@ -272,11 +272,21 @@ func isUUID(v string) bool {
 }
 
 // isReference reports whether a value names a secret rather than holds
-// one: a variable ($NAME, ${NAME}, $(command)), a template ({{ … }}, ${{
-// … }}), or, unquoted, code (a call, an index or a dotted name).
+// one: a variable ($NAME, ${NAME}, $(command), but not a key that starts
+// with '$'), a template ({{ … }}, ${{ … }}), or, unquoted, code (a call,
+// an index or a dotted name).
 func isReference(v string) bool {
-	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2 ||
+	return strings.HasPrefix(v, "$") && !dollarKey(v) || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2 ||
 		yamlTag(v) || formatField(v)
+}
+
+// dollarKey reports whether v, which starts with '$', is a key whose
+// first byte that is rather than a variable: 32 bytes or more of base64
+// or of a token's bytes, in both cases and with digits, as random as
+// base64 is, where a name would stop at its first '/' or '+' ($aact_…).
+func dollarKey(v string) bool {
+	return len(v) >= 32 && runEnd(v, 1, func(c byte) bool { return isBase64Byte(c) || c == '_' || c == '-' }) == len(v) &&
+		strings.ContainsAny(v, "+/") && looksSecret(v[1:]) && entropy(v) >= 4
 }
 
 // formatField reports whether v is a field of a format string, as

@@ -398,7 +398,7 @@ func curlPasswordAt(s string, p, i int) (span, bool) {
 		// HelloSign and Freshdesk take it.
 		return span{v, v + colon}, looksRandom(s[v:v+colon]) && !strings.HasPrefix(s[v:], Redacted)
 	}
-	return span{v + colon + 1, end}, true
+	return span{v + colon + 1, end}, !isReference(s[v+colon+1 : end])
 }
 
 // flagValueAt matches a command-line value starting at v: quoted, or up
