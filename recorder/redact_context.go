@@ -12,8 +12,9 @@ import (
 // a provider's own header (customHeaderAt), the key in a URL's path
 // after a segment that names one (urlPathKeyAt), a random token near
 // words that say a credential follows (nearCredentialWordAt), the value
-// of a configuration directive (directiveValueAt) and the text of an
-// XML element named for a secret (xmlElementAt). Each keyword costs the scan of clean text a
+// of a configuration directive (directiveValueAt), the text of an XML
+// element named for a secret (xmlElementAt) and the private keys of a
+// wallet's accounts (walletKeysAt). Each keyword costs the scan of clean text a
 // look at each of its pairs of bytes (see newKeywordIndex), so they are
 // few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
@@ -64,6 +65,7 @@ var contextRules = [...]secretRule{
 		"passwor", "passwd", "apikey", "credential",
 	}},
 	{id: "config-directive", near: directiveValueAt, keywords: []string{"passwor", "passwd"}},
+	{id: "wallet-accounts", near: walletKeysAt, exact: true, keywords: []string{`["0x`, `[\"0x`, `[\\\"0x`, `['0x`}},
 	{id: "xml-element", near: xmlElementAt, keywords: []string{"passwor", "passwd", "apikey", "credential"}},
 	{id: "config-directive-cased", near: directiveValueAt, exact: true, keywords: []string{
 		// As daemons write them, with the bytes around the word, whose
@@ -617,4 +619,29 @@ func xmlElementAt(s string, at, end int, spans []span) []span {
 		return spans
 	}
 	return appendArgSecret(s, span{v, ve}, spans)
+}
+
+// walletKeysAt redacts the private keys in the array whose "[" and first
+// quote are at s[at:end], as Hardhat's and Truffle's configurations list
+// a network's accounts: accounts: ["0x<64 hex digits>", …]. A hash of
+// a block or a transaction has the same shape, so the array's key must
+// name accounts or keys.
+func walletKeysAt(s string, at, end int, spans []span) []span {
+	k, _ := keyEnd(s, runStart(s, at, isBlank)-1)
+	if k <= 0 || (s[k-1]|0x20 != 's' || !hasSuffixLower(s[:k], "accounts")) && keyStrength(s, k) == keyPlain {
+		return spans
+	}
+	for i := end - 2; i+66 <= len(s) && s[i] == '0' && s[i+1] == 'x'; {
+		if runEnd(s[:i+66], i+2, isHex) != i+66 || i+66 < len(s) && isAlnum(s[i+66]) {
+			break
+		}
+		spans = append(spans, span{i, i + 66})
+		// The next key of the array, after its closing quote and a ','.
+		j := runEnd(s, runEnd(s, i+66, func(c byte) bool { return c == '"' || c == '\'' || c == '\\' }), func(c byte) bool { return c == ',' || isArgSpace(c) })
+		i = runEnd(s, j, func(c byte) bool { return c == '"' || c == '\'' || c == '\\' })
+		if i == j {
+			break
+		}
+	}
+	return spans
 }

@@ -45,6 +45,8 @@ var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
 		{"parola_chiave", false}, {"parolachiave", false}, {"mat_khau", false}, {"matkhau", false}, {"lozinka", false},
 		{"geslo", false}, {"slaptazodis", false}, {"kata_laluan", false}, {"segredo", false},
 		{"chiave", true}, {"chave", true}, {"chiave_api", true}, {"chave_api", true}, {"cle_api", true}, {"jeton", true},
+		// A wallet's recovery words (mnemonicPhrase).
+		{"mnemonic", true}, {"seed_phrase", true}, {"seedphrase", true}, {"recovery_phrase", true},
 	} {
 		last := k.suf[len(k.suf)-1] - 'a'
 		t[last] = append(t[last], k)
@@ -454,11 +456,17 @@ func pairAt(s string, p int) (span, bool) {
 	if hasSuffixLower(s[k:last], "authorization") {
 		v, end = authorizationCredential(s, v, end, unquoted)
 	}
+	if unquoted && end < len(s) && s[end] == ' ' {
+		// Recovery words written plainly run to the line's end.
+		if le := strings.TrimRight(s[v:lineEndAt(s, v)], " \r"); mnemonicPhrase(le) {
+			end = v + len(le)
+		}
+	}
 	val := s[v:end]
 	if end == v || strings.HasPrefix(s[v:], Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) && !secretUUID(s[k:last], val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) && !secretUUID(s[k:last], val) && !mnemonicPhrase(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
 		return span{}, false
 	}
 	return span{v, end}, true
@@ -470,6 +478,22 @@ func pairAt(s string, p int) (span, bool) {
 // secret itself; not one given as an application's id (appid).
 func secretUUID(k, v string) bool {
 	return isUUID(v) && !hasSuffixLower(k, "id")
+}
+
+// mnemonicPhrase reports whether v is a wallet's recovery phrase as
+// BIP-39 writes it: 12, 15, 18, 21 or 24 words of three to eight
+// lower-case letters, one blank apart.
+func mnemonicPhrase(v string) bool {
+	words := 0
+	for i := 0; i < len(v); {
+		w := runEnd(v, i, isLowerLetter)
+		if w-i < 3 || w-i > 8 || w < len(v) && (v[w] != ' ' || w+1 == len(v)) {
+			return false
+		}
+		words++
+		i = w + 1
+	}
+	return words >= 12 && words <= 24 && words%3 == 0
 }
 
 // lowerWords reports whether v is a few short words of lower-case
