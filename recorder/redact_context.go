@@ -107,7 +107,10 @@ var keyPartNotSecret = [...]string{
 // an ordinary value.
 func keyPartAt(s string, at, end int, spans []span) []span {
 	last, ok := keyPartEnd(s, at, end)
-	if !ok {
+	// A name is words; a random value under a key that says name
+	// (Teleport's token_name) is the secret itself.
+	named := !ok && last > 0 && hasSuffixLower(s[:last], "name")
+	if !ok && !named {
 		return spans
 	}
 	sep, quotedKey := keySeparator(s, last)
@@ -125,10 +128,17 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 		return spans
 	}
 	val := s[v:vend]
-	if unquoted && isCode(val) || !looksSecret(val) {
+	if unquoted && isCode(val) || !looksSecret(val) || named && !randomName(val) {
 		return spans
 	}
 	return append(spans, span{v, vend})
+}
+
+// randomName reports whether v, given as a name, is random instead: 32
+// hexadecimal digits or more, or a token as random as one near a
+// credential word is (strongRandom) of 24 bytes or more.
+func randomName(v string) bool {
+	return len(v) >= 32 && runEnd(v, 0, isHex) == len(v) || len(v) >= 24 && strongRandom(v)
 }
 
 // keyPartEnd returns where the key whose sensitive word is s[at:end]
