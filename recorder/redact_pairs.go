@@ -456,20 +456,20 @@ func pairAt(s string, p int) (span, bool) {
 	if hasSuffixLower(s[k:last], "authorization") {
 		v, end = authorizationCredential(s, v, end, unquoted)
 	}
-	if unquoted && end < len(s) && s[end] == ' ' {
-		// Recovery words written plainly run to the line's end.
-		if le := strings.TrimRight(s[v:lineEndAt(s, v)], " \r"); mnemonicPhrase(le) {
-			end = v + len(le)
-		}
-	}
 	val := s[v:end]
 	if end == v || strings.HasPrefix(s[v:], Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) && !secretUUID(s[k:last], val) && !mnemonicPhrase(val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !weakValueSecret(s[k:last], val) || hasSuffixLower(s[k:last], "token") && lowerWords(val) {
 		return span{}, false
 	}
 	return span{v, end}, true
+}
+
+// weakValueSecret reports whether v, the value of the weak key k, is a
+// secret: random, a UUID the key names as one, or a recovery phrase.
+func weakValueSecret(k, v string) bool {
+	return looksRandom(v) || secretUUID(k, v) || mnemonicPhrase(v)
 }
 
 // secretUUID reports whether v, the value of the weak key k, is a UUID
@@ -661,7 +661,21 @@ func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok 
 	case v > p+1 && v < len(s) && s[v] == '#':
 		return 0, 0, false, false // a comment after a blank, as in KEY=  # set in CI
 	}
-	return v, punctuatedEnd(s, v, runEnd(s, v, isUnquotedValueByte)), true, true
+	return v, unquotedEnd(s, v), true, true
+}
+
+// unquotedEnd returns where an unquoted value that starts at v ends: at
+// the first byte that ends most values, or past it for a password full
+// of punctuation (punctuatedEnd), or at the line's end for recovery
+// words written plainly (mnemonicPhrase).
+func unquotedEnd(s string, v int) int {
+	end := runEnd(s, v, isUnquotedValueByte)
+	if end < len(s) && s[end] == ' ' {
+		if words := strings.TrimRight(s[v:lineEndAt(s, v)], " \r"); mnemonicPhrase(words) {
+			return v + len(words)
+		}
+	}
+	return punctuatedEnd(s, v, end)
 }
 
 // punctuatedEnd returns where an unquoted value that starts at v ends
