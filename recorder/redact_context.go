@@ -14,9 +14,9 @@ import (
 // words that say a credential follows (nearCredentialWordAt), the value
 // of a configuration directive (directiveValueAt), the text of an XML
 // element named for a secret (xmlElementAt) and the private keys of a
-// wallet's accounts (walletKeysAt). Each keyword costs the scan of clean text a
-// look at each of its pairs of bytes (see newKeywordIndex), so they are
-// few and chosen for pairs that prose and code seldom hold.
+// wallet's accounts (walletKeysAt). Each keyword costs the scan of clean
+// text a look at each of its pairs of bytes (see newKeywordIndex), so
+// they are few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
 	{id: "sensitive-key-part", near: keyPartAt, keywords: []string{
 		"password_", "passwd_", "secret_", "token_", "apikey_", "api_key_", "auth_", "credential", "pwd_", "private_key_",
@@ -550,16 +550,16 @@ func isTimestamp(v string) bool {
 
 // directiveValueAt redacts the value of a directive of a daemon's or a
 // device's configuration, a word that ends in a sensitive one and its
-// value after blanks rather than a separator: msmtp's password VALUE, mbsync's Pass VALUE,
-// Fluent Bit's http_Passwd VALUE, snmpd's rocommunity VALUE, BIND's
-// secret "VALUE";, strongSwan's : PSK "VALUE", fetchmail's with
-// password "VALUE" and Cisco's enable secret 0 VALUE (a digit, the
-// kind of the value, may come first). The directive is the word the
-// keyword at s[at:end] ends; its value must look random, and when
-// unquoted be a token as random as one near a credential word is
-// (strongRandom) and no qualified name, as only the word before it
-// tells it from prose ("the password twice", "pass ed25519.PrivateKey")
-// or from a field of code (masterSecret []byte).
+// value after blanks rather than a separator: msmtp's password VALUE,
+// mbsync's Pass VALUE, Fluent Bit's http_Passwd VALUE, snmpd's
+// rocommunity VALUE, strongSwan's : PSK "VALUE", fetchmail's with
+// password "VALUE" and Cisco's password 0 VALUE (a digit, the kind of
+// the value, may come first). The directive is the word the keyword at
+// s[at:end] ends; its value must look random, and when unquoted be a
+// token as random as one near a credential word is (strongRandom) and
+// no qualified name, as only the word before it tells it from prose
+// ("the password twice", "pass ed25519.PrivateKey") or from a field of
+// code (masterSecret []byte).
 func directiveValueAt(s string, at, end int, spans []span) []span {
 	e, ok := wordEnd(s, runStart(s[:end], end, func(c byte) bool { return !isAlpha(c) }))
 	if !ok || e >= len(s) || !isBlank(s[e]) {

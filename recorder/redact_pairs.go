@@ -282,10 +282,11 @@ func isReference(v string) bool {
 		yamlTag(v) || formatField(v)
 }
 
-// dollarKey reports whether v, which starts with '$', is a key whose
-// first byte that is rather than a variable: 32 bytes or more of base64
-// or of a token's bytes, in both cases and with digits, as random as
-// base64 is, where a name would stop at its first '/' or '+' ($aact_…).
+// dollarKey reports whether v, which starts with '$', is a key that
+// starts with that byte rather than a variable ($aact_…): 32 bytes or
+// more of base64 or of a token's bytes, with a '+' or a '/' at which a
+// variable's name would have stopped, in both cases and with digits, and
+// as random as base64 is.
 func dollarKey(v string) bool {
 	return len(v) >= 32 && runEnd(v, 1, func(c byte) bool { return isBase64Byte(c) || c == '_' || c == '-' }) == len(v) &&
 		strings.ContainsAny(v, "+/") && looksSecret(v[1:]) && entropy(v) >= 4
