@@ -637,7 +637,11 @@ func xmlElementAt(s string, at, end int, spans []span) []span {
 // a block or a transaction has the same shape, so the array's key must
 // name accounts or keys.
 func walletKeysAt(s string, at, end int, spans []span) []span {
-	k, _ := keyEnd(s, runStart(s, at, isBlank)-1)
+	sep := runStart(s, at, isBlank) - 1
+	if sep < 1 || s[sep] != ':' && s[sep] != '=' {
+		return spans
+	}
+	k, _ := keyEnd(s, sep)
 	if k <= 0 || (s[k-1]|0x20 != 's' || !hasSuffixLower(s[:k], "accounts")) && keyStrength(s, k) == keyPlain {
 		return spans
 	}
