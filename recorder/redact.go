@@ -42,8 +42,8 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     counts only when its secret is as random as the rule asks (Shannon
 //     entropy) and no allowlist of the rule lets it through;
 //   - shapes it finds itself: sk-… keys, LaunchDarkly sdk-… and mob-…
-//     keys, bearer tokens, JSON Web Tokens, PEM private key blocks and
-//     NATS key seed blocks, the password in a URL's user information (to
+//     keys, bearer tokens, JSON Web Tokens, PEM private key blocks,
+//     NATS key seed blocks and OpenVPN static keys, the password in a URL's user information (to
 //     the last '@' before the host) or a random token as its user, Slack
 //     and Discord webhook paths, the key in the path of Infura's,
 //     Alchemy's and Loggly's endpoints, curl's -u user:password (and a
@@ -73,14 +73,21 @@ func (f RedactFunc) Redact(s string) string { return f(s) }
 //     whose key ends in a sensitive word: password, secret, token,
 //     api_key, access_key, private_key, authorization, auth, passcode,
 //     pass_phrase, the word for a password in other languages
-//     (Passwort, wachtwoord, senha, пароль, パスワード, 密码) and the like
-//     always; key, sig, signature, credentials, pass, pwd, cookie, salt,
-//     psk, hmac, master, totp, _seed, certificate (not one in base64, MII…),
-//     _pat, appid, a provider's mode (stripe_live, _test,
+//     (Passwort, wachtwoord, senha, parola_chiave, mat_khau, пароль,
+//     パスワード, 密码, كلمة_المرور) and the like always; key, sig,
+//     signature, credentials, pass, pwd, cookie, salt, psk, hmac, master,
+//     totp, _seed, certificate (not one in base64, MII…), _pat, appid, a
+//     provider's mode (stripe_live, _test,
 //     _prod, _sandbox) and the like when the value looks random (12 bytes
 //     or more, varied, not a word, a UUID, a path, a URL, an id such as
 //     Firebase's 1:…:web:… or a name ending in a digest), but not the key
 //     of a cache, a table or an object or a public key (plainKeyKinds);
+//     a value's text rather than its literal's prefix (b"…", N'…', @"…"),
+//     a password full of punctuation to the end of its word, a UUID or
+//     recovery words under a key that names them a secret, the text of an
+//     XML element so named (<ApiKey>…</ApiKey>), a directive's value after
+//     blanks (msmtp's password, snmpd's rocommunity, strongSwan's PSK), a
+//     network's accounts (["0x…"]);
 //     the values of an object after such a key whose keys are hosts
 //     ({"bearer": {"repo.example.org": …}}); the value of a user key
 //     that is a random token rather than a name; the value of a named
@@ -228,7 +235,7 @@ var anchors = [...]struct {
 	{'b', "eE", "", true, bearerHere},                      // "bearer"
 	{'S', "GK", "", true, sKeyHere},                        // "SG.", "SK"
 	{'J', "", "y", false, jwtHere},                         // the 'J' of "eyJ"
-	{'(', "\"'\\ ", "", false, callArgHere},                // a random string passed to a call, or a value set by name
+	{'(', "\"'\\ b", "", false, callArgHere},               // a random string passed to a call (as bytes too), or a value set by name
 	{' ', " ", "\x00", false, rowValueHere},                // two blanks after a table's label, the first at an even index
 }
 

@@ -204,7 +204,7 @@ func calleeName(s string, n int) string {
 func quotedCallArgs(s string, p int, args []span) []span {
 	i := p + 1
 	for len(args) < cap(args) {
-		i = runEnd(s, i, isBlank)
+		i = pastLiteralPrefix(s, runEnd(s, i, isBlank))
 		esc := quoteEscape(s, i)
 		i += esc
 		if i >= len(s) || s[i] != '"' && s[i] != '\'' {

@@ -10,11 +10,13 @@ import (
 // are found: a key that holds a sensitive word before more words
 // (keyPartAt), the values commands set (commandSecretsAt), the value of
 // a provider's own header (customHeaderAt), the key in a URL's path
-// after a segment that names one (urlPathKeyAt), and a random token near
-// words
-// that say a credential follows (nearCredentialWordAt). Each keyword costs the scan of clean text a
-// look at each of its pairs of bytes (see newKeywordIndex), so they are
-// few and chosen for pairs that prose and code seldom hold.
+// after a segment that names one (urlPathKeyAt), a random token near
+// words that say a credential follows (nearCredentialWordAt), the value
+// of a configuration directive (directiveValueAt), the text of an XML
+// element named for a secret (xmlElementAt) and the private keys of a
+// wallet's accounts (walletKeysAt). Each keyword costs the scan of clean
+// text a look at each of its pairs of bytes (see newKeywordIndex), so
+// they are few and chosen for pairs that prose and code seldom hold.
 var contextRules = [...]secretRule{
 	{id: "sensitive-key-part", near: keyPartAt, keywords: []string{
 		"password_", "passwd_", "secret_", "token_", "apikey_", "api_key_", "auth_", "credential", "pwd_", "private_key_",
@@ -67,6 +69,16 @@ var contextRules = [...]secretRule{
 		// not "api key", whose " k" starts every " key" and " keeps".
 		"passwor", "passwd", "apikey", "credential",
 	}},
+	{id: "config-directive", near: directiveValueAt, keywords: []string{"passwor", "passwd"}},
+	{id: "wallet-accounts", near: walletKeysAt, exact: true, keywords: []string{`["0x`, `[\"0x`, `[\\\"0x`, `['0x`}},
+	{id: "xml-element", near: xmlElementAt, keywords: []string{"passwor", "passwd", "apikey", "credential"}},
+	{id: "config-directive-cased", near: directiveValueAt, exact: true, keywords: []string{
+		// As daemons write them, with the bytes around the word, whose
+		// pairs prose and code seldom hold: mbsync's Pass at a line's
+		// start (or after a JSON string's \n), snmpd's rocommunity
+		// and strongSwan's PSK.
+		"\nPass ", `\nPass `, "community ", "PSK ",
+	}},
 }
 
 // keyPartWords are the words of a key after which its value is a secret,
@@ -100,7 +112,10 @@ var keyPartNotSecret = [...]string{
 // an ordinary value.
 func keyPartAt(s string, at, end int, spans []span) []span {
 	last, ok := keyPartEnd(s, at, end)
-	if !ok {
+	// A name is words; a random value under a key that says name
+	// (Teleport's token_name) is the secret itself.
+	named := !ok && last > 0 && hasSuffixLower(s[:last], "name")
+	if !ok && !named {
 		return spans
 	}
 	sep, quotedKey := keySeparator(s, last)
@@ -118,10 +133,17 @@ func keyPartAt(s string, at, end int, spans []span) []span {
 		return spans
 	}
 	val := s[v:vend]
-	if unquoted && isCode(val) || !looksSecret(val) {
+	if unquoted && isCode(val) || !looksSecret(val) || named && !randomName(val) {
 		return spans
 	}
 	return append(spans, span{v, vend})
+}
+
+// randomName reports whether v, given as a name, is random instead: 32
+// hexadecimal digits or more, or a token as random as one near a
+// credential word is (strongRandom) of 24 bytes or more.
+func randomName(v string) bool {
+	return len(v) >= 32 && runEnd(v, 0, isHex) == len(v) || len(v) >= 24 && strongRandom(v)
 }
 
 // keyPartEnd returns where the key whose sensitive word is s[at:end]
@@ -529,4 +551,116 @@ func prefixedID(v string) bool {
 // isTimestamp reports whether v starts with a date, 2026-10-02.
 func isTimestamp(v string) bool {
 	return len(v) >= 10 && v[4] == '-' && v[7] == '-' && runEnd(v, 0, isDigit) == 4 && runEnd(v, 5, isDigit) == 7 && runEnd(v, 8, isDigit) == 10
+}
+
+// directiveValueAt redacts the value of a directive of a daemon's or a
+// device's configuration, a word that ends in a sensitive one and its
+// value after blanks rather than a separator: msmtp's password VALUE,
+// mbsync's Pass VALUE, Fluent Bit's http_Passwd VALUE, snmpd's
+// rocommunity VALUE, strongSwan's : PSK "VALUE", fetchmail's with
+// password "VALUE" and Cisco's password 0 VALUE (a digit, the kind of
+// the value, may come first). The directive is the word the keyword at
+// s[at:end] ends; its value must look random, and when unquoted be a
+// token as random as one near a credential word is (strongRandom) and
+// no qualified name, as only the word before it tells it from prose
+// ("the password twice", "pass ed25519.PrivateKey") or from a field of
+// code (masterSecret []byte).
+func directiveValueAt(s string, at, end int, spans []span) []span {
+	e, ok := wordEnd(s, runStart(s[:end], end, func(c byte) bool { return !isAlpha(c) }))
+	if !ok || e >= len(s) || !isBlank(s[e]) {
+		return spans
+	}
+	v := runEnd(s, e, isBlank)
+	if v+1 < len(s) && isDigit(s[v]) && isBlank(s[v+1]) {
+		v = runEnd(s, v+1, isBlank) // Cisco's 0 (plain text) or 7
+	}
+	var ve int
+	quoted := true
+	switch {
+	case strings.HasPrefix(s[v:], `\"`):
+		v += 2
+		ve = quotedValueEnd(s, v, '"')
+	case v < len(s) && (s[v] == '"' || s[v] == '\''):
+		v++
+		ve = quotedValueEnd(s, v, s[v-1])
+	default:
+		ve, quoted = runEnd(s, v, isArgByte), false
+		for ve > v && s[ve-1] == ';' {
+			ve--
+		}
+	}
+	val := s[v:ve]
+	if val == "" || isReference(val) || isPlaceholder(val) || strings.ContainsAny(val, " \t\n") || !looksRandom(val) ||
+		!quoted && (runEnd(val, 0, isCandidateByte) < len(val) || qualifiedName(val) || !strongRandom(val)) {
+		return spans
+	}
+	return appendArgSecret(s, span{v, ve}, spans)
+}
+
+// qualifiedName reports whether v holds a '.' before a letter, as a
+// name qualified by its package (ed25519.PrivateKey) or a host does.
+func qualifiedName(v string) bool {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '.' && isAlpha(v[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// xmlElementAt redacts the text of an XML element whose name holds the
+// keyword at s[at:end] and ends in a sensitive word, as a .NET or Java
+// application's configuration writes it: <ApiKey>…</ApiKey>,
+// <db.password>…</db.password>, its brackets escaped (\u003c) in a JSON
+// string that Go wrote too. A weak name (…Key) asks for a random text.
+func xmlElementAt(s string, at, end int, spans []span) []span {
+	lt, gt := "<", ">"
+	open := runStart(s, at, isKeyPartByte)
+	name := runEnd(s, end, isKeyPartByte)
+	if open > 0 && s[open-1] == '\\' && strings.HasPrefix(s[open:], "u003c") {
+		open, lt, gt = open+5, `\u003c`, `\u003e`
+	}
+	if !strings.HasSuffix(s[:open], lt) || !strings.HasPrefix(s[name:], gt) {
+		return spans
+	}
+	v := name + len(gt)
+	ve := v + strings.Index(s[v:], lt)
+	strength := keyStrength(s, name)
+	if ve <= v || !strings.HasPrefix(s[ve+len(lt):], "/"+s[open:name]+gt) || strength == keyPlain {
+		return spans
+	}
+	val := s[v:ve]
+	if isReference(val) || isPlaceholder(val) || strength == keyWeak && !looksRandom(val) {
+		return spans
+	}
+	return appendArgSecret(s, span{v, ve}, spans)
+}
+
+// walletKeysAt redacts the private keys in the array whose "[" and first
+// quote are at s[at:end], as Hardhat's and Truffle's configurations list
+// a network's accounts: accounts: ["0x<64 hex digits>", …]. A hash of
+// a block or a transaction has the same shape, so the array's key must
+// name accounts or keys.
+func walletKeysAt(s string, at, end int, spans []span) []span {
+	sep := runStart(s, at, isBlank) - 1
+	if sep < 1 || s[sep] != ':' && s[sep] != '=' {
+		return spans
+	}
+	k, _ := keyEnd(s, sep)
+	if k <= 0 || (s[k-1]|0x20 != 's' || !hasSuffixLower(s[:k], "accounts")) && keyStrength(s, k) == keyPlain {
+		return spans
+	}
+	for i := end - 2; i+66 <= len(s) && s[i] == '0' && s[i+1] == 'x'; {
+		if runEnd(s[:i+66], i+2, isHex) != i+66 || i+66 < len(s) && isAlnum(s[i+66]) {
+			break
+		}
+		spans = append(spans, span{i, i + 66})
+		// The next key of the array, after its closing quote and a ','.
+		j := runEnd(s, runEnd(s, i+66, func(c byte) bool { return c == '"' || c == '\'' || c == '\\' }), func(c byte) bool { return c == ',' || isArgSpace(c) })
+		i = runEnd(s, j, func(c byte) bool { return c == '"' || c == '\'' || c == '\\' })
+		if i == j {
+			break
+		}
+	}
+	return spans
 }

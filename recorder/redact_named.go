@@ -44,7 +44,7 @@ func namedValueAt(s string, p int) (span, bool) {
 		return span{}, false
 	}
 	val := s[v:end]
-	if end == v || strings.HasPrefix(val, Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) ||
+	if end == v || strings.HasPrefix(s[v:], Redacted) || isReference(val) || isPlaceholder(val) || isLiteral(val) ||
 		unquoted && (isCode(val) || isDottedName(val)) || !entryValueSecret(val, strength) {
 		return span{}, false
 	}

@@ -39,14 +39,19 @@ var sensitiveKeySuffixes = func() (t [26][]keySuffix) {
 		{"passcode", false}, {"pass_phrase", false}, {"pass-phrase", false}, {"authtok", false}, {"bindpw", false},
 		{"psk", true}, {"_pat", true}, {"-pat", true}, {"appid", true}, {"bearer", true},
 		{"_oauth", true}, {"-oauth", true},
-		// The word for a password, and for a key, in other languages
-		// written in Latin letters; foreignKeyWords holds those that
-		// end in other letters.
+		// The word for a password, a secret, a key and a token in
+		// other languages written in Latin letters; foreignKeyWords
+		// holds those that end in other letters.
 		{"passwort", false}, {"kennwort", false}, {"mot_de_passe", false}, {"motdepasse", false}, {"contrasena", false},
 		{"contrasenya", false}, {"senha", false}, {"wachtwoord", false}, {"haslo", false}, {"heslo", false},
 		{"sifre", false}, {"şifre", false}, {"losenord", false}, {"lösenord", false}, {"passord", false},
 		{"adgangskode", false}, {"salasana", false}, {"jelszo", false}, {"kata_sandi", false}, {"katasandi", false},
 		{"clave", true}, {"clave_api", true}, {"secreta", true}, {"segreta", true},
+		{"parola_chiave", false}, {"parolachiave", false}, {"mat_khau", false}, {"matkhau", false}, {"lozinka", false},
+		{"geslo", false}, {"slaptazodis", false}, {"kata_laluan", false}, {"segredo", false},
+		{"chiave", true}, {"chave", true}, {"chiave_api", true}, {"chave_api", true}, {"cle_api", true}, {"jeton", true},
+		// A wallet's recovery words (mnemonicPhrase).
+		{"mnemonic", true}, {"seed_phrase", true}, {"seedphrase", true}, {"recovery_phrase", true},
 	} {
 		last := k.suf[len(k.suf)-1] - 'a'
 		t[last] = append(t[last], k)
@@ -125,12 +130,14 @@ func keyStrength(s string, k int) int {
 	return keyPlain
 }
 
-// foreignKeyWords are the words for a password in other languages that
-// end in a letter outside ASCII, or whose letter before their last is
-// one, in UTF-8: the tables of the sensitive suffixes hold ASCII letters
-// only.
+// foreignKeyWords are the words for a password, a secret key or a token
+// in other languages that end in a letter outside ASCII, or whose letter
+// before their last is one, in UTF-8: the tables of the sensitive
+// suffixes hold ASCII letters only.
 var foreignKeyWords = [...]string{
 	"пароль", "パスワード", "密码", "密碼", "口令", "비밀번호", "contraseña", "hasło", "jelszó", "κωδικός", "סיסמה",
+	"كلمة_المرور", "كلمة_السر", "كلمة_مرور", "رمز_عبور", "گذرواژه", "पासवर्ड", "รหัสผ่าน", "парола", "mật_khẩu",
+	"mậtkhẩu", "密钥", "密鑰", "令牌", "トークン", "シークレット", "토큰", "токен", "секрет",
 }
 
 // foreignKeyStrength is keyStrength for a key that ends in a byte
@@ -285,11 +292,22 @@ func isUUID(v string) bool {
 }
 
 // isReference reports whether a value names a secret rather than holds
-// one: a variable ($NAME, ${NAME}, $(command)), a template ({{ … }}, ${{
-// … }}), or, unquoted, code (a call, an index or a dotted name).
+// one: a variable ($NAME, ${NAME}, $(command), but not a key that starts
+// with '$'), a template ({{ … }}, ${{ … }}), or, unquoted, code (a call,
+// an index or a dotted name).
 func isReference(v string) bool {
-	return strings.HasPrefix(v, "$") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2 ||
+	return strings.HasPrefix(v, "$") && !dollarKey(v) || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%") && len(v) > 2 ||
 		yamlTag(v) || formatField(v)
+}
+
+// dollarKey reports whether v, which starts with '$', is a key that
+// starts with that byte rather than a variable ($aact_…): 32 bytes or
+// more of base64 or of a token's bytes, with a '+' or a '/' at which a
+// variable's name would have stopped, in both cases and with digits, and
+// as random as base64 is.
+func dollarKey(v string) bool {
+	return len(v) >= 32 && runEnd(v, 1, func(c byte) bool { return isBase64Byte(c) || c == '_' || c == '-' }) == len(v) &&
+		strings.ContainsAny(v, "+/") && looksSecret(v[1:]) && entropy(v) >= 4
 }
 
 // formatField reports whether v is a field of a format string, as
@@ -458,10 +476,10 @@ func pairAt(s string, p int) (span, bool) {
 		v, end = authorizationCredential(s, v, end, unquoted)
 	}
 	val := s[v:end]
-	if end == v || strings.HasPrefix(val, Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
+	if end == v || strings.HasPrefix(s[v:], Redacted) || isReference(strings.TrimLeft(val, `\`)) || isPlaceholder(val) || isLiteral(val) || unquoted && (isCode(val) || isDottedName(val)) {
 		return span{}, false
 	}
-	if namesKey(val) || keyStrength(s, last) == keyWeak && !looksRandom(val) || publicForKey(s[k:last], val) {
+	if namesKey(val) || keyStrength(s, last) == keyWeak && !weakValueSecret(s[k:last], val) || publicForKey(s[k:last], val) {
 		return span{}, false
 	}
 	return span{v, end}, true
@@ -531,6 +549,36 @@ func rowLabel(s string, l int) bool {
 
 // rowLabelLen is the length of the longest label rowValueAt reads.
 const rowLabelLen = 40
+
+// weakValueSecret reports whether v, the value of the weak key k, is a
+// secret: random, a UUID the key names as one, or a recovery phrase.
+func weakValueSecret(k, v string) bool {
+	return looksRandom(v) || secretUUID(k, v) || mnemonicPhrase(v)
+}
+
+// secretUUID reports whether v, the value of the weak key k, is a UUID
+// that key names as a secret: a UUID is an id in general, but one given
+// as a key (SQSP_KEY, license_key), a passphrase or a session is the
+// secret itself; not one given as an application's id (appid).
+func secretUUID(k, v string) bool {
+	return isUUID(v) && !hasSuffixLower(k, "id")
+}
+
+// mnemonicPhrase reports whether v is a wallet's recovery phrase as
+// BIP-39 writes it: 12, 15, 18, 21 or 24 words of three to eight
+// lower-case letters, one blank apart.
+func mnemonicPhrase(v string) bool {
+	words := 0
+	for i := 0; i < len(v); {
+		w := runEnd(v, i, isLowerLetter)
+		if w-i < 3 || w-i > 8 || w < len(v) && (v[w] != ' ' || w+1 == len(v)) {
+			return false
+		}
+		words++
+		i = w + 1
+	}
+	return words >= 12 && words <= 24 && words%3 == 0
+}
 
 // lowerWords reports whether v is a few short words of lower-case
 // letters joined by '-', as the "no-check" of X-Atlassian-Token is: a
@@ -685,6 +733,7 @@ func keyStart(s string, last int) int {
 // JSON string, that quote ends the string, and what follows is structure.
 func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok bool) {
 	v, arrow := valueStart(s, p)
+	v = pastLiteralPrefix(s, v)
 	if qv, end, quoted, ok := quotedValue(s, v, last, quotedKey); quoted {
 		return qv, end, false, ok
 	}
@@ -693,9 +742,90 @@ func pairValue(s string, p, last int, quotedKey bool) (v, end int, unquoted, ok 
 		return 0, 0, false, false // a JSON number, boolean or null
 	case arrow:
 		return 0, 0, false, false // a function, as in token => token.trim()
+	case v > p+1 && v < len(s) && s[v] == '#':
+		return 0, 0, false, false // a comment after a blank, as in KEY=  # set in CI
 	}
-	return v, runEnd(s, v, isUnquotedValueByte), true, true
+	return v, unquotedEnd(s, v), true, true
 }
+
+// unquotedEnd returns where an unquoted value that starts at v ends: at
+// the first byte that ends most values, or past it for a password full
+// of punctuation (punctuatedEnd), or at the line's end for recovery
+// words written plainly (mnemonicPhrase).
+func unquotedEnd(s string, v int) int {
+	end := runEnd(s, v, isUnquotedValueByte)
+	if end < len(s) && s[end] == ' ' {
+		if words := strings.TrimRight(s[v:lineEndAt(s, v)], " \r"); mnemonicPhrase(words) {
+			return v + len(words)
+		}
+	}
+	return punctuatedEnd(s, v, end)
+}
+
+// punctuatedEnd returns where an unquoted value that starts at v ends
+// when a byte that ends most values ('&', ',', ';', '<', ')' …) stopped
+// it at end inside a word: a password may hold them, and then the whole
+// word, up to a blank or a quote, is the value when it is made as a
+// password is, of letters in both cases, digits and punctuation, with
+// no '=' (a query's &next=…), and is neither code (compositeCode) nor a
+// URL (a Markdown link's ](https://…)). The value
+// stays as it was when they only close what it is in ("…),").
+func punctuatedEnd(s string, v, end int) int {
+	if end >= len(s) || !valuePunctuation[s[end]] {
+		return end
+	}
+	w := runEnd(s, end, isArgByte)
+	for w > end && strings.IndexByte(",;)}]", s[w-1]) >= 0 {
+		w--
+	}
+	if word := s[v:w]; runEnd(word, end-v, func(c byte) bool { return !isAlnum(c) }) == len(word) || !punctuatedPassword(word) ||
+		compositeCode(word) || strings.Contains(word, "://") {
+		return end
+	}
+	return w
+}
+
+// compositeCode reports whether w starts as code that builds or calls
+// something does, as &pkg.Config{…} or *New(…) do: a name of two bytes
+// or more after an operator, then a bracket.
+func compositeCode(w string) bool {
+	i := runEnd(w, 0, func(c byte) bool { return c == '&' || c == '*' || c == '!' })
+	j := runEnd(w, i, isCodeByte)
+	return j-i >= 2 && j < len(w) && (w[j] == '(' || w[j] == '[' || w[j] == '{')
+}
+
+// isCodeByte reports the bytes of a name in code: a dotted name, a
+// Ruby symbol, a PHP variable.
+func isCodeByte(c byte) bool { return isKeyByte(c) || c == '.' || c == ':' || c == '$' }
+
+// punctuatedPassword reports whether w holds letters in both cases,
+// digits and punctuation, and no '=' nor a key and ':' after a ',', ';'
+// or '&' (ctrlKey:!1,altKey:…), as a generated password does and code, a
+// query or a list seldom does.
+func punctuatedPassword(w string) bool {
+	var upper, lowerCase, digit bool
+	for i := range len(w) {
+		switch c := w[i]; {
+		case c == '=':
+			return false
+		case c == ',' || c == ';' || c == '&':
+			if k := runEnd(w, i+1, isKeyByte); k-i > 2 && k < len(w) && w[k] == ':' {
+				return false
+			}
+		case isDigit(c):
+			digit = true
+		case isUpperLetter(c):
+			upper = true
+		case isLowerLetter(c):
+			lowerCase = true
+		}
+	}
+	return upper && lowerCase && digit
+}
+
+// valuePunctuation holds true for the bytes other than blanks, quotes
+// and '\\' that end an unquoted value (isUnquotedValueByte).
+var valuePunctuation = [256]bool{',': true, ';': true, '&': true, ']': true, ')': true, '<': true}
 
 // quotedValue finds the value that a quote at v opens, after a key that
 // ends at last: where its text starts and ends. quoted is false when no
@@ -727,14 +857,85 @@ func quotedValue(s string, v, last int, quotedKey bool) (start, end int, quoted,
 	return 0, 0, false, false
 }
 
+// literalPrefixes are the prefixes, in lower case, that languages write
+// before a string literal's opening quote: Python's bytes, raw and
+// format strings (b"…", rb"…", f"…"), C#'s verbatim and interpolated
+// ones (@"…", $"…"), C++'s (u8"…", L"…", R"(…)"), SQL Server's N'…',
+// PostgreSQL's E'…' and a shell's $'…'.
+var literalPrefixes = [...]string{
+	"b", "r", "u", "f", "rb", "br", "fr", "rf", "ur", "u8", "u8r", "l", "lr", "n", "e", "@", "$", "@$", "$@",
+}
+
+// pastLiteralPrefix returns where the quote after a string literal's
+// prefix that starts at i stands, so that the literal's text, not its
+// prefix, is read as the value; or i when no prefix and quote (escaped
+// or not) are there.
+func pastLiteralPrefix(s string, i int) int {
+	if i < len(s) && literalPrefixBytes[s[i]] {
+		return prefixedQuote(s, i)
+	}
+	return i // most often a quote: told inline
+}
+
+// prefixedQuote is pastLiteralPrefix once a byte of a prefix is at i.
+func prefixedQuote(s string, i int) int {
+	// A prefix is one to three bytes: the quote after it is looked for
+	// before the prefix is.
+	for n := i; n < len(s) && n <= i+3; n++ {
+		switch c := s[n]; {
+		case c == '"' || c == '\'' || c == '\\' && n+1 < len(s) && (s[n+1] == '"' || s[n+1] == '\\'):
+			if n > i && (i == 0 || !isKeyByte(s[i-1])) && literalPrefix(s[i:n]) {
+				return n
+			}
+			return i
+		case !isLiteralPrefixByte(c):
+			return i
+		}
+	}
+	return i
+}
+
+// literalPrefix reports whether p is one of literalPrefixes, in any case.
+func literalPrefix(p string) bool {
+	for _, l := range literalPrefixes {
+		if len(l) == len(p) && equalLower(p, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLiteralPrefixByte(c byte) bool { return literalPrefixBytes[c] }
+
+// quoteBytes holds true for the bytes that open a string literal, and for
+// the '\\' of a quote escaped in a JSON string.
+var quoteBytes = [256]bool{'"': true, '\'': true, '\\': true}
+
+// literalPrefixBytes holds true for the bytes of literalPrefixes.
+var literalPrefixBytes = func() (t [256]bool) {
+	for _, p := range literalPrefixes {
+		for _, c := range []byte(p) {
+			for _, c := range cases(c) {
+				t[c] = true
+			}
+		}
+	}
+	return t
+}()
+
 // valueStart walks forward from the separator at p, over the '>' of "=>"
-// and then spaces, to where a value would start. It also reports whether
-// the separator was "=>", the arrow of PHP, Perl and Ruby hashes.
+// (or its escape \u003e) and then spaces, to where a value would start.
+// It also reports whether the separator was "=>", the arrow of PHP, Perl
+// and Ruby hashes.
 func valueStart(s string, p int) (v int, arrow bool) {
 	after := p + 1
-	arrow = s[p] == '=' && after < len(s) && s[after] == '>'
-	if arrow {
-		after++
+	switch {
+	case s[p] != '=':
+	case after < len(s) && s[after] == '>':
+		after, arrow = after+1, true
+	case strings.HasPrefix(s[after:], `\u003e`):
+		// The '>' escaped, as Go writes it in a JSON string.
+		after, arrow = after+6, true
 	}
 	return runEnd(s, after, isSpace), arrow
 }
@@ -842,18 +1043,20 @@ func namesKey(v string) bool {
 }
 
 // namedDigest reports whether v is a name that ends in a digest, as a
-// cache key is (node-cache-Linux-x64-npm-<sha256>): two or more words
-// joined by '-' or '_' (a word may hold a '.', as a version does), the
-// first of three letters or more and none of four hexadecimal digits or
-// more (as a UUID's groups are), and then seven or more hexadecimal
-// digits.
+// cache key is (node-cache-Linux-x64-npm-<sha256>, v1-deps-<sha1>): two
+// or more words joined by '-' or '_' (a word may hold a '.', as a
+// version does), the first of three letters or more or a version, none
+// of four hexadecimal digits or more (as a UUID's groups are) nor a
+// key's own words (signkey-prod-<hex> is a key), and then seven or more
+// hexadecimal digits.
 func namedDigest(v string) bool {
 	i := strings.LastIndexAny(v, "-_")
 	if i < 0 || len(v)-i-1 < 7 || runEnd(v, i+1, isHex) != len(v) {
 		return false
 	}
 	head := v[:i]
-	if !strings.ContainsAny(head, "-_") || runEnd(head, 0, isLowerLetter) < 3 || runEnd(head, 0, isKeyPartByte) != len(head) {
+	if !strings.ContainsAny(head, "-_") || runEnd(head, 0, isLowerLetter) < 3 && !versionPrefix(head) || runEnd(head, 0, isKeyPartByte) != len(head) ||
+		strings.Contains(head, "key") || sensitiveName(head) {
 		return false
 	}
 	for _, w := range strings.FieldsFunc(head, func(r rune) bool { return r == '-' || r == '_' }) {
@@ -862,4 +1065,11 @@ func namedDigest(v string) bool {
 		}
 	}
 	return true
+}
+
+// versionPrefix reports whether v starts with a version, 'v' and digits,
+// and then '-' or '_', as a cache key's v1-deps-… does.
+func versionPrefix(v string) bool {
+	d := runEnd(v, 1, isDigit)
+	return len(v) > 2 && v[0] == 'v' && d > 1 && d < len(v) && (v[d] == '-' || v[d] == '_')
 }

@@ -260,6 +260,11 @@ func callSecretAt(s string, p int) (span, bool) {
 	for i < len(s) && s[i] == ' ' {
 		i++
 	}
+	if i+1 < len(s) && s[i] == 'b' && quoteBytes[s[i+1]] {
+		// Bytes, as in b64encode(b"…"): a key in Python is often
+		// passed as bytes.
+		i++
+	}
 	esc := quoteEscape(s, i)
 	i += esc
 	if i >= len(s) || s[i] != '"' && s[i] != '\'' {

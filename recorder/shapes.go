@@ -83,8 +83,8 @@ func gitLabTokenAt(s string, p int) (span, bool) {
 	return prefixedKeyAt(s, p, "glpat", isKeyByte, 20)
 }
 
-// privateKeyAt matches the body of a PEM private key block, or of a
-// NATS key seed block (-----BEGIN USER NKEY SEED-----), whose
+// privateKeyAt matches the body of a PEM private key block, or of
+// another that holds a secret (secretPEMLabel), whose
 // "-----BEGIN" has its last '-' at p: from the end of that line's
 // "-----" to the "-----END" line, or to the end of s or of the JSON
 // string the block is in. The lines that frame it stay.
@@ -95,7 +95,10 @@ func privateKeyAt(s string, p int) (span, bool) {
 	}
 	label := p - 4 + len(begin)
 	i := runEnd(s, label, isPEMLabelByte)
-	if !strings.Contains(s[label:i], "PRIVATE KEY") && !strings.HasSuffix(s[label:i], " SEED") || !strings.HasPrefix(s[i:], "-----") {
+	if strings.HasPrefix(s[label:], openVPNKeyLabel) {
+		i = runEnd(s, label+len(openVPNKeyLabel), isPEMLabelByte) // its version
+	}
+	if !secretPEMLabel(s[label:i]) || !strings.HasPrefix(s[i:], "-----") {
 		return span{}, false
 	}
 	start := i + len("-----")
@@ -105,6 +108,17 @@ func privateKeyAt(s string, p int) (span, bool) {
 	}
 	return span{start, end}, true
 }
+
+// secretPEMLabel reports whether a PEM block's label names a secret: a
+// private key, a NATS key seed or an OpenVPN static key (tls-auth,
+// tls-crypt), whose lines of hexadecimal are shared by both ends.
+func secretPEMLabel(l string) bool {
+	return strings.Contains(l, "PRIVATE KEY") || strings.HasSuffix(l, " SEED") || strings.HasPrefix(l, openVPNKeyLabel)
+}
+
+// openVPNKeyLabel starts the label of an OpenVPN static key, the one
+// label of a secret written in both cases.
+const openVPNKeyLabel = "OpenVPN Static key"
 
 // pemBodyEnd returns where the body of a private key block that starts at
 // i ends: at the "-----END" line, at the '"' that ends the JSON string the
@@ -389,7 +403,7 @@ func curlPasswordAt(s string, p, i int) (span, bool) {
 		// HelloSign and Freshdesk take it.
 		return span{v, v + colon}, looksRandom(s[v:v+colon]) && !strings.HasPrefix(s[v:], Redacted)
 	}
-	return span{v + colon + 1, end}, true
+	return span{v + colon + 1, end}, !isReference(s[v+colon+1 : end])
 }
 
 // flagValueAt matches a command-line value starting at v: quoted, or up
