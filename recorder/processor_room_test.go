@@ -35,9 +35,10 @@ func TestAnEmitterWaitingForRoomIsWokenEveryRoomStepRecords(t *testing.T) {
 
 // TestAnEmitterWaitingForThisPackagesSinksIsWokenOnceAQuarterOfTheQueueIsFree:
 // behind a FileSink or a MemorySink, which take a record in a fraction of
-// a microsecond, an emitter waiting for room is woken once every quarter
-// of the queue; behind a sink of the caller's, which may take its time
-// over each record, every thirty-second.
+// a microsecond, an emitter waiting for room, once the goroutine has taken
+// longer than turnTime over what it took, is woken once every quarter of
+// the queue; behind a sink of the caller's, which may take its time over
+// each record, every thirty-second.
 func TestAnEmitterWaitingForThisPackagesSinksIsWokenOnceAQuarterOfTheQueueIsFree(t *testing.T) {
 	file := NewWriterSink(io.Discard, nil)
 	for _, c := range []struct {
